@@ -1,0 +1,174 @@
+# Makefile -- builds the server, its libraries and their tests, natively or
+# for a port described in ports/<name>/port.mk.
+#
+#   make                         native build; binaries also copied to src/
+#   make run                     build, then start src/redis-server redis.conf
+#   make test                    everything a change must pass on this host
+#   make test-unit               C unit tests (+ alignment canary)
+#   make PORT=armv7 test-unit    cross-build and run the unit tests under QEMU
+#   make test-cross              unit tests of every cross port, one table
+#   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment
+#   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
+#
+# Design: each (port, allocator, sanitizer, alignment) combination builds in
+# its own directory under build/, so variants coexist and switching between
+# them never needs a clean. jemalloc depends only on the port, so it is built
+# once per port under build/deps-<port>/ and shared by that port's variants.
+
+PORT ?= native
+PORTS_ALL := $(sort $(notdir $(patsubst %/port.mk,%,$(wildcard ports/*/port.mk))))
+CROSS_PORTS ?= armv6 armv7 sparc64 aarch64 s390x i386
+
+ifeq ($(wildcard ports/$(PORT)/port.mk),)
+$(error unknown PORT '$(PORT)'; ports: $(PORTS_ALL))
+endif
+include ports/$(PORT)/port.mk
+
+MALLOC ?= jemalloc
+SANITIZER ?=
+ALIGNED_ACCESS ?= no
+OPTIMIZATION ?= -O2
+
+ifeq ($(SANITIZER),address)
+# ASan must see every allocation, and it cannot see jemalloc's.
+override MALLOC := libc
+endif
+ifneq ($(SANITIZER),)
+ifneq ($(PORT),native)
+$(error SANITIZER is supported only for PORT=native (cross builds are static))
+endif
+endif
+
+# ---- where things go ---------------------------------------------------------
+VARIANT := $(if $(filter libc,$(MALLOC)),-libc)$(if $(SANITIZER),-$(SANITIZER))$(if $(filter yes,$(ALIGNED_ACCESS)),-aligned)
+BUILD := build/$(PORT)$(VARIANT)
+DEPS_DIR := build/deps-$(PORT)
+JEMALLOC_DIR := $(DEPS_DIR)/jemalloc
+
+# ---- flags -----------------------------------------------------------------
+CC := $(PORT_CROSS)gcc
+AR := $(PORT_CROSS)ar
+WARN := -Wall -Wextra
+STD := -std=gnu11
+
+SAN_FLAGS_address := -fsanitize=address -fno-omit-frame-pointer
+SAN_FLAGS_undefined := -fsanitize=undefined -fno-sanitize-recover=all
+SAN_FLAGS_alignment := -fsanitize=alignment -fno-sanitize-recover=alignment
+ifneq ($(SANITIZER),)
+ifeq ($(SAN_FLAGS_$(SANITIZER)),)
+$(error SANITIZER must be one of: address undefined alignment)
+endif
+endif
+SAN_FLAGS := $(SAN_FLAGS_$(SANITIZER))
+
+ifeq ($(MALLOC),jemalloc)
+MALLOC_CFLAGS := -DUSE_JEMALLOC -DJEMALLOC_LG_PAGE=$(PORT_LG_PAGE) -I$(JEMALLOC_DIR)/include
+MALLOC_LIBS := $(JEMALLOC_DIR)/lib/libjemalloc.a
+MALLOC_DEP := $(JEMALLOC_DIR)/lib/libjemalloc.a
+else ifeq ($(MALLOC),libc)
+MALLOC_CFLAGS :=
+MALLOC_LIBS :=
+MALLOC_DEP :=
+else
+$(error MALLOC must be jemalloc or libc)
+endif
+
+ALIGN_CFLAGS := $(if $(filter yes,$(ALIGNED_ACCESS)),-DUSE_ALIGNED_ACCESS)
+
+ALL_CFLAGS := $(STD) $(OPTIMIZATION) -g $(WARN) $(PORT_CFLAGS) $(SAN_FLAGS) $(ALIGN_CFLAGS) \
+              $(MALLOC_CFLAGS) -Isrc -MMD -MP $(CFLAGS)
+ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
+LIBS := $(MALLOC_LIBS) -lm -lpthread $(if $(PORT_LDFLAGS),,-ldl)
+
+# ---- sources ------------------------------------------------------------------
+MAIN_SRCS := server.c
+LIB_SRCS := $(filter-out $(MAIN_SRCS),$(notdir $(wildcard src/*.c)))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+LIBREDIS := $(BUILD)/libredis.a
+SERVER := $(BUILD)/redis-server
+TEST_SRCS := $(wildcard tests/c/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/c/%.c=$(BUILD)/tests/%)
+CANARY := $(BUILD)/tests/canary
+TEST_CFLAGS := -Itests/c -DTEST_VECTORS_DIR='"$(CURDIR)/tests/c/vectors"'
+
+.PHONY: all run test test-unit test-cross test-pagesize bench build-bench clean distclean tools help
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+all: $(SERVER)
+ifeq ($(PORT),native)
+	@cp $(SERVER) src/redis-server
+	@echo "built src/redis-server ($(BUILD), $(MALLOC))"
+else
+	@echo "built $(SERVER) ($(PORT_DESC), $(MALLOC))"
+endif
+
+# ---- tools -------------------------------------------------------------------
+# Missing compilers or emulators are installed with apt-get when running as
+# root; otherwise the build stops and names the package to install.
+$(BUILD)/.tools-ok:
+	@utils/need-tools.sh $(PORT_TOOLS)
+	@mkdir -p $(@D) && touch $@
+
+# ---- compile and link ------------------------------------------------------------
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBREDIS): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SERVER): $(BUILD)/obj/server.o $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/obj/server.o $(LIBREDIS) $(LIBS)
+
+$(BUILD)/tests/%.o: tests/c/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBREDIS) $(LIBS)
+
+$(JEMALLOC_DIR)/lib/libjemalloc.a: deps/jemalloc/build.sh | $(BUILD)/.tools-ok
+	@deps/jemalloc/build.sh $(JEMALLOC_DIR) "$(CC) $(PORT_CFLAGS)" "$(PORT_JEMALLOC_HOST)" $(PORT_LG_PAGE)
+
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/tests/*.d)
+
+# ---- running and testing -----------------------------------------------------------
+run: all
+	./src/redis-server redis.conf
+
+test-unit: $(TEST_BINS) $(CANARY)
+	@PORT=$(PORT) QEMU="$(PORT_QEMU)" TRAPS=$(PORT_TRAPS) SANITIZER=$(SANITIZER) \
+	  TIME_FACTOR=$(PORT_TIME_FACTOR) tests/c/run-unit.sh $(BUILD)
+
+test-pagesize: all
+	@tests/c/pagesize-check.sh $(SERVER) --check-system
+
+test: all
+	@utils/run-suites.sh "unit tests" "$(MAKE) --no-print-directory test-unit" \
+	  "page sizes" "$(MAKE) --no-print-directory test-pagesize" \
+	  "source rules" "utils/check-casts.sh"
+
+test-cross:
+	@utils/test-cross.sh $(CROSS_PORTS)
+
+bench: build-bench
+	$(PORT_QEMU) $(BUILD)/tests/bench_core
+
+build-bench: $(BUILD)/tests/bench_core
+
+$(BUILD)/tests/bench_core: $(BUILD)/tests/bench_core.o $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBREDIS) $(LIBS)
+$(BUILD)/tests/bench_core.o: utils/bench_core.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+clean:
+	rm -rf $(BUILD) src/redis-server
+
+distclean:
+	rm -rf build src/redis-server
+
+help:
+	@sed -n '4,14p' Makefile

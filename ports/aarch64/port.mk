@@ -1,0 +1,12 @@
+# aarch64 -- Raspberry Pi 3/4/5 on a 64-bit OS (Cortex-A72/A76). The Pi 5
+# kernel uses 16K pages, hence jemalloc with 64K lg-page.
+PORT_DESC        := Raspberry Pi 3/4/5 64-bit OS, Cortex-A72
+PORT_CROSS       := aarch64-linux-gnu-
+PORT_CFLAGS      :=
+PORT_LDFLAGS     := -static
+PORT_QEMU        := qemu-aarch64-static -cpu cortex-a72
+PORT_JEMALLOC_HOST := aarch64-linux-gnu
+PORT_LG_PAGE     := 16
+PORT_TRAPS       := no
+PORT_TIME_FACTOR := 4
+PORT_TOOLS       := aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-aarch64-static:qemu-user-static

@@ -1,0 +1,12 @@
+# armv6 -- Raspberry Pi 1 / Zero (ARM1176JZF-S), 32-bit little-endian.
+# Soft-float ABI toolchain (Debian armel libc) with VFP instructions enabled.
+PORT_DESC        := Raspberry Pi 1/Zero, ARM1176, 32-bit
+PORT_CROSS       := arm-linux-gnueabi-
+PORT_CFLAGS      := -march=armv6 -marm -mfpu=vfp -mfloat-abi=softfp
+PORT_LDFLAGS     := -static
+PORT_QEMU        := qemu-arm-static -cpu arm1176
+PORT_JEMALLOC_HOST := arm-linux-gnueabi
+PORT_LG_PAGE     := 16
+PORT_TRAPS       := yes
+PORT_TIME_FACTOR := 4
+PORT_TOOLS       := arm-linux-gnueabi-gcc:gcc-arm-linux-gnueabi qemu-arm-static:qemu-user-static

@@ -1,0 +1,11 @@
+# armv7 -- Raspberry Pi 2/3 running a 32-bit OS (Cortex-A7/A53), hard-float.
+PORT_DESC        := Raspberry Pi 2/3 32-bit OS, Cortex-A7
+PORT_CROSS       := arm-linux-gnueabihf-
+PORT_CFLAGS      := -march=armv7-a -mfpu=vfpv3-d16 -mfloat-abi=hard
+PORT_LDFLAGS     := -static
+PORT_QEMU        := qemu-arm-static -cpu cortex-a7
+PORT_JEMALLOC_HOST := arm-linux-gnueabihf
+PORT_LG_PAGE     := 16
+PORT_TRAPS       := yes
+PORT_TIME_FACTOR := 4
+PORT_TOOLS       := arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf qemu-arm-static:qemu-user-static

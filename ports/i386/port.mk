@@ -1,0 +1,13 @@
+# i386 -- 32-bit x86: size_t and long are 32 bits, catching overflow bugs on a
+# fast path. Debian's gcc-multilib conflicts with the other cross compilers,
+# so this uses the i686 cross toolchain; the static binary runs directly.
+PORT_DESC        := 32-bit x86
+PORT_CROSS       := i686-linux-gnu-
+PORT_CFLAGS      :=
+PORT_LDFLAGS     := -static
+PORT_QEMU        :=
+PORT_JEMALLOC_HOST := i686-linux-gnu
+PORT_LG_PAGE     := 16
+PORT_TRAPS       := no
+PORT_TIME_FACTOR := 1
+PORT_TOOLS       := i686-linux-gnu-gcc:gcc-i686-linux-gnu

@@ -1,0 +1,94 @@
+/* config.h -- every platform fact the code base depends on, decided in one place.
+ *
+ * A port edits nothing else. Each fact is derived from compiler-predefined
+ * macros; when a target cannot be recognised we pick the safe answer
+ * (aligned access required, poll() backend, no backtrace) rather than guess.
+ *
+ * Facts decided here:
+ *   BYTE_ORDER_LITTLE / BYTE_ORDER_BIG  exactly one is 1; unknown order is an #error
+ *   USE_ALIGNED_ACCESS                  multi-byte loads must be naturally aligned
+ *   HAVE_UNALIGNED_WORD_ACCESS          the opposite: a whitelist of CPUs that are
+ *                                       fast and safe with unaligned words
+ *   HAVE_EPOLL / HAVE_KQUEUE            event-loop backend (poll() is the fallback)
+ *   HAVE_FORK, HAVE_BACKTRACE           what the OS offers
+ *   SIZEOF_POINTER_BITS                 32 or 64
+ *
+ * USE_ALIGNED_ACCESS can be forced on any target with -DUSE_ALIGNED_ACCESS
+ * (make ALIGNED_ACCESS=yes), so x86 CI exercises the same code paths as SPARC.
+ */
+#ifndef REDIS_CONFIG_H
+#define REDIS_CONFIG_H
+
+/* ---- byte order ------------------------------------------------------- */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BYTE_ORDER_LITTLE 1
+#define BYTE_ORDER_BIG 0
+#elif defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define BYTE_ORDER_LITTLE 0
+#define BYTE_ORDER_BIG 1
+#else
+#error "config.h: cannot determine the target byte order; add a rule for this compiler"
+#endif
+
+/* ---- alignment ---------------------------------------------------------
+ * Whitelist only: CPUs known to perform unaligned word loads in hardware,
+ * at full or near-full speed, for every width we use (including 64-bit). */
+#if !defined(USE_ALIGNED_ACCESS)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+    defined(__s390x__) || (defined(__powerpc64__) && BYTE_ORDER_LITTLE)
+#define HAVE_UNALIGNED_WORD_ACCESS 1
+#else
+/* 32-bit ARM (every version: LDRD/LDM trap when unaligned), SPARC, MIPS,
+ * RISC-V (emulated, slow), and anything we do not recognise. */
+#define USE_ALIGNED_ACCESS 1
+#endif
+#endif
+
+#if defined(USE_ALIGNED_ACCESS)
+#undef HAVE_UNALIGNED_WORD_ACCESS
+#endif
+
+/* ---- word size --------------------------------------------------------- */
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 8
+#define SIZEOF_POINTER_BITS 64
+#elif defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 4
+#define SIZEOF_POINTER_BITS 32
+#else
+#error "config.h: unsupported pointer size"
+#endif
+
+/* ---- event loop backend ---------------------------------------------- */
+#if defined(__linux__)
+#define HAVE_EPOLL 1
+#elif defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
+    defined(__NetBSD__) || defined(__DragonFly__)
+#define HAVE_KQUEUE 1
+#endif
+
+/* ---- process facilities ----------------------------------------------- */
+#if defined(__unix__) || defined(__APPLE__)
+#define HAVE_FORK 1
+#endif
+
+/* glibc's backtrace(); musl has none. The crash reporter degrades to the
+ * program counter from the signal context when this is absent. */
+#if defined(__GLIBC__) || defined(__APPLE__)
+#define HAVE_BACKTRACE 1
+#endif
+
+/* ---- compiler helpers -------------------------------------------------- */
+#if defined(__GNUC__)
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define NOINLINE __attribute__((noinline))
+#define PRINTF_FMT(a, b) __attribute__((format(printf, a, b)))
+#else
+#define likely(x) (x)
+#define unlikely(x) (x)
+#define NOINLINE
+#define PRINTF_FMT(a, b)
+#endif
+
+#endif /* REDIS_CONFIG_H */

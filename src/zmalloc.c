@@ -1,0 +1,209 @@
+/* zmalloc.c -- allocation wrappers with exact accounting.
+ *
+ * Back ends, chosen at build time:
+ *   USE_JEMALLOC    jemalloc built by deps/jemalloc with the je_ prefix, so it
+ *                   never replaces libc's malloc for other libraries; usable
+ *                   sizes come from je_malloc_usable_size.
+ *   glibc           libc malloc plus malloc_usable_size.
+ *   other libc      no usable-size query: each block carries a size prefix.
+ *                   The prefix is a full max-alignment unit (16 bytes), not a
+ *                   size_t, so the pointer handed out keeps malloc's own
+ *                   alignment -- a 4-byte prefix on a 32-bit target would
+ *                   break the 8-byte guarantee in zmalloc.h.
+ *
+ * used_memory is updated with relaxed atomics: the background threads free
+ * memory too, and a counter needs no ordering with anything else.
+ *
+ * Allocation failure funnels into one handler (log one line, abort); only the
+ * ztry* family returns NULL. Size arithmetic is overflow-checked before any
+ * call so a huge request fails cleanly instead of wrapping to a tiny block.
+ */
+#include "zmalloc.h"
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#if defined(USE_JEMALLOC)
+#include <jemalloc/jemalloc.h>
+#define raw_malloc(n) je_malloc(n)
+#define raw_calloc(n) je_calloc(1, n)
+#define raw_realloc(p, n) je_realloc(p, n)
+#define raw_free(p) je_free(p)
+#define raw_usable_size(p) je_malloc_usable_size(p)
+#define HAVE_USABLE_SIZE 1
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define ALLOCATOR_NAME "jemalloc-" STR(JEMALLOC_VERSION_MAJOR) "." \
+    STR(JEMALLOC_VERSION_MINOR) "." STR(JEMALLOC_VERSION_BUGFIX)
+#elif defined(__GLIBC__) && !defined(ZMALLOC_FORCE_PREFIX)
+#include <malloc.h>
+#define raw_malloc(n) malloc(n)
+#define raw_calloc(n) calloc(1, n)
+#define raw_realloc(p, n) realloc(p, n)
+#define raw_free(p) free(p)
+#define raw_usable_size(p) malloc_usable_size((void *)(p))
+#define HAVE_USABLE_SIZE 1
+#define ALLOCATOR_NAME "libc"
+#else
+#define raw_malloc(n) malloc(n)
+#define raw_calloc(n) calloc(1, n)
+#define raw_realloc(p, n) realloc(p, n)
+#define raw_free(p) free(p)
+#define ALLOCATOR_NAME "libc"
+#endif
+
+#ifdef HAVE_USABLE_SIZE
+#define PREFIX_SIZE 0
+#else
+#define PREFIX_SIZE 16
+#endif
+
+static size_t used_memory;
+
+static void default_oom_handler(size_t size) {
+    fprintf(stderr, "zmalloc: Out Of Memory allocating %zu bytes!\n", size);
+    fflush(stderr);
+    abort();
+}
+
+static void (*oom_handler)(size_t) = default_oom_handler;
+
+void zmalloc_set_oom_handler(void (*handler)(size_t)) {
+    oom_handler = handler ? handler : default_oom_handler;
+}
+
+static void count_alloc(size_t n) { __atomic_add_fetch(&used_memory, n, __ATOMIC_RELAXED); }
+static void count_free(size_t n) { __atomic_sub_fetch(&used_memory, n, __ATOMIC_RELAXED); }
+
+/* ---- the prefix scheme (only where the allocator cannot tell sizes) ---- */
+
+#ifdef HAVE_USABLE_SIZE
+static void *user_ptr(void *raw, size_t size) { (void)size; return raw; }
+static void *raw_ptr(void *user) { return user; }
+static size_t block_size(const void *user) { return raw_usable_size(user); }
+#else
+static void *user_ptr(void *raw, size_t size) {
+    memcpy(raw, &size, sizeof size);
+    return (char *)raw + PREFIX_SIZE;
+}
+static void *raw_ptr(void *user) { return (char *)user - PREFIX_SIZE; }
+static size_t block_size(const void *user) {
+    size_t size;
+    memcpy(&size, (const char *)user - PREFIX_SIZE, sizeof size);
+    return size;
+}
+#endif
+
+/* ---- core operations, NULL on failure ------------------------------------ */
+
+/* No object may exceed PTRDIFF_MAX; refusing earlier also keeps the prefix
+ * addition and any caller's pointer arithmetic from wrapping. */
+static int size_overflows(size_t size) { return size > (size_t)PTRDIFF_MAX - PREFIX_SIZE - 64; }
+
+static void *try_alloc(size_t size, int zeroed, size_t *usable) {
+    if (size_overflows(size)) return NULL;
+    void *raw = zeroed ? raw_calloc(size + PREFIX_SIZE) : raw_malloc(size + PREFIX_SIZE);
+    if (!raw) return NULL;
+    void *p = user_ptr(raw, size);
+    size_t got = block_size(p);
+    count_alloc(got + PREFIX_SIZE);
+    if (usable) *usable = got;
+    return p;
+}
+
+static void *try_realloc(void *ptr, size_t size, size_t *usable) {
+    if (ptr == NULL) return try_alloc(size, 0, usable);
+    if (size == 0) { zfree(ptr); if (usable) *usable = 0; return NULL; }
+    if (size_overflows(size)) return NULL;
+    size_t old = block_size(ptr);
+    void *raw = raw_realloc(raw_ptr(ptr), size + PREFIX_SIZE);
+    if (!raw) return NULL;
+    void *p = user_ptr(raw, size);
+    size_t got = block_size(p);
+    count_free(old);
+    count_alloc(got);
+    if (usable) *usable = got;
+    return p;
+}
+
+static void *or_die(void *p, size_t size) {
+    if (!p && size) oom_handler(size);
+    return p;
+}
+
+/* ---- public API ----------------------------------------------------------- */
+
+void *ztrymalloc(size_t size) { return try_alloc(size, 0, NULL); }
+void *ztrycalloc(size_t size) { return try_alloc(size, 1, NULL); }
+void *ztryrealloc(void *ptr, size_t size) { return try_realloc(ptr, size, NULL); }
+
+void *zmalloc(size_t size) { return or_die(try_alloc(size, 0, NULL), size ? size : 1); }
+void *zcalloc(size_t size) { return or_die(try_alloc(size, 1, NULL), size ? size : 1); }
+void *zrealloc(void *ptr, size_t size) { return or_die(try_realloc(ptr, size, NULL), size); }
+
+void *zmalloc_usable(size_t size, size_t *usable) {
+    return or_die(try_alloc(size, 0, usable), size ? size : 1);
+}
+
+void *zrealloc_usable(void *ptr, size_t size, size_t *usable) {
+    return or_die(try_realloc(ptr, size, usable), size);
+}
+
+void zfree(void *ptr) {
+    if (ptr == NULL) return;
+    count_free(block_size(ptr) + PREFIX_SIZE);
+    raw_free(raw_ptr(ptr));
+}
+
+char *zstrdup(const char *s) {
+    size_t len = strlen(s) + 1;
+    char *p = zmalloc(len);
+    memcpy(p, s, len);
+    return p;
+}
+
+size_t zmalloc_size(const void *ptr) { return block_size(ptr); }
+
+size_t zmalloc_used_memory(void) { return __atomic_load_n(&used_memory, __ATOMIC_RELAXED); }
+
+const char *zmalloc_allocator_name(void) { return ALLOCATOR_NAME; }
+
+/* ---- system facts ----------------------------------------------------------- */
+
+/* RSS from /proc/self/statm (second field, in pages). Reads into a stack
+ * buffer: this may run from the OOM path, so it must not allocate. */
+size_t zmalloc_get_rss(void) {
+    char buf[128];
+    int fd = open("/proc/self/statm", O_RDONLY);
+    if (fd == -1) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    unsigned long long size_pages, rss_pages;
+    if (sscanf(buf, "%llu %llu", &size_pages, &rss_pages) != 2) return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)(rss_pages * (unsigned long long)page) : 0;
+}
+
+int zmalloc_check_page_size(char *err, size_t errlen) {
+#if defined(USE_JEMALLOC) && defined(JEMALLOC_LG_PAGE)
+    long page = sysconf(_SC_PAGESIZE);
+    long supported = 1L << JEMALLOC_LG_PAGE;
+    if (page > supported) {
+        snprintf(err, errlen,
+                 "This build's jemalloc supports pages up to %ld KiB, but the system page size "
+                 "is %ld KiB: rebuild with MALLOC=libc (or jemalloc with a larger lg-page)",
+                 supported / 1024, page / 1024);
+        return -1;
+    }
+#endif
+    (void)err; (void)errlen;
+    return 0;
+}

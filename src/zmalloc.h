@@ -1,0 +1,49 @@
+/* zmalloc.h -- allocation wrappers: one place for accounting, usable sizes and
+ * out-of-memory handling.
+ *
+ * Every allocation in the server goes through these functions so that
+ * `used_memory` (INFO, maxmemory) is exact. Allocation failure is not an
+ * error callers handle: zmalloc and friends call the OOM handler, which logs
+ * one clear line and aborts. The ztry* variants return NULL instead, for the
+ * few callers that can recover (e.g. a client asking for a huge buffer).
+ *
+ * Every returned pointer is at least 8-byte aligned on every target
+ * (asserted in the unit tests), including 32-bit ones and the size-prefix
+ * scheme used when the allocator cannot report usable sizes.
+ */
+#ifndef REDIS_ZMALLOC_H
+#define REDIS_ZMALLOC_H
+
+#include <stddef.h>
+
+#define ZMALLOC_MIN_ALIGNMENT 8
+
+void *zmalloc(size_t size);
+void *zcalloc(size_t size);
+void *zrealloc(void *ptr, size_t size);
+void *ztrymalloc(size_t size);
+void *ztrycalloc(size_t size);
+void *ztryrealloc(void *ptr, size_t size);
+void zfree(void *ptr);
+char *zstrdup(const char *s);
+
+/* Like zmalloc/zrealloc but report the usable size (>= size) through *usable,
+ * so dynamic strings can use the allocator's slack. */
+void *zmalloc_usable(size_t size, size_t *usable);
+void *zrealloc_usable(void *ptr, size_t size, size_t *usable);
+
+size_t zmalloc_size(const void *ptr);   /* usable size of a live allocation */
+size_t zmalloc_used_memory(void);       /* bytes currently allocated */
+size_t zmalloc_get_rss(void);           /* resident set size, 0 if unknown */
+const char *zmalloc_allocator_name(void); /* e.g. "jemalloc-5.3.0" or "libc" */
+
+/* Called with the requested size when an allocation fails; the default logs
+ * "Out Of Memory allocating N bytes!" to stderr and aborts. */
+void zmalloc_set_oom_handler(void (*handler)(size_t size));
+
+/* Checks, before the first allocation, that the allocator can run on this
+ * system's page size (a jemalloc built for 4K pages cannot on a 16K-page
+ * kernel). Returns 0 if fine; otherwise -1 with a one-line explanation in err. */
+int zmalloc_check_page_size(char *err, size_t errlen);
+
+#endif /* REDIS_ZMALLOC_H */

@@ -1,0 +1,131 @@
+/* test_zmalloc.c -- unit tests for src/zmalloc.c with the build's allocator.
+ *
+ * Checks the promises zmalloc.h makes: 8-byte alignment of every pointer on
+ * every target, exact used_memory accounting back to the starting value,
+ * usable size >= requested, content kept by realloc, the try variants
+ * returning NULL on absurd sizes and the plain ones calling the OOM handler.
+ * test_zmalloc_prefix.c repeats the checks for the size-prefix scheme.
+ */
+#include <setjmp.h>
+#include <stdint.h>
+#include "test.h"
+#include "zmalloc.h"
+
+static void test_alignment_all_sizes(void) {
+    void *blocks[600];
+    for (size_t i = 0; i < 600; i++) {
+        blocks[i] = zmalloc(i + 1);
+        CHECK(((uintptr_t)blocks[i] % ZMALLOC_MIN_ALIGNMENT) == 0);
+        CHECK(zmalloc_size(blocks[i]) >= i + 1);
+    }
+    for (size_t i = 0; i < 600; i++) {
+        blocks[i] = zrealloc(blocks[i], i * 3 + 7);
+        CHECK(((uintptr_t)blocks[i] % ZMALLOC_MIN_ALIGNMENT) == 0);
+    }
+    for (size_t i = 0; i < 600; i++) zfree(blocks[i]);
+}
+
+static void test_accounting_returns_to_start(void) {
+    size_t start = zmalloc_used_memory();
+    char *a = zmalloc(100);
+    CHECK(zmalloc_used_memory() >= start + 100);
+    char *b = zcalloc(5000);
+    a = zrealloc(a, 20000);
+    CHECK(zmalloc_used_memory() >= start + 25000);
+    zfree(a);
+    zfree(b);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+static void test_usable_size(void) {
+    size_t usable = 0;
+    char *p = zmalloc_usable(13, &usable);
+    CHECK(usable >= 13);
+    CHECK_EQ_INT(usable, zmalloc_size(p));
+    memset(p, 'x', usable); /* the whole usable area is ours */
+    p = zrealloc_usable(p, 1000, &usable);
+    CHECK(usable >= 1000);
+    CHECK(p[0] == 'x' && p[12] == 'x');
+    zfree(p);
+}
+
+static void test_calloc_zeroes_and_realloc_keeps(void) {
+    unsigned char *p = zcalloc(4096);
+    int zero = 1;
+    for (int i = 0; i < 4096; i++) zero &= p[i] == 0;
+    CHECK(zero);
+    for (int i = 0; i < 4096; i++) p[i] = (unsigned char)i;
+    p = zrealloc(p, 1 << 20);
+    int kept = 1;
+    for (int i = 0; i < 4096; i++) kept &= p[i] == (unsigned char)i;
+    CHECK(kept);
+    p = zrealloc(p, 10);
+    CHECK(p[9] == 9);
+    zfree(p);
+}
+
+static void test_null_and_zero_cases(void) {
+    size_t start = zmalloc_used_memory();
+    zfree(NULL);
+    void *p = zrealloc(NULL, 32); /* realloc(NULL) allocates */
+    CHECK(p != NULL);
+    CHECK(zrealloc(p, 0) == NULL); /* realloc to 0 frees */
+    void *z = zmalloc(0);
+    CHECK(z != NULL);
+    zfree(z);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+static void test_try_variants_fail_cleanly(void) {
+    size_t start = zmalloc_used_memory();
+    CHECK(ztrymalloc(SIZE_MAX) == NULL);
+    CHECK(ztrymalloc(SIZE_MAX - 8) == NULL);
+    CHECK(ztrycalloc(SIZE_MAX / 2 + 1) == NULL);
+    void *p = zmalloc(16);
+    CHECK(ztryrealloc(p, SIZE_MAX - 3) == NULL);
+    zfree(p); /* p is still valid after a failed realloc */
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+static jmp_buf oom_jump;
+static size_t oom_size_seen;
+static void oom_catcher(size_t size) { oom_size_seen = size; longjmp(oom_jump, 1); }
+
+static void test_oom_handler_called(void) {
+    zmalloc_set_oom_handler(oom_catcher);
+    oom_size_seen = 0;
+    if (setjmp(oom_jump) == 0) {
+        void *p = zmalloc(SIZE_MAX - 16);
+        CHECK(p == NULL && !"zmalloc returned instead of calling the OOM handler");
+    }
+    CHECK(oom_size_seen == SIZE_MAX - 16);
+    zmalloc_set_oom_handler(NULL);
+}
+
+static void test_strdup_and_name(void) {
+    char *s = zstrdup("hello\tworld");
+    CHECK_EQ_STR(s, "hello\tworld");
+    zfree(s);
+    const char *name = zmalloc_allocator_name();
+    CHECK(name && (strncmp(name, "jemalloc-", 9) == 0 || strcmp(name, "libc") == 0));
+    printf("    allocator: %s\n", name);
+}
+
+static void test_rss_and_page_check(void) {
+    size_t rss = zmalloc_get_rss();
+    CHECK(rss > 0);
+    char err[200] = "";
+    CHECK(zmalloc_check_page_size(err, sizeof err) == 0); /* the host can run us */
+}
+
+TEST_MAIN(
+    RUN(test_alignment_all_sizes);
+    RUN(test_accounting_returns_to_start);
+    RUN(test_usable_size);
+    RUN(test_calloc_zeroes_and_realloc_keeps);
+    RUN(test_null_and_zero_cases);
+    RUN(test_try_variants_fail_cleanly);
+    RUN(test_oom_handler_called);
+    RUN(test_strdup_and_name);
+    RUN(test_rss_and_page_check);
+)

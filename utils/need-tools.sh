@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# need-tools.sh COMMAND:PACKAGE ... -- make sure build tools exist.
+#
+# For each pair, if COMMAND is not on PATH, install PACKAGE with apt-get when
+# running as root (apt-get update runs once first); otherwise stop with a
+# message naming exactly what to install. Used by the Makefile before a port's
+# first compile and by .ci/run.
+set -u
+missing=()
+for pair in "$@"; do
+    cmd=${pair%%:*}; pkg=${pair#*:}
+    command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
+if [ "$(id -u)" != 0 ]; then
+    echo "missing build tools: install them with: sudo apt-get install $pkgs" >&2
+    exit 1
+fi
+echo "installing missing build tools: $pkgs"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null && apt-get install -y -qq $pkgs >/dev/null || {
+    echo "apt-get could not install: $pkgs" >&2
+    exit 1
+}

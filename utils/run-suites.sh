@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# run-suites.sh NAME COMMAND [NAME COMMAND ...] -- run test suites in turn and
+# add up their "N passed, N failed" lines into one final line of the same form.
+#
+# A suite that ends without such a line (it crashed, or failed to build)
+# counts as one failure, so nothing can pass by printing nothing.
+set -u
+total_pass=0; total_fail=0; summary=()
+while [ $# -ge 2 ]; do
+    name=$1; cmd=$2; shift 2
+    log=$(mktemp)
+    bash -c "$cmd" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    rm -f "$log"
+    if [ -z "$line" ]; then
+        p=0; f=1; line="no result line (exit status $status)"
+    else
+        p=$(echo "$line" | awk '{print $1}'); f=$(echo "$line" | awk '{print $3}')
+        [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    fi
+    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+    summary+=("$(printf '  %-28s %s' "$name" "$line")")
+done
+echo; echo "suites:"; printf '%s\n' "${summary[@]}"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
