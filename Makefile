@@ -81,9 +81,16 @@ ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
 LIBS := $(MALLOC_LIBS) -lm -lpthread $(if $(PORT_LDFLAGS),,-ldl)
 
 # ---- sources ------------------------------------------------------------------
+# Libraries: no server knowledge, each with its own unit tests, linked into
+# the test programs. Everything else in src/ (bar the programs' mains) is
+# the server.
+LIB_SRCS := zmalloc.c sds.c siphash.c dict.c util.c crc64.c adlist.c osrandom.c \
+            ae.c anet.c connection.c
+LIB_SRCS := $(filter $(notdir $(wildcard src/*.c)),$(LIB_SRCS))
 MAIN_SRCS := server.c
-LIB_SRCS := $(filter-out $(MAIN_SRCS),$(notdir $(wildcard src/*.c)))
+SERVER_SRCS := $(filter-out $(LIB_SRCS) $(MAIN_SRCS),$(notdir $(wildcard src/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+SERVER_OBJS := $(SERVER_SRCS:%.c=$(BUILD)/obj/%.o)
 LIBREDIS := $(BUILD)/libredis.a
 SERVER := $(BUILD)/redis-server
 TEST_SRCS := $(wildcard tests/c/test_*.c)
@@ -119,8 +126,8 @@ $(LIBREDIS): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(SERVER): $(BUILD)/obj/server.o $(LIBREDIS) $(MALLOC_DEP)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/obj/server.o $(LIBREDIS) $(LIBS)
+$(SERVER): $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(LIBS)
 
 $(BUILD)/tests/%.o: tests/c/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
 	@mkdir -p $(@D)

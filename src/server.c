@@ -1,37 +1,731 @@
-/* server.c -- the redis-server entry point: start-up checks and, as the server
- * core lands, the event loop, cron and command dispatch.
+/* server.c -- the redis-server program: start-up, the command path
+ * (processCommand -> call), the cron, and the connection-level commands.
  *
  * Start-up order matters on small devices: the allocator's page-size check
  * runs before the first allocation, so a jemalloc that cannot run on this
- * kernel (e.g. a 4K-page build on a 16K-page Raspberry Pi 5 kernel) produces
- * one clear line instead of a crash inside the allocator. The hash seed is
- * read from the OS next, before any dict exists.
+ * kernel produces one clear line instead of a crash inside the allocator;
+ * the hash seed comes from the OS before any dict exists; the configuration
+ * is fully parsed (and rejected with file, line and reason) before a socket
+ * is opened.
+ *
+ * processCommand() performs every check that can reject a command, in
+ * Redis's order, so error replies and INFO's rejected_calls match; call()
+ * runs the handler and records latency, calls and failures. No command
+ * writes to a socket itself.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "server.h"
+#include "osrandom.h"
 
-#include "config.h"
-#include "version.h"
-#include "zmalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 
-static void print_version(void) {
-    printf("Redis server v=%s sha=00000000:0 malloc=%s bits=%d build=portable\n",
-           REDIS_VERSION, zmalloc_allocator_name(), SIZEOF_POINTER_BITS);
+struct redisServer server;
+struct sharedObjectsStruct shared;
+
+/* ---- time --------------------------------------------------------------------------- */
+
+long long ustime(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
 }
 
-static void print_usage(FILE *out) {
-    fprintf(out,
-            "Usage: ./redis-server [/path/to/redis.conf] [options] [-]\n"
-            "       ./redis-server - (read config from stdin)\n"
-            "       ./redis-server -v or --version\n"
-            "       ./redis-server -h or --help\n"
-            "       ./redis-server --check-system (check allocator and platform, then exit)\n");
+long long mstime(void) { return ustime() / 1000; }
+
+void updateCachedTime(void) {
+    server.ustime = ustime();
+    server.mstime = server.ustime / 1000;
+    server.unixtime = (time_t)(server.mstime / 1000);
 }
 
-/* Exits with one line on stderr if the allocator cannot run here. */
-static void check_allocator_or_exit(void) {
+/* ---- logging ---------------------------------------------------------------------------- */
+
+void serverLogRaw(int level, const char *msg) {
+    static const char level_marks[] = ".-*#";
+    int raw = level & LL_RAW;
+    level &= ~LL_RAW;
+    if (level < server.verbosity) return;
+    int to_stdout = server.logfile == NULL || server.logfile[0] == '\0';
+    FILE *fp = to_stdout ? stdout : fopen(server.logfile, "a");
+    if (!fp) return;
+    if (raw) {
+        fprintf(fp, "%s", msg);
+    } else {
+        char date[64];
+        struct timeval tv;
+        gettimeofday(&tv, NULL);
+        struct tm tm;
+        time_t secs = tv.tv_sec;
+        localtime_r(&secs, &tm);
+        size_t off = strftime(date, sizeof date, "%d %b %Y %H:%M:%S.", &tm);
+        snprintf(date + off, sizeof(date) - off, "%03d", (int)tv.tv_usec / 1000);
+        fprintf(fp, "%d:M %s %c %s\n", (int)getpid(), date, level_marks[level], msg);
+    }
+    fflush(fp);
+    if (!to_stdout) fclose(fp);
+}
+
+void serverLog(int level, const char *fmt, ...) {
+    if ((level & 0xff) < server.verbosity) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    serverLogRaw(level, msg);
+}
+
+/* ---- shared objects -------------------------------------------------------------------- */
+
+static robj *sharedString(const char *s) {
+    return makeObjectShared(createObject(OBJ_STRING, sdsnew(s)));
+}
+
+static void createSharedObjects(void) {
+    shared.crlf = sharedString("\r\n");
+    shared.ok = sharedString("+OK\r\n");
+    shared.emptybulk = sharedString("$0\r\n\r\n");
+    shared.czero = sharedString(":0\r\n");
+    shared.cone = sharedString(":1\r\n");
+    shared.emptyarray = sharedString("*0\r\n");
+    shared.pong = sharedString("+PONG\r\n");
+    shared.queued = sharedString("+QUEUED\r\n");
+    shared.space = sharedString(" ");
+    shared.colon = sharedString(":");
+    shared.wrongtypeerr = sharedString("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+    shared.err = sharedString("-ERR\r\n");
+    shared.nokeyerr = sharedString("-ERR no such key\r\n");
+    shared.syntaxerr = sharedString("-ERR syntax error\r\n");
+    shared.sameobjecterr = sharedString("-ERR source and destination objects are the same\r\n");
+    shared.outofrangeerr = sharedString("-ERR index out of range\r\n");
+    shared.noscripterr = sharedString("-NOSCRIPT No matching script. Please use EVAL.\r\n");
+    shared.loadingerr = sharedString("-LOADING Redis is loading the dataset in memory\r\n");
+    shared.noautherr = sharedString("-NOAUTH Authentication required.\r\n");
+    shared.oomerr = sharedString("-OOM command not allowed when used memory > 'maxmemory'.\r\n");
+    shared.execaborterr = sharedString("-EXECABORT Transaction discarded because of previous errors.\r\n");
+    shared.busykeyerr = sharedString("-BUSYKEY Target key name already exists.\r\n");
+    shared.null[2] = sharedString("$-1\r\n");
+    shared.null[3] = sharedString("_\r\n");
+    shared.nullarray[2] = sharedString("*-1\r\n");
+    shared.nullarray[3] = sharedString("_\r\n");
+    shared.emptymap[2] = sharedString("*0\r\n");
+    shared.emptymap[3] = sharedString("%0\r\n");
+    shared.emptyset[2] = sharedString("*0\r\n");
+    shared.emptyset[3] = sharedString("~0\r\n");
+    shared.del_cmd = sharedString("DEL");
+    shared.unlink_cmd = sharedString("UNLINK");
+    shared.pexpireat_cmd = sharedString("PEXPIREAT");
+    shared.persist_cmd = sharedString("PERSIST");
+    shared.set_cmd = sharedString("SET");
+    shared.pxat = sharedString("PXAT");
+    shared.keepttl = sharedString("KEEPTTL");
+    shared.minstring = sharedString("minstring");
+    shared.maxstring = sharedString("maxstring");
+    for (int j = 0; j < OBJ_SHARED_INTEGERS; j++) {
+        shared.integers[j] = makeObjectShared(createObject(OBJ_STRING, (void *)(intptr_t)j));
+        shared.integers[j]->encoding = OBJ_ENCODING_INT;
+    }
+    for (int j = 0; j < PROTO_SHARED_BULKHDR_LEN; j++) {
+        shared.mbulkhdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "*%d\r\n", j)));
+        shared.bulkhdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "$%d\r\n", j)));
+        shared.maphdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "%%%d\r\n", j)));
+        shared.sethdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "~%d\r\n", j)));
+    }
+}
+
+/* ---- the command table ----------------------------------------------------------------- */
+
+static uint64_t dictSdsCaseHash(const void *key) { return dictGenCaseHashFunction(key, sdslen((sds)key)); }
+
+static int dictSdsKeyCaseCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    return strcasecmp(a, b) == 0;
+}
+
+static void dictSdsFree(dict *d, void *key) { (void)d; sdsfree(key); }
+
+dictType commandTableDictType = {
+    .hashFunction = dictSdsCaseHash,
+    .keyCompare = dictSdsKeyCaseCompare,
+    .keyDestructor = dictSdsFree,
+};
+
+static int command_ids;
+
+/* Registers a command (and its subcommands); returns 0 when it has no
+ * handler anywhere (its module is not linked in) and was skipped. */
+static int registerCommand(dict *into, redisCommand *cmd, redisCommand *parent) {
+    cmd->parent = parent;
+    cmd->fullname = parent ? sdscatfmt(sdsempty(), "%s|%s", parent->declared_name, cmd->declared_name)
+                           : sdsnew(cmd->declared_name);
+    int registered_subs = 0;
+    if (cmd->subcommands) {
+        cmd->subcommands_dict = dictCreate(&commandTableDictType);
+        for (redisCommand *sub = cmd->subcommands; sub->declared_name; sub++)
+            registered_subs += registerCommand(cmd->subcommands_dict, sub, cmd);
+    }
+    if (cmd->proc == NULL && registered_subs == 0) return 0;
+    cmd->id = command_ids++;
+    int added = dictAdd(into, sdsnew(cmd->declared_name), cmd);
+    serverAssert(added == DICT_OK);
+    return 1;
+}
+
+static void populateCommandTable(void) {
+    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
+        registerCommand(server.commands, cmd, NULL);
+}
+
+redisCommand *lookupCommandBySds(sds s) {
+    dictEntry *de = dictFind(server.commands, s);
+    return de ? dictGetVal(de) : NULL;
+}
+
+redisCommand *lookupCommandByCString(const char *s) {
+    sds name = sdsnew(s);
+    redisCommand *cmd = lookupCommandBySds(name);
+    sdsfree(name);
+    return cmd;
+}
+
+static redisCommand *lookupSubcommand(redisCommand *container, sds name) {
+    dictEntry *de = dictFind(container->subcommands_dict, name);
+    return de ? dictGetVal(de) : NULL;
+}
+
+/* The command, or the subcommand when argv names one of a container. */
+redisCommand *lookupCommand(robj **argv, int argc) {
+    redisCommand *base = lookupCommandBySds(argv[0]->ptr);
+    if (base == NULL || base->subcommands_dict == NULL || argc < 2) return base;
+    if (!sdsEncodedObject(argv[1])) return NULL;
+    return lookupSubcommand(base, argv[1]->ptr);
+}
+
+/* ---- the command path ---------------------------------------------------------------- */
+
+static int commandArityMismatch(redisCommand *cmd, int argc) {
+    return (cmd->arity > 0 && cmd->arity != argc) || (argc < -cmd->arity);
+}
+
+static void rejectCommand(client *c, robj *reply) {
+    if (c->cmd) c->cmd->rejected_calls++;
+    addReplyErrorObject(c, reply);
+}
+
+static void rejectCommandSds(client *c, sds err) {
+    if (c->cmd) c->cmd->rejected_calls++;
+    addReplyErrorSds(c, err);
+}
+
+static sds unknownCommandError(client *c) {
+    redisCommand *base = lookupCommandBySds(c->argv[0]->ptr);
+    if (base && base->subcommands_dict && c->argc >= 2) {
+        sds upper = sdsnew(base->declared_name);
+        sdstoupper(upper);
+        sds err = sdscatprintf(sdsempty(), "unknown subcommand '%.128s'. Try %s HELP.",
+                               (char *)c->argv[1]->ptr, upper);
+        sdsfree(upper);
+        return err;
+    }
+    sds args = sdsempty();
+    for (int i = 1; i < c->argc && sdslen(args) < 128; i++)
+        args = sdscatprintf(args, "'%.*s' ", 128 - (int)sdslen(args), (char *)c->argv[i]->ptr);
+    sds err = sdscatprintf(sdsempty(), "unknown command '%.128s', with args beginning with: %s",
+                           (char *)c->argv[0]->ptr, args);
+    sdsfree(args);
+    return err;
+}
+
+static int commandNeedsMemory(redisCommand *cmd) { return cmd->flags & CMD_DENYOOM; }
+
+int (*performEvictionsHook)(void) = NULL; /* set by evict.c: returns C_ERR if still over */
+
+static int overMemoryLimit(void) {
+    if (!server.maxmemory) return 0;
+    if (performEvictionsHook) return performEvictionsHook() != C_OK;
+    return zmalloc_used_memory() > server.maxmemory;
+}
+
+int processCommand(client *c) {
+    c->cmd = c->lastcmd = c->realcmd = lookupCommand(c->argv, c->argc);
+    if (c->cmd == NULL) {
+        rejectCommandSds(c, unknownCommandError(c));
+        return C_OK;
+    }
+    if (commandArityMismatch(c->cmd, c->argc)) {
+        rejectCommandSds(c, sdscatprintf(sdsempty(), "wrong number of arguments for '%s' command",
+                                         c->cmd->fullname));
+        return C_OK;
+    }
+    if (!c->authenticated && !(c->cmd->flags & CMD_NO_AUTH)) {
+        rejectCommand(c, shared.noautherr);
+        return C_OK;
+    }
+    if (commandNeedsMemory(c->cmd) && overMemoryLimit()) {
+        rejectCommand(c, shared.oomerr);
+        return C_OK;
+    }
+    if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
+        rejectCommand(c, shared.loadingerr);
+        return C_OK;
+    }
+    if (postponeCommandIfPaused(c)) return C_OK; /* CLIENT PAUSE: runs on unpause */
+    call(c, CALL_PROPAGATE);
+    return C_OK;
+}
+
+void (*slowlogHook)(client *c, robj **argv, int argc, long long duration) = NULL;
+void (*propagateHook)(client *c, long long dirty_delta) = NULL;
+
+void call(client *c, int flags) {
+    (void)flags;
+    redisCommand *real_cmd = c->cmd;
+    long long dirty = server.dirty;
+    long long errors_before = server.stat_total_error_replies;
+    c->flags |= CLIENT_EXECUTING_COMMAND;
+    updateCachedTime();
+    long long start = ustime();
+    c->cmd->proc(c);
+    long long duration = ustime() - start;
+    c->flags &= ~CLIENT_EXECUTING_COMMAND;
+    c->duration = (long)duration;
+    real_cmd->calls++;
+    real_cmd->microseconds += duration;
+    if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
+    server.stat_numcommands++;
+    if (slowlogHook && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogHook(c, c->argv, c->argc, duration);
+    if (propagateHook) propagateHook(c, server.dirty - dirty);
+    if (!(real_cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) feedMonitors(c, c->argv, c->argc);
+}
+
+void alsoPropagate(int dbid, robj **argv, int argc, int target) {
+    (void)dbid; (void)argv; (void)argc; (void)target; /* the AOF arrives with persistence */
+}
+void preventCommandPropagation(client *c) { (void)c; }
+void forceCommandPropagation(client *c, int flags) { (void)c; (void)flags; }
+void (*notifyKeyspaceEventHook)(int type, const char *event, robj *key, int dbid) = NULL;
+
+/* Counts error replies by their code (the first word) for INFO errorstats;
+ * bounded so a client sending endless distinct codes cannot grow it. */
+void incrementErrorCount(const char *fullerr, size_t namelen) {
+    if (server.errors == NULL) return;
+    sds code = sdsnewlen(fullerr, namelen);
+    dictEntry *de = dictFind(server.errors, code);
+    if (de) {
+        dictIncrSignedIntegerVal(de, 1);
+        sdsfree(code);
+    } else if (dictSize(server.errors) < 128) {
+        de = dictAddRaw(server.errors, code, NULL);
+        dictSetSignedIntegerVal(de, 1);
+    } else {
+        sdsfree(code);
+    }
+}
+
+static void dictErrorKeyFree(dict *d, void *key) { (void)d; sdsfree(key); }
+static uint64_t dictErrorHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
+static int dictErrorCompare(dict *d, const void *a, const void *b) { (void)d; return sdscmp((sds)a, (sds)b) == 0; }
+dictType errorsDictType = {
+    .hashFunction = dictErrorHash,
+    .keyCompare = dictErrorCompare,
+    .keyDestructor = dictErrorKeyFree,
+};
+
+int mustObeyClient(client *c) { return c->flags & CLIENT_FAKE; }
+
+/* ---- cron and the event-loop hooks ---------------------------------------------------- */
+
+static void databasesCron(void) {
+    if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
+    for (int j = 0; j < server.dbnum; j++) {
+        redisDb *db = &server.db[j];
+        if (dictIsRehashing(db->dict)) dictRehashMilliseconds(db->dict, 1);
+        if (dictIsRehashing(db->expires)) dictRehashMilliseconds(db->expires, 1);
+    }
+}
+
+static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
+    (void)el; (void)id; (void)clientData;
+    updateCachedTime();
+    server.lruclock = getLRUClock();
+    size_t used = zmalloc_used_memory();
+    if (used > server.stat_peak_memory) server.stat_peak_memory = used;
+    if (server.shutdown_asap) {
+        if (prepareForShutdown(0) == C_OK) exit(0);
+        server.shutdown_asap = 0;
+    }
+    clientsCron();
+    databasesCron();
+    server.cronloops++;
+    return 1000 / server.hz;
+}
+
+static void beforeSleep(struct aeEventLoop *el) {
+    (void)el;
+    updateCachedTime();
+    if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
+    handleClientsWithPendingWrites();
+    freeClientsInAsyncFreeQueue();
+}
+
+/* ---- listening ------------------------------------------------------------------------- */
+
+/* Address families that may legitimately be missing on a host (no IPv6). */
+static int bindErrorIsOptional(void) {
+    return errno == EADDRNOTAVAIL || errno == EAFNOSUPPORT || errno == EPROTONOSUPPORT ||
+           errno == ESOCKTNOSUPPORT || errno == EPFNOSUPPORT || errno == EINVAL;
+}
+
+static int listenOnTcp(void) {
+    char err[ANET_ERR_LEN];
+    if (server.port == 0) return C_OK;
+    for (int j = 0; j < server.bindaddr_count; j++) {
+        const char *addr = server.bindaddr[j];
+        int optional = addr[0] == '-';
+        if (optional) addr++;
+        int fd = strchr(addr, ':') ? anetTcp6Server(err, server.port, (char *)addr, server.tcp_backlog)
+                                   : anetTcpServer(err, server.port, (char *)addr, server.tcp_backlog);
+        if (fd == ANET_ERR) {
+            if (optional && bindErrorIsOptional()) {
+                serverLog(LL_NOTICE, "Skipping optional bind address %s: %s", addr, err);
+                continue;
+            }
+            serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr,
+                      server.port, err);
+            return C_ERR;
+        }
+        anetNonBlock(NULL, fd);
+        anetCloexec(fd);
+        server.ipfd[server.ipfd_count++] = fd;
+    }
+    if (server.ipfd_count == 0) {
+        serverLog(LL_WARNING, "Failed listening on any of the bind addresses; is 'bind' right?");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static int listenOnUnixSocket(void) {
+    char err[ANET_ERR_LEN];
+    if (server.unixsocket == NULL) return C_OK;
+    unlink(server.unixsocket);
+    server.sofd = anetUnixServer(err, server.unixsocket, (mode_t)server.unixsocketperm, server.tcp_backlog);
+    if (server.sofd == ANET_ERR) {
+        serverLog(LL_WARNING, "Failed opening Unix socket: %s", err);
+        return C_ERR;
+    }
+    anetNonBlock(NULL, server.sofd);
+    anetCloexec(server.sofd);
+    return C_OK;
+}
+
+static void registerListeners(void) {
+    for (int j = 0; j < server.ipfd_count; j++) {
+        if (aeCreateFileEvent(server.el, server.ipfd[j], AE_READABLE, acceptTcpHandler, NULL) == AE_ERR)
+            serverPanic("Unrecoverable error creating server.ipfd file event.");
+    }
+    if (server.sofd > 0 && aeCreateFileEvent(server.el, server.sofd, AE_READABLE, acceptUnixHandler, NULL) == AE_ERR)
+        serverPanic("Unrecoverable error creating server.sofd file event.");
+}
+
+static void closeListeners(void) {
+    for (int j = 0; j < server.ipfd_count; j++) close(server.ipfd[j]);
+    server.ipfd_count = 0;
+    if (server.sofd > 0) {
+        close(server.sofd);
+        server.sofd = -1;
+        if (server.unixsocket) unlink(server.unixsocket);
+    }
+}
+
+/* ---- initialisation --------------------------------------------------------------------- */
+
+static void initServerState(void) {
+    server.pid = getpid();
+    server.sofd = -1;
+    server.ipfd_count = 0;
+    server.clients = listCreate();
+    server.clients_to_close = listCreate();
+    server.clients_pending_write = listCreate();
+    server.next_client_id = 1;
+    server.commands = dictCreate(&commandTableDictType);
+    server.lruclock = getLRUClock();
+    server.stat_starttime = time(NULL);
+    server.lastsave = time(NULL);
+    updateCachedTime();
+    unsigned char runid_bytes[CONFIG_RUN_ID_SIZE / 2];
+    osRandomBytes(runid_bytes, sizeof runid_bytes);
+    for (int j = 0; j < CONFIG_RUN_ID_SIZE / 2; j++)
+        snprintf(server.runid + j * 2, 3, "%02x", runid_bytes[j]);
+}
+
+static void createDatabases(void) {
+    server.db = zmalloc(sizeof(redisDb) * (size_t)server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) initDb(&server.db[j], j);
+}
+
+static void initServer(void) {
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    setupSignalHandlers();
+    createSharedObjects();
+    server.errors = dictCreate(&errorsDictType);
+    server.el = aeCreateEventLoop((int)server.maxclients + CONFIG_MIN_RESERVED_FDS + 96);
+    if (server.el == NULL) {
+        serverLog(LL_WARNING, "Failed creating the event loop. Error message: '%s'", strerror(errno));
+        exit(1);
+    }
+    connInit(server.el);
+    evictInit();
+    createDatabases();
+    if (listenOnTcp() != C_OK || listenOnUnixSocket() != C_OK) exit(1);
+    registerListeners();
+    if (aeCreateTimeEvent(server.el, 1, serverCron, NULL, NULL) == AE_ERR)
+        serverPanic("Can't create event loop timers.");
+    aeSetBeforeSleepProc(server.el, beforeSleep);
+    slowlogInit();
+    infoInit();
+}
+
+static void seedHashFunctions(void) {
+    uint8_t seed[16];
+    if (osRandomBytes(seed, sizeof seed) != 0)
+        serverLog(LL_WARNING, "The OS offered no random source: the hash seed comes from a weaker fallback.");
+    dictSetHashFunctionSeed(seed);
+}
+
+/* ---- shutdown --------------------------------------------------------------------------- */
+
+int prepareForShutdown(int flags) {
+    (void)flags;
+    serverLog(LL_WARNING, "User requested shutdown...");
+    closeListeners();
+    if (server.pidfile) unlink(server.pidfile);
+    serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
+    return C_OK;
+}
+
+static void sigShutdownHandler(int sig) {
+    if (server.shutdown_asap && sig == SIGINT) {
+        serverLogRaw(LL_WARNING, "You insist... exiting now.");
+        exit(1);
+    }
+    server.shutdown_asap = 1;
+}
+
+static void setupShutdownSignals(void) {
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    sigemptyset(&act.sa_mask);
+    act.sa_handler = sigShutdownHandler;
+    sigaction(SIGTERM, &act, NULL);
+    sigaction(SIGINT, &act, NULL);
+}
+
+/* ---- daemonizing and pid file ------------------------------------------------------------ */
+
+static void daemonize(void) {
+    if (fork() != 0) exit(0);
+    setsid();
+    int fd = open("/dev/null", O_RDWR, 0);
+    if (fd != -1) {
+        dup2(fd, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        if (fd > STDERR_FILENO) close(fd);
+    }
+}
+
+static void createPidFile(void) {
+    if (!server.pidfile) return;
+    FILE *fp = fopen(server.pidfile, "w");
+    if (fp) {
+        fprintf(fp, "%d\n", (int)getpid());
+        fclose(fp);
+    } else {
+        serverLog(LL_WARNING, "Failed to write PID file: %s", strerror(errno));
+    }
+}
+
+/* ---- connection commands ------------------------------------------------------------------ */
+
+void pingCommand(client *c) {
+    if (c->argc > 2) {
+        addReplyErrorArity(c);
+        return;
+    }
+    if (c->flags & CLIENT_PUBSUB && c->resp == 2) {
+        addReplyArrayLen(c, 2);
+        addReplyBulkCBuffer(c, "pong", 4);
+        if (c->argc == 1) addReplyBulkCBuffer(c, "", 0);
+        else addReplyBulk(c, c->argv[1]);
+        return;
+    }
+    if (c->argc == 1) addReply(c, shared.pong);
+    else addReplyBulk(c, c->argv[1]);
+}
+
+void echoCommand(client *c) { addReplyBulk(c, c->argv[1]); }
+
+void quitCommand(client *c) {
+    addReply(c, shared.ok);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+void timeCommand(client *c) {
+    long long now = ustime();
+    addReplyArrayLen(c, 2);
+    addReplyBulkLongLong(c, now / 1000000);
+    addReplyBulkLongLong(c, now % 1000000);
+}
+
+void lastsaveCommand(client *c) { addReplyLongLong(c, (long long)server.lastsave); }
+
+void selectCommand(client *c) {
+    int id;
+    if (getIntFromObjectOrReply(c, c->argv[1], &id, NULL) != C_OK) return;
+    if (selectDb(c, id) == C_ERR) addReplyError(c, "DB index is out of range");
+    else addReply(c, shared.ok);
+}
+
+/* Checks a username/password pair against the single default user. */
+static int checkPassword(client *c, robj *username, robj *password) {
+    if (username && strcmp(username->ptr, "default") != 0) return C_ERR;
+    if (server.requirepass == NULL) return C_OK; /* the default user has no password */
+    if (sdslen(password->ptr) != strlen(server.requirepass) ||
+        memcmp(password->ptr, server.requirepass, sdslen(password->ptr)) != 0)
+        return C_ERR;
+    (void)c;
+    return C_OK;
+}
+
+static const char *wrongpass_error = "-WRONGPASS invalid username-password pair or user is disabled.";
+
+void authCommand(client *c) {
+    if (c->argc > 3) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    robj *username = c->argc == 3 ? c->argv[1] : NULL;
+    robj *password = c->argv[c->argc - 1];
+    if (username == NULL && server.requirepass == NULL) {
+        addReplyError(c, "AUTH <password> called without any password configured for the default user. "
+                         "Are you sure your configuration is correct?");
+        return;
+    }
+    if (checkPassword(c, username, password) != C_OK) {
+        addReplyError(c, wrongpass_error);
+        return;
+    }
+    c->authenticated = 1;
+    addReply(c, shared.ok);
+}
+
+/* Client names: no spaces, newlines or other special characters. */
+int validateClientName(client *c, robj *name) {
+    const char *p = name->ptr;
+    for (size_t j = 0; j < sdslen(name->ptr); j++) {
+        if (p[j] < '!' || p[j] > '~') {
+            addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+void setClientName(client *c, robj *name) {
+    if (c->name) decrRefCount(c->name);
+    c->name = NULL;
+    if (sdslen(name->ptr) == 0) return;
+    c->name = name;
+    incrRefCount(name);
+}
+
+static void addHelloReply(client *c) {
+    addReplyMapLen(c, 7);
+    addReplyBulkCString(c, "server");
+    addReplyBulkCString(c, "redis");
+    addReplyBulkCString(c, "version");
+    addReplyBulkCString(c, REDIS_VERSION);
+    addReplyBulkCString(c, "proto");
+    addReplyLongLong(c, c->resp);
+    addReplyBulkCString(c, "id");
+    addReplyLongLong(c, (long long)c->id);
+    addReplyBulkCString(c, "mode");
+    addReplyBulkCString(c, "standalone");
+    addReplyBulkCString(c, "role");
+    addReplyBulkCString(c, "master");
+    addReplyBulkCString(c, "modules");
+    addReplyArrayLen(c, 0);
+}
+
+void helloCommand(client *c) {
+    long long ver = 0;
+    int next = 1;
+    if (c->argc >= 2) {
+        if (getLongLongFromObjectOrReply(c, c->argv[next++], &ver,
+                                         "Protocol version is not an integer or out of range") != C_OK)
+            return;
+        if (ver < 2 || ver > 3) {
+            addReplyError(c, "-NOPROTO unsupported protocol version");
+            return;
+        }
+    }
+    robj *username = NULL, *password = NULL, *clientname = NULL;
+    for (int j = next; j < c->argc; j++) {
+        int more = c->argc - j - 1;
+        if (!strcasecmp(c->argv[j]->ptr, "AUTH") && more >= 2) {
+            username = c->argv[j + 1];
+            password = c->argv[j + 2];
+            j += 2;
+        } else if (!strcasecmp(c->argv[j]->ptr, "SETNAME") && more >= 1) {
+            clientname = c->argv[j + 1];
+            j++;
+        } else {
+            addReplyErrorFormat(c, "Syntax error in HELLO option '%s'", (char *)c->argv[j]->ptr);
+            return;
+        }
+    }
+    if (username && checkPassword(c, username, password) != C_OK) {
+        addReplyError(c, wrongpass_error);
+        return;
+    }
+    if (username) c->authenticated = 1;
+    if (!c->authenticated) {
+        addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+                         "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+                         "select the RESP protocol version at the same time");
+        return;
+    }
+    if (clientname && validateClientName(c, clientname) != C_OK) return;
+    if (clientname) setClientName(c, clientname);
+    if (ver) c->resp = (int)ver;
+    addHelloReply(c);
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+
+static void printVersion(void) {
+    printf("Redis server v=%s sha=00000000:0 malloc=%s bits=%d build=portable\n", REDIS_VERSION,
+           zmalloc_allocator_name(), SIZEOF_POINTER_BITS);
+}
+
+static void printUsage(FILE *out) {
+    fprintf(out, "Usage: ./redis-server [/path/to/redis.conf] [options] [-]\n"
+                 "       ./redis-server - (read config from stdin)\n"
+                 "       ./redis-server -v or --version\n"
+                 "       ./redis-server -h or --help\n"
+                 "       ./redis-server --check-system (check allocator and platform, then exit)\n\n"
+                 "Examples:\n"
+                 "       ./redis-server (run the server with default conf)\n"
+                 "       ./redis-server /etc/redis/6379.conf\n"
+                 "       ./redis-server --port 7777\n"
+                 "       ./redis-server /etc/myredis.conf --loglevel verbose -\n");
+}
+
+static void checkAllocatorOrExit(void) {
     char err[256];
     if (zmalloc_check_page_size(err, sizeof err) != 0) {
         fprintf(stderr, "FATAL: %s\n", err);
@@ -39,15 +733,14 @@ static void check_allocator_or_exit(void) {
     }
 }
 
-/* --check-system: prove the allocator works on this machine and report the
- * platform facts the build decided. Used by tests/c/pagesize-check.sh. */
-static int check_system(void) {
+/* --check-system: prove the allocator works here and report platform facts. */
+static int checkSystem(void) {
     enum { BLOCKS = 1000 };
     void *blocks[BLOCKS];
     for (int i = 0; i < BLOCKS; i++) blocks[i] = zmalloc((size_t)(i * 37 % 4096) + 1);
     size_t used = zmalloc_used_memory();
     for (int i = 0; i < BLOCKS; i++) zfree(blocks[i]);
-    printf("allocator=%s page_size=%ld bits=%d byte_order=%s aligned_access=%s used_memory_peak_test=%zu\n",
+    printf("allocator=%s page_size=%ld bits=%d byte_order=%s aligned_access=%s test_allocation=%zu\n",
            zmalloc_allocator_name(), sysconf(_SC_PAGESIZE), SIZEOF_POINTER_BITS,
            BYTE_ORDER_BIG ? "big" : "little",
 #ifdef USE_ALIGNED_ACCESS
@@ -59,18 +752,66 @@ static int check_system(void) {
     return zmalloc_used_memory() == 0 ? 0 : 1;
 }
 
+/* Turns "--port 6380 --bind a b" into "port 6380\nbind a b\n". */
+static sds optionsFromArgs(int argc, char **argv, int first, int *read_stdin) {
+    sds options = sdsempty();
+    for (int j = first; j < argc; j++) {
+        if (!strcmp(argv[j], "-")) {
+            *read_stdin = 1;
+        } else if (argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
+            if (sdslen(options)) options = sdscat(options, "\n");
+            options = sdscat(options, argv[j] + 2);
+            options = sdscat(options, " ");
+        } else {
+            options = sdscatrepr(options, argv[j], strlen(argv[j]));
+            options = sdscat(options, " ");
+        }
+    }
+    return options;
+}
+
 int main(int argc, char **argv) {
-    check_allocator_or_exit();
+    checkAllocatorOrExit();
     if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
-        print_version();
+        printVersion();
         return 0;
     }
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        print_usage(stdout);
+        printUsage(stdout);
         return 0;
     }
-    if (argc == 2 && !strcmp(argv[1], "--check-system")) return check_system();
-    fprintf(stderr, "redis-server: the network server is not built yet in this version "
-                    "(see README: status); use --check-system or --version\n");
-    return 1;
+    if (argc == 2 && !strcmp(argv[1], "--check-system")) return checkSystem();
+
+    seedHashFunctions();
+    initServerState();
+    initConfigValues();
+    populateCommandTable();
+    server.executable = argv[0];
+
+    char *configfile = NULL;
+    int first_option = 1;
+    if (argc >= 2 && argv[1][0] != '-') {
+        configfile = argv[1];
+        first_option = 2;
+    }
+    int read_stdin = 0;
+    sds options = optionsFromArgs(argc, argv, first_option, &read_stdin);
+    if (configfile) server.configfile = realpath(configfile, NULL);
+    if (configfile && !server.configfile) server.configfile = zstrdup(configfile);
+    loadServerConfig(configfile, (char)read_stdin, options);
+    sdsfree(options);
+    evictApplyDefaultCap();
+
+    if (server.daemonize) daemonize();
+    setupShutdownSignals();
+    initServer();
+    createPidFile();
+    serverLog(LL_NOTICE, "Redis version=%s, bits=%d, pid=%d, allocator=%s, just started", REDIS_VERSION,
+              SIZEOF_POINTER_BITS, (int)getpid(), zmalloc_allocator_name());
+    if (server.port) serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+    if (server.unixsocket) serverLog(LL_NOTICE, "The server is now ready to accept connections at %s", server.unixsocket);
+    if (server.port) serverLog(LL_NOTICE, "Ready to accept connections tcp");
+    aeMain(server.el);
+    aeDeleteEventLoop(server.el);
+    return 0;
 }

@@ -35,7 +35,7 @@
 #define raw_calloc(n) je_calloc(1, n)
 #define raw_realloc(p, n) je_realloc(p, n)
 #define raw_free(p) je_free(p)
-#define raw_usable_size(p) je_malloc_usable_size(p)
+#define raw_usable_size(p) je_malloc_usable_size((void *)(p))
 #define HAVE_USABLE_SIZE 1
 #define STR_(x) #x
 #define STR(x) STR_(x)

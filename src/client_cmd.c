@@ -1,0 +1,473 @@
+/* client_cmd.c -- CLIENT: ID, INFO, LIST, KILL, SETNAME, GETNAME, SETINFO,
+ * PAUSE, UNPAUSE, REPLY, NO-EVICT, NO-TOUCH and HELP.
+ *
+ * Replies and error texts are Redis 7's, byte for byte (CLIENT SETINFO and
+ * NO-TOUCH follow 7.2, where they appeared).
+ *
+ * CLIENT PAUSE. processCommand() asks postponeCommandIfPaused() right
+ * before running a command; while a pause is in effect the command (all
+ * commands with ALL, those that may write with WRITE) is kept in the
+ * client's argv, the client is flagged CLIENT_BLOCKED so networking.c stops
+ * parsing its input, and its id is remembered. The pause ends at its
+ * deadline (a timer of ours) or on CLIENT UNPAUSE; then, from a timer (so
+ * never nested inside another command), each remembered client still
+ * connected runs its command and the rest of its pipeline, in the order
+ * they were paused. Ids rather than pointers are remembered, so a
+ * client that disconnects while paused needs no cleanup here. A second
+ * PAUSE extends the deadline and can only make the pause stricter (WRITE ->
+ * ALL), never looser, until it ends.
+ *
+ * CLIENT KILL parses every filter before killing anything; a client that
+ * kills itself gets its reply first and is closed after it.
+ */
+#include "server.h"
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+#define CLIENT_TYPE_MATCHES_NONE (-2) /* "master": we have no master link */
+
+/* -1 for an unknown name. */
+static int clientTypeByName(const char *name) {
+    if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
+    if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return CLIENT_TYPE_REPLICA;
+    if (!strcasecmp(name, "pubsub")) return CLIENT_TYPE_PUBSUB;
+    if (!strcasecmp(name, "master")) return CLIENT_TYPE_MATCHES_NONE;
+    return -1;
+}
+
+/* Returns 1 and sets *on for "on"/"off", otherwise replies a syntax error. */
+static int parseOnOffOrReply(client *c, robj *arg, int *on) {
+    if (!strcasecmp(arg->ptr, "on")) *on = 1;
+    else if (!strcasecmp(arg->ptr, "off")) *on = 0;
+    else {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return 0;
+    }
+    return 1;
+}
+
+static void setClientFlag(client *c, uint64_t flag, int on) {
+    if (on) c->flags |= flag;
+    else c->flags &= ~flag;
+}
+
+static client *clientById(uint64_t id) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *c = listNodeValue(ln);
+        if (c->id == id) return c;
+    }
+    return NULL;
+}
+
+/* ---- CLIENT LIST / INFO ------------------------------------------------------------------ */
+
+static sds catClientLine(sds out, client *c) {
+    out = catClientInfoString(out, c);
+    return sdscatlen(out, "\n", 1);
+}
+
+static void clientListByType(client *c, int type) {
+    sds out = sdsempty();
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *each = listNodeValue(ln);
+        if (type == -1 || getClientType(each) == type) out = catClientLine(out, each);
+    }
+    addReplyVerbatim(c, out, sdslen(out), "txt");
+    sdsfree(out);
+}
+
+static void clientListByIds(client *c) {
+    sds out = sdsempty();
+    for (int j = 3; j < c->argc; j++) {
+        long long id;
+        if (getLongLongFromObject(c->argv[j], &id) != C_OK) {
+            addReplyError(c, "Invalid client ID");
+            sdsfree(out);
+            return;
+        }
+        client *found = clientById((uint64_t)id);
+        if (found) out = catClientLine(out, found);
+    }
+    addReplyVerbatim(c, out, sdslen(out), "txt");
+    sdsfree(out);
+}
+
+static void clientListCommand(client *c) {
+    if (c->argc == 2) {
+        clientListByType(c, -1);
+    } else if (c->argc == 4 && !strcasecmp(c->argv[2]->ptr, "type")) {
+        int type = clientTypeByName(c->argv[3]->ptr);
+        if (type == -1) {
+            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)c->argv[3]->ptr);
+            return;
+        }
+        clientListByType(c, type);
+    } else if (c->argc > 3 && !strcasecmp(c->argv[2]->ptr, "id")) {
+        clientListByIds(c);
+    } else {
+        addReplyErrorObject(c, shared.syntaxerr);
+    }
+}
+
+static void clientInfoCommand(client *c) {
+    sds out = catClientLine(sdsempty(), c);
+    addReplyVerbatim(c, out, sdslen(out), "txt");
+    sdsfree(out);
+}
+
+/* ---- CLIENT KILL --------------------------------------------------------------------------- */
+
+typedef struct killFilter {
+    uint64_t id;          /* 0: any */
+    int type;             /* -1: any */
+    const char *addr;     /* NULL: any */
+    const char *laddr;
+    int skipme;
+} killFilter;
+
+static int killFilterMatches(const killFilter *f, client *self, client *c) {
+    if (c->conn == NULL) return 0; /* fake clients (AOF loading) cannot be killed */
+    if (f->id && c->id != f->id) return 0;
+    if (f->type != -1 && getClientType(c) != f->type) return 0;
+    if (f->addr && strcmp(getClientPeerId(c), f->addr) != 0) return 0;
+    if (f->laddr) {
+        char local[NET_ADDR_STR_LEN] = "?:0";
+        connFormatAddr(c->conn, local, sizeof local, 0);
+        if (strcmp(local, f->laddr) != 0) return 0;
+    }
+    return !(f->skipme && c == self);
+}
+
+/* Parses "<option> <value> ..." into f; replies and returns 0 on error. */
+static int parseKillFilter(client *c, killFilter *f) {
+    for (int i = 2; i < c->argc; i += 2) {
+        const char *opt = c->argv[i]->ptr;
+        int moreargs = c->argc > i + 1;
+        robj *value = moreargs ? c->argv[i + 1] : NULL;
+        if (!moreargs) {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return 0;
+        } else if (!strcasecmp(opt, "id")) {
+            long id;
+            if (getRangeLongFromObjectOrReply(c, value, 1, LONG_MAX, &id, "client-id should be greater than 0") != C_OK)
+                return 0;
+            f->id = (uint64_t)id;
+        } else if (!strcasecmp(opt, "type")) {
+            f->type = clientTypeByName(value->ptr);
+            if (f->type == -1) {
+                addReplyErrorFormat(c, "Unknown client type '%s'", (char *)value->ptr);
+                return 0;
+            }
+        } else if (!strcasecmp(opt, "addr")) {
+            f->addr = value->ptr;
+        } else if (!strcasecmp(opt, "laddr")) {
+            f->laddr = value->ptr;
+        } else if (!strcasecmp(opt, "user")) {
+            if (strcmp(value->ptr, "default") != 0) { /* the only user until ACLs exist */
+                addReplyErrorFormat(c, "No such user '%s'", (char *)value->ptr);
+                return 0;
+            }
+        } else if (!strcasecmp(opt, "skipme")) {
+            if (!strcasecmp(value->ptr, "yes")) f->skipme = 1;
+            else if (!strcasecmp(value->ptr, "no")) f->skipme = 0;
+            else {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return 0;
+            }
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Kills every match but `self`, which is only reported (it is closed once
+ * its reply is out). Returns the number of clients killed. */
+static long killMatchingClients(const killFilter *f, client *self, int *kill_self) {
+    long killed = 0;
+    listIter li;
+    listNode *ln;
+    *kill_self = 0;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *c = listNodeValue(ln);
+        if (!killFilterMatches(f, self, c)) continue;
+        killed++;
+        if (c == self) *kill_self = 1;
+        else freeClient(c);
+    }
+    return killed;
+}
+
+static void clientKillCommand(client *c) {
+    killFilter f = {.id = 0, .type = -1, .addr = NULL, .laddr = NULL, .skipme = 1};
+    int old_form = c->argc == 3;
+    if (old_form) {
+        f.addr = c->argv[2]->ptr;
+        f.skipme = 0; /* the old form may kill the caller */
+    } else if (c->argc % 2 == 0 || !parseKillFilter(c, &f)) {
+        if (c->argc % 2 == 0) addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    int kill_self;
+    long killed = killMatchingClients(&f, c, &kill_self);
+    if (old_form && killed == 0) {
+        addReplyError(c, "No such client");
+        return;
+    }
+    if (old_form) addReply(c, shared.ok);
+    else addReplyLongLong(c, killed);
+    if (kill_self) c->flags |= CLIENT_CLOSE_AFTER_REPLY; /* after the reply, or it would be dropped */
+}
+
+/* ---- CLIENT PAUSE / UNPAUSE -------------------------------------------------------------------- */
+
+#define PAUSE_NONE 0
+#define PAUSE_WRITE 1
+#define PAUSE_ALL 2
+
+static struct {
+    int type;               /* PAUSE_* */
+    long long end_ms;       /* unix ms */
+    long long timer_id;     /* -1: none */
+    list *waiting_ids;      /* uint64_t* of the postponed clients, in order */
+} pause_state = {PAUSE_NONE, 0, -1, NULL};
+
+int clientsArePaused(void) { return pause_state.type != PAUSE_NONE; }
+
+static int commandMayWrite(redisCommand *cmd) { return cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE); }
+
+int postponeCommandIfPaused(client *c) {
+    if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & CLIENT_FAKE) return 0;
+    if (pause_state.type == PAUSE_WRITE && !commandMayWrite(c->cmd)) return 0;
+    if (pause_state.waiting_ids == NULL) {
+        pause_state.waiting_ids = listCreate();
+        listSetFreeMethod(pause_state.waiting_ids, zfree);
+    }
+    uint64_t *id = zmalloc(sizeof(*id));
+    *id = c->id;
+    listAddNodeTail(pause_state.waiting_ids, id);
+    c->flags |= CLIENT_BLOCKED;
+    return 1;
+}
+
+/* Runs the postponed command of a client, then whatever it pipelined. */
+static void resumeClient(client *c) {
+    c->flags &= ~CLIENT_BLOCKED;
+    if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY) || c->argc == 0) return;
+    server.current_client = c;
+    processCommand(c);
+    if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
+    server.current_client = NULL;
+    if (!(c->flags & CLIENT_BLOCKED)) processInputBuffer(c);
+}
+
+/* Runs from a timer, never inside another command, so the resumed commands
+ * execute exactly as if they had just arrived. */
+static int resumePausedClientsProc(struct aeEventLoop *el, long long id, void *data) {
+    (void)el; (void)id;
+    list *ids = data;
+    while (listLength(ids)) {
+        listNode *ln = listFirst(ids);
+        client *c = clientById(*(uint64_t *)listNodeValue(ln));
+        listDelNode(ids, ln);
+        if (c && c->flags & CLIENT_BLOCKED) resumeClient(c);
+    }
+    listRelease(ids);
+    return AE_NOMORE;
+}
+
+static void unpauseClients(void) {
+    if (pause_state.timer_id != -1) aeDeleteTimeEvent(server.el, pause_state.timer_id);
+    pause_state.timer_id = -1;
+    pause_state.type = PAUSE_NONE;
+    pause_state.end_ms = 0;
+    list *ids = pause_state.waiting_ids;
+    pause_state.waiting_ids = NULL;
+    if (ids && aeCreateTimeEvent(server.el, 0, resumePausedClientsProc, ids, NULL) == AE_ERR)
+        serverPanic("Can't create the CLIENT UNPAUSE timer.");
+}
+
+static int pauseTimerProc(struct aeEventLoop *el, long long id, void *data) {
+    (void)el; (void)id; (void)data;
+    long long left = pause_state.end_ms - mstime();
+    if (left > 0) return (int)(left > INT_MAX ? INT_MAX : left); /* extended meanwhile */
+    pause_state.timer_id = -1;
+    unpauseClients();
+    return AE_NOMORE;
+}
+
+static void pauseClients(int type, long long end_ms) {
+    if (type > pause_state.type) pause_state.type = type;
+    if (end_ms > pause_state.end_ms) pause_state.end_ms = end_ms;
+    if (pause_state.timer_id != -1) aeDeleteTimeEvent(server.el, pause_state.timer_id);
+    long long delay = pause_state.end_ms - mstime();
+    if (delay < 0) delay = 0;
+    if (delay > INT_MAX) delay = INT_MAX;
+    pause_state.timer_id = aeCreateTimeEvent(server.el, delay, pauseTimerProc, NULL, NULL);
+}
+
+static void clientPauseCommand(client *c) {
+    int type = PAUSE_ALL;
+    if (c->argc > 4) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if (c->argc == 4) {
+        if (!strcasecmp(c->argv[3]->ptr, "write")) type = PAUSE_WRITE;
+        else if (!strcasecmp(c->argv[3]->ptr, "all")) type = PAUSE_ALL;
+        else {
+            addReplyError(c, "CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    }
+    long long timeout;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &timeout, "timeout is not an integer or out of range") != C_OK)
+        return;
+    if (timeout < 0) {
+        addReplyError(c, "timeout is negative");
+        return;
+    }
+    long long now = mstime();
+    pauseClients(type, timeout > LLONG_MAX - now ? LLONG_MAX : now + timeout);
+    addReply(c, shared.ok);
+}
+
+/* ---- names and per-connection switches ------------------------------------------------------------ */
+
+static void clientGetnameCommand(client *c) {
+    if (c->name) addReplyBulk(c, c->name);
+    else addReplyNull(c);
+}
+
+static void clientSetnameCommand(client *c) {
+    if (validateClientName(c, c->argv[2]) != C_OK) return;
+    setClientName(c, c->argv[2]);
+    addReply(c, shared.ok);
+}
+
+static int validClientAttribute(robj *value) {
+    const char *p = value->ptr;
+    for (size_t j = 0; j < sdslen(value->ptr); j++)
+        if (p[j] < '!' || p[j] > '~') return 0;
+    return 1;
+}
+
+static void clientSetinfoCommand(client *c) {
+    const char *attr = c->argv[2]->ptr;
+    robj *value = c->argv[3];
+    robj **slot;
+    if (!strcasecmp(attr, "lib-name")) slot = &c->lib_name;
+    else if (!strcasecmp(attr, "lib-ver")) slot = &c->lib_ver;
+    else {
+        addReplyErrorFormat(c, "Unrecognized option '%s'", attr);
+        return;
+    }
+    if (!validClientAttribute(value)) {
+        addReplyErrorFormat(c, "%s cannot contain spaces, newlines or special characters.", attr);
+        return;
+    }
+    if (*slot) decrRefCount(*slot);
+    *slot = NULL;
+    if (sdslen(value->ptr)) {
+        *slot = value;
+        incrRefCount(value);
+    }
+    addReply(c, shared.ok);
+}
+
+static void clientReplyCommand(client *c) {
+    const char *mode = c->argv[2]->ptr;
+    if (!strcasecmp(mode, "on")) {
+        c->flags &= ~(uint64_t)(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(mode, "off")) {
+        c->flags |= CLIENT_REPLY_OFF;
+    } else if (!strcasecmp(mode, "skip")) {
+        if (!(c->flags & CLIENT_REPLY_OFF)) c->flags |= CLIENT_REPLY_SKIP_NEXT;
+    } else {
+        addReplyErrorObject(c, shared.syntaxerr);
+    }
+}
+
+static void clientFlagSwitchCommand(client *c, uint64_t flag) {
+    int on;
+    if (!parseOnOffOrReply(c, c->argv[2], &on)) return;
+    setClientFlag(c, flag, on);
+    addReply(c, shared.ok);
+}
+
+static void clientHelpCommand(client *c) {
+    static const char *help[] = {
+        "GETNAME",
+        "    Return the name of the current connection.",
+        "ID",
+        "    Return the ID of the current connection.",
+        "INFO",
+        "    Return information about the current client connection.",
+        "KILL <ip:port>",
+        "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]",
+        "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Kill connections by type.",
+        "    * USER <username>",
+        "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)",
+        "      Skip killing current connection (default: yes).",
+        "LIST [options ...]",
+        "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Return clients of specified type.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
+        "SETNAME <name>",
+        "    Assign the name <name> to the current connection.",
+        "SETINFO <option> <value>",
+        "    Set client meta attr. Options are:",
+        "    * LIB-NAME: the client lib name.",
+        "    * LIB-VER: the client lib version.",
+        "NO-EVICT (ON|OFF)",
+        "    Protect current client connection from eviction.",
+        "NO-TOUCH (ON|OFF)",
+        "    Will not touch LRU/LFU stats when this mode is on.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------------------ */
+
+void clientCommand(client *c) {
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help")) clientHelpCommand(c);
+    else if (!strcasecmp(sub, "id")) addReplyLongLong(c, (long long)c->id);
+    else if (!strcasecmp(sub, "info")) clientInfoCommand(c);
+    else if (!strcasecmp(sub, "list")) clientListCommand(c);
+    else if (!strcasecmp(sub, "kill")) clientKillCommand(c);
+    else if (!strcasecmp(sub, "getname")) clientGetnameCommand(c);
+    else if (!strcasecmp(sub, "setname")) clientSetnameCommand(c);
+    else if (!strcasecmp(sub, "setinfo")) clientSetinfoCommand(c);
+    else if (!strcasecmp(sub, "pause")) clientPauseCommand(c);
+    else if (!strcasecmp(sub, "unpause")) {
+        unpauseClients();
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "reply")) clientReplyCommand(c);
+    else if (!strcasecmp(sub, "no-evict")) clientFlagSwitchCommand(c, CLIENT_NO_EVICT);
+    else if (!strcasecmp(sub, "no-touch")) clientFlagSwitchCommand(c, CLIENT_NO_TOUCH);
+    else addReplySubcommandSyntaxError(c);
+}

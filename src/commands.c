@@ -1,0 +1,422 @@
+/* commands.c -- the command table: the single source of truth for dispatch,
+ * arity and flag checks, COMMAND INFO/DOCS/COUNT/LIST, INFO commandstats and
+ * (later) redis-cli's help and completion.
+ *
+ * Each entry: name, handler, arity (N = exactly N arguments including the
+ * name, -N = at least N), flags, legacy key positions (first, last, step),
+ * group, version introduced, a one-line summary and an argument hint.
+ * Container commands (CONFIG, CLIENT, OBJECT, COMMAND, SLOWLOG) carry a
+ * subcommand table; their own handler, if any, runs when called without a
+ * subcommand.
+ *
+ * Handlers are declared weak here: a handler whose module is not linked in
+ * resolves to NULL and its entry is skipped at start-up, so the server links
+ * while commands are still being written. tests/unit/commands.tcl asserts
+ * that COMMAND COUNT equals the number of entries, so a missing handler
+ * cannot go unnoticed in a release.
+ */
+#include "server.h"
+
+#define SUB(name, proc, arity, flags, fk, lk, step, summary, args) \
+    {name, proc, arity, flags, fk, lk, step, NULL, summary, NULL, NULL, args, NULL, \
+     NULL, NULL, NULL, 0, 0, 0, 0, 0}
+#define CMD(name, proc, arity, flags, fk, lk, step, group, since, summary, args, subs) \
+    {name, proc, arity, flags, fk, lk, step, group, summary, since, NULL, args, subs, \
+     NULL, NULL, NULL, 0, 0, 0, 0, 0}
+#define END {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0}
+
+/* Handlers of modules that may not be linked yet resolve to NULL. */
+#pragma weak appendCommand
+#pragma weak authCommand
+#pragma weak clientCommand
+#pragma weak commandCommand
+#pragma weak commandCountCommand
+#pragma weak commandDocsCommand
+#pragma weak commandGetKeysCommand
+#pragma weak commandHelpCommand
+#pragma weak commandInfoCommand
+#pragma weak commandListCommand
+#pragma weak configGetCommand
+#pragma weak configHelpCommand
+#pragma weak configResetStatCommand
+#pragma weak configRewriteCommand
+#pragma weak configSetCommand
+#pragma weak copyCommand
+#pragma weak dbsizeCommand
+#pragma weak debugCommand
+#pragma weak decrCommand
+#pragma weak decrbyCommand
+#pragma weak delCommand
+#pragma weak echoCommand
+#pragma weak existsCommand
+#pragma weak expireCommand
+#pragma weak expireatCommand
+#pragma weak expiretimeCommand
+#pragma weak flushallCommand
+#pragma weak flushdbCommand
+#pragma weak getCommand
+#pragma weak getdelCommand
+#pragma weak getexCommand
+#pragma weak getrangeCommand
+#pragma weak getsetCommand
+#pragma weak helloCommand
+#pragma weak incrCommand
+#pragma weak incrbyCommand
+#pragma weak incrbyfloatCommand
+#pragma weak infoCommand
+#pragma weak keysCommand
+#pragma weak lastsaveCommand
+#pragma weak lcsCommand
+#pragma weak mgetCommand
+#pragma weak monitorCommand
+#pragma weak moveCommand
+#pragma weak msetCommand
+#pragma weak msetnxCommand
+#pragma weak objectCommand
+#pragma weak persistCommand
+#pragma weak pexpireCommand
+#pragma weak pexpireatCommand
+#pragma weak pexpiretimeCommand
+#pragma weak pingCommand
+#pragma weak psetexCommand
+#pragma weak pttlCommand
+#pragma weak quitCommand
+#pragma weak randomkeyCommand
+#pragma weak renameCommand
+#pragma weak renamenxCommand
+#pragma weak scanCommand
+#pragma weak selectCommand
+#pragma weak setCommand
+#pragma weak setexCommand
+#pragma weak setnxCommand
+#pragma weak setrangeCommand
+#pragma weak shutdownCommand
+#pragma weak slowlogCommand
+#pragma weak strlenCommand
+#pragma weak swapdbCommand
+#pragma weak timeCommand
+#pragma weak touchCommand
+#pragma weak ttlCommand
+#pragma weak typeCommand
+#pragma weak unlinkCommand
+
+static redisCommand objectSubcommands[] = {
+    SUB("encoding", objectCommand, 3, CMD_READONLY, 2, 2, 1,
+        "Returns the internal encoding of a Redis object.",
+        "key"),
+    SUB("freq", objectCommand, 3, CMD_READONLY, 2, 2, 1,
+        "Returns the logarithmic access frequency counter of a Redis object.",
+        "key"),
+    SUB("idletime", objectCommand, 3, CMD_READONLY, 2, 2, 1,
+        "Returns the time since the last access to a Redis object.",
+        "key"),
+    SUB("refcount", objectCommand, 3, CMD_READONLY, 2, 2, 1,
+        "Returns the reference count of a value of a key.",
+        "key"),
+    SUB("help", objectCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns helpful text about the different subcommands.",
+        ""),
+    END,
+};
+
+static redisCommand clientSubcommands[] = {
+    SUB("id", clientCommand, 2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns the unique client ID of the connection.",
+        ""),
+    SUB("setname", clientCommand, 3, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Sets the connection name.",
+        "connection-name"),
+    SUB("getname", clientCommand, 2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns the name of the connection.",
+        ""),
+    SUB("list", clientCommand, -2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Lists open connections.",
+        "[TYPE NORMAL | MASTER | REPLICA | PUBSUB] [ID client-id [client-id ...]]"),
+    SUB("info", clientCommand, 2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns information about the connection.",
+        ""),
+    SUB("kill", clientCommand, -3, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Terminates open connections.",
+        "ip:port | [ID client-id] [TYPE NORMAL | MASTER | SLAVE | REPLICA | PUBSUB] [USER username] [ADDR ip:port] [LADDR ip:port] [SKIPME YES | NO]"),
+    SUB("pause", clientCommand, -3, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Suspends commands processing.",
+        "timeout [WRITE | ALL]"),
+    SUB("unpause", clientCommand, 2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Resumes processing commands from paused clients.",
+        ""),
+    SUB("reply", clientCommand, 3, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Instructs the server whether to reply to commands.",
+        "ON | OFF | SKIP"),
+    SUB("no-evict", clientCommand, 3, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Sets the client eviction mode of the connection.",
+        "ON | OFF"),
+    SUB("no-touch", clientCommand, 3, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
+        "ON | OFF"),
+    SUB("setinfo", clientCommand, 4, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Sets information specific to the client or connection.",
+        "LIB-NAME libname | LIB-VER libver"),
+    SUB("help", clientCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns helpful text about the different subcommands.",
+        ""),
+    END,
+};
+
+static redisCommand commandSubcommands[] = {
+    SUB("count", commandCountCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns a count of commands.",
+        ""),
+    SUB("info", commandInfoCommand, -2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns information about one, multiple or all commands.",
+        "[command-name [command-name ...]]"),
+    SUB("docs", commandDocsCommand, -2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns documentary information about one, multiple or all commands.",
+        "[command-name [command-name ...]]"),
+    SUB("list", commandListCommand, -2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns a list of command names.",
+        "[FILTERBY MODULE module-name | ACLCAT category | PATTERN pattern]"),
+    SUB("getkeys", commandGetKeysCommand, -3, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Extracts the key names from an arbitrary command.",
+        "command [arg [arg ...]]"),
+    SUB("help", commandHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns helpful text about the different subcommands.",
+        ""),
+    END,
+};
+
+static redisCommand configSubcommands[] = {
+    SUB("get", configGetCommand, -3, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns the effective values of configuration parameters.",
+        "parameter [parameter ...]"),
+    SUB("set", configSetCommand, -4, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Sets configuration parameters in-flight.",
+        "parameter value [parameter value ...]"),
+    SUB("resetstat", configResetStatCommand, 2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Resets the server's statistics.",
+        ""),
+    SUB("rewrite", configRewriteCommand, 2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Persists the effective configuration to file.",
+        ""),
+    SUB("help", configHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns helpful text about the different subcommands.",
+        ""),
+    END,
+};
+
+static redisCommand slowlogSubcommands[] = {
+    SUB("get", slowlogCommand, -2, CMD_ADMIN | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns the slow log's entries.",
+        "[count]"),
+    SUB("len", slowlogCommand, 2, CMD_ADMIN | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns the number of entries in the slow log.",
+        ""),
+    SUB("reset", slowlogCommand, 2, CMD_ADMIN | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Clears all entries from the slow log.",
+        ""),
+    SUB("help", slowlogCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Show helpful text about the different subcommands",
+        ""),
+    END,
+};
+
+redisCommand redisCommandTable[] = {
+    CMD("get", getCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "string", "1.0.0",
+        "Returns the string value of a key.",
+        "key", NULL),
+    CMD("set", setCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "string", "1.0.0",
+        "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+        "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", NULL),
+    CMD("setnx", setnxCommand, 3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "string", "1.0.0",
+        "Set the string value of a key only when the key doesn't exist.",
+        "key value", NULL),
+    CMD("setex", setexCommand, 4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "string", "2.0.0",
+        "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
+        "key seconds value", NULL),
+    CMD("psetex", psetexCommand, 4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "string", "2.6.0",
+        "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
+        "key milliseconds value", NULL),
+    CMD("getex", getexCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "string", "6.2.0",
+        "Returns the string value of a key after setting its expiration time.",
+        "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]", NULL),
+    CMD("getdel", getdelCommand, 2, CMD_WRITE | CMD_FAST, 1, 1, 1, "string", "6.2.0",
+        "Returns the string value of a key after deleting the key.",
+        "key", NULL),
+    CMD("getset", getsetCommand, 3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "string", "1.0.0",
+        "Returns the previous string value of a key after setting it to a new value.",
+        "key value", NULL),
+    CMD("mget", mgetCommand, -2, CMD_READONLY | CMD_FAST, 1, -1, 1, "string", "1.0.0",
+        "Atomically returns the string values of one or more keys.",
+        "key [key ...]", NULL),
+    CMD("mset", msetCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, -1, 2, "string", "1.0.1",
+        "Atomically creates or modifies the string values of one or more keys.",
+        "key value [key value ...]", NULL),
+    CMD("msetnx", msetnxCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, -1, 2, "string", "1.0.1",
+        "Atomically modifies the string values of one or more keys only when all keys don't exist.",
+        "key value [key value ...]", NULL),
+    CMD("append", appendCommand, 3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "string", "2.0.0",
+        "Appends a string to the value of a key. Creates the key if it doesn't exist.",
+        "key value", NULL),
+    CMD("strlen", strlenCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "string", "2.2.0",
+        "Returns the length of a string value.",
+        "key", NULL),
+    CMD("getrange", getrangeCommand, 4, CMD_READONLY, 1, 1, 1, "string", "2.4.0",
+        "Returns a substring of the string stored at a key.",
+        "key start end", NULL),
+    CMD("substr", getrangeCommand, 4, CMD_READONLY, 1, 1, 1, "string", "1.0.0",
+        "Returns a substring from a string value.",
+        "key start end", NULL),
+    CMD("setrange", setrangeCommand, 4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "string", "2.2.0",
+        "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
+        "key offset value", NULL),
+    CMD("incr", incrCommand, 2, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "string", "1.0.0",
+        "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+        "key", NULL),
+    CMD("decr", decrCommand, 2, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "string", "1.0.0",
+        "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+        "key", NULL),
+    CMD("incrby", incrbyCommand, 3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "string", "1.0.0",
+        "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+        "key increment", NULL),
+    CMD("decrby", decrbyCommand, 3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "string", "1.0.0",
+        "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
+        "key decrement", NULL),
+    CMD("incrbyfloat", incrbyfloatCommand, 3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "string", "2.6.0",
+        "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+        "key increment", NULL),
+    CMD("lcs", lcsCommand, -3, CMD_READONLY, 1, 2, 1, "string", "7.0.0",
+        "Finds the longest common substring.",
+        "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]", NULL),
+    CMD("del", delCommand, -2, CMD_WRITE, 1, -1, 1, "generic", "1.0.0",
+        "Deletes one or more keys.",
+        "key [key ...]", NULL),
+    CMD("unlink", unlinkCommand, -2, CMD_WRITE | CMD_FAST, 1, -1, 1, "generic", "4.0.0",
+        "Asynchronously deletes one or more keys.",
+        "key [key ...]", NULL),
+    CMD("exists", existsCommand, -2, CMD_READONLY | CMD_FAST, 1, -1, 1, "generic", "1.0.0",
+        "Determines whether one or more keys exist.",
+        "key [key ...]", NULL),
+    CMD("type", typeCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "generic", "1.0.0",
+        "Determines the type of value stored at a key.",
+        "key", NULL),
+    CMD("rename", renameCommand, 3, CMD_WRITE, 1, 2, 1, "generic", "1.0.0",
+        "Renames a key and overwrites the destination.",
+        "key newkey", NULL),
+    CMD("renamenx", renamenxCommand, 3, CMD_WRITE | CMD_FAST, 1, 2, 1, "generic", "1.0.0",
+        "Renames a key only when the target key name doesn't exist.",
+        "key newkey", NULL),
+    CMD("move", moveCommand, 3, CMD_WRITE | CMD_FAST, 1, 1, 1, "generic", "1.0.0",
+        "Moves a key to another database.",
+        "key db", NULL),
+    CMD("copy", copyCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, 2, 1, "generic", "6.2.0",
+        "Copies the value of a key to a new key.",
+        "source destination [DB destination-db] [REPLACE]", NULL),
+    CMD("keys", keysCommand, 2, CMD_READONLY, 0, 0, 0, "generic", "1.0.0",
+        "Returns all key names that match a pattern.",
+        "pattern", NULL),
+    CMD("scan", scanCommand, -2, CMD_READONLY, 0, 0, 0, "generic", "2.8.0",
+        "Iterates over the key names in the database.",
+        "cursor [MATCH pattern] [COUNT count] [TYPE type]", NULL),
+    CMD("randomkey", randomkeyCommand, 1, CMD_READONLY, 0, 0, 0, "generic", "1.0.0",
+        "Returns a random key name from the database.",
+        "", NULL),
+    CMD("touch", touchCommand, -2, CMD_READONLY | CMD_FAST, 1, -1, 1, "generic", "3.2.1",
+        "Returns the number of existing keys out of those specified after updating the time they were last accessed.",
+        "key [key ...]", NULL),
+    CMD("expire", expireCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "generic", "1.0.0",
+        "Sets the expiration time of a key in seconds.",
+        "key seconds [NX | XX | GT | LT]", NULL),
+    CMD("pexpire", pexpireCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "generic", "2.6.0",
+        "Sets the expiration time of a key in milliseconds.",
+        "key milliseconds [NX | XX | GT | LT]", NULL),
+    CMD("expireat", expireatCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "generic", "1.2.0",
+        "Sets the expiration time of a key to a Unix timestamp.",
+        "key unix-time-seconds [NX | XX | GT | LT]", NULL),
+    CMD("pexpireat", pexpireatCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "generic", "2.6.0",
+        "Sets the expiration time of a key to a Unix milliseconds timestamp.",
+        "key unix-time-milliseconds [NX | XX | GT | LT]", NULL),
+    CMD("ttl", ttlCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "generic", "1.0.0",
+        "Returns the expiration time in seconds of a key.",
+        "key", NULL),
+    CMD("pttl", pttlCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "generic", "2.6.0",
+        "Returns the expiration time in milliseconds of a key.",
+        "key", NULL),
+    CMD("expiretime", expiretimeCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "generic", "7.0.0",
+        "Returns the expiration time of a key as a Unix timestamp.",
+        "key", NULL),
+    CMD("pexpiretime", pexpiretimeCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "generic", "7.0.0",
+        "Returns the expiration time of a key as a Unix milliseconds timestamp.",
+        "key", NULL),
+    CMD("persist", persistCommand, 2, CMD_WRITE | CMD_FAST, 1, 1, 1, "generic", "2.2.0",
+        "Removes the expiration time of a key.",
+        "key", NULL),
+    CMD("object", NULL, -2, 0, 0, 0, 0, "generic", "2.2.3",
+        "A container for object introspection commands.",
+        "", objectSubcommands),
+    CMD("dbsize", dbsizeCommand, 1, CMD_READONLY | CMD_FAST, 0, 0, 0, "server", "1.0.0",
+        "Returns the number of keys in the database.",
+        "", NULL),
+    CMD("flushdb", flushdbCommand, -1, CMD_WRITE, 0, 0, 0, "server", "1.0.0",
+        "Remove all keys from the current database.",
+        "[ASYNC | SYNC]", NULL),
+    CMD("flushall", flushallCommand, -1, CMD_WRITE, 0, 0, 0, "server", "1.0.0",
+        "Removes all keys from all databases.",
+        "[ASYNC | SYNC]", NULL),
+    CMD("swapdb", swapdbCommand, 3, CMD_WRITE | CMD_FAST, 0, 0, 0, "server", "4.0.0",
+        "Swaps two Redis databases.",
+        "index1 index2", NULL),
+    CMD("select", selectCommand, 2, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, "connection", "1.0.0",
+        "Changes the selected database.",
+        "index", NULL),
+    CMD("ping", pingCommand, -1, CMD_FAST, 0, 0, 0, "connection", "1.0.0",
+        "Returns the server's liveliness response.",
+        "[message]", NULL),
+    CMD("echo", echoCommand, 2, CMD_FAST, 0, 0, 0, "connection", "1.0.0",
+        "Returns the given string.",
+        "message", NULL),
+    CMD("quit", quitCommand, -1, CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH, 0, 0, 0, "connection", "1.0.0",
+        "Closes the connection.",
+        "", NULL),
+    CMD("hello", helloCommand, -1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_ALLOW_BUSY, 0, 0, 0, "connection", "6.0.0",
+        "Handshakes with the Redis server.",
+        "[protover [AUTH username password] [SETNAME clientname]]", NULL),
+    CMD("auth", authCommand, -2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_ALLOW_BUSY, 0, 0, 0, "connection", "1.0.0",
+        "Authenticates the connection.",
+        "[username] password", NULL),
+    CMD("client", NULL, -2, 0, 0, 0, 0, "connection", "2.4.0",
+        "A container for client connection commands.",
+        "", clientSubcommands),
+    CMD("command", commandCommand, -1, CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "2.8.13",
+        "Returns detailed information about all commands.",
+        "", commandSubcommands),
+    CMD("config", NULL, -2, 0, 0, 0, 0, "server", "2.0.0",
+        "A container for server configuration commands.",
+        "", configSubcommands),
+    CMD("info", infoCommand, -1, CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "1.0.0",
+        "Returns information and statistics about the server.",
+        "[section [section ...]]", NULL),
+    CMD("time", timeCommand, 1, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, "server", "2.6.0",
+        "Returns the server time.",
+        "", NULL),
+    CMD("lastsave", lastsaveCommand, 1, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, "server", "1.0.0",
+        "Returns the Unix timestamp of the last successful save to disk.",
+        "", NULL),
+    CMD("shutdown", shutdownCommand, -1, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_NO_MULTI | CMD_ALLOW_BUSY, 0, 0, 0, "server", "1.0.0",
+        "Synchronously saves the database(s) to disk and shuts down the Redis server.",
+        "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", NULL),
+    CMD("debug", debugCommand, -2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "1.0.0",
+        "A container for debugging commands.",
+        "subcommand [arg ...]", NULL),
+    CMD("slowlog", NULL, -2, 0, 0, 0, 0, "server", "2.2.12",
+        "A container for slow log commands.",
+        "", slowlogSubcommands),
+    CMD("monitor", monitorCommand, 1, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "1.0.0",
+        "Listens for all requests received by the server in real-time.",
+        "", NULL),
+    END,
+};
+
+size_t redisCommandTableSize(void) {
+    size_t n = 0;
+    while (redisCommandTable[n].declared_name) n++;
+    return n;
+}

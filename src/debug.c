@@ -1,0 +1,875 @@
+/* debug.c -- assertions, the crash report, the dataset digest and DEBUG.
+ *
+ * Crash report. SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (which is what
+ * serverAssert()/serverPanic() end in) run crashHandler() on an alternate
+ * signal stack, so even a stack overflow gets a report. It writes, straight
+ * to the log file descriptor:
+ *   - "Redis <version> crashed by signal: N (SIGxxx), si_code: N", who sent
+ *     it when it came from kill(), "Accessing address: 0x..." (si_addr) and
+ *     "Crashed running the instruction at: 0x..." (the faulting pc);
+ *   - the registers that matter (pc, sp, lr/ra, frame pointer ...) read from
+ *     the signal context of each CPU we run on, "unknown" elsewhere;
+ *   - a stack trace through backtrace() where the C library has one;
+ *   - the INFO output and the client whose command was running, with argv.
+ * Then the default action is restored and the signal raised again, so the
+ * exit status (and a core dump, if enabled) tells the truth.
+ *
+ * Decisions:
+ * - The first lines (signal, address, pc, registers, stack trace) use only
+ *   open/write and a fixed buffer, so they survive a corrupted heap. The
+ *   INFO and client dump allocate; if that faults, SA_RESETHAND makes the
+ *   second fault fatal and the lines already written stay in the log.
+ * - SA_NODEFER|SA_RESETHAND: a fault inside the handler kills the process
+ *   instead of recursing.
+ * - The signal context is not a ucontext_t everywhere: Linux/sparc64 passes
+ *   a struct sigcontext (siginfo first, then the registers); reading it as
+ *   a ucontext_t gives pc 0. Each CPU has its own small reader below.
+ * - backtrace() loads libgcc on first use, which allocates; it is called
+ *   once at start-up so the handler never does that. It needs unwind tables
+ *   to walk through the signal frame: 32-bit ARM and SPARC64 builds must be
+ *   compiled with -funwind-tables / -fasynchronous-unwind-tables, otherwise
+ *   the report says the backtrace is unavailable and keeps the pc line.
+ *
+ * Digest. DEBUG DIGEST hashes the whole dataset independently of hash-table
+ * order, with the same construction (and for strings the same result) as
+ * Redis: per key, a SHA1 chain mixes the key, the value type and the value;
+ * key digests are combined by XOR; each non-empty database mixes its id
+ * first. mix(d, x) = SHA1(d XOR SHA1(x)), xor(d, x) = d XOR SHA1(x). Types
+ * other than strings plug their value digest in with
+ * debugRegisterValueDigest() (lists mix elements in order, sets and hashes
+ * xor per-element digests, as Redis does).
+ *
+ * DEBUG is refused unless enable-debug-command allows it ("yes", or "local"
+ * for loopback and unix-socket clients), with Redis's error text.
+ */
+#define _GNU_SOURCE
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <ucontext.h>
+
+#ifdef HAVE_BACKTRACE
+#include <execinfo.h>
+#endif
+
+/* ---- assertions and panics ------------------------------------------------------------- */
+
+void serverAssertFailed(const char *estr, const char *file, int line) {
+    serverLog(LL_WARNING, "=== ASSERTION FAILED ===");
+    serverLog(LL_WARNING, "==> %s:%d '%s' is not true", file, line, estr);
+}
+
+void serverPanicFailed(const char *file, int line, const char *msg, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, msg);
+    vsnprintf(buf, sizeof buf, msg, ap);
+    va_end(ap);
+    serverLog(LL_WARNING, "------------------------------------------------");
+    serverLog(LL_WARNING, "!!! Software Failure. Press left mouse button to continue");
+    serverLog(LL_WARNING, "Guru Meditation: %s #%s:%d", buf, file, line);
+}
+
+/* ---- writing from the signal handler ------------------------------------------------------ */
+
+/* The log file (appending) or stdout; only open/write, no stdio. */
+static int crashLogOpen(void) {
+    if (server.logfile == NULL || server.logfile[0] == '\0') return STDOUT_FILENO;
+    int fd = open(server.logfile, O_APPEND | O_CREAT | O_WRONLY, 0644);
+    return fd == -1 ? STDOUT_FILENO : fd;
+}
+
+static void crashLogClose(int fd) {
+    if (fd != STDOUT_FILENO) close(fd);
+}
+
+static void crashWrite(int fd, const char *s, size_t len) {
+    while (len) {
+        ssize_t n = write(fd, s, len);
+        if (n <= 0) {
+            if (n == -1 && errno == EINTR) continue;
+            return;
+        }
+        s += n;
+        len -= (size_t)n;
+    }
+}
+
+static void crashPuts(int fd, const char *s) { crashWrite(fd, s, strlen(s)); }
+
+/* A formatted line into a fixed buffer: no allocation. */
+static void crashPrintf(int fd, const char *fmt, ...) PRINTF_FMT(2, 3);
+static void crashPrintf(int fd, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    crashWrite(fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* The "<pid>:signal-handler (<unixtime>) " prefix of the report's key lines:
+ * localtime() is not safe in a signal handler, the raw time is. */
+static void crashLogLine(int fd, const char *fmt, ...) PRINTF_FMT(2, 3);
+static void crashLogLine(int fd, const char *fmt, ...) {
+    char buf[512];
+    int off = snprintf(buf, sizeof buf, "%d:signal-handler (%lld) ", (int)getpid(), (long long)time(NULL));
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + off, sizeof buf - (size_t)off - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t len = (size_t)off + ((size_t)n < sizeof buf - (size_t)off - 1 ? (size_t)n : sizeof buf - (size_t)off - 2);
+    buf[len++] = '\n';
+    crashWrite(fd, buf, len);
+}
+
+static const char *signalName(int sig) {
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    case SIGABRT: return "SIGABRT";
+    default: return "unknown signal";
+    }
+}
+
+/* ---- registers from the signal context, per CPU -------------------------------------------- */
+
+#define CRASH_MAX_REGS 40
+
+typedef struct crashRegisters {
+    uintptr_t pc;          /* 0 when this platform's context is not understood */
+    int count;
+    const char *names[CRASH_MAX_REGS];
+    uintptr_t values[CRASH_MAX_REGS];
+} crashRegisters;
+
+static void addRegister(crashRegisters *r, const char *name, uintptr_t value) {
+    if (r->count == CRASH_MAX_REGS) return;
+    r->names[r->count] = name;
+    r->values[r->count] = value;
+    r->count++;
+}
+
+#if defined(__linux__) && defined(__x86_64__)
+static void readRegisters(void *ctx, crashRegisters *r) {
+    static const struct { const char *name; int idx; } map[] = {
+        {"rip", REG_RIP}, {"rsp", REG_RSP}, {"rbp", REG_RBP}, {"rax", REG_RAX}, {"rbx", REG_RBX},
+        {"rcx", REG_RCX}, {"rdx", REG_RDX}, {"rsi", REG_RSI}, {"rdi", REG_RDI}, {"r8", REG_R8},
+        {"r9", REG_R9},   {"r10", REG_R10}, {"r11", REG_R11}, {"r12", REG_R12}, {"r13", REG_R13},
+        {"r14", REG_R14}, {"r15", REG_R15}, {"eflags", REG_EFL}};
+    ucontext_t *uc = ctx;
+    r->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    for (size_t j = 0; j < sizeof map / sizeof map[0]; j++)
+        addRegister(r, map[j].name, (uintptr_t)uc->uc_mcontext.gregs[map[j].idx]);
+}
+#elif defined(__linux__) && defined(__i386__)
+static void readRegisters(void *ctx, crashRegisters *r) {
+    static const struct { const char *name; int idx; } map[] = {
+        {"eip", REG_EIP}, {"esp", REG_ESP}, {"ebp", REG_EBP}, {"eax", REG_EAX}, {"ebx", REG_EBX},
+        {"ecx", REG_ECX}, {"edx", REG_EDX}, {"esi", REG_ESI}, {"edi", REG_EDI}, {"eflags", REG_EFL}};
+    ucontext_t *uc = ctx;
+    r->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
+    for (size_t j = 0; j < sizeof map / sizeof map[0]; j++)
+        addRegister(r, map[j].name, (uintptr_t)uc->uc_mcontext.gregs[map[j].idx]);
+}
+#elif defined(__linux__) && defined(__aarch64__)
+static void readRegisters(void *ctx, crashRegisters *r) {
+    static const char *names[31] = {"x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",
+                                    "x8",  "x9",  "x10", "x11", "x12", "x13", "x14", "x15",
+                                    "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23",
+                                    "x24", "x25", "x26", "x27", "x28", "fp",  "lr"};
+    ucontext_t *uc = ctx;
+    r->pc = (uintptr_t)uc->uc_mcontext.pc;
+    addRegister(r, "pc", r->pc);
+    addRegister(r, "sp", (uintptr_t)uc->uc_mcontext.sp);
+    addRegister(r, "lr", (uintptr_t)uc->uc_mcontext.regs[30]);
+    addRegister(r, "fp", (uintptr_t)uc->uc_mcontext.regs[29]);
+    for (int j = 0; j < 29; j++) addRegister(r, names[j], (uintptr_t)uc->uc_mcontext.regs[j]);
+}
+#elif defined(__linux__) && defined(__arm__)
+static void readRegisters(void *ctx, crashRegisters *r) {
+    ucontext_t *uc = ctx;
+    mcontext_t *m = &uc->uc_mcontext;
+    r->pc = (uintptr_t)m->arm_pc;
+    addRegister(r, "pc", r->pc);
+    addRegister(r, "sp", (uintptr_t)m->arm_sp);
+    addRegister(r, "lr", (uintptr_t)m->arm_lr);
+    addRegister(r, "fp", (uintptr_t)m->arm_fp);
+    addRegister(r, "ip", (uintptr_t)m->arm_ip);
+    addRegister(r, "cpsr", (uintptr_t)m->arm_cpsr);
+    addRegister(r, "r0", (uintptr_t)m->arm_r0);
+    addRegister(r, "r1", (uintptr_t)m->arm_r1);
+    addRegister(r, "r2", (uintptr_t)m->arm_r2);
+    addRegister(r, "r3", (uintptr_t)m->arm_r3);
+    addRegister(r, "r4", (uintptr_t)m->arm_r4);
+    addRegister(r, "r5", (uintptr_t)m->arm_r5);
+    addRegister(r, "r6", (uintptr_t)m->arm_r6);
+    addRegister(r, "r7", (uintptr_t)m->arm_r7);
+    addRegister(r, "r8", (uintptr_t)m->arm_r8);
+    addRegister(r, "r9", (uintptr_t)m->arm_r9);
+    addRegister(r, "r10", (uintptr_t)m->arm_r10);
+    addRegister(r, "fault_address", (uintptr_t)m->fault_address);
+}
+#elif defined(__linux__) && defined(__sparc__) && defined(__arch64__)
+/* Linux/sparc64 hands SA_SIGINFO handlers a struct sigcontext, not a
+ * ucontext_t. u_regs holds %g0-%g7 then %o0-%o7 of the interrupted frame;
+ * %o6 is the (biased by 2047) stack pointer, %o7 the return address. */
+static void readRegisters(void *ctx, crashRegisters *r) {
+    static const char *names[16] = {"g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7",
+                                    "o0", "o1", "o2", "o3", "o4", "o5", "sp(o6)", "o7"};
+    struct sigcontext *sc = ctx;
+    r->pc = (uintptr_t)sc->sigc_regs.tpc;
+    addRegister(r, "pc", r->pc);
+    addRegister(r, "npc", (uintptr_t)sc->sigc_regs.tnpc);
+    addRegister(r, "sp(o6)", (uintptr_t)sc->sigc_regs.u_regs[14]);
+    addRegister(r, "o7", (uintptr_t)sc->sigc_regs.u_regs[15]);
+    addRegister(r, "tstate", (uintptr_t)sc->sigc_regs.tstate);
+    for (int j = 1; j < 14; j++) addRegister(r, names[j], (uintptr_t)sc->sigc_regs.u_regs[j]);
+}
+#elif defined(__linux__) && defined(__s390x__)
+static void readRegisters(void *ctx, crashRegisters *r) {
+    static const char *names[16] = {"r0", "r1", "r2",  "r3",  "r4",  "r5",  "r6",        "r7",
+                                    "r8", "r9", "r10", "r11", "r12", "r13", "r14(ra)", "r15(sp)"};
+    ucontext_t *uc = ctx;
+    r->pc = (uintptr_t)uc->uc_mcontext.psw.addr;
+    addRegister(r, "pc", r->pc);
+    addRegister(r, "psw.mask", (uintptr_t)uc->uc_mcontext.psw.mask);
+    for (int j = 15; j >= 0; j--) addRegister(r, names[j], (uintptr_t)uc->uc_mcontext.gregs[j]);
+}
+#else
+/* A CPU/OS whose signal context we do not decode: the report says so. */
+static void readRegisters(void *ctx, crashRegisters *r) {
+    (void)ctx;
+    r->pc = 0;
+    r->count = 0;
+}
+#endif
+
+static void crashLogRegisters(int fd, const crashRegisters *r) {
+    crashPuts(fd, "\n------ REGISTERS ------\n");
+    if (r->count == 0) {
+        crashPuts(fd, "unknown (the signal context of this platform is not decoded)\n");
+        return;
+    }
+    for (int j = 0; j < r->count; j++)
+        crashPrintf(fd, "%-8s 0x%0*lx%s", r->names[j], (int)(sizeof(uintptr_t) * 2), (unsigned long)r->values[j],
+                    (j % 4 == 3 || j == r->count - 1) ? "\n" : "  ");
+}
+
+/* ---- stack trace ------------------------------------------------------------------------------ */
+
+#define CRASH_MAX_FRAMES 100
+
+#ifdef HAVE_BACKTRACE
+static void crashLogStackTrace(int fd, uintptr_t pc) {
+    crashPuts(fd, "\n------ STACK TRACE ------\n");
+    if (pc) {
+        void *where = (void *)pc;
+        crashPuts(fd, "EIP:\n");
+        backtrace_symbols_fd(&where, 1, fd);
+    }
+    void *frames[CRASH_MAX_FRAMES];
+    int n = backtrace(frames, CRASH_MAX_FRAMES);
+    crashPuts(fd, "\nBacktrace:\n");
+    if (n > 0) backtrace_symbols_fd(frames, n, fd);
+    if (n <= 1)
+        crashPuts(fd, "(backtrace unavailable: the unwinder found no frames; build with "
+                      "-funwind-tables / -fasynchronous-unwind-tables)\n");
+}
+
+/* The first backtrace() loads the unwinder (and allocates): do it now. */
+static void warmUpBacktrace(void) {
+    void *frames[2];
+    (void)backtrace(frames, 2);
+}
+#else
+static void crashLogStackTrace(int fd, uintptr_t pc) {
+    crashPuts(fd, "\n------ STACK TRACE ------\n");
+    if (pc) crashPrintf(fd, "EIP:\n[0x%lx]\n", (unsigned long)pc);
+    crashPuts(fd, "\nBacktrace:\n(backtrace unavailable: no backtrace() in this C library)\n");
+}
+
+static void warmUpBacktrace(void) {}
+#endif
+
+/* ---- the rest of the report (allocates) ----------------------------------------------------------- */
+
+static void crashLogSds(int fd, sds s) {
+    crashWrite(fd, s, sdslen(s));
+    if (sdslen(s) == 0 || s[sdslen(s) - 1] != '\n') crashPuts(fd, "\n");
+}
+
+static void crashLogInfo(int fd) {
+    crashPuts(fd, "\n------ INFO OUTPUT ------\n");
+    sds info = genRedisInfoString("all");
+    crashLogSds(fd, info);
+    sdsfree(info);
+}
+
+static void crashLogArg(int fd, int j, robj *arg) {
+    if (arg == NULL) {
+        crashPrintf(fd, "argv[%d]: (null)\n", j);
+    } else if (sdsEncodedObject(arg)) {
+        sds repr = sdscatrepr(sdsempty(), arg->ptr, sdslen(arg->ptr) > 256 ? 256 : sdslen(arg->ptr));
+        crashPrintf(fd, "argv[%d]: %s%s\n", j, repr, sdslen(arg->ptr) > 256 ? " (truncated)" : "");
+        sdsfree(repr);
+    } else if (arg->encoding == OBJ_ENCODING_INT) {
+        crashPrintf(fd, "argv[%d]: %ld\n", j, (long)(intptr_t)arg->ptr);
+    } else {
+        crashPrintf(fd, "argv[%d]: (type %d encoding %d)\n", j, (int)arg->type, (int)arg->encoding);
+    }
+}
+
+static void crashLogCurrentClient(int fd) {
+    client *c = server.current_client;
+    crashPuts(fd, "\n------ CURRENT CLIENT INFO ------\n");
+    if (c == NULL) {
+        crashPuts(fd, "(no client command was running)\n");
+        return;
+    }
+    sds info = catClientInfoString(sdsempty(), c);
+    crashLogSds(fd, info);
+    sdsfree(info);
+    crashPrintf(fd, "argc: %d\n", c->argc);
+    for (int j = 0; j < c->argc; j++) crashLogArg(fd, j, c->argv[j]);
+}
+
+/* ---- the handler ------------------------------------------------------------------------------------ */
+
+static void crashLogHeader(int fd, int sig, siginfo_t *info, uintptr_t pc) {
+    crashPuts(fd, "\n\n=== REDIS BUG REPORT START: Cut & paste starting from here ===\n");
+    crashLogLine(fd, "Redis %s crashed by signal: %d (%s), si_code: %d", REDIS_VERSION, sig, signalName(sig),
+                 info ? info->si_code : 0);
+    if (info && info->si_code <= 0) /* sent by a process (kill, abort ...), not a fault */
+        crashLogLine(fd, "Killed by PID: %ld, UID: %ld", (long)info->si_pid, (long)info->si_uid);
+    if (info) crashLogLine(fd, "Accessing address: %p", info->si_addr);
+    if (pc) crashLogLine(fd, "Crashed running the instruction at: 0x%lx", (unsigned long)pc);
+    else crashLogLine(fd, "Crashed running the instruction at: unknown");
+}
+
+static void raiseWithDefaultAction(int sig) {
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    sigemptyset(&act.sa_mask);
+    act.sa_handler = SIG_DFL;
+    sigaction(sig, &act, NULL);
+    raise(sig);
+}
+
+static void crashHandler(int sig, siginfo_t *info, void *ctx) {
+    crashRegisters regs;
+    memset(&regs, 0, sizeof regs);
+    if (ctx) readRegisters(ctx, &regs);
+    int fd = crashLogOpen();
+    crashLogHeader(fd, sig, info, regs.pc);
+    crashLogStackTrace(fd, regs.pc);
+    crashLogRegisters(fd, &regs);
+    crashLogInfo(fd);
+    crashLogCurrentClient(fd);
+    crashPuts(fd, "\n=== REDIS BUG REPORT END. Make sure to include from START to END. ===\n\n");
+    crashLogClose(fd);
+    if (server.daemonize && server.pidfile) unlink(server.pidfile);
+    raiseWithDefaultAction(sig);
+}
+
+/* Big enough for the INFO dump in the handler, whatever the overflowed
+ * stack looked like. */
+#define CRASH_STACK_SIZE (256 * 1024)
+static char crash_stack[CRASH_STACK_SIZE] __attribute__((aligned(16)));
+
+void setupSignalHandlers(void) {
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = crash_stack;
+    ss.ss_size = sizeof crash_stack;
+    int on_alt_stack = sigaltstack(&ss, NULL) == 0;
+    warmUpBacktrace();
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESETHAND | (on_alt_stack ? SA_ONSTACK : 0);
+    act.sa_sigaction = crashHandler;
+    for (size_t j = 0; j < sizeof fatal / sizeof fatal[0]; j++) sigaction(fatal[j], &act, NULL);
+}
+
+/* ---- SHA1, for the dataset digest ------------------------------------------------------------------- */
+
+typedef struct debugSha1 {
+    uint32_t h[5];
+    uint64_t bytes;
+    unsigned char block[64];
+    size_t used;
+} debugSha1;
+
+static uint32_t rol32(uint32_t v, int n) { return (v << n) | (v >> (32 - n)); }
+
+static void sha1Init(debugSha1 *s) {
+    static const uint32_t iv[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
+    memcpy(s->h, iv, sizeof iv);
+    s->bytes = 0;
+    s->used = 0;
+}
+
+static void sha1Block(debugSha1 *s, const unsigned char *p) {
+    uint32_t w[80];
+    for (int i = 0; i < 16; i++) w[i] = load32be(p + 4 * i);
+    for (int i = 16; i < 80; i++) w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
+    for (int i = 0; i < 80; i++) {
+        uint32_t f, k;
+        if (i < 20) { f = (b & c) | (~b & d); k = 0x5A827999u; }
+        else if (i < 40) { f = b ^ c ^ d; k = 0x6ED9EBA1u; }
+        else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8F1BBCDCu; }
+        else { f = b ^ c ^ d; k = 0xCA62C1D6u; }
+        uint32_t t = rol32(a, 5) + f + e + k + w[i];
+        e = d; d = c; c = rol32(b, 30); b = a; a = t;
+    }
+    s->h[0] += a; s->h[1] += b; s->h[2] += c; s->h[3] += d; s->h[4] += e;
+}
+
+static void sha1Update(debugSha1 *s, const void *data, size_t len) {
+    const unsigned char *p = data;
+    s->bytes += len;
+    while (len) {
+        size_t n = 64 - s->used < len ? 64 - s->used : len;
+        memcpy(s->block + s->used, p, n);
+        s->used += n;
+        p += n;
+        len -= n;
+        if (s->used == 64) {
+            sha1Block(s, s->block);
+            s->used = 0;
+        }
+    }
+}
+
+static void sha1Final(debugSha1 *s, unsigned char out[20]) {
+    uint64_t bits = s->bytes * 8;
+    unsigned char pad = 0x80, zero = 0, len_be[8];
+    sha1Update(s, &pad, 1);
+    while (s->used != 56) sha1Update(s, &zero, 1);
+    store64be(len_be, bits);
+    sha1Update(s, len_be, 8);
+    for (int i = 0; i < 5; i++) store32be(out + 4 * i, s->h[i]);
+}
+
+static void sha1(const void *data, size_t len, unsigned char out[20]) {
+    debugSha1 s;
+    sha1Init(&s);
+    sha1Update(&s, data, len);
+    sha1Final(&s, out);
+}
+
+/* ---- the dataset digest ------------------------------------------------------------------------------- */
+
+/* digest ^= SHA1(data): order-independent combination. */
+void xorDigest(unsigned char digest[20], const void *data, size_t len) {
+    unsigned char hash[20];
+    sha1(data, len, hash);
+    for (int j = 0; j < 20; j++) digest[j] ^= hash[j];
+}
+
+/* digest = SHA1(digest ^ SHA1(data)): order-dependent chaining. */
+void mixDigest(unsigned char digest[20], const void *data, size_t len) {
+    xorDigest(digest, data, len);
+    sha1(digest, 20, digest);
+}
+
+void mixStringObjectDigest(unsigned char digest[20], robj *o) {
+    robj *decoded = getDecodedObject(o);
+    mixDigest(digest, decoded->ptr, sdslen(decoded->ptr));
+    decrRefCount(decoded);
+}
+
+static debugValueDigestProc *value_digest_by_type[16];
+
+void debugRegisterValueDigest(int type, debugValueDigestProc *proc) {
+    serverAssert(type >= 0 && type < 16);
+    value_digest_by_type[type] = proc;
+}
+
+/* Mixes the value's type, the value and "has an expire" into digest. */
+static void mixValueDigest(redisDb *db, robj *key, robj *val, unsigned char digest[20]) {
+    unsigned char type_be[4];
+    store32be(type_be, (uint32_t)val->type);
+    mixDigest(digest, type_be, sizeof type_be);
+    if (val->type == OBJ_STRING) mixStringObjectDigest(digest, val);
+    else if (value_digest_by_type[val->type]) value_digest_by_type[val->type](digest, val);
+    if (getExpire(db, key) != -1) xorDigest(digest, "!!expire!!", 10);
+}
+
+static void digestDatabase(redisDb *db, unsigned char final[20]) {
+    unsigned char id_be[4];
+    store32be(id_be, (uint32_t)db->id);
+    mixDigest(final, id_be, sizeof id_be);
+    dictIterator *di = dictGetSafeIterator(db->dict);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        sds name = dictGetKey(de);
+        robj *key = createStringObject(name, sdslen(name));
+        unsigned char digest[20] = {0};
+        mixDigest(digest, name, sdslen(name));
+        mixValueDigest(db, key, dictGetVal(de), digest);
+        xorDigest(final, digest, 20);
+        decrRefCount(key);
+    }
+    dictReleaseIterator(di);
+}
+
+/* All zeros for an empty dataset. */
+void computeDatasetDigest(unsigned char final[20]) {
+    memset(final, 0, 20);
+    for (int j = 0; j < server.dbnum; j++)
+        if (dictSize(server.db[j].dict)) digestDatabase(&server.db[j], final);
+}
+
+static void addReplyDigest(client *c, const unsigned char digest[20]) {
+    char hex[41];
+    for (int j = 0; j < 20; j++) snprintf(hex + 2 * j, 3, "%02x", digest[j]);
+    addReplyStatusLength(c, hex, 40);
+}
+
+/* ---- DEBUG subcommands ------------------------------------------------------------------------------------ */
+
+static robj *debugLookup(client *c, robj *key) {
+    return lookupKeyReadWithFlags(c->db, key, LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS | LOOKUP_NOEXPIRE);
+}
+
+static void debugDigest(client *c) {
+    unsigned char digest[20];
+    computeDatasetDigest(digest);
+    addReplyDigest(c, digest);
+}
+
+static void debugDigestValue(client *c) {
+    addReplyArrayLen(c, c->argc - 2);
+    for (int j = 2; j < c->argc; j++) {
+        unsigned char digest[20] = {0};
+        robj *val = debugLookup(c, c->argv[j]);
+        if (val) mixValueDigest(c->db, c->argv[j], val, digest);
+        addReplyDigest(c, digest);
+    }
+}
+
+/* Bytes an RDB file would spend on this string (without LZF compression):
+ * integers as 1, 2 or 4 byte values, anything else length-prefixed. */
+static size_t rdbStringLength(robj *o) {
+    long long v;
+    if (o->encoding == OBJ_ENCODING_INT || (sdslen(o->ptr) <= 11 && string2ll(o->ptr, sdslen(o->ptr), &v))) {
+        v = o->encoding == OBJ_ENCODING_INT ? (long long)(intptr_t)o->ptr : v;
+        if (v >= INT8_MIN && v <= INT8_MAX) return 2;
+        if (v >= INT16_MIN && v <= INT16_MAX) return 3;
+        if (v >= INT32_MIN && v <= INT32_MAX) return 5;
+    }
+    size_t len = stringObjectLen(o);
+    size_t prefix = len < (1 << 6) ? 1 : len < (1 << 14) ? 2 : len <= UINT32_MAX ? 5 : 9;
+    return prefix + len;
+}
+
+static void debugObject(client *c) {
+    robj *val = debugLookup(c, c->argv[2]);
+    if (val == NULL) {
+        addReplyErrorObject(c, shared.nokeyerr);
+        return;
+    }
+    size_t serialized = val->type == OBJ_STRING ? rdbStringLength(val) : 0;
+    sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%d lru_seconds_idle:%llu",
+                         (void *)val, val->refcount, strEncoding(val->encoding), serialized, (int)val->lru,
+                         estimateObjectIdleTime(val) / 1000);
+    addReplyStatusLength(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+static void debugSleep(client *c) {
+    double seconds = strtod(c->argv[2]->ptr, NULL);
+    if (!(seconds > 0)) seconds = 0; /* negative or NaN: no sleep */
+    long long usec = seconds > 1e12 ? (long long)1e18 : (long long)(seconds * 1000000);
+    struct timespec ts = {.tv_sec = (time_t)(usec / 1000000), .tv_nsec = (long)(usec % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
+    addReply(c, shared.ok);
+}
+
+/* DEBUG POPULATE count [prefix] [size]: keys prefix:0 .. prefix:count-1
+ * holding "value:<n>" (cut or zero-padded to size), skipping existing ones. */
+static void debugPopulate(client *c) {
+    long count, size = -1;
+    if (getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
+    if (c->argc == 5 && getPositiveLongFromObjectOrReply(c, c->argv[4], &size, NULL) != C_OK) return;
+    const char *prefix = c->argc >= 4 ? c->argv[3]->ptr : "key";
+    for (long j = 0; j < count; j++) {
+        char buf[128];
+        robj *key = createObject(OBJ_STRING, sdscatfmt(sdsempty(), "%s:%I", prefix, (long long)j));
+        if (lookupKeyWrite(c->db, key) == NULL) {
+            int len = snprintf(buf, sizeof buf, "value:%ld", j);
+            robj *val;
+            if (size < 0) {
+                val = createStringObject(buf, (size_t)len);
+            } else {
+                val = createStringObject(NULL, (size_t)size);
+                memcpy(val->ptr, buf, (size_t)size < (size_t)len ? (size_t)size : (size_t)len);
+            }
+            dbAdd(c->db, key, val);
+        }
+        decrRefCount(key);
+    }
+    addReply(c, shared.ok);
+}
+
+static void debugHtStats(client *c) {
+    long dbid;
+    if (getLongFromObjectOrReply(c, c->argv[2], &dbid, NULL) != C_OK) return;
+    if (dbid < 0 || dbid >= server.dbnum) {
+        addReplyError(c, "Out of range database");
+        return;
+    }
+    char buf[4096];
+    redisDb *db = &server.db[dbid];
+    sds s = sdscatprintf(sdsempty(), "[Dictionary HT]\n");
+    dictGetStats(buf, sizeof buf, db->dict);
+    s = sdscat(s, buf);
+    s = sdscatprintf(s, "[Expires HT]\n");
+    dictGetStats(buf, sizeof buf, db->expires);
+    s = sdscat(s, buf);
+    addReplyVerbatim(c, s, sdslen(s), "txt");
+    sdsfree(s);
+}
+
+/* DEBUG PROTOCOL <type>: one reply of each RESP type, for client tests. */
+static void debugProtocol(client *c) {
+    const char *name = c->argv[2]->ptr;
+    if (!strcasecmp(name, "string")) addReplyBulkCString(c, "Hello World");
+    else if (!strcasecmp(name, "integer")) addReplyLongLong(c, 12345);
+    else if (!strcasecmp(name, "double")) addReplyDouble(c, 3.141);
+    else if (!strcasecmp(name, "bignum")) addReplyBigNum(c, "1234567999999999999999999999999999999", 37);
+    else if (!strcasecmp(name, "null")) addReplyNull(c);
+    else if (!strcasecmp(name, "true")) addReplyBool(c, 1);
+    else if (!strcasecmp(name, "false")) addReplyBool(c, 0);
+    else if (!strcasecmp(name, "verbatim")) addReplyVerbatim(c, "This is a verbatim\nstring", 25, "txt");
+    else if (!strcasecmp(name, "array") || !strcasecmp(name, "set") || !strcasecmp(name, "push")) {
+        int is_set = !strcasecmp(name, "set"), is_push = !strcasecmp(name, "push");
+        if (is_push && c->resp == 2) {
+            addReplyError(c, "RESP2 is not supported by this command");
+            return;
+        }
+        if (is_set) addReplySetLen(c, 3);
+        else if (is_push) addReplyPushLen(c, 3);
+        else addReplyArrayLen(c, 3);
+        for (int j = 0; j < 3; j++) addReplyLongLong(c, j);
+    } else if (!strcasecmp(name, "map")) {
+        addReplyMapLen(c, 3);
+        for (int j = 0; j < 3; j++) {
+            addReplyLongLong(c, j);
+            addReplyBool(c, j == 1);
+        }
+    } else if (!strcasecmp(name, "attrib")) {
+        if (c->resp >= 3) {
+            static const char attr[] = "|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n";
+            addReplyProto(c, attr, sizeof attr - 1);
+        }
+        addReplyBulkCString(c, "Some real reply following the attribute");
+    } else {
+        addReplyError(c, "Wrong protocol type name. Please use one of the following: "
+                         "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+    }
+}
+
+/* DEBUG COMMAND-TABLE: how many command-table entries (and subcommand
+ * entries) exist and how many were registered with a handler, plus the
+ * names of the missing ones -- the proof that COMMAND COUNT covers the
+ * whole table. */
+static int subcommandRegistered(redisCommand *parent, redisCommand *sub) {
+    if (parent->subcommands_dict == NULL) return 0;
+    sds name = sdsnew(sub->declared_name);
+    int found = dictFetchValue(parent->subcommands_dict, name) == sub;
+    sdsfree(name);
+    return found;
+}
+
+static sds appendMissingName(sds missing, const char *parent, const char *name) {
+    if (sdslen(missing)) missing = sdscat(missing, " ");
+    if (parent) missing = sdscatfmt(missing, "%s|", parent);
+    return sdscat(missing, name);
+}
+
+static void debugCommandTable(client *c) {
+    long entries = 0, registered = 0, sub_entries = 0, sub_registered = 0;
+    sds missing = sdsempty();
+    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++) {
+        entries++;
+        if (lookupCommandByCString(cmd->declared_name) == cmd) registered++;
+        else missing = appendMissingName(missing, NULL, cmd->declared_name);
+        for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++) {
+            sub_entries++;
+            if (subcommandRegistered(cmd, sub)) sub_registered++;
+            else missing = appendMissingName(missing, cmd->declared_name, sub->declared_name);
+        }
+    }
+    addReplyMapLen(c, 5);
+    addReplyBulkCString(c, "entries");
+    addReplyLongLong(c, entries);
+    addReplyBulkCString(c, "registered");
+    addReplyLongLong(c, registered);
+    addReplyBulkCString(c, "subcommand-entries");
+    addReplyLongLong(c, sub_entries);
+    addReplyBulkCString(c, "registered-subcommands");
+    addReplyLongLong(c, sub_registered);
+    addReplyBulkCString(c, "missing");
+    addReplyBulkSds(c, missing);
+}
+
+/* A real SIGSEGV: a write to a page mapped with no access rights. */
+static void debugSegfault(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    void *p = mmap(NULL, page > 0 ? (size_t)page : 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    volatile char *target = p == MAP_FAILED ? NULL : p;
+    *target = 'x';
+}
+
+/* A real SIGBUS: a write to a shared mapping past the end of its (empty)
+ * file. Falls back to raise() where the OS does not fault this way. */
+static void debugSigbus(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    size_t len = page > 0 ? (size_t)page : 4096;
+    FILE *fp = tmpfile();
+    void *p = fp ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(fp), 0) : MAP_FAILED;
+    if (p != MAP_FAILED) {
+        volatile char *target = p;
+        *target = 'x';
+    }
+    raise(SIGBUS);
+}
+
+/* Unbounded recursion, to prove the crash report runs on its own stack. */
+static NOINLINE long debugRecurse(volatile char *caller, long depth) {
+    volatile char frame[512];
+    frame[0] = caller ? (char)(caller[0] + 1) : 0;
+    frame[1] = 0;
+    if (depth == LONG_MAX) return frame[0];
+    return debugRecurse(frame, depth + 1) + frame[1];
+}
+
+/* The DEBUG subcommands that need persistence, provided by aof.c/rdb.c
+ * when they are linked in (weak: NULL otherwise). */
+void debugReloadCommand(client *c);
+void debugLoadAofCommand(client *c);
+#pragma weak debugReloadCommand
+#pragma weak debugLoadAofCommand
+
+static void debugHelp(client *c) {
+    static const char *help[] = {
+        "ASSERT",
+        "    Crash by assertion failed.",
+        "CHANGE-REPL-ID",
+        "    Change the replication IDs of the instance.",
+        "    Dangerous: should be used only for testing the replication subsystem.",
+        "COMMAND-TABLE",
+        "    Count the command table's entries and those registered with a handler,",
+        "    listing the entries whose handler is missing.",
+        "DIGEST",
+        "    Output a hex signature representing the current DB content.",
+        "DIGEST-VALUE <key> [<key> ...]",
+        "    Output a hex signature of the values of all the specified keys.",
+        "ERROR <string>",
+        "    Return a Redis protocol error with <string> as message. Useful for clients",
+        "    unit tests to simulate Redis errors.",
+        "LOG <message>",
+        "    Write <message> to the server log.",
+        "HTSTATS <dbid>",
+        "    Return hash table statistics of the specified Redis database.",
+        "LOADAOF",
+        "    Flush the AOF buffers on disk and reload the AOF in memory.",
+        "OBJECT <key>",
+        "    Show low level info about `key` and associated value.",
+        "PANIC",
+        "    Crash the server simulating a panic.",
+        "POPULATE <count> [<prefix>] [<size>]",
+        "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+        "    it is used instead of the 'key' prefix.",
+        "PROTOCOL <type>",
+        "    Reply with a test value of the specified type. <type> can be: string,",
+        "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+        "    true, false.",
+        "RELOAD [option ...]",
+        "    Save the RDB on disk and reload it back to memory.",
+        "SEGFAULT",
+        "    Crash the server with sigsegv.",
+        "SIGBUS",
+        "    Crash the server with sigbus (a write past the end of a mapped file).",
+        "STACKOVERFLOW",
+        "    Crash the server by overflowing the stack (the report runs on its own stack).",
+        "SET-ACTIVE-EXPIRE <0|1>",
+        "    Setting it to 0 disables expiring keys in background when they are not",
+        "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+        "    default.",
+        "SLEEP <seconds>",
+        "    Stop the server for <seconds>. Decimals allowed.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+static int debugCommandAllowed(client *c) {
+    if (server.enable_debug_cmd == PROTECTED_ACTION_ALLOWED_YES) return 1;
+    if (server.enable_debug_cmd != PROTECTED_ACTION_ALLOWED_LOCAL) return 0;
+    return (c->flags & CLIENT_UNIX_SOCKET) || (c->conn && connIsLocal(c->conn) == 1);
+}
+
+static void debugPersistenceSubcommand(client *c, void (*proc)(client *c), const char *name) {
+    if (proc) proc(c);
+    else addReplyErrorFormat(c, "DEBUG %s is not available: this server has no persistence", name);
+}
+
+/* Subcommands that never return (the server dies). */
+static int debugCrashSubcommand(client *c, const char *sub) {
+    if (!strcasecmp(sub, "segfault")) debugSegfault();
+    else if (!strcasecmp(sub, "sigbus")) debugSigbus();
+    else if (!strcasecmp(sub, "stackoverflow")) addReplyLongLong(c, debugRecurse(NULL, 0));
+    else if (!strcasecmp(sub, "assert")) serverAssert(1 == 2);
+    else if (!strcasecmp(sub, "panic")) serverPanic("DEBUG PANIC called at Unix time %lld", (long long)time(NULL));
+    else return 0;
+    return 1;
+}
+
+void debugCommand(client *c) {
+    if (!debugCommandAllowed(c)) {
+        addReplyError(c, "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+                         "you can run it from a local connection, otherwise you need to set this option in the "
+                         "configuration file, and then restart the server.");
+        return;
+    }
+    const char *sub = c->argv[1]->ptr;
+    int argc = c->argc;
+    if (argc == 2 && !strcasecmp(sub, "help")) debugHelp(c);
+    else if (argc == 2 && debugCrashSubcommand(c, sub)) return;
+    else if (argc == 3 && !strcasecmp(sub, "sleep")) debugSleep(c);
+    else if (argc == 3 && !strcasecmp(sub, "set-active-expire")) {
+        server.active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+        addReply(c, shared.ok);
+    } else if (argc == 3 && !strcasecmp(sub, "object")) debugObject(c);
+    else if (argc == 2 && !strcasecmp(sub, "digest")) debugDigest(c);
+    else if (argc >= 2 && !strcasecmp(sub, "digest-value")) debugDigestValue(c);
+    else if (argc == 2 && !strcasecmp(sub, "change-repl-id")) {
+        changeReplicationId();
+        addReply(c, shared.ok);
+    } else if (argc == 2 && !strcasecmp(sub, "command-table")) debugCommandTable(c);
+    else if (argc == 3 && !strcasecmp(sub, "log")) {
+        serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)c->argv[2]->ptr);
+        addReply(c, shared.ok);
+    } else if (argc == 3 && !strcasecmp(sub, "error")) {
+        addReplyErrorSds(c, sdscatsds(sdsnew("-"), c->argv[2]->ptr));
+    } else if (argc >= 3 && argc <= 5 && !strcasecmp(sub, "populate")) debugPopulate(c);
+    else if (argc == 3 && !strcasecmp(sub, "htstats")) debugHtStats(c);
+    else if (argc == 3 && !strcasecmp(sub, "protocol")) debugProtocol(c);
+    else if (argc >= 2 && !strcasecmp(sub, "reload")) debugPersistenceSubcommand(c, debugReloadCommand, "RELOAD");
+    else if (argc == 2 && !strcasecmp(sub, "loadaof")) debugPersistenceSubcommand(c, debugLoadAofCommand, "LOADAOF");
+    else addReplySubcommandSyntaxError(c);
+}

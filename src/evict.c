@@ -1,0 +1,230 @@
+/* evict.c -- keeping used memory under `maxmemory`: the eight eviction
+ * policies, approximated LRU and LFU, and the default cap of 32-bit builds.
+ *
+ * Approximation, as in Redis: instead of an exact LRU list (two pointers per
+ * key) each object keeps a 24-bit clock. Before a write that needs memory,
+ * performEvictions() samples `maxmemory-samples` keys per database into a
+ * small pool of the best candidates seen so far (sorted by idle time, by
+ * inverse frequency, or by time to expire) and evicts the best one, repeating
+ * until used memory is under the limit. The pool persists across calls, so
+ * successive evictions improve on each other.
+ *
+ * LFU data lives in the same 24 bits: the high 16 are the last decrement
+ * time in minutes, the low 8 a logarithmic access counter (Morris counter):
+ * an access increments it with probability 1/((counter-5)*lfu-log-factor+1),
+ * and it decays by one per lfu-decay-time minutes of inactivity.
+ *
+ * 32-bit builds: a process cannot address more than about 3 GB, and a
+ * Raspberry Pi may have 512 MB of RAM. With no maxmemory configured, such a
+ * build caps itself at the smaller of 3 GB, the address-space rlimit and
+ * three quarters of physical RAM (policy noeviction), and says so at start.
+ */
+#include "server.h"
+
+#include <math.h>
+#include <sys/resource.h>
+
+#define EVPOOL_SIZE 16
+#define LFU_INIT_VAL 5
+
+typedef struct evictionCandidate {
+    unsigned long long score; /* higher = better to evict */
+    sds key;                  /* owned copy, NULL if the slot is empty */
+    int dbid;
+} evictionCandidate;
+
+static evictionCandidate pool[EVPOOL_SIZE];
+
+/* ---- LFU counters --------------------------------------------------------------------- */
+
+static unsigned long lfuTimeInMinutes(void) { return (unsigned long)(server.unixtime / 60) & 65535; }
+
+static unsigned long lfuElapsedMinutes(unsigned long ldt) {
+    unsigned long now = lfuTimeInMinutes();
+    return now >= ldt ? now - ldt : 65535 - ldt + now;
+}
+
+static uint8_t lfuLogIncr(uint8_t counter) {
+    if (counter == 255) return 255;
+    double r = (double)random() / RAND_MAX;
+    double base = counter > LFU_INIT_VAL ? counter - LFU_INIT_VAL : 0;
+    double p = 1.0 / (base * server.lfu_log_factor + 1);
+    return r < p ? counter + 1 : counter;
+}
+
+/* The counter after applying the decay for the time since its last update. */
+unsigned long lfuDecrAndReturn(robj *o) {
+    unsigned long ldt = o->lru >> 8, counter = o->lru & 255;
+    unsigned long periods = server.lfu_decay_time ? lfuElapsedMinutes(ldt) / (unsigned long)server.lfu_decay_time : 0;
+    return periods > counter ? 0 : counter - periods;
+}
+
+/* Called on every access of a value when an LFU policy is active. */
+void updateLFU(robj *val) {
+    uint8_t counter = (uint8_t)lfuDecrAndReturn(val);
+    counter = lfuLogIncr(counter);
+    val->lru = (unsigned)((lfuTimeInMinutes() << 8) | counter);
+}
+
+unsigned int lfuInitialClock(void) { return (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL); }
+
+/* ---- scoring ---------------------------------------------------------------------------- */
+
+static unsigned long long candidateScore(redisDb *db, dictEntry *de, sds key) {
+    int policy = server.maxmemory_policy;
+    if (policy == MAXMEMORY_VOLATILE_TTL) {
+        dictEntry *ede = dictFind(db->expires, key);
+        return ede ? ULLONG_MAX - (unsigned long long)dictGetSignedIntegerVal(ede) : 0;
+    }
+    robj *o = dictGetVal(de);
+    if (policy & MAXMEMORY_FLAG_LFU) return 255 - lfuDecrAndReturn(o);
+    return estimateObjectIdleTime(o);
+}
+
+/* Inserts (key, score) in the pool, kept sorted by ascending score; the
+ * worst candidate falls off when the pool is full. */
+static void poolInsert(sds key, int dbid, unsigned long long score) {
+    int k = 0;
+    while (k < EVPOOL_SIZE && pool[k].key && pool[k].score < score) k++;
+    if (k == 0 && pool[EVPOOL_SIZE - 1].key) return; /* worse than everything in a full pool */
+    if (pool[EVPOOL_SIZE - 1].key == NULL) {
+        memmove(pool + k + 1, pool + k, sizeof(pool[0]) * (EVPOOL_SIZE - k - 1));
+    } else {
+        k--;
+        sdsfree(pool[0].key);
+        memmove(pool, pool + 1, sizeof(pool[0]) * (size_t)k);
+    }
+    pool[k].key = sdsdup(key);
+    pool[k].score = score;
+    pool[k].dbid = dbid;
+}
+
+static int poolContains(sds key, int dbid) {
+    for (int k = 0; k < EVPOOL_SIZE && pool[k].key; k++)
+        if (pool[k].dbid == dbid && sdscmp(pool[k].key, key) == 0) return 1;
+    return 0;
+}
+
+static void samplePool(redisDb *db) {
+    int allkeys = server.maxmemory_policy & MAXMEMORY_FLAG_ALLKEYS;
+    dict *sampled = allkeys ? db->dict : db->expires;
+    int count = server.maxmemory_samples > 64 ? 64 : server.maxmemory_samples;
+    dictEntry *samples[64];
+    unsigned int n = dictGetSomeKeys(sampled, samples, (unsigned)count);
+    for (unsigned int j = 0; j < n; j++) {
+        sds key = dictGetKey(samples[j]);
+        dictEntry *de = allkeys ? samples[j] : dictFind(db->dict, key);
+        if (de == NULL || poolContains(key, db->id)) continue;
+        poolInsert(key, db->id, candidateScore(db, de, key));
+    }
+}
+
+/* Takes the best candidate that still exists out of the pool. */
+static sds poolPopBest(int *dbid) {
+    for (int k = EVPOOL_SIZE - 1; k >= 0; k--) {
+        if (pool[k].key == NULL) continue;
+        sds key = pool[k].key;
+        *dbid = pool[k].dbid;
+        pool[k].key = NULL;
+        redisDb *db = &server.db[*dbid];
+        int allkeys = server.maxmemory_policy & MAXMEMORY_FLAG_ALLKEYS;
+        if (dictFind(allkeys ? db->dict : db->expires, key)) return key;
+        sdsfree(key);
+    }
+    return NULL;
+}
+
+static sds selectPoolKey(int *dbid) {
+    for (int attempt = 0; attempt < 4; attempt++) {
+        for (int j = 0; j < server.dbnum; j++) {
+            redisDb *db = &server.db[j];
+            int allkeys = server.maxmemory_policy & MAXMEMORY_FLAG_ALLKEYS;
+            if (dictSize(allkeys ? db->dict : db->expires)) samplePool(db);
+        }
+        sds key = poolPopBest(dbid);
+        if (key) return key;
+    }
+    return NULL;
+}
+
+static sds selectRandomKey(int *dbid) {
+    static int next_db = 0;
+    int allkeys = server.maxmemory_policy & MAXMEMORY_FLAG_ALLKEYS;
+    for (int i = 0; i < server.dbnum; i++) {
+        int j = (next_db++) % server.dbnum;
+        redisDb *db = &server.db[j];
+        dictEntry *de = dictGetRandomKey(allkeys ? db->dict : db->expires);
+        if (de) {
+            *dbid = j;
+            return sdsdup(dictGetKey(de));
+        }
+    }
+    return NULL;
+}
+
+/* ---- evicting ---------------------------------------------------------------------------- */
+
+static size_t memoryCountedForEviction(void) { return zmalloc_used_memory(); }
+
+static void evictKey(int dbid, sds key) {
+    redisDb *db = &server.db[dbid];
+    robj *keyobj = createStringObject(key, sdslen(key));
+    dbSyncDelete(db, keyobj);
+    server.stat_evictedkeys++;
+    signalModifiedKey(NULL, db, keyobj);
+    notifyKeyspaceEvent(NOTIFY_EVICTED, "evicted", keyobj, dbid);
+    robj *argv[2] = {shared.del_cmd, keyobj};
+    alsoPropagate(dbid, argv, 2, 0);
+    decrRefCount(keyobj);
+}
+
+/* Evicts until used memory is under maxmemory. C_ERR when that is
+ * impossible (noeviction, or nothing left that the policy may evict). */
+int performEvictions(void) {
+    if (!server.maxmemory || memoryCountedForEviction() <= server.maxmemory) return C_OK;
+    if (server.maxmemory_policy == MAXMEMORY_NO_EVICTION) return C_ERR;
+    int random_policy = server.maxmemory_policy == MAXMEMORY_ALLKEYS_RANDOM ||
+                        server.maxmemory_policy == MAXMEMORY_VOLATILE_RANDOM;
+    long long limit = dbTotalServerKeyCount();
+    while (memoryCountedForEviction() > server.maxmemory && limit-- > 0) {
+        int dbid = 0;
+        sds key = random_policy ? selectRandomKey(&dbid) : selectPoolKey(&dbid);
+        if (key == NULL) return C_ERR;
+        evictKey(dbid, key);
+        sdsfree(key);
+    }
+    return memoryCountedForEviction() <= server.maxmemory ? C_OK : C_ERR;
+}
+
+/* ---- 32-bit default cap ------------------------------------------------------------------ */
+
+/* The most this process can usefully address: 3 GB on 32-bit builds (the
+ * usual user address space), lowered by RLIMIT_AS; unlimited on 64-bit. */
+unsigned long long evictAddressSpaceLimit(void) {
+    unsigned long long limit = SIZEOF_POINTER_BITS == 32 ? 3ULL * 1024 * 1024 * 1024 : ULLONG_MAX;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (unsigned long long)rl.rlim_cur < limit)
+        limit = (unsigned long long)rl.rlim_cur;
+    return limit;
+}
+
+static unsigned long long physicalMemory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (unsigned long long)pages * (unsigned long long)page : 0;
+}
+
+/* Called once the configuration is loaded. */
+void evictApplyDefaultCap(void) {
+    if (SIZEOF_POINTER_BITS != 32 || server.maxmemory != 0) return;
+    unsigned long long cap = evictAddressSpaceLimit();
+    unsigned long long ram = physicalMemory();
+    if (ram && ram / 4 * 3 < cap) cap = ram / 4 * 3;
+    server.maxmemory = cap;
+    server.maxmemory_policy = MAXMEMORY_NO_EVICTION;
+    serverLog(LL_WARNING,
+              "32 bit instance detected but no memory limit set. Setting maxmemory to %llu bytes "
+              "(the smaller of the address space limit %llu and 3/4 of physical RAM %llu), policy noeviction.",
+              cap, evictAddressSpaceLimit(), ram);
+}
+
+void evictInit(void) { performEvictionsHook = performEvictions; }

@@ -1,0 +1,278 @@
+/* expire.c -- key time-to-live: storage, lazy and active expiry, and the
+ * EXPIRE family of commands.
+ *
+ * A TTL is an absolute unix time in milliseconds stored in db->expires
+ * against the key's sds (shared with the main dict).
+ *
+ * Two mechanisms remove expired keys, as in Redis:
+ *  - lazily, when a command touches the key (expireIfNeeded);
+ *  - actively, from the cron: activeExpireCycle() samples keys with a TTL,
+ *    20 per round, and repeats a database while more than 10% of its sample
+ *    was stale, within a CPU budget (25% of a cron tick in the slow cycle,
+ *    1 ms in the fast one run before sleeping). The effort knob
+ *    (active-expire-effort 1..10) scales the sample and the budget. The
+ *    cursor persists, so a large keyspace is covered across calls without
+ *    ever stalling the loop.
+ *
+ * Relative times are turned into absolute ones here, and overflow is
+ * checked before adding "now" or multiplying seconds by 1000 -- user input is
+ * 64-bit everywhere, so a 32-bit build behaves like a 64-bit one.
+ */
+#include "server.h"
+
+#define ACTIVE_EXPIRE_KEYS_PER_LOOP 20
+#define ACTIVE_EXPIRE_FAST_DURATION_US 1000
+#define ACTIVE_EXPIRE_SLOW_TIME_PERC 25
+#define ACTIVE_EXPIRE_ACCEPTABLE_STALE 10
+
+/* ---- storage ------------------------------------------------------------------------ */
+
+long long getExpire(redisDb *db, robj *key) {
+    if (dictSize(db->expires) == 0) return -1;
+    dictEntry *de = dictFind(db->expires, key->ptr);
+    return de ? dictGetSignedIntegerVal(de) : -1;
+}
+
+void setExpire(client *c, redisDb *db, robj *key, long long when) {
+    (void)c;
+    dictEntry *kde = dictFind(db->dict, key->ptr);
+    serverAssert(kde != NULL);
+    dictEntry *existing;
+    dictEntry *de = dictAddRaw(db->expires, dictGetKey(kde), &existing);
+    dictSetSignedIntegerVal(de ? de : existing, when);
+}
+
+int removeExpire(redisDb *db, robj *key) {
+    if (dictSize(db->expires) == 0) return 0;
+    return dictDelete(db->expires, key->ptr) == DICT_OK;
+}
+
+/* The clock commands compare against: cached once per command so a command
+ * sees one consistent "now" (Redis does the same). */
+static long long commandTimeMs(void) { return server.mstime; }
+
+int keyIsExpired(redisDb *db, robj *key) {
+    if (server.loading) return 0;
+    long long when = getExpire(db, key);
+    return when >= 0 && commandTimeMs() > when;
+}
+
+void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
+    dbSyncDelete(db, keyobj);
+    server.stat_expiredkeys++;
+    robj *argv[2] = {shared.del_cmd, keyobj};
+    alsoPropagate(db->id, argv, 2, 0);
+    signalModifiedKey(NULL, db, keyobj);
+    notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
+}
+
+/* Deletes the key if it has expired; returns 1 if the key is (now) gone. */
+int expireIfNeeded(redisDb *db, robj *key, int flags) {
+    if (!keyIsExpired(db, key)) return 0;
+    if (flags & LOOKUP_NOEXPIRE) return 1;
+    deleteExpiredKeyAndPropagate(db, key);
+    return 1;
+}
+
+int checkAlreadyExpired(long long when) { return when <= commandTimeMs() && !server.loading; }
+
+/* ---- the active cycle ------------------------------------------------------------------ */
+
+static int expired_stale_perc_tracker;
+
+/* Samples up to `num` keys with a TTL from db, deleting the expired ones.
+ * Returns how many of the sampled keys had expired. */
+static int expireSampleOfDb(redisDb *db, long num, long *sampled) {
+    int expired = 0;
+    *sampled = 0;
+    while (num-- > 0) {
+        dictEntry *de = dictGetRandomKey(db->expires);
+        if (de == NULL) break;
+        (*sampled)++;
+        if (dictGetSignedIntegerVal(de) < server.mstime) {
+            robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
+            deleteExpiredKeyAndPropagate(db, keyobj);
+            decrRefCount(keyobj);
+            expired++;
+        }
+    }
+    return expired;
+}
+
+void activeExpireCycle(int type) {
+    static unsigned int current_db = 0;
+    static long long last_fast_cycle = 0;
+    int effort = server.active_expire_effort - 1; /* 0..9 */
+    long keys_per_loop = ACTIVE_EXPIRE_KEYS_PER_LOOP + ACTIVE_EXPIRE_KEYS_PER_LOOP / 4 * effort;
+    long long fast_duration = ACTIVE_EXPIRE_FAST_DURATION_US + ACTIVE_EXPIRE_FAST_DURATION_US / 4 * effort;
+    int slow_perc = ACTIVE_EXPIRE_SLOW_TIME_PERC + 2 * effort;
+    int stale_ok = ACTIVE_EXPIRE_ACCEPTABLE_STALE - effort;
+    long long start = ustime();
+
+    if (type == ACTIVE_EXPIRE_CYCLE_FAST) {
+        if (expired_stale_perc_tracker < stale_ok) return; /* little to gain */
+        if (start < last_fast_cycle + fast_duration * 2) return;
+        last_fast_cycle = start;
+    }
+    long long timelimit = type == ACTIVE_EXPIRE_CYCLE_FAST ? fast_duration
+                                                           : 1000000LL * slow_perc / server.hz / 100;
+    if (timelimit <= 0) timelimit = 1;
+
+    long total_sampled = 0, total_expired = 0;
+    int dbs = server.dbnum < 16 ? server.dbnum : 16;
+    for (int j = 0; j < dbs; j++) {
+        redisDb *db = server.db + (current_db % (unsigned)server.dbnum);
+        current_db++;
+        int repeat;
+        do {
+            if (dictSize(db->expires) == 0) break;
+            long sampled;
+            int expired = expireSampleOfDb(db, keys_per_loop, &sampled);
+            total_sampled += sampled;
+            total_expired += expired;
+            repeat = sampled > 0 && expired * 100 / sampled > stale_ok;
+            if (ustime() - start > timelimit) { j = dbs; break; }
+        } while (repeat);
+    }
+    int perc = total_sampled ? (int)(total_expired * 100 / total_sampled) : 0;
+    expired_stale_perc_tracker = (expired_stale_perc_tracker * 95 + perc * 5) / 100;
+    server.stat_expired_stale_perc = expired_stale_perc_tracker;
+}
+
+/* ---- EXPIRE family ------------------------------------------------------------------------ */
+
+#define EXPIRE_NX (1 << 0)
+#define EXPIRE_XX (1 << 1)
+#define EXPIRE_GT (1 << 2)
+#define EXPIRE_LT (1 << 3)
+
+static int parseExpireFlags(client *c, int start, int *flags) {
+    for (int j = start; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "nx")) *flags |= EXPIRE_NX;
+        else if (!strcasecmp(opt, "xx")) *flags |= EXPIRE_XX;
+        else if (!strcasecmp(opt, "gt")) *flags |= EXPIRE_GT;
+        else if (!strcasecmp(opt, "lt")) *flags |= EXPIRE_LT;
+        else {
+            addReplyErrorFormat(c, "Unsupported option %s", opt);
+            return C_ERR;
+        }
+    }
+    if ((*flags & EXPIRE_NX) && (*flags & (EXPIRE_XX | EXPIRE_GT | EXPIRE_LT))) {
+        addReplyError(c, "NX and XX, GT or LT options at the same time are not compatible");
+        return C_ERR;
+    }
+    if ((*flags & EXPIRE_GT) && (*flags & EXPIRE_LT)) {
+        addReplyError(c, "GT and LT options at the same time are not compatible");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Whether the NX/XX/GT/LT conditions allow setting `when` (a key without a
+ * TTL counts as an infinite TTL for GT/LT). */
+static int expireConditionsHold(int flags, long long current, long long when) {
+    if ((flags & EXPIRE_NX) && current != -1) return 0;
+    if ((flags & EXPIRE_XX) && current == -1) return 0;
+    if ((flags & EXPIRE_GT) && (current == -1 || when <= current)) return 0;
+    if ((flags & EXPIRE_LT) && current != -1 && when >= current) return 0;
+    return 1;
+}
+
+/* Converts the user's time to absolute ms, checking for overflow. */
+static int absoluteExpireTime(client *c, long long basetime, int unit_seconds, long long *when) {
+    long long value;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &value, NULL) != C_OK) return C_ERR;
+    if (unit_seconds) {
+        if (value > LLONG_MAX / 1000 || value < LLONG_MIN / 1000) {
+            addReplyErrorExpireTime(c);
+            return C_ERR;
+        }
+        value *= 1000;
+    }
+    if ((value > 0 && basetime > LLONG_MAX - value) || (value < 0 && basetime < LLONG_MIN - value)) {
+        addReplyErrorExpireTime(c);
+        return C_ERR;
+    }
+    *when = value + basetime;
+    return C_OK;
+}
+
+static void expireGenericCommand(client *c, long long basetime, int unit_seconds) {
+    robj *key = c->argv[1];
+    int flags = 0;
+    long long when;
+    if (parseExpireFlags(c, 3, &flags) != C_OK) return;
+    if (absoluteExpireTime(c, basetime, unit_seconds, &when) != C_OK) return;
+    if (lookupKeyWrite(c->db, key) == NULL) {
+        addReply(c, shared.czero);
+        return;
+    }
+    if (flags) {
+        long long current = getExpire(c->db, key);
+        if (!expireConditionsHold(flags, current, when)) {
+            addReply(c, shared.czero);
+            return;
+        }
+    }
+    if (checkAlreadyExpired(when)) {
+        dbDelete(c->db, key);
+        robj *argv[2] = {shared.del_cmd, key};
+        alsoPropagate(c->db->id, argv, 2, 0);
+        preventCommandPropagation(c);
+        signalModifiedKey(c, c->db, key);
+        notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
+        server.dirty++;
+        addReply(c, shared.cone);
+        return;
+    }
+    setExpire(c, c->db, key, when);
+    addReply(c, shared.cone);
+    /* Propagate as PEXPIREAT with the absolute time, whatever the form used. */
+    robj *pexpireat = createStringObjectFromLongLong(when);
+    robj *argv[3] = {shared.pexpireat_cmd, key, pexpireat};
+    alsoPropagate(c->db->id, argv, 3, 0);
+    preventCommandPropagation(c);
+    decrRefCount(pexpireat);
+    signalModifiedKey(c, c->db, key);
+    notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
+    server.dirty++;
+}
+
+void expireCommand(client *c) { expireGenericCommand(c, commandTimeMs(), 1); }
+void expireatCommand(client *c) { expireGenericCommand(c, 0, 1); }
+void pexpireCommand(client *c) { expireGenericCommand(c, commandTimeMs(), 0); }
+void pexpireatCommand(client *c) { expireGenericCommand(c, 0, 0); }
+
+/* TTL/PTTL (relative) and EXPIRETIME/PEXPIRETIME (absolute): -2 no key,
+ * -1 no TTL. */
+static void ttlGenericCommand(client *c, int output_ms, int output_abs) {
+    if (lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH) == NULL) {
+        addReplyLongLong(c, -2);
+        return;
+    }
+    long long expire = getExpire(c->db, c->argv[1]);
+    if (expire == -1) {
+        addReplyLongLong(c, -1);
+        return;
+    }
+    long long ttl = output_abs ? expire : expire - commandTimeMs();
+    if (ttl < 0) ttl = 0;
+    addReplyLongLong(c, output_ms ? ttl : (ttl + 500) / 1000);
+}
+
+void ttlCommand(client *c) { ttlGenericCommand(c, 0, 0); }
+void pttlCommand(client *c) { ttlGenericCommand(c, 1, 0); }
+void expiretimeCommand(client *c) { ttlGenericCommand(c, 0, 1); }
+void pexpiretimeCommand(client *c) { ttlGenericCommand(c, 1, 1); }
+
+void persistCommand(client *c) {
+    if (lookupKeyWrite(c->db, c->argv[1]) && removeExpire(c->db, c->argv[1])) {
+        signalModifiedKey(c, c->db, c->argv[1]);
+        notifyKeyspaceEvent(NOTIFY_GENERIC, "persist", c->argv[1], c->db->id);
+        addReply(c, shared.cone);
+        server.dirty++;
+    } else {
+        addReply(c, shared.czero);
+    }
+}

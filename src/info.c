@@ -1,0 +1,420 @@
+/* info.c -- INFO: the server's state as "# Section\r\nfield:value\r\n" text.
+ *
+ * Sections, in the order they are always emitted: server, clients, memory,
+ * persistence, stats, replication, cpu, modules, commandstats, errorstats,
+ * cluster, keyspace. INFO with no argument (or "default") gives all but
+ * commandstats; "all" and "everything" give every section; any other
+ * argument names a section (case-insensitive, several may be given, unknown
+ * ones are ignored). Sections are separated by one blank line. RESP3
+ * clients get a verbatim string ("txt"), RESP2 clients a bulk string.
+ *
+ * Decisions:
+ * - Field names and formats are Redis's, so redis-cli, client libraries and
+ *   monitoring tools that parse INFO work unchanged. Fields for subsystems
+ *   that do not exist yet report their idle value (loading:0,
+ *   rdb_bgsave_in_progress:0, role:master ...).
+ * - Each section is one small function appending to an sds; a table maps
+ *   section names to them, so a new subsystem adds one row.
+ * - instantaneous_ops_per_sec and the kbps figures come from a ring of 16
+ *   samples taken every 100 ms by our own timer (infoInit() registers it),
+ *   averaged like Redis does, so the cron needs no knowledge of INFO.
+ * - genRedisInfoString() is also what the crash report prints: it reads
+ *   state only and never replies.
+ */
+#include "server.h"
+#include "osrandom.h"
+
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+
+/* ---- instantaneous metrics ------------------------------------------------------------- */
+
+#define STATS_METRIC_SAMPLES 16
+#define STATS_METRIC_PERIOD_MS 100
+
+enum { METRIC_COMMANDS, METRIC_NET_INPUT, METRIC_NET_OUTPUT, METRIC_COUNT };
+
+static struct {
+    long long last_sample_ms;
+    long long last_sample_count;
+    long long samples[STATS_METRIC_SAMPLES];
+    int idx;
+} metrics[METRIC_COUNT];
+
+static void trackMetric(int metric, long long current, long long now_ms) {
+    long long elapsed = now_ms - metrics[metric].last_sample_ms;
+    long long delta = current - metrics[metric].last_sample_count;
+    long long per_sec = elapsed > 0 ? delta * 1000 / elapsed : 0;
+    metrics[metric].samples[metrics[metric].idx] = per_sec;
+    metrics[metric].idx = (metrics[metric].idx + 1) % STATS_METRIC_SAMPLES;
+    metrics[metric].last_sample_ms = now_ms;
+    metrics[metric].last_sample_count = current;
+}
+
+static long long getMetric(int metric) {
+    long long sum = 0;
+    for (int j = 0; j < STATS_METRIC_SAMPLES; j++) sum += metrics[metric].samples[j];
+    return sum / STATS_METRIC_SAMPLES;
+}
+
+static int metricsCron(struct aeEventLoop *el, long long id, void *data) {
+    (void)el; (void)id; (void)data;
+    long long now = mstime();
+    trackMetric(METRIC_COMMANDS, server.stat_numcommands, now);
+    trackMetric(METRIC_NET_INPUT, server.stat_net_input_bytes, now);
+    trackMetric(METRIC_NET_OUTPUT, server.stat_net_output_bytes, now);
+    return STATS_METRIC_PERIOD_MS;
+}
+
+/* ---- replication ids (no replication yet: what INFO and DEBUG show) --------------------------- */
+
+static char master_replid[CONFIG_RUN_ID_SIZE + 1];
+
+void changeReplicationId(void) {
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[CONFIG_RUN_ID_SIZE / 2];
+    osRandomBytes(raw, sizeof raw);
+    for (int j = 0; j < CONFIG_RUN_ID_SIZE / 2; j++) {
+        master_replid[2 * j] = hex[raw[j] >> 4];
+        master_replid[2 * j + 1] = hex[raw[j] & 15];
+    }
+    master_replid[CONFIG_RUN_ID_SIZE] = '\0';
+}
+
+void infoInit(void) {
+    changeReplicationId();
+    long long now = mstime();
+    for (int j = 0; j < METRIC_COUNT; j++) metrics[j].last_sample_ms = now;
+    if (aeCreateTimeEvent(server.el, STATS_METRIC_PERIOD_MS, metricsCron, NULL, NULL) == AE_ERR)
+        serverPanic("Can't create the INFO metrics timer.");
+}
+
+/* ---- formatting helpers ------------------------------------------------------------------------ */
+
+/* 1023 -> "1023B", 1536 -> "1.50K", as Redis prints memory sizes. */
+static void bytesToHuman(char *buf, size_t len, unsigned long long n) {
+    static const char units[] = "KMGTPE";
+    if (n < 1024) {
+        snprintf(buf, len, "%lluB", n);
+        return;
+    }
+    double d = (double)n / 1024;
+    int unit = 0;
+    while (d >= 1024 && unit < 5) {
+        d /= 1024;
+        unit++;
+    }
+    snprintf(buf, len, "%.2f%c", d, units[unit]);
+}
+
+static sds catHumanField(sds info, const char *name, unsigned long long bytes) {
+    char human[64];
+    bytesToHuman(human, sizeof human, bytes);
+    return sdscatprintf(info, "%s:%llu\r\n%s_human:%s\r\n", name, bytes, name, human);
+}
+
+static const char *maxmemoryPolicyName(int policy) {
+    switch (policy) {
+    case MAXMEMORY_VOLATILE_LRU: return "volatile-lru";
+    case MAXMEMORY_VOLATILE_LFU: return "volatile-lfu";
+    case MAXMEMORY_VOLATILE_TTL: return "volatile-ttl";
+    case MAXMEMORY_VOLATILE_RANDOM: return "volatile-random";
+    case MAXMEMORY_ALLKEYS_LRU: return "allkeys-lru";
+    case MAXMEMORY_ALLKEYS_LFU: return "allkeys-lfu";
+    case MAXMEMORY_ALLKEYS_RANDOM: return "allkeys-random";
+    case MAXMEMORY_NO_EVICTION: return "noeviction";
+    default: return "unknown";
+    }
+}
+
+static unsigned long long totalSystemMemory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return 0;
+    return (unsigned long long)pages * (unsigned long long)page_size;
+}
+
+/* ---- the sections ---------------------------------------------------------------------------------- */
+
+static sds infoServer(sds info) {
+    struct utsname name;
+    if (uname(&name) != 0) memset(&name, 0, sizeof name);
+    long long uptime = (long long)(server.unixtime - server.stat_starttime);
+    return sdscatprintf(info,
+                        "redis_version:%s\r\n"
+                        "redis_git_sha1:00000000\r\n"
+                        "redis_git_dirty:0\r\n"
+                        "redis_build_id:0\r\n"
+                        "redis_mode:standalone\r\n"
+                        "os:%s %s %s\r\n"
+                        "arch_bits:%d\r\n"
+                        "monotonic_clock:POSIX clock_gettime\r\n"
+                        "multiplexing_api:%s\r\n"
+                        "atomicvar_api:c11-builtin\r\n"
+                        "gcc_version:%d.%d.%d\r\n"
+                        "process_id:%ld\r\n"
+                        "process_supervised:no\r\n"
+                        "run_id:%s\r\n"
+                        "tcp_port:%d\r\n"
+                        "server_time_usec:%lld\r\n"
+                        "uptime_in_seconds:%lld\r\n"
+                        "uptime_in_days:%lld\r\n"
+                        "hz:%d\r\n"
+                        "configured_hz:%d\r\n"
+                        "lru_clock:%u\r\n"
+                        "executable:%s\r\n"
+                        "config_file:%s\r\n"
+                        "io_threads_active:0\r\n",
+                        REDIS_VERSION, name.sysname, name.release, name.machine, SIZEOF_POINTER_BITS,
+                        aeGetApiName(),
+#ifdef __GNUC__
+                        __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__,
+#else
+                        0, 0, 0,
+#endif
+                        (long)getpid(), server.runid, server.port, ustime(), uptime, uptime / 86400, server.hz,
+                        server.config_hz, (unsigned)server.lruclock, server.executable ? server.executable : "",
+                        server.configfile ? server.configfile : "");
+}
+
+static void clientBufferPeaks(size_t *max_in, size_t *max_out, long *blocked) {
+    listIter li;
+    listNode *ln;
+    *max_in = *max_out = 0;
+    *blocked = 0;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *c = listNodeValue(ln);
+        size_t in = c->querybuf_peak > sdsAllocSize(c->querybuf) ? c->querybuf_peak : sdsAllocSize(c->querybuf);
+        size_t out = getClientOutputBufferMemoryUsage(c);
+        if (in > *max_in) *max_in = in;
+        if (out > *max_out) *max_out = out;
+        if (c->flags & CLIENT_BLOCKED) (*blocked)++;
+    }
+}
+
+static sds infoClients(sds info) {
+    size_t max_in, max_out;
+    long blocked;
+    clientBufferPeaks(&max_in, &max_out, &blocked);
+    return sdscatprintf(info,
+                        "connected_clients:%lu\r\n"
+                        "cluster_connections:0\r\n"
+                        "maxclients:%u\r\n"
+                        "client_recent_max_input_buffer:%zu\r\n"
+                        "client_recent_max_output_buffer:%zu\r\n"
+                        "blocked_clients:%ld\r\n"
+                        "tracking_clients:0\r\n"
+                        "clients_in_timeout_table:0\r\n",
+                        (unsigned long)listLength(server.clients), server.maxclients, max_in, max_out, blocked);
+}
+
+static sds infoMemory(sds info) {
+    size_t used = zmalloc_used_memory(), rss = zmalloc_get_rss();
+    if (used > server.stat_peak_memory) server.stat_peak_memory = used;
+    size_t peak = server.stat_peak_memory;
+    info = catHumanField(info, "used_memory", used);
+    info = catHumanField(info, "used_memory_rss", rss);
+    info = catHumanField(info, "used_memory_peak", peak);
+    info = sdscatprintf(info, "used_memory_peak_perc:%.2f%%\r\n", peak ? (double)used * 100 / (double)peak : 0.0);
+    info = catHumanField(info, "total_system_memory", totalSystemMemory());
+    info = catHumanField(info, "maxmemory", server.maxmemory);
+    return sdscatprintf(info,
+                        "maxmemory_policy:%s\r\n"
+                        "mem_fragmentation_ratio:%.2f\r\n"
+                        "mem_allocator:%s\r\n"
+                        "lazyfree_pending_objects:0\r\n",
+                        maxmemoryPolicyName(server.maxmemory_policy), used ? (double)rss / (double)used : 0.0,
+                        zmalloc_allocator_name());
+}
+
+static sds infoPersistence(sds info) {
+    return sdscatprintf(info,
+                        "loading:%d\r\n"
+                        "async_loading:0\r\n"
+                        "rdb_changes_since_last_save:%lld\r\n"
+                        "rdb_bgsave_in_progress:0\r\n"
+                        "rdb_last_save_time:%lld\r\n"
+                        "rdb_last_bgsave_status:ok\r\n"
+                        "rdb_last_bgsave_time_sec:-1\r\n"
+                        "rdb_current_bgsave_time_sec:-1\r\n"
+                        "aof_enabled:%d\r\n"
+                        "aof_rewrite_in_progress:0\r\n"
+                        "aof_rewrite_scheduled:0\r\n"
+                        "aof_last_rewrite_time_sec:-1\r\n"
+                        "aof_current_rewrite_time_sec:-1\r\n"
+                        "aof_last_bgrewrite_status:ok\r\n"
+                        "aof_last_write_status:ok\r\n",
+                        server.loading != 0, server.dirty, (long long)server.lastsave, server.aof_enabled != 0);
+}
+
+static sds infoStats(sds info) {
+    return sdscatprintf(info,
+                        "total_connections_received:%lld\r\n"
+                        "total_commands_processed:%lld\r\n"
+                        "instantaneous_ops_per_sec:%lld\r\n"
+                        "total_net_input_bytes:%lld\r\n"
+                        "total_net_output_bytes:%lld\r\n"
+                        "instantaneous_input_kbps:%.2f\r\n"
+                        "instantaneous_output_kbps:%.2f\r\n"
+                        "rejected_connections:%lld\r\n"
+                        "expired_keys:%lld\r\n"
+                        "expired_stale_perc:%.2f\r\n"
+                        "evicted_keys:%lld\r\n"
+                        "keyspace_hits:%lld\r\n"
+                        "keyspace_misses:%lld\r\n"
+                        "pubsub_channels:0\r\n"
+                        "pubsub_patterns:0\r\n"
+                        "total_forks:0\r\n"
+                        "unexpected_error_replies:%lld\r\n"
+                        "total_error_replies:%lld\r\n"
+                        "client_query_buffer_limit_disconnections:%lld\r\n"
+                        "client_output_buffer_limit_disconnections:%lld\r\n",
+                        server.stat_numconnections, server.stat_numcommands, getMetric(METRIC_COMMANDS),
+                        server.stat_net_input_bytes, server.stat_net_output_bytes,
+                        (double)getMetric(METRIC_NET_INPUT) / 1024, (double)getMetric(METRIC_NET_OUTPUT) / 1024,
+                        server.stat_rejected_conn, server.stat_expiredkeys,
+                        (double)server.stat_expired_stale_perc, server.stat_evictedkeys,
+                        server.stat_keyspace_hits, server.stat_keyspace_misses,
+                        server.stat_unexpected_error_replies, server.stat_total_error_replies,
+                        server.stat_client_qbuf_limit_disconnections,
+                        server.stat_client_outbuf_limit_disconnections);
+}
+
+static sds infoReplication(sds info) {
+    return sdscatprintf(info,
+                        "role:master\r\n"
+                        "connected_slaves:0\r\n"
+                        "master_failover_state:no-failover\r\n"
+                        "master_replid:%s\r\n"
+                        "master_replid2:0000000000000000000000000000000000000000\r\n"
+                        "master_repl_offset:0\r\n"
+                        "second_repl_offset:-1\r\n"
+                        "repl_backlog_active:0\r\n"
+                        "repl_backlog_size:1048576\r\n"
+                        "repl_backlog_first_byte_offset:0\r\n"
+                        "repl_backlog_histlen:0\r\n",
+                        master_replid);
+}
+
+static double timevalSeconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1000000; }
+
+static sds infoCpu(sds info) {
+    struct rusage self, children;
+    if (getrusage(RUSAGE_SELF, &self) != 0) memset(&self, 0, sizeof self);
+    if (getrusage(RUSAGE_CHILDREN, &children) != 0) memset(&children, 0, sizeof children);
+    return sdscatprintf(info,
+                        "used_cpu_sys:%.6f\r\n"
+                        "used_cpu_user:%.6f\r\n"
+                        "used_cpu_sys_children:%.6f\r\n"
+                        "used_cpu_user_children:%.6f\r\n",
+                        timevalSeconds(self.ru_stime), timevalSeconds(self.ru_utime),
+                        timevalSeconds(children.ru_stime), timevalSeconds(children.ru_utime));
+}
+
+static sds infoModules(sds info) { return info; }
+
+static sds catCommandStats(sds info, redisCommand *cmd) {
+    if (cmd->calls || cmd->failed_calls || cmd->rejected_calls) {
+        info = sdscatprintf(info, "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%lld\r\n",
+                            cmd->fullname, cmd->calls, cmd->microseconds,
+                            cmd->calls ? (double)cmd->microseconds / (double)cmd->calls : 0.0, cmd->rejected_calls,
+                            cmd->failed_calls);
+    }
+    if (cmd->subcommands_dict == NULL) return info;
+    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)
+        if (sub->fullname) info = catCommandStats(info, sub);
+    return info;
+}
+
+/* In command-table order, so the output is stable from one call to the next. */
+static sds infoCommandStats(sds info) {
+    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
+        if (cmd->fullname && lookupCommandBySds(cmd->fullname) == cmd) info = catCommandStats(info, cmd);
+    return info;
+}
+
+static sds infoErrorStats(sds info) {
+    if (server.errors == NULL) return info;
+    dictIterator *di = dictGetIterator(server.errors);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL)
+        info = sdscatprintf(info, "errorstat_%s:count=%lld\r\n", (char *)dictGetKey(de),
+                            (long long)dictGetSignedIntegerVal(de));
+    dictReleaseIterator(di);
+    return info;
+}
+
+static sds infoCluster(sds info) { return sdscat(info, "cluster_enabled:0\r\n"); }
+
+static sds infoKeyspace(sds info) {
+    for (int j = 0; j < server.dbnum; j++) {
+        redisDb *db = &server.db[j];
+        unsigned long keys = dictSize(db->dict), expires = dictSize(db->expires);
+        if (keys || expires)
+            info = sdscatprintf(info, "db%d:keys=%lu,expires=%lu,avg_ttl=%lld\r\n", j, keys, expires, db->avg_ttl);
+    }
+    return info;
+}
+
+/* ---- section selection --------------------------------------------------------------------------------- */
+
+typedef struct infoSection {
+    const char *name;
+    const char *title;
+    sds (*generate)(sds info);
+    int in_default;
+} infoSection;
+
+static const infoSection info_sections[] = {
+    {"server", "Server", infoServer, 1},
+    {"clients", "Clients", infoClients, 1},
+    {"memory", "Memory", infoMemory, 1},
+    {"persistence", "Persistence", infoPersistence, 1},
+    {"stats", "Stats", infoStats, 1},
+    {"replication", "Replication", infoReplication, 1},
+    {"cpu", "CPU", infoCpu, 1},
+    {"modules", "Modules", infoModules, 1},
+    {"commandstats", "Commandstats", infoCommandStats, 0},
+    {"errorstats", "Errorstats", infoErrorStats, 1},
+    {"cluster", "Cluster", infoCluster, 1},
+    {"keyspace", "Keyspace", infoKeyspace, 1},
+};
+#define INFO_SECTION_COUNT (sizeof info_sections / sizeof info_sections[0])
+
+/* Marks in `wanted` the sections one INFO argument asks for. */
+static void selectSections(const char *arg, char wanted[INFO_SECTION_COUNT]) {
+    int all = !strcasecmp(arg, "all") || !strcasecmp(arg, "everything");
+    int dflt = !strcasecmp(arg, "default");
+    for (size_t j = 0; j < INFO_SECTION_COUNT; j++) {
+        if (all || (dflt && info_sections[j].in_default) || !strcasecmp(arg, info_sections[j].name))
+            wanted[j] = 1;
+    }
+}
+
+static sds generateSections(const char wanted[INFO_SECTION_COUNT]) {
+    sds info = sdsempty();
+    int emitted = 0;
+    for (size_t j = 0; j < INFO_SECTION_COUNT; j++) {
+        if (!wanted[j]) continue;
+        if (emitted++) info = sdscat(info, "\r\n");
+        info = sdscatprintf(info, "# %s\r\n", info_sections[j].title);
+        info = info_sections[j].generate(info);
+    }
+    return info;
+}
+
+sds genRedisInfoString(const char *section) {
+    char wanted[INFO_SECTION_COUNT] = {0};
+    selectSections(section ? section : "default", wanted);
+    return generateSections(wanted);
+}
+
+void infoCommand(client *c) {
+    char wanted[INFO_SECTION_COUNT] = {0};
+    if (c->argc == 1) selectSections("default", wanted);
+    for (int j = 1; j < c->argc; j++) selectSections(c->argv[j]->ptr, wanted);
+    sds info = generateSections(wanted);
+    addReplyVerbatim(c, info, sdslen(info), "txt");
+    sdsfree(info);
+}

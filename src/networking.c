@@ -1,0 +1,690 @@
+/* networking.c -- clients: accepting them, reading and parsing their
+ * requests, writing their replies, and closing them.
+ *
+ * Flow: the event loop calls readQueryFromClient() when a socket is
+ * readable; bytes are appended to c->querybuf and parsed (inline or RESP
+ * multibulk) into c->argv, and each complete command goes through
+ * processCommand(). Replies accumulate in the client's buffers (reply.c);
+ * beforeSleep() calls handleClientsWithPendingWrites(), which writes
+ * directly and installs a write handler only for what the socket could not
+ * take -- most replies never need an extra event-loop round.
+ *
+ * Protocol errors reply "-ERR Protocol error: ..." and close the connection
+ * after the reply, with the same texts and limits as Redis. Clients are never
+ * freed while one of their own callbacks runs: freeClientAsync() queues them
+ * and beforeSleep() frees them.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <sys/uio.h>
+
+#define MAX_ACCEPTS_PER_CALL 1000
+#define UNAUTHENTICATED_MAX_MULTIBULK 10
+#define UNAUTHENTICATED_MAX_BULK 16384
+
+static void sendReplyToClient(connection *conn);
+
+/* ---- creating and freeing ---------------------------------------------------------- */
+
+static void freeReplyBlock(void *block) { zfree(block); }
+
+/* TCP options are no-ops on unix sockets (the connection layer knows). */
+static void configureClientSocket(connection *conn) {
+    connNonBlock(conn);
+    connEnableTcpNoDelay(conn);
+    if (server.tcpkeepalive) connKeepAlive(conn, server.tcpkeepalive);
+}
+
+client *createClient(connection *conn) {
+    client *c = zcalloc(sizeof(client));
+    if (conn) {
+        configureClientSocket(conn);
+        connSetReadHandler(conn, readQueryFromClient);
+        connSetPrivateData(conn, c);
+    }
+    c->buf = zmalloc_usable(PROTO_REPLY_CHUNK_BYTES, &c->buf_usable_size);
+    c->id = server.next_client_id++;
+    c->conn = conn;
+    c->resp = 2;
+    selectDb(c, 0);
+    c->querybuf = sdsempty();
+    c->bulklen = -1;
+    c->reply = listCreate();
+    listSetFreeMethod(c->reply, freeReplyBlock);
+    c->ctime = server.unixtime;
+    c->last_interaction_ms = server.mstime;
+    c->authenticated = server.requirepass == NULL;
+    c->watched_keys = listCreate();
+    if (conn) {
+        listAddNodeTail(server.clients, c);
+        c->client_list_node = listLast(server.clients);
+    }
+    return c;
+}
+
+void freeClientArgv(client *c) {
+    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    c->argc = 0;
+    c->cmd = NULL;
+    c->argv_len_sum = 0;
+}
+
+static void unlinkClient(client *c) {
+    if (c->client_list_node) {
+        listDelNode(server.clients, c->client_list_node);
+        c->client_list_node = NULL;
+    }
+    if (c->flags & CLIENT_PENDING_WRITE) {
+        listNode *ln = listSearchKey(server.clients_pending_write, c);
+        if (ln) listDelNode(server.clients_pending_write, ln);
+        c->flags &= ~CLIENT_PENDING_WRITE;
+    }
+    if (c->conn) {
+        connClose(c->conn);
+        c->conn = NULL;
+    }
+}
+
+void freeClient(client *c) {
+    if (server.current_client == c) { /* still executing: defer */
+        freeClientAsync(c);
+        return;
+    }
+    if (c->flags & CLIENT_CLOSE_ASAP) {
+        listNode *ln = listSearchKey(server.clients_to_close, c);
+        if (ln) listDelNode(server.clients_to_close, ln);
+    }
+    unlinkClient(c);
+    sdsfree(c->querybuf);
+    freeClientArgv(c);
+    zfree(c->argv);
+    listRelease(c->reply);
+    listRelease(c->watched_keys);
+    zfree(c->buf);
+    if (c->name) decrRefCount(c->name);
+    if (c->lib_name) decrRefCount(c->lib_name);
+    if (c->lib_ver) decrRefCount(c->lib_ver);
+    if (c->flags & CLIENT_MONITOR) monitorClientFreed(c);
+    sdsfree(c->peerid);
+    sdsfree(c->sockname);
+    zfree(c);
+}
+
+void freeClientAsync(client *c) {
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    c->flags |= CLIENT_CLOSE_ASAP;
+    listAddNodeTail(server.clients_to_close, c);
+}
+
+void freeClientsInAsyncFreeQueue(void) {
+    while (listLength(server.clients_to_close)) {
+        listNode *ln = listFirst(server.clients_to_close);
+        client *c = listNodeValue(ln);
+        listDelNode(server.clients_to_close, ln);
+        c->flags &= ~CLIENT_CLOSE_ASAP;
+        if (server.current_client == c) server.current_client = NULL;
+        freeClient(c);
+    }
+}
+
+/* ---- accepting ---------------------------------------------------------------------- */
+
+static const char *protected_mode_error =
+    "-DENIED Redis is running in protected mode because protected "
+    "mode is enabled and no password is set for the default user. "
+    "In this mode connections are only accepted from the loopback interface. "
+    "If you want to connect from external computers to Redis you "
+    "may adopt one of the following solutions: "
+    "1) Just disable protected mode sending the command "
+    "'CONFIG SET protected-mode no' from the loopback interface "
+    "by connecting to Redis from the same host the server is "
+    "running, however MAKE SURE Redis is not publicly accessible "
+    "from internet if you do so. Use CONFIG REWRITE to make this "
+    "change permanent. "
+    "2) Alternatively you can just disable the protected mode by "
+    "editing the Redis configuration file, and setting the protected "
+    "mode option to 'no', and then restarting the server. "
+    "3) If you started the server manually just for testing, restart "
+    "it with the '--protected-mode no' option. "
+    "4) Set up an authentication password for the default user. "
+    "NOTE: You only need to do one of the above things in order for "
+    "the server to start accepting connections from the outside.\r\n";
+
+/* Rejects a connection with a one-line error, written best-effort. */
+static void rejectConnection(connection *conn, const char *err) {
+    if (connWrite(conn, err, strlen(err)) == -1) { /* nothing more to do */ }
+    server.stat_rejected_conn++;
+    connClose(conn);
+}
+
+/* Runs when the transport has finished accepting (at once for plain
+ * sockets; a TLS-like transport would call it after its handshake). */
+static void clientAcceptHandler(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    if (connGetState(conn) != CONN_STATE_CONNECTED) {
+        serverLog(LL_WARNING, "Error accepting a client connection: %s", connGetLastError(conn));
+        freeClientAsync(c);
+        return;
+    }
+    server.stat_numconnections++;
+}
+
+static void acceptCommonHandler(connection *conn, int flags) {
+    if (listLength(server.clients) >= server.maxclients) {
+        rejectConnection(conn, "-ERR max number of clients reached\r\n");
+        return;
+    }
+    if (server.protected_mode && server.requirepass == NULL && !(flags & CLIENT_UNIX_SOCKET) &&
+        !connIsLocal(conn)) {
+        rejectConnection(conn, protected_mode_error);
+        return;
+    }
+    client *c = createClient(conn);
+    c->flags |= (uint64_t)flags;
+    if (connAccept(conn, clientAcceptHandler) == CONN_ERR) {
+        serverLog(LL_WARNING, "Error accepting a client connection: %s", connGetLastError(conn));
+        freeClient(c);
+    }
+}
+
+void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el; (void)privdata; (void)mask;
+    char ip[NET_IP_STR_LEN], err[ANET_ERR_LEN];
+    for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
+        int port;
+        int cfd = anetTcpAccept(err, fd, ip, sizeof ip, &port);
+        if (cfd == ANET_ERR) {
+            if (errno != EWOULDBLOCK && errno != EAGAIN)
+                serverLog(LL_WARNING, "Accepting client connection: %s", err);
+            return;
+        }
+        serverLog(LL_VERBOSE, "Accepted %s:%d", ip, port);
+        acceptCommonHandler(connCreateAcceptedSocket(cfd), 0);
+    }
+}
+
+void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el; (void)privdata; (void)mask;
+    char err[ANET_ERR_LEN];
+    for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
+        int cfd = anetUnixAccept(err, fd);
+        if (cfd == ANET_ERR) {
+            if (errno != EWOULDBLOCK && errno != EAGAIN)
+                serverLog(LL_WARNING, "Accepting client connection: %s", err);
+            return;
+        }
+        serverLog(LL_VERBOSE, "Accepted connection to %s", server.unixsocket);
+        acceptCommonHandler(connCreateAcceptedSocket(cfd), CLIENT_UNIX_SOCKET);
+    }
+}
+
+/* ---- parsing requests ----------------------------------------------------------------- */
+
+static int authRequired(client *c) { return !c->authenticated; }
+
+static void setProtocolError(client *c, const char *errstr) {
+    if (server.verbosity <= LL_VERBOSE) {
+        sds peer = sdsnew(getClientPeerId(c));
+        serverLog(LL_VERBOSE, "Protocol error (%s) from client: %s", errstr, peer);
+        sdsfree(peer);
+    }
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+static void protocolError(client *c, const char *msg) {
+    addReplyErrorFormat(c, "Protocol error: %s", msg);
+    setProtocolError(c, msg);
+}
+
+static void ensureArgvCapacity(client *c, int needed) {
+    if (needed <= c->argv_len) return;
+    int len = c->argv_len ? c->argv_len : 8;
+    while (len < needed) len = len > INT_MAX / 2 ? INT_MAX : len * 2;
+    c->argv = zrealloc(c->argv, sizeof(robj *) * (size_t)len);
+    c->argv_len = len;
+}
+
+static void appendArg(client *c, const char *p, size_t len) {
+    ensureArgvCapacity(c, c->argc + 1);
+    c->argv[c->argc++] = createStringObject(p, len);
+    c->argv_len_sum += len;
+}
+
+/* One line of text, split like redis-cli splits its input. */
+static int processInlineBuffer(client *c) {
+    char *start = c->querybuf + c->qb_pos;
+    size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    char *newline = memchr(start, '\n', avail);
+    if (newline == NULL) {
+        if (avail > PROTO_INLINE_MAX_SIZE) protocolError(c, "too big inline request");
+        return C_ERR;
+    }
+    size_t linefeed_chars = 1;
+    if (newline != start && newline[-1] == '\r') { newline--; linefeed_chars++; }
+    size_t querylen = (size_t)(newline - start);
+    sds line = sdsnewlen(start, querylen);
+    int argc;
+    sds *argv = sdssplitargs(line, &argc);
+    sdsfree(line);
+    if (argv == NULL) {
+        protocolError(c, "unbalanced quotes in request");
+        return C_ERR;
+    }
+    c->qb_pos += querylen + linefeed_chars;
+    for (int j = 0; j < argc; j++) appendArg(c, argv[j], sdslen(argv[j]));
+    sdsfreesplitres(argv, argc);
+    return C_OK;
+}
+
+/* Reads "<prefix><number>\r\n" at qb_pos. Returns 1 and the number when the
+ * whole line is there, 0 when more bytes are needed, -1 on a protocol error
+ * (already replied). */
+static int readCountLine(client *c, const char *too_big_msg, long long *value) {
+    char *start = c->querybuf + c->qb_pos;
+    size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    char *cr = memchr(start, '\r', avail);
+    if (cr == NULL) {
+        if (avail > PROTO_INLINE_MAX_SIZE) {
+            protocolError(c, too_big_msg);
+            return -1;
+        }
+        return 0;
+    }
+    if ((size_t)(cr - start) + 2 > avail) return 0; /* the '\n' has not arrived */
+    if (!string2ll(start + 1, (size_t)(cr - start - 1), value)) *value = LLONG_MIN;
+    c->qb_pos += (size_t)(cr - start) + 2;
+    return 1;
+}
+
+static int readMultibulkHeader(client *c) {
+    long long ll;
+    int got = readCountLine(c, "too big mbulk count string", &ll);
+    if (got <= 0) return got;
+    if (ll == LLONG_MIN || ll > INT_MAX) {
+        protocolError(c, "invalid multibulk length");
+        return -1;
+    }
+    if (ll > UNAUTHENTICATED_MAX_MULTIBULK && authRequired(c)) {
+        protocolError(c, "unauthenticated multibulk length");
+        return -1;
+    }
+    c->multibulklen = ll > 0 ? (int)ll : 0;
+    if (c->multibulklen) ensureArgvCapacity(c, c->multibulklen < 1024 ? c->multibulklen : 1024);
+    return 1;
+}
+
+static int readBulkHeader(client *c) {
+    if (c->querybuf[c->qb_pos] != '$' && memchr(c->querybuf + c->qb_pos, '\r', sdslen(c->querybuf) - c->qb_pos)) {
+        addReplyErrorFormat(c, "Protocol error: expected '$', got '%c'", c->querybuf[c->qb_pos]);
+        setProtocolError(c, "expected $ but got something else");
+        return -1;
+    }
+    long long ll;
+    int got = readCountLine(c, "too big bulk count string", &ll);
+    if (got <= 0) return got;
+    if (ll == LLONG_MIN || ll < 0 || ll > server.proto_max_bulk_len) {
+        protocolError(c, "invalid bulk length");
+        return -1;
+    }
+    if (ll > UNAUTHENTICATED_MAX_BULK && authRequired(c)) {
+        protocolError(c, "unauthenticated bulk length");
+        return -1;
+    }
+    c->bulklen = ll;
+    size_t have = sdslen(c->querybuf) - c->qb_pos;
+    if (ll >= PROTO_MBULK_BIG_ARG && have < (size_t)ll + 2) {
+        /* Big argument: grow once so the rest arrives without reallocations. */
+        c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, (size_t)ll + 2 - have);
+    }
+    return 1;
+}
+
+/* Returns C_OK when a whole command is in argv, C_ERR when more input is
+ * needed or a protocol error was replied (CLIENT_CLOSE_AFTER_REPLY set). */
+static int processMultibulkBuffer(client *c) {
+    if (c->multibulklen == 0) {
+        int got = readMultibulkHeader(c);
+        if (got <= 0) return C_ERR;
+        if (c->multibulklen == 0) return C_OK; /* "*0" or "*-1": an empty command */
+    }
+    while (c->multibulklen) {
+        if (c->bulklen == -1) {
+            if (c->qb_pos >= sdslen(c->querybuf)) return C_ERR;
+            if (readBulkHeader(c) <= 0) return C_ERR;
+        }
+        if (sdslen(c->querybuf) - c->qb_pos < (size_t)c->bulklen + 2) return C_ERR;
+        appendArg(c, c->querybuf + c->qb_pos, (size_t)c->bulklen);
+        c->qb_pos += (size_t)c->bulklen + 2;
+        c->bulklen = -1;
+        c->multibulklen--;
+    }
+    return C_OK;
+}
+
+void resetClient(client *c) {
+    redisCommand *prev = c->cmd;
+    freeClientArgv(c);
+    c->reqtype = 0;
+    c->multibulklen = 0;
+    c->bulklen = -1;
+    if (prev) c->lastcmd = prev;
+    /* CLIENT REPLY SKIP applies to exactly one command after it. */
+    c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags |= CLIENT_REPLY_SKIP;
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+    }
+}
+
+static void processCommandAndResetClient(client *c) {
+    server.current_client = c;
+    processCommand(c);
+    if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
+    server.current_client = NULL;
+}
+
+int processInputBuffer(client *c) {
+    while (c->qb_pos < sdslen(c->querybuf)) {
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
+        int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
+        if (ok != C_OK) break;
+        if (c->argc == 0) resetClient(c);
+        else processCommandAndResetClient(c);
+    }
+    if (c->qb_pos) {
+        sdsrange(c->querybuf, (ssize_t)c->qb_pos, -1);
+        c->qb_pos = 0;
+    }
+    return C_OK;
+}
+
+/* ---- reading ------------------------------------------------------------------------- */
+
+static int queryBufferOverLimit(client *c) {
+    return server.client_max_querybuf_len && sdslen(c->querybuf) > server.client_max_querybuf_len;
+}
+
+void readQueryFromClient(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
+    size_t readlen = PROTO_IOBUF_LEN;
+    if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen >= PROTO_MBULK_BIG_ARG) {
+        size_t remaining = (size_t)c->bulklen + 2 - (sdslen(c->querybuf) - c->qb_pos);
+        if (remaining > 0 && remaining < readlen) readlen = remaining;
+    }
+    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    size_t before = sdslen(c->querybuf);
+    size_t room = sdsavail(c->querybuf);
+    if (room > readlen && c->bulklen < PROTO_MBULK_BIG_ARG) room = readlen;
+    int nread = connRead(conn, c->querybuf + before, room);
+    if (nread == -1) {
+        if (connGetState(conn) == CONN_STATE_CONNECTED) return; /* EAGAIN */
+        serverLog(LL_VERBOSE, "Reading from client: %s", connGetLastError(conn));
+        freeClientAsync(c);
+        return;
+    }
+    if (nread == 0) {
+        serverLog(LL_VERBOSE, "Client closed connection");
+        freeClientAsync(c);
+        return;
+    }
+    sdsIncrLen(c->querybuf, nread);
+    if (sdslen(c->querybuf) > c->querybuf_peak) c->querybuf_peak = sdslen(c->querybuf);
+    c->last_interaction_ms = server.mstime;
+    server.stat_net_input_bytes += nread;
+    if (queryBufferOverLimit(c)) {
+        sds info = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", info);
+        sdsfree(info);
+        server.stat_client_qbuf_limit_disconnections++;
+        freeClientAsync(c);
+        return;
+    }
+    processInputBuffer(c);
+}
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+int clientHasPendingReplies(client *c) { return c->bufpos || listLength(c->reply); }
+
+/* Writes what it can of the pending replies. Returns C_ERR if the client was
+ * freed (or scheduled to be). */
+static int writeToClient(client *c, int handler_installed) {
+    ssize_t totwritten = 0;
+    while (clientHasPendingReplies(c)) {
+        const char *data;
+        size_t len;
+        clientReplyBlock *block = NULL;
+        if (c->bufpos > 0) {
+            data = c->buf + c->sentlen;
+            len = c->bufpos - c->sentlen;
+        } else {
+            block = listNodeValue(listFirst(c->reply));
+            if (block->used == 0) { /* an empty block (e.g. unused placeholder) */
+                c->reply_bytes -= block->size;
+                listDelNode(c->reply, listFirst(c->reply));
+                continue;
+            }
+            data = block->buf + c->sentlen;
+            len = block->used - c->sentlen;
+        }
+        int nwritten = connWrite(c->conn, data, len);
+        if (nwritten <= 0) break;
+        c->sentlen += (size_t)nwritten;
+        totwritten += nwritten;
+        if (block == NULL && c->sentlen == c->bufpos) {
+            c->bufpos = c->sentlen = 0;
+        } else if (block && c->sentlen == block->used) {
+            c->reply_bytes -= block->size;
+            listDelNode(c->reply, listFirst(c->reply));
+            c->sentlen = 0;
+        }
+        if (totwritten > NET_MAX_WRITES_PER_EVENT) break; /* be fair to other clients */
+    }
+    server.stat_net_output_bytes += totwritten;
+    if (connGetState(c->conn) != CONN_STATE_CONNECTED) {
+        serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(c->conn));
+        freeClientAsync(c);
+        return C_ERR;
+    }
+    if (totwritten > 0) c->last_interaction_ms = server.mstime;
+    if (!clientHasPendingReplies(c)) {
+        c->sentlen = 0;
+        if (handler_installed) connSetWriteHandler(c->conn, NULL);
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) {
+            freeClientAsync(c);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+static void sendReplyToClient(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    writeToClient(c, 1);
+}
+
+int handleClientsWithPendingWrites(void) {
+    int processed = 0;
+    while (listLength(server.clients_pending_write)) {
+        listNode *ln = listFirst(server.clients_pending_write);
+        client *c = listNodeValue(ln);
+        c->flags &= ~CLIENT_PENDING_WRITE;
+        listDelNode(server.clients_pending_write, ln);
+        if (c->flags & CLIENT_CLOSE_ASAP || c->conn == NULL) continue;
+        processed++;
+        if (writeToClient(c, 0) == C_ERR) continue;
+        if (clientHasPendingReplies(c)) connSetWriteHandler(c->conn, sendReplyToClient);
+    }
+    return processed;
+}
+
+/* ---- output buffer limits --------------------------------------------------------------- */
+
+int getClientType(client *c) {
+    if (c->flags & CLIENT_PUBSUB) return CLIENT_TYPE_PUBSUB;
+    return CLIENT_TYPE_NORMAL;
+}
+
+unsigned long getClientOutputBufferMemoryUsage(client *c) {
+    return (unsigned long)c->reply_bytes + (unsigned long)(sizeof(listNode) * listLength(c->reply));
+}
+
+int checkClientOutputBufferLimits(client *c) {
+    clientBufferLimitsConfig *limit = &server.client_obuf_limits[getClientType(c)];
+    unsigned long long used = getClientOutputBufferMemoryUsage(c);
+    int hard = limit->hard_limit_bytes && used >= limit->hard_limit_bytes;
+    int soft = limit->soft_limit_bytes && used >= limit->soft_limit_bytes;
+    if (soft) {
+        if (c->obuf_soft_limit_reached_time == 0) {
+            c->obuf_soft_limit_reached_time = server.unixtime;
+            soft = 0; /* the first time we see it, the clock starts */
+        } else if (server.unixtime - c->obuf_soft_limit_reached_time <= limit->soft_limit_seconds) {
+            soft = 0;
+        }
+    } else {
+        c->obuf_soft_limit_reached_time = 0;
+    }
+    return hard || soft;
+}
+
+void closeClientOnOutputBufferLimitReached(client *c) {
+    if (c->conn == NULL || c->flags & CLIENT_CLOSE_ASAP) return;
+    if (!checkClientOutputBufferLimits(c)) return;
+    sds info = catClientInfoString(sdsempty(), c);
+    serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info);
+    sdsfree(info);
+    server.stat_client_outbuf_limit_disconnections++;
+    freeClientAsync(c);
+}
+
+/* ---- periodic work ------------------------------------------------------------------------- */
+
+static int clientIsIdleTooLong(client *c, long long now_ms) {
+    if (!server.maxidletime || c->flags & (CLIENT_BLOCKED | CLIENT_PUBSUB | CLIENT_MONITOR)) return 0;
+    return (now_ms - c->last_interaction_ms) / 1000 > server.maxidletime;
+}
+
+/* Called every cron tick: visits a slice of the clients so each is seen about
+ * once a second whatever the count, closing idle ones and shrinking query
+ * buffers that grew for one big request. */
+void clientsCron(void) {
+    int numclients = (int)listLength(server.clients);
+    int iterations = numclients / server.hz;
+    if (iterations < 5) iterations = numclients < 5 ? numclients : 5;
+    while (listLength(server.clients) && iterations--) {
+        listRotateTailToHead(server.clients);
+        client *c = listNodeValue(listFirst(server.clients));
+        c->client_list_node = listFirst(server.clients);
+        if (clientIsIdleTooLong(c, server.mstime)) {
+            serverLog(LL_VERBOSE, "Closing idle client");
+            freeClient(c);
+            continue;
+        }
+        if (c->qb_pos == 0 && sdsavail(c->querybuf) > 1024 * 4 && sdslen(c->querybuf) < 1024)
+            c->querybuf = sdsRemoveFreeSpace(c->querybuf);
+    }
+}
+
+/* ---- client descriptions ------------------------------------------------------------------- */
+
+char *getClientPeerId(client *c) {
+    if (c->peerid == NULL) {
+        char peerid[NET_ADDR_STR_LEN] = "?:0";
+        if (c->conn) connFormatAddr(c->conn, peerid, sizeof peerid, 1);
+        c->peerid = sdsnew(peerid);
+    }
+    return c->peerid;
+}
+
+static char *getClientSockname(client *c) {
+    if (c->sockname == NULL) {
+        char name[NET_ADDR_STR_LEN] = "?:0";
+        if (c->conn) connFormatAddr(c->conn, name, sizeof name, 0);
+        c->sockname = sdsnew(name);
+    }
+    return c->sockname;
+}
+
+static void clientFlagsString(client *c, char *flags) {
+    char *p = flags;
+    if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
+    if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
+    if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
+    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
+    if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
+    if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';
+    if (c->flags & CLIENT_MONITOR) *p++ = 'O';
+    if (p == flags) *p++ = 'N';
+    *p = '\0';
+}
+
+/* One CLIENT LIST line, fields in Redis's order. */
+sds catClientInfoString(sds s, client *c) {
+    char flags[16];
+    clientFlagsString(c, flags);
+    const char *events = "";
+    if (c->conn) events = connHasWriteHandler(c->conn) ? (connHasReadHandler(c->conn) ? "rw" : "w")
+                                                       : (connHasReadHandler(c->conn) ? "r" : "");
+    size_t obufmem = getClientOutputBufferMemoryUsage(c);
+    size_t qbuf = sdslen(c->querybuf), qbuf_free = sdsavail(c->querybuf);
+    size_t total = sizeof(client) + sdsAllocSize(c->querybuf) + c->buf_usable_size + obufmem;
+    return sdscatfmt(
+        s,
+        "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=0 "
+        "multi=-1 qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=0 rbs=%U rbp=%U obl=%U oll=%U omem=%U "
+        "tot-mem=%U events=%s cmd=%s user=default redir=-1 resp=%i lib-name=%s lib-ver=%s",
+        (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? connGetFd(c->conn) : -1,
+        c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
+        (long long)((server.mstime - c->last_interaction_ms) / 1000), flags, c->db ? c->db->id : 0,
+        c->pubsub_channels ? (int)dictSize(c->pubsub_channels) : 0,
+        c->pubsub_patterns ? (int)dictSize(c->pubsub_patterns) : 0, (unsigned long long)qbuf,
+        (unsigned long long)qbuf_free, (unsigned long long)c->argv_len_sum,
+        (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_usable_size,
+        (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
+        (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp,
+        c->lib_name ? (char *)c->lib_name->ptr : "", c->lib_ver ? (char *)c->lib_ver->ptr : "");
+}
+
+sds getAllClientsInfoString(int type) {
+    sds out = sdsempty();
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *c = listNodeValue(ln);
+        if (type != -1 && getClientType(c) != type) continue;
+        out = catClientInfoString(out, c);
+        out = sdscatlen(out, "\n", 1);
+    }
+    return out;
+}
+
+/* ---- rewriting argv (for propagation of relative times, etc.) ----------------------------- */
+
+void replaceClientCommandVector(client *c, int argc, robj **argv) {
+    freeClientArgv(c);
+    zfree(c->argv);
+    c->argv = argv;
+    c->argc = argc;
+    c->argv_len = argc;
+    for (int j = 0; j < argc; j++) c->argv_len_sum += stringObjectLen(argv[j]);
+    c->cmd = lookupCommand(argv, argc);
+}
+
+void rewriteClientCommandArgument(client *c, int i, robj *newval) {
+    ensureArgvCapacity(c, i + 1);
+    if (i < c->argc && c->argv[i]) decrRefCount(c->argv[i]);
+    else if (i >= c->argc) {
+        for (int j = c->argc; j < i; j++) c->argv[j] = NULL;
+        c->argc = i + 1;
+    }
+    c->argv[i] = newval;
+    incrRefCount(newval);
+    if (i == 0) c->cmd = lookupCommand(c->argv, c->argc);
+}

@@ -1,0 +1,389 @@
+/* reply.c -- building replies in a client's output buffers.
+ *
+ * A reply is appended to the client's fixed inline buffer (c->buf) while it
+ * fits, then to a list of clientReplyBlocks; networking.c writes both out
+ * after the event-loop pass. Nothing here touches a socket.
+ *
+ * RESP version differences live only here: null, maps, sets, doubles,
+ * booleans, verbatim strings and push messages are written as RESP3 types
+ * for HELLO 3 clients and as their RESP2 equivalents otherwise.
+ *
+ * Deferred lengths (for replies whose element count is known only at the
+ * end, like KEYS): addReplyDeferredLen() appends an empty block to the reply
+ * list and returns its node; setDeferred*Len() later fills in the header,
+ * merging it into a neighbouring block when there is room so that many
+ * deferred replies do not fragment the output into tiny writes.
+ */
+#include "server.h"
+
+#include <math.h>
+
+/* ---- low level appends -------------------------------------------------------- */
+
+static int clientIgnoresReplies(client *c) {
+    return c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_CLOSE_AFTER_REPLY |
+                       CLIENT_CLOSE_ASAP) ||
+           c->conn == NULL;
+}
+
+/* Registers the client for the write pass in beforeSleep(), once. */
+static void markPendingWrite(client *c) {
+    if (c->flags & CLIENT_PENDING_WRITE) return;
+    if (clientHasPendingReplies(c)) return; /* already queued or handler installed */
+    c->flags |= CLIENT_PENDING_WRITE;
+    listAddNodeHead(server.clients_pending_write, c);
+}
+
+static size_t appendToInlineBuffer(client *c, const char *s, size_t len) {
+    if (listLength(c->reply) > 0) return 0; /* order: once blocks exist, append there */
+    size_t room = c->buf_usable_size - c->bufpos;
+    size_t n = len < room ? len : room;
+    memcpy(c->buf + c->bufpos, s, n);
+    c->bufpos += n;
+    return n;
+}
+
+static void appendToReplyList(client *c, const char *s, size_t len) {
+    listNode *ln = listLast(c->reply);
+    clientReplyBlock *tail = ln ? listNodeValue(ln) : NULL;
+    if (tail && tail->size > tail->used) {
+        size_t room = tail->size - tail->used;
+        size_t n = len < room ? len : room;
+        memcpy(tail->buf + tail->used, s, n);
+        tail->used += n;
+        s += n;
+        len -= n;
+    }
+    if (len == 0) return;
+    size_t want = len < PROTO_REPLY_CHUNK_BYTES ? PROTO_REPLY_CHUNK_BYTES : len;
+    size_t usable;
+    clientReplyBlock *block = zmalloc_usable(want + sizeof(clientReplyBlock), &usable);
+    block->size = usable - sizeof(clientReplyBlock);
+    block->used = len;
+    memcpy(block->buf, s, len);
+    listAddNodeTail(c->reply, block);
+    c->reply_bytes += block->size;
+    closeClientOnOutputBufferLimitReached(c);
+}
+
+void addReplyProto(client *c, const char *s, size_t len) {
+    if (clientIgnoresReplies(c)) return;
+    markPendingWrite(c);
+    size_t done = appendToInlineBuffer(c, s, len);
+    if (done < len) appendToReplyList(c, s + done, len - done);
+}
+
+/* "<prefix><ll>\r\n" using the shared headers for small counts. */
+static void addReplyLongLongWithPrefix(client *c, long long ll, char prefix) {
+    robj **sharedhdr = NULL;
+    if (prefix == '*') sharedhdr = shared.mbulkhdr;
+    else if (prefix == '$') sharedhdr = shared.bulkhdr;
+    else if (prefix == '%') sharedhdr = shared.maphdr;
+    else if (prefix == '~') sharedhdr = shared.sethdr;
+    if (sharedhdr && ll >= 0 && ll < PROTO_SHARED_BULKHDR_LEN) {
+        addReplyProto(c, sharedhdr[ll]->ptr, sdslen(sharedhdr[ll]->ptr));
+        return;
+    }
+    char buf[LONG_STR_SIZE + 4];
+    buf[0] = prefix;
+    int len = ll2string(buf + 1, sizeof(buf) - 1, ll);
+    buf[len + 1] = '\r';
+    buf[len + 2] = '\n';
+    addReplyProto(c, buf, (size_t)len + 3);
+}
+
+/* ---- objects and strings --------------------------------------------------------- */
+
+void addReply(client *c, robj *obj) {
+    if (sdsEncodedObject(obj)) {
+        addReplyProto(c, obj->ptr, sdslen(obj->ptr));
+    } else if (obj->encoding == OBJ_ENCODING_INT) {
+        char buf[LONG_STR_SIZE];
+        int len = ll2string(buf, sizeof buf, (long)(intptr_t)obj->ptr);
+        addReplyProto(c, buf, (size_t)len);
+    } else {
+        serverPanic("addReply: wrong object encoding %d", obj->encoding);
+    }
+}
+
+void addReplyOrNull(client *c, robj *reply) {
+    if (reply) addReply(c, reply);
+    else addReplyNull(c);
+}
+
+void addReplySds(client *c, sds s) {
+    addReplyProto(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+void addReplyStatusLength(client *c, const char *s, size_t len) {
+    addReplyProto(c, "+", 1);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+void addReplyStatus(client *c, const char *status) { addReplyStatusLength(c, status, strlen(status)); }
+
+void addReplyBulkLen(client *c, size_t len) { addReplyLongLongWithPrefix(c, (long long)len, '$'); }
+
+void addReplyBulkCBuffer(client *c, const void *p, size_t len) {
+    addReplyLongLongWithPrefix(c, (long long)len, '$');
+    addReplyProto(c, p, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+void addReplyBulk(client *c, robj *obj) {
+    if (sdsEncodedObject(obj)) {
+        addReplyBulkCBuffer(c, obj->ptr, sdslen(obj->ptr));
+    } else {
+        char buf[LONG_STR_SIZE];
+        int len = ll2string(buf, sizeof buf, (long)(intptr_t)obj->ptr);
+        addReplyBulkCBuffer(c, buf, (size_t)len);
+    }
+}
+
+void addReplyBulkSds(client *c, sds s) {
+    addReplyBulkCBuffer(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+void addReplyBulkCString(client *c, const char *s) {
+    if (s == NULL) addReplyNull(c);
+    else addReplyBulkCBuffer(c, s, strlen(s));
+}
+
+void addReplyBulkLongLong(client *c, long long ll) {
+    char buf[LONG_STR_SIZE];
+    int len = ll2string(buf, sizeof buf, ll);
+    addReplyBulkCBuffer(c, buf, (size_t)len);
+}
+
+void addReplyLongLong(client *c, long long ll) {
+    if (ll == 0) addReply(c, shared.czero);
+    else if (ll == 1) addReply(c, shared.cone);
+    else addReplyLongLongWithPrefix(c, ll, ':');
+}
+
+/* RESP3 verbatim string ("=len\r\ntxt:...") or a plain bulk in RESP2. */
+void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, s, len);
+        return;
+    }
+    char hdr[32];
+    int n = snprintf(hdr, sizeof hdr, "=%zu\r\n%.3s:", len + 4, ext);
+    addReplyProto(c, hdr, (size_t)n);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+/* Scores and floats: "%.17g", with RESP3's inf/-inf spelling. */
+void addReplyDouble(client *c, double d) {
+    char dbuf[MAX_D2STRING_CHARS];
+    int dlen = d2string(dbuf, sizeof dbuf, d);
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, dbuf, (size_t)dlen);
+        return;
+    }
+    addReplyProto(c, ",", 1);
+    addReplyProto(c, dbuf, (size_t)dlen);
+    addReplyProto(c, "\r\n", 2);
+}
+
+void addReplyHumanLongDouble(client *c, long double d) {
+    char buf[MAX_LONG_DOUBLE_CHARS];
+    int len = ld2string(buf, sizeof buf, d, LD_STR_HUMAN);
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, buf, (size_t)len);
+    } else {
+        addReplyProto(c, ",", 1);
+        addReplyProto(c, buf, (size_t)len);
+        addReplyProto(c, "\r\n", 2);
+    }
+}
+
+void addReplyBigNum(client *c, const char *num, size_t len) {
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, num, len);
+        return;
+    }
+    addReplyProto(c, "(", 1);
+    addReplyProto(c, num, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+/* ---- aggregates and nulls ---------------------------------------------------------- */
+
+void addReplyArrayLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, '*'); }
+
+void addReplyMapLen(client *c, long length) {
+    if (c->resp == 2) addReplyLongLongWithPrefix(c, length * 2, '*');
+    else addReplyLongLongWithPrefix(c, length, '%');
+}
+
+void addReplySetLen(client *c, long length) {
+    addReplyLongLongWithPrefix(c, length, c->resp == 2 ? '*' : '~');
+}
+
+void addReplyPushLen(client *c, long length) {
+    addReplyLongLongWithPrefix(c, length, c->resp == 2 ? '*' : '>');
+}
+
+void addReplyNull(client *c) {
+    if (c->resp == 2) addReplyProto(c, "$-1\r\n", 5);
+    else addReplyProto(c, "_\r\n", 3);
+}
+
+void addReplyNullArray(client *c) {
+    if (c->resp == 2) addReplyProto(c, "*-1\r\n", 5);
+    else addReplyProto(c, "_\r\n", 3);
+}
+
+void addReplyBool(client *c, int b) {
+    if (c->resp == 2) addReply(c, b ? shared.cone : shared.czero);
+    else addReplyProto(c, b ? "#t\r\n" : "#f\r\n", 4);
+}
+
+/* ---- deferred lengths ----------------------------------------------------------- */
+
+void *addReplyDeferredLen(client *c) {
+    if (clientIgnoresReplies(c)) return NULL;
+    markPendingWrite(c);
+    /* An empty block marks the place; its size 0 keeps appends away from it. */
+    clientReplyBlock *placeholder = zmalloc(sizeof(clientReplyBlock));
+    placeholder->size = placeholder->used = 0;
+    /* From now on appendToInlineBuffer() refuses data (the list is not
+     * empty), so everything added later lands after the placeholder. */
+    listAddNodeTail(c->reply, placeholder);
+    return listLast(c->reply);
+}
+
+/* Fills a placeholder with `hdr`: into the previous block's spare room if it
+ * fits, else the next block's front if it has room, else a new block. */
+static void setDeferredReply(client *c, listNode *node, const char *hdr, size_t len) {
+    listNode *next = listNextNode(node);
+    clientReplyBlock *next_block = next ? listNodeValue(next) : NULL;
+    if (next_block && next_block->size - next_block->used >= len && next_block->used < PROTO_REPLY_CHUNK_BYTES / 4) {
+        memmove(next_block->buf + len, next_block->buf, next_block->used);
+        memcpy(next_block->buf, hdr, len);
+        next_block->used += len;
+        listDelNode(c->reply, node); /* the list's free method frees the placeholder */
+        return;
+    }
+    clientReplyBlock *old = listNodeValue(node);
+    size_t usable;
+    clientReplyBlock *block = zmalloc_usable(len + sizeof(clientReplyBlock), &usable);
+    block->size = usable - sizeof(clientReplyBlock);
+    block->used = len;
+    memcpy(block->buf, hdr, len);
+    listNodeValue(node) = block;
+    c->reply_bytes += block->size;
+    zfree(old);
+    closeClientOnOutputBufferLimitReached(c);
+}
+
+static void setDeferredAggregateLen(client *c, void *node, long length, char prefix) {
+    if (node == NULL) return; /* the client ignores replies */
+    char hdr[LONG_STR_SIZE + 3];
+    hdr[0] = prefix;
+    int n = ll2string(hdr + 1, sizeof(hdr) - 1, length);
+    hdr[n + 1] = '\r';
+    hdr[n + 2] = '\n';
+    setDeferredReply(c, node, hdr, (size_t)n + 3);
+}
+
+void setDeferredArrayLen(client *c, void *node, long length) { setDeferredAggregateLen(c, node, length, '*'); }
+
+void setDeferredMapLen(client *c, void *node, long length) {
+    if (c->resp == 2) setDeferredAggregateLen(c, node, length * 2, '*');
+    else setDeferredAggregateLen(c, node, length, '%');
+}
+
+void setDeferredSetLen(client *c, void *node, long length) {
+    setDeferredAggregateLen(c, node, length, c->resp == 2 ? '*' : '~');
+}
+
+/* ---- errors ----------------------------------------------------------------------- */
+
+/* Every error reply passes here: counted per error code for INFO errorstats. */
+void afterErrorReply(client *c, const char *s, size_t len) {
+    (void)c;
+    server.stat_total_error_replies++;
+    if (s[0] == '-') { s++; len--; }
+    size_t code_len = 0;
+    while (code_len < len && s[code_len] != ' ' && s[code_len] != '\r') code_len++;
+    incrementErrorCount(s, code_len);
+}
+
+/* Sends "-<err>\r\n", prefixing "ERR " unless the message has its own code.
+ * Newlines inside the message would break the protocol: they become spaces. */
+static void addReplyErrorLength(client *c, const char *s, size_t len) {
+    if (len == 0 || s[0] != '-') addReplyProto(c, "-ERR ", 5);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+static sds sanitizeErrorText(sds err) {
+    for (size_t i = 0; i < sdslen(err); i++)
+        if (err[i] == '\r' || err[i] == '\n') err[i] = ' ';
+    return err;
+}
+
+void addReplyError(client *c, const char *err) {
+    size_t len = strlen(err);
+    addReplyErrorLength(c, err, len);
+    afterErrorReply(c, err[0] == '-' ? err : "ERR", err[0] == '-' ? len : 3);
+}
+
+void addReplyErrorSds(client *c, sds err) {
+    err = sanitizeErrorText(err);
+    addReplyError(c, err);
+    sdsfree(err);
+}
+
+void addReplyErrorFormat(client *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sds s = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    addReplyErrorSds(c, s);
+}
+
+/* Shared error objects hold the full "-CODE message\r\n" text. */
+void addReplyErrorObject(client *c, robj *err) {
+    addReply(c, err);
+    afterErrorReply(c, err->ptr, sdslen(err->ptr) - 2);
+}
+
+void addReplyErrorArity(client *c) {
+    addReplyErrorFormat(c, "wrong number of arguments for '%s' command", c->cmd->fullname);
+}
+
+void addReplyErrorExpireTime(client *c) {
+    addReplyErrorFormat(c, "invalid expire time in '%s' command", c->cmd->fullname);
+}
+
+void addReplySubcommandSyntaxError(client *c) {
+    sds cmd = sdsnew((char *)c->argv[0]->ptr);
+    sdstoupper(cmd);
+    addReplyErrorFormat(c, "unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.",
+                        (char *)c->argv[1]->ptr, cmd);
+    sdsfree(cmd);
+}
+
+/* HELP replies: "<CMD> <subcommand> ... Subcommands are:", the given lines,
+ * and the standard HELP entry, as status replies in one array. */
+void addReplyHelp(client *c, const char **help) {
+    sds cmd = sdsnew((char *)c->argv[0]->ptr);
+    sdstoupper(cmd);
+    long lines = 0;
+    while (help[lines]) lines++;
+    addReplyArrayLen(c, lines + 3);
+    sds head = sdscatprintf(sdsempty(), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", cmd);
+    addReplyStatusLength(c, head, sdslen(head));
+    for (long i = 0; i < lines; i++) addReplyStatus(c, help[i]);
+    addReplyStatus(c, "HELP");
+    addReplyStatus(c, "    Prints this help.");
+    sdsfree(head);
+    sdsfree(cmd);
+}

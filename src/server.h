@@ -1,0 +1,713 @@
+/* server.h -- the shared state and internal API of the server core.
+ *
+ * Everything a command implementation needs is declared here: the object
+ * model (robj), the client, the command table entry, the databases, the
+ * global `server` state (whose configurable fields are driven by the config
+ * table in config.c), and the functions of networking.c (replies), object.c,
+ * db.c (keyspace), expire.c and server.c (dispatch).
+ *
+ * Design decisions:
+ * - One path for every command: networking.c parses RESP into argv,
+ *   processCommand() checks it (lookup, arity, auth, OOM, loading), call()
+ *   runs the handler and records stats; handlers only ever append replies
+ *   to the client's buffer through addReply*(), never touch a socket.
+ * - Commands reach the keyspace only through db.c (lookupKey*, dbAdd,
+ *   setKey, dbDelete, setExpire ...), so the storage layout of the keyspace
+ *   can change without touching a command.
+ * - Replies are RESP-version aware in one place (addReplyMapLen,
+ *   addReplyNull, addReplyDouble ...), so a command is written once for
+ *   RESP2 and RESP3.
+ */
+#ifndef REDIS_SERVER_H
+#define REDIS_SERVER_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "portable.h"
+#include "zmalloc.h"
+#include "sds.h"
+#include "dict.h"
+#include "adlist.h"
+#include "ae.h"
+#include "anet.h"
+#include "connection.h"
+#include "util.h"
+#include "version.h"
+
+/* ---- return codes and limits ------------------------------------------------ */
+#define C_OK 0
+#define C_ERR -1
+
+#define CONFIG_DEFAULT_HZ 10
+#define CONFIG_MIN_HZ 1
+#define CONFIG_MAX_HZ 500
+#define CONFIG_BINDADDR_MAX 16
+#define CONFIG_DEFAULT_MAX_CLIENTS 10000
+#define CONFIG_MIN_RESERVED_FDS 32
+#define CONFIG_RUN_ID_SIZE 40
+#define NET_IP_STR_LEN 46
+#define NET_ADDR_STR_LEN (NET_IP_STR_LEN + 32)
+#define LONG_STR_SIZE 21
+
+#define PROTO_IOBUF_LEN (1024 * 16)     /* read size per event */
+#define PROTO_REPLY_CHUNK_BYTES (16 * 1024)
+#define PROTO_INLINE_MAX_SIZE (1024 * 64)
+#define PROTO_MBULK_BIG_ARG (1024 * 32)
+#define PROTO_SHARED_SELECT_CMDS 10
+#define PROTO_REPLY_MIN_BYTES (1024)
+#define NET_MAX_WRITES_PER_EVENT (1024 * 64)
+#define PROTO_MAX_MULTIBULK_LEN (1024 * 1024)  /* max count of a *N header */
+
+/* ---- objects -------------------------------------------------------------- */
+#define OBJ_STRING 0
+#define OBJ_LIST 1
+#define OBJ_SET 2
+#define OBJ_ZSET 3
+#define OBJ_HASH 4
+
+#define OBJ_ENCODING_RAW 0
+#define OBJ_ENCODING_INT 1
+#define OBJ_ENCODING_HT 2
+#define OBJ_ENCODING_INTSET 6
+#define OBJ_ENCODING_SKIPLIST 7
+#define OBJ_ENCODING_EMBSTR 8
+#define OBJ_ENCODING_QUICKLIST 9
+#define OBJ_ENCODING_LISTPACK 11
+
+#define LRU_BITS 24
+#define LRU_CLOCK_MAX ((1 << LRU_BITS) - 1)
+#define LRU_CLOCK_RESOLUTION 1000 /* ms */
+#define OBJ_SHARED_REFCOUNT INT_MAX
+#define OBJ_SHARED_INTEGERS 10000
+#define OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44
+#define PROTO_SHARED_BULKHDR_LEN 32
+
+typedef struct redisObject {
+    unsigned type : 4;
+    unsigned encoding : 4;
+    unsigned lru : LRU_BITS; /* LRU clock, or LFU data (8-bit counter + 16-bit minutes) */
+    int refcount;
+    void *ptr;
+} robj;
+
+/* ---- replies -------------------------------------------------------------- */
+typedef struct clientReplyBlock {
+    size_t size, used;
+    char buf[];
+} clientReplyBlock;
+
+/* ---- commands ------------------------------------------------------------- */
+struct client;
+typedef void redisCommandProc(struct client *c);
+
+#define CMD_WRITE (1ULL << 0)
+#define CMD_READONLY (1ULL << 1)
+#define CMD_DENYOOM (1ULL << 2)
+#define CMD_ADMIN (1ULL << 4)
+#define CMD_PUBSUB (1ULL << 5)
+#define CMD_NOSCRIPT (1ULL << 6)
+#define CMD_BLOCKING (1ULL << 8)
+#define CMD_LOADING (1ULL << 9)
+#define CMD_STALE (1ULL << 10)
+#define CMD_SKIP_MONITOR (1ULL << 11)
+#define CMD_SKIP_SLOWLOG (1ULL << 12)
+#define CMD_FAST (1ULL << 14)
+#define CMD_NO_AUTH (1ULL << 15)
+#define CMD_MAY_REPLICATE (1ULL << 16)
+#define CMD_NO_MULTI (1ULL << 24)
+#define CMD_ALLOW_BUSY (1ULL << 26)
+
+typedef struct redisCommand {
+    const char *declared_name;   /* lower case, e.g. "get" or "get" under "config" */
+    redisCommandProc *proc;
+    int arity;                   /* N = exactly N args incl. name; -N = at least N */
+    uint64_t flags;
+    int firstkey, lastkey, keystep; /* legacy key positions (COMMAND INFO) */
+    const char *group;           /* "string", "generic", "server", "connection" ... */
+    const char *summary;
+    const char *since;
+    const char *complexity;
+    const char *args_hint;       /* e.g. "key value [NX | XX]" for COMMAND DOCS / redis-cli */
+    struct redisCommand *subcommands; /* array ending with an entry whose name is NULL */
+
+    /* filled at start-up */
+    sds fullname;                /* "get", "config|get" */
+    struct redisCommand *parent;
+    dict *subcommands_dict;
+    long long microseconds, calls, rejected_calls, failed_calls;
+    int id;
+} redisCommand;
+
+/* ---- clients ------------------------------------------------------------- */
+#define CLIENT_CLOSE_AFTER_REPLY (1 << 0)
+#define CLIENT_CLOSE_ASAP (1 << 1)
+#define CLIENT_MULTI (1 << 2)
+#define CLIENT_DIRTY_EXEC (1 << 3)
+#define CLIENT_MONITOR (1 << 4)
+#define CLIENT_PUBSUB (1 << 5)
+#define CLIENT_BLOCKED (1 << 6)
+#define CLIENT_UNIX_SOCKET (1 << 7)
+#define CLIENT_PENDING_WRITE (1 << 8)
+#define CLIENT_REPLY_OFF (1 << 9)
+#define CLIENT_REPLY_SKIP_NEXT (1 << 10)
+#define CLIENT_REPLY_SKIP (1 << 11)
+#define CLIENT_PROTECTED (1 << 12)
+#define CLIENT_NO_EVICT (1 << 13)
+#define CLIENT_FAKE (1 << 14)       /* AOF loading, no connection */
+#define CLIENT_DIRTY_CAS (1 << 15)
+#define CLIENT_PUSHING (1 << 16)
+#define CLIENT_EXECUTING_COMMAND (1 << 17)
+#define CLIENT_NO_TOUCH (1 << 18)
+
+#define PROTO_REQ_INLINE 1
+#define PROTO_REQ_MULTIBULK 2
+
+#define CLIENT_TYPE_NORMAL 0
+#define CLIENT_TYPE_PUBSUB 1
+#define CLIENT_TYPE_REPLICA 2
+#define CLIENT_TYPE_OBUF_COUNT 3
+
+typedef struct redisDb redisDb;
+
+typedef struct client {
+    uint64_t id;
+    connection *conn;
+    int resp;                     /* 2 or 3 */
+    redisDb *db;
+    robj *name;
+    sds querybuf;
+    size_t qb_pos;                /* parse position in querybuf */
+    size_t querybuf_peak;
+    int argc;
+    robj **argv;
+    int argv_len;                 /* allocated slots in argv */
+    size_t argv_len_sum;
+    redisCommand *cmd, *lastcmd, *realcmd;
+    int reqtype;
+    int multibulklen;             /* args left to read of the current *N */
+    long long bulklen;            /* length of the bulk being read, -1 if none */
+    list *reply;                  /* clientReplyBlock* after buf is full */
+    unsigned long long reply_bytes;
+    size_t sentlen;               /* bytes of the current buf/block already sent */
+    time_t ctime;
+    long long last_interaction_ms;
+    time_t obuf_soft_limit_reached_time;
+    uint64_t flags;
+    int authenticated;
+    listNode *client_list_node;
+    long long woff;
+    sds peerid, sockname;
+    long duration;                /* microseconds of the current command */
+    int slot;
+    /* the inline reply buffer */
+    size_t bufpos;
+    size_t buf_usable_size;
+    char *buf;
+    /* deferred replies placeholders live in the reply list as empty blocks */
+    /* multi/exec, pubsub, blocking state come with their issues */
+    dict *pubsub_channels;
+    dict *pubsub_patterns;
+    struct multiState *mstate;
+    list *watched_keys;
+    struct blockingState *bstate;
+    robj *lib_name, *lib_ver;     /* CLIENT SETINFO, NULL when unset */
+} client;
+
+/* ---- databases ------------------------------------------------------------ */
+struct redisDb {
+    dict *dict;                   /* sds key -> robj value */
+    dict *expires;                /* sds key (shared with dict) -> int64 unix ms */
+    dict *blocking_keys;
+    dict *watched_keys;
+    int id;
+    long long avg_ttl;
+    unsigned long expires_cursor;
+};
+
+/* ---- shared objects ---------------------------------------------------------- */
+struct sharedObjectsStruct {
+    robj *crlf, *ok, *err, *emptybulk, *czero, *cone, *pong, *space, *queued, *null[4],
+        *nullarray[4], *emptymap[4], *emptyset[4], *emptyarray, *wrongtypeerr, *nokeyerr,
+        *syntaxerr, *sameobjecterr, *outofrangeerr, *loadingerr, *noautherr, *oomerr,
+        *execaborterr, *noscripterr, *busykeyerr, *colon, *minstring, *maxstring,
+        *del_cmd, *unlink_cmd, *pexpireat_cmd, *persist_cmd, *set_cmd, *pxat, *keepttl,
+        *integers[OBJ_SHARED_INTEGERS], *mbulkhdr[PROTO_SHARED_BULKHDR_LEN],
+        *bulkhdr[PROTO_SHARED_BULKHDR_LEN], *maphdr[PROTO_SHARED_BULKHDR_LEN],
+        *sethdr[PROTO_SHARED_BULKHDR_LEN], *select[PROTO_SHARED_SELECT_CMDS];
+};
+extern struct sharedObjectsStruct shared;
+
+/* ---- logging --------------------------------------------------------------- */
+#define LL_DEBUG 0
+#define LL_VERBOSE 1
+#define LL_NOTICE 2
+#define LL_WARNING 3
+#define LL_NOTHING 4
+#define LL_RAW (1 << 10)
+
+/* ---- eviction policies ------------------------------------------------------- */
+#define MAXMEMORY_FLAG_LRU (1 << 0)
+#define MAXMEMORY_FLAG_LFU (1 << 1)
+#define MAXMEMORY_FLAG_ALLKEYS (1 << 2)
+#define MAXMEMORY_VOLATILE_LRU ((0 << 8) | MAXMEMORY_FLAG_LRU)
+#define MAXMEMORY_VOLATILE_LFU ((1 << 8) | MAXMEMORY_FLAG_LFU)
+#define MAXMEMORY_VOLATILE_TTL (2 << 8)
+#define MAXMEMORY_VOLATILE_RANDOM (3 << 8)
+#define MAXMEMORY_ALLKEYS_LRU ((4 << 8) | MAXMEMORY_FLAG_LRU | MAXMEMORY_FLAG_ALLKEYS)
+#define MAXMEMORY_ALLKEYS_LFU ((5 << 8) | MAXMEMORY_FLAG_LFU | MAXMEMORY_FLAG_ALLKEYS)
+#define MAXMEMORY_ALLKEYS_RANDOM ((6 << 8) | MAXMEMORY_FLAG_ALLKEYS)
+#define MAXMEMORY_NO_EVICTION (7 << 8)
+
+typedef struct clientBufferLimitsConfig {
+    unsigned long long hard_limit_bytes;
+    unsigned long long soft_limit_bytes;
+    time_t soft_limit_seconds;
+} clientBufferLimitsConfig;
+
+/* ---- the global state ------------------------------------------------------- */
+struct redisServer {
+    /* process */
+    pid_t pid;
+    char *executable;
+    char *configfile;
+    char **exec_argv;
+    int hz;
+    int config_hz;
+    redisDb *db;
+    dict *commands;               /* name -> redisCommand (top level) */
+    aeEventLoop *el;
+    _Atomic unsigned int lruclock;
+    volatile sig_atomic_t shutdown_asap;
+    int shutdown_flags;
+    long long cronloops;
+    char runid[CONFIG_RUN_ID_SIZE + 1];
+    time_t stat_starttime;
+    long long ustime;             /* cached per event-loop pass */
+    long long mstime;
+    time_t unixtime;
+    long long dirty;              /* changes since the last save */
+
+    /* networking */
+    int port;
+    int tcp_backlog;
+    char *bindaddr[CONFIG_BINDADDR_MAX];
+    int bindaddr_count;
+    char *unixsocket;
+    unsigned int unixsocketperm;
+    char *unixsocketgroup;
+    int ipfd[CONFIG_BINDADDR_MAX];
+    int ipfd_count;
+    int sofd;
+    int tcpkeepalive;
+    int protected_mode;
+    list *clients;
+    list *clients_to_close;
+    list *clients_pending_write;
+    client *current_client;
+    uint64_t next_client_id;
+    unsigned int maxclients;
+    int maxidletime;              /* `timeout` in seconds, 0 = never */
+    long long proto_max_bulk_len;
+    unsigned long long client_max_querybuf_len;
+    clientBufferLimitsConfig client_obuf_limits[CLIENT_TYPE_OBUF_COUNT];
+    char *requirepass;
+    int enable_debug_cmd;         /* PROTECTED_ACTION_ALLOWED_* */
+    int in_exec;
+    int loading;
+
+    /* limits and memory */
+    unsigned long long maxmemory;
+    int maxmemory_policy;
+    int maxmemory_samples;
+    int lfu_log_factor;
+    int lfu_decay_time;
+    int active_expire_enabled;
+    int active_expire_effort;
+    int dbnum;
+
+    /* logging */
+    int verbosity;
+    char *logfile;
+    int syslog_enabled;
+    char *syslog_ident;
+    int daemonize;
+    char *pidfile;
+    int supervised;
+    int supervised_mode;
+
+    /* persistence (fields used by INFO until persistence lands) */
+    char *dir;
+    time_t lastsave;
+    int aof_enabled;
+
+    /* slowlog */
+    list *slowlog;
+    long long slowlog_id_next;
+    long long slowlog_log_slower_than;
+    unsigned long slowlog_max_len;
+
+    /* stats */
+    long long stat_numcommands;
+    long long stat_numconnections;
+    long long stat_rejected_conn;
+    long long stat_expiredkeys;
+    long long stat_expired_stale_perc;
+    long long stat_evictedkeys;
+    long long stat_keyspace_hits;
+    long long stat_keyspace_misses;
+    long long stat_net_input_bytes;
+    long long stat_net_output_bytes;
+    long long stat_unexpected_error_replies;
+    long long stat_total_error_replies;
+    long long stat_client_qbuf_limit_disconnections;
+    long long stat_client_outbuf_limit_disconnections;
+    dict *errors;                 /* error prefix -> count, for INFO errorstats */
+    size_t stat_peak_memory;
+};
+
+extern struct redisServer server;
+
+#define PROTECTED_ACTION_ALLOWED_NO 0
+#define PROTECTED_ACTION_ALLOWED_YES 1
+#define PROTECTED_ACTION_ALLOWED_LOCAL 2
+
+/* ---- networking.c ------------------------------------------------------------ */
+client *createClient(connection *conn);
+void freeClient(client *c);
+void freeClientAsync(client *c);
+void freeClientsInAsyncFreeQueue(void);
+void resetClient(client *c);
+void freeClientArgv(client *c);
+void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
+void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
+void readQueryFromClient(connection *conn);
+int handleClientsWithPendingWrites(void);
+int clientHasPendingReplies(client *c);
+int processInputBuffer(client *c);
+void addReply(client *c, robj *obj);
+void addReplySds(client *c, sds s);
+void addReplyProto(client *c, const char *s, size_t len);
+void addReplyBulk(client *c, robj *obj);
+void addReplyOrNull(client *c, robj *reply); /* reply, or the RESP-appropriate null if NULL */
+void addReplyBulkLen(client *c, size_t len);
+void addReplyBulkCString(client *c, const char *s);
+void addReplyBulkCBuffer(client *c, const void *p, size_t len);
+void addReplyBulkSds(client *c, sds s);
+void addReplyBulkLongLong(client *c, long long ll);
+void addReplyLongLong(client *c, long long ll);
+void addReplyDouble(client *c, double d);
+void addReplyHumanLongDouble(client *c, long double d);
+void addReplyStatus(client *c, const char *status);
+void addReplyStatusLength(client *c, const char *s, size_t len);
+void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext);
+void addReplyError(client *c, const char *err);
+void addReplyErrorSds(client *c, sds err);
+void addReplyErrorFormat(client *c, const char *fmt, ...) PRINTF_FMT(2, 3);
+void addReplyErrorObject(client *c, robj *err);
+void addReplyErrorArity(client *c);
+void addReplyErrorExpireTime(client *c);
+void addReplyNull(client *c);
+void addReplyNullArray(client *c);
+void addReplyBool(client *c, int b);
+void addReplyArrayLen(client *c, long length);
+void addReplyMapLen(client *c, long length);
+void addReplySetLen(client *c, long length);
+void addReplyPushLen(client *c, long length);
+void addReplyBigNum(client *c, const char *num, size_t len);
+void addReplyHelp(client *c, const char **help);
+void addReplySubcommandSyntaxError(client *c);
+void *addReplyDeferredLen(client *c);
+void setDeferredArrayLen(client *c, void *node, long length);
+void setDeferredMapLen(client *c, void *node, long length);
+void setDeferredSetLen(client *c, void *node, long length);
+sds catClientInfoString(sds s, client *c);
+sds getAllClientsInfoString(int type);
+int getClientType(client *c);
+char *getClientPeerId(client *c);
+unsigned long getClientOutputBufferMemoryUsage(client *c);
+int checkClientOutputBufferLimits(client *c);
+void closeClientOnOutputBufferLimitReached(client *c);
+void clientsCron(void);
+void rewriteClientCommandVector(client *c, int argc, ...);
+int validateClientName(client *c, robj *name);
+void setClientName(client *c, robj *name);
+void rewriteClientCommandArgument(client *c, int i, robj *newval);
+void replaceClientCommandVector(client *c, int argc, robj **argv);
+
+/* ---- object.c ------------------------------------------------------------------ */
+robj *createObject(int type, void *ptr);
+robj *createStringObject(const char *ptr, size_t len);
+robj *createRawStringObject(const char *ptr, size_t len);
+robj *createEmbeddedStringObject(const char *ptr, size_t len);
+robj *createStringObjectFromLongLong(long long value);
+robj *createStringObjectFromLongLongForValue(long long value);
+robj *createStringObjectFromLongDouble(long double value, int humanfriendly);
+robj *dupStringObject(const robj *o);
+robj *tryObjectEncoding(robj *o);
+robj *getDecodedObject(robj *o);
+robj *makeObjectShared(robj *o);
+void incrRefCount(robj *o);
+void decrRefCount(robj *o);
+void decrRefCountVoid(void *o);
+size_t stringObjectLen(robj *o);
+int compareStringObjects(robj *a, robj *b);
+int equalStringObjects(robj *a, robj *b);
+int getLongLongFromObject(robj *o, long long *target);
+int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg);
+int getLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);
+int getIntFromObjectOrReply(client *c, robj *o, int *target, const char *msg);
+int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *target, const char *msg);
+int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);
+int getLongDoubleFromObject(robj *o, long double *target);
+int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, const char *msg);
+int getDoubleFromObject(const robj *o, double *target);
+int getDoubleFromObjectOrReply(client *c, robj *o, double *target, const char *msg);
+int checkType(client *c, robj *o, int type);
+const char *strEncoding(int encoding);
+const char *strObjectType(int type);
+void objectCommand(client *c);
+void registerObjectFreeFunction(int type, void (*fn)(robj *o));
+unsigned int getLRUClock(void);
+unsigned int LRU_CLOCK(void);
+unsigned long long estimateObjectIdleTime(robj *o);
+#define sdsEncodedObject(objptr) \
+    ((objptr)->encoding == OBJ_ENCODING_RAW || (objptr)->encoding == OBJ_ENCODING_EMBSTR)
+
+/* ---- db.c ---------------------------------------------------------------------- */
+#define LOOKUP_NONE 0
+#define LOOKUP_NOTOUCH (1 << 0)
+#define LOOKUP_NONOTIFY (1 << 1)
+#define LOOKUP_NOSTATS (1 << 2)
+#define LOOKUP_WRITE (1 << 3)
+#define LOOKUP_NOEXPIRE (1 << 4)
+
+#define SETKEY_KEEPTTL 1
+#define SETKEY_NO_SIGNAL 2
+#define SETKEY_ALREADY_EXIST 4
+#define SETKEY_DOESNT_EXIST 8
+
+extern dictType dbDictType, dbExpiresDictType;
+void initDb(redisDb *db, int id);
+/* Hooks set by later modules (WATCH, blocking pops); NULL until then. */
+extern void (*keyModifiedHook)(redisDb *db, robj *key);
+extern void (*keyReadyHook)(redisDb *db, robj *key);
+extern void (*dbFlushedHook)(int dbid);
+robj *lookupKey(redisDb *db, robj *key, int flags);
+robj *lookupKeyRead(redisDb *db, robj *key);
+robj *lookupKeyWrite(redisDb *db, robj *key);
+robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
+robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
+robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags);
+robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags);
+void dbAdd(redisDb *db, robj *key, robj *val);
+int dbAddRDBLoad(redisDb *db, sds key, robj *val);
+void dbOverwrite(redisDb *db, robj *key, robj *val);
+void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);
+int dbExists(redisDb *db, robj *key);
+int dbDelete(redisDb *db, robj *key);
+int dbSyncDelete(redisDb *db, robj *key);
+int dbAsyncDelete(redisDb *db, robj *key);
+robj *dbRandomKey(redisDb *db);
+long long emptyData(int dbnum, int flags, void(callback)(dict *));
+int selectDb(client *c, int id);
+void signalModifiedKey(client *c, redisDb *db, robj *key);
+void signalFlushedDb(int dbid, int async);
+long long dbTotalServerKeyCount(void);
+robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
+int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor);
+void scanGenericCommand(client *c, robj *o, unsigned long cursor);
+#define EMPTYDB_NO_FLAGS 0
+#define EMPTYDB_ASYNC (1 << 0)
+
+/* ---- expire.c ------------------------------------------------------------------ */
+#define ACTIVE_EXPIRE_CYCLE_SLOW 0
+#define ACTIVE_EXPIRE_CYCLE_FAST 1
+long long getExpire(redisDb *db, robj *key);
+void setExpire(client *c, redisDb *db, robj *key, long long when);
+int removeExpire(redisDb *db, robj *key);
+int keyIsExpired(redisDb *db, robj *key);
+int expireIfNeeded(redisDb *db, robj *key, int flags);
+void activeExpireCycle(int type);
+int checkAlreadyExpired(long long when);
+void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj);
+
+/* ---- server.c ------------------------------------------------------------------- */
+#define CALL_NONE 0
+#define CALL_PROPAGATE (1 << 2)
+void call(client *c, int flags);
+int processCommand(client *c);
+redisCommand *lookupCommand(robj **argv, int argc);
+redisCommand *lookupCommandBySds(sds s);
+redisCommand *lookupCommandByCString(const char *s);
+void serverLog(int level, const char *fmt, ...) PRINTF_FMT(2, 3);
+void serverLogRaw(int level, const char *msg);
+long long ustime(void);
+long long mstime(void);
+void updateCachedTime(void);
+int prepareForShutdown(int flags);
+void incrementErrorCount(const char *fullerr, size_t namelen);
+void afterErrorReply(client *c, const char *s, size_t len);
+int mustObeyClient(client *c);
+extern struct redisCommand redisCommandTable[];
+size_t redisCommandTableSize(void);
+
+/* propagation to the AOF arrives with persistence; the hook exists now so
+ * write commands can state what they propagate. */
+void alsoPropagate(int dbid, robj **argv, int argc, int target);
+void preventCommandPropagation(client *c);
+void forceCommandPropagation(client *c, int flags);
+
+/* Keyspace notifications (notify.c sets the hook). */
+#define NOTIFY_KEYSPACE (1 << 0)
+#define NOTIFY_KEYEVENT (1 << 1)
+#define NOTIFY_GENERIC (1 << 2)
+#define NOTIFY_STRING (1 << 3)
+#define NOTIFY_LIST (1 << 4)
+#define NOTIFY_SET (1 << 5)
+#define NOTIFY_HASH (1 << 6)
+#define NOTIFY_ZSET (1 << 7)
+#define NOTIFY_EXPIRED (1 << 8)
+#define NOTIFY_EVICTED (1 << 9)
+#define NOTIFY_STREAM (1 << 10)
+#define NOTIFY_KEY_MISS (1 << 11)
+#define NOTIFY_LOADED (1 << 12)
+#define NOTIFY_MODULE (1 << 13)
+#define NOTIFY_NEW (1 << 14)
+extern void (*notifyKeyspaceEventHook)(int type, const char *event, robj *key, int dbid);
+static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {
+    if (notifyKeyspaceEventHook) notifyKeyspaceEventHook(type, event, key, dbid);
+}
+/* Other hooks into the command path, set by the modules that need them. */
+extern int (*performEvictionsHook)(void);
+extern void (*slowlogHook)(client *c, robj **argv, int argc, long long duration);
+extern void (*propagateHook)(client *c, long long dirty_delta);
+
+/* ---- evict.c ------------------------------------------------------------------------ */
+void evictInit(void);
+void evictApplyDefaultCap(void);
+int performEvictions(void);
+unsigned long long evictAddressSpaceLimit(void);
+void updateLFU(robj *val);
+unsigned long lfuDecrAndReturn(robj *o);
+unsigned int lfuInitialClock(void);
+
+/* ---- config.c ------------------------------------------------------------------ */
+void initConfigValues(void);
+void loadServerConfig(char *filename, char config_from_stdin, char *options);
+void configGetCommand(client *c);
+void configSetCommand(client *c);
+void configResetStatCommand(client *c);
+void configRewriteCommand(client *c);
+void configHelpCommand(client *c);
+
+/* ---- debug.c ------------------------------------------------------------------- */
+#define serverAssert(e) (likely(e) ? (void)0 : (serverAssertFailed(#e, __FILE__, __LINE__), abort()))
+#define serverPanic(...) (serverPanicFailed(__FILE__, __LINE__, __VA_ARGS__), abort())
+void serverAssertFailed(const char *estr, const char *file, int line);
+void serverPanicFailed(const char *file, int line, const char *msg, ...) PRINTF_FMT(3, 4);
+void setupSignalHandlers(void);
+/* Dataset digest (DEBUG DIGEST): types other than strings register how their
+ * value is mixed into a key's digest (lists: mixDigest per element in order;
+ * sets/hashes: xorDigest of per-element digests). */
+typedef void debugValueDigestProc(unsigned char digest[20], robj *o);
+void debugRegisterValueDigest(int type, debugValueDigestProc *proc);
+void xorDigest(unsigned char digest[20], const void *data, size_t len);
+void mixDigest(unsigned char digest[20], const void *data, size_t len);
+void mixStringObjectDigest(unsigned char digest[20], robj *o);
+void computeDatasetDigest(unsigned char final[20]);
+
+/* ---- info.c, client_cmd.c, slowlog.c, monitor.c ---------------------------------- */
+sds genRedisInfoString(const char *section); /* "all", "default", "server" ... */
+void infoInit(void);                         /* after the event loop exists */
+void changeReplicationId(void);
+int postponeCommandIfPaused(client *c);      /* 1: c waits for CLIENT UNPAUSE */
+int clientsArePaused(void);                  /* expiry/eviction stop while true */
+void slowlogInit(void);
+int commandArgIsRedacted(robj **argv, int argc, int j); /* AUTH/HELLO secrets */
+void feedMonitors(client *c, robj **argv, int argc);
+void monitorClientFreed(client *c);
+
+/* ---- command handlers ---------------------------------------------------------- */
+/* connection / server */
+void pingCommand(client *c);
+void echoCommand(client *c);
+void quitCommand(client *c);
+void helloCommand(client *c);
+void authCommand(client *c);
+void selectCommand(client *c);
+void commandCommand(client *c);
+void commandCountCommand(client *c);
+void commandInfoCommand(client *c);
+void commandDocsCommand(client *c);
+void commandListCommand(client *c);
+void commandGetKeysCommand(client *c);
+void commandHelpCommand(client *c);
+void infoCommand(client *c);
+void timeCommand(client *c);
+void lastsaveCommand(client *c);
+void shutdownCommand(client *c);
+void clientCommand(client *c);
+void configCommand(client *c);
+void debugCommand(client *c);
+void slowlogCommand(client *c);
+void monitorCommand(client *c);
+void dbsizeCommand(client *c);
+void flushdbCommand(client *c);
+void flushallCommand(client *c);
+void swapdbCommand(client *c);
+/* generic keyspace */
+void delCommand(client *c);
+void unlinkCommand(client *c);
+void existsCommand(client *c);
+void typeCommand(client *c);
+void renameCommand(client *c);
+void renamenxCommand(client *c);
+void moveCommand(client *c);
+void copyCommand(client *c);
+void keysCommand(client *c);
+void scanCommand(client *c);
+void randomkeyCommand(client *c);
+void touchCommand(client *c);
+void expireCommand(client *c);
+void pexpireCommand(client *c);
+void expireatCommand(client *c);
+void pexpireatCommand(client *c);
+void ttlCommand(client *c);
+void pttlCommand(client *c);
+void expiretimeCommand(client *c);
+void pexpiretimeCommand(client *c);
+void persistCommand(client *c);
+/* strings */
+void setCommand(client *c);
+void setnxCommand(client *c);
+void setexCommand(client *c);
+void psetexCommand(client *c);
+void getCommand(client *c);
+void getexCommand(client *c);
+void getdelCommand(client *c);
+void getsetCommand(client *c);
+void mgetCommand(client *c);
+void msetCommand(client *c);
+void msetnxCommand(client *c);
+void appendCommand(client *c);
+void strlenCommand(client *c);
+void getrangeCommand(client *c);
+void setrangeCommand(client *c);
+void incrCommand(client *c);
+void decrCommand(client *c);
+void incrbyCommand(client *c);
+void decrbyCommand(client *c);
+void incrbyfloatCommand(client *c);
+void lcsCommand(client *c);
+
+#endif /* REDIS_SERVER_H */

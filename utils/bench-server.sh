@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# bench-server.sh -- this server against a reference redis-server, side by side.
+#
+# Throughput: SET, GET, INCR and MSET with redis-benchmark at -P 1 and -P 16
+# (-c 50), servers pinned to one core and the load generator to the other;
+# the two servers are measured alternately, ROUNDS times, and the best round
+# of each is kept. Memory: RSS of a fresh server, and used_memory per key
+# after loading 1M keys with 16-byte names and 3-byte values.
+#
+# Usage: utils/bench-server.sh [-n REQUESTS] [-r ROUNDS] [--ours PATH] [--ref PATH]
+#        [--wrapper "qemu-arm-static -cpu cortex-a7"] [--no-memory] [--keys N]
+# The reference defaults to /usr/bin/redis-server (Debian's redis-server
+# package); without it, only our figures are printed. redis-benchmark and
+# redis-cli come from redis-tools.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+requests=200000; rounds=3; ours=src/redis-server; ref=/usr/bin/redis-server
+wrapper=""; memory=1; keys=1000000; tests="set,get,incr,mset"
+while [ $# -gt 0 ]; do
+    case $1 in
+        -n) requests=$2; shift 2 ;;
+        -r) rounds=$2; shift 2 ;;
+        --ours) ours=$2; shift 2 ;;
+        --ref) ref=$2; shift 2 ;;
+        --wrapper) wrapper=$2; shift 2 ;;
+        --no-memory) memory=0; shift ;;
+        --keys) keys=$2; shift 2 ;;
+        --tests) tests=$2; shift 2 ;;
+        *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+done
+command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: apt-get install redis-tools" >&2; exit 1; }
+[ -x "$ours" ] || { echo "$ours not built: run make" >&2; exit 1; }
+[ -x "$ref" ] || { echo "reference $ref not found: apt-get install redis-server (or --ref PATH)"; ref=""; }
+
+server_cpu=0; client_cpu=1
+[ "$(nproc)" -lt 2 ] && client_cpu=0
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+free_port() { # a port nothing listens on
+    local p
+    for _ in $(seq 1 50); do
+        p=$((20000 + RANDOM % 20000))
+        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+    done
+    echo 0
+}
+
+# start_server BINARY PORT [WRAPPER] -> pid on stdout; waits until PING answers
+start_server() {
+    local bin=$1 port=$2 wrap=${3:-}
+    taskset -c $server_cpu $wrap "$bin" --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+        --dir "$tmp" >"$tmp/server-$port.log" 2>&1 &
+    local pid=$!
+    pids+=("$pid")
+    for _ in $(seq 1 200); do
+        redis-cli -p "$port" ping >/dev/null 2>&1 && { echo "$pid"; return 0; }
+        sleep 0.05
+    done
+    echo "server $bin did not start; log:" >&2; cat "$tmp/server-$port.log" >&2
+    return 1
+}
+
+stop_server() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+
+rps() { # port pipeline test -> requests per second
+    taskset -c $client_cpu redis-benchmark -p "$1" -c 50 -n "$requests" -P "$2" -t "$3" -q --csv 2>/dev/null |
+        awk -F, -v t="$3" 'toupper($1) ~ "\"" toupper(t) { gsub(/"/, "", $2); print int($2); exit }'
+}
+
+best() { sort -n | tail -n 1; }
+
+echo "== throughput: $requests requests, c=50, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)${wrapper:+, server under: $wrapper}"
+printf '%-8s %4s %14s %14s %8s\n' test P ours reference ratio
+port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a" "$wrapper") || exit 1
+pid_b=""; port_b=""
+if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b" "$wrapper") || exit 1; fi
+for t in ${tests//,/ }; do
+    for p in 1 16; do
+        for r in $(seq 1 "$rounds"); do
+            rps "$port_a" "$p" "$t" >>"$tmp/a-$t-$p"
+            [ -n "$pid_b" ] && rps "$port_b" "$p" "$t" >>"$tmp/b-$t-$p"
+        done
+        a=$(best <"$tmp/a-$t-$p"); b=""; ratio="-"
+        if [ -n "$pid_b" ]; then
+            b=$(best <"$tmp/b-$t-$p")
+            ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }')
+        fi
+        printf '%-8s %4s %14s %14s %8s\n' "$t" "$p" "$a" "${b:--}" "$ratio"
+    done
+done
+stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
+
+[ "$memory" = 1 ] || exit 0
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+used_memory() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ { gsub(/\r/, "", $2); print $2 }'; }
+
+# keys with 16-byte names ("key:" + 12 digits) and 3-byte values, as RESP
+gen_keys() {
+    awk -v n="$keys" 'BEGIN { for (i = 0; i < n; i++) { k = sprintf("key:%012d", i);
+        printf "*3\r\n$3\r\nSET\r\n$16\r\n%s\r\n$3\r\nabc\r\n", k } }'
+}
+gen_keys >"$tmp/keys.resp"
+
+measure_memory() { # label binary
+    local port pid fresh before after
+    port=$(free_port); pid=$(start_server "$2" "$port" "$wrapper") || return
+    sleep 0.5
+    fresh=$(rss_kb "$pid")
+    before=$(used_memory "$port")
+    redis-cli -p "$port" --pipe <"$tmp/keys.resp" >/dev/null
+    after=$(used_memory "$port")
+    printf '%-26s fresh RSS %6d KB   used_memory per key %6.1f bytes (%d keys)\n' "$1" "$fresh" \
+        "$(awk -v a="$after" -v b="$before" -v n="$keys" 'BEGIN { print (a - b) / n }')" "$keys"
+    echo "$(awk -v a="$after" -v b="$before" -v n="$keys" 'BEGIN { print (a - b) / n }')" >"$tmp/perkey-$1"
+    stop_server "$pid"
+}
+
+echo
+echo "== memory"
+measure_memory ours "$ours"
+[ -x build/native-libc/redis-server ] && measure_memory "ours (MALLOC=libc)" build/native-libc/redis-server
+[ -n "$ref" ] && measure_memory reference "$ref"
+if [ -n "$ref" ] && [ -f "$tmp/perkey-reference" ]; then
+    awk -v a="$(cat "$tmp/perkey-ours")" -v b="$(cat "$tmp/perkey-reference")" \
+        'BEGIN { printf "memory per key, ours/reference: %.2fx\n", a / b }'
+fi
