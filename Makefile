@@ -62,7 +62,7 @@ endif
 SAN_FLAGS := $(SAN_FLAGS_$(SANITIZER))
 
 ifeq ($(MALLOC),jemalloc)
-MALLOC_CFLAGS := -DUSE_JEMALLOC -DJEMALLOC_LG_PAGE=$(PORT_LG_PAGE) -I$(JEMALLOC_DIR)/include
+MALLOC_CFLAGS := -DUSE_JEMALLOC -I$(JEMALLOC_DIR)/include
 MALLOC_LIBS := $(JEMALLOC_DIR)/lib/libjemalloc.a
 MALLOC_DEP := $(JEMALLOC_DIR)/lib/libjemalloc.a
 else ifeq ($(MALLOC),libc)
@@ -78,14 +78,14 @@ ALIGN_CFLAGS := $(if $(filter yes,$(ALIGNED_ACCESS)),-DUSE_ALIGNED_ACCESS)
 ALL_CFLAGS := $(STD) $(OPTIMIZATION) -g $(WARN) $(PORT_CFLAGS) $(SAN_FLAGS) $(ALIGN_CFLAGS) \
               $(MALLOC_CFLAGS) -Isrc -MMD -MP $(CFLAGS)
 ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
-LIBS := $(MALLOC_LIBS) -lm -lpthread $(if $(PORT_LDFLAGS),,-ldl)
+LIBS := $(MALLOC_LIBS) -lm -pthread
 
 # ---- sources ------------------------------------------------------------------
 # Libraries: no server knowledge, each with its own unit tests, linked into
 # the test programs. Everything else in src/ (bar the programs' mains) is
 # the server.
 LIB_SRCS := zmalloc.c sds.c siphash.c dict.c util.c crc64.c adlist.c osrandom.c \
-            ae.c anet.c connection.c
+            ae.c ae_epoll.c ae_kqueue.c ae_poll.c anet.c connection.c
 LIB_SRCS := $(filter $(notdir $(wildcard src/*.c)),$(LIB_SRCS))
 MAIN_SRCS := server.c
 SERVER_SRCS := $(filter-out $(LIB_SRCS) $(MAIN_SRCS),$(notdir $(wildcard src/*.c)))
@@ -98,13 +98,13 @@ TEST_BINS := $(TEST_SRCS:tests/c/%.c=$(BUILD)/tests/%)
 CANARY := $(BUILD)/tests/canary
 TEST_CFLAGS := -Itests/c -DTEST_VECTORS_DIR='"$(CURDIR)/tests/c/vectors"'
 
-.PHONY: all run test test-unit test-cross test-pagesize bench build-bench clean distclean tools help
+.PHONY: all run test test-unit test-integration test-cross test-pagesize bench build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
 all: $(SERVER)
 ifeq ($(PORT),native)
-	@cp $(SERVER) src/redis-server
+	@cp $(SERVER) src/redis-server.tmp && mv -f src/redis-server.tmp src/redis-server
 	@echo "built src/redis-server ($(BUILD), $(MALLOC))"
 else
 	@echo "built $(SERVER) ($(PORT_DESC), $(MALLOC))"
@@ -153,9 +153,16 @@ test-pagesize: all
 	@tests/c/pagesize-check.sh $(SERVER) --check-system
 
 test: all
+	@utils/need-tools.sh tclsh:tcl
 	@utils/run-suites.sh "unit tests" "$(MAKE) --no-print-directory test-unit" \
 	  "page sizes" "$(MAKE) --no-print-directory test-pagesize" \
-	  "source rules" "utils/check-casts.sh"
+	  "source rules" "utils/check-casts.sh" \
+	  "config documented" "utils/check-config-doc.sh" \
+	  "integration (./runtest)" "./runtest --clients 2"
+
+test-integration: all
+	@utils/need-tools.sh tclsh:tcl
+	./runtest --clients 2
 
 test-cross:
 	@utils/test-cross.sh $(CROSS_PORTS)

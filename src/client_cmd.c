@@ -212,8 +212,7 @@ static void clientKillCommand(client *c) {
     if (old_form) {
         f.addr = c->argv[2]->ptr;
         f.skipme = 0; /* the old form may kill the caller */
-    } else if (c->argc % 2 == 0 || !parseKillFilter(c, &f)) {
-        if (c->argc % 2 == 0) addReplyErrorObject(c, shared.syntaxerr);
+    } else if (!parseKillFilter(c, &f)) {
         return;
     }
     int kill_self;

@@ -349,9 +349,10 @@ static void crashLogHeader(int fd, int sig, siginfo_t *info, uintptr_t pc) {
     crashPuts(fd, "\n\n=== REDIS BUG REPORT START: Cut & paste starting from here ===\n");
     crashLogLine(fd, "Redis %s crashed by signal: %d (%s), si_code: %d", REDIS_VERSION, sig, signalName(sig),
                  info ? info->si_code : 0);
-    if (info && info->si_code <= 0) /* sent by a process (kill, abort ...), not a fault */
+    if (info && info->si_code <= 0) /* sent by a process (kill, abort ...): no faulting address */
         crashLogLine(fd, "Killed by PID: %ld, UID: %ld", (long)info->si_pid, (long)info->si_uid);
-    if (info) crashLogLine(fd, "Accessing address: %p", info->si_addr);
+    else if (info)
+        crashLogLine(fd, "Accessing address: %p", info->si_addr);
     if (pc) crashLogLine(fd, "Crashed running the instruction at: 0x%lx", (unsigned long)pc);
     else crashLogLine(fd, "Crashed running the instruction at: unknown");
 }
@@ -735,8 +736,26 @@ static void debugSegfault(void) {
     *target = 'x';
 }
 
+/* A multi-word load from an odd address: the SIGBUS strict-alignment CPUs
+ * raise (unless the kernel fixes the access up). Inline assembly, so the
+ * compiler cannot turn it into byte loads. A no-op elsewhere. */
+static void debugMisalignedLoad(void) {
+    static unsigned char buf[32] __attribute__((aligned(16)));
+    unsigned char *odd = buf + 1;
+#if defined(__sparc__) && defined(__arch64__)
+    unsigned long value;
+    __asm__ volatile("ldx [%1], %0" : "=r"(value) : "r"(odd) : "memory");
+    (void)value;
+#elif defined(__arm__)
+    __asm__ volatile("ldm %0, {r2, r3}" : : "r"(odd) : "r2", "r3", "memory");
+#else
+    (void)odd;
+#endif
+}
+
 /* A real SIGBUS: a write to a shared mapping past the end of its (empty)
- * file. Falls back to raise() where the OS does not fault this way. */
+ * file; where that does not fault (emulators may back such mappings with
+ * anonymous memory), a misaligned load; raise() as the last resort. */
 static void debugSigbus(void) {
     long page = sysconf(_SC_PAGESIZE);
     size_t len = page > 0 ? (size_t)page : 4096;
@@ -746,6 +765,7 @@ static void debugSigbus(void) {
         volatile char *target = p;
         *target = 'x';
     }
+    debugMisalignedLoad();
     raise(SIGBUS);
 }
 
@@ -823,21 +843,72 @@ static int debugCommandAllowed(client *c) {
     return (c->flags & CLIENT_UNIX_SOCKET) || (c->conn && connIsLocal(c->conn) == 1);
 }
 
-static void debugPersistenceSubcommand(client *c, void (*proc)(client *c), const char *name) {
-    if (proc) proc(c);
-    else addReplyErrorFormat(c, "DEBUG %s is not available: this server has no persistence", name);
+/* ---- DEBUG dispatch ------------------------------------------------------------------------------------------------ */
+
+static void debugReload(client *c) {
+    if (debugReloadCommand) debugReloadCommand(c);
+    else addReplyError(c, "DEBUG RELOAD is not available: this server has no persistence");
 }
 
-/* Subcommands that never return (the server dies). */
-static int debugCrashSubcommand(client *c, const char *sub) {
-    if (!strcasecmp(sub, "segfault")) debugSegfault();
-    else if (!strcasecmp(sub, "sigbus")) debugSigbus();
-    else if (!strcasecmp(sub, "stackoverflow")) addReplyLongLong(c, debugRecurse(NULL, 0));
-    else if (!strcasecmp(sub, "assert")) serverAssert(1 == 2);
-    else if (!strcasecmp(sub, "panic")) serverPanic("DEBUG PANIC called at Unix time %lld", (long long)time(NULL));
-    else return 0;
-    return 1;
+static void debugLoadAof(client *c) {
+    if (debugLoadAofCommand) debugLoadAofCommand(c);
+    else addReplyError(c, "DEBUG LOADAOF is not available: this server has no persistence");
 }
+
+static void debugSetActiveExpire(client *c) {
+    server.active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+    addReply(c, shared.ok);
+}
+
+static void debugChangeReplId(client *c) {
+    changeReplicationId();
+    addReply(c, shared.ok);
+}
+
+static void debugLog(client *c) {
+    serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)c->argv[2]->ptr);
+    addReply(c, shared.ok);
+}
+
+static void debugError(client *c) { addReplyErrorSds(c, sdscatsds(sdsnew("-"), c->argv[2]->ptr)); }
+
+/* The subcommands below never return: the server dies. */
+static void debugSegfaultCommand(client *c) { (void)c; debugSegfault(); }
+static void debugSigbusCommand(client *c) { (void)c; debugSigbus(); }
+static void debugStackOverflow(client *c) { addReplyLongLong(c, debugRecurse(NULL, 0)); }
+static void debugAssert(client *c) { (void)c; serverAssert(1 == 2); }
+
+static void debugPanic(client *c) {
+    (void)c;
+    serverPanic("DEBUG PANIC called at Unix time %lld", (long long)time(NULL));
+}
+
+static const struct {
+    const char *name;
+    int min_argc, max_argc; /* including DEBUG and the subcommand; -1: no limit */
+    void (*proc)(client *c);
+} debug_subcommands[] = {
+    {"help", 2, 2, debugHelp},
+    {"segfault", 2, 2, debugSegfaultCommand},
+    {"sigbus", 2, 2, debugSigbusCommand},
+    {"stackoverflow", 2, 2, debugStackOverflow},
+    {"assert", 2, 2, debugAssert},
+    {"panic", 2, 2, debugPanic},
+    {"sleep", 3, 3, debugSleep},
+    {"set-active-expire", 3, 3, debugSetActiveExpire},
+    {"object", 3, 3, debugObject},
+    {"digest", 2, 2, debugDigest},
+    {"digest-value", 2, -1, debugDigestValue},
+    {"change-repl-id", 2, 2, debugChangeReplId},
+    {"command-table", 2, 2, debugCommandTable},
+    {"log", 3, 3, debugLog},
+    {"error", 3, 3, debugError},
+    {"populate", 3, 5, debugPopulate},
+    {"htstats", 3, 3, debugHtStats},
+    {"protocol", 3, 3, debugProtocol},
+    {"reload", 2, -1, debugReload},
+    {"loadaof", 2, 2, debugLoadAof},
+};
 
 void debugCommand(client *c) {
     if (!debugCommandAllowed(c)) {
@@ -847,29 +918,12 @@ void debugCommand(client *c) {
         return;
     }
     const char *sub = c->argv[1]->ptr;
-    int argc = c->argc;
-    if (argc == 2 && !strcasecmp(sub, "help")) debugHelp(c);
-    else if (argc == 2 && debugCrashSubcommand(c, sub)) return;
-    else if (argc == 3 && !strcasecmp(sub, "sleep")) debugSleep(c);
-    else if (argc == 3 && !strcasecmp(sub, "set-active-expire")) {
-        server.active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
-        addReply(c, shared.ok);
-    } else if (argc == 3 && !strcasecmp(sub, "object")) debugObject(c);
-    else if (argc == 2 && !strcasecmp(sub, "digest")) debugDigest(c);
-    else if (argc >= 2 && !strcasecmp(sub, "digest-value")) debugDigestValue(c);
-    else if (argc == 2 && !strcasecmp(sub, "change-repl-id")) {
-        changeReplicationId();
-        addReply(c, shared.ok);
-    } else if (argc == 2 && !strcasecmp(sub, "command-table")) debugCommandTable(c);
-    else if (argc == 3 && !strcasecmp(sub, "log")) {
-        serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)c->argv[2]->ptr);
-        addReply(c, shared.ok);
-    } else if (argc == 3 && !strcasecmp(sub, "error")) {
-        addReplyErrorSds(c, sdscatsds(sdsnew("-"), c->argv[2]->ptr));
-    } else if (argc >= 3 && argc <= 5 && !strcasecmp(sub, "populate")) debugPopulate(c);
-    else if (argc == 3 && !strcasecmp(sub, "htstats")) debugHtStats(c);
-    else if (argc == 3 && !strcasecmp(sub, "protocol")) debugProtocol(c);
-    else if (argc >= 2 && !strcasecmp(sub, "reload")) debugPersistenceSubcommand(c, debugReloadCommand, "RELOAD");
-    else if (argc == 2 && !strcasecmp(sub, "loadaof")) debugPersistenceSubcommand(c, debugLoadAofCommand, "LOADAOF");
-    else addReplySubcommandSyntaxError(c);
+    for (size_t j = 0; j < sizeof debug_subcommands / sizeof debug_subcommands[0]; j++) {
+        if (strcasecmp(sub, debug_subcommands[j].name)) continue;
+        int max = debug_subcommands[j].max_argc;
+        if (c->argc < debug_subcommands[j].min_argc || (max != -1 && c->argc > max)) break;
+        debug_subcommands[j].proc(c);
+        return;
+    }
+    addReplySubcommandSyntaxError(c);
 }

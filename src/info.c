@@ -2,8 +2,9 @@
  *
  * Sections, in the order they are always emitted: server, clients, memory,
  * persistence, stats, replication, cpu, modules, commandstats, errorstats,
- * cluster, keyspace. INFO with no argument (or "default") gives all but
- * commandstats; "all" and "everything" give every section; any other
+ * latencystats (empty: latency tracking is off), cluster, keyspace. INFO
+ * with no argument (or "default") gives all but commandstats and
+ * latencystats; "all" and "everything" give every section; any other
  * argument names a section (case-insensitive, several may be given, unknown
  * ones are ignored). Sections are separated by one blank line. RESP3
  * clients get a verbatim string ("txt"), RESP2 clients a bulk string.
@@ -345,6 +346,9 @@ static sds infoErrorStats(sds info) {
     return info;
 }
 
+/* Per-command latency percentiles are not tracked (latency-tracking no). */
+static sds infoLatencyStats(sds info) { return info; }
+
 static sds infoCluster(sds info) { return sdscat(info, "cluster_enabled:0\r\n"); }
 
 static sds infoKeyspace(sds info) {
@@ -377,6 +381,7 @@ static const infoSection info_sections[] = {
     {"modules", "Modules", infoModules, 1},
     {"commandstats", "Commandstats", infoCommandStats, 0},
     {"errorstats", "Errorstats", infoErrorStats, 1},
+    {"latencystats", "Latencystats", infoLatencyStats, 0},
     {"cluster", "Cluster", infoCluster, 1},
     {"keyspace", "Keyspace", infoKeyspace, 1},
 };

@@ -76,8 +76,7 @@ static void unlinkClient(client *c) {
         c->client_list_node = NULL;
     }
     if (c->flags & CLIENT_PENDING_WRITE) {
-        listNode *ln = listSearchKey(server.clients_pending_write, c);
-        if (ln) listDelNode(server.clients_pending_write, ln);
+        listUnlinkNode(server.clients_pending_write, &c->pending_write_node);
         c->flags &= ~CLIENT_PENDING_WRITE;
     }
     if (c->conn) {
@@ -509,10 +508,9 @@ static void sendReplyToClient(connection *conn) {
 int handleClientsWithPendingWrites(void) {
     int processed = 0;
     while (listLength(server.clients_pending_write)) {
-        listNode *ln = listFirst(server.clients_pending_write);
-        client *c = listNodeValue(ln);
+        client *c = listNodeValue(listFirst(server.clients_pending_write));
         c->flags &= ~CLIENT_PENDING_WRITE;
-        listDelNode(server.clients_pending_write, ln);
+        listUnlinkNode(server.clients_pending_write, &c->pending_write_node);
         if (c->flags & CLIENT_CLOSE_ASAP || c->conn == NULL) continue;
         processed++;
         if (writeToClient(c, 0) == C_ERR) continue;

@@ -27,14 +27,17 @@ static unsigned int initialAccessClock(void) {
     return (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) ? lfuInitialClock() : LRU_CLOCK();
 }
 
-robj *createObject(int type, void *ptr) {
-    robj *o = zmalloc(sizeof(*o));
+static robj *initObject(robj *o, int type, int encoding, void *ptr) {
     o->type = (unsigned)type;
-    o->encoding = OBJ_ENCODING_RAW;
+    o->encoding = (unsigned)encoding;
     o->ptr = ptr;
     o->refcount = 1;
     o->lru = initialAccessClock();
     return o;
+}
+
+robj *createObject(int type, void *ptr) {
+    return initObject(zmalloc(sizeof(robj)), type, OBJ_ENCODING_RAW, ptr);
 }
 
 robj *createRawStringObject(const char *ptr, size_t len) {
@@ -52,12 +55,7 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     if (ptr == SDS_NOINIT) s[len] = '\0';
     else if (ptr) { memcpy(s, ptr, len); s[len] = '\0'; }
     else memset(s, 0, len + 1);
-    o->type = OBJ_STRING;
-    o->encoding = OBJ_ENCODING_EMBSTR;
-    o->ptr = s;
-    o->refcount = 1;
-    o->lru = initialAccessClock();
-    return o;
+    return initObject(o, OBJ_STRING, OBJ_ENCODING_EMBSTR, s);
 }
 
 robj *createStringObject(const char *ptr, size_t len) {

@@ -31,7 +31,8 @@ static void markPendingWrite(client *c) {
     if (c->flags & CLIENT_PENDING_WRITE) return;
     if (clientHasPendingReplies(c)) return; /* already queued or handler installed */
     c->flags |= CLIENT_PENDING_WRITE;
-    listAddNodeHead(server.clients_pending_write, c);
+    c->pending_write_node.value = c;
+    listLinkNodeTail(server.clients_pending_write, &c->pending_write_node);
 }
 
 static size_t appendToInlineBuffer(client *c, const char *s, size_t len) {

@@ -17,9 +17,13 @@
 #include "osrandom.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <syslog.h>
 
 struct redisServer server;
 struct sharedObjectsStruct shared;
@@ -44,9 +48,11 @@ void updateCachedTime(void) {
 
 void serverLogRaw(int level, const char *msg) {
     static const char level_marks[] = ".-*#";
+    static const int syslog_levels[] = {LOG_DEBUG, LOG_INFO, LOG_NOTICE, LOG_WARNING};
     int raw = level & LL_RAW;
     level &= ~LL_RAW;
-    if (level < server.verbosity) return;
+    if (level < server.verbosity || level > LL_WARNING) return;
+    if (server.syslog_enabled) syslog(syslog_levels[level], "%s", msg);
     int to_stdout = server.logfile == NULL || server.logfile[0] == '\0';
     FILE *fp = to_stdout ? stdout : fopen(server.logfile, "a");
     if (!fp) return;
@@ -285,8 +291,10 @@ void call(client *c, int flags) {
     long long dirty = server.dirty;
     long long errors_before = server.stat_total_error_replies;
     c->flags |= CLIENT_EXECUTING_COMMAND;
-    updateCachedTime();
-    long long start = ustime();
+    long long start = ustime(); /* also the cached "now" the command sees */
+    server.ustime = start;
+    server.mstime = start / 1000;
+    server.unixtime = (time_t)(server.mstime / 1000);
     c->cmd->proc(c);
     long long duration = ustime() - start;
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
@@ -496,11 +504,48 @@ static void seedHashFunctions(void) {
     dictSetHashFunctionSeed(seed);
 }
 
+/* ---- systemd readiness ----------------------------------------------------------------- */
+
+/* Sends a state line ("READY=1", "STOPPING=1") to systemd over the datagram
+ * socket named by $NOTIFY_SOCKET (abstract when it starts with '@'), the
+ * protocol libsystemd's sd_notify speaks; no library needed. */
+static int systemdNotify(const char *state) {
+    const char *path = getenv("NOTIFY_SOCKET");
+    if (path == NULL || (path[0] != '/' && path[0] != '@')) return C_ERR;
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    size_t len = strlen(path);
+    if (len >= sizeof sa.sun_path) return C_ERR;
+    memcpy(sa.sun_path, path, len);
+    if (sa.sun_path[0] == '@') sa.sun_path[0] = '\0';
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd == -1) return C_ERR;
+    socklen_t salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
+    ssize_t sent = sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, salen);
+    close(fd);
+    return sent == (ssize_t)strlen(state) ? C_OK : C_ERR;
+}
+
+static int supervisedBySystemd(void) {
+    if (server.supervised_mode == SUPERVISED_SYSTEMD) return 1;
+    return server.supervised_mode == SUPERVISED_AUTODETECT && getenv("NOTIFY_SOCKET") != NULL;
+}
+
+static void notifyReady(void) {
+    if (!supervisedBySystemd()) return;
+    if (systemdNotify("STATUS=Ready to accept connections\nREADY=1") == C_OK)
+        serverLog(LL_NOTICE, "Supervised by systemd. Please make sure you set appropriate values for TimeoutStartSec and TimeoutStopSec in your service unit.");
+    else
+        serverLog(LL_WARNING, "systemd supervision requested, but NOTIFY_SOCKET not found or not usable");
+}
+
 /* ---- shutdown --------------------------------------------------------------------------- */
 
 int prepareForShutdown(int flags) {
     (void)flags;
     serverLog(LL_WARNING, "User requested shutdown...");
+    if (supervisedBySystemd()) systemdNotify("STOPPING=1");
     closeListeners();
     if (server.pidfile) unlink(server.pidfile);
     serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
@@ -547,6 +592,40 @@ static void createPidFile(void) {
     } else {
         serverLog(LL_WARNING, "Failed to write PID file: %s", strerror(errno));
     }
+}
+
+#define SHUTDOWN_NOSAVE 1
+#define SHUTDOWN_SAVE 2
+#define SHUTDOWN_NOW 4
+#define SHUTDOWN_FORCE 8
+
+/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. There is nothing to wait
+ * for before exiting until persistence lands, so NOW and FORCE only need
+ * to be accepted; ABORT finds no shutdown in progress. */
+void shutdownCommand(client *c) {
+    int flags = 0, abort_requested = 0;
+    for (int j = 1; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "nosave")) flags |= SHUTDOWN_NOSAVE;
+        else if (!strcasecmp(opt, "save")) flags |= SHUTDOWN_SAVE;
+        else if (!strcasecmp(opt, "now")) flags |= SHUTDOWN_NOW;
+        else if (!strcasecmp(opt, "force")) flags |= SHUTDOWN_FORCE;
+        else if (!strcasecmp(opt, "abort")) abort_requested = 1;
+        else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if ((abort_requested && flags) || ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE))) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (abort_requested) {
+        addReplyError(c, "No shutdown in progress.");
+        return;
+    }
+    if (prepareForShutdown(flags) == C_OK) exit(0);
+    addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
 }
 
 /* ---- connection commands ------------------------------------------------------------------ */
@@ -781,6 +860,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (argc == 2 && !strcmp(argv[1], "--check-system")) return checkSystem();
+    if (argc == 2 && !strcmp(argv[1], "--list-config-directives")) return configPrintDirectives(stdout);
 
     seedHashFunctions();
     initServerState();
@@ -802,6 +882,7 @@ int main(int argc, char **argv) {
     sdsfree(options);
     evictApplyDefaultCap();
 
+    if (server.syslog_enabled) openlog(server.syslog_ident ? server.syslog_ident : "redis", LOG_PID | LOG_NDELAY | LOG_NOWAIT, LOG_USER);
     if (server.daemonize) daemonize();
     setupShutdownSignals();
     initServer();
@@ -811,6 +892,7 @@ int main(int argc, char **argv) {
     if (server.port) serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
     if (server.unixsocket) serverLog(LL_NOTICE, "The server is now ready to accept connections at %s", server.unixsocket);
     if (server.port) serverLog(LL_NOTICE, "Ready to accept connections tcp");
+    notifyReady();
     aeMain(server.el);
     aeDeleteEventLoop(server.el);
     return 0;

@@ -205,6 +205,7 @@ typedef struct client {
     uint64_t flags;
     int authenticated;
     listNode *client_list_node;
+    listNode pending_write_node;  /* embedded: queuing for a write allocates nothing */
     long long woff;
     sds peerid, sockname;
     long duration;                /* microseconds of the current command */
@@ -273,6 +274,16 @@ typedef struct clientBufferLimitsConfig {
     unsigned long long soft_limit_bytes;
     time_t soft_limit_seconds;
 } clientBufferLimitsConfig;
+
+/* A `save <seconds> <changes>` point. */
+struct saveparam {
+    time_t seconds;
+    int changes;
+};
+
+#define AOF_FSYNC_NO 0
+#define AOF_FSYNC_ALWAYS 1
+#define AOF_FSYNC_EVERYSEC 2
 
 /* ---- the global state ------------------------------------------------------- */
 struct redisServer {
@@ -349,6 +360,25 @@ struct redisServer {
     char *dir;
     time_t lastsave;
     int aof_enabled;
+    struct saveparam *saveparams; /* `save` points, stored by config.c */
+    int saveparamslen;
+    char *aof_filename;
+    char *aof_dirname;
+    int aof_fsync;                /* AOF_FSYNC_* */
+
+    /* directives accepted (and stored) before the feature using them lands */
+    int dynamic_hz;
+    int maxmemory_eviction_tenacity;
+    int enable_protected_configs; /* PROTECTED_ACTION_ALLOWED_* */
+    int notify_keyspace_events;   /* NOTIFY_* flags */
+    int always_show_logo;
+    int set_proc_title;
+    char *locale_collate;
+    int lazyfree_lazy_eviction;
+    int lazyfree_lazy_expire;
+    int lazyfree_lazy_server_del;
+    int lazyfree_lazy_user_del;
+    int lazyfree_lazy_user_flush;
 
     /* slowlog */
     list *slowlog;
@@ -376,6 +406,12 @@ struct redisServer {
 };
 
 extern struct redisServer server;
+
+/* `supervised` directive values, kept in server.supervised_mode */
+#define SUPERVISED_NONE 0
+#define SUPERVISED_AUTODETECT 1
+#define SUPERVISED_SYSTEMD 2
+#define SUPERVISED_UPSTART 3
 
 #define PROTECTED_ACTION_ALLOWED_NO 0
 #define PROTECTED_ACTION_ALLOWED_YES 1
@@ -609,6 +645,7 @@ void configSetCommand(client *c);
 void configResetStatCommand(client *c);
 void configRewriteCommand(client *c);
 void configHelpCommand(client *c);
+int configPrintDirectives(FILE *fp); /* --list-config-directives */
 
 /* ---- debug.c ------------------------------------------------------------------- */
 #define serverAssert(e) (likely(e) ? (void)0 : (serverAssertFailed(#e, __FILE__, __LINE__), abort()))

@@ -31,6 +31,7 @@
 
 #if defined(USE_JEMALLOC)
 #include <jemalloc/jemalloc.h>
+#include <jemalloc/jemalloc_page.h> /* JEMALLOC_LG_PAGE, written by deps/jemalloc/build.sh */
 #define raw_malloc(n) je_malloc(n)
 #define raw_calloc(n) je_calloc(1, n)
 #define raw_realloc(p, n) je_realloc(p, n)
@@ -192,10 +193,25 @@ size_t zmalloc_get_rss(void) {
     return page > 0 ? (size_t)(rss_pages * (unsigned long long)page) : 0;
 }
 
+#if defined(USE_JEMALLOC)
+/* jemalloc initialises itself from a constructor, before main(), and on a
+ * kernel whose page size it cannot handle it prints its own "Unsupported
+ * system page size" lines first. This constructor runs earlier (priority
+ * 101) and holds jemalloc's messages back until zmalloc_check_page_size()
+ * has decided: on failure the server prints one clear line instead; on
+ * success messages go to stderr again as usual. */
+static void holdJemallocMessage(void *opaque, const char *msg) { (void)opaque; (void)msg; }
+
+__attribute__((constructor(101))) static void holdJemallocMessagesUntilChecked(void) {
+    je_malloc_message = holdJemallocMessage;
+}
+#endif
+
 int zmalloc_check_page_size(char *err, size_t errlen) {
-#if defined(USE_JEMALLOC) && defined(JEMALLOC_LG_PAGE)
+#if defined(USE_JEMALLOC)
     long page = sysconf(_SC_PAGESIZE);
     long supported = 1L << JEMALLOC_LG_PAGE;
+    if (page <= supported) je_malloc_message = NULL; /* back to jemalloc's default */
     if (page > supported) {
         snprintf(err, errlen,
                  "This build's jemalloc supports pages up to %ld KiB, but the system page size "

@@ -84,12 +84,18 @@ is_dynamically_linked() {
 # ---------------------------------------------------------------- cases
 
 # run_faked SIZE CMD...: run with the shim, stdout/stderr to files; sets STATUS.
+# The subshell keeps the shell's own "Segmentation fault" notice and any core
+# file out of the way: the status already says how the program ended.
 run_faked() {
     local size="$1"
     shift
-    FAKE_PAGESIZE="$size" LD_PRELOAD="$WORK_DIR/pagesize-shim.so${LD_PRELOAD:+:$LD_PRELOAD}" \
-        timeout "$CASE_TIMEOUT" "$@" </dev/null \
-        >"$WORK_DIR/stdout" 2>"$WORK_DIR/stderr"
+    (
+        ulimit -c 0
+        FAKE_PAGESIZE="$size" \
+            LD_PRELOAD="$WORK_DIR/pagesize-shim.so${LD_PRELOAD:+:$LD_PRELOAD}" \
+            timeout "$CASE_TIMEOUT" "$@" </dev/null \
+            >"$WORK_DIR/stdout" 2>"$WORK_DIR/stderr"
+    ) 2>/dev/null
     STATUS=$?
 }
 

@@ -103,7 +103,8 @@ static unsigned long bucketOf(dict *d, const void *key) {
 
 static void countCalls(void *privdata, const dictEntry *de) {
     (void)de;
-    (*(long *)privdata)++;
+    long *calls = privdata;
+    (*calls)++;
 }
 
 static void checkBehavesEmpty(dict *d) {

@@ -1,0 +1,751 @@
+/* command_cmd.c -- COMMAND: COUNT, INFO, DOCS, LIST, GETKEYS and HELP,
+ * answered from the command table (commands.c) as it was registered at
+ * start-up, so they describe exactly the commands this binary can run.
+ *
+ * COMMAND INFO entries have Redis 7's ten fields: name, arity, flags, first
+ * key, last key, key step, ACL categories, tips (none), key specs and
+ * subcommands (nested entries of the same shape).
+ *
+ * Decisions:
+ * - ACL categories are derived, as Redis does for the implicit ones, from
+ *   the flags (write, readonly -> read, admin -> admin+dangerous, pubsub,
+ *   fast, blocking, and slow when not fast) plus the category of the
+ *   command's group (string -> @string, generic -> @keyspace ...). The few
+ *   commands Redis marks explicitly (@dangerous KEYS, @connection COMMAND
+ *   ...) are listed in one small table.
+ * - Key specs are derived from the legacy first/last/step positions: one
+ *   "index" + "range" spec per command with keys. Access flags are the
+ *   conservative reading of the command flags (readonly: RO access;
+ *   otherwise RW access update).
+ * - COMMAND DOCS turns the table's argument hint ("key value [NX | XX]
+ *   [key value ...]") into Redis's argument tree (tokens, optional,
+ *   multiple, oneof and block arguments), so redis-cli can show hints.
+ * - Output follows the command table's order rather than hash order, so it
+ *   is stable between calls and between builds.
+ */
+#include "server.h"
+
+/* ---- looking commands up ------------------------------------------------------------------- */
+
+static int commandIsRegistered(redisCommand *cmd) {
+    if (cmd->fullname == NULL) return 0;
+    if (cmd->parent == NULL) return lookupCommandBySds(cmd->fullname) == cmd;
+    if (cmd->parent->subcommands_dict == NULL) return 0;
+    sds name = sdsnew(cmd->declared_name);
+    int found = dictFetchValue(cmd->parent->subcommands_dict, name) == cmd;
+    sdsfree(name);
+    return found;
+}
+
+/* "get" or "config|get". */
+static redisCommand *lookupCommandByFullName(const char *name) {
+    const char *bar = strchr(name, '|');
+    if (bar == NULL) return lookupCommandByCString(name);
+    sds parent_name = sdsnewlen(name, (size_t)(bar - name));
+    redisCommand *parent = lookupCommandBySds(parent_name);
+    sdsfree(parent_name);
+    if (parent == NULL || parent->subcommands_dict == NULL || strchr(bar + 1, '|')) return NULL;
+    sds sub_name = sdsnew(bar + 1);
+    redisCommand *sub = dictFetchValue(parent->subcommands_dict, sub_name);
+    sdsfree(sub_name);
+    return sub;
+}
+
+static long countRegisteredSubcommands(redisCommand *cmd) {
+    long n = 0;
+    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)
+        if (commandIsRegistered(sub)) n++;
+    return n;
+}
+
+/* ---- flags and ACL categories ----------------------------------------------------------------- */
+
+static const struct {
+    uint64_t flag;
+    const char *name;
+} command_flag_names[] = {
+    {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
+    {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
+    {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
+    {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"},
+    {CMD_NO_AUTH, "no_auth"},   {CMD_MAY_REPLICATE, "may_replicate"}, {CMD_NO_MULTI, "no_multi"},
+    {CMD_ALLOW_BUSY, "allow_busy"},
+};
+
+/* In Redis's order, which is the order COMMAND INFO lists them in. */
+enum {
+    ACL_KEYSPACE, ACL_READ, ACL_WRITE, ACL_SET, ACL_SORTEDSET, ACL_LIST, ACL_HASH, ACL_STRING,
+    ACL_BITMAP, ACL_HYPERLOGLOG, ACL_GEO, ACL_STREAM, ACL_PUBSUB, ACL_ADMIN, ACL_FAST, ACL_SLOW,
+    ACL_BLOCKING, ACL_DANGEROUS, ACL_CONNECTION, ACL_TRANSACTION, ACL_SCRIPTING, ACL_COUNT
+};
+#define ACL_BIT(c) (1u << (c))
+
+static const char *acl_category_names[ACL_COUNT] = {
+    "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap", "hyperloglog", "geo",
+    "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection", "transaction", "scripting",
+};
+
+static const struct {
+    const char *group;
+    int category;
+} group_categories[] = {
+    {"string", ACL_STRING},   {"generic", ACL_KEYSPACE},    {"list", ACL_LIST},
+    {"hash", ACL_HASH},       {"set", ACL_SET},             {"sorted_set", ACL_SORTEDSET},
+    {"bitmap", ACL_BITMAP},   {"hyperloglog", ACL_HYPERLOGLOG}, {"geo", ACL_GEO},
+    {"stream", ACL_STREAM},   {"pubsub", ACL_PUBSUB},       {"transactions", ACL_TRANSACTION},
+    {"scripting", ACL_SCRIPTING}, {"connection", ACL_CONNECTION},
+};
+
+/* Categories Redis assigns by hand rather than from flags and group. */
+static const struct {
+    const char *fullname;
+    unsigned categories;
+} explicit_categories[] = {
+    {"keys", ACL_BIT(ACL_DANGEROUS)},
+    {"flushdb", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
+    {"flushall", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
+    {"swapdb", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
+    {"dbsize", ACL_BIT(ACL_KEYSPACE)},
+    {"info", ACL_BIT(ACL_DANGEROUS)},
+    {"lastsave", ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS)},
+    {"time", 0},
+    {"command", ACL_BIT(ACL_CONNECTION)},
+    {"sort", ACL_BIT(ACL_DANGEROUS)},
+    {"restore", ACL_BIT(ACL_DANGEROUS)},
+    {"migrate", ACL_BIT(ACL_DANGEROUS)},
+};
+
+static unsigned explicitCategories(redisCommand *cmd) {
+    redisCommand *top = cmd->parent ? cmd->parent : cmd;
+    for (size_t j = 0; j < sizeof explicit_categories / sizeof explicit_categories[0]; j++)
+        if (!strcasecmp(top->declared_name, explicit_categories[j].fullname)) return explicit_categories[j].categories;
+    return 0;
+}
+
+/* Containers (CONFIG, CLIENT ...) take no category from their group; their
+ * subcommands do. */
+static unsigned groupCategory(redisCommand *cmd) {
+    if (cmd->subcommands) return 0;
+    const char *group = cmd->group ? cmd->group : (cmd->parent ? cmd->parent->group : NULL);
+    if (group == NULL) return 0;
+    for (size_t j = 0; j < sizeof group_categories / sizeof group_categories[0]; j++)
+        if (!strcmp(group, group_categories[j].group)) return ACL_BIT(group_categories[j].category);
+    return 0;
+}
+
+static unsigned commandAclCategories(redisCommand *cmd) {
+    unsigned cats = groupCategory(cmd) | explicitCategories(cmd);
+    if (cmd->flags & CMD_WRITE) cats |= ACL_BIT(ACL_WRITE);
+    if (cmd->flags & CMD_READONLY && !(cats & ACL_BIT(ACL_SCRIPTING))) cats |= ACL_BIT(ACL_READ);
+    if (cmd->flags & CMD_ADMIN) cats |= ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS);
+    if (cmd->flags & CMD_PUBSUB) cats |= ACL_BIT(ACL_PUBSUB);
+    if (cmd->flags & CMD_FAST) cats |= ACL_BIT(ACL_FAST);
+    if (cmd->flags & CMD_BLOCKING) cats |= ACL_BIT(ACL_BLOCKING);
+    if (!(cats & ACL_BIT(ACL_FAST))) cats |= ACL_BIT(ACL_SLOW);
+    return cats;
+}
+
+/* -1 when the name is not a category. */
+static int aclCategoryByName(const char *name) {
+    for (int j = 0; j < ACL_COUNT; j++)
+        if (!strcasecmp(name, acl_category_names[j])) return j;
+    return -1;
+}
+
+static void addReplyCommandFlags(client *c, redisCommand *cmd) {
+    size_t count = 0, n = sizeof command_flag_names / sizeof command_flag_names[0];
+    for (size_t j = 0; j < n; j++)
+        if (cmd->flags & command_flag_names[j].flag) count++;
+    addReplySetLen(c, (long)count);
+    for (size_t j = 0; j < n; j++)
+        if (cmd->flags & command_flag_names[j].flag) addReplyStatus(c, command_flag_names[j].name);
+}
+
+static void addReplyCommandCategories(client *c, redisCommand *cmd) {
+    unsigned cats = commandAclCategories(cmd);
+    long count = 0;
+    for (int j = 0; j < ACL_COUNT; j++)
+        if (cats & ACL_BIT(j)) count++;
+    addReplySetLen(c, count);
+    for (int j = 0; j < ACL_COUNT; j++) {
+        if (!(cats & ACL_BIT(j))) continue;
+        char name[32];
+        snprintf(name, sizeof name, "@%s", acl_category_names[j]);
+        addReplyStatus(c, name);
+    }
+}
+
+/* ---- key specs (derived from the legacy key positions) ----------------------------------------------- */
+
+static void addReplyKeySpecFlags(client *c, redisCommand *cmd) {
+    if (cmd->flags & CMD_READONLY && !(cmd->flags & CMD_WRITE)) {
+        addReplySetLen(c, 2);
+        addReplyStatus(c, "RO");
+        addReplyStatus(c, "access");
+    } else {
+        addReplySetLen(c, 3);
+        addReplyStatus(c, "RW");
+        addReplyStatus(c, "access");
+        addReplyStatus(c, "update");
+    }
+}
+
+static void addReplyCommandKeySpecs(client *c, redisCommand *cmd) {
+    if (cmd->firstkey <= 0) {
+        addReplyArrayLen(c, 0);
+        return;
+    }
+    addReplyArrayLen(c, 1);
+    addReplyMapLen(c, 3);
+    addReplyBulkCString(c, "flags");
+    addReplyKeySpecFlags(c, cmd);
+    addReplyBulkCString(c, "begin_search");
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "type");
+    addReplyBulkCString(c, "index");
+    addReplyBulkCString(c, "spec");
+    addReplyMapLen(c, 1);
+    addReplyBulkCString(c, "index");
+    addReplyLongLong(c, cmd->firstkey);
+    addReplyBulkCString(c, "find_keys");
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "type");
+    addReplyBulkCString(c, "range");
+    addReplyBulkCString(c, "spec");
+    addReplyMapLen(c, 3);
+    addReplyBulkCString(c, "lastkey");
+    addReplyLongLong(c, cmd->lastkey < 0 ? cmd->lastkey : cmd->lastkey - cmd->firstkey);
+    addReplyBulkCString(c, "keystep");
+    addReplyLongLong(c, cmd->keystep);
+    addReplyBulkCString(c, "limit");
+    addReplyLongLong(c, 0);
+}
+
+/* ---- COMMAND INFO ---------------------------------------------------------------------------------------- */
+
+static void addReplyCommandInfo(client *c, redisCommand *cmd) {
+    addReplyArrayLen(c, 10);
+    addReplyBulkCBuffer(c, cmd->fullname, sdslen(cmd->fullname));
+    addReplyLongLong(c, cmd->arity);
+    addReplyCommandFlags(c, cmd);
+    addReplyLongLong(c, cmd->firstkey);
+    addReplyLongLong(c, cmd->lastkey);
+    addReplyLongLong(c, cmd->keystep);
+    addReplyCommandCategories(c, cmd);
+    addReplySetLen(c, 0); /* tips */
+    addReplyCommandKeySpecs(c, cmd);
+    addReplyArrayLen(c, countRegisteredSubcommands(cmd));
+    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)
+        if (commandIsRegistered(sub)) addReplyCommandInfo(c, sub);
+}
+
+static long countRegisteredCommands(void) {
+    long n = 0;
+    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
+        if (commandIsRegistered(cmd)) n++;
+    return n;
+}
+
+static void addReplyAllCommandsInfo(client *c) {
+    addReplyArrayLen(c, countRegisteredCommands());
+    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
+        if (commandIsRegistered(cmd)) addReplyCommandInfo(c, cmd);
+}
+
+void commandCommand(client *c) {
+    if (c->argc != 1) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    addReplyAllCommandsInfo(c);
+}
+
+void commandCountCommand(client *c) { addReplyLongLong(c, (long long)dictSize(server.commands)); }
+
+void commandInfoCommand(client *c) {
+    if (c->argc == 2) {
+        addReplyAllCommandsInfo(c);
+        return;
+    }
+    addReplyArrayLen(c, c->argc - 2);
+    for (int j = 2; j < c->argc; j++) {
+        redisCommand *cmd = lookupCommandByFullName(c->argv[j]->ptr);
+        if (cmd) addReplyCommandInfo(c, cmd);
+        else addReplyNull(c);
+    }
+}
+
+/* ---- argument hints -> COMMAND DOCS arguments ------------------------------------------------------------- */
+
+/* A node of the argument tree parsed from a hint such as
+ * "key value [NX | XX] [EX seconds | KEEPTTL] [key value ...]". */
+typedef struct docArg {
+    sds name;
+    const char *type;     /* "key", "string", "integer", "pattern", "unix-time", "pure-token", "oneof", "block" */
+    sds token;            /* NULL when none */
+    int optional, multiple;
+    struct docArg **args; /* children of oneof/block */
+    int nargs;
+} docArg;
+
+static docArg *docArgNew(const char *type) {
+    docArg *a = zcalloc(sizeof(*a));
+    a->type = type;
+    return a;
+}
+
+static void docArgFree(docArg *a) {
+    if (a == NULL) return;
+    sdsfree(a->name);
+    sdsfree(a->token);
+    for (int j = 0; j < a->nargs; j++) docArgFree(a->args[j]);
+    zfree(a->args);
+    zfree(a);
+}
+
+static void docArgAppend(docArg *parent, docArg *child) {
+    parent->args = zrealloc(parent->args, sizeof(docArg *) * (size_t)(parent->nargs + 1));
+    parent->args[parent->nargs++] = child;
+}
+
+static int isTokenWord(const char *w) {
+    int upper = 0;
+    for (; *w; w++) {
+        if (*w >= 'a' && *w <= 'z') return 0;
+        if (*w >= 'A' && *w <= 'Z') upper = 1;
+    }
+    return upper;
+}
+
+static const char *scalarTypeFor(const char *name) {
+    static const char *keys[] = {"key", "newkey", "source", "destination", "key1", "key2", NULL};
+    static const char *integers[] = {"seconds", "milliseconds", "count", "offset", "start", "end", "index1",
+                                     "index2", "db", "destination-db", "cursor", "timeout", "client-id",
+                                     "protover", "min-match-len", "decrement", "index", NULL};
+    for (int j = 0; keys[j]; j++)
+        if (!strcmp(name, keys[j])) return "key";
+    for (int j = 0; integers[j]; j++)
+        if (!strcmp(name, integers[j])) return "integer";
+    if (!strcmp(name, "pattern")) return "pattern";
+    if (!strncmp(name, "unix-time", 9)) return "unix-time";
+    return "string";
+}
+
+typedef struct hintParser {
+    sds *words;
+    int count, pos;
+} hintParser;
+
+static docArg *parseSequence(hintParser *p);
+
+static const char *peekWord(hintParser *p) { return p->pos < p->count ? p->words[p->pos] : NULL; }
+
+static int isSyntaxWord(const char *w) { return !strcmp(w, "[") || !strcmp(w, "]") || !strcmp(w, "|"); }
+
+static int isEllipsis(docArg *a) { return !strcmp(a->type, "ellipsis"); }
+
+static docArg *namedArg(const char *type, const char *name) {
+    docArg *a = docArgNew(type);
+    a->name = sdsnew(name);
+    return a;
+}
+
+/* A TOKEN followed by a value ("EX seconds") is one argument; alone
+ * ("NX") it is a pure token. */
+static docArg *parseToken(hintParser *p, const char *token) {
+    const char *next = peekWord(p);
+    docArg *a;
+    if (next && !isSyntaxWord(next) && strcmp(next, "...") && !isTokenWord(next)) {
+        a = namedArg(scalarTypeFor(next), next);
+        p->pos++;
+    } else {
+        a = namedArg("pure-token", token);
+        sdstolower(a->name);
+    }
+    a->token = sdsnew(token);
+    return a;
+}
+
+static docArg *parseItem(hintParser *p) {
+    const char *w = peekWord(p);
+    if (w == NULL || !strcmp(w, "]") || !strcmp(w, "|")) return NULL;
+    p->pos++;
+    if (!strcmp(w, "[")) {
+        docArg *group = parseSequence(p);
+        if (peekWord(p) && !strcmp(peekWord(p), "]")) p->pos++;
+        if (group) group->optional = 1;
+        return group ? group : parseItem(p); /* "[]": skip */
+    }
+    if (!strcmp(w, "...")) return namedArg("ellipsis", "...");
+    if (isTokenWord(w)) return parseToken(p, w);
+    return namedArg(scalarTypeFor(w), w);
+}
+
+static sds joinedChildNames(docArg *a) {
+    sds name = sdsempty();
+    for (int j = 0; j < a->nargs; j++) {
+        if (j) name = sdscat(name, "-");
+        name = sdscatsds(name, a->args[j]->name);
+    }
+    return name;
+}
+
+static void nameAfterChildren(docArg *a) {
+    sdsfree(a->name);
+    a->name = joinedChildNames(a);
+}
+
+/* A block of one argument is that argument. */
+static docArg *collapse(docArg *block) {
+    if (block->nargs != 1) {
+        if (block->name == NULL) nameAfterChildren(block);
+        return block;
+    }
+    docArg *only = block->args[0];
+    block->nargs = 0;
+    docArgFree(block);
+    return only;
+}
+
+/* "[x ...]" and "[x y ...]": optional groups ending in an ellipsis. */
+static int isRepeatGroup(docArg *a) {
+    return a->optional && !strcmp(a->type, "block") && a->nargs >= 2 && isEllipsis(a->args[a->nargs - 1]);
+}
+
+static int sameNames(docArg **a, docArg **b, int n) {
+    for (int j = 0; j < n; j++)
+        if (strcmp(a[j]->name, b[j]->name)) return 0;
+    return 1;
+}
+
+/* "key [key ...]" makes key multiple; "key value [key value ...]" makes the
+ * pair a multiple block; "[arg ...]" alone is an optional multiple arg. */
+static void appendRepeatGroup(docArg *seq, docArg *group) {
+    int n = group->nargs - 1;
+    docArgFree(group->args[n]); /* the ellipsis */
+    group->nargs = n;
+    if (n <= seq->nargs && sameNames(seq->args + seq->nargs - n, group->args, n)) {
+        docArg *repeated = docArgNew("block");
+        for (int j = seq->nargs - n; j < seq->nargs; j++) docArgAppend(repeated, seq->args[j]);
+        seq->nargs -= n;
+        repeated = collapse(repeated);
+        repeated->multiple = 1;
+        docArgAppend(seq, repeated);
+        docArgFree(group);
+        return;
+    }
+    nameAfterChildren(group);
+    docArg *arg = collapse(group);
+    arg->optional = arg->multiple = 1;
+    docArgAppend(seq, arg);
+}
+
+static docArg *parseAlternative(hintParser *p) {
+    docArg *seq = docArgNew("block");
+    docArg *item;
+    while ((item = parseItem(p)) != NULL) {
+        if (isRepeatGroup(item)) appendRepeatGroup(seq, item);
+        else docArgAppend(seq, item);
+    }
+    if (seq->nargs == 0) {
+        docArgFree(seq);
+        return NULL;
+    }
+    return seq;
+}
+
+/* "TYPE NORMAL | MASTER | PUBSUB": a pure token opening the first of several
+ * alternatives introduces all of them (the oneof gets the token). */
+static void hoistLeadingToken(docArg *oneof) {
+    docArg *first = oneof->args[0];
+    if (strcmp(first->type, "block") || first->nargs < 2 || strcmp(first->args[0]->type, "pure-token")) return;
+    docArg *token = first->args[0];
+    memmove(first->args, first->args + 1, sizeof(docArg *) * (size_t)(first->nargs - 1));
+    first->nargs--;
+    sdsfree(first->name);
+    first->name = NULL;
+    oneof->token = token->token;
+    oneof->name = token->name;
+    token->token = token->name = NULL;
+    docArgFree(token);
+}
+
+/* alternative ('|' alternative)*: a oneof when there is more than one. */
+static docArg *parseSequence(hintParser *p) {
+    docArg *oneof = docArgNew("oneof");
+    for (;;) {
+        docArg *alt = parseAlternative(p);
+        if (alt) docArgAppend(oneof, alt);
+        if (!peekWord(p) || strcmp(peekWord(p), "|")) break;
+        p->pos++;
+    }
+    if (oneof->nargs == 0) {
+        docArgFree(oneof);
+        return NULL;
+    }
+    if (oneof->nargs == 1) {
+        docArg *alt = oneof->args[0];
+        oneof->nargs = 0;
+        docArgFree(oneof);
+        if (alt->nargs == 1) return collapse(alt);
+        nameAfterChildren(alt); /* a plain sequence: a block */
+        return alt;
+    }
+    hoistLeadingToken(oneof);
+    for (int j = 0; j < oneof->nargs; j++) oneof->args[j] = collapse(oneof->args[j]);
+    if (oneof->name == NULL) nameAfterChildren(oneof);
+    return oneof;
+}
+
+/* Splits "[a | b]" into "[", "a", "|", "b", "]". */
+static sds *tokenizeHint(const char *hint, int *count) {
+    sds spaced = sdsempty();
+    for (const char *s = hint; *s; s++) {
+        if (*s == '[' || *s == ']' || *s == '|') spaced = sdscatprintf(spaced, " %c ", *s);
+        else spaced = sdscatlen(spaced, s, 1);
+    }
+    sds *words = sdssplitlen(spaced, (ssize_t)sdslen(spaced), " ", 1, count);
+    int kept = 0;
+    for (int j = 0; j < *count; j++) {
+        if (sdslen(words[j])) words[kept++] = words[j];
+        else sdsfree(words[j]);
+    }
+    *count = kept;
+    sdsfree(spaced);
+    return words;
+}
+
+/* Drops ellipses that did not follow a repeatable argument. */
+static void dropEllipses(docArg *a) {
+    int kept = 0;
+    for (int j = 0; j < a->nargs; j++) {
+        if (isEllipsis(a->args[j])) {
+            if (kept) a->args[kept - 1]->multiple = 1;
+            docArgFree(a->args[j]);
+            continue;
+        }
+        dropEllipses(a->args[j]);
+        a->args[kept++] = a->args[j];
+    }
+    a->nargs = kept;
+}
+
+/* The top-level arguments of a hint, as the children of one block. */
+static docArg *parseHint(const char *hint) {
+    int count;
+    sds *words = tokenizeHint(hint ? hint : "", &count);
+    hintParser p = {words, count, 0};
+    docArg *root = docArgNew("block");
+    while (p.pos < p.count) {
+        docArg *seq = parseSequence(&p);
+        if (seq == NULL) {
+            p.pos++; /* an unbalanced "]" */
+            continue;
+        }
+        if (!strcmp(seq->type, "block") && !seq->optional && !seq->multiple) {
+            for (int j = 0; j < seq->nargs; j++) docArgAppend(root, seq->args[j]);
+            seq->nargs = 0;
+            docArgFree(seq);
+        } else {
+            docArgAppend(root, seq);
+        }
+    }
+    dropEllipses(root);
+    sdsfreesplitres(words, count);
+    return root;
+}
+
+static void addReplyDocArg(client *c, docArg *a) {
+    long fields = 2 + (a->token != NULL) + (a->optional || a->multiple) + (a->nargs > 0) + !strcmp(a->type, "key");
+    addReplyMapLen(c, fields);
+    addReplyBulkCString(c, "name");
+    addReplyBulkCBuffer(c, a->name, sdslen(a->name));
+    addReplyBulkCString(c, "type");
+    addReplyBulkCString(c, a->type);
+    if (!strcmp(a->type, "key")) {
+        addReplyBulkCString(c, "key_spec_index");
+        addReplyLongLong(c, 0);
+    }
+    if (a->token) {
+        addReplyBulkCString(c, "token");
+        addReplyBulkCBuffer(c, a->token, sdslen(a->token));
+    }
+    if (a->optional || a->multiple) {
+        addReplyBulkCString(c, "flags");
+        addReplySetLen(c, a->optional + a->multiple);
+        if (a->optional) addReplyStatus(c, "optional");
+        if (a->multiple) addReplyStatus(c, "multiple");
+    }
+    if (a->nargs > 0) {
+        addReplyBulkCString(c, "arguments");
+        addReplyArrayLen(c, a->nargs);
+        for (int j = 0; j < a->nargs; j++) addReplyDocArg(c, a->args[j]);
+    }
+}
+
+/* ---- COMMAND DOCS ----------------------------------------------------------------------------------------------- */
+
+static void addReplyCommandDocs(client *c, redisCommand *cmd) {
+    redisCommand *top = cmd->parent ? cmd->parent : cmd;
+    const char *group = cmd->group ? cmd->group : top->group;
+    const char *since = cmd->since ? cmd->since : top->since;
+    docArg *args = parseHint(cmd->args_hint);
+    long subs = countRegisteredSubcommands(cmd);
+    long fields = 1 + (since != NULL) + (group != NULL) + (cmd->complexity != NULL) + (args->nargs > 0) + (subs > 0);
+    addReplyMapLen(c, fields);
+    addReplyBulkCString(c, "summary");
+    addReplyBulkCString(c, cmd->summary ? cmd->summary : "");
+    if (since) {
+        addReplyBulkCString(c, "since");
+        addReplyBulkCString(c, since);
+    }
+    if (group) {
+        addReplyBulkCString(c, "group");
+        addReplyBulkCString(c, group);
+    }
+    if (cmd->complexity) {
+        addReplyBulkCString(c, "complexity");
+        addReplyBulkCString(c, cmd->complexity);
+    }
+    if (args->nargs > 0) {
+        addReplyBulkCString(c, "arguments");
+        addReplyArrayLen(c, args->nargs);
+        for (int j = 0; j < args->nargs; j++) addReplyDocArg(c, args->args[j]);
+    }
+    docArgFree(args);
+    if (subs > 0) {
+        addReplyBulkCString(c, "subcommands");
+        addReplyMapLen(c, subs);
+        for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++) {
+            if (!commandIsRegistered(sub)) continue;
+            addReplyBulkCBuffer(c, sub->fullname, sdslen(sub->fullname));
+            addReplyCommandDocs(c, sub);
+        }
+    }
+}
+
+void commandDocsCommand(client *c) {
+    if (c->argc == 2) {
+        addReplyMapLen(c, countRegisteredCommands());
+        for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++) {
+            if (!commandIsRegistered(cmd)) continue;
+            addReplyBulkCBuffer(c, cmd->fullname, sdslen(cmd->fullname));
+            addReplyCommandDocs(c, cmd);
+        }
+        return;
+    }
+    void *len = addReplyDeferredLen(c);
+    long found = 0;
+    for (int j = 2; j < c->argc; j++) {
+        redisCommand *cmd = lookupCommandByFullName(c->argv[j]->ptr);
+        if (cmd == NULL) continue;
+        addReplyBulkCBuffer(c, cmd->fullname, sdslen(cmd->fullname));
+        addReplyCommandDocs(c, cmd);
+        found++;
+    }
+    setDeferredMapLen(c, len, found);
+}
+
+/* ---- COMMAND LIST ------------------------------------------------------------------------------------------------ */
+
+typedef struct listFilter {
+    const char *pattern; /* NULL: any */
+    int category;        /* -1: any */
+    int nothing;         /* a filter nothing can pass (unknown category, any module) */
+} listFilter;
+
+static int listFilterMatches(const listFilter *f, redisCommand *cmd) {
+    if (f->nothing) return 0;
+    if (f->pattern && !stringmatchlen(f->pattern, (int)strlen(f->pattern), cmd->fullname, (int)sdslen(cmd->fullname), 1))
+        return 0;
+    return f->category == -1 || (commandAclCategories(cmd) & ACL_BIT(f->category));
+}
+
+static long addReplyMatchingNames(client *c, const listFilter *f, redisCommand *cmd) {
+    long n = 0;
+    if (listFilterMatches(f, cmd)) {
+        addReplyBulkCBuffer(c, cmd->fullname, sdslen(cmd->fullname));
+        n++;
+    }
+    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)
+        if (commandIsRegistered(sub)) n += addReplyMatchingNames(c, f, sub);
+    return n;
+}
+
+void commandListCommand(client *c) {
+    listFilter f = {NULL, -1, 0};
+    if (c->argc == 5 && !strcasecmp(c->argv[2]->ptr, "filterby")) {
+        const char *kind = c->argv[3]->ptr, *value = c->argv[4]->ptr;
+        if (!strcasecmp(kind, "pattern")) f.pattern = value;
+        else if (!strcasecmp(kind, "aclcat")) {
+            f.category = aclCategoryByName(value);
+            f.nothing = f.category == -1;
+        } else if (!strcasecmp(kind, "module")) f.nothing = 1; /* no modules */
+        else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    } else if (c->argc != 2) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
+        if (commandIsRegistered(cmd)) n += addReplyMatchingNames(c, &f, cmd);
+    setDeferredArrayLen(c, len, n);
+}
+
+/* ---- COMMAND GETKEYS --------------------------------------------------------------------------------------------- */
+
+void commandGetKeysCommand(client *c) {
+    robj **argv = c->argv + 2;
+    int argc = c->argc - 2;
+    redisCommand *cmd = lookupCommand(argv, argc);
+    if (cmd == NULL) {
+        addReplyError(c, "Invalid command specified");
+        return;
+    }
+    if (cmd->firstkey <= 0) {
+        addReplyError(c, "The command has no key arguments");
+        return;
+    }
+    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        addReplyError(c, "Invalid number of arguments specified for command");
+        return;
+    }
+    int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
+    if (last >= argc) last = argc - 1;
+    int step = cmd->keystep > 0 ? cmd->keystep : 1;
+    long count = last >= cmd->firstkey ? (last - cmd->firstkey) / step + 1 : 0;
+    if (count == 0) {
+        addReplyError(c, "Invalid arguments specified for command");
+        return;
+    }
+    addReplyArrayLen(c, count);
+    for (int j = cmd->firstkey; j <= last; j += step) addReplyBulk(c, argv[j]);
+}
+
+/* ---- COMMAND HELP ------------------------------------------------------------------------------------------------ */
+
+void commandHelpCommand(client *c) {
+    static const char *help[] = {
+        "(no subcommand)",
+        "    Return details about all Redis commands.",
+        "COUNT",
+        "    Return the total number of commands in this Redis server.",
+        "LIST",
+        "    Return a list of all commands in this Redis server.",
+        "INFO [<command-name> ...]",
+        "    Return details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "DOCS [<command-name> ...]",
+        "    Return documentation details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "GETKEYS <full-command>",
+        "    Return the keys from a full Redis command.",
+        NULL};
+    addReplyHelp(c, help);
+}

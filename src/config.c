@@ -1,0 +1,1451 @@
+/* config.c -- the configuration table and everything driven by it: the
+ * config file / command-line parser, CONFIG GET, SET, RESETSTAT, REWRITE and
+ * HELP, and the directive list that utils/check-config-doc.sh compares with
+ * redis.conf.
+ *
+ * Design decisions:
+ * - ONE table (configTable below) is the single source of truth. Each entry
+ *   names a directive, its alias, its flags, its type with bounds or
+ *   choices, the field of `server` it lives in, its default and an optional
+ *   apply function. Adding a directive is adding one line; the parser, the
+ *   four CONFIG subcommands and the documentation check all follow.
+ * - Fields are reached through a union of typed pointers (field.i, field.ull
+ *   ...) filled with `&server.x`, so the compiler checks that a directive
+ *   declared as `int` really points at an int: no casts, no void pointers.
+ * - Defaults are written as the strings a user would write in redis.conf
+ *   and go through the same parser at start-up, so the parser is exercised
+ *   before the first line of the file and a typo in the table aborts at
+ *   once. The formatted default is remembered for CONFIG REWRITE.
+ * - A value is set in two steps, as in Redis: "set" parses, validates and
+ *   stores (it only touches the field), "apply" makes the running server
+ *   follow (clamp hz, resize the event loop ...). CONFIG SET backs up every
+ *   value as its CONFIG GET string, sets all pairs, then applies; if any
+ *   step fails the backups are parsed back and the applies re-run, so a
+ *   multi-pair SET is all or nothing.
+ * - Directives that take several words (bind, save,
+ *   client-output-buffer-limit) get them as argv in the file and as one
+ *   space-separated string in CONFIG SET, the way Redis splits them.
+ * - Error texts, value formats, bounds and the order of checks are those of
+ *   Redis 7 (checked against the Debian 7.0 server), because clients and
+ *   test suites match on them.
+ * - Only loadServerConfig() prints and exits; the functions below it return
+ *   an error message, so the same code serves the file and CONFIG SET.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <locale.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+/* ---- the table's vocabulary ---------------------------------------------------- */
+
+typedef enum {
+    CONFIG_BOOL,      /* yes/no in an int */
+    CONFIG_INT,       /* numeric kinds: bounds in min/max or umin/umax */
+    CONFIG_UINT,
+    CONFIG_LONGLONG,
+    CONFIG_ULONGLONG,
+    CONFIG_ULONG,
+    CONFIG_ENUM,      /* a name from enum_items, stored as its value in an int */
+    CONFIG_STRING,    /* a zmalloc'ed char * (NULL possible with CF_EMPTY_IS_NULL) */
+    CONFIG_SPECIAL    /* custom set/get/rewrite */
+} configKind;
+
+#define CF_IMMUTABLE (1u << 0)     /* only in the file / on the command line */
+#define CF_SENSITIVE (1u << 1)     /* value redacted from slowlog / monitor */
+#define CF_DENY_LOADING (1u << 2)  /* CONFIG SET refused while loading data */
+#define CF_PROTECTED (1u << 3)     /* CONFIG SET needs enable-protected-configs */
+#define CF_MULTI_ARG (1u << 4)     /* takes several words */
+#define CF_MEMORY (1u << 5)        /* numeric: accepts 1k/1kb/1mb/1gb ... */
+#define CF_OCTAL (1u << 6)         /* numeric: written and read in octal */
+#define CF_EMPTY_IS_NULL (1u << 7) /* string: "" is stored as NULL */
+
+typedef struct configEnumItem {
+    const char *name;
+    int value;
+} configEnumItem;
+
+typedef struct configSpecial {
+    /* argv/argc are the words after the directive. accumulate is set when
+     * the same file load already set this directive (multi-line `save`). */
+    int (*set)(sds *argv, int argc, int accumulate, sds *err);
+    sds (*get)(sds out);
+    /* Lines for CONFIG REWRITE; NULL means "name <quoted value>". */
+    int (*rewrite)(const char *name, sds **lines);
+} configSpecial;
+
+typedef struct configEntry {
+    const char *name;
+    const char *alias;
+    unsigned flags;
+    configKind kind;
+    union {
+        int *i;
+        unsigned int *u;
+        long long *ll;
+        unsigned long long *ull;
+        unsigned long *ul;
+        char **str;
+    } field;
+    const char *default_value;
+    long long min, max;            /* signed numeric kinds */
+    unsigned long long umin, umax; /* unsigned numeric kinds */
+    const configEnumItem *enum_items;
+    const configSpecial *special;
+    int (*validate)(const char *value, sds *err); /* strings only */
+    int (*apply)(sds *err);
+} configEntry;
+
+#define BOOL_CONFIG(n, a, fl, f, d, ap) \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_BOOL, .field.i = &server.f, .default_value = d, .apply = ap}
+#define INT_CONFIG(n, a, fl, f, lo, hi, d, ap)                                                          \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_INT, .field.i = &server.f, .default_value = d, \
+     .min = lo, .max = hi, .apply = ap}
+#define UINT_CONFIG(n, a, fl, f, lo, hi, d, ap)                                                          \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_UINT, .field.u = &server.f, .default_value = d, \
+     .umin = lo, .umax = hi, .apply = ap}
+#define LL_CONFIG(n, a, fl, f, lo, hi, d, ap)                                                                 \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_LONGLONG, .field.ll = &server.f, .default_value = d, \
+     .min = lo, .max = hi, .apply = ap}
+#define ULL_CONFIG(n, a, fl, f, lo, hi, d, ap)                                                                  \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_ULONGLONG, .field.ull = &server.f, .default_value = d, \
+     .umin = lo, .umax = hi, .apply = ap}
+#define ULONG_CONFIG(n, a, fl, f, lo, hi, d, ap)                                                             \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_ULONG, .field.ul = &server.f, .default_value = d, \
+     .umin = lo, .umax = hi, .apply = ap}
+#define ENUM_CONFIG(n, a, fl, f, items, d, ap)                                                          \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_ENUM, .field.i = &server.f, .default_value = d, \
+     .enum_items = items, .apply = ap}
+#define STRING_CONFIG(n, a, fl, f, d, val, ap)                                                              \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_STRING, .field.str = &server.f, .default_value = d, \
+     .validate = val, .apply = ap}
+#define SPECIAL_CONFIG(n, a, fl, sp, d, ap) \
+    {.name = n, .alias = a, .flags = fl, .kind = CONFIG_SPECIAL, .special = &sp, .default_value = d, .apply = ap}
+
+/* ---- enum choices (listed in Redis's order: it shows up in error messages) ---- */
+
+static const configEnumItem loglevel_enum[] = {
+    {"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE},
+    {"warning", LL_WARNING}, {"nothing", LL_NOTHING}, {NULL, 0}};
+
+static const configEnumItem supervised_enum[] = {
+    {"upstart", SUPERVISED_UPSTART}, {"systemd", SUPERVISED_SYSTEMD},
+    {"auto", SUPERVISED_AUTODETECT}, {"no", SUPERVISED_NONE}, {NULL, 0}};
+
+static const configEnumItem maxmemory_policy_enum[] = {
+    {"volatile-lru", MAXMEMORY_VOLATILE_LRU}, {"volatile-lfu", MAXMEMORY_VOLATILE_LFU},
+    {"volatile-random", MAXMEMORY_VOLATILE_RANDOM}, {"volatile-ttl", MAXMEMORY_VOLATILE_TTL},
+    {"allkeys-lru", MAXMEMORY_ALLKEYS_LRU}, {"allkeys-lfu", MAXMEMORY_ALLKEYS_LFU},
+    {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM}, {"noeviction", MAXMEMORY_NO_EVICTION}, {NULL, 0}};
+
+static const configEnumItem protected_action_enum[] = {
+    {"no", PROTECTED_ACTION_ALLOWED_NO}, {"yes", PROTECTED_ACTION_ALLOWED_YES},
+    {"local", PROTECTED_ACTION_ALLOWED_LOCAL}, {NULL, 0}};
+
+static const configEnumItem appendfsync_enum[] = {
+    {"everysec", AOF_FSYNC_EVERYSEC}, {"always", AOF_FSYNC_ALWAYS}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
+
+/* ---- special types, validators and apply functions (defined further down) ---- */
+
+static int setBind(sds *argv, int argc, int accumulate, sds *err);
+static sds getBind(sds out);
+static int rewriteBind(const char *name, sds **lines);
+static int setSave(sds *argv, int argc, int accumulate, sds *err);
+static sds getSave(sds out);
+static int rewriteSave(const char *name, sds **lines);
+static int setOutputBufferLimits(sds *argv, int argc, int accumulate, sds *err);
+static sds getOutputBufferLimits(sds out);
+static int rewriteOutputBufferLimits(const char *name, sds **lines);
+static int setNotifyKeyspaceEvents(sds *argv, int argc, int accumulate, sds *err);
+static sds getNotifyKeyspaceEvents(sds out);
+static int setDir(sds *argv, int argc, int accumulate, sds *err);
+static sds getDir(sds out);
+
+static const configSpecial bind_special = {setBind, getBind, rewriteBind};
+static const configSpecial save_special = {setSave, getSave, rewriteSave};
+static const configSpecial obuf_special = {setOutputBufferLimits, getOutputBufferLimits, rewriteOutputBufferLimits};
+static const configSpecial notify_special = {setNotifyKeyspaceEvents, getNotifyKeyspaceEvents, NULL};
+static const configSpecial dir_special = {setDir, getDir, NULL};
+
+static int validateAofFilename(const char *value, sds *err);
+static int validateAofDirname(const char *value, sds *err);
+static int applyHz(sds *err);
+static int applyMaxclients(sds *err);
+static int applyMaxmemory(sds *err);
+static int applyLogfile(sds *err);
+static int applyLocaleCollate(sds *err);
+
+#define MB (1024LL * 1024)
+
+/* ---- THE TABLE ------------------------------------------------------------------ */
+
+static const configEntry configTable[] = {
+    /* networking (port and bind can't change at runtime yet: immutable for now) */
+    SPECIAL_CONFIG("bind", NULL, CF_IMMUTABLE | CF_MULTI_ARG, bind_special, "* -::*", NULL),
+    INT_CONFIG("port", NULL, CF_IMMUTABLE, port, 0, 65535, "6379", NULL),
+    INT_CONFIG("tcp-backlog", NULL, CF_IMMUTABLE, tcp_backlog, 0, INT_MAX, "511", NULL),
+    STRING_CONFIG("unixsocket", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, unixsocket, "", NULL, NULL),
+    UINT_CONFIG("unixsocketperm", NULL, CF_IMMUTABLE | CF_OCTAL, unixsocketperm, 0, 0777, "0", NULL),
+    STRING_CONFIG("unixsocketgroup", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, unixsocketgroup, "", NULL, NULL),
+    INT_CONFIG("timeout", NULL, 0, maxidletime, 0, INT_MAX, "0", NULL),
+    INT_CONFIG("tcp-keepalive", NULL, 0, tcpkeepalive, 0, INT_MAX, "300", NULL),
+    BOOL_CONFIG("protected-mode", NULL, 0, protected_mode, "yes", NULL),
+    UINT_CONFIG("maxclients", NULL, 0, maxclients, 1, UINT_MAX, "10000", applyMaxclients),
+    STRING_CONFIG("requirepass", NULL, CF_SENSITIVE | CF_EMPTY_IS_NULL, requirepass, "", NULL, NULL),
+    LL_CONFIG("proto-max-bulk-len", NULL, CF_MEMORY, proto_max_bulk_len, MB, LONG_MAX, "512mb", NULL),
+    ULL_CONFIG("client-query-buffer-limit", NULL, CF_MEMORY, client_max_querybuf_len, MB, LONG_MAX, "1gb", NULL),
+    SPECIAL_CONFIG("client-output-buffer-limit", NULL, CF_MULTI_ARG, obuf_special,
+                   "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60", NULL),
+    ENUM_CONFIG("enable-debug-command", NULL, CF_IMMUTABLE, enable_debug_cmd, protected_action_enum, "no", NULL),
+    ENUM_CONFIG("enable-protected-configs", NULL, CF_IMMUTABLE, enable_protected_configs, protected_action_enum,
+                "no", NULL),
+
+    /* process and logging */
+    BOOL_CONFIG("daemonize", NULL, CF_IMMUTABLE, daemonize, "no", NULL),
+    ENUM_CONFIG("supervised", NULL, CF_IMMUTABLE, supervised_mode, supervised_enum, "no", NULL),
+    STRING_CONFIG("pidfile", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, pidfile, "", NULL, NULL),
+    ENUM_CONFIG("loglevel", NULL, 0, verbosity, loglevel_enum, "notice", NULL),
+    STRING_CONFIG("logfile", NULL, CF_IMMUTABLE, logfile, "", NULL, applyLogfile),
+    BOOL_CONFIG("syslog-enabled", NULL, CF_IMMUTABLE, syslog_enabled, "no", NULL),
+    STRING_CONFIG("syslog-ident", NULL, CF_IMMUTABLE, syslog_ident, "redis", NULL, NULL),
+    BOOL_CONFIG("always-show-logo", NULL, CF_IMMUTABLE, always_show_logo, "no", NULL),
+    BOOL_CONFIG("set-proc-title", NULL, CF_IMMUTABLE, set_proc_title, "yes", NULL),
+    STRING_CONFIG("locale-collate", NULL, 0, locale_collate, "", NULL, applyLocaleCollate),
+    INT_CONFIG("databases", NULL, CF_IMMUTABLE, dbnum, 1, INT_MAX, "16", NULL),
+    INT_CONFIG("hz", NULL, 0, config_hz, 0, INT_MAX, "10", applyHz),
+    BOOL_CONFIG("dynamic-hz", NULL, 0, dynamic_hz, "yes", NULL),
+
+    /* memory and eviction */
+    ULL_CONFIG("maxmemory", NULL, CF_MEMORY, maxmemory, 0, ULLONG_MAX, "0", applyMaxmemory),
+    ENUM_CONFIG("maxmemory-policy", NULL, 0, maxmemory_policy, maxmemory_policy_enum, "noeviction", NULL),
+    INT_CONFIG("maxmemory-samples", NULL, 0, maxmemory_samples, 1, INT_MAX, "5", NULL),
+    INT_CONFIG("maxmemory-eviction-tenacity", NULL, 0, maxmemory_eviction_tenacity, 0, 100, "10", NULL),
+    INT_CONFIG("lfu-log-factor", NULL, 0, lfu_log_factor, 0, INT_MAX, "10", NULL),
+    INT_CONFIG("lfu-decay-time", NULL, 0, lfu_decay_time, 0, INT_MAX, "1", NULL),
+    INT_CONFIG("active-expire-effort", NULL, 0, active_expire_effort, 1, 10, "1", NULL),
+    BOOL_CONFIG("lazyfree-lazy-eviction", NULL, 0, lazyfree_lazy_eviction, "no", NULL),
+    BOOL_CONFIG("lazyfree-lazy-expire", NULL, 0, lazyfree_lazy_expire, "no", NULL),
+    BOOL_CONFIG("lazyfree-lazy-server-del", NULL, 0, lazyfree_lazy_server_del, "no", NULL),
+    BOOL_CONFIG("lazyfree-lazy-user-del", NULL, 0, lazyfree_lazy_user_del, "no", NULL),
+    BOOL_CONFIG("lazyfree-lazy-user-flush", NULL, 0, lazyfree_lazy_user_flush, "no", NULL),
+
+    /* persistence (stored until persistence lands) */
+    SPECIAL_CONFIG("dir", NULL, CF_PROTECTED | CF_DENY_LOADING, dir_special, "./", NULL),
+    SPECIAL_CONFIG("save", NULL, CF_MULTI_ARG, save_special, "3600 1 300 100 60 10000", NULL),
+    BOOL_CONFIG("appendonly", NULL, CF_DENY_LOADING, aof_enabled, "no", NULL),
+    STRING_CONFIG("appendfilename", NULL, CF_IMMUTABLE, aof_filename, "appendonly.aof", validateAofFilename, NULL),
+    STRING_CONFIG("appenddirname", NULL, CF_IMMUTABLE, aof_dirname, "appendonlydir", validateAofDirname, NULL),
+    ENUM_CONFIG("appendfsync", NULL, 0, aof_fsync, appendfsync_enum, "everysec", NULL),
+
+    /* diagnostics and events */
+    LL_CONFIG("slowlog-log-slower-than", NULL, 0, slowlog_log_slower_than, -1, LLONG_MAX, "10000", NULL),
+    ULONG_CONFIG("slowlog-max-len", NULL, 0, slowlog_max_len, 0, LONG_MAX, "128", NULL),
+    SPECIAL_CONFIG("notify-keyspace-events", NULL, 0, notify_special, "", NULL),
+};
+
+#define CONFIG_COUNT ((int)(sizeof(configTable) / sizeof(configTable[0])))
+
+/* The CONFIG GET form of each default, computed once at start-up. */
+static sds config_defaults[CONFIG_COUNT];
+
+static const configEntry *lookupConfig(const char *name) {
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        const configEntry *e = &configTable[j];
+        if (!strcasecmp(e->name, name) || (e->alias && !strcasecmp(e->alias, name))) return e;
+    }
+    return NULL;
+}
+
+static int configIndex(const configEntry *e) { return (int)(e - configTable); }
+
+/* ---- numbers ---------------------------------------------------------------------- */
+
+static int isUnsignedKind(configKind kind) {
+    return kind == CONFIG_UINT || kind == CONFIG_ULONGLONG || kind == CONFIG_ULONG;
+}
+
+static int isNumericKind(configKind kind) {
+    return kind == CONFIG_INT || kind == CONFIG_LONGLONG || isUnsignedKind(kind);
+}
+
+/* Digits 0-7 only, no sign, no overflow. */
+static int parseOctal(const char *s, unsigned long long *out) {
+    unsigned long long v = 0;
+    if (*s == '\0') return 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '7' || v > (ULLONG_MAX >> 3)) return 0;
+        v = (v << 3) | (unsigned long long)(*s - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+static sds outOfRangeError(const configEntry *e) {
+    if (e->flags & CF_OCTAL)
+        return sdscatprintf(sdsempty(), "argument must be between %llo and %llo inclusive", e->umin, e->umax);
+    if (isUnsignedKind(e->kind))
+        return sdscatprintf(sdsempty(), "argument must be between %llu and %llu inclusive", e->umin, e->umax);
+    return sdscatprintf(sdsempty(), "argument must be between %lld and %lld inclusive", e->min, e->max);
+}
+
+static int parseUnsignedValue(const configEntry *e, const char *s, unsigned long long *out, sds *err) {
+    unsigned long long v;
+    long long negative;
+    int memerr = 0;
+    if (e->flags & CF_MEMORY) {
+        v = memtoull(s, &memerr);
+        if (memerr) {
+            *err = sdsnew("argument must be a memory value");
+            return C_ERR;
+        }
+    } else if (e->flags & CF_OCTAL) {
+        if (!parseOctal(s, &v)) {
+            *err = sdsnew("argument couldn't be parsed as an octal number");
+            return C_ERR;
+        }
+    } else if (!string2ull(s, strlen(s), &v)) {
+        int is_number = string2ll(s, strlen(s), &negative);
+        *err = is_number ? outOfRangeError(e) : sdsnew("argument couldn't be parsed into an integer");
+        return C_ERR;
+    }
+    if (v < e->umin || v > e->umax) {
+        *err = outOfRangeError(e);
+        return C_ERR;
+    }
+    *out = v;
+    return C_OK;
+}
+
+static int parseSignedValue(const configEntry *e, const char *s, long long *out, sds *err) {
+    long long v;
+    if (e->flags & CF_MEMORY) {
+        int memerr = 0;
+        unsigned long long u = memtoull(s, &memerr);
+        if (memerr) {
+            *err = sdsnew("argument must be a memory value");
+            return C_ERR;
+        }
+        if (u > (unsigned long long)LLONG_MAX) {
+            *err = outOfRangeError(e);
+            return C_ERR;
+        }
+        v = (long long)u;
+    } else if (!string2ll(s, strlen(s), &v)) {
+        *err = sdsnew("argument couldn't be parsed into an integer");
+        return C_ERR;
+    }
+    if (v < e->min || v > e->max) {
+        *err = outOfRangeError(e);
+        return C_ERR;
+    }
+    *out = v;
+    return C_OK;
+}
+
+/* The table's bounds keep every value inside its field's type. */
+static int setNumeric(const configEntry *e, const char *s, sds *err) {
+    if (isUnsignedKind(e->kind)) {
+        unsigned long long v;
+        if (parseUnsignedValue(e, s, &v, err) != C_OK) return C_ERR;
+        if (e->kind == CONFIG_UINT) *e->field.u = (unsigned int)v;
+        else if (e->kind == CONFIG_ULONG) *e->field.ul = (unsigned long)v;
+        else *e->field.ull = v;
+        return C_OK;
+    }
+    long long v;
+    if (parseSignedValue(e, s, &v, err) != C_OK) return C_ERR;
+    if (e->kind == CONFIG_INT) *e->field.i = (int)v;
+    else *e->field.ll = v;
+    return C_OK;
+}
+
+static unsigned long long getUnsigned(const configEntry *e) {
+    if (e->kind == CONFIG_UINT) return *e->field.u;
+    if (e->kind == CONFIG_ULONG) return *e->field.ul;
+    return *e->field.ull;
+}
+
+static long long getSigned(const configEntry *e) {
+    return e->kind == CONFIG_INT ? *e->field.i : *e->field.ll;
+}
+
+static sds catNumeric(sds out, const configEntry *e) {
+    if (e->flags & CF_OCTAL) return sdscatprintf(out, "%llo", getUnsigned(e));
+    if (isUnsignedKind(e->kind)) return sdscatprintf(out, "%llu", getUnsigned(e));
+    return sdscatprintf(out, "%lld", getSigned(e));
+}
+
+/* 1073741824 -> "1gb", 3072 -> "3kb", 1000 -> "1000": the largest binary
+ * unit that divides the value exactly, so it reads back unchanged. */
+static sds catMemory(sds out, unsigned long long bytes) {
+    static const struct { const char *unit; unsigned long long size; } units[] = {
+        {"gb", 1024ULL * 1024 * 1024}, {"mb", 1024ULL * 1024}, {"kb", 1024ULL}};
+    for (size_t j = 0; bytes && j < sizeof(units) / sizeof(units[0]); j++) {
+        if (bytes % units[j].size == 0) return sdscatprintf(out, "%llu%s", bytes / units[j].size, units[j].unit);
+    }
+    return sdscatprintf(out, "%llu", bytes);
+}
+
+/* ---- bool, enum, string ---------------------------------------------------------- */
+
+static int setBool(const configEntry *e, const char *s, sds *err) {
+    if (!strcasecmp(s, "yes")) *e->field.i = 1;
+    else if (!strcasecmp(s, "no")) *e->field.i = 0;
+    else {
+        *err = sdsnew("argument must be 'yes' or 'no'");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static int setEnum(const configEntry *e, const char *s, sds *err) {
+    for (const configEnumItem *item = e->enum_items; item->name; item++) {
+        if (!strcasecmp(s, item->name)) {
+            *e->field.i = item->value;
+            return C_OK;
+        }
+    }
+    *err = sdsnew("argument(s) must be one of the following: ");
+    for (const configEnumItem *item = e->enum_items; item->name; item++)
+        *err = sdscatprintf(*err, "%s%s", item->name, item[1].name ? ", " : "");
+    return C_ERR;
+}
+
+static const char *enumName(const configEntry *e) {
+    for (const configEnumItem *item = e->enum_items; item->name; item++)
+        if (item->value == *e->field.i) return item->name;
+    return "";
+}
+
+static int setString(const configEntry *e, const char *s, sds *err) {
+    if (e->validate && e->validate(s, err) != C_OK) return C_ERR;
+    char *old = *e->field.str;
+    *e->field.str = (s[0] == '\0' && (e->flags & CF_EMPTY_IS_NULL)) ? NULL : zstrdup(s);
+    zfree(old);
+    return C_OK;
+}
+
+/* ---- one value in, one value out ---------------------------------------------------- */
+
+/* Sets entry e from the words after the directive. */
+static int configSetArgs(const configEntry *e, sds *argv, int argc, int accumulate, sds *err) {
+    if (e->kind == CONFIG_SPECIAL) return e->special->set(argv, argc, accumulate, err);
+    if (argc != 1) {
+        *err = sdsnew("wrong number of arguments");
+        return C_ERR;
+    }
+    switch (e->kind) {
+    case CONFIG_BOOL: return setBool(e, argv[0], err);
+    case CONFIG_ENUM: return setEnum(e, argv[0], err);
+    case CONFIG_STRING: return setString(e, argv[0], err);
+    default: return setNumeric(e, argv[0], err);
+    }
+}
+
+/* Sets entry e from one CONFIG SET style string ("a b c" for multi-word). */
+static int configSetString(const configEntry *e, const char *value, sds *err) {
+    if (!(e->flags & CF_MULTI_ARG)) {
+        sds arg = sdsnew(value);
+        int res = configSetArgs(e, &arg, 1, 0, err);
+        sdsfree(arg);
+        return res;
+    }
+    int argc = 0;
+    sds *argv = sdssplitlen(value, (ssize_t)strlen(value), " ", 1, &argc);
+    int res = configSetArgs(e, argv, argc, 0, err);
+    sdsfreesplitres(argv, argc);
+    return res;
+}
+
+/* The CONFIG GET form of the current value. */
+static sds configGetValue(const configEntry *e) {
+    sds out = sdsempty();
+    switch (e->kind) {
+    case CONFIG_BOOL: return sdscat(out, *e->field.i ? "yes" : "no");
+    case CONFIG_ENUM: return sdscat(out, enumName(e));
+    case CONFIG_STRING: return sdscat(out, *e->field.str ? *e->field.str : "");
+    case CONFIG_SPECIAL: return e->special->get(out);
+    default: return catNumeric(out, e);
+    }
+}
+
+/* ---- special: bind ----------------------------------------------------------------- */
+
+static void freeBindAddresses(void) {
+    for (int j = 0; j < server.bindaddr_count; j++) {
+        zfree(server.bindaddr[j]);
+        server.bindaddr[j] = NULL;
+    }
+    server.bindaddr_count = 0;
+}
+
+static int setBind(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    if (argc == 1 && sdslen(argv[0]) == 0) argc = 0; /* bind "" : no TCP listener */
+    if (argc > CONFIG_BINDADDR_MAX) {
+        *err = sdsnew("Too many bind addresses specified.");
+        return C_ERR;
+    }
+    freeBindAddresses();
+    for (int j = 0; j < argc; j++) server.bindaddr[j] = zstrdup(argv[j]);
+    server.bindaddr_count = argc;
+    return C_OK;
+}
+
+static sds getBind(sds out) {
+    for (int j = 0; j < server.bindaddr_count; j++)
+        out = sdscatprintf(out, "%s%s", j ? " " : "", server.bindaddr[j]);
+    return out;
+}
+
+static int rewriteBind(const char *name, sds **lines) {
+    sds line = sdscatprintf(sdsempty(), "%s ", name);
+    line = server.bindaddr_count ? getBind(line) : sdscat(line, "\"\"");
+    *lines = zmalloc(sizeof(sds));
+    (*lines)[0] = line;
+    return 1;
+}
+
+/* ---- special: save ------------------------------------------------------------------ */
+
+static int parseSavePoint(const char *seconds, const char *changes, struct saveparam *out) {
+    long long secs, chg;
+    if (!string2ll(seconds, strlen(seconds), &secs) || secs < 1 || (long long)(time_t)secs != secs) return 0;
+    if (!string2ll(changes, strlen(changes), &chg) || chg < 0 || chg > INT_MAX) return 0;
+    out->seconds = (time_t)secs;
+    out->changes = (int)chg;
+    return 1;
+}
+
+/* In a file, the first `save` line replaces the defaults and later ones add
+ * points; CONFIG SET replaces the whole list. */
+static int setSave(sds *argv, int argc, int accumulate, sds *err) {
+    if (argc == 1 && sdslen(argv[0]) == 0) argc = 0; /* save "" : no snapshots */
+    if (argc % 2) {
+        *err = sdsnew("Invalid save parameters");
+        return C_ERR;
+    }
+    struct saveparam *points = zmalloc(sizeof(*points) * (size_t)(argc / 2 + 1));
+    for (int j = 0; j < argc; j += 2) {
+        if (!parseSavePoint(argv[j], argv[j + 1], &points[j / 2])) {
+            zfree(points);
+            *err = sdsnew("Invalid save parameters");
+            return C_ERR;
+        }
+    }
+    int kept = accumulate ? server.saveparamslen : 0;
+    server.saveparams = zrealloc(server.saveparams, sizeof(*points) * (size_t)(kept + argc / 2 + 1));
+    memcpy(server.saveparams + kept, points, sizeof(*points) * (size_t)(argc / 2));
+    server.saveparamslen = kept + argc / 2;
+    zfree(points);
+    return C_OK;
+}
+
+static sds getSave(sds out) {
+    for (int j = 0; j < server.saveparamslen; j++)
+        out = sdscatprintf(out, "%s%lld %d", j ? " " : "", (long long)server.saveparams[j].seconds,
+                           server.saveparams[j].changes);
+    return out;
+}
+
+static int rewriteSave(const char *name, sds **lines) {
+    sds line = sdscatprintf(sdsempty(), "%s ", name);
+    line = server.saveparamslen ? getSave(line) : sdscat(line, "\"\"");
+    *lines = zmalloc(sizeof(sds));
+    (*lines)[0] = line;
+    return 1;
+}
+
+/* ---- special: client-output-buffer-limit ------------------------------------------------- */
+
+/* Listed in the order CONFIG GET prints them; the name CONFIG GET uses comes
+ * first, the other spellings after. */
+static const struct {
+    const char *name;
+    int type;
+} obuf_classes[] = {
+    {"normal", CLIENT_TYPE_NORMAL}, {"slave", CLIENT_TYPE_REPLICA}, {"pubsub", CLIENT_TYPE_PUBSUB},
+    {"replica", CLIENT_TYPE_REPLICA}};
+#define OBUF_PRINTED_CLASSES 3
+
+static int obufClassByName(const char *name) {
+    for (size_t j = 0; j < sizeof(obuf_classes) / sizeof(obuf_classes[0]); j++)
+        if (!strcasecmp(name, obuf_classes[j].name)) return obuf_classes[j].type;
+    return -1;
+}
+
+static int parseObufLimit(sds *words, clientBufferLimitsConfig *out) {
+    int hard_err = 0, soft_err = 0;
+    long long seconds;
+    out->hard_limit_bytes = memtoull(words[0], &hard_err);
+    out->soft_limit_bytes = memtoull(words[1], &soft_err);
+    if (hard_err || soft_err) return 0;
+    if (!string2ll(words[2], sdslen(words[2]), &seconds) || seconds < 0) return 0;
+    if ((long long)(time_t)seconds != seconds) return 0;
+    out->soft_limit_seconds = (time_t)seconds;
+    return 1;
+}
+
+/* "class hard soft seconds" groups; classes not named keep their limits. */
+static int setOutputBufferLimits(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    clientBufferLimitsConfig next[CLIENT_TYPE_OBUF_COUNT];
+    memcpy(next, server.client_obuf_limits, sizeof(next));
+    if (argc % 4) {
+        *err = sdsnew("Wrong number of arguments in buffer limit configuration.");
+        return C_ERR;
+    }
+    for (int j = 0; j < argc; j += 4) {
+        int type = obufClassByName(argv[j]);
+        if (type == -1) {
+            *err = sdsnew("Invalid client class specified in buffer limit configuration.");
+            return C_ERR;
+        }
+        if (!parseObufLimit(argv + j + 1, &next[type])) {
+            *err = sdsnew("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+            return C_ERR;
+        }
+    }
+    memcpy(server.client_obuf_limits, next, sizeof(next));
+    return C_OK;
+}
+
+static sds getOutputBufferLimits(sds out) {
+    for (int j = 0; j < OBUF_PRINTED_CLASSES; j++) {
+        clientBufferLimitsConfig *l = &server.client_obuf_limits[obuf_classes[j].type];
+        out = sdscatprintf(out, "%s%s %llu %llu %lld", j ? " " : "", obuf_classes[j].name, l->hard_limit_bytes,
+                           l->soft_limit_bytes, (long long)l->soft_limit_seconds);
+    }
+    return out;
+}
+
+static int rewriteOutputBufferLimits(const char *name, sds **lines) {
+    static const struct { const char *name; int type; } order[] = {
+        {"normal", CLIENT_TYPE_NORMAL}, {"replica", CLIENT_TYPE_REPLICA}, {"pubsub", CLIENT_TYPE_PUBSUB}};
+    int count = (int)(sizeof(order) / sizeof(order[0]));
+    *lines = zmalloc(sizeof(sds) * (size_t)count);
+    for (int j = 0; j < count; j++) {
+        clientBufferLimitsConfig *l = &server.client_obuf_limits[order[j].type];
+        sds line = sdscatprintf(sdsempty(), "%s %s ", name, order[j].name);
+        line = catMemory(line, l->hard_limit_bytes);
+        line = sdscat(line, " ");
+        line = catMemory(line, l->soft_limit_bytes);
+        (*lines)[j] = sdscatprintf(line, " %lld", (long long)l->soft_limit_seconds);
+    }
+    return count;
+}
+
+/* ---- special: notify-keyspace-events ------------------------------------------------------ */
+
+#define NOTIFY_ALL_TYPES \
+    (NOTIFY_GENERIC | NOTIFY_STRING | NOTIFY_LIST | NOTIFY_SET | NOTIFY_HASH | NOTIFY_ZSET | NOTIFY_EXPIRED | \
+     NOTIFY_EVICTED | NOTIFY_STREAM | NOTIFY_MODULE)
+
+/* In the order the flags are printed back ('A' stands for all the types). */
+static const struct {
+    char letter;
+    int flag;
+} notify_letters[] = {
+    {'g', NOTIFY_GENERIC}, {'$', NOTIFY_STRING}, {'l', NOTIFY_LIST},    {'s', NOTIFY_SET},
+    {'h', NOTIFY_HASH},    {'z', NOTIFY_ZSET},   {'x', NOTIFY_EXPIRED}, {'e', NOTIFY_EVICTED},
+    {'t', NOTIFY_STREAM},  {'d', NOTIFY_MODULE}, {'n', NOTIFY_NEW},     {'K', NOTIFY_KEYSPACE},
+    {'E', NOTIFY_KEYEVENT}, {'m', NOTIFY_KEY_MISS}};
+#define NOTIFY_LETTER_COUNT ((int)(sizeof(notify_letters) / sizeof(notify_letters[0])))
+
+static int notifyFlagOfLetter(char c) {
+    if (c == 'A') return NOTIFY_ALL_TYPES;
+    for (int j = 0; j < NOTIFY_LETTER_COUNT; j++)
+        if (notify_letters[j].letter == c) return notify_letters[j].flag;
+    return 0;
+}
+
+static int setNotifyKeyspaceEvents(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    if (argc != 1) {
+        *err = sdsnew("wrong number of arguments");
+        return C_ERR;
+    }
+    int flags = 0;
+    for (size_t j = 0; j < sdslen(argv[0]); j++) {
+        int flag = notifyFlagOfLetter(argv[0][j]);
+        if (flag == 0) {
+            *err = sdsnew("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+            return C_ERR;
+        }
+        flags |= flag;
+    }
+    server.notify_keyspace_events = flags;
+    return C_OK;
+}
+
+static sds getNotifyKeyspaceEvents(sds out) {
+    int flags = server.notify_keyspace_events;
+    int all = (flags & NOTIFY_ALL_TYPES) == NOTIFY_ALL_TYPES;
+    if (all) out = sdscat(out, "A");
+    for (int j = 0; j < NOTIFY_LETTER_COUNT; j++) {
+        int flag = notify_letters[j].flag;
+        if (all && (flag & NOTIFY_ALL_TYPES)) continue;
+        if (flags & flag) out = sdscatlen(out, &notify_letters[j].letter, 1);
+    }
+    return out;
+}
+
+/* ---- special: dir (the working directory is the value) -------------------------------- */
+
+static void refreshServerDir(void) {
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd) == NULL) return;
+    zfree(server.dir);
+    server.dir = zstrdup(cwd);
+}
+
+static int setDir(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    if (argc != 1) {
+        *err = sdsnew("wrong number of arguments");
+        return C_ERR;
+    }
+    if (chdir(argv[0]) == -1) {
+        *err = sdsnew(strerror(errno));
+        return C_ERR;
+    }
+    refreshServerDir();
+    return C_OK;
+}
+
+static sds getDir(sds out) {
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd) != NULL) return sdscat(out, cwd);
+    return sdscat(out, server.dir ? server.dir : "");
+}
+
+/* ---- validators -------------------------------------------------------------------------- */
+
+static int isBaseName(const char *s) { return strchr(s, '/') == NULL && strchr(s, '\\') == NULL; }
+
+static int validateAofFilename(const char *value, sds *err) {
+    if (value[0] == '\0') *err = sdsnew("appendfilename can't be empty");
+    else if (!isBaseName(value)) *err = sdsnew("appendfilename can't be a path, just a filename");
+    else return C_OK;
+    return C_ERR;
+}
+
+static int validateAofDirname(const char *value, sds *err) {
+    if (value[0] == '\0') *err = sdsnew("appenddirname can't be empty");
+    else if (!isBaseName(value)) *err = sdsnew("appenddirname can't be a path, just a dirname");
+    else return C_OK;
+    return C_ERR;
+}
+
+/* ---- apply functions (also run once after the config is loaded) --------------------- */
+
+/* hz accepts any non-negative number and is clamped to what the cron can do. */
+static int applyHz(sds *err) {
+    (void)err;
+    if (server.config_hz < CONFIG_MIN_HZ) server.config_hz = CONFIG_MIN_HZ;
+    if (server.config_hz > CONFIG_MAX_HZ) server.config_hz = CONFIG_MAX_HZ;
+    server.hz = server.config_hz;
+    return C_OK;
+}
+
+/* Raises the open-files limit if it can; returns the limit in force. */
+static rlim_t raiseOpenFilesLimit(rlim_t needed) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == -1) return needed; /* can't tell: let the event loop decide */
+    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed) return needed;
+    struct rlimit wanted = limit;
+    wanted.rlim_cur = needed;
+    if (wanted.rlim_max != RLIM_INFINITY && wanted.rlim_max < needed) wanted.rlim_max = needed;
+    if (setrlimit(RLIMIT_NOFILE, &wanted) == 0) return needed;
+    wanted.rlim_max = limit.rlim_max;
+    wanted.rlim_cur = limit.rlim_max == RLIM_INFINITY ? needed : limit.rlim_max;
+    if (wanted.rlim_cur > limit.rlim_cur && setrlimit(RLIMIT_NOFILE, &wanted) == 0) return wanted.rlim_cur;
+    return limit.rlim_cur;
+}
+
+/* At start-up server.c sizes the event loop from maxclients; at runtime the
+ * file limit and the loop are grown (or shrunk) to match. */
+static int applyMaxclients(sds *err) {
+    if (server.el == NULL) return C_OK;
+    const unsigned int extra = CONFIG_MIN_RESERVED_FDS + 96;
+    if (server.maxclients > (unsigned int)INT_MAX - extra) {
+        *err = sdsnew("The event loop API used by Redis is not able to handle the specified number of clients");
+        return C_ERR;
+    }
+    rlim_t needed = (rlim_t)server.maxclients + CONFIG_MIN_RESERVED_FDS;
+    rlim_t got = raiseOpenFilesLimit(needed);
+    if (got < needed) {
+        long long can = got > CONFIG_MIN_RESERVED_FDS ? (long long)got - CONFIG_MIN_RESERVED_FDS : 1;
+        *err = sdscatprintf(sdsempty(),
+                            "The operating system is not able to handle the specified number of clients, "
+                            "try with %lld", can);
+        return C_ERR;
+    }
+    if (aeResizeSetSize(server.el, (int)(server.maxclients + extra)) == AE_ERR) {
+        *err = sdsnew("The event loop API used by Redis is not able to handle the specified number of clients");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static int applyMaxmemory(sds *err) {
+    (void)err;
+    if (server.el == NULL || server.maxmemory == 0) return C_OK;
+    size_t used = zmalloc_used_memory();
+    if (server.maxmemory < used)
+        serverLog(LL_WARNING,
+                  "WARNING: the new maxmemory value set via CONFIG SET (%llu) is smaller than the current memory "
+                  "usage (%zu). This will result in key eviction and/or the inability to accept new write "
+                  "commands depending on the maxmemory-policy.",
+                  server.maxmemory, used);
+    if (performEvictionsHook) performEvictionsHook();
+    return C_OK;
+}
+
+/* Opening the log file later can't stop the server, so try it now. */
+static int applyLogfile(sds *err) {
+    if (server.logfile == NULL || server.logfile[0] == '\0') return C_OK;
+    FILE *fp = fopen(server.logfile, "a");
+    if (fp == NULL) {
+        *err = sdscatprintf(sdsempty(), "Can't open the log file: %s", strerror(errno));
+        return C_ERR;
+    }
+    fclose(fp);
+    return C_OK;
+}
+
+/* "" means the environment's locale; a bad environment is not an error. */
+static int applyLocaleCollate(sds *err) {
+    const char *name = server.locale_collate ? server.locale_collate : "";
+    if (setlocale(LC_COLLATE, name) == NULL && name[0] != '\0') {
+        *err = sdsnew("Invalid locale name");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+typedef int configApplyFn(sds *err);
+
+/* Runs every distinct apply function of the table once, in table order. */
+static int applyAll(sds *err) {
+    configApplyFn *done[CONFIG_COUNT];
+    int ndone = 0;
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        configApplyFn *fn = configTable[j].apply;
+        int seen = 0;
+        for (int k = 0; k < ndone && !seen; k++) seen = done[k] == fn;
+        if (fn == NULL || seen) continue;
+        done[ndone++] = fn;
+        if (fn(err) != C_OK) return C_ERR;
+    }
+    return C_OK;
+}
+
+/* ---- defaults ------------------------------------------------------------------------ */
+
+void initConfigValues(void) {
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        const configEntry *e = &configTable[j];
+        sds err = NULL;
+        if (configSetString(e, e->default_value, &err) != C_OK)
+            serverPanic("config table: bad default for '%s': %s", e->name, err);
+        sdsfree(config_defaults[j]);
+        config_defaults[j] = configGetValue(e);
+    }
+    server.active_expire_enabled = 1;
+    sds err = NULL;
+    if (applyAll(&err) != C_OK) serverPanic("config table: applying the defaults failed: %s", err);
+}
+
+/* ---- loading the config file ------------------------------------------------------------ */
+
+#define CONFIG_MAX_INCLUDE_DEPTH 16
+
+typedef struct configLoadError {
+    int linenum;      /* 0: not tied to a line */
+    sds line;
+    sds msg;
+    int plain;        /* msg is printed as it is, without the FATAL banner */
+} configLoadError;
+
+typedef struct configLoader {
+    int depth;                       /* include nesting */
+    unsigned char seen[CONFIG_COUNT]; /* set by an earlier line of this load */
+    configLoadError error;
+} configLoader;
+
+static int loadError(configLoader *l, int linenum, const char *line, sds msg) {
+    l->error.linenum = linenum;
+    l->error.line = line ? sdsnew(line) : NULL;
+    l->error.msg = msg;
+    return C_ERR;
+}
+
+/* Appends the whole file to *text; on failure returns C_ERR with errno set. */
+static int readWholeFile(const char *path, sds *text) {
+    FILE *fp = fopen(path, "r");
+    if (fp == NULL) return C_ERR;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) *text = sdscatlen(*text, buf, n);
+    int failed = ferror(fp);
+    int saved = errno;
+    fclose(fp);
+    errno = saved;
+    return failed ? C_ERR : C_OK;
+}
+
+static int readFileOrFail(configLoader *l, const char *path, sds *text) {
+    if (readWholeFile(path, text) == C_OK) return C_OK;
+    l->error.plain = 1;
+    return loadError(l, 0, NULL, sdscatprintf(sdsempty(), "Fatal error, can't open config file '%s': %s", path,
+                                              strerror(errno)));
+}
+
+/* A name with glob characters reads every matching file, in sorted order
+ * (none is fine); a plain name must exist. */
+static int readConfigSource(configLoader *l, const char *name, sds *text) {
+    if (strpbrk(name, "*?[") == NULL) return readFileOrFail(l, name, text);
+    glob_t matches;
+    if (glob(name, 0, NULL, &matches) != 0) return C_OK;
+    int res = C_OK;
+    for (size_t j = 0; j < matches.gl_pathc && res == C_OK; j++) {
+        res = readFileOrFail(l, matches.gl_pathv[j], text);
+        *text = sdscat(*text, "\n");
+    }
+    globfree(&matches);
+    return res;
+}
+
+static int loadConfigText(configLoader *l, const char *text);
+
+static int loadInclude(configLoader *l, const char *name, int linenum, const char *line) {
+    if (l->depth >= CONFIG_MAX_INCLUDE_DEPTH)
+        return loadError(l, linenum, line, sdscatprintf(sdsempty(),
+                         "Too many nested includes (the limit is %d)", CONFIG_MAX_INCLUDE_DEPTH));
+    sds text = sdsempty();
+    int res = readConfigSource(l, name, &text);
+    if (res == C_OK) {
+        l->depth++;
+        res = loadConfigText(l, text);
+        l->depth--;
+    }
+    sdsfree(text);
+    return res;
+}
+
+/* One directive line, already split; argv[0] is lower case. */
+static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, const char *line) {
+    if (!strcmp(argv[0], "include") && argc == 2) return loadInclude(l, argv[1], linenum, line);
+    const configEntry *e = lookupConfig(argv[0]);
+    if (e == NULL) return loadError(l, linenum, line, sdsnew("Bad directive or wrong number of arguments"));
+    if (!(e->flags & CF_MULTI_ARG) && argc != 2)
+        return loadError(l, linenum, line, sdsnew("wrong number of arguments"));
+    sds err = NULL;
+    if (configSetArgs(e, argv + 1, argc - 1, l->seen[configIndex(e)], &err) != C_OK)
+        return loadError(l, linenum, line, err);
+    l->seen[configIndex(e)] = 1;
+    return C_OK;
+}
+
+static int loadConfigLine(configLoader *l, sds line, int linenum) {
+    line = sdstrim(line, " \t\r\n");
+    if (line[0] == '#' || line[0] == '\0') return C_OK;
+    int argc = 0;
+    sds *argv = sdssplitargs(line, &argc);
+    if (argv == NULL) return loadError(l, linenum, line, sdsnew("Unbalanced quotes in configuration line"));
+    int res = C_OK;
+    if (argc > 0) {
+        sdstolower(argv[0]);
+        res = loadDirective(l, argv, argc, linenum, line);
+    }
+    sdsfreesplitres(argv, argc);
+    return res;
+}
+
+static int loadConfigText(configLoader *l, const char *text) {
+    int count = 0;
+    sds *lines = sdssplitlen(text, (ssize_t)strlen(text), "\n", 1, &count);
+    int res = C_OK;
+    for (int j = 0; j < count && res == C_OK; j++) res = loadConfigLine(l, lines[j], j + 1);
+    sdsfreesplitres(lines, count);
+    return res;
+}
+
+static void readStdin(sds *text) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) *text = sdscatlen(*text, buf, n);
+}
+
+static void exitWithLoadError(configLoadError *err) {
+    if (err->plain) {
+        fprintf(stderr, "%s\n", err->msg);
+        exit(1);
+    }
+    fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\n", REDIS_VERSION);
+    if (err->linenum) {
+        fprintf(stderr, "Reading the configuration file, at line %d\n", err->linenum);
+        fprintf(stderr, ">>> '%s'\n", err->line);
+    }
+    fprintf(stderr, "%s\n", err->msg);
+    exit(1);
+}
+
+/* The file, then stdin, then the command-line options, read as one text so
+ * line numbers in errors count across all three, as in Redis. */
+void loadServerConfig(char *filename, char config_from_stdin, char *options) {
+    configLoader *l = zcalloc(sizeof(*l));
+    sds text = sdsempty();
+    if (filename && readConfigSource(l, filename, &text) != C_OK) exitWithLoadError(&l->error);
+    if (config_from_stdin) {
+        serverLog(LL_WARNING, "Reading config from stdin");
+        readStdin(&text);
+    }
+    if (options) {
+        text = sdscat(text, "\n");
+        text = sdscat(text, options);
+    }
+    if (loadConfigText(l, text) != C_OK) exitWithLoadError(&l->error);
+    sds err = NULL;
+    if (applyAll(&err) != C_OK) {
+        l->error.msg = err;
+        exitWithLoadError(&l->error);
+    }
+    sdsfree(text);
+    zfree(l);
+}
+
+/* ---- CONFIG GET ----------------------------------------------------------------------- */
+
+/* A pattern without glob characters names one directive (or its alias) and
+ * is echoed as typed; a glob is matched, case-insensitively, against every
+ * name and alias. Each (directive, spelling) is reported once. */
+void configGetCommand(client *c) {
+    unsigned char emitted[CONFIG_COUNT][2];
+    const char *keys[CONFIG_COUNT * 2];
+    const configEntry *entries[CONFIG_COUNT * 2];
+    int matches = 0;
+    memset(emitted, 0, sizeof emitted);
+    for (int i = 2; i < c->argc; i++) {
+        const char *pattern = c->argv[i]->ptr;
+        if (strpbrk(pattern, "[*?") == NULL) {
+            const configEntry *e = lookupConfig(pattern);
+            if (e == NULL) continue;
+            int spelling = strcasecmp(pattern, e->name) != 0;
+            if (emitted[configIndex(e)][spelling]) continue;
+            emitted[configIndex(e)][spelling] = 1;
+            keys[matches] = pattern;
+            entries[matches++] = e;
+            continue;
+        }
+        for (int j = 0; j < CONFIG_COUNT; j++) {
+            const configEntry *e = &configTable[j];
+            const char *names[2] = {e->name, e->alias};
+            for (int s = 0; s < 2; s++) {
+                if (names[s] == NULL || emitted[j][s] || !stringmatch(pattern, names[s], 1)) continue;
+                emitted[j][s] = 1;
+                keys[matches] = names[s];
+                entries[matches++] = e;
+            }
+        }
+    }
+    addReplyMapLen(c, matches);
+    for (int j = 0; j < matches; j++) {
+        addReplyBulkCString(c, keys[j]);
+        addReplyBulkSds(c, configGetValue(entries[j]));
+    }
+}
+
+/* ---- CONFIG SET -------------------------------------------------------------------------- */
+
+static int clientIsLocal(client *c) {
+    if (c->flags & CLIENT_UNIX_SOCKET) return 1;
+    return c->conn == NULL || connIsLocal(c->conn) == 1;
+}
+
+static int protectedActionAllowed(int setting, client *c) {
+    return setting == PROTECTED_ACTION_ALLOWED_YES ||
+           (setting == PROTECTED_ACTION_ALLOWED_LOCAL && clientIsLocal(c));
+}
+
+/* Sensitive values must not reach the slowlog or MONITOR. */
+static void redactSensitiveArguments(client *c) {
+    for (int i = 2; i + 1 < c->argc; i += 2) {
+        const configEntry *e = lookupConfig(c->argv[i]->ptr);
+        if (e == NULL || !(e->flags & CF_SENSITIVE)) continue;
+        robj *redacted = createStringObject("(redacted)", 10);
+        rewriteClientCommandArgument(c, i + 1, redacted);
+        decrRefCount(redacted);
+    }
+}
+
+typedef struct configSetRequest {
+    int count;
+    const configEntry **entries;
+    const char **values;
+    sds *backups;
+    configApplyFn **applies;
+    int napplies;
+} configSetRequest;
+
+/* Finds the directives; the first unknown, immutable, protected or
+ * duplicated one makes the whole request fail. */
+static int checkSetRequest(client *c, configSetRequest *r) {
+    for (int i = 0; i < r->count; i++) {
+        const char *name = c->argv[2 + i * 2]->ptr;
+        const configEntry *e = lookupConfig(name);
+        const char *why = NULL;
+        if (e == NULL) {
+            addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
+            return C_ERR;
+        }
+        if (e->flags & CF_IMMUTABLE) why = "can't set immutable config";
+        else if ((e->flags & CF_PROTECTED) && !protectedActionAllowed(server.enable_protected_configs, c))
+            why = "can't set protected config";
+        for (int j = 0; j < i && why == NULL; j++)
+            if (r->entries[j] == e) why = "duplicate parameter";
+        if (why == NULL && server.loading && (e->flags & CF_DENY_LOADING)) {
+            addReplyErrorObject(c, shared.loadingerr);
+            return C_ERR;
+        }
+        if (why) {
+            addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", name, why);
+            return C_ERR;
+        }
+        r->entries[i] = e;
+        r->values[i] = c->argv[3 + i * 2]->ptr;
+    }
+    return C_OK;
+}
+
+static void addApplyOnce(configSetRequest *r, configApplyFn *fn) {
+    if (fn == NULL) return;
+    for (int j = 0; j < r->napplies; j++)
+        if (r->applies[j] == fn) return;
+    r->applies[r->napplies++] = fn;
+}
+
+/* Puts the first n backed-up values back, then re-runs the applies. */
+static void restoreBackups(configSetRequest *r, int n) {
+    for (int i = 0; i < n; i++) {
+        sds err = NULL;
+        if (configSetString(r->entries[i], r->backups[i], &err) != C_OK) {
+            serverLog(LL_WARNING, "Failed restoring failed CONFIG SET command. Error setting %s to '%s': %s",
+                      r->entries[i]->name, r->backups[i], err);
+            sdsfree(err);
+        }
+    }
+    for (int j = 0; j < r->napplies; j++) {
+        sds err = NULL;
+        if (r->applies[j](&err) != C_OK) {
+            serverLog(LL_WARNING, "Failed applying restored configuration: %s", err);
+            sdsfree(err);
+        }
+    }
+}
+
+static void replySetFailure(client *c, const configEntry *e, sds err) {
+    addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", e->name, err);
+    sdsfree(err);
+}
+
+/* Sets every pair (remembering whose apply must run), then applies. */
+static int performSetRequest(client *c, configSetRequest *r) {
+    for (int i = 0; i < r->count; i++) r->backups[i] = configGetValue(r->entries[i]);
+    for (int i = 0; i < r->count; i++) {
+        sds err = NULL;
+        if (configSetString(r->entries[i], r->values[i], &err) != C_OK) {
+            restoreBackups(r, i);
+            replySetFailure(c, r->entries[i], err);
+            return C_ERR;
+        }
+        sds now = configGetValue(r->entries[i]);
+        if (sdscmp(now, r->backups[i]) != 0) addApplyOnce(r, r->entries[i]->apply);
+        sdsfree(now);
+    }
+    for (int j = 0; j < r->napplies; j++) {
+        sds err = NULL;
+        if (r->applies[j](&err) != C_OK) {
+            const configEntry *culprit = r->entries[0];
+            for (int i = 0; i < r->count; i++)
+                if (r->entries[i]->apply == r->applies[j]) culprit = r->entries[i];
+            serverLog(LL_WARNING, "Failed applying new configuration. Possibly related to new %s setting. "
+                                  "Restoring previous settings.", culprit->name);
+            restoreBackups(r, r->count);
+            replySetFailure(c, culprit, err);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+void configSetCommand(client *c) {
+    if (c->argc % 2) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    configSetRequest r = {.count = (c->argc - 2) / 2};
+    r.entries = zcalloc(sizeof(*r.entries) * (size_t)r.count);
+    r.values = zcalloc(sizeof(*r.values) * (size_t)r.count);
+    r.backups = zcalloc(sizeof(*r.backups) * (size_t)r.count);
+    r.applies = zcalloc(sizeof(*r.applies) * (size_t)r.count);
+    if (checkSetRequest(c, &r) == C_OK && performSetRequest(c, &r) == C_OK) addReply(c, shared.ok);
+    for (int i = 0; i < r.count; i++) sdsfree(r.backups[i]);
+    zfree(r.entries);
+    zfree(r.values);
+    zfree(r.backups);
+    zfree(r.applies);
+    redactSensitiveArguments(c);
+}
+
+/* ---- CONFIG RESETSTAT ----------------------------------------------------------------- */
+
+static void resetCommandStats(dict *commands) {
+    dictIterator *di = dictGetIterator(commands);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        redisCommand *cmd = dictGetVal(de);
+        cmd->microseconds = cmd->calls = cmd->rejected_calls = cmd->failed_calls = 0;
+        if (cmd->subcommands_dict) resetCommandStats(cmd->subcommands_dict);
+    }
+    dictReleaseIterator(di);
+}
+
+static void resetServerStats(void) {
+    server.stat_numcommands = 0;
+    server.stat_numconnections = 0;
+    server.stat_rejected_conn = 0;
+    server.stat_expiredkeys = 0;
+    server.stat_expired_stale_perc = 0;
+    server.stat_evictedkeys = 0;
+    server.stat_keyspace_hits = 0;
+    server.stat_keyspace_misses = 0;
+    server.stat_net_input_bytes = 0;
+    server.stat_net_output_bytes = 0;
+    server.stat_unexpected_error_replies = 0;
+    server.stat_total_error_replies = 0;
+    server.stat_client_qbuf_limit_disconnections = 0;
+    server.stat_client_outbuf_limit_disconnections = 0;
+}
+
+void configResetStatCommand(client *c) {
+    resetServerStats();
+    if (server.commands) resetCommandStats(server.commands);
+    if (server.errors) dictEmpty(server.errors, NULL);
+    addReply(c, shared.ok);
+}
+
+/* ---- CONFIG REWRITE -------------------------------------------------------------------- */
+
+#define CONFIG_REWRITE_SIGNATURE "# Generated by CONFIG REWRITE"
+
+/* The old file as lines (a removed line becomes NULL), and for every
+ * directive the lines where it appeared, so a new value takes the place of
+ * the old one and comments, unknown lines and order all survive. */
+typedef struct rewriteState {
+    sds *lines;
+    int count, capacity;
+    int *slots[CONFIG_COUNT]; /* line numbers of each directive, in order */
+    int nslots[CONFIG_COUNT];
+    int used[CONFIG_COUNT];   /* slots already reused */
+    int has_signature;
+} rewriteState;
+
+static void rewriteAppendLine(rewriteState *st, sds line) {
+    if (st->count == st->capacity) {
+        st->capacity = st->capacity ? st->capacity * 2 : 64;
+        st->lines = zrealloc(st->lines, sizeof(sds) * (size_t)st->capacity);
+    }
+    st->lines[st->count++] = line;
+}
+
+static void rewriteNoteDirective(rewriteState *st, sds line) {
+    int argc = 0;
+    sds *argv = sdssplitargs(line, &argc);
+    if (argv == NULL) return;
+    const configEntry *e = argc > 0 ? lookupConfig(argv[0]) : NULL;
+    if (e) {
+        int idx = configIndex(e);
+        st->slots[idx] = zrealloc(st->slots[idx], sizeof(int) * (size_t)(st->nslots[idx] + 1));
+        st->slots[idx][st->nslots[idx]++] = st->count - 1;
+    }
+    sdsfreesplitres(argv, argc);
+}
+
+/* Missing file: start from nothing. Other errors: C_ERR with errno. */
+static int rewriteReadOldFile(rewriteState *st, const char *path) {
+    sds text = sdsempty();
+    if (readWholeFile(path, &text) != C_OK) {
+        sdsfree(text);
+        return errno == ENOENT ? C_OK : C_ERR;
+    }
+    int count = 0;
+    sds *lines = sdssplitlen(text, (ssize_t)sdslen(text), "\n", 1, &count);
+    if (count > 0 && sdslen(lines[count - 1]) == 0) sdsfree(lines[--count]); /* final newline */
+    for (int j = 0; j < count; j++) {
+        sds line = sdstrim(lines[j], "\r");
+        rewriteAppendLine(st, line);
+        sds trimmed = sdstrim(sdsdup(line), " \t");
+        if (!strcmp(trimmed, CONFIG_REWRITE_SIGNATURE)) st->has_signature = 1;
+        else if (trimmed[0] != '#' && trimmed[0] != '\0') rewriteNoteDirective(st, trimmed);
+        sdsfree(trimmed);
+    }
+    zfree(lines); /* the strings now belong to st */
+    sdsfree(text);
+    return C_OK;
+}
+
+static sds catQuoted(sds out, const char *s) { return sdscatrepr(out, s, strlen(s)); }
+
+/* The lines that set entry e to its current value. */
+static int rewriteLinesFor(const configEntry *e, sds **lines) {
+    if (e->kind == CONFIG_SPECIAL && e->special->rewrite) return e->special->rewrite(e->name, lines);
+    sds line = sdscatprintf(sdsempty(), "%s ", e->name);
+    if (e->kind == CONFIG_STRING) {
+        line = catQuoted(line, *e->field.str ? *e->field.str : "");
+    } else if (isNumericKind(e->kind) && (e->flags & CF_MEMORY)) {
+        line = isUnsignedKind(e->kind) ? catMemory(line, getUnsigned(e)) : catMemory(line, (unsigned long long)getSigned(e));
+    } else {
+        sds value = configGetValue(e);
+        line = e->kind == CONFIG_SPECIAL ? catQuoted(line, value) : sdscatsds(line, value);
+        sdsfree(value);
+    }
+    *lines = zmalloc(sizeof(sds));
+    (*lines)[0] = line;
+    return 1;
+}
+
+/* A directive is written when it differs from its default or was in the
+ * file: its old lines are reused in order, extra new lines go to the end,
+ * extra old lines are dropped. */
+static void rewriteEntry(rewriteState *st, int idx) {
+    const configEntry *e = &configTable[idx];
+    sds current = configGetValue(e);
+    int differs = sdscmp(current, config_defaults[idx]) != 0;
+    sdsfree(current);
+    if (!differs && st->nslots[idx] == 0) return;
+    sds *lines = NULL;
+    int n = rewriteLinesFor(e, &lines);
+    for (int k = 0; k < n; k++) {
+        if (st->used[idx] < st->nslots[idx]) {
+            int at = st->slots[idx][st->used[idx]++];
+            sdsfree(st->lines[at]);
+            st->lines[at] = lines[k];
+            continue;
+        }
+        if (!st->has_signature) {
+            rewriteAppendLine(st, sdsnew(CONFIG_REWRITE_SIGNATURE));
+            st->has_signature = 1;
+        }
+        rewriteAppendLine(st, lines[k]);
+    }
+    zfree(lines);
+    for (; st->used[idx] < st->nslots[idx]; st->used[idx]++) {
+        int at = st->slots[idx][st->used[idx]];
+        sdsfree(st->lines[at]);
+        st->lines[at] = NULL;
+    }
+}
+
+static sds rewriteContent(rewriteState *st) {
+    sds content = sdsempty();
+    for (int j = 0; j < st->count; j++) {
+        if (st->lines[j] == NULL) continue;
+        content = sdscatsds(content, st->lines[j]);
+        content = sdscat(content, "\n");
+    }
+    return content;
+}
+
+static void rewriteFreeState(rewriteState *st) {
+    for (int j = 0; j < st->count; j++) sdsfree(st->lines[j]);
+    zfree(st->lines);
+    for (int j = 0; j < CONFIG_COUNT; j++) zfree(st->slots[j]);
+}
+
+static int writeAll(int fd, const char *p, size_t len) {
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n == -1 && errno == EINTR) continue;
+        if (n <= 0) return C_ERR;
+        p += n;
+        len -= (size_t)n;
+    }
+    return C_OK;
+}
+
+/* Write a temporary file next to the old one, fsync it, rename it over:
+ * a crash leaves either the old file or the new one, never half of one. */
+static int replaceFileAtomically(const char *path, sds content) {
+    struct stat old;
+    int had_old = stat(path, &old) == 0;
+    sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int res = fd == -1 ? C_ERR : C_OK;
+    if (res == C_OK && had_old) fchmod(fd, old.st_mode & 07777);
+    if (res == C_OK) res = writeAll(fd, content, sdslen(content));
+    if (res == C_OK && fsync(fd) == -1) res = C_ERR;
+    int saved = errno;
+    if (fd != -1 && close(fd) == -1 && res == C_OK) res = C_ERR, saved = errno;
+    if (res == C_OK && rename(tmp, path) == -1) res = C_ERR, saved = errno;
+    if (res != C_OK) unlink(tmp);
+    sdsfree(tmp);
+    errno = saved;
+    return res;
+}
+
+static int rewriteConfigFile(const char *path) {
+    rewriteState st;
+    memset(&st, 0, sizeof st);
+    int res = rewriteReadOldFile(&st, path);
+    if (res == C_OK) {
+        for (int j = 0; j < CONFIG_COUNT; j++) rewriteEntry(&st, j);
+        sds content = rewriteContent(&st);
+        res = replaceFileAtomically(path, content);
+        sdsfree(content);
+    }
+    int saved = errno;
+    rewriteFreeState(&st);
+    errno = saved;
+    return res;
+}
+
+void configRewriteCommand(client *c) {
+    if (server.configfile == NULL) {
+        addReplyError(c, "The server is running without a config file");
+        return;
+    }
+    if (rewriteConfigFile(server.configfile) != C_OK) {
+        int err = errno;
+        serverLog(LL_WARNING, "CONFIG-REWRITE failed: %s", strerror(err));
+        addReplyErrorFormat(c, "Rewriting config file: %s", strerror(err));
+        return;
+    }
+    serverLog(LL_NOTICE, "CONFIG REWRITE executed with success.");
+    addReply(c, shared.ok);
+}
+
+/* ---- CONFIG HELP and the directive list --------------------------------------------- */
+
+void configHelpCommand(client *c) {
+    const char *help[] = {
+        "GET <pattern>",
+        "    Return parameters matching the glob-like <pattern> and their values.",
+        "SET <directive> <value>",
+        "    Set the configuration <directive> to <value>.",
+        "RESETSTAT",
+        "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+int configPrintDirectives(FILE *fp) {
+    for (int j = 0; j < CONFIG_COUNT; j++) fprintf(fp, "%s\n", configTable[j].name);
+    return fflush(fp) == 0 ? 0 : 1;
+}

@@ -1,0 +1,448 @@
+# client.tcl -- CLIENT: ID, INFO, LIST, KILL, SETNAME/GETNAME, SETINFO,
+# PAUSE/UNPAUSE, REPLY, NO-EVICT, NO-TOUCH and HELP, with every error text
+# asserted in full (Redis 7.x wording).
+
+# One field of a CLIENT LIST / CLIENT INFO line.
+proc client_field {line field} {
+    foreach pair [split [string trim $line] " "] {
+        set eq [string first = $pair]
+        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
+            return [string range $pair [expr {$eq + 1}] end]
+        }
+    }
+    error "no field '$field' in '$line'"
+}
+
+# The ids in a CLIENT LIST reply.
+proc client_list_ids {text} {
+    set ids {}
+    foreach line [split [string trimright $text \n] \n] {
+        if {$line ne ""} { lappend ids [client_field $line id] }
+    }
+    return [lsort -integer $ids]
+}
+
+proc connection_is_closed {c} {
+    return [catch {$c ping}]
+}
+
+start_server {tags {client}} {
+    test "CLIENT ID is an integer unique to the connection, increasing for new ones" {
+        set id [r client id]
+        assert [string is wide -strict $id]
+        assert_equal $id [r client id]
+        set c [redis_client]
+        assert_morethan [$c client id] $id
+        $c close
+    }
+
+    test "CLIENT INFO describes the calling connection in one line" {
+        set info [r client info]
+        assert_equal "\n" [string index $info end]
+        assert_equal 1 [llength [split [string trimright $info \n] \n]]
+        assert_equal [r client id] [client_field $info id]
+        assert_equal client|info [client_field $info cmd]
+        assert_equal [srv port] [lindex [split [client_field $info laddr] :] end]
+        assert_match "id=* addr=* laddr=* fd=* name=* age=* idle=* flags=* db=* sub=* psub=*" $info
+    }
+
+    test "CLIENT GETNAME/SETNAME" {
+        set c [redis_client]
+        assert_equal {} [$c client getname]
+        assert_equal OK [$c client setname my-client.1]
+        assert_equal my-client.1 [$c client getname]
+        assert_equal my-client.1 [client_field [$c client info] name]
+        assert_match "*name=my-client.1 *" [r client list]
+        assert_equal OK [$c client setname ""]
+        assert_equal {} [$c client getname]
+        $c close
+    }
+
+    test "CLIENT SETNAME rejects spaces, newlines and special characters" {
+        foreach bad {"a b" "a\nb" "tab\there" "\x7f" "caf\xe9"} {
+            assert_error "ERR Client names cannot contain spaces, newlines or special characters." \
+                {r client setname $bad}
+        }
+        assert_error "ERR wrong number of arguments for 'client|setname' command" {r client setname}
+        assert_error "ERR wrong number of arguments for 'client|getname' command" {r client getname x}
+    }
+
+    test "CLIENT LIST shows every connection, one line each" {
+        set a [redis_client]
+        set b [redis_client]
+        set ids [lsort -integer [list [r client id] [$a client id] [$b client id]]]
+        set list [r client list]
+        assert_equal "\n" [string index $list end]
+        assert_equal $ids [client_list_ids $list]
+        assert_equal $ids [client_list_ids [r client list type normal]]
+        assert_equal $ids [client_list_ids [r client list type NORMAL]]
+        $a close
+        $b close
+    }
+
+    test "CLIENT LIST TYPE filters by type" {
+        assert_equal "" [r client list type pubsub]
+        assert_equal "" [r client list type master]
+        assert_equal "" [r client list type replica]
+        assert_equal "" [r client list type slave]
+        assert_error "ERR Unknown client type 'foo'" {r client list type foo}
+    }
+
+    test "CLIENT LIST ID lists the given ids that exist" {
+        set a [redis_client]
+        set me [r client id]
+        set other [$a client id]
+        assert_equal [lsort -integer [list $me $other]] [client_list_ids [r client list id $other 999999 $me]]
+        assert_equal "" [r client list id 999999]
+        assert_error "ERR Invalid client ID" {r client list id 1 abc}
+        $a close
+    }
+
+    test "CLIENT LIST syntax errors" {
+        assert_error "ERR syntax error" {r client list id}
+        assert_error "ERR syntax error" {r client list foo}
+        assert_error "ERR syntax error" {r client list type normal id 1}
+        assert_error "ERR syntax error" {r client list type}
+    }
+
+    test "CLIENT KILL ip:port (old form) kills that connection" {
+        set victim [redis_client]
+        set addr [client_field [$victim client info] addr]
+        assert_equal OK [r client kill $addr]
+        assert [connection_is_closed $victim]
+        assert_error "ERR No such client" {r client kill $addr}
+        assert_error "ERR No such client" {r client kill 1.2.3.4:5}
+        $victim close
+    }
+
+    test "CLIENT KILL ID and ADDR return the number of killed clients" {
+        set victim [redis_client]
+        assert_equal 1 [r client kill id [$victim client id]]
+        assert [connection_is_closed $victim]
+        $victim close
+        set victim [redis_client]
+        assert_equal 1 [r client kill addr [client_field [$victim client info] addr]]
+        assert [connection_is_closed $victim]
+        $victim close
+        assert_equal 0 [r client kill id 999999]
+        assert_equal 0 [r client kill addr 1.2.3.4:5]
+    }
+
+    test "CLIENT KILL LADDR matches the local address" {
+        set victim [redis_client]
+        set laddr [client_field [$victim client info] laddr]
+        assert_equal 0 [r client kill laddr 1.2.3.4:5]
+        # Both connections share the local address; SKIPME (default yes) spares the caller.
+        assert_equal 1 [r client kill laddr $laddr]
+        assert [connection_is_closed $victim]
+        $victim close
+        assert_equal PONG [r ping]
+    }
+
+    test "CLIENT KILL TYPE and USER spare the caller unless SKIPME no" {
+        set a [redis_client]
+        set b [redis_client]
+        $a ping
+        $b ping
+        assert_equal 2 [r client kill type normal]
+        assert [connection_is_closed $a]
+        assert [connection_is_closed $b]
+        $a close
+        $b close
+        set a [redis_client]
+        $a ping
+        assert_equal 1 [r client kill user default skipme yes]
+        assert [connection_is_closed $a]
+        $a close
+        assert_equal 0 [r client kill type pubsub]
+        assert_equal 0 [r client kill type master]
+        assert_equal PONG [r ping]
+    }
+
+    test "CLIENT KILL of the caller itself: the reply arrives, then the connection closes" {
+        set c [redis_client]
+        assert_equal 1 [$c client kill id [$c client id] skipme no]
+        assert [connection_is_closed $c]
+        $c close
+        set c [redis_client]
+        assert_equal OK [$c client kill [client_field [$c client info] addr]]
+        assert [connection_is_closed $c]
+        $c close
+    }
+
+    test "CLIENT KILL filter errors, all checked before anything is killed" {
+        set bystander [redis_client]
+        $bystander ping
+        assert_error "ERR client-id should be greater than 0" {r client kill id x}
+        assert_error "ERR client-id should be greater than 0" {r client kill id 0}
+        assert_error "ERR client-id should be greater than 0" {r client kill type normal skipme no id 0}
+        assert_error "ERR Unknown client type 'foo'" {r client kill type foo}
+        assert_error "ERR No such user 'nobody'" {r client kill user nobody}
+        assert_error "ERR syntax error" {r client kill skipme maybe}
+        assert_error "ERR syntax error" {r client kill foo bar}
+        assert_error "ERR syntax error" {r client kill id 1 type}
+        assert_error "ERR syntax error" {r client kill a b c d}
+        assert_error "ERR wrong number of arguments for 'client|kill' command" {r client kill}
+        assert_equal PONG [$bystander ping]
+        assert_equal PONG [r ping]
+        $bystander close
+    }
+
+    test "CLIENT SETINFO LIB-NAME/LIB-VER appear in CLIENT INFO and can be cleared" {
+        set c [redis_client]
+        assert_equal "" [client_field [$c client info] lib-name]
+        assert_equal OK [$c client setinfo lib-name redis-py(extension)]
+        assert_equal OK [$c client setinfo LIB-VER 5.0.1]
+        set info [$c client info]
+        assert_equal redis-py(extension) [client_field $info lib-name]
+        assert_equal 5.0.1 [client_field $info lib-ver]
+        assert_equal OK [$c client setinfo lib-ver ""]
+        assert_equal "" [client_field [$c client info] lib-ver]
+        $c close
+    }
+
+    test "CLIENT SETINFO errors" {
+        assert_error "ERR Unrecognized option 'lib-foo'" {r client setinfo lib-foo x}
+        assert_error "ERR lib-name cannot contain spaces, newlines or special characters." \
+            {r client setinfo lib-name "a b"}
+        assert_error "ERR LIB-VER cannot contain spaces, newlines or special characters." \
+            {r client setinfo LIB-VER "1\n2"}
+        assert_error "ERR wrong number of arguments for 'client|setinfo' command" {r client setinfo lib-name}
+    }
+
+    test "CLIENT REPLY OFF silences replies until ON" {
+        set c [redis_client -deferred 1]
+        $c client reply off
+        $c ping
+        $c set reply-key off
+        $c client reply on
+        $c get reply-key
+        $c flush
+        assert_equal OK [$c read]
+        assert_equal off [$c read]
+        $c close
+    }
+
+    test "CLIENT REPLY SKIP drops exactly the next reply" {
+        set c [redis_client -deferred 1]
+        $c client reply skip
+        $c echo first
+        $c echo second
+        $c echo third
+        $c flush
+        assert_equal second [$c read]
+        assert_equal third [$c read]
+        $c close
+    }
+
+    test "CLIENT REPLY errors" {
+        assert_error "ERR syntax error" {r client reply maybe}
+        assert_error "ERR wrong number of arguments for 'client|reply' command" {r client reply}
+    }
+
+    test "CLIENT NO-EVICT and NO-TOUCH set the e and T flags" {
+        set c [redis_client]
+        assert_equal N [client_field [$c client info] flags]
+        assert_equal OK [$c client no-evict on]
+        assert_equal e [client_field [$c client info] flags]
+        assert_equal OK [$c client no-touch ON]
+        assert_equal eT [client_field [$c client info] flags]
+        assert_equal OK [$c client no-evict off]
+        assert_equal OK [$c client no-touch off]
+        assert_equal N [client_field [$c client info] flags]
+        assert_error "ERR syntax error" {$c client no-evict maybe}
+        assert_error "ERR syntax error" {$c client no-touch 1}
+        assert_error "ERR wrong number of arguments for 'client|no-evict' command" {$c client no-evict}
+        $c close
+    }
+
+    test "CLIENT NO-TOUCH: reads do not refresh the key's access time" {
+        r set touched v
+        ::harness::sleep_ms 2100
+        set c [redis_client]
+        $c client no-touch on
+        $c get touched
+        assert_morethan [r object idletime touched] 1
+        $c client no-touch off
+        $c get touched
+        assert_lessthan [r object idletime touched] 2
+        $c close
+    }
+
+    test "CLIENT HELP and unknown subcommands" {
+        set help [r client help]
+        assert_equal "CLIENT <subcommand> \[<arg> \[value\] \[opt\] ...\]. Subcommands are:" [lindex $help 0]
+        assert_equal "HELP" [lindex $help end-1]
+        assert_equal "    Prints this help." [lindex $help end]
+        assert [expr {"PAUSE <timeout> \[WRITE|ALL\]" in $help}]
+        assert_error "ERR unknown subcommand 'foo'. Try CLIENT HELP." {r client foo}
+        assert_error "ERR wrong number of arguments for 'client' command" {r client}
+        assert_error "ERR wrong number of arguments for 'client|id' command" {r client id x}
+    }
+}
+
+start_server {tags {client pause}} {
+    test "CLIENT PAUSE WRITE holds writes until UNPAUSE, reads go on" {
+        r set k before
+        assert_equal OK [r client pause 100000 write]
+        set rd [redis_deferring_client]
+        $rd set k after
+        $rd flush
+        wait_for_blocked_clients 1
+        assert_equal before [r get k]
+        assert_equal 0 [$rd ready]
+        assert_equal OK [r client unpause]
+        assert_equal OK [$rd read]
+        assert_equal after [r get k]
+        wait_for_blocked_clients 0
+        $rd close
+    }
+
+    test "A paused client's pipeline runs in order after the pause" {
+        r client pause 100000 write
+        set rd [redis_deferring_client]
+        $rd set seq 1
+        $rd incr seq
+        $rd get seq
+        $rd flush
+        wait_for_blocked_clients 1
+        r client unpause
+        assert_equal OK [$rd read]
+        assert_equal 2 [$rd read]
+        assert_equal 2 [$rd read]
+        $rd close
+    }
+
+    test "CLIENT PAUSE ALL holds every command, and ends by itself at the timeout" {
+        set timeout [::harness::scaled 300]
+        set start [clock milliseconds]
+        r client pause $timeout all
+        set rd [redis_deferring_client]
+        $rd ping
+        $rd flush
+        ::harness::sleep_ms 50
+        assert_equal 0 [$rd ready]
+        assert_equal PONG [$rd read]
+        assert {[clock milliseconds] - $start >= $timeout} "the command ran before the pause ended"
+        assert_equal PONG [r ping]
+        $rd close
+    }
+
+    test "A client that disconnects while paused is forgotten" {
+        r client pause 100000 write
+        set rd [redis_deferring_client]
+        $rd set gone 1
+        $rd flush
+        wait_for_blocked_clients 1
+        $rd close
+        wait_for_condition 50 20 {[s blocked_clients] == 0} else { fail "the closed client is still counted" }
+        r client unpause
+        assert_equal PONG [r ping]
+        assert_equal {} [r get gone]
+    }
+
+    test "A second, shorter PAUSE does not end the first one early" {
+        r client pause 100000 write
+        r client pause 10 write
+        ::harness::sleep_ms 50
+        set rd [redis_deferring_client]
+        $rd set still-paused 1
+        $rd flush
+        wait_for_blocked_clients 1
+        r client unpause
+        assert_equal OK [$rd read]
+        $rd close
+    }
+
+    test "CLIENT PAUSE errors" {
+        assert_error "ERR timeout is not an integer or out of range" {r client pause x}
+        assert_error "ERR timeout is negative" {r client pause -1}
+        assert_error "ERR CLIENT PAUSE mode must be WRITE or ALL" {r client pause 10 foo}
+        assert_error "ERR CLIENT PAUSE mode must be WRITE or ALL" {r client pause x foo}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP." \
+            {r client pause 10 all x}
+        assert_error "ERR wrong number of arguments for 'client|pause' command" {r client pause}
+        assert_error "ERR wrong number of arguments for 'client|unpause' command" {r client unpause x}
+        assert_equal OK [r client unpause]
+    }
+}
+
+start_server {tags {client monitor}} {
+    # The next line a MONITOR client receives, without its timestamp.
+    proc monitor_line {rd} {
+        set line [$rd read]
+        assert [regexp {^([0-9]+)\.([0-9]{6}) (\[.*)$} $line -> secs micros rest] "monitor line '$line'"
+        assert_range $secs [expr {[clock seconds] - 60}] [expr {[clock seconds] + 60}]
+        return $rest
+    }
+
+    test "MONITOR streams each executed command with db, client address and quoted args" {
+        set addr [client_field [r client info] addr]
+        set rd [redis_deferring_client]
+        $rd monitor
+        $rd flush
+        assert_equal OK [$rd read]
+        r set foo bar
+        r get foo
+        assert_equal "\[0 $addr\] \"set\" \"foo\" \"bar\"" [monitor_line $rd]
+        assert_equal "\[0 $addr\] \"get\" \"foo\"" [monitor_line $rd]
+        $rd close
+    }
+
+    test "MONITOR quotes binary arguments and shows integers as text" {
+        set rd [redis_deferring_client]
+        $rd monitor
+        $rd flush
+        $rd read
+        r set "a b" "x\x01\"y\n"
+        r set n 12345
+        set line [monitor_line $rd]
+        assert_equal {"set" "a b" "x\x01\"y\n"} [string range $line [string first {"set"} $line] end]
+        set line [monitor_line $rd]
+        assert_equal {"set" "n" "12345"} [string range $line [string first {"set"} $line] end]
+        $rd close
+    }
+
+    test "MONITOR shows the database the command ran in" {
+        set rd [redis_deferring_client]
+        $rd monitor
+        $rd flush
+        $rd read
+        r select 5
+        r set in-five 1
+        r select 0
+        monitor_line $rd
+        assert_match {\[5 *\] "set" "in-five" "1"} [monitor_line $rd]
+        $rd close
+    }
+
+    test "MONITOR hides admin commands and redacts AUTH and HELLO credentials" {
+        set rd [redis_deferring_client]
+        $rd monitor
+        $rd flush
+        $rd read
+        r slowlog len
+        r client list
+        catch {r auth my-secret}
+        catch {r hello 2 AUTH someone my-secret}
+        r ping
+        assert_match {*"auth" "(redacted)"} [monitor_line $rd]
+        assert_match {*"hello" "2" "AUTH" "(redacted)" "(redacted)"} [monitor_line $rd]
+        assert_match {*"ping"} [monitor_line $rd]
+        $rd close
+    }
+
+    test "MONITOR clients have the O flag and are dropped cleanly when they disconnect" {
+        set rd [redis_deferring_client]
+        $rd monitor
+        $rd flush
+        $rd read
+        assert_match "*flags=O *" [r client list]
+        $rd close
+        wait_for_condition 50 20 {![string match "*flags=O *" [r client list]]} else {
+            fail "the monitor is still listed"
+        }
+        r set after-monitor 1
+        assert_equal 1 [r get after-monitor]
+    }
+}

@@ -1,0 +1,277 @@
+# debug.tcl -- DEBUG: who may run it (enable-debug-command), its
+# subcommands (OBJECT, DIGEST, DIGEST-VALUE, SLEEP, SET-ACTIVE-EXPIRE,
+# POPULATE, PROTOCOL, ERROR, LOG, CHANGE-REPL-ID, COMMAND-TABLE, HELP), and
+# the crash report written when the server dies of SIGSEGV, SIGBUS, a stack
+# overflow, a failed assertion or a panic.
+#
+# Crash tests kill their own server on purpose, each in its own block, and
+# then read its log. They run natively and under QEMU (--wrapper): the
+# program counter must be decoded on every CPU we target; a backtrace is
+# required natively and, under an emulator, either present or explicitly
+# reported unavailable (it needs unwind tables on 32-bit ARM and SPARC64).
+
+set ::debug_not_allowed "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
+
+# Sends DEBUG <args>, which must kill the server; returns {how log} where
+# how is the harness's account of the death ("... killed by SIGSEGV ...").
+proc crash_server_with {args} {
+    set pid [srv pid]
+    set rd [redis_deferring_client]
+    $rd client setname crash-client
+    $rd debug {*}$args
+    $rd flush
+    if {![::harness::wait_pid_exit $pid [expr {1000 * [::harness::scaled 30]}]]} {
+        fail "DEBUG $args did not kill the server"
+    }
+    set how [::harness::dead_servers_report]
+    catch {$rd close}
+    return [list $how [::harness::read_file [srv stdout]]]
+}
+
+# The lines of LOG after the first one matching PATTERN.
+proc log_after {log pattern} {
+    set lines [split $log \n]
+    set i [lsearch -glob $lines $pattern]
+    if {$i < 0} { fail "no log line matches '$pattern'" }
+    return [lrange $lines [expr {$i + 1}] end]
+}
+
+# The checks every crash report must pass.
+proc assert_crash_report {log signal command} {
+    assert_match "*Redis * crashed by signal: * ($signal), si_code: *" $log
+    assert_match "*Crashed running the instruction at: 0x*" $log "the program counter of this CPU is decoded"
+    assert_match {*------ STACK TRACE ------*EIP:*\[0x*} $log
+    set trace [log_after $log "Backtrace:"]
+    set frames [llength [lsearch -all -glob [lrange $trace 0 20] {*\[0x*\]*}]]
+    if {$::harness::opt(wrapper) eq ""} {
+        assert {$frames >= 3} "a native build has a backtrace (got $frames frames)"
+    } elseif {$frames < 2} {
+        assert_match "*(backtrace unavailable: *" [join [lrange $trace 0 2] \n] "no frames must be said, not hidden"
+    }
+    assert_match "*------ REGISTERS ------*" $log
+    assert_match "*------ INFO OUTPUT ------*# Server*redis_version:*# Keyspace*" $log
+    assert_match "*------ CURRENT CLIENT INFO ------*name=crash-client *" $log
+    assert_match "*argv\\\[0\\\]: \"debug\"*argv\\\[1\\\]: \"$command\"*" $log
+    assert_match "*=== REDIS BUG REPORT END. Make sure to include from START to END. ===*" $log
+}
+
+start_server {tags {debug} overrides {enable-debug-command no}} {
+    test "DEBUG is refused when enable-debug-command is no" {
+        assert_error $::debug_not_allowed {r debug help}
+        assert_error $::debug_not_allowed {r debug segfault}
+        assert_equal PONG [r ping]
+    }
+}
+
+start_server {tags {debug} overrides {enable-debug-command local}} {
+    test "DEBUG with enable-debug-command local is allowed over loopback" {
+        assert_equal OK [r debug sleep 0]
+    }
+}
+
+start_server {tags {debug} overrides {enable-debug-command yes}} {
+    test "DEBUG OBJECT describes a value" {
+        r set obj-key hello
+        set line [r debug object obj-key]
+        assert_match "Value at:0x* refcount:1 encoding:embstr serializedlength:6 lru:* lru_seconds_idle:*" $line
+        r set obj-int 12345
+        assert_match "* encoding:int serializedlength:3 *" [r debug object obj-int]
+        r set obj-raw [string repeat x 100]
+        assert_match "* encoding:raw serializedlength:102 *" [r debug object obj-raw]
+        assert_error "ERR no such key" {r debug object no-such-key}
+    }
+
+    test "DEBUG DIGEST is 40 zeros for an empty dataset and changes with any write" {
+        r flushall
+        set zero [string repeat 0 40]
+        assert_equal $zero [r debug digest]
+        r set a 1
+        set one [r debug digest]
+        assert_match {[0-9a-f]*} $one
+        assert_equal 40 [string length $one]
+        assert_not_equal $zero $one
+        r set a 2
+        assert_not_equal $one [r debug digest]
+        r set a 1
+        assert_equal $one [r debug digest]
+        r del a
+        assert_equal $zero [r debug digest]
+    }
+
+    test "DEBUG DIGEST does not depend on insertion order, but on database and expire" {
+        r flushall
+        for {set i 0} {$i < 200} {incr i} { r set key:$i value:$i }
+        set forward [r debug digest]
+        r flushall
+        for {set i 199} {$i >= 0} {incr i -1} { r set key:$i value:$i }
+        assert_equal $forward [r debug digest]
+        r expire key:7 1000
+        set with_expire [r debug digest]
+        assert_not_equal $forward $with_expire
+        r persist key:7
+        assert_equal $forward [r debug digest]
+        r select 3
+        r set key:0 value:0
+        assert_not_equal $forward [r debug digest]
+        r del key:0
+        r select 0
+        assert_equal $forward [r debug digest]
+    }
+
+    test "DEBUG DIGEST-VALUE digests each key's value; a missing key gives zeros" {
+        r flushall
+        r set a b
+        # Redis 7 gives this digest for the string value "b"
+        assert_equal {b78559cd22bce6e6df712eb99ce7f3b08e8f8f1f} [r debug digest-value a]
+        r set c b
+        set both [r debug digest-value a c no-such-key]
+        assert_equal [lindex $both 0] [lindex $both 1] "same value, same digest whatever the key"
+        assert_equal [string repeat 0 40] [lindex $both 2]
+        # and the whole dataset {a: b} as Redis 7 digests it
+        r del c
+        assert_equal {479783d7290f02957dfbe3408a858ba13eea1709} [r debug digest]
+        assert_equal {} [r debug digest-value]
+    }
+
+    test "DEBUG SLEEP stops the server for the given (fractional) seconds" {
+        set start [clock milliseconds]
+        assert_equal OK [r debug sleep 0.2]
+        assert {[clock milliseconds] - $start >= 200}
+        assert_equal OK [r debug sleep 0]
+        assert_equal OK [r debug sleep -1]
+        assert_equal OK [r debug sleep not-a-number]
+    }
+
+    test "DEBUG SET-ACTIVE-EXPIRE 0 leaves expired keys in place until 1" {
+        r flushall
+        assert_equal OK [r debug set-active-expire 0]
+        r set short v px 20
+        ::harness::sleep_ms 300
+        assert_equal "keys=1,expires=1,avg_ttl=*" [regsub {avg_ttl=.*} [s db0] {avg_ttl=*}]
+        assert_equal OK [r debug set-active-expire 1]
+        wait_for_condition 100 20 {[s db0] eq ""} else { fail "the expired key was never removed: [s db0]" }
+    }
+
+    test "DEBUG POPULATE creates keys, skipping existing ones" {
+        r flushall
+        r set key:3 mine
+        assert_equal OK [r debug populate 10]
+        assert_match "keys=10,*" [s db0]
+        assert_equal value:0 [r get key:0]
+        assert_equal mine [r get key:3]
+        assert_equal OK [r debug populate 3 p 20]
+        assert_equal 20 [string length [r get p:2]]
+        assert_equal "value:2" [string range [r get p:2] 0 6]
+        assert_equal OK [r debug populate 2 q 3]
+        assert_equal val [r get q:1]
+        assert_error "ERR value is out of range, must be positive" {r debug populate -1}
+        assert_error "ERR value is out of range, must be positive" {r debug populate 1 x -5}
+    }
+
+    test "DEBUG PROTOCOL replies each RESP type" {
+        assert_equal "Hello World" [r debug protocol string]
+        assert_equal 12345 [r debug protocol integer]
+        assert_equal 3.141 [r debug protocol double]
+        assert_equal {0 1 2} [r debug protocol array]
+        assert_equal {0 1 2} [r debug protocol set]
+        assert_equal {0 0 1 1 2 0} [r debug protocol map]
+        assert_equal {} [r debug protocol null]
+        assert_equal 1 [r debug protocol true]
+        assert_equal "This is a verbatim\nstring" [r debug protocol verbatim]
+        assert_error "ERR RESP2 is not supported by this command" {r debug protocol push}
+        assert_error "ERR Wrong protocol type name*" {r debug protocol nope}
+        set c [redis_client -readraw 1]
+        $c hello 3
+        $c close
+        set c [redis_client]
+        $c hello 3
+        $c readraw 1
+        assert_equal ",3.141" [$c debug protocol double]
+        assert_equal "#t" [$c debug protocol true]
+        assert_equal "_" [$c debug protocol null]
+        assert_equal "%3" [$c debug protocol map]
+        $c close
+    }
+
+    test "DEBUG ERROR replies the given error; DEBUG LOG writes to the log" {
+        assert_error "MYERR the text" {r debug error "MYERR the text"}
+        assert_equal OK [r debug log "a marker 12345"]
+        wait_for_log "*DEBUG LOG: a marker 12345*"
+    }
+
+    test "DEBUG CHANGE-REPL-ID gives the server a new replication id" {
+        set before [s master_replid]
+        assert_equal OK [r debug change-repl-id]
+        assert_not_equal $before [s master_replid]
+        assert_equal 40 [string length [s master_replid]]
+    }
+
+    test "DEBUG COMMAND-TABLE counts table entries and registered commands" {
+        set table [r debug command-table]
+        assert_equal [dict get $table registered] [r command count]
+        set missing_top_level [lsearch -all -inline -not [dict get $table missing] *|*]
+        assert_equal [dict get $table entries] [expr {[dict get $table registered] + [llength $missing_top_level]}]
+        assert_morethan [dict get $table subcommand-entries] 0
+        assert {[dict get $table registered-subcommands] <= [dict get $table subcommand-entries]}
+    }
+
+    test "DEBUG HELP and errors" {
+        set help [r debug help]
+        assert_equal "DEBUG <subcommand> \[<arg> \[value\] \[opt\] ...\]. Subcommands are:" [lindex $help 0]
+        foreach line {SEGFAULT SIGBUS "SLEEP <seconds>" DIGEST "OBJECT <key>"} {
+            assert [expr {$line in $help}] "DEBUG HELP mentions $line"
+        }
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'foo'. Try DEBUG HELP." {r debug foo}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'sleep'. Try DEBUG HELP." {r debug sleep}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'object'. Try DEBUG HELP." {r debug object a b}
+        assert_error "ERR wrong number of arguments for 'debug' command" {r debug}
+    }
+}
+
+# ---- crash reports ----------------------------------------------------------------------------
+
+start_server {tags {debug crash external:skip}} {
+    test "DEBUG SEGFAULT: a real SIGSEGV, reported with address, pc, stack, registers, INFO and client" {
+        lassign [crash_server_with segfault] how log
+        assert_match "*killed by SIGSEGV*" $how
+        assert_match "*crash report in the log: yes*" $how
+        assert_match "*Accessing address: 0x*" $log
+        assert_crash_report $log SIGSEGV segfault
+    }
+}
+
+start_server {tags {debug crash external:skip}} {
+    test "DEBUG SIGBUS: a real SIGBUS is reported the same way" {
+        lassign [crash_server_with sigbus] how log
+        assert_match "*killed by SIGBUS*" $how
+        assert_match "*Accessing address: 0x*" $log
+        assert_crash_report $log SIGBUS sigbus
+    }
+}
+
+start_server {tags {debug crash external:skip}} {
+    test "DEBUG STACKOVERFLOW: the report is written from the alternate signal stack" {
+        lassign [crash_server_with stackoverflow] how log
+        assert_match "*killed by SIGSEGV*" $how
+        assert_crash_report $log SIGSEGV stackoverflow
+    }
+}
+
+start_server {tags {debug crash external:skip}} {
+    test "DEBUG ASSERT: the failed assertion is logged, then the SIGABRT report" {
+        lassign [crash_server_with assert] how log
+        assert_match "*killed by SIGABRT*" $how
+        assert_match "*=== ASSERTION FAILED ===*==> *debug.c:* '1 == 2' is not true*crashed by signal*" $log
+        assert_match "*Killed by PID: *" $log
+        assert_crash_report $log SIGABRT assert
+    }
+}
+
+start_server {tags {debug crash external:skip}} {
+    test "DEBUG PANIC: the panic message is logged, then the SIGABRT report" {
+        lassign [crash_server_with panic] how log
+        assert_match "*killed by SIGABRT*" $how
+        assert_match "*!!! Software Failure. Press left mouse button to continue*Guru Meditation: DEBUG PANIC called at Unix time * #*debug.c:*" $log
+        assert_crash_report $log SIGABRT panic
+    }
+}

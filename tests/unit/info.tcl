@@ -1,0 +1,284 @@
+# info.tcl -- INFO: section selection and order, the text format, RESP3
+# verbatim replies, and the counters behind the fields (commands, errors,
+# keyspace hits, per-command stats, keyspace sizes, instantaneous ops).
+#
+# Counters are checked as differences between two INFO calls, so the tests
+# do not depend on what ran before them in the same server.
+
+# The "# Title" lines of an INFO reply, in order.
+proc info_titles {text} {
+    set titles {}
+    foreach line [split $text \n] {
+        if {[regexp {^# (\S+)\r$} $line -> title]} { lappend titles $title }
+    }
+    return $titles
+}
+
+# The cmdstat_<name> line's fields as a dict (calls usec usec_per_call ...),
+# or an empty dict when the command has no stats yet.
+proc cmdstat {name} {
+    set line [info_field [r info commandstats] cmdstat_$name]
+    set out {}
+    foreach pair [split $line ,] {
+        lassign [split $pair =] k v
+        if {$k ne ""} { dict set out $k $v }
+    }
+    return $out
+}
+
+proc cmdstat_field {name field} {
+    set stats [cmdstat $name]
+    if {[dict exists $stats $field]} { return [dict get $stats $field] }
+    return 0
+}
+
+# How INFO writes a byte count: 1023B, 1.00K, 2.50M ... up to E.
+proc bytes_to_human {n} {
+    if {$n < 1024} { return "${n}B" }
+    set d [expr {$n / 1024.0}]
+    foreach unit {K M G T P} {
+        if {$d < 1024} { return [format %.2f%s $d $unit] }
+        set d [expr {$d / 1024}]
+    }
+    return [format %.2fE $d]
+}
+
+proc errorstat {code} {
+    set line [info_field [r info errorstats] errorstat_$code]
+    if {$line eq ""} { return 0 }
+    regexp {^count=(\d+)$} $line -> n
+    return $n
+}
+
+start_server {tags {info}} {
+    test "INFO with no argument lists the default sections in Redis's order" {
+        assert_equal {Server Clients Memory Persistence Stats Replication CPU Modules Errorstats Cluster Keyspace} \
+            [info_titles [r info]]
+        assert_equal [info_titles [r info]] [info_titles [r info default]]
+    }
+
+    test "INFO all and everything add Commandstats and Latencystats" {
+        set all {Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Errorstats Latencystats Cluster Keyspace}
+        assert_equal $all [info_titles [r info all]]
+        assert_equal $all [info_titles [r info everything]]
+    }
+
+    test "INFO sections are case-insensitive and always come out in the same order" {
+        assert_equal {Server Clients} [info_titles [r info CLIENTS server]]
+        assert_equal {Commandstats Keyspace} [info_titles [r info keyspace commandstats keyspace]]
+        assert_equal {CPU} [info_titles [r info Cpu]]
+    }
+
+    test "INFO with an unknown section is empty, and unknown names are ignored" {
+        assert_equal "" [r info no-such-section]
+        assert_equal {Server} [info_titles [r info no-such-section server]]
+    }
+
+    test "INFO text format: CRLF lines, field:value, one blank line between sections" {
+        set text [r info all]
+        assert_equal "# Server\r\n" [string range $text 0 9]
+        assert_equal "\r\n" [string range $text end-1 end]
+        assert_no_match "*\r\n\r\n\r\n*" $text
+        set lines [split [string range $text 0 end-1] \n]
+        set previous ""
+        foreach line $lines {
+            assert_equal "\r" [string index $line end] "line '$line' must end with CRLF"
+            set line [string range $line 0 end-1]
+            if {$line eq ""} {
+                assert_match "?*" $previous "no two blank lines in a row"
+            } elseif {![string match "# *" $line]} {
+                assert_match {[a-z]*:*} $line
+                assert_no_match "* *:*" [lindex [split $line :] 0]
+            }
+            set previous $line
+        }
+        # A section header follows each blank line.
+        assert_equal [expr {[llength [info_titles $text]] - 1}] \
+            [llength [regexp -all -inline {\r\n\r\n# } $text]]
+    }
+
+    test "RESP3 clients get INFO as a verbatim string (txt), RESP2 clients a bulk string" {
+        set c [redis_client]
+        $c hello 3
+        $c readraw 1
+        set header [$c info server]
+        set payload [$c read]
+        assert_match {=*} $header
+        assert_equal [string range $header 1 end] [string length $payload]
+        assert_equal "txt:# Server\r\n" [string range $payload 0 13]
+        $c close
+        set c [redis_client -readraw 1]
+        assert_match {$*} [$c info server]
+        assert_equal "# Server\r\n" [string range [$c read] 0 9]
+        $c close
+    }
+
+    test "INFO server describes this process" {
+        assert_match "7.*" [s redis_version]
+        assert_equal standalone [s redis_mode]
+        if {[srv pid] ne ""} { assert_equal [srv pid] [s process_id] }
+        assert_equal [srv port] [s tcp_port]
+        assert [expr {[s arch_bits] in {32 64}}]
+        assert [expr {[s multiplexing_api] in {epoll kqueue poll}}]
+        assert_match {[0-9a-f]*} [s run_id]
+        assert_equal 40 [string length [s run_id]]
+        assert_equal [s run_id] [s run_id] "the run id is stable"
+        assert [string is integer -strict [s uptime_in_seconds]]
+        assert_equal [expr {[s uptime_in_seconds] / 86400}] [s uptime_in_days]
+        assert_range [s hz] 1 500
+        assert [string is integer -strict [s lru_clock]]
+        assert_match "?*" [s executable]
+    }
+
+    test "INFO clients counts connections" {
+        set before [s connected_clients]
+        set c [redis_client]
+        $c ping
+        assert_equal [expr {$before + 1}] [s connected_clients]
+        $c close
+        wait_for_condition 50 20 {[s connected_clients] == $before} else {
+            fail "connected_clients stayed at [s connected_clients]"
+        }
+        assert_equal 0 [s blocked_clients]
+        assert_morethan [s maxclients] 0
+    }
+
+    test "INFO memory reports sizes and their human-readable forms" {
+        set memory [r info memory]
+        foreach field {used_memory used_memory_rss used_memory_peak maxmemory total_system_memory} {
+            set bytes [info_field $memory $field]
+            assert [string is wide -strict $bytes] "$field is an integer"
+            assert_equal [bytes_to_human $bytes] [info_field $memory ${field}_human] $field
+        }
+        assert {[info_field $memory used_memory_peak] >= [info_field $memory used_memory]}
+        assert_equal noeviction [s maxmemory_policy]
+        assert_match "?*" [s mem_allocator]
+        set before [s used_memory]
+        r set big-value [string repeat x 200000]
+        assert_morethan [s used_memory] [expr {$before + 150000}]
+        r del big-value
+    }
+
+    test "INFO persistence: changes since the last save count writes" {
+        set before [s rdb_changes_since_last_save]
+        r set p1 a
+        r set p2 b
+        assert_equal [expr {$before + 2}] [s rdb_changes_since_last_save]
+        assert_equal 0 [s loading]
+        assert_equal 0 [s rdb_bgsave_in_progress]
+        assert_equal 0 [s aof_rewrite_in_progress]
+        assert [string is integer -strict [s rdb_last_save_time]]
+    }
+
+    test "INFO stats: total_commands_processed counts every command, INFO included" {
+        set before [s total_commands_processed]
+        r ping
+        r ping
+        r ping
+        # the first INFO and three PINGs
+        assert_equal [expr {$before + 4}] [s total_commands_processed]
+    }
+
+    test "INFO stats: keyspace hits and misses" {
+        r set hit-key v
+        set hits [s keyspace_hits]
+        set misses [s keyspace_misses]
+        r get hit-key
+        r get hit-key
+        r get no-such-key
+        assert_equal [expr {$hits + 2}] [s keyspace_hits]
+        assert_equal [expr {$misses + 1}] [s keyspace_misses]
+    }
+
+    test "INFO stats: connections received and network bytes grow" {
+        set conns [s total_connections_received]
+        set in [s total_net_input_bytes]
+        set c [redis_client]
+        $c ping
+        $c close
+        assert_equal [expr {$conns + 1}] [s total_connections_received]
+        assert_morethan [s total_net_input_bytes] $in
+        assert_morethan [s total_net_output_bytes] 0
+    }
+
+    test "INFO stats: instantaneous_ops_per_sec sees a burst of commands" {
+        set rd [redis_deferring_client]
+        set seen 0
+        for {set round 0} {$round < 100 && !$seen} {incr round} {
+            for {set i 0} {$i < 200} {incr i} { $rd ping }
+            $rd flush
+            for {set i 0} {$i < 200} {incr i} { $rd read }
+            set seen [expr {[s instantaneous_ops_per_sec] > 0}]
+        }
+        $rd close
+        assert $seen "instantaneous_ops_per_sec never went above 0"
+    }
+
+    test "INFO stats and errorstats count error replies by their code" {
+        set total [s total_error_replies]
+        set err [errorstat ERR]
+        catch {r no-such-command}
+        catch {r set}
+        assert_equal [expr {$err + 2}] [errorstat ERR]
+        catch {r debug error "MYCODE something failed"}
+        assert_equal 1 [errorstat MYCODE]
+        assert_equal [expr {$total + 3}] [s total_error_replies]
+    }
+
+    test "INFO commandstats: calls, usec, usec_per_call, rejected and failed calls" {
+        set calls [cmdstat_field set calls]
+        r set cs1 a
+        r set cs2 b
+        set stats [cmdstat set]
+        assert_equal [expr {$calls + 2}] [dict get $stats calls]
+        assert [string is integer -strict [dict get $stats usec]]
+        assert_match {*.??} [dict get $stats usec_per_call]
+        set expected [expr {double([dict get $stats usec]) / [dict get $stats calls]}]
+        assert_range [dict get $stats usec_per_call] [expr {$expected - 0.01}] [expr {$expected + 0.01}]
+
+        set rejected [cmdstat_field set rejected_calls]
+        catch {r set only-a-key}
+        assert_equal [expr {$rejected + 1}] [cmdstat_field set rejected_calls]
+
+        r set not-a-number abc
+        set failed [cmdstat_field incr failed_calls]
+        catch {r incr not-a-number}
+        assert_equal [expr {$failed + 1}] [cmdstat_field incr failed_calls]
+    }
+
+    test "INFO commandstats names subcommands parent|sub" {
+        r client id
+        assert_morethan [cmdstat_field client|id calls] 0
+        assert_match "*cmdstat_client|id:calls=*" [r info commandstats]
+    }
+
+    test "INFO keyspace lists only databases with keys, with expires and avg_ttl" {
+        r flushall
+        assert_equal "# Keyspace\r\n" [r info keyspace]
+        r set k1 v
+        r set k2 v ex 1000
+        assert_match "keys=2,expires=1,avg_ttl=*" [s db0]
+        r select 9
+        r set other v
+        assert_equal "keys=1,expires=0,avg_ttl=0" [s db9]
+        r select 0
+        assert_equal {} [s db1]
+    }
+
+    test "INFO cpu reports seconds with microsecond precision" {
+        foreach field {used_cpu_sys used_cpu_user used_cpu_sys_children used_cpu_user_children} {
+            assert_match {*.??????} [s $field]
+            assert [string is double -strict [s $field]]
+        }
+    }
+
+    test "INFO replication of a standalone server" {
+        assert_equal master [s role]
+        assert_equal 0 [s connected_slaves]
+        assert_equal 40 [string length [s master_replid]]
+    }
+
+    test "INFO cluster says cluster mode is off" {
+        assert_equal 0 [s cluster_enabled]
+    }
+}

@@ -1,0 +1,282 @@
+# networking.tcl -- connections and their limits: the unix socket, many
+# concurrent clients, maxclients, the idle timeout, the output buffer hard
+# limit, the query buffer limit, clients that vanish mid-reply, and
+# protected mode.
+#
+# Design decisions:
+# - Each limit gets its own server block with the directive in its config
+#   file, so the tests do not depend on CONFIG SET.
+# - "The server closed the connection" is observed from the client side
+#   (end of file on read), never from CLIENT LIST or INFO, so these tests
+#   only need the networking layer itself.
+# - Protected mode needs an address that is not loopback; the test skips
+#   itself when the machine has none.
+
+# The server closed C: reading reports end of file or a reset.
+proc assert_closed_by_server {c} {
+    if {![catch {$c read} reply opts]} {
+        fail "expected the server to close the connection, it replied '$reply'"
+    }
+    assert_match {RESP EOF} [lrange [dict get $opts -errorcode] 0 1] \
+        "expected end of file, got '$reply'"
+}
+
+# Reads replies from C until the server closes it; returns how many there
+# were (fails if the connection stays open for MAX replies).
+proc count_replies_until_closed {c max} {
+    for {set n 0} {$n < $max} {incr n} {
+        if {[catch {$c read} reply opts]} {
+            set code [lindex [dict get $opts -errorcode] 1]
+            if {$code in {EOF IO}} { return $n }
+            if {[lindex [dict get $opts -errorcode] 0] eq "REDIS"} { continue }
+            return -options $opts $reply
+        }
+    }
+    fail "the connection was still open after $max replies"
+}
+
+# True when C was closed by the server, without sending anything on it.
+proc closed_by_server {c} {
+    $c blocking 0
+    set code [catch {$c read} reply opts]
+    $c blocking 1
+    if {$code == 0} { return 0 }
+    return [expr {[lindex [dict get $opts -errorcode] 1] in {EOF IO}}]
+}
+
+# The first IPv4 address of this machine that is not loopback, or "".
+proc external_ipv4 {} {
+    foreach cmd {{hostname -I} {hostname -i}} {
+        if {[catch {exec {*}$cmd 2>/dev/null} out]} { continue }
+        foreach addr $out {
+            if {[regexp {^\d+\.\d+\.\d+\.\d+$} $addr] && ![string match 127.* $addr]} {
+                return $addr
+            }
+        }
+    }
+    return ""
+}
+
+start_server {tags {networking}} {
+    test "100 concurrent clients each see their own replies" {
+        set clients {}
+        for {set i 0} {$i < 100} {incr i} { lappend clients [redis_deferring_client] }
+        set i 0
+        foreach c $clients {
+            $c set client:$i $i
+            $c incr client:$i
+            $c get client:$i
+            $c flush
+            incr i
+        }
+        set i 0
+        foreach c $clients {
+            assert_equal OK [$c read]
+            assert_equal [expr {$i + 1}] [$c read]
+            assert_equal [expr {$i + 1}] [$c read]
+            $c close
+            incr i
+        }
+    }
+
+    test "A client that disconnects with a big reply pending" {
+        r set big [string repeat x 5000000]
+        for {set i 0} {$i < 5} {incr i} {
+            set c [redis_deferring_client]
+            $c get big
+            $c get big
+            $c flush
+            $c close
+        }
+        assert_equal PONG [r ping]
+        assert_equal 5000000 [r strlen big]
+    }
+
+    test "A client that disconnects in the middle of a pipeline" {
+        set c [redis_deferring_client]
+        for {set i 0} {$i < 5000} {incr i} { $c set pipe:$i $i }
+        $c flush
+        $c close
+        assert_equal PONG [r ping]
+        # The server may have run some or all of the pipeline, in order.
+        set last -1
+        for {set i 0} {$i < 5000} {incr i} {
+            if {[r exists pipe:$i]} {
+                assert_equal [expr {$last + 1}] $i "pipeline ran out of order"
+                set last $i
+            }
+        }
+    }
+}
+
+start_server {tags {networking unixsocket} unixsocket 1} {
+    test "Commands over the unix socket, seen over TCP" {
+        set c [redis_client -unix 1]
+        assert_equal PONG [$c ping]
+        assert_equal OK [$c set via unix]
+        assert_equal unix [r get via]
+        r set back tcp
+        assert_equal tcp [$c get back]
+        $c close
+    }
+
+    test "A big value and a pipeline over the unix socket" {
+        set c [redis_client -unix 1]
+        set big [string repeat "unix\x00sock" 300000]
+        $c set big $big
+        assert_equal $big [$c get big]
+        $c deferred 1
+        for {set i 0} {$i < 1000} {incr i} { $c incr ucounter }
+        $c flush
+        for {set i 1} {$i <= 1000} {incr i} { assert_equal $i [$c read] }
+        $c close
+    }
+
+    test "The unix socket file exists with the configured permissions" {
+        set path [srv unixsocket]
+        assert_equal socket [file type $path]
+        assert_equal 0700 [format %04o [expr {[file attributes $path -permissions] & 0777}]]
+    }
+}
+
+start_server {tags {networking unixsocket} unixsocket 1 overrides {port 0}} {
+    test "With port 0 the server listens on the unix socket only" {
+        assert_equal PONG [r ping]
+        r set only unix
+        set c [redis_client -unix 1]
+        assert_equal unix [$c get only]
+        $c close
+    }
+}
+
+start_server {tags {networking} overrides {maxclients 10}} {
+    test "maxclients: the client past the limit is refused" {
+        # The default client r is the first of the ten.
+        r ping
+        set clients {}
+        for {set i 1} {$i < 10} {incr i} {
+            set c [redis_client]
+            assert_equal PONG [$c ping]
+            lappend clients $c
+        }
+        set extra [redis_client]
+        assert_error "ERR max number of clients reached" {$extra ping}
+        $extra close
+        assert_equal PONG [r ping]
+        # Once a client leaves, a new one is accepted.
+        [lindex $clients 0] close
+        set clients [lrange $clients 1 end]
+        wait_for_condition 50 20 {
+            ![catch {set c [redis_client]; $c ping} reply] && $reply eq "PONG"
+        } else {
+            fail "no new client accepted after one left: $reply"
+        }
+        foreach c $clients { $c close }
+    }
+}
+
+start_server {tags {networking} overrides {timeout 1}} {
+    test "timeout: an idle client is closed, an active one is not" {
+        set idle [redis_client]
+        set busy [redis_client]
+        assert_equal PONG [$idle ping]
+        assert_equal PONG [$busy ping]
+        wait_for_condition 100 100 {[$busy ping] eq "PONG" && [closed_by_server $idle]} else {
+            fail "the idle client was not closed"
+        }
+        assert_equal PONG [$busy ping]
+        $idle close
+        $busy close
+    }
+}
+
+start_server {tags {networking} overrides {client-output-buffer-limit {normal 100kb 0 0}}} {
+    test "Output buffer hard limit: a reply over the limit closes the client" {
+        set c [redis_client]
+        $c set small [string repeat x 1000]
+        assert_equal 1000 [string length [$c get small]]
+        $c set huge [string repeat x 1000000]
+        $c deferred 1
+        $c get huge
+        $c flush
+        assert_closed_by_server $c
+        $c close
+        set c2 [redis_client]
+        assert_equal PONG [$c2 ping]
+        assert_equal 1000000 [$c2 strlen huge]
+        $c2 close
+    }
+
+    test "Output buffer hard limit: a client that does not read is closed" {
+        set c [redis_deferring_client]
+        set payload ""
+        for {set i 0} {$i < 2000} {incr i} { append payload "GET small\r\n" }
+        for {set i 0} {$i < 200} {incr i} { append payload "GETRANGE huge 0 99999\r\n" }
+        # The server may close the connection while we are still writing.
+        catch {$c write $payload; $c flush}
+        set n [count_replies_until_closed $c 2200]
+        assert_lessthan $n 2200
+        set c2 [redis_client]
+        assert_equal PONG [$c2 ping]
+        $c2 close
+    }
+}
+
+start_server {tags {networking} overrides {client-query-buffer-limit 1mb}} {
+    test "Query buffer limit: an argument beyond it closes the client" {
+        set c [redis_client -readraw 1]
+        catch {
+            $c write "*3\r\n\$3\r\nSET\r\n\$1\r\nk\r\n\$1500000\r\n[string repeat y 1200000]"
+            $c flush
+        }
+        assert_closed_by_server $c
+        $c close
+        set c2 [redis_client]
+        assert_equal PONG [$c2 ping]
+        assert_equal 0 [$c2 exists k]
+        $c2 close
+    }
+
+    test "Query buffer limit: values below it are fine" {
+        set c [redis_client]
+        set v [string repeat z 1000000]
+        assert_equal OK [$c set k $v]
+        assert_equal $v [$c get k]
+        $c close
+    }
+}
+
+start_server {tags {networking} overrides {bind 0.0.0.0 protected-mode yes}} {
+    test "Protected mode refuses non-loopback clients when there is no password" {
+        set ip [external_ipv4]
+        if {$ip eq ""} { skip "this machine has no non-loopback IPv4 address" }
+        set c [::resp::connect $ip [srv port] -readraw 1]
+        set reply [$c ping]
+        assert_match "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user.*" $reply
+        assert_closed_by_server $c
+        $c close
+        assert_equal PONG [r ping]
+    }
+}
+
+start_server {tags {networking} overrides {bind 0.0.0.0 protected-mode no}} {
+    test "Without protected mode non-loopback clients are served" {
+        set ip [external_ipv4]
+        if {$ip eq ""} { skip "this machine has no non-loopback IPv4 address" }
+        set c [::resp::connect $ip [srv port]]
+        assert_equal PONG [$c ping]
+        $c close
+    }
+}
+
+start_server {tags {networking} overrides {bind 0.0.0.0 protected-mode yes requirepass secret}} {
+    test "Protected mode does not apply when a password is set" {
+        set ip [external_ipv4]
+        if {$ip eq ""} { skip "this machine has no non-loopback IPv4 address" }
+        set c [::resp::connect $ip [srv port]]
+        assert_error "NOAUTH Authentication required." {$c ping}
+        assert_equal OK [$c auth secret]
+        assert_equal PONG [$c ping]
+        $c close
+    }
+}
