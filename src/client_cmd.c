@@ -232,11 +232,15 @@ static void clientKillCommand(client *c) {
 #define PAUSE_WRITE 1
 #define PAUSE_ALL 2
 
+typedef struct postponedClient {
+    uint64_t id;
+} postponedClient;
+
 static struct {
     int type;               /* PAUSE_* */
     long long end_ms;       /* unix ms */
     long long timer_id;     /* -1: none */
-    list *waiting_ids;      /* uint64_t* of the postponed clients, in order */
+    list *waiting;          /* postponedClient* in the order they were paused */
 } pause_state = {PAUSE_NONE, 0, -1, NULL};
 
 int clientsArePaused(void) { return pause_state.type != PAUSE_NONE; }
@@ -246,13 +250,13 @@ static int commandMayWrite(redisCommand *cmd) { return cmd->flags & (CMD_WRITE |
 int postponeCommandIfPaused(client *c) {
     if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & CLIENT_FAKE) return 0;
     if (pause_state.type == PAUSE_WRITE && !commandMayWrite(c->cmd)) return 0;
-    if (pause_state.waiting_ids == NULL) {
-        pause_state.waiting_ids = listCreate();
-        listSetFreeMethod(pause_state.waiting_ids, zfree);
+    if (pause_state.waiting == NULL) {
+        pause_state.waiting = listCreate();
+        listSetFreeMethod(pause_state.waiting, zfree);
     }
-    uint64_t *id = zmalloc(sizeof(*id));
-    *id = c->id;
-    listAddNodeTail(pause_state.waiting_ids, id);
+    postponedClient *entry = zmalloc(sizeof(*entry));
+    entry->id = c->id;
+    listAddNodeTail(pause_state.waiting, entry);
     c->flags |= CLIENT_BLOCKED;
     return 1;
 }
@@ -269,18 +273,25 @@ static void resumeClient(client *c) {
 }
 
 /* Runs from a timer, never inside another command, so the resumed commands
- * execute exactly as if they had just arrived. */
+ * execute exactly as if they had just arrived. Each client is looked up
+ * afresh (O(clients) per resumed client): a resumed command may itself
+ * disconnect others (CLIENT KILL), so no pointer is kept across them. */
 static int resumePausedClientsProc(struct aeEventLoop *el, long long id, void *data) {
     (void)el; (void)id;
-    list *ids = data;
-    while (listLength(ids)) {
-        listNode *ln = listFirst(ids);
-        client *c = clientById(*(uint64_t *)listNodeValue(ln));
-        listDelNode(ids, ln);
+    list *waiting = data;
+    while (listLength(waiting)) {
+        listNode *ln = listFirst(waiting);
+        postponedClient *entry = listNodeValue(ln);
+        client *c = clientById(entry->id);
+        listDelNode(waiting, ln);
         if (c && c->flags & CLIENT_BLOCKED) resumeClient(c);
     }
-    listRelease(ids);
     return AE_NOMORE;
+}
+
+static void releaseWaitingList(struct aeEventLoop *el, void *data) {
+    (void)el;
+    listRelease(data);
 }
 
 static void unpauseClients(void) {
@@ -288,9 +299,9 @@ static void unpauseClients(void) {
     pause_state.timer_id = -1;
     pause_state.type = PAUSE_NONE;
     pause_state.end_ms = 0;
-    list *ids = pause_state.waiting_ids;
-    pause_state.waiting_ids = NULL;
-    if (ids && aeCreateTimeEvent(server.el, 0, resumePausedClientsProc, ids, NULL) == AE_ERR)
+    list *waiting = pause_state.waiting;
+    pause_state.waiting = NULL;
+    if (waiting && aeCreateTimeEvent(server.el, 0, resumePausedClientsProc, waiting, releaseWaitingList) == AE_ERR)
         serverPanic("Can't create the CLIENT UNPAUSE timer.");
 }
 

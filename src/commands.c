@@ -370,7 +370,7 @@ redisCommand redisCommandTable[] = {
     CMD("ping", pingCommand, -1, CMD_FAST, 0, 0, 0, "connection", "1.0.0",
         "Returns the server's liveliness response.",
         "[message]", NULL),
-    CMD("echo", echoCommand, 2, CMD_FAST, 0, 0, 0, "connection", "1.0.0",
+    CMD("echo", echoCommand, 2, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, "connection", "1.0.0",
         "Returns the given string.",
         "message", NULL),
     CMD("quit", quitCommand, -1, CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH, 0, 0, 0, "connection", "1.0.0",

@@ -283,6 +283,28 @@ static int parseOctal(const char *s, unsigned long long *out) {
     return 1;
 }
 
+/* memtoull(), except that a size without digits ("" or "kb") is 0, as Redis
+ * reads it. */
+static unsigned long long configMemtoull(const char *s, int *err) {
+    if (*s >= '0' && *s <= '9') return memtoull(s, err);
+    sds padded = sdscat(sdsnew("0"), s);
+    unsigned long long v = memtoull(padded, err);
+    sdsfree(padded);
+    return v;
+}
+
+/* What strtoll() accepts (a sign, leading zeros), but the whole string must
+ * be a number and fit: Redis reads save points and output-buffer seconds
+ * this way. */
+static int parseLenientLongLong(const char *s, long long *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE) return 0;
+    *out = v;
+    return 1;
+}
+
 static sds outOfRangeError(const configEntry *e) {
     if (e->flags & CF_OCTAL)
         return sdscatprintf(sdsempty(), "argument must be between %llo and %llo inclusive", e->umin, e->umax);
@@ -296,7 +318,7 @@ static int parseUnsignedValue(const configEntry *e, const char *s, unsigned long
     long long negative;
     int memerr = 0;
     if (e->flags & CF_MEMORY) {
-        v = memtoull(s, &memerr);
+        v = configMemtoull(s, &memerr);
         if (memerr) {
             *err = sdsnew("argument must be a memory value");
             return C_ERR;
@@ -323,7 +345,7 @@ static int parseSignedValue(const configEntry *e, const char *s, long long *out,
     long long v;
     if (e->flags & CF_MEMORY) {
         int memerr = 0;
-        unsigned long long u = memtoull(s, &memerr);
+        unsigned long long u = configMemtoull(s, &memerr);
         if (memerr) {
             *err = sdsnew("argument must be a memory value");
             return C_ERR;
@@ -513,8 +535,8 @@ static int rewriteBind(const char *name, sds **lines) {
 
 static int parseSavePoint(const char *seconds, const char *changes, struct saveparam *out) {
     long long secs, chg;
-    if (!string2ll(seconds, strlen(seconds), &secs) || secs < 1 || (long long)(time_t)secs != secs) return 0;
-    if (!string2ll(changes, strlen(changes), &chg) || chg < 0 || chg > INT_MAX) return 0;
+    if (!parseLenientLongLong(seconds, &secs) || secs < 1 || (long long)(time_t)secs != secs) return 0;
+    if (!parseLenientLongLong(changes, &chg) || chg < 0 || chg > INT_MAX) return 0;
     out->seconds = (time_t)secs;
     out->changes = (int)chg;
     return 1;
@@ -580,10 +602,10 @@ static int obufClassByName(const char *name) {
 static int parseObufLimit(sds *words, clientBufferLimitsConfig *out) {
     int hard_err = 0, soft_err = 0;
     long long seconds;
-    out->hard_limit_bytes = memtoull(words[0], &hard_err);
-    out->soft_limit_bytes = memtoull(words[1], &soft_err);
+    out->hard_limit_bytes = configMemtoull(words[0], &hard_err);
+    out->soft_limit_bytes = configMemtoull(words[1], &soft_err);
     if (hard_err || soft_err) return 0;
-    if (!string2ll(words[2], sdslen(words[2]), &seconds) || seconds < 0) return 0;
+    if (!parseLenientLongLong(words[2], &seconds) || seconds < 0) return 0;
     if ((long long)(time_t)seconds != seconds) return 0;
     out->soft_limit_seconds = (time_t)seconds;
     return 1;
@@ -937,6 +959,24 @@ static int loadInclude(configLoader *l, const char *name, int linenum, const cha
     return res;
 }
 
+/* Sets a directive from the words of a line. A multi-word directive given
+ * as one non-empty quoted word (--save "60 10" on the command line) is
+ * split again, as Redis does. */
+static int loadDirectiveArgs(configLoader *l, const configEntry *e, sds *argv, int argc, sds *err) {
+    int accumulate = l->seen[configIndex(e)];
+    if (!(e->flags & CF_MULTI_ARG) || argc != 1 || sdslen(argv[0]) == 0)
+        return configSetArgs(e, argv, argc, accumulate, err);
+    int wordc = 0;
+    sds *words = sdssplitargs(argv[0], &wordc);
+    if (words == NULL) {
+        *err = sdsnew("Unbalanced quotes in configuration line");
+        return C_ERR;
+    }
+    int res = configSetArgs(e, words, wordc, accumulate, err);
+    sdsfreesplitres(words, wordc);
+    return res;
+}
+
 /* One directive line, already split; argv[0] is lower case. */
 static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, const char *line) {
     if (!strcmp(argv[0], "include") && argc == 2) return loadInclude(l, argv[1], linenum, line);
@@ -945,8 +985,7 @@ static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, cons
     if (!(e->flags & CF_MULTI_ARG) && argc != 2)
         return loadError(l, linenum, line, sdsnew("wrong number of arguments"));
     sds err = NULL;
-    if (configSetArgs(e, argv + 1, argc - 1, l->seen[configIndex(e)], &err) != C_OK)
-        return loadError(l, linenum, line, err);
+    if (loadDirectiveArgs(l, e, argv + 1, argc - 1, &err) != C_OK) return loadError(l, linenum, line, err);
     l->seen[configIndex(e)] = 1;
     return C_OK;
 }

@@ -64,7 +64,6 @@ void initDb(redisDb *db, int id) {
 /* ---- lookups -------------------------------------------------------------------- */
 
 static void updateAccessTime(robj *val) {
-    if (val->refcount == OBJ_SHARED_REFCOUNT) return; /* shared integers carry no access data */
     if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) updateLFU(val);
     else val->lru = LRU_CLOCK();
 }

@@ -40,14 +40,21 @@
  * xor per-element digests, as Redis does).
  *
  * DEBUG is refused unless enable-debug-command allows it ("yes", or "local"
- * for loopback and unix-socket clients), with Redis's error text.
+ * for loopback and unix-socket clients), with Redis's error text. Its
+ * subcommands are one table (name, argument counts, handler). The crash
+ * subcommands cause real faults, so the tests exercise the handler exactly
+ * as a bug would: SEGFAULT writes to a PROT_NONE page; SIGBUS writes past
+ * the end of a mapped empty file and, where that does not fault (QEMU),
+ * performs a misaligned multi-word load on CPUs that trap on it;
+ * STACKOVERFLOW recurses until the guard page. DEBUG RELOAD and LOADAOF
+ * call debugReloadCommand()/debugLoadAofCommand() when persistence is
+ * linked in (weak symbols, as in commands.c).
  */
 #define _GNU_SOURCE
 #include "server.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>

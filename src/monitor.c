@@ -12,9 +12,10 @@
  * - Monitors live in a list owned here; networking.c calls
  *   monitorClientFreed() for clients flagged CLIENT_MONITOR, so the list
  *   never holds a freed client.
- * - The line is built once per command and shared by all monitors.
- * - A monitor's own commands are not echoed back to it, and a client that
- *   became a monitor only sees commands executed after its MONITOR.
+ * - The line is built once per command and shared by all monitors
+ *   (including a monitor that runs a command itself, as in Redis).
+ * - A client that becomes a monitor sees the commands executed after its
+ *   MONITOR, not MONITOR itself (admin commands are never shown).
  */
 #include "server.h"
 
@@ -61,8 +62,7 @@ void feedMonitors(client *c, robj **argv, int argc) {
     listNode *ln;
     listRewind(monitors, &li);
     while ((ln = listNext(&li)) != NULL) {
-        client *monitor = listNodeValue(ln);
-        if (monitor != c) addReply(monitor, line);
+        addReply(listNodeValue(ln), line);
     }
     decrRefCount(line);
 }

@@ -71,8 +71,7 @@ static int fitsInPointer(long long value) {
  * modified in place or need their own LRU/LFU data). */
 static robj *createStringObjectFromLongLongWithOptions(long long value, int allow_shared) {
     if (allow_shared && value >= 0 && value < OBJ_SHARED_INTEGERS) {
-        incrRefCount(shared.integers[value]);
-        return shared.integers[value];
+        return sharedInteger(value);
     }
     if (fitsInPointer(value)) {
         robj *o = createObject(OBJ_STRING, NULL);
@@ -168,8 +167,7 @@ robj *tryObjectEncoding(robj *o) {
     if (len <= 20 && string2ll(s, len, &value) && fitsInPointer(value)) {
         if (value >= 0 && value < OBJ_SHARED_INTEGERS && sharedIntegersAllowed()) {
             decrRefCount(o);
-            incrRefCount(shared.integers[value]);
-            return shared.integers[value];
+            return sharedInteger(value);
         }
         if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
         o->encoding = OBJ_ENCODING_INT;
@@ -263,7 +261,7 @@ int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *
     }
     if (value < min || value > max) {
         if (msg) addReplyError(c, msg);
-        else addReplyErrorFormat(c, "value is out of range, must be between %ld and %ld", min, max);
+        else addReplyErrorFormat(c, "value is out of range, value must between %ld and %ld", min, max);
         return C_ERR;
     }
     *target = (long)value;
@@ -272,7 +270,9 @@ int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *
 
 int getLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg) {
     long long value;
-    if (getLongLongFromObject(o, &value) != C_OK || value < LONG_MIN || value > LONG_MAX) {
+    if (getLongLongFromObjectOrReply(c, o, &value, msg) != C_OK) return C_ERR;
+    /* Only reachable where long is narrower than long long (32-bit). */
+    if (value < LONG_MIN || value > LONG_MAX) {
         replyConversionError(c, msg, "value is out of range");
         return C_ERR;
     }

@@ -129,10 +129,6 @@ static void createSharedObjects(void) {
     shared.keepttl = sharedString("KEEPTTL");
     shared.minstring = sharedString("minstring");
     shared.maxstring = sharedString("maxstring");
-    for (int j = 0; j < OBJ_SHARED_INTEGERS; j++) {
-        shared.integers[j] = makeObjectShared(createObject(OBJ_STRING, (void *)(intptr_t)j));
-        shared.integers[j]->encoding = OBJ_ENCODING_INT;
-    }
     for (int j = 0; j < PROTO_SHARED_BULKHDR_LEN; j++) {
         shared.mbulkhdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "*%d\r\n", j)));
         shared.bulkhdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "$%d\r\n", j)));

@@ -242,11 +242,16 @@ struct sharedObjectsStruct {
         *syntaxerr, *sameobjecterr, *outofrangeerr, *loadingerr, *noautherr, *oomerr,
         *execaborterr, *noscripterr, *busykeyerr, *colon, *minstring, *maxstring,
         *del_cmd, *unlink_cmd, *pexpireat_cmd, *persist_cmd, *set_cmd, *pxat, *keepttl,
-        *integers[OBJ_SHARED_INTEGERS], *mbulkhdr[PROTO_SHARED_BULKHDR_LEN],
+        *mbulkhdr[PROTO_SHARED_BULKHDR_LEN],
         *bulkhdr[PROTO_SHARED_BULKHDR_LEN], *maphdr[PROTO_SHARED_BULKHDR_LEN],
         *sethdr[PROTO_SHARED_BULKHDR_LEN], *select[PROTO_SHARED_SELECT_CMDS];
 };
 extern struct sharedObjectsStruct shared;
+
+/* The integers 0..9999 as shared objects: a compile-time table
+ * (shared_integers.c), paged in only when used. */
+extern robj sharedIntegerObjects[OBJ_SHARED_INTEGERS];
+#define sharedInteger(n) (&sharedIntegerObjects[(n)])
 
 /* ---- logging --------------------------------------------------------------- */
 #define LL_DEBUG 0

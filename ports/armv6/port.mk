@@ -2,7 +2,8 @@
 # Soft-float ABI toolchain (Debian armel libc) with VFP instructions enabled.
 PORT_DESC        := Raspberry Pi 1/Zero, ARM1176, 32-bit
 PORT_CROSS       := arm-linux-gnueabi-
-PORT_CFLAGS      := -march=armv6 -marm -mfpu=vfp -mfloat-abi=softfp
+# Unwind tables let the crash report print a stack trace on this target.
+PORT_CFLAGS      := -march=armv6 -marm -mfpu=vfp -mfloat-abi=softfp -funwind-tables
 PORT_LDFLAGS     := -static
 PORT_QEMU        := qemu-arm-static -cpu arm1176
 PORT_JEMALLOC_HOST := arm-linux-gnueabi

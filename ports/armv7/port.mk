@@ -1,7 +1,8 @@
 # armv7 -- Raspberry Pi 2/3 running a 32-bit OS (Cortex-A7/A53), hard-float.
 PORT_DESC        := Raspberry Pi 2/3 32-bit OS, Cortex-A7
 PORT_CROSS       := arm-linux-gnueabihf-
-PORT_CFLAGS      := -march=armv7-a -mfpu=vfpv3-d16 -mfloat-abi=hard
+# Unwind tables let the crash report print a stack trace on this target.
+PORT_CFLAGS      := -march=armv7-a -mfpu=vfpv3-d16 -mfloat-abi=hard -funwind-tables
 PORT_LDFLAGS     := -static
 PORT_QEMU        := qemu-arm-static -cpu cortex-a7
 PORT_JEMALLOC_HOST := arm-linux-gnueabihf

@@ -1,7 +1,8 @@
 # sparc64 -- big-endian, 64-bit, traps on every unaligned access.
 PORT_DESC        := SPARC64, big-endian, strict alignment
 PORT_CROSS       := sparc64-linux-gnu-
-PORT_CFLAGS      :=
+# Unwind tables let the crash report print a stack trace on this target.
+PORT_CFLAGS      := -fasynchronous-unwind-tables
 PORT_LDFLAGS     := -static
 PORT_QEMU        := qemu-sparc64-static
 PORT_JEMALLOC_HOST := sparc64-linux-gnu

@@ -385,7 +385,7 @@ proc ::resp::reply_ready {id} {
     set start $C($id,pos)
     set C($id,blocking) 0
     set code [catch {
-        if {$C($id,raw)} { peek_raw $id } else { parse_value $id 1 }
+        if {$C($id,raw)} { raw_item $id } else { parse_value $id 1 }
     } result opts]
     set C($id,blocking) $saved
     set C($id,pos) $start
@@ -473,8 +473,4 @@ proc ::resp::raw_item {id} {
     variable C
     if {$C($id,rawbulk) >= 0} { return [read_bytes $id $C($id,rawbulk)] }
     return [read_line $id]
-}
-
-proc ::resp::peek_raw {id} {
-    raw_item $id
 }

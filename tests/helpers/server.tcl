@@ -126,6 +126,10 @@ proc ::harness::launch {overrides config_lines unixsocket extra_args} {
         $sid,clients {} $sid,client "" $sid,dead 0 $sid,chan "" $sid,pid "" \
         $sid,status "" $sid,args $extra_args]
     if {$unixsocket} { set S($sid,unixsocket) [file join $dir socket] }
+    # An overridden log file is where the log is; an empty one means the
+    # server's stdout, which goes to our stdout file anyway.
+    set logfile [dict_get_nocase $overrides logfile]
+    if {$logfile ni {"" {""}}} { set S($sid,stdout) [file normalize $logfile] }
     set fixed_port [dict_get_nocase $overrides port]
     for {set attempt 1} {1} {incr attempt} {
         set port [expr {$fixed_port ne "" ? $fixed_port : [find_free_port]}]

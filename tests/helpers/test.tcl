@@ -11,9 +11,9 @@
 # - Assertions raise Tcl errors with errorCode {HARNESS ASSERT}; any other
 #   error inside a test is reported as an error with its message. Both fail
 #   the test. "skip" raises {HARNESS SKIP reason}.
-# - A failure is located in the test file: the line of the failing command
-#   in the test body is computed from the frame of the test call, and the
-#   failing assertion's own text is shown.
+# - A failure is located in the test file: "at FILE:LINE: <that source
+#   line>" for the failing assertion (see "locating code" below), or the
+#   body line the error came from for other errors.
 # - Tags accumulate from enclosing start_server blocks, tags blocks and the
 #   test's own list. --tags "a -b" runs only tests tagged a (if any include
 #   tag is given) and never tests tagged b.
@@ -133,6 +133,7 @@ proc test {name body {taglist {}}} {
     set start [clock milliseconds]
     set code [catch {uplevel 1 $body} result opts]
     set ::harness::current_test ""
+    set ::harness::body_frame 0
     set ::harness::origins [lrange $::harness::origins 0 end-1]
     set ms [expr {[clock milliseconds] - $start}]
     ::harness::finish_test $name $ms $code $result $opts
@@ -304,11 +305,22 @@ proc skip {reason} {
     return -code error -errorcode [list HARNESS SKIP $reason] "skipped: $reason"
 }
 
+# A value quoted for a failure message: long ones cut, control characters
+# other than newline and tab escaped so binary data cannot garble the output.
 proc ::harness::show {value} {
-    if {[string length $value] > 300} {
-        return "'[string range $value 0 296]...' ([string length $value] chars)"
+    set length [string length $value]
+    if {$length > 300} { set value [string range $value 0 296] }
+    set shown ""
+    foreach char [split $value ""] {
+        scan $char %c code
+        if {($code < 32 && $char ni {"\n" "\t"}) || $code == 127} {
+            append shown [format {\x%02x} $code]
+        } else {
+            append shown $char
+        }
     }
-    return "'$value'"
+    if {$length > 300} { return "'$shown...' ($length chars)" }
+    return "'$shown'"
 }
 
 proc assert {condition {message ""}} {

@@ -30,7 +30,7 @@ namespace eval ::harness {
     variable crash_patterns {
         "*crashed by signal*" "*BUG REPORT START*" "*ASSERTION FAILED*"
         "*Guru Meditation*" "*ERROR: AddressSanitizer*" "*ERROR: LeakSanitizer*"
-        "*runtime error:*" "*panic:*"
+        "*runtime error:*" "*panic:*" "*uncaught target signal*"
     }
 }
 

@@ -120,10 +120,14 @@ start_server {tags {config}} {
         assert_equal {} [r config get no-such-*]
     }
 
+    # (The reference server has more directives, so globs are checked for
+    # what they must contain and for matching nothing else.)
     test "CONFIG GET with a glob pattern matches every directive it covers" {
         set reply [r config get maxmemory*]
-        assert_equal {maxmemory maxmemory-eviction-tenacity maxmemory-policy maxmemory-samples} \
-            [lsort [dict keys $reply]]
+        foreach name {maxmemory maxmemory-eviction-tenacity maxmemory-policy maxmemory-samples} {
+            assert {[dict exists $reply $name]} "maxmemory* matches $name"
+        }
+        foreach name [dict keys $reply] { assert_match maxmemory* $name }
         assert_equal noeviction [dict get $reply maxmemory-policy]
         assert_equal {lazyfree-lazy-eviction lazyfree-lazy-expire lazyfree-lazy-server-del lazyfree-lazy-user-del lazyfree-lazy-user-flush} \
             [lsort [dict keys [r config get lazyfree-lazy-*]]]
@@ -133,8 +137,12 @@ start_server {tags {config}} {
 
     test "CONFIG GET with several patterns reports each directive once" {
         set reply [r config get port timeout port PORT t*out]
-        assert_equal {port timeout} [lsort [dict keys $reply]]
-        assert_equal 4 [llength $reply]
+        set keys [dict keys $reply]
+        assert_equal [llength $keys] [llength [lsort -unique $keys]]
+        assert_equal [expr {2 * [llength $keys]}] [llength $reply]
+        assert_equal 1 [llength [lsearch -all -exact $keys port]]
+        assert_equal 1 [llength [lsearch -all -exact $keys timeout]]
+        assert_equal -1 [lsearch -exact $keys PORT]
     }
 
     test "CONFIG GET matches names case-insensitively and echoes an exact name as typed" {
@@ -168,7 +176,11 @@ start_server {tags {config}} {
         assert_equal no [config_value supervised]
         assert_equal 1073741824 [config_value client-query-buffer-limit]
         assert_equal 536870912 [config_value proto-max-bulk-len]
-        assert_equal 0 [config_value maxmemory]
+        if {[s arch_bits] == 64} {
+            assert_equal 0 [config_value maxmemory]
+        } else {
+            assert_morethan [config_value maxmemory] 0 "a 32-bit server caps itself"
+        }
         assert_equal 0 [config_value unixsocketperm]
         assert_equal 127.0.0.1 [config_value bind]
         assert_equal "" [config_value save] ;# save "" in the harness's file
@@ -194,9 +206,12 @@ start_server {tags {config}} {
         $c hello 3
         $c readraw 1
         assert_equal {%2} [$c config get timeout tcp-backlog]
-        assert_equal {$7} [$c read]
-        assert_equal timeout [$c read]
-        for {set i 0} {$i < 6} {incr i} { $c read }
+        set items {}
+        for {set i 0} {$i < 4} {incr i} {
+            assert_match {$*} [$c read]
+            lappend items [$c read]
+        }
+        assert_equal {tcp-backlog timeout} [lsort [dict keys $items]]
         assert_equal {%0} [$c config get no-such-directive]
         $c close
     }
@@ -269,10 +284,10 @@ start_server {tags {config}} {
     }
 
     test "CONFIG SET maxclients changes the limit of the running server" {
-        r config set maxclients 500
-        assert_equal 500 [config_value maxclients]
-        r config set maxclients 10000
-        assert_equal 10000 [config_value maxclients]
+        r config set maxclients 400
+        assert_equal 400 [config_value maxclients]
+        r config set maxclients 300
+        assert_equal 300 [config_value maxclients]
     }
 
     test "CONFIG SET hz is clamped to 1..500" {
@@ -289,12 +304,13 @@ start_server {tags {config}} {
 
     test "CONFIG SET of memory values accepts units, case-insensitively" {
         foreach {input bytes} {100 100 0 0 1k 1000 1kb 1024 1K 1000 3Kb 3072 1m 1000000 1mb 1048576
-                               1MB 1048576 1g 1000000000 1gb 1073741824 1GB 1073741824 5b 5} {
+                               1MB 1048576 1g 1000000000 1gb 1073741824 1GB 1073741824 5b 5 01 1
+                               "" 0 kb 0} {
             r config set maxmemory $input
             assert_equal $bytes [config_value maxmemory] "maxmemory $input"
         }
         r config set maxmemory 0
-        foreach bad {1.5mb 10x -1 "" kb 1kbb " 1"} {
+        foreach bad {1.5mb 10x -1 1kbb " 1" "1 " +1 0x10 1e3} {
             assert_equal [set_failed_error maxmemory "argument must be a memory value"] \
                 [error_of r config set maxmemory $bad] "maxmemory '$bad'"
         }
@@ -368,11 +384,13 @@ start_server {tags {config}} {
     test "CONFIG SET save takes pairs of seconds and changes" {
         r config set save "3600 1 300 100"
         assert_equal "3600 1 300 100" [config_value save]
-        foreach bad {"100" "100 10 20" "abc 1" "0 1" "10 -1" "10 1x" "1 2147483648"} {
+        foreach bad {"100" "100 10 20" "abc 1" "0 1" "10 -1" "10 1x" "10  1"} {
             assert_equal [set_failed_error save "Invalid save parameters"] \
                 [error_of r config set save $bad] "save '$bad'"
         }
         assert_equal "3600 1 300 100" [config_value save]
+        r config set save "+60 010"
+        assert_equal "60 10" [config_value save] "numbers are read like strtoll does"
         r config set save ""
         assert_equal "" [config_value save]
     }
@@ -389,7 +407,7 @@ start_server {tags {config}} {
             [error_of r config set client-output-buffer-limit "master 1 2 3"]
         assert_equal [set_failed_error client-output-buffer-limit "Wrong number of arguments in buffer limit configuration."] \
             [error_of r config set client-output-buffer-limit "normal 1 2"]
-        foreach bad {"normal 1x 2 3" "normal 1 2 -3" "normal 1 2 3s"} {
+        foreach bad {"normal 1x 2 3" "normal 1 2 -3" "normal 1 2 3s" "normal 1 2 99999999999999999999"} {
             assert_equal [set_failed_error client-output-buffer-limit "Error in hard, soft or soft_seconds setting in buffer limit configuration."] \
                 [error_of r config set client-output-buffer-limit $bad] $bad
         }
@@ -459,9 +477,11 @@ start_server {tags {config}} {
             [error_of r config set timeout 50 maxmemory 1mb maxmemory-samples 0 hz 20]
         assert_equal {0 0 5 10} [list [config_value timeout] [config_value maxmemory] \
                                      [config_value maxmemory-samples] [config_value hz]]
-        assert_equal [set_failed_error save "Invalid save parameters"] \
-            [error_of r config set save "100 1" client-output-buffer-limit "pubsub 1 1 1" save "x"]
+        set limits [config_value client-output-buffer-limit]
+        assert_match [set_failed_error maxmemory-policy "argument(s) must be one of the following: *"] \
+            [error_of r config set save "100 1" client-output-buffer-limit "pubsub 1 1 1" maxmemory-policy bogus]
         assert_equal "" [config_value save]
+        assert_equal $limits [config_value client-output-buffer-limit]
     }
 
     test "CONFIG SET of several pairs changes nothing when one name is bad" {
@@ -476,10 +496,18 @@ start_server {tags {config}} {
         assert_equal {0 10} [list [config_value timeout] [config_value hz]]
     }
 
+    # The checks below are stricter than the reference server, which wraps
+    # these values around silently.
+    test "values that do not fit their field are refused" {
+        assert_equal [set_failed_error save "Invalid save parameters"] [error_of r config set save "1 2147483648"]
+        assert_equal "" [config_value save]
+    }
+
     test "CONFIG SET rolls every pair back when applying one fails" {
+        set maxclients [config_value maxclients]
         set err [error_of r config set timeout 33 hz 40 maxclients 4294967295]
         assert_match [set_failed_error maxclients "*"] $err
-        assert_equal {0 10 10000} [list [config_value timeout] [config_value hz] [config_value maxclients]]
+        assert_equal [list 0 10 $maxclients] [list [config_value timeout] [config_value hz] [config_value maxclients]]
         assert_equal 10 [s hz] "the hz apply was undone too"
     }
 
@@ -540,10 +568,11 @@ start_server {tags {config}} {
         assert_match "*cmdstat_get:*" [r info commandstats]
         assert_match "*errorstat_ERR:*" [r info errorstats]
         assert_equal OK [r config resetstat]
-        assert_equal 0 [s keyspace_hits]
-        assert_equal 0 [s keyspace_misses]
-        assert_equal 0 [s total_error_replies]
-        assert_range [s total_commands_processed] 0 2
+        set info [r info stats]
+        assert_equal 0 [info_field $info keyspace_hits]
+        assert_equal 0 [info_field $info keyspace_misses]
+        assert_equal 0 [info_field $info total_error_replies]
+        assert_range [info_field $info total_commands_processed] 0 1 "only CONFIG RESETSTAT itself"
         assert_no_match "*cmdstat_get:*" [r info commandstats]
         assert_no_match "*errorstat_*" [r info errorstats]
         assert_equal v [r get k] "the data is untouched"
@@ -640,13 +669,14 @@ start_server {tags {config}} {
 # ---- start-up: options, stdin, include, fatal errors ---------------------------------------
 
 tags {external:skip} {
-test "command-line options override the config file" {
-    set dir [scratch_dir cmdline]
-    set port [::harness::find_free_port]
-    set other [::harness::find_free_port]
-    start_server [list tags {config} overrides [list port $port] \
-                  config_lines [list "port $other" "loglevel warning" "maxmemory 1mb"] \
-                  args [list --port $port --loglevel verbose --maxmemory 3mb --save "60 10"]] {
+# The file says port $other; only --port makes the server listen where the
+# harness connects.
+set port [::harness::find_free_port]
+set other [::harness::find_free_port]
+start_server [list tags {config} overrides [list port $port] \
+              config_lines [list "port $other" "loglevel warning" "maxmemory 1mb"] \
+              args [list --port $port --loglevel verbose --maxmemory 3mb --save "60 10"]] {
+    test "command-line options override the config file" {
         assert_equal $port [config_value port]
         assert_equal verbose [config_value loglevel]
         assert_equal 3145728 [config_value maxmemory]
@@ -663,14 +693,14 @@ test "config lines can come from stdin ('-'), after the file and before the opti
     assert_equal {6 41} [list $samples $timeout]
 }
 
-test "include reads another file, and patterns read every match in order" {
-    set dir [scratch_dir include]
-    file mkdir [file join $dir frag]
-    write_file [file join $dir frag a.conf] "timeout 11\nlfu-log-factor 5\n"
-    write_file [file join $dir frag b.conf] "timeout 12\n"
-    write_file [file join $dir main.conf] \
-        "maxmemory-samples 8\ninclude [file join $dir frag *.conf]\ninclude [file join $dir frag nothing-*.conf]\n"
-    start_server [list tags {config} config_lines [list "include [file join $dir main.conf]" "lfu-log-factor 3"]] {
+set dir [scratch_dir include]
+file mkdir [file join $dir frag]
+write_file [file join $dir frag a.conf] "timeout 11\nlfu-log-factor 5\n"
+write_file [file join $dir frag b.conf] "timeout 12\n"
+write_file [file join $dir main.conf] \
+    "maxmemory-samples 8\ninclude [file join $dir frag *.conf]\ninclude [file join $dir frag nothing-*.conf]\n"
+start_server [list tags {config} config_lines [list "include [file join $dir main.conf]" "lfu-log-factor 3"]] {
+    test "include reads another file, and patterns read every match in order" {
         assert_equal 8 [config_value maxmemory-samples]
         assert_equal 12 [config_value timeout] "b.conf comes after a.conf"
         assert_equal 3 [config_value lfu-log-factor] "a later line overrides an included one"

@@ -55,6 +55,69 @@ proc assert_crash_report {log signal command} {
     assert_match "*=== REDIS BUG REPORT END. Make sure to include from START to END. ===*" $log
 }
 
+# ---- an independent SHA1 and the digest construction, to check DEBUG DIGEST --------------------
+
+proc sha1_bytes {msg} {
+    lassign {0x67452301 0xEFCDAB89 0x98BADCFE 0x10325476 0xC3D2E1F0} h0 h1 h2 h3 h4
+    set bits [expr {[string length $msg] * 8}]
+    append msg \x80
+    while {[string length $msg] % 64 != 56} { append msg \x00 }
+    append msg [binary format W $bits]
+    for {set off 0} {$off < [string length $msg]} {incr off 64} {
+        binary scan [string range $msg $off [expr {$off + 63}]] Iu16 w
+        for {set i 16} {$i < 80} {incr i} {
+            set x [expr {[lindex $w $i-3] ^ [lindex $w $i-8] ^ [lindex $w $i-14] ^ [lindex $w $i-16]}]
+            lappend w [expr {(($x << 1) | ($x >> 31)) & 0xFFFFFFFF}]
+        }
+        lassign [list $h0 $h1 $h2 $h3 $h4] a b c d e
+        for {set i 0} {$i < 80} {incr i} {
+            if {$i < 20} {
+                set f [expr {($b & $c) | (~$b & $d)}]; set k 0x5A827999
+            } elseif {$i < 40} {
+                set f [expr {$b ^ $c ^ $d}]; set k 0x6ED9EBA1
+            } elseif {$i < 60} {
+                set f [expr {($b & $c) | ($b & $d) | ($c & $d)}]; set k 0x8F1BBCDC
+            } else {
+                set f [expr {$b ^ $c ^ $d}]; set k 0xCA62C1D6
+            }
+            set t [expr {((($a << 5) | ($a >> 27)) + $f + $e + $k + [lindex $w $i]) & 0xFFFFFFFF}]
+            set e $d
+            set d $c
+            set c [expr {(($b << 30) | ($b >> 2)) & 0xFFFFFFFF}]
+            set b $a
+            set a $t
+        }
+        foreach v {h0 h1 h2 h3 h4} x [list $a $b $c $d $e] { set $v [expr {([set $v] + $x) & 0xFFFFFFFF}] }
+    }
+    return [binary format IIIII $h0 $h1 $h2 $h3 $h4]
+}
+
+proc hex {bytes} {
+    binary scan $bytes H* h
+    return $h
+}
+
+# digest XOR SHA1(data)
+proc xor_digest {digest data} {
+    set out ""
+    foreach x [split $digest ""] y [split [sha1_bytes $data] ""] {
+        append out [format %c [expr {[scan $x %c] ^ [scan $y %c]}]]
+    }
+    return $out
+}
+
+# SHA1(digest XOR SHA1(data))
+proc mix_digest {digest data} {
+    return [sha1_bytes [xor_digest $digest $data]]
+}
+
+# The digest of one string key: its name, type 0 (string), its value.
+proc string_key_digest {name value} {
+    set d [mix_digest [string repeat \x00 20] $name]
+    set d [mix_digest $d [binary format I 0]]
+    return [mix_digest $d $value]
+}
+
 start_server {tags {debug} overrides {enable-debug-command no}} {
     test "DEBUG is refused when enable-debug-command is no" {
         assert_error $::debug_not_allowed {r debug help}
@@ -131,6 +194,27 @@ start_server {tags {debug} overrides {enable-debug-command yes}} {
         r del c
         assert_equal {479783d7290f02957dfbe3408a858ba13eea1709} [r debug digest]
         assert_equal {} [r debug digest-value]
+    }
+
+    test "The test's own SHA1 passes the published vectors" {
+        assert_equal a9993e364706816aba3e25717850c26c9cd0d89d [hex [sha1_bytes abc]]
+        assert_equal da39a3ee5e6b4b0d3255bfef95601890afd80709 [hex [sha1_bytes ""]]
+        assert_equal 84983e441c3bd26ebaae4aa1f95129e5e54670f1 \
+            [hex [sha1_bytes abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq]]
+    }
+
+    test "DEBUG DIGEST-VALUE and DIGEST follow the documented construction at every block boundary" {
+        r flushall
+        set final [mix_digest [string repeat \x00 20] [binary format I 0]]
+        foreach len {0 1 19 55 56 63 64 65 119 120 128 1000} {
+            set value ""
+            for {set i 0} {$i < $len} {incr i} { append value [format %c [expr {($i * 7 + $len) % 256}]] }
+            r set key$len $value
+            set value_digest [mix_digest [mix_digest [string repeat \x00 20] [binary format I 0]] $value]
+            assert_equal [hex $value_digest] [r debug digest-value key$len] "value of $len bytes"
+            set final [xor_digest $final [string_key_digest key$len $value]]
+        }
+        assert_equal [hex $final] [r debug digest]
     }
 
     test "DEBUG SLEEP stops the server for the given (fractional) seconds" {

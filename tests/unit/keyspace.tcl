@@ -573,7 +573,7 @@ start_server {tags {keyspace}} {
 
 start_server {tags {keyspace} overrides {maxmemory-policy allkeys-lfu}} {
     test "OBJECT FREQ under an LFU policy, IDLETIME refused" {
-        r set a 1
+        r set a hello
         for {set i 0} {$i < 50} {incr i} { r get a }
         assert_morethan [r object freq a] 0
         assert_error "ERR An LFU maxmemory policy is selected, idle time not tracked.*" \

@@ -823,10 +823,14 @@ start_server {tags {string}} {
     test "Small integers are int-encoded, short strings embstr, long ones raw" {
         r set k 12345
         assert_equal int [r object encoding k]
+        r set k -2147483648
+        assert_equal int [r object encoding k]
+        # A 64-bit integer needs a 64-bit pointer field to be stored inline.
+        set wide [expr {[s arch_bits] eq "32" ? "embstr" : "int"}]
         r set k -9223372036854775808
-        assert_equal int [r object encoding k]
+        assert_equal $wide [r object encoding k]
         r set k 9223372036854775807
-        assert_equal int [r object encoding k]
+        assert_equal $wide [r object encoding k]
         r set k [string repeat x 44]
         assert_equal embstr [r object encoding k]
         r set k [string repeat x 45]
