@@ -814,7 +814,13 @@ static int applyMaxclients(sds *err) {
 }
 
 static int applyMaxmemory(sds *err) {
-    (void)err;
+    unsigned long long addressable = evictAddressSpaceLimit();
+    if (server.maxmemory > addressable) {
+        /* A 32-bit process (or one under RLIMIT_AS) could never use it. */
+        *err = sdscatprintf(sdsempty(), "maxmemory is larger than this %d-bit process can address (%llu bytes)",
+                            SIZEOF_POINTER_BITS, addressable);
+        return C_ERR;
+    }
     if (server.el == NULL || server.maxmemory == 0) return C_OK;
     size_t used = zmalloc_used_memory();
     if (server.maxmemory < used)
@@ -1060,43 +1066,50 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options) {
 
 /* ---- CONFIG GET ----------------------------------------------------------------------- */
 
-/* A pattern without glob characters names one directive (or its alias) and
- * is echoed as typed; a glob is matched, case-insensitively, against every
- * name and alias. Each (directive, spelling) is reported once. */
-void configGetCommand(client *c) {
+/* What CONFIG GET will report: each (directive, spelling) at most once,
+ * spelling 0 being the name and 1 the alias. */
+typedef struct configMatches {
     unsigned char emitted[CONFIG_COUNT][2];
     const char *keys[CONFIG_COUNT * 2];
     const configEntry *entries[CONFIG_COUNT * 2];
-    int matches = 0;
-    memset(emitted, 0, sizeof emitted);
+    int count;
+} configMatches;
+
+static void addMatch(configMatches *m, const configEntry *e, int spelling, const char *key) {
+    if (m->emitted[configIndex(e)][spelling]) return;
+    m->emitted[configIndex(e)][spelling] = 1;
+    m->keys[m->count] = key;
+    m->entries[m->count++] = e;
+}
+
+/* A plain name finds one directive (or alias) and is echoed as typed. */
+static void matchName(configMatches *m, const char *name) {
+    const configEntry *e = lookupConfig(name);
+    if (e) addMatch(m, e, strcasecmp(name, e->name) != 0, name);
+}
+
+/* A glob is matched, case-insensitively, against every name and alias. */
+static void matchGlob(configMatches *m, const char *pattern) {
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        const configEntry *e = &configTable[j];
+        if (stringmatch(pattern, e->name, 1)) addMatch(m, e, 0, e->name);
+        if (e->alias && stringmatch(pattern, e->alias, 1)) addMatch(m, e, 1, e->alias);
+    }
+}
+
+void configGetCommand(client *c) {
+    configMatches *m = zcalloc(sizeof(*m));
     for (int i = 2; i < c->argc; i++) {
         const char *pattern = c->argv[i]->ptr;
-        if (strpbrk(pattern, "[*?") == NULL) {
-            const configEntry *e = lookupConfig(pattern);
-            if (e == NULL) continue;
-            int spelling = strcasecmp(pattern, e->name) != 0;
-            if (emitted[configIndex(e)][spelling]) continue;
-            emitted[configIndex(e)][spelling] = 1;
-            keys[matches] = pattern;
-            entries[matches++] = e;
-            continue;
-        }
-        for (int j = 0; j < CONFIG_COUNT; j++) {
-            const configEntry *e = &configTable[j];
-            const char *names[2] = {e->name, e->alias};
-            for (int s = 0; s < 2; s++) {
-                if (names[s] == NULL || emitted[j][s] || !stringmatch(pattern, names[s], 1)) continue;
-                emitted[j][s] = 1;
-                keys[matches] = names[s];
-                entries[matches++] = e;
-            }
-        }
+        if (strpbrk(pattern, "[*?")) matchGlob(m, pattern);
+        else matchName(m, pattern);
     }
-    addReplyMapLen(c, matches);
-    for (int j = 0; j < matches; j++) {
-        addReplyBulkCString(c, keys[j]);
-        addReplyBulkSds(c, configGetValue(entries[j]));
+    addReplyMapLen(c, m->count);
+    for (int j = 0; j < m->count; j++) {
+        addReplyBulkCString(c, m->keys[j]);
+        addReplyBulkSds(c, configGetValue(m->entries[j]));
     }
+    zfree(m);
 }
 
 /* ---- CONFIG SET -------------------------------------------------------------------------- */
@@ -1222,11 +1235,7 @@ static int performSetRequest(client *c, configSetRequest *r) {
     return C_OK;
 }
 
-void configSetCommand(client *c) {
-    if (c->argc % 2) {
-        addReplyErrorObject(c, shared.syntaxerr);
-        return;
-    }
+static void setPairs(client *c) {
     configSetRequest r = {.count = (c->argc - 2) / 2};
     r.entries = zcalloc(sizeof(*r.entries) * (size_t)r.count);
     r.values = zcalloc(sizeof(*r.values) * (size_t)r.count);
@@ -1238,7 +1247,12 @@ void configSetCommand(client *c) {
     zfree(r.values);
     zfree(r.backups);
     zfree(r.applies);
-    redactSensitiveArguments(c);
+}
+
+void configSetCommand(client *c) {
+    if (c->argc % 2) addReplyErrorObject(c, shared.syntaxerr);
+    else setPairs(c);
+    redactSensitiveArguments(c); /* after use: argv held the values */
 }
 
 /* ---- CONFIG RESETSTAT ----------------------------------------------------------------- */

@@ -42,6 +42,15 @@ static int checkStringLength(client *c, long long size, long long append) {
 
 static int isExpireFlag(int flags) { return flags & (OBJ_EX | OBJ_PX | OBJ_EXAT | OBJ_PXAT); }
 
+/* The flag of an EX/PX/EXAT/PXAT option name, 0 for any other word. */
+static int expireOptionFlag(const char *opt) {
+    if (!strcasecmp(opt, "ex")) return OBJ_EX;
+    if (!strcasecmp(opt, "px")) return OBJ_PX;
+    if (!strcasecmp(opt, "exat")) return OBJ_EXAT;
+    if (!strcasecmp(opt, "pxat")) return OBJ_PXAT;
+    return 0;
+}
+
 /* Parses NX XX GET EX PX EXAT PXAT KEEPTTL PERSIST from argv[3..] (SET) or
  * argv[2..] (GETEX). Only options valid for the command type are accepted. */
 static int parseExtendedStringArguments(client *c, int *flags, int *unit, robj **expire, int command_type) {
@@ -60,13 +69,11 @@ static int parseExtendedStringArguments(client *c, int *flags, int *unit, robj *
             *flags |= OBJ_KEEPTTL;
         } else if (!is_set && !strcasecmp(opt, "persist") && !isExpireFlag(*flags) && !(*flags & OBJ_KEEPTTL)) {
             *flags |= OBJ_PERSIST;
-        } else if (next && !(*flags & (OBJ_KEEPTTL | OBJ_PERSIST)) && !isExpireFlag(*flags) &&
-                   (!strcasecmp(opt, "ex") || !strcasecmp(opt, "px") || !strcasecmp(opt, "exat") ||
-                    !strcasecmp(opt, "pxat"))) {
-            if (!strcasecmp(opt, "ex")) *flags |= OBJ_EX;
-            else if (!strcasecmp(opt, "px")) *flags |= OBJ_PX;
-            else if (!strcasecmp(opt, "exat")) *flags |= OBJ_EXAT;
-            else *flags |= OBJ_PXAT;
+        } else if (next && !(*flags & (OBJ_KEEPTTL | OBJ_PERSIST)) && expireOptionFlag(opt) &&
+                   !(isExpireFlag(*flags) & ~expireOptionFlag(opt))) {
+            /* The same expire option given again replaces the time (Redis
+             * accepts "EX 10 EX 20"); a different one is a conflict. */
+            *flags |= expireOptionFlag(opt);
             *unit = (*flags & (OBJ_EX | OBJ_EXAT)) ? 1 : 0;
             *expire = next;
             j++;

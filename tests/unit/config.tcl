@@ -375,10 +375,13 @@ start_server {tags {config}} {
         r slowlog reset
         r config set requirepass hunter2
         r config set requirepass ""
+        catch {r config set requirepass hunter3 timeout}
         set log [r slowlog get]
         r config set slowlog-log-slower-than 10000
         assert_no_match "*hunter2*" $log
+        assert_no_match "*hunter3*" $log "redacted even when the command fails"
         assert_match "*requirepass (redacted)*" $log
+        assert_equal "" [config_value requirepass]
     }
 
     test "CONFIG SET save takes pairs of seconds and changes" {
