@@ -22,17 +22,17 @@
  *  - Invariant violations (a modified dict under an unsafe iterator) are
  *    programming errors: they print one line to stderr and abort, whatever
  *    NDEBUG says.
+ *  - The size, resize-policy, scan-cursor, sampling and statistics logic is
+ *    shared with the keyspace table (kvtable.c) through hashtable_common.h.
  */
 #include "dict.h"
 
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config.h"
+#include "hashtable_common.h"
 #include "siphash.h"
 #include "zmalloc.h"
 
@@ -68,23 +68,8 @@ static void dictFreeEntry(dict *d, dictEntry *de) {
     zfree(de);
 }
 
-static uint64_t dictMonotonicMicros(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-/* splitmix64: tiny, fast, and good enough to pick buckets. */
-static uint64_t dictRandom(dict *d) {
-    uint64_t z = (d->randomState += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n); n > 0. The modulo bias is below 2^-32 for any table. */
 static unsigned long dictRandomBelow(dict *d, unsigned long n) {
-    return (unsigned long)(dictRandom(d) % n);
+    return htRandomBelow(&d->randomState, n);
 }
 
 /* ---- hash functions and global settings -------------------------------- */
@@ -112,8 +97,7 @@ dict *dictCreate(dictType *type) {
     htReset(d, 1);
     d->rehashidx = -1;
     d->pauserehash = 0;
-    uintptr_t self = (uintptr_t)d;
-    d->randomState = dictGenHashFunction(&self, sizeof self) ^ dictMonotonicMicros();
+    d->randomState = htRandomSeed(d);
     return d;
 }
 
@@ -149,27 +133,14 @@ void dictRelease(dict *d) {
 
 /* ---- resizing ---------------------------------------------------------- */
 
-/* Exponent of the smallest power of two >= size (at least the initial size),
- * or -1 when that power of two does not fit in an unsigned long. */
-static int dictNextExp(unsigned long size) {
-    int exp = DICT_HT_INITIAL_EXP;
-    const int maxExp = (int)(sizeof(unsigned long) * CHAR_BIT) - 1;
-    while ((1UL << exp) < size) {
-        if (exp == maxExp) return -1;
-        exp++;
-    }
-    return exp;
-}
-
 /* Starts a resize to hold `size` entries: a new table 1 to rehash into, or,
  * for a dict without a table yet, table 0 itself. */
 static int dictResizeTo(dict *d, unsigned long size, int mayFail) {
     if (dictIsRehashing(d) || d->ht_used[0] > size) return DICT_ERR;
-    int exp = dictNextExp(size);
+    int exp = htNextExp(size, DICT_HT_INITIAL_EXP);
     if (exp < 0 || exp == d->ht_size_exp[0]) return DICT_ERR;
-    unsigned long buckets = 1UL << exp;
-    if (buckets > SIZE_MAX / sizeof(dictEntry *)) return DICT_ERR;
-    size_t bytes = (size_t)buckets * sizeof(dictEntry *);
+    size_t bytes = htBucketArrayBytes(exp);
+    if (bytes == 0) return DICT_ERR;
     dictEntry **table = mayFail ? ztrycalloc(bytes) : zcalloc(bytes);
     if (table == NULL) return DICT_ERR;
 
@@ -193,10 +164,8 @@ int dictResize(dict *d) {
 
 static int dictTypeAllowsExpand(dict *d) {
     if (d->type->expandAllowed == NULL) return 1;
-    int exp = dictNextExp(d->ht_used[0] + 1);
-    size_t moreMem = SIZE_MAX;
-    if (exp >= 0 && DICTHT_SIZE(exp) <= SIZE_MAX / sizeof(dictEntry *))
-        moreMem = (size_t)DICTHT_SIZE(exp) * sizeof(dictEntry *);
+    size_t moreMem = htBucketArrayBytes(htNextExp(d->ht_used[0] + 1, DICT_HT_INITIAL_EXP));
+    if (moreMem == 0) moreMem = SIZE_MAX;
     double usedRatio = (double)d->ht_used[0] / (double)htSize(d, 0);
     return d->type->expandAllowed(moreMem, usedRatio);
 }
@@ -204,42 +173,23 @@ static int dictTypeAllowsExpand(dict *d) {
 int dictExpandIfNeeded(dict *d) {
     if (dictIsRehashing(d)) return DICT_OK;
     if (d->ht_table[0] == NULL) return dictExpand(d, DICT_HT_INITIAL_SIZE);
-    unsigned long size = htSize(d, 0), used = d->ht_used[0];
-    int full = used >= size;
-    int overfull = used / size > DICT_FORCE_RESIZE_RATIO;
-    int wanted = (dictResizePolicy == DICT_RESIZE_ENABLE && full) ||
-                 (dictResizePolicy == DICT_RESIZE_AVOID && overfull);
-    if (!wanted || !dictTypeAllowsExpand(d)) return DICT_ERR;
+    unsigned long used = d->ht_used[0];
+    if (!htGrowWanted(dictResizePolicy, used, htSize(d, 0)) || !dictTypeAllowsExpand(d))
+        return DICT_ERR;
     return dictExpand(d, used + 1);
-}
-
-/* used/size < 1/k, without overflowing used * k. */
-static int dictFillBelow(unsigned long used, unsigned long size, unsigned long k) {
-    return used <= ULONG_MAX / k && used * k < size;
 }
 
 int dictShrinkIfNeeded(dict *d) {
     if (dictIsRehashing(d)) return DICT_OK;
-    unsigned long size = htSize(d, 0), used = d->ht_used[0];
-    if (size <= DICT_HT_INITIAL_SIZE) return DICT_ERR;
-    int sparse = dictFillBelow(used, size, DICT_HT_MIN_FILL);
-    int verySparse = dictFillBelow(used, size, DICT_HT_MIN_FILL * DICT_FORCE_RESIZE_RATIO);
-    int wanted = (dictResizePolicy == DICT_RESIZE_ENABLE && sparse) ||
-                 (dictResizePolicy == DICT_RESIZE_AVOID && verySparse);
-    if (!wanted) return DICT_ERR;
+    unsigned long used = d->ht_used[0];
+    if (!htShrinkWanted(dictResizePolicy, used, htSize(d, 0))) return DICT_ERR;
     return dictResizeTo(d, used, 0);
 }
 
 /* ---- incremental rehashing ---------------------------------------------- */
 
-/* With a fork child around (AVOID), only a resize by a large factor is worth
- * the copy-on-write it causes; FORBID stops all moves. */
 static int dictRehashAllowedNow(const dict *d) {
-    if (dictResizePolicy == DICT_RESIZE_ENABLE) return 1;
-    if (dictResizePolicy == DICT_RESIZE_FORBID) return 0;
-    unsigned long s0 = htSize(d, 0), s1 = htSize(d, 1);
-    unsigned long larger = s0 > s1 ? s0 : s1, smaller = s0 > s1 ? s1 : s0;
-    return larger / smaller > DICT_FORCE_RESIZE_RATIO;
+    return htRehashAllowed(dictResizePolicy, htSize(d, 0), htSize(d, 1));
 }
 
 static void dictMoveBucket(dict *d, unsigned long index) {
@@ -297,11 +247,11 @@ int dictRehash(dict *d, int n) {
 
 int dictRehashMilliseconds(dict *d, int ms) {
     if (d->pauserehash > 0) return 0;
-    uint64_t deadline = dictMonotonicMicros() + (uint64_t)(ms > 0 ? ms : 0) * 1000u;
+    uint64_t deadline = htMonotonicMicros() + (uint64_t)(ms > 0 ? ms : 0) * 1000u;
     int moved = 0;
     while (dictRehash(d, 100)) {
         moved += 100;
-        if (dictMonotonicMicros() > deadline) break;
+        if (htMonotonicMicros() > deadline) break;
     }
     return moved;
 }
@@ -446,16 +396,8 @@ dictEntry **dictFindEntryRefByPtrAndHash(dict *d, const void *oldptr, uint64_t h
 
 /* A digest of everything a rehash step or an insert/delete changes. */
 static uint64_t dictFingerprint(const dict *d) {
-    uint64_t parts[6] = {
-        (uint64_t)(uintptr_t)d->ht_table[0], (uint64_t)d->ht_size_exp[0], d->ht_used[0],
-        (uint64_t)(uintptr_t)d->ht_table[1], (uint64_t)d->ht_size_exp[1], d->ht_used[1],
-    };
-    uint64_t h = 0;
-    for (int i = 0; i < 6; i++) {
-        h = (h ^ parts[i]) * UINT64_C(0x9e3779b97f4a7c15);
-        h ^= h >> 32;
-    }
-    return h;
+    return htFingerprint(d->ht_table[0], d->ht_size_exp[0], d->ht_used[0],
+                         d->ht_table[1], d->ht_size_exp[1], d->ht_used[1]);
 }
 
 dictIterator *dictGetIterator(dict *d) {
@@ -594,37 +536,7 @@ dictEntry *dictGetFairRandomKey(dict *d) {
     return sample[dictRandomBelow(d, n)];
 }
 
-/* ---- scan ------------------------------------------------------------------
- * The cursor is a bucket index whose bits are incremented from the top down
- * (reverse binary). Because table sizes are powers of two, bucket i of a
- * table of size 2^n holds exactly the keys of buckets i, i + 2^n, i + 2*2^n
- * ... of any larger table, and those come right after each other in reverse
- * order; so the cursors already visited stay visited when the table grows or
- * shrinks between calls, and no surviving element is missed. During a
- * rehash, one call visits a bucket of the smaller table and every bucket of
- * the larger table that it expands to. */
-
-static unsigned long dictReverseBits(unsigned long v) {
-    const unsigned long m1 = ~0UL / 3, m2 = ~0UL / 5, m4 = ~0UL / 17;
-    v = ((v >> 1) & m1) | ((v & m1) << 1);
-    v = ((v >> 2) & m2) | ((v & m2) << 2);
-    v = ((v >> 4) & m4) | ((v & m4) << 4);
-#if ULONG_MAX > 0xffffffffUL
-    return (unsigned long)__builtin_bswap64((uint64_t)v);
-#else
-    return (unsigned long)__builtin_bswap32((uint32_t)v);
-#endif
-}
-
-/* Increments the masked bits of the cursor starting from the most
- * significant one; setting the unmasked bits first makes the carry skip
- * over them. */
-static unsigned long dictScanNextCursor(unsigned long cursor, unsigned long mask) {
-    cursor |= ~mask;
-    cursor = dictReverseBits(cursor);
-    cursor++;
-    return dictReverseBits(cursor);
-}
+/* ---- scan (cursor arithmetic: hashtable_common.h) ------------------------ */
 
 /* The callback may delete the entry it is given. */
 static void dictScanChain(dictEntry *de, dictScanFunction *fn, void *privdata) {
@@ -641,87 +553,36 @@ unsigned long dictScan(dict *d, unsigned long cursor, dictScanFunction *fn, void
     if (!dictIsRehashing(d)) {
         unsigned long mask = htMask(d, 0);
         dictScanChain(d->ht_table[0][cursor & mask], fn, privdata);
-        cursor = dictScanNextCursor(cursor, mask);
+        cursor = htScanNextCursor(cursor, mask);
     } else {
         int small = htSize(d, 0) <= htSize(d, 1) ? 0 : 1, large = 1 - small;
         unsigned long smallMask = htMask(d, small), largeMask = htMask(d, large);
         dictScanChain(d->ht_table[small][cursor & smallMask], fn, privdata);
         do {
             dictScanChain(d->ht_table[large][cursor & largeMask], fn, privdata);
-            cursor = dictScanNextCursor(cursor, largeMask);
+            cursor = htScanNextCursor(cursor, largeMask);
         } while (cursor & (smallMask ^ largeMask));
     }
     dictResumeRehashing(d);
     return cursor;
 }
 
-/* ---- statistics -------------------------------------------------------- */
+/* ---- statistics (text format: hashtable_common.h) ------------------------ */
 
-typedef struct statsWriter {
-    char *pos;
-    size_t left;  /* bytes left including the terminating NUL */
-} statsWriter;
-
-static void statsAppend(statsWriter *w, const char *fmt, ...) PRINTF_FMT(2, 3);
-static void statsAppend(statsWriter *w, const char *fmt, ...) {
-    if (w->left <= 1) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(w->pos, w->left, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    size_t written = (size_t)n < w->left - 1 ? (size_t)n : w->left - 1;
-    w->pos += written;
-    w->left -= written;
-}
-
-/* Chains of this length or longer are counted together in the last slot. */
-#define DICT_STATS_VECTLEN 50
-
-typedef struct chainStats {
-    unsigned long lengths[DICT_STATS_VECTLEN]; /* buckets with each chain length */
-    unsigned long usedSlots, maxChain, totalChain;
-} chainStats;
-
-static void dictCountChains(const dict *d, int table, chainStats *cs) {
-    memset(cs, 0, sizeof(*cs));
+static void dictTableStats(htStatsWriter *w, const dict *d, int table) {
+    htChainStats cs;
+    memset(&cs, 0, sizeof cs);
     for (unsigned long i = 0; i < htSize(d, table); i++) {
         unsigned long length = 0;
         for (dictEntry *de = d->ht_table[table][i]; de; de = de->next) length++;
-        cs->lengths[length < DICT_STATS_VECTLEN ? length : DICT_STATS_VECTLEN - 1]++;
-        if (length == 0) continue;
-        cs->usedSlots++;
-        cs->totalChain += length;
-        if (length > cs->maxChain) cs->maxChain = length;
+        htChainStatsAdd(&cs, length);
     }
-}
-
-static void dictTableStats(statsWriter *w, const dict *d, int table) {
-    const char *role = table == 0 ? "main hash table" : "rehashing target";
-    unsigned long size = htSize(d, table), used = d->ht_used[table];
-    statsAppend(w, "Hash table %d stats (%s):\n", table, role);
-    if (used == 0) {
-        statsAppend(w, "No stats available for empty dictionaries\n");
-        return;
-    }
-    chainStats cs;
-    dictCountChains(d, table, &cs);
-    statsAppend(w, " table size: %lu\n number of elements: %lu\n", size, used);
-    statsAppend(w, " different slots: %lu\n max chain length: %lu\n", cs.usedSlots, cs.maxChain);
-    statsAppend(w, " avg chain length (counted): %.02f\n",
-                (double)cs.totalChain / (double)cs.usedSlots);
-    statsAppend(w, " avg chain length (computed): %.02f\n", (double)used / (double)cs.usedSlots);
-    statsAppend(w, " Chain length distribution:\n");
-    for (int i = 0; i < DICT_STATS_VECTLEN; i++) {
-        if (cs.lengths[i] == 0) continue;
-        statsAppend(w, "   %d: %lu (%.02f%%)\n", i, cs.lengths[i],
-                    100.0 * (double)cs.lengths[i] / (double)size);
-    }
+    htWriteTableStats(w, table, htSize(d, table), d->ht_used[table], &cs);
 }
 
 void dictGetStats(char *buf, size_t bufsize, dict *d) {
     if (bufsize == 0) return;
-    statsWriter w = {buf, bufsize};
+    htStatsWriter w = {buf, bufsize};
     buf[0] = '\0';
     dictTableStats(&w, d, 0);
     if (dictIsRehashing(d)) dictTableStats(&w, d, 1);

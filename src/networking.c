@@ -276,10 +276,10 @@ static int processInlineBuffer(client *c) {
     return C_OK;
 }
 
-/* Reads "<prefix><number>\r\n" at qb_pos. Returns 1 and the number when the
- * whole line is there, 0 when more bytes are needed, -1 on a protocol error
- * (already replied). */
-static int readCountLine(client *c, const char *too_big_msg, long long *value) {
+/* Reads "<prefix><number>\r\n" at qb_pos. Returns 1 when the whole line is
+ * there (*valid says whether it held a number, stored in *value), 0 when
+ * more bytes are needed, -1 on a protocol error (already replied). */
+static int readCountLine(client *c, const char *too_big_msg, long long *value, int *valid) {
     char *start = c->querybuf + c->qb_pos;
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
     char *cr = memchr(start, '\r', avail);
@@ -291,16 +291,17 @@ static int readCountLine(client *c, const char *too_big_msg, long long *value) {
         return 0;
     }
     if ((size_t)(cr - start) + 2 > avail) return 0; /* the '\n' has not arrived */
-    if (!string2ll(start + 1, (size_t)(cr - start - 1), value)) *value = LLONG_MIN;
+    *valid = string2ll(start + 1, (size_t)(cr - start - 1), value);
     c->qb_pos += (size_t)(cr - start) + 2;
     return 1;
 }
 
 static int readMultibulkHeader(client *c) {
     long long ll;
-    int got = readCountLine(c, "too big mbulk count string", &ll);
+    int valid;
+    int got = readCountLine(c, "too big mbulk count string", &ll, &valid);
     if (got <= 0) return got;
-    if (ll == LLONG_MIN || ll > INT_MAX) {
+    if (!valid || ll > INT_MAX) {
         protocolError(c, "invalid multibulk length");
         return -1;
     }
@@ -320,9 +321,10 @@ static int readBulkHeader(client *c) {
         return -1;
     }
     long long ll;
-    int got = readCountLine(c, "too big bulk count string", &ll);
+    int valid;
+    int got = readCountLine(c, "too big bulk count string", &ll, &valid);
     if (got <= 0) return got;
-    if (ll == LLONG_MIN || ll < 0 || ll > server.proto_max_bulk_len) {
+    if (!valid || ll < 0 || ll > server.proto_max_bulk_len) {
         protocolError(c, "invalid bulk length");
         return -1;
     }

@@ -430,7 +430,8 @@ void objectCommand(client *c) {
     if (!strcasecmp(sub, "encoding")) {
         addReplyBulkCString(c, strEncoding(o->encoding));
     } else if (!strcasecmp(sub, "refcount")) {
-        addReplyLongLong(c, o->refcount);
+        /* Shared objects report INT_MAX whatever the width of the field. */
+        addReplyLongLong(c, o->refcount == OBJ_SHARED_REFCOUNT ? INT_MAX : (long long)o->refcount);
     } else if (!strcasecmp(sub, "idletime")) {
         if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
             addReplyError(c, "An LFU maxmemory policy is selected, idle time not tracked. Please note that "

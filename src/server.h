@@ -87,7 +87,9 @@
 #define LRU_BITS 24
 #define LRU_CLOCK_MAX ((1 << LRU_BITS) - 1)
 #define LRU_CLOCK_RESOLUTION 1000 /* ms */
-#define OBJ_SHARED_REFCOUNT INT_MAX
+/* refcount is 29 bits: the other 3 of its word are the kvobj flags below. */
+#define OBJ_REFCOUNT_BITS 29
+#define OBJ_SHARED_REFCOUNT ((1 << OBJ_REFCOUNT_BITS) - 1)
 #define OBJ_SHARED_INTEGERS 10000
 #define OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44
 #define PROTO_SHARED_BULKHDR_LEN 32
@@ -96,7 +98,11 @@ typedef struct redisObject {
     unsigned type : 4;
     unsigned encoding : 4;
     unsigned lru : LRU_BITS; /* LRU clock, or LFU data (8-bit counter + 16-bit minutes) */
-    int refcount;
+    unsigned refcount : OBJ_REFCOUNT_BITS;
+    /* Layout flags of a keyspace object (kvobj.h); zero on any other robj. */
+    unsigned hasexpire : 1; /* the block has an expire slot */
+    unsigned hasembkey : 1; /* the key is embedded in the block */
+    unsigned hasembval : 1; /* the block has an embedded string value area */
     void *ptr;
 } robj;
 

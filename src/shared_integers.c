@@ -12,7 +12,8 @@
  */
 #include "server.h"
 
-#define SHARED_INT(n) {OBJ_STRING, OBJ_ENCODING_INT, 0, OBJ_SHARED_REFCOUNT, (void *)(intptr_t)(n)}
+#define SHARED_INT(n) {.type = OBJ_STRING, .encoding = OBJ_ENCODING_INT, .lru = 0, \
+    .refcount = OBJ_SHARED_REFCOUNT, .ptr = (void *)(intptr_t)(n)}
 #define SHARED_INT10(n) SHARED_INT(n), SHARED_INT((n) + 1), SHARED_INT((n) + 2), SHARED_INT((n) + 3), \
     SHARED_INT((n) + 4), SHARED_INT((n) + 5), SHARED_INT((n) + 6), SHARED_INT((n) + 7), \
     SHARED_INT((n) + 8), SHARED_INT((n) + 9)

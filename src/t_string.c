@@ -413,7 +413,9 @@ void incrbyfloatCommand(client *c) {
         getLongDoubleFromObjectOrReply(c, c->argv[2], &incr, NULL) != C_OK)
         return;
     value += incr;
-    if (isnan((double)value) || isinf((double)value)) {
+    /* Checked in long double: where it is wider than double, a sum beyond
+     * DBL_MAX is still finite and stored, as Redis does. */
+    if (isnan(value) || isinf(value)) {
         addReplyError(c, "increment would produce NaN or Infinity");
         return;
     }

@@ -17,7 +17,12 @@ for port in "$@"; do
     status=$?
     secs=$(( $(date +%s) - start ))
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-    canary=$(grep -E '^\[(ok|FAIL|skip)\] canary' "$log" | head -n 1 | cut -c1-6)
+    case $(grep -oE '^\[(ok|FAIL|skip)\] canary' "$log" | head -n 1) in
+        "[ok] canary") canary=trapped ;;
+        "[FAIL] canary") canary=NO-TRAP ;;
+        "[skip] canary") canary=n/a ;;
+        *) canary=- ;;
+    esac
     if [ -z "$line" ]; then
         p=0; f=1; line="build or run failed (exit $status)"
         tail -n 40 "$log" | sed "s/^/  [$port] /"
@@ -27,10 +32,10 @@ for port in "$@"; do
         [ "$f" -ne 0 ] && grep -vE '^\[ok\]|^(gcc|[a-z0-9_]+-linux-gnu[a-z]*-(gcc|ar))' "$log" | tail -n 60 | sed "s/^/  [$port] /"
     fi
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-    rows+=("$(printf '%-9s %-7s %5ss  %s' "$port" "${canary:--}" "$secs" "$line")")
+    rows+=("$(printf '%-9s %-8s %5ss  %s' "$port" "$canary" "$secs" "$line")")
 done
 echo
-echo "port      canary   time  result"
+echo "port      canary     time  result"
 printf '%s\n' "${rows[@]}"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

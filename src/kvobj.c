@@ -1,0 +1,148 @@
+/* kvobj.c -- building keyspace entries: a value object and its key in one
+ * allocation (layout and ownership rules in kvobj.h).
+ *
+ * Design decisions:
+ *  - One constructor does all the work. Adding an expire slot to a block
+ *    that has none simply builds the entry again from itself (the key is
+ *    copied before the old block is freed), so there is no second copy of
+ *    the layout logic to keep in sync; it costs a copy of at most a few
+ *    dozen bytes plus the key, on a path (the first EXPIRE of a key) that
+ *    already does a hash-table update.
+ *  - An embedded string keeps the layout of a normal sds, with the
+ *    smallest header that fits (type 5 has no capacity field, so it is
+ *    read-only, which is what an embstr is anyway). Its sds type is only
+ *    known through o->ptr; nothing needs to find the embedded area from the
+ *    block start, so a value converted in place from EMBSTR to another
+ *    encoding just leaves dead bytes until the block is rebuilt or freed.
+ *  - Invariant violations (copying a shared non-string value, moving an
+ *    object someone else still references) are programming errors: one line
+ *    on stderr and abort, whatever NDEBUG says, as in dict.c.
+ */
+#include "kvobj.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zmalloc.h"
+
+static void kvobjAssertFailed(const char *expr, const char *file, int line)
+    __attribute__((noreturn));
+static void kvobjAssertFailed(const char *expr, const char *file, int line) {
+    fprintf(stderr, "kvobj: assertion failed: %s (%s:%d)\n", expr, file, line);
+    abort();
+}
+#define kvobjAssert(cond) ((cond) ? (void)0 : kvobjAssertFailed(#cond, __FILE__, __LINE__))
+
+/* ---- embedded strings ------------------------------------------------------ */
+
+/* Bytes taken by an embedded sds of this length: header, bytes, NUL. */
+static size_t kvobjSdsSize(size_t len) {
+    return sdsHdrSize(sdsReqType(len)) + len + 1;
+}
+
+/* Writes an sds with the smallest header for len at `at` and returns it.
+ * Capacity equals length: embedded strings never grow in place. */
+static sds kvobjWriteSds(char *at, const char *bytes, size_t len) {
+    unsigned type = sdsReqType(len);
+    sds s = at + sdsHdrSize(type);
+    if (type == SDS_TYPE_5) {
+        s[-1] = (char)(unsigned char)(SDS_TYPE_5 | (len << SDS_TYPE_BITS));
+    } else {
+        s[-1] = (char)type;
+        sdssetlen(s, len);
+        sdssetalloc(s, len);
+    }
+    memcpy(s, bytes, len);
+    s[len] = '\0';
+    return s;
+}
+
+static int kvobjIsEmbeddedString(const robj *val) {
+    return val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
+}
+
+/* ---- the value's payload ------------------------------------------------------ */
+
+/* The payload for the new entry's ptr when it is not embedded: an integer
+ * is copied, anything else moves when val is referenced only by the caller
+ * and is duplicated otherwise (strings only). */
+static void *kvobjAdoptPayload(robj *val) {
+    if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT) return val->ptr;
+    if (val->refcount == 1) return val->ptr;
+    kvobjAssert(val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_RAW);
+    return sdsdup(val->ptr);
+}
+
+/* Drops the caller's reference to val once its value lives in the entry. */
+static void kvobjReleaseTemplate(robj *val) {
+    if (val->refcount == OBJ_SHARED_REFCOUNT) return;
+    kvobjAssert(val->refcount >= 1);
+    if (val->refcount == 1) zfree(val); /* its payload was copied or moved */
+    else val->refcount--;
+}
+
+/* ---- construction ------------------------------------------------------------------ */
+
+static size_t kvobjBlockSize(size_t keylen, const robj *val, int withExpire) {
+    /* The key is an existing buffer, so this sum cannot really overflow;
+     * asserting it keeps 32-bit builds honest anyway. */
+    kvobjAssert(keylen < SIZE_MAX / 2);
+    size_t size = withExpire ? sizeof(kvobjHeadExpire) : sizeof(kvobjHead);
+    size += 1 + kvobjSdsSize(keylen);
+    if (kvobjIsEmbeddedString(val)) {
+        size_t vlen = sdslen(val->ptr);
+        kvobjAssert(vlen < SIZE_MAX / 2 - size);
+        size += kvobjSdsSize(vlen);
+    }
+    return size;
+}
+
+/* Writes the key-size byte and the key; returns the first byte after it. */
+static char *kvobjWriteKey(char *area, const char *key, size_t keylen) {
+    area[0] = (char)(unsigned char)sdsHdrSize(sdsReqType(keylen));
+    sds s = kvobjWriteSds(area + 1, key, keylen);
+    return s + keylen + 1;
+}
+
+kvobj *kvobjCreate(const char *key, size_t keylen, robj *val, long long expire) {
+    int withExpire = expire != -1, embed = kvobjIsEmbeddedString(val);
+    kvobj *o = zmalloc(kvobjBlockSize(keylen, val, withExpire));
+    o->type = val->type;
+    o->encoding = val->encoding;
+    o->lru = val->lru;
+    o->refcount = 1;
+    o->hasexpire = (unsigned)withExpire;
+    o->hasembkey = 1;
+    o->hasembval = (unsigned)embed;
+    kvobjSetNext(o, NULL);
+    if (withExpire) ((kvobjHeadExpire *)o)->expire = expire;
+
+    char *tail = kvobjWriteKey((char *)o + kvobjKeyAreaOffset(o), key, keylen);
+    if (embed) o->ptr = kvobjWriteSds(tail, val->ptr, sdslen(val->ptr));
+    else o->ptr = kvobjAdoptPayload(val);
+    kvobjReleaseTemplate(val);
+    return o;
+}
+
+/* ---- expire ---------------------------------------------------------------------- */
+
+long long kvobjGetExpire(const kvobj *o) {
+    return o->hasexpire ? ((const kvobjHeadExpire *)o)->expire : -1;
+}
+
+kvobj *kvobjSetExpire(kvobj *o, long long expire) {
+    if (o->hasexpire) {
+        ((kvobjHeadExpire *)o)->expire = expire;
+        return o;
+    }
+    if (expire == -1) return o;
+    kvobjAssert(o->refcount == 1);
+    sds key = kvobjGetKey(o);
+    kvobj *next = kvobjGetNext(o); /* the hash chain continues after the new block */
+    kvobj *moved = kvobjCreate(key, sdslen(key), o, expire);
+    kvobjSetNext(moved, next);
+    return moved;
+}
+
+size_t kvobjAllocSize(const kvobj *o) { return zmalloc_size(o); }

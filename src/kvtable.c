@@ -1,0 +1,494 @@
+/* kvtable.c -- the keyspace hash table (model and API in kvtable.h).
+ *
+ * Design decisions:
+ *  - The algorithms are dict.c's (see its header), and whatever does not
+ *    depend on the entry layout -- size and resize-policy math, the scan
+ *    cursor, sampling PRNG, fingerprints, statistics text -- is shared with
+ *    it through hashtable_common.h; the resize policy itself is dict.c's
+ *    global (dictGetResizeEnabled()), so one switch holds every table of
+ *    the server while a fork child exists.
+ *  - Entries carry their own chain pointer, so an insert allocates nothing
+ *    (only a growing bucket array does) and a lookup touches the bucket
+ *    and then each candidate's block, whose key lies in the same cache
+ *    lines as the header.
+ *  - Every chain operation goes through kvtableLocate(), which returns the
+ *    link (bucket slot or an entry's next field) pointing at the wanted
+ *    entry: find, replace and unlink then differ only in what they write.
+ *  - While rehashing, lookups search table 0 then table 1 and inserts go to
+ *    table 1 only; a rehash step moves one bucket but visits at most 10
+ *    empty ones; buckets of table 0 below rehashidx are empty.
+ *  - Invariant violations (a table modified under an unsafe iterator) print
+ *    one line to stderr and abort, whatever NDEBUG says.
+ */
+#include "kvtable.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashtable_common.h"
+#include "kvobj.h"
+#include "zmalloc.h"
+
+static void kvtableAssertFailed(const char *expr, const char *file, int line)
+    __attribute__((noreturn));
+static void kvtableAssertFailed(const char *expr, const char *file, int line) {
+    fprintf(stderr, "kvtable: assertion failed: %s (%s:%d)\n", expr, file, line);
+    abort();
+}
+#define kvtableAssert(cond) ((cond) ? (void)0 : kvtableAssertFailed(#cond, __FILE__, __LINE__))
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+static unsigned long tableSize(const kvtable *t, int i) { return KVTABLE_SIZE(t->sizeExp[i]); }
+static unsigned long tableMask(const kvtable *t, int i) { return tableSize(t, i) - 1; }
+
+static void tableReset(kvtable *t, int i) {
+    t->buckets[i] = NULL;
+    t->sizeExp[i] = -1;
+    t->used[i] = 0;
+}
+
+static kvobj **nextLink(kvobj *o) { return &((kvobjHead *)o)->next; }
+
+uint64_t kvtableHashKey(const char *key, size_t len) { return dictGenHashFunction(key, len); }
+
+static uint64_t entryHash(const kvobj *o) {
+    sds key = kvobjGetKey(o);
+    return kvtableHashKey(key, sdslen(key));
+}
+
+static int entryHasKey(const kvobj *o, const char *key, size_t len) {
+    sds k = kvobjGetKey(o);
+    return sdslen(k) == len && memcmp(k, key, len) == 0;
+}
+
+static void destroyEntry(kvtable *t, kvobj *o) {
+    if (t->type->entryDestructor) t->type->entryDestructor(o);
+}
+
+/* ---- creation and destruction --------------------------------------------------- */
+
+kvtable *kvtableCreate(kvtableType *type) {
+    kvtable *t = zmalloc(sizeof(*t));
+    t->type = type;
+    tableReset(t, 0);
+    tableReset(t, 1);
+    t->rehashidx = -1;
+    t->pauserehash = 0;
+    t->randomState = htRandomSeed(t);
+    return t;
+}
+
+static void clearTable(kvtable *t, int i, void(callback)(kvtable *)) {
+    for (unsigned long b = 0; b < tableSize(t, i) && t->used[i] > 0; b++) {
+        if (callback && (b & 65535) == 0) callback(t);
+        kvobj *o = t->buckets[i][b];
+        while (o) {
+            kvobj *next = kvobjGetNext(o);
+            destroyEntry(t, o);
+            t->used[i]--;
+            o = next;
+        }
+    }
+    zfree(t->buckets[i]);
+    tableReset(t, i);
+}
+
+void kvtableEmpty(kvtable *t, void(callback)(kvtable *)) {
+    clearTable(t, 0, callback);
+    clearTable(t, 1, callback);
+    t->rehashidx = -1;
+    t->pauserehash = 0;
+}
+
+void kvtableRelease(kvtable *t) {
+    kvtableEmpty(t, NULL);
+    zfree(t);
+}
+
+/* ---- resizing ------------------------------------------------------------------- */
+
+/* Starts a resize to hold `size` entries: a new table 1 to rehash into, or
+ * table 0 itself when there is none yet. */
+static int startResize(kvtable *t, unsigned long size, int mayFail) {
+    if (kvtableIsRehashing(t) || t->used[0] > size) return KVTABLE_ERR;
+    int exp = htNextExp(size, DICT_HT_INITIAL_EXP);
+    if (exp < 0 || exp == t->sizeExp[0]) return KVTABLE_ERR;
+    size_t bytes = htBucketArrayBytes(exp);
+    if (bytes == 0) return KVTABLE_ERR;
+    kvobj **array = mayFail ? ztrycalloc(bytes) : zcalloc(bytes);
+    if (array == NULL) return KVTABLE_ERR;
+
+    int i = t->buckets[0] ? 1 : 0;
+    t->buckets[i] = array;
+    t->sizeExp[i] = (signed char)exp;
+    t->used[i] = 0;
+    if (i == 1) t->rehashidx = 0;
+    return KVTABLE_OK;
+}
+
+int kvtableExpand(kvtable *t, unsigned long size) { return startResize(t, size, 0); }
+int kvtableTryExpand(kvtable *t, unsigned long size) { return startResize(t, size, 1); }
+
+int kvtableResize(kvtable *t) {
+    if (dictGetResizeEnabled() != DICT_RESIZE_ENABLE || kvtableIsRehashing(t)) return KVTABLE_ERR;
+    unsigned long target = t->used[0] > DICT_HT_INITIAL_SIZE ? t->used[0] : DICT_HT_INITIAL_SIZE;
+    return startResize(t, target, 0);
+}
+
+static int growthAllowedByType(kvtable *t) {
+    if (t->type->expandAllowed == NULL) return 1;
+    size_t moreMem = htBucketArrayBytes(htNextExp(t->used[0] + 1, DICT_HT_INITIAL_EXP));
+    double usedRatio = (double)t->used[0] / (double)tableSize(t, 0);
+    return t->type->expandAllowed(moreMem ? moreMem : SIZE_MAX, usedRatio);
+}
+
+int kvtableExpandIfNeeded(kvtable *t) {
+    if (kvtableIsRehashing(t)) return KVTABLE_OK;
+    if (t->buckets[0] == NULL) return kvtableExpand(t, DICT_HT_INITIAL_SIZE);
+    if (!htGrowWanted(dictGetResizeEnabled(), t->used[0], tableSize(t, 0))) return KVTABLE_ERR;
+    if (!growthAllowedByType(t)) return KVTABLE_ERR;
+    return kvtableExpand(t, t->used[0] + 1);
+}
+
+int kvtableShrinkIfNeeded(kvtable *t) {
+    if (kvtableIsRehashing(t)) return KVTABLE_OK;
+    if (!htShrinkWanted(dictGetResizeEnabled(), t->used[0], tableSize(t, 0))) return KVTABLE_ERR;
+    return startResize(t, t->used[0], 0);
+}
+
+/* ---- incremental rehashing -------------------------------------------------------- */
+
+static void moveBucket(kvtable *t, unsigned long index) {
+    kvobj *o = t->buckets[0][index];
+    t->buckets[0][index] = NULL;
+    unsigned long mask = tableMask(t, 1);
+    for (kvobj *next; o; o = next) {
+        next = kvobjGetNext(o);
+        kvobj **slot = &t->buckets[1][entryHash(o) & mask];
+        kvobjSetNext(o, *slot);
+        *slot = o;
+        t->used[0]--;
+        t->used[1]++;
+    }
+}
+
+/* Table 1 becomes table 0. After a shrink, deletes made meanwhile may call
+ * for a smaller table still, which starts right away (see dict.c). */
+static void completeRehash(kvtable *t) {
+    int shrank = t->sizeExp[1] < t->sizeExp[0];
+    zfree(t->buckets[0]);
+    t->buckets[0] = t->buckets[1];
+    t->sizeExp[0] = t->sizeExp[1];
+    t->used[0] = t->used[1];
+    tableReset(t, 1);
+    t->rehashidx = -1;
+    if (shrank) kvtableShrinkIfNeeded(t);
+}
+
+int kvtableRehash(kvtable *t, int n) {
+    if (!kvtableIsRehashing(t) || t->pauserehash > 0) return 0;
+    if (!htRehashAllowed(dictGetResizeEnabled(), tableSize(t, 0), tableSize(t, 1))) return 0;
+    long long emptyBudget = (long long)n * 10;
+    for (; n > 0 && t->used[0] != 0; n--) {
+        kvtableAssert((unsigned long)t->rehashidx < tableSize(t, 0));
+        while (t->buckets[0][t->rehashidx] == NULL) {
+            t->rehashidx++;
+            if (--emptyBudget <= 0) return 1;
+        }
+        moveBucket(t, (unsigned long)t->rehashidx++);
+    }
+    if (t->used[0] != 0) return 1;
+    completeRehash(t);
+    return kvtableIsRehashing(t);
+}
+
+int kvtableRehashMilliseconds(kvtable *t, int ms) {
+    if (t->pauserehash > 0) return 0;
+    uint64_t deadline = htMonotonicMicros() + (uint64_t)(ms > 0 ? ms : 0) * 1000u;
+    int moved = 0;
+    do {
+        if (!kvtableRehash(t, 100)) break;
+        moved += 100;
+    } while (htMonotonicMicros() <= deadline);
+    return moved;
+}
+
+static void rehashStepIfRehashing(kvtable *t) {
+    if (kvtableIsRehashing(t) && t->pauserehash == 0) kvtableRehash(t, 1);
+}
+
+/* ---- lookup, insert, delete ------------------------------------------------------- */
+
+/* The link that points at the entry with this key, or NULL; *where gets the
+ * table it is in. No rehash step. */
+static kvobj **kvtableLocate(kvtable *t, const char *key, size_t len, uint64_t hash, int *where) {
+    int last = kvtableIsRehashing(t) ? 1 : 0;
+    for (int i = 0; i <= last; i++) {
+        if (t->used[i] == 0) continue;
+        kvobj **link = &t->buckets[i][hash & tableMask(t, i)];
+        while (*link && !entryHasKey(*link, key, len)) link = nextLink(*link);
+        if (*link == NULL) continue;
+        *where = i;
+        return link;
+    }
+    return NULL;
+}
+
+kvobj *kvtableFind(kvtable *t, const char *key, size_t len) {
+    if (kvtableSize(t) == 0) return NULL;
+    rehashStepIfRehashing(t);
+    int where;
+    kvobj **link = kvtableLocate(t, key, len, kvtableHashKey(key, len), &where);
+    return link ? *link : NULL;
+}
+
+/* Links o at the head of its chain in the table inserts go to. */
+static void linkNew(kvtable *t, kvobj *o, uint64_t hash) {
+    int i = kvtableIsRehashing(t) ? 1 : 0;
+    kvobj **slot = &t->buckets[i][hash & tableMask(t, i)];
+    kvobjSetNext(o, *slot);
+    *slot = o;
+    t->used[i]++;
+}
+
+/* Prepares an insert of o: a rehash step and a growth check, then the
+ * search for an entry with the same key. */
+static kvobj **prepareInsert(kvtable *t, kvobj *o, uint64_t *hash) {
+    rehashStepIfRehashing(t);
+    kvtableExpandIfNeeded(t);
+    sds key = kvobjGetKey(o);
+    *hash = kvtableHashKey(key, sdslen(key));
+    int where;
+    return kvtableLocate(t, key, sdslen(key), *hash, &where);
+}
+
+int kvtableAdd(kvtable *t, kvobj *o, kvobj **existing) {
+    uint64_t hash;
+    kvobj **link = prepareInsert(t, o, &hash);
+    if (link) {
+        if (existing) *existing = *link;
+        return KVTABLE_ERR;
+    }
+    linkNew(t, o, hash);
+    return KVTABLE_OK;
+}
+
+kvobj *kvtableReplace(kvtable *t, kvobj *o) {
+    uint64_t hash;
+    kvobj **link = prepareInsert(t, o, &hash);
+    if (link == NULL) {
+        linkNew(t, o, hash);
+        return NULL;
+    }
+    kvobj *old = *link;
+    kvobjSetNext(o, kvobjGetNext(old));
+    *link = o;
+    kvobjSetNext(old, NULL);
+    return old;
+}
+
+int kvtableReplaceReallocated(kvtable *t, const kvobj *oldptr, kvobj *newobj) {
+    uint64_t hash = entryHash(newobj);
+    int last = kvtableIsRehashing(t) ? 1 : 0;
+    for (int i = 0; i <= last; i++) {
+        if (t->used[i] == 0) continue;
+        kvobj **link = &t->buckets[i][hash & tableMask(t, i)];
+        while (*link && *link != oldptr) link = nextLink(*link);
+        if (*link == NULL) continue;
+        *link = newobj;
+        return KVTABLE_OK;
+    }
+    return KVTABLE_ERR;
+}
+
+kvobj *kvtableUnlink(kvtable *t, const char *key, size_t len) {
+    if (kvtableSize(t) == 0) return NULL;
+    rehashStepIfRehashing(t);
+    int where;
+    kvobj **link = kvtableLocate(t, key, len, kvtableHashKey(key, len), &where);
+    if (link == NULL) return NULL;
+    kvobj *o = *link;
+    *link = kvobjGetNext(o);
+    kvobjSetNext(o, NULL);
+    t->used[where]--;
+    kvtableShrinkIfNeeded(t);
+    return o;
+}
+
+int kvtableDelete(kvtable *t, const char *key, size_t len) {
+    kvobj *o = kvtableUnlink(t, key, len);
+    if (o == NULL) return KVTABLE_ERR;
+    destroyEntry(t, o);
+    return KVTABLE_OK;
+}
+
+/* ---- iterators ----------------------------------------------------------------------- */
+
+static uint64_t tableFingerprint(const kvtable *t) {
+    return htFingerprint(t->buckets[0], t->sizeExp[0], t->used[0],
+                         t->buckets[1], t->sizeExp[1], t->used[1]);
+}
+
+kvtableIterator *kvtableGetIterator(kvtable *t) {
+    kvtableIterator *iter = zcalloc(sizeof(*iter));
+    iter->t = t;
+    iter->index = -1;
+    return iter;
+}
+
+kvtableIterator *kvtableGetSafeIterator(kvtable *t) {
+    kvtableIterator *iter = kvtableGetIterator(t);
+    iter->safe = 1;
+    return iter;
+}
+
+static int iteratorStarted(const kvtableIterator *iter) {
+    return iter->index != -1 || iter->table != 0;
+}
+
+/* Advances to the next bucket; 0 when both tables are done. */
+static int iteratorAdvanceBucket(kvtableIterator *iter) {
+    kvtable *t = iter->t;
+    if ((unsigned long)++iter->index >= tableSize(t, iter->table)) {
+        if (iter->table == 1 || !kvtableIsRehashing(t)) return 0;
+        iter->table = 1;
+        iter->index = 0;
+    }
+    iter->entry = t->buckets[iter->table][iter->index];
+    return 1;
+}
+
+kvobj *kvtableNext(kvtableIterator *iter) {
+    if (!iteratorStarted(iter)) {
+        if (iter->safe) kvtablePauseRehashing(iter->t);
+        else iter->fingerprint = tableFingerprint(iter->t);
+    }
+    /* The successor was saved, so the caller may delete what it got. */
+    iter->entry = iter->entry ? iter->nextEntry : NULL;
+    while (iter->entry == NULL)
+        if (!iteratorAdvanceBucket(iter)) return NULL;
+    iter->nextEntry = kvobjGetNext(iter->entry);
+    return iter->entry;
+}
+
+void kvtableReleaseIterator(kvtableIterator *iter) {
+    if (iteratorStarted(iter)) {
+        if (iter->safe) kvtableResumeRehashing(iter->t);
+        else kvtableAssert(iter->fingerprint == tableFingerprint(iter->t));
+    }
+    zfree(iter);
+}
+
+/* ---- random sampling --------------------------------------------------------------------
+ * The buckets that can hold entries are seen as one sequence ("live"
+ * buckets): table 0 from rehashidx (or 0) to its end, then all of table 1
+ * when rehashing. */
+
+static unsigned long liveBucketCount(const kvtable *t) {
+    if (!kvtableIsRehashing(t)) return tableSize(t, 0);
+    return tableSize(t, 0) - (unsigned long)t->rehashidx + tableSize(t, 1);
+}
+
+static kvobj *liveBucket(const kvtable *t, unsigned long i) {
+    unsigned long first = kvtableIsRehashing(t) ? (unsigned long)t->rehashidx : 0;
+    unsigned long inTable0 = tableSize(t, 0) - first;
+    return i < inTable0 ? t->buckets[0][first + i] : t->buckets[1][i - inTable0];
+}
+
+static unsigned long randomBelow(kvtable *t, unsigned long n) {
+    return htRandomBelow(&t->randomState, n);
+}
+
+kvobj *kvtableGetRandomKey(kvtable *t) {
+    if (kvtableSize(t) == 0) return NULL;
+    rehashStepIfRehashing(t);
+    unsigned long live = liveBucketCount(t);
+    kvobj *head;
+    do head = liveBucket(t, randomBelow(t, live)); while (head == NULL);
+    unsigned long length = 0;
+    for (kvobj *o = head; o; o = kvobjGetNext(o)) length++;
+    for (unsigned long skip = randomBelow(t, length); skip > 0; skip--) head = kvobjGetNext(head);
+    return head;
+}
+
+/* Up to count distinct entries from consecutive live buckets starting at a
+ * random one, visiting at most count*10 buckets and none twice. Fast, not
+ * uniform (see kvtableGetFairRandomKey()). */
+unsigned int kvtableGetSomeKeys(kvtable *t, kvobj **out, unsigned int count) {
+    if (kvtableSize(t) < count) count = (unsigned int)kvtableSize(t);
+    if (count == 0) return 0;
+    for (unsigned int step = 0; step < count && kvtableIsRehashing(t); step++)
+        rehashStepIfRehashing(t);
+
+    unsigned long live = liveBucketCount(t), b = randomBelow(t, live);
+    uint64_t visits = (uint64_t)count * 10;
+    if (visits > live) visits = live;
+    unsigned int got = 0;
+    for (; visits > 0 && got < count; visits--) {
+        for (kvobj *o = liveBucket(t, b); o && got < count; o = kvobjGetNext(o)) out[got++] = o;
+        if (++b == live) b = 0;
+    }
+    return got;
+}
+
+/* Picking among a sample of neighbouring buckets evens out the bias of
+ * kvtableGetRandomKey() towards entries in short chains. */
+#define KVTABLE_FAIR_SAMPLE 20
+
+kvobj *kvtableGetFairRandomKey(kvtable *t) {
+    kvobj *sample[KVTABLE_FAIR_SAMPLE];
+    unsigned int n = kvtableGetSomeKeys(t, sample, KVTABLE_FAIR_SAMPLE);
+    return n ? sample[randomBelow(t, n)] : kvtableGetRandomKey(t);
+}
+
+/* ---- scan (cursor arithmetic and its guarantee: hashtable_common.h) ---------------------- */
+
+static void scanBucket(kvobj *o, kvtableScanFunction *fn, void *privdata) {
+    for (kvobj *next; o; o = next) {
+        next = kvobjGetNext(o); /* fn may delete o */
+        fn(privdata, o);
+    }
+}
+
+unsigned long kvtableScan(kvtable *t, unsigned long cursor, kvtableScanFunction *fn, void *privdata) {
+    if (kvtableSize(t) == 0) return 0;
+    kvtablePauseRehashing(t);
+    if (!kvtableIsRehashing(t)) {
+        scanBucket(t->buckets[0][cursor & tableMask(t, 0)], fn, privdata);
+        cursor = htScanNextCursor(cursor, tableMask(t, 0));
+    } else {
+        int small = tableSize(t, 0) > tableSize(t, 1) ? 1 : 0, large = !small;
+        unsigned long smallMask = tableMask(t, small), largeMask = tableMask(t, large);
+        scanBucket(t->buckets[small][cursor & smallMask], fn, privdata);
+        /* every bucket of the larger table that the small one expands to */
+        do {
+            scanBucket(t->buckets[large][cursor & largeMask], fn, privdata);
+            cursor = htScanNextCursor(cursor, largeMask);
+        } while (cursor & (smallMask ^ largeMask));
+    }
+    kvtableResumeRehashing(t);
+    return cursor;
+}
+
+/* ---- statistics -------------------------------------------------------------------------- */
+
+static void tableStats(htStatsWriter *w, const kvtable *t, int i) {
+    htChainStats cs;
+    memset(&cs, 0, sizeof cs);
+    for (unsigned long b = 0; b < tableSize(t, i); b++) {
+        unsigned long length = 0;
+        for (kvobj *o = t->buckets[i][b]; o; o = kvobjGetNext(o)) length++;
+        htChainStatsAdd(&cs, length);
+    }
+    htWriteTableStats(w, i, tableSize(t, i), t->used[i], &cs);
+}
+
+void kvtableGetStats(char *buf, size_t bufsize, kvtable *t) {
+    if (bufsize == 0) return;
+    htStatsWriter w = {buf, bufsize};
+    buf[0] = '\0';
+    tableStats(&w, t, 0);
+    if (kvtableIsRehashing(t)) tableStats(&w, t, 1);
+}

@@ -1,0 +1,754 @@
+/* test_kvtable.c -- unit tests for src/kvtable.c, the keyspace hash table.
+ *
+ * Entries are real kvobjs ("key:<i>" with the integer i as an INT value, so
+ * no second allocation), freed by a counting destructor; most tests check
+ * the table against a plain array of "present" flags and end by checking
+ * that the allocator's byte count is back where it started.
+ *
+ * Sizes scale with the TEST_SCALE environment variable (a factor, default 1:
+ * 100k keys for the bulk test); slow emulators may set e.g. TEST_SCALE=0.2.
+ * The resize policy is global (dict.c's), so every test that changes it
+ * puts it back.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dict.h"
+#include "kvobj.h"
+#include "kvtable.h"
+#include "test.h"
+#include "zmalloc.h"
+
+static unsigned long scaled(unsigned long n) {
+    const char *env = getenv("TEST_SCALE");
+    double factor = env ? atof(env) : 1.0;
+    if (factor <= 0) factor = 1.0;
+    unsigned long result = (unsigned long)((double)n * factor);
+    return result < 1000 ? 1000 : result;
+}
+
+/* ---- entries ----------------------------------------------------------------------- */
+
+static long destroyed;
+
+static void freeEntry(kvobj *o) {
+    destroyed++;
+    zfree(o); /* INT values own nothing else */
+}
+
+static kvtableType countingType = {freeEntry, NULL};
+
+static size_t keyName(char *buf, size_t size, unsigned long i) {
+    return (size_t)snprintf(buf, size, "key:%lu", i);
+}
+
+static kvobj *entryFor(unsigned long i) {
+    robj *val = zcalloc(sizeof(robj));
+    val->type = OBJ_STRING;
+    val->encoding = OBJ_ENCODING_INT;
+    val->refcount = 1;
+    val->ptr = (void *)(uintptr_t)i;
+    char key[32];
+    return kvobjCreate(key, keyName(key, sizeof key, i), val, -1);
+}
+
+static unsigned long entryIndex(const kvobj *o) { return (unsigned long)(uintptr_t)o->ptr; }
+
+static kvobj *findIndex(kvtable *t, unsigned long i) {
+    char key[32];
+    return kvtableFind(t, key, keyName(key, sizeof key, i));
+}
+
+static int deleteIndex(kvtable *t, unsigned long i) {
+    char key[32];
+    return kvtableDelete(t, key, keyName(key, sizeof key, i));
+}
+
+static kvtable *tableWith(unsigned long n) {
+    kvtable *t = kvtableCreate(&countingType);
+    for (unsigned long i = 0; i < n; i++) kvtableAdd(t, entryFor(i), NULL);
+    return t;
+}
+
+static void finishRehash(kvtable *t) {
+    while (kvtableRehash(t, 1000)) {}
+}
+
+/* The bucket of table 0 an entry's key falls in. */
+static unsigned long bucketOf(kvtable *t, unsigned long i) {
+    char key[32];
+    return (unsigned long)(kvtableHashKey(key, keyName(key, sizeof key, i)) & (kvtableSlots(t) - 1));
+}
+
+/* Runs body in a child process with stderr silenced; returns its status. */
+static int runInChild(void (*body)(void)) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 2);
+        body();
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+    return status;
+}
+
+/* ---- basics --------------------------------------------------------------------------- */
+
+static void countCalls(void *privdata, kvobj *o) {
+    (void)o;
+    ++*(unsigned long *)privdata;
+}
+
+static void test_empty_table(void) {
+    size_t start = zmalloc_used_memory();
+    kvtable *t = kvtableCreate(&countingType);
+    CHECK_EQ_INT(kvtableSize(t), 0);
+    CHECK_EQ_INT(kvtableSlots(t), 0);
+    CHECK(kvtableFind(t, "x", 1) == NULL);
+    CHECK(kvtableUnlink(t, "x", 1) == NULL);
+    CHECK_EQ_INT(kvtableDelete(t, "x", 1), KVTABLE_ERR);
+    CHECK(kvtableGetRandomKey(t) == NULL);
+    CHECK(kvtableGetFairRandomKey(t) == NULL);
+    kvobj *some[4];
+    CHECK_EQ_INT(kvtableGetSomeKeys(t, some, 4), 0);
+    unsigned long calls = 0;
+    CHECK_EQ_INT(kvtableScan(t, 0, countCalls, &calls), 0);
+    CHECK_EQ_INT(calls, 0);
+    kvtableIterator *iter = kvtableGetIterator(t);
+    CHECK(kvtableNext(iter) == NULL);
+    kvtableReleaseIterator(iter);
+    CHECK_EQ_INT(kvtableRehash(t, 10), 0);
+    CHECK_EQ_INT(kvtableShrinkIfNeeded(t), KVTABLE_ERR);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* Adds, finds, replaces and deletes many keys against a reference array,
+ * through growth and shrinking; memory returns to the start. */
+static void test_add_find_replace_delete_at_scale(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = scaled(100000);
+    destroyed = 0;
+    kvtable *t = tableWith(n);
+    CHECK_EQ_INT(kvtableSize(t), n);
+    unsigned long wrong = 0;
+    for (unsigned long i = 0; i < n; i++) {
+        kvobj *o = findIndex(t, i);
+        wrong += o == NULL || entryIndex(o) != i;
+    }
+    CHECK_EQ_INT(wrong, 0);
+    CHECK(findIndex(t, n) == NULL);
+
+    kvobj *dup = entryFor(7), *existing = NULL;
+    CHECK_EQ_INT(kvtableAdd(t, dup, &existing), KVTABLE_ERR);
+    CHECK(existing == findIndex(t, 7));
+    CHECK_EQ_INT(kvtableAdd(t, dup, NULL), KVTABLE_ERR);
+    kvobj *old = kvtableReplace(t, dup);
+    CHECK(old == existing && old != dup);
+    CHECK(findIndex(t, 7) == dup);
+    CHECK(kvobjGetNext(old) == NULL);
+    freeEntry(old);
+    CHECK(kvtableReplace(t, entryFor(n)) == NULL);  /* a new key is added */
+    CHECK_EQ_INT(kvtableSize(t), n + 1);
+
+    destroyed = 0;
+    for (unsigned long i = 0; i <= n; i += 2) wrong += deleteIndex(t, i) != KVTABLE_OK;
+    for (unsigned long i = 0; i <= n; i += 2) wrong += deleteIndex(t, i) != KVTABLE_ERR;
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(destroyed, n / 2 + 1);
+    for (unsigned long i = 0; i <= n; i++) wrong += (findIndex(t, i) != NULL) != (i % 2 == 1);
+    CHECK_EQ_INT(wrong, 0);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* Keys that differ only in length, content after a NUL, or are empty. */
+static void test_key_comparison(void) {
+    kvtable *t = kvtableCreate(&countingType);
+    const char *keys[] = {"", "a", "a\0", "a\0b", "ab", "b"};
+    const size_t lens[] = {0, 1, 2, 3, 2, 1};
+    for (int i = 0; i < 6; i++) {
+        robj *val = zcalloc(sizeof(robj));
+        val->type = OBJ_STRING;
+        val->encoding = OBJ_ENCODING_INT;
+        val->refcount = 1;
+        val->ptr = (void *)(uintptr_t)i;
+        CHECK_EQ_INT(kvtableAdd(t, kvobjCreate(keys[i], lens[i], val, -1), NULL), KVTABLE_OK);
+    }
+    for (int i = 0; i < 6; i++) {
+        kvobj *o = kvtableFind(t, keys[i], lens[i]);
+        CHECK(o != NULL && entryIndex(o) == (unsigned long)i);
+    }
+    CHECK(kvtableFind(t, "ba", 2) == NULL);
+    kvtableRelease(t);
+}
+
+/* ---- rehashing ------------------------------------------------------------------------- */
+
+static int matchesReference(kvtable *t, const char *present, unsigned long range) {
+    unsigned long wrong = 0;
+    for (unsigned long i = 0; i < range; i++) wrong += (findIndex(t, i) != NULL) != present[i];
+    return wrong == 0;
+}
+
+/* Random operations while a rehash is under way keep every key findable. */
+static void test_operations_during_incremental_rehash(void) {
+    unsigned long range = 4000;
+    char *present = calloc(range, 1);
+    kvtable *t = kvtableCreate(&countingType);
+    uint64_t seed = 88172645463325252ULL;
+    unsigned long checksWhileRehashing = 0;
+    for (int round = 0; round < 20000; round++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        unsigned long i = (unsigned long)(seed % range);
+        if (present[i]) {
+            present[i] = deleteIndex(t, i) != KVTABLE_OK;
+        } else {
+            present[i] = kvtableAdd(t, entryFor(i), NULL) == KVTABLE_OK;
+        }
+        if (round % 1000 == 0 && kvtableIsRehashing(t)) {
+            checksWhileRehashing++;
+            CHECK(matchesReference(t, present, range));
+        }
+    }
+    CHECK(matchesReference(t, present, range));
+    CHECK(checksWhileRehashing > 0);
+    kvtableRelease(t);
+    free(present);
+}
+
+/* Each find, add and delete moves the rehash on by one step. */
+static void test_rehash_step_per_operation(void) {
+    kvtable *t = tableWith(1024);
+    finishRehash(t);
+    CHECK_EQ_INT(kvtableExpand(t, 1 << 14), KVTABLE_OK);
+    CHECK_EQ_INT(t->rehashidx, 0);
+    long before = t->rehashidx;
+    findIndex(t, 1);
+    CHECK(t->rehashidx > before);
+    before = t->rehashidx;
+    kvtablePauseRehashing(t);
+    findIndex(t, 1);
+    kvtableAdd(t, entryFor(5000), NULL);
+    CHECK_EQ_INT(t->rehashidx, before);          /* paused: nothing moves */
+    kvtableResumeRehashing(t);
+    deleteIndex(t, 5000);
+    CHECK(t->rehashidx > before);
+    finishRehash(t);
+    CHECK(!kvtableIsRehashing(t));
+    CHECK_EQ_INT(kvtableSlots(t), 1 << 14);
+    kvtableRelease(t);
+}
+
+/* One step visits at most 10 empty buckets per bucket asked for: with a
+ * single key far from the start of table 0, a step moves nothing and stops
+ * exactly 10 buckets in. */
+static void test_rehash_empty_bucket_visit_limit(void) {
+    kvtable *t = kvtableCreate(&countingType);
+    CHECK_EQ_INT(kvtableExpand(t, 1 << 12), KVTABLE_OK);
+    unsigned long i = 0;
+    while (bucketOf(t, i) < 100 || bucketOf(t, i) >= 150) i++;
+    kvtableAdd(t, entryFor(i), NULL);
+    CHECK_EQ_INT(kvtableExpand(t, 1 << 14), KVTABLE_OK);
+    CHECK_EQ_INT(kvtableRehash(t, 1), 1);
+    CHECK_EQ_INT(t->rehashidx, 10);
+    CHECK_EQ_INT(t->used[0], 1);
+    CHECK_EQ_INT(kvtableRehash(t, 20), 0);       /* 200 empties reach it */
+    CHECK(!kvtableIsRehashing(t));
+    CHECK(findIndex(t, i) != NULL);
+    kvtableRelease(t);
+}
+
+static void test_rehash_milliseconds(void) {
+    kvtable *t = tableWith(scaled(20000));
+    finishRehash(t);
+    kvtableExpand(t, kvtableSize(t) * 8);
+    kvtablePauseRehashing(t);
+    CHECK_EQ_INT(kvtableRehashMilliseconds(t, 100), 0);
+    kvtableResumeRehashing(t);
+    int moved = 0;
+    while (kvtableIsRehashing(t)) moved += kvtableRehashMilliseconds(t, 100);
+    CHECK(moved > 0);
+    CHECK_EQ_INT(kvtableSize(t), scaled(20000));
+    kvtableRelease(t);
+}
+
+/* ENABLE grows at load 1; AVOID only past 4 per bucket; FORBID never. */
+static void test_grow_policy(void) {
+    kvtable *t = tableWith(16);
+    finishRehash(t);
+    CHECK_EQ_INT(kvtableSlots(t), 16);
+    dictSetResizeEnabled(DICT_RESIZE_AVOID);
+    for (unsigned long i = 16; i < 64; i++) kvtableAdd(t, entryFor(i), NULL);
+    CHECK(!kvtableIsRehashing(t));
+    CHECK_EQ_INT(kvtableSlots(t), 16);
+    for (unsigned long i = 64; i < 81; i++) kvtableAdd(t, entryFor(i), NULL);
+    CHECK(kvtableIsRehashing(t));                /* 80/16 > 4 */
+    unsigned long slots = kvtableSlots(t);
+    dictSetResizeEnabled(DICT_RESIZE_FORBID);
+    CHECK_EQ_INT(kvtableRehash(t, 100), 0);      /* even a started rehash stops */
+    for (unsigned long i = 81; i < 400; i++) kvtableAdd(t, entryFor(i), NULL);
+    CHECK_EQ_INT(kvtableSlots(t), slots);
+    CHECK_EQ_INT(kvtableSize(t), 400);
+    dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    finishRehash(t);
+    for (unsigned long i = 0; i < 400; i++) CHECK(findIndex(t, i) != NULL);
+    kvtableRelease(t);
+}
+
+/* Under AVOID a rehash by a small factor waits; a large one proceeds. */
+static void test_avoid_holds_small_rehash(void) {
+    kvtable *t = tableWith(100);
+    finishRehash(t);
+    kvtableExpand(t, 256);
+    dictSetResizeEnabled(DICT_RESIZE_AVOID);
+    CHECK_EQ_INT(kvtableRehash(t, 1000), 0);
+    CHECK(kvtableIsRehashing(t));
+    dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    finishRehash(t);
+    kvtableExpand(t, 8192);
+    dictSetResizeEnabled(DICT_RESIZE_AVOID);
+    finishRehash(t);
+    CHECK(!kvtableIsRehashing(t));
+    dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    kvtableRelease(t);
+}
+
+static size_t lastMoreMem;
+static double lastUsedRatio;
+
+static int refuseExpand(size_t moreMem, double usedRatio) {
+    lastMoreMem = moreMem;
+    lastUsedRatio = usedRatio;
+    return 0;
+}
+
+static void test_expand_allowed_callback(void) {
+    kvtableType refusing = {freeEntry, refuseExpand};
+    kvtable *t = kvtableCreate(&refusing);
+    for (unsigned long i = 0; i < 50; i++) kvtableAdd(t, entryFor(i), NULL);
+    CHECK_EQ_INT(kvtableSlots(t), DICT_HT_INITIAL_SIZE); /* refused every time */
+    CHECK_EQ_INT(kvtableSize(t), 50);
+    CHECK_EQ_INT(lastMoreMem, 64 * sizeof(void *));
+    CHECK(lastUsedRatio > 12.0);
+    for (unsigned long i = 0; i < 50; i++) CHECK(findIndex(t, i) != NULL);
+    kvtableRelease(t);
+}
+
+static void test_expand_size_overflow(void) {
+    kvtable *t = tableWith(10);
+    finishRehash(t);
+    CHECK_EQ_INT(kvtableExpand(t, ~0UL), KVTABLE_ERR);
+    CHECK_EQ_INT(kvtableTryExpand(t, ~0UL / 2), KVTABLE_ERR);
+    CHECK_EQ_INT(kvtableExpand(t, 5), KVTABLE_ERR);   /* smaller than used */
+    CHECK(!kvtableIsRehashing(t));
+    kvtableRelease(t);
+}
+
+/* Deleting most keys shrinks the table back to a fill >= 1/8. */
+static void test_shrink_after_mass_delete(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = scaled(20000);
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    unsigned long big = kvtableSlots(t);
+    for (unsigned long i = 0; i < n; i++)
+        if (i % 100) deleteIndex(t, i);
+    finishRehash(t);
+    CHECK(kvtableSlots(t) < big);
+    CHECK(kvtableSize(t) * DICT_HT_MIN_FILL >= kvtableSlots(t));
+    for (unsigned long i = 0; i < n; i += 100) CHECK(findIndex(t, i) != NULL);
+    for (unsigned long i = 0; i < n; i += 100) deleteIndex(t, i);
+    finishRehash(t);
+    CHECK_EQ_INT(kvtableSlots(t), DICT_HT_INITIAL_SIZE);
+    CHECK_EQ_INT(kvtableResize(t), KVTABLE_ERR);       /* already minimal */
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+static void test_resize_to_fit(void) {
+    kvtable *t = tableWith(1000);
+    finishRehash(t);
+    dictSetResizeEnabled(DICT_RESIZE_FORBID);
+    for (unsigned long i = 0; i < 990; i++) deleteIndex(t, i);
+    CHECK_EQ_INT(kvtableResize(t), KVTABLE_ERR);       /* policy says no */
+    dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    CHECK_EQ_INT(kvtableResize(t), KVTABLE_OK);
+    finishRehash(t);
+    CHECK_EQ_INT(kvtableSlots(t), 16);
+    kvtableRelease(t);
+}
+
+/* ---- iterators ------------------------------------------------------------------------------ */
+
+static void test_safe_iterator_with_modifications(void) {
+    for (int midRehash = 0; midRehash <= 1; midRehash++) {
+        unsigned long n = 5000;
+        kvtable *t = tableWith(n);
+        finishRehash(t);
+        if (midRehash) {
+            kvtableExpand(t, n * 4);
+            kvtableRehash(t, 100);
+        }
+        char *seen = calloc(n, 1);
+        unsigned long visited = 0, dupes = 0;
+        kvtableIterator *iter = kvtableGetSafeIterator(t);
+        long idx = t->rehashidx;
+        kvobj *o;
+        while ((o = kvtableNext(iter)) != NULL) {
+            unsigned long i = entryIndex(o);
+            dupes += seen[i]++;
+            visited++;
+            if (i % 2 == 0) deleteIndex(t, i);      /* the entry just returned */
+        }
+        CHECK_EQ_INT(t->rehashidx, idx);            /* paused while iterating */
+        kvtableReleaseIterator(iter);
+        CHECK_EQ_INT(t->pauserehash, 0);
+        CHECK_EQ_INT(visited, n);
+        CHECK_EQ_INT(dupes, 0);
+        CHECK_EQ_INT(kvtableSize(t), n / 2);
+        free(seen);
+        kvtableRelease(t);
+    }
+}
+
+static void test_unsafe_iterator_visits_all_once(void) {
+    kvtable *t = tableWith(3000);
+    kvtableExpand(t, 1 << 14);                  /* no-op if rehashing already */
+    char *seen = calloc(3000, 1);
+    unsigned long visited = 0, dupes = 0;
+    kvtableIterator *iter = kvtableGetIterator(t);
+    kvobj *o;
+    while ((o = kvtableNext(iter)) != NULL) {
+        dupes += seen[entryIndex(o)]++;
+        visited++;
+    }
+    kvtableReleaseIterator(iter);
+    CHECK_EQ_INT(visited, 3000);
+    CHECK_EQ_INT(dupes, 0);
+    free(seen);
+    kvtableRelease(t);
+}
+
+static void iterateAndModify(void) {
+    kvtable *t = tableWith(100);
+    kvtableIterator *iter = kvtableGetIterator(t);
+    kvtableNext(iter);
+    kvtableAdd(t, entryFor(1000), NULL);
+    kvtableReleaseIterator(iter);               /* must abort */
+}
+
+static void iterateWithoutModifying(void) {
+    kvtable *t = tableWith(100);
+    kvtableIterator *iter = kvtableGetIterator(t);
+    while (kvtableNext(iter)) {}
+    kvtableReleaseIterator(iter);
+    kvtableRelease(t);
+}
+
+static void test_unsafe_iterator_fingerprint(void) {
+    int status = runInChild(iterateAndModify);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    status = runInChild(iterateWithoutModifying);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* ---- scan ------------------------------------------------------------------------------------- */
+
+typedef struct scanRecord {
+    unsigned int *seen;
+    unsigned long range;
+} scanRecord;
+
+static void recordScanned(void *privdata, kvobj *o) {
+    scanRecord *rec = privdata;
+    unsigned long i = entryIndex(o);
+    if (i < rec->range) rec->seen[i]++;
+}
+
+static void test_scan_stable_table_returns_each_once(void) {
+    unsigned long n = scaled(10000);
+    for (int midRehash = 0; midRehash <= 1; midRehash++) {
+        kvtable *t = tableWith(n);
+        finishRehash(t);
+        if (midRehash) {
+            kvtableExpand(t, kvtableSize(t) * 4);
+            kvtableRehash(t, 50);
+            CHECK(kvtableIsRehashing(t));
+        }
+        scanRecord rec = {calloc(n, sizeof(unsigned int)), n};
+        unsigned long cursor = 0;
+        do cursor = kvtableScan(t, cursor, recordScanned, &rec); while (cursor != 0);
+        unsigned long notOnce = 0;
+        for (unsigned long i = 0; i < n; i++) notOnce += rec.seen[i] != 1;
+        CHECK_EQ_INT(notOnce, 0);
+        free(rec.seen);
+        kvtableRelease(t);
+    }
+}
+
+static void test_scan_while_growing(void) {
+    unsigned long n = scaled(5000), total = 20 * n;
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    unsigned long startSlots = kvtableSlots(t);
+    scanRecord rec = {calloc(total, sizeof(unsigned int)), total};
+    unsigned long cursor = 0, next = n, callsWhileRehashing = 0;
+    do {
+        callsWhileRehashing += kvtableIsRehashing(t);
+        cursor = kvtableScan(t, cursor, recordScanned, &rec);
+        for (int k = 0; k < 40 && next < total; k++) kvtableAdd(t, entryFor(next++), NULL);
+    } while (cursor != 0);
+    unsigned long missed = 0;
+    for (unsigned long i = 0; i < n; i++) missed += rec.seen[i] == 0;
+    CHECK_EQ_INT(missed, 0);
+    CHECK(kvtableSlots(t) >= 4 * startSlots);
+    CHECK(callsWhileRehashing > 0);
+    free(rec.seen);
+    kvtableRelease(t);
+}
+
+static void test_scan_while_shrinking(void) {
+    unsigned long n = scaled(20000);
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    unsigned long startSlots = kvtableSlots(t);
+    scanRecord rec = {calloc(n, sizeof(unsigned int)), n};
+    /* The deletes happen within the first ~200 calls, so most of the scan
+     * runs on the shrunk (or shrinking) table. */
+    unsigned long cursor = 0, victim = 0, callsWhileRehashing = 0, perCall = n / 200 + 1;
+    do {
+        callsWhileRehashing += kvtableIsRehashing(t);
+        cursor = kvtableScan(t, cursor, recordScanned, &rec);
+        for (unsigned long k = 0; k < perCall && victim < n; victim++) {
+            if (victim % 50 == 0) continue;     /* kept for the whole scan */
+            deleteIndex(t, victim);
+            k++;
+        }
+    } while (cursor != 0);
+    unsigned long missed = 0;
+    for (unsigned long i = 0; i < n; i += 50) missed += rec.seen[i] == 0;
+    CHECK_EQ_INT(missed, 0);
+    CHECK_EQ_INT(kvtableSize(t), (n + 49) / 50);
+    finishRehash(t);
+    CHECK(kvtableSlots(t) < startSlots);
+    CHECK(callsWhileRehashing > 0);
+    free(rec.seen);
+    kvtableRelease(t);
+}
+
+typedef struct scanDeleter {
+    kvtable *t;
+    unsigned long deleted;
+} scanDeleter;
+
+static void deleteScanned(void *privdata, kvobj *o) {
+    scanDeleter *sd = privdata;
+    sd->deleted += deleteIndex(sd->t, entryIndex(o)) == KVTABLE_OK;
+}
+
+static void test_scan_callback_deletes(void) {
+    unsigned long n = scaled(5000);
+    kvtable *t = tableWith(n);
+    scanDeleter sd = {t, 0};
+    unsigned long cursor = 0;
+    do cursor = kvtableScan(t, cursor, deleteScanned, &sd); while (cursor != 0);
+    CHECK_EQ_INT(sd.deleted, n);
+    CHECK_EQ_INT(kvtableSize(t), 0);
+    CHECK_EQ_INT(t->pauserehash, 0);
+    kvtableRelease(t);
+}
+
+/* ---- random keys ----------------------------------------------------------------------------- */
+
+static void checkRandomCoverage(kvtable *t, kvobj *(*pick)(kvtable *), unsigned long n) {
+    unsigned char *seen = calloc(n, 1);
+    unsigned long foreign = 0, covered = 0;
+    for (unsigned long draw = 0; draw < 200 * n; draw++) {
+        kvobj *o = pick(t);
+        if (o == NULL || findIndex(t, entryIndex(o)) != o) {
+            foreign++;
+            continue;
+        }
+        unsigned long i = entryIndex(o);
+        if (!seen[i]) {
+            seen[i] = 1;
+            covered++;
+        }
+    }
+    CHECK_EQ_INT(foreign, 0);
+    CHECK_EQ_INT(covered, n);
+    free(seen);
+}
+
+static void test_random_keys(void) {
+    for (int midRehash = 0; midRehash <= 1; midRehash++) {
+        kvtable *t = tableWith(100);
+        finishRehash(t);
+        if (midRehash) {
+            kvtableExpand(t, 4096);
+            CHECK(kvtableIsRehashing(t));
+        }
+        checkRandomCoverage(t, kvtableGetRandomKey, 100);
+        kvtableRelease(t);
+        t = tableWith(100);
+        if (midRehash) kvtableExpand(t, 4096);
+        checkRandomCoverage(t, kvtableGetFairRandomKey, 100);
+        kvtableRelease(t);
+    }
+    kvtable *t = tableWith(1);
+    CHECK(kvtableGetRandomKey(t) == findIndex(t, 0));
+    CHECK(kvtableGetFairRandomKey(t) == findIndex(t, 0));
+    kvtableRelease(t);
+}
+
+static void checkSomeKeys(kvtable *t, unsigned int count) {
+    kvobj **out = calloc(count + 1, sizeof(*out));
+    unsigned int got = kvtableGetSomeKeys(t, out, count);
+    CHECK(got <= count);
+    CHECK(got <= kvtableSize(t));
+    unsigned long bad = 0;
+    for (unsigned int i = 0; i < got; i++) {
+        bad += findIndex(t, entryIndex(out[i])) != out[i];
+        for (unsigned int j = 0; j < i; j++) bad += out[i] == out[j];
+    }
+    CHECK_EQ_INT(bad, 0);
+    free(out);
+}
+
+static void test_get_some_keys(void) {
+    kvtable *t = tableWith(1000);
+    finishRehash(t);
+    unsigned int counts[] = {0, 1, 5, 20, 999, 1000, 5000};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) checkSomeKeys(t, counts[i]);
+    kvobj *out[20];
+    unsigned long total = 0;
+    for (int i = 0; i < 100; i++) total += kvtableGetSomeKeys(t, out, 20);
+    CHECK(total >= 100 * 10);                   /* dense: nearly always 20 */
+    kvtableExpand(t, 8192);
+    CHECK(kvtableIsRehashing(t));
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) checkSomeKeys(t, counts[i]);
+    kvtableRelease(t);
+
+    t = tableWith(5);
+    kvobj *all[100];
+    CHECK_EQ_INT(kvtableGetSomeKeys(t, all, 100), 5);
+    kvtableRelease(t);
+}
+
+/* ---- entries that move (expire slot added) ------------------------------------------------------ */
+
+/* kvobjSetExpire() rebuilds an entry; relinking keeps every chain whole,
+ * also mid-rehash and for entries in the middle of a chain. */
+static void test_replace_reallocated(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = 3000;
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    kvtableExpand(t, n * 4);
+    kvtableRehash(t, 20);
+    CHECK(kvtableIsRehashing(t));
+    unsigned long wrong = 0;
+    for (unsigned long i = 0; i < n; i += 3) {
+        kvobj *o = findIndex(t, i);
+        kvobj *moved = kvobjSetExpire(o, (long long)i * 1000);
+        if (moved != o) wrong += kvtableReplaceReallocated(t, o, moved) != KVTABLE_OK;
+    }
+    CHECK_EQ_INT(wrong, 0);
+    finishRehash(t);
+    for (unsigned long i = 0; i < n; i++) {
+        kvobj *o = findIndex(t, i);
+        wrong += o == NULL || entryIndex(o) != i;
+        wrong += o && kvobjGetExpire(o) != (i % 3 == 0 ? (long long)i * 1000 : -1);
+    }
+    CHECK_EQ_INT(wrong, 0);
+    kvobj *stranger = entryFor(n + 1);
+    CHECK_EQ_INT(kvtableReplaceReallocated(t, stranger, stranger), KVTABLE_ERR);
+    freeEntry(stranger);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* ---- emptying and statistics ---------------------------------------------------------------------- */
+
+static int emptyCallbacks;
+static void onEmptyProgress(kvtable *t) {
+    (void)t;
+    emptyCallbacks++;
+}
+
+static void test_empty_with_callback(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = scaled(70000);
+    kvtable *t = tableWith(n);
+    destroyed = 0;
+    emptyCallbacks = 0;
+    kvtableEmpty(t, onEmptyProgress);
+    CHECK_EQ_INT(destroyed, n);
+    CHECK(emptyCallbacks >= 1);
+    CHECK_EQ_INT(kvtableSize(t), 0);
+    CHECK_EQ_INT(kvtableSlots(t), 0);
+    CHECK(!kvtableIsRehashing(t));
+    kvtableAdd(t, entryFor(1), NULL);            /* usable again */
+    CHECK(findIndex(t, 1) != NULL);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+static void test_stats(void) {
+    kvtable *t = tableWith(500);
+    finishRehash(t);
+    char buf[4096];
+    kvtableGetStats(buf, sizeof buf, t);
+    CHECK(strstr(buf, "Hash table 0 stats (main hash table):") == buf);
+    CHECK(strstr(buf, " number of elements: 500\n") != NULL);
+    CHECK(strstr(buf, "rehashing target") == NULL);
+    kvtableExpand(t, 4096);
+    kvtableGetStats(buf, sizeof buf, t);
+    CHECK(strstr(buf, "Hash table 1 stats (rehashing target):") != NULL);
+    char tiny[8];
+    kvtableGetStats(tiny, sizeof tiny, t);
+    CHECK_EQ_INT(strlen(tiny), 7);               /* truncated, terminated */
+    kvtableRelease(t);
+    t = kvtableCreate(&countingType);
+    kvtableGetStats(buf, sizeof buf, t);
+    CHECK(strstr(buf, "No stats available") != NULL);
+    kvtableRelease(t);
+}
+
+TEST_MAIN(
+    RUN(test_empty_table);
+    RUN(test_add_find_replace_delete_at_scale);
+    RUN(test_key_comparison);
+    RUN(test_operations_during_incremental_rehash);
+    RUN(test_rehash_step_per_operation);
+    RUN(test_rehash_empty_bucket_visit_limit);
+    RUN(test_rehash_milliseconds);
+    RUN(test_grow_policy);
+    RUN(test_avoid_holds_small_rehash);
+    RUN(test_expand_allowed_callback);
+    RUN(test_expand_size_overflow);
+    RUN(test_shrink_after_mass_delete);
+    RUN(test_resize_to_fit);
+    RUN(test_safe_iterator_with_modifications);
+    RUN(test_unsafe_iterator_visits_all_once);
+    RUN(test_unsafe_iterator_fingerprint);
+    RUN(test_scan_stable_table_returns_each_once);
+    RUN(test_scan_while_growing);
+    RUN(test_scan_while_shrinking);
+    RUN(test_scan_callback_deletes);
+    RUN(test_random_keys);
+    RUN(test_get_some_keys);
+    RUN(test_replace_reallocated);
+    RUN(test_empty_with_callback);
+    RUN(test_stats);
+)
