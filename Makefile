@@ -152,17 +152,32 @@ test-unit: $(TEST_BINS) $(CANARY)
 test-pagesize: all
 	@tests/c/pagesize-check.sh $(SERVER) --check-system
 
+# The integration suite runs the server under the port's emulator (tclsh
+# and the test clients stay native), with every time limit scaled by the
+# port's time factor.
+RUNTEST := ./runtest --server $(SERVER) --clients 2 --time-factor $(PORT_TIME_FACTOR) \
+           $(if $(PORT_QEMU),--wrapper "$(PORT_QEMU)")
+
+ifeq ($(PORT),native)
 test: all
 	@utils/need-tools.sh tclsh:tcl
 	@utils/run-suites.sh "unit tests" "$(MAKE) --no-print-directory test-unit" \
 	  "page sizes" "$(MAKE) --no-print-directory test-pagesize" \
 	  "source rules" "utils/check-casts.sh" \
 	  "config documented" "utils/check-config-doc.sh" \
-	  "integration (./runtest)" "./runtest --clients 2"
+	  "integration (./runtest)" '$(RUNTEST)'
+else
+# A cross port: the same C unit tests and integration suite under QEMU. (The
+# page-size shim and the source checks are host-side and run natively.)
+test: all
+	@utils/need-tools.sh tclsh:tcl
+	@utils/run-suites.sh "unit tests ($(PORT))" "$(MAKE) --no-print-directory test-unit" \
+	  "integration ($(PORT))" '$(RUNTEST)'
+endif
 
 test-integration: all
 	@utils/need-tools.sh tclsh:tcl
-	./runtest --clients 2
+	$(RUNTEST)
 
 test-cross:
 	@utils/test-cross.sh $(CROSS_PORTS)

@@ -167,11 +167,10 @@ robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o) {
 }
 
 /* A random key that is not logically expired, or NULL if the db is empty.
- * When every sampled key has expired we give up after a bounded number of
- * tries rather than loop on a db full of stale keys. */
+ * Every expired key sampled on the way is deleted, so the loop ends after at
+ * most as many iterations as the db has keys. */
 robj *dbRandomKey(redisDb *db) {
-    int tries = 100;
-    while (tries-- > 0) {
+    for (;;) {
         dictEntry *de = dictGetFairRandomKey(db->dict);
         if (de == NULL) return NULL;
         robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
@@ -181,7 +180,6 @@ robj *dbRandomKey(redisDb *db) {
         }
         return keyobj;
     }
-    return NULL;
 }
 
 /* Empties one db (dbnum >= 0) or all (-1); returns the number of keys removed. */

@@ -17,7 +17,8 @@
  * 32-bit builds: a process cannot address more than about 3 GB, and a
  * Raspberry Pi may have 512 MB of RAM. With no maxmemory configured, such a
  * build caps itself at the smaller of 3 GB, the address-space rlimit and
- * three quarters of physical RAM (policy noeviction), and says so at start.
+ * three quarters of physical RAM (keeping the configured policy, noeviction
+ * by default), and says so at start.
  */
 #include "server.h"
 
@@ -220,11 +221,13 @@ void evictApplyDefaultCap(void) {
     unsigned long long ram = physicalMemory();
     if (ram && ram / 4 * 3 < cap) cap = ram / 4 * 3;
     server.maxmemory = cap;
-    server.maxmemory_policy = MAXMEMORY_NO_EVICTION;
+    /* The policy stays as configured (noeviction unless the user chose
+     * another): a policy picked explicitly should apply to this limit too. */
     serverLog(LL_WARNING,
               "32 bit instance detected but no memory limit set. Setting maxmemory to %llu bytes "
-              "(the smaller of the address space limit %llu and 3/4 of physical RAM %llu), policy noeviction.",
-              cap, evictAddressSpaceLimit(), ram);
+              "(the smaller of the address space limit %llu and 3/4 of physical RAM %llu); maxmemory-policy %s.",
+              cap, evictAddressSpaceLimit(), ram,
+              server.maxmemory_policy == MAXMEMORY_NO_EVICTION ? "noeviction (the default)" : "as configured");
 }
 
 void evictInit(void) { performEvictionsHook = performEvictions; }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# test-cross.sh PORT... -- cross-build each port and run its unit tests under
-# QEMU (via `make PORT=<p> test-unit`), then print one table and the overall
-# "N passed, N failed" line.
+# test-cross.sh PORT... -- cross-build each port and run its tests under QEMU
+# (via `make PORT=<p> test`: the C unit tests with the alignment canary, then
+# the Tcl integration suite with the server emulated), then print one table
+# and the overall "N passed, N failed" line. TARGET=test-unit runs the unit
+# tests only.
 #
 # Extra make variables (e.g. MALLOC=libc) can be passed in MAKEFLAGS_EXTRA.
 # A port whose build fails, or whose run prints no result line, counts as one
@@ -13,7 +15,7 @@ for port in "$@"; do
     log=build/test-cross-$port.log
     mkdir -p build
     start=$(date +%s)
-    make --no-print-directory PORT="$port" ${MAKEFLAGS_EXTRA:-} test-unit >"$log" 2>&1
+    make --no-print-directory PORT="$port" ${MAKEFLAGS_EXTRA:-} "${TARGET:-test}" >"$log" 2>&1
     status=$?
     secs=$(( $(date +%s) - start ))
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)

@@ -349,6 +349,12 @@ EOF
 main() {
     parse_arguments "$@"
     prepare_out_dir
+    # One build per OUTDIR at a time: two makes of the same port (say, a test
+    # run and a build in another terminal) would otherwise run configure in
+    # the same directory at once and corrupt each other. The second waits,
+    # then finds the build up to date.
+    exec 8>"$OUT_DIR/.build.lock"
+    flock 8 || fail "cannot lock $OUT_DIR/.build.lock"
     clear_inherited_build_environment
     EXPECTED_SHA256="$(expected_sha256)"
     [ -n "$EXPECTED_SHA256" ] || fail "no checksum for $JE_TARBALL in $CHECKSUM_FILE"
