@@ -616,6 +616,12 @@ static int sdsIsSpace(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* Inside an unquoted word only these end it; \v and \f are part of the
+ * word (they separate words only where blanks are skipped), as in Redis. */
+static int sdsEndsUnquotedWord(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 static int sdsHexValue(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -680,7 +686,7 @@ static int sdsParseSingleQuoted(const char **p, sds *arg) {
  * is followed by something other than whitespace or the end. */
 static sds sdsParseArg(const char **p) {
     sds arg = sdsempty();
-    while (**p != '\0' && !sdsIsSpace(**p)) {
+    while (**p != '\0' && !sdsEndsUnquotedWord(**p)) {
         char c = *(*p)++;
         if (c != '"' && c != '\'') {
             arg = sdscatlen(arg, &c, 1);

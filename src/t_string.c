@@ -545,11 +545,12 @@ static void lcsReply(client *c, const char *a, uint32_t alen, const char *b, uin
 
 void lcsCommand(client *c) {
     lcsOptions opt;
-    if (parseLcsOptions(c, &opt) != C_OK) return;
     robj *obja = NULL, *objb = NULL;
+    /* Redis checks the keys' types before the options. */
     if (lcsOperand(c, c->argv[1], &obja) != C_OK) return;
-    if (lcsOperand(c, c->argv[2], &objb) != C_OK) {
+    if (lcsOperand(c, c->argv[2], &objb) != C_OK || parseLcsOptions(c, &opt) != C_OK) {
         decrRefCount(obja);
+        if (objb) decrRefCount(objb);
         return;
     }
     const char *a = obja->ptr, *b = objb->ptr;

@@ -19,7 +19,12 @@
 #include <stdio.h>
 #include "config.h"
 
-static volatile size_t runtime_offset = 1;
+/* CANARY_OFFSET=0 makes the load aligned: used to show that a run whose
+ * trap is not live fails (see utils/demo-dead-canary.sh). */
+#ifndef CANARY_OFFSET
+#define CANARY_OFFSET 1
+#endif
+static volatile size_t runtime_offset = CANARY_OFFSET;
 
 NOINLINE static uint64_t load_word_unchecked(const unsigned char *p) {
     return *(const volatile uint64_t *)(const volatile void *)p;

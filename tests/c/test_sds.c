@@ -859,7 +859,12 @@ static void check_splitargs(const char *line, int expected_argc, const char *con
 static void test_splitargs_good(void) {
     const char *a1[] = {"set", "key", "value"};
     check_splitargs("set key value", 3, a1, NULL);
-    check_splitargs("  \t set \r\n key\v\fvalue \n", 3, a1, NULL);
+    check_splitargs("  \t set \r\n key \v\f value \n", 3, a1, NULL);
+
+    /* \v and \f separate words only between them; inside a word they are
+     * part of it (Redis ends an unquoted word only at space, \t, \r, \n). */
+    const char *a0[] = {"a\vb", "c\fd"};
+    check_splitargs("a\vb \v c\fd", 2, a0, NULL);
 
     const char *a2[] = {"say", "hello \"world\"", "\n\r\t\a\b", "AB\xff", "q\\"};
     check_splitargs("say \"hello \\\"world\\\"\" \"\\n\\r\\t\\a\\b\" \"\\x41\\x42\\xFf\" \"\\q\\\\\"",

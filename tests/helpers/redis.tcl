@@ -410,7 +410,9 @@ proc ::resp::parse_value {id top} {
         # { set value [expr {$rest eq "t"}] }
         $ {
             set n [parse_count $id $rest]
-            set value [expr {$n < 0 ? "" : [read_bytes $id $n]}]
+            # Not expr's ?: operator: it would turn a payload that looks
+            # like a number (" 1", "0123", "1e3") into a different string.
+            if {$n < 0} { set value "" } else { set value [read_bytes $id $n] }
         }
         = {
             set value [string range [read_bytes $id [parse_count $id $rest]] 4 end]

@@ -378,6 +378,19 @@ start_server {tags {expire}} {
         set_active_expire 1
     }
 
+    test "Lazy expiry: RANDOMKEY finds the one live key among many expired ones" {
+        set_active_expire 0
+        r flushdb
+        for {set i 0} {$i < 1000} {incr i} { r set dead:$i v px 10 }
+        r set alive v
+        after 20
+        assert_equal 1001 [r dbsize]
+        assert_equal alive [r randomkey]
+        # The expired keys it met on the way were deleted.
+        assert_range [r dbsize] 1 1000
+        set_active_expire 1
+    }
+
     test "Lazy expiry: COPY, MOVE and EXPIRE see an expired source as missing" {
         set_active_expire 0
         r flushdb

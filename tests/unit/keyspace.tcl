@@ -319,6 +319,36 @@ start_server {tags {keyspace}} {
         assert_equal 111 [llength [r keys key:1*]]
     }
 
+    test "KEYS with a large reply between other replies in a pipeline" {
+        r flushdb
+        for {set i 0} {$i < 20000} {incr i 1000} {
+            set pairs {}
+            for {set j $i} {$j < $i + 1000} {incr j} { lappend pairs key:$j $j }
+            r mset {*}$pairs
+        }
+        set big [string repeat v 30000]
+        r set big $big
+        set rd [redis_deferring_client]
+        $rd get big
+        $rd keys key:*
+        $rd keys nomatch*
+        $rd keys key:1999*
+        $rd get big
+        $rd ping
+        $rd flush
+        assert_equal $big [$rd read]
+        set keys [$rd read]
+        assert_equal 20000 [llength $keys]
+        assert_equal 20000 [llength [lsort -unique $keys]]
+        assert_equal {} [$rd read]
+        assert_equal {key:1999 key:19990 key:19991 key:19992 key:19993 key:19994 key:19995 key:19996 key:19997 key:19998 key:19999} \
+            [lsort [$rd read]]
+        assert_equal $big [$rd read]
+        assert_equal PONG [$rd read]
+        $rd close
+        r flushdb
+    }
+
     # ---- SCAN ---------------------------------------------------------------------------
 
     test "SCAN returns every key, and the cursor ends at 0" {
@@ -548,6 +578,14 @@ start_server {tags {keyspace}} {
         assert_equal {} [r object encoding a]
         assert_equal {} [r object refcount a]
         assert_equal {} [r object idletime a]
+    }
+
+    test "OBJECT REFCOUNT of a shared integer is INT_MAX" {
+        # Without maxmemory, small integers are shared objects.
+        r set a 100
+        assert_equal 2147483647 [r object refcount a]
+        r set a 123456
+        assert_equal 1 [r object refcount a]
     }
 
     test "OBJECT errors and HELP" {

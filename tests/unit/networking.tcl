@@ -44,6 +44,15 @@ proc closed_by_server {c} {
     return [expr {[lindex [dict get $opts -errorcode] 1] in {EOF IO}}]
 }
 
+# The largest output buffer (omem) among the clients in CLIENT LIST.
+proc max_client_omem {} {
+    set max 0
+    foreach line [split [r client list] \n] {
+        if {[regexp {omem=(\d+)} $line -> omem] && $omem > $max} { set max $omem }
+    }
+    return $max
+}
+
 # The first IPv4 address of this machine that is not loopback, or "".
 proc external_ipv4 {} {
     foreach cmd {{hostname -I} {hostname -i}} {
@@ -219,6 +228,36 @@ start_server {tags {networking} overrides {client-output-buffer-limit {normal 10
         set c2 [redis_client]
         assert_equal PONG [$c2 ping]
         $c2 close
+    }
+}
+
+start_server {tags {networking} overrides {client-output-buffer-limit {normal 0 100kb 1}}} {
+    test "Output buffer soft limit: closed once over it for longer than allowed" {
+        r set chunk [string repeat c 50000]
+        set c [redis_deferring_client]
+        set payload [string repeat "GET chunk\r\n" 200]
+        catch {$c write $payload; $c flush}
+        # Over the soft limit now (the socket buffers cannot take 10 MB),
+        # but not for long enough: the server keeps the client.
+        wait_for_condition 50 20 {[max_client_omem] > 100000} else {
+            fail "no client holds more than 100 KB of output: [r client list]"
+        }
+        # The limit is in whole seconds of the server clock: wait past it,
+        # then make the server add output, which is when it checks.
+        after [expr {2100 * [::harness::factor]}]
+        catch {$c write "GET chunk\r\n"; $c flush}
+        set n [count_replies_until_closed $c 202]
+        assert_lessthan $n 201
+        assert_equal PONG [r ping]
+    }
+
+    test "Output buffer soft limit: a client that reads in time is kept" {
+        set c [redis_client]
+        for {set i 0} {$i < 50} {incr i} {
+            assert_equal 50000 [string length [$c get chunk]]
+        }
+        assert_equal PONG [$c ping]
+        $c close
     }
 }
 

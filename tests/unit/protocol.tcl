@@ -108,6 +108,10 @@ start_server {tags {protocol}} {
         $c flush
         assert_equal {$1} [$c read]
         assert_equal x [$c read]
+        # The most negative 64-bit count is a count like any other.
+        $c write "*-9223372036854775808\r\nPING\r\n"
+        $c flush
+        assert_equal +PONG [$c read]
         $c close
     }
 

@@ -193,6 +193,16 @@ start_server {tags {string}} {
         }
     }
 
+    test "SET with the same expire option twice uses the last time" {
+        r set k v ex 10 ex 100
+        assert_range [r ttl k] 95 100
+        r set k v px 5000 px 200000
+        assert_range [r pttl k] 195000 200000
+        r set k v nx
+        r set k v xx xx get get keepttl keepttl
+        assert_range [r pttl k] 190000 200000
+    }
+
     test "SET EX/PX with a non-integer, zero or negative time" {
         foreach opt {ex px exat pxat} {
             assert_error "ERR value is not an integer or out of range" \
@@ -379,6 +389,14 @@ start_server {tags {string}} {
         assert_error "ERR invalid expire time in 'getex' command" {r getex k px -1}
         assert_error "ERR invalid expire time in 'getex' command" \
             {r getex k ex 9223372036854775807}
+        assert_equal -1 [r ttl k]
+    }
+
+    test "GETEX with the same option twice uses the last one" {
+        r set k v
+        assert_equal v [r getex k ex 10 ex 100]
+        assert_range [r ttl k] 95 100
+        assert_equal v [r getex k persist persist]
         assert_equal -1 [r ttl k]
     }
 
@@ -785,6 +803,27 @@ start_server {tags {string}} {
         assert_equal [dict get $reply len] $total
     }
 
+    test "LCS IDX of long strings with many matches" {
+        set a [random_string 800 "ab"]
+        set b [random_string 800 "ab"]
+        r mset a $a b $b
+        set reply [r lcs a b idx withmatchlen]
+        assert_equal [tcl_lcs_len $a $b] [dict get $reply len]
+        set total 0
+        set prev_a 800
+        foreach m [dict get $reply matches] {
+            lassign $m ra rb len
+            assert_equal [string range $a {*}$ra] [string range $b {*}$rb]
+            assert_equal $len [expr {[lindex $ra 1] - [lindex $ra 0] + 1}]
+            # Matches come from the end of the strings backwards.
+            assert {[lindex $ra 1] < $prev_a}
+            set prev_a [lindex $ra 0]
+            incr total $len
+        }
+        assert_equal [dict get $reply len] $total
+        assert_equal [dict get $reply len] [string length [r lcs a b]]
+    }
+
     test "LCS IDX MINMATCHLEN and WITHMATCHLEN" {
         r mset a ohmytext b mynewtext
         set reply [r lcs a b idx minmatchlen 4]
@@ -816,6 +855,9 @@ start_server {tags {string}} {
         r set a abc
         assert_error "ERR The specified keys must contain string values" {r lcs a lk}
         assert_error "ERR The specified keys must contain string values" {r lcs lk a}
+        # The type is checked before the options.
+        assert_error "ERR The specified keys must contain string values" {r lcs lk a foo}
+        assert_error "ERR The specified keys must contain string values" {r lcs a lk len idx}
     }
 
     # ---- encodings ------------------------------------------------------------------
