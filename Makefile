@@ -98,7 +98,7 @@ TEST_BINS := $(TEST_SRCS:tests/c/%.c=$(BUILD)/tests/%)
 CANARY := $(BUILD)/tests/canary
 TEST_CFLAGS := -Itests/c -DTEST_VECTORS_DIR='"$(CURDIR)/tests/c/vectors"'
 
-.PHONY: all run test test-unit test-integration test-cross test-pagesize bench build-bench clean distclean tools help
+.PHONY: all install uninstall run test test-unit test-integration test-cross test-pagesize bench build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -192,6 +192,19 @@ $(BUILD)/tests/bench_core: $(BUILD)/tests/bench_core.o $(LIBREDIS) $(MALLOC_DEP)
 $(BUILD)/tests/bench_core.o: utils/bench_core.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=staging] [PORT=armv7]: the
+# binaries of the selected build; the config and the systemd unit are
+# installed by hand (see ports/raspberrypi/README.md).
+PREFIX ?= /usr/local
+INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
+
+install: all
+	install -d $(INSTALL_BIN)
+	install -m 755 $(SERVER) $(INSTALL_BIN)/redis-server
+
+uninstall:
+	rm -f $(INSTALL_BIN)/redis-server
 
 clean:
 	rm -rf $(BUILD) src/redis-server
