@@ -84,7 +84,7 @@ LIBS := $(MALLOC_LIBS) -lm -pthread
 # Libraries: no server knowledge, each with its own unit tests, linked into
 # the test programs. Everything else in src/ (bar the programs' mains) is
 # the server.
-LIB_SRCS := zmalloc.c sds.c siphash.c dict.c kvobj.c kvtable.c util.c crc64.c adlist.c osrandom.c \
+LIB_SRCS := zmalloc.c sds.c siphash.c dict.c kvobj.c kvtable.c util.c xfloat.c crc64.c adlist.c osrandom.c \
             ae.c ae_epoll.c ae_kqueue.c ae_poll.c anet.c connection.c
 LIB_SRCS := $(filter $(notdir $(wildcard src/*.c)),$(LIB_SRCS))
 MAIN_SRCS := server.c

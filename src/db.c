@@ -1,9 +1,21 @@
 /* db.c -- the keyspace API: the only way commands read, add, replace and
  * delete keys.
  *
- * Each database is a dict from sds key to robj value, plus an `expires` dict
- * that maps the *same* sds key (shared, not copied) to an absolute unix time
- * in milliseconds. Keeping every access behind these functions means lazy
+ * Each database is a kvtable (kvtable.h) of kvobjs (kvobj.h): every key is
+ * ONE allocation holding the value object, the key, the hash-chain link,
+ * an optional expire time and, for short strings, the value itself. The
+ * `expires` dict lists the keys that have a TTL, for active expiry and
+ * INFO: its key is the kvobj's own embedded key sds (not a copy) and its
+ * value the kvobj. Invariant: a kvobj is in `expires` exactly when
+ * kvobjHasExpire() is true, and the entry points at the current block --
+ * so whenever a kvobj is replaced (overwrite) or rebuilt (adding an expire
+ * slot moves it) the entry is updated before the old block is freed.
+ * The TTL itself is read from the kvobj, never from the dict.
+ *
+ * Ownership: dbAdd/dbOverwrite consume a reference to the value they are
+ * given (copying short strings into the kvobj, taking over other payloads;
+ * see kvobjCreate) and return the stored object; callers that go on
+ * modifying the value must use the returned pointer. Keeping every access behind these functions means lazy
  * expiry, LRU/LFU bookkeeping, hit/miss statistics, WATCH invalidation and
  * keyspace notifications happen in one place, and the storage layout can
  * change without touching command code.
@@ -18,7 +30,7 @@ void (*keyModifiedHook)(redisDb *db, robj *key) = NULL;   /* WATCH */
 void (*keyReadyHook)(redisDb *db, robj *key) = NULL;      /* blocking pops */
 void (*dbFlushedHook)(int dbid) = NULL;                   /* WATCH on FLUSH*, SWAPDB */
 
-/* ---- dict types ---------------------------------------------------------------- */
+/* ---- table types ---------------------------------------------------------------- */
 
 static uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
 
@@ -28,23 +40,19 @@ static int dictSdsKeyCompare(dict *d, const void *a, const void *b) {
     return la == lb && memcmp(a, b, la) == 0;
 }
 
-static void dictSdsDestructor(dict *d, void *key) { (void)d; sdsfree(key); }
-static void dictObjectDestructor(dict *d, void *val) { (void)d; if (val) decrRefCount(val); }
+static void keyspaceEntryDestructor(kvobj *o) { decrRefCount(o); }
 
 static int dictExpandAllowed(size_t moreMem, double usedRatio) {
     if (usedRatio <= 1.618) return !server.maxmemory || zmalloc_used_memory() + moreMem <= server.maxmemory;
     return 1;
 }
 
-dictType dbDictType = {
-    .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
-    .keyDestructor = dictSdsDestructor,
-    .valDestructor = dictObjectDestructor,
+kvtableType dbKeyspaceType = {
+    .entryDestructor = keyspaceEntryDestructor,
     .expandAllowed = dictExpandAllowed,
 };
 
-/* expires shares its keys with the main dict: no key destructor. */
+/* expires borrows both its keys and its values from the keyspace. */
 dictType dbExpiresDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
@@ -52,7 +60,7 @@ dictType dbExpiresDictType = {
 };
 
 void initDb(redisDb *db, int id) {
-    db->dict = dictCreate(&dbDictType);
+    db->keys = kvtableCreate(&dbKeyspaceType);
     db->expires = dictCreate(&dbExpiresDictType);
     db->blocking_keys = NULL;
     db->watched_keys = NULL;
@@ -68,13 +76,14 @@ static void updateAccessTime(robj *val) {
     else val->lru = LRU_CLOCK();
 }
 
+static kvobj *dbFind(redisDb *db, robj *key) {
+    return kvtableFind(db->keys, key->ptr, sdslen(key->ptr));
+}
+
 robj *lookupKey(redisDb *db, robj *key, int flags) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
-    robj *val = NULL;
-    if (de) {
-        val = dictGetVal(de);
-        if (!(flags & LOOKUP_NOEXPIRE) && expireIfNeeded(db, key, flags)) val = NULL;
-    }
+    robj *val = dbFind(db, key);
+    if (val && kvobjHasExpire(val) && !(flags & LOOKUP_NOEXPIRE) && expireIfNeeded(db, key, flags))
+        val = NULL;
     if (val) {
         if (!(flags & LOOKUP_NOTOUCH) && !(server.current_client && server.current_client->flags & CLIENT_NO_TOUCH))
             updateAccessTime(val);
@@ -104,47 +113,110 @@ robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
 
 /* ---- adding, replacing, deleting -------------------------------------------------- */
 
-void dbAdd(redisDb *db, robj *key, robj *val) {
-    sds copy = sdsdup(key->ptr);
-    int added = dictAdd(db->dict, copy, val);
-    serverAssert(added == DICT_OK);
-    if (keyReadyHook && (val->type != OBJ_STRING)) keyReadyHook(db, key);
+/* Points db->expires at o (just stored or rebuilt) when it has a TTL. The
+ * dict's entry for the same key, if any, is re-keyed to o's own key sds. */
+void dbTrackExpire(redisDb *db, kvobj *o) {
+    if (!kvobjHasExpire(o)) return;
+    sds key = kvobjGetKey(o);
+    dictEntry *existing, *de = dictAddRaw(db->expires, key, &existing);
+    if (de == NULL) {
+        de = existing;
+        dictSetKey(db->expires, de, key);
+    }
+    dictSetVal(db->expires, de, o);
 }
 
-/* Used when loading data: takes ownership of `key`; returns 0 if it existed. */
+/* Wraps val (consuming the caller's reference) as the kvobj for key. A
+ * shared value (small integer) carries no access clock of its own: the
+ * entry starts one. */
+static kvobj *dbCreateEntry(robj *key, robj *val, long long when) {
+    int shared = val->refcount == OBJ_SHARED_REFCOUNT;
+    kvobj *o = kvobjCreate(key->ptr, sdslen(key->ptr), val, when);
+    if (shared) o->lru = (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) ? lfuInitialClock() : LRU_CLOCK();
+    return o;
+}
+
+robj *dbAddWithExpire(redisDb *db, robj *key, robj *val, long long when) {
+    kvobj *o = dbCreateEntry(key, val, when);
+    int added = kvtableAdd(db->keys, o, NULL);
+    serverAssert(added == KVTABLE_OK);
+    dbTrackExpire(db, o);
+    if (keyReadyHook && (o->type != OBJ_STRING)) keyReadyHook(db, key);
+    return o;
+}
+
+robj *dbAdd(redisDb *db, robj *key, robj *val) { return dbAddWithExpire(db, key, val, -1); }
+
+/* Used when loading data: takes ownership of `key` (freed) and of val;
+ * returns 0, keeping nothing, if the key existed. */
 int dbAddRDBLoad(redisDb *db, sds key, robj *val) {
-    return dictAdd(db->dict, key, val) == DICT_OK;
+    robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = 1, .ptr = key};
+    int added = dbFind(db, &keyobj) == NULL;
+    if (added) dbAdd(db, &keyobj, val);
+    else decrRefCount(val);
+    sdsfree(key);
+    return added;
 }
 
-void dbOverwrite(redisDb *db, robj *key, robj *val) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
-    serverAssert(de != NULL);
-    robj *old = dictGetVal(de);
-    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) val->lru = old->lru; /* keep the frequency */
-    dictSetVal(db->dict, de, val);
-    decrRefCount(old);
+/* The clock a replaced value carries on: LFU keeps the key's frequency; a
+ * shared value has no clock of its own. */
+static unsigned int replacementClock(kvobj *old, robj *val) {
+    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) return old->lru;
+    return val->refcount == OBJ_SHARED_REFCOUNT ? LRU_CLOCK() : val->lru;
 }
+
+/* Replaces the value of an existing key, keeping its TTL if keepTtl. A
+ * string key whose block can hold the new value keeps its block; otherwise
+ * a new entry takes the old one's place. */
+static kvobj *dbReplaceValue(redisDb *db, robj *key, robj *val, int keepTtl) {
+    kvobj *old = dbFind(db, key);
+    serverAssert(old != NULL);
+    unsigned int clock = replacementClock(old, val);
+    if (!keepTtl && kvobjHasExpire(old)) {
+        dictDelete(db->expires, key->ptr);
+        kvobjSetExpire(old, -1); /* in place: the slot exists */
+    }
+    kvobj *o = kvobjReplaceValue(old, val);
+    if (o == NULL) {
+        o = dbCreateEntry(key, val, kvobjGetExpire(old));
+        kvobj *replaced = kvtableReplace(db->keys, o);
+        serverAssert(replaced == old);
+        dbTrackExpire(db, o); /* re-keys the entry before old is freed */
+        decrRefCount(old);
+    }
+    o->lru = clock;
+    return o;
+}
+
+robj *dbOverwrite(redisDb *db, robj *key, robj *val) { return dbReplaceValue(db, key, val, 1); }
 
 /* The high-level "key now holds val" used by SET and friends: adds or
- * overwrites, takes its own reference to val, clears the TTL unless asked
- * not to, and signals the modification. */
+ * overwrites (the caller keeps its own reference to val), clears the TTL
+ * unless asked not to, and signals the modification. */
 void setKey(client *c, redisDb *db, robj *key, robj *val, int flags) {
     int exists;
     if (flags & SETKEY_ALREADY_EXIST) exists = 1;
     else if (flags & SETKEY_DOESNT_EXIST) exists = 0;
     else exists = lookupKeyWrite(db, key) != NULL;
-    if (exists) dbOverwrite(db, key, val);
+    incrRefCount(val); /* the keyspace's reference, consumed below */
+    if (exists) dbReplaceValue(db, key, val, flags & SETKEY_KEEPTTL);
     else dbAdd(db, key, val);
-    incrRefCount(val);
-    if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
 }
 
-int dbExists(redisDb *db, robj *key) { return dictFind(db->dict, key->ptr) != NULL; }
+int dbExists(redisDb *db, robj *key) { return dbFind(db, key) != NULL; }
+
+robj *dbDetach(redisDb *db, robj *key) {
+    kvobj *o = kvtableUnlink(db->keys, key->ptr, sdslen(key->ptr));
+    if (o && kvobjHasExpire(o)) dictDelete(db->expires, key->ptr);
+    return o;
+}
 
 int dbSyncDelete(redisDb *db, robj *key) {
-    if (dictSize(db->expires) > 0) dictDelete(db->expires, key->ptr);
-    return dictDelete(db->dict, key->ptr) == DICT_OK;
+    robj *o = dbDetach(db, key);
+    if (o == NULL) return 0;
+    decrRefCount(o);
+    return 1;
 }
 
 /* Values are freed in the main thread for now; "async" keeps the API (and
@@ -159,9 +231,9 @@ robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o) {
     serverAssert(o->type == OBJ_STRING);
     if (o->refcount != 1 || o->encoding != OBJ_ENCODING_RAW) {
         robj *decoded = getDecodedObject(o);
-        o = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
+        robj *raw = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
         decrRefCount(decoded);
-        dbOverwrite(db, key, o);
+        o = dbOverwrite(db, key, raw);
     }
     return o;
 }
@@ -171,10 +243,11 @@ robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o) {
  * most as many iterations as the db has keys. */
 robj *dbRandomKey(redisDb *db) {
     for (;;) {
-        dictEntry *de = dictGetFairRandomKey(db->dict);
-        if (de == NULL) return NULL;
-        robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
-        if (dictFind(db->expires, dictGetKey(de)) && expireIfNeeded(db, keyobj, 0)) {
+        kvobj *o = kvtableGetFairRandomKey(db->keys);
+        if (o == NULL) return NULL;
+        sds key = kvobjGetKey(o);
+        robj *keyobj = createStringObject(key, sdslen(key));
+        if (kvobjHasExpire(o) && expireIfNeeded(db, keyobj, 0)) {
             decrRefCount(keyobj);
             continue;
         }
@@ -189,9 +262,9 @@ long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
     int start = dbnum == -1 ? 0 : dbnum;
     int end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
-        removed += (long long)dictSize(server.db[j].dict);
-        dictEmpty(server.db[j].dict, callback);
-        dictEmpty(server.db[j].expires, callback);
+        removed += (long long)kvtableSize(server.db[j].keys);
+        dictEmpty(server.db[j].expires, callback); /* borrows from keys: first */
+        kvtableEmpty(server.db[j].keys, NULL);
         server.db[j].avg_ttl = 0;
         server.db[j].expires_cursor = 0;
     }
@@ -206,7 +279,7 @@ int selectDb(client *c, int id) {
 
 long long dbTotalServerKeyCount(void) {
     long long total = 0;
-    for (int j = 0; j < server.dbnum; j++) total += (long long)dictSize(server.db[j].dict);
+    for (int j = 0; j < server.dbnum; j++) total += (long long)kvtableSize(server.db[j].keys);
     return total;
 }
 

@@ -506,39 +506,38 @@ void debugRegisterValueDigest(int type, debugValueDigestProc *proc) {
     value_digest_by_type[type] = proc;
 }
 
-/* Mixes the value's type, the value and "has an expire" into digest. */
-static void mixValueDigest(redisDb *db, robj *key, robj *val, unsigned char digest[20]) {
+/* Mixes the value's type, the value and "has an expire" into digest; val
+ * is a keyspace object (kvobj), which carries its own expire. */
+static void mixValueDigest(robj *val, unsigned char digest[20]) {
     unsigned char type_be[4];
     store32be(type_be, (uint32_t)val->type);
     mixDigest(digest, type_be, sizeof type_be);
     if (val->type == OBJ_STRING) mixStringObjectDigest(digest, val);
     else if (value_digest_by_type[val->type]) value_digest_by_type[val->type](digest, val);
-    if (getExpire(db, key) != -1) xorDigest(digest, "!!expire!!", 10);
+    if (kvobjGetExpire(val) != -1) xorDigest(digest, "!!expire!!", 10);
 }
 
 static void digestDatabase(redisDb *db, unsigned char final[20]) {
     unsigned char id_be[4];
     store32be(id_be, (uint32_t)db->id);
     mixDigest(final, id_be, sizeof id_be);
-    dictIterator *di = dictGetSafeIterator(db->dict);
-    dictEntry *de;
-    while ((de = dictNext(di)) != NULL) {
-        sds name = dictGetKey(de);
-        robj *key = createStringObject(name, sdslen(name));
+    kvtableIterator *it = kvtableGetSafeIterator(db->keys);
+    kvobj *o;
+    while ((o = kvtableNext(it)) != NULL) {
+        sds name = kvobjGetKey(o);
         unsigned char digest[20] = {0};
         mixDigest(digest, name, sdslen(name));
-        mixValueDigest(db, key, dictGetVal(de), digest);
+        mixValueDigest(o, digest);
         xorDigest(final, digest, 20);
-        decrRefCount(key);
     }
-    dictReleaseIterator(di);
+    kvtableReleaseIterator(it);
 }
 
 /* All zeros for an empty dataset. */
 void computeDatasetDigest(unsigned char final[20]) {
     memset(final, 0, 20);
     for (int j = 0; j < server.dbnum; j++)
-        if (dictSize(server.db[j].dict)) digestDatabase(&server.db[j], final);
+        if (kvtableSize(server.db[j].keys)) digestDatabase(&server.db[j], final);
 }
 
 static void addReplyDigest(client *c, const unsigned char digest[20]) {
@@ -564,7 +563,7 @@ static void debugDigestValue(client *c) {
     for (int j = 2; j < c->argc; j++) {
         unsigned char digest[20] = {0};
         robj *val = debugLookup(c, c->argv[j]);
-        if (val) mixValueDigest(c->db, c->argv[j], val, digest);
+        if (val) mixValueDigest(val, digest);
         addReplyDigest(c, digest);
     }
 }
@@ -643,7 +642,7 @@ static void debugHtStats(client *c) {
     char buf[4096];
     redisDb *db = &server.db[dbid];
     sds s = sdscatprintf(sdsempty(), "[Dictionary HT]\n");
-    dictGetStats(buf, sizeof buf, db->dict);
+    kvtableGetStats(buf, sizeof buf, db->keys);
     s = sdscat(s, buf);
     s = sdscatprintf(s, "[Expires HT]\n");
     dictGetStats(buf, sizeof buf, db->expires);

@@ -425,12 +425,8 @@ static int dictIteratorStarted(const dictIterator *iter) {
 /* Moves to the next bucket; returns 0 when both tables are exhausted. */
 static int dictIteratorNextBucket(dictIterator *iter) {
     dict *d = iter->d;
-    iter->index++;
-    if ((unsigned long)iter->index >= htSize(d, iter->table)) {
-        if (iter->table == 1 || !dictIsRehashing(d)) return 0;
-        iter->table = 1;
-        iter->index = 0;
-    }
+    if (!htNextBucket(&iter->table, &iter->index, dictIsRehashing(d), htSize(d, 0), htSize(d, 1)))
+        return 0;
     iter->entry = d->ht_table[iter->table][iter->index];
     return 1;
 }
@@ -467,20 +463,22 @@ static dictEntry *dictRandomEntryOfChain(dict *d, dictEntry *head) {
     return head;
 }
 
-/* While rehashing, the non-empty buckets are table 0's [rehashidx, size0)
- * and all of table 1; both are drawn from as one range. */
+/* The buckets that can hold entries, seen as one sequence (see
+ * hashtable_common.h). */
+static unsigned long dictLiveBucketCount(const dict *d) {
+    return htLiveBucketCount(d->rehashidx, htSize(d, 0), htSize(d, 1));
+}
+
+static dictEntry *dictLiveBucket(const dict *d, unsigned long i) {
+    unsigned long index;
+    int table = htLiveBucketAt(i, d->rehashidx, htSize(d, 0), &index);
+    return d->ht_table[table][index];
+}
+
 static dictEntry *dictRandomNonEmptyBucket(dict *d) {
+    unsigned long live = dictLiveBucketCount(d);
     dictEntry *head;
-    if (!dictIsRehashing(d)) {
-        do head = d->ht_table[0][dictRandomBelow(d, htSize(d, 0))]; while (!head);
-        return head;
-    }
-    unsigned long first = (unsigned long)d->rehashidx, size0 = htSize(d, 0);
-    unsigned long span = size0 - first + htSize(d, 1);
-    do {
-        unsigned long i = first + dictRandomBelow(d, span);
-        head = i < size0 ? d->ht_table[0][i] : d->ht_table[1][i - size0];
-    } while (!head);
+    do head = dictLiveBucket(d, dictRandomBelow(d, live)); while (!head);
     return head;
 }
 
@@ -488,20 +486,6 @@ dictEntry *dictGetRandomKey(dict *d) {
     if (dictSize(d) == 0) return NULL;
     if (dictIsRehashing(d)) dictRehashStep(d);
     return dictRandomEntryOfChain(d, dictRandomNonEmptyBucket(d));
-}
-
-/* The buckets that can hold entries, seen as one sequence: table 0 from
- * rehashidx (or 0) to its end, then table 1 when rehashing. */
-static unsigned long dictLiveBucketCount(const dict *d) {
-    if (!dictIsRehashing(d)) return htSize(d, 0);
-    return htSize(d, 0) - (unsigned long)d->rehashidx + htSize(d, 1);
-}
-
-static dictEntry *dictLiveBucket(const dict *d, unsigned long i) {
-    if (!dictIsRehashing(d)) return d->ht_table[0][i];
-    unsigned long inTable0 = htSize(d, 0) - (unsigned long)d->rehashidx;
-    if (i < inTable0) return d->ht_table[0][(unsigned long)d->rehashidx + i];
-    return d->ht_table[1][i - inTable0];
 }
 
 /* Collects up to count distinct entries from consecutive buckets starting at
@@ -538,31 +522,28 @@ dictEntry *dictGetFairRandomKey(dict *d) {
 
 /* ---- scan (cursor arithmetic: hashtable_common.h) ------------------------ */
 
-/* The callback may delete the entry it is given. */
-static void dictScanChain(dictEntry *de, dictScanFunction *fn, void *privdata) {
+typedef struct dictScanState {
+    dict *d;
+    dictScanFunction *fn;
+    void *privdata;
+} dictScanState;
+
+/* Calls fn on each entry of one bucket; fn may delete the entry it gets. */
+static void dictScanBucket(void *ctx, int table, unsigned long index) {
+    dictScanState *scan = ctx;
+    dictEntry *de = scan->d->ht_table[table][index];
     while (de) {
         dictEntry *next = de->next;
-        fn(privdata, de);
+        scan->fn(scan->privdata, de);
         de = next;
     }
 }
 
 unsigned long dictScan(dict *d, unsigned long cursor, dictScanFunction *fn, void *privdata) {
     if (dictSize(d) == 0) return 0;
+    dictScanState scan = {d, fn, privdata};
     dictPauseRehashing(d);
-    if (!dictIsRehashing(d)) {
-        unsigned long mask = htMask(d, 0);
-        dictScanChain(d->ht_table[0][cursor & mask], fn, privdata);
-        cursor = htScanNextCursor(cursor, mask);
-    } else {
-        int small = htSize(d, 0) <= htSize(d, 1) ? 0 : 1, large = 1 - small;
-        unsigned long smallMask = htMask(d, small), largeMask = htMask(d, large);
-        dictScanChain(d->ht_table[small][cursor & smallMask], fn, privdata);
-        do {
-            dictScanChain(d->ht_table[large][cursor & largeMask], fn, privdata);
-            cursor = htScanNextCursor(cursor, largeMask);
-        } while (cursor & (smallMask ^ largeMask));
-    }
+    cursor = htScanBuckets(cursor, dictIsRehashing(d), htSize(d, 0), htSize(d, 1), dictScanBucket, &scan);
     dictResumeRehashing(d);
     return cursor;
 }

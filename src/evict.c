@@ -71,13 +71,10 @@ unsigned int lfuInitialClock(void) { return (unsigned)((lfuTimeInMinutes() << 8)
 
 /* ---- scoring ---------------------------------------------------------------------------- */
 
-static unsigned long long candidateScore(redisDb *db, dictEntry *de, sds key) {
+static unsigned long long candidateScore(kvobj *o) {
     int policy = server.maxmemory_policy;
-    if (policy == MAXMEMORY_VOLATILE_TTL) {
-        dictEntry *ede = dictFind(db->expires, key);
-        return ede ? ULLONG_MAX - (unsigned long long)dictGetSignedIntegerVal(ede) : 0;
-    }
-    robj *o = dictGetVal(de);
+    if (policy == MAXMEMORY_VOLATILE_TTL)
+        return kvobjHasExpire(o) ? ULLONG_MAX - (unsigned long long)kvobjGetExpire(o) : 0;
     if (policy & MAXMEMORY_FLAG_LFU) return 255 - lfuDecrAndReturn(o);
     return estimateObjectIdleTime(o);
 }
@@ -108,15 +105,20 @@ static int poolContains(sds key, int dbid) {
 
 static void samplePool(redisDb *db) {
     int allkeys = server.maxmemory_policy & MAXMEMORY_FLAG_ALLKEYS;
-    dict *sampled = allkeys ? db->dict : db->expires;
     int count = server.maxmemory_samples > 64 ? 64 : server.maxmemory_samples;
-    dictEntry *samples[64];
-    unsigned int n = dictGetSomeKeys(sampled, samples, (unsigned)count);
+    kvobj *samples[64];
+    unsigned int n;
+    if (allkeys) {
+        n = kvtableGetSomeKeys(db->keys, samples, (unsigned)count);
+    } else {
+        dictEntry *des[64]; /* expires maps each key to its kvobj */
+        n = dictGetSomeKeys(db->expires, des, (unsigned)count);
+        for (unsigned int j = 0; j < n; j++) samples[j] = dictGetVal(des[j]);
+    }
     for (unsigned int j = 0; j < n; j++) {
-        sds key = dictGetKey(samples[j]);
-        dictEntry *de = allkeys ? samples[j] : dictFind(db->dict, key);
-        if (de == NULL || poolContains(key, db->id)) continue;
-        poolInsert(key, db->id, candidateScore(db, de, key));
+        sds key = kvobjGetKey(samples[j]);
+        if (poolContains(key, db->id)) continue;
+        poolInsert(key, db->id, candidateScore(samples[j]));
     }
 }
 
@@ -129,7 +131,8 @@ static sds poolPopBest(int *dbid) {
         pool[k].key = NULL;
         redisDb *db = &server.db[*dbid];
         int allkeys = server.maxmemory_policy & MAXMEMORY_FLAG_ALLKEYS;
-        if (dictFind(allkeys ? db->dict : db->expires, key)) return key;
+        kvobj *o = kvtableFind(db->keys, key, sdslen(key));
+        if (o && (allkeys || kvobjHasExpire(o))) return key;
         sdsfree(key);
     }
     return NULL;
@@ -140,7 +143,7 @@ static sds selectPoolKey(int *dbid) {
         for (int j = 0; j < server.dbnum; j++) {
             redisDb *db = &server.db[j];
             int allkeys = server.maxmemory_policy & MAXMEMORY_FLAG_ALLKEYS;
-            if (dictSize(allkeys ? db->dict : db->expires)) samplePool(db);
+            if (allkeys ? kvtableSize(db->keys) : dictSize(db->expires)) samplePool(db);
         }
         sds key = poolPopBest(dbid);
         if (key) return key;
@@ -154,10 +157,16 @@ static sds selectRandomKey(int *dbid) {
     for (int i = 0; i < server.dbnum; i++) {
         int j = (next_db++) % server.dbnum;
         redisDb *db = &server.db[j];
-        dictEntry *de = dictGetRandomKey(allkeys ? db->dict : db->expires);
-        if (de) {
+        kvobj *o = NULL;
+        if (allkeys) {
+            o = kvtableGetRandomKey(db->keys);
+        } else {
+            dictEntry *de = dictGetRandomKey(db->expires);
+            if (de) o = dictGetVal(de);
+        }
+        if (o) {
             *dbid = j;
-            return sdsdup(dictGetKey(de));
+            return sdsdup(kvobjGetKey(o));
         }
     }
     return NULL;

@@ -1,8 +1,9 @@
 /* expire.c -- key time-to-live: storage, lazy and active expiry, and the
  * EXPIRE family of commands.
  *
- * A TTL is an absolute unix time in milliseconds stored in db->expires
- * against the key's sds (shared with the main dict).
+ * A TTL is an absolute unix time in milliseconds stored in the key's kvobj
+ * (kvobj.h); db->expires lists the kvobjs that have one (see db.c for the
+ * invariant), so the active cycle samples only keys with a TTL.
  *
  * Two mechanisms remove expired keys, as in Redis:
  *  - lazily, when a command touches the key (expireIfNeeded);
@@ -27,24 +28,39 @@
 
 /* ---- storage ------------------------------------------------------------------------ */
 
-long long getExpire(redisDb *db, robj *key) {
-    if (dictSize(db->expires) == 0) return -1;
-    dictEntry *de = dictFind(db->expires, key->ptr);
-    return de ? dictGetSignedIntegerVal(de) : -1;
+static kvobj *findKey(redisDb *db, robj *key) {
+    return kvtableFind(db->keys, key->ptr, sdslen(key->ptr));
 }
 
-void setExpire(client *c, redisDb *db, robj *key, long long when) {
+long long getExpire(redisDb *db, robj *key) {
+    if (dictSize(db->expires) == 0) return -1;
+    kvobj *o = findKey(db, key);
+    return o ? kvobjGetExpire(o) : -1;
+}
+
+/* Adding the first TTL to a key rebuilds its kvobj with an expire slot:
+ * the keyspace and db->expires are relinked to the new block, which is
+ * returned. */
+robj *setExpire(client *c, redisDb *db, robj *key, long long when) {
     (void)c;
-    dictEntry *kde = dictFind(db->dict, key->ptr);
-    serverAssert(kde != NULL);
-    dictEntry *existing;
-    dictEntry *de = dictAddRaw(db->expires, dictGetKey(kde), &existing);
-    dictSetSignedIntegerVal(de ? de : existing, when);
+    kvobj *o = findKey(db, key);
+    serverAssert(o != NULL && when != -1);
+    kvobj *moved = kvobjSetExpire(o, when);
+    if (moved != o) {
+        int relinked = kvtableReplaceReallocated(db->keys, o, moved);
+        serverAssert(relinked == KVTABLE_OK);
+    }
+    dbTrackExpire(db, moved);
+    return moved;
 }
 
 int removeExpire(redisDb *db, robj *key) {
     if (dictSize(db->expires) == 0) return 0;
-    return dictDelete(db->expires, key->ptr) == DICT_OK;
+    kvobj *o = findKey(db, key);
+    if (o == NULL || !kvobjHasExpire(o)) return 0;
+    dictDelete(db->expires, key->ptr); /* reads o's key: before anything else */
+    kvobjSetExpire(o, -1);             /* in place: the slot exists */
+    return 1;
 }
 
 /* The clock commands compare against: cached once per command so a command
@@ -89,8 +105,10 @@ static int expireSampleOfDb(redisDb *db, long num, long *sampled) {
         dictEntry *de = dictGetRandomKey(db->expires);
         if (de == NULL) break;
         (*sampled)++;
-        if (dictGetSignedIntegerVal(de) < server.mstime) {
-            robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
+        kvobj *o = dictGetVal(de);
+        if (kvobjGetExpire(o) < server.mstime) {
+            sds key = kvobjGetKey(o);
+            robj *keyobj = createStringObject(key, sdslen(key));
             deleteExpiredKeyAndPropagate(db, keyobj);
             decrRefCount(keyobj);
             expired++;

@@ -354,7 +354,7 @@ static sds infoCluster(sds info) { return sdscat(info, "cluster_enabled:0\r\n");
 static sds infoKeyspace(sds info) {
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
-        unsigned long keys = dictSize(db->dict), expires = dictSize(db->expires);
+        unsigned long keys = kvtableSize(db->keys), expires = dictSize(db->expires);
         if (keys || expires)
             info = sdscatprintf(info, "db%d:keys=%lu,expires=%lu,avg_ttl=%lld\r\n", j, keys, expires, db->avg_ttl);
     }

@@ -60,19 +60,16 @@ static void renameGenericCommand(client *c, int nx) {
         addReply(c, nx ? shared.czero : shared.ok);
         return;
     }
-    incrRefCount(o);
-    long long expire = getExpire(c->db, src);
     if (lookupKeyWrite(c->db, dst) != NULL) {
         if (nx) {
-            decrRefCount(o);
             addReply(c, shared.czero);
             return;
         }
         dbDelete(c->db, dst);
     }
-    dbAdd(c->db, dst, o);
-    if (expire != -1) setExpire(c, c->db, dst, expire);
-    dbDelete(c->db, src);
+    /* The entry is rebuilt under the new key, its payload moved over. */
+    long long expire = kvobjGetExpire(o);
+    dbAddWithExpire(c->db, dst, dbDetach(c->db, src), expire);
     signalModifiedKey(c, c->db, src);
     signalModifiedKey(c, c->db, dst);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "rename_from", src, c->db->id);
@@ -106,11 +103,8 @@ void moveCommand(client *c) {
         addReply(c, shared.czero);
         return;
     }
-    long long expire = getExpire(src, c->argv[1]);
-    incrRefCount(o);
-    dbAdd(dst, c->argv[1], o);
-    if (expire != -1) setExpire(c, dst, c->argv[1], expire);
-    dbDelete(src, c->argv[1]);
+    long long expire = kvobjGetExpire(o);
+    dbAddWithExpire(dst, c->argv[1], dbDetach(src, c->argv[1]), expire);
     signalModifiedKey(c, src, c->argv[1]);
     signalModifiedKey(c, dst, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "move_from", c->argv[1], src->id);
@@ -159,7 +153,7 @@ void copyCommand(client *c) {
         addReply(c, shared.czero);
         return;
     }
-    long long expire = getExpire(c->db, key);
+    long long expire = kvobjGetExpire(o);
     if (lookupKeyWrite(dst, newkey) != NULL) {
         if (!replace) {
             addReply(c, shared.czero);
@@ -167,8 +161,7 @@ void copyCommand(client *c) {
         }
         dbDelete(dst, newkey);
     }
-    dbAdd(dst, newkey, dupObject(o));
-    if (expire != -1) setExpire(c, dst, newkey, expire);
+    dbAddWithExpire(dst, newkey, dupObject(o), expire);
     signalModifiedKey(c, dst, newkey);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "copy_to", newkey, dst->id);
     server.dirty++;
@@ -182,19 +175,22 @@ void keysCommand(client *c) {
     int plen = (int)sdslen(pattern), allkeys = pattern[0] == '*' && plen == 1;
     long count = 0;
     void *replylen = addReplyDeferredLen(c);
-    dictIterator *di = dictGetSafeIterator(c->db->dict);
-    dictEntry *de;
-    while ((de = dictNext(di)) != NULL) {
-        sds key = dictGetKey(de);
+    kvtableIterator *it = kvtableGetSafeIterator(c->db->keys);
+    kvobj *o;
+    while ((o = kvtableNext(it)) != NULL) {
+        sds key = kvobjGetKey(o);
         if (!allkeys && !stringmatchlen(pattern, plen, key, (int)sdslen(key), 0)) continue;
-        robj *keyobj = createStringObject(key, sdslen(key));
-        if (!keyIsExpired(c->db, keyobj)) {
-            addReplyBulkCBuffer(c, key, sdslen(key));
-            count++;
+        int expired = 0;
+        if (kvobjHasExpire(o)) {
+            robj *keyobj = createStringObject(key, sdslen(key));
+            expired = keyIsExpired(c->db, keyobj);
+            decrRefCount(keyobj);
         }
-        decrRefCount(keyobj);
+        if (expired) continue;
+        addReplyBulkCBuffer(c, key, sdslen(key));
+        count++;
     }
-    dictReleaseIterator(di);
+    kvtableReleaseIterator(it);
     setDeferredArrayLen(c, replylen, count);
 }
 
@@ -250,10 +246,9 @@ static int parseScanOptions(client *c, int first, int allow_type, scanOptions *o
     return C_OK;
 }
 
-static void collectKey(void *privdata, const dictEntry *de) {
+static void collectKey(void *privdata, kvobj *o) {
     list *keys = privdata;
-    sds key = dictGetKey(de);
-    listAddNodeTail(keys, sdsdup(key));
+    listAddNodeTail(keys, sdsdup(kvobjGetKey(o)));
 }
 
 static int keyMatchesScan(client *c, sds key, scanOptions *opt) {
@@ -284,7 +279,7 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     listSetFreeMethod(keys, (void (*)(void *))sdsfree);
     long maxiterations = opt.count * 10;
     do {
-        cursor = dictScan(c->db->dict, cursor, collectKey, keys);
+        cursor = kvtableScan(c->db->keys, cursor, collectKey, keys);
     } while (cursor && maxiterations-- && (long)listLength(keys) < opt.count);
 
     listIter li;
@@ -312,7 +307,7 @@ void scanCommand(client *c) {
 
 /* ---- whole databases ------------------------------------------------------------------- */
 
-void dbsizeCommand(client *c) { addReplyLongLong(c, (long long)dictSize(c->db->dict)); }
+void dbsizeCommand(client *c) { addReplyLongLong(c, (long long)kvtableSize(c->db->keys)); }
 
 /* FLUSHDB/FLUSHALL accept an optional ASYNC or SYNC. */
 static int parseFlushFlags(client *c, int *flags) {
@@ -358,13 +353,14 @@ void swapdbCommand(client *c) {
     }
     if (id1 != id2) {
         redisDb *a = &server.db[id1], *b = &server.db[id2];
-        dict *d = a->dict, *e = a->expires;
+        kvtable *d = a->keys;
+        dict *e = a->expires;
         long long ttl = a->avg_ttl;
-        a->dict = b->dict;
+        a->keys = b->keys;
         a->expires = b->expires;
         a->avg_ttl = b->avg_ttl;
         a->expires_cursor = 0;
-        b->dict = d;
+        b->keys = d;
         b->expires = e;
         b->avg_ttl = ttl;
         b->expires_cursor = 0;

@@ -14,6 +14,8 @@
  *    known through o->ptr; nothing needs to find the embedded area from the
  *    block start, so a value converted in place from EMBSTR to another
  *    encoding just leaves dead bytes until the block is rebuilt or freed.
+ *  - Overwriting a string key reuses its block when the new value fits
+ *    (kvobjReplaceValue): no allocation, and the hash table is untouched.
  *  - Invariant violations (copying a shared non-string value, moving an
  *    object someone else still references) are programming errors: one line
  *    on stderr and abort, whatever NDEBUG says, as in dict.c.
@@ -36,15 +38,23 @@ static void kvobjAssertFailed(const char *expr, const char *file, int line) {
 
 /* ---- embedded strings ------------------------------------------------------ */
 
+/* The smallest sds header type for len; the two short cases inline, as
+ * they are on the SET path. */
+static inline unsigned kvobjSdsType(size_t len) {
+    if (len < 32) return SDS_TYPE_5;
+    if (len < 256) return SDS_TYPE_8;
+    return sdsReqType(len);
+}
+
 /* Bytes taken by an embedded sds of this length: header, bytes, NUL. */
 static size_t kvobjSdsSize(size_t len) {
-    return sdsHdrSize(sdsReqType(len)) + len + 1;
+    return sdsHdrSize(kvobjSdsType(len)) + len + 1;
 }
 
 /* Writes an sds with the smallest header for len at `at` and returns it.
  * Capacity equals length: embedded strings never grow in place. */
 static sds kvobjWriteSds(char *at, const char *bytes, size_t len) {
-    unsigned type = sdsReqType(len);
+    unsigned type = kvobjSdsType(len);
     sds s = at + sdsHdrSize(type);
     if (type == SDS_TYPE_5) {
         s[-1] = (char)(unsigned char)(SDS_TYPE_5 | (len << SDS_TYPE_BITS));
@@ -100,7 +110,7 @@ static size_t kvobjBlockSize(size_t keylen, const robj *val, int withExpire) {
 
 /* Writes the key-size byte and the key; returns the first byte after it. */
 static char *kvobjWriteKey(char *area, const char *key, size_t keylen) {
-    area[0] = (char)(unsigned char)sdsHdrSize(sdsReqType(keylen));
+    area[0] = (char)(unsigned char)sdsHdrSize(kvobjSdsType(keylen));
     sds s = kvobjWriteSds(area + 1, key, keylen);
     return s + keylen + 1;
 }
@@ -120,6 +130,48 @@ kvobj *kvobjCreate(const char *key, size_t keylen, robj *val, long long expire) 
 
     char *tail = kvobjWriteKey((char *)o + kvobjKeyAreaOffset(o), key, keylen);
     if (embed) o->ptr = kvobjWriteSds(tail, val->ptr, sdslen(val->ptr));
+    else o->ptr = kvobjAdoptPayload(val);
+    kvobjReleaseTemplate(val);
+    return o;
+}
+
+/* ---- replacing the value in place ------------------------------------------------------ */
+
+/* First byte after the key: where an embedded value starts. While the value
+ * is embedded, its header starts there, which is the cheaper way to find it. */
+static char *kvobjValueArea(kvobj *o) {
+    if (o->hasembval && o->encoding == OBJ_ENCODING_EMBSTR) {
+        sds cur = o->ptr;
+        return cur - sdsHdrSize(sdsType(cur));
+    }
+    sds key = kvobjGetKey(o);
+    return key + sdslen(key) + 1;
+}
+
+/* Whether an embedded string of `need` bytes (header, bytes, NUL) fits at
+ * `area`. The current embedded value's size answers most cases (SET of a
+ * same-sized value) without asking the allocator; otherwise its usable size
+ * counts, so a block rounded up to its size class can take a longer string. */
+static int kvobjValueFits(kvobj *o, const char *area, size_t need) {
+    if (o->hasembval && o->encoding == OBJ_ENCODING_EMBSTR) {
+        sds cur = o->ptr;
+        if (need <= (size_t)(cur + sdslen(cur) + 1 - area)) return 1;
+    }
+    return need <= zmalloc_size(o) - (size_t)(area - (char *)o);
+}
+
+kvobj *kvobjReplaceValue(kvobj *o, robj *val) {
+    if (o == val || o->refcount != 1 || o->type != OBJ_STRING) return NULL;
+    int embed = kvobjIsEmbeddedString(val);
+    size_t vlen = embed ? sdslen(val->ptr) : 0;
+    char *area = embed ? kvobjValueArea(o) : NULL;
+    if (embed && !kvobjValueFits(o, area, kvobjSdsSize(vlen))) return NULL;
+    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+    o->type = val->type;
+    o->encoding = val->encoding;
+    o->lru = val->lru;
+    o->hasembval = (unsigned)embed;
+    if (embed) o->ptr = kvobjWriteSds(area, val->ptr, vlen);
     else o->ptr = kvobjAdoptPayload(val);
     kvobjReleaseTemplate(val);
     return o;

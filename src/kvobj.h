@@ -76,6 +76,15 @@ typedef struct kvobjHeadExpire {
  * clock (lru) of val carry over. The new entry's next pointer is NULL. */
 kvobj *kvobjCreate(const char *key, size_t keylen, robj *val, long long expire);
 
+/* Puts val in place of o's string value, reusing the block: the old value
+ * is freed (a RAW sds) or overwritten (embedded), val is consumed exactly as
+ * by kvobjCreate, and o is returned. Returns NULL, changing nothing, when o
+ * is not a string, is referenced more than once or is val itself, or when
+ * val is an embedded string longer than the room left in the block: the
+ * caller then builds a new entry with kvobjCreate. The access clock comes
+ * from val. */
+kvobj *kvobjReplaceValue(kvobj *o, robj *val);
+
 /* The expire time in ms, -1 when the key has none. */
 long long kvobjGetExpire(const kvobj *o);
 

@@ -351,13 +351,10 @@ static int iteratorStarted(const kvtableIterator *iter) {
 /* Advances to the next bucket; 0 when both tables are done. */
 static int iteratorAdvanceBucket(kvtableIterator *iter) {
     kvtable *t = iter->t;
-    if ((unsigned long)++iter->index >= tableSize(t, iter->table)) {
-        if (iter->table == 1 || !kvtableIsRehashing(t)) return 0;
-        iter->table = 1;
-        iter->index = 0;
-    }
-    iter->entry = t->buckets[iter->table][iter->index];
-    return 1;
+    int more = htNextBucket(&iter->table, &iter->index, kvtableIsRehashing(t), tableSize(t, 0),
+                            tableSize(t, 1));
+    iter->entry = more ? t->buckets[iter->table][iter->index] : NULL;
+    return more;
 }
 
 kvobj *kvtableNext(kvtableIterator *iter) {
@@ -381,32 +378,24 @@ void kvtableReleaseIterator(kvtableIterator *iter) {
     zfree(iter);
 }
 
-/* ---- random sampling --------------------------------------------------------------------
- * The buckets that can hold entries are seen as one sequence ("live"
- * buckets): table 0 from rehashidx (or 0) to its end, then all of table 1
- * when rehashing. */
-
-static unsigned long liveBucketCount(const kvtable *t) {
-    if (!kvtableIsRehashing(t)) return tableSize(t, 0);
-    return tableSize(t, 0) - (unsigned long)t->rehashidx + tableSize(t, 1);
-}
-
-static kvobj *liveBucket(const kvtable *t, unsigned long i) {
-    unsigned long first = kvtableIsRehashing(t) ? (unsigned long)t->rehashidx : 0;
-    unsigned long inTable0 = tableSize(t, 0) - first;
-    return i < inTable0 ? t->buckets[0][first + i] : t->buckets[1][i - inTable0];
-}
+/* ---- random sampling (over the "live" buckets of hashtable_common.h) ------------------- */
 
 static unsigned long randomBelow(kvtable *t, unsigned long n) {
     return htRandomBelow(&t->randomState, n);
 }
 
+/* The chain in live bucket i. */
+static kvobj *liveBucket(const kvtable *t, unsigned long i) {
+    unsigned long index;
+    return t->buckets[htLiveBucketAt(i, t->rehashidx, tableSize(t, 0), &index)][index];
+}
+
 kvobj *kvtableGetRandomKey(kvtable *t) {
     if (kvtableSize(t) == 0) return NULL;
     rehashStepIfRehashing(t);
-    unsigned long live = liveBucketCount(t);
-    kvobj *head;
-    do head = liveBucket(t, randomBelow(t, live)); while (head == NULL);
+    unsigned long live = htLiveBucketCount(t->rehashidx, tableSize(t, 0), tableSize(t, 1));
+    kvobj *head = NULL;
+    while (head == NULL) head = liveBucket(t, randomBelow(t, live));
     unsigned long length = 0;
     for (kvobj *o = head; o; o = kvobjGetNext(o)) length++;
     for (unsigned long skip = randomBelow(t, length); skip > 0; skip--) head = kvobjGetNext(head);
@@ -422,7 +411,8 @@ unsigned int kvtableGetSomeKeys(kvtable *t, kvobj **out, unsigned int count) {
     for (unsigned int step = 0; step < count && kvtableIsRehashing(t); step++)
         rehashStepIfRehashing(t);
 
-    unsigned long live = liveBucketCount(t), b = randomBelow(t, live);
+    unsigned long live = htLiveBucketCount(t->rehashidx, tableSize(t, 0), tableSize(t, 1));
+    unsigned long b = randomBelow(t, live);
     uint64_t visits = (uint64_t)count * 10;
     if (visits > live) visits = live;
     unsigned int got = 0;
@@ -445,31 +435,26 @@ kvobj *kvtableGetFairRandomKey(kvtable *t) {
 
 /* ---- scan (cursor arithmetic and its guarantee: hashtable_common.h) ---------------------- */
 
-static void scanBucket(kvobj *o, kvtableScanFunction *fn, void *privdata) {
-    for (kvobj *next; o; o = next) {
+/* What one kvtableScan() call hands to each bucket visit. */
+typedef struct scanCall { kvtableScanFunction *fn; void *privdata; kvtable *t; } scanCall;
+
+static void scanVisit(void *ctx, int table, unsigned long index) {
+    scanCall *call = ctx;
+    kvobj *o = call->t->buckets[table][index], *next;
+    for (; o; o = next) {
         next = kvobjGetNext(o); /* fn may delete o */
-        fn(privdata, o);
+        call->fn(call->privdata, o);
     }
 }
 
 unsigned long kvtableScan(kvtable *t, unsigned long cursor, kvtableScanFunction *fn, void *privdata) {
     if (kvtableSize(t) == 0) return 0;
+    scanCall call = {fn, privdata, t};
     kvtablePauseRehashing(t);
-    if (!kvtableIsRehashing(t)) {
-        scanBucket(t->buckets[0][cursor & tableMask(t, 0)], fn, privdata);
-        cursor = htScanNextCursor(cursor, tableMask(t, 0));
-    } else {
-        int small = tableSize(t, 0) > tableSize(t, 1) ? 1 : 0, large = !small;
-        unsigned long smallMask = tableMask(t, small), largeMask = tableMask(t, large);
-        scanBucket(t->buckets[small][cursor & smallMask], fn, privdata);
-        /* every bucket of the larger table that the small one expands to */
-        do {
-            scanBucket(t->buckets[large][cursor & largeMask], fn, privdata);
-            cursor = htScanNextCursor(cursor, largeMask);
-        } while (cursor & (smallMask ^ largeMask));
-    }
+    unsigned long next = htScanBuckets(cursor, kvtableIsRehashing(t), tableSize(t, 0), tableSize(t, 1),
+                                       scanVisit, &call);
     kvtableResumeRehashing(t);
-    return cursor;
+    return next;
 }
 
 /* ---- statistics -------------------------------------------------------------------------- */

@@ -32,6 +32,7 @@ static robj *initObject(robj *o, int type, int encoding, void *ptr) {
     o->encoding = (unsigned)encoding;
     o->ptr = ptr;
     o->refcount = 1;
+    o->hasexpire = o->hasembkey = o->hasembval = 0;
     o->lru = initialAccessClock();
     return o;
 }
@@ -430,8 +431,14 @@ void objectCommand(client *c) {
     if (!strcasecmp(sub, "encoding")) {
         addReplyBulkCString(c, strEncoding(o->encoding));
     } else if (!strcasecmp(sub, "refcount")) {
-        /* Shared objects report INT_MAX whatever the width of the field. */
-        addReplyLongLong(c, o->refcount == OBJ_SHARED_REFCOUNT ? INT_MAX : (long long)o->refcount);
+        /* Shared objects report INT_MAX whatever the width of the field.
+         * Keyspace entries never share their value (each kvobj has its own
+         * header anyway), but Redis would hold a small integer as the
+         * shared object, so that is what we report for one. */
+        long long value = (long long)(intptr_t)o->ptr;
+        int wouldShare = o->encoding == OBJ_ENCODING_INT && value >= 0 && value < OBJ_SHARED_INTEGERS &&
+                         sharedIntegersAllowed();
+        addReplyLongLong(c, o->refcount == OBJ_SHARED_REFCOUNT || wouldShare ? INT_MAX : (long long)o->refcount);
     } else if (!strcasecmp(sub, "idletime")) {
         if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
             addReplyError(c, "An LFU maxmemory policy is selected, idle time not tracked. Please note that "

@@ -345,7 +345,7 @@ static void databasesCron(void) {
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
-        if (dictIsRehashing(db->dict)) dictRehashMilliseconds(db->dict, 1);
+        if (kvtableIsRehashing(db->keys)) kvtableRehashMilliseconds(db->keys, 1);
         if (dictIsRehashing(db->expires)) dictRehashMilliseconds(db->expires, 1);
     }
 }

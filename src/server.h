@@ -37,6 +37,7 @@
 #include "zmalloc.h"
 #include "sds.h"
 #include "dict.h"
+#include "kvtable.h"
 #include "adlist.h"
 #include "ae.h"
 #include "anet.h"
@@ -232,8 +233,8 @@ typedef struct client {
 
 /* ---- databases ------------------------------------------------------------ */
 struct redisDb {
-    dict *dict;                   /* sds key -> robj value */
-    dict *expires;                /* sds key (shared with dict) -> int64 unix ms */
+    kvtable *keys;                /* the keyspace: one kvobj (key + value) per key */
+    dict *expires;                /* keys with a TTL: kvobj's own key sds -> the kvobj */
     dict *blocking_keys;
     dict *watched_keys;
     int id;
@@ -543,7 +544,14 @@ unsigned long long estimateObjectIdleTime(robj *o);
 #define SETKEY_ALREADY_EXIST 4
 #define SETKEY_DOESNT_EXIST 8
 
-extern dictType dbDictType, dbExpiresDictType;
+/* Values stored in the keyspace are owned by it: dbAdd/dbOverwrite/setKey
+ * copy or take over the value into a kvobj (kvobj.h) and return the stored
+ * object. The robj* you get back (or from lookupKey*) is valid until the
+ * key is overwritten, renamed, moved, deleted, or given a TTL (setExpire
+ * returns the object, which may have moved); keep using the returned
+ * pointer, never the one passed in. */
+extern kvtableType dbKeyspaceType;
+extern dictType dbExpiresDictType;
 void initDb(redisDb *db, int id);
 /* Hooks set by later modules (WATCH, blocking pops); NULL until then. */
 extern void (*keyModifiedHook)(redisDb *db, robj *key);
@@ -556,9 +564,12 @@ robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags);
 robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags);
-void dbAdd(redisDb *db, robj *key, robj *val);
+robj *dbAdd(redisDb *db, robj *key, robj *val);       /* consumes a reference to val */
+robj *dbAddWithExpire(redisDb *db, robj *key, robj *val, long long when);
+robj *dbDetach(redisDb *db, robj *key);  /* unlinks the key; its object is the caller's */
+void dbTrackExpire(redisDb *db, kvobj *o); /* db->expires follows o's TTL */
 int dbAddRDBLoad(redisDb *db, sds key, robj *val);
-void dbOverwrite(redisDb *db, robj *key, robj *val);
+robj *dbOverwrite(redisDb *db, robj *key, robj *val); /* consumes; keeps the TTL */
 void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);
 int dbExists(redisDb *db, robj *key);
 int dbDelete(redisDb *db, robj *key);
@@ -580,7 +591,7 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor);
 #define ACTIVE_EXPIRE_CYCLE_SLOW 0
 #define ACTIVE_EXPIRE_CYCLE_FAST 1
 long long getExpire(redisDb *db, robj *key);
-void setExpire(client *c, redisDb *db, robj *key, long long when);
+robj *setExpire(client *c, redisDb *db, robj *key, long long when); /* the (moved) object */
 int removeExpire(redisDb *db, robj *key);
 int keyIsExpired(redisDb *db, robj *key);
 int expireIfNeeded(redisDb *db, robj *key, int flags);
@@ -757,5 +768,7 @@ void incrbyCommand(client *c);
 void decrbyCommand(client *c);
 void incrbyfloatCommand(client *c);
 void lcsCommand(client *c);
+
+#include "kvobj.h"
 
 #endif /* REDIS_SERVER_H */

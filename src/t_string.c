@@ -13,8 +13,7 @@
  * which reports conflicting options as a syntax error, as Redis does.
  */
 #include "server.h"
-
-#include <math.h>
+#include "xfloat.h"
 
 #define OBJ_NO_FLAGS 0
 #define OBJ_SET_NX (1 << 0)
@@ -298,9 +297,8 @@ void appendCommand(client *c) {
     size_t totlen;
     if (o == NULL) {
         c->argv[2] = tryObjectEncoding(c->argv[2]);
-        dbAdd(c->db, c->argv[1], c->argv[2]);
-        incrRefCount(c->argv[2]);
-        totlen = stringObjectLen(c->argv[2]);
+        incrRefCount(c->argv[2]); /* argv keeps its own; the db copies */
+        totlen = stringObjectLen(dbAdd(c->db, c->argv[1], c->argv[2]));
     } else {
         if (checkType(c, o, OBJ_STRING)) return;
         robj *append = c->argv[2];
@@ -331,8 +329,7 @@ void setrangeCommand(client *c) {
             return;
         }
         if (checkStringLength(c, offset, (long long)vlen) != C_OK) return;
-        o = createObject(OBJ_STRING, sdsnewlen(NULL, (size_t)offset + vlen));
-        dbAdd(c->db, c->argv[1], o);
+        o = dbAdd(c->db, c->argv[1], createObject(OBJ_STRING, sdsnewlen(NULL, (size_t)offset + vlen)));
     } else {
         if (checkType(c, o, OBJ_STRING)) return;
         size_t olen = stringObjectLen(o);
@@ -378,7 +375,6 @@ static void incrDecrCommand(client *c, long long incr) {
         robj *n = createStringObjectFromLongLongForValue(value);
         if (o) dbOverwrite(c->db, c->argv[1], n);
         else dbAdd(c->db, c->argv[1], n);
-        o = n;
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "incrby", c->argv[1], c->db->id);
@@ -405,23 +401,41 @@ void decrbyCommand(client *c) {
     incrDecrCommand(c, -incr);
 }
 
+/* INCRBYFLOAT computes in x87 80-bit extended arithmetic done in software
+ * (xfloat.h), not in the C `long double`, whose width differs per CPU: so
+ * every port replies exactly as Redis on x86_64 does. A missing key is 0. */
+static int getXfloatFromObjectOrReply(client *c, robj *o, xfloat *target) {
+    xfloat value = xfloatFromLongLong(0);
+    if (o && sdsEncodedObject(o)) {
+        if (!xfloatParse(o->ptr, sdslen(o->ptr), &value)) {
+            addReplyError(c, "value is not a valid float");
+            return C_ERR;
+        }
+    } else if (o) {
+        value = xfloatFromLongLong((long long)(intptr_t)o->ptr);
+    }
+    *target = value;
+    return C_OK;
+}
+
 void incrbyfloatCommand(client *c) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
     if (checkType(c, o, OBJ_STRING)) return;
-    long double value, incr;
-    if (getLongDoubleFromObjectOrReply(c, o, &value, NULL) != C_OK ||
-        getLongDoubleFromObjectOrReply(c, c->argv[2], &incr, NULL) != C_OK)
+    xfloat value, incr;
+    if (getXfloatFromObjectOrReply(c, o, &value) != C_OK ||
+        getXfloatFromObjectOrReply(c, c->argv[2], &incr) != C_OK)
         return;
-    value += incr;
-    /* Checked in long double: where it is wider than double, a sum beyond
-     * DBL_MAX is still finite and stored, as Redis does. */
-    if (isnan(value) || isinf(value)) {
+    value = xfloatAdd(value, incr);
+    /* Checked in extended precision: a sum beyond DBL_MAX is still finite
+     * and stored, as Redis does on x86_64. */
+    if (!xfloatIsFinite(value)) {
         addReplyError(c, "increment would produce NaN or Infinity");
         return;
     }
-    robj *n = createStringObjectFromLongDouble(value, 1);
-    if (o) dbOverwrite(c->db, c->argv[1], n);
-    else dbAdd(c->db, c->argv[1], n);
+    char buf[XFLOAT_MAX_CHARS];
+    int len = xfloatFormat(buf, sizeof buf, value, XFLOAT_FMT_HUMAN);
+    robj *n = createStringObject(buf, (size_t)len);
+    n = o ? dbOverwrite(c->db, c->argv[1], n) : dbAdd(c->db, c->argv[1], n);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "incrbyfloat", c->argv[1], c->db->id);
     server.dirty++;

@@ -352,6 +352,70 @@ static void test_value_converted_in_place(void) {
     CHECK_EQ_INT(zmalloc_used_memory(), start);
 }
 
+/* ---- replacing the value in place ----------------------------------------------------------- */
+
+static void test_replace_value_in_place(void) {
+    size_t start = zmalloc_used_memory();
+    kvobj *o = kvobjCreate("key:000000000001", 16, newEmbstr("abcdef", 6), -1);
+    CHECK(kvobjReplaceValue(o, newEmbstr("xy", 2)) == o);      /* shorter: fits */
+    CHECK(valueIs(o, "xy", 2) && insideBlock(o, o->ptr));
+    CHECK(keyIs(o, "key:000000000001", 16));
+    CHECK_EQ_INT(o->lru, 777);                                  /* val's clock */
+
+    sds payload = NULL;
+    robj *raw = newRaw("a raw value that is long enough to live apart", 46);
+    payload = raw->ptr;
+    CHECK(kvobjReplaceValue(o, raw) == o);                      /* RAW: moved in */
+    CHECK(o->ptr == payload);
+    CHECK_EQ_INT(o->encoding, OBJ_ENCODING_RAW);
+    CHECK_EQ_INT(o->hasembval, 0);
+
+    CHECK(kvobjReplaceValue(o, newInt(-5)) == o);               /* the RAW sds is freed */
+    CHECK_EQ_INT(o->encoding, OBJ_ENCODING_INT);
+    CHECK(o->ptr == (void *)(intptr_t)-5);
+
+    robj *shared = newEmbstr("shared", 6);
+    shared->refcount = 2;
+    CHECK(kvobjReplaceValue(o, shared) == o);                   /* copied, one ref dropped */
+    CHECK_EQ_INT(shared->refcount, 1);
+    CHECK(valueIs(o, "shared", 6) && insideBlock(o, o->ptr));
+    release(shared);
+
+    kvobj *moved = kvobjSetExpire(o, 123);                      /* rebuilds from the new value */
+    CHECK(valueIs(moved, "shared", 6) && keyIs(moved, "key:000000000001", 16));
+    release(moved);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+static void test_replace_value_refused(void) {
+    size_t start = zmalloc_used_memory();
+    kvobj *o = kvobjCreate("key:000000000001", 16, newEmbstr("abc", 3), -1);
+    const char *longer = "0123456789012345678901234567890123456789abcd";
+    size_t room = kvobjAllocSize(o) - (size_t)((char *)o->ptr - 1 - (char *)o);
+    robj *big = newEmbstr(longer, 44);
+    CHECK(3 + 44 + 1 > room);                                   /* cannot fit the block */
+    CHECK(kvobjReplaceValue(o, big) == NULL);
+    CHECK_EQ_INT(big->refcount, 1);
+    CHECK(valueIs(big, longer, 44));
+    CHECK(valueIs(o, "abc", 3));
+    release(big);
+
+    CHECK(kvobjReplaceValue(o, o) == NULL);                     /* itself */
+    o->refcount = 2;                                            /* referenced elsewhere */
+    robj *v = newInt(1);
+    CHECK(kvobjReplaceValue(o, v) == NULL);
+    o->refcount = 1;
+    release(o);
+
+    void *payload = zmalloc(10);
+    kvobj *list = kvobjCreate("l", 1, newObject(OBJ_LIST, OBJ_ENCODING_QUICKLIST, payload), -1);
+    CHECK(kvobjReplaceValue(list, v) == NULL);                  /* not a string */
+    CHECK(list->ptr == payload);
+    release(list);
+    release(v);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
 TEST_MAIN(
     RUN(test_layout_all_key_sizes);
     RUN(test_compact_size);
@@ -366,4 +430,6 @@ TEST_MAIN(
     RUN(test_set_expire_in_place);
     RUN(test_set_expire_moves);
     RUN(test_value_converted_in_place);
+    RUN(test_replace_value_in_place);
+    RUN(test_replace_value_refused);
 )

@@ -105,7 +105,8 @@ static int runInChild(void (*body)(void)) {
 
 static void countCalls(void *privdata, kvobj *o) {
     (void)o;
-    ++*(unsigned long *)privdata;
+    unsigned long *calls = privdata;
+    ++*calls;
 }
 
 static void test_empty_table(void) {
