@@ -17,9 +17,10 @@
  * formatter takes the destination size, always NUL-terminates on success and
  * returns the length written, or 0 if the buffer is too small.
  *
- * Results depend on the platform's `long double`: 80-bit x87 on x86, plain
- * double on 32-bit ARM, IEEE quad on SPARC64. INCRBYFLOAT inherits that, as
- * the reference server does.
+ * The long double functions depend on the platform's `long double`: 80-bit
+ * x87 on x86, plain double on 32-bit ARM, IEEE quad on SPARC64. INCRBYFLOAT
+ * does not use them for that reason: it computes with src/xfloat.c, a
+ * software x87 extended format, so every port replies as x86_64 Redis does.
  */
 #ifndef REDIS_UTIL_H
 #define REDIS_UTIL_H
