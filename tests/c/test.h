@@ -6,6 +6,9 @@
  *     static void test_something(void) { CHECK(1 + 1 == 2); CHECK_EQ_INT(a, b); }
  *     TEST_MAIN(RUN(test_something); RUN(test_other);)
  *
+ * Helpers: test_scaled(n) for sizes that TEST_SCALE can shrink under slow
+ * emulators, test_run_in_child(fn) for checks that a misuse aborts.
+ *
  * A test passes when none of its CHECKs failed. The program prints one line
  * per failing check, one line per test, and ends with the line
  * "N passed, N failed"; its exit status is non-zero if anything failed.
@@ -14,10 +17,13 @@
 #ifndef REDIS_TEST_H
 #define REDIS_TEST_H
 
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <inttypes.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int test_passed_count, test_failed_count, test_current_failures;
 
@@ -53,6 +59,32 @@ static inline int test_check_(int ok, const char *expr, const char *file, int li
     else { test_failed_count++; printf("[FAIL] %s\n", #fn); } \
     fflush(stdout); \
 } while (0)
+
+/* n scaled by the TEST_SCALE environment variable (a factor, default 1;
+ * slow emulators may set e.g. 0.2), never below 1000. */
+static inline unsigned long test_scaled(unsigned long n) {
+    const char *env = getenv("TEST_SCALE");
+    double factor = env ? atof(env) : 1.0;
+    if (factor <= 0) factor = 1.0;
+    unsigned long result = (unsigned long)((double)n * factor);
+    return result < 1000 ? 1000 : result;
+}
+
+/* Runs body in a child process with stderr silenced and returns its wait
+ * status (-1 if it could not run): for checks that a misuse aborts. */
+static inline int test_run_in_child(void (*body)(void)) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 2);
+        body();
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+    return status;
+}
 
 #define TEST_MAIN(body) \
     int main(int argc, char **argv) { \

@@ -25,16 +25,6 @@
 #include "test.h"
 #include "zmalloc.h"
 
-/* ---- scale ------------------------------------------------------------- */
-
-static unsigned long scaled(unsigned long n) {
-    const char *env = getenv("TEST_SCALE");
-    double factor = env ? atof(env) : 1.0;
-    if (factor <= 0) factor = 1.0;
-    unsigned long result = (unsigned long)((double)n * factor);
-    return result < 1000 ? 1000 : result;
-}
-
 /* ---- string-keyed dict type ---------------------------------------------- */
 
 static long keyDups, keyFrees, valFrees;
@@ -155,7 +145,7 @@ static void test_empty_dict(void) {
 
 static void test_add_find_replace_delete_at_scale(void) {
     resetCounters();
-    unsigned long n = scaled(100000);
+    unsigned long n = test_scaled(100000);
     dict *d = dictCreate(&strType);
     char key[32];
     for (unsigned long i = 0; i < n; i++) {
@@ -224,7 +214,7 @@ static int matchesReference(dict *d, const char *present, unsigned long range) {
 }
 
 static void test_operations_during_incremental_rehash(void) {
-    unsigned long n = scaled(20000);
+    unsigned long n = test_scaled(20000);
     unsigned long range = 3 * n;
     char *present = calloc(range, 1);
     dict *d = intDictWith(n);
@@ -316,7 +306,7 @@ static void test_rehash_empty_bucket_visit_limit(void) {
 }
 
 static void test_rehash_milliseconds(void) {
-    dict *d = intDictWith(scaled(20000));
+    dict *d = intDictWith(test_scaled(20000));
     finishRehash(d);
     unsigned long slots = dictSlots(d);
     CHECK_EQ_INT(dictExpand(d, slots * 4), DICT_OK);
@@ -454,7 +444,7 @@ static void test_expand_ahead_of_bulk_insert(void) {
 }
 
 static void test_shrink_after_mass_delete(void) {
-    unsigned long n = scaled(20000);
+    unsigned long n = test_scaled(20000);
     dict *d = intDictWith(n);
     finishRehash(d);
     unsigned long bigSlots = dictSlots(d);
@@ -507,7 +497,7 @@ static void test_shrink_policy(void) {
 
 static void test_safe_iterator_with_modifications(void) {
     resetCounters();
-    unsigned long n = scaled(10000);
+    unsigned long n = test_scaled(10000);
     dict *d = dictCreate(&strType);
     char key[32];
     for (unsigned long i = 0; i < n; i++) {
@@ -559,7 +549,7 @@ static void test_safe_iterator_with_modifications(void) {
 }
 
 static void test_unsafe_iterator_visits_all_once(void) {
-    unsigned long n = scaled(10000);
+    unsigned long n = test_scaled(10000);
     dict *d = intDictWith(n);
     finishRehash(d);
     CHECK_EQ_INT(dictExpand(d, dictSize(d) * 8), DICT_OK);
@@ -585,21 +575,6 @@ static void test_unsafe_iterator_visits_all_once(void) {
     free(seen);
 }
 
-/* Runs body in a child process with stderr silenced; returns its status. */
-static int runInChild(void (*body)(void)) {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 2);
-        body();
-        _exit(0);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-    return status;
-}
-
 static void iterateAndModify(void) {
     dict *d = intDictWith(100);
     dictIterator *iter = dictGetIterator(d);
@@ -617,9 +592,9 @@ static void iterateWithoutModifying(void) {
 }
 
 static void test_unsafe_iterator_fingerprint(void) {
-    int status = runInChild(iterateAndModify);
+    int status = test_run_in_child(iterateAndModify);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
-    status = runInChild(iterateWithoutModifying);
+    status = test_run_in_child(iterateWithoutModifying);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
@@ -637,7 +612,7 @@ static void recordScanned(void *privdata, const dictEntry *de) {
 }
 
 static void test_scan_stable_table_returns_each_once(void) {
-    unsigned long n = scaled(10000);
+    unsigned long n = test_scaled(10000);
     for (int midRehash = 0; midRehash <= 1; midRehash++) {
         dict *d = intDictWith(n);
         finishRehash(d);
@@ -658,7 +633,7 @@ static void test_scan_stable_table_returns_each_once(void) {
 }
 
 static void test_scan_while_growing(void) {
-    unsigned long n = scaled(5000), total = 20 * n;
+    unsigned long n = test_scaled(5000), total = 20 * n;
     dict *d = intDictWith(n);
     finishRehash(d);
     unsigned long startSlots = dictSlots(d);
@@ -679,7 +654,7 @@ static void test_scan_while_growing(void) {
 }
 
 static void test_scan_while_shrinking(void) {
-    unsigned long n = scaled(20000);
+    unsigned long n = test_scaled(20000);
     dict *d = intDictWith(n);
     finishRehash(d);
     unsigned long startSlots = dictSlots(d);
@@ -721,7 +696,7 @@ static void deleteScanned(void *privdata, const dictEntry *de) {
 
 /* The callback may delete the entry it is given, even if that shrinks. */
 static void test_scan_callback_deletes(void) {
-    unsigned long n = scaled(5000);
+    unsigned long n = test_scaled(5000);
     dict *d = intDictWith(n);
     scanDeleter sd = {d, 0};
     unsigned long cursor = 0;
@@ -968,7 +943,7 @@ static void onEmptyProgress(dict *d) {
 
 static void test_empty_with_callback(void) {
     resetCounters();
-    unsigned long n = scaled(100000);
+    unsigned long n = test_scaled(100000);
     dict *d = dictCreate(&strType);
     char key[32];
     for (unsigned long i = 0; i < n; i++) {

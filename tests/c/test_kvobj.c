@@ -90,23 +90,8 @@ static char *pattern(size_t len, int seed) {
     return buf;
 }
 
-/* Runs body in a child process with stderr silenced; returns its status. */
-static int runInChild(void (*body)(void)) {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 2);
-        body();
-        _exit(0);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-    return status;
-}
-
 static int abortedInChild(void (*body)(void)) {
-    int status = runInChild(body);
+    int status = test_run_in_child(body);
     return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
 }
 

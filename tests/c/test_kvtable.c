@@ -25,14 +25,6 @@
 #include "test.h"
 #include "zmalloc.h"
 
-static unsigned long scaled(unsigned long n) {
-    const char *env = getenv("TEST_SCALE");
-    double factor = env ? atof(env) : 1.0;
-    if (factor <= 0) factor = 1.0;
-    unsigned long result = (unsigned long)((double)n * factor);
-    return result < 1000 ? 1000 : result;
-}
-
 /* ---- entries ----------------------------------------------------------------------- */
 
 static long destroyed;
@@ -86,21 +78,6 @@ static unsigned long bucketOf(kvtable *t, unsigned long i) {
     return (unsigned long)(kvtableHashKey(key, keyName(key, sizeof key, i)) & (kvtableSlots(t) - 1));
 }
 
-/* Runs body in a child process with stderr silenced; returns its status. */
-static int runInChild(void (*body)(void)) {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 2);
-        body();
-        _exit(0);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-    return status;
-}
-
 /* ---- basics --------------------------------------------------------------------------- */
 
 static void countCalls(void *privdata, kvobj *o) {
@@ -137,7 +114,7 @@ static void test_empty_table(void) {
  * through growth and shrinking; memory returns to the start. */
 static void test_add_find_replace_delete_at_scale(void) {
     size_t start = zmalloc_used_memory();
-    unsigned long n = scaled(100000);
+    unsigned long n = test_scaled(100000);
     destroyed = 0;
     kvtable *t = tableWith(n);
     CHECK_EQ_INT(kvtableSize(t), n);
@@ -270,7 +247,7 @@ static void test_rehash_empty_bucket_visit_limit(void) {
 }
 
 static void test_rehash_milliseconds(void) {
-    kvtable *t = tableWith(scaled(20000));
+    kvtable *t = tableWith(test_scaled(20000));
     finishRehash(t);
     kvtableExpand(t, kvtableSize(t) * 8);
     kvtablePauseRehashing(t);
@@ -279,7 +256,7 @@ static void test_rehash_milliseconds(void) {
     int moved = 0;
     while (kvtableIsRehashing(t)) moved += kvtableRehashMilliseconds(t, 100);
     CHECK(moved > 0);
-    CHECK_EQ_INT(kvtableSize(t), scaled(20000));
+    CHECK_EQ_INT(kvtableSize(t), test_scaled(20000));
     kvtableRelease(t);
 }
 
@@ -358,7 +335,7 @@ static void test_expand_size_overflow(void) {
 /* Deleting most keys shrinks the table back to a fill >= 1/8. */
 static void test_shrink_after_mass_delete(void) {
     size_t start = zmalloc_used_memory();
-    unsigned long n = scaled(20000);
+    unsigned long n = test_scaled(20000);
     kvtable *t = tableWith(n);
     finishRehash(t);
     unsigned long big = kvtableSlots(t);
@@ -457,9 +434,9 @@ static void iterateWithoutModifying(void) {
 }
 
 static void test_unsafe_iterator_fingerprint(void) {
-    int status = runInChild(iterateAndModify);
+    int status = test_run_in_child(iterateAndModify);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
-    status = runInChild(iterateWithoutModifying);
+    status = test_run_in_child(iterateWithoutModifying);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
@@ -477,7 +454,7 @@ static void recordScanned(void *privdata, kvobj *o) {
 }
 
 static void test_scan_stable_table_returns_each_once(void) {
-    unsigned long n = scaled(10000);
+    unsigned long n = test_scaled(10000);
     for (int midRehash = 0; midRehash <= 1; midRehash++) {
         kvtable *t = tableWith(n);
         finishRehash(t);
@@ -498,7 +475,7 @@ static void test_scan_stable_table_returns_each_once(void) {
 }
 
 static void test_scan_while_growing(void) {
-    unsigned long n = scaled(5000), total = 20 * n;
+    unsigned long n = test_scaled(5000), total = 20 * n;
     kvtable *t = tableWith(n);
     finishRehash(t);
     unsigned long startSlots = kvtableSlots(t);
@@ -519,7 +496,7 @@ static void test_scan_while_growing(void) {
 }
 
 static void test_scan_while_shrinking(void) {
-    unsigned long n = scaled(20000);
+    unsigned long n = test_scaled(20000);
     kvtable *t = tableWith(n);
     finishRehash(t);
     unsigned long startSlots = kvtableSlots(t);
@@ -558,7 +535,7 @@ static void deleteScanned(void *privdata, kvobj *o) {
 }
 
 static void test_scan_callback_deletes(void) {
-    unsigned long n = scaled(5000);
+    unsigned long n = test_scaled(5000);
     kvtable *t = tableWith(n);
     scanDeleter sd = {t, 0};
     unsigned long cursor = 0;
@@ -689,7 +666,7 @@ static void onEmptyProgress(kvtable *t) {
 
 static void test_empty_with_callback(void) {
     size_t start = zmalloc_used_memory();
-    unsigned long n = scaled(70000);
+    unsigned long n = test_scaled(70000);
     kvtable *t = tableWith(n);
     destroyed = 0;
     emptyCallbacks = 0;
