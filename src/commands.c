@@ -99,6 +99,98 @@
 #pragma weak ttlCommand
 #pragma weak typeCommand
 #pragma weak unlinkCommand
+#pragma weak blmoveCommand
+#pragma weak blmpopCommand
+#pragma weak blpopCommand
+#pragma weak brpopCommand
+#pragma weak brpoplpushCommand
+#pragma weak bzmpopCommand
+#pragma weak bzpopmaxCommand
+#pragma weak bzpopminCommand
+#pragma weak hdelCommand
+#pragma weak hexistsCommand
+#pragma weak hgetCommand
+#pragma weak hgetallCommand
+#pragma weak hincrbyCommand
+#pragma weak hincrbyfloatCommand
+#pragma weak hkeysCommand
+#pragma weak hlenCommand
+#pragma weak hmgetCommand
+#pragma weak hmsetCommand
+#pragma weak hrandfieldCommand
+#pragma weak hscanCommand
+#pragma weak hsetCommand
+#pragma weak hsetnxCommand
+#pragma weak hstrlenCommand
+#pragma weak hvalsCommand
+#pragma weak lindexCommand
+#pragma weak linsertCommand
+#pragma weak llenCommand
+#pragma weak lmoveCommand
+#pragma weak lmpopCommand
+#pragma weak lpopCommand
+#pragma weak lposCommand
+#pragma weak lpushCommand
+#pragma weak lpushxCommand
+#pragma weak lrangeCommand
+#pragma weak lremCommand
+#pragma weak lsetCommand
+#pragma weak ltrimCommand
+#pragma weak rpopCommand
+#pragma weak rpoplpushCommand
+#pragma weak rpushCommand
+#pragma weak rpushxCommand
+#pragma weak saddCommand
+#pragma weak scardCommand
+#pragma weak sdiffCommand
+#pragma weak sdiffstoreCommand
+#pragma weak sinterCommand
+#pragma weak sintercardCommand
+#pragma weak sinterstoreCommand
+#pragma weak sismemberCommand
+#pragma weak smembersCommand
+#pragma weak smismemberCommand
+#pragma weak smoveCommand
+#pragma weak sortCommand
+#pragma weak sortroCommand
+#pragma weak spopCommand
+#pragma weak srandmemberCommand
+#pragma weak sremCommand
+#pragma weak sscanCommand
+#pragma weak sunionCommand
+#pragma weak sunionstoreCommand
+#pragma weak zaddCommand
+#pragma weak zcardCommand
+#pragma weak zcountCommand
+#pragma weak zdiffCommand
+#pragma weak zdiffstoreCommand
+#pragma weak zincrbyCommand
+#pragma weak zinterCommand
+#pragma weak zintercardCommand
+#pragma weak zinterstoreCommand
+#pragma weak zlexcountCommand
+#pragma weak zmpopCommand
+#pragma weak zmscoreCommand
+#pragma weak zpopmaxCommand
+#pragma weak zpopminCommand
+#pragma weak zrandmemberCommand
+#pragma weak zrangeCommand
+#pragma weak zrangebylexCommand
+#pragma weak zrangebyscoreCommand
+#pragma weak zrangestoreCommand
+#pragma weak zrankCommand
+#pragma weak zremCommand
+#pragma weak zremrangebylexCommand
+#pragma weak zremrangebyrankCommand
+#pragma weak zremrangebyscoreCommand
+#pragma weak zrevrangeCommand
+#pragma weak zrevrangebylexCommand
+#pragma weak zrevrangebyscoreCommand
+#pragma weak zrevrankCommand
+#pragma weak zscanCommand
+#pragma weak zscoreCommand
+#pragma weak zunionCommand
+#pragma weak zunionstoreCommand
 
 static redisCommand objectSubcommands[] = {
     SUB("encoding", objectCommand, 3, CMD_READONLY, 2, 2, 1,
@@ -412,6 +504,286 @@ redisCommand redisCommandTable[] = {
     CMD("monitor", monitorCommand, 1, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "1.0.0",
         "Listens for all requests received by the server in real-time.",
         "", NULL),
+    /* ---- list ---- */
+    CMD("blmove", blmoveCommand, 6, CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING, 1, 2, 1, "list", "6.2.0",
+        "Pop an element from a list, push it to another list and return it; or block until one is available",
+        "source destination LEFT | RIGHT LEFT | RIGHT timeout", NULL),
+    CMD("blmpop", blmpopCommand, -5, CMD_WRITE | CMD_BLOCKING, 0, 0, 0, "list", "7.0.0",
+        "Pop elements from a list, or block until one is available",
+        "timeout numkeys key [key ...] LEFT | RIGHT [COUNT count]", NULL),
+    CMD("blpop", blpopCommand, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING, 1, -2, 1, "list", "2.0.0",
+        "Remove and get the first element in a list, or block until one is available",
+        "key [key ...] timeout", NULL),
+    CMD("brpop", brpopCommand, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING, 1, -2, 1, "list", "2.0.0",
+        "Remove and get the last element in a list, or block until one is available",
+        "key [key ...] timeout", NULL),
+    CMD("brpoplpush", brpoplpushCommand, 4, CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING, 1, 2, 1, "list", "2.2.0",
+        "Pop an element from a list, push it to another list and return it; or block until one is available",
+        "source destination timeout", NULL),
+    CMD("lindex", lindexCommand, 3, CMD_READONLY, 1, 1, 1, "list", "1.0.0",
+        "Get an element from a list by its index",
+        "key index", NULL),
+    CMD("linsert", linsertCommand, 5, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "list", "2.2.0",
+        "Insert an element before or after another element in a list",
+        "key BEFORE | AFTER pivot element", NULL),
+    CMD("llen", llenCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "list", "1.0.0",
+        "Get the length of a list",
+        "key", NULL),
+    CMD("lmove", lmoveCommand, 5, CMD_WRITE | CMD_DENYOOM, 1, 2, 1, "list", "6.2.0",
+        "Pop an element from a list, push it to another list and return it",
+        "source destination LEFT | RIGHT LEFT | RIGHT", NULL),
+    CMD("lmpop", lmpopCommand, -4, CMD_WRITE, 0, 0, 0, "list", "7.0.0",
+        "Pop elements from a list",
+        "numkeys key [key ...] LEFT | RIGHT [COUNT count]", NULL),
+    CMD("lpop", lpopCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "list", "1.0.0",
+        "Remove and get the first elements in a list",
+        "key [count]", NULL),
+    CMD("lpos", lposCommand, -3, CMD_READONLY, 1, 1, 1, "list", "6.0.6",
+        "Return the index of matching elements on a list",
+        "key element [RANK rank] [COUNT num-matches] [MAXLEN len]", NULL),
+    CMD("lpush", lpushCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "list", "1.0.0",
+        "Prepend one or multiple elements to a list",
+        "key element [element ...]", NULL),
+    CMD("lpushx", lpushxCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "list", "2.2.0",
+        "Prepend an element to a list, only if the list exists",
+        "key element [element ...]", NULL),
+    CMD("lrange", lrangeCommand, 4, CMD_READONLY, 1, 1, 1, "list", "1.0.0",
+        "Get a range of elements from a list",
+        "key start stop", NULL),
+    CMD("lrem", lremCommand, 4, CMD_WRITE, 1, 1, 1, "list", "1.0.0",
+        "Remove elements from a list",
+        "key count element", NULL),
+    CMD("lset", lsetCommand, 4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "list", "1.0.0",
+        "Set the value of an element in a list by its index",
+        "key index element", NULL),
+    CMD("ltrim", ltrimCommand, 4, CMD_WRITE, 1, 1, 1, "list", "1.0.0",
+        "Trim a list to the specified range",
+        "key start stop", NULL),
+    CMD("rpop", rpopCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "list", "1.0.0",
+        "Remove and get the last elements in a list",
+        "key [count]", NULL),
+    CMD("rpoplpush", rpoplpushCommand, 3, CMD_WRITE | CMD_DENYOOM, 1, 2, 1, "list", "1.2.0",
+        "Remove the last element in a list, prepend it to another list and return it",
+        "source destination", NULL),
+    CMD("rpush", rpushCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "list", "1.0.0",
+        "Append one or multiple elements to a list",
+        "key element [element ...]", NULL),
+    CMD("rpushx", rpushxCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "list", "2.2.0",
+        "Append an element to a list, only if the list exists",
+        "key element [element ...]", NULL),
+    /* ---- hash ---- */
+    CMD("hdel", hdelCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Delete one or more hash fields",
+        "key field [field ...]", NULL),
+    CMD("hexists", hexistsCommand, 3, CMD_READONLY | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Determine if a hash field exists",
+        "key field", NULL),
+    CMD("hget", hgetCommand, 3, CMD_READONLY | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Get the value of a hash field",
+        "key field", NULL),
+    CMD("hgetall", hgetallCommand, 2, CMD_READONLY, 1, 1, 1, "hash", "2.0.0",
+        "Get all the fields and values in a hash",
+        "key", NULL),
+    CMD("hincrby", hincrbyCommand, 4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Increment the integer value of a hash field by the given number",
+        "key field increment", NULL),
+    CMD("hincrbyfloat", hincrbyfloatCommand, 4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "hash", "2.6.0",
+        "Increment the float value of a hash field by the given amount",
+        "key field increment", NULL),
+    CMD("hkeys", hkeysCommand, 2, CMD_READONLY, 1, 1, 1, "hash", "2.0.0",
+        "Get all the fields in a hash",
+        "key", NULL),
+    CMD("hlen", hlenCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Get the number of fields in a hash",
+        "key", NULL),
+    CMD("hmget", hmgetCommand, -3, CMD_READONLY | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Get the values of all the given hash fields",
+        "key field [field ...]", NULL),
+    CMD("hmset", hmsetCommand, -4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Set multiple hash fields to multiple values",
+        "key field value [field value ...]", NULL),
+    CMD("hrandfield", hrandfieldCommand, -2, CMD_READONLY, 1, 1, 1, "hash", "6.2.0",
+        "Get one or multiple random fields from a hash",
+        "key [count [WITHVALUES]]", NULL),
+    CMD("hscan", hscanCommand, -3, CMD_READONLY, 1, 1, 1, "hash", "2.8.0",
+        "Incrementally iterate hash fields and associated values",
+        "key cursor [MATCH pattern] [COUNT count]", NULL),
+    CMD("hset", hsetCommand, -4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Set the string value of a hash field",
+        "key field value [field value ...]", NULL),
+    CMD("hsetnx", hsetnxCommand, 4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "hash", "2.0.0",
+        "Set the value of a hash field, only if the field does not exist",
+        "key field value", NULL),
+    CMD("hstrlen", hstrlenCommand, 3, CMD_READONLY | CMD_FAST, 1, 1, 1, "hash", "3.2.0",
+        "Get the length of the value of a hash field",
+        "key field", NULL),
+    CMD("hvals", hvalsCommand, 2, CMD_READONLY, 1, 1, 1, "hash", "2.0.0",
+        "Get all the values in a hash",
+        "key", NULL),
+    /* ---- set ---- */
+    CMD("sadd", saddCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "set", "1.0.0",
+        "Add one or more members to a set",
+        "key member [member ...]", NULL),
+    CMD("scard", scardCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "set", "1.0.0",
+        "Get the number of members in a set",
+        "key", NULL),
+    CMD("sdiff", sdiffCommand, -2, CMD_READONLY, 1, -1, 1, "set", "1.0.0",
+        "Subtract multiple sets",
+        "key [key ...]", NULL),
+    CMD("sdiffstore", sdiffstoreCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, -1, 1, "set", "1.0.0",
+        "Subtract multiple sets and store the resulting set in a key",
+        "destination key [key ...]", NULL),
+    CMD("sinter", sinterCommand, -2, CMD_READONLY, 1, -1, 1, "set", "1.0.0",
+        "Intersect multiple sets",
+        "key [key ...]", NULL),
+    CMD("sintercard", sintercardCommand, -3, CMD_READONLY, 0, 0, 0, "set", "7.0.0",
+        "Intersect multiple sets and return the cardinality of the result",
+        "numkeys key [key ...] [LIMIT limit]", NULL),
+    CMD("sinterstore", sinterstoreCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, -1, 1, "set", "1.0.0",
+        "Intersect multiple sets and store the resulting set in a key",
+        "destination key [key ...]", NULL),
+    CMD("sismember", sismemberCommand, 3, CMD_READONLY | CMD_FAST, 1, 1, 1, "set", "1.0.0",
+        "Determine if a given value is a member of a set",
+        "key member", NULL),
+    CMD("smembers", smembersCommand, 2, CMD_READONLY, 1, 1, 1, "set", "1.0.0",
+        "Get all the members in a set",
+        "key", NULL),
+    CMD("smismember", smismemberCommand, -3, CMD_READONLY | CMD_FAST, 1, 1, 1, "set", "6.2.0",
+        "Returns the membership associated with the given elements for a set",
+        "key member [member ...]", NULL),
+    CMD("smove", smoveCommand, 4, CMD_WRITE | CMD_FAST, 1, 2, 1, "set", "1.0.0",
+        "Move a member from one set to another",
+        "source destination member", NULL),
+    CMD("spop", spopCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "set", "1.0.0",
+        "Remove and return one or multiple random members from a set",
+        "key [count]", NULL),
+    CMD("srandmember", srandmemberCommand, -2, CMD_READONLY, 1, 1, 1, "set", "1.0.0",
+        "Get one or multiple random members from a set",
+        "key [count]", NULL),
+    CMD("srem", sremCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "set", "1.0.0",
+        "Remove one or more members from a set",
+        "key member [member ...]", NULL),
+    CMD("sscan", sscanCommand, -3, CMD_READONLY, 1, 1, 1, "set", "2.8.0",
+        "Incrementally iterate Set elements",
+        "key cursor [MATCH pattern] [COUNT count]", NULL),
+    CMD("sunion", sunionCommand, -2, CMD_READONLY, 1, -1, 1, "set", "1.0.0",
+        "Add multiple sets",
+        "key [key ...]", NULL),
+    CMD("sunionstore", sunionstoreCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, -1, 1, "set", "1.0.0",
+        "Add multiple sets and store the resulting set in a key",
+        "destination key [key ...]", NULL),
+    /* ---- sorted-set ---- */
+    CMD("bzmpop", bzmpopCommand, -5, CMD_WRITE | CMD_BLOCKING, 0, 0, 0, "sorted-set", "7.0.0",
+        "Remove and return members with scores in a sorted set or block until one is available",
+        "timeout numkeys key [key ...] MIN | MAX [COUNT count]", NULL),
+    CMD("bzpopmax", bzpopmaxCommand, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST, 1, -2, 1, "sorted-set", "5.0.0",
+        "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
+        "key [key ...] timeout", NULL),
+    CMD("bzpopmin", bzpopminCommand, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST, 1, -2, 1, "sorted-set", "5.0.0",
+        "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
+        "key [key ...] timeout", NULL),
+    CMD("zadd", zaddCommand, -4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "sorted-set", "1.2.0",
+        "Add one or more members to a sorted set, or update its score if it already exists",
+        "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]", NULL),
+    CMD("zcard", zcardCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "sorted-set", "1.2.0",
+        "Get the number of members in a sorted set",
+        "key", NULL),
+    CMD("zcount", zcountCommand, 4, CMD_READONLY | CMD_FAST, 1, 1, 1, "sorted-set", "2.0.0",
+        "Count the members in a sorted set with scores within the given values",
+        "key min max", NULL),
+    CMD("zdiff", zdiffCommand, -3, CMD_READONLY, 0, 0, 0, "sorted-set", "6.2.0",
+        "Subtract multiple sorted sets",
+        "numkeys key [key ...] [WITHSCORES]", NULL),
+    CMD("zdiffstore", zdiffstoreCommand, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "sorted-set", "6.2.0",
+        "Subtract multiple sorted sets and store the resulting sorted set in a new key",
+        "destination numkeys key [key ...]", NULL),
+    CMD("zincrby", zincrbyCommand, 4, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "sorted-set", "1.2.0",
+        "Increment the score of a member in a sorted set",
+        "key increment member", NULL),
+    CMD("zinter", zinterCommand, -3, CMD_READONLY, 0, 0, 0, "sorted-set", "6.2.0",
+        "Intersect multiple sorted sets",
+        "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX] [WITHSCORES]", NULL),
+    CMD("zintercard", zintercardCommand, -3, CMD_READONLY, 0, 0, 0, "sorted-set", "7.0.0",
+        "Intersect multiple sorted sets and return the cardinality of the result",
+        "numkeys key [key ...] [LIMIT limit]", NULL),
+    CMD("zinterstore", zinterstoreCommand, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "sorted-set", "2.0.0",
+        "Intersect multiple sorted sets and store the resulting sorted set in a new key",
+        "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]", NULL),
+    CMD("zlexcount", zlexcountCommand, 4, CMD_READONLY | CMD_FAST, 1, 1, 1, "sorted-set", "2.8.9",
+        "Count the number of members in a sorted set between a given lexicographical range",
+        "key min max", NULL),
+    CMD("zmpop", zmpopCommand, -4, CMD_WRITE, 0, 0, 0, "sorted-set", "7.0.0",
+        "Remove and return members with scores in a sorted set",
+        "numkeys key [key ...] MIN | MAX [COUNT count]", NULL),
+    CMD("zmscore", zmscoreCommand, -3, CMD_READONLY | CMD_FAST, 1, 1, 1, "sorted-set", "6.2.0",
+        "Get the score associated with the given members in a sorted set",
+        "key member [member ...]", NULL),
+    CMD("zpopmax", zpopmaxCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "sorted-set", "5.0.0",
+        "Remove and return members with the highest scores in a sorted set",
+        "key [count]", NULL),
+    CMD("zpopmin", zpopminCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "sorted-set", "5.0.0",
+        "Remove and return members with the lowest scores in a sorted set",
+        "key [count]", NULL),
+    CMD("zrandmember", zrandmemberCommand, -2, CMD_READONLY, 1, 1, 1, "sorted-set", "6.2.0",
+        "Get one or multiple random elements from a sorted set",
+        "key [count [WITHSCORES]]", NULL),
+    CMD("zrange", zrangeCommand, -4, CMD_READONLY, 1, 1, 1, "sorted-set", "1.2.0",
+        "Return a range of members in a sorted set",
+        "key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]", NULL),
+    CMD("zrangebylex", zrangebylexCommand, -4, CMD_READONLY, 1, 1, 1, "sorted-set", "2.8.9",
+        "Return a range of members in a sorted set, by lexicographical range",
+        "key min max [LIMIT offset count]", NULL),
+    CMD("zrangebyscore", zrangebyscoreCommand, -4, CMD_READONLY, 1, 1, 1, "sorted-set", "1.0.5",
+        "Return a range of members in a sorted set, by score",
+        "key min max [WITHSCORES] [LIMIT offset count]", NULL),
+    CMD("zrangestore", zrangestoreCommand, -5, CMD_WRITE | CMD_DENYOOM, 1, 2, 1, "sorted-set", "6.2.0",
+        "Store a range of members from sorted set into another key",
+        "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]", NULL),
+    CMD("zrank", zrankCommand, 3, CMD_READONLY | CMD_FAST, 1, 1, 1, "sorted-set", "2.0.0",
+        "Determine the index of a member in a sorted set",
+        "key member", NULL),
+    CMD("zrem", zremCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "sorted-set", "1.2.0",
+        "Remove one or more members from a sorted set",
+        "key member [member ...]", NULL),
+    CMD("zremrangebylex", zremrangebylexCommand, 4, CMD_WRITE, 1, 1, 1, "sorted-set", "2.8.9",
+        "Remove all members in a sorted set between the given lexicographical range",
+        "key min max", NULL),
+    CMD("zremrangebyrank", zremrangebyrankCommand, 4, CMD_WRITE, 1, 1, 1, "sorted-set", "2.0.0",
+        "Remove all members in a sorted set within the given indexes",
+        "key start stop", NULL),
+    CMD("zremrangebyscore", zremrangebyscoreCommand, 4, CMD_WRITE, 1, 1, 1, "sorted-set", "1.2.0",
+        "Remove all members in a sorted set within the given scores",
+        "key min max", NULL),
+    CMD("zrevrange", zrevrangeCommand, -4, CMD_READONLY, 1, 1, 1, "sorted-set", "1.2.0",
+        "Return a range of members in a sorted set, by index, with scores ordered from high to low",
+        "key start stop [WITHSCORES]", NULL),
+    CMD("zrevrangebylex", zrevrangebylexCommand, -4, CMD_READONLY, 1, 1, 1, "sorted-set", "2.8.9",
+        "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.",
+        "key max min [LIMIT offset count]", NULL),
+    CMD("zrevrangebyscore", zrevrangebyscoreCommand, -4, CMD_READONLY, 1, 1, 1, "sorted-set", "2.2.0",
+        "Return a range of members in a sorted set, by score, with scores ordered from high to low",
+        "key max min [WITHSCORES] [LIMIT offset count]", NULL),
+    CMD("zrevrank", zrevrankCommand, 3, CMD_READONLY | CMD_FAST, 1, 1, 1, "sorted-set", "2.0.0",
+        "Determine the index of a member in a sorted set, with scores ordered from high to low",
+        "key member", NULL),
+    CMD("zscan", zscanCommand, -3, CMD_READONLY, 1, 1, 1, "sorted-set", "2.8.0",
+        "Incrementally iterate sorted sets elements and associated scores",
+        "key cursor [MATCH pattern] [COUNT count]", NULL),
+    CMD("zscore", zscoreCommand, 3, CMD_READONLY | CMD_FAST, 1, 1, 1, "sorted-set", "1.2.0",
+        "Get the score associated with the given member in a sorted set",
+        "key member", NULL),
+    CMD("zunion", zunionCommand, -3, CMD_READONLY, 0, 0, 0, "sorted-set", "6.2.0",
+        "Add multiple sorted sets",
+        "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX] [WITHSCORES]", NULL),
+    CMD("zunionstore", zunionstoreCommand, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "sorted-set", "2.0.0",
+        "Add multiple sorted sets and store the resulting sorted set in a new key",
+        "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]", NULL),
+    CMD("sort", sortCommand, -2, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "generic", "1.0.0",
+        "Sort the elements in a list, set or sorted set",
+        "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]", NULL),
+    CMD("sort_ro", sortroCommand, -2, CMD_READONLY, 1, 1, 1, "generic", "7.0.0",
+        "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
+        "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]", NULL),
     END,
 };
 

@@ -232,6 +232,17 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("lazyfree-lazy-user-del", NULL, 0, lazyfree_lazy_user_del, "no", NULL),
     BOOL_CONFIG("lazyfree-lazy-user-flush", NULL, 0, lazyfree_lazy_user_flush, "no", NULL),
 
+    /* collections: thresholds of the compact encodings (issue 4) */
+    ULONG_CONFIG("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, hash_max_listpack_entries, 0, LONG_MAX, "128", NULL),
+    ULONG_CONFIG("hash-max-listpack-value", "hash-max-ziplist-value", CF_MEMORY, hash_max_listpack_value, 0, LONG_MAX, "64", NULL),
+    INT_CONFIG("list-max-listpack-size", "list-max-ziplist-size", 0, list_max_listpack_size, INT_MIN, INT_MAX, "-2", NULL),
+    INT_CONFIG("list-compress-depth", NULL, 0, list_compress_depth, 0, INT_MAX, "0", NULL),
+    ULONG_CONFIG("set-max-intset-entries", NULL, 0, set_max_intset_entries, 0, LONG_MAX, "512", NULL),
+    ULONG_CONFIG("set-max-listpack-entries", NULL, 0, set_max_listpack_entries, 0, LONG_MAX, "128", NULL),
+    ULONG_CONFIG("set-max-listpack-value", NULL, CF_MEMORY, set_max_listpack_value, 0, LONG_MAX, "64", NULL),
+    ULONG_CONFIG("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, zset_max_listpack_entries, 0, LONG_MAX, "128", NULL),
+    ULONG_CONFIG("zset-max-listpack-value", "zset-max-ziplist-value", CF_MEMORY, zset_max_listpack_value, 0, LONG_MAX, "64", NULL),
+
     /* persistence (stored until persistence lands) */
     SPECIAL_CONFIG("dir", NULL, CF_PROTECTED | CF_DENY_LOADING, dir_special, "./", NULL),
     SPECIAL_CONFIG("save", NULL, CF_MULTI_ARG, save_special, "3600 1 300 100 60 10000", NULL),

@@ -916,6 +916,26 @@ static const struct {
     {"loadaof", 2, 2, debugLoadAof},
 };
 
+/* Subcommands of other modules (DEBUG LISTPACK ...), registered at start-up. */
+#define MAX_EXTRA_DEBUG_SUBCOMMANDS 32
+static struct {
+    const char *name;
+    int min_argc, max_argc;
+    void (*proc)(client *c);
+} extra_subcommands[MAX_EXTRA_DEBUG_SUBCOMMANDS];
+static int extra_subcommand_count;
+
+void debugRegisterSubcommand(const char *name, int min_argc, int max_argc, void (*proc)(client *c)) {
+    serverAssert(extra_subcommand_count < MAX_EXTRA_DEBUG_SUBCOMMANDS);
+    extra_subcommands[extra_subcommand_count].name = name;
+    extra_subcommands[extra_subcommand_count].min_argc = min_argc;
+    extra_subcommands[extra_subcommand_count].max_argc = max_argc;
+    extra_subcommands[extra_subcommand_count].proc = proc;
+    extra_subcommand_count++;
+}
+
+static int argcFits(client *c, int min, int max) { return c->argc >= min && (max == -1 || c->argc <= max); }
+
 void debugCommand(client *c) {
     if (!debugCommandAllowed(c)) {
         addReplyError(c, "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
@@ -926,9 +946,14 @@ void debugCommand(client *c) {
     const char *sub = c->argv[1]->ptr;
     for (size_t j = 0; j < sizeof debug_subcommands / sizeof debug_subcommands[0]; j++) {
         if (strcasecmp(sub, debug_subcommands[j].name)) continue;
-        int max = debug_subcommands[j].max_argc;
-        if (c->argc < debug_subcommands[j].min_argc || (max != -1 && c->argc > max)) break;
+        if (!argcFits(c, debug_subcommands[j].min_argc, debug_subcommands[j].max_argc)) break;
         debug_subcommands[j].proc(c);
+        return;
+    }
+    for (int j = 0; j < extra_subcommand_count; j++) {
+        if (strcasecmp(sub, extra_subcommands[j].name)) continue;
+        if (!argcFits(c, extra_subcommands[j].min_argc, extra_subcommands[j].max_argc)) break;
+        extra_subcommands[j].proc(c);
         return;
     }
     addReplySubcommandSyntaxError(c);

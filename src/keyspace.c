@@ -265,14 +265,59 @@ static int keyMatchesScan(client *c, sds key, scanOptions *opt) {
     return keep;
 }
 
-/* SCAN over the keyspace (o == NULL). The per-type scanners for HSCAN and
- * friends are added with the collection types. */
+/* The scanners of the collection types (HSCAN, SSCAN, ZSCAN). */
+static struct {
+    objectScanProc *proc;
+    int pairs;
+} scanners[16];
+
+void registerScanFunction(int type, objectScanProc *proc, int pairs) {
+    scanners[type].proc = proc;
+    scanners[type].pairs = pairs;
+}
+
+static int patternMatchesAll(const sds pattern) { return pattern == NULL || !strcmp(pattern, "*"); }
+
+/* HSCAN/SSCAN/ZSCAN: the type's scanner fills a list of sds (pairs for hashes
+ * and sorted sets); MATCH filters on the member or field name. */
+static void scanCollection(client *c, robj *o, unsigned long cursor, scanOptions *opt) {
+    if (scanners[o->type].proc == NULL) {
+        addReplyError(c, "SCAN of this type is not supported");
+        return;
+    }
+    int pairs = scanners[o->type].pairs;
+    list *items = listCreate();
+    listSetFreeMethod(items, (void (*)(void *))sdsfree);
+    cursor = scanners[o->type].proc(o, cursor, opt->count, items);
+
+    listIter li;
+    listNode *ln;
+    listRewind(items, &li);
+    while (!patternMatchesAll(opt->pattern) && (ln = listNext(&li)) != NULL) {
+        sds name = listNodeValue(ln);
+        listNode *value = pairs ? listNext(&li) : NULL;
+        if (stringmatchlen(opt->pattern, (int)sdslen(opt->pattern), name, (int)sdslen(name), 0)) continue;
+        listDelNode(items, ln);
+        if (value) listDelNode(items, value);
+    }
+    addReplyArrayLen(c, 2);
+    addReplyBulkLongLong(c, (long long)cursor);
+    addReplyArrayLen(c, (long)listLength(items));
+    listRewind(items, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        sds item = listNodeValue(ln);
+        addReplyBulkCBuffer(c, item, sdslen(item));
+    }
+    listRelease(items);
+}
+
+/* SCAN over the keyspace (o == NULL), or over a collection's elements. */
 void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     scanOptions opt;
     int first_option = o ? 3 : 2;
     if (parseScanOptions(c, first_option, o == NULL, &opt) != C_OK) return;
     if (o != NULL) {
-        addReplyError(c, "SCAN of this type is not supported yet");
+        scanCollection(c, o, cursor, &opt);
         return;
     }
     list *keys = listCreate();

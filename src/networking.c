@@ -94,6 +94,7 @@ void freeClient(client *c) {
         listNode *ln = listSearchKey(server.clients_to_close, c);
         if (ln) listDelNode(server.clients_to_close, ln);
     }
+    runClientFreedHooks(c);
     unlinkClient(c);
     sdsfree(c->querybuf);
     freeClientArgv(c);

@@ -459,3 +459,22 @@ void objectCommand(client *c) {
         addReplySubcommandSyntaxError(c);
     }
 }
+
+/* ---- elements of collections ------------------------------------------------------------ */
+
+robj *elemRefToObject(const elemRef *e) {
+    if (e->s == NULL) return createStringObjectFromLongLongForValue(e->ll);
+    return createStringObject((const char *)e->s, e->len);
+}
+
+sds elemRefToSds(const elemRef *e) {
+    if (e->s == NULL) return sdsfromlonglong(e->ll);
+    return sdsnewlen(e->s, e->len);
+}
+
+int elemRefEqual(const elemRef *e, const char *s, size_t len) {
+    if (e->s != NULL) return e->len == len && memcmp(e->s, s, len) == 0;
+    char buf[LONG_STR_SIZE];
+    int n = ll2string(buf, sizeof buf, e->ll);
+    return (size_t)n == len && memcmp(buf, s, len) == 0;
+}

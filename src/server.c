@@ -275,6 +275,7 @@ int processCommand(client *c) {
     }
     if (postponeCommandIfPaused(c)) return C_OK; /* CLIENT PAUSE: runs on unpause */
     call(c, CALL_PROPAGATE);
+    runAfterCommandHooks(c);
     return C_OK;
 }
 
@@ -370,6 +371,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     (void)el;
     updateCachedTime();
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
+    runBeforeSleepHooks();
     handleClientsWithPendingWrites();
     freeClientsInAsyncFreeQueue();
 }
@@ -470,6 +472,53 @@ static void createDatabases(void) {
     for (int j = 0; j < server.dbnum; j++) initDb(&server.db[j], j);
 }
 
+/* Modules that keep state or register callbacks (free/dup/digest/scan
+ * functions, DEBUG subcommands, hooks) initialise here; weak, so the server
+ * still links while a module is being written. */
+#pragma weak listTypeInit
+#pragma weak hashTypeInit
+#pragma weak setTypeInit
+#pragma weak zsetTypeInit
+#pragma weak blockedInit
+#pragma weak sortInit
+#pragma weak encodingsDebugInit
+static void initModules(void) {
+    void (*const inits[])(void) = {listTypeInit, hashTypeInit, setTypeInit, zsetTypeInit, blockedInit, sortInit,
+                                         encodingsDebugInit};
+    for (size_t j = 0; j < sizeof inits / sizeof inits[0]; j++)
+        if (inits[j]) inits[j]();
+}
+
+/* ---- hook points for modules -------------------------------------------------------- */
+
+#define MAX_HOOKS 8
+static void (*before_sleep_hooks[MAX_HOOKS])(void);
+static void (*after_command_hooks[MAX_HOOKS])(client *c);
+static void (*client_freed_hooks[MAX_HOOKS])(client *c);
+
+#define REGISTER_HOOK(table, fn)                                    \
+    do {                                                            \
+        for (int j_ = 0; j_ < MAX_HOOKS; j_++)                      \
+            if (table[j_] == NULL) { table[j_] = (fn); return; }    \
+        serverPanic("too many hooks in " #table);                   \
+    } while (0)
+
+void registerBeforeSleepHook(void (*fn)(void)) { REGISTER_HOOK(before_sleep_hooks, fn); }
+void registerAfterCommandHook(void (*fn)(client *c)) { REGISTER_HOOK(after_command_hooks, fn); }
+void registerClientFreedHook(void (*fn)(client *c)) { REGISTER_HOOK(client_freed_hooks, fn); }
+
+void runBeforeSleepHooks(void) {
+    for (int j = 0; j < MAX_HOOKS && before_sleep_hooks[j]; j++) before_sleep_hooks[j]();
+}
+
+void runAfterCommandHooks(client *c) {
+    for (int j = 0; j < MAX_HOOKS && after_command_hooks[j]; j++) after_command_hooks[j](c);
+}
+
+void runClientFreedHooks(client *c) {
+    for (int j = 0; j < MAX_HOOKS && client_freed_hooks[j]; j++) client_freed_hooks[j](c);
+}
+
 static void initServer(void) {
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
@@ -491,6 +540,7 @@ static void initServer(void) {
     aeSetBeforeSleepProc(server.el, beforeSleep);
     slowlogInit();
     infoInit();
+    initModules();
 }
 
 static void seedHashFunctions(void) {

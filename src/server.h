@@ -392,6 +392,17 @@ struct redisServer {
     int lazyfree_lazy_user_del;
     int lazyfree_lazy_user_flush;
 
+    /* collections: compact-encoding thresholds (config.c) */
+    unsigned long hash_max_listpack_entries;
+    unsigned long hash_max_listpack_value;
+    int list_max_listpack_size;   /* > 0: entries per node; -1..-5: 4/8/16/32/64 KB per node */
+    int list_compress_depth;
+    unsigned long set_max_intset_entries;
+    unsigned long set_max_listpack_entries;
+    unsigned long set_max_listpack_value;
+    unsigned long zset_max_listpack_entries;
+    unsigned long zset_max_listpack_value;
+
     /* slowlog */
     list *slowlog;
     long long slowlog_id_next;
@@ -696,6 +707,100 @@ int commandArgIsRedacted(robj **argv, int argc, int j); /* AUTH/HELLO secrets */
 void feedMonitors(client *c, robj **argv, int argc);
 void monitorClientFreed(client *c);
 
+
+/* ---- module hooks (server.c) ------------------------------------------------------ */
+/* A module registers these from its init function (listTypeInit() ...,
+ * called once at start-up by initServer()); the server calls them in order
+ * of registration. */
+void registerBeforeSleepHook(void (*fn)(void));       /* each event-loop pass */
+void registerAfterCommandHook(void (*fn)(client *c)); /* after each top-level command */
+void registerClientFreedHook(void (*fn)(client *c));  /* before a client's state goes */
+void runBeforeSleepHooks(void);
+void runAfterCommandHooks(client *c);
+void runClientFreedHooks(client *c);
+void listTypeInit(void);
+void hashTypeInit(void);
+void setTypeInit(void);
+void zsetTypeInit(void);
+void blockedInit(void);
+void sortInit(void);
+void encodingsDebugInit(void);
+
+/* DEBUG subcommands of other modules (debug.c dispatches them; argc counts
+ * DEBUG and the subcommand; max_argc -1 = no limit). */
+void debugRegisterSubcommand(const char *name, int min_argc, int max_argc, void (*proc)(client *c));
+
+/* ---- collections: the cross-module API ------------------------------------------- */
+/* One element as an encoding holds it: a string (s, len), or, when s is NULL,
+ * the integer ll. Valid only during the callback or until the collection is
+ * next modified. */
+typedef struct elemRef {
+    const unsigned char *s;
+    size_t len;
+    long long ll;
+} elemRef;
+robj *elemRefToObject(const elemRef *e);          /* a new string object (refcount 1) */
+sds elemRefToSds(const elemRef *e);               /* a new sds */
+int elemRefEqual(const elemRef *e, const char *s, size_t len);
+
+/* HSCAN/SSCAN/ZSCAN: scanGenericCommand() (keyspace.c) calls the scanner the
+ * type registered. It appends the elements visited at `cursor` to `out` (a
+ * list of sds; for hashes field, value, field, value ...; for sorted sets
+ * member, score ...) and returns the next cursor (0 when done). Compact
+ * encodings return everything at once with cursor 0. `count` is the COUNT
+ * hint. pairs: 1 if elements come as (name, value) pairs, MATCH applying to
+ * the name. */
+typedef unsigned long objectScanProc(robj *o, unsigned long cursor, long count, list *out);
+void registerScanFunction(int type, objectScanProc *proc, int pairs);
+void registerObjectDupFunction(int type, robj *(*fn)(robj *o));
+
+/* Iteration callbacks return 0 to go on, non-zero to stop early. */
+typedef int elemVisitor(void *ud, const elemRef *elem);
+typedef int pairVisitor(void *ud, const elemRef *field, const elemRef *value);
+typedef int scoredVisitor(void *ud, const elemRef *member, double score);
+
+/* lists (t_list.c, over quicklist.c) */
+#define LIST_HEAD 0
+#define LIST_TAIL 1
+robj *createListObject(void);                      /* empty, smallest encoding */
+unsigned long listTypeLength(const robj *o);
+void listTypePush(robj *o, robj *value, int where); /* converts encoding as needed */
+void listTypeForEach(robj *o, elemVisitor *fn, void *ud); /* head to tail */
+
+/* hashes (t_hash.c) */
+robj *createHashObject(void);
+unsigned long hashTypeLength(const robj *o);
+robj *hashTypeGetValueObject(robj *o, sds field);  /* new object, or NULL if absent */
+int hashTypeSetFromSds(robj *o, sds field, sds value); /* copies; 1 if the field is new */
+void hashTypeForEach(robj *o, pairVisitor *fn, void *ud);
+
+/* sets (t_set.c) */
+robj *createSetObject(void);
+unsigned long setTypeSize(const robj *o);
+int setTypeAddCBuffer(robj *o, const char *s, size_t len); /* 1 if added */
+void setTypeForEach(robj *o, elemVisitor *fn, void *ud);
+
+/* sorted sets (t_zset.c) */
+robj *createZsetObject(void);
+unsigned long zsetLength(const robj *o);
+int zsetAddCBuffer(robj *o, double score, const char *s, size_t len); /* 1 if added */
+void zsetTypeForEach(robj *o, int reverse, scoredVisitor *fn, void *ud); /* score order */
+
+/* Blocking commands (blocked.c): a command that finds nothing to pop calls
+ * blockForKeys() and returns without a reply; when one of the keys is
+ * signalled ready (keyReadyHook, or signalKeyAsReady()) the client's command
+ * runs again from scratch, in FIFO order of blocking, and either replies or
+ * blocks again keeping its place. On timeout the client gets the null the
+ * command's protocol asks for (addReplyNullArray). A command must not block
+ * inside MULTI/EXEC (clientMayBlock() says whether it may): it then replies
+ * as if the timeout had expired. */
+int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout_ms); /* absolute ms, 0 = forever */
+void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms);
+void signalKeyAsReady(redisDb *db, robj *key, int type);
+int clientMayBlock(client *c);
+void processUnblockedClients(void);
+unsigned long blockedClientCount(void);
+
 /* ---- command handlers ---------------------------------------------------------- */
 /* connection / server */
 void pingCommand(client *c);
@@ -768,6 +873,99 @@ void incrbyCommand(client *c);
 void decrbyCommand(client *c);
 void incrbyfloatCommand(client *c);
 void lcsCommand(client *c);
+/* collections (t_list.c, t_hash.c, t_set.c, t_zset.c, sort.c) */
+void blmoveCommand(client *c);
+void blmpopCommand(client *c);
+void blpopCommand(client *c);
+void brpopCommand(client *c);
+void brpoplpushCommand(client *c);
+void lindexCommand(client *c);
+void linsertCommand(client *c);
+void llenCommand(client *c);
+void lmoveCommand(client *c);
+void lmpopCommand(client *c);
+void lpopCommand(client *c);
+void lposCommand(client *c);
+void lpushCommand(client *c);
+void lpushxCommand(client *c);
+void lrangeCommand(client *c);
+void lremCommand(client *c);
+void lsetCommand(client *c);
+void ltrimCommand(client *c);
+void rpopCommand(client *c);
+void rpoplpushCommand(client *c);
+void rpushCommand(client *c);
+void rpushxCommand(client *c);
+void hdelCommand(client *c);
+void hexistsCommand(client *c);
+void hgetCommand(client *c);
+void hgetallCommand(client *c);
+void hincrbyCommand(client *c);
+void hincrbyfloatCommand(client *c);
+void hkeysCommand(client *c);
+void hlenCommand(client *c);
+void hmgetCommand(client *c);
+void hmsetCommand(client *c);
+void hrandfieldCommand(client *c);
+void hscanCommand(client *c);
+void hsetCommand(client *c);
+void hsetnxCommand(client *c);
+void hstrlenCommand(client *c);
+void hvalsCommand(client *c);
+void saddCommand(client *c);
+void scardCommand(client *c);
+void sdiffCommand(client *c);
+void sdiffstoreCommand(client *c);
+void sinterCommand(client *c);
+void sintercardCommand(client *c);
+void sinterstoreCommand(client *c);
+void sismemberCommand(client *c);
+void smembersCommand(client *c);
+void smismemberCommand(client *c);
+void smoveCommand(client *c);
+void spopCommand(client *c);
+void srandmemberCommand(client *c);
+void sremCommand(client *c);
+void sscanCommand(client *c);
+void sunionCommand(client *c);
+void sunionstoreCommand(client *c);
+void bzmpopCommand(client *c);
+void bzpopmaxCommand(client *c);
+void bzpopminCommand(client *c);
+void zaddCommand(client *c);
+void zcardCommand(client *c);
+void zcountCommand(client *c);
+void zdiffCommand(client *c);
+void zdiffstoreCommand(client *c);
+void zincrbyCommand(client *c);
+void zinterCommand(client *c);
+void zintercardCommand(client *c);
+void zinterstoreCommand(client *c);
+void zlexcountCommand(client *c);
+void zmpopCommand(client *c);
+void zmscoreCommand(client *c);
+void zpopmaxCommand(client *c);
+void zpopminCommand(client *c);
+void zrandmemberCommand(client *c);
+void zrangeCommand(client *c);
+void zrangebylexCommand(client *c);
+void zrangebyscoreCommand(client *c);
+void zrangestoreCommand(client *c);
+void zrankCommand(client *c);
+void zremCommand(client *c);
+void zremrangebylexCommand(client *c);
+void zremrangebyrankCommand(client *c);
+void zremrangebyscoreCommand(client *c);
+void zrevrangeCommand(client *c);
+void zrevrangebylexCommand(client *c);
+void zrevrangebyscoreCommand(client *c);
+void zrevrankCommand(client *c);
+void zscanCommand(client *c);
+void zscoreCommand(client *c);
+void zunionCommand(client *c);
+void zunionstoreCommand(client *c);
+void sortCommand(client *c);
+void sortroCommand(client *c);
 
 #include "kvobj.h"
 
