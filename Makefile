@@ -41,7 +41,11 @@ endif
 
 # ---- where things go ---------------------------------------------------------
 VARIANT := $(if $(filter libc,$(MALLOC)),-libc)$(if $(SANITIZER),-$(SANITIZER))$(if $(filter yes,$(ALIGNED_ACCESS)),-aligned)
-BUILD := build/$(PORT)$(VARIANT)
+# BUILD_TAG=-name gives a private build directory (build/native-name): several
+# people or tools building one tree at once don't race on the same objects.
+# A tagged native build is not copied to src/redis-server.
+BUILD_TAG ?=
+BUILD := build/$(PORT)$(VARIANT)$(BUILD_TAG)
 DEPS_DIR := build/deps-$(PORT)
 JEMALLOC_DIR := $(DEPS_DIR)/jemalloc
 
@@ -104,7 +108,7 @@ TEST_CFLAGS := -Itests/c -DTEST_VECTORS_DIR='"$(CURDIR)/tests/c/vectors"'
 .SECONDARY:
 
 all: $(SERVER)
-ifeq ($(PORT),native)
+ifeq ($(PORT)$(BUILD_TAG),native)
 	@cp $(SERVER) src/redis-server.tmp && mv -f src/redis-server.tmp src/redis-server
 	@echo "built src/redis-server ($(BUILD), $(MALLOC))"
 else
