@@ -99,6 +99,11 @@
 #pragma weak ttlCommand
 #pragma weak typeCommand
 #pragma weak unlinkCommand
+#pragma weak discardCommand
+#pragma weak execCommand
+#pragma weak multiCommand
+#pragma weak unwatchCommand
+#pragma weak watchCommand
 #pragma weak blmoveCommand
 #pragma weak blmpopCommand
 #pragma weak blpopCommand
@@ -784,6 +789,22 @@ redisCommand redisCommandTable[] = {
     CMD("sort_ro", sortroCommand, -2, CMD_READONLY, 1, 1, 1, "generic", "7.0.0",
         "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
         "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]", NULL),
+    /* ---- transactions ---- */
+    CMD("discard", discardCommand, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, 0, 0, 0, "transactions", "2.0.0",
+        "Discard all commands issued after MULTI",
+        "", NULL),
+    CMD("exec", execCommand, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SKIP_SLOWLOG, 0, 0, 0, "transactions", "1.2.0",
+        "Execute all commands issued after MULTI",
+        "", NULL),
+    CMD("multi", multiCommand, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, 0, 0, 0, "transactions", "1.2.0",
+        "Mark the start of a transaction block",
+        "", NULL),
+    CMD("unwatch", unwatchCommand, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, 0, 0, 0, "transactions", "2.2.0",
+        "Forget about all watched keys",
+        "", NULL),
+    CMD("watch", watchCommand, -2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, 1, -1, 1, "transactions", "2.2.0",
+        "Watch the given keys to determine execution of the MULTI/EXEC block",
+        "key [key ...]", NULL),
     END,
 };
 

@@ -28,7 +28,8 @@
 
 void (*keyModifiedHook)(redisDb *db, robj *key) = NULL;   /* WATCH */
 void (*keyReadyHook)(redisDb *db, robj *key) = NULL;      /* blocking pops */
-void (*dbFlushedHook)(int dbid) = NULL;                   /* WATCH on FLUSH*, SWAPDB */
+void (*dbFlushedHook)(int dbid) = NULL;                   /* WATCH on FLUSH* */
+void (*dbSwappedHook)(int id1, int id2) = NULL;           /* WATCH on SWAPDB */
 
 /* ---- table types ---------------------------------------------------------------- */
 
@@ -293,4 +294,8 @@ void signalModifiedKey(client *c, redisDb *db, robj *key) {
 void signalFlushedDb(int dbid, int async) {
     (void)async;
     if (dbFlushedHook) dbFlushedHook(dbid);
+}
+
+void signalSwappedDb(int id1, int id2) {
+    if (dbSwappedHook) dbSwappedHook(id1, id2);
 }

@@ -409,8 +409,7 @@ void swapdbCommand(client *c) {
         b->expires = e;
         b->avg_ttl = ttl;
         b->expires_cursor = 0;
-        signalFlushedDb(id1, 0);
-        signalFlushedDb(id2, 0);
+        signalSwappedDb(id1, id2);
         server.dirty++;
     }
     addReply(c, shared.ok);

@@ -212,11 +212,13 @@ static int commandArityMismatch(redisCommand *cmd, int argc) {
 }
 
 static void rejectCommand(client *c, robj *reply) {
+    flagTransaction(c);
     if (c->cmd) c->cmd->rejected_calls++;
     addReplyErrorObject(c, reply);
 }
 
 static void rejectCommandSds(client *c, sds err) {
+    flagTransaction(c);
     if (c->cmd) c->cmd->rejected_calls++;
     addReplyErrorSds(c, err);
 }
@@ -271,6 +273,15 @@ int processCommand(client *c) {
     }
     if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
         rejectCommand(c, shared.loadingerr);
+        return C_OK;
+    }
+    if (c->flags & CLIENT_MULTI && !commandRunsInsideMulti(c->cmd)) {
+        if (c->cmd->flags & CMD_NO_MULTI) {
+            rejectCommandSds(c, sdsnew("Command not allowed inside a transaction"));
+            return C_OK;
+        }
+        queueMultiCommand(c);
+        addReply(c, shared.queued);
         return C_OK;
     }
     if (postponeCommandIfPaused(c)) return C_OK; /* CLIENT PAUSE: runs on unpause */
@@ -483,6 +494,7 @@ static void createDatabases(void) {
 #pragma weak sortInit
 #pragma weak encodingsDebugInit
 static void initModules(void) {
+    multiInit();
     void (*const inits[])(void) = {listTypeInit, hashTypeInit, setTypeInit, zsetTypeInit, blockedInit, sortInit,
                                          encodingsDebugInit};
     for (size_t j = 0; j < sizeof inits / sizeof inits[0]; j++)

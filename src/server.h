@@ -567,7 +567,8 @@ void initDb(redisDb *db, int id);
 /* Hooks set by later modules (WATCH, blocking pops); NULL until then. */
 extern void (*keyModifiedHook)(redisDb *db, robj *key);
 extern void (*keyReadyHook)(redisDb *db, robj *key);
-extern void (*dbFlushedHook)(int dbid);
+extern void (*dbFlushedHook)(int dbid);             /* before a flush; -1 = all */
+extern void (*dbSwappedHook)(int id1, int id2);     /* after SWAPDB */
 robj *lookupKey(redisDb *db, robj *key, int flags);
 robj *lookupKeyRead(redisDb *db, robj *key);
 robj *lookupKeyWrite(redisDb *db, robj *key);
@@ -591,6 +592,7 @@ long long emptyData(int dbnum, int flags, void(callback)(dict *));
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, redisDb *db, robj *key);
 void signalFlushedDb(int dbid, int async);
+void signalSwappedDb(int id1, int id2);
 long long dbTotalServerKeyCount(void);
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
 int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor);
@@ -707,6 +709,13 @@ int commandArgIsRedacted(robj **argv, int argc, int j); /* AUTH/HELLO secrets */
 void feedMonitors(client *c, robj **argv, int argc);
 void monitorClientFreed(client *c);
 
+
+/* ---- multi.c ------------------------------------------------------------------------- */
+void multiInit(void);
+void queueMultiCommand(client *c);
+void unwatchAllKeys(client *c);
+int commandRunsInsideMulti(redisCommand *cmd);
+void flagTransaction(client *c);
 
 /* ---- module hooks (server.c) ------------------------------------------------------ */
 /* A module registers these from its init function (listTypeInit() ...,
@@ -873,6 +882,12 @@ void incrbyCommand(client *c);
 void decrbyCommand(client *c);
 void incrbyfloatCommand(client *c);
 void lcsCommand(client *c);
+/* transactions (multi.c) */
+void discardCommand(client *c);
+void execCommand(client *c);
+void multiCommand(client *c);
+void unwatchCommand(client *c);
+void watchCommand(client *c);
 /* collections (t_list.c, t_hash.c, t_set.c, t_zset.c, sort.c) */
 void blmoveCommand(client *c);
 void blmpopCommand(client *c);
