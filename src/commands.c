@@ -99,6 +99,15 @@
 #pragma weak ttlCommand
 #pragma weak typeCommand
 #pragma weak unlinkCommand
+#pragma weak psubscribeCommand
+#pragma weak publishCommand
+#pragma weak pubsubCommand
+#pragma weak punsubscribeCommand
+#pragma weak spublishCommand
+#pragma weak ssubscribeCommand
+#pragma weak subscribeCommand
+#pragma weak sunsubscribeCommand
+#pragma weak unsubscribeCommand
 #pragma weak discardCommand
 #pragma weak execCommand
 #pragma weak multiCommand
@@ -311,6 +320,28 @@ static redisCommand slowlogSubcommands[] = {
         "Clears all entries from the slow log.",
         ""),
     SUB("help", slowlogCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Show helpful text about the different subcommands",
+        ""),
+    END,
+};
+
+static redisCommand pubsubSubcommands[] = {
+    SUB("channels", pubsubCommand, -2, CMD_PUBSUB | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "List active channels",
+        "[pattern]"),
+    SUB("numpat", pubsubCommand, 2, CMD_PUBSUB | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Get the count of unique patterns pattern subscriptions",
+        ""),
+    SUB("numsub", pubsubCommand, -2, CMD_PUBSUB | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Get the count of subscribers for channels",
+        "[channel [channel ...]]"),
+    SUB("shardchannels", pubsubCommand, -2, CMD_PUBSUB | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "List active shard channels",
+        "[pattern]"),
+    SUB("shardnumsub", pubsubCommand, -2, CMD_PUBSUB | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Get the count of subscribers for shard channels",
+        "[shardchannel [shardchannel ...]]"),
+    SUB("help", pubsubCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
         "Show helpful text about the different subcommands",
         ""),
     END,
@@ -805,6 +836,34 @@ redisCommand redisCommandTable[] = {
     CMD("watch", watchCommand, -2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, 1, -1, 1, "transactions", "2.2.0",
         "Watch the given keys to determine execution of the MULTI/EXEC block",
         "key [key ...]", NULL),
+    /* ---- pubsub ---- */
+    CMD("psubscribe", psubscribeCommand, -2, CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "pubsub", "2.0.0",
+        "Listen for messages published to channels matching the given patterns",
+        "pattern [pattern ...]", NULL),
+    CMD("publish", publishCommand, 3, CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, "pubsub", "2.0.0",
+        "Post a message to a channel",
+        "channel message", NULL),
+    CMD("pubsub", NULL, -2, 0, 0, 0, 0, "pubsub", "2.8.0",
+        "A container for Pub/Sub commands",
+        "", pubsubSubcommands),
+    CMD("punsubscribe", punsubscribeCommand, -1, CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "pubsub", "2.0.0",
+        "Stop listening for messages posted to channels matching the given patterns",
+        "[pattern [pattern ...]]", NULL),
+    CMD("spublish", spublishCommand, 3, CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST, 1, 1, 1, "pubsub", "7.0.0",
+        "Post a message to a shard channel",
+        "shardchannel message", NULL),
+    CMD("ssubscribe", ssubscribeCommand, -2, CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 1, -1, 1, "pubsub", "7.0.0",
+        "Listen for messages published to the given shard channels",
+        "shardchannel [shardchannel ...]", NULL),
+    CMD("subscribe", subscribeCommand, -2, CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "pubsub", "2.0.0",
+        "Listen for messages published to the given channels",
+        "channel [channel ...]", NULL),
+    CMD("sunsubscribe", sunsubscribeCommand, -1, CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 1, -1, 1, "pubsub", "7.0.0",
+        "Stop listening for messages posted to the given shard channels",
+        "[shardchannel [shardchannel ...]]", NULL),
+    CMD("unsubscribe", unsubscribeCommand, -1, CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "pubsub", "2.0.0",
+        "Stop listening for messages posted to the given channels",
+        "[channel [channel ...]]", NULL),
     END,
 };
 

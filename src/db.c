@@ -89,8 +89,9 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
         if (!(flags & LOOKUP_NOTOUCH) && !(server.current_client && server.current_client->flags & CLIENT_NO_TOUCH))
             updateAccessTime(val);
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_hits++;
-    } else if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) {
-        server.stat_keyspace_misses++;
+    } else {
+        if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_misses++;
+        if (!(flags & (LOOKUP_NONOTIFY | LOOKUP_WRITE))) notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", key, db->id);
     }
     return val;
 }
@@ -143,6 +144,7 @@ robj *dbAddWithExpire(redisDb *db, robj *key, robj *val, long long when) {
     serverAssert(added == KVTABLE_OK);
     dbTrackExpire(db, o);
     if (keyReadyHook && (o->type != OBJ_STRING)) keyReadyHook(db, key);
+    notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
     return o;
 }
 

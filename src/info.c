@@ -264,8 +264,9 @@ static sds infoStats(sds info) {
                         "evicted_keys:%lld\r\n"
                         "keyspace_hits:%lld\r\n"
                         "keyspace_misses:%lld\r\n"
-                        "pubsub_channels:0\r\n"
-                        "pubsub_patterns:0\r\n"
+                        "pubsub_channels:%lu\r\n"
+                        "pubsub_patterns:%lu\r\n"
+                        "pubsubshard_channels:%lu\r\n"
                         "total_forks:0\r\n"
                         "unexpected_error_replies:%lld\r\n"
                         "total_error_replies:%lld\r\n"
@@ -276,7 +277,8 @@ static sds infoStats(sds info) {
                         (double)getMetric(METRIC_NET_INPUT) / 1024, (double)getMetric(METRIC_NET_OUTPUT) / 1024,
                         server.stat_rejected_conn, server.stat_expiredkeys,
                         (double)server.stat_expired_stale_perc, server.stat_evictedkeys,
-                        server.stat_keyspace_hits, server.stat_keyspace_misses,
+                        server.stat_keyspace_hits, server.stat_keyspace_misses, pubsubTotalChannels(),
+                        pubsubTotalPatterns(), pubsubTotalShardChannels(),
                         server.stat_unexpected_error_replies, server.stat_total_error_replies,
                         server.stat_client_qbuf_limit_disconnections,
                         server.stat_client_outbuf_limit_disconnections);

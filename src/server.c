@@ -275,6 +275,13 @@ int processCommand(client *c) {
         rejectCommand(c, shared.loadingerr);
         return C_OK;
     }
+    if (c->flags & CLIENT_PUBSUB && c->resp == 2 && !commandAllowedInSubscribedMode(c->cmd)) {
+        rejectCommandSds(c, sdscatprintf(sdsempty(),
+                                         "Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
+                                         "QUIT / RESET are allowed in this context",
+                                         c->cmd->fullname));
+        return C_OK;
+    }
     if (c->flags & CLIENT_MULTI && !commandRunsInsideMulti(c->cmd)) {
         if (c->cmd->flags & CMD_NO_MULTI) {
             rejectCommandSds(c, sdsnew("Command not allowed inside a transaction"));
@@ -495,6 +502,8 @@ static void createDatabases(void) {
 #pragma weak encodingsDebugInit
 static void initModules(void) {
     multiInit();
+    pubsubInit();
+    notifyInit();
     void (*const inits[])(void) = {listTypeInit, hashTypeInit, setTypeInit, zsetTypeInit, blockedInit, sortInit,
                                          encodingsDebugInit};
     for (size_t j = 0; j < sizeof inits / sizeof inits[0]; j++)

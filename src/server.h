@@ -225,6 +225,7 @@ typedef struct client {
     /* multi/exec, pubsub, blocking state come with their issues */
     dict *pubsub_channels;
     dict *pubsub_patterns;
+    dict *pubsubshard_channels;
     struct multiState *mstate;
     list *watched_keys;
     struct blockingState *bstate;
@@ -717,6 +718,15 @@ void unwatchAllKeys(client *c);
 int commandRunsInsideMulti(redisCommand *cmd);
 void flagTransaction(client *c);
 
+/* ---- pubsub.c, notify.c ------------------------------------------------------------- */
+void pubsubInit(void);
+void notifyInit(void);
+long pubsubPublishMessage(robj *channel, robj *msg, int sharded);
+int commandAllowedInSubscribedMode(redisCommand *cmd);
+unsigned long pubsubTotalChannels(void);
+unsigned long pubsubTotalPatterns(void);
+unsigned long pubsubTotalShardChannels(void);
+
 /* ---- module hooks (server.c) ------------------------------------------------------ */
 /* A module registers these from its init function (listTypeInit() ...,
  * called once at start-up by initServer()); the server calls them in order
@@ -882,6 +892,16 @@ void incrbyCommand(client *c);
 void decrbyCommand(client *c);
 void incrbyfloatCommand(client *c);
 void lcsCommand(client *c);
+/* pub/sub (pubsub.c) */
+void psubscribeCommand(client *c);
+void publishCommand(client *c);
+void pubsubCommand(client *c);
+void punsubscribeCommand(client *c);
+void spublishCommand(client *c);
+void ssubscribeCommand(client *c);
+void subscribeCommand(client *c);
+void sunsubscribeCommand(client *c);
+void unsubscribeCommand(client *c);
 /* transactions (multi.c) */
 void discardCommand(client *c);
 void execCommand(client *c);
