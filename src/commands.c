@@ -99,6 +99,18 @@
 #pragma weak ttlCommand
 #pragma weak typeCommand
 #pragma weak unlinkCommand
+#pragma weak pfaddCommand
+#pragma weak pfcountCommand
+#pragma weak pfdebugCommand
+#pragma weak pfmergeCommand
+#pragma weak pfselftestCommand
+#pragma weak bitcountCommand
+#pragma weak bitfieldCommand
+#pragma weak bitfieldroCommand
+#pragma weak bitopCommand
+#pragma weak bitposCommand
+#pragma weak getbitCommand
+#pragma weak setbitCommand
 #pragma weak psubscribeCommand
 #pragma weak publishCommand
 #pragma weak pubsubCommand
@@ -864,6 +876,44 @@ redisCommand redisCommandTable[] = {
     CMD("unsubscribe", unsubscribeCommand, -1, CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "pubsub", "2.0.0",
         "Stop listening for messages posted to the given channels",
         "[channel [channel ...]]", NULL),
+    /* ---- hyperloglog ---- */
+    CMD("pfadd", pfaddCommand, -2, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "hyperloglog", "2.8.9",
+        "Adds the specified elements to the specified HyperLogLog.",
+        "key [element [element ...]]", NULL),
+    CMD("pfcount", pfcountCommand, -2, CMD_READONLY, 1, -1, 1, "hyperloglog", "2.8.9",
+        "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).",
+        "key [key ...]", NULL),
+    CMD("pfdebug", pfdebugCommand, 3, CMD_WRITE | CMD_DENYOOM | CMD_ADMIN, 2, 2, 1, "hyperloglog", "2.8.9",
+        "Internal commands for debugging HyperLogLog values",
+        "subcommand key", NULL),
+    CMD("pfmerge", pfmergeCommand, -2, CMD_WRITE | CMD_DENYOOM, 1, -1, 1, "hyperloglog", "2.8.9",
+        "Merge N different HyperLogLogs into a single one.",
+        "destkey sourcekey [sourcekey ...]", NULL),
+    CMD("pfselftest", pfselftestCommand, 1, CMD_ADMIN, 0, 0, 0, "hyperloglog", "2.8.9",
+        "An internal command for testing HyperLogLog values",
+        "", NULL),
+    /* ---- bitmap ---- */
+    CMD("bitcount", bitcountCommand, -2, CMD_READONLY, 1, 1, 1, "bitmap", "2.6.0",
+        "Count set bits in a string",
+        "key [start end [BYTE | BIT]]", NULL),
+    CMD("bitfield", bitfieldCommand, -2, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "bitmap", "3.2.0",
+        "Perform arbitrary bitfield integer operations on strings",
+        "key [GET encoding offset | [OVERFLOW WRAP | SAT | FAIL] SET encoding offset value | INCRBY encoding offset increment [operation ...]]", NULL),
+    CMD("bitfield_ro", bitfieldroCommand, -2, CMD_READONLY | CMD_FAST, 1, 1, 1, "bitmap", "6.0.0",
+        "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD",
+        "key [GET encoding offset [GET encoding offset ...]]", NULL),
+    CMD("bitop", bitopCommand, -4, CMD_WRITE | CMD_DENYOOM, 2, -1, 1, "bitmap", "2.6.0",
+        "Perform bitwise operations between strings",
+        "operation destkey key [key ...]", NULL),
+    CMD("bitpos", bitposCommand, -3, CMD_READONLY, 1, 1, 1, "bitmap", "2.8.7",
+        "Find first bit set or clear in a string",
+        "key bit [start [end [BYTE | BIT]]]", NULL),
+    CMD("getbit", getbitCommand, 3, CMD_READONLY | CMD_FAST, 1, 1, 1, "bitmap", "2.2.0",
+        "Returns the bit value at offset in the string value stored at key",
+        "key offset", NULL),
+    CMD("setbit", setbitCommand, 4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "bitmap", "2.2.0",
+        "Sets or clears the bit at offset in the string value stored at key",
+        "key offset value", NULL),
     END,
 };
 

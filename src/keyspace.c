@@ -9,6 +9,9 @@
  * is shared with HSCAN/SSCAN/ZSCAN, whose types register a scanner for their
  * hash-table encodings through registerScanFunction().
  */
+#include <ctype.h>
+#include <errno.h>
+
 #include "server.h"
 
 /* ---- deleting and testing ------------------------------------------------------ */
@@ -204,13 +207,21 @@ void randomkeyCommand(client *c) {
     decrRefCount(key);
 }
 
+/* The cursor as strtoul() reads it, as Redis does: a leading '-' wraps
+ * ("-1" is ULONG_MAX), no leading space, nothing after the digits. */
 int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor) {
-    unsigned long long value;
-    if (!sdsEncodedObject(o) || !string2ull(o->ptr, sdslen(o->ptr), &value) || value > ULONG_MAX) {
+    robj *decoded = getDecodedObject(o);
+    const char *s = decoded->ptr;
+    char *end;
+    errno = 0;
+    unsigned long value = strtoul(s, &end, 10);
+    int ok = s[0] != '\0' && !isspace((unsigned char)s[0]) && *end == '\0' && errno != ERANGE;
+    decrRefCount(decoded);
+    if (!ok) {
         addReplyError(c, "invalid cursor");
         return C_ERR;
     }
-    *cursor = (unsigned long)value;
+    *cursor = value;
     return C_OK;
 }
 

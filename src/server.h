@@ -892,6 +892,19 @@ void incrbyCommand(client *c);
 void decrbyCommand(client *c);
 void incrbyfloatCommand(client *c);
 void lcsCommand(client *c);
+/* bitmaps and HyperLogLog (bitops.c, hyperloglog.c) */
+void pfaddCommand(client *c);
+void pfcountCommand(client *c);
+void pfdebugCommand(client *c);
+void pfmergeCommand(client *c);
+void pfselftestCommand(client *c);
+void bitcountCommand(client *c);
+void bitfieldCommand(client *c);
+void bitfieldroCommand(client *c);
+void bitopCommand(client *c);
+void bitposCommand(client *c);
+void getbitCommand(client *c);
+void setbitCommand(client *c);
 /* pub/sub (pubsub.c) */
 void psubscribeCommand(client *c);
 void publishCommand(client *c);
