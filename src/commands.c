@@ -99,6 +99,7 @@
 #pragma weak ttlCommand
 #pragma weak typeCommand
 #pragma weak unlinkCommand
+#pragma weak bgrewriteaofCommand
 #pragma weak pfaddCommand
 #pragma weak pfcountCommand
 #pragma weak pfdebugCommand
@@ -914,6 +915,10 @@ redisCommand redisCommandTable[] = {
     CMD("setbit", setbitCommand, 4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "bitmap", "2.2.0",
         "Sets or clears the bit at offset in the string value stored at key",
         "key offset value", NULL),
+    /* ---- persistence ---- */
+    CMD("bgrewriteaof", bgrewriteaofCommand, 1, CMD_ADMIN | CMD_NOSCRIPT, 0, 0, 0, "server", "1.0.0",
+        "Asynchronously rewrite the append-only file",
+        "", NULL),
     END,
 };
 

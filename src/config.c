@@ -173,6 +173,7 @@ static const configSpecial dir_special = {setDir, getDir, NULL};
 static int validateAofFilename(const char *value, sds *err);
 static int validateAofDirname(const char *value, sds *err);
 static int applyHz(sds *err);
+static int applyAppendonly(sds *err);
 static int applyMaxclients(sds *err);
 static int applyMaxmemory(sds *err);
 static int applyLogfile(sds *err);
@@ -246,10 +247,15 @@ static const configEntry configTable[] = {
     /* persistence (stored until persistence lands) */
     SPECIAL_CONFIG("dir", NULL, CF_PROTECTED | CF_DENY_LOADING, dir_special, "./", NULL),
     SPECIAL_CONFIG("save", NULL, CF_MULTI_ARG, save_special, "3600 1 300 100 60 10000", NULL),
-    BOOL_CONFIG("appendonly", NULL, CF_DENY_LOADING, aof_enabled, "no", NULL),
+    BOOL_CONFIG("appendonly", NULL, CF_DENY_LOADING, aof_enabled, "no", applyAppendonly),
     STRING_CONFIG("appendfilename", NULL, CF_IMMUTABLE, aof_filename, "appendonly.aof", validateAofFilename, NULL),
     STRING_CONFIG("appenddirname", NULL, CF_IMMUTABLE, aof_dirname, "appendonlydir", validateAofDirname, NULL),
     ENUM_CONFIG("appendfsync", NULL, 0, aof_fsync, appendfsync_enum, "everysec", NULL),
+    BOOL_CONFIG("no-appendfsync-on-rewrite", NULL, 0, aof_no_fsync_on_rewrite, "no", NULL),
+    INT_CONFIG("auto-aof-rewrite-percentage", NULL, 0, auto_aof_rewrite_perc, 0, INT_MAX, "100", NULL),
+    ULL_CONFIG("auto-aof-rewrite-min-size", NULL, CF_MEMORY, auto_aof_rewrite_min_size, 0, LLONG_MAX, "64mb", NULL),
+    BOOL_CONFIG("aof-load-truncated", NULL, 0, aof_load_truncated, "yes", NULL),
+    BOOL_CONFIG("aof-rewrite-incremental-fsync", NULL, 0, aof_rewrite_incremental_fsync, "yes", NULL),
 
     /* diagnostics and events */
     LL_CONFIG("slowlog-log-slower-than", NULL, 0, slowlog_log_slower_than, -1, LLONG_MAX, "10000", NULL),
@@ -758,6 +764,12 @@ static sds getDir(sds out) {
 /* ---- validators -------------------------------------------------------------------------- */
 
 static int isBaseName(const char *s) { return strchr(s, '/') == NULL && strchr(s, '\\') == NULL; }
+
+/* Turning the AOF on or off at run time (at start-up aofInit() does it). */
+static int applyAppendonly(sds *err) {
+    if (server.el == NULL) return C_OK;
+    return aofSetEnabled(server.aof_enabled, err);
+}
 
 static int validateAofFilename(const char *value, sds *err) {
     if (value[0] == '\0') *err = sdsnew("appendfilename can't be empty");

@@ -230,7 +230,7 @@ static sds infoMemory(sds info) {
 }
 
 static sds infoPersistence(sds info) {
-    return sdscatprintf(info,
+    info = sdscatprintf(info,
                         "loading:%d\r\n"
                         "async_loading:0\r\n"
                         "rdb_changes_since_last_save:%lld\r\n"
@@ -239,14 +239,10 @@ static sds infoPersistence(sds info) {
                         "rdb_last_bgsave_status:ok\r\n"
                         "rdb_last_bgsave_time_sec:-1\r\n"
                         "rdb_current_bgsave_time_sec:-1\r\n"
-                        "aof_enabled:%d\r\n"
-                        "aof_rewrite_in_progress:0\r\n"
-                        "aof_rewrite_scheduled:0\r\n"
-                        "aof_last_rewrite_time_sec:-1\r\n"
-                        "aof_current_rewrite_time_sec:-1\r\n"
-                        "aof_last_bgrewrite_status:ok\r\n"
-                        "aof_last_write_status:ok\r\n",
+                        "aof_enabled:%d\r\n",
                         server.loading != 0, server.dirty, (long long)server.lastsave, server.aof_enabled != 0);
+    info = aofInfoString(info);
+    return aofLoadingInfo(info);
 }
 
 static sds infoStats(sds info) {
@@ -267,7 +263,8 @@ static sds infoStats(sds info) {
                         "pubsub_channels:%lu\r\n"
                         "pubsub_patterns:%lu\r\n"
                         "pubsubshard_channels:%lu\r\n"
-                        "total_forks:0\r\n"
+                        "total_forks:%lld\r\n"
+                        "latest_fork_usec:%lld\r\n"
                         "unexpected_error_replies:%lld\r\n"
                         "total_error_replies:%lld\r\n"
                         "client_query_buffer_limit_disconnections:%lld\r\n"
@@ -278,7 +275,8 @@ static sds infoStats(sds info) {
                         server.stat_rejected_conn, server.stat_expiredkeys,
                         (double)server.stat_expired_stale_perc, server.stat_evictedkeys,
                         server.stat_keyspace_hits, server.stat_keyspace_misses, pubsubTotalChannels(),
-                        pubsubTotalPatterns(), pubsubTotalShardChannels(),
+                        pubsubTotalPatterns(), pubsubTotalShardChannels(), aofTotalForks(),
+                        aofLatestForkUsec(),
                         server.stat_unexpected_error_replies, server.stat_total_error_replies,
                         server.stat_client_qbuf_limit_disconnections,
                         server.stat_client_outbuf_limit_disconnections);

@@ -275,6 +275,15 @@ int processCommand(client *c) {
         rejectCommand(c, shared.loadingerr);
         return C_OK;
     }
+    if ((c->cmd->flags & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & CLIENT_FAKE)) {
+        sds misconf = aofWriteDeniedError();
+        if (misconf) {
+            flagTransaction(c);
+            c->cmd->rejected_calls++;
+            addReplyErrorSds(c, misconf);
+            return C_OK;
+        }
+    }
     if (c->flags & CLIENT_PUBSUB && c->resp == 2 && !commandAllowedInSubscribedMode(c->cmd)) {
         rejectCommandSds(c, sdscatprintf(sdsempty(),
                                          "Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
@@ -298,8 +307,6 @@ int processCommand(client *c) {
 }
 
 void (*slowlogHook)(client *c, robj **argv, int argc, long long duration) = NULL;
-void (*propagateHook)(client *c, long long dirty_delta) = NULL;
-
 void call(client *c, int flags) {
     (void)flags;
     redisCommand *real_cmd = c->cmd;
@@ -310,6 +317,7 @@ void call(client *c, int flags) {
     server.ustime = start;
     server.mstime = start / 1000;
     server.unixtime = (time_t)(server.mstime / 1000);
+    propagateBeforeCall(c);
     c->cmd->proc(c);
     long long duration = ustime() - start;
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
@@ -319,15 +327,10 @@ void call(client *c, int flags) {
     if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
     server.stat_numcommands++;
     if (slowlogHook && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogHook(c, c->argv, c->argc, duration);
-    if (propagateHook) propagateHook(c, server.dirty - dirty);
+    propagateAfterCall(c, server.dirty - dirty);
     if (!(real_cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) feedMonitors(c, c->argv, c->argc);
 }
 
-void alsoPropagate(int dbid, robj **argv, int argc, int target) {
-    (void)dbid; (void)argv; (void)argc; (void)target; /* the AOF arrives with persistence */
-}
-void preventCommandPropagation(client *c) { (void)c; }
-void forceCommandPropagation(client *c, int flags) { (void)c; (void)flags; }
 void (*notifyKeyspaceEventHook)(int type, const char *event, robj *key, int dbid) = NULL;
 
 /* Counts error replies by their code (the first word) for INFO errorstats;
@@ -614,6 +617,7 @@ int prepareForShutdown(int flags) {
     serverLog(LL_WARNING, "User requested shutdown...");
     if (supervisedBySystemd()) systemdNotify("STOPPING=1");
     closeListeners();
+    aofShutdown();
     if (server.pidfile) unlink(server.pidfile);
     serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
     return C_OK;
@@ -953,6 +957,7 @@ int main(int argc, char **argv) {
     if (server.daemonize) daemonize();
     setupShutdownSignals();
     initServer();
+    aofInit();
     createPidFile();
     serverLog(LL_NOTICE, "Redis version=%s, bits=%d, pid=%d, allocator=%s, just started", REDIS_VERSION,
               SIZEOF_POINTER_BITS, (int)getpid(), zmalloc_allocator_name());

@@ -175,6 +175,8 @@ typedef struct redisCommand {
 #define CLIENT_PUSHING (1 << 16)
 #define CLIENT_EXECUTING_COMMAND (1 << 17)
 #define CLIENT_NO_TOUCH (1 << 18)
+#define CLIENT_PREVENT_PROP (1 << 19) /* the command propagated its effects itself */
+#define CLIENT_FORCE_PROP (1 << 20)   /* propagate even if nothing looked dirty */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -378,6 +380,11 @@ struct redisServer {
     char *aof_filename;
     char *aof_dirname;
     int aof_fsync;                /* AOF_FSYNC_* */
+    int aof_no_fsync_on_rewrite;
+    int auto_aof_rewrite_perc;
+    unsigned long long auto_aof_rewrite_min_size;
+    int aof_load_truncated;
+    int aof_rewrite_incremental_fsync;
 
     /* directives accepted (and stored) before the feature using them lands */
     int dynamic_hz;
@@ -633,8 +640,11 @@ int mustObeyClient(client *c);
 extern struct redisCommand redisCommandTable[];
 size_t redisCommandTableSize(void);
 
-/* propagation to the AOF arrives with persistence; the hook exists now so
- * write commands can state what they propagate. */
+/* propagate.c: what a command changed, as commands, to the AOF (the
+ * consumer sets propagateOpsHook). */
+extern void (*propagateOpsHook)(int dbid, robj **argv, int argc);
+void propagateBeforeCall(client *c);
+void propagateAfterCall(client *c, long long dirty_delta);
 void alsoPropagate(int dbid, robj **argv, int argc, int target);
 void preventCommandPropagation(client *c);
 void forceCommandPropagation(client *c, int flags);
@@ -662,7 +672,6 @@ static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, i
 /* Other hooks into the command path, set by the modules that need them. */
 extern int (*performEvictionsHook)(void);
 extern void (*slowlogHook)(client *c, robj **argv, int argc, long long duration);
-extern void (*propagateHook)(client *c, long long dirty_delta);
 
 /* ---- evict.c ------------------------------------------------------------------------ */
 void evictInit(void);
@@ -710,6 +719,18 @@ int commandArgIsRedacted(robj **argv, int argc, int j); /* AUTH/HELLO secrets */
 void feedMonitors(client *c, robj **argv, int argc);
 void monitorClientFreed(client *c);
 
+
+/* ---- aof*.c, bio.c (see aof.h for the internals) ------------------------------------------- */
+void aofInit(void);
+void aofShutdown(void);
+int aofSetEnabled(int on, sds *err);
+sds aofWriteDeniedError(void);        /* the -MISCONF reply while the AOF can't be written, or NULL */
+sds aofInfoString(sds info);          /* INFO persistence fields */
+sds aofLoadingInfo(sds info);         /* INFO persistence fields while loading */
+long long aofLatestForkUsec(void);
+long long aofTotalForks(void);
+sds aofCatCommand(sds buf, robj **argv, int argc);
+void bgrewriteaofCommand(client *c);
 
 /* ---- multi.c ------------------------------------------------------------------------- */
 void multiInit(void);

@@ -1,0 +1,517 @@
+/* aof.c -- the append-only file writer.
+ *
+ * propagate.c hands every change over as a command (aofFeed); it is
+ * appended in RESP form to an in-memory buffer, preceded by a SELECT when
+ * the database changes. The buffer is written once per event-loop pass
+ * (before replies go out), so a burst of commands becomes one large write:
+ * that is kinder to an SD card than a write per command, and with
+ * `appendfsync always` the fsync also happens before any reply of the pass
+ * is sent, so an acknowledged write is on disk.
+ *
+ * fsync policies: always (fsync after each write, in the event loop), everysec
+ * (an fsync at most once a second on the background thread, bio.c; if one is
+ * still running the write is postponed up to 2 s, then done anyway and
+ * counted in aof_delayed_fsync), no (the kernel decides).
+ *
+ * Errors: a failed or short write is undone (ftruncate back to the last
+ * good size) so no partial command stays in the file; the data stays in the
+ * buffer and is retried every cron tick. Meanwhile write commands (and
+ * PING) get -MISCONF; once a write succeeds the server recovers by itself.
+ * With `appendfsync always` a failed write or fsync can't keep its promise,
+ * so the server exits, as Redis does.
+ *
+ * Flash statistics in INFO persistence: bytes written, write calls, fsync
+ * calls and their latency, so write amplification can be computed.
+ */
+#include <errno.h>
+
+#include "server.h"
+#include "aof.h"
+#include "bio.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+/* ---- the system call seam ------------------------------------------------------------ */
+
+static ssize_t sysWrite(int fd, const void *buf, size_t len) { return write(fd, buf, len); }
+static int sysFsync(int fd) {
+#ifdef __linux__
+    return fdatasync(fd);
+#else
+    return fsync(fd);
+#endif
+}
+static int sysOpen(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
+
+aofSyscalls aofsys = {sysWrite, sysFsync, rename, sysOpen, ftruncate};
+
+/* DEBUG AOF-FAULT <write|fsync|open|rename> <ENOSPC|EIO|SHORT|OFF> [count]:
+ * the next `count` calls (default: until OFF) fail with that errno; SHORT
+ * makes a write store half of its bytes and then fail with ENOSPC. */
+static struct {
+    int err;       /* 0 = off, -1 = short write */
+    long count;    /* calls left to fail, -1 = unlimited */
+} faults[4];
+enum { FAULT_WRITE, FAULT_FSYNC, FAULT_OPEN, FAULT_RENAME };
+
+static int faultFires(int which) {
+    if (faults[which].err == 0 || faults[which].count == 0) return 0;
+    if (faults[which].count > 0) faults[which].count--;
+    return 1;
+}
+
+static ssize_t faultyWrite(int fd, const void *buf, size_t len) {
+    if (!faultFires(FAULT_WRITE)) return sysWrite(fd, buf, len);
+    if (faults[FAULT_WRITE].err == -1 && len > 1) {
+        faults[FAULT_WRITE].count = faults[FAULT_WRITE].count == -1 ? -1 : faults[FAULT_WRITE].count + 1;
+        faults[FAULT_WRITE].err = ENOSPC; /* the rest of this write fails */
+        ssize_t n = sysWrite(fd, buf, len / 2);
+        faults[FAULT_WRITE].err = -1;
+        return n;
+    }
+    errno = faults[FAULT_WRITE].err == -1 ? ENOSPC : faults[FAULT_WRITE].err;
+    return -1;
+}
+
+static int faultyFsync(int fd) {
+    if (!faultFires(FAULT_FSYNC)) return sysFsync(fd);
+    errno = faults[FAULT_FSYNC].err;
+    return -1;
+}
+
+static int faultyOpen(const char *path, int flags, mode_t mode) {
+    if (!faultFires(FAULT_OPEN)) return sysOpen(path, flags, mode);
+    errno = faults[FAULT_OPEN].err;
+    return -1;
+}
+
+static int faultyRename(const char *from, const char *to) {
+    if (!faultFires(FAULT_RENAME)) return rename(from, to);
+    errno = faults[FAULT_RENAME].err;
+    return -1;
+}
+
+static void debugAofFault(client *c) {
+    static const char *calls[] = {"write", "fsync", "open", "rename"};
+    int which = -1, err;
+    for (int j = 0; j < 4; j++)
+        if (!strcasecmp(c->argv[2]->ptr, calls[j])) which = j;
+    const char *e = c->argv[3]->ptr;
+    if (!strcasecmp(e, "off")) err = 0;
+    else if (!strcasecmp(e, "enospc")) err = ENOSPC;
+    else if (!strcasecmp(e, "eio")) err = EIO;
+    else if (!strcasecmp(e, "short") && which == FAULT_WRITE) err = -1;
+    else which = -1;
+    long count = -1;
+    if (which == -1 || (c->argc == 5 && getLongFromObjectOrReply(c, c->argv[4], &count, NULL) != C_OK)) {
+        if (which == -1) addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    faults[which].err = err;
+    faults[which].count = count;
+    aofsys = (aofSyscalls){faultyWrite, faultyFsync, faultyRename, faultyOpen, ftruncate};
+    addReply(c, shared.ok);
+}
+
+/* ---- state -------------------------------------------------------------------------------- */
+
+static struct {
+    sds buf;
+    int fd;                      /* the incremental file being appended, -1 if none */
+    int selected_db;             /* the db the file's last SELECT chose, -1 = none */
+    aofManifest *manifest;
+    off_t current_size;          /* base + incremental files */
+    off_t base_size;             /* size right after the last rewrite (auto-rewrite growth) */
+    off_t incr_size;             /* bytes in the open incremental file */
+    long long last_fsync_ms;
+    long long flush_postponed_since; /* 0 = not postponed */
+    long long delayed_fsync;
+    int last_write_status;       /* C_OK / C_ERR */
+    int last_write_errno;
+    long long last_error_log;
+    long long bytes_written, write_calls;
+    long long fsync_calls, fsync_total_us, fsync_max_us; /* main-thread fsyncs */
+    int unsynced;                /* written since the last fsync */
+} aof = {.fd = -1, .selected_db = -1, .last_write_status = C_OK};
+
+sds aofDirPath(void) { return sdsnew(server.aof_dirname); }
+
+sds aofManifestPath(void) {
+    sds name = sdscatfmt(sdsempty(), "%s.manifest", server.aof_filename);
+    sds path = aofPathJoin(server.aof_dirname, name);
+    sdsfree(name);
+    return path;
+}
+
+aofManifest *aofCurrentManifest(void) { return aof.manifest; }
+
+void aofSetCurrentManifest(aofManifest *am) {
+    if (aof.manifest != am) aofManifestFree(aof.manifest);
+    aof.manifest = am;
+}
+
+off_t aofCurrentSize(void) { return aof.current_size; }
+off_t aofBaseSizeForGrowth(void) { return aof.base_size; }
+
+void aofSetBaseSize(off_t size) {
+    aof.base_size = size;
+    aof.current_size = size + aof.incr_size;
+}
+
+/* ---- feeding ------------------------------------------------------------------------------ */
+
+static sds catArg(sds buf, robj *o) {
+    char num[LONG_STR_SIZE];
+    const char *p;
+    size_t len;
+    if (sdsEncodedObject(o)) {
+        p = o->ptr;
+        len = sdslen(o->ptr);
+    } else {
+        len = (size_t)ll2string(num, sizeof num, (long long)(intptr_t)o->ptr);
+        p = num;
+    }
+    buf = sdscatfmt(buf, "$%U\r\n", (unsigned long long)len);
+    buf = sdscatlen(buf, p, len);
+    return sdscatlen(buf, "\r\n", 2);
+}
+
+sds aofCatCommand(sds buf, robj **argv, int argc) {
+    buf = sdscatfmt(buf, "*%i\r\n", argc);
+    for (int j = 0; j < argc; j++) buf = catArg(buf, argv[j]);
+    return buf;
+}
+
+static void aofFeed(int dbid, robj **argv, int argc) {
+    if (!server.aof_enabled || aof.fd == -1 || server.loading) return;
+    if (dbid != aof.selected_db) {
+        char id[LONG_STR_SIZE];
+        int n = ll2string(id, sizeof id, dbid);
+        aof.buf = sdscatfmt(aof.buf, "*2\r\n$6\r\nSELECT\r\n$%i\r\n%s\r\n", n, id);
+        aof.selected_db = dbid;
+    }
+    aof.buf = aofCatCommand(aof.buf, argv, argc);
+}
+
+/* ---- writing ------------------------------------------------------------------------------ */
+
+static void logWriteError(const char *what, int err) {
+    long long now = mstime();
+    if (now - aof.last_error_log < 30000) return; /* once every 30 s is enough */
+    aof.last_error_log = now;
+    serverLog(LL_WARNING, "Error writing to the AOF file (%s): %s", what, strerror(err));
+}
+
+/* Writes all of buf; returns the bytes written (fewer on error, errno set). */
+static ssize_t writeFully(int fd, const char *buf, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = aofsys.write(fd, buf + done, len - done);
+        if (n == -1 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n == 0) errno = ENOSPC;
+            break;
+        }
+        done += (size_t)n;
+        aof.write_calls++;
+    }
+    return (ssize_t)done;
+}
+
+static void fsyncNow(void) {
+    long long start = ustime();
+    if (aofsys.fsync(aof.fd) == -1) {
+        serverLog(LL_WARNING, "Can't persist the AOF with fsync (%s), and appendfsync is 'always': exiting.",
+                  strerror(errno));
+        exit(1);
+    }
+    long long took = ustime() - start;
+    aof.fsync_calls++;
+    aof.fsync_total_us += took;
+    if (took > aof.fsync_max_us) aof.fsync_max_us = took;
+    aof.last_fsync_ms = server.mstime;
+    aof.unsynced = 0;
+}
+
+static int fsyncAllowedNow(void) { return !(server.aof_no_fsync_on_rewrite && aofRewriteInProgress()); }
+
+static void fsyncPerPolicy(void) {
+    if (!aof.unsynced || !fsyncAllowedNow()) return;
+    if (server.aof_fsync == AOF_FSYNC_ALWAYS) {
+        fsyncNow();
+    } else if (server.aof_fsync == AOF_FSYNC_EVERYSEC && server.mstime - aof.last_fsync_ms >= 1000 &&
+               bioPendingFsyncs() == 0) {
+        bioSubmitFsync(aof.fd, aofsys.fsync);
+        aof.last_fsync_ms = server.mstime;
+        aof.unsynced = 0;
+    }
+}
+
+/* A write with everysec waits (up to 2 s) for a running background fsync:
+ * write() on a file being fsynced would block the event loop anyway. */
+static int postponeForBackgroundFsync(int force) {
+    if (force || server.aof_fsync != AOF_FSYNC_EVERYSEC || bioPendingFsyncs() == 0) {
+        aof.flush_postponed_since = 0;
+        return 0;
+    }
+    if (aof.flush_postponed_since == 0) {
+        aof.flush_postponed_since = server.mstime;
+        return 1;
+    }
+    if (server.mstime - aof.flush_postponed_since < 2000) return 1;
+    aof.delayed_fsync++;
+    serverLog(LL_NOTICE, "Asynchronous AOF fsync is taking too long (disk is busy?). Writing the AOF buffer "
+                         "without waiting for fsync to complete, this may slow down the server.");
+    aof.flush_postponed_since = 0;
+    return 0;
+}
+
+/* A failed or partial write is cut back off the file, so it never ends in
+ * the middle of a command; the buffer keeps everything for the retry. */
+static void handleWriteError(ssize_t written, int err) {
+    if (written > 0 && aofsys.ftruncate(aof.fd, aof.incr_size) == -1) {
+        /* can't undo: keep what reached the file, drop it from the buffer */
+        sdsrange(aof.buf, written, -1);
+        aof.incr_size += written;
+        aof.current_size += written;
+    }
+    aof.last_write_status = C_ERR;
+    aof.last_write_errno = err;
+    logWriteError(written > 0 ? "short write" : "write", err);
+    if (server.aof_fsync == AOF_FSYNC_ALWAYS) {
+        serverLog(LL_WARNING, "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...");
+        exit(1);
+    }
+}
+
+void aofFlush(int force) {
+    if (aof.fd == -1) return;
+    if (sdslen(aof.buf) == 0) {
+        fsyncPerPolicy();
+        return;
+    }
+    if (postponeForBackgroundFsync(force)) return;
+    size_t len = sdslen(aof.buf);
+    ssize_t written = writeFully(aof.fd, aof.buf, len);
+    if (written != (ssize_t)len) {
+        handleWriteError(written, errno);
+        return;
+    }
+    if (aof.last_write_status == C_ERR) serverLog(LL_NOTICE, "AOF write error looks solved. The server can write again.");
+    aof.last_write_status = C_OK;
+    aof.bytes_written += (long long)len;
+    aof.incr_size += (off_t)len;
+    aof.current_size += (off_t)len;
+    aof.unsynced = 1;
+    if (sdsalloc(aof.buf) > 4 * 1024 * 1024) {
+        sdsfree(aof.buf);
+        aof.buf = sdsempty();
+    } else {
+        sdsclear(aof.buf);
+    }
+    fsyncPerPolicy();
+}
+
+/* -MISCONF while the AOF can't be written: the error text, or NULL. */
+sds aofWriteDeniedError(void) {
+    if (!server.aof_enabled || aof.last_write_status == C_OK) return NULL;
+    return sdscatfmt(sdsempty(), "-MISCONF Errors writing to the AOF file: %s", strerror(aof.last_write_errno));
+}
+
+/* ---- opening files ------------------------------------------------------------------------- */
+
+static int ensureDir(void) {
+    if (mkdir(server.aof_dirname, 0755) == -1 && errno != EEXIST) {
+        serverLog(LL_WARNING, "Can't create the append-only directory %s: %s", server.aof_dirname, strerror(errno));
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static int openForAppend(const char *name) {
+    sds path = aofPathJoin(server.aof_dirname, name);
+    int fd = aofsys.open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd == -1) serverLog(LL_WARNING, "Can't open the append-only file %s: %s", path, strerror(errno));
+    sdsfree(path);
+    return fd;
+}
+
+static void switchToFile(int fd) {
+    aofFlush(1);
+    if (aof.fd != -1) {
+        if (aof.unsynced && server.aof_fsync != AOF_FSYNC_NO) aofsys.fsync(aof.fd);
+        bioSubmitClose(aof.fd);
+    }
+    aof.fd = fd;
+    aof.incr_size = 0;
+    aof.selected_db = -1; /* a new file starts with its own SELECT */
+    aof.unsynced = 0;
+}
+
+/* Starts a new incremental file and records it in the manifest (used at
+ * start-up and when a rewrite begins). */
+int aofOpenNewIncr(void) {
+    aofManifest *am = aofManifestDup(aof.manifest);
+    sds name = aofManifestNewIncrName(am, server.aof_filename);
+    int fd = openForAppend(name);
+    sds mpath = aofManifestPath();
+    int ok = fd != -1;
+    if (ok) aofManifestAddIncr(am, name, am->curr_incr_seq);
+    if (ok && aofManifestPersist(am, server.aof_dirname, mpath) != C_OK) {
+        close(fd);
+        sds path = aofPathJoin(server.aof_dirname, name);
+        unlink(path);
+        sdsfree(path);
+        ok = 0;
+    }
+    sdsfree(mpath);
+    sdsfree(name);
+    if (!ok) {
+        aofManifestFree(am);
+        return C_ERR;
+    }
+    aofSetCurrentManifest(am);
+    switchToFile(fd);
+    return C_OK;
+}
+
+static off_t fileSize(const char *name) {
+    sds path = aofPathJoin(server.aof_dirname, name);
+    struct stat st;
+    off_t size = stat(path, &st) == 0 ? st.st_size : 0;
+    sdsfree(path);
+    return size;
+}
+
+/* Reopens the last incremental file the manifest names, for appending. */
+static int openLastIncr(void) {
+    aofManifest *am = aof.manifest;
+    if (am->incr_count == 0) return aofOpenNewIncr();
+    const char *name = am->incrs[am->incr_count - 1]->name;
+    int fd = openForAppend(name);
+    if (fd == -1) return C_ERR;
+    switchToFile(fd);
+    aof.incr_size = fileSize(name);
+    return C_OK;
+}
+
+/* ---- start-up, enabling and disabling -------------------------------------------------------- */
+
+static void exitOnLoadFailure(void) {
+    serverLog(LL_WARNING, "Fatal error loading the AOF: the server can't start.");
+    exit(1);
+}
+
+/* Loads an existing AOF (the manifest decides which files) or creates an
+ * empty one, then opens the last incremental file for appending. */
+static void openOrCreateAtStartup(void) {
+    if (ensureDir() != C_OK) exit(1);
+    sds mpath = aofManifestPath();
+    aofManifest *am = NULL;
+    sds err = NULL;
+    off_t total = 0;
+    if (access(mpath, F_OK) == 0) {
+        if (aofManifestLoad(mpath, &am, &err) != C_OK) {
+            serverLog(LL_WARNING, "%s", err);
+            sdsfree(err);
+            exitOnLoadFailure();
+        }
+        if (aofLoadFiles(am, &total) == AOF_LOAD_FAILED) exitOnLoadFailure();
+        aofSetCurrentManifest(am);
+    } else {
+        aofSetCurrentManifest(aofManifestCreate());
+    }
+    sdsfree(mpath);
+    if (openLastIncr() != C_OK) exit(1);
+    aof.current_size = total > aof.incr_size ? total : aof.incr_size;
+    aof.base_size = aof.current_size; /* auto-rewrite measures growth from here */
+}
+
+static void aofBeforeSleep(void) {
+    if (server.aof_enabled) aofFlush(0);
+}
+
+static int aofCron(struct aeEventLoop *el, long long id, void *data) {
+    (void)el;
+    (void)id;
+    (void)data;
+    if (server.aof_enabled) {
+        int err = bioLastFsyncErrno();
+        if (err && aof.last_write_status == C_OK) {
+            aof.last_write_status = C_ERR;
+            aof.last_write_errno = err;
+            logWriteError("fsync", err);
+        } else if (!err && aof.last_write_status == C_ERR && sdslen(aof.buf) == 0) {
+            aof.last_write_status = C_OK;
+        }
+        aofFlush(0); /* retries after errors, postponed writes, everysec fsync */
+    }
+    aofRewriteCron();
+    return 100;
+}
+
+void aofInit(void) {
+    aof.buf = sdsempty();
+    propagateOpsHook = aofFeed;
+    debugRegisterSubcommand("aof-fault", 4, 5, debugAofFault);
+    registerBeforeSleepHook(aofBeforeSleep);
+    if (aeCreateTimeEvent(server.el, 100, aofCron, NULL, NULL) == AE_ERR) serverPanic("Can't create the AOF timer");
+    if (server.aof_enabled) openOrCreateAtStartup();
+}
+
+/* CONFIG SET appendonly yes|no. Turning it on writes the whole dataset as a
+ * new base with a rewrite; writes meanwhile go to a new incremental file. */
+int aofSetEnabled(int on, sds *err) {
+    if (on && aof.fd == -1) {
+        if (ensureDir() != C_OK || (aof.manifest == NULL && (aofSetCurrentManifest(aofManifestCreate()), 0)) ||
+            aofOpenNewIncr() != C_OK || aofRewriteStart() != C_OK) {
+            *err = sdsnew("Failed to enable the AOF: see the server log");
+            return C_ERR;
+        }
+    } else if (!on && aof.fd != -1) {
+        aofRewriteKill();
+        aofFlush(1);
+        if (aof.unsynced) aofsys.fsync(aof.fd);
+        close(aof.fd);
+        aof.fd = -1;
+        aof.last_write_status = C_OK;
+    }
+    return C_OK;
+}
+
+/* SHUTDOWN: everything written and on disk. */
+void aofShutdown(void) {
+    if (aof.fd == -1) return;
+    aofRewriteKill();
+    aofFlush(1);
+    bioDrain();
+    aofsys.fsync(aof.fd);
+}
+
+/* ---- INFO ----------------------------------------------------------------------------------- */
+
+sds aofInfoString(sds info) {
+    long long bg_calls, bg_total, bg_max;
+    bioFsyncStats(&bg_calls, &bg_total, &bg_max);
+    long long calls = aof.fsync_calls + bg_calls, total = aof.fsync_total_us + bg_total;
+    info = aofRewriteInfo(info);
+    info = sdscatfmt(info, "aof_last_write_status:%s\r\n", aof.last_write_status == C_OK ? "ok" : "err");
+    if (!server.aof_enabled) return info;
+    info = sdscatfmt(info,
+                     "aof_current_size:%I\r\n"
+                     "aof_base_size:%I\r\n"
+                     "aof_pending_rewrite:0\r\n"
+                     "aof_buffer_length:%U\r\n"
+                     "aof_pending_bio_fsync:%U\r\n"
+                     "aof_delayed_fsync:%I\r\n"
+                     "aof_bytes_written:%I\r\n"
+                     "aof_write_calls:%I\r\n"
+                     "aof_fsync_calls:%I\r\n"
+                     "aof_fsync_avg_usec:%I\r\n"
+                     "aof_fsync_max_usec:%I\r\n",
+                     (long long)aof.current_size, (long long)aof.base_size, (unsigned long long)sdslen(aof.buf),
+                     (unsigned long long)bioPendingFsyncs(), aof.delayed_fsync, aof.bytes_written, aof.write_calls,
+                     calls, calls ? total / calls : 0, aof.fsync_max_us > bg_max ? aof.fsync_max_us : bg_max);
+    return info;
+}

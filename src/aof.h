@@ -1,0 +1,85 @@
+/* aof.h -- the append-only file, shared between its parts:
+ *   aof.c          the writer: feed, coalesced writes, fsync policies, errors
+ *   aof_manifest.c the multi-part layout: base + incremental files + manifest
+ *   aof_load.c     replay at start-up and DEBUG LOADAOF
+ *   aof_rewrite.c  BGREWRITEAOF: a forked child writes a new base
+ *
+ * Every system call that can fail on the data files goes through `aofsys`
+ * (the seam): tests replace entries to inject ENOSPC, EIO or short writes
+ * (DEBUG AOF-FAULT), so the error paths are exercised, not just written.
+ */
+#ifndef AOF_H
+#define AOF_H
+
+#include <sys/types.h>
+
+typedef struct aofSyscalls {
+    ssize_t (*write)(int fd, const void *buf, size_t len);
+    int (*fsync)(int fd);
+    int (*rename)(const char *from, const char *to);
+    int (*open)(const char *path, int flags, mode_t mode);
+    int (*ftruncate)(int fd, off_t len);
+} aofSyscalls;
+extern aofSyscalls aofsys;
+
+/* ---- the manifest (aof_manifest.c) ------------------------------------------------ */
+#define AOF_FILE_BASE 'b'
+#define AOF_FILE_HISTORY 'h'
+#define AOF_FILE_INCR 'i'
+
+typedef struct aofFile {
+    sds name;
+    long long seq;
+    char type;
+} aofFile;
+
+typedef struct aofManifest {
+    aofFile *base;           /* NULL if none */
+    aofFile **incrs;         /* in replay order */
+    int incr_count;
+    long long curr_base_seq; /* highest seq used so far */
+    long long curr_incr_seq;
+} aofManifest;
+
+aofManifest *aofManifestCreate(void);
+void aofManifestFree(aofManifest *am);
+aofManifest *aofManifestDup(const aofManifest *am);
+int aofManifestLoad(const char *path, aofManifest **out, sds *err); /* C_ERR: corrupt (err set) */
+int aofManifestPersist(const aofManifest *am, const char *dirname, const char *path); /* atomic */
+void aofManifestSetBase(aofManifest *am, const char *name, long long seq);
+void aofManifestAddIncr(aofManifest *am, const char *name, long long seq);
+void aofManifestDropIncrsUpTo(aofManifest *am, long long last_seq);
+sds aofManifestNewBaseName(aofManifest *am, const char *prefix); /* bumps curr_base_seq */
+sds aofManifestNewIncrName(aofManifest *am, const char *prefix);
+sds aofPathJoin(const char *dir, const char *name);
+int aofFsyncDir(const char *dirname);
+
+/* ---- the writer (aof.c) ------------------------------------------------------------ */
+void aofInit(void);                   /* at start-up: open or create, and replay */
+sds aofDirPath(void);                 /* <dir>/<appenddirname>, relative to the working dir */
+sds aofManifestPath(void);
+aofManifest *aofCurrentManifest(void);
+void aofSetCurrentManifest(aofManifest *am);
+int aofOpenNewIncr(void);             /* switch writes to a new incremental file */
+void aofFlush(int force);
+off_t aofCurrentSize(void);
+void aofSetBaseSize(off_t size);
+off_t aofBaseSizeForGrowth(void);
+
+/* ---- loading (aof_load.c) ----------------------------------------------------------- */
+#define AOF_LOAD_OK 0
+#define AOF_LOAD_EMPTY 1
+#define AOF_LOAD_TRUNCATED 2 /* truncated and repaired */
+#define AOF_LOAD_FAILED 3
+int aofLoadFiles(aofManifest *am, off_t *total_size);
+int aofReplayFile(const char *path, int is_last, off_t *valid_len);
+
+/* ---- rewriting (aof_rewrite.c) ------------------------------------------------------ */
+int aofRewriteStart(void);            /* C_ERR if it couldn't start */
+int aofRewriteInProgress(void);
+void aofRewriteCron(void);            /* reap the child, auto-rewrite */
+sds aofRewriteInfo(sds info);
+void aofRewriteKill(void);
+int aofRewriteScheduled(void);
+
+#endif /* AOF_H */

@@ -1,0 +1,326 @@
+/* aof_load.c -- replaying the append-only file: at start-up (every file the
+ * manifest names, base first) and for DEBUG LOADAOF.
+ *
+ * Commands are read as RESP multibulks and run by a fake client (no
+ * connection, so no replies are produced), exactly as if a client had sent
+ * them; MULTI/EXEC blocks are queued and executed as transactions.
+ *
+ * Design decisions:
+ * - A file that ends in the middle of a command -- a crash during a write,
+ *   or a power cut on an SD card -- is cut back to the end of the last
+ *   complete command when `aof-load-truncated yes` (the default) and it is
+ *   the last file; the offset is logged. A MULTI without its EXEC at the
+ *   end counts as truncated at the MULTI, so a transaction is replayed
+ *   whole or not at all. Anything malformed before the end stops start-up
+ *   with the file name, the byte offset and what to do about it.
+ * - The file is read in large chunks into a buffer and parsed in place; no
+ *   per-line stdio. While loading, the event loop keeps running every few
+ *   thousand commands so clients get -LOADING instead of a silent socket,
+ *   and INFO shows the progress.
+ */
+#include <errno.h>
+
+#include "server.h"
+#include "aof.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#define AOF_READ_CHUNK (1024 * 1024)
+#define AOF_MAX_ARGS (1024 * 1024)
+
+typedef struct aofReader {
+    int fd;
+    char *buf;
+    size_t len, pos;  /* bytes in buf, parse position */
+    off_t consumed;   /* file offset of buf[0] */
+    int eof;
+} aofReader;
+
+static struct {
+    long long start_time;
+    off_t total_bytes, loaded_bytes;
+} progress;
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+/* Makes at least `need` bytes available from pos; 0 at end of file. */
+static int readerFill(aofReader *r, size_t need) {
+    while (r->len - r->pos < need && !r->eof) {
+        if (r->pos > 0) { /* slide the unparsed tail to the front */
+            memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+            r->consumed += (off_t)r->pos;
+            r->len -= r->pos;
+            r->pos = 0;
+        }
+        size_t want = need > AOF_READ_CHUNK ? need : AOF_READ_CHUNK;
+        r->buf = zrealloc(r->buf, r->len + want);
+        ssize_t n = read(r->fd, r->buf + r->len, want);
+        if (n == -1 && errno == EINTR) continue;
+        if (n <= 0) r->eof = 1;
+        else r->len += (size_t)n;
+    }
+    return r->len - r->pos >= need;
+}
+
+static off_t readerOffset(aofReader *r) { return r->consumed + (off_t)r->pos; }
+
+#define READ_OK 0
+#define READ_EOF 1       /* clean end of file */
+#define READ_TRUNCATED 2 /* the file ends inside a command */
+#define READ_BAD 3       /* malformed */
+
+/* "<prefix><number>\r\n" */
+static int readNumberLine(aofReader *r, char prefix, long long *out) {
+    char *nl;
+    for (;;) {
+        nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        if (nl) break;
+        if (r->len - r->pos > 64) return READ_BAD;
+        if (!readerFill(r, r->len - r->pos + 1)) return READ_TRUNCATED;
+    }
+    char *line = r->buf + r->pos;
+    size_t linelen = (size_t)(nl - line);
+    if (linelen < 2 || line[0] != prefix || line[linelen - 1] != '\r' ||
+        !string2ll(line + 1, linelen - 2, out))
+        return READ_BAD;
+    r->pos += linelen + 1;
+    return READ_OK;
+}
+
+/* One command into argv; READ_EOF only at a command boundary. */
+static int readCommand(aofReader *r, robj ***argv_out, int *argc_out) {
+    if (!readerFill(r, 1)) return READ_EOF;
+    long long argc;
+    int ret = readNumberLine(r, '*', &argc);
+    if (ret != READ_OK) return ret;
+    if (argc < 1 || argc > AOF_MAX_ARGS) return READ_BAD;
+    robj **argv = zcalloc(sizeof(robj *) * (size_t)argc);
+    for (long long j = 0; j < argc; j++) {
+        long long len;
+        ret = readNumberLine(r, '$', &len);
+        if (ret == READ_OK && (len < 0 || len > server.proto_max_bulk_len)) ret = READ_BAD;
+        if (ret == READ_OK && !readerFill(r, (size_t)len + 2)) ret = READ_TRUNCATED;
+        if (ret == READ_OK && (r->buf[r->pos + (size_t)len] != '\r' || r->buf[r->pos + (size_t)len + 1] != '\n'))
+            ret = READ_BAD;
+        if (ret != READ_OK) {
+            for (long long i = 0; i < j; i++) decrRefCount(argv[i]);
+            zfree(argv);
+            return ret;
+        }
+        argv[j] = createStringObject(r->buf + r->pos, (size_t)len);
+        r->pos += (size_t)len + 2;
+    }
+    *argv_out = argv;
+    *argc_out = (int)argc;
+    return READ_OK;
+}
+
+/* ---- executing ---------------------------------------------------------------------------- */
+
+static client *createLoadingClient(void) {
+    client *c = createClient(NULL);
+    c->flags |= CLIENT_FAKE;
+    c->authenticated = 1;
+    return c;
+}
+
+static void freeLoadingClient(client *c) {
+    c->argc = 0;
+    c->argv = NULL;
+    freeClient(c);
+}
+
+/* Runs one command; C_ERR if it names no command. */
+static int executeLoaded(client *c, robj **argv, int argc) {
+    c->argv = argv;
+    c->argc = argc;
+    c->argv_len = argc;
+    c->cmd = c->lastcmd = c->realcmd = lookupCommand(argv, argc);
+    redisCommand *cmd = c->cmd;
+    if (cmd == NULL || cmd->proc == NULL || (cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
+        return C_ERR;
+    if (c->flags & CLIENT_MULTI && !commandRunsInsideMulti(c->cmd)) queueMultiCommand(c);
+    else call(c, CALL_NONE);
+    freeClientArgv(c);
+    zfree(c->argv);
+    c->argv = NULL;
+    c->argc = 0;
+    return C_OK;
+}
+
+static void serveClientsWhileLoading(off_t file_offset, off_t done_before) {
+    progress.loaded_bytes = done_before + file_offset;
+    updateCachedTime();
+    aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    handleClientsWithPendingWrites();
+}
+
+/* ---- one file ---------------------------------------------------------------------------- */
+
+static void logTruncated(const char *path, off_t valid_len) {
+    serverLog(LL_WARNING, "!!! Warning: short read while loading the AOF file %s!!!", path);
+    serverLog(LL_WARNING, "!!! Truncating the AOF %s at offset %lld !!!", path, (long long)valid_len);
+}
+
+static int truncateFile(const char *path, off_t valid_len) {
+    int fd = aofsys.open(path, O_WRONLY, 0644);
+    int ok = fd != -1 && aofsys.ftruncate(fd, valid_len) == 0 && aofsys.fsync(fd) == 0;
+    if (fd != -1) close(fd);
+    if (!ok) serverLog(LL_WARNING, "Error truncating the AOF file %s: %s", path, strerror(errno));
+    return ok;
+}
+
+static int handleTruncation(const char *path, int is_last, off_t valid_len) {
+    if (!is_last || !server.aof_load_truncated) {
+        serverLog(LL_WARNING,
+                  "Unexpected end of file reading the append only file %s (after byte %lld). You can: 1) Make a "
+                  "backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. 2) Alternatively "
+                  "you can set the 'aof-load-truncated' configuration option to yes and restart the server.",
+                  path, (long long)valid_len);
+        return AOF_LOAD_FAILED;
+    }
+    logTruncated(path, valid_len);
+    if (!truncateFile(path, valid_len)) return AOF_LOAD_FAILED;
+    serverLog(LL_WARNING, "AOF %s loaded anyway because aof-load-truncated is enabled", path);
+    return AOF_LOAD_TRUNCATED;
+}
+
+static int replayFrom(aofReader *r, const char *path, int is_last, off_t done_before, off_t *valid_len) {
+    client *c = createLoadingClient();
+    off_t multi_start = -1; /* offset of an open MULTI */
+    long long count = 0;
+    int result = AOF_LOAD_OK;
+    for (;;) {
+        off_t command_start = readerOffset(r);
+        robj **argv = NULL;
+        int argc = 0;
+        int ret = readCommand(r, &argv, &argc);
+        if (ret == READ_EOF) {
+            *valid_len = command_start;
+            if (multi_start != -1) { /* a transaction without its EXEC */
+                *valid_len = multi_start;
+                result = handleTruncation(path, is_last, multi_start);
+            }
+            break;
+        }
+        if (ret == READ_TRUNCATED) {
+            *valid_len = multi_start != -1 ? multi_start : command_start;
+            result = handleTruncation(path, is_last, *valid_len);
+            break;
+        }
+        if (ret == READ_BAD) {
+            serverLog(LL_WARNING,
+                      "Bad file format reading the append only file %s at byte %lld: make a backup of your AOF "
+                      "file, then use ./redis-check-aof --fix <filename.manifest>",
+                      path, (long long)command_start);
+            result = AOF_LOAD_FAILED;
+            break;
+        }
+        int is_multi = !strcasecmp(argv[0]->ptr, "multi"), is_exec = !strcasecmp(argv[0]->ptr, "exec");
+        if (executeLoaded(c, argv, argc) != C_OK) {
+            serverLog(LL_WARNING, "Unknown command or wrong arity '%s' reading the append only file %s at byte %lld",
+                      (char *)argv[0]->ptr, path, (long long)command_start);
+            for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+            zfree(argv);
+            result = AOF_LOAD_FAILED;
+            break;
+        }
+        if (is_multi) multi_start = command_start;
+        if (is_exec) multi_start = -1;
+        if (++count % 1024 == 0) serveClientsWhileLoading(readerOffset(r), done_before);
+    }
+    freeLoadingClient(c);
+    return result;
+}
+
+/* Replays one file. valid_len: the offset after the last complete command. */
+int aofReplayFile(const char *path, int is_last, off_t *valid_len) {
+    aofReader r = {.fd = open(path, O_RDONLY)};
+    if (r.fd == -1) {
+        serverLog(LL_WARNING, "Can't open the append-only file %s: %s", path, strerror(errno));
+        return AOF_LOAD_FAILED;
+    }
+    int result = replayFrom(&r, path, is_last, progress.loaded_bytes, valid_len);
+    close(r.fd);
+    zfree(r.buf);
+    return result;
+}
+
+static off_t sizeOf(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_size : 0;
+}
+
+/* Replays the base and every incremental file in order. */
+int aofLoadFiles(aofManifest *am, off_t *total_size) {
+    int nfiles = am->incr_count + (am->base ? 1 : 0);
+    sds *paths = zmalloc(sizeof(sds) * (size_t)(nfiles ? nfiles : 1));
+    int n = 0;
+    if (am->base) paths[n++] = aofPathJoin(server.aof_dirname, am->base->name);
+    for (int j = 0; j < am->incr_count; j++) paths[n++] = aofPathJoin(server.aof_dirname, am->incrs[j]->name);
+    progress.start_time = mstime();
+    progress.total_bytes = 0;
+    progress.loaded_bytes = 0;
+    for (int j = 0; j < n; j++) progress.total_bytes += sizeOf(paths[j]);
+
+    int result = nfiles ? AOF_LOAD_OK : AOF_LOAD_EMPTY;
+    server.loading = 1;
+    long long start = ustime();
+    for (int j = 0; j < n && result != AOF_LOAD_FAILED; j++) {
+        if (access(paths[j], F_OK) != 0) {
+            serverLog(LL_WARNING, "The AOF file %s listed in the manifest doesn't exist", paths[j]);
+            result = AOF_LOAD_FAILED;
+            break;
+        }
+        off_t valid = 0;
+        int ret = aofReplayFile(paths[j], j == n - 1, &valid);
+        if (ret == AOF_LOAD_FAILED || ret == AOF_LOAD_TRUNCATED) result = ret;
+        progress.loaded_bytes += valid;
+    }
+    server.loading = 0;
+    *total_size = progress.loaded_bytes;
+    if (result != AOF_LOAD_FAILED)
+        serverLog(LL_NOTICE, "DB loaded from append only file: %.3f seconds", (double)(ustime() - start) / 1e6);
+    for (int j = 0; j < n; j++) sdsfree(paths[j]);
+    zfree(paths);
+    return result;
+}
+
+/* INFO persistence while loading. */
+sds aofLoadingInfo(sds info) {
+    if (!server.loading) return info;
+    double perc = progress.total_bytes ? (double)progress.loaded_bytes * 100 / (double)progress.total_bytes : 0;
+    long long elapsed = (mstime() - progress.start_time) / 1000;
+    long long eta = progress.loaded_bytes && elapsed
+                        ? (long long)((double)(progress.total_bytes - progress.loaded_bytes) /
+                                      ((double)progress.loaded_bytes / (double)elapsed))
+                        : 1;
+    return sdscatprintf(info,
+                        "loading_start_time:%lld\r\n"
+                        "loading_total_bytes:%lld\r\n"
+                        "loading_rdb_used_mem:0\r\n"
+                        "loading_loaded_bytes:%lld\r\n"
+                        "loading_loaded_perc:%.2f\r\n"
+                        "loading_eta_seconds:%lld\r\n",
+                        progress.start_time / 1000, (long long)progress.total_bytes,
+                        (long long)progress.loaded_bytes, perc, eta);
+}
+
+/* DEBUG LOADAOF: flush the AOF, empty the dataset and load it back. */
+void debugLoadAofCommand(client *c) {
+    if (!server.aof_enabled) {
+        addReplyError(c, "DEBUG LOADAOF needs appendonly yes");
+        return;
+    }
+    aofFlush(1);
+    emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
+    off_t total;
+    if (aofLoadFiles(aofCurrentManifest(), &total) == AOF_LOAD_FAILED) {
+        addReplyError(c, "Error trying to load the AOF files, check the server logs.");
+        return;
+    }
+    server.dirty = 0;
+    serverLog(LL_NOTICE, "Append Only File loaded by DEBUG LOADAOF");
+    addReply(c, shared.ok);
+}

@@ -1,0 +1,424 @@
+/* aof_rewrite.c -- BGREWRITEAOF and the automatic rewrite: a forked child
+ * writes the dataset as the shortest command stream into a new base file
+ * while the parent keeps serving.
+ *
+ * How no write is lost (the multi-part design, as Redis 7 has it):
+ *   1. At the start the parent closes the current incremental file and opens
+ *      a new one, recording it in the manifest (old base + old incrementals +
+ *      new incremental). Everything written from now on goes there.
+ *   2. The child writes the dataset as of the fork into a temporary file,
+ *      fsyncs it (and fsyncs as it goes with aof-rewrite-incremental-fsync,
+ *      so the disk isn't hit by one huge flush at the end) and exits.
+ *   3. The parent renames it to the new base, writes a manifest naming the
+ *      new base + the incremental files opened since step 1, atomically
+ *      (rename + directory fsync), and deletes the old files.
+ * A crash or a failed child at any point leaves a manifest that names a
+ * complete, consistent set of files; a failed rewrite is logged and retried.
+ *
+ * The command stream is variadic (RPUSH/SADD/HSET/ZADD with up to 64 items
+ * each), followed by PEXPIREAT for keys with a TTL.
+ */
+#include <errno.h>
+
+#include "server.h"
+#include "aof.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define REWRITE_BATCH 64
+#define REWRITE_FSYNC_BYTES (4 * 1024 * 1024)
+#define REWRITE_RETRY_MS 5000
+
+static struct {
+    pid_t child;
+    long long start_ms;
+    long long boundary_seq;   /* incremental files below this seq are in the new base */
+    int scheduled;
+    int last_status;          /* C_OK / C_ERR */
+    long long last_time_sec;  /* duration of the last rewrite, -1 = none */
+    long long last_failure_ms;
+    long long rewrites;
+    long long latest_fork_usec;
+    long long total_forks;
+    long long last_cow_bytes;
+    int cow_pipe;             /* read end: the child reports its copy-on-write size */
+} rw = {.child = -1, .last_status = C_OK, .last_time_sec = -1, .cow_pipe = -1};
+
+static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-bg-%i.aof", (int)pid); }
+
+/* ---- the child: writing the dataset ---------------------------------------------------------- */
+
+typedef struct rewriteWriter {
+    int fd;
+    sds buf;
+    size_t since_fsync;
+    int failed;
+} rewriteWriter;
+
+static void writerFlush(rewriteWriter *w) {
+    const char *p = w->buf;
+    size_t len = sdslen(w->buf);
+    while (len && !w->failed) {
+        ssize_t n = aofsys.write(w->fd, p, len);
+        if (n == -1 && errno == EINTR) continue;
+        if (n <= 0) {
+            w->failed = 1;
+            break;
+        }
+        p += n;
+        len -= (size_t)n;
+        w->since_fsync += (size_t)n;
+    }
+    sdsclear(w->buf);
+    if (!w->failed && server.aof_rewrite_incremental_fsync && w->since_fsync >= REWRITE_FSYNC_BYTES) {
+        if (aofsys.fsync(w->fd) == -1) w->failed = 1;
+        w->since_fsync = 0;
+    }
+}
+
+static void writerMaybeFlush(rewriteWriter *w) {
+    if (sdslen(w->buf) >= 64 * 1024) writerFlush(w);
+}
+
+static sds catBulk(sds buf, const char *p, size_t len) {
+    buf = sdscatfmt(buf, "$%U\r\n", (unsigned long long)len);
+    buf = sdscatlen(buf, p, len);
+    return sdscatlen(buf, "\r\n", 2);
+}
+
+static sds catElem(sds buf, const elemRef *e) {
+    if (e->s) return catBulk(buf, (const char *)e->s, e->len);
+    char num[LONG_STR_SIZE];
+    int n = ll2string(num, sizeof num, e->ll);
+    return catBulk(buf, num, (size_t)n);
+}
+
+/* A variadic command over a collection, in batches: "*<n>\r\n$..CMD..key" is
+ * written when a batch starts, items as they come. */
+typedef struct batchState {
+    rewriteWriter *w;
+    const char *cmd;
+    sds key;
+    unsigned long remaining;   /* items left in the collection */
+    int per_item;              /* arguments per item (1, or 2 for pairs) */
+    int in_batch;              /* items left in the current batch */
+} batchState;
+
+static void batchItemStart(batchState *b) {
+    if (b->in_batch == 0) {
+        int items = b->remaining > REWRITE_BATCH ? REWRITE_BATCH : (int)b->remaining;
+        b->w->buf = sdscatfmt(b->w->buf, "*%i\r\n", 2 + items * b->per_item);
+        b->w->buf = catBulk(b->w->buf, b->cmd, strlen(b->cmd));
+        b->w->buf = catBulk(b->w->buf, b->key, sdslen(b->key));
+        b->in_batch = items;
+    }
+}
+
+static void batchItemEnd(batchState *b) {
+    b->in_batch--;
+    b->remaining--;
+    writerMaybeFlush(b->w);
+}
+
+static int rewriteElem(void *ud, const elemRef *e) {
+    batchState *b = ud;
+    batchItemStart(b);
+    b->w->buf = catElem(b->w->buf, e);
+    batchItemEnd(b);
+    return 0;
+}
+
+static int rewritePair(void *ud, const elemRef *field, const elemRef *value) {
+    batchState *b = ud;
+    batchItemStart(b);
+    b->w->buf = catElem(b->w->buf, field);
+    b->w->buf = catElem(b->w->buf, value);
+    batchItemEnd(b);
+    return 0;
+}
+
+static int rewriteScored(void *ud, const elemRef *member, double score) {
+    batchState *b = ud;
+    char num[MAX_D2STRING_CHARS];
+    int n = d2string(num, sizeof num, score);
+    batchItemStart(b);
+    b->w->buf = catBulk(b->w->buf, num, (size_t)n);
+    b->w->buf = catElem(b->w->buf, member);
+    batchItemEnd(b);
+    return 0;
+}
+
+static void rewriteString(rewriteWriter *w, sds key, robj *o) {
+    robj *value = getDecodedObject(o);
+    w->buf = sdscat(w->buf, "*3\r\n$3\r\nSET\r\n");
+    w->buf = catBulk(w->buf, key, sdslen(key));
+    w->buf = catBulk(w->buf, value->ptr, sdslen(value->ptr));
+    decrRefCount(value);
+}
+
+static void rewriteObject(rewriteWriter *w, sds key, robj *o) {
+    batchState b = {w, NULL, key, 0, 1, 0};
+    switch (o->type) {
+    case OBJ_STRING: rewriteString(w, key, o); break;
+    case OBJ_LIST:
+        b.cmd = "RPUSH", b.remaining = listTypeLength(o);
+        listTypeForEach(o, rewriteElem, &b);
+        break;
+    case OBJ_SET:
+        b.cmd = "SADD", b.remaining = setTypeSize(o);
+        setTypeForEach(o, rewriteElem, &b);
+        break;
+    case OBJ_HASH:
+        b.cmd = "HSET", b.remaining = hashTypeLength(o), b.per_item = 2;
+        hashTypeForEach(o, rewritePair, &b);
+        break;
+    case OBJ_ZSET:
+        b.cmd = "ZADD", b.remaining = zsetLength(o), b.per_item = 2;
+        zsetTypeForEach(o, 0, rewriteScored, &b);
+        break;
+    default: serverPanic("Unknown object type %d in the AOF rewrite", o->type);
+    }
+}
+
+static void rewriteExpire(rewriteWriter *w, sds key, long long when) {
+    char num[LONG_STR_SIZE];
+    int n = ll2string(num, sizeof num, when);
+    w->buf = sdscat(w->buf, "*3\r\n$9\r\nPEXPIREAT\r\n");
+    w->buf = catBulk(w->buf, key, sdslen(key));
+    w->buf = catBulk(w->buf, num, (size_t)n);
+}
+
+static void rewriteDb(rewriteWriter *w, int dbid) {
+    redisDb *db = &server.db[dbid];
+    if (kvtableSize(db->keys) == 0) return;
+    char id[LONG_STR_SIZE];
+    int n = ll2string(id, sizeof id, dbid);
+    w->buf = sdscat(w->buf, "*2\r\n$6\r\nSELECT\r\n");
+    w->buf = catBulk(w->buf, id, (size_t)n);
+    kvtableIterator *it = kvtableGetIterator(db->keys);
+    kvobj *o;
+    while ((o = kvtableNext(it)) != NULL && !w->failed) {
+        sds key = kvobjGetKey(o);
+        rewriteObject(w, key, o);
+        if (kvobjHasExpire(o)) rewriteExpire(w, key, kvobjGetExpire(o));
+        writerMaybeFlush(w);
+    }
+    kvtableReleaseIterator(it);
+}
+
+/* Bytes of this process's memory that copy-on-write has duplicated. */
+static long long childCowBytes(void) {
+    FILE *fp = fopen("/proc/self/smaps_rollup", "r");
+    if (fp == NULL) return 0;
+    char line[256];
+    long long kb = 0, v;
+    while (fgets(line, sizeof line, fp))
+        if (sscanf(line, "Private_Dirty: %lld kB", &v) == 1) kb += v;
+    fclose(fp);
+    return kb * 1024;
+}
+
+static int rewriteToFile(const char *path) {
+    rewriteWriter w = {aofsys.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), sdsempty(), 0, 0};
+    if (w.fd == -1) return C_ERR;
+    for (int j = 0; j < server.dbnum && !w.failed; j++) rewriteDb(&w, j);
+    writerFlush(&w);
+    int ok = !w.failed && aofsys.fsync(w.fd) == 0;
+    close(w.fd);
+    sdsfree(w.buf);
+    return ok ? C_OK : C_ERR;
+}
+
+static void childMain(const char *path, int cow_fd) {
+    int ret = rewriteToFile(path);
+    long long cow = childCowBytes();
+    ssize_t ignored = write(cow_fd, &cow, sizeof cow);
+    (void)ignored;
+    _exit(ret == C_OK ? 0 : 1);
+}
+
+/* ---- the parent --------------------------------------------------------------------------- */
+
+int aofRewriteInProgress(void) { return rw.child != -1; }
+int aofRewriteScheduled(void) { return rw.scheduled; }
+
+int aofRewriteStart(void) {
+    if (rw.child != -1) {
+        rw.scheduled = 1;
+        return C_OK;
+    }
+    if (aofOpenNewIncr() != C_OK) return C_ERR;
+    rw.boundary_seq = aofCurrentManifest()->curr_incr_seq;
+    int fds[2];
+    if (pipe(fds) == -1) return C_ERR;
+    long long start = ustime();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        sds dir = aofDirPath(), name = tempName(getpid());
+        sds path = aofPathJoin(dir, name);
+        childMain(path, fds[1]);
+    }
+    close(fds[1]);
+    if (pid == -1) {
+        close(fds[0]);
+        serverLog(LL_WARNING, "Can't rewrite the append only file in background: fork: %s", strerror(errno));
+        rw.last_status = C_ERR;
+        rw.last_failure_ms = mstime();
+        return C_ERR;
+    }
+    rw.latest_fork_usec = ustime() - start;
+    rw.total_forks++;
+    if (rw.latest_fork_usec > 500000)
+        serverLog(LL_WARNING, "Slow fork: %lld ms to start the AOF rewrite child (a large dataset, or little free "
+                              "memory)", rw.latest_fork_usec / 1000);
+    rw.child = pid;
+    rw.cow_pipe = fds[0];
+    rw.start_ms = mstime();
+    rw.scheduled = 0;
+    serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
+    return C_OK;
+}
+
+static void deleteFile(const char *name) {
+    sds path = aofPathJoin(server.aof_dirname, name);
+    if (unlink(path) == -1 && errno != ENOENT) serverLog(LL_WARNING, "Can't delete %s: %s", path, strerror(errno));
+    sdsfree(path);
+}
+
+/* The child is done: its file becomes the base, the manifest switches, the
+ * files it replaces go. */
+static int installNewBase(pid_t pid) {
+    aofManifest *old = aofCurrentManifest();
+    aofManifest *am = aofManifestDup(old);
+    sds tmp = tempName(pid), base = aofManifestNewBaseName(am, server.aof_filename);
+    sds tmppath = aofPathJoin(server.aof_dirname, tmp), basepath = aofPathJoin(server.aof_dirname, base);
+    sds mpath = aofManifestPath();
+    int ok = aofsys.rename(tmppath, basepath) == 0;
+    if (!ok) serverLog(LL_WARNING, "Can't rename the rewritten AOF %s to %s: %s", tmppath, basepath, strerror(errno));
+    if (ok) {
+        aofManifestSetBase(am, base, am->curr_base_seq);
+        aofManifestDropIncrsUpTo(am, rw.boundary_seq - 1);
+        ok = aofManifestPersist(am, server.aof_dirname, mpath) == C_OK;
+        if (!ok) unlink(basepath);
+    }
+    if (ok) {
+        if (old->base) deleteFile(old->base->name);
+        for (int j = 0; j < old->incr_count; j++)
+            if (old->incrs[j]->seq < rw.boundary_seq) deleteFile(old->incrs[j]->name);
+        struct stat st;
+        aofSetCurrentManifest(am);
+        aofSetBaseSize(stat(basepath, &st) == 0 ? st.st_size : 0);
+    } else {
+        aofManifestFree(am);
+    }
+    sdsfree(tmp), sdsfree(base), sdsfree(tmppath), sdsfree(basepath), sdsfree(mpath);
+    return ok ? C_OK : C_ERR;
+}
+
+static void readChildCow(void) {
+    long long cow = 0;
+    if (rw.cow_pipe != -1 && read(rw.cow_pipe, &cow, sizeof cow) == (ssize_t)sizeof cow) rw.last_cow_bytes = cow;
+    if (rw.cow_pipe != -1) close(rw.cow_pipe);
+    rw.cow_pipe = -1;
+}
+
+static void rewriteDone(pid_t pid, int status) {
+    int exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    readChildCow();
+    rw.child = -1;
+    rw.last_time_sec = (mstime() - rw.start_ms) / 1000;
+    if (exited_ok && installNewBase(pid) == C_OK) {
+        rw.last_status = C_OK;
+        rw.rewrites++;
+        serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
+        return;
+    }
+    sds tmp = tempName(pid);
+    deleteFile(tmp);
+    sdsfree(tmp);
+    rw.last_status = C_ERR;
+    rw.last_failure_ms = mstime();
+    if (WIFSIGNALED(status)) serverLog(LL_WARNING, "Background AOF rewrite terminated by signal %d", WTERMSIG(status));
+    else serverLog(LL_WARNING, "Background AOF rewrite failed: the current AOF is unchanged; will retry");
+}
+
+/* auto-aof-rewrite-percentage / -min-size: the AOF grew enough since the
+ * last rewrite (or since start-up). */
+static int autoRewriteDue(void) {
+    if (!server.aof_enabled || !server.auto_aof_rewrite_perc) return 0;
+    off_t size = aofCurrentSize(), from = aofBaseSizeForGrowth();
+    if ((unsigned long long)size < server.auto_aof_rewrite_min_size) return 0;
+    if (from == 0) return 1;
+    return (long long)((size - from) * 100 / from) >= server.auto_aof_rewrite_perc;
+}
+
+void aofRewriteCron(void) {
+    if (rw.child != -1) {
+        int status;
+        pid_t pid = waitpid(rw.child, &status, WNOHANG);
+        if (pid == rw.child) rewriteDone(pid, status);
+        return;
+    }
+    if (!server.aof_enabled) return;
+    int retry_allowed = rw.last_status == C_OK || mstime() - rw.last_failure_ms > REWRITE_RETRY_MS;
+    if (rw.scheduled && retry_allowed) {
+        aofRewriteStart();
+    } else if (retry_allowed && autoRewriteDue()) {
+        serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on growth");
+        aofRewriteStart();
+    }
+}
+
+void aofRewriteKill(void) {
+    if (rw.child == -1) return;
+    pid_t pid = rw.child;
+    kill(pid, SIGUSR1);
+    int status;
+    while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
+    readChildCow();
+    sds tmp = tempName(pid);
+    deleteFile(tmp);
+    sdsfree(tmp);
+    rw.child = -1;
+}
+
+sds aofRewriteInfo(sds info) {
+    return sdscatfmt(info,
+                     "aof_rewrite_in_progress:%i\r\n"
+                     "aof_rewrite_scheduled:%i\r\n"
+                     "aof_last_rewrite_time_sec:%I\r\n"
+                     "aof_current_rewrite_time_sec:%I\r\n"
+                     "aof_last_bgrewrite_status:%s\r\n"
+                     "aof_rewrites:%I\r\n"
+                     "aof_last_cow_size:%I\r\n",
+                     rw.child != -1, rw.scheduled, rw.last_time_sec,
+                     rw.child != -1 ? (mstime() - rw.start_ms) / 1000 : -1LL,
+                     rw.last_status == C_OK ? "ok" : "err", rw.rewrites, rw.last_cow_bytes);
+}
+
+long long aofLatestForkUsec(void) { return rw.latest_fork_usec; }
+long long aofTotalForks(void) { return rw.total_forks; }
+
+void bgrewriteaofCommand(client *c) {
+    if (rw.child != -1) {
+        rw.scheduled = 1;
+        addReplyStatus(c, "Background append only file rewriting scheduled");
+        return;
+    }
+    if (!server.aof_enabled) {
+        /* Redis rewrites into the directory even with appendonly off; this
+         * server needs the AOF on to have somewhere to put the result. */
+        addReplyError(c, "Background AOF rewriting needs appendonly yes");
+        return;
+    }
+    if (aofRewriteStart() != C_OK) {
+        addReplyError(c, "Can't execute an AOF background rewriting. Please check the server logs for more "
+                         "information.");
+        return;
+    }
+    addReplyStatus(c, "Background append only file rewriting started");
+}
