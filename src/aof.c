@@ -52,8 +52,8 @@ aofSyscalls aofsys = {sysWrite, sysFsync, rename, sysOpen, ftruncate};
 static struct {
     int err;       /* 0 = off, -1 = short write */
     long count;    /* calls left to fail, -1 = unlimited */
-} faults[4];
-enum { FAULT_WRITE, FAULT_FSYNC, FAULT_OPEN, FAULT_RENAME };
+} faults[5];
+enum { FAULT_WRITE, FAULT_FSYNC, FAULT_OPEN, FAULT_RENAME, FAULT_CHILD_WRITE };
 
 static int faultFires(int which) {
     if (faults[which].err == 0 || faults[which].count == 0) return 0;
@@ -92,10 +92,14 @@ static int faultyRename(const char *from, const char *to) {
     return -1;
 }
 
+/* "child-write": only the writes of a rewrite child fail (the child has
+ * its own copy of this table after fork). */
+int aofChildWriteFault(void) { return faultFires(FAULT_CHILD_WRITE) ? faults[FAULT_CHILD_WRITE].err : 0; }
+
 static void debugAofFault(client *c) {
-    static const char *calls[] = {"write", "fsync", "open", "rename"};
+    static const char *calls[] = {"write", "fsync", "open", "rename", "child-write"};
     int which = -1, err;
-    for (int j = 0; j < 4; j++)
+    for (int j = 0; j < 5; j++)
         if (!strcasecmp(c->argv[2]->ptr, calls[j])) which = j;
     const char *e = c->argv[3]->ptr;
     if (!strcasecmp(e, "off")) err = 0;

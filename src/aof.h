@@ -21,6 +21,7 @@ typedef struct aofSyscalls {
     int (*ftruncate)(int fd, off_t len);
 } aofSyscalls;
 extern aofSyscalls aofsys;
+int aofChildWriteFault(void); /* errno a rewrite child's write must fail with, or 0 */
 
 /* ---- the manifest (aof_manifest.c) ------------------------------------------------ */
 #define AOF_FILE_BASE 'b'

@@ -62,6 +62,10 @@ static void writerFlush(rewriteWriter *w) {
     const char *p = w->buf;
     size_t len = sdslen(w->buf);
     while (len && !w->failed) {
+        if (aofChildWriteFault()) {
+            w->failed = 1;
+            break;
+        }
         ssize_t n = aofsys.write(w->fd, p, len);
         if (n == -1 && errno == EINTR) continue;
         if (n <= 0) {

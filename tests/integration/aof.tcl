@@ -1,0 +1,405 @@
+# aof.tcl -- the append-only file: every data type replays to the same
+# dataset (DEBUG DIGEST before and after DEBUG LOADAOF and a restart), the
+# multi-part layout and BGREWRITEAOF, a rewrite under continuous writes that
+# loses nothing, truncated and corrupt files, MISCONF on write errors (via
+# DEBUG AOF-FAULT, the system-call seam) and recovery, fsync policies and
+# INFO persistence.
+#
+# Design decisions:
+# - File surgery (truncating, corrupting) happens while the server is
+#   stopped: SHUTDOWN, edit the files, then restart_server; a server that
+#   must refuse to start is run directly with a time limit, and its log is
+#   checked.
+# - Rewrites are awaited by polling INFO, never by sleeping.
+
+proc aof_dir {} { return [file join [lindex [r config get dir] 1] appendonlydir] }
+
+proc aof_manifest_lines {} {
+    set fd [open [file join [aof_dir] appendonly.aof.manifest]]
+    set lines [split [string trim [read $fd]] \n]
+    close $fd
+    return $lines
+}
+
+# The file names the manifest lists, in order.
+proc aof_files {} {
+    set names {}
+    foreach line [aof_manifest_lines] { lappend names [lindex $line 1] }
+    return $names
+}
+
+proc last_incr_path {} { return [file join [aof_dir] [lindex [aof_files] end]] }
+
+proc wait_for_rewrite {} {
+    wait_for_condition 200 50 {
+        [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+    } else { fail "AOF rewrite still running" }
+}
+
+proc append_bytes {path bytes} {
+    set fd [open $path a]
+    fconfigure $fd -translation binary
+    puts -nonewline $fd $bytes
+    close $fd
+}
+
+proc truncate_by {path n} {
+    set fd [open $path r+]
+    chan truncate $fd [expr {[file size $path] - $n}]
+    close $fd
+}
+
+# Stops the server with SHUTDOWN (the harness's restart then only starts it).
+proc stop_server {} {
+    catch {r shutdown}
+    wait_for_condition 100 50 {![::harness::pid_alive [srv pid]]} else { fail "server did not stop" }
+}
+
+# Runs the server binary on the block's config plus ARGS and returns its
+# exit status (it is expected to refuse to start).
+proc run_expecting_exit {args} {
+    set cmd [concat timeout 60 $::harness::opt(wrapper) [list $::harness::opt(server) [srv config_file]] $args]
+    set status 0
+    if {[catch {exec {*}$cmd >>& [srv stdout]} err opts]} {
+        set status [lindex [dict get $opts -errorcode] 2]
+    }
+    return $status
+}
+
+proc populate_every_type {} {
+    r flushall
+    r set str hello
+    r set num 42
+    r set ttl v ex 1000
+    r setex ttl2 1000 v
+    r set pxat v pxat [expr {[clock milliseconds] + 1000000}]
+    r incrbyfloat float 1.1
+    r incrbyfloat float 2.05
+    r append str " world"
+    r setrange str 0 H
+    r incr num
+    r setbit bits 100 1
+    r bitfield bits set u8 16 200
+    r rpush list a b c 1 2 3
+    r lpush list z
+    r lpop list
+    r linsert list before b x
+    r lset list 0 A
+    r rpush biglist {*}[lrepeat 300 element]
+    r lmove list list2 left right
+    r hset hash f1 v1 f2 v2 n 10
+    r hincrby hash n 5
+    r hincrbyfloat hash fl 0.25
+    r hdel hash f2
+    r hset bighash {*}[lrepeat 200 f v] big [string repeat x 100]
+    r sadd intset 1 2 3 -5
+    r sadd set a b c
+    r srem set b
+    r sadd bigset {*}[lmap i [lsearch -all [lrepeat 600 x] x] {expr {$i * 7}}]
+    r zadd zset 1 a 2.5 b -inf c +inf d
+    r zincrby zset 1.25 a
+    r zrem zset d
+    r zadd bigzset {*}[concat {*}[lmap i [lsearch -all [lrepeat 200 x] x] {list $i m$i}]]
+    r expire hash 5000
+    r pexpire list 5000000
+    r persist list
+    regexp {db=(\d+)} [r client info] -> db
+    r select 3
+    r set other-db 1
+    r select $db
+    r multi
+    r set tx1 1
+    r incr tx1
+    r exec
+    r rename str renamed
+    r copy renamed copied
+    r del num
+}
+
+start_server {tags {aof} overrides {appendonly yes appendfsync always}} {
+    test "A fresh AOF directory has a manifest and an incremental file" {
+        assert_equal {appendonly.aof.1.incr.aof} [aof_files]
+        assert_equal 1 [s aof_enabled]
+    }
+
+    test "Every data type replays to the same dataset (DEBUG LOADAOF)" {
+        populate_every_type
+        set before [r debug digest]
+        assert_equal OK [r debug loadaof]
+        assert_equal $before [r debug digest]
+        assert_range [r ttl ttl] 990 1000
+        assert_equal -1 [r ttl list]
+    }
+
+    test "... and after a restart" {
+        set before [r debug digest]
+        restart_server
+        assert_equal $before [r debug digest]
+        regexp {db=(\d+)} [r client info] -> db
+        r select 3
+        assert_equal 1 [r get other-db]
+        r select $db
+    }
+
+    test "Relative expire times are written as absolute ones" {
+        r flushall
+        r set k v ex 100
+        r expire k 200
+        set fd [open [last_incr_path]]
+        fconfigure $fd -translation binary
+        set content [read $fd]
+        close $fd
+        assert_match "*PXAT*" $content
+        assert_match "*PEXPIREAT*" $content
+        assert_no_match "*\$6\r\nexpire*" $content
+    }
+
+    test "BGREWRITEAOF writes a new base and keeps the dataset" {
+        populate_every_type
+        set before [r debug digest]
+        set k0 [r info keyspace]
+        assert_match "Background append only file rewriting*" [r bgrewriteaof]
+        assert_equal $before [r debug digest]
+        wait_for_rewrite
+        assert_equal $k0 [r info keyspace]
+        assert_equal $before [r debug digest]
+        assert_equal ok [s aof_last_bgrewrite_status]
+        set files [aof_files]
+        assert_match "*.base.aof" [lindex $files 0]
+        assert_equal 2 [llength $files]
+        set keys [lsort [r keys *]]
+        set digests [lmap k $keys {r debug digest-value $k}]
+        set ttls1 [lmap k $keys {r pexpiretime $k}]
+        set dbs1 [r info keyspace]
+        assert_equal OK [r debug loadaof]
+        set ttls2 [lmap k $keys {r pexpiretime $k}]
+        assert_equal $dbs1 [r info keyspace]
+        assert_equal "$keys $ttls1" "$keys $ttls2"
+        assert_equal $keys [lsort [r keys *]]
+        foreach k $keys d $digests { assert_equal "$k $d" "$k [r debug digest-value $k]" }
+        assert_equal $before [r debug digest]
+        restart_server
+        assert_equal $before [r debug digest]
+    }
+
+    test "Old files are deleted after a rewrite" {
+        r bgrewriteaof
+        wait_for_rewrite
+        set on_disk [lsort [glob -tails -directory [aof_dir] *]]
+        assert_equal [lsort [concat [aof_files] appendonly.aof.manifest]] $on_disk
+    }
+
+    test "The rewritten base uses variadic commands of at most 64 items" {
+        r flushall
+        r rpush l {*}[lrepeat 150 x]
+        r bgrewriteaof
+        wait_for_rewrite
+        set fd [open [file join [aof_dir] [lindex [aof_files] 0]]]
+        fconfigure $fd -translation binary
+        set content [read $fd]
+        close $fd
+        assert_equal 3 [regexp -all {RPUSH} $content]
+        assert {[string first "*66\r\n\$5\r\nRPUSH" $content] >= 0}
+        assert {[string first "*24\r\n\$5\r\nRPUSH" $content] >= 0}
+    }
+
+    test "A rewrite while a client writes continuously loses nothing" {
+        r flushall
+        set rd [rd]
+        for {set i 0} {$i < 3000} {incr i} { $rd set key:$i $i }
+        r bgrewriteaof
+        for {set i 3000} {$i < 6000} {incr i} { $rd rpush list $i }
+        for {set i 0} {$i < 6000} {incr i} { $rd read }
+        wait_for_rewrite
+        for {set i 6000} {$i < 6100} {incr i} { r sadd set $i }
+        set before [r debug digest]
+        assert_equal OK [r debug loadaof]
+        assert_equal $before [r debug digest]
+        assert_equal 3002 [r dbsize]
+        assert_equal 3000 [r llen list]
+        $rd close
+    }
+
+    test "BGREWRITEAOF while one runs is scheduled" {
+        r rpush big {*}[lrepeat 1000 [string repeat y 100]]
+        r bgrewriteaof
+        set reply [r bgrewriteaof]
+        assert_match "Background append only file rewriting*" $reply
+        wait_for_rewrite
+        assert_equal ok [s aof_last_bgrewrite_status]
+    }
+
+    test "INFO persistence reports the AOF and its flash statistics" {
+        r set x y
+        assert_equal 1 [s aof_enabled]
+        assert_morethan [s aof_current_size] 0
+        assert_morethan [s aof_bytes_written] 0
+        assert_morethan [s aof_write_calls] 0
+        assert_morethan [s aof_fsync_calls] 0
+        assert_equal ok [s aof_last_write_status]
+        assert_morethan [s total_forks] 0
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes}} {
+    test "A truncated last command is cut off and loading goes on" {
+        r set a 1
+        r set b 2
+        set path [last_incr_path]
+        stop_server
+        set size [file size $path]
+        truncate_by $path 3
+        restart_server
+        assert_equal 1 [r get a]
+        assert_equal {} [r get b]
+        assert_match "*Truncating the AOF*" [log_tail 0 100]
+        assert_equal [expr {$size - [string length "*3\r\n\$3\r\nset\r\n\$1\r\nb\r\n\$1\r\n2\r\n"]}] [file size $path]
+    }
+
+    test "A MULTI without its EXEC at the end is dropped whole" {
+        r set c 3
+        set path [last_incr_path]
+        stop_server
+        append_bytes $path "*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nset\r\n\$1\r\nd\r\n\$1\r\n4\r\n"
+        restart_server
+        assert_equal 3 [r get c]
+        assert_equal 0 [r exists d]
+    }
+
+    test "With aof-load-truncated no, a truncated AOF stops start-up" {
+        r set e 5
+        set path [last_incr_path]
+        stop_server
+        truncate_by $path 2
+        set status [run_expecting_exit --aof-load-truncated no]
+        assert_equal 1 $status
+        assert_match "*Unexpected end of file reading the append only file*redis-check-aof*" [log_tail 0 20]
+        restart_server
+        assert_equal {} [r get e]
+    }
+
+    test "A corrupt command in the middle stops start-up with the offset" {
+        r set f 6
+        set path [last_incr_path]
+        stop_server
+        append_bytes $path "garbage\r\n*3\r\n\$3\r\nset\r\n\$1\r\ng\r\n\$1\r\n7\r\n"
+        set status [run_expecting_exit]
+        assert_equal 1 $status
+        assert_match "*Bad file format reading the append only file*at byte*" [log_tail 0 20]
+        # repair by hand: drop the garbage
+        truncate_by $path [string length "garbage\r\n*3\r\n\$3\r\nset\r\n\$1\r\ng\r\n\$1\r\n7\r\n"]
+        restart_server
+        assert_equal 6 [r get f]
+    }
+
+    test "An unknown command in the AOF stops start-up" {
+        set path [last_incr_path]
+        stop_server
+        append_bytes $path "*1\r\n\$7\r\nnocmdxy\r\n"
+        assert_equal 1 [run_expecting_exit]
+        assert_match "*Unknown command*nocmdxy*" [log_tail 0 20]
+        truncate_by $path [string length "*1\r\n\$7\r\nnocmdxy\r\n"]
+        restart_server
+    }
+
+    test "A manifest naming a missing file stops start-up" {
+        set path [last_incr_path]
+        stop_server
+        file rename $path $path.moved
+        assert_equal 1 [run_expecting_exit]
+        assert_match "*doesn't exist*" [log_tail 0 20]
+        file rename $path.moved $path
+        restart_server
+        assert_equal 6 [r get f]
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
+    test "A failed write gives MISCONF, leaves no partial command, and recovers" {
+        r set before 1
+        set path [last_incr_path]
+        wait_for_condition 50 20 {[s aof_buffer_length] == 0} else { fail "buffer not flushed" }
+        set good_size [file size $path]
+        r debug aof-fault write short
+        r set during 1
+        wait_for_condition 50 20 {[s aof_last_write_status] eq "err"} else { fail "no write error" }
+        assert_error "MISCONF Errors writing to the AOF file:*" {r set x 1}
+        assert_error "MISCONF*" {r ping}
+        assert_equal 1 [r get before]
+        assert_equal $good_size [file size $path]
+        r debug aof-fault write off
+        wait_for_condition 100 20 {[s aof_last_write_status] eq "ok"} else { fail "did not recover" }
+        assert_equal OK [r set x 1]
+        set before [r debug digest]
+        r debug loadaof
+        assert_equal $before [r debug digest]
+        assert_equal 1 [r get during]
+    }
+
+    test "ENOSPC on every write keeps the server up and the data in memory" {
+        r debug aof-fault write enospc
+        r set y 2
+        wait_for_condition 50 20 {[s aof_last_write_status] eq "err"} else { fail "no write error" }
+        assert_equal 2 [r get y]
+        assert_match "*No space left on device*" [catch {r set z 3} e; set e]
+        r debug aof-fault write off
+        wait_for_condition 100 20 {[s aof_last_write_status] eq "ok"} else { fail "did not recover" }
+        r debug loadaof
+        assert_equal 2 [r get y]
+    }
+
+    test "A rewrite child that fails leaves the current AOF in use, and is retried" {
+        r set k v
+        wait_for_condition 50 20 {[s aof_buffer_length] == 0} else { fail "buffer not flushed" }
+        r debug aof-fault child-write eio 1
+        assert_match "Background append only file rewriting started" [r bgrewriteaof]
+        wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite stuck" }
+        r debug aof-fault child-write off
+        assert_equal err [s aof_last_bgrewrite_status]
+        assert_match "*Background AOF rewrite failed*" [log_tail 0 20]
+        set before [r debug digest]
+        r debug loadaof
+        assert_equal $before [r debug digest]
+        r bgrewriteaof
+        wait_for_rewrite
+        assert_equal ok [s aof_last_bgrewrite_status]
+        r debug loadaof
+        assert_equal $before [r debug digest]
+    }
+
+    test "A rewrite that can't start replies an error and changes nothing" {
+        r set k2 v2
+        set files [aof_files]
+        r debug aof-fault rename eio 1
+        assert_error "*Can't execute an AOF background rewriting*" {r bgrewriteaof}
+        r debug aof-fault rename off
+        assert_equal $files [aof_files]
+        set before [r debug digest]
+        r debug loadaof
+        assert_equal $before [r debug digest]
+    }
+}
+
+start_server {tags {aof}} {
+    test "CONFIG SET appendonly yes writes the current dataset to a new base" {
+        r set existing 1
+        r rpush l a b
+        r config set appendonly yes
+        wait_for_rewrite
+        r set later 2
+        set before [r debug digest]
+        assert_equal OK [r debug loadaof]
+        assert_equal $before [r debug digest]
+        assert_match "*.base.aof" [lindex [aof_files] 0]
+    }
+
+    test "CONFIG SET appendonly no stops appending" {
+        r config set appendonly no
+        set path [last_incr_path]
+        set size [file size $path]
+        r set more 1
+        after 50
+        assert_equal $size [file size $path]
+        assert_error "*needs appendonly yes*" {r debug loadaof}
+    }
+}
