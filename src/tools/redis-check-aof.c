@@ -1,0 +1,278 @@
+/* redis-check-aof -- checks an append-only file, and repairs a truncated one.
+ *
+ *   redis-check-aof [--fix] [--yes] <appendonly.aof.manifest | file.aof>
+ *
+ * Given a manifest, every file it names is checked in order (base first);
+ * given a single file, just that file. Each file must be a sequence of
+ * complete RESP multibulk commands, and a MULTI must be closed by its EXEC.
+ * The report gives the offset of the first problem and what is wrong.
+ *
+ * --fix truncates the LAST file (the only one a crash can leave cut short)
+ * back to the end of its last valid command -- before an unterminated MULTI
+ * -- after asking for confirmation, or at once with --yes. A problem in any
+ * other file can't be fixed by truncation: the tool says so and exits 1.
+ *
+ * Exit status: 0 valid (or fixed), 1 invalid (or not fixed), 2 usage/IO error.
+ *
+ * Design decision: a standalone validator that reads the file in one pass
+ * with its own minimal parser (no server code): it must work on a file the
+ * server refuses to load, on any port, and never trust a length it reads.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct checkResult {
+    long long valid_up_to; /* offset after the last complete command (outside a MULTI) */
+    long long lines;       /* line number at valid_up_to, for the report */
+    const char *error;     /* NULL if the whole file is valid */
+    long long error_at;
+} checkResult;
+
+typedef struct scanner {
+    FILE *fp;
+    long long pos, line;
+} scanner;
+
+/* Reads "<prefix><digits>\r\n"; returns 1, or 0 with *why set. */
+static int readCount(scanner *s, char prefix, long long *out, const char **why) {
+    int c = fgetc(s->fp);
+    if (c == EOF) {
+        *why = "Reached EOF";
+        return 0;
+    }
+    s->pos++;
+    if (c != prefix) {
+        *why = prefix == '*' ? "Expected prefix '*'" : "Expected prefix '$'";
+        return 0;
+    }
+    long long value = 0;
+    int digits = 0;
+    while ((c = fgetc(s->fp)) != EOF && isdigit(c) && digits < 18) {
+        value = value * 10 + (c - '0');
+        digits++;
+        s->pos++;
+    }
+    if (c == EOF) {
+        *why = "Reached EOF";
+        return 0;
+    }
+    s->pos++;
+    int lf = fgetc(s->fp);
+    if (lf != EOF) s->pos++;
+    if (digits == 0 || c != '\r' || lf != '\n') {
+        *why = lf == EOF ? "Reached EOF" : "Malformed count line";
+        return 0;
+    }
+    s->line++;
+    *out = value;
+    return 1;
+}
+
+/* One command; sets *is_multi / *is_exec from its name. */
+static int readCommand(scanner *s, int *is_multi, int *is_exec, const char **why) {
+    long long argc, len;
+    if (!readCount(s, '*', &argc, why)) return 0;
+    if (argc < 1) {
+        *why = "Command with no arguments";
+        return 0;
+    }
+    for (long long j = 0; j < argc; j++) {
+        if (!readCount(s, '$', &len, why)) return 0;
+        char name[6] = {0};
+        for (long long i = 0; i < len + 2; i++) {
+            int c = fgetc(s->fp);
+            if (c == EOF) {
+                *why = "Reached EOF";
+                return 0;
+            }
+            s->pos++;
+            if (j == 0 && i < 5) name[i] = (char)tolower(c);
+            if (i == len && c != '\r') {
+                *why = "Bulk string not followed by CRLF";
+                return 0;
+            }
+            if (i == len + 1 && c != '\n') {
+                *why = "Bulk string not followed by CRLF";
+                return 0;
+            }
+        }
+        s->line++;
+        if (j == 0) {
+            *is_multi = len == 5 && !strcmp(name, "multi");
+            *is_exec = len == 4 && !strncmp(name, "exec", 4);
+        }
+    }
+    return 1;
+}
+
+static checkResult checkFile(const char *path) {
+    checkResult r = {0, 0, NULL, 0};
+    scanner s = {fopen(path, "rb"), 0, 1};
+    if (s.fp == NULL) {
+        fprintf(stderr, "Cannot open file %s: %s\n", path, strerror(errno));
+        exit(2);
+    }
+    long long multi_at = -1, multi_line = 0;
+    for (;;) {
+        long long start = s.pos, start_line = s.line;
+        int c = fgetc(s.fp);
+        if (c == EOF) break;
+        ungetc(c, s.fp);
+        int is_multi = 0, is_exec = 0;
+        const char *why = NULL;
+        if (!readCommand(&s, &is_multi, &is_exec, &why)) {
+            r.error = why;
+            r.error_at = start;
+            break;
+        }
+        if (is_multi) {
+            if (multi_at != -1) {
+                r.error = "Unexpected MULTI";
+                r.error_at = start;
+                break;
+            }
+            multi_at = start;
+            multi_line = start_line;
+        } else if (is_exec) {
+            if (multi_at == -1) {
+                r.error = "Unexpected EXEC";
+                r.error_at = start;
+                break;
+            }
+            multi_at = -1;
+        }
+        if (multi_at == -1) {
+            r.valid_up_to = s.pos;
+            r.lines = s.line;
+        }
+    }
+    if (r.error == NULL && multi_at != -1) {
+        r.error = "Reached EOF before reading EXEC for MULTI";
+        r.error_at = multi_at;
+    }
+    if (multi_at != -1 && r.valid_up_to > multi_at) r.valid_up_to = multi_at, r.lines = multi_line;
+    fclose(s.fp);
+    return r;
+}
+
+static long long fileSize(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static int confirm(long long from, long long to) {
+    printf("This will shrink the AOF from %lld bytes, with %lld bytes, to %lld bytes\nContinue? [y/N]: ", from,
+           from - to, to);
+    fflush(stdout);
+    char answer[16];
+    return fgets(answer, sizeof answer, stdin) != NULL && (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+/* Checks one file; returns 0 if valid or fixed, 1 otherwise. */
+static int checkAndMaybeFix(const char *path, int last, int fix, int yes) {
+    checkResult r = checkFile(path);
+    long long size = fileSize(path);
+    printf("AOF analyzed: filename=%s, size=%lld, ok_up_to=%lld, ok_up_to_line=%lld, diff=%lld\n", path, size,
+           r.valid_up_to, r.lines, size - r.valid_up_to);
+    if (r.error == NULL) {
+        printf("AOF %s is valid\n", path);
+        return 0;
+    }
+    printf("0x%8llx: %s\n", (unsigned long long)r.error_at, r.error);
+    if (!fix) {
+        printf("AOF %s is not valid. Use the --fix option to try fixing it.\n", path);
+        return 1;
+    }
+    if (!last) {
+        printf("AOF %s is not the last file of the manifest: it can't be fixed by truncation.\n", path);
+        return 1;
+    }
+    if (!yes && !confirm(size, r.valid_up_to)) {
+        printf("Aborting...\n");
+        return 1;
+    }
+    if (truncate(path, r.valid_up_to) == -1) {
+        printf("Failed to truncate AOF %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    printf("Successfully truncated AOF %s\n", path);
+    return 0;
+}
+
+/* The files a manifest names, joined to the manifest's directory. */
+static int checkManifest(const char *mpath, int fix, int yes) {
+    FILE *fp = fopen(mpath, "r");
+    if (fp == NULL) {
+        fprintf(stderr, "Cannot open manifest %s: %s\n", mpath, strerror(errno));
+        return 2;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", mpath);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    char names[1024][256];
+    int n = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, fp) && n < 1024) {
+        char name[256], type[8];
+        long long seq;
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (sscanf(line, "file %255s seq %lld type %7s", name, &seq, type) != 3 || strchr(name, '/')) {
+            printf("Invalid manifest line: %s", line);
+            fclose(fp);
+            return 1;
+        }
+        if (type[0] == 'h') continue;
+        if (type[0] == 'b' && n > 0) { /* the base goes first */
+            memmove(names[1], names[0], sizeof names[0] * (size_t)n);
+            snprintf(names[0], sizeof names[0], "%s", name);
+        } else {
+            snprintf(names[n], sizeof names[n], "%s", name);
+        }
+        n++;
+    }
+    fclose(fp);
+    printf("Start checking Multi Part AOF\n");
+    int status = 0;
+    for (int j = 0; j < n && status == 0; j++) {
+        char path[4096 + 256 + 2];
+        snprintf(path, sizeof path, "%.4095s/%.255s", dir, names[j]);
+        status = checkAndMaybeFix(path, j == n - 1, fix, yes);
+    }
+    if (status == 0) printf("All AOF files and manifest are valid\n");
+    return status;
+}
+
+static int endsWith(const char *s, const char *suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+int main(int argc, char **argv) {
+    int fix = 0, yes = 0;
+    const char *path = NULL;
+    for (int j = 1; j < argc; j++) {
+        if (!strcmp(argv[j], "--fix")) fix = 1;
+        else if (!strcmp(argv[j], "--yes")) yes = 1;
+        else if (argv[j][0] == '-' || path) {
+            fprintf(stderr, "Usage: %s [--fix] [--yes] <file.manifest|file.aof>\n", argv[0]);
+            return 2;
+        } else path = argv[j];
+    }
+    if (path == NULL) {
+        fprintf(stderr, "Usage: %s [--fix] [--yes] <file.manifest|file.aof>\n", argv[0]);
+        return 2;
+    }
+    if (fileSize(path) < 0) {
+        fprintf(stderr, "Cannot stat file: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    if (endsWith(path, ".manifest")) return checkManifest(path, fix, yes);
+    return checkAndMaybeFix(path, 1, fix, yes);
+}
