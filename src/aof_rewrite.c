@@ -250,7 +250,7 @@ int aofRewriteInProgress(void) { return rw.child != -1; }
 int aofRewriteScheduled(void) { return rw.scheduled; }
 
 int aofRewriteStart(void) {
-    if (rw.child != -1) {
+    if (rw.child != -1 || rdbBgsaveInProgress()) {
         rw.scheduled = 1;
         return C_OK;
     }
@@ -369,6 +369,7 @@ void aofRewriteCron(void) {
     }
     if (!server.aof_enabled) return;
     int retry_allowed = rw.last_status == C_OK || mstime() - rw.last_failure_ms > REWRITE_RETRY_MS;
+    if (rdbBgsaveInProgress()) return;
     if (rw.scheduled && retry_allowed) {
         aofRewriteStart();
     } else if (retry_allowed && autoRewriteDue()) {
@@ -408,7 +409,7 @@ long long aofLatestForkUsec(void) { return rw.latest_fork_usec; }
 long long aofTotalForks(void) { return rw.total_forks; }
 
 void bgrewriteaofCommand(client *c) {
-    if (rw.child != -1) {
+    if (rw.child != -1 || rdbBgsaveInProgress()) {
         rw.scheduled = 1;
         addReplyStatus(c, "Background append only file rewriting scheduled");
         return;

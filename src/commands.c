@@ -100,6 +100,8 @@
 #pragma weak typeCommand
 #pragma weak unlinkCommand
 #pragma weak bgrewriteaofCommand
+#pragma weak bgsaveCommand
+#pragma weak saveCommand
 #pragma weak pfaddCommand
 #pragma weak pfcountCommand
 #pragma weak pfdebugCommand
@@ -916,6 +918,12 @@ redisCommand redisCommandTable[] = {
         "Sets or clears the bit at offset in the string value stored at key",
         "key offset value", NULL),
     /* ---- persistence ---- */
+    CMD("bgsave", bgsaveCommand, -1, CMD_ADMIN | CMD_NOSCRIPT, 0, 0, 0, "server", "1.0.0",
+        "Asynchronously save the dataset to disk",
+        "[SCHEDULE]", NULL),
+    CMD("save", saveCommand, 1, CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI, 0, 0, 0, "server", "1.0.0",
+        "Synchronously save the dataset to disk",
+        "", NULL),
     CMD("bgrewriteaof", bgrewriteaofCommand, 1, CMD_ADMIN | CMD_NOSCRIPT, 0, 0, 0, "server", "1.0.0",
         "Asynchronously rewrite the append-only file",
         "", NULL),

@@ -171,6 +171,7 @@ static const configSpecial notify_special = {setNotifyKeyspaceEvents, getNotifyK
 static const configSpecial dir_special = {setDir, getDir, NULL};
 
 static int validateAofFilename(const char *value, sds *err);
+static int validateDbfilename(const char *value, sds *err);
 static int validateAofDirname(const char *value, sds *err);
 static int applyHz(sds *err);
 static int applyAppendonly(sds *err);
@@ -247,6 +248,10 @@ static const configEntry configTable[] = {
     /* persistence (stored until persistence lands) */
     SPECIAL_CONFIG("dir", NULL, CF_PROTECTED | CF_DENY_LOADING, dir_special, "./", NULL),
     SPECIAL_CONFIG("save", NULL, CF_MULTI_ARG, save_special, "3600 1 300 100 60 10000", NULL),
+    STRING_CONFIG("dbfilename", NULL, 0, rdb_filename, "dump.rdb", validateDbfilename, NULL),
+    BOOL_CONFIG("rdbcompression", NULL, 0, rdb_compression, "yes", NULL),
+    BOOL_CONFIG("rdbchecksum", NULL, CF_IMMUTABLE, rdb_checksum, "yes", NULL),
+    BOOL_CONFIG("stop-writes-on-bgsave-error", NULL, 0, stop_writes_on_bgsave_err, "yes", NULL),
     BOOL_CONFIG("appendonly", NULL, CF_DENY_LOADING, aof_enabled, "no", applyAppendonly),
     STRING_CONFIG("appendfilename", NULL, CF_IMMUTABLE, aof_filename, "appendonly.aof", validateAofFilename, NULL),
     STRING_CONFIG("appenddirname", NULL, CF_IMMUTABLE, aof_dirname, "appendonlydir", validateAofDirname, NULL),
@@ -769,6 +774,13 @@ static int isBaseName(const char *s) { return strchr(s, '/') == NULL && strchr(s
 static int applyAppendonly(sds *err) {
     if (server.el == NULL) return C_OK;
     return aofSetEnabled(server.aof_enabled, err);
+}
+
+static int validateDbfilename(const char *value, sds *err) {
+    if (value[0] == '\0') *err = sdsnew("dbfilename can't be empty");
+    else if (!isBaseName(value)) *err = sdsnew("dbfilename can't be a path, just a filename");
+    else return C_OK;
+    return C_ERR;
 }
 
 static int validateAofFilename(const char *value, sds *err) {

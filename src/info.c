@@ -232,15 +232,10 @@ static sds infoMemory(sds info) {
 static sds infoPersistence(sds info) {
     info = sdscatprintf(info,
                         "loading:%d\r\n"
-                        "async_loading:0\r\n"
-                        "rdb_changes_since_last_save:%lld\r\n"
-                        "rdb_bgsave_in_progress:0\r\n"
-                        "rdb_last_save_time:%lld\r\n"
-                        "rdb_last_bgsave_status:ok\r\n"
-                        "rdb_last_bgsave_time_sec:-1\r\n"
-                        "rdb_current_bgsave_time_sec:-1\r\n"
-                        "aof_enabled:%d\r\n",
-                        server.loading != 0, server.dirty, (long long)server.lastsave, server.aof_enabled != 0);
+                        "async_loading:0\r\n",
+                        server.loading != 0);
+    info = rdbInfoString(info);
+    info = sdscatfmt(info, "aof_enabled:%i\r\n", server.aof_enabled != 0);
     info = aofInfoString(info);
     return aofLoadingInfo(info);
 }

@@ -277,6 +277,7 @@ int processCommand(client *c) {
     }
     if ((c->cmd->flags & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & CLIENT_FAKE)) {
         sds misconf = aofWriteDeniedError();
+        if (misconf == NULL) misconf = rdbWriteDeniedError();
         if (misconf) {
             flagTransaction(c);
             c->cmd->rejected_calls++;
@@ -613,8 +614,11 @@ static void notifyReady(void) {
 /* ---- shutdown --------------------------------------------------------------------------- */
 
 int prepareForShutdown(int flags) {
-    (void)flags;
     serverLog(LL_WARNING, "User requested shutdown...");
+    if (rdbSaveOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) {
+        serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
+        return C_ERR;
+    }
     if (supervisedBySystemd()) systemdNotify("STOPPING=1");
     closeListeners();
     aofShutdown();
@@ -665,14 +669,10 @@ static void createPidFile(void) {
     }
 }
 
-#define SHUTDOWN_NOSAVE 1
-#define SHUTDOWN_SAVE 2
-#define SHUTDOWN_NOW 4
-#define SHUTDOWN_FORCE 8
-
-/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. There is nothing to wait
- * for before exiting until persistence lands, so NOW and FORCE only need
- * to be accepted; ABORT finds no shutdown in progress. */
+/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. With save points (or SAVE)
+ * a final snapshot is written first; if that fails the server stays up
+ * unless FORCE. There are no replicas to wait for, so NOW only needs to be
+ * accepted, and ABORT finds no shutdown in progress. */
 void shutdownCommand(client *c) {
     int flags = 0, abort_requested = 0;
     for (int j = 1; j < c->argc; j++) {
@@ -958,6 +958,7 @@ int main(int argc, char **argv) {
     setupShutdownSignals();
     initServer();
     aofInit();
+    rdbInit();
     createPidFile();
     serverLog(LL_NOTICE, "Redis version=%s, bits=%d, pid=%d, allocator=%s, just started", REDIS_VERSION,
               SIZEOF_POINTER_BITS, (int)getpid(), zmalloc_allocator_name());

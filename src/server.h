@@ -381,6 +381,10 @@ struct redisServer {
     char *aof_dirname;
     int aof_fsync;                /* AOF_FSYNC_* */
     int aof_no_fsync_on_rewrite;
+    char *rdb_filename;           /* dbfilename */
+    int rdb_compression;
+    int rdb_checksum;
+    int stop_writes_on_bgsave_err;
     int auto_aof_rewrite_perc;
     unsigned long long auto_aof_rewrite_min_size;
     int aof_load_truncated;
@@ -731,6 +735,20 @@ long long aofLatestForkUsec(void);
 long long aofTotalForks(void);
 sds aofCatCommand(sds buf, robj **argv, int argc);
 void bgrewriteaofCommand(client *c);
+
+/* ---- rdb.c ------------------------------------------------------------------------------ */
+#define SHUTDOWN_NOSAVE 1
+#define SHUTDOWN_SAVE 2
+#define SHUTDOWN_NOW 4
+#define SHUTDOWN_FORCE 8
+void rdbInit(void);                   /* at start-up: load the dump when the AOF is off */
+int rdbSaveNow(void);
+int rdbSaveOnShutdown(int flags);
+int rdbBgsaveInProgress(void);
+sds rdbWriteDeniedError(void);
+sds rdbInfoString(sds info);
+void saveCommand(client *c);
+void bgsaveCommand(client *c);
 
 /* ---- multi.c ------------------------------------------------------------------------- */
 void multiInit(void);
