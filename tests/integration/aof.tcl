@@ -12,7 +12,7 @@
 #   checked.
 # - Rewrites are awaited by polling INFO, never by sleeping.
 
-proc aof_dir {} { return [file join [lindex [r config get dir] 1] appendonlydir] }
+proc aof_dir {} { return [file join [srv dir] appendonlydir] }
 
 proc aof_manifest_lines {} {
     set fd [open [file join [aof_dir] appendonly.aof.manifest]]

@@ -1,0 +1,205 @@
+# rdb.tcl -- snapshots: SAVE, BGSAVE, save rules, DEBUG RELOAD for every data
+# type, loading at start-up, corrupt and truncated dumps refused, MISCONF
+# when snapshots fail, and interchange with Redis in both directions:
+# a dump written by Redis 7.0.15 (tests/assets, with every compact encoding,
+# LZF and integer strings) loads with the same DEBUG DIGEST, and -- where
+# Debian's redis-server is installed -- Redis loads a dump this server wrote
+# (under QEMU that dump was written by the emulated big-endian or 32-bit
+# server, so this is also the cross-architecture check).
+#
+# Design decision: the digest of the fixture (computed by Redis itself when
+# it wrote the file) is the expected value, so the test checks against
+# Redis, not against ourselves.
+
+set fixture [file normalize tests/assets/redis-7.0.15-all-types.rdb]
+set fixture_digest 69edf2e429ce629f926e48f91fe5ddaa4bf4a756
+
+proc server_dir {} { return [srv dir] }
+
+proc stop_server {} {
+    catch {r shutdown nosave}
+    wait_for_condition 100 50 {![::harness::pid_alive [srv pid]]} else { fail "server did not stop" }
+}
+
+proc run_expecting_exit {args} {
+    set cmd [concat timeout 60 $::harness::opt(wrapper) [list $::harness::opt(server) [srv config_file]] $args]
+    set status 0
+    if {[catch {exec {*}$cmd >>& [srv stdout]} err opts]} {
+        set status [lindex [dict get $opts -errorcode] 2]
+    }
+    return $status
+}
+
+proc wait_for_bgsave {} {
+    wait_for_condition 200 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
+}
+
+proc fill_every_type {} {
+    r flushall
+    r set str hello
+    r set num 12345
+    r set ttl v px 100000000
+    r rpush list a b 3
+    r rpush biglist {*}[lrepeat 500 elem]
+    r hset hash a 1 b 2
+    r hset bighash {*}[lrepeat 300 f v] x [string repeat y 200]
+    r sadd intset 1 2 -3
+    r sadd set a b c
+    r sadd bigset {*}[lmap i [lsearch -all [lrepeat 700 x] x] {expr {$i * 3}}]
+    r zadd zset 1 a 2.5 b -inf c
+    r zadd bigzset {*}[concat {*}[lmap i [lsearch -all [lrepeat 200 x] x] {list $i m$i}]]
+    regexp {db=(\d+)} [r client info] -> db
+    r select 7
+    r set in7 x
+    r select $db
+}
+
+proc reference_server {} {
+    if {[file executable /usr/bin/redis-server]} { return /usr/bin/redis-server }
+    return ""
+}
+
+start_server {tags {rdb}} {
+    test "DEBUG RELOAD keeps every data type" {
+        fill_every_type
+        set before [r debug digest]
+        assert_equal OK [r debug reload]
+        assert_equal $before [r debug digest]
+        assert_range [r ttl ttl] 99000 100000
+    }
+
+    test "SAVE writes dump.rdb and a restart loads it" {
+        fill_every_type
+        set before [r debug digest]
+        set t0 [r lastsave]
+        assert_equal OK [r save]
+        assert {[file exists [file join [server_dir] dump.rdb]]}
+        assert {[r lastsave] >= $t0}
+        assert_equal 0 [s rdb_changes_since_last_save]
+        restart_server
+        assert_equal $before [r debug digest]
+    }
+
+    test "BGSAVE writes the dump in a child" {
+        r set after-save 1
+        assert_equal "Background saving started" [r bgsave]
+        wait_for_bgsave
+        assert_equal ok [s rdb_last_bgsave_status]
+        set before [r debug digest]
+        restart_server
+        assert_equal $before [r debug digest]
+        assert_equal 1 [r get after-save]
+    }
+
+    test "BGSAVE errors and SCHEDULE" {
+        assert_error "ERR syntax error" {r bgsave foo}
+        r rpush big {*}[lrepeat 20000 [string repeat z 50]]
+        r bgsave
+        assert_error "*already in progress*" {r bgsave}
+        wait_for_bgsave
+    }
+
+    test "Save rules start a BGSAVE after enough changes" {
+        r config set save "1 1"
+        r set trigger 1
+        wait_for_condition 100 50 {[s rdb_changes_since_last_save] == 0} else { fail "no automatic save" }
+        r config set save ""
+    }
+
+    test "Keys already expired are not loaded" {
+        r flushall
+        r set soon v px 200
+        r set stays v
+        r save
+        after 300
+        stop_server
+        restart_server
+        assert_equal 0 [r exists soon]
+        assert_equal 1 [r exists stays]
+    }
+
+    test "A dump written by Redis 7.0.15 loads with Redis's digest" {
+        stop_server
+        file copy -force $fixture [file join [server_dir] dump.rdb]
+        restart_server
+        assert_equal $::fixture_digest [r debug digest]
+        assert_equal 16 [r dbsize]
+        assert_equal [string repeat abcdefgh 50] [r get lzf]
+        assert_equal 4102444800000 [r pexpiretime withttl]
+        assert_equal {-70000 1 2 3 4000000000} [lsort -integer [r smembers intset]]
+        assert_equal 1000 [r llen biglist]
+        assert_equal {c -inf a 1 b 2.5 d 1e+100} [r zrange zset 0 -1 withscores]
+    }
+
+    test "A corrupt dump (checksum) is refused at start-up" {
+        set path [file join [server_dir] dump.rdb]
+        stop_server
+        set fd [open $path r+]
+        fconfigure $fd -translation binary
+        seek $fd 100
+        set b [read $fd 1]
+        seek $fd 100
+        puts -nonewline $fd [binary format c [expr {([scan $b %c] ^ 0x55) & 0xff}]]
+        close $fd
+        assert_equal 1 [run_expecting_exit]
+        assert_match "*Error loading the RDB file*" [log_tail 0 20]
+        file copy -force $fixture $path
+        restart_server
+    }
+
+    test "A truncated dump is refused at start-up" {
+        set path [file join [server_dir] dump.rdb]
+        stop_server
+        set fd [open $path r+]
+        chan truncate $fd 5000
+        close $fd
+        assert_equal 1 [run_expecting_exit]
+        assert_match "*Unexpected EOF*" [log_tail 0 20]
+        file delete $path
+        restart_server
+        assert_equal 0 [r dbsize]
+    }
+
+    test "A failed snapshot gives MISCONF while save points exist, and recovers" {
+        r config set save "3600 1"
+        r debug aof-fault rename eio
+        assert_error "ERR*" {r save}
+        assert_equal err [s rdb_last_bgsave_status]
+        assert_error "MISCONF*" {r set k v}
+        r debug aof-fault rename off
+        assert_equal OK [r save]
+        assert_equal OK [r set k v]
+        r config set save ""
+    }
+
+    test "SHUTDOWN saves when save points are configured" {
+        r config set save "3600 1"
+        r set at-shutdown yes
+        restart_server
+        assert_equal yes [r get at-shutdown]
+        r config set save ""
+    }
+
+    test "Redis loads a dump this server wrote" {
+        set ref [reference_server]
+        if {$ref eq ""} { skip "Debian's redis-server is not installed (apt-get install redis-server)" }
+        fill_every_type
+        set expected [r debug digest]
+        r save
+        set dir [file join [server_dir] ref]
+        file mkdir $dir
+        file copy -force [file join [server_dir] dump.rdb] [file join $dir dump.rdb]
+        set port [::harness::find_free_port]
+        set pid [exec $ref --port $port --bind 127.0.0.1 --dir $dir --save "" --enable-debug-command yes \
+                     --logfile [file join $dir log] &]
+        set c ""
+        wait_for_condition 100 50 {![catch {set c [::resp::connect 127.0.0.1 $port]}] && ![catch {$c ping}]} else {
+            catch {exec kill $pid}
+            fail "reference server did not start"
+        }
+        set got [$c debug digest]
+        catch {$c shutdown nosave}
+        catch {$c close}
+        assert_equal $expected $got
+    }
+}
