@@ -75,9 +75,11 @@ static void flushPendingOps(void) {
     pending.count = 0;
 }
 
+/* Replaying a file (server.loading) propagates nothing: the effects are
+ * already in the file being replayed. */
 void alsoPropagate(int dbid, robj **argv, int argc, int target) {
     (void)target;
-    if (propagateOpsHook == NULL) return;
+    if (propagateOpsHook == NULL || server.loading) return;
     if (pending.depth == 0) emitOp(dbid, argv, argc);
     else queueOp(dbid, argv, argc);
 }
@@ -186,7 +188,7 @@ void propagateAfterCall(client *c, long long dirty_delta) {
     int wanted = dirty_delta > 0 || (c->flags & CLIENT_FORCE_PROP);
     c->flags &= ~(uint64_t)(CLIENT_PREVENT_PROP | CLIENT_FORCE_PROP);
     /* EXEC's own effects are the queued commands it ran */
-    if (propagateOpsHook && wanted && !prevented && c->cmd->proc != execCommand)
+    if (propagateOpsHook && wanted && !prevented && !server.loading && c->cmd->proc != execCommand)
         if (!queueTranslated(c)) queueOp(c->db->id, c->argv, c->argc);
     if (--pending.depth == 0 && pending.count) flushPendingOps();
 }

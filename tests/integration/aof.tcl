@@ -141,6 +141,17 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always}} {
         r select $db
     }
 
+    test "DEBUG LOADAOF doesn't append the replayed commands to the AOF again" {
+        r set one 1
+        r rpush l2 a b
+        set path [last_incr_path]
+        set size [file size $path]
+        r debug loadaof
+        r ping
+        assert_equal $size [file size $path]
+        assert_equal 2 [r llen l2]
+    }
+
     test "Relative expire times are written as absolute ones" {
         r flushall
         r set k v ex 100
