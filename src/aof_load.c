@@ -226,6 +226,7 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t done_be
             result = AOF_LOAD_FAILED;
             break;
         }
+        if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
         if (is_multi) multi_start = command_start;
         if (is_exec) multi_start = -1;
         if (++count % 1024 == 0) serveClientsWhileLoading(readerOffset(r), done_before);

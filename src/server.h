@@ -381,6 +381,7 @@ struct redisServer {
     char *aof_dirname;
     int aof_fsync;                /* AOF_FSYNC_* */
     int aof_no_fsync_on_rewrite;
+    int key_load_delay;           /* testing: microseconds of sleep per command or key loaded */
     char *rdb_filename;           /* dbfilename */
     int rdb_compression;
     int rdb_checksum;

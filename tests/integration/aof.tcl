@@ -414,3 +414,40 @@ start_server {tags {aof}} {
         assert_error "*needs appendonly yes*" {r debug loadaof}
     }
 }
+
+start_server {tags {aof} overrides {appendonly yes appendfsync no}} {
+    test "Clients get -LOADING while the AOF loads, and INFO shows the progress" {
+        set rd [rd]
+        for {set i 0} {$i < 5000} {incr i} { $rd set key:$i $i }
+        for {set i 0} {$i < 5000} {incr i} { $rd read }
+        $rd close
+        stop_server
+        set cmd [concat $::harness::opt(wrapper) [list $::harness::opt(server) [srv config_file] --key-load-delay 400]]
+        set pid [exec {*}$cmd >>& [srv stdout] &]
+        set saw_loading 0
+        set saw_progress 0
+        set ready 0
+        for {set i 0} {$i < [::harness::scaled 400] && !$ready} {incr i} {
+            if {![catch {set c [::resp::connect [srv host] [srv port] -timeout 5]}]} {
+                if {[catch {$c ping} reply]} {
+                    if {[string match "LOADING*" $reply]} { set saw_loading 1 }
+                    if {![catch {$c info persistence} info] && [string match "*loading:1*" $info] &&
+                        [regexp {loading_loaded_perc:([0-9.]+)} $info -> perc] && $perc > 0} { set saw_progress 1 }
+                } elseif {$reply eq "PONG"} {
+                    set ready 1
+                    assert_equal 5000 [$c dbsize]
+                    catch {$c shutdown nosave}
+                }
+                catch {$c close}
+            }
+            after 20
+        }
+        for {set i 0} {$i < 200 && [::harness::pid_alive $pid]} {incr i} { after 50 }
+        if {[::harness::pid_alive $pid]} { exec kill -9 $pid }
+        assert_equal 1 $ready
+        assert_equal 1 $saw_loading
+        assert_equal 1 $saw_progress
+        restart_server
+        assert_equal 5000 [r dbsize]
+    }
+}
