@@ -89,7 +89,7 @@ LIBS := $(MALLOC_LIBS) -lm -pthread
 # the test programs. Everything else in src/ (bar the programs' mains) is
 # the server.
 LIB_SRCS := zmalloc.c sds.c siphash.c dict.c kvobj.c kvtable.c util.c xfloat.c crc64.c adlist.c osrandom.c \
-            listpack.c intset.c quicklist.c \
+            listpack.c intset.c quicklist.c bitutil.c \
             ae.c ae_epoll.c ae_kqueue.c ae_poll.c anet.c connection.c
 LIB_SRCS := $(filter $(notdir $(wildcard src/*.c)),$(LIB_SRCS))
 MAIN_SRCS := server.c
@@ -103,16 +103,36 @@ TEST_BINS := $(TEST_SRCS:tests/c/%.c=$(BUILD)/tests/%)
 CANARY := $(BUILD)/tests/canary
 TEST_CFLAGS := -Itests/c -DTEST_VECTORS_DIR='"$(CURDIR)/tests/c/vectors"'
 
+# The client programs live in src/tools/, out of the server's src/*.c: the
+# client library (rclient*.c) is linked into redis-cli, redis-benchmark and
+# the unit tests. Wildcards, so files can be added without editing this. A
+# program whose main file does not exist yet is simply not built.
+RCLIENT_SRCS := $(wildcard src/tools/rclient*.c)
+CLI_SRCS := $(wildcard src/tools/redis-cli.c src/tools/cli_*.c src/tools/lineedit*.c)
+BENCHMARK_SRCS := $(wildcard src/tools/redis-benchmark.c src/tools/bench_*.c)
+RCLIENT_OBJS := $(RCLIENT_SRCS:src/%.c=$(BUILD)/obj/%.o)
+CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
+BENCHMARK_OBJS := $(BENCHMARK_SRCS:src/%.c=$(BUILD)/obj/%.o)
+RCLIENT_LIB := $(BUILD)/librclient.a
+REDIS_CLI := $(BUILD)/redis-cli
+REDIS_BENCHMARK := $(BUILD)/redis-benchmark
+REDIS_CHECK_AOF := $(BUILD)/redis-check-aof
+TOOL_BINS := $(if $(wildcard src/tools/redis-cli.c),$(REDIS_CLI)) \
+             $(if $(wildcard src/tools/redis-benchmark.c),$(REDIS_BENCHMARK)) \
+             $(if $(wildcard src/tools/redis-check-aof.c),$(REDIS_CHECK_AOF))
+TOOL_BINS := $(strip $(TOOL_BINS))
+
 .PHONY: all install uninstall run test test-unit test-integration test-cross test-pagesize bench build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: $(SERVER)
+all: $(SERVER) $(TOOL_BINS)
 ifeq ($(PORT)$(BUILD_TAG),native)
 	@cp $(SERVER) src/redis-server.tmp && mv -f src/redis-server.tmp src/redis-server
-	@echo "built src/redis-server ($(BUILD), $(MALLOC))"
+	@for t in $(TOOL_BINS); do cp $$t src/$$(basename $$t).tmp && mv -f src/$$(basename $$t).tmp src/$$(basename $$t); done
+	@echo "built src/redis-server $(TOOL_BINS:$(BUILD)/%=src/%) ($(BUILD), $(MALLOC))"
 else
-	@echo "built $(SERVER) ($(PORT_DESC), $(MALLOC))"
+	@echo "built $(SERVER) $(TOOL_BINS) ($(PORT_DESC), $(MALLOC))"
 endif
 
 # ---- tools -------------------------------------------------------------------
@@ -145,6 +165,32 @@ $(JEMALLOC_DIR)/lib/libjemalloc.a: deps/jemalloc/build.sh | $(BUILD)/.tools-ok
 	@deps/jemalloc/build.sh $(JEMALLOC_DIR) "$(CC) $(PORT_CFLAGS)" "$(PORT_JEMALLOC_HOST)" $(PORT_LG_PAGE)
 
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/tests/*.d)
+
+# ---- client programs: redis-cli, redis-benchmark --------------------------------
+# (objects come from the $(BUILD)/obj/%.o rule: obj/tools/x.o <- src/tools/x.c)
+# redis-cli also links the server's command table for HELP and completion:
+# commands.c refers to the handlers weakly, so they resolve to NULL here.
+$(RCLIENT_LIB): $(RCLIENT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(REDIS_CLI): $(CLI_OBJS) $(BUILD)/obj/commands.o $(RCLIENT_LIB) $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/obj/commands.o $(RCLIENT_LIB) $(LIBREDIS) $(LIBS)
+
+$(REDIS_BENCHMARK): $(BENCHMARK_OBJS) $(RCLIENT_LIB) $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(BENCHMARK_OBJS) $(RCLIENT_LIB) $(LIBREDIS) $(LIBS)
+
+# redis-check-aof stands alone: it must work on files the server refuses.
+$(REDIS_CHECK_AOF): $(BUILD)/obj/tools/redis-check-aof.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $<
+
+# The client library's unit test links it too, and the benchmark's latency
+# histogram, which it also tests (a rule for this one program takes
+# precedence over the generic $(BUILD)/tests/% rule).
+$(BUILD)/tests/test_rclient: $(BUILD)/tests/test_rclient.o $(BUILD)/obj/tools/bench_hist.o $(RCLIENT_LIB) $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/obj/tools/bench_hist.o $(RCLIENT_LIB) $(LIBREDIS) $(LIBS)
+
+-include $(wildcard $(BUILD)/obj/tools/*.d)
 
 # ---- running and testing -----------------------------------------------------------
 run: all
@@ -207,15 +253,16 @@ INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
 install: all
 	install -d $(INSTALL_BIN)
 	install -m 755 $(SERVER) $(INSTALL_BIN)/redis-server
+	$(foreach t,$(TOOL_BINS),install -m 755 $(t) $(INSTALL_BIN)/$(notdir $(t));)
 
 uninstall:
-	rm -f $(INSTALL_BIN)/redis-server
+	rm -f $(INSTALL_BIN)/redis-server $(INSTALL_BIN)/redis-cli $(INSTALL_BIN)/redis-benchmark $(INSTALL_BIN)/redis-check-aof
 
 clean:
-	rm -rf $(BUILD) src/redis-server
+	rm -rf $(BUILD) src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof
 
 distclean:
-	rm -rf build src/redis-server
+	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof
 
 help:
 	@sed -n '4,14p' Makefile

@@ -451,3 +451,66 @@ start_server {tags {aof} overrides {appendonly yes appendfsync no}} {
         assert_equal 5000 [r dbsize]
     }
 }
+
+# redis-check-aof, from the same build as the server (under its wrapper).
+proc check_aof {args} {
+    set tool [file join [file dirname $::harness::opt(server)] redis-check-aof]
+    if {![file executable $tool]} { skip "redis-check-aof not built next to the server" }
+    set status 0
+    if {[catch {exec {*}$::harness::opt(wrapper) $tool {*}$args} out opts]} {
+        set status [lindex [dict get $opts -errorcode] 2]
+    }
+    return [list $status $out]
+}
+
+start_server {tags {aof} overrides {appendonly yes}} {
+    test "redis-check-aof: a valid AOF" {
+        r set a 1
+        r rpush l x y
+        r multi
+        r incr a
+        r exec
+        set manifest [file join [aof_dir] appendonly.aof.manifest]
+        lassign [check_aof $manifest] status out
+        assert_equal 0 $status
+        assert_match "*All AOF files and manifest are valid*" $out
+    }
+
+    test "redis-check-aof --fix repairs a truncated AOF, which then loads with aof-load-truncated no" {
+        set path [last_incr_path]
+        set manifest [file join [aof_dir] appendonly.aof.manifest]
+        stop_server
+        append_bytes $path "*3\r\n\$3\r\nset\r\n\$1\r\nb"
+        lassign [check_aof $manifest] status out
+        assert_equal 1 $status
+        assert_match "*is not valid. Use the --fix option*" $out
+        lassign [check_aof --fix --yes $manifest] status out
+        assert_equal 0 $status
+        assert_match "*Successfully truncated AOF*" $out
+        restart_server
+        r config set aof-load-truncated no
+        assert_equal 2 [r get a]
+        assert_equal 0 [r exists b]
+    }
+
+    test "redis-check-aof: an unterminated MULTI is cut before the MULTI" {
+        set path [last_incr_path]
+        set manifest [file join [aof_dir] appendonly.aof.manifest]
+        set size [file size $path]
+        stop_server
+        append_bytes $path "*1\r\n\$5\r\nMULTI\r\n*2\r\n\$4\r\nincr\r\n\$1\r\na\r\n"
+        lassign [check_aof --fix --yes $manifest] status out
+        assert_equal 0 $status
+        assert_match "*EXEC*" $out
+        assert_equal $size [file size $path]
+        restart_server
+        assert_equal 2 [r get a]
+    }
+
+    test "redis-check-aof: bad usage" {
+        lassign [check_aof] status out
+        assert_equal 2 $status
+        lassign [check_aof /nonexistent/file.aof] status out
+        assert_equal 2 $status
+    }
+}

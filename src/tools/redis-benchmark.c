@@ -1,0 +1,728 @@
+/* redis-benchmark.c -- measures a server's throughput and latency with many
+ * parallel clients, command-line compatible with Redis's redis-benchmark.
+ *
+ *   redis-benchmark [-h host] [-p port | -s socket] [-c clients] [-n requests]
+ *                   [-P pipeline] [-t tests] [-q | --csv] [COMMAND ARGS...]
+ *
+ * Design decisions:
+ *  - One thread, one ae event loop, -c non-blocking connections. A client
+ *    sends a batch of -P requests, waits for all the replies, and sends the
+ *    next batch straight from its read handler (no extra loop iteration).
+ *    Each reply's latency is measured from the start of its batch, as
+ *    Redis's tool does, so figures are comparable.
+ *  - Exactly -n requests are sent: the last batches shrink as needed, so
+ *    INFO commandstats on the server shows exactly -n calls.
+ *  - No allocation per request: each test's command is formatted once, a
+ *    client's buffer holds -P copies of it, and "__rand_int__" (12 bytes)
+ *    is overwritten in place with a 12-digit random number before each
+ *    batch. Replies are only validated and counted (rcParserSkipReply), in
+ *    one pass over the bytes read straight into the parser's buffer.
+ *  - Latencies go into a fixed-size log-linear histogram (bench_hist.c):
+ *    bounded memory however long the run.
+ *  - Output follows Redis's tool byte for byte where scripts parse it: -q
+ *    ("SET: 123.45 requests per second, p50=0.183 msec") and --csv (same
+ *    header and quoting). The live progress line is shown only on a
+ *    terminal, so a pipe receives clean lines.
+ *  - Setup (connect, AUTH, SELECT, HELLO) uses the blocking client library
+ *    with a timeout, then the connection is handed to the event loop.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "ae.h"
+#include "bench_hist.h"
+#include "rclient.h"
+#include "sds.h"
+#include "util.h"
+#include "version.h"
+#include "zmalloc.h"
+
+#define RAND_PLACEHOLDER "__rand_int__"
+#define RAND_PLACEHOLDER_LEN 12
+#define CONNECT_TIMEOUT_MS 10000
+#define READ_CHUNK (16 * 1024)
+#define PROGRESS_INTERVAL_MS 250
+
+/* ---- configuration ---------------------------------------------------------------- */
+
+static struct config {
+    const char *host;
+    int port;
+    const char *socket;
+    const char *password;
+    const char *user;
+    long long clients;
+    long long requests;
+    long long datasize;
+    long long keyspace;     /* -r; 0 = no random keys */
+    long long pipeline;
+    long long dbnum;
+    int resp3;
+    int keepalive;
+    int quiet;
+    int csv;
+    int loop;
+    int precision;          /* decimals of latencies in the full report; 0 = 3 */
+    sds tests;              /* -t as ",a,b,c," lowercased, or NULL for all */
+    int custom_argc;        /* a command given after the options */
+    char **custom_argv;
+    int tty;                /* stdout is a terminal: show progress */
+} cfg = {
+    .host = "127.0.0.1", .port = 6379, .clients = 50, .requests = 100000,
+    .datasize = 3, .pipeline = 1, .keepalive = 1,
+};
+
+/* ---- the state of one test --------------------------------------------------------- */
+
+typedef struct benchClient {
+    rcConn *conn;
+    char *req;              /* `pipeline` copies of the command */
+    int own_req;            /* req is this client's (it has placeholders) */
+    size_t req_len;         /* bytes of the current batch */
+    size_t written;
+    long long pending;      /* replies still expected for this batch */
+    uint64_t start_us;      /* when the batch started */
+} benchClient;
+
+static struct run {
+    aeEventLoop *el;
+    const char *title;
+    sds cmd;                /* one command, formatted */
+    size_t *randpos;        /* placeholder offsets within cmd */
+    size_t nrand;
+    char *shared_req;       /* `pipeline` copies of cmd, for commands without placeholders */
+    benchClient *clients;
+    long long nclients;
+    long long issued, done, errors;
+    int error_shown;
+    uint64_t start_us, end_us;
+    benchHist hist;
+    long long progress_timer;
+    long long last_done;
+    uint64_t last_tick_us, last_sum_us, last_count;
+    size_t progress_width;
+    int failed;             /* a connection broke: abort the test */
+    uint64_t rng;
+} run;
+
+/* ---- small helpers -------------------------------------------------------------------- */
+
+static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fatal(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static uint64_t nextRandom(void) {
+    /* xorshift64*: fast, and good enough to spread keys */
+    run.rng ^= run.rng >> 12;
+    run.rng ^= run.rng << 25;
+    run.rng ^= run.rng >> 27;
+    return run.rng * 2685821657736338717ULL;
+}
+
+static double usToMs(uint64_t us) {
+    return (double)us / 1000.0;
+}
+
+/* ---- connections ----------------------------------------------------------------------- */
+
+static rcConn *connectServer(void) {
+    rcConn *c = cfg.socket ? rcConnectUnix(cfg.socket, CONNECT_TIMEOUT_MS)
+                           : rcConnectTcp(cfg.host, cfg.port, CONNECT_TIMEOUT_MS);
+    if (c == NULL) fatal("Out of memory");
+    if (c->err) fatal("Could not connect to Redis at %s: %s", rcConnAddr(c), c->errstr);
+    return c;
+}
+
+/* Runs a setup command; exits with the server's error if it fails. */
+static void setupCommand(rcConn *c, int argc, const char **argv) {
+    rcReply *r = rcCommandArgv(c, argc, argv, NULL);
+    if (r == NULL) fatal("Error talking to Redis at %s: %s", rcConnAddr(c), c->errstr);
+    if (r->type == RC_REPLY_ERROR) fatal("%s failed: %s", argv[0], r->str);
+    rcFreeReply(r);
+}
+
+/* A connection ready for the benchmark: authenticated, database selected. */
+static rcConn *openClientConnection(void) {
+    rcConn *c = connectServer();
+    if (cfg.resp3) {
+        const char *hello[] = { "HELLO", "3" };
+        setupCommand(c, 2, hello);
+    }
+    if (cfg.password) {
+        const char *auth[] = { "AUTH", cfg.user ? cfg.user : cfg.password, cfg.password };
+        if (cfg.user) setupCommand(c, 3, auth);
+        else setupCommand(c, 2, auth);
+    }
+    if (cfg.dbnum) {
+        char db[24];
+        snprintf(db, sizeof(db), "%lld", cfg.dbnum);
+        const char *select[] = { "SELECT", db };
+        setupCommand(c, 2, select);
+    }
+    return c;
+}
+
+/* CONFIG GET name -> value (an sds), or NULL when not available. */
+static sds fetchConfig(rcConn *c, const char *name) {
+    const char *argv[] = { "CONFIG", "GET", name };
+    rcReply *r = rcCommandArgv(c, 3, argv, NULL);
+    sds value = NULL;
+    if (r && (r->type == RC_REPLY_ARRAY || r->type == RC_REPLY_MAP) && r->elements == 2 &&
+        r->element[1]->str)
+        value = sdsnewlen(r->element[1]->str, r->element[1]->len);
+    rcFreeReply(r);
+    return value;
+}
+
+/* ---- requests ------------------------------------------------------------------------- */
+
+/* Formats the command and finds its placeholders (with -r only). */
+static void prepareCommand(int argc, const char **argv, const size_t *argvlen) {
+    run.cmd = rcFormatCommandArgv(NULL, argc, argv, argvlen);
+    run.nrand = 0;
+    if (cfg.keyspace <= 0) return;
+    size_t len = sdslen(run.cmd);
+    for (size_t i = 0; i + RAND_PLACEHOLDER_LEN <= len; i++) {
+        if (memcmp(run.cmd + i, RAND_PLACEHOLDER, RAND_PLACEHOLDER_LEN) != 0) continue;
+        run.randpos = zrealloc(run.randpos, sizeof(size_t) * (run.nrand + 1));
+        run.randpos[run.nrand++] = i;
+        i += RAND_PLACEHOLDER_LEN - 1;
+    }
+}
+
+/* An inline command is sent as typed (PING_INLINE). */
+static void prepareInline(const char *line) {
+    run.cmd = sdsnew(line);
+    run.nrand = 0;
+}
+
+static char *repeatCommand(void) {
+    size_t len = sdslen(run.cmd);
+    char *buf = zmalloc(len * (size_t)cfg.pipeline);
+    for (long long i = 0; i < cfg.pipeline; i++) memcpy(buf + (size_t)i * len, run.cmd, len);
+    return buf;
+}
+
+/* 12 decimal digits of a random number below -r, written over a placeholder. */
+static void writeRandom(char *dst) {
+    uint64_t v = nextRandom() % (uint64_t)cfg.keyspace;
+    for (int i = RAND_PLACEHOLDER_LEN - 1; i >= 0; i--) {
+        dst[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+}
+
+static void randomizeBatch(benchClient *bc, long long batch) {
+    size_t len = sdslen(run.cmd);
+    for (long long i = 0; i < batch; i++)
+        for (size_t j = 0; j < run.nrand; j++) writeRandom(bc->req + (size_t)i * len + run.randpos[j]);
+}
+
+/* ---- the event loop side -------------------------------------------------------------- */
+
+static void readHandler(aeEventLoop *el, int fd, void *data, int mask);
+static void writeHandler(aeEventLoop *el, int fd, void *data, int mask);
+
+static void abortTest(const char *why, benchClient *bc) {
+    if (!run.failed) fprintf(stderr, "Error: %s (%s)\n", why, bc && bc->conn->errstr[0] ? bc->conn->errstr : strerror(errno));
+    run.failed = 1;
+    aeStop(run.el);
+}
+
+/* Writes what the socket accepts; arms the writable event if it is full. */
+static void writeBatch(benchClient *bc) {
+    while (bc->written < bc->req_len) {
+        ssize_t n = write(bc->conn->fd, bc->req + bc->written, bc->req_len - bc->written);
+        if (n > 0) {
+            bc->written += (size_t)n;
+        } else if (n == -1 && errno == EINTR) {
+            continue;
+        } else if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!(aeGetFileEvents(run.el, bc->conn->fd) & AE_WRITABLE))
+                aeCreateFileEvent(run.el, bc->conn->fd, AE_WRITABLE, writeHandler, bc);
+            return;
+        } else {
+            abortTest("writing to the server failed", bc);
+            return;
+        }
+    }
+    if (aeGetFileEvents(run.el, bc->conn->fd) & AE_WRITABLE)
+        aeDeleteFileEvent(run.el, bc->conn->fd, AE_WRITABLE);
+}
+
+/* Starts the next batch, or leaves the client idle when all are issued. */
+static void startBatch(benchClient *bc) {
+    long long batch = cfg.requests - run.issued;
+    if (batch <= 0) return;
+    if (batch > cfg.pipeline) batch = cfg.pipeline;
+    run.issued += batch;
+    if (run.nrand) randomizeBatch(bc, batch);
+    bc->req_len = sdslen(run.cmd) * (size_t)batch;
+    bc->written = 0;
+    bc->pending = batch;
+    bc->start_us = aeMonotonicUs();
+    writeBatch(bc);
+}
+
+static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
+    (void)el; (void)fd; (void)mask;
+    writeBatch(data);
+}
+
+static void noteError(const char *msg) {
+    run.errors++;
+    if (run.error_shown) return;
+    run.error_shown = 1;
+    fprintf(stderr, "Error from server: %s\n", msg);
+}
+
+static void attachClient(benchClient *bc) {
+    if (aeCreateFileEvent(run.el, bc->conn->fd, AE_READABLE, readHandler, bc) == AE_ERR)
+        fatal("Cannot watch a connection: %s (raise the open files limit?)", strerror(errno));
+}
+
+/* -k 0: a new connection for every batch. */
+static void reconnect(benchClient *bc) {
+    aeDeleteFileEvent(run.el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+    rcFree(bc->conn);
+    bc->conn = openClientConnection();
+    attachClient(bc);
+}
+
+/* Consumes complete replies; 1 when the batch is finished. */
+static int consumeReplies(benchClient *bc, uint64_t now) {
+    rcReplyType type;
+    char errbuf[128];
+    int rc;
+    while (bc->pending > 0 && (rc = rcParserSkipReply(bc->conn->parser, &type, errbuf, sizeof(errbuf))) == 1) {
+        if (type == RC_REPLY_PUSH) continue; /* out-of-band (RESP3) */
+        if (type == RC_REPLY_ERROR) noteError(errbuf);
+        benchHistRecord(&run.hist, now - bc->start_us);
+        bc->pending--;
+        run.done++;
+    }
+    if (bc->pending > 0 && rcParserError(bc->conn->parser)) {
+        snprintf(bc->conn->errstr, sizeof(bc->conn->errstr), "%s", rcParserError(bc->conn->parser));
+        abortTest("bad reply from the server", bc);
+        return 0;
+    }
+    return bc->pending == 0;
+}
+
+static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
+    (void)mask;
+    benchClient *bc = data;
+    size_t avail;
+    char *space = rcParserSpace(bc->conn->parser, READ_CHUNK, &avail);
+    if (space == NULL) fatal("Out of memory");
+    ssize_t n = read(fd, space, avail);
+    if (n <= 0) {
+        if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+        if (n == 0) snprintf(bc->conn->errstr, sizeof(bc->conn->errstr), "Server closed the connection");
+        abortTest("reading from the server failed", bc);
+        return;
+    }
+    rcParserCommit(bc->conn->parser, (size_t)n);
+    if (!consumeReplies(bc, aeMonotonicUs())) return;
+    if (run.done >= cfg.requests) {
+        run.end_us = aeMonotonicUs();
+        aeStop(el);
+        return;
+    }
+    if (!cfg.keepalive) reconnect(bc);
+    startBatch(bc);
+}
+
+/* ---- progress --------------------------------------------------------------------------- */
+
+static void clearProgress(void) {
+    if (run.progress_width == 0) return;
+    printf("\r%*s\r", (int)run.progress_width, "");
+    run.progress_width = 0;
+}
+
+static int progressTimer(aeEventLoop *el, long long id, void *data) {
+    (void)el; (void)id; (void)data;
+    uint64_t now = aeMonotonicUs();
+    double since_tick = (double)(now - run.last_tick_us) / 1e6;
+    double since_start = (double)(now - run.start_us) / 1e6;
+    uint64_t count = run.hist.count - run.last_count;
+    double rps = since_tick > 0 ? (double)(run.done - run.last_done) / since_tick : 0;
+    double overall = since_start > 0 ? (double)run.done / since_start : 0;
+    double avg = count ? usToMs(run.hist.sum_us - run.last_sum_us) / (double)count : 0;
+    char line[512];
+    int len = snprintf(line, sizeof(line), "%s: rps=%.1f (overall: %.1f) avg_msec=%.3f (overall: %.3f)",
+                       run.title, rps, overall, avg, usToMs((uint64_t)benchHistAverage(&run.hist)));
+    if (len < 0) len = 0;
+    if ((size_t)len >= sizeof(line)) len = (int)sizeof(line) - 1;
+    printf("\r%-*s", (int)run.progress_width, line);
+    if ((size_t)len > run.progress_width) run.progress_width = (size_t)len;
+    fflush(stdout);
+    run.last_tick_us = now;
+    run.last_done = run.done;
+    run.last_count = run.hist.count;
+    run.last_sum_us = run.hist.sum_us;
+    return PROGRESS_INTERVAL_MS;
+}
+
+/* ---- reports ---------------------------------------------------------------------------- */
+
+static double requestsPerSecond(void) {
+    double secs = (double)(run.end_us - run.start_us) / 1e6;
+    return secs > 0 ? (double)run.done / secs : 0;
+}
+
+static void reportQuiet(void) {
+    printf("%s: %.2f requests per second, p50=%.3f msec\n", run.title, requestsPerSecond(),
+           usToMs(benchHistPercentile(&run.hist, 50)));
+}
+
+static void reportCsv(void) {
+    static int header_done;
+    if (!header_done) {
+        printf("\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\","
+               "\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n");
+        header_done = 1;
+    }
+    const benchHist *h = &run.hist;
+    printf("\"%s\",\"%.2f\",\"%.3f\",\"%.3f\",\"%.3f\",\"%.3f\",\"%.3f\",\"%.3f\"\n", run.title,
+           requestsPerSecond(), benchHistAverage(h) / 1000.0, usToMs(h->min_us),
+           usToMs(benchHistPercentile(h, 50)), usToMs(benchHistPercentile(h, 95)),
+           usToMs(benchHistPercentile(h, 99)), usToMs(h->max_us));
+}
+
+static sds server_save, server_appendonly;
+
+static void reportPercentiles(int prec) {
+    const benchHist *h = &run.hist;
+    printf("Latency by percentile distribution:\n");
+    /* 0%, 50%, 75%, 87.5%, ... halving the remainder until every sample is in */
+    double pct = 0;
+    for (int step = 0; step < 64; step++) {
+        uint64_t v = benchHistPercentile(h, pct);
+        uint64_t below = pct == 0 ? 1 : benchHistCountAtOrBelow(h, v);
+        if (below > h->count) below = h->count;
+        printf("%.3f%% <= %.*f milliseconds (cumulative count %llu)\n", pct, prec, usToMs(v),
+               (unsigned long long)below);
+        if (below >= h->count) break;
+        pct = pct == 0 ? 50 : pct + (100 - pct) / 2;
+    }
+    printf("100.000%% <= %.*f milliseconds (cumulative count %llu)\n\n", prec, usToMs(h->max_us),
+           (unsigned long long)h->count);
+}
+
+static void reportCumulative(int prec) {
+    const benchHist *h = &run.hist;
+    printf("Cumulative distribution of latencies:\n");
+    /* 0.1 ms steps up to 1 ms, then 1 ms steps up to 10 ms, then 10 ms... */
+    uint64_t step = 100;
+    for (uint64_t edge = 100;; edge += step) {
+        uint64_t below = benchHistCountAtOrBelow(h, edge);
+        if (below == 0 && h->count > 0) goto next; /* start at the first non-empty step */
+        printf("%.3f%% <= %.*f milliseconds (cumulative count %llu)\n",
+               h->count ? 100.0 * (double)below / (double)h->count : 100.0, prec, usToMs(edge),
+               (unsigned long long)below);
+        if (below >= h->count) break;
+    next:
+        if (edge >= step * 10) step *= 10;
+    }
+    printf("\n");
+}
+
+static void reportFull(void) {
+    int prec = cfg.precision > 0 ? cfg.precision : 3;
+    const benchHist *h = &run.hist;
+    printf("====== %s ======\n", run.title);
+    printf("  %lld requests completed in %.2f seconds\n", run.done, (double)(run.end_us - run.start_us) / 1e6);
+    printf("  %lld parallel clients\n", cfg.clients);
+    printf("  %lld bytes payload\n", cfg.datasize);
+    printf("  keep alive: %d\n", cfg.keepalive);
+    if (server_save) printf("  host configuration \"save\": %s\n", server_save);
+    if (server_appendonly) printf("  host configuration \"appendonly\": %s\n", server_appendonly);
+    printf("  multi-thread: no\n\n");
+    reportPercentiles(prec);
+    reportCumulative(prec);
+    printf("Summary:\n");
+    printf("  throughput summary: %.2f requests per second\n", requestsPerSecond());
+    printf("  latency summary (msec):\n");
+    printf("    %9s %9s %9s %9s %9s %9s\n", "avg", "min", "p50", "p95", "p99", "max");
+    printf("    %9.*f %9.*f %9.*f %9.*f %9.*f %9.*f\n\n", prec, benchHistAverage(h) / 1000.0, prec,
+           usToMs(h->min_us), prec, usToMs(benchHistPercentile(h, 50)), prec,
+           usToMs(benchHistPercentile(h, 95)), prec, usToMs(benchHistPercentile(h, 99)), prec,
+           usToMs(h->max_us));
+}
+
+/* ---- running one test -------------------------------------------------------------------- */
+
+static void createClients(void) {
+    run.nclients = cfg.clients;
+    run.clients = zcalloc(sizeof(benchClient) * (size_t)run.nclients);
+    run.shared_req = run.nrand ? NULL : repeatCommand();
+    for (long long i = 0; i < run.nclients; i++) {
+        benchClient *bc = &run.clients[i];
+        bc->conn = openClientConnection();
+        bc->own_req = run.nrand > 0;
+        bc->req = bc->own_req ? repeatCommand() : run.shared_req;
+        attachClient(bc);
+    }
+}
+
+static void freeClients(void) {
+    for (long long i = 0; i < run.nclients; i++) {
+        benchClient *bc = &run.clients[i];
+        aeDeleteFileEvent(run.el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+        rcFree(bc->conn);
+        if (bc->own_req) zfree(bc->req);
+    }
+    zfree(run.clients);
+    zfree(run.shared_req);
+    run.clients = NULL;
+    run.shared_req = NULL;
+    run.nclients = 0;
+}
+
+/* Runs the prepared command (run.cmd) as a test called title. */
+static void runTest(const char *title) {
+    run.title = title;
+    run.issued = run.done = run.errors = 0;
+    run.error_shown = 0;
+    run.failed = 0;
+    benchHistReset(&run.hist);
+    createClients();
+    run.start_us = run.last_tick_us = aeMonotonicUs();
+    run.end_us = 0;
+    run.last_done = 0;
+    run.last_count = run.last_sum_us = 0;
+    run.progress_timer = cfg.tty && !cfg.csv ? aeCreateTimeEvent(run.el, PROGRESS_INTERVAL_MS, progressTimer, NULL, NULL) : -1;
+    for (long long i = 0; i < run.nclients && !run.failed; i++) startBatch(&run.clients[i]);
+    if (!run.failed && run.done < cfg.requests) aeMain(run.el);
+    if (run.end_us == 0) run.end_us = aeMonotonicUs();
+    if (run.progress_timer != -1) aeDeleteTimeEvent(run.el, run.progress_timer);
+    freeClients();
+    sdsfree(run.cmd);
+    run.cmd = NULL;
+    zfree(run.randpos);
+    run.randpos = NULL;
+    clearProgress();
+    if (run.failed) exit(1);
+    if (cfg.csv) reportCsv();
+    else if (cfg.quiet) reportQuiet();
+    else reportFull();
+    fflush(stdout);
+}
+
+/* ---- the default tests --------------------------------------------------------------------- */
+
+/* Whether a test named `name` (lowercase) is selected by -t. */
+static int selected(const char *name) {
+    if (cfg.tests == NULL) return 1;
+    char pattern[64];
+    snprintf(pattern, sizeof(pattern), ",%s,", name);
+    return strstr(cfg.tests, pattern) != NULL;
+}
+
+static void runArgs(const char *title, int argc, const char **argv) {
+    prepareCommand(argc, argv, NULL);
+    runTest(title);
+}
+
+static void runDefaultTests(void) {
+    sds data = sdsgrowzero(sdsempty(), (size_t)cfg.datasize);
+    memset(data, 'x', (size_t)cfg.datasize);
+    const char *score = cfg.keyspace > 0 ? RAND_PLACEHOLDER : "0";
+
+    if (selected("ping_inline") || selected("ping")) {
+        prepareInline("PING\r\n");
+        runTest("PING_INLINE");
+    }
+    if (selected("ping_mbulk") || selected("ping")) runArgs("PING_MBULK", 1, (const char *[]){ "PING" });
+    if (selected("set")) runArgs("SET", 3, (const char *[]){ "SET", "key:" RAND_PLACEHOLDER, data });
+    if (selected("get")) runArgs("GET", 2, (const char *[]){ "GET", "key:" RAND_PLACEHOLDER });
+    if (selected("incr")) runArgs("INCR", 2, (const char *[]){ "INCR", "counter:" RAND_PLACEHOLDER });
+    if (selected("lpush")) runArgs("LPUSH", 3, (const char *[]){ "LPUSH", "mylist", data });
+    if (selected("rpush")) runArgs("RPUSH", 3, (const char *[]){ "RPUSH", "mylist", data });
+    if (selected("lpop")) runArgs("LPOP", 2, (const char *[]){ "LPOP", "mylist" });
+    if (selected("rpop")) runArgs("RPOP", 2, (const char *[]){ "RPOP", "mylist" });
+    if (selected("sadd")) runArgs("SADD", 3, (const char *[]){ "SADD", "myset", "element:" RAND_PLACEHOLDER });
+    if (selected("hset"))
+        runArgs("HSET", 4, (const char *[]){ "HSET", "myhash", "element:" RAND_PLACEHOLDER, data });
+    if (selected("spop")) runArgs("SPOP", 2, (const char *[]){ "SPOP", "myset" });
+    if (selected("zadd"))
+        runArgs("ZADD", 4, (const char *[]){ "ZADD", "myzset", score, "element:" RAND_PLACEHOLDER });
+    if (selected("zpopmin")) runArgs("ZPOPMIN", 2, (const char *[]){ "ZPOPMIN", "myzset" });
+
+    static const struct { const char *name, *title, *last; } lranges[] = {
+        { "lrange_100", "LRANGE_100 (first 100 elements)", "99" },
+        { "lrange_300", "LRANGE_300 (first 300 elements)", "299" },
+        { "lrange_500", "LRANGE_500 (first 500 elements)", "499" },
+        { "lrange_600", "LRANGE_600 (first 600 elements)", "599" },
+    };
+    int any_lrange = selected("lrange");
+    for (size_t i = 0; i < sizeof(lranges) / sizeof(lranges[0]); i++) any_lrange |= selected(lranges[i].name);
+    if (any_lrange)
+        runArgs("LPUSH (needed to benchmark LRANGE)", 3, (const char *[]){ "LPUSH", "mylist", data });
+    for (size_t i = 0; i < sizeof(lranges) / sizeof(lranges[0]); i++)
+        if (selected(lranges[i].name) || selected("lrange"))
+            runArgs(lranges[i].title, 4, (const char *[]){ "LRANGE", "mylist", "0", lranges[i].last });
+
+    if (selected("mset")) {
+        const char *argv[21] = { "MSET" };
+        for (int i = 0; i < 10; i++) {
+            argv[1 + 2 * i] = "key:" RAND_PLACEHOLDER;
+            argv[2 + 2 * i] = data;
+        }
+        runArgs("MSET (10 keys)", 21, argv);
+    }
+    sdsfree(data);
+}
+
+static void runCustomCommand(void) {
+    sds title = sdsjoin(cfg.custom_argv, cfg.custom_argc, " ");
+    runArgs(title, cfg.custom_argc, (const char **)cfg.custom_argv);
+    sdsfree(title);
+}
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+static void usage(FILE *out) {
+    fprintf(out,
+"Usage: redis-benchmark [OPTIONS] [COMMAND ARGS...]\n"
+"\n"
+"Options:\n"
+" -h <hostname>      Server hostname (default 127.0.0.1)\n"
+" -p <port>          Server port (default 6379)\n"
+" -s <socket>        Server socket (overrides host and port)\n"
+" -a <password>      Password for Redis Auth\n"
+" --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
+" -c <clients>       Number of parallel connections (default 50)\n"
+" -n <requests>      Total number of requests (default 100000)\n"
+" -d <size>          Data size of SET/GET value in bytes (default 3)\n"
+" --dbnum <db>       SELECT the specified db number (default 0)\n"
+" -3                 Start session in RESP3 protocol mode.\n"
+" --threads <num>    Accepted for compatibility; this tool uses one thread.\n"
+" -k <boolean>       1=keep alive 0=reconnect (default 1)\n"
+" -r <keyspacelen>   Use random keys for SET/GET/INCR, random values for SADD,\n"
+"                    random members and scores for ZADD. Every __rand_int__ in\n"
+"                    an argument becomes a 12-digit number from 0 to\n"
+"                    keyspacelen-1, different for every request.\n"
+" -P <numreq>        Pipeline <numreq> requests. Default 1 (no pipeline).\n"
+" -q                 Quiet. Just show query/sec values\n"
+" --precision        Number of decimal places to display in latency output (default 3)\n"
+" --csv              Output in CSV format\n"
+" -l                 Loop. Run the tests forever\n"
+" -t <tests>         Only run the comma separated list of tests. The test\n"
+"                    names are the same as the ones produced as output.\n"
+"                    The -t option is ignored if a specific command is supplied\n"
+"                    on the command line.\n"
+" --help             Output this help and exit.\n"
+" --version          Output version and exit.\n"
+"\n"
+"Examples:\n"
+"  redis-benchmark -t ping,set,get -n 100000 --csv\n"
+"  redis-benchmark -r 10000 -n 10000 lpush mylist __rand_int__\n");
+}
+
+static void badOption(const char *opt) __attribute__((noreturn));
+static void badOption(const char *opt) {
+    fprintf(stderr, "Invalid option \"%s\" or option argument missing\n\n", opt);
+    usage(stderr);
+    exit(1);
+}
+
+/* The argument of option argv[*i]; exits when it is missing. */
+static const char *optionArg(int argc, char **argv, int *i) {
+    if (*i + 1 >= argc) badOption(argv[*i]);
+    return argv[++*i];
+}
+
+static long long numberArg(int argc, char **argv, int *i, long long min, long long max) {
+    const char *opt = argv[*i];
+    const char *arg = optionArg(argc, argv, i);
+    long long v;
+    if (!string2ll(arg, strlen(arg), &v) || v < min || v > max)
+        fatal("Invalid value \"%s\" for option \"%s\" (expected an integer from %lld to %lld)", arg, opt, min, max);
+    return v;
+}
+
+static void setTests(const char *list) {
+    sds t = sdscatprintf(sdsempty(), ",%s,", list);
+    sdstolower(t);
+    sdsfree(cfg.tests);
+    cfg.tests = t;
+}
+
+/* Parses the options; a first non-option argument starts the custom command. */
+static void parseOptions(int argc, char **argv) {
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (o[0] != '-') break;
+        if (!strcmp(o, "-h")) cfg.host = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "-p")) cfg.port = (int)numberArg(argc, argv, &i, 1, 65535);
+        else if (!strcmp(o, "-s")) cfg.socket = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "-a")) cfg.password = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--user")) cfg.user = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "-c")) cfg.clients = numberArg(argc, argv, &i, 1, 100000);
+        else if (!strcmp(o, "-n")) cfg.requests = numberArg(argc, argv, &i, 1, LLONG_MAX / 2);
+        else if (!strcmp(o, "-d")) cfg.datasize = numberArg(argc, argv, &i, 0, 1024LL * 1024 * 1024);
+        else if (!strcmp(o, "-r")) cfg.keyspace = numberArg(argc, argv, &i, 0, 1000000000000LL);
+        else if (!strcmp(o, "-P")) cfg.pipeline = numberArg(argc, argv, &i, 1, 1000000);
+        else if (!strcmp(o, "-k")) cfg.keepalive = (int)numberArg(argc, argv, &i, 0, 1);
+        else if (!strcmp(o, "--dbnum")) cfg.dbnum = numberArg(argc, argv, &i, 0, INT32_MAX);
+        else if (!strcmp(o, "--precision")) cfg.precision = (int)numberArg(argc, argv, &i, 0, 6);
+        else if (!strcmp(o, "--threads")) numberArg(argc, argv, &i, 1, 500);
+        else if (!strcmp(o, "-t")) setTests(optionArg(argc, argv, &i));
+        else if (!strcmp(o, "-q")) cfg.quiet = 1;
+        else if (!strcmp(o, "--csv")) cfg.csv = 1;
+        else if (!strcmp(o, "-l")) cfg.loop = 1;
+        else if (!strcmp(o, "-3")) cfg.resp3 = 1;
+        else if (!strcmp(o, "--help")) { usage(stdout); exit(0); }
+        else if (!strcmp(o, "--version") || !strcmp(o, "-v")) { printf("redis-benchmark %s\n", REDIS_VERSION); exit(0); }
+        else badOption(o);
+    }
+    if (cfg.user && !cfg.password) fatal("--user needs -a <password>");
+    cfg.custom_argc = argc - i;
+    cfg.custom_argv = argv + i;
+    if (cfg.clients > cfg.requests) cfg.clients = cfg.requests; /* idle clients measure nothing */
+}
+
+/* The server's persistence settings, shown in the full report. */
+static void fetchServerConfig(void) {
+    rcConn *c = openClientConnection();
+    server_save = fetchConfig(c, "save");
+    server_appendonly = fetchConfig(c, "appendonly");
+    if (!server_save || !server_appendonly) fprintf(stderr, "WARNING: Could not fetch server CONFIG\n");
+    rcFree(c);
+}
+
+int main(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN);
+    parseOptions(argc, argv);
+    cfg.tty = isatty(STDOUT_FILENO);
+    run.rng = aeMonotonicUs() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+    run.el = aeCreateEventLoop((int)cfg.clients + 128);
+    if (run.el == NULL) fatal("Cannot create the event loop: %s", strerror(errno));
+    if (!cfg.quiet && !cfg.csv) fetchServerConfig();
+    do {
+        if (cfg.custom_argc > 0) runCustomCommand();
+        else runDefaultTests();
+    } while (cfg.loop);
+    aeDeleteEventLoop(run.el);
+    sdsfree(cfg.tests);
+    sdsfree(server_save);
+    sdsfree(server_appendonly);
+    return 0;
+}

@@ -1,0 +1,193 @@
+# tests/integration/redis-benchmark.tcl -- our redis-benchmark
+# (src/tools/redis-benchmark.c) against the server under test: output
+# formats that scripts parse (-q, --csv), test selection, exact request
+# counts, random keys, pipelining, authentication, unix sockets, errors.
+#
+# The tool is the redis-benchmark built next to the server binary the runner
+# starts (or $REDIS_BENCHMARK), run under the same --wrapper (e.g. QEMU).
+# Request counts are small so the file stays quick under emulation.
+
+proc bench_path {} {
+    if {[info exists ::env(REDIS_BENCHMARK)]} { return $::env(REDIS_BENCHMARK) }
+    return [file join [file dirname $::harness::opt(server)] redis-benchmark]
+}
+
+proc need_bench {} {
+    if {![file executable [bench_path]]} { skip "no redis-benchmark next to the server ([bench_path])" }
+}
+
+proc bench_cmd {args} {
+    return [concat $::harness::opt(wrapper) [list [bench_path]] $args]
+}
+
+# Standard output only (stderr discarded: the exit status still counts),
+# against the current server.
+proc bench {args} {
+    exec {*}[bench_cmd -h [srv host] -p [srv port] {*}$args] 2>/dev/null
+}
+
+# {exit-status output}, stdout and stderr together, with no default address.
+proc bench_status {args} {
+    set status [catch {exec {*}[bench_cmd {*}$args] 2>@1} out opts]
+    regsub {\n?child process exited abnormally$} $out {} out
+    if {$status} {
+        set code [dict get $opts -errorcode]
+        if {[lindex $code 0] eq "CHILDSTATUS"} { return [list [lindex $code 2] [string trim $out]] }
+        return [list -1 [string trim $out]]
+    }
+    return [list 0 [string trim $out]]
+}
+
+proc titles_of_csv {out} {
+    set titles {}
+    foreach line [lrange [split [string trim $out] \n] 1 end] {
+        lappend titles [string trim [lindex [split $line ,] 0] \"]
+    }
+    return $titles
+}
+
+proc calls_of {cmd} {
+    foreach line [split [r info commandstats] \n] {
+        if {[regexp "^cmdstat_$cmd:calls=(\[0-9\]+)" $line -> calls]} { return $calls }
+    }
+    return 0
+}
+
+start_server {tags {tools benchmark} unixsocket 1} {
+    test "redis-benchmark -q prints one line per test in Redis's format" {
+        need_bench
+        set out [bench -q -n 200 -c 5 -t set,get]
+        set lines [split [string trim $out] \n]
+        assert_equal 2 [llength $lines] $out
+        assert_match {SET: *} [lindex $lines 0]
+        assert_match {GET: *} [lindex $lines 1]
+        foreach line $lines {
+            assert {[regexp {^[A-Z]+: [0-9]+\.[0-9]{2} requests per second, p50=[0-9]+\.[0-9]{3} msec$} $line]} $line
+        }
+        assert {[string first \r $out] < 0} "no progress line when stdout is not a terminal"
+    }
+
+    test "redis-benchmark --csv prints Redis's header and quoted rows" {
+        need_bench
+        set out [bench --csv -n 200 -c 5 -t set,incr]
+        set lines [split [string trim $out] \n]
+        assert_equal {"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"} [lindex $lines 0]
+        assert_equal 3 [llength $lines]
+        foreach line [lrange $lines 1 end] {
+            assert {[regexp {^"[A-Z]+"(,"[0-9]+\.[0-9]+"){7}$} $line]} $line
+        }
+        assert_equal {SET INCR} [titles_of_csv $out]
+    }
+
+    test "redis-benchmark -t selects tests by their names, case-insensitively" {
+        need_bench
+        assert_equal {PING_INLINE PING_MBULK} [titles_of_csv [bench --csv -n 20 -c 2 -t ping]]
+        assert_equal {PING_MBULK {MSET (10 keys)}} [titles_of_csv [bench --csv -n 20 -c 2 -t PING_MBULK,mset]]
+        set lrange [bench --csv -n 20 -c 2 -t lrange_300]
+        assert_equal [list "LPUSH (needed to benchmark LRANGE)" "LRANGE_300 (first 300 elements)"] \
+            [lmap l [lrange [split [string trim $lrange] \n] 1 end] { lindex [split $l \"] 1 }]
+        assert_equal "" [bench -q -n 20 -c 2 -t nosuchtest]
+    }
+
+    test "redis-benchmark -n sends exactly that many requests, with and without -P" {
+        need_bench
+        r config resetstat
+        bench -q -n 777 -c 7 -t incr
+        assert_equal 777 [calls_of incr]
+        r config resetstat
+        bench -q -n 1001 -c 5 -P 16 -t get
+        assert_equal 1001 [calls_of get]
+        r config resetstat
+        bench -q -n 30 -c 3 -t mset
+        assert_equal 30 [calls_of mset]
+    }
+
+    test "redis-benchmark -P: every pipelined request is answered and counted" {
+        need_bench
+        r config resetstat
+        set out [bench --csv -n 2000 -c 2 -P 50 -t set]
+        assert_equal 2000 [calls_of set]
+        assert_equal {SET} [titles_of_csv $out]
+    }
+
+    test "redis-benchmark custom command with -r replaces __rand_int__ within the range" {
+        need_bench
+        r flushall
+        set out [bench -q -n 500 -c 4 -r 20 set bench:__rand_int__ v]
+        assert_match {set bench:__rand_int__ v: * requests per second*} $out
+        set keys [lsort [r keys bench:*]]
+        assert_range [llength $keys] 2 20
+        foreach k $keys {
+            assert {[regexp {^bench:0{10}[0-9]{2}$} $k]} $k
+            assert_lessthan [scan [string range $k 6 end] %d] 20
+        }
+        assert_equal v [r get [lindex $keys 0]]
+    }
+
+    test "redis-benchmark without -r keeps __rand_int__ literal; -d sets the value size" {
+        need_bench
+        r flushall
+        bench -q -n 10 -c 1 -d 100 -t set
+        assert_equal 100 [r strlen key:__rand_int__]
+        assert_equal 1 [r dbsize]
+    }
+
+    test "redis-benchmark -k 0 reconnects for every request" {
+        need_bench
+        set before [s total_connections_received]
+        bench -q -n 40 -c 2 -k 0 -t ping_mbulk
+        assert_morethan [expr {[s total_connections_received] - $before}] 39
+    }
+
+    test "redis-benchmark over a unix socket (-s)" {
+        need_bench
+        r config resetstat
+        lassign [bench_status -s [srv unixsocket] -q -n 50 -c 2 -t ping_mbulk] status out
+        assert_equal 0 $status $out
+        assert_match {PING_MBULK: * requests per second*} $out
+        assert_equal 50 [calls_of ping]
+    }
+
+    test "redis-benchmark reports bad options and exits non-zero" {
+        need_bench
+        lassign [bench_status --no-such-option] status out
+        assert_equal 1 $status
+        assert_match {Invalid option "--no-such-option" or option argument missing*Usage: redis-benchmark*} $out
+        lassign [bench_status -c] status out
+        assert_equal 1 $status
+        assert_match {Invalid option "-c" or option argument missing*} $out
+        lassign [bench_status -n abc -q] status out
+        assert_equal 1 $status
+        assert_match {Invalid value "abc" for option "-n"*} $out
+        lassign [bench_status -P 0 -q] status out
+        assert_equal 1 $status
+        assert_match {Invalid value "0" for option "-P"*} $out
+    }
+
+    test "redis-benchmark says which server it could not reach" {
+        need_bench
+        set port [::harness::find_free_port]
+        lassign [bench_status -h 127.0.0.1 -p $port -q -n 10 -t ping_mbulk] status out
+        assert_equal 1 $status
+        assert_equal "Could not connect to Redis at 127.0.0.1:$port: Connection refused" $out
+        lassign [bench_status -s /nonexistent/redis.sock -q -n 10] status out
+        assert_equal 1 $status
+        assert_equal "Could not connect to Redis at /nonexistent/redis.sock: No such file or directory" $out
+    }
+
+    start_server {overrides {requirepass s3cret}} {
+        test "redis-benchmark -a authenticates; a wrong password fails clearly" {
+            need_bench
+            r auth s3cret
+            r config resetstat
+            lassign [bench_status -h [srv host] -p [srv port] -a s3cret -q -n 30 -c 3 -t incr] status out
+            assert_equal 0 $status $out
+            assert_equal 30 [calls_of incr]
+            lassign [bench_status -h [srv host] -p [srv port] -a wrong -q -n 30 -t incr] status out
+            assert_equal 1 $status
+            assert_match {AUTH failed: WRONGPASS*} $out
+            lassign [bench_status -h [srv host] -p [srv port] --user default -a s3cret -q -n 10 -c 1 -t incr] status out
+            assert_equal 0 $status $out
+        }
+    }
+}
