@@ -75,13 +75,21 @@ static int kvobjIsEmbeddedString(const robj *val) {
 /* ---- the value's payload ------------------------------------------------------ */
 
 /* The payload for the new entry's ptr when it is not embedded: an integer
- * is copied, anything else moves when val is referenced only by the caller
- * and is duplicated otherwise (strings only). */
+ * is copied, anything else moves when val is referenced only by the caller.
+ * A shared string is duplicated. A shared collection can't be copied
+ * cheaply: its payload moves and the caller's object is left an empty
+ * string, which its other holders may still release (setKey() callers keep
+ * a reference and drop it afterwards; they use the stored object, never
+ * theirs, from then on). */
 static void *kvobjAdoptPayload(robj *val) {
     if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT) return val->ptr;
     if (val->refcount == 1) return val->ptr;
-    kvobjAssert(val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_RAW);
-    return sdsdup(val->ptr);
+    if (val->type == OBJ_STRING) return sdsdup(val->ptr);
+    void *payload = val->ptr;
+    val->type = OBJ_STRING;
+    val->encoding = OBJ_ENCODING_RAW;
+    val->ptr = sdsempty();
+    return payload;
 }
 
 /* Drops the caller's reference to val once its value lives in the entry. */

@@ -204,6 +204,25 @@ static void test_template_shared_by_others_is_copied(void) {
     CHECK_EQ_INT(zmalloc_used_memory(), start);
 }
 
+/* A collection held elsewhere too (setKey keeps the caller's reference)
+ * can't be copied: its payload moves, the caller's object becomes an empty
+ * string it can still release. */
+static void test_shared_collection_payload_moves(void) {
+    size_t start = zmalloc_used_memory();
+    void *payload = zmalloc(64);
+    robj *list = newObject(OBJ_LIST, OBJ_ENCODING_LISTPACK, payload);
+    list->refcount = 2;
+    kvobj *o = kvobjCreate("l", 1, list, -1);
+    CHECK(o->ptr == payload);
+    CHECK_EQ_INT(o->type, OBJ_LIST);
+    CHECK_EQ_INT(list->refcount, 1);
+    CHECK_EQ_INT(list->type, OBJ_STRING);
+    CHECK(valueIs(list, "", 0));
+    release(list);
+    release(o);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
 /* Shared objects (e.g. the shared integers) are never modified. */
 static void test_shared_template_untouched(void) {
     size_t start = zmalloc_used_memory();
@@ -412,6 +431,7 @@ TEST_MAIN(
     RUN(test_programming_errors_abort);
     RUN(test_lru_carried_over);
     RUN(test_kvobj_as_template);
+    RUN(test_shared_collection_payload_moves);
     RUN(test_set_expire_in_place);
     RUN(test_set_expire_moves);
     RUN(test_value_converted_in_place);
