@@ -250,12 +250,6 @@ static void test_other_type_payload_moves(void) {
     CHECK_EQ_INT(zmalloc_used_memory(), start);
 }
 
-static void copySharedList(void) {
-    robj *list = newObject(OBJ_LIST, OBJ_ENCODING_QUICKLIST, zmalloc(10));
-    list->refcount = 2;
-    kvobjCreate("l", 1, list, -1);                  /* cannot be copied: aborts */
-}
-
 static void moveReferencedObject(void) {
     kvobj *o = kvobjCreate("k", 1, newInt(1), -1);
     o->refcount = 2;
@@ -263,7 +257,6 @@ static void moveReferencedObject(void) {
 }
 
 static void test_programming_errors_abort(void) {
-    CHECK(abortedInChild(copySharedList));
     CHECK(abortedInChild(moveReferencedObject));
 }
 
