@@ -1,0 +1,471 @@
+/* blocked.c -- clients waiting for keys: BLPOP, BLMOVE, BLMPOP, BZPOPMIN ...
+ *
+ * A blocking command that finds nothing to serve calls blockForKeys() and
+ * returns without a reply. The client keeps its argv (networking.c does not
+ * reset a client flagged CLIENT_BLOCKED) and is remembered:
+ *   - in db->blocking_keys, a dict key (sds) -> list of waiting clients in
+ *     the order they blocked (FIFO);
+ *   - in a min-heap ordered by deadline, when it has a timeout.
+ *
+ * When a key someone waits for may have become servable (a list or sorted
+ * set was created by dbAdd -- keyReadyHook -- or a command called
+ * signalKeyAsReady()), the key is queued as "ready". After every command
+ * (and before the event loop sleeps) the ready keys are handled: for each,
+ * the clients waiting on it, oldest first, have their command run again
+ * from scratch. The command either serves the client (replies) or calls
+ * blockForKeys() again; a re-blocking client keeps its place in every queue
+ * and its original deadline.
+ *
+ * Design decisions:
+ * - Re-running the command (rather than popping on the client's behalf)
+ *   keeps this file type-agnostic: lists and sorted sets only need their
+ *   command to be idempotent until it can serve. The type a client waits
+ *   for comes from its command's group, and a ready key of another type
+ *   (the key became a string or a set) serves nobody, as Redis does.
+ * - Ready keys are handled iteratively, never recursively: a served BLMOVE
+ *   pushing into a key another client waits on queues that key, and the
+ *   outer loop serves it next, so chains of any length use constant stack.
+ * - An unblocked client is reset at once (its argv freed) but whatever it
+ *   pipelined while blocked runs from beforeSleep (processUnblockedClients),
+ *   outside any other client's command.
+ * - Deadlines live in a binary min-heap (each client knows its slot), so
+ *   blocking, unblocking and expiring are O(log n); one ae timer is armed
+ *   for the earliest deadline, so a 0.1 s timeout is answered on time with
+ *   no other traffic, independently of hz.
+ * - A client may not block inside MULTI/EXEC or when it is a fake client:
+ *   clientMayBlock() says so and the command answers as on timeout.
+ * - A blocking command counts as one call in INFO commandstats when it
+ *   completes (served or timed out), not once per run, as Redis 7.2.
+ */
+#include "server.h"
+
+#include <math.h>
+
+typedef struct blockingState {
+    int blocked;            /* 1 while waiting in this module's queues */
+    int rerunning;          /* its command is being run again right now */
+    int reblocked;          /* the re-run called blockForKeys() again */
+    int btype;              /* object type that can serve it (OBJ_LIST ...) */
+    long long timeout;      /* absolute unix ms, 0 = forever */
+    long heap_index;        /* slot in the deadline heap, -1 if none */
+    redisDb *db;
+    int numkeys;
+    robj **keys;            /* the distinct keys waited for */
+    listNode **nodes;       /* this client's node in each key's FIFO */
+    listNode *unblocked_node; /* in unblocked_clients, or NULL */
+} blockingState;
+
+static struct {
+    unsigned long count;         /* clients blocked here */
+    blockingState **heap;        /* deadline min-heap */
+    client **heap_clients;       /* heap_clients[i] owns heap[i] */
+    long heap_len, heap_cap;
+    long long timer_id;          /* -1: no timer armed */
+    long long timer_when;        /* deadline the timer is armed for */
+    list *ready_keys;            /* readyKey* in signalling order */
+    dict *ready_set;             /* "<dbid>:<key>" of queued ready keys */
+    list *unblocked_clients;     /* clients whose pipelined input must run */
+    int handling;                /* inside handleReadyKeys() */
+} B = {.timer_id = -1};
+
+typedef struct readyKey {
+    redisDb *db;
+    robj *key;
+} readyKey;
+
+/* ---- dict types -------------------------------------------------------------------------- */
+
+static uint64_t sdsHashFn(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
+static int sdsCompareFn(dict *d, const void *a, const void *b) {
+    (void)d;
+    return sdslen((sds)a) == sdslen((sds)b) && memcmp(a, b, sdslen((sds)a)) == 0;
+}
+static void sdsFreeFn(dict *d, void *key) { (void)d; sdsfree(key); }
+static void listFreeFn(dict *d, void *val) { (void)d; listRelease(val); }
+
+/* db->blocking_keys: key -> list of client* */
+static dictType blockingKeysDictType = {
+    .hashFunction = sdsHashFn,
+    .keyCompare = sdsCompareFn,
+    .keyDestructor = sdsFreeFn,
+    .valDestructor = listFreeFn,
+};
+
+static dictType readySetDictType = {
+    .hashFunction = sdsHashFn,
+    .keyCompare = sdsCompareFn,
+    .keyDestructor = sdsFreeFn,
+};
+
+/* ---- the deadline heap ------------------------------------------------------------------- */
+
+static void heapPlace(long i, client *c) {
+    B.heap_clients[i] = c;
+    B.heap[i] = c->bstate;
+    c->bstate->heap_index = i;
+}
+
+static int heapLess(long a, long b) { return B.heap[a]->timeout < B.heap[b]->timeout; }
+
+static void heapSwap(long a, long b) {
+    client *ca = B.heap_clients[a], *cb = B.heap_clients[b];
+    heapPlace(a, cb);
+    heapPlace(b, ca);
+}
+
+static void heapSiftUp(long i) {
+    while (i > 0 && heapLess(i, (i - 1) / 2)) {
+        heapSwap(i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static void heapSiftDown(long i) {
+    for (;;) {
+        long l = 2 * i + 1, r = l + 1, min = i;
+        if (l < B.heap_len && heapLess(l, min)) min = l;
+        if (r < B.heap_len && heapLess(r, min)) min = r;
+        if (min == i) return;
+        heapSwap(i, min);
+        i = min;
+    }
+}
+
+static void heapInsert(client *c) {
+    if (B.heap_len == B.heap_cap) {
+        B.heap_cap = B.heap_cap ? B.heap_cap * 2 : 16;
+        B.heap = zrealloc(B.heap, sizeof(*B.heap) * (size_t)B.heap_cap);
+        B.heap_clients = zrealloc(B.heap_clients, sizeof(*B.heap_clients) * (size_t)B.heap_cap);
+    }
+    heapPlace(B.heap_len++, c);
+    heapSiftUp(B.heap_len - 1);
+}
+
+static void heapRemove(client *c) {
+    long i = c->bstate->heap_index;
+    if (i < 0) return;
+    c->bstate->heap_index = -1;
+    B.heap_len--;
+    if (i == B.heap_len) return;
+    heapPlace(i, B.heap_clients[B.heap_len]);
+    heapSiftDown(i);
+    heapSiftUp(i);
+}
+
+/* ---- timeouts ------------------------------------------------------------------------------ */
+
+int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout_ms) {
+    long double seconds;
+    if (getLongDoubleFromObjectOrReply(c, object, &seconds, "timeout is not a float or out of range") != C_OK)
+        return C_ERR;
+    long double ms = seconds * 1000.0L;
+    /* >=: where long double is a double (armv7), LLONG_MAX rounds up to
+     * 2^63, which no long long holds. */
+    if (isnan(ms) || ms >= (long double)LLONG_MAX) {
+        addReplyError(c, "timeout is out of range");
+        return C_ERR;
+    }
+    if (ms < 0) {
+        addReplyError(c, "timeout is negative");
+        return C_ERR;
+    }
+    long long tval = (long long)ceill(ms);
+    if (tval > 0) {
+        long long now = mstime();
+        if (tval > LLONG_MAX - now) {
+            addReplyError(c, "timeout is out of range");
+            return C_ERR;
+        }
+        tval += now;
+    }
+    *timeout_ms = tval;
+    return C_OK;
+}
+
+static void unblockClient(client *c);
+
+/* A command counts as one call when it completes (served or timed out),
+ * not each time it runs and blocks, as Redis 7.2 counts: blockForKeys()
+ * takes back the call that call() is about to count for a blocking run. */
+static void uncountBlockingCall(client *c) {
+    if (c->cmd) c->cmd->calls--; /* call() adds it back when the run returns */
+}
+
+static void replyTimedOut(client *c) {
+    addReplyNullArray(c);
+    if (c->cmd) c->cmd->calls++;
+    unblockClient(c);
+}
+
+static void expireTimedOutClients(void) {
+    long long now = mstime();
+    while (B.heap_len > 0 && B.heap[0]->timeout <= now) replyTimedOut(B.heap_clients[0]);
+}
+
+static void armTimer(void);
+
+static int timeoutTimerProc(struct aeEventLoop *el, long long id, void *data) {
+    (void)el; (void)id; (void)data;
+    B.timer_id = -1;
+    expireTimedOutClients();
+    armTimer();
+    return AE_NOMORE;
+}
+
+/* Keeps one timer armed for the earliest deadline (if any). */
+static void armTimer(void) {
+    if (B.heap_len == 0) return;
+    long long when = B.heap[0]->timeout;
+    if (B.timer_id != -1) {
+        if (B.timer_when <= when) return;
+        aeDeleteTimeEvent(server.el, B.timer_id);
+        B.timer_id = -1;
+    }
+    long long delay = when - mstime();
+    if (delay < 0) delay = 0;
+    B.timer_id = aeCreateTimeEvent(server.el, delay, timeoutTimerProc, NULL, NULL);
+    if (B.timer_id < 0) B.timer_id = -1; /* the cron's beforeSleep pass still expires clients */
+    B.timer_when = when;
+}
+
+/* ---- blocking ------------------------------------------------------------------------------ */
+
+static int blockedTypeOfCommand(redisCommand *cmd) {
+    if (cmd && cmd->group && !strcmp(cmd->group, "sorted-set")) return OBJ_ZSET;
+    return OBJ_LIST;
+}
+
+int clientMayBlock(client *c) {
+    return !(c->flags & (CLIENT_MULTI | CLIENT_FAKE)) && !server.in_exec;
+}
+
+unsigned long blockedClientCount(void) { return B.count; }
+
+static blockingState *clientBlockingState(client *c) {
+    if (c->bstate == NULL) {
+        c->bstate = zcalloc(sizeof(blockingState));
+        c->bstate->heap_index = -1;
+    }
+    return c->bstate;
+}
+
+/* The FIFO of clients waiting for key in db, created if asked. */
+static list *keyWaiters(redisDb *db, robj *key, int create) {
+    if (db->blocking_keys == NULL) {
+        if (!create) return NULL;
+        db->blocking_keys = dictCreate(&blockingKeysDictType);
+    }
+    dictEntry *de = dictFind(db->blocking_keys, key->ptr);
+    if (de) return dictGetVal(de);
+    if (!create) return NULL;
+    list *waiters = listCreate();
+    dictAdd(db->blocking_keys, sdsdup(key->ptr), waiters);
+    return waiters;
+}
+
+static int keyAlreadyListed(blockingState *bs, robj *key) {
+    for (int j = 0; j < bs->numkeys; j++)
+        if (equalStringObjects(bs->keys[j], key)) return 1;
+    return 0;
+}
+
+void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms) {
+    blockingState *bs = clientBlockingState(c);
+    uncountBlockingCall(c);
+    if (bs->rerunning) { /* keeps its places and its deadline */
+        bs->reblocked = 1;
+        return;
+    }
+    serverAssert(!bs->blocked && numkeys > 0);
+    bs->blocked = 1;
+    bs->btype = blockedTypeOfCommand(c->cmd);
+    bs->timeout = timeout_ms;
+    bs->db = c->db;
+    bs->keys = zmalloc(sizeof(robj *) * (size_t)numkeys);
+    bs->nodes = zmalloc(sizeof(listNode *) * (size_t)numkeys);
+    bs->numkeys = 0;
+    for (int j = 0; j < numkeys; j++) {
+        if (keyAlreadyListed(bs, keys[j])) continue;
+        robj *key = createStringObject(keys[j]->ptr, sdslen(keys[j]->ptr));
+        list *waiters = keyWaiters(c->db, key, 1);
+        listAddNodeTail(waiters, c);
+        bs->keys[bs->numkeys] = key;
+        bs->nodes[bs->numkeys] = listLast(waiters);
+        bs->numkeys++;
+    }
+    c->flags |= CLIENT_BLOCKED;
+    B.count++;
+    if (timeout_ms > 0) {
+        heapInsert(c);
+        armTimer();
+    }
+}
+
+static void forgetKeys(client *c) {
+    blockingState *bs = c->bstate;
+    for (int j = 0; j < bs->numkeys; j++) {
+        list *waiters = keyWaiters(bs->db, bs->keys[j], 0);
+        serverAssert(waiters != NULL);
+        listDelNode(waiters, bs->nodes[j]);
+        if (listLength(waiters) == 0) dictDelete(bs->db->blocking_keys, bs->keys[j]->ptr);
+        decrRefCount(bs->keys[j]);
+    }
+    zfree(bs->keys);
+    zfree(bs->nodes);
+    bs->keys = NULL;
+    bs->nodes = NULL;
+    bs->numkeys = 0;
+}
+
+/* Removes c from every queue; its argv is released and what it pipelined
+ * meanwhile is scheduled to run. No reply is added here. */
+static void unblockClient(client *c) {
+    blockingState *bs = c->bstate;
+    if (bs == NULL || !bs->blocked) return;
+    forgetKeys(c);
+    heapRemove(c);
+    bs->blocked = 0;
+    B.count--;
+    c->flags &= ~CLIENT_BLOCKED;
+    resetClient(c);
+    if (bs->unblocked_node == NULL) {
+        listAddNodeTail(B.unblocked_clients, c);
+        bs->unblocked_node = listLast(B.unblocked_clients);
+    }
+}
+
+/* ---- readiness ------------------------------------------------------------------------------ */
+
+static sds readyId(redisDb *db, robj *key) {
+    sds id = sdsfromlonglong(db->id);
+    id = sdscatlen(id, ":", 1);
+    return sdscatsds(id, key->ptr);
+}
+
+void signalKeyAsReady(redisDb *db, robj *key, int type) {
+    (void)type; /* the type is checked against each client's when serving */
+    if (keyWaiters(db, key, 0) == NULL) return;
+    sds id = readyId(db, key);
+    if (dictAdd(B.ready_set, id, NULL) != DICT_OK) {
+        sdsfree(id);
+        return;
+    }
+    readyKey *rk = zmalloc(sizeof(*rk));
+    rk->db = db;
+    rk->key = createStringObject(key->ptr, sdslen(key->ptr));
+    listAddNodeTail(B.ready_keys, rk);
+}
+
+static void keyReadyHookProc(redisDb *db, robj *key) { signalKeyAsReady(db, key, -1); }
+
+/* Runs c's command again. Returns 1 if it was served (or failed) and is no
+ * longer blocked. */
+static int rerunBlockedClient(client *c) {
+    blockingState *bs = c->bstate;
+    bs->rerunning = 1;
+    bs->reblocked = 0;
+    client *old = server.current_client;
+    server.current_client = c;
+    call(c, CALL_PROPAGATE);
+    server.current_client = old;
+    bs->rerunning = 0;
+    if (bs->reblocked) return 0;
+    unblockClient(c);
+    return 1;
+}
+
+/* The key's current value (NULL if missing or expired); whether its type
+ * can serve a given client is checked per client. */
+static robj *servableValue(redisDb *db, robj *key) {
+    return lookupKeyReadWithFlags(db, key, LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
+}
+
+/* Serves the clients waiting for key, oldest first, while the key exists.
+ * Every client present when we start is visited at most once; a client
+ * served is removed from the FIFO by unblockClient(), one re-blocked stays
+ * where it was. */
+static void serveClientsBlockedOnKey(redisDb *db, robj *key) {
+    list *waiters = keyWaiters(db, key, 0);
+    if (waiters == NULL) return;
+    unsigned long budget = listLength(waiters);
+    listNode *ln = listFirst(waiters);
+    while (ln && budget--) {
+        listNode *next = listNextNode(ln);
+        client *c = listNodeValue(ln);
+        robj *o = servableValue(db, key);
+        if (o == NULL) return;
+        int closing = c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY); /* would lose the element */
+        if (!closing && o->type == (unsigned)c->bstate->btype && c->db == db) {
+            rerunBlockedClient(c);
+            if (keyWaiters(db, key, 0) != waiters) return; /* the FIFO emptied and went */
+        }
+        ln = next;
+    }
+}
+
+static void handleReadyKeys(void) {
+    if (B.handling) return;
+    B.handling = 1;
+    while (listLength(B.ready_keys)) {
+        listNode *ln = listFirst(B.ready_keys);
+        readyKey *rk = listNodeValue(ln);
+        listDelNode(B.ready_keys, ln);
+        sds id = readyId(rk->db, rk->key);
+        dictDelete(B.ready_set, id);
+        sdsfree(id);
+        serveClientsBlockedOnKey(rk->db, rk->key);
+        decrRefCount(rk->key);
+        zfree(rk);
+    }
+    B.handling = 0;
+}
+
+static void afterCommand(client *c) {
+    (void)c;
+    if (listLength(B.ready_keys)) handleReadyKeys();
+}
+
+/* Runs what unblocked clients pipelined while they waited. */
+void processUnblockedClients(void) {
+    while (listLength(B.unblocked_clients)) {
+        listNode *ln = listFirst(B.unblocked_clients);
+        client *c = listNodeValue(ln);
+        listDelNode(B.unblocked_clients, ln);
+        c->bstate->unblocked_node = NULL;
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) continue;
+        processInputBuffer(c);
+        if (listLength(B.ready_keys)) handleReadyKeys();
+    }
+}
+
+static void beforeSleepProc(void) {
+    if (listLength(B.ready_keys)) handleReadyKeys();
+    expireTimedOutClients();
+    processUnblockedClients();
+    armTimer();
+}
+
+static void clientFreed(client *c) {
+    blockingState *bs = c->bstate;
+    if (bs == NULL) return;
+    if (bs->blocked) {
+        forgetKeys(c);
+        heapRemove(c);
+        bs->blocked = 0;
+        B.count--;
+        c->flags &= ~CLIENT_BLOCKED;
+    }
+    if (bs->unblocked_node) listDelNode(B.unblocked_clients, bs->unblocked_node);
+    zfree(bs);
+    c->bstate = NULL;
+}
+
+void blockedInit(void) {
+    B.ready_keys = listCreate(); /* entries are freed by handleReadyKeys() */
+    B.ready_set = dictCreate(&readySetDictType);
+    B.unblocked_clients = listCreate();
+    keyReadyHook = keyReadyHookProc;
+    registerAfterCommandHook(afterCommand);
+    registerBeforeSleepHook(beforeSleepProc);
+    registerClientFreedHook(clientFreed);
+}
