@@ -358,6 +358,25 @@ void signalKeyAsReady(redisDb *db, robj *key, int type) {
 
 static void keyReadyHookProc(redisDb *db, robj *key) { signalKeyAsReady(db, key, -1); }
 
+/* SWAPDB: a waited-for key may now exist in either database. */
+static void signalWaitedKeysThatExist(redisDb *db) {
+    if (db->blocking_keys == NULL || dictSize(db->blocking_keys) == 0) return;
+    dictIterator *di = dictGetSafeIterator(db->blocking_keys);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        sds name = dictGetKey(de);
+        robj *key = createStringObject(name, sdslen(name));
+        if (dbExists(db, key)) signalKeyAsReady(db, key, -1);
+        decrRefCount(key);
+    }
+    dictReleaseIterator(di);
+}
+
+void blockedDbSwapped(int id1, int id2) {
+    signalWaitedKeysThatExist(&server.db[id1]);
+    signalWaitedKeysThatExist(&server.db[id2]);
+}
+
 /* Runs c's command again. Returns 1 if it was served (or failed) and is no
  * longer blocked. */
 static int rerunBlockedClient(client *c) {

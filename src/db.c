@@ -300,4 +300,5 @@ void signalFlushedDb(int dbid, int async) {
 
 void signalSwappedDb(int id1, int id2) {
     if (dbSwappedHook) dbSwappedHook(id1, id2);
+    blockedDbSwapped(id1, id2);
 }

@@ -856,6 +856,7 @@ void zsetTypeForEach(robj *o, int reverse, scoredVisitor *fn, void *ud); /* scor
 int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout_ms); /* absolute ms, 0 = forever */
 void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms);
 void signalKeyAsReady(redisDb *db, robj *key, int type);
+void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist */
 int clientMayBlock(client *c);
 void processUnblockedClients(void);
 unsigned long blockedClientCount(void);

@@ -566,3 +566,23 @@ start_server {tags {list blocking}} {
         $rd close
     }
 }
+
+start_server {tags {list blocking}} {
+    test "SWAPDB serves a client blocked on a key that the swap brings in" {
+        regexp {db=(\d+)} [r client info] -> db
+        set other [expr {$db == 9 ? 10 : 9}]
+        r select $other
+        r rpush swapped hello
+        r select $db
+        r del swapped
+        set rd [rd]
+        $rd select $db
+        $rd read
+        $rd blpop swapped 0
+        wait_for_blocked_clients 1
+        r swapdb $db $other
+        assert_equal {swapped hello} [$rd read]
+        $rd close
+        r swapdb $db $other
+    }
+}
