@@ -596,7 +596,8 @@ proc log_tail {{level 0} {lines 30}} {
 
 # Number of lines in the log so far, to pass to wait_for_log -from.
 proc log_line_count {{level 0}} {
-    return [llength [split [::harness::read_file [srv $level stdout]] \n]]
+    # complete lines: the text after the last newline is not a line yet
+    return [regexp -all \n [::harness::read_file [srv $level stdout]]]
 }
 
 # wait_for_log pattern ?-level n? ?-from line? ?-tries n? ?-delay ms?

@@ -404,8 +404,7 @@ start_server {tags {encodings}} {
     test "DEBUG LISTPACK replies OK and dumps the entries to the log" {
         r del l
         r rpush l 123 abc -7 [string repeat y 100]
-        # log_line_count counts the empty string after the last newline
-        set from [expr {[log_line_count] - 1}]
+        set from [log_line_count]
         assert_equal OK [r debug listpack l]
         wait_for_log "*DEBUG LISTPACK l: 4 entries*" -from $from
         wait_for_log {*\[0\] int 123*} -from $from
@@ -416,8 +415,7 @@ start_server {tags {encodings}} {
 
     test "DEBUG INTSET validates an intset and dumps it" {
         build_intset s 1
-        # log_line_count counts the empty string after the last newline
-        set from [expr {[log_line_count] - 1}]
+        set from [log_line_count]
         assert_equal OK [r debug intset s]
         wait_for_log "*DEBUG INTSET s: 5 values of 8 bytes*" -from $from
         wait_for_log {*\[0\] -1*} -from $from
@@ -428,14 +426,14 @@ start_server {tags {encodings}} {
 
     test "DEBUG QUICKLIST validates a quicklist and lists its nodes" {
         build_list l 0
-        set from [expr {[log_line_count] - 1}]
+        set from [log_line_count]
         assert_equal OK [r debug quicklist l]
         wait_for_log "*DEBUG QUICKLIST l: * nodes, 6 elements*" -from $from
         wait_for_log "*node 0: packed, 2 entries*" -from $from
         # an element over the node size limit gets a plain node
         r del big
         r rpush big a [string repeat x 9000] b
-        set from [expr {[log_line_count] - 1}]
+        set from [log_line_count]
         assert_equal OK [r debug quicklist big]
         wait_for_log "*node *: plain, 1 entries, 9000 bytes*" -from $from
         # compressed interior nodes are checked decompressed
