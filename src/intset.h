@@ -38,7 +38,8 @@ size_t intsetBlobLen(const intset *is);
 unsigned intsetEncoding(const intset *is); /* 2, 4 or 8 */
 
 /* Validation of an untrusted blob of `size` bytes: encoding is 2/4/8, the
- * length matches the size exactly, and -- when deep -- the values are
+ * length matches the size exactly and is not 0 (empty sets are never
+ * stored, so never dumped), and -- when deep -- the values are
  * strictly ascending. Returns 1 if valid. Never reads outside the blob. */
 int intsetValidateIntegrity(const unsigned char *blob, size_t size, int deep);
 
