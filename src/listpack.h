@@ -67,7 +67,10 @@ int lpCompare(const unsigned char *p, const unsigned char *s, size_t len);
  * absent. */
 unsigned char *lpFind(unsigned char *lp, unsigned char *p, const unsigned char *s, size_t len, unsigned int skip);
 
-/* Adding. lpAppend/lpPrepend store canonical integer strings as integers. */
+/* Adding. lpAppend/lpPrepend store canonical integer strings as integers.
+ * The string may point into lp itself (it is copied first). All return NULL,
+ * leaving lp as it was, only if the result would exceed 4 GB: callers keep
+ * listpacks far below that with lpSafeToAdd(). */
 unsigned char *lpAppend(unsigned char *lp, const unsigned char *s, size_t len);
 unsigned char *lpPrepend(unsigned char *lp, const unsigned char *s, size_t len);
 unsigned char *lpAppendInteger(unsigned char *lp, long long value);
@@ -84,13 +87,15 @@ unsigned char *lpReplaceInteger(unsigned char *lp, unsigned char **p, long long 
 /* Deleting. lpDelete sets *newp to the entry that followed p (NULL if p was
  * the last). lpDeleteRange removes `count` entries from `index` (negative
  * from the tail); lpDeleteRangeWithEntry from *p, leaving *p at the entry
- * that followed. */
+ * that followed (NULL if none did). */
 unsigned char *lpDelete(unsigned char *lp, unsigned char *p, unsigned char **newp);
 unsigned char *lpDeleteRange(unsigned char *lp, long index, unsigned long count);
 unsigned char *lpDeleteRangeWithEntry(unsigned char *lp, unsigned char **p, unsigned long count);
 
-/* Concatenates two listpacks into whichever is larger (the other is freed
- * and its pointer set to NULL); returns the merged one. */
+/* Concatenates two listpacks (first's entries, then second's) into whichever
+ * is larger: that one's pointer is updated, the other is freed and its
+ * pointer set to NULL. Returns the merged one, or NULL (nothing changed) if
+ * an argument is NULL or both are the same listpack. */
 unsigned char *lpMerge(unsigned char **first, unsigned char **second);
 
 /* Validation of an untrusted blob of `size` bytes: header, total bytes,
