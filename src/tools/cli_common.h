@@ -1,0 +1,67 @@
+/* cli_common.h -- state shared by the parts of redis-cli: the options, the
+ * connection, and the few helpers the special modes (cli_modes.c) need from
+ * the main program (redis-cli.c).
+ */
+#ifndef CLI_COMMON_H
+#define CLI_COMMON_H
+
+#include "cli_format.h"
+#include "rclient.h"
+#include "sds.h"
+
+typedef struct cliConfig {
+    const char *host;
+    int port;
+    const char *socket;
+    const char *user;
+    const char *auth;
+    int no_auth_warning;
+    int auth_on_command_line;
+    int dbnum;
+    int resp3;
+    long long repeat;
+    double interval;          /* seconds between repetitions / cycles */
+    int interval_set;
+    int stdin_lastarg;
+    cliOutputMode output;
+    sds elem_delim;           /* -d */
+    sds resp_delim;           /* -D */
+    int quoted_input;
+    int set_errcode;          /* -e */
+    int pipe_mode;
+    long long pipe_timeout;   /* seconds, 0 = forever */
+    int scan_mode;
+    sds pattern;
+    long long scan_count;
+    const char *scan_type;
+    int bigkeys, memkeys;
+    long long memkeys_samples;
+    int stat_mode;
+    int latency_mode, latency_history, latency_dist;
+    int show_pushes;
+    int interactive;
+    int in_multi;
+    int pubsub_mode, monitor_mode;
+} cliConfig;
+
+extern cliConfig config;
+extern rcConn *context;
+
+/* Connects (again when force), authenticates, selects the database and
+ * switches protocol; prints "Could not connect ..." on failure. */
+int cliConnect(int force);
+/* One command, one reply; NULL after printing "Error: ..." on failure. */
+rcReply *cliCommand(int argc, const char **argv);
+/* cliCommand from a printf-free list of C strings ending with NULL. */
+rcReply *cliCommandStrings(const char *arg0, ...) __attribute__((sentinel));
+long long cliMstime(void);
+void cliSleepSeconds(double s);
+
+/* The special modes; each returns the process exit status. */
+int cliPipeMode(void);
+int cliScanMode(void);
+int cliBigKeysMode(int memkeys);
+int cliStatMode(void);
+int cliLatencyMode(void);
+
+#endif

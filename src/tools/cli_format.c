@@ -1,0 +1,197 @@
+/* cli_format.c -- the reply formats of redis-cli (see cli_format.h).
+ *
+ * TTY format rules (Redis 7's, observed byte for byte):
+ *  - scalars: "(integer) 1", "(double) 1.5", "(true)", "(nil)", "(error) ...",
+ *    status text as is, bulk strings quoted and escaped, verbatim strings as is;
+ *  - aggregates number their elements "1) ", sets "1~ ", maps "1# key => value";
+ *    the number is right-aligned to the width of the largest index, and the
+ *    lines of nested elements are indented by that width plus two. The first
+ *    element of a nested aggregate continues the parent's line;
+ *  - a map value that is a non-empty array or set starts on its own line
+ *    (its first element indented too); a map value that is a map does not;
+ *  - empty aggregates: "(empty array)", "(empty hash)", "(empty set)",
+ *    "(empty push)".
+ * Raw: text only, error text followed by a newline even when nested,
+ * aggregate elements joined by the -d delimiter, map entries "key value".
+ * CSV: strings quoted, NULL, true/false, ERROR,"msg", everything flat and
+ * joined by commas.
+ */
+#include "cli_format.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int isListLike(rcReplyType t) {
+    return t == RC_REPLY_ARRAY || t == RC_REPLY_SET || t == RC_REPLY_PUSH;
+}
+
+static int isAggregate(rcReplyType t) { return isListLike(t) || t == RC_REPLY_MAP; }
+
+/* ---- TTY ------------------------------------------------------------------ */
+
+static sds formatTTY(sds out, const rcReply *r, const char *prefix, const char *first_prefix);
+
+static const char *emptyAggregateText(rcReplyType t) {
+    switch (t) {
+    case RC_REPLY_MAP: return "(empty hash)\n";
+    case RC_REPLY_SET: return "(empty set)\n";
+    case RC_REPLY_PUSH: return "(empty push)\n";
+    default: return "(empty array)\n";
+    }
+}
+
+static char numberSeparator(rcReplyType t) {
+    if (t == RC_REPLY_SET) return '~';
+    if (t == RC_REPLY_MAP) return '#';
+    return ')';
+}
+
+static unsigned decimalWidth(size_t n) {
+    unsigned w = 1;
+    while (n >= 10) {
+        n /= 10;
+        w++;
+    }
+    return w;
+}
+
+static sds formatMapValue(sds out, const rcReply *v, const char *child_prefix) {
+    if (isListLike(v->type) && v->elements > 0) {
+        out = sdscat(out, "\n");
+        return formatTTY(out, v, child_prefix, child_prefix);
+    }
+    return formatTTY(out, v, child_prefix, "");
+}
+
+static sds formatAggregateTTY(sds out, const rcReply *r, const char *prefix, const char *first_prefix) {
+    if (r->elements == 0) return sdscat(out, emptyAggregateText(r->type));
+    int is_map = r->type == RC_REPLY_MAP;
+    size_t count = is_map ? r->elements / 2 : r->elements;
+    unsigned width = decimalWidth(count);
+    char sep = numberSeparator(r->type);
+    sds child_prefix = sdscatprintf(sdsnew(prefix), "%*s", (int)width + 2, "");
+    size_t step = is_map ? 2 : 1;
+    for (size_t i = 0; i + step - 1 < r->elements; i += step) {
+        out = sdscatprintf(out, "%s%*zu%c ", i == 0 ? first_prefix : prefix, (int)width, i / step + 1, sep);
+        out = formatTTY(out, r->element[i], child_prefix, "");
+        if (is_map) {
+            sdsrange(out, 0, -2); /* the key's newline */
+            out = sdscat(out, " => ");
+            out = formatMapValue(out, r->element[i + 1], child_prefix);
+        }
+    }
+    sdsfree(child_prefix);
+    return out;
+}
+
+static sds formatTTY(sds out, const rcReply *r, const char *prefix, const char *first_prefix) {
+    switch (r->type) {
+    case RC_REPLY_ERROR:
+        out = sdscat(out, "(error) ");
+        out = sdscatlen(out, r->str, r->len);
+        return sdscat(out, "\n");
+    case RC_REPLY_STATUS:
+    case RC_REPLY_VERBATIM:
+        out = sdscatlen(out, r->str, r->len);
+        return sdscat(out, "\n");
+    case RC_REPLY_BULK:
+        out = sdscatrepr(out, r->str, r->len);
+        return sdscat(out, "\n");
+    case RC_REPLY_INTEGER: return sdscatprintf(out, "(integer) %lld\n", r->integer);
+    case RC_REPLY_DOUBLE:
+        out = sdscat(out, "(double) ");
+        out = sdscatlen(out, r->str, r->len);
+        return sdscat(out, "\n");
+    case RC_REPLY_BIGNUM:
+        out = sdscat(out, "(big number) ");
+        out = sdscatlen(out, r->str, r->len);
+        return sdscat(out, "\n");
+    case RC_REPLY_BOOL: return sdscat(out, r->integer ? "(true)\n" : "(false)\n");
+    case RC_REPLY_NIL:
+    case RC_REPLY_NULL: return sdscat(out, "(nil)\n");
+    default:
+        if (isAggregate(r->type)) return formatAggregateTTY(out, r, prefix, first_prefix);
+        return sdscatprintf(out, "(unknown reply type %d)\n", (int)r->type);
+    }
+}
+
+sds cliFormatTTY(const rcReply *r, const char *prefix) {
+    return formatTTY(sdsempty(), r, prefix, "");
+}
+
+/* ---- raw ------------------------------------------------------------------- */
+
+static sds formatRaw(sds out, const rcReply *r, const char *delim) {
+    switch (r->type) {
+    case RC_REPLY_ERROR:
+        out = sdscatlen(out, r->str, r->len);
+        return sdscat(out, "\n");
+    case RC_REPLY_STATUS:
+    case RC_REPLY_BULK:
+    case RC_REPLY_VERBATIM:
+    case RC_REPLY_DOUBLE:
+    case RC_REPLY_BIGNUM: return sdscatlen(out, r->str, r->len);
+    case RC_REPLY_INTEGER: return sdscatprintf(out, "%lld", r->integer);
+    case RC_REPLY_BOOL: return sdscat(out, r->integer ? "(true)" : "(false)");
+    case RC_REPLY_NIL:
+    case RC_REPLY_NULL: return out;
+    case RC_REPLY_MAP:
+        for (size_t i = 0; i + 1 < r->elements; i += 2) {
+            if (i > 0) out = sdscat(out, delim);
+            out = formatRaw(out, r->element[i], delim);
+            out = sdscat(out, " ");
+            out = formatRaw(out, r->element[i + 1], delim);
+        }
+        return out;
+    default:
+        for (size_t i = 0; i < r->elements; i++) {
+            if (i > 0) out = sdscat(out, delim);
+            out = formatRaw(out, r->element[i], delim);
+        }
+        return out;
+    }
+}
+
+sds cliFormatRaw(const rcReply *r, const char *elem_delim) {
+    return formatRaw(sdsempty(), r, elem_delim);
+}
+
+/* ---- CSV ------------------------------------------------------------------------ */
+
+static sds formatCSV(sds out, const rcReply *r) {
+    switch (r->type) {
+    case RC_REPLY_ERROR:
+        out = sdscat(out, "ERROR,");
+        return sdscatrepr(out, r->str, r->len);
+    case RC_REPLY_STATUS:
+    case RC_REPLY_BULK:
+    case RC_REPLY_VERBATIM: return sdscatrepr(out, r->str, r->len);
+    case RC_REPLY_DOUBLE:
+    case RC_REPLY_BIGNUM: return sdscatlen(out, r->str, r->len);
+    case RC_REPLY_INTEGER: return sdscatprintf(out, "%lld", r->integer);
+    case RC_REPLY_BOOL: return sdscat(out, r->integer ? "true" : "false");
+    case RC_REPLY_NIL:
+    case RC_REPLY_NULL: return sdscat(out, "NULL");
+    default:
+        for (size_t i = 0; i < r->elements; i++) {
+            if (i > 0) out = sdscat(out, ",");
+            out = formatCSV(out, r->element[i]);
+        }
+        return out;
+    }
+}
+
+sds cliFormatCSV(const rcReply *r) { return formatCSV(sdsempty(), r); }
+
+sds cliFormatReply(const rcReply *r, cliOutputMode mode, const char *elem_delim, const char *resp_delim) {
+    sds out;
+    switch (mode) {
+    case CLI_OUT_TTY: return cliFormatTTY(r, "");
+    case CLI_OUT_CSV:
+        out = cliFormatCSV(r);
+        return sdscat(out, "\n");
+    default:
+        out = cliFormatRaw(r, elem_delim);
+        return sdscat(out, resp_delim);
+    }
+}

@@ -1,0 +1,28 @@
+/* cli_format.h -- how redis-cli prints a reply: the human ("TTY") format,
+ * the raw format scripts read, and CSV.
+ *
+ * The three formats reproduce Redis 7's redis-cli byte for byte (they are
+ * what shell scripts parse), with two deliberate supersets: RESP3 big
+ * numbers are printed ("(big number) 123" / "123") where 7.0 aborts, and
+ * RESP3 blob errors print like simple errors.
+ *
+ * Each function returns a new sds; nothing here does I/O.
+ */
+#ifndef CLI_FORMAT_H
+#define CLI_FORMAT_H
+
+#include "rclient.h"
+#include "sds.h"
+
+typedef enum cliOutputMode { CLI_OUT_TTY, CLI_OUT_RAW, CLI_OUT_CSV } cliOutputMode;
+
+/* One whole reply, ready to write: TTY and CSV end with "\n"; raw ends with
+ * resp_delim (-D, default "\n") and separates the elements of aggregates
+ * with elem_delim (-d, default "\n"). */
+sds cliFormatReply(const rcReply *r, cliOutputMode mode, const char *elem_delim, const char *resp_delim);
+
+sds cliFormatTTY(const rcReply *r, const char *prefix);
+sds cliFormatRaw(const rcReply *r, const char *elem_delim);
+sds cliFormatCSV(const rcReply *r);
+
+#endif

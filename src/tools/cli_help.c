@@ -1,0 +1,248 @@
+/* cli_help.c -- HELP, completion and hints from the command table.
+ *
+ * The table (redisCommandTable, with one level of subcommands) is flattened
+ * once into helpEntry records: "GET", "CONFIG GET", ... with the group,
+ * "since", summary and argument hint; subcommands inherit the group and the
+ * version of their container. Entries are sorted by name so HELP @group and
+ * completion list commands alphabetically.
+ *
+ * Hints: after "cmd " the argument hint is shown, minus one leading word for
+ * each argument already typed while those words are plain required
+ * arguments (an optional "[...]" or choice "(a | b)" group stops the
+ * skipping, because we cannot tell which alternative was typed).
+ */
+#include "cli_help.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sds.h"
+#include "server.h"
+
+typedef struct helpEntry {
+    sds name;            /* "GET", "CONFIG GET" */
+    int words;           /* 1 or 2 */
+    const char *group;
+    const char *since;
+    const char *summary;
+    const char *args;
+} helpEntry;
+
+static helpEntry *entries;
+static size_t entryCount;
+static int hintsEnabled = 1;
+
+static const char *knownGroups[] = {
+    "generic", "string", "list", "set", "sorted-set", "hash", "pubsub", "transactions",
+    "connection", "server", "scripting", "hyperloglog", "cluster", "geo", "stream", "bitmap",
+};
+#define KNOWN_GROUPS (sizeof(knownGroups) / sizeof(knownGroups[0]))
+
+static void addEntry(const redisCommand *cmd, const redisCommand *parent) {
+    helpEntry *e = &entries[entryCount++];
+    e->name = parent ? sdscatprintf(sdsempty(), "%s %s", parent->declared_name, cmd->declared_name)
+                     : sdsnew(cmd->declared_name);
+    sdstoupper(e->name);
+    e->words = parent ? 2 : 1;
+    e->group = cmd->group ? cmd->group : (parent ? parent->group : "");
+    e->since = cmd->since ? cmd->since : (parent ? parent->since : "");
+    e->summary = cmd->summary ? cmd->summary : "";
+    e->args = cmd->args_hint ? cmd->args_hint : "";
+}
+
+static int compareEntries(const void *a, const void *b) {
+    return strcmp(((const helpEntry *)a)->name, ((const helpEntry *)b)->name);
+}
+
+void cliHelpInit(void) {
+    size_t n = 0;
+    for (redisCommand *c = redisCommandTable; c->declared_name; c++) {
+        n++;
+        for (redisCommand *s = c->subcommands; s && s->declared_name; s++) n++;
+    }
+    entries = calloc(n, sizeof(*entries));
+    if (!entries) return;
+    for (redisCommand *c = redisCommandTable; c->declared_name; c++) {
+        if (!c->subcommands) addEntry(c, NULL);
+        for (redisCommand *s = c->subcommands; s && s->declared_name; s++) addEntry(s, c);
+    }
+    qsort(entries, entryCount, sizeof(*entries), compareEntries);
+}
+
+void cliHelpFree(void) {
+    for (size_t i = 0; i < entryCount; i++) sdsfree(entries[i].name);
+    free(entries);
+    entries = NULL;
+    entryCount = 0;
+}
+
+void cliSetHints(int enabled) { hintsEnabled = enabled; }
+
+/* ---- HELP ------------------------------------------------------------------- */
+
+static void printIntro(const char *version) {
+    printf("redis-cli %s\n"
+           "To get help about Redis commands type:\n"
+           "      \"help @<group>\" to get a list of commands in <group>\n"
+           "      \"help <command>\" for help on <command>\n"
+           "      \"help <tab>\" to get a list of possible help topics\n"
+           "      \"quit\" to exit\n"
+           "\n"
+           "To set redis-cli preferences:\n"
+           "      \":set hints\" enable online hints\n"
+           "      \":set nohints\" disable online hints\n"
+           "Set your preferences in ~/.redisclirc\n",
+           version);
+}
+
+static void printEntry(const helpEntry *e, int with_group) {
+    printf("\r\n  \x1b[1m%s\x1b[0m \x1b[90m%s\x1b[0m\r\n", e->name, e->args);
+    printf("  \x1b[33msummary:\x1b[0m %s\r\n", e->summary);
+    printf("  \x1b[33msince:\x1b[0m %s\r\n", e->since);
+    if (with_group) printf("  \x1b[33mgroup:\x1b[0m %s\r\n", e->group);
+}
+
+/* The table says "sorted_set" where users type "sorted-set". */
+static int groupMatches(const char *entry_group, const char *asked) {
+    for (; *entry_group && *asked; entry_group++, asked++) {
+        char a = *entry_group == '_' ? '-' : (char)tolower((unsigned char)*entry_group);
+        char b = *asked == '_' ? '-' : (char)tolower((unsigned char)*asked);
+        if (a != b) return 0;
+    }
+    return *entry_group == *asked;
+}
+
+void cliHelpCommand(int argc, char **argv, const char *version) {
+    if (argc <= 1) {
+        printIntro(version);
+        return;
+    }
+    if (argv[1][0] == '@') {
+        for (size_t i = 0; i < entryCount; i++)
+            if (groupMatches(entries[i].group, argv[1] + 1)) printEntry(&entries[i], 0);
+        printf("\r\n");
+        return;
+    }
+    sds asked = sdsnew(argv[1]);
+    for (int i = 2; i < argc; i++) asked = sdscatprintf(asked, " %s", argv[i]);
+    size_t alen = sdslen(asked);
+    int found = 0;
+    for (size_t i = 0; i < entryCount; i++) {
+        const char *name = entries[i].name;
+        /* "help config" lists every CONFIG subcommand. */
+        if (strcasecmp(name, asked) == 0 || (strncasecmp(name, asked, alen) == 0 && name[alen] == ' ')) {
+            printEntry(&entries[i], 1);
+            found = 1;
+        }
+    }
+    if (found) printf("\r\n");
+    sdsfree(asked);
+}
+
+/* ---- completion ----------------------------------------------------------------- */
+
+static void addCased(leCompletions *lc, const char *typed, size_t keep, const char *word) {
+    sds line = sdsnewlen(typed, keep);
+    sds w = sdsnew(word);
+    if (islower((unsigned char)typed[keep])) sdstolower(w);
+    line = sdscatsds(line, w);
+    leAddCompletion(lc, line);
+    sdsfree(w);
+    sdsfree(line);
+}
+
+void cliCompletion(const char *buf, leCompletions *lc) {
+    size_t keep = 0, len = strlen(buf);
+    if (strncasecmp(buf, "help ", 5) == 0) {
+        keep = 5;
+        const char *topic = buf + 5;
+        size_t tlen = len - 5;
+        for (size_t i = 0; i < KNOWN_GROUPS; i++) {
+            char g[32];
+            snprintf(g, sizeof(g), "@%s", knownGroups[i]);
+            if (strncasecmp(g, topic, tlen) == 0) addCased(lc, buf, keep, g);
+        }
+    }
+    const char *typed = buf + keep;
+    size_t tlen = len - keep;
+    for (size_t i = 0; i < entryCount; i++)
+        if (strncasecmp(entries[i].name, typed, tlen) == 0) addCased(lc, buf, keep, entries[i].name);
+}
+
+/* ---- hints --------------------------------------------------------------------------- */
+
+/* Length of the next top-level word of a hint, counting a bracketed or
+ * parenthesised group as one word. *plain = 0 for such a group. */
+static size_t hintWordLength(const char *s, int *plain) {
+    size_t i = 0;
+    int depth = 0;
+    *plain = !(s[0] == '[' || s[0] == '(');
+    while (s[i]) {
+        if (s[i] == '[' || s[i] == '(') depth++;
+        else if (s[i] == ']' || s[i] == ')') depth--;
+        else if (s[i] == ' ' && depth <= 0) break;
+        i++;
+    }
+    return i;
+}
+
+static const char *skipHintWords(const char *hint, int n) {
+    while (n-- > 0 && *hint) {
+        int plain;
+        size_t w = hintWordLength(hint, &plain);
+        if (!plain || strstr(hint, "...") == hint + w - 3) break;
+        hint += w;
+        while (*hint == ' ') hint++;
+    }
+    return hint;
+}
+
+static const helpEntry *findEntry(int argc, sds *argv, int *consumed) {
+    if (argc >= 2) {
+        sds two = sdscatprintf(sdsempty(), "%s %s", argv[0], argv[1]);
+        for (size_t i = 0; i < entryCount; i++) {
+            if (entries[i].words == 2 && strcasecmp(entries[i].name, two) == 0) {
+                sdsfree(two);
+                *consumed = 2;
+                return &entries[i];
+            }
+        }
+        sdsfree(two);
+    }
+    for (size_t i = 0; i < entryCount; i++) {
+        if (entries[i].words == 1 && strcasecmp(entries[i].name, argv[0]) == 0) {
+            *consumed = 1;
+            return &entries[i];
+        }
+    }
+    return NULL;
+}
+
+char *cliHint(const char *buf) {
+    if (!hintsEnabled || !*buf) return NULL;
+    int argc = 0;
+    sds *argv = sdssplitargs(buf, &argc);
+    if (!argv) return NULL;
+    char *result = NULL;
+    int consumed = 0;
+    const helpEntry *e = argc > 0 ? findEntry(argc, argv, &consumed) : NULL;
+    if (e && *e->args) {
+        size_t len = strlen(buf);
+        int endspace = len && isspace((unsigned char)buf[len - 1]);
+        int typed_args = argc - consumed;
+        if (!endspace && typed_args > 0) typed_args--; /* still typing it */
+        if (!endspace && argc == consumed) {
+            sds h = sdscatprintf(sdsempty(), " %s", e->args);
+            result = strdup(h);
+            sdsfree(h);
+        } else if (endspace) {
+            const char *rest = skipHintWords(e->args, typed_args);
+            if (*rest) result = strdup(rest);
+        }
+    }
+    sdsfreesplitres(argv, argc);
+    return result;
+}

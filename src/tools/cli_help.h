@@ -1,0 +1,23 @@
+/* cli_help.h -- redis-cli's knowledge of the commands: HELP, tab completion
+ * and argument hints, all derived from the server's own command table
+ * (src/commands.c, linked into the tool), so the three never disagree with
+ * the server they were built with.
+ */
+#ifndef CLI_HELP_H
+#define CLI_HELP_H
+
+#include "lineedit.h"
+
+/* Builds the sorted help entries from redisCommandTable. */
+void cliHelpInit(void);
+void cliHelpFree(void);
+
+/* Interactive "help ..." (argv[0] is "help" or "?"): prints to stdout. */
+void cliHelpCommand(int argc, char **argv, const char *version);
+
+/* The lineedit callbacks. */
+void cliCompletion(const char *buf, leCompletions *lc);
+char *cliHint(const char *buf);
+void cliSetHints(int enabled);
+
+#endif

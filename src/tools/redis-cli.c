@@ -1,0 +1,705 @@
+/* redis-cli.c -- the command line client: options, connection, one-shot and
+ * batch execution, and the interactive prompt.
+ *
+ * Compatibility target: what scripts see from Redis 7's redis-cli. Output
+ * formats live in cli_format.c, HELP/completion/hints in cli_help.c, the
+ * special modes (--pipe, --scan, --bigkeys, --stat, --latency) in
+ * cli_modes.c, the line editor in lineedit.c.
+ *
+ * Design decisions:
+ *  - One blocking connection (rclient's rcConn) held in `context`. A failed
+ *    command in interactive or batch mode reconnects once and retries, so a
+ *    server restart is invisible to the user apart from the lost state.
+ *  - Modes are chosen once in main(): a special mode, a command on the
+ *    command line (one-shot, with -r/-i repetition), or a read loop on
+ *    stdin that is interactive when stdin is a terminal and "batch" (no
+ *    prompt, no editing) otherwise. Both loops share runLine().
+ *  - Raw output is the default when stdout is not a terminal, like Redis.
+ *  - Streaming commands (MONITOR, SUBSCRIBE ...) print replies until the
+ *    connection ends or ctrl-c, which only ends the stream at the prompt.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cli_help.h"
+#include "lineedit.h"
+#include "version.h"
+
+#define CLI_VERSION REDIS_VERSION
+#define CLI_HISTFILE_DEFAULT ".rediscli_history"
+#define CLI_HISTORY_MAX 100
+
+cliConfig config;
+rcConn *context;
+static volatile sig_atomic_t interrupted;
+
+/* Strings the program made itself (from a URI, CONNECT, AUTH typed at the
+ * prompt) back these config fields; each slot frees its previous value. */
+static sds ownedHost, ownedUser, ownedAuth;
+
+static const char *keepString(sds *slot, const char *value, size_t len) {
+    sdsfree(*slot);
+    *slot = sdsnewlen(value, len);
+    return *slot;
+}
+
+static void replaceSds(sds *slot, const char *value) {
+    sdsfree(*slot);
+    *slot = sdsnew(value);
+}
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+long long cliMstime(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (long long)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+void cliSleepSeconds(double s) {
+    if (s <= 0) return;
+    struct timespec ts;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !interrupted) {
+    }
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    exit(1);
+}
+
+static int isCommand(const char *name, const char *want) { return strcasecmp(name, want) == 0; }
+
+/* ---- options ------------------------------------------------------------------ */
+
+static void usage(int status) {
+    FILE *out = status ? stderr : stdout;
+    fprintf(out,
+            "redis-cli %s\n"
+            "\n"
+            "Usage: redis-cli [OPTIONS] [cmd [arg [arg ...]]]\n"
+            "  -h <hostname>      Server hostname (default: 127.0.0.1).\n"
+            "  -p <port>          Server port (default: 6379).\n"
+            "  -s <socket>        Server socket (overrides hostname and port).\n"
+            "  -a <password>      Password to use when connecting to the server.\n"
+            "                     You can also use the REDISCLI_AUTH environment\n"
+            "                     variable to pass this password more safely\n"
+            "                     (if both are used, this argument takes precedence).\n"
+            "  --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
+            "  --pass <password>  Alias of -a for consistency with the new --user option.\n"
+            "  -u <uri>           Server URI (redis://[[user]:password@]host[:port][/db]).\n"
+            "  -r <repeat>        Execute specified command N times (-1: forever).\n"
+            "  -i <interval>      When -r is used, waits <interval> seconds per command.\n"
+            "                     It is possible to specify sub-second times like -i 0.1.\n"
+            "                     Also used by --scan and --stat per cycle.\n"
+            "  -n <db>            Database number.\n"
+            "  -2                 Start session in RESP2 protocol mode.\n"
+            "  -3                 Start session in RESP3 protocol mode.\n"
+            "  -x                 Read last argument from STDIN.\n"
+            "  -d <delimiter>     Delimiter between response bulks for raw formatting (default: \\n).\n"
+            "  -D <delimiter>     Delimiter between responses for raw formatting (default: \\n).\n"
+            "  -e                 Return exit error code when command execution fails.\n"
+            "  --raw              Use raw formatting for replies (default when STDOUT is\n"
+            "                     not a tty).\n"
+            "  --no-raw           Force formatted output even when STDOUT is not a tty.\n"
+            "  --quoted-input     Force input to be handled as quoted strings.\n"
+            "  --csv              Output in CSV format.\n"
+            "  --show-pushes <yn> Whether to print RESP3 PUSH messages.\n"
+            "  --stat             Print rolling stats about server: mem, clients, ...\n"
+            "  --latency          Enter a special mode continuously sampling latency.\n"
+            "  --latency-history  Like --latency but tracking latency changes over time.\n"
+            "  --latency-dist     Shows latency as a spectrum (text).\n"
+            "  --pipe             Transfer raw Redis protocol from stdin to server.\n"
+            "  --pipe-timeout <n> In --pipe mode, abort with error if after sending all data.\n"
+            "                     no reply is received within <n> seconds.\n"
+            "                     Default timeout: 30. Use 0 to wait forever.\n"
+            "  --bigkeys          Sample Redis keys looking for keys with many elements (complexity).\n"
+            "  --memkeys          Sample Redis keys looking for keys consuming a lot of memory.\n"
+            "  --memkeys-samples <n> Sample Redis keys looking for keys consuming a lot of memory.\n"
+            "  --scan             List all keys using the SCAN command.\n"
+            "  --pattern <pat>    Keys pattern when using the --scan or --bigkeys options (default: *).\n"
+            "  --quoted-pattern <pat> Same as --pattern, but the specified string can be quoted.\n"
+            "  --count <count>    Count option when using --scan or --bigkeys (default: 10).\n"
+            "  --type <type>      Type option when using --scan.\n"
+            "  --no-auth-warning  Don't show warning message when using password on command\n"
+            "                     line interface.\n"
+            "  --help             Output this help and exit.\n"
+            "  --version          Output version and exit.\n"
+            "\n"
+            "When no command is given, redis-cli starts in interactive mode.\n"
+            "Type \"help\" in interactive mode for information on available commands.\n",
+            CLI_VERSION);
+    exit(status);
+}
+
+static sds unquoteOption(const char *value, const char *what) {
+    int n = 0;
+    sds *parts = sdssplitargs(value, &n);
+    if (!parts || n != 1) {
+        if (parts) sdsfreesplitres(parts, n);
+        die("Invalid quoted string specified for %s.\n", what);
+    }
+    sds s = sdsdup(parts[0]);
+    sdsfreesplitres(parts, n);
+    return s;
+}
+
+/* redis://[[user]:password@]host[:port][/db] */
+static void parseUri(const char *uri) {
+    const char *scheme = "redis://";
+    if (strncasecmp(uri, scheme, strlen(scheme)) != 0) {
+        if (strncasecmp(uri, "rediss://", 9) == 0) die("rediss:// is not supported: this build has no TLS.\n");
+        die("Invalid URI scheme\n");
+    }
+    const char *p = uri + strlen(scheme);
+    const char *end = p + strcspn(p, "/");
+    const char *at = memchr(p, '@', (size_t)(end - p));
+    if (at) {
+        const char *colon = memchr(p, ':', (size_t)(at - p));
+        if (colon) {
+            if (colon > p) config.user = keepString(&ownedUser, p, (size_t)(colon - p));
+            config.auth = keepString(&ownedAuth, colon + 1, (size_t)(at - colon - 1));
+        }
+        p = at + 1;
+    }
+    const char *port = memchr(p, ':', (size_t)(end - p));
+    const char *host_end = port ? port : end;
+    if (host_end > p) config.host = keepString(&ownedHost, p, (size_t)(host_end - p));
+    if (port) config.port = atoi(port + 1);
+    if (*end == '/' && end[1]) config.dbnum = atoi(end + 1);
+}
+
+static int optionTakesValue(const char *opt) {
+    static const char *with_value[] = {"-h", "-p", "-s", "-a", "--user", "--pass", "-u", "-r", "-i", "-n",
+                                       "-d", "-D", "--pipe-timeout", "--pattern", "--quoted-pattern",
+                                       "--count", "--type", "--memkeys-samples", "--show-pushes", NULL};
+    for (int i = 0; with_value[i]; i++)
+        if (strcmp(opt, with_value[i]) == 0) return 1;
+    return 0;
+}
+
+static int applyFlag(const char *opt) {
+    if (!strcmp(opt, "-x")) config.stdin_lastarg = 1;
+    else if (!strcmp(opt, "-e")) config.set_errcode = 1;
+    else if (!strcmp(opt, "-2")) config.resp3 = 0;
+    else if (!strcmp(opt, "-3")) config.resp3 = 1;
+    else if (!strcmp(opt, "-c")) { /* cluster redirections: a standalone server never sends them */ }
+    else if (!strcmp(opt, "--raw")) config.output = CLI_OUT_RAW;
+    else if (!strcmp(opt, "--no-raw")) config.output = CLI_OUT_TTY;
+    else if (!strcmp(opt, "--csv")) config.output = CLI_OUT_CSV;
+    else if (!strcmp(opt, "--quoted-input")) config.quoted_input = 1;
+    else if (!strcmp(opt, "--no-auth-warning")) config.no_auth_warning = 1;
+    else if (!strcmp(opt, "--pipe")) config.pipe_mode = 1;
+    else if (!strcmp(opt, "--scan")) config.scan_mode = 1;
+    else if (!strcmp(opt, "--bigkeys")) config.bigkeys = 1;
+    else if (!strcmp(opt, "--memkeys")) config.memkeys = 1;
+    else if (!strcmp(opt, "--stat")) config.stat_mode = 1;
+    else if (!strcmp(opt, "--latency")) config.latency_mode = 1;
+    else if (!strcmp(opt, "--latency-history")) config.latency_mode = config.latency_history = 1;
+    else if (!strcmp(opt, "--latency-dist")) config.latency_mode = config.latency_dist = 1;
+    else if (!strcmp(opt, "--verbose")) { /* accepted, nothing more to say */ }
+    else if (!strcmp(opt, "--help")) usage(0);
+    else if (!strcmp(opt, "-v") || !strcmp(opt, "--version")) {
+        printf("redis-cli %s\n", CLI_VERSION);
+        exit(0);
+    } else return 0;
+    return 1;
+}
+
+static void applyOption(const char *opt, const char *v) {
+    if (!strcmp(opt, "-h")) config.host = v;
+    else if (!strcmp(opt, "-p")) config.port = atoi(v);
+    else if (!strcmp(opt, "-s")) config.socket = v;
+    else if (!strcmp(opt, "-a") || !strcmp(opt, "--pass")) config.auth = v;
+    else if (!strcmp(opt, "--user")) config.user = v;
+    else if (!strcmp(opt, "-u")) parseUri(v);
+    else if (!strcmp(opt, "-r")) config.repeat = strtoll(v, NULL, 10);
+    else if (!strcmp(opt, "-i")) {
+        config.interval = strtod(v, NULL);
+        config.interval_set = 1;
+    } else if (!strcmp(opt, "-n")) config.dbnum = atoi(v);
+    else if (!strcmp(opt, "-d")) replaceSds(&config.elem_delim, v);
+    else if (!strcmp(opt, "-D")) replaceSds(&config.resp_delim, v);
+    else if (!strcmp(opt, "--pipe-timeout")) config.pipe_timeout = atoll(v);
+    else if (!strcmp(opt, "--pattern")) replaceSds(&config.pattern, v);
+    else if (!strcmp(opt, "--quoted-pattern")) {
+        sdsfree(config.pattern);
+        config.pattern = unquoteOption(v, "--quoted-pattern");
+    }
+    else if (!strcmp(opt, "--count")) config.scan_count = atoll(v);
+    else if (!strcmp(opt, "--type")) config.scan_type = v;
+    else if (!strcmp(opt, "--memkeys-samples")) {
+        config.memkeys = 1;
+        config.memkeys_samples = atoll(v);
+    } else if (!strcmp(opt, "--show-pushes")) {
+        config.show_pushes = !strcasecmp(v, "yes") || !strcasecmp(v, "y");
+    }
+}
+
+/* Returns the index of the first argument of the command (argc if none). */
+static int parseOptions(int argc, char **argv) {
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (opt[0] != '-') break;
+        if (optionTakesValue(opt) && i + 1 < argc) {
+            applyOption(opt, argv[++i]);
+            if (!strcmp(opt, "-a") || !strcmp(opt, "--pass") || (!strcmp(opt, "-u") && config.auth))
+                config.auth_on_command_line = 1;
+        } else if (optionTakesValue(opt) || !applyFlag(opt)) {
+            die("Unrecognized option or bad number of args for: '%s'\n", opt);
+        }
+    }
+    return i;
+}
+
+static void setDefaults(void) {
+    config.host = "127.0.0.1";
+    config.port = 6379;
+    config.repeat = 1;
+    config.output = isatty(STDOUT_FILENO) ? CLI_OUT_TTY : CLI_OUT_RAW;
+    config.show_pushes = isatty(STDOUT_FILENO);
+    config.elem_delim = sdsnew("\n");
+    config.resp_delim = sdsnew("\n");
+    config.pipe_timeout = 30;
+    config.scan_count = 0;
+}
+
+/* ---- connection ----------------------------------------------------------------- */
+
+static void printReplyError(const char *what, const rcReply *r) {
+    if (r) fprintf(stderr, "%s failed: %.*s\n", what, (int)r->len, r->str ? r->str : "");
+}
+
+static int authenticate(void) {
+    if (!config.auth) return RC_OK;
+    rcReply *r = config.user ? rcCommand(context, "AUTH", config.user, config.auth, NULL)
+                             : rcCommand(context, "AUTH", config.auth, NULL);
+    if (!r) return RC_ERR;
+    if (r->type == RC_REPLY_ERROR) printReplyError("AUTH", r);
+    rcFreeReply(r);
+    return RC_OK;
+}
+
+static int selectDatabase(void) {
+    if (config.dbnum == 0) return RC_OK;
+    char db[32];
+    snprintf(db, sizeof(db), "%d", config.dbnum);
+    rcReply *r = rcCommand(context, "SELECT", db, NULL);
+    if (!r) return RC_ERR;
+    if (r->type == RC_REPLY_ERROR) {
+        fprintf(stderr, "SELECT %d failed: %.*s\n", config.dbnum, (int)r->len, r->str);
+        config.dbnum = 0;
+    }
+    rcFreeReply(r);
+    return RC_OK;
+}
+
+static int switchProtocol(void) {
+    if (!config.resp3) return RC_OK;
+    rcReply *r = rcCommand(context, "HELLO", "3", NULL);
+    if (!r) return RC_ERR;
+    if (r->type == RC_REPLY_ERROR) printReplyError("HELLO 3", r);
+    rcFreeReply(r);
+    return RC_OK;
+}
+
+static void printConnectError(void) {
+    if (config.socket)
+        fprintf(stderr, "Could not connect to Redis at %s: %s\n", config.socket, context->errstr);
+    else
+        fprintf(stderr, "Could not connect to Redis at %s:%d: %s\n", config.host, config.port, context->errstr);
+}
+
+int cliConnect(int force) {
+    if (context && !force && context->err == RC_E_NONE) return RC_OK;
+    rcFree(context);
+    context = config.socket ? rcConnectUnix(config.socket, 0) : rcConnectTcp(config.host, config.port, 0);
+    if (!context) die("Out of memory\n");
+    if (context->err != RC_E_NONE) {
+        printConnectError();
+        rcFree(context);
+        context = NULL;
+        return RC_ERR;
+    }
+    config.in_multi = 0;
+    if (authenticate() != RC_OK || selectDatabase() != RC_OK || switchProtocol() != RC_OK) {
+        fprintf(stderr, "Error: %s\n", context->errstr);
+        rcFree(context);
+        context = NULL;
+        return RC_ERR;
+    }
+    return RC_OK;
+}
+
+/* ---- sending commands -------------------------------------------------------------- */
+
+static void printContextError(void) {
+    if (context && context->err != RC_E_NONE) fprintf(stderr, "Error: %s\n", context->errstr);
+}
+
+rcReply *cliCommand(int argc, const char **argv) {
+    if (!context) return NULL;
+    rcReply *r = rcCommandArgv(context, argc, argv, NULL);
+    if (!r) printContextError();
+    return r;
+}
+
+rcReply *cliCommandStrings(const char *arg0, ...) {
+    const char *argv[16];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, arg0);
+    for (const char *a = arg0; a && argc < 16; a = va_arg(ap, const char *)) argv[argc++] = a;
+    va_end(ap);
+    return cliCommand(argc, argv);
+}
+
+static void writeReply(const rcReply *r) {
+    sds out = cliFormatReply(r, config.output, config.elem_delim, config.resp_delim);
+    fwrite(out, 1, sdslen(out), stdout);
+    sdsfree(out);
+    fflush(stdout);
+}
+
+/* Reads one reply, printing the RESP3 pushes that come before it. */
+static int readReply(rcReply **reply) {
+    for (;;) {
+        if (rcReadReply(context, reply) != RC_OK) return RC_ERR;
+        if ((*reply)->type != RC_REPLY_PUSH || config.pubsub_mode || config.monitor_mode) return RC_OK;
+        if (config.show_pushes) writeReply(*reply);
+        rcFreeReply(*reply);
+    }
+}
+
+static void onInterrupt(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+/* MONITOR and SUBSCRIBE: print replies until the connection ends or ctrl-c. */
+static int streamReplies(void) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = onInterrupt;
+    sigaction(SIGINT, &sa, &old);
+    interrupted = 0;
+    int status = RC_OK;
+    while (!interrupted) {
+        rcReply *r = NULL;
+        if (rcTryReadReply(context, &r) != RC_OK) {
+            status = RC_ERR;
+            break;
+        }
+        if (r) {
+            writeReply(r);
+            rcFreeReply(r);
+            continue;
+        }
+        struct pollfd p = {context->fd, POLLIN, 0};
+        poll(&p, 1, 100);
+    }
+    sigaction(SIGINT, &old, NULL);
+    if (interrupted) {
+        /* The connection is in a streaming state: start afresh. */
+        cliConnect(1);
+        status = RC_OK;
+    }
+    config.pubsub_mode = config.monitor_mode = 0;
+    return status;
+}
+
+/* Updates what the prompt and reconnections need to know. */
+static void trackState(int argc, char **argv, const rcReply *r) {
+    if (r->type == RC_REPLY_ERROR) {
+        if (isCommand(argv[0], "exec")) config.in_multi = 0;
+        return;
+    }
+    if (isCommand(argv[0], "select") && argc == 2) config.dbnum = atoi(argv[1]);
+    else if (isCommand(argv[0], "multi")) config.in_multi = 1;
+    else if (isCommand(argv[0], "exec") || isCommand(argv[0], "discard")) config.in_multi = 0;
+    else if (isCommand(argv[0], "hello") && argc >= 2) config.resp3 = atoi(argv[1]) == 3;
+    else if (isCommand(argv[0], "auth") && argc == 2) config.auth = keepString(&ownedAuth, argv[1], strlen(argv[1]));
+    else if (isCommand(argv[0], "auth") && argc == 3) {
+        config.user = keepString(&ownedUser, argv[1], strlen(argv[1]));
+        config.auth = keepString(&ownedAuth, argv[2], strlen(argv[2]));
+    }
+}
+
+static int isStreamingCommand(const char *name) {
+    return isCommand(name, "subscribe") || isCommand(name, "psubscribe") || isCommand(name, "ssubscribe");
+}
+
+/* Sends argv `repeat` times. RC_ERR on a connection failure; *had_error
+ * is set when the server replied with an error. */
+static int sendCommand(int argc, char **argv, long long repeat, int *had_error) {
+    size_t *lens = malloc(sizeof(size_t) * (size_t)argc);
+    if (!lens) die("Out of memory\n");
+    for (int i = 0; i < argc; i++) lens[i] = sdslen(argv[i]);
+    int status = RC_OK;
+    while (repeat < 0 || repeat-- > 0) {
+        if (isCommand(argv[0], "monitor")) config.monitor_mode = 1;
+        if (isStreamingCommand(argv[0])) config.pubsub_mode = 1;
+        rcAppendCommandArgv(context, argc, (const char **)argv, lens);
+        rcReply *r = NULL;
+        if (readReply(&r) != RC_OK) {
+            if (isCommand(argv[0], "shutdown") && context->err == RC_E_EOF) break;
+            config.pubsub_mode = config.monitor_mode = 0;
+            status = RC_ERR;
+            break;
+        }
+        trackState(argc, argv, r);
+        if (r->type == RC_REPLY_ERROR) *had_error = 1;
+        if (r->type == RC_REPLY_ERROR && config.set_errcode && !config.interactive) {
+            fprintf(stderr, "%.*s\n", (int)r->len, r->str);
+            rcFreeReply(r);
+            break;
+        }
+        writeReply(r);
+        rcFreeReply(r);
+        if (config.pubsub_mode || config.monitor_mode) {
+            if (config.pubsub_mode && config.output == CLI_OUT_TTY)
+                printf("Reading messages... (press Ctrl-C to quit)\n");
+            status = streamReplies();
+            break;
+        }
+        if (repeat != 0 && config.interval > 0) cliSleepSeconds(config.interval);
+    }
+    free(lens);
+    return status;
+}
+
+/* ---- one-shot ------------------------------------------------------------------------- */
+
+static sds readAllStdin(void) {
+    sds s = sdsempty();
+    char buf[16384];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) s = sdscatlen(s, buf, n);
+    return s;
+}
+
+static char **buildArgv(int argc, char **args, int *out_argc) {
+    char **argv = malloc(sizeof(char *) * (size_t)(argc + 1));
+    if (!argv) die("Out of memory\n");
+    for (int i = 0; i < argc; i++) {
+        if (config.quoted_input) {
+            int n = 0;
+            sds *parts = sdssplitargs(args[i], &n);
+            if (!parts || n != 1) die("Invalid quoted string\n");
+            argv[i] = sdsdup(parts[0]);
+            sdsfreesplitres(parts, n);
+        } else {
+            argv[i] = sdsnew(args[i]);
+        }
+    }
+    if (config.stdin_lastarg) argv[argc++] = readAllStdin();
+    *out_argc = argc;
+    return argv;
+}
+
+static int oneShot(int argc, char **args) {
+    int n;
+    char **argv = buildArgv(argc, args, &n);
+    int had_error = 0;
+    int status = sendCommand(n, argv, config.repeat, &had_error);
+    for (int i = 0; i < n; i++) sdsfree(argv[i]);
+    free(argv);
+    if (status != RC_OK) return 1;
+    return config.set_errcode && had_error ? 1 : 0;
+}
+
+/* ---- interactive and batch ----------------------------------------------------------- */
+
+static sds buildPrompt(void) {
+    if (!context) return sdsnew("not connected> ");
+    sds p = config.socket ? sdscatprintf(sdsempty(), "redis %s", config.socket)
+                          : sdscatprintf(sdsempty(), strchr(config.host, ':') ? "[%s]:%d" : "%s:%d",
+                                         config.host, config.port);
+    if (config.dbnum) p = sdscatprintf(p, "[%d]", config.dbnum);
+    if (config.in_multi) p = sdscat(p, "(TX)");
+    return sdscat(p, "> ");
+}
+
+static int isSensitive(int argc, char **argv) {
+    if (isCommand(argv[0], "auth")) return 1;
+    if (argc >= 2 && isCommand(argv[0], "acl") && isCommand(argv[1], "setuser")) return 1;
+    if (isCommand(argv[0], "hello") || isCommand(argv[0], "migrate")) {
+        for (int i = 1; i < argc; i++)
+            if (isCommand(argv[i], "auth") || isCommand(argv[i], "auth2")) return 1;
+    }
+    if (argc >= 3 && isCommand(argv[0], "config") && isCommand(argv[1], "set"))
+        return isCommand(argv[2], "masterauth") || isCommand(argv[2], "masteruser") ||
+               isCommand(argv[2], "requirepass");
+    return 0;
+}
+
+static sds historyPath(void) {
+    const char *env = getenv("REDISCLI_HISTFILE");
+    if (env && *env) {
+        if (env[0] == '~' && env[1] == '/' && getenv("HOME"))
+            return sdscatprintf(sdsempty(), "%s%s", getenv("HOME"), env + 1);
+        return sdsnew(env);
+    }
+    const char *home = getenv("HOME");
+    if (!home || !*home) return NULL;
+    return sdscatprintf(sdsempty(), "%s/%s", home, CLI_HISTFILE_DEFAULT);
+}
+
+/* Runs the command (with a retry after reconnecting) and reports failure. */
+static void runWithReconnect(int argc, char **argv, long long repeat) {
+    int had_error = 0;
+    if (context && sendCommand(argc, argv, repeat, &had_error) == RC_OK) return;
+    if (cliConnect(1) != RC_OK) return;
+    if (sendCommand(argc, argv, repeat, &had_error) != RC_OK) {
+        printContextError();
+        rcFree(context);
+        context = NULL;
+    }
+}
+
+/* Interprets one line of input. Returns 0 when the session should end. */
+static int runLine(int argc, char **argv) {
+    if (isCommand(argv[0], "quit") || isCommand(argv[0], "exit")) return 0;
+    if (isCommand(argv[0], "clear")) {
+        leClearScreen();
+        return 1;
+    }
+    if (isCommand(argv[0], "help") || isCommand(argv[0], "?")) {
+        cliHelpCommand(argc, argv, CLI_VERSION);
+        fflush(stdout);
+        return 1;
+    }
+    if (argv[0][0] == ':' && argc >= 2 && isCommand(argv[0], ":set")) {
+        if (isCommand(argv[1], "hints")) cliSetHints(1);
+        else if (isCommand(argv[1], "nohints")) cliSetHints(0);
+        return 1;
+    }
+    if (isCommand(argv[0], "connect") && argc >= 3) {
+        config.host = keepString(&ownedHost, argv[1], strlen(argv[1]));
+        config.port = atoi(argv[2]);
+        config.socket = NULL;
+        cliConnect(1);
+        return 1;
+    }
+    long long repeat = 1;
+    int skip = 0;
+    char *end;
+    long long n = strtoll(argv[0], &end, 10);
+    if (argc > 1 && *end == '\0' && end != argv[0]) {
+        repeat = n;
+        skip = 1;
+    }
+    if (repeat > 0) runWithReconnect(argc - skip, argv + skip, repeat);
+    return 1;
+}
+
+static void repl(void) {
+    sds histfile = NULL;
+    int use_history = config.interactive;
+    if (config.interactive) {
+        cliHelpInit();
+        leSetCompletionCallback(cliCompletion);
+        leSetHintCallback(cliHint);
+        leHistorySetMaxLen(CLI_HISTORY_MAX);
+        histfile = historyPath();
+        if (!histfile || !strcmp(histfile, "/dev/null")) use_history = 0;
+        if (use_history) leHistoryLoad(histfile);
+    }
+    for (;;) {
+        sds prompt = config.interactive ? buildPrompt() : sdsempty();
+        char *line = leReadLine(prompt);
+        sdsfree(prompt);
+        if (!line) break;
+        int argc = 0;
+        sds *argv = sdssplitargs(line, &argc);
+        if (!argv) {
+            printf("Invalid argument(s)\n");
+            fflush(stdout);
+        } else if (argc > 0) {
+            int leaving = isCommand(argv[0], "quit") || isCommand(argv[0], "exit");
+            if (use_history && !leaving && !isSensitive(argc, argv)) {
+                leHistoryAdd(line);
+                leHistorySave(histfile);
+            }
+            int go_on = runLine(argc, argv);
+            if (!go_on) {
+                sdsfreesplitres(argv, argc);
+                free(line);
+                break;
+            }
+        }
+        if (argv) sdsfreesplitres(argv, argc);
+        free(line);
+    }
+    sdsfree(histfile);
+    if (config.interactive) {
+        leHistoryFree();
+        cliHelpFree();
+    }
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+static void warnAboutPassword(void) {
+    if (config.auth_on_command_line && !config.no_auth_warning)
+        fprintf(stderr, "Warning: Using a password with '-a' or '-u' option on the command line interface "
+                        "may not be safe.\n");
+}
+
+static int runSpecialMode(void) {
+    if (cliConnect(0) != RC_OK) return 1;
+    if (config.pipe_mode) return cliPipeMode();
+    if (config.scan_mode) return cliScanMode();
+    if (config.bigkeys || config.memkeys) return cliBigKeysMode(config.memkeys);
+    if (config.stat_mode) return cliStatMode();
+    return cliLatencyMode();
+}
+
+int main(int argc, char **argv) {
+    setDefaults();
+    int first = parseOptions(argc, argv);
+    if (!config.auth && getenv("REDISCLI_AUTH")) config.auth = getenv("REDISCLI_AUTH");
+    warnAboutPassword();
+    if (!config.pattern) config.pattern = sdsnew("*");
+    signal(SIGPIPE, SIG_IGN);
+
+    int status;
+    if (config.pipe_mode || config.scan_mode || config.bigkeys || config.memkeys || config.stat_mode ||
+        config.latency_mode) {
+        status = runSpecialMode();
+    } else if (first < argc) {
+        if (cliConnect(0) != RC_OK) return 1;
+        status = oneShot(argc - first, argv + first);
+    } else {
+        config.interactive = isatty(STDIN_FILENO);
+        cliConnect(0);
+        repl();
+        status = 0;
+    }
+    rcFree(context);
+    sdsfree(config.elem_delim);
+    sdsfree(config.resp_delim);
+    sdsfree(config.pattern);
+    sdsfree(ownedHost);
+    sdsfree(ownedUser);
+    sdsfree(ownedAuth);
+    return status;
+}

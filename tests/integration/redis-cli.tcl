@@ -1,0 +1,559 @@
+# Our redis-cli (src/tools/redis-cli.c): one-shot, batch, --pipe, --scan,
+# error handling, every reply type in the three output formats, and the
+# interactive prompt through a pseudo-terminal.
+#
+# The binary is the one built next to the server under test
+# ([file dirname $server]/redis-cli), run through the same --wrapper (QEMU).
+# Where Debian's /usr/bin/redis-cli (Redis 7.0) is installed, the same
+# command lines are run with both and stdout, stderr and the exit status must
+# be identical byte for byte; without it those tests are skipped.
+#
+# Reply types our server never sends (RESP3 verbatim, big numbers, nested
+# maps in arrays ...) come from a fake server: a small tclsh process that
+# answers every command with canned bytes.
+# The interactive tests compile tests/integration/pty-driver.c with the
+# system C compiler into the run directory.
+
+set ::cli_bin [file join [file dirname $::harness::opt(server)] redis-cli]
+set ::cli_wrapper $::harness::opt(wrapper)
+set ::cli_ref /usr/bin/redis-cli
+set ::cli_tmp [file join $::harness::opt(run_dir) cli-[pid]]
+file mkdir $::cli_tmp
+
+proc need_cli {} {
+    if {![file executable $::cli_bin]} { skip "no redis-cli next to the server ($::cli_bin)" }
+}
+
+proc need_ref {} {
+    need_cli
+    if {![file executable $::cli_ref]} { skip "$::cli_ref not installed: no byte-for-byte comparison" }
+}
+
+proc slurp {path} {
+    set f [open $path rb]
+    set data [read $f]
+    close $f
+    return $data
+}
+
+proc spit {path data} {
+    set f [open $path wb]
+    puts -nonewline $f $data
+    close $f
+}
+
+# Runs a cli binary; returns {status stdout stderr} with the exact bytes.
+# Options before the arguments: -in DATA (stdin), -prog ref.
+proc run_cli {args} {
+    set input ""
+    set prog [list {*}$::cli_wrapper $::cli_bin]
+    while {[llength $args] && [lindex $args 0] in {-in -prog}} {
+        set args [lassign $args opt value]
+        if {$opt eq "-in"} { set input $value }
+        if {$opt eq "-prog" && $value eq "ref"} { set prog [list $::cli_ref] }
+    }
+    set in [file join $::cli_tmp stdin]
+    set out [file join $::cli_tmp stdout]
+    set err [file join $::cli_tmp stderr]
+    spit $in $input
+    set status 0
+    # Bounded: a hung client fails the test (status 124) instead of the file.
+    set limit [expr {int(60 * [::harness::factor])}]
+    if {[auto_execok timeout] ne ""} { set prog [list timeout $limit {*}$prog] }
+    if {[catch {exec {*}$prog {*}$args < $in > $out 2> $err} msg opts]} {
+        set code [dict get $opts -errorcode]
+        if {[lindex $code 0] eq "CHILDSTATUS"} {
+            set status [lindex $code 2]
+        } else {
+            error "running $prog: $msg"
+        }
+    }
+    return [list $status [slurp $out] [slurp $err]]
+}
+
+# Our redis-cli against the current server: stdout only.
+proc cli {args} {
+    lassign [run_cli -h [srv host] -p [srv port] {*}$args] status out err
+    return $out
+}
+
+proc cli_in {input args} {
+    lassign [run_cli -in $input -h [srv host] -p [srv port] {*}$args] status out err
+    return $out
+}
+
+proc show {bytes} {
+    string map [list "\r" {\r} "\n" "\\n\n" "\x1b" {\e} "\t" {\t}] $bytes
+}
+
+# Both programs, same arguments, same stdin: everything must be identical.
+# -reset SCRIPT runs before each of the two (for commands that write).
+proc compare_cli {args} {
+    set reset ""
+    set input ""
+    while {[lindex $args 0] in {-reset -in}} {
+        set args [lassign $args opt value]
+        if {$opt eq "-reset"} { set reset $value } else { set input $value }
+    }
+    uplevel 1 $reset
+    set ours [run_cli -in $input {*}$args]
+    uplevel 1 $reset
+    set theirs [run_cli -prog ref -in $input {*}$args]
+    foreach what {status stdout stderr} a $ours b $theirs {
+        if {$a ne $b} {
+            fail "redis-cli $args: $what differs\n--- ours:\n[show $a]\n--- Redis 7.0:\n[show $b]"
+        }
+    }
+}
+
+# ---- the fake server --------------------------------------------------------------
+
+set ::fake_script [file join $::cli_tmp fake-server.tcl]
+spit $::fake_script {
+    # fake server: HELLO gets a small map, anything else the bytes of a file
+    lassign $argv port replyfile
+    proc reply {} { set f [open $::replyfile rb]; set r [read $f]; close $f; return $r }
+    proc readcmd {chan} {
+        if {[gets $chan line] < 0} { return {} }
+        set line [string trimright $line "\r"]
+        if {[string index $line 0] ne "*"} { return [split $line] }
+        set args {}
+        for {set i 0} {$i < [string range $line 1 end]} {incr i} {
+            gets $chan l
+            lappend args [read $chan [string range [string trimright $l "\r"] 1 end]]
+            read $chan 2
+        }
+        return $args
+    }
+    proc serve {chan} {
+        set args [readcmd $chan]
+        if {[eof $chan]} { close $chan; return }
+        if {![llength $args]} return
+        if {[string toupper [lindex $args 0]] eq "HELLO"} {
+            puts -nonewline $chan "%1\r\n+proto\r\n:3\r\n"
+        } else {
+            puts -nonewline $chan [reply]
+        }
+        flush $chan
+    }
+    proc accept {chan addr port} {
+        fconfigure $chan -translation binary
+        fileevent $chan readable [list serve $chan]
+    }
+    socket -server accept -myaddr 127.0.0.1 $port
+    after 600000 exit
+    vwait forever
+}
+
+proc with_fake_server {body} {
+    set port [::harness::find_free_port]
+    set ::fake_reply [file join $::cli_tmp fake-reply]
+    spit $::fake_reply ""
+    set pid [exec [info nameofexecutable] $::fake_script $port $::fake_reply &]
+    set ::fake_port $port
+    wait_for_condition 100 50 {![catch {close [socket 127.0.0.1 $port]}]} else {
+        catch {exec kill $pid}
+        fail "the fake server did not start"
+    }
+    set code [catch {uplevel 1 $body} result opts]
+    catch {exec kill $pid}
+    return -options $opts $result
+}
+
+proc fake_reply {bytes} { spit $::fake_reply $bytes }
+
+# Canned replies and what our cli prints for them: {tty raw csv}.
+set ::reply_cases {
+    {":42\r\n" {"(integer) 42\n" "42\n" "42\n"}}
+    {"$-1\r\n" {"(nil)\n" "\n" "NULL\n"}}
+    {"*-1\r\n" {"(nil)\n" "\n" "NULL\n"}}
+    {"_\r\n" {"(nil)\n" "\n" "NULL\n"}}
+    {"+OK\r\n" {"OK\n" "OK\n" "\"OK\"\n"}}
+    {"$0\r\n\r\n" {"\"\"\n" "\n" "\"\"\n"}}
+    {"$6\r\na\x00\"\\\n\t\r\n" {"\"a\\x00\\\"\\\\\\n\\t\"\n" "a\x00\"\\\n\t\n" "\"a\\x00\\\"\\\\\\n\\t\"\n"}}
+    {"-ERR bad thing\r\n" {"(error) ERR bad thing\n" "ERR bad thing\n\n" "ERROR,\"ERR bad thing\"\n"}}
+    {"*0\r\n" {"(empty array)\n" "\n" "\n"}}
+    {"~0\r\n" {"(empty set)\n" "\n" "\n"}}
+    {"%0\r\n" {"(empty hash)\n" "\n" "\n"}}
+    {"*3\r\n:1\r\n*2\r\n:2\r\n$1\r\nx\r\n*0\r\n"
+        {"1) (integer) 1\n2) 1) (integer) 2\n   2) \"x\"\n3) (empty array)\n" "1\n2\nx\n\n" "1,2,\"x\",\n"}}
+    {"%2\r\n+a\r\n*2\r\n:1\r\n:2\r\n+b\r\n%1\r\n+x\r\n:1\r\n"
+        {"1# a => \n   1) (integer) 1\n   2) (integer) 2\n2# b => 1# x => (integer) 1\n" "a 1\n2\nb x 1\n"
+         "\"a\",1,2,\"b\",\"x\",1\n"}}
+    {"~2\r\n+x\r\n+y\r\n" {"1~ x\n2~ y\n" "x\ny\n" "\"x\",\"y\"\n"}}
+    {",3.5\r\n" {"(double) 3.5\n" "3.5\n" "3.5\n"}}
+    {",inf\r\n" {"(double) inf\n" "inf\n" "inf\n"}}
+    {"#t\r\n" {"(true)\n" "(true)\n" "true\n"}}
+    {"#f\r\n" {"(false)\n" "(false)\n" "false\n"}}
+    {"=9\r\ntxt:hello\r\n" {"hello\n" "hello\n" "\"hello\"\n"}}
+    {"*1\r\n-ERR inner\r\n" {"1) (error) ERR inner\n" "ERR inner\n\n" "ERROR,\"ERR inner\"\n"}}
+    {"(12345678901234567890\r\n" {"(big number) 12345678901234567890\n" "12345678901234567890\n" "12345678901234567890\n"}}
+}
+
+# ---- one-shot ----------------------------------------------------------------------------
+
+start_server {tags {cli} unixsocket 1} {
+    test "one-shot commands in raw mode (stdout is not a terminal)" {
+        need_cli
+        r del greeting counter list
+        assert_equal "OK\n" [cli set greeting hello]
+        assert_equal "hello\n" [cli get greeting]
+        assert_equal "1\n" [cli incr counter]
+        assert_equal "\n" [cli get nosuchkey]
+        r rpush list a b "c d"
+        assert_equal "a\nb\nc d\n" [cli lrange list 0 -1]
+        assert_equal "a,b,c d\n" [cli -d , lrange list 0 -1]
+        assert_equal "a\nb\nc dX" [cli -D X lrange list 0 -1]
+    }
+
+    test "one-shot commands formatted (--no-raw) and as CSV" {
+        need_cli
+        assert_equal "\"hello\"\n" [cli --no-raw get greeting]
+        assert_equal "(integer) 1\n" [cli --no-raw exists greeting]
+        assert_equal "(nil)\n" [cli --no-raw get nosuchkey]
+        assert_equal "1) \"a\"\n2) \"b\"\n3) \"c d\"\n" [cli --no-raw lrange list 0 -1]
+        assert_equal "(empty array)\n" [cli --no-raw lrange nolist 0 -1]
+        assert_equal "\"a\",\"b\",\"c d\"\n" [cli --csv lrange list 0 -1]
+        assert_equal "NULL\n" [cli --csv get nosuchkey]
+    }
+
+    test "error replies, and -e turns them into exit status 1" {
+        need_cli
+        lassign [run_cli -h [srv host] -p [srv port] get] status out err
+        assert_equal {0 {ERR wrong number of arguments for 'get' command} {}} \
+            [list $status [string trim $out] $err]
+        lassign [run_cli -h [srv host] -p [srv port] --no-raw get] status out err
+        assert_equal "(error) ERR wrong number of arguments for 'get' command\n" $out
+        lassign [run_cli -h [srv host] -p [srv port] -e get] status out err
+        assert_equal [list 1 "" "ERR wrong number of arguments for 'get' command\n"] [list $status $out $err]
+        lassign [run_cli -h [srv host] -p [srv port] -e ping] status out err
+        assert_equal [list 0 "PONG\n"] [list $status $out]
+    }
+
+    test "-x reads the last argument from stdin, binary-safe" {
+        need_cli
+        assert_equal "OK\n" [cli_in "line one\nline\x00two\n" -x set fromstdin]
+        assert_equal "line one\nline\x00two\n" [r get fromstdin]
+    }
+
+    test "-r repeats and -i waits between repetitions" {
+        need_cli
+        r del rep
+        set start [clock milliseconds]
+        assert_equal "1\n2\n3\n" [cli -r 3 -i 0.1 incr rep]
+        assert_morethan [expr {[clock milliseconds] - $start}] 190
+    }
+
+    test "-n, -s, -u, -3 and --quoted-input" {
+        need_cli
+        assert_equal "OK\n" [cli -n 3 set indb3 yes]
+        assert_equal "1\n" [cli -n 3 exists indb3]
+        assert_equal "0\n" [cli exists indb3]
+        lassign [run_cli -s [srv unixsocket] ping] status out
+        assert_equal "PONG\n" $out
+        lassign [run_cli -u redis://[srv host]:[srv port]/3 exists indb3] status out
+        assert_equal "1\n" $out
+        assert_equal "proto 3\n" [lindex [split [cli -3 hello 3] \n] 2]\n
+        assert_equal "OK\n" [cli --quoted-input set {"a\x00b"} {"v w"}]
+        assert_equal "v w" [r get "a\x00b"]
+    }
+
+    test "password warnings and AUTH failures" {
+        need_cli
+        lassign [run_cli -h [srv host] -p [srv port] -a secret ping] status out err
+        assert_equal "PONG\n" $out
+        assert_match "Warning: Using a password with '-a' or '-u' option on the command line interface may not be safe.\nAUTH failed: *" $err
+        lassign [run_cli -h [srv host] -p [srv port] --no-auth-warning -a secret ping] status out err
+        assert_match "AUTH failed: *" $err
+        assert_no_match "*Warning*" $err
+    }
+
+    test "connection failures: message on stderr, exit status 1" {
+        need_cli
+        set port [::harness::find_free_port]
+        lassign [run_cli -p $port ping] status out err
+        assert_equal [list 1 "" "Could not connect to Redis at 127.0.0.1:$port: Connection refused\n"] \
+            [list $status $out $err]
+        lassign [run_cli -s $::cli_tmp/nosuchsocket ping] status out err
+        assert_equal [list 1 "Could not connect to Redis at $::cli_tmp/nosuchsocket: No such file or directory\n"] \
+            [list $status $err]
+        lassign [run_cli --bogus] status out err
+        assert_equal [list 1 "Unrecognized option or bad number of args for: '--bogus'\n"] [list $status $err]
+    }
+
+    # ---- batch, --pipe, --scan ---------------------------------------------------------------
+
+    test "batch mode: one command per line from stdin" {
+        need_cli
+        r del a cnt
+        set out [cli_in "set a 1\nincr a\n\nget a\nnosuchcmd\n3 incr cnt\nget \"x\nping\n"]
+        assert_equal "OK\n2\n2\nERR unknown command 'nosuchcmd', with args beginning with: \n\n1\n2\n3\nInvalid argument(s)\nPONG\n" $out
+        assert_equal "OK\nOK\n" [cli_in "select 2\nset b 1\nquit\nset c 1\n"]
+        assert_equal "1\n" [cli -n 2 exists b]
+        assert_equal "0\n" [cli -n 2 exists c]
+    }
+
+    test "--pipe mass insertion of 100k commands" {
+        need_cli
+        r flushall
+        set proto ""
+        for {set i 0} {$i < 100000} {incr i} {
+            set key "mass:$i"
+            append proto "*3\r\n\$3\r\nSET\r\n\$[string length $key]\r\n$key\r\n\$1\r\nv\r\n"
+        }
+        lassign [run_cli -in $proto -h [srv host] -p [srv port] --pipe] status out err
+        assert_equal [list 0 "All data transferred. Waiting for the last reply...\nLast reply received from server.\nerrors: 0, replies: 100000\n" ""] \
+            [list $status $out $err]
+        assert_equal 100000 [r dbsize]
+    } {slow}
+
+    test "--pipe counts and prints error replies, exit status 1" {
+        need_cli
+        set proto "*3\r\n\$3\r\nSET\r\n\$1\r\nk\r\n\$1\r\nv\r\n*1\r\n\$7\r\nNOSUCHC\r\n"
+        lassign [run_cli -in $proto -h [srv host] -p [srv port] --pipe] status out err
+        assert_equal 1 $status
+        assert_match "*errors: 1, replies: 2\n" $out
+        assert_match "ERR unknown command 'NOSUCHC'*" $err
+    }
+
+    test "--scan with --pattern, --count and --type" {
+        need_cli
+        r flushall
+        for {set i 0} {$i < 300} {incr i} { r set key:$i $i }
+        r rpush alist x
+        set keys [split [string trimright [cli --scan] \n] \n]
+        assert_equal 301 [llength $keys]
+        set keys [lsort [split [string trimright [cli --scan --pattern key:1?? --count 50] \n] \n]]
+        assert_equal 100 [llength $keys]
+        assert_equal key:100 [lindex $keys 0]
+        assert_equal "alist\n" [cli --scan --type list]
+    }
+
+    test "--bigkeys summary; --memkeys fails cleanly without MEMORY USAGE" {
+        need_cli
+        r rpush biglist a b c
+        set out [cli --bigkeys]
+        assert_match "*Biggest   list found '\"biglist\"' has 3 items*" $out
+        assert_match "*Sampled 302 keys in the keyspace!*" $out
+        lassign [run_cli -h [srv host] -p [srv port] --memkeys] status out err
+        if {$status} {
+            assert_match "Error: MEMORY USAGE*" $err
+        } else {
+            assert_match "*Biggest*bytes*" $out
+        }
+    }
+
+    test "--latency prints one summary line when not on a terminal" {
+        need_cli
+        set out [cli --latency -i 0.2]
+        assert_match {[0-9]* [0-9]* [0-9]*.[0-9][0-9] [0-9]*} $out
+    }
+
+    # ---- byte-for-byte against Redis's redis-cli ----------------------------------------------
+
+    test "byte-for-byte: one-shot replies in raw, formatted and CSV modes" {
+        need_ref
+        r flushall
+        r rpush l a b "c d"
+        r hset h f1 v1 f2 "v 2"
+        r sadd s x
+        r set k "a\"b\x01\n"
+        set hp [list -h [srv host] -p [srv port]]
+        foreach mode {--raw --no-raw --csv} {
+            foreach cmd {{get k} {get nokey} {exists k} {lrange l 0 -1} {lrange nol 0 -1} {hgetall h}
+                         {-3 hgetall h} {-3 smembers s} {-3 hgetall nohash} {get} {nosuchcmd x}
+                         {-e get} {-3 get nokey} {-d , lrange l 0 -1} {-D X get k} {-n 2 dbsize}} {
+                compare_cli {*}$hp $mode {*}$cmd
+            }
+        }
+        compare_cli -reset {r del t} {*}$hp -r 3 incr t
+        compare_cli -reset {r del xk} -in "from stdin\n" {*}$hp -x set xk
+        compare_cli {*}$hp -a wrongpass ping
+        compare_cli {*}$hp --user u --pass p ping
+        compare_cli {*}$hp -n 99 ping
+        compare_cli -p [::harness::find_free_port] ping
+        compare_cli --bogus
+        compare_cli -p
+    }
+
+    test "byte-for-byte: batch mode and --pipe" {
+        need_ref
+        set hp [list -h [srv host] -p [srv port]]
+        compare_cli -reset {r del a cnt} -in "set a 1\nincr a\nget a\nfoo\n3 incr cnt\nget \"x\nping\n" {*}$hp
+        compare_cli -reset {r del a} -in "set a 1\nget a\n" {*}$hp --no-raw
+        compare_cli -in "ping\nping\n" -p [::harness::find_free_port]
+        set proto "*3\r\n\$3\r\nSET\r\n\$1\r\nk\r\n\$1\r\nv\r\n*1\r\n\$3\r\nFOO\r\n"
+        compare_cli -in $proto {*}$hp --pipe
+        compare_cli -in "" {*}$hp --pipe
+        compare_cli {*}$hp --scan --pattern key:2*
+    }
+
+    test "byte-for-byte: every reply type from a fake server" {
+        need_ref
+        with_fake_server {
+            foreach case $::reply_cases {
+                lassign $case bytes expected
+                # Redis 7.0's cli cannot print big numbers (it aborts): ours only.
+                if {[string index $bytes 0] eq "("} continue
+                fake_reply $bytes
+                foreach mode {--no-raw --raw --csv {--raw -d ,}} {
+                    compare_cli -p $::fake_port {*}$mode x
+                }
+            }
+        }
+    }
+
+    test "every reply type in the three formats (fake server)" {
+        need_cli
+        with_fake_server {
+            foreach case $::reply_cases {
+                lassign $case bytes expected
+                fake_reply $bytes
+                foreach mode {--no-raw --raw --csv} want $expected {
+                    lassign [run_cli -p $::fake_port {*}$mode -3 x] status out err
+                    assert_equal $want $out "reply [show $bytes] with $mode"
+                }
+            }
+        }
+    }
+}
+
+# ---- interactive, through a pseudo-terminal ---------------------------------------------------
+
+proc need_pty_driver {} {
+    need_cli
+    set ::pty_driver [file join $::cli_tmp pty-driver]
+    if {[file executable $::pty_driver]} return
+    set cc [auto_execok cc]
+    if {$cc eq ""} { set cc [auto_execok gcc] }
+    if {$cc eq ""} { skip "no C compiler to build tests/integration/pty-driver.c" }
+    set src [file normalize [file join [file dirname [info script]] pty-driver.c]]
+    if {![file exists $src]} { set src [file normalize tests/integration/pty-driver.c] }
+    exec {*}$cc -O2 -o $::pty_driver $src
+}
+
+# Runs the interactive cli under the pty driver with a script of steps.
+# Returns the transcript; fails the test when a step timed out.
+proc pty_session {script args} {
+    set sfile [file join $::cli_tmp pty-script]
+    spit $sfile $script
+    set home $::env(HOME)
+    set ::env(HOME) $::cli_tmp
+    set ::env(PTY_TIME_FACTOR) [::harness::factor]
+    set code [catch {exec $::pty_driver $sfile {*}$::cli_wrapper $::cli_bin {*}$args 2>@1} out]
+    set ::env(HOME) $home
+    if {$code || [string match "*pty-driver:*" $out]} {
+        fail "interactive session failed:\n[show [string range $out end-3000 end]]"
+    }
+    return $out
+}
+
+start_server {tags {cli interactive}} {
+    set hp [list -h [srv host] -p [srv port]]
+    # A fresh, empty prompt: the prompt followed by erase-to-end-of-line.
+    set p "expect [srv port]> \\e\[0K"
+    set p2 "expect [srv port]\[2\]> \\e\[0K"
+
+    test "interactive: prompt, SELECT in the prompt, MULTI marker, replies formatted" {
+        need_pty_driver
+        set out [pty_session [join [list \
+            $p {send set foo bar\r} {expect OK} \
+            $p {send select 2\r} {expect OK} \
+            $p2 {send lrange nol 0 -1\r} {expect (empty array)} \
+            $p2 {send multi\r} {expect OK} \
+            "expect [srv port]\[2\](TX)> \\e\[0K" {send discard\r} {expect OK} \
+            $p2 {send get\r} {expect (error) ERR wrong number} \
+            $p2 {send echo "a b"\r} {expect "a b"} \
+            $p2 {send quit\r} wait] \n] {*}$hp]
+        assert_match "*127.0.0.1:[srv port]> *" $out
+    }
+
+    test "interactive: history recall, persistent history file, line editing keys" {
+        need_pty_driver
+        set hist [file join $::cli_tmp .rediscli_history]
+        file delete $hist
+        pty_session [join [list \
+            $p {send echo first\r} {expect "first"} \
+            $p {send echo second\r} {expect "second"} \
+            $p {send \e[A\e[A\r} {expect "first"} \
+            $p {send echo abcdef\x01\x06\x06\x06\x06\x06X\x05Y\x02\x02\x7fZ\r} {expect "XabcdZfY"} \
+            $p {send echo bcdef\x02\x02\x0bZ\x01\x06\x06\x06\x06\x06\x06\x7fW\r} {expect "WcdZ"} \
+            $p {send junk words here\x15echo \x17echo killed\r} {expect "killed"} \
+            $p {send \x12seco\r} {expect "second"} \
+            $p {send auth secretpassword\r} {expect (error)} \
+            $p {send quit\r} wait] \n] {*}$hp
+        assert_equal "echo first\necho second\necho first\necho XabcdZfY\necho WcdZ\necho killed\necho second\n" \
+            [slurp $hist]
+    }
+
+    test "interactive: REDISCLI_HISTFILE=/dev/null keeps no history" {
+        need_pty_driver
+        set hist [file join $::cli_tmp .rediscli_history]
+        file delete $hist
+        set ::env(REDISCLI_HISTFILE) /dev/null
+        set code [catch {pty_session [join [list $p {send echo x\r} {expect "x"} $p {send quit\r} wait] \n] {*}$hp} err]
+        unset ::env(REDISCLI_HISTFILE)
+        if {$code} { error $err }
+        assert_equal 0 [file exists $hist]
+    }
+
+    test "interactive: tab completion, hints and HELP from the command table" {
+        need_pty_driver
+        set out [pty_session [join [list \
+            $p {send hgeta\t nohash\r} {expect (empty array)} \
+            $p {send HINCRBYF\t\r} {expect ERR wrong number of arguments for 'hincrbyfloat'} \
+            $p {send lpos } {expect key element [RANK rank]} {send \x15} {sleep 100} {send \r} \
+            $p {send help lpos\r} {expect summary:} {expect since:} \
+            $p {send help @hash\r} {expect HSETNX} \
+            $p {send quit\r} wait] \n] {*}$hp]
+        assert_match "*hgetall nohash*" $out
+        assert_match "*HINCRBYFLOAT*" $out
+    }
+
+    test "interactive: reconnects after the server restarts" {
+        need_pty_driver
+        set flag [file join $::cli_tmp restarted]
+        file delete $flag
+        set sfile [file join $::cli_tmp pty-script]
+        spit $sfile [join [list \
+            $p {send set before restart\r} {expect OK} \
+            $p "waitfile $flag" {send echo after\r} {expect "after"} \
+            $p {send quit\r} wait] \n]
+        set log [file join $::cli_tmp pty-out]
+        set home $::env(HOME)
+        set ::env(HOME) $::cli_tmp
+        set pid [exec $::pty_driver $sfile {*}$::cli_wrapper $::cli_bin {*}$hp > $log 2>@1 &]
+        set ::env(HOME) $home
+        wait_for_condition 200 50 {[string match "*OK*" [slurp $log]]} else {
+            fail "no OK from the first command: [show [slurp $log]]"
+        }
+        restart_server
+        spit $flag ""
+        wait_for_condition 200 50 {![::harness::pid_alive $pid]} else {
+            catch {exec kill $pid}
+            fail "the session did not end: [show [slurp $log]]"
+        }
+        set out [slurp $log]
+        assert_no_match "*pty-driver:*" $out
+        assert_match "*\"after\"*" $out
+    }
+
+    test "interactive: 'not connected' prompt when the server is down" {
+        need_pty_driver
+        set port [::harness::find_free_port]
+        set out [pty_session [join [list \
+            "expect not connected> \\e\[0K" {send ping\r} {expect Could not connect} \
+            "expect not connected> \\e\[0K" {send quit\r} wait] \n] -p $port]
+        assert_match "*Connection refused*" $out
+    }
+
+    test "interactive: SUBSCRIBE streams messages until ctrl-c" {
+        need_pty_driver
+        set out [pty_session [join [list \
+            $p {send subscribe news\r} {expect Reading messages} \
+            {sleep 200} {send \x03} \
+            $p {send ping\r} {expect PONG} \
+            $p {send quit\r} wait] \n] {*}$hp]
+        assert_match "*1) \"subscribe\"*2) \"news\"*3) (integer) 1*" $out
+    }
+}
