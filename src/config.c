@@ -244,6 +244,7 @@ static const configEntry configTable[] = {
     ULONG_CONFIG("set-max-listpack-value", NULL, CF_MEMORY, set_max_listpack_value, 0, LONG_MAX, "64", NULL),
     ULONG_CONFIG("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, zset_max_listpack_entries, 0, LONG_MAX, "128", NULL),
     ULONG_CONFIG("zset-max-listpack-value", "zset-max-ziplist-value", CF_MEMORY, zset_max_listpack_value, 0, LONG_MAX, "64", NULL),
+    ULONG_CONFIG("hll-sparse-max-bytes", NULL, CF_MEMORY, hll_sparse_max_bytes, 0, LONG_MAX, "3000", NULL),
 
     /* persistence (stored until persistence lands) */
     SPECIAL_CONFIG("dir", NULL, CF_PROTECTED | CF_DENY_LOADING, dir_special, "./", NULL),

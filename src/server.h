@@ -415,6 +415,7 @@ struct redisServer {
     unsigned long set_max_listpack_value;
     unsigned long zset_max_listpack_entries;
     unsigned long zset_max_listpack_value;
+    unsigned long hll_sparse_max_bytes;
 
     /* slowlog */
     list *slowlog;
