@@ -231,11 +231,9 @@ void bitopCommand(client *c) {
     if (ok) {
         robj *dest = c->argv[2];
         if (maxlen) {
-            sds result = sdsnewlen(NULL, maxlen);
+            sds result = sdsnewlen(SDS_NOINIT, maxlen); /* every byte is written */
             bitOperation(op, (unsigned char *)result, maxlen, src, srclen, n);
-            robj *value = createObject(OBJ_STRING, result);
-            setKey(c, c->db, dest, value, 0);
-            decrRefCount(value);
+            setKeyTake(c, c->db, dest, createObject(OBJ_STRING, result), 0);
             notifyKeyspaceEvent(NOTIFY_STRING, "set", dest, c->db->id);
         } else if (dbDelete(c->db, dest)) {
             signalModifiedKey(c, c->db, dest);

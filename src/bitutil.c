@@ -123,16 +123,51 @@ static unsigned char combineByte(int op, const unsigned char *const *src, const 
     return acc;
 }
 
-static uint64_t combineWord(int op, const unsigned char *const *src, int n, size_t i) {
-    uint64_t acc = loadWord(src[0] + i);
-    if (op == BITOP_NOT) return ~acc;
-    for (int j = 1; j < n; j++) {
-        uint64_t w = loadWord(src[j] + i);
-        if (op == BITOP_AND) acc &= w;
-        else if (op == BITOP_OR) acc |= w;
-        else acc ^= w;
+/* The common case, two sources: one tight loop per operation, four words
+ * per step. */
+#define COMBINE_TWO(expr)                                                          \
+    do {                                                                           \
+        for (; end - i >= 32; i += 32)                                             \
+            for (size_t k = 0; k < 32; k += 8) {                                   \
+                uint64_t x = loadWord(a + i + k), y = loadWord(b + i + k);         \
+                storeWord(dst + i + k, (expr));                                    \
+            }                                                                      \
+        for (; i < end; i += 8) {                                                  \
+            uint64_t x = loadWord(a + i), y = loadWord(b + i);                     \
+            storeWord(dst + i, (expr));                                            \
+        }                                                                          \
+    } while (0)
+
+static void combineTwoWords(int op, unsigned char *dst, const unsigned char *a, const unsigned char *b, size_t i,
+                            size_t end) {
+    if (op == BITOP_AND) COMBINE_TWO(x & y);
+    else if (op == BITOP_OR) COMBINE_TWO(x | y);
+    else COMBINE_TWO(x ^ y);
+}
+
+/* dst[i..end) word by word (end - i a multiple of 8); the operation is
+ * chosen once, outside the loop. */
+static void combineWords(int op, unsigned char *dst, const unsigned char *const *src, int n, size_t i, size_t end) {
+    if (n == 2 && op != BITOP_NOT) {
+        combineTwoWords(op, dst, src[0], src[1], i, end);
+        return;
     }
-    return acc;
+    for (; i < end; i += 8) {
+        uint64_t acc = loadWord(src[0] + i);
+        switch (op) {
+        case BITOP_AND:
+            for (int j = 1; j < n; j++) acc &= loadWord(src[j] + i);
+            break;
+        case BITOP_OR:
+            for (int j = 1; j < n; j++) acc |= loadWord(src[j] + i);
+            break;
+        case BITOP_XOR:
+            for (int j = 1; j < n; j++) acc ^= loadWord(src[j] + i);
+            break;
+        default: acc = ~acc; break;
+        }
+        storeWord(dst + i, acc);
+    }
 }
 
 /* Where the target needs aligned words, they are usable only if every
@@ -158,7 +193,9 @@ void bitOperation(int op, unsigned char *dst, size_t dstlen, const unsigned char
     size_t i = 0;
     if (sameAlignment(dst, src, n)) {
         for (size_t head = headBytes(dst, minlen); i < head; i++) dst[i] = combineByte(op, src, srclen, n, i);
-        for (; minlen - i >= 8; i += 8) storeWord(dst + i, combineWord(op, src, n, i));
+        size_t words_end = i + (minlen - i) / 8 * 8;
+        combineWords(op, dst, src, n, i, words_end);
+        i = words_end;
     }
     for (; i < dstlen; i++) dst[i] = combineByte(op, src, srclen, n, i);
 }

@@ -197,11 +197,17 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) { return dbReplaceValue(db,
  * overwrites (the caller keeps its own reference to val), clears the TTL
  * unless asked not to, and signals the modification. */
 void setKey(client *c, redisDb *db, robj *key, robj *val, int flags) {
+    incrRefCount(val); /* the keyspace's reference, consumed below */
+    setKeyTake(c, db, key, val, flags);
+}
+
+/* setKey() for a value made just for the key: the caller's reference is
+ * consumed, so a large new value is moved into the keyspace, not copied. */
+void setKeyTake(client *c, redisDb *db, robj *key, robj *val, int flags) {
     int exists;
     if (flags & SETKEY_ALREADY_EXIST) exists = 1;
     else if (flags & SETKEY_DOESNT_EXIST) exists = 0;
     else exists = lookupKeyWrite(db, key) != NULL;
-    incrRefCount(val); /* the keyspace's reference, consumed below */
     if (exists) dbReplaceValue(db, key, val, flags & SETKEY_KEEPTTL);
     else dbAdd(db, key, val);
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);

@@ -596,7 +596,8 @@ robj *dbDetach(redisDb *db, robj *key);  /* unlinks the key; its object is the c
 void dbTrackExpire(redisDb *db, kvobj *o); /* db->expires follows o's TTL */
 int dbAddRDBLoad(redisDb *db, sds key, robj *val);
 robj *dbOverwrite(redisDb *db, robj *key, robj *val); /* consumes; keeps the TTL */
-void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);
+void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);     /* caller keeps val */
+void setKeyTake(client *c, redisDb *db, robj *key, robj *val, int flags); /* consumes val */
 int dbExists(redisDb *db, robj *key);
 int dbDelete(redisDb *db, robj *key);
 int dbSyncDelete(redisDb *db, robj *key);

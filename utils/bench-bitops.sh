@@ -25,33 +25,12 @@ command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: apt-ge
 [ -x "$ours" ] || { echo "$ours not built: run make" >&2; exit 1; }
 [ -x "$ref" ] || { echo "reference $ref not found: only our figures" >&2; ref=""; }
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-free_port() {
-    local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-    done
-}
-
-start() { # binary port -> pid
-    taskset -c 0 "$1" --port "$2" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >"$tmp/log-$2" 2>&1 &
-    local pid=$!
-    pids+=("$pid")
-    for _ in $(seq 1 200); do
-        [ "$(redis-cli -p "$2" ping 2>/dev/null)" = PONG ] && { echo "$pid"; return 0; }
-        sleep 0.05
-    done
-    return 1
-}
+. utils/bench-lib.sh
+bench_init
 
 bench() { # port args... -> rps
     local port=$1; shift
-    taskset -c 1 redis-benchmark -p "$port" -c 20 -n "$requests" -q --csv "$@" 2>/dev/null |
+    taskset -c "$client_cpu" redis-benchmark -p "$port" -c 20 -n "$requests" -q --csv "$@" 2>/dev/null |
         awk -F, 'NR == 2 { gsub(/"/, "", $2); print int($2); exit }'
 }
 
@@ -66,7 +45,7 @@ prepare() { # port: two 1 MB random strings and an HLL
 publish_rps() { # port
     local port=$1 subs=()
     for _ in $(seq 1 10); do
-        taskset -c 1 redis-cli -p "$port" subscribe news >/dev/null &
+        taskset -c "$client_cpu" redis-cli -p "$port" subscribe news >/dev/null &
         subs+=($!)
     done
     for _ in $(seq 1 100); do
@@ -81,7 +60,7 @@ publish_rps() { # port
 measure() { # binary -> five figures
     local port pid
     port=$(free_port)
-    pid=$(start "$1" "$port") || { echo "0 0 0 0 0"; return; }
+    pid=$(start_server "$1" "$port") || { echo "0 0 0 0 0"; return; }
     prepare "$port"
     local r1 r2 r3 r4 r5
     r1=$(bench "$port" bitcount bits:a)
@@ -93,8 +72,6 @@ measure() { # binary -> five figures
     wait "$pid" 2>/dev/null
     echo "$r1 $r2 $r3 $r4 $r5"
 }
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 read -r o1 o2 o3 o4 o5 <<<"$(measure "$ours")"
 if [ -n "$ref" ]; then read -r f1 f2 f3 f4 f5 <<<"$(measure "$ref")"; else f1=0 f2=0 f3=0 f4=0 f5=0; fi

@@ -46,38 +46,8 @@ command -v redis-cli >/dev/null || { echo "redis-cli missing: apt-get install re
 [ -x "$ours" ] || { echo "$ours not built: run make" >&2; exit 1; }
 [ -x "$ref" ] || { echo "reference $ref not found: apt-get install redis-server (or --ref PATH)"; ref=""; }
 
-server_cpu=0; client_cpu=1
-[ "$(nproc)" -lt 2 ] && client_cpu=0
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-free_port() { # a port nothing listens on
-    local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-    done
-    echo 0
-}
-
-# start_server BINARY PORT -> pid on stdout; waits until PING answers
-start_server() {
-    local bin=$1 port=$2
-    taskset -c $server_cpu "$bin" --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
-        --dir "$tmp" >"$tmp/server-$port.log" 2>&1 &
-    local pid=$!
-    pids+=("$pid")
-    for _ in $(seq 1 200); do
-        redis-cli -p "$port" ping >/dev/null 2>&1 && { echo "$pid"; return 0; }
-        sleep 0.05
-    done
-    echo "server $bin did not start; log:" >&2; cat "$tmp/server-$port.log" >&2
-    return 1
-}
-
-stop_server() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+. utils/bench-lib.sh
+bench_init
 
 # The redis-benchmark tests to run for one measured test: pops need a
 # filled value first.
@@ -99,7 +69,6 @@ rps() { # port pipeline test -> requests per second of that test
 
 best() { sort -n | tail -n 1; }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
 
 echo "== throughput: $requests requests, c=50, r=100000, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)"
 printf '%-11s %4s %14s %14s %8s\n' test P ours reference ratio
@@ -121,7 +90,6 @@ stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
 
 [ "$memory" = 1 ] || exit 0
 
-used_memory() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ { gsub(/\r/, "", $2); print $2 }'; }
 
 # RESP for N hashes of 10 fields with 8-byte values
 gen_hashes() {

@@ -32,39 +32,18 @@ command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: apt-ge
 [ -x "$ours" ] || { echo "$ours not built: run make" >&2; exit 1; }
 [ -x "$ref" ] || { echo "reference $ref not found: only our figures" >&2; ref=""; }
 
-server_cpu=0; client_cpu=1
-[ "$(nproc)" -lt 2 ] && client_cpu=0
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+. utils/bench-lib.sh
+bench_init
 
-free_port() {
-    local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-    done
-    echo 0
-}
-
-# start BINARY PORT DIR [extra args...] -> pid
+# start BINARY PORT DIR [args...]: a server with its data in DIR, no automatic rewrites
 start() {
-    local bin=$1 port=$2 dir=$3; shift 3
+    local bin=$1 port=$2 dir=$3
+    shift 3
     mkdir -p "$dir"
-    taskset -c $server_cpu "$bin" --port "$port" --bind 127.0.0.1 --save '' --dir "$dir" \
-        --auto-aof-rewrite-percentage 0 "$@" >"$dir/log" 2>&1 &
-    local pid=$!
-    pids+=("$pid")
-    for _ in $(seq 1 600); do
-        [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && { echo "$pid"; return 0; }
-        sleep 0.05
-    done
-    echo "server $bin did not start:" >&2; cat "$dir/log" >&2
-    return 1
+    start_server "$bin" "$port" --dir "$dir" --auto-aof-rewrite-percentage 0 "$@"
 }
 
-stop() { redis-cli -p "$1" shutdown nosave >/dev/null 2>&1; wait "$2" 2>/dev/null; }
+stop() { stop_server "$2"; }
 
 rps() { # port pipeline
     taskset -c $client_cpu redis-benchmark -p "$1" -c 50 -n "$requests" -r 1000000 -P "$2" -t set -q --csv 2>/dev/null |
@@ -112,14 +91,12 @@ load_seconds() {
     port=$(free_port)
     pid=$(start "$bin" "$port" "$d" --appendonly yes) || return 1
     local secs
-    secs=$(grep -o 'DB loaded from append only file: [0-9.]* seconds' "$d/log" | tail -1 | awk '{print $7}')
+    secs=$(grep -o 'DB loaded from append only file: [0-9.]* seconds' "$tmp/server-$port.log" | tail -1 | awk '{print $7}')
     [ "$(redis-cli -p "$port" dbsize)" = "$keys" ] || secs="wrong-dbsize"
     stop "$port" "$pid"
     rm -rf "$d"
     echo "$secs"
 }
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 echo "== $requests SETs over 1M random keys, c=50 (server on cpu $server_cpu, client on cpu $client_cpu)"
 read -r o1 o2 o3 o4 orw <<<"$(measure "$ours" ours)"

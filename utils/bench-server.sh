@@ -34,38 +34,8 @@ command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: apt-ge
 [ -x "$ours" ] || { echo "$ours not built: run make" >&2; exit 1; }
 [ -x "$ref" ] || { echo "reference $ref not found: apt-get install redis-server (or --ref PATH)"; ref=""; }
 
-server_cpu=0; client_cpu=1
-[ "$(nproc)" -lt 2 ] && client_cpu=0
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-free_port() { # a port nothing listens on
-    local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-    done
-    echo 0
-}
-
-# start_server BINARY PORT [WRAPPER] -> pid on stdout; waits until PING answers
-start_server() {
-    local bin=$1 port=$2 wrap=${3:-}
-    taskset -c $server_cpu $wrap "$bin" --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
-        --dir "$tmp" >"$tmp/server-$port.log" 2>&1 &
-    local pid=$!
-    pids+=("$pid")
-    for _ in $(seq 1 200); do
-        redis-cli -p "$port" ping >/dev/null 2>&1 && { echo "$pid"; return 0; }
-        sleep 0.05
-    done
-    echo "server $bin did not start; log:" >&2; cat "$tmp/server-$port.log" >&2
-    return 1
-}
-
-stop_server() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+. utils/bench-lib.sh
+bench_init
 
 rps() { # port pipeline test -> requests per second
     taskset -c $client_cpu redis-benchmark -p "$1" -c 50 -n "$requests" -P "$2" -t "$3" -q --csv 2>/dev/null |
@@ -76,9 +46,9 @@ best() { sort -n | tail -n 1; }
 
 echo "== throughput: $requests requests, c=50, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)${wrapper:+, server under: $wrapper}"
 printf '%-8s %4s %14s %14s %8s\n' test P ours reference ratio
-port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a" "$wrapper") || exit 1
+port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a") || exit 1
 pid_b=""; port_b=""
-if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b" "$wrapper") || exit 1; fi
+if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b") || exit 1; fi
 for t in ${tests//,/ }; do
     for p in 1 16; do
         for r in $(seq 1 "$rounds"); do
@@ -99,7 +69,6 @@ stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
-used_memory() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ { gsub(/\r/, "", $2); print $2 }'; }
 
 # keys with 16-byte names ("key:" + 12 digits) and 3-byte values, as RESP
 gen_keys() {
@@ -110,7 +79,7 @@ gen_keys >"$tmp/keys.resp"
 
 measure_memory() { # label binary
     local port pid fresh before after
-    port=$(free_port); pid=$(start_server "$2" "$port" "$wrapper") || return
+    port=$(free_port); pid=$(start_server "$2" "$port") || return
     sleep 0.5
     fresh=$(rss_kb "$pid")
     before=$(used_memory "$port")
