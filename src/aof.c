@@ -207,22 +207,6 @@ static void logWriteError(const char *what, int err) {
     serverLog(LL_WARNING, "Error writing to the AOF file (%s): %s", what, strerror(err));
 }
 
-/* Writes all of buf; returns the bytes written (fewer on error, errno set). */
-static ssize_t writeFully(int fd, const char *buf, size_t len) {
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = aofsys.write(fd, buf + done, len - done);
-        if (n == -1 && errno == EINTR) continue;
-        if (n <= 0) {
-            if (n == 0) errno = ENOSPC;
-            break;
-        }
-        done += (size_t)n;
-        aof.write_calls++;
-    }
-    return (ssize_t)done;
-}
-
 static void fsyncNow(void) {
     long long start = ustime();
     if (aofsys.fsync(aof.fd) == -1) {
@@ -297,7 +281,7 @@ void aofFlush(int force) {
     }
     if (postponeForBackgroundFsync(force)) return;
     size_t len = sdslen(aof.buf);
-    ssize_t written = writeFully(aof.fd, aof.buf, len);
+    ssize_t written = aofWriteFully(aof.fd, aof.buf, len, &aof.write_calls);
     if (written != (ssize_t)len) {
         handleWriteError(written, errno);
         return;

@@ -53,6 +53,7 @@ void aofManifestDropIncrsUpTo(aofManifest *am, long long last_seq);
 sds aofManifestNewBaseName(aofManifest *am, const char *prefix); /* bumps curr_base_seq */
 sds aofManifestNewIncrName(aofManifest *am, const char *prefix);
 sds aofPathJoin(const char *dir, const char *name);
+ssize_t aofWriteFully(int fd, const void *buf, size_t len, long long *calls);
 int aofFsyncDir(const char *dirname);
 
 /* ---- the writer (aof.c) ------------------------------------------------------------ */

@@ -165,18 +165,24 @@ int aofFsyncDir(const char *dirname) {
     return ret;
 }
 
-static int writeAll(int fd, const char *buf, size_t len) {
-    while (len) {
-        ssize_t n = aofsys.write(fd, buf, len);
+/* write() until all of buf is written or an error: returns the bytes
+ * written (fewer than len on error, with errno set; a write of 0 counts as
+ * ENOSPC). Every writer of persistence files goes through here, and through
+ * the aofsys seam. `calls` (may be NULL) counts the write() calls. */
+ssize_t aofWriteFully(int fd, const void *buf, size_t len, long long *calls) {
+    const char *p = buf;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = aofsys.write(fd, p + done, len - done);
+        if (n == -1 && errno == EINTR) continue;
         if (n <= 0) {
-            if (n == -1 && errno == EINTR) continue;
             if (n == 0) errno = ENOSPC;
-            return -1;
+            break;
         }
-        buf += n;
-        len -= (size_t)n;
+        done += (size_t)n;
+        if (calls) (*calls)++;
     }
-    return 0;
+    return (ssize_t)done;
 }
 
 int aofManifestPersist(const aofManifest *am, const char *dirname, const char *path) {
@@ -187,7 +193,8 @@ int aofManifestPersist(const aofManifest *am, const char *dirname, const char *p
     int ret = C_ERR, fd = aofsys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd == -1) {
         serverLog(LL_WARNING, "Can't open the AOF manifest file %s: %s", tmp, strerror(errno));
-    } else if (writeAll(fd, content, sdslen(content)) == -1 || aofsys.fsync(fd) == -1) {
+    } else if (aofWriteFully(fd, content, sdslen(content), NULL) != (ssize_t)sdslen(content) ||
+               aofsys.fsync(fd) == -1) {
         serverLog(LL_WARNING, "Can't write the AOF manifest file %s: %s", tmp, strerror(errno));
     } else if (aofsys.rename(tmp, path) == -1) {
         serverLog(LL_WARNING, "Can't rename the AOF manifest file %s to %s: %s", tmp, path, strerror(errno));

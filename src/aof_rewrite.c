@@ -59,23 +59,10 @@ typedef struct rewriteWriter {
 } rewriteWriter;
 
 static void writerFlush(rewriteWriter *w) {
-    const char *p = w->buf;
     size_t len = sdslen(w->buf);
-    while (len && !w->failed) {
-        if (aofChildWriteFault()) {
-            w->failed = 1;
-            break;
-        }
-        ssize_t n = aofsys.write(w->fd, p, len);
-        if (n == -1 && errno == EINTR) continue;
-        if (n <= 0) {
-            w->failed = 1;
-            break;
-        }
-        p += n;
-        len -= (size_t)n;
-        w->since_fsync += (size_t)n;
-    }
+    if (!w->failed && len && (aofChildWriteFault() || aofWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len))
+        w->failed = 1;
+    w->since_fsync += len;
     sdsclear(w->buf);
     if (!w->failed && server.aof_rewrite_incremental_fsync && w->since_fsync >= REWRITE_FSYNC_BYTES) {
         if (aofsys.fsync(w->fd) == -1) w->failed = 1;

@@ -44,29 +44,13 @@ typedef struct watchedKey {
 } watchedKey;
 
 /* db->watched_keys: key (a string object) -> list of watchedKey. */
-static uint64_t stringObjectHash(const void *key) {
-    const robj *o = key;
-    serverAssert(sdsEncodedObject(o));
-    return dictGenHashFunction(o->ptr, sdslen(o->ptr));
-}
-
-static int stringObjectKeyCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    return equalStringObjects((robj *)a, (robj *)b);
-}
-
-static void stringObjectKeyFree(dict *d, void *key) {
-    (void)d;
-    decrRefCount(key);
-}
-
 static void watcherListFree(dict *d, void *val) {
     (void)d;
     listRelease(val);
 }
 
 static dictType watchedKeysDictType = {
-    stringObjectHash, NULL, NULL, stringObjectKeyCompare, stringObjectKeyFree, watcherListFree, NULL};
+    dictStringObjectHash, NULL, NULL, dictStringObjectCompare, dictStringObjectDestructor, watcherListFree, NULL};
 
 /* ---- the queue ------------------------------------------------------------------- */
 

@@ -478,3 +478,21 @@ int elemRefEqual(const elemRef *e, const char *s, size_t len) {
     int n = ll2string(buf, sizeof buf, e->ll);
     return (size_t)n == len && memcmp(buf, s, len) == 0;
 }
+
+/* ---- string objects as dict keys (WATCH, Pub/Sub) ------------------------------------------ */
+
+uint64_t dictStringObjectHash(const void *key) {
+    const robj *o = key;
+    serverAssert(sdsEncodedObject(o));
+    return dictGenHashFunction(o->ptr, sdslen(o->ptr));
+}
+
+int dictStringObjectCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    return equalStringObjects((robj *)a, (robj *)b);
+}
+
+void dictStringObjectDestructor(dict *d, void *o) {
+    (void)d;
+    decrRefCount(o);
+}

@@ -38,21 +38,6 @@ static const pubsubKind kindShard = {"ssubscribe", "sunsubscribe", &server_shard
 
 /* ---- dict types ----------------------------------------------------------------------- */
 
-static uint64_t objectHash(const void *key) {
-    const robj *o = key;
-    return dictGenHashFunction(o->ptr, sdslen(o->ptr));
-}
-
-static int objectCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    return equalStringObjects((robj *)a, (robj *)b);
-}
-
-static void objectFree(dict *d, void *o) {
-    (void)d;
-    decrRefCount(o);
-}
-
 static void subscribersFree(dict *d, void *val) {
     (void)d;
     dictRelease(val);
@@ -61,11 +46,13 @@ static void subscribersFree(dict *d, void *val) {
 static uint64_t pointerHash(const void *key) { return dictGenHashFunction(&key, sizeof key); }
 
 /* name -> dict of clients (server side) */
-static dictType subscribersDictType = {objectHash, NULL, NULL, objectCompare, objectFree, subscribersFree, NULL};
+static dictType subscribersDictType = {dictStringObjectHash,       NULL,           NULL, dictStringObjectCompare,
+                                       dictStringObjectDestructor, subscribersFree, NULL};
 /* client* -> NULL */
 static dictType clientSetDictType = {pointerHash, NULL, NULL, NULL, NULL, NULL, NULL};
 /* name -> NULL (client side) */
-static dictType clientSubscriptionsDictType = {objectHash, NULL, NULL, objectCompare, objectFree, NULL, NULL};
+static dictType clientSubscriptionsDictType = {dictStringObjectHash,       NULL, NULL, dictStringObjectCompare,
+                                               dictStringObjectDestructor, NULL, NULL};
 
 /* ---- counting ------------------------------------------------------------------------- */
 

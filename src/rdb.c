@@ -81,20 +81,9 @@ typedef struct rdbWriter {
 } rdbWriter;
 
 static void writerFlush(rdbWriter *w) {
-    const char *p = w->buf;
     size_t len = sdslen(w->buf);
-    w->crc = crc64(w->crc, (const unsigned char *)p, len);
-    while (len && !w->failed) {
-        ssize_t n = aofsys.write(w->fd, p, len);
-        if (n == -1 && errno == EINTR) continue;
-        if (n <= 0) {
-            if (n == 0) errno = ENOSPC;
-            w->failed = 1;
-            break;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
+    w->crc = crc64(w->crc, (const unsigned char *)w->buf, len);
+    if (!w->failed && len && aofWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len) w->failed = 1;
     sdsclear(w->buf);
 }
 

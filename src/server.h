@@ -550,6 +550,9 @@ const char *strEncoding(int encoding);
 const char *strObjectType(int type);
 void objectCommand(client *c);
 void registerObjectFreeFunction(int type, void (*fn)(robj *o));
+uint64_t dictStringObjectHash(const void *key);                   /* dictType parts for */
+int dictStringObjectCompare(dict *d, const void *a, const void *b); /* string-object keys */
+void dictStringObjectDestructor(dict *d, void *o);
 unsigned int getLRUClock(void);
 unsigned int LRU_CLOCK(void);
 unsigned long long estimateObjectIdleTime(robj *o);

@@ -588,6 +588,25 @@ proc restart_server {args} {
     }
 }
 
+# Stops the server with SHUTDOWN NOSAVE and waits until its process is gone;
+# restart_server then only starts it again (for file surgery in between).
+proc shutdown_server {{level 0}} {
+    catch {[srv $level client] shutdown nosave}
+    wait_for_condition 100 50 {![::harness::pid_alive [srv $level pid]]} else { fail "server did not stop" }
+}
+
+# Runs the server binary on the block's config file plus ARGS, with the
+# same wrapper, appending to its log, and returns its exit status: for a
+# server that must refuse to start. Bounded by `timeout`.
+proc server_exit_status {args} {
+    variable ::harness::opt
+    set cmd [concat timeout [::harness::scaled 60] $opt(wrapper) [list $opt(server) [srv config_file]] $args]
+    if {[catch {exec {*}$cmd >>& [srv stdout]} err opts]} {
+        return [lindex [dict get $opts -errorcode] 2]
+    }
+    return 0
+}
+
 # ---- logs ------------------------------------------------------------------------------------
 
 proc log_tail {{level 0} {lines 30}} {

@@ -49,23 +49,6 @@ proc truncate_by {path n} {
     close $fd
 }
 
-# Stops the server with SHUTDOWN (the harness's restart then only starts it).
-proc stop_server {} {
-    catch {r shutdown}
-    wait_for_condition 100 50 {![::harness::pid_alive [srv pid]]} else { fail "server did not stop" }
-}
-
-# Runs the server binary on the block's config plus ARGS and returns its
-# exit status (it is expected to refuse to start).
-proc run_expecting_exit {args} {
-    set cmd [concat timeout 60 $::harness::opt(wrapper) [list $::harness::opt(server) [srv config_file]] $args]
-    set status 0
-    if {[catch {exec {*}$cmd >>& [srv stdout]} err opts]} {
-        set status [lindex [dict get $opts -errorcode] 2]
-    }
-    return $status
-}
-
 proc populate_every_type {} {
     r flushall
     r set str hello
@@ -257,7 +240,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
         r set a 1
         r set b 2
         set path [last_incr_path]
-        stop_server
+        shutdown_server
         set size [file size $path]
         truncate_by $path 3
         restart_server
@@ -270,7 +253,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
     test "A MULTI without its EXEC at the end is dropped whole" {
         r set c 3
         set path [last_incr_path]
-        stop_server
+        shutdown_server
         append_bytes $path "*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nset\r\n\$1\r\nd\r\n\$1\r\n4\r\n"
         restart_server
         assert_equal 3 [r get c]
@@ -280,9 +263,9 @@ start_server {tags {aof} overrides {appendonly yes}} {
     test "With aof-load-truncated no, a truncated AOF stops start-up" {
         r set e 5
         set path [last_incr_path]
-        stop_server
+        shutdown_server
         truncate_by $path 2
-        set status [run_expecting_exit --aof-load-truncated no]
+        set status [server_exit_status --aof-load-truncated no]
         assert_equal 1 $status
         assert_match "*Unexpected end of file reading the append only file*redis-check-aof*" [log_tail 0 20]
         restart_server
@@ -292,9 +275,9 @@ start_server {tags {aof} overrides {appendonly yes}} {
     test "A corrupt command in the middle stops start-up with the offset" {
         r set f 6
         set path [last_incr_path]
-        stop_server
+        shutdown_server
         append_bytes $path "garbage\r\n*3\r\n\$3\r\nset\r\n\$1\r\ng\r\n\$1\r\n7\r\n"
-        set status [run_expecting_exit]
+        set status [server_exit_status]
         assert_equal 1 $status
         assert_match "*Bad file format reading the append only file*at byte*" [log_tail 0 20]
         # repair by hand: drop the garbage
@@ -305,9 +288,9 @@ start_server {tags {aof} overrides {appendonly yes}} {
 
     test "An unknown command in the AOF stops start-up" {
         set path [last_incr_path]
-        stop_server
+        shutdown_server
         append_bytes $path "*1\r\n\$7\r\nnocmdxy\r\n"
-        assert_equal 1 [run_expecting_exit]
+        assert_equal 1 [server_exit_status]
         assert_match "*Unknown command*nocmdxy*" [log_tail 0 20]
         truncate_by $path [string length "*1\r\n\$7\r\nnocmdxy\r\n"]
         restart_server
@@ -315,9 +298,9 @@ start_server {tags {aof} overrides {appendonly yes}} {
 
     test "A manifest naming a missing file stops start-up" {
         set path [last_incr_path]
-        stop_server
+        shutdown_server
         file rename $path $path.moved
-        assert_equal 1 [run_expecting_exit]
+        assert_equal 1 [server_exit_status]
         assert_match "*doesn't exist*" [log_tail 0 20]
         file rename $path.moved $path
         restart_server
@@ -421,7 +404,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync no}} {
         for {set i 0} {$i < 5000} {incr i} { $rd set key:$i $i }
         for {set i 0} {$i < 5000} {incr i} { $rd read }
         $rd close
-        stop_server
+        shutdown_server
         set cmd [concat $::harness::opt(wrapper) [list $::harness::opt(server) [srv config_file] --key-load-delay 400]]
         set pid [exec {*}$cmd >>& [srv stdout] &]
         set saw_loading 0
@@ -479,7 +462,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
     test "redis-check-aof --fix repairs a truncated AOF, which then loads with aof-load-truncated no" {
         set path [last_incr_path]
         set manifest [file join [aof_dir] appendonly.aof.manifest]
-        stop_server
+        shutdown_server
         append_bytes $path "*3\r\n\$3\r\nset\r\n\$1\r\nb"
         lassign [check_aof $manifest] status out
         assert_equal 1 $status
@@ -497,7 +480,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
         set path [last_incr_path]
         set manifest [file join [aof_dir] appendonly.aof.manifest]
         set size [file size $path]
-        stop_server
+        shutdown_server
         append_bytes $path "*1\r\n\$5\r\nMULTI\r\n*2\r\n\$4\r\nincr\r\n\$1\r\na\r\n"
         lassign [check_aof --fix --yes $manifest] status out
         assert_equal 0 $status

@@ -16,20 +16,6 @@ set fixture_digest 69edf2e429ce629f926e48f91fe5ddaa4bf4a756
 
 proc server_dir {} { return [srv dir] }
 
-proc stop_server {} {
-    catch {r shutdown nosave}
-    wait_for_condition 100 50 {![::harness::pid_alive [srv pid]]} else { fail "server did not stop" }
-}
-
-proc run_expecting_exit {args} {
-    set cmd [concat timeout 60 $::harness::opt(wrapper) [list $::harness::opt(server) [srv config_file]] $args]
-    set status 0
-    if {[catch {exec {*}$cmd >>& [srv stdout]} err opts]} {
-        set status [lindex [dict get $opts -errorcode] 2]
-    }
-    return $status
-}
-
 proc wait_for_bgsave {} {
     wait_for_condition 200 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
 }
@@ -112,14 +98,14 @@ start_server {tags {rdb}} {
         r set stays v
         r save
         after 300
-        stop_server
+        shutdown_server
         restart_server
         assert_equal 0 [r exists soon]
         assert_equal 1 [r exists stays]
     }
 
     test "A dump written by Redis 7.0.15 loads with Redis's digest" {
-        stop_server
+        shutdown_server
         file copy -force $fixture [file join [server_dir] dump.rdb]
         restart_server
         assert_equal $::fixture_digest [r debug digest]
@@ -133,7 +119,7 @@ start_server {tags {rdb}} {
 
     test "A corrupt dump (checksum) is refused at start-up" {
         set path [file join [server_dir] dump.rdb]
-        stop_server
+        shutdown_server
         set fd [open $path r+]
         fconfigure $fd -translation binary
         seek $fd 100
@@ -141,7 +127,7 @@ start_server {tags {rdb}} {
         seek $fd 100
         puts -nonewline $fd [binary format c [expr {([scan $b %c] ^ 0x55) & 0xff}]]
         close $fd
-        assert_equal 1 [run_expecting_exit]
+        assert_equal 1 [server_exit_status]
         assert_match "*Error loading the RDB file*" [log_tail 0 20]
         file copy -force $fixture $path
         restart_server
@@ -149,11 +135,11 @@ start_server {tags {rdb}} {
 
     test "A truncated dump is refused at start-up" {
         set path [file join [server_dir] dump.rdb]
-        stop_server
+        shutdown_server
         set fd [open $path r+]
         chan truncate $fd 5000
         close $fd
-        assert_equal 1 [run_expecting_exit]
+        assert_equal 1 [server_exit_status]
         assert_match "*Unexpected EOF*" [log_tail 0 20]
         file delete $path
         restart_server
