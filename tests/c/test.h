@@ -60,6 +60,19 @@ static inline int test_check_(int ok, const char *expr, const char *file, int li
     fflush(stdout); \
 } while (0)
 
+/* Deterministic pseudo-random numbers (xorshift64), so a failure reproduces
+ * run after run; test_rand_seed() picks another sequence. */
+static uint64_t test_rng_state = 0x9e3779b97f4a7c15ULL;
+
+static inline void test_rand_seed(uint64_t seed) { test_rng_state = seed ? seed : 1; }
+
+static inline uint64_t test_rand(void) {
+    test_rng_state ^= test_rng_state << 13;
+    test_rng_state ^= test_rng_state >> 7;
+    test_rng_state ^= test_rng_state << 17;
+    return test_rng_state;
+}
+
 /* n scaled by the TEST_SCALE environment variable (a factor, default 1;
  * slow emulators may set e.g. 0.2), never below 1000. */
 static inline unsigned long test_scaled(unsigned long n) {

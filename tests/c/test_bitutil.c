@@ -13,23 +13,14 @@
 #include "test.h"
 #include "bitutil.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* Bytes with a random character: runs of zeros, of ones, or noise. */
 static void fill_random(unsigned char *p, size_t len) {
     size_t i = 0;
     while (i < len) {
-        size_t run = 1 + rnd() % 40;
-        int kind = (int)(rnd() % 4);
+        size_t run = 1 + test_rand() % 40;
+        int kind = (int)(test_rand() % 4);
         for (size_t k = 0; k < run && i < len; k++, i++)
-            p[i] = kind == 0 ? 0x00 : kind == 1 ? 0xFF : kind == 2 ? (unsigned char)(1u << (rnd() % 8)) : (unsigned char)rnd();
+            p[i] = kind == 0 ? 0x00 : kind == 1 ? 0xFF : kind == 2 ? (unsigned char)(1u << (test_rand() % 8)) : (unsigned char)test_rand();
     }
 }
 
@@ -52,8 +43,8 @@ static unsigned char arena[4][MAXLEN + 64] __attribute__((aligned(16)));
 
 static void random_range(size_t len, uint64_t *first, uint64_t *last) {
     uint64_t bits = (uint64_t)len * 8;
-    uint64_t a = rnd() % bits, b = rnd() % bits;
-    if (rnd() % 4 == 0) { a = 0; b = bits - 1; } /* whole string often */
+    uint64_t a = test_rand() % bits, b = test_rand() % bits;
+    if (test_rand() % 4 == 0) { a = 0; b = bits - 1; } /* whole string often */
     *first = a < b ? a : b;
     *last = a < b ? b : a;
 }
@@ -61,7 +52,7 @@ static void random_range(size_t len, uint64_t *first, uint64_t *last) {
 static void test_count_and_find_every_offset(void) {
     unsigned long rounds = test_scaled(3000) / 16;
     for (unsigned long r = 0; r < rounds; r++) {
-        size_t len = 1 + rnd() % MAXLEN;
+        size_t len = 1 + test_rand() % MAXLEN;
         for (size_t off = 0; off < 16; off++) {
             unsigned char *p = arena[0] + off;
             fill_random(p, len);
@@ -104,21 +95,21 @@ static void test_bitop_every_offset(void) {
     unsigned long rounds = test_scaled(2000) / 16;
     unsigned char expected[MAXLEN];
     for (unsigned long r = 0; r < rounds; r++) {
-        int op = (int)(rnd() % 4);
-        int n = op == BITOP_NOT ? 1 : 1 + (int)(rnd() % 3);
+        int op = (int)(test_rand() % 4);
+        int n = op == BITOP_NOT ? 1 : 1 + (int)(test_rand() % 3);
         unsigned char *src[3];
         size_t len[3], maxlen = 0;
-        int same_offsets = rnd() % 2; /* equal alignments take the word path */
-        size_t base_off = rnd() % 16;
+        int same_offsets = test_rand() % 2; /* equal alignments take the word path */
+        size_t base_off = test_rand() % 16;
         for (int j = 0; j < n; j++) {
-            len[j] = rnd() % MAXLEN;
-            size_t off = same_offsets ? base_off : rnd() % 16;
+            len[j] = test_rand() % MAXLEN;
+            size_t off = same_offsets ? base_off : test_rand() % 16;
             src[j] = arena[j + 1] + off;
             fill_random(src[j], len[j]);
             if (len[j] > maxlen) maxlen = len[j];
         }
         if (maxlen == 0) continue;
-        unsigned char *dst = arena[0] + (same_offsets ? base_off : rnd() % 16);
+        unsigned char *dst = arena[0] + (same_offsets ? base_off : test_rand() % 16);
         for (size_t i = 0; i < maxlen; i++) expected[i] = model_op_byte(op, src, len, n, i);
         bitOperation(op, dst, maxlen, (const unsigned char *const *)src, len, n);
         if (!CHECK_EQ_MEM(dst, expected, maxlen)) return;
@@ -138,7 +129,7 @@ static void test_bitfields(void) {
     /* every width at every bit offset round-trips */
     for (int bits = 1; bits <= 64; bits++)
         for (uint64_t off = 0; off < 16; off++) {
-            uint64_t v = rnd() & (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
+            uint64_t v = test_rand() & (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
             memset(buf, 0xA5, sizeof buf);
             bitfieldSet(buf, off, bits, v);
             if (!CHECK(bitfieldGetUnsigned(buf, off, bits) == v)) return;

@@ -13,19 +13,11 @@
 
 #include "listpack.h"
 #include "test.h"
+#include "test_model.h"
 #include "util.h"
 #include "zmalloc.h"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
-
-static uint64_t rng_next(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 static unsigned char *append_str(unsigned char *lp, const char *s) {
     return lpAppend(lp, (const unsigned char *)s, strlen(s));
@@ -434,60 +426,27 @@ static void test_safe_to_add(void) {
 
 /* ---- random operations against a model --------------------------------------- */
 
-typedef struct {
-    char **v;
-    size_t *len;
-    size_t n, cap;
-} model;
-
-static void model_insert(model *m, size_t at, const char *s, size_t len) {
-    if (m->n == m->cap) {
-        m->cap = m->cap ? m->cap * 2 : 16;
-        m->v = realloc(m->v, m->cap * sizeof *m->v);
-        m->len = realloc(m->len, m->cap * sizeof *m->len);
-    }
-    memmove(m->v + at + 1, m->v + at, (m->n - at) * sizeof *m->v);
-    memmove(m->len + at + 1, m->len + at, (m->n - at) * sizeof *m->len);
-    m->v[at] = malloc(len + 1);
-    memcpy(m->v[at], s, len);
-    m->v[at][len] = '\0';
-    m->len[at] = len;
-    m->n++;
-}
-
-static void model_delete(model *m, size_t at, size_t count) {
-    for (size_t i = at; i < at + count; i++) free(m->v[i]);
-    memmove(m->v + at, m->v + at + count, (m->n - at - count) * sizeof *m->v);
-    memmove(m->len + at, m->len + at + count, (m->n - at - count) * sizeof *m->len);
-    m->n -= count;
-}
-
-static void model_free(model *m) {
-    model_delete(m, 0, m->n);
-    free(m->v);
-    free(m->len);
-}
 
 /* Random element text: integers of every width, strings of every header
  * width, integer-looking non-integers. */
 static size_t random_element(char *buf) {
-    switch (rng_next() % 7) {
-    case 0: return (size_t)ll2string(buf, 32, (long long)(rng_next() % 300) - 150);
+    switch (test_rand() % 7) {
+    case 0: return (size_t)ll2string(buf, 32, (long long)(test_rand() % 300) - 150);
     case 1: {
-        long long v = (long long)(rng_next() >> (rng_next() % 64));
-        if (rng_next() & 1) v = -v;
+        long long v = (long long)(test_rand() >> (test_rand() % 64));
+        if (test_rand() & 1) v = -v;
         return (size_t)ll2string(buf, 32, v);
     }
-    case 2: return (size_t)snprintf(buf, 32, "0%u", (unsigned)(rng_next() % 100));
+    case 2: return (size_t)snprintf(buf, 32, "0%u", (unsigned)(test_rand() % 100));
     case 3: {
-        size_t n = rng_next() % 5000;
-        if (rng_next() % 4) n %= 200;
-        for (size_t i = 0; i < n; i++) buf[i] = (char)('a' + rng_next() % 26);
+        size_t n = test_rand() % 5000;
+        if (test_rand() % 4) n %= 200;
+        for (size_t i = 0; i < n; i++) buf[i] = (char)('a' + test_rand() % 26);
         return n;
     }
     default: {
-        size_t n = rng_next() % 8;
-        for (size_t i = 0; i < n; i++) buf[i] = (char)('a' + rng_next() % 4);
+        size_t n = test_rand() % 8;
+        for (size_t i = 0; i < n; i++) buf[i] = (char)('a' + test_rand() % 4);
         return n;
     }
     }
@@ -513,8 +472,8 @@ static int lp_matches_model(unsigned char *lp, const model *m) {
 static void lp_random_step(unsigned char **lpp, model *m, char *buf) {
     unsigned char *lp = *lpp, *p, *newp;
     size_t len = random_element(buf);
-    size_t at = m->n ? rng_next() % m->n : 0;
-    switch (rng_next() % 9) {
+    size_t at = m->n ? test_rand() % m->n : 0;
+    switch (test_rand() % 9) {
     case 0: lp = lpAppend(lp, (unsigned char *)buf, len); model_insert(m, m->n, buf, len); break;
     case 1: lp = lpPrepend(lp, (unsigned char *)buf, len); model_insert(m, 0, buf, len); break;
     case 2:
@@ -548,13 +507,13 @@ static void lp_random_step(unsigned char **lpp, model *m, char *buf) {
         break;
     case 6: {
         if (!m->n) break;
-        size_t count = rng_next() % 5;
+        size_t count = test_rand() % 5;
         lp = lpDeleteRange(lp, (long)at, count);
         model_delete(m, at, count < m->n - at ? count : m->n - at);
         break;
     }
     case 7: { /* lpFind against a linear search of the model */
-        size_t skip = rng_next() % 3;
+        size_t skip = test_rand() % 3;
         size_t want = SIZE_MAX;
         for (size_t i = 0; i < m->n; i += skip + 1)
             if (m->len[i] == len && memcmp(m->v[i], buf, len) == 0) { want = i; break; }
@@ -563,7 +522,7 @@ static void lp_random_step(unsigned char **lpp, model *m, char *buf) {
         break;
     }
     default: {
-        long long v = (long long)(rng_next() >> (rng_next() % 64)) * ((rng_next() & 1) ? -1 : 1);
+        long long v = (long long)(test_rand() >> (test_rand() % 64)) * ((test_rand() & 1) ? -1 : 1);
         lp = lpAppendInteger(lp, v);
         char t[LP_INTBUF_SIZE];
         model_insert(m, m->n, t, (size_t)ll2string(t, sizeof t, v));
@@ -681,22 +640,22 @@ static void test_corruption_fuzz(void) {
         size_t size = n;
         unsigned char *blob = malloc(n); /* exact size: ASan sees any overread */
         memcpy(blob, good, n);
-        switch (rng_next() % 4) {
+        switch (test_rand() % 4) {
         case 0: /* flip a few bytes */
-            for (int k = 1 + (int)(rng_next() % 3); k > 0; k--) blob[rng_next() % n] ^= (unsigned char)(1 + rng_next() % 255);
+            for (int k = 1 + (int)(test_rand() % 3); k > 0; k--) blob[test_rand() % n] ^= (unsigned char)(1 + test_rand() % 255);
             break;
         case 1: /* random byte values in one entry area, header fixed */
-            blob[LP_HDR_SIZE + rng_next() % (n - LP_HDR_SIZE)] = (unsigned char)rng_next();
+            blob[LP_HDR_SIZE + test_rand() % (n - LP_HDR_SIZE)] = (unsigned char)test_rand();
             break;
         case 2: /* truncated, header and terminator patched to match */
-            size = LP_HDR_SIZE + 1 + rng_next() % (n - LP_HDR_SIZE - 1);
+            size = LP_HDR_SIZE + 1 + test_rand() % (n - LP_HDR_SIZE - 1);
             blob[0] = (unsigned char)size; blob[1] = (unsigned char)(size >> 8);
             blob[2] = blob[3] = 0;
             blob[size - 1] = 0xFF;
-            if (rng_next() & 1) blob[4] = blob[5] = 0xFF;
+            if (test_rand() & 1) blob[4] = blob[5] = 0xFF;
             break;
         default: /* a lying length field */
-            blob[LP_HDR_SIZE + rng_next() % (n - LP_HDR_SIZE)] = (unsigned char)(0xE0 | (rng_next() & 0x1F));
+            blob[LP_HDR_SIZE + test_rand() % (n - LP_HDR_SIZE)] = (unsigned char)(0xE0 | (test_rand() & 0x1F));
             break;
         }
         unsigned char *exact = malloc(size);
@@ -717,9 +676,9 @@ static void test_corruption_fuzz(void) {
 static void test_random_blobs(void) {
     unsigned long rounds = test_scaled(20000);
     for (unsigned long r = 0; r < rounds; r++) {
-        size_t size = rng_next() % 40;
+        size_t size = test_rand() % 40;
         unsigned char *blob = malloc(size ? size : 1);
-        for (size_t i = 0; i < size; i++) blob[i] = (unsigned char)rng_next();
+        for (size_t i = 0; i < size; i++) blob[i] = (unsigned char)test_rand();
         if (size >= 7 && (r & 1)) {
             blob[0] = (unsigned char)size; blob[1] = blob[2] = blob[3] = 0;
             blob[size - 1] = 0xFF;
@@ -730,6 +689,7 @@ static void test_random_blobs(void) {
 }
 
 TEST_MAIN(
+    test_rand_seed(0x2545f4914f6cdd1dULL);
     RUN(test_redis_vectors);
     RUN(test_redis_vectors_read);
     RUN(test_redis_backlen_boundaries);

@@ -14,55 +14,14 @@
 #include "listpack.h"
 #include "quicklist.h"
 #include "test.h"
+#include "test_model.h"
 #include "zmalloc.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rng_next(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static size_t rng_below(size_t n) { return n ? (size_t)(rng_next() % n) : 0; }
+static size_t rng_below(size_t n) { return n ? (size_t)(test_rand() % n) : 0; }
 
 /* The reference model: an array of byte strings. */
-typedef struct {
-    unsigned char **v;
-    size_t *len;
-    size_t n, cap;
-} model;
-
-static void model_insert(model *m, size_t at, const unsigned char *s, size_t len) {
-    if (m->n == m->cap) {
-        m->cap = m->cap ? m->cap * 2 : 16;
-        m->v = realloc(m->v, m->cap * sizeof *m->v);
-        m->len = realloc(m->len, m->cap * sizeof *m->len);
-    }
-    memmove(m->v + at + 1, m->v + at, (m->n - at) * sizeof *m->v);
-    memmove(m->len + at + 1, m->len + at, (m->n - at) * sizeof *m->len);
-    m->v[at] = malloc(len ? len : 1);
-    memcpy(m->v[at], s, len);
-    m->len[at] = len;
-    m->n++;
-}
-
-static void model_delete(model *m, size_t at, size_t count) {
-    for (size_t i = at; i < at + count; i++) free(m->v[i]);
-    memmove(m->v + at, m->v + at + count, (m->n - at - count) * sizeof *m->v);
-    memmove(m->len + at, m->len + at + count, (m->n - at - count) * sizeof *m->len);
-    m->n -= count;
-}
-
-static void model_free(model *m) {
-    model_delete(m, 0, m->n);
-    free(m->v);
-    free(m->len);
-    memset(m, 0, sizeof *m);
-}
 
 /* The entry as text (integers formatted); returns the length. */
 static size_t entry_bytes(const quicklistEntry *e, unsigned char *buf, const unsigned char **out) {
@@ -86,7 +45,7 @@ static int entry_equals(const quicklistEntry *e, const unsigned char *s, size_t 
  * one (PLAIN with the test's fill factors). */
 static size_t random_value(unsigned char *buf, size_t big) {
     switch (rng_below(8)) {
-    case 0: return (size_t)snprintf((char *)buf, 32, "%lld", (long long)(rng_next() >> rng_below(64)));
+    case 0: return (size_t)snprintf((char *)buf, 32, "%lld", (long long)(test_rand() >> rng_below(64)));
     case 1: return (size_t)snprintf((char *)buf, 32, "-%u", (unsigned)rng_below(100000));
     case 2: {
         size_t n = rng_below(big / 4 + 1);
@@ -165,14 +124,14 @@ static int same_as_model(quicklist *ql, const model *m) {
     size_t i = 0;
     int ok = 1;
     while (ok && quicklistNext(it, &e)) {
-        ok = i < m->n && entry_equals(&e, m->v[i], m->len[i]);
+        ok = i < m->n && entry_equals(&e, (const unsigned char *)m->v[i], m->len[i]);
         i++;
     }
     quicklistReleaseIterator(it);
     if (!ok || i != m->n) return 0;
     it = quicklistGetIterator(ql, AL_START_TAIL);
     while (ok && quicklistNext(it, &e)) {
-        ok = i > 0 && entry_equals(&e, m->v[i - 1], m->len[i - 1]);
+        ok = i > 0 && entry_equals(&e, (const unsigned char *)m->v[i - 1], m->len[i - 1]);
         i--;
     }
     quicklistReleaseIterator(it);
@@ -470,7 +429,7 @@ static void random_step(quicklist *ql, model *m, unsigned char *buf, size_t big)
     default:
         if (m->n) {
             quicklistRotate(ql);
-            unsigned char *last = m->v[m->n - 1];
+            char *last = m->v[m->n - 1];
             size_t llen = m->len[m->n - 1];
             m->v[m->n - 1] = NULL;
             m->n--;

@@ -367,14 +367,6 @@ static void test_large_reply_incremental(void) {
 
 /* ---- fuzzing ---------------------------------------------------------------------------- */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* Feeds `in` (exactly len bytes, in a private allocation so ASan sees any
  * overread) in random pieces to both modes; they must agree. */
 static int fuzzOne(const char *in, size_t len) {
@@ -386,7 +378,7 @@ static int fuzzOne(const char *in, size_t len) {
     int tree = 0, skip = 0, terr = 0, serr = 0;
     size_t fed = 0;
     while (fed < len) {
-        size_t n = 1 + rng() % 16;
+        size_t n = 1 + test_rand() % 16;
         if (n > len - fed) n = len - fed;
         rcParserFeed(tp, copy + fed, n);
         rcParserFeed(sp, copy + fed, n);
@@ -413,13 +405,13 @@ static void test_fuzz_truncated_and_mutated(void) {
     char *buf = zmalloc(len);
     for (unsigned long i = 0; i < rounds; i++) {
         memcpy(buf, in, len);
-        int flips = 1 + (int)(rng() % 4);
+        int flips = 1 + (int)(test_rand() % 4);
         for (int f = 0; f < flips; f++) {
-            size_t at = rng() % len;
+            size_t at = test_rand() % len;
             static const char interesting[] = "\r\n*$%|>~-+:_#,(!=0123456789?";
-            buf[at] = (rng() & 1) ? (char)rng() : interesting[rng() % (sizeof(interesting) - 1)];
+            buf[at] = (test_rand() & 1) ? (char)test_rand() : interesting[test_rand() % (sizeof(interesting) - 1)];
         }
-        disagree += !fuzzOne(buf, rng() % (len + 1));
+        disagree += !fuzzOne(buf, test_rand() % (len + 1));
     }
     zfree(buf);
     sdsfree(in);
@@ -431,9 +423,9 @@ static void test_fuzz_garbage(void) {
     char buf[256];
     int disagree = 0;
     for (unsigned long i = 0; i < rounds; i++) {
-        size_t len = rng() % sizeof(buf);
+        size_t len = test_rand() % sizeof(buf);
         for (size_t j = 0; j < len; j++) {
-            uint64_t v = rng();
+            uint64_t v = test_rand();
             /* mostly protocol-looking bytes, so parsing gets somewhere */
             buf[j] = (v & 3) ? "*$:+-%~|>\r\n0123456789_#tf,."[v % 27] : (char)(v >> 8);
         }

@@ -16,19 +16,10 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rng_next(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* A random value of random magnitude, so short and long numbers both occur. */
 static long long rng_ll(void) {
-    uint64_t v = rng_next() >> (rng_next() % 64);
-    return (rng_next() & 1) ? -(long long)(v >> 1) : (long long)(v >> 1);
+    uint64_t v = test_rand() >> (test_rand() % 64);
+    return (test_rand() & 1) ? -(long long)(v >> 1) : (long long)(v >> 1);
 }
 
 /* 'c' repeated n times after prefix, NUL-terminated; caller frees. */
@@ -312,7 +303,7 @@ static void test_ull2string(void) {
     CHECK_EQ_INT(ull2string(buf, sizeof buf, 10000000000000000000ULL), 20);
     CHECK_EQ_STR(buf, "10000000000000000000");
     for (int i = 0; i < 1000; i++) {
-        unsigned long long v = rng_next() >> (rng_next() % 64);
+        unsigned long long v = test_rand() >> (test_rand() % 64);
         char libc[32];
         int expect = snprintf(libc, sizeof libc, "%llu", v);
         CHECK(ull2string(buf, sizeof buf, v) == expect && strcmp(buf, libc) == 0);
@@ -467,7 +458,7 @@ static void test_ld2string_hex_round_trip(void) {
         CHECK(back == values[i] && signbit(back) == signbit(values[i]));
     }
     for (int i = 0; i < 1000; i++) {
-        long double v = (long double)rng_ll() / (long double)(rng_next() | 1), back = 0;
+        long double v = (long double)rng_ll() / (long double)(test_rand() | 1), back = 0;
         int n = ld2string(buf, sizeof buf, v, LD_STR_HEX);
         CHECK(n > 0 && string2ld(buf, (size_t)n, &back) && back == v);
     }
@@ -520,7 +511,7 @@ static void test_d2string_round_trip(void) {
     char buf[MAX_D2STRING_CHARS];
     int bad = 0;
     for (int i = 0; i < 20000; i++) {
-        uint64_t bits = rng_next();
+        uint64_t bits = test_rand();
         double v, back = 0;
         memcpy(&v, &bits, sizeof v);
         if (!isfinite(v)) continue;
@@ -528,7 +519,7 @@ static void test_d2string_round_trip(void) {
         bad += !(n > 0 && string2d(buf, (size_t)n, &back) && back == v);
     }
     for (int i = 0; i < 20000; i++) { /* integers and short decimals */
-        double v = (double)rng_ll() / (double)(1 << (rng_next() % 8)), back = 0;
+        double v = (double)rng_ll() / (double)(1 << (test_rand() % 8)), back = 0;
         int n = d2string(buf, sizeof buf, v);
         bad += !(n > 0 && string2d(buf, (size_t)n, &back) && back == v);
     }
@@ -679,10 +670,10 @@ static void test_glob_against_naive(void) {
     char p[10], s[10];
     int bad = 0;
     for (int i = 0; i < 200000; i++) {
-        int plen = (int)(rng_next() % 9), slen = 1 + (int)(rng_next() % 8);
-        int nocase = (int)(rng_next() & 1);
-        for (int k = 0; k < plen; k++) p[k] = pattern_alphabet[rng_next() % (sizeof pattern_alphabet - 1)];
-        for (int k = 0; k < slen; k++) s[k] = string_alphabet[rng_next() % (sizeof string_alphabet - 1)];
+        int plen = (int)(test_rand() % 9), slen = 1 + (int)(test_rand() % 8);
+        int nocase = (int)(test_rand() & 1);
+        for (int k = 0; k < plen; k++) p[k] = pattern_alphabet[test_rand() % (sizeof pattern_alphabet - 1)];
+        for (int k = 0; k < slen; k++) s[k] = string_alphabet[test_rand() % (sizeof string_alphabet - 1)];
         int expect = naive_match(p, plen, s, slen, nocase);
         if (stringmatchlen(p, plen, s, slen, nocase) != expect && bad++ < 5)
             printf("      pattern \"%.*s\" string \"%.*s\" nocase %d: expected %d\n",

@@ -398,16 +398,7 @@ static void test_format_buffer_sizes(void) {
 /* ---- x86: more than a million random cases against the hardware ------------ */
 
 #if XF_HAVE_X87
-static uint64_t xf_rng_state = 0x243f6a8885a308d3ULL;
-
-static uint64_t xf_rng(void) {
-    xf_rng_state ^= xf_rng_state << 13;
-    xf_rng_state ^= xf_rng_state >> 7;
-    xf_rng_state ^= xf_rng_state << 17;
-    return xf_rng_state;
-}
-
-static uint64_t xf_rng_below(uint64_t n) { return xf_rng() % n; }
+static uint64_t xf_rng_below(uint64_t n) { return test_rand() % n; }
 
 static long xf_random_count, xf_mismatch_count;
 
@@ -540,8 +531,8 @@ static size_t xf_random_hex(char *buf) {
 static xfloat xf_random_value(int exp_span) {
     xfloat v;
     uint64_t kind = xf_rng_below(100);
-    v.neg = (uint8_t)(xf_rng() & 1);
-    v.mant = xf_rng();
+    v.neg = (uint8_t)(test_rand() & 1);
+    v.mant = test_rand();
     if (kind < 5) v.mant |= ~(uint64_t)0 >> xf_rng_below(64); /* runs of ones */
     if (kind >= 5 && kind < 10) v.mant &= ~(~(uint64_t)0 >> xf_rng_below(64));
     if (kind >= 10 && kind < 14) {
@@ -633,7 +624,7 @@ static void test_random_add(void) {
             b.exp = (uint16_t)(e < 1 ? 1 : e > 0x7ffe ? 0x7ffe : e);
             b.mant |= (uint64_t)1 << 63; /* normal (an "unnormal" is invalid) */
             if (xf_rng_below(4) == 0 && a.exp != 0) { /* same binade, opposite sign */
-                b.mant = a.mant ^ (xf_rng() >> xf_rng_below(64));
+                b.mant = a.mant ^ (test_rand() >> xf_rng_below(64));
                 b.mant |= (uint64_t)1 << 63;
                 b.exp = a.exp;
                 b.neg = (uint8_t)!a.neg;
@@ -667,7 +658,7 @@ static void test_random_incrbyfloat(void) {
         long double la, lb;
         xfloat xa, xb;
         snprintf(a, sizeof a, "%s%llu.%0*llu", xf_rng_below(3) ? "" : "-",
-                 (unsigned long long)(xf_rng() >> xf_rng_below(64)), (int)xf_rng_below(19),
+                 (unsigned long long)(test_rand() >> xf_rng_below(64)), (int)xf_rng_below(19),
                  (unsigned long long)(xf_rng_below(1000000000000000000ULL)));
         snprintf(b, sizeof b, "%s%llu.%llue%d", xf_rng_below(2) ? "" : "-",
                  (unsigned long long)xf_rng_below(1000), (unsigned long long)xf_rng_below(100000),
@@ -722,6 +713,7 @@ static void test_golden_is_hardware(void) {
 #endif
 
 TEST_MAIN(
+    test_rand_seed(0x243f6a8885a308d3ULL);
     RUN(test_golden_matches_tables);
     RUN(test_golden_is_hardware);
     RUN(test_golden_values);
