@@ -39,6 +39,7 @@ typedef struct aofReader {
 
 static struct {
     long long start_time;
+    long long last_log_ms;
     off_t total_bytes, loaded_bytes;
 } progress;
 
@@ -151,6 +152,13 @@ static int executeLoaded(client *c, robj **argv, int argc) {
 
 static void serveClientsWhileLoading(off_t file_offset, off_t done_before) {
     progress.loaded_bytes = done_before + file_offset;
+    long long now = mstime();
+    if (now - progress.last_log_ms >= 2000) { /* progress in the log, for long loads */
+        progress.last_log_ms = now;
+        serverLog(LL_NOTICE, "Loading the AOF: %.1f%% (%lld of %lld bytes)",
+                  progress.total_bytes ? (double)progress.loaded_bytes * 100 / (double)progress.total_bytes : 0.0,
+                  (long long)progress.loaded_bytes, (long long)progress.total_bytes);
+    }
     updateCachedTime();
     aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
     handleClientsWithPendingWrites();
@@ -261,6 +269,7 @@ int aofLoadFiles(aofManifest *am, off_t *total_size) {
     if (am->base) paths[n++] = aofPathJoin(server.aof_dirname, am->base->name);
     for (int j = 0; j < am->incr_count; j++) paths[n++] = aofPathJoin(server.aof_dirname, am->incrs[j]->name);
     progress.start_time = mstime();
+    progress.last_log_ms = progress.start_time;
     progress.total_bytes = 0;
     progress.loaded_bytes = 0;
     for (int j = 0; j < n; j++) progress.total_bytes += sizeOf(paths[j]);

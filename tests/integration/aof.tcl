@@ -405,7 +405,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync no}} {
         for {set i 0} {$i < 5000} {incr i} { $rd read }
         $rd close
         shutdown_server
-        set cmd [concat $::harness::opt(wrapper) [list $::harness::opt(server) [srv config_file] --key-load-delay 400]]
+        set cmd [concat $::harness::opt(wrapper) [list $::harness::opt(server) [srv config_file] --key-load-delay 600]]
         set pid [exec {*}$cmd >>& [srv stdout] &]
         set saw_loading 0
         set saw_progress 0
@@ -430,6 +430,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync no}} {
         assert_equal 1 $ready
         assert_equal 1 $saw_loading
         assert_equal 1 $saw_progress
+        assert_match "*Loading the AOF: *%*" [log_tail 0 100]
         restart_server
         assert_equal 5000 [r dbsize]
     }
