@@ -50,7 +50,7 @@ int aofManifestPersist(const aofManifest *am, const char *dirname, const char *p
 void aofManifestSetBase(aofManifest *am, const char *name, long long seq);
 void aofManifestAddIncr(aofManifest *am, const char *name, long long seq);
 void aofManifestDropIncrsUpTo(aofManifest *am, long long last_seq);
-sds aofManifestNewBaseName(aofManifest *am, const char *prefix); /* bumps curr_base_seq */
+sds aofManifestNewBaseName(aofManifest *am, const char *prefix, const char *ext); /* bumps curr_base_seq */
 sds aofManifestNewIncrName(aofManifest *am, const char *prefix);
 sds aofPathJoin(const char *dir, const char *name);
 ssize_t aofWriteFully(int fd, const void *buf, size_t len, long long *calls);

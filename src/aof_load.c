@@ -243,12 +243,29 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t done_be
     return result;
 }
 
+/* A base file written with aof-use-rdb-preamble (ours or Redis 7's
+ * appendonly.aof.N.base.rdb) is an RDB snapshot: it starts with "REDIS". */
+static int startsWithRdbMagic(int fd) {
+    char magic[5];
+    int is_rdb = read(fd, magic, 5) == 5 && memcmp(magic, "REDIS", 5) == 0;
+    lseek(fd, 0, SEEK_SET);
+    return is_rdb;
+}
+
 /* Replays one file. valid_len: the offset after the last complete command. */
 int aofReplayFile(const char *path, int is_last, off_t *valid_len) {
     aofReader r = {.fd = open(path, O_RDONLY)};
     if (r.fd == -1) {
         serverLog(LL_WARNING, "Can't open the append-only file %s: %s", path, strerror(errno));
         return AOF_LOAD_FAILED;
+    }
+    if (startsWithRdbMagic(r.fd)) {
+        serverLog(LL_NOTICE, "Reading RDB base file on AOF loading...");
+        int ok = rdbLoadFd(r.fd, path) == C_OK;
+        struct stat st;
+        *valid_len = fstat(r.fd, &st) == 0 ? st.st_size : 0;
+        close(r.fd);
+        return ok ? AOF_LOAD_OK : AOF_LOAD_FAILED;
     }
     int result = replayFrom(&r, path, is_last, progress.loaded_bytes, valid_len);
     close(r.fd);

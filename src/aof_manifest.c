@@ -230,8 +230,8 @@ void aofManifestDropIncrsUpTo(aofManifest *am, long long last_seq) {
     am->incr_count = kept;
 }
 
-sds aofManifestNewBaseName(aofManifest *am, const char *prefix) {
-    return sdscatfmt(sdsempty(), "%s.%I.base.aof", prefix, ++am->curr_base_seq);
+sds aofManifestNewBaseName(aofManifest *am, const char *prefix, const char *ext) {
+    return sdscatfmt(sdsempty(), "%s.%I.base.%s", prefix, ++am->curr_base_seq, ext);
 }
 
 sds aofManifestNewIncrName(aofManifest *am, const char *prefix) {

@@ -45,6 +45,7 @@ static struct {
     long long total_forks;
     long long last_cow_bytes;
     int cow_pipe;             /* read end: the child reports its copy-on-write size */
+    int preamble;             /* this rewrite writes the base as an RDB snapshot */
 } rw = {.child = -1, .last_status = C_OK, .last_time_sec = -1, .cow_pipe = -1};
 
 static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-bg-%i.aof", (int)pid); }
@@ -215,8 +216,12 @@ static long long childCowBytes(void) {
 static int rewriteToFile(const char *path) {
     rewriteWriter w = {aofsys.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), sdsempty(), 0, 0};
     if (w.fd == -1) return C_ERR;
-    for (int j = 0; j < server.dbnum && !w.failed; j++) rewriteDb(&w, j);
-    writerFlush(&w);
+    if (rw.preamble) {
+        w.failed = aofChildWriteFault() || rdbSaveToFd(w.fd, 1) != C_OK;
+    } else {
+        for (int j = 0; j < server.dbnum && !w.failed; j++) rewriteDb(&w, j);
+        writerFlush(&w);
+    }
     int ok = !w.failed && aofsys.fsync(w.fd) == 0;
     close(w.fd);
     sdsfree(w.buf);
@@ -243,6 +248,7 @@ int aofRewriteStart(void) {
     }
     if (aofOpenNewIncr() != C_OK) return C_ERR;
     rw.boundary_seq = aofCurrentManifest()->curr_incr_seq;
+    rw.preamble = server.aof_use_rdb_preamble;
     int fds[2];
     if (pipe(fds) == -1) return C_ERR;
     long long start = ustime();
@@ -285,7 +291,7 @@ static void deleteFile(const char *name) {
 static int installNewBase(pid_t pid) {
     aofManifest *old = aofCurrentManifest();
     aofManifest *am = aofManifestDup(old);
-    sds tmp = tempName(pid), base = aofManifestNewBaseName(am, server.aof_filename);
+    sds tmp = tempName(pid), base = aofManifestNewBaseName(am, server.aof_filename, rw.preamble ? "rdb" : "aof");
     sds tmppath = aofPathJoin(server.aof_dirname, tmp), basepath = aofPathJoin(server.aof_dirname, base);
     sds mpath = aofManifestPath();
     int ok = aofsys.rename(tmppath, basepath) == 0;

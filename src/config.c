@@ -262,6 +262,7 @@ static const configEntry configTable[] = {
     ULL_CONFIG("auto-aof-rewrite-min-size", NULL, CF_MEMORY, auto_aof_rewrite_min_size, 0, LLONG_MAX, "64mb", NULL),
     BOOL_CONFIG("aof-load-truncated", NULL, 0, aof_load_truncated, "yes", NULL),
     BOOL_CONFIG("aof-rewrite-incremental-fsync", NULL, 0, aof_rewrite_incremental_fsync, "yes", NULL),
+    BOOL_CONFIG("aof-use-rdb-preamble", NULL, 0, aof_use_rdb_preamble, "yes", NULL),
     INT_CONFIG("key-load-delay", NULL, 0, key_load_delay, INT_MIN, INT_MAX, "0", NULL),
 
     /* diagnostics and events */

@@ -219,7 +219,9 @@ static void saveDb(rdbWriter *w, redisDb *db) {
     kvtableReleaseIterator(it);
 }
 
-static int saveToFd(int fd) {
+/* The whole dataset as an RDB stream on fd (also the preamble of a
+ * rewritten AOF base: aof_base 1 marks it so in its AUX fields). */
+int rdbSaveToFd(int fd, int aof_base) {
     rdbWriter w = {fd, sdsempty(), 0, 0};
     char num[LONG_STR_SIZE];
     putBytes(&w, "REDIS0010", 9);
@@ -229,7 +231,7 @@ static int saveToFd(int fd) {
     putAux(&w, "ctime", num);
     ll2string(num, sizeof num, (long long)zmalloc_used_memory());
     putAux(&w, "used-mem", num);
-    putAux(&w, "aof-base", "0");
+    putAux(&w, "aof-base", aof_base ? "1" : "0");
     for (int j = 0; j < server.dbnum && !w.failed; j++) saveDb(&w, &server.db[j]);
     putByte(&w, RDB_OPCODE_EOF);
     writerFlush(&w);
@@ -251,7 +253,7 @@ static int rdbSave(const char *filename) {
                   server.dir ? server.dir : ".", strerror(errno));
         return C_ERR;
     }
-    int ok = saveToFd(fd) == C_OK && aofsys.fsync(fd) == 0;
+    int ok = rdbSaveToFd(fd, 0) == C_OK && aofsys.fsync(fd) == 0;
     int err = errno;
     close(fd);
     if (ok && aofsys.rename(tmp, filename) == -1) {
@@ -794,24 +796,29 @@ static int verifyChecksum(rdbReader *r) {
     return 1;
 }
 
-/* Loads `filename` into the (empty) dataset. C_ERR with a logged reason. */
-static int rdbLoad(const char *filename) {
-    rdbReader r = {.fd = open(filename, O_RDONLY), .buf = zmalloc(RDB_READ_CHUNK)};
-    if (r.fd == -1) {
-        zfree(r.buf);
-        return errno == ENOENT ? C_OK : C_ERR;
-    }
-    server.loading = 1;
+/* Loads an RDB stream from fd (named `name` in messages) into the dataset.
+ * C_ERR with a logged reason. The caller sets server.loading. */
+int rdbLoadFd(int fd, const char *name) {
+    rdbReader r = {.fd = fd, .buf = zmalloc(RDB_READ_CHUNK)};
     int ok = checkHeader(&r) && loadBody(&r) && verifyChecksum(&r);
-    server.loading = 0;
-    close(r.fd);
     zfree(r.buf);
     if (!ok) {
-        serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", filename,
+        serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", name,
                   (long long)(r.consumed + (off_t)r.pos), r.error ? r.error : "read error");
         return C_ERR;
     }
     return C_OK;
+}
+
+/* Loads `filename` into the (empty) dataset; a missing file is no error. */
+static int rdbLoad(const char *filename) {
+    int fd = open(filename, O_RDONLY);
+    if (fd == -1) return errno == ENOENT ? C_OK : C_ERR;
+    server.loading = 1;
+    int ret = rdbLoadFd(fd, filename);
+    server.loading = 0;
+    close(fd);
+    return ret;
 }
 
 /* ==== SAVE, BGSAVE, save rules, start-up ======================================================= */

@@ -390,6 +390,7 @@ struct redisServer {
     unsigned long long auto_aof_rewrite_min_size;
     int aof_load_truncated;
     int aof_rewrite_incremental_fsync;
+    int aof_use_rdb_preamble;
 
     /* directives accepted (and stored) before the feature using them lands */
     int dynamic_hz;
@@ -749,6 +750,8 @@ void bgrewriteaofCommand(client *c);
 #define SHUTDOWN_FORCE 8
 void rdbInit(void);                   /* at start-up: load the dump when the AOF is off */
 int rdbSaveNow(void);
+int rdbSaveToFd(int fd, int aof_base);
+int rdbLoadFd(int fd, const char *name);
 int rdbSaveOnShutdown(int flags);
 int rdbBgsaveInProgress(void);
 sds rdbWriteDeniedError(void);

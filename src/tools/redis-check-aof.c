@@ -12,6 +12,9 @@
  * -- after asking for confirmation, or at once with --yes. A problem in any
  * other file can't be fixed by truncation: the tool says so and exits 1.
  *
+ * A base file that is an RDB snapshot (aof-use-rdb-preamble) is recognised
+ * and reported, not parsed: the server validates it fully when loading.
+ *
  * Exit status: 0 valid (or fixed), 1 invalid (or not fixed), 2 usage/IO error.
  *
  * Design decision: a standalone validator that reads the file in one pass
@@ -173,8 +176,20 @@ static int confirm(long long from, long long to) {
     return fgets(answer, sizeof answer, stdin) != NULL && (answer[0] == 'y' || answer[0] == 'Y');
 }
 
+static int startsWithRdbMagic(const char *path) {
+    char magic[5];
+    FILE *fp = fopen(path, "rb");
+    int is_rdb = fp && fread(magic, 1, 5, fp) == 5 && memcmp(magic, "REDIS", 5) == 0;
+    if (fp) fclose(fp);
+    return is_rdb;
+}
+
 /* Checks one file; returns 0 if valid or fixed, 1 otherwise. */
 static int checkAndMaybeFix(const char *path, int last, int fix, int yes) {
+    if (startsWithRdbMagic(path)) { /* a base written with aof-use-rdb-preamble */
+        printf("AOF %s has an RDB preamble (an RDB base file): its commands are not checked by this tool\n", path);
+        return 0;
+    }
     checkResult r = checkFile(path);
     long long size = fileSize(path);
     printf("AOF analyzed: filename=%s, size=%lld, ok_up_to=%lld, ok_up_to_line=%lld, diff=%lld\n", path, size,

@@ -99,7 +99,7 @@ proc populate_every_type {} {
     r del num
 }
 
-start_server {tags {aof} overrides {appendonly yes appendfsync always}} {
+start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}} {
     test "A fresh AOF directory has a manifest and an incremental file" {
         assert_equal {appendonly.aof.1.incr.aof} [aof_files]
         assert_equal 1 [s aof_enabled]
@@ -384,7 +384,7 @@ start_server {tags {aof}} {
         set before [r debug digest]
         assert_equal OK [r debug loadaof]
         assert_equal $before [r debug digest]
-        assert_match "*.base.aof" [lindex [aof_files] 0]
+        assert_match "*.base.*" [lindex [aof_files] 0]
     }
 
     test "CONFIG SET appendonly no stops appending" {
@@ -496,5 +496,52 @@ start_server {tags {aof} overrides {appendonly yes}} {
         assert_equal 2 $status
         lassign [check_aof /nonexistent/file.aof] status out
         assert_equal 2 $status
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes aof-use-rdb-preamble yes}} {
+    test "With aof-use-rdb-preamble the rewritten base is an RDB snapshot, and it loads" {
+        populate_every_type
+        set before [r debug digest]
+        r bgrewriteaof
+        wait_for_rewrite
+        set base [lindex [aof_files] 0]
+        assert_match "*.base.rdb" $base
+        set fd [open [file join [aof_dir] $base]]
+        fconfigure $fd -translation binary
+        assert_equal REDIS [read $fd 5]
+        close $fd
+        r set after 1
+        r debug loadaof
+        assert_equal 1 [r get after]
+        r del after
+        assert_equal $before [r debug digest]
+        restart_server
+        assert_equal $before [r debug digest]
+    }
+
+    test "redis-check-aof accepts an RDB base" {
+        set manifest [file join [aof_dir] appendonly.aof.manifest]
+        lassign [check_aof $manifest] status out
+        assert_equal 0 $status
+        assert_match "*RDB preamble*" $out
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes}} {
+    test "An appendonlydir written by Redis 7.0.15 (RDB base + incremental AOF) loads with Redis's digest" {
+        set fixture [file normalize tests/assets/redis-7.0.15-appendonlydir]
+        set dir [aof_dir]
+        shutdown_server
+        foreach f [glob -directory $dir *] { file delete $f }
+        foreach f [glob -directory $fixture *] { file copy $f $dir }
+        restart_server
+        assert_equal 99c4e4ff34f8ff33643ccae85544f525d9f24960 [r debug digest]
+        assert_equal 7 [r dbsize]
+        assert_equal 4102444800000 [r pexpiretime str]
+        # and it goes on appending to Redis's incremental file
+        r set ours 1
+        r debug loadaof
+        assert_equal 1 [r get ours]
     }
 }
