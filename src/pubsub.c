@@ -170,25 +170,41 @@ static void pubsubClientFreed(client *c) {
 
 /* ---- publishing --------------------------------------------------------------------------- */
 
-static void addReplyMessage(client *c, const char *type, robj *pattern, robj *channel, robj *msg) {
-    addReplyPushLen(c, pattern ? 4 : 3);
-    addReplyBulkCString(c, type);
-    if (pattern) addReplyBulk(c, pattern);
-    addReplyBulk(c, channel);
-    addReplyBulk(c, msg);
+static sds catBulkObject(sds s, robj *o) {
+    robj *d = getDecodedObject(o);
+    s = sdscatfmt(s, "$%U\r\n", (unsigned long long)sdslen(d->ptr));
+    s = sdscatlen(s, d->ptr, sdslen(d->ptr));
+    decrRefCount(d);
+    return sdscatlen(s, "\r\n", 2);
+}
+
+/* The whole message frame, encoded once per publish and protocol (RESP2
+ * array / RESP3 push) and copied to every subscriber: a message to many
+ * subscribers costs one memcpy each. */
+static sds messageFrame(int resp, const char *type, robj *pattern, robj *channel, robj *msg) {
+    sds f = sdscatfmt(sdsempty(), "%s%i\r\n$%U\r\n%s\r\n", resp == 2 ? "*" : ">", pattern ? 4 : 3,
+                      (unsigned long long)strlen(type), type);
+    if (pattern) f = catBulkObject(f, pattern);
+    f = catBulkObject(f, channel);
+    return catBulkObject(f, msg);
 }
 
 static long deliverToSubscribers(dict *subscribers, const char *type, robj *pattern, robj *channel, robj *msg) {
     long receivers = 0;
+    sds frames[2] = {NULL, NULL}; /* RESP2, RESP3 */
     dictIterator *di = dictGetIterator(subscribers);
     dictEntry *de;
     while ((de = dictNext(di)) != NULL) {
         client *c = dictGetKey(de);
         if (c->flags & CLIENT_CLOSE_ASAP) continue;
-        addReplyMessage(c, type, pattern, channel, msg);
+        int v = c->resp == 2 ? 0 : 1;
+        if (frames[v] == NULL) frames[v] = messageFrame(c->resp, type, pattern, channel, msg);
+        addReplyProto(c, frames[v], sdslen(frames[v]));
         receivers++;
     }
     dictReleaseIterator(di);
+    sdsfree(frames[0]);
+    sdsfree(frames[1]);
     return receivers;
 }
 
