@@ -332,6 +332,7 @@ static void switchToFile(int fd) {
         bioSubmitClose(aof.fd);
     }
     aof.fd = fd;
+    propagateOpsHook = aofFeed; /* commands are turned into AOF text only while a file is open */
     aof.incr_size = 0;
     aof.selected_db = -1; /* a new file starts with its own SELECT */
     aof.unsynced = 0;
@@ -441,7 +442,6 @@ static int aofCron(struct aeEventLoop *el, long long id, void *data) {
 
 void aofInit(void) {
     aof.buf = sdsempty();
-    propagateOpsHook = aofFeed;
     debugRegisterSubcommand("aof-fault", 4, 5, debugAofFault);
     registerBeforeSleepHook(aofBeforeSleep);
     if (aeCreateTimeEvent(server.el, 100, aofCron, NULL, NULL) == AE_ERR) serverPanic("Can't create the AOF timer");
@@ -463,6 +463,7 @@ int aofSetEnabled(int on, sds *err) {
         if (aof.unsynced) aofsys.fsync(aof.fd);
         close(aof.fd);
         aof.fd = -1;
+        propagateOpsHook = NULL; /* no AOF: writes cost no propagation work */
         aof.last_write_status = C_OK;
     }
     return C_OK;
