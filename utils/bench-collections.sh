@@ -67,29 +67,10 @@ rps() { # port pipeline test -> requests per second of that test
             name == toupper(t) || index(name, toupper(t) " (") == 1 { gsub(/"/, "", $2); print int($2); exit }'
 }
 
-best() { sort -n | tail -n 1; }
-
-
 echo "== throughput: $requests requests, c=50, r=100000, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)"
-printf '%-11s %4s %14s %14s %8s\n' test P ours reference ratio
-port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a") || exit 1
-pid_b=""; port_b=""
-if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b") || exit 1; fi
-for t in ${tests//,/ }; do
-    for p in 1 16; do
-        for _ in $(seq 1 "$rounds"); do
-            rps "$port_a" "$p" "$t" >>"$tmp/a-$t-$p"
-            [ -n "$pid_b" ] && rps "$port_b" "$p" "$t" >>"$tmp/b-$t-$p"
-        done
-        a=$(best <"$tmp/a-$t-$p"); b="-"; r="-"
-        if [ -n "$pid_b" ]; then b=$(best <"$tmp/b-$t-$p"); r=$(ratio "${a:-0}" "${b:-0}"); fi
-        printf '%-11s %4s %14s %14s %8s\n' "$t" "$p" "${a:--}" "${b:--}" "$r"
-    done
-done
-stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
+throughput_table "$ours" "$ref" "$tests" 11 || exit 1
 
 [ "$memory" = 1 ] || exit 0
-
 
 # RESP for N hashes of 10 fields with 8-byte values
 gen_hashes() {

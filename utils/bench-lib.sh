@@ -9,6 +9,7 @@
 #   pid=$(start_server BINARY PORT [--directive value ...]) || exit 1
 #   stop_server PID
 #   ratio A B                     # "1.23", or "-" when B is 0
+#   throughput_table OURS REF TESTS WIDTH   # needs the caller's rps PORT PIPELINE TEST
 #
 # start_server runs `$wrapper BINARY --port P --bind 127.0.0.1 --save '' --dir $tmp ARGS`
 # pinned to $server_cpu ($wrapper, e.g. a QEMU command, may be empty); later
@@ -61,3 +62,28 @@ stop_server() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 used_memory() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ { gsub(/\r/, "", $2); print $2 }'; }
+
+best() { sort -n | tail -n 1; }
+
+# Starts OURS and REF (REF may be empty) and prints, for each test of the
+# comma-separated TESTS at -P 1 and -P 16, the best of $rounds runs of the
+# caller's `rps PORT PIPELINE TEST`, measured alternately, and the ratio.
+throughput_table() {
+    local ours=$1 ref=$2 tests=$3 width=$4 port_a pid_a port_b="" pid_b="" t p a b r
+    printf "%-${width}s %4s %14s %14s %8s\n" test P ours reference ratio
+    port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a") || return 1
+    if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b") || return 1; fi
+    for t in ${tests//,/ }; do
+        for p in 1 16; do
+            for _ in $(seq 1 "$rounds"); do
+                rps "$port_a" "$p" "$t" >>"$tmp/a-$t-$p"
+                [ -n "$pid_b" ] && rps "$port_b" "$p" "$t" >>"$tmp/b-$t-$p"
+            done
+            a=$(best <"$tmp/a-$t-$p"); b="-"; r="-"
+            if [ -n "$pid_b" ]; then b=$(best <"$tmp/b-$t-$p"); r=$(ratio "${a:-0}" "${b:-0}"); fi
+            printf "%-${width}s %4s %14s %14s %8s\n" "$t" "$p" "${a:--}" "${b:--}" "$r"
+        done
+    done
+    stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
+    return 0
+}

@@ -42,33 +42,12 @@ rps() { # port pipeline test -> requests per second
         awk -F, -v t="$3" 'toupper($1) ~ "\"" toupper(t) { gsub(/"/, "", $2); print int($2); exit }'
 }
 
-best() { sort -n | tail -n 1; }
-
 echo "== throughput: $requests requests, c=50, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)${wrapper:+, server under: $wrapper}"
-printf '%-8s %4s %14s %14s %8s\n' test P ours reference ratio
-port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a") || exit 1
-pid_b=""; port_b=""
-if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b") || exit 1; fi
-for t in ${tests//,/ }; do
-    for p in 1 16; do
-        for r in $(seq 1 "$rounds"); do
-            rps "$port_a" "$p" "$t" >>"$tmp/a-$t-$p"
-            [ -n "$pid_b" ] && rps "$port_b" "$p" "$t" >>"$tmp/b-$t-$p"
-        done
-        a=$(best <"$tmp/a-$t-$p"); b=""; ratio="-"
-        if [ -n "$pid_b" ]; then
-            b=$(best <"$tmp/b-$t-$p")
-            ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }')
-        fi
-        printf '%-8s %4s %14s %14s %8s\n' "$t" "$p" "$a" "${b:--}" "$ratio"
-    done
-done
-stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
+throughput_table "$ours" "$ref" "$tests" 8 || exit 1
 
 [ "$memory" = 1 ] || exit 0
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-
 
 # keys with 16-byte names ("key:" + 12 digits) and 3-byte values, as RESP
 gen_keys() {
