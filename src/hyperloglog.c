@@ -188,16 +188,20 @@ done:
 
 /* ---- PFDEBUG <subcommand> key -------------------------------------------------------- */
 
-static void pfdebugGetreg(client *c, robj *o) {
+/* Converts o to the dense encoding (a change to propagate); HLL_CORRUPT
+ * after replying the error. */
+static int toDenseOrReply(client *c, robj *o) {
     sds hll = o->ptr;
     int res = hllToDense(&hll);
     o->ptr = hll;
-    if (res == HLL_CORRUPT) {
-        addReplyError(c, HLL_INVALID_ERR);
-        return;
-    }
-    if (res == HLL_CHANGED) server.dirty++; /* the encoding changed: propagate */
-    const unsigned char *regs = (const unsigned char *)hll + HLL_HDR_SIZE;
+    if (res == HLL_CORRUPT) addReplyError(c, HLL_INVALID_ERR);
+    else if (res == HLL_CHANGED) server.dirty++;
+    return res;
+}
+
+static void pfdebugGetreg(client *c, robj *o) {
+    if (toDenseOrReply(c, o) == HLL_CORRUPT) return;
+    const unsigned char *regs = (const unsigned char *)o->ptr + HLL_HDR_SIZE;
     addReplyArrayLen(c, HLL_REGISTERS);
     for (long j = 0; j < HLL_REGISTERS; j++) addReplyLongLong(c, hllDenseGetRegister(regs, j));
 }
@@ -223,15 +227,8 @@ static void pfdebugDecode(client *c, robj *o) {
 }
 
 static void pfdebugTodense(client *c, robj *o) {
-    sds hll = o->ptr;
-    int res = hllToDense(&hll);
-    o->ptr = hll;
-    if (res == HLL_CORRUPT) {
-        addReplyError(c, HLL_INVALID_ERR);
-        return;
-    }
-    if (res == HLL_CHANGED) server.dirty++;
-    addReply(c, res == HLL_CHANGED ? shared.cone : shared.czero);
+    int res = toDenseOrReply(c, o);
+    if (res != HLL_CORRUPT) addReply(c, res == HLL_CHANGED ? shared.cone : shared.czero);
 }
 
 void pfdebugCommand(client *c) {

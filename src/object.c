@@ -17,6 +17,7 @@
  * arrive, so this file does not grow with every type.
  */
 #include "server.h"
+#include "xfloat.h"
 
 #include <math.h>
 
@@ -495,4 +496,18 @@ int dictStringObjectCompare(dict *d, const void *a, const void *b) {
 void dictStringObjectDestructor(dict *d, void *o) {
     (void)d;
     decrRefCount(o);
+}
+
+/* INCRBYFLOAT and HINCRBYFLOAT: value + incr in software x87 extended
+ * precision (xfloat.h, the same on every CPU), formatted as Redis prints it
+ * into buf (XFLOAT_MAX_CHARS). Returns the length, or -1 after replying the
+ * error when the sum is NaN or infinite (a sum beyond DBL_MAX is finite in
+ * extended precision and stored, as Redis does on x86_64). */
+int xfloatSumOrReply(client *c, xfloat value, xfloat incr, char *buf) {
+    value = xfloatAdd(value, incr);
+    if (!xfloatIsFinite(value)) {
+        addReplyError(c, "increment would produce NaN or Infinity");
+        return -1;
+    }
+    return xfloatFormat(buf, XFLOAT_MAX_CHARS, value, XFLOAT_FMT_HUMAN);
 }

@@ -547,6 +547,8 @@ int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, cons
 int getDoubleFromObject(const robj *o, double *target);
 int getDoubleFromObjectOrReply(client *c, robj *o, double *target, const char *msg);
 int checkType(client *c, robj *o, int type);
+struct xfloat;
+int xfloatSumOrReply(client *c, struct xfloat value, struct xfloat incr, char *buf);
 const char *strEncoding(int encoding);
 const char *strObjectType(int type);
 void objectCommand(client *c);

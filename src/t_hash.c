@@ -553,13 +553,9 @@ void hincrbyfloatCommand(client *c) {
             return;
         }
     }
-    value = xfloatAdd(value, incr);
-    if (!xfloatIsFinite(value)) {
-        addReplyError(c, "increment would produce NaN or Infinity");
-        return;
-    }
     char buf[XFLOAT_MAX_CHARS];
-    int len = xfloatFormat(buf, sizeof buf, value, XFLOAT_FMT_HUMAN);
+    int len = xfloatSumOrReply(c, value, incr, buf);
+    if (len < 0) return;
     hashTypeSet(o, field, buf, (size_t)len);
     addReplyBulkCBuffer(c, buf, (size_t)len);
     afterHashWrite(c, c->argv[1], "hincrbyfloat", 1);

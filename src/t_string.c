@@ -425,15 +425,9 @@ void incrbyfloatCommand(client *c) {
     if (getXfloatFromObjectOrReply(c, o, &value) != C_OK ||
         getXfloatFromObjectOrReply(c, c->argv[2], &incr) != C_OK)
         return;
-    value = xfloatAdd(value, incr);
-    /* Checked in extended precision: a sum beyond DBL_MAX is still finite
-     * and stored, as Redis does on x86_64. */
-    if (!xfloatIsFinite(value)) {
-        addReplyError(c, "increment would produce NaN or Infinity");
-        return;
-    }
     char buf[XFLOAT_MAX_CHARS];
-    int len = xfloatFormat(buf, sizeof buf, value, XFLOAT_FMT_HUMAN);
+    int len = xfloatSumOrReply(c, value, incr, buf);
+    if (len < 0) return;
     robj *n = createStringObject(buf, (size_t)len);
     n = o ? dbOverwrite(c->db, c->argv[1], n) : dbAdd(c->db, c->argv[1], n);
     signalModifiedKey(c, c->db, c->argv[1]);
