@@ -50,7 +50,7 @@ DEPS_DIR := build/deps-$(PORT)
 JEMALLOC_DIR := $(DEPS_DIR)/jemalloc
 
 # ---- flags -----------------------------------------------------------------
-CC := $(PORT_CROSS)gcc
+CC := $(if $(PORT_CC),$(PORT_CC),$(PORT_CROSS)gcc)
 AR := $(PORT_CROSS)ar
 WARN := -Wall -Wextra
 STD := -std=gnu11
@@ -89,7 +89,7 @@ LIBS := $(MALLOC_LIBS) -lm -pthread
 # the test programs. Everything else in src/ (bar the programs' mains) is
 # the server.
 LIB_SRCS := zmalloc.c sds.c siphash.c dict.c kvobj.c kvtable.c util.c xfloat.c crc64.c adlist.c osrandom.c \
-            listpack.c intset.c quicklist.c bitutil.c hll.c \
+            listpack.c intset.c quicklist.c bitutil.c hll.c ziplist.c zipmap.c \
             ae.c ae_epoll.c ae_kqueue.c ae_poll.c anet.c connection.c
 LIB_SRCS := $(filter $(notdir $(wildcard src/*.c)),$(LIB_SRCS))
 MAIN_SRCS := server.c
@@ -207,7 +207,7 @@ test-pagesize: all
 # and the test clients stay native), with every time limit scaled by the
 # port's time factor.
 RUNTEST := ./runtest --server $(SERVER) --clients 2 --time-factor $(PORT_TIME_FACTOR) \
-           $(if $(PORT_QEMU),--wrapper "$(PORT_QEMU)")
+           $(if $(PORT_QEMU),--wrapper "$(PORT_QEMU)") $(PORT_RUNTEST_FLAGS)
 
 ifeq ($(PORT),native)
 test: all

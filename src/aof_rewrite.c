@@ -197,6 +197,7 @@ static void rewriteDb(rewriteWriter *w, int dbid) {
         rewriteObject(w, key, o);
         if (kvobjHasExpire(o)) rewriteExpire(w, key, kvobjGetExpire(o));
         writerMaybeFlush(w);
+        keySaveDelay();
     }
     kvtableReleaseIterator(it);
 }
@@ -254,6 +255,7 @@ int aofRewriteStart(void) {
     long long start = ustime();
     pid_t pid = fork();
     if (pid == 0) {
+        cpuAffinityChild(server.aof_rewrite_cpulist, "the AOF rewrite child (aof_rewrite_cpulist)");
         close(fds[0]);
         sds dir = aofDirPath(), name = tempName(getpid());
         sds path = aofPathJoin(dir, name);

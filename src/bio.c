@@ -53,6 +53,7 @@ static void runJob(bioJob *job) {
 
 static void *workerMain(void *arg) {
     (void)arg;
+    cpuAffinityBioThread("bio_aof_fsync");
     for (;;) {
         pthread_mutex_lock(&lock);
         while (head == NULL) pthread_cond_wait(&newjob, &lock);

@@ -5,7 +5,7 @@
  * Each entry: name, handler, arity (N = exactly N arguments including the
  * name, -N = at least N), flags, legacy key positions (first, last, step),
  * group, version introduced, a one-line summary and an argument hint.
- * Container commands (CONFIG, CLIENT, OBJECT, COMMAND, SLOWLOG) carry a
+ * Container commands (CONFIG, CLIENT, OBJECT, COMMAND, SLOWLOG, MEMORY) carry a
  * subcommand table; their own handler, if any, runs when called without a
  * subcommand.
  *
@@ -69,6 +69,12 @@
 #pragma weak lcsCommand
 #pragma weak mgetCommand
 #pragma weak monitorCommand
+#pragma weak memoryUsageCommand
+#pragma weak memoryStatsCommand
+#pragma weak memoryDoctorCommand
+#pragma weak memoryMallocStatsCommand
+#pragma weak memoryPurgeCommand
+#pragma weak memoryHelpCommand
 #pragma weak moveCommand
 #pragma weak msetCommand
 #pragma weak msetnxCommand
@@ -324,6 +330,28 @@ static redisCommand configSubcommands[] = {
     END,
 };
 
+static redisCommand memorySubcommands[] = {
+    SUB("usage", memoryUsageCommand, -3, CMD_READONLY, 2, 2, 1,
+        "Estimate the memory usage of a key",
+        "key [SAMPLES count]"),
+    SUB("malloc-stats", memoryMallocStatsCommand, 2, 0, 0, 0, 0,
+        "Show allocator internal stats",
+        ""),
+    SUB("stats", memoryStatsCommand, 2, 0, 0, 0, 0,
+        "Show memory usage details",
+        ""),
+    SUB("doctor", memoryDoctorCommand, 2, 0, 0, 0, 0,
+        "Outputs memory problems report",
+        ""),
+    SUB("purge", memoryPurgeCommand, 2, 0, 0, 0, 0,
+        "Ask the allocator to release memory",
+        ""),
+    SUB("help", memoryHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Show helpful text about the different subcommands",
+        ""),
+    END,
+};
+
 static redisCommand slowlogSubcommands[] = {
     SUB("get", slowlogCommand, -2, CMD_ADMIN | CMD_LOADING | CMD_STALE, 0, 0, 0,
         "Returns the slow log's entries.",
@@ -555,6 +583,9 @@ redisCommand redisCommandTable[] = {
     CMD("monitor", monitorCommand, 1, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "1.0.0",
         "Listens for all requests received by the server in real-time.",
         "", NULL),
+    CMD("memory", NULL, -2, 0, 0, 0, 0, "server", "4.0.0",
+        "A container for memory diagnostics commands",
+        "", memorySubcommands),
     /* ---- list ---- */
     CMD("blmove", blmoveCommand, 6, CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING, 1, 2, 1, "list", "6.2.0",
         "Pop an element from a list, push it to another list and return it; or block until one is available",

@@ -235,7 +235,7 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("lazyfree-lazy-user-flush", NULL, 0, lazyfree_lazy_user_flush, "no", NULL),
 
     /* collections: thresholds of the compact encodings (issue 4) */
-    ULONG_CONFIG("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, hash_max_listpack_entries, 0, LONG_MAX, "128", NULL),
+    ULONG_CONFIG("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, hash_max_listpack_entries, 0, LONG_MAX, "512", NULL),
     ULONG_CONFIG("hash-max-listpack-value", "hash-max-ziplist-value", CF_MEMORY, hash_max_listpack_value, 0, LONG_MAX, "64", NULL),
     INT_CONFIG("list-max-listpack-size", "list-max-ziplist-size", 0, list_max_listpack_size, INT_MIN, INT_MAX, "-2", NULL),
     INT_CONFIG("list-compress-depth", NULL, 0, list_compress_depth, 0, INT_MAX, "0", NULL),
@@ -264,6 +264,15 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("aof-rewrite-incremental-fsync", NULL, 0, aof_rewrite_incremental_fsync, "yes", NULL),
     BOOL_CONFIG("aof-use-rdb-preamble", NULL, 0, aof_use_rdb_preamble, "yes", NULL),
     INT_CONFIG("key-load-delay", NULL, 0, key_load_delay, INT_MIN, INT_MAX, "0", NULL),
+    INT_CONFIG("rdb-key-save-delay", NULL, 0, rdb_key_save_delay, INT_MIN, INT_MAX, "0", NULL),
+
+    /* CPU affinity (cpuaffinity.c): start-up only, spelt with underscores as in Redis */
+    STRING_CONFIG("server_cpulist", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, server_cpulist, "", cpulistValidate, NULL),
+    STRING_CONFIG("bio_cpulist", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, bio_cpulist, "", cpulistValidate, NULL),
+    STRING_CONFIG("aof_rewrite_cpulist", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, aof_rewrite_cpulist, "",
+                  cpulistValidate, NULL),
+    STRING_CONFIG("bgsave_cpulist", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, bgsave_cpulist, "", cpulistValidate,
+                  NULL),
 
     /* diagnostics and events */
     LL_CONFIG("slowlog-log-slower-than", NULL, 0, slowlog_log_slower_than, -1, LLONG_MAX, "10000", NULL),

@@ -72,6 +72,13 @@
 #define HAVE_FORK 1
 #endif
 
+/* Pinning threads and children to CPUs (the *_cpulist directives) and
+ * naming threads: Linux's calls, in glibc and musl alike. Elsewhere the
+ * directives are accepted and ignored. */
+#if defined(__linux__)
+#define HAVE_CPU_AFFINITY 1
+#endif
+
 /* glibc's backtrace(); musl has none. The crash reporter degrades to the
  * program counter from the signal context when this is absent. */
 #if defined(__GLIBC__) || defined(__APPLE__)

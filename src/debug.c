@@ -662,16 +662,21 @@ static void debugProtocol(client *c) {
     else if (!strcasecmp(name, "true")) addReplyBool(c, 1);
     else if (!strcasecmp(name, "false")) addReplyBool(c, 0);
     else if (!strcasecmp(name, "verbatim")) addReplyVerbatim(c, "This is a verbatim\nstring", 25, "txt");
-    else if (!strcasecmp(name, "array") || !strcasecmp(name, "set") || !strcasecmp(name, "push")) {
-        int is_set = !strcasecmp(name, "set"), is_push = !strcasecmp(name, "push");
-        if (is_push && c->resp == 2) {
+    else if (!strcasecmp(name, "array") || !strcasecmp(name, "set")) {
+        if (!strcasecmp(name, "set")) addReplySetLen(c, 3);
+        else addReplyArrayLen(c, 3);
+        for (int j = 0; j < 3; j++) addReplyLongLong(c, j);
+    } else if (!strcasecmp(name, "push")) {
+        /* An out-of-band push, then an ordinary reply, so a client that
+         * skips pushes still gets an answer to its command. */
+        if (c->resp == 2) {
             addReplyError(c, "RESP2 is not supported by this command");
             return;
         }
-        if (is_set) addReplySetLen(c, 3);
-        else if (is_push) addReplyPushLen(c, 3);
-        else addReplyArrayLen(c, 3);
-        for (int j = 0; j < 3; j++) addReplyLongLong(c, j);
+        addReplyPushLen(c, 2);
+        addReplyBulkCString(c, "server-cpu-usage");
+        addReplyLongLong(c, 42);
+        addReplyBulkCString(c, "Some real reply following the push reply");
     } else if (!strcasecmp(name, "map")) {
         addReplyMapLen(c, 3);
         for (int j = 0; j < 3; j++) {

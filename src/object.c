@@ -14,7 +14,9 @@
  *
  * Freeing a value of another type dispatches on the type through
  * freeObjectValue(); collection types register their free functions when they
- * arrive, so this file does not grow with every type.
+ * arrive, so this file does not grow with every type. MEMORY USAGE works the
+ * same way: objectPayloadMemoryUsage() measures strings here and asks the
+ * size function a type registered for anything else.
  */
 #include "server.h"
 #include "xfloat.h"
@@ -344,6 +346,45 @@ int checkType(client *c, robj *o, int type) {
         return 1;
     }
     return 0;
+}
+
+/* ---- memory usage (MEMORY USAGE) --------------------------------------------------------- */
+
+static objectSizeProc *size_by_type[16];
+
+void registerObjectSizeFunction(int type, objectSizeProc *fn) { size_by_type[type] = fn; }
+
+/* An embedded or integer string lives in the object's own block: nothing
+ * beyond it. A type nobody registered a size function for counts nothing
+ * rather than guessing. */
+size_t objectPayloadMemoryUsage(robj *o, size_t samples) {
+    if (o->type == OBJ_STRING) return o->encoding == OBJ_ENCODING_RAW ? sdsMemoryUsage(o->ptr) : 0;
+    return size_by_type[o->type] ? size_by_type[o->type](o, samples) : 0;
+}
+
+size_t sdsMemoryUsage(sds s) { return zmalloc_size(sdsAllocPtr(s)); }
+
+/* `bytes` measured on `sampled` of `total` elements, scaled to all of them;
+ * exact when everything was measured. */
+size_t sampledTotal(size_t bytes, size_t sampled, size_t total) {
+    if (sampled == 0 || sampled >= total) return bytes;
+    return (size_t)((double)bytes / (double)sampled * (double)total);
+}
+
+/* The dict, its bucket arrays, and its entries (each entry's own block plus
+ * what entryBytes says it points to), the entries sampled in table order. */
+size_t dictMemoryUsage(dict *d, size_t samples, dictEntryBytesProc *entryBytes) {
+    size_t fixed = zmalloc_size(d), bytes = 0, sampled = 0;
+    for (int t = 0; t < 2; t++)
+        if (d->ht_table[t]) fixed += zmalloc_size(d->ht_table[t]);
+    dictIterator *it = dictGetIterator(d);
+    dictEntry *de;
+    while (sampled < samples && (de = dictNext(it)) != NULL) {
+        bytes += zmalloc_size(de) + (entryBytes ? entryBytes(de) : 0);
+        sampled++;
+    }
+    dictReleaseIterator(it);
+    return fixed + sampledTotal(bytes, sampled, dictSize(d));
 }
 
 /* ---- names ---------------------------------------------------------------------------------- */

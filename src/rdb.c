@@ -17,7 +17,9 @@
  *   integer-encoded strings, so Redis's dumps load here. Every blob is
  *   validated deeply before a single entry is read from it, then rebuilt
  *   through the types' own API (so our encodings and thresholds apply).
- *   Ziplist-era types (Redis < 7) are refused with a clear message.
+ *   The ziplist-era types (Redis < 7: zipmap, ziplist, quicklist v1) are
+ *   read as blobs here and converted by rdb_legacy.c. Streams, modules and
+ *   hashes with field TTLs are refused with a message naming the type.
  * - Keys already expired at load time are skipped, as a Redis master does.
  * - Writes go through the AOF's system-call seam (aof.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
@@ -36,9 +38,10 @@
 #include "intset.h"
 #include "listpack.h"
 #include "lzf.h"
+#include "rdb_legacy.h"
 
 #define RDB_VERSION 10
-#define RDB_MAX_READ_VERSION 11
+#define RDB_MAX_READ_VERSION 12 /* 7.2 writes 11, 7.4 writes 12 */
 
 #define RDB_TYPE_STRING 0
 #define RDB_TYPE_LIST 1
@@ -52,6 +55,7 @@
 #define RDB_TYPE_LIST_QUICKLIST_2 18
 #define RDB_TYPE_SET_LISTPACK 20
 
+#define RDB_OPCODE_SLOT_INFO 244
 #define RDB_OPCODE_FUNCTION2 245
 #define RDB_OPCODE_MODULE_AUX 247
 #define RDB_OPCODE_IDLE 248
@@ -215,7 +219,10 @@ static void saveDb(rdbWriter *w, redisDb *db) {
     putLen(w, dictSize(db->expires));
     kvtableIterator *it = kvtableGetIterator(db->keys);
     kvobj *o;
-    while ((o = kvtableNext(it)) != NULL && !w->failed) saveKey(w, o);
+    while ((o = kvtableNext(it)) != NULL && !w->failed) {
+        saveKey(w, o);
+        keySaveDelay();
+    }
     kvtableReleaseIterator(it);
 }
 
@@ -645,6 +652,36 @@ static robj *loadQuicklist2(rdbReader *r) {
     return o;
 }
 
+/* Types 9, 10, 12, 13: one blob, converted by rdb_legacy.c. */
+static robj *loadLegacyBlob(rdbReader *r, int type) {
+    sds blob = getString(r);
+    if (blob == NULL) return NULL;
+    robj *o = rdbLegacyLoadBlob(type, (unsigned char *)blob, sdslen(blob), &r->error);
+    sdsfree(blob);
+    return o;
+}
+
+/* Type 14: a node count, then one ziplist blob per node. */
+static robj *loadQuicklist1(rdbReader *r) {
+    uint64_t nodes;
+    if (!getLen(r, &nodes, NULL)) return NULL;
+    robj *o = createListObject();
+    for (uint64_t j = 0; j < nodes; j++) {
+        sds blob = getString(r);
+        int ok = blob && rdbLegacyAppendZiplist(o, (unsigned char *)blob, sdslen(blob), &r->error);
+        sdsfree(blob);
+        if (!ok) return decrRefCount(o), NULL;
+    }
+    return o;
+}
+
+static robj *unsupportedType(rdbReader *r, int type) {
+    static char msg[96];
+    snprintf(msg, sizeof msg, "Unsupported RDB value type %d (%s)", type, rdbUnsupportedTypeName(type));
+    r->error = msg;
+    return NULL;
+}
+
 static robj *loadValue(rdbReader *r, int type) {
     switch (type) {
     case RDB_TYPE_STRING: {
@@ -661,10 +698,12 @@ static robj *loadValue(rdbReader *r, int type) {
     case RDB_TYPE_ZSET_LISTPACK: return loadZsetListpack(r);
     case RDB_TYPE_LIST_QUICKLIST_2: return loadQuicklist2(r);
     case RDB_TYPE_SET_LISTPACK: return loadSetListpack(r);
-    default:
-        r->error = (type >= 9 && type <= 14) ? "RDB value type from Redis < 7.0 (ziplist/zipmap) not supported"
-                                             : "Unknown or unsupported RDB value type (stream or module?)";
-        return NULL;
+    case RDB_TYPE_HASH_ZIPMAP:
+    case RDB_TYPE_LIST_ZIPLIST:
+    case RDB_TYPE_ZSET_ZIPLIST:
+    case RDB_TYPE_HASH_ZIPLIST: return loadLegacyBlob(r, type);
+    case RDB_TYPE_LIST_QUICKLIST: return loadQuicklist1(r);
+    default: return unsupportedType(r, type);
     }
 }
 
@@ -749,7 +788,7 @@ static int loadBody(rdbReader *r) {
             continue;
         case RDB_OPCODE_EXPIRETIME:
             if (!getBytes(r, buf, 4)) return 0;
-            expire = (long long)load32le(buf) * 1000;
+            expire = (long long)(int32_t)load32le(buf) * 1000; /* signed, as Redis reads it */
             continue;
         case RDB_OPCODE_AUX:
             if (!skipString(r) || !skipString(r)) return 0;
@@ -759,6 +798,9 @@ static int loadBody(rdbReader *r) {
             continue;
         case RDB_OPCODE_FREQ:
             if (!getBytes(r, buf, 1)) return 0;
+            continue;
+        case RDB_OPCODE_SLOT_INFO: /* 7.4 cluster: slot id, keys, expires */
+            if (!getLen(r, &a, NULL) || !getLen(r, &b, NULL) || !getLen(r, &b, NULL)) return 0;
             continue;
         case RDB_OPCODE_FUNCTION2:
             if (!skipString(r)) return 0; /* functions are not supported: skipped */
@@ -857,7 +899,10 @@ static int bgsaveStart(void) {
     bg.last_try_ms = mstime();
     bg.dirty_before = server.dirty;
     pid_t pid = fork();
-    if (pid == 0) _exit(rdbSave(server.rdb_filename) == C_OK ? 0 : 1);
+    if (pid == 0) {
+        cpuAffinityChild(server.bgsave_cpulist, "the background save child (bgsave_cpulist)");
+        _exit(rdbSave(server.rdb_filename) == C_OK ? 0 : 1);
+    }
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
         bg.last_status = C_ERR;

@@ -504,12 +504,13 @@ static void createDatabases(void) {
 #pragma weak blockedInit
 #pragma weak sortInit
 #pragma weak encodingsDebugInit
+#pragma weak memoryInit
 static void initModules(void) {
     multiInit();
     pubsubInit();
     notifyInit();
     void (*const inits[])(void) = {listTypeInit, hashTypeInit, setTypeInit, zsetTypeInit, blockedInit, sortInit,
-                                         encodingsDebugInit};
+                                         encodingsDebugInit, memoryInit};
     for (size_t j = 0; j < sizeof inits / sizeof inits[0]; j++)
         if (inits[j]) inits[j]();
 }
@@ -955,6 +956,7 @@ int main(int argc, char **argv) {
 
     if (server.syslog_enabled) openlog(server.syslog_ident ? server.syslog_ident : "redis", LOG_PID | LOG_NDELAY | LOG_NOWAIT, LOG_USER);
     if (server.daemonize) daemonize();
+    cpuAffinityInit();
     setupShutdownSignals();
     initServer();
     aofInit();

@@ -391,6 +391,13 @@ struct redisServer {
     int aof_load_truncated;
     int aof_rewrite_incremental_fsync;
     int aof_use_rdb_preamble;
+    int rdb_key_save_delay;       /* testing: sleep per key saved (see keySaveDelay) */
+
+    /* CPU affinity (cpuaffinity.c); NULL = leave it alone */
+    char *server_cpulist;
+    char *bio_cpulist;
+    char *aof_rewrite_cpulist;
+    char *bgsave_cpulist;
 
     /* directives accepted (and stored) before the feature using them lands */
     int dynamic_hz;
@@ -553,6 +560,17 @@ const char *strEncoding(int encoding);
 const char *strObjectType(int type);
 void objectCommand(client *c);
 void registerObjectFreeFunction(int type, void (*fn)(robj *o));
+/* MEMORY USAGE: the bytes a value takes outside its object's own block, as
+ * the allocator counts them (zmalloc_size). A type registers how its
+ * encodings are measured; aggregates measure `samples` elements (SIZE_MAX:
+ * all) and scale up with sampledTotal(). */
+typedef size_t objectSizeProc(robj *o, size_t samples);
+void registerObjectSizeFunction(int type, objectSizeProc *fn);
+size_t objectPayloadMemoryUsage(robj *o, size_t samples);
+size_t sdsMemoryUsage(sds s); /* a standalone sds's block */
+size_t sampledTotal(size_t bytes, size_t sampled, size_t total);
+typedef size_t dictEntryBytesProc(const dictEntry *de); /* what an entry points to */
+size_t dictMemoryUsage(dict *d, size_t samples, dictEntryBytesProc *entryBytes);
 uint64_t dictStringObjectHash(const void *key);                   /* dictType parts for */
 int dictStringObjectCompare(dict *d, const void *a, const void *b); /* string-object keys */
 void dictStringObjectDestructor(dict *d, void *o);
@@ -745,6 +763,21 @@ long long aofTotalForks(void);
 sds aofCatCommand(sds buf, robj **argv, int argc);
 void bgrewriteaofCommand(client *c);
 
+/* rdb-key-save-delay, for tests: after each key a snapshot or an AOF rewrite
+ * writes, sleep that many microseconds; -N sleeps 1 us after one key in N on
+ * average (Redis's semantics). */
+static inline void keySaveDelay(void) {
+    int d = server.rdb_key_save_delay;
+    if (d > 0) usleep((useconds_t)d);
+    else if (d < 0 && rand() % -(long long)d == 0) usleep(1);
+}
+
+/* ---- cpuaffinity.c: the *_cpulist directives ------------------------------------------ */
+int cpulistValidate(const char *value, sds *err); /* config validator: Redis's "0-7:2,9" syntax */
+void cpuAffinityInit(void);                       /* start-up: pin the main thread (server_cpulist) */
+void cpuAffinityBioThread(const char *name);      /* first thing in the bio thread: name, bio_cpulist */
+void cpuAffinityChild(const char *list, const char *who); /* in a fork child, right after fork() */
+
 /* ---- rdb.c ------------------------------------------------------------------------------ */
 #define SHUTDOWN_NOSAVE 1
 #define SHUTDOWN_SAVE 2
@@ -794,6 +827,7 @@ void zsetTypeInit(void);
 void blockedInit(void);
 void sortInit(void);
 void encodingsDebugInit(void);
+void memoryInit(void); /* memory_cmd.c: notes startup.allocated */
 
 /* DEBUG subcommands of other modules (debug.c dispatches them; argc counts
  * DEBUG and the subcommand; max_argc -1 = no limit). */
@@ -895,6 +929,12 @@ void configCommand(client *c);
 void debugCommand(client *c);
 void slowlogCommand(client *c);
 void monitorCommand(client *c);
+void memoryUsageCommand(client *c);
+void memoryStatsCommand(client *c);
+void memoryDoctorCommand(client *c);
+void memoryMallocStatsCommand(client *c);
+void memoryPurgeCommand(client *c);
+void memoryHelpCommand(client *c);
 void dbsizeCommand(client *c);
 void flushdbCommand(client *c);
 void flushallCommand(client *c);

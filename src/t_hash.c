@@ -319,6 +319,17 @@ static unsigned long scanHashObject(robj *o, unsigned long cursor, long count, l
     return cursor;
 }
 
+/* MEMORY USAGE: a listpack is one block; a table entry owns its field and
+ * value sds. */
+static size_t hashEntryBytes(const dictEntry *de) {
+    return sdsMemoryUsage(dictGetKey(de)) + sdsMemoryUsage(dictGetVal(de));
+}
+
+static size_t hashMemoryUsage(robj *o, size_t samples) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return zmalloc_size(o->ptr);
+    return dictMemoryUsage(o->ptr, samples, hashEntryBytes);
+}
+
 void hashTypeInit(void) {
     unsigned char seed[sizeof hash_random_state];
     osRandomBytes(seed, sizeof seed);
@@ -327,6 +338,7 @@ void hashTypeInit(void) {
     registerObjectDupFunction(OBJ_HASH, dupHashObject);
     debugRegisterValueDigest(OBJ_HASH, digestHashObject);
     registerScanFunction(OBJ_HASH, scanHashObject, 1);
+    registerObjectSizeFunction(OBJ_HASH, hashMemoryUsage);
 }
 
 /* ---- command helpers --------------------------------------------------------------- */

@@ -362,10 +362,23 @@ static void debugQuicklistPackedThreshold(client *c) {
     addReply(c, shared.ok);
 }
 
+/* MEMORY USAGE: a listpack is one block; a quicklist is its header plus
+ * each node and the node's contents (listpack, plain element or compressed
+ * blob), the first `samples` nodes measured. */
+static size_t listMemoryUsage(robj *o, size_t samples) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return zmalloc_size(o->ptr);
+    quicklist *ql = o->ptr;
+    size_t bytes = 0, sampled = 0;
+    for (const quicklistNode *n = ql->head; n && sampled < samples; n = n->next, sampled++)
+        bytes += zmalloc_size(n) + (n->entry ? zmalloc_size(n->entry) : 0);
+    return zmalloc_size(ql) + sampledTotal(bytes, sampled, ql->len);
+}
+
 void listTypeInit(void) {
     registerObjectFreeFunction(OBJ_LIST, freeListObject);
     registerObjectDupFunction(OBJ_LIST, dupListObject);
     debugRegisterValueDigest(OBJ_LIST, listDigest);
+    registerObjectSizeFunction(OBJ_LIST, listMemoryUsage);
     debugRegisterSubcommand("quicklist-packed-threshold", 3, 3, debugQuicklistPackedThreshold);
 }
 

@@ -487,11 +487,21 @@ static unsigned long setScan(robj *o, unsigned long cursor, long count, list *ou
     return cursor;
 }
 
+/* MEMORY USAGE: an intset or a listpack is one block; a table entry owns
+ * its member sds (the value is NULL). */
+static size_t setEntryBytes(const dictEntry *de) { return sdsMemoryUsage(dictGetKey(de)); }
+
+static size_t setMemoryUsage(robj *o, size_t samples) {
+    if (o->encoding != OBJ_ENCODING_HT) return zmalloc_size(o->ptr);
+    return dictMemoryUsage(o->ptr, samples, setEntryBytes);
+}
+
 void setTypeInit(void) {
     registerObjectFreeFunction(OBJ_SET, freeSetObject);
     registerObjectDupFunction(OBJ_SET, dupSetObject);
     debugRegisterValueDigest(OBJ_SET, setDigest);
     registerScanFunction(OBJ_SET, setScan, 0);
+    registerObjectSizeFunction(OBJ_SET, setMemoryUsage);
 }
 
 /* ---- small helpers of the commands ----------------------------------------------------------- */

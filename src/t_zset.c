@@ -668,11 +668,26 @@ static unsigned long zsetScan(robj *o, unsigned long cursor, long count, list *o
     return cursor;
 }
 
+/* MEMORY USAGE: a listpack is one block. A skiplist set is its zset
+ * struct, the dict (entries only: the members belong to the skiplist) and
+ * the skiplist's header and nodes with their member sds, both sampled. */
+static size_t zsetMemoryUsage(robj *o, size_t samples) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return zmalloc_size(o->ptr);
+    zset *zs = o->ptr;
+    size_t bytes = 0, sampled = 0;
+    for (const zskiplistNode *n = zs->zsl->header->level[0].forward; n && sampled < samples;
+         n = n->level[0].forward, sampled++)
+        bytes += zmalloc_size(n) + sdsMemoryUsage(n->ele);
+    return zmalloc_size(zs) + dictMemoryUsage(zs->dict, samples, NULL) + zmalloc_size(zs->zsl) +
+           zmalloc_size(zs->zsl->header) + sampledTotal(bytes, sampled, zs->zsl->length);
+}
+
 void zsetTypeInit(void) {
     registerObjectFreeFunction(OBJ_ZSET, zsetFreeObject);
     registerObjectDupFunction(OBJ_ZSET, zsetDupObject);
     debugRegisterValueDigest(OBJ_ZSET, zsetDigest);
     registerScanFunction(OBJ_ZSET, zsetScan, 1);
+    registerObjectSizeFunction(OBJ_ZSET, zsetMemoryUsage);
 }
 
 /* ---- range parsing ---------------------------------------------------------------------------------- */

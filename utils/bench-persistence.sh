@@ -10,14 +10,19 @@
 # and (4)/(1) per server, and ours/reference per line.
 #
 # Usage: utils/bench-persistence.sh [-n REQUESTS] [--keys N] [--ours PATH] [--ref PATH] [--quick]
+#                                   [--rewrite-cpu LIST]
 # Defaults: -n 5000000 (the original report's figure), --keys 1000000.
 # --quick: -n 300000 and 200k keys for the load test. Servers on cpu 0,
 # redis-benchmark on cpu 1; data in a temporary directory on the same disk
 # as /tmp. Needs redis-benchmark and redis-cli (redis-tools).
+# --rewrite-cpu LIST: both servers run the AOF cases with aof_rewrite_cpulist
+# LIST (e.g. 2 on a 4-core Pi), so in (4) the rewrite child doesn't share the
+# server's core (otherwise it inherits the server's pinning to cpu 0).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 requests=5000000; keys=1000000; ours=src/redis-server; ref=/usr/bin/redis-server
+rewrite_args=(); rewrite_note=""
 while [ $# -gt 0 ]; do
     case $1 in
         -n) requests=$2; shift 2 ;;
@@ -25,6 +30,7 @@ while [ $# -gt 0 ]; do
         --ours) ours=$2; shift 2 ;;
         --ref) ref=$2; shift 2 ;;
         --quick) requests=300000; keys=200000; shift ;;
+        --rewrite-cpu) rewrite_args=(--aof_rewrite_cpulist "$2"); rewrite_note=", rewrite child on cpu $2"; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -67,7 +73,7 @@ measure() { # binary label -> "r1 r2 r3 r4 rewrites"
     r1=$(rps "$port" 1); r2=$(rps "$port" 8)
     stop "$port" "$pid"
     port=$(free_port); d="$tmp/$label-aof"
-    pid=$(start "$bin" "$port" "$d" --appendonly yes --appendfsync everysec) || return 1
+    pid=$(start "$bin" "$port" "$d" --appendonly yes --appendfsync everysec "${rewrite_args[@]}") || return 1
     r3=$(rps "$port" 1)
     rm -f "$tmp/stop"; rewrite_loop "$port" "$tmp/stop" & local loop=$!
     r4=$(rps "$port" 1)
@@ -98,7 +104,7 @@ load_seconds() {
     echo "$secs"
 }
 
-echo "== $requests SETs over 1M random keys, c=50 (server on cpu $server_cpu, client on cpu $client_cpu)"
+echo "== $requests SETs over 1M random keys, c=50 (server on cpu $server_cpu, client on cpu $client_cpu$rewrite_note)"
 read -r o1 o2 o3 o4 orw <<<"$(measure "$ours" ours)"
 if [ -n "$ref" ]; then read -r f1 f2 f3 f4 frw <<<"$(measure "$ref" ref)"; else f1=0 f2=0 f3=0 f4=0 frw=-; fi
 printf '%-34s %12s %12s %8s\n' case ours reference ours/ref

@@ -5,7 +5,8 @@
 # (-c 50), servers pinned to one core and the load generator to the other;
 # the two servers are measured alternately, ROUNDS times, and the best round
 # of each is kept. Memory: RSS of a fresh server, and used_memory per key
-# after loading 1M keys with 16-byte names and 3-byte values.
+# after loading 1M keys with 16-byte names and 3-byte values, for the default
+# build and, when they are built, MALLOC=libc and the static musl ports.
 #
 # Usage: utils/bench-server.sh [-n REQUESTS] [-r ROUNDS] [--ours PATH] [--ref PATH]
 #        [--wrapper "qemu-arm-static -cpu cortex-a7"] [--no-memory] [--keys N]
@@ -74,6 +75,9 @@ echo
 echo "== memory"
 measure_memory ours "$ours"
 [ -x build/native-libc/redis-server ] && measure_memory "ours (MALLOC=libc)" build/native-libc/redis-server
+# the static musl builds (make PORT=musl [MALLOC=libc]): the smallest footprint
+[ -x build/musl/redis-server ] && measure_memory "ours (PORT=musl)" build/musl/redis-server
+[ -x build/musl-libc/redis-server ] && measure_memory "ours (PORT=musl MALLOC=libc)" build/musl-libc/redis-server
 [ -n "$ref" ] && measure_memory reference "$ref"
 if [ -n "$ref" ] && [ -f "$tmp/perkey-reference" ]; then
     awk -v a="$(cat "$tmp/perkey-ours")" -v b="$(cat "$tmp/perkey-reference")" \

@@ -40,10 +40,6 @@ proc fill_every_type {} {
     r select $db
 }
 
-proc reference_server {} {
-    if {[file executable /usr/bin/redis-server]} { return /usr/bin/redis-server }
-    return ""
-}
 
 start_server {tags {rdb}} {
     test "DEBUG RELOAD keeps every data type" {
@@ -172,20 +168,9 @@ start_server {tags {rdb}} {
         fill_every_type
         set expected [r debug digest]
         r save
-        set dir [file join [server_dir] ref]
-        file mkdir $dir
-        file copy -force [file join [server_dir] dump.rdb] [file join $dir dump.rdb]
-        set port [::harness::find_free_port]
-        set pid [exec $ref --port $port --bind 127.0.0.1 --dir $dir --save "" --enable-debug-command yes \
-                     --logfile [file join $dir log] &]
-        set c ""
-        wait_for_condition 100 50 {![catch {set c [::resp::connect 127.0.0.1 $port]}] && ![catch {$c ping}]} else {
-            catch {exec kill $pid}
-            fail "reference server did not start"
-        }
+        set c [start_reference $ref [file join [server_dir] dump.rdb] pid]
         set got [$c debug digest]
-        catch {$c shutdown nosave}
-        catch {$c close}
+        stop_reference $c $pid
         assert_equal $expected $got
     }
 }

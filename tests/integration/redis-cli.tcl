@@ -343,6 +343,39 @@ start_server {tags {cli} unixsocket 1} {
         }
     }
 
+    test "--memkeys: the biggest key of each type by MEMORY USAGE; same output as Redis's redis-cli" {
+        need_cli
+        r flushall
+        r set str [string repeat x 100]
+        r set small v
+        r rpush list a b c
+        r hset hash f1 v1 f2 v2
+        r sadd set m1 m2
+        r zadd zset 1 a 2 b
+        for {set i 0} {$i < 300} {incr i} { r hset bighash field:$i [string repeat v 20] }
+        lassign [run_cli -h [srv host] -p [srv port] --memkeys] status out err
+        assert_equal {0 {}} [list $status $err]
+        foreach {type key} {list list hash bighash string str set set zset zset} {
+            set size [r memory usage $key]
+            assert_match "*Biggest [format %6s $type] found '\"$key\"' has $size bytes*" $out
+        }
+        assert_match "*Sampled 7 keys in the keyspace!*" $out
+        # Against the same server Redis's redis-cli asks the same MEMORY
+        # USAGE questions, so it must print the same bytes -- except the
+        # progress percentages, which it computes once per SCAN batch.
+        if {![file executable $::cli_ref]} return
+        set mask {(?n)^\[\d+\.\d\d%\]}
+        foreach opts {{--memkeys} {--memkeys --memkeys-samples 2}} {
+            set ours [run_cli -h [srv host] -p [srv port] {*}$opts]
+            set theirs [run_cli -prog ref -h [srv host] -p [srv port] {*}$opts]
+            foreach what {status stdout stderr} a $ours b $theirs {
+                regsub -all $mask $a {[..%]} a
+                regsub -all $mask $b {[..%]} b
+                if {$a ne $b} { fail "redis-cli $opts: $what differs\n--- ours:\n[show $a]\n--- Redis 7.0:\n[show $b]" }
+            }
+        }
+    }
+
     test "--latency prints one summary line when not on a terminal" {
         need_cli
         set out [cli --latency -i 0.2]

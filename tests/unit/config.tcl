@@ -42,32 +42,8 @@ proc write_file {path text} {
     close $fd
 }
 
-proc server_command {args} {
-    return [concat $::harness::opt(wrapper) [list $::harness::opt(server)] $args]
-}
 
-proc server_version {} {
-    set out [exec {*}[server_command --version]]
-    if {![regexp {v=(\S+)} $out -> version]} { fail "no version in '$out'" }
-    return $version
-}
 
-# Runs the server with ARGS, which must make it exit during start-up (a
-# timeout stops it if it wrongly starts). Returns {exit-status stderr}.
-proc run_failing_server {args} {
-    set dir [scratch_dir run]
-    set errfile [file join $dir stderr]
-    set cmd [server_command {*}$args]
-    set timeout [auto_execok timeout]
-    if {$timeout ne ""} { set cmd [concat $timeout [::harness::scaled 30] $cmd] }
-    set status 0
-    if {[catch {exec {*}$cmd < /dev/null > [file join $dir stdout] 2> $errfile} result opts]} {
-        set code [dict get $opts -errorcode]
-        if {[lindex $code 0] ne "CHILDSTATUS"} { error "running the server: $result" }
-        set status [lindex $code 2]
-    }
-    return [list $status [::harness::read_file $errfile]]
-}
 
 proc fatal_config_error {line text reason} {
     return "\n*** FATAL CONFIG FILE ERROR (Redis [server_version]) ***\nReading the configuration file, at line $line\n>>> '$text'\n$reason\n"
@@ -113,6 +89,15 @@ start_server {tags {config}} {
     test "CONFIG GET of one directive returns its name and value" {
         assert_equal {maxmemory-samples 5} [r config get maxmemory-samples]
         assert_equal {databases 16} [r config get databases]
+    }
+
+    test "Built-in encoding thresholds are Redis 7's compiled-in defaults" {
+        # (the shipped redis.conf sets hash-max-listpack-entries 128, as Redis's does)
+        foreach {name value} {hash-max-listpack-entries 512 hash-max-listpack-value 64
+                              zset-max-listpack-entries 128 zset-max-listpack-value 64
+                              set-max-intset-entries 512 list-max-listpack-size -2} {
+            assert_equal $value [config_value $name] $name
+        }
     }
 
     test "CONFIG GET of an unknown directive returns an empty list" {
@@ -352,8 +337,15 @@ start_server {tags {config}} {
         assert_equal C [config_value locale-collate]
         r config set locale-collate ""
         assert_equal "" [config_value locale-collate]
-        assert_equal [set_failed_error locale-collate "Invalid locale name"] \
-            [error_of r config set locale-collate no-such-locale.UTF-77]
+    }
+
+    # musl's setlocale() accepts any name, so only glibc refuses this one
+    # (PORT=musl runs the suite with --tags -glibc-only).
+    tags {glibc-only} {
+        test "CONFIG SET locale-collate refuses a locale the C library does not know" {
+            assert_equal [set_failed_error locale-collate "Invalid locale name"] \
+                [error_of r config set locale-collate no-such-locale.UTF-77]
+        }
     }
 
     test "CONFIG SET requirepass protects new connections, CONFIG GET shows it" {

@@ -1,0 +1,194 @@
+/* cpuaffinity.c -- the *_cpulist directives: which CPUs the main thread,
+ * the background I/O thread and the fork children (AOF rewrite, BGSAVE) may
+ * run on. On a 4-core Raspberry Pi this keeps a rewrite child off the core
+ * that serves clients.
+ *
+ * A list is what Redis documents: comma-separated entries, each a CPU ("3"),
+ * a range ("8-11") or a range with a step ("0-7:2" = 0,2,4,6). "" (the
+ * default) leaves the inherited affinity alone.
+ *
+ * Design decisions:
+ * - Parsing is strict and happens when the directive is read, so a typo is a
+ *   FATAL CONFIG FILE ERROR at start-up naming the line and the reason
+ *   (Redis 7 accepts any string and silently ignores one it can't parse).
+ *   A list that parses but names only CPUs this machine doesn't have is
+ *   not a config error (the same file serves a Pi and a bigger box): the
+ *   kernel refuses it and a warning is logged.
+ * - CPUs 0..1023 on every platform (glibc's CPU_SETSIZE; musl's is 128, so
+ *   the masks are sized with CPU_ALLOC_SIZE rather than cpu_set_t); the
+ *   parser fills its own bitmap, so the same syntax is checked everywhere.
+ * - Linux only (HAVE_CPU_AFFINITY in config.h). Elsewhere the directives are
+ *   accepted and start-up logs once that they are ignored.
+ * - sched_setaffinity(0, ...) sets the mask of the calling thread, so one
+ *   call serves the main thread, the bio thread and a freshly forked child
+ *   (which has a single thread).
+ * - The bio thread is created later, by the main thread, and would inherit
+ *   server_cpulist. As in Redis, where the bio threads start before the main
+ *   thread is pinned, it goes back to the mask the process started with
+ *   unless bio_cpulist says otherwise. Fork children do inherit the main
+ *   thread's mask when their own list is empty, as in Redis.
+ */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1 /* CPU_SET and friends */
+#endif
+
+#include "server.h"
+
+#include <errno.h>
+
+#if defined(HAVE_CPU_AFFINITY)
+#include <sched.h>
+#include <sys/prctl.h>
+#endif
+#define CPULIST_MAX_CPUS 1024
+
+typedef struct cpuList {
+    unsigned char bits[(CPULIST_MAX_CPUS + 7) / 8];
+} cpuList;
+
+/* ---- parsing ------------------------------------------------------------------------ */
+
+static void cpuListAdd(cpuList *l, long cpu) { l->bits[cpu / 8] |= (unsigned char)(1u << (cpu % 8)); }
+
+/* Reads the decimal number at *p (digits only) and moves *p past it. */
+static int parseCpuNumber(const char **p, long *out, sds *err) {
+    const char *s = *p;
+    long v = 0;
+    if (*s < '0' || *s > '9') {
+        *err = *s ? sdscatprintf(sdsempty(), "expected a CPU number at '%s'", s)
+                  : sdsnew("expected a CPU number at the end");
+        return C_ERR;
+    }
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v < CPULIST_MAX_CPUS) v = v * 10 + (*s - '0');
+    }
+    *p = s;
+    *out = v;
+    return C_OK;
+}
+
+static int checkCpuRange(long cpu, sds *err) {
+    if (cpu < CPULIST_MAX_CPUS) return C_OK;
+    *err = sdscatprintf(sdsempty(), "CPU numbers go up to %d", CPULIST_MAX_CPUS - 1);
+    return C_ERR;
+}
+
+/* One entry: N, N-M or N-M:S, ending at ',' or the end of the string. */
+static int parseCpuEntry(const char **p, cpuList *l, sds *err) {
+    long first, last, step = 1;
+    if (parseCpuNumber(p, &first, err) != C_OK || checkCpuRange(first, err) != C_OK) return C_ERR;
+    last = first;
+    if (**p == '-') {
+        (*p)++;
+        if (parseCpuNumber(p, &last, err) != C_OK || checkCpuRange(last, err) != C_OK) return C_ERR;
+        if (last < first) {
+            *err = sdscatprintf(sdsempty(), "range %ld-%ld goes downwards", first, last);
+            return C_ERR;
+        }
+        if (**p == ':') {
+            (*p)++;
+            if (parseCpuNumber(p, &step, err) != C_OK) return C_ERR;
+            if (step == 0) {
+                *err = sdsnew("a step must be at least 1");
+                return C_ERR;
+            }
+        }
+    }
+    if (**p != ',' && **p != '\0') {
+        *err = sdscatprintf(sdsempty(), "unexpected '%c'", **p);
+        return C_ERR;
+    }
+    for (long cpu = first; cpu <= last; cpu += step) cpuListAdd(l, cpu);
+    return C_OK;
+}
+
+/* "" is an empty list (don't touch the affinity). */
+static int cpuListParse(const char *list, cpuList *l, sds *err) {
+    memset(l, 0, sizeof(*l));
+    const char *p = list;
+    while (*p) {
+        if (parseCpuEntry(&p, l, err) != C_OK) return C_ERR;
+        if (*p == ',' && *++p == '\0') {
+            *err = sdsnew("expected a CPU number after the last ','");
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+/* The config table's validator for the four directives. */
+int cpulistValidate(const char *value, sds *err) {
+    cpuList l;
+    sds why = NULL;
+    if (cpuListParse(value, &l, &why) == C_OK) return C_OK;
+    *err = sdscatprintf(sdsempty(), "Invalid CPU list '%s': %s", value, why);
+    sdsfree(why);
+    return C_ERR;
+}
+
+/* ---- applying ------------------------------------------------------------------------- */
+
+#if defined(HAVE_CPU_AFFINITY)
+
+static cpu_set_t *startup_mask; /* what the process was started with */
+static size_t mask_size;        /* bytes of a mask of CPULIST_MAX_CPUS */
+
+static void pinCallingThread(const cpu_set_t *mask, const char *list, const char *who) {
+    if (sched_setaffinity(0, mask_size, mask) == 0) return;
+    serverLog(LL_WARNING, "Can't set the CPU affinity of %s to '%s': %s", who, list, strerror(errno));
+}
+
+/* Pins the calling thread to `list`; NULL or "" leaves it alone. */
+static void applyCpuList(const char *list, const char *who) {
+    cpuList l;
+    sds err = NULL;
+    if (list == NULL || list[0] == '\0') return;
+    if (cpuListParse(list, &l, &err) != C_OK) { /* validated when read: can't happen */
+        serverLog(LL_WARNING, "Ignoring the CPU list of %s: %s", who, err);
+        sdsfree(err);
+        return;
+    }
+    cpu_set_t *mask = CPU_ALLOC(CPULIST_MAX_CPUS);
+    if (mask == NULL) return;
+    CPU_ZERO_S(mask_size, mask);
+    for (int cpu = 0; cpu < CPULIST_MAX_CPUS; cpu++)
+        if (l.bits[cpu / 8] & (1u << (cpu % 8))) CPU_SET_S(cpu, mask_size, mask);
+    pinCallingThread(mask, list, who);
+    CPU_FREE(mask);
+}
+
+void cpuAffinityInit(void) {
+    mask_size = CPU_ALLOC_SIZE(CPULIST_MAX_CPUS);
+    startup_mask = CPU_ALLOC(CPULIST_MAX_CPUS);
+    if (startup_mask && sched_getaffinity(0, mask_size, startup_mask) != 0) {
+        CPU_FREE(startup_mask);
+        startup_mask = NULL;
+    }
+    applyCpuList(server.server_cpulist, "the server (server_cpulist)");
+}
+
+void cpuAffinityBioThread(const char *name) {
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+    if (server.bio_cpulist) applyCpuList(server.bio_cpulist, "the background I/O thread (bio_cpulist)");
+    else if (server.server_cpulist && startup_mask)
+        pinCallingThread(startup_mask, "(as started)", "the background I/O thread");
+}
+
+void cpuAffinityChild(const char *list, const char *who) { applyCpuList(list, who); }
+
+#else /* !HAVE_CPU_AFFINITY */
+
+void cpuAffinityInit(void) {
+    if (server.server_cpulist || server.bio_cpulist || server.aof_rewrite_cpulist || server.bgsave_cpulist)
+        serverLog(LL_WARNING, "CPU affinity is not supported on this platform: server_cpulist, bio_cpulist, "
+                              "aof_rewrite_cpulist and bgsave_cpulist are ignored");
+}
+
+void cpuAffinityBioThread(const char *name) { (void)name; }
+
+void cpuAffinityChild(const char *list, const char *who) {
+    (void)list;
+    (void)who;
+}
+
+#endif

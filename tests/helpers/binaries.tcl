@@ -1,0 +1,78 @@
+# binaries.tcl -- running server binaries outside start_server: our server
+# for start-up failures (bad configs, bad files), and Debian's Redis as a
+# reference on a given dump.
+#
+#   server_command ARGS...           the command line of our server (with the --wrapper)
+#   server_version                   "7.2.4", from --version
+#   run_failing_server ARGS...       runs it; it must exit during start-up -> {status stderr}
+#   reference_server                 /usr/bin/redis-server, or "" when not installed
+#   start_reference REF RDB PIDVAR   the reference serving a copy of RDB -> client
+#   stop_reference CLIENT PID
+#
+# Design decisions:
+# - A server that wrongly starts is stopped by timeout(1) when it exists,
+#   so a test of a refused start-up can't hang the run.
+# - Each run gets its own directory under the run directory, so parallel
+#   workers and repeated runs never read each other's output.
+
+proc server_command {args} {
+    return [concat $::harness::opt(wrapper) [list $::harness::opt(server)] $args]
+}
+
+proc server_version {} {
+    set out [exec {*}[server_command --version]]
+    if {![regexp {v=(\S+)} $out -> version]} { fail "no version in '$out'" }
+    return $version
+}
+
+proc ::harness::fresh_run_dir {name} {
+    set dir [file join $::harness::opt(run_dir) "$name-[pid]-[incr ::harness::fresh_runs]"]
+    file delete -force $dir
+    file mkdir $dir
+    return $dir
+}
+
+# Runs the server with ARGS, which must make it exit during start-up (a
+# timeout stops it if it wrongly starts). Returns {exit-status stderr}.
+proc run_failing_server {args} {
+    set dir [::harness::fresh_run_dir failing]
+    set errfile [file join $dir stderr]
+    set cmd [server_command {*}$args]
+    set timeout [auto_execok timeout]
+    if {$timeout ne ""} { set cmd [concat $timeout [::harness::scaled 30] $cmd] }
+    set status 0
+    if {[catch {exec {*}$cmd < /dev/null > [file join $dir stdout] 2> $errfile} result opts]} {
+        set code [dict get $opts -errorcode]
+        if {[lindex $code 0] ne "CHILDSTATUS"} { error "running the server: $result" }
+        set status [lindex $code 2]
+    }
+    return [list $status [::harness::read_file $errfile]]
+}
+
+proc reference_server {} {
+    if {[file executable /usr/bin/redis-server]} { return /usr/bin/redis-server }
+    return ""
+}
+
+# Runs the reference REF on a copy of the dump RDB; returns a client, and
+# its pid in the variable named by PIDVAR.
+proc start_reference {ref rdb pidvar} {
+    upvar $pidvar pid
+    set dir [::harness::fresh_run_dir reference]
+    file copy -force $rdb [file join $dir dump.rdb]
+    set port [::harness::find_free_port]
+    set pid [exec $ref --port $port --bind 127.0.0.1 --dir $dir --save "" --enable-debug-command yes \
+                 --logfile [file join $dir log] &]
+    set c ""
+    wait_for_condition 100 50 {![catch {set c [::resp::connect 127.0.0.1 $port]}] && ![catch {$c ping}]} else {
+        catch {exec kill $pid}
+        fail "reference server did not start: [::harness::read_file [file join $dir log]]"
+    }
+    return $c
+}
+
+proc stop_reference {c pid} {
+    catch {$c shutdown nosave}
+    catch {$c close}
+    wait_for_condition 100 50 {![::harness::pid_alive $pid]} else { catch {exec kill -9 $pid} }
+}
