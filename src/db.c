@@ -171,9 +171,9 @@ static unsigned int replacementClock(kvobj *old, robj *val) {
 /* Replaces the value of an existing key, keeping its TTL if keepTtl. A
  * string key whose block can hold the new value keeps its block; otherwise
  * a new entry takes the old one's place. */
-static kvobj *dbReplaceValue(redisDb *db, robj *key, robj *val, int keepTtl) {
-    kvobj *old = dbFind(db, key);
-    serverAssert(old != NULL);
+/* Gives the existing entry OLD of KEY the value VAL (consumed); returns
+ * the stored object, which may be a new block. */
+static kvobj *dbReplaceEntry(redisDb *db, kvobj *old, robj *key, robj *val, int keepTtl) {
     unsigned int clock = replacementClock(old, val);
     if (!keepTtl && kvobjHasExpire(old)) {
         dictDelete(db->expires, key->ptr);
@@ -191,6 +191,12 @@ static kvobj *dbReplaceValue(redisDb *db, robj *key, robj *val, int keepTtl) {
     return o;
 }
 
+static kvobj *dbReplaceValue(redisDb *db, robj *key, robj *val, int keepTtl) {
+    kvobj *old = dbFind(db, key);
+    serverAssert(old != NULL);
+    return dbReplaceEntry(db, old, key, val, keepTtl);
+}
+
 robj *dbOverwrite(redisDb *db, robj *key, robj *val) { return dbReplaceValue(db, key, val, 1); }
 
 /* The high-level "key now holds val" used by SET and friends: adds or
@@ -204,11 +210,20 @@ void setKey(client *c, redisDb *db, robj *key, robj *val, int flags) {
 /* setKey() for a value made just for the key: the caller's reference is
  * consumed, so a large new value is moved into the keyspace, not copied. */
 void setKeyTake(client *c, redisDb *db, robj *key, robj *val, int flags) {
-    int exists;
-    if (flags & SETKEY_ALREADY_EXIST) exists = 1;
-    else if (flags & SETKEY_DOESNT_EXIST) exists = 0;
-    else exists = lookupKeyWrite(db, key) != NULL;
-    if (exists) dbReplaceValue(db, key, val, flags & SETKEY_KEEPTTL);
+    if (flags & SETKEY_ALREADY_EXIST) dbReplaceValue(db, key, val, flags & SETKEY_KEEPTTL);
+    else if (flags & SETKEY_DOESNT_EXIST) dbAdd(db, key, val);
+    else {
+        setKeyFound(c, db, key, val, lookupKeyWrite(db, key), flags);
+        return;
+    }
+    if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
+}
+
+/* setKeyTake() for a caller that has just looked the key up with
+ * lookupKeyWrite(), which returned EXISTING (NULL: no such key): the entry
+ * found is the one replaced, so the key is hashed once, not twice. */
+void setKeyFound(client *c, redisDb *db, robj *key, robj *val, robj *existing, int flags) {
+    if (existing) dbReplaceEntry(db, existing, key, val, flags & SETKEY_KEEPTTL);
     else dbAdd(db, key, val);
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
 }

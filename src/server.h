@@ -622,6 +622,7 @@ int dbAddRDBLoad(redisDb *db, sds key, robj *val);
 robj *dbOverwrite(redisDb *db, robj *key, robj *val); /* consumes; keeps the TTL */
 void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);     /* caller keeps val */
 void setKeyTake(client *c, redisDb *db, robj *key, robj *val, int flags); /* consumes val */
+void setKeyFound(client *c, redisDb *db, robj *key, robj *val, robj *existing, int flags); /* consumes val */
 int dbExists(redisDb *db, robj *key);
 int dbDelete(redisDb *db, robj *key);
 int dbSyncDelete(redisDb *db, robj *key);

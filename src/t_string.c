@@ -126,9 +126,8 @@ static void setGenericCommand(client *c, int flags, robj *key, robj *val, robj *
         if (!(flags & OBJ_SET_GET)) addReplyNull(c);
         return;
     }
-    int setkey_flags = (flags & OBJ_KEEPTTL) ? SETKEY_KEEPTTL : 0;
-    setkey_flags |= existing ? SETKEY_ALREADY_EXIST : SETKEY_DOESNT_EXIST;
-    setKey(c, c->db, key, val, setkey_flags);
+    incrRefCount(val); /* the keyspace's reference */
+    setKeyFound(c, c->db, key, val, existing, (flags & OBJ_KEEPTTL) ? SETKEY_KEEPTTL : 0);
     server.dirty++;
     notifyKeyspaceEvent(NOTIFY_STRING, "set", key, c->db->id);
     if (expire) {

@@ -2,8 +2,9 @@
  *
  * Back ends, chosen at build time:
  *   USE_JEMALLOC    jemalloc built by deps/jemalloc with the je_ prefix, so it
- *                   never replaces libc's malloc for other libraries; usable
- *                   sizes come from je_malloc_usable_size.
+ *                   never replaces libc's malloc for other libraries; a new
+ *                   block is counted at je_nallocx's size class (no page-map
+ *                   lookup), others at je_malloc_usable_size.
  *   glibc           libc malloc plus malloc_usable_size.
  *   other libc      no usable-size query: each block carries a size prefix.
  *                   The prefix is a full max-alignment unit (16 bytes), not a
@@ -37,6 +38,11 @@
 #define raw_realloc(p, n) je_realloc(p, n)
 #define raw_free(p) je_free(p)
 #define raw_usable_size(p) je_malloc_usable_size((void *)(p))
+/* What a fresh je_malloc(n) holds is n's size class: nallocx computes it
+ * without the page-map lookup malloc_usable_size does (a measurable share
+ * of a small write command's time). tests/c/test_zmalloc.c checks the two
+ * agree for every size the server asks for. */
+#define raw_fresh_size(p, n) je_nallocx((n) ? (n) : 1, 0) /* malloc(0) gets the 1-byte class */
 #define HAVE_USABLE_SIZE 1
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -82,6 +88,10 @@ void zmalloc_set_oom_handler(void (*handler)(size_t)) {
 static void count_alloc(size_t n) { __atomic_add_fetch(&used_memory, n, __ATOMIC_RELAXED); }
 static void count_free(size_t n) { __atomic_sub_fetch(&used_memory, n, __ATOMIC_RELAXED); }
 
+#ifndef raw_fresh_size
+#define raw_fresh_size(p, n) block_size(p)
+#endif
+
 /* ---- the prefix scheme (only where the allocator cannot tell sizes) ---- */
 
 #ifdef HAVE_USABLE_SIZE
@@ -112,7 +122,7 @@ static void *try_alloc(size_t size, int zeroed, size_t *usable) {
     void *raw = zeroed ? raw_calloc(size + PREFIX_SIZE) : raw_malloc(size + PREFIX_SIZE);
     if (!raw) return NULL;
     void *p = user_ptr(raw, size);
-    size_t got = block_size(p);
+    size_t got = raw_fresh_size(p, size);
     count_alloc(got + PREFIX_SIZE);
     if (usable) *usable = got;
     return p;

@@ -9,7 +9,7 @@
 #   pid=$(start_server BINARY PORT [--directive value ...]) || exit 1
 #   stop_server PID
 #   ratio A B                     # "1.23", or "-" when B is 0
-#   throughput_table OURS REF TESTS WIDTH   # needs the caller's rps PORT PIPELINE TEST
+#   throughput_table OURS REF TESTS WIDTH   # needs the caller's rps PORT PIPELINE TEST and $requests
 #
 # start_server runs `$wrapper BINARY --port P --bind 127.0.0.1 --save '' --dir $tmp ARGS`
 # pinned to $server_cpu ($wrapper, e.g. a QEMU command, may be empty); later
@@ -65,23 +65,47 @@ used_memory() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ { gsub(
 
 best() { sort -n | tail -n 1; }
 
+# CPU time (user + system, in clock ticks) the process PID has used so far.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# rps_and_cpu PORT PIPELINE TEST PID -> "req/s server-cpu-us-per-request":
+# the caller's rps, and what the server spent on it, from /proc (so the
+# figure does not depend on how fast the load generator is).
+rps_and_cpu() {
+    local before after r
+    before=$(cpu_ticks "$4")
+    r=$(rps "$1" "$2" "$3")
+    after=$(cpu_ticks "$4")
+    awk -v r="${r:-0}" -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+        'BEGIN { printf "%d %.2f\n", r, t * 1e6 / hz / n }'
+}
+
 # Starts OURS and REF (REF may be empty) and prints, for each test of the
 # comma-separated TESTS at -P 1 and -P 16, the best of $rounds runs of the
-# caller's `rps PORT PIPELINE TEST`, measured alternately, and the ratio.
+# caller's `rps PORT PIPELINE TEST` (which must send $requests requests),
+# measured alternately, and the ratio; then the server's CPU time per
+# request (the lowest of the rounds) and reference/ours of that: the
+# capacity ratio when the load generator, not the server, is the limit.
 throughput_table() {
-    local ours=$1 ref=$2 tests=$3 width=$4 port_a pid_a port_b="" pid_b="" t p a b r
-    printf "%-${width}s %4s %14s %14s %8s\n" test P ours reference ratio
+    local ours=$1 ref=$2 tests=$3 width=$4 port_a pid_a port_b="" pid_b="" t p a b r ca cb
+    printf "%-${width}s %4s %10s %10s %6s   %13s %13s %8s\n" test P ours reference ratio \
+        "cpu/req ours" "cpu/req ref" "ref/ours"
     port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a") || return 1
     if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b") || return 1; fi
     for t in ${tests//,/ }; do
         for p in 1 16; do
             for _ in $(seq 1 "$rounds"); do
-                rps "$port_a" "$p" "$t" >>"$tmp/a-$t-$p"
-                [ -n "$pid_b" ] && rps "$port_b" "$p" "$t" >>"$tmp/b-$t-$p"
+                rps_and_cpu "$port_a" "$p" "$t" "$pid_a" >>"$tmp/a-$t-$p"
+                [ -n "$pid_b" ] && rps_and_cpu "$port_b" "$p" "$t" "$pid_b" >>"$tmp/b-$t-$p"
             done
-            a=$(best <"$tmp/a-$t-$p"); b="-"; r="-"
-            if [ -n "$pid_b" ]; then b=$(best <"$tmp/b-$t-$p"); r=$(ratio "${a:-0}" "${b:-0}"); fi
-            printf "%-${width}s %4s %14s %14s %8s\n" "$t" "$p" "${a:--}" "${b:--}" "$r"
+            a=$(cut -d' ' -f1 "$tmp/a-$t-$p" | best); ca=$(cut -d' ' -f2 "$tmp/a-$t-$p" | sort -n | head -n 1)
+            b="-"; r="-"; cb="-"; rc="-"
+            if [ -n "$pid_b" ]; then
+                b=$(cut -d' ' -f1 "$tmp/b-$t-$p" | best); r=$(ratio "${a:-0}" "${b:-0}")
+                cb=$(cut -d' ' -f2 "$tmp/b-$t-$p" | sort -n | head -n 1); rc=$(ratio "$cb" "$ca")
+            fi
+            printf "%-${width}s %4s %10s %10s %6s   %11sus %11sus %8s\n" "$t" "$p" "${a:--}" "${b:--}" "$r" \
+                "$ca" "$cb" "$rc"
         done
     done
     stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"

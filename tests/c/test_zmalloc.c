@@ -37,6 +37,32 @@ static void test_accounting_returns_to_start(void) {
     CHECK_EQ_INT(zmalloc_used_memory(), start);
 }
 
+/* An allocation is counted at exactly its usable size (plus the size
+ * prefix, where there is one: the same for every size), whatever way the
+ * allocator is asked for it (jemalloc: its size class, from nallocx). */
+static void check_counted_size(size_t n) {
+    static size_t overhead = (size_t)-1;
+    size_t before = zmalloc_used_memory();
+    void *p = zmalloc(n);
+    size_t counted = zmalloc_used_memory() - before;
+    if (overhead == (size_t)-1) overhead = counted - zmalloc_size(p);
+    if (counted != zmalloc_size(p) + overhead || overhead > 16) {
+        printf("    size %zu: counted %zu, usable %zu\n", n, counted, zmalloc_size(p));
+        CHECK(0);
+    }
+    zfree(p);
+    CHECK_EQ_INT(zmalloc_used_memory(), before);
+}
+
+static void test_counted_size_is_usable_size(void) {
+    for (size_t n = 0; n <= 16384; n++) check_counted_size(n);
+    for (size_t n = 16384; n <= ((size_t)16 << 20); n += n / 7) {
+        check_counted_size(n - 1);
+        check_counted_size(n);
+        check_counted_size(n + 1);
+    }
+}
+
 static void test_usable_size(void) {
     size_t usable = 0;
     char *p = zmalloc_usable(13, &usable);
@@ -122,6 +148,7 @@ TEST_MAIN(
     RUN(test_alignment_all_sizes);
     RUN(test_accounting_returns_to_start);
     RUN(test_usable_size);
+    RUN(test_counted_size_is_usable_size);
     RUN(test_calloc_zeroes_and_realloc_keeps);
     RUN(test_null_and_zero_cases);
     RUN(test_try_variants_fail_cleanly);
