@@ -127,7 +127,25 @@ void addReplyStatus(client *c, const char *status) { addReplyStatusLength(c, sta
 
 void addReplyBulkLen(client *c, size_t len) { addReplyLongLongWithPrefix(c, (long long)len, '$'); }
 
+/* The commonest reply of all (GET of a short value) in one append: a short
+ * bulk that fits the inline buffer is copied there with its header and
+ * CRLF at once, instead of three appends each checking the same state. */
+static int addReplyShortBulkInline(client *c, const void *p, size_t len) {
+    if (len >= PROTO_SHARED_BULKHDR_LEN || listLength(c->reply) > 0 || clientIgnoresReplies(c)) return 0;
+    const sds hdr = shared.bulkhdr[len]->ptr;
+    size_t hdrlen = sdslen(hdr), total = hdrlen + len + 2;
+    if (c->buf_usable_size - c->bufpos < total) return 0;
+    markPendingWrite(c);
+    char *dst = c->buf + c->bufpos;
+    memcpy(dst, hdr, hdrlen);
+    memcpy(dst + hdrlen, p, len);
+    memcpy(dst + hdrlen + len, "\r\n", 2);
+    c->bufpos += total;
+    return 1;
+}
+
 void addReplyBulkCBuffer(client *c, const void *p, size_t len) {
+    if (addReplyShortBulkInline(c, p, len)) return;
     addReplyLongLongWithPrefix(c, (long long)len, '$');
     addReplyProto(c, p, len);
     addReplyProto(c, "\r\n", 2);

@@ -14,6 +14,7 @@
  * writes to a socket itself.
  */
 #include "server.h"
+#include "monotonic.h"
 #include "osrandom.h"
 
 #include <errno.h>
@@ -319,8 +320,9 @@ void call(client *c, int flags) {
     server.mstime = start / 1000;
     server.unixtime = (time_t)(server.mstime / 1000);
     propagateBeforeCall(c);
+    long long clock_start = monotonicUs(); /* cheaper than a second gettimeofday() */
     c->cmd->proc(c);
-    long long duration = ustime() - start;
+    long long duration = monotonicUs() - clock_start;
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     c->duration = (long)duration;
     real_cmd->calls++;
@@ -959,6 +961,7 @@ int main(int argc, char **argv) {
     cpuAffinityInit();
     setupShutdownSignals();
     initServer();
+    serverLog(LL_VERBOSE, "Command durations are timed with: %s", monotonicInit());
     aofInit();
     rdbInit();
     createPidFile();

@@ -372,8 +372,7 @@ static void incrDecrCommand(client *c, long long incr) {
         o->ptr = (void *)(intptr_t)value;
     } else {
         robj *n = createStringObjectFromLongLongForValue(value);
-        if (o) dbOverwrite(c->db, c->argv[1], n);
-        else dbAdd(c->db, c->argv[1], n);
+        setKeyFound(c, c->db, c->argv[1], n, o, SETKEY_KEEPTTL | SETKEY_NO_SIGNAL);
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "incrby", c->argv[1], c->db->id);

@@ -10,11 +10,13 @@
 # and (4)/(1) per server, and ours/reference per line.
 #
 # Usage: utils/bench-persistence.sh [-n REQUESTS] [--keys N] [--ours PATH] [--ref PATH] [--quick]
-#                                   [--rewrite-cpu LIST]
+#                                   [--rewrite-cpu LIST] [--tool REDIS-BENCHMARK]
 # Defaults: -n 5000000 (the original report's figure), --keys 1000000.
 # --quick: -n 300000 and 200k keys for the load test. Servers on cpu 0,
 # redis-benchmark on cpu 1; data in a temporary directory on the same disk
 # as /tmp. Needs redis-benchmark and redis-cli (redis-tools).
+# --tool src/redis-benchmark: our lighter load generator (Debian's saturates
+# its core near 60k req/s at -P 1 on a small machine, hiding the servers).
 # --rewrite-cpu LIST: both servers run the AOF cases with aof_rewrite_cpulist
 # LIST (e.g. 2 on a 4-core Pi), so in (4) the rewrite child doesn't share the
 # server's core (otherwise it inherits the server's pinning to cpu 0).
@@ -22,7 +24,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 
 requests=5000000; keys=1000000; ours=src/redis-server; ref=/usr/bin/redis-server
-rewrite_args=(); rewrite_note=""
+rewrite_args=(); rewrite_note=""; tool=redis-benchmark
 while [ $# -gt 0 ]; do
     case $1 in
         -n) requests=$2; shift 2 ;;
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
         --ours) ours=$2; shift 2 ;;
         --ref) ref=$2; shift 2 ;;
         --quick) requests=300000; keys=200000; shift ;;
+        --tool) tool=$2; shift 2 ;;
         --rewrite-cpu) rewrite_args=(--aof_rewrite_cpulist "$2"); rewrite_note=", rewrite child on cpu $2"; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
@@ -52,7 +55,7 @@ start() {
 stop() { stop_server "$2"; }
 
 rps() { # port pipeline
-    taskset -c $client_cpu redis-benchmark -p "$1" -c 50 -n "$requests" -r 1000000 -P "$2" -t set -q --csv 2>/dev/null |
+    taskset -c $client_cpu "$tool" -p "$1" -c 50 -n "$requests" -r 1000000 -P "$2" -t set -q --csv 2>/dev/null |
         awk -F, '/SET/ { gsub(/"/, "", $2); print int($2); exit }'
 }
 
