@@ -81,7 +81,9 @@ void memoryUsageCommand(client *c) {
             return;
         }
     }
-    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH);
+    /* like Redis: no stats, no keymiss event, no expiry of a stale key */
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY |
+                                                        LOOKUP_NOEXPIRE);
     if (o == NULL) {
         addReplyNull(c);
         return;
@@ -352,8 +354,7 @@ void memoryMallocStatsCommand(client *c) {
     addReplyVerbatim(c, text, sdslen(text), "txt");
     sdsfree(text);
 #else
-    const char *msg = "Stats not supported for the current allocator";
-    addReplyVerbatim(c, msg, strlen(msg), "txt");
+    addReplyBulkCString(c, "Stats not supported for the current allocator");
 #endif
 }
 

@@ -5,14 +5,24 @@
  * a pipelined GET's profile. This clock reads the CPU's own counter where
  * it is safe to, and falls back to clock_gettime(CLOCK_MONOTONIC):
  *   x86/x86_64  RDTSC, only when /proc/cpuinfo says the TSC is invariant
- *               (constant_tsc and nonstop_tsc): its rate then never changes
- *               with frequency scaling or sleep states.
- *   aarch64     the generic timer's virtual count (CNTVCT_EL0), whose
- *               frequency the CPU reports in CNTFRQ_EL0.
+ *               (constant_tsc and nonstop_tsc: its rate never changes with
+ *               frequency scaling or sleep states) and the kernel itself
+ *               uses it as its clocksource (its judgement that the cores'
+ *               counters agree, so a thread moving between cores can't
+ *               see time go backwards).
+ *   aarch64     the generic timer's virtual count (CNTVCT_EL0); the rate
+ *               the CPU reports in CNTFRQ_EL0 is checked against a
+ *               measurement, since firmware sometimes sets it wrong.
  * Design decisions:
- * - The TSC rate is calibrated once at start-up against CLOCK_MONOTONIC
- *   over a few milliseconds rather than read from the model name string:
- *   a virtual machine's TSC need not run at the advertised clock.
+ * - The rate is calibrated at start-up against CLOCK_MONOTONIC rather than
+ *   read from the model name string (a virtual machine's TSC need not run
+ *   at the advertised clock): three 5 ms windows, each bracketed by counter
+ *   reads taken right next to the clock reads (a window whose brackets are
+ *   far apart was preempted and is measured again); the windows must agree
+ *   within 1% or the fallback clock is used. A wrong rate would skew every
+ *   SLOWLOG and commandstats figure until restart.
+ * - Readings are relative to the counter at start-up (unsigned difference),
+ *   so a large or wrapping counter neither overflows nor loses precision.
  * - Durations only: the wall clock the commands see (server.ustime) still
  *   comes from gettimeofday(), once per command.
  * - monotonicInit() must run before the first monotonicUs() (main does it);
@@ -35,31 +45,28 @@ static long long fallbackUs(void) {
 #define HAVE_HW_COUNTER 1
 static unsigned long long readCounter(void) { return __rdtsc(); }
 
-/* constant_tsc and nonstop_tsc among the flags of /proc/cpuinfo. */
-static int counterIsUsable(void) {
-    FILE *f = fopen("/proc/cpuinfo", "r");
+/* The first line of FILE starting with PREFIX, into buf; 0 if none. */
+static int readLineStarting(const char *file, const char *prefix, char *buf, size_t size) {
+    FILE *f = fopen(file, "r");
     if (f == NULL) return 0;
-    char line[4096];
-    int ok = 0;
-    while (fgets(line, sizeof(line), f)) {
-        if (strncmp(line, "flags", 5) != 0) continue;
-        ok = strstr(line, " constant_tsc") != NULL && strstr(line, " nonstop_tsc") != NULL;
-        break;
-    }
+    int found = 0;
+    while (!found && fgets(buf, (int)size, f)) found = strncmp(buf, prefix, strlen(prefix)) == 0;
     fclose(f);
-    return ok;
+    return found;
 }
 
-/* Counter ticks per microsecond, measured against CLOCK_MONOTONIC. */
-static double counterTicksPerUs(void) {
-    long long t0 = fallbackUs();
-    unsigned long long c0 = readCounter();
-    long long t1;
-    do t1 = fallbackUs();
-    while (t1 - t0 < 5000);
-    unsigned long long c1 = readCounter();
-    return (double)(c1 - c0) / (double)(t1 - t0);
+static const char *counterUnusableReason(void) {
+    char line[4096];
+    if (!readLineStarting("/proc/cpuinfo", "flags", line, sizeof(line)) ||
+        !strstr(line, " constant_tsc") || !strstr(line, " nonstop_tsc"))
+        return "clock_gettime (CPU counter not invariant)";
+    if (!readLineStarting("/sys/devices/system/clocksource/clocksource0/current_clocksource", "tsc", line,
+                          sizeof(line)))
+        return "clock_gettime (the kernel does not use the TSC as its clocksource)";
+    return NULL;
 }
+
+static double reportedTicksPerUs(void) { return 0; } /* none: measured only */
 #elif defined(__aarch64__) && defined(__GNUC__)
 #define HAVE_HW_COUNTER 1
 static unsigned long long readCounter(void) {
@@ -67,8 +74,8 @@ static unsigned long long readCounter(void) {
     __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v));
     return v;
 }
-static int counterIsUsable(void) { return 1; }
-static double counterTicksPerUs(void) {
+static const char *counterUnusableReason(void) { return NULL; }
+static double reportedTicksPerUs(void) {
     unsigned long long hz;
     __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
     return (double)hz / 1e6;
@@ -76,18 +83,58 @@ static double counterTicksPerUs(void) {
 #endif
 
 #ifdef HAVE_HW_COUNTER
-static double ticks_per_us; /* 0: not usable, the fallback is used */
+static double ticks_per_us;      /* 0: not usable, the fallback is used */
+static unsigned long long base;  /* the counter at monotonicInit() */
+static long long base_us;        /* fallbackUs() at monotonicInit() */
 
 long long monotonicUs(void) {
     if (ticks_per_us <= 0) return fallbackUs();
-    return (long long)((double)readCounter() / ticks_per_us);
+    return base_us + (long long)((double)(readCounter() - base) / ticks_per_us);
+}
+
+/* Counter ticks per microsecond over one ~5 ms window, or -1 when a clock
+ * read was not right next to its counter reads (the thread was preempted). */
+static double measureWindow(void) {
+    unsigned long long a0 = readCounter();
+    long long t0 = fallbackUs();
+    unsigned long long a1 = readCounter();
+    long long t1;
+    unsigned long long b0, b1;
+    do {
+        b0 = readCounter();
+        t1 = fallbackUs();
+        b1 = readCounter();
+    } while (t1 - t0 < 5000);
+    /* a clock read takes well under 50 us unless the thread was descheduled */
+    double bracket = (double)((a1 - a0) + (b1 - b0)) / (double)(b1 - a0) * (double)(t1 - t0);
+    if (bracket > 50) return -1;
+    return (double)((b0 + b1) / 2 - (a0 + a1) / 2) / (double)(t1 - t0);
+}
+
+static double sortedMiddle(double r[3]) {
+    double lo = r[0] < r[1] ? r[0] : r[1], hi = r[0] < r[1] ? r[1] : r[0];
+    return r[2] < lo ? lo : (r[2] > hi ? hi : r[2]);
 }
 
 const char *monotonicInit(void) {
-    if (!counterIsUsable()) return "clock_gettime (CPU counter not invariant)";
-    double rate = counterTicksPerUs();
+    const char *why = counterUnusableReason();
+    if (why) return why;
+    double r[3];
+    for (int i = 0, tries = 0; i < 3; tries++) {
+        if (tries == 20) return "clock_gettime (no undisturbed calibration window)";
+        r[i] = measureWindow();
+        if (r[i] > 0) i++;
+    }
+    double rate = sortedMiddle(r);
+    for (int i = 0; i < 3; i++)
+        if (r[i] < rate * 0.99 || r[i] > rate * 1.01) return "clock_gettime (CPU counter rate unstable)";
     if (rate < 1.0) return "clock_gettime (CPU counter too slow)";
-    ticks_per_us = rate;
+    double reported = reportedTicksPerUs();
+    if (reported > 0 && (reported < rate * 0.99 || reported > rate * 1.01))
+        return "clock_gettime (the CPU misreports its counter's frequency)";
+    base = readCounter();
+    base_us = fallbackUs();
+    ticks_per_us = reported > 0 ? reported : rate;
     return "CPU counter";
 }
 #else

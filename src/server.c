@@ -323,6 +323,7 @@ void call(client *c, int flags) {
     long long clock_start = monotonicUs(); /* cheaper than a second gettimeofday() */
     c->cmd->proc(c);
     long long duration = monotonicUs() - clock_start;
+    if (duration < 0) duration = 0; /* a clock is only as good as its hardware */
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     c->duration = (long)duration;
     real_cmd->calls++;

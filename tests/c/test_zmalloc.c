@@ -40,10 +40,10 @@ static void test_accounting_returns_to_start(void) {
 /* An allocation is counted at exactly its usable size (plus the size
  * prefix, where there is one: the same for every size), whatever way the
  * allocator is asked for it (jemalloc: its size class, from nallocx). */
-static void check_counted_size(size_t n) {
+static void check_counted_size_of(size_t n, int zeroed) {
     static size_t overhead = (size_t)-1;
     size_t before = zmalloc_used_memory();
-    void *p = zmalloc(n);
+    void *p = zeroed ? zcalloc(n) : zmalloc(n);
     size_t counted = zmalloc_used_memory() - before;
     if (overhead == (size_t)-1) overhead = counted - zmalloc_size(p);
     if (counted != zmalloc_size(p) + overhead || overhead > 16) {
@@ -52,6 +52,11 @@ static void check_counted_size(size_t n) {
     }
     zfree(p);
     CHECK_EQ_INT(zmalloc_used_memory(), before);
+}
+
+static void check_counted_size(size_t n) {
+    check_counted_size_of(n, 0);
+    check_counted_size_of(n, 1);
 }
 
 static void test_counted_size_is_usable_size(void) {
