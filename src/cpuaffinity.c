@@ -168,10 +168,10 @@ void cpuAffinityInit(void) {
 }
 
 void cpuAffinityBioThread(const char *name) {
-    prctl(PR_SET_NAME, name, 0, 0, 0);
     if (server.bio_cpulist) applyCpuList(server.bio_cpulist, "the background I/O thread (bio_cpulist)");
     else if (server.server_cpulist && startup_mask)
         pinCallingThread(startup_mask, "(as started)", "the background I/O thread");
+    prctl(PR_SET_NAME, name, 0, 0, 0); /* named once pinned: whoever sees the name sees the mask */
 }
 
 void cpuAffinityChild(const char *list, const char *who) { applyCpuList(list, who); }

@@ -201,7 +201,9 @@ start_server [list tags {cpulist aof external:skip} \
         wait_for_condition 100 50 {[thread_status [srv pid] bio_aof_fsync] ne ""} else {
             fail "no thread named bio_aof_fsync"
         }
-        assert_equal $cpu_b [cpus_allowed [thread_status [srv pid] bio_aof_fsync]]
+        wait_for_condition 100 20 {[cpus_allowed [thread_status [srv pid] bio_aof_fsync]] eq $cpu_b} else {
+            fail "bio_aof_fsync: Cpus_allowed_list is '[cpus_allowed [thread_status [srv pid] bio_aof_fsync]]'"
+        }
         assert_equal $cpu_a [cpus_allowed /proc/[srv pid]/status] "the main thread keeps server_cpulist"
     }
 }
