@@ -78,6 +78,20 @@ proc fill_keys {n} {
     for {set i 0} {$i < $n} {incr i} { r set key:$i $i }
 }
 
+# A BGSAVE slow enough (20 ms a key) to look at its child; returns its pid.
+proc start_slow_bgsave {} {
+    fill_keys 20
+    r config set rdb-key-save-delay 20000
+    set from [log_line_count]
+    r bgsave
+    return [child_pid "Background saving" $from]
+}
+
+proc finish_slow_bgsave {} {
+    r config set rdb-key-save-delay 0
+    wait_for_condition 200 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
+}
+
 
 
 
@@ -182,14 +196,9 @@ start_server [list tags {cpulist external:skip} overrides [list server_cpulist $
 
     test "a fork child without its own list stays on the server's CPUs" {
         need_two_cpus
-        fill_keys 20
-        r config set rdb-key-save-delay 20000
-        set from [log_line_count]
-        r bgsave
-        set child [child_pid "Background saving" $from]
+        set child [start_slow_bgsave]
         assert_equal $cpu_a [cpus_allowed /proc/$child/status]
-        wait_for_condition 200 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
-        r config set rdb-key-save-delay 0
+        finish_slow_bgsave
     }
 }
 
@@ -244,14 +253,9 @@ start_server [list tags {cpulist aof external:skip} \
 start_server [list tags {cpulist rdb external:skip} overrides [list server_cpulist $cpu_a bgsave_cpulist $cpu_b]] {
     test "bgsave_cpulist pins the BGSAVE child" {
         need_two_cpus
-        fill_keys 20
-        r config set rdb-key-save-delay 20000
-        set from [log_line_count]
-        r bgsave
-        set child [child_pid "Background saving" $from]
+        set child [start_slow_bgsave]
         wait_for_mask $child $cpu_b
-        r config set rdb-key-save-delay 0
-        wait_for_condition 200 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
+        finish_slow_bgsave
         assert_equal ok [s rdb_last_bgsave_status]
     }
 }

@@ -68,6 +68,15 @@ set ::stats_fields_tail {
 }
 set ::db_fields {overhead.hashtable.main overhead.hashtable.expires overhead.hashtable.slot-to-keys}
 
+# SMALL and BIGGER are both ENCODING; BIGGER measures more, and a compact
+# encoding is measured whole whatever SAMPLES says.
+proc assert_small_pair {encoding small bigger} {
+    assert_encoding $encoding $small
+    assert_encoding $encoding $bigger
+    assert_morethan [usage $bigger] [usage $small]
+    assert_equal [usage $bigger] [usage $bigger samples 0]
+}
+
 # Fills big1 with 100 and big2 with 1000 elements of WIDTH bytes through
 # the lambda ADD {key i}; both must be hash tables, bigger than SMALL, and
 # MEMORY USAGE must grow with the elements, sampled or not.
@@ -352,10 +361,7 @@ start_server {tags {memory}} {
         r del l1 l2
         r rpush l1 a
         r rpush l2 a b c d e f
-        assert_encoding listpack l1
-        assert_encoding listpack l2
-        assert_morethan [usage l2] [usage l1]
-        assert_equal [usage l2] [usage l2 samples 0]
+        assert_small_pair listpack l1 l2
     } {redis7.2}
 
     test "MEMORY USAGE of a hash: listpack and hashtable" {
@@ -363,10 +369,7 @@ start_server {tags {memory}} {
         r del h1 h2 big1 big2
         r hset h1 f v
         r hset h2 f1 v1 f2 v2 f3 [string repeat v 40]
-        assert_encoding listpack h1
-        assert_encoding listpack h2
-        assert_morethan [usage h2] [usage h1]
-        assert_equal [usage h2] [usage h2 samples 0]
+        assert_small_pair listpack h1 h2
         assert_usage_scales h2 30 {{key i} { r hset $key field:$i [string repeat v 30] }}
     }
 
@@ -375,10 +378,7 @@ start_server {tags {memory}} {
         r del s1 s2 big1 big2
         r sadd s1 1
         r sadd s2 1 2 3 4 5 6 7 8 9 10 11 12 100000 200000 3000000000
-        assert_encoding intset s1
-        assert_encoding intset s2
-        assert_morethan [usage s2] [usage s1]
-        assert_equal [usage s2] [usage s2 samples 0]
+        assert_small_pair intset s1 s2
         assert_usage_scales s2 20 {{key i} { r sadd $key member:$i:[string repeat m 20] }}
     }
 
@@ -387,10 +387,7 @@ start_server {tags {memory}} {
         r del s1 s2
         r sadd s1 a
         r sadd s2 a b c d e [string repeat x 40]
-        assert_encoding listpack s1
-        assert_encoding listpack s2
-        assert_morethan [usage s2] [usage s1]
-        assert_equal [usage s2] [usage s2 samples 0]
+        assert_small_pair listpack s1 s2
     } {redis7.2}
 
     test "MEMORY USAGE of a sorted set: listpack and skiplist" {
@@ -398,10 +395,7 @@ start_server {tags {memory}} {
         r del z1 z2 big1 big2
         r zadd z1 1 a
         r zadd z2 1 a 2 b 3 c 4.5 [string repeat x 40]
-        assert_encoding listpack z1
-        assert_encoding listpack z2
-        assert_morethan [usage z2] [usage z1]
-        assert_equal [usage z2] [usage z2 samples 0]
+        assert_small_pair listpack z1 z2
         for {set i 0} {$i < 100} {incr i} { r zadd big1 $i member:$i:[string repeat m 20] }
         for {set i 0} {$i < 1000} {incr i} { r zadd big2 $i member:$i:[string repeat m 20] }
         assert_encoding skiplist big1
