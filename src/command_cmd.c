@@ -1,22 +1,26 @@
-/* command_cmd.c -- COMMAND: COUNT, INFO, DOCS, LIST, GETKEYS and HELP,
- * answered from the command table (commands.c) as it was registered at
- * start-up, so they describe exactly the commands this binary can run.
+/* command_cmd.c -- COMMAND: COUNT, INFO, DOCS, LIST, GETKEYS, GETKEYSANDFLAGS
+ * and HELP, answered from the command table (commands.c) as it was
+ * registered at start-up, so they describe exactly the commands this binary
+ * can run.
  *
  * COMMAND INFO entries have Redis 7's ten fields: name, arity, flags, first
- * key, last key, key step, ACL categories, tips (none), key specs and
- * subcommands (nested entries of the same shape).
+ * key, last key, key step, ACL categories, tips, key specs and subcommands
+ * (nested entries of the same shape).
  *
  * Decisions:
  * - ACL categories are derived, as Redis does for the implicit ones, from
  *   the flags (write, readonly -> read, admin -> admin+dangerous, pubsub,
  *   fast, blocking, and slow when not fast) plus the category of the
  *   command's group (string -> @string, generic -> @keyspace ...). The few
- *   commands Redis marks explicitly (@dangerous KEYS, @connection COMMAND
- *   ...) are listed in one small table.
- * - Key specs are derived from the legacy first/last/step positions: one
- *   "index" + "range" spec per command with keys. Access flags are the
- *   conservative reading of the command flags (readonly: RO access;
- *   otherwise RW access update).
+ *   commands Redis categorizes by hand (@dangerous KEYS, @connection
+ *   COMMAND, SORT's @set @sortedset @list ...) are listed in one small table
+ *   that replaces the group's category.
+ * - Key specs, tips and the "movablekeys" flag come from the table's KEYS(),
+ *   TIPS() and GETKEYS() (keyspec.c follows the specs); a command without
+ *   KEYS() shows one spec derived from its legacy key positions.
+ * - The reply types are Redis 7.0's, visible in RESP3: flags, categories,
+ *   tips and key specs are sets; subcommands an array (an empty set when
+ *   the command has none).
  * - COMMAND DOCS turns the table's argument hint ("key value [NX | XX]
  *   [key value ...]") into Redis's argument tree (tokens, optional,
  *   multiple, oneof and block arguments), so redis-cli can show hints.
@@ -60,6 +64,10 @@ static long countRegisteredSubcommands(redisCommand *cmd) {
 
 /* ---- flags and ACL categories ----------------------------------------------------------------- */
 
+/* Not declared in the table but computed from the key specs. */
+#define FLAG_MOVABLE_KEYS (1ULL << 63)
+
+/* In Redis's order, which is the order COMMAND INFO lists them in. */
 static const struct {
     uint64_t flag;
     const char *name;
@@ -68,8 +76,9 @@ static const struct {
     {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
     {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
     {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"},
-    {CMD_NO_AUTH, "no_auth"},   {CMD_MAY_REPLICATE, "may_replicate"}, {CMD_NO_MULTI, "no_multi"},
-    {CMD_ALLOW_BUSY, "allow_busy"},
+    {CMD_NO_AUTH, "no_auth"},   {CMD_MAY_REPLICATE, "may_replicate"}, {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
+    {CMD_NO_ASYNC_LOADING, "no_async_loading"}, {CMD_NO_MULTI, "no_multi"},
+    {FLAG_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"},
 };
 
 /* In Redis's order, which is the order COMMAND INFO lists them in. */
@@ -90,18 +99,19 @@ static const struct {
     int category;
 } group_categories[] = {
     {"string", ACL_STRING},   {"generic", ACL_KEYSPACE},    {"list", ACL_LIST},
-    {"hash", ACL_HASH},       {"set", ACL_SET},             {"sorted_set", ACL_SORTEDSET},
+    {"hash", ACL_HASH},       {"set", ACL_SET},             {"sorted-set", ACL_SORTEDSET},
     {"bitmap", ACL_BITMAP},   {"hyperloglog", ACL_HYPERLOGLOG}, {"geo", ACL_GEO},
-    {"stream", ACL_STREAM},   {"pubsub", ACL_PUBSUB},       {"transactions", ACL_TRANSACTION},
+    {"stream", ACL_STREAM},   {"transactions", ACL_TRANSACTION},
     {"scripting", ACL_SCRIPTING}, {"connection", ACL_CONNECTION},
 };
 
-/* Categories Redis assigns by hand rather than from flags and group. */
+/* Categories Redis assigns by hand rather than from flags and group; they
+ * replace the group's. */
 static const struct {
     const char *fullname;
     unsigned categories;
 } explicit_categories[] = {
-    {"keys", ACL_BIT(ACL_DANGEROUS)},
+    {"keys", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
     {"flushdb", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
     {"flushall", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
     {"swapdb", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
@@ -110,15 +120,21 @@ static const struct {
     {"lastsave", ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS)},
     {"time", 0},
     {"command", ACL_BIT(ACL_CONNECTION)},
-    {"sort", ACL_BIT(ACL_DANGEROUS)},
+    {"sort", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
+    {"sort_ro", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
     {"restore", ACL_BIT(ACL_DANGEROUS)},
     {"migrate", ACL_BIT(ACL_DANGEROUS)},
 };
 
-static unsigned explicitCategories(redisCommand *cmd) {
+/* 1 and *cats set when the command (or its container) is in that table. */
+static int explicitCategories(redisCommand *cmd, unsigned *cats) {
     redisCommand *top = cmd->parent ? cmd->parent : cmd;
-    for (size_t j = 0; j < sizeof explicit_categories / sizeof explicit_categories[0]; j++)
-        if (!strcasecmp(top->declared_name, explicit_categories[j].fullname)) return explicit_categories[j].categories;
+    for (size_t j = 0; j < sizeof explicit_categories / sizeof explicit_categories[0]; j++) {
+        if (!strcasecmp(top->declared_name, explicit_categories[j].fullname)) {
+            *cats = explicit_categories[j].categories;
+            return 1;
+        }
+    }
     return 0;
 }
 
@@ -134,7 +150,8 @@ static unsigned groupCategory(redisCommand *cmd) {
 }
 
 static unsigned commandAclCategories(redisCommand *cmd) {
-    unsigned cats = groupCategory(cmd) | explicitCategories(cmd);
+    unsigned cats;
+    if (!explicitCategories(cmd, &cats)) cats = groupCategory(cmd);
     if (cmd->flags & CMD_WRITE) cats |= ACL_BIT(ACL_WRITE);
     if (cmd->flags & CMD_READONLY && !(cats & ACL_BIT(ACL_SCRIPTING))) cats |= ACL_BIT(ACL_READ);
     if (cmd->flags & CMD_ADMIN) cats |= ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS);
@@ -154,11 +171,12 @@ static int aclCategoryByName(const char *name) {
 
 static void addReplyCommandFlags(client *c, redisCommand *cmd) {
     size_t count = 0, n = sizeof command_flag_names / sizeof command_flag_names[0];
+    uint64_t flags = cmd->flags | (commandHasMovableKeys(cmd) ? FLAG_MOVABLE_KEYS : 0);
     for (size_t j = 0; j < n; j++)
-        if (cmd->flags & command_flag_names[j].flag) count++;
+        if (flags & command_flag_names[j].flag) count++;
     addReplySetLen(c, (long)count);
     for (size_t j = 0; j < n; j++)
-        if (cmd->flags & command_flag_names[j].flag) addReplyStatus(c, command_flag_names[j].name);
+        if (flags & command_flag_names[j].flag) addReplyStatus(c, command_flag_names[j].name);
 }
 
 static void addReplyCommandCategories(client *c, redisCommand *cmd) {
@@ -175,50 +193,102 @@ static void addReplyCommandCategories(client *c, redisCommand *cmd) {
     }
 }
 
-/* ---- key specs (derived from the legacy key positions) ----------------------------------------------- */
+/* ---- key specs and tips ------------------------------------------------------------------------------------- */
 
-static void addReplyKeySpecFlags(client *c, redisCommand *cmd) {
-    if (cmd->flags & CMD_READONLY && !(cmd->flags & CMD_WRITE)) {
-        addReplySetLen(c, 2);
-        addReplyStatus(c, "RO");
-        addReplyStatus(c, "access");
-    } else {
-        addReplySetLen(c, 3);
-        addReplyStatus(c, "RW");
-        addReplyStatus(c, "access");
-        addReplyStatus(c, "update");
+static const struct {
+    uint64_t flag;
+    const char *name;
+} key_spec_flag_names[] = {
+    {KSPEC_RO, "RO"},         {KSPEC_RW, "RW"},         {KSPEC_OW, "OW"},
+    {KSPEC_RM, "RM"},         {KSPEC_ACCESS, "access"}, {KSPEC_UPDATE, "update"},
+    {KSPEC_INSERT, "insert"}, {KSPEC_DELETE, "delete"}, {KSPEC_NOT_KEY, "not_key"},
+    {KSPEC_INCOMPLETE, "incomplete"}, {KSPEC_VARIABLE_FLAGS, "variable_flags"},
+};
+
+static void addReplyKeyFlags(client *c, uint64_t flags) {
+    size_t count = 0, n = sizeof key_spec_flag_names / sizeof key_spec_flag_names[0];
+    for (size_t j = 0; j < n; j++)
+        if (flags & key_spec_flag_names[j].flag) count++;
+    addReplySetLen(c, (long)count);
+    for (size_t j = 0; j < n; j++)
+        if (flags & key_spec_flag_names[j].flag) addReplyStatus(c, key_spec_flag_names[j].name);
+}
+
+/* {type: ..., spec: {name: value ...}} with up to three integer fields. */
+static void addReplySpecPart(client *c, const char *type, int fields, const char *const *names, const int *values) {
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "type");
+    addReplyBulkCString(c, type);
+    addReplyBulkCString(c, "spec");
+    addReplyMapLen(c, fields);
+    for (int j = 0; j < fields; j++) {
+        addReplyBulkCString(c, names[j]);
+        addReplyLongLong(c, values[j]);
     }
 }
 
-static void addReplyCommandKeySpecs(client *c, redisCommand *cmd) {
-    if (cmd->firstkey <= 0) {
-        addReplyArrayLen(c, 0);
-        return;
+static void addReplyBeginSearch(client *c, const keySpec *spec) {
+    static const char *const index_names[] = {"index"};
+    if (spec->bs_type == KSPEC_BS_INDEX) {
+        addReplySpecPart(c, "index", 1, index_names, &spec->bs.index);
+    } else if (spec->bs_type == KSPEC_BS_KEYWORD) {
+        addReplyMapLen(c, 2);
+        addReplyBulkCString(c, "type");
+        addReplyBulkCString(c, "keyword");
+        addReplyBulkCString(c, "spec");
+        addReplyMapLen(c, 2);
+        addReplyBulkCString(c, "keyword");
+        addReplyBulkCString(c, spec->bs.keyword.keyword);
+        addReplyBulkCString(c, "startfrom");
+        addReplyLongLong(c, spec->bs.keyword.startfrom);
+    } else {
+        addReplySpecPart(c, "unknown", 0, NULL, NULL);
     }
-    addReplyArrayLen(c, 1);
-    addReplyMapLen(c, 3);
+}
+
+static void addReplyFindKeys(client *c, const keySpec *spec) {
+    static const char *const range_names[] = {"lastkey", "keystep", "limit"};
+    static const char *const keynum_names[] = {"keynumidx", "firstkey", "keystep"};
+    if (spec->fk_type == KSPEC_FK_RANGE) {
+        int values[] = {spec->fk.range.lastkey, spec->fk.range.keystep, spec->fk.range.limit};
+        addReplySpecPart(c, "range", 3, range_names, values);
+    } else if (spec->fk_type == KSPEC_FK_KEYNUM) {
+        int values[] = {spec->fk.keynum.keynumidx, spec->fk.keynum.firstkey, spec->fk.keynum.keystep};
+        addReplySpecPart(c, "keynum", 3, keynum_names, values);
+    } else {
+        addReplySpecPart(c, "unknown", 0, NULL, NULL);
+    }
+}
+
+static void addReplyKeySpec(client *c, const keySpec *spec) {
+    addReplyMapLen(c, 3 + (spec->notes != NULL));
+    if (spec->notes) {
+        addReplyBulkCString(c, "notes");
+        addReplyBulkCString(c, spec->notes);
+    }
     addReplyBulkCString(c, "flags");
-    addReplyKeySpecFlags(c, cmd);
+    addReplyKeyFlags(c, spec->flags);
     addReplyBulkCString(c, "begin_search");
-    addReplyMapLen(c, 2);
-    addReplyBulkCString(c, "type");
-    addReplyBulkCString(c, "index");
-    addReplyBulkCString(c, "spec");
-    addReplyMapLen(c, 1);
-    addReplyBulkCString(c, "index");
-    addReplyLongLong(c, cmd->firstkey);
+    addReplyBeginSearch(c, spec);
     addReplyBulkCString(c, "find_keys");
-    addReplyMapLen(c, 2);
-    addReplyBulkCString(c, "type");
-    addReplyBulkCString(c, "range");
-    addReplyBulkCString(c, "spec");
-    addReplyMapLen(c, 3);
-    addReplyBulkCString(c, "lastkey");
-    addReplyLongLong(c, cmd->lastkey < 0 ? cmd->lastkey : cmd->lastkey - cmd->firstkey);
-    addReplyBulkCString(c, "keystep");
-    addReplyLongLong(c, cmd->keystep);
-    addReplyBulkCString(c, "limit");
-    addReplyLongLong(c, 0);
+    addReplyFindKeys(c, spec);
+}
+
+static void addReplyCommandKeySpecs(client *c, redisCommand *cmd) {
+    keySpec derived;
+    const keySpec *specs;
+    int n = commandKeySpecs(cmd, &specs, &derived);
+    addReplySetLen(c, n);
+    for (int j = 0; j < n; j++) addReplyKeySpec(c, &specs[j]);
+}
+
+/* The table's "tip tip" string as a set of strings. */
+static void addReplyCommandTips(client *c, redisCommand *cmd) {
+    int count = 0;
+    sds *tips = cmd->tips ? sdssplitlen(cmd->tips, (ssize_t)strlen(cmd->tips), " ", 1, &count) : NULL;
+    addReplySetLen(c, count);
+    for (int j = 0; j < count; j++) addReplyBulkCBuffer(c, tips[j], sdslen(tips[j]));
+    if (tips) sdsfreesplitres(tips, count);
 }
 
 /* ---- COMMAND INFO ---------------------------------------------------------------------------------------- */
@@ -232,9 +302,11 @@ static void addReplyCommandInfo(client *c, redisCommand *cmd) {
     addReplyLongLong(c, cmd->lastkey);
     addReplyLongLong(c, cmd->keystep);
     addReplyCommandCategories(c, cmd);
-    addReplySetLen(c, 0); /* tips */
+    addReplyCommandTips(c, cmd);
     addReplyCommandKeySpecs(c, cmd);
-    addReplyArrayLen(c, countRegisteredSubcommands(cmd));
+    /* Redis: an empty set without subcommands, else an array. */
+    if (cmd->subcommands) addReplyArrayLen(c, countRegisteredSubcommands(cmd));
+    else addReplySetLen(c, 0);
     for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)
         if (commandIsRegistered(sub)) addReplyCommandInfo(c, sub);
 }
@@ -696,9 +768,9 @@ void commandListCommand(client *c) {
     setDeferredArrayLen(c, len, n);
 }
 
-/* ---- COMMAND GETKEYS --------------------------------------------------------------------------------------------- */
+/* ---- COMMAND GETKEYS and GETKEYSANDFLAGS ----------------------------------------------------------------------- */
 
-void commandGetKeysCommand(client *c) {
+static void getKeysReply(client *c, int with_flags) {
     robj **argv = c->argv + 2;
     int argc = c->argc - 2;
     redisCommand *cmd = lookupCommand(argv, argc);
@@ -706,7 +778,7 @@ void commandGetKeysCommand(client *c) {
         addReplyError(c, "Invalid command specified");
         return;
     }
-    if (cmd->firstkey <= 0) {
+    if (!commandHasKeys(cmd)) {
         addReplyError(c, "The command has no key arguments");
         return;
     }
@@ -714,17 +786,25 @@ void commandGetKeysCommand(client *c) {
         addReplyError(c, "Invalid number of arguments specified for command");
         return;
     }
-    int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
-    if (last >= argc) last = argc - 1;
-    int step = cmd->keystep > 0 ? cmd->keystep : 1;
-    long count = last >= cmd->firstkey ? (last - cmd->firstkey) / step + 1 : 0;
-    if (count == 0) {
-        addReplyError(c, "Invalid arguments specified for command");
+    getKeysResult result = {NULL, 0, 0};
+    if (getKeysFromCommand(cmd, argv, argc, &result) == 0) {
+        if (cmd->flags & CMD_NO_MANDATORY_KEYS) addReplyArrayLen(c, 0);
+        else addReplyError(c, "Invalid arguments specified for command");
+        getKeysFreeResult(&result);
         return;
     }
-    addReplyArrayLen(c, count);
-    for (int j = cmd->firstkey; j <= last; j += step) addReplyBulk(c, argv[j]);
+    addReplyArrayLen(c, result.numkeys);
+    for (int j = 0; j < result.numkeys; j++) {
+        if (with_flags) addReplyArrayLen(c, 2);
+        addReplyBulk(c, argv[result.keys[j].pos]);
+        if (with_flags) addReplyKeyFlags(c, result.keys[j].flags);
+    }
+    getKeysFreeResult(&result);
 }
+
+void commandGetKeysCommand(client *c) { getKeysReply(c, 0); }
+
+void commandGetKeysAndFlagsCommand(client *c) { getKeysReply(c, 1); }
 
 /* ---- COMMAND HELP ------------------------------------------------------------------------------------------------ */
 
@@ -746,6 +826,8 @@ void commandHelpCommand(client *c) {
         "    commands are returned.",
         "GETKEYS <full-command>",
         "    Return the keys from a full Redis command.",
+        "GETKEYSANDFLAGS <full-command>",
+        "    Return the keys and the access flags from a full Redis command.",
         NULL};
     addReplyHelp(c, help);
 }

@@ -131,8 +131,67 @@ typedef void redisCommandProc(struct client *c);
 #define CMD_FAST (1ULL << 14)
 #define CMD_NO_AUTH (1ULL << 15)
 #define CMD_MAY_REPLICATE (1ULL << 16)
+#define CMD_NO_MANDATORY_KEYS (1ULL << 19)
+#define CMD_NO_ASYNC_LOADING (1ULL << 23)
 #define CMD_NO_MULTI (1ULL << 24)
 #define CMD_ALLOW_BUSY (1ULL << 26)
+
+/* Key specs: where a command's keys are in its arguments and what it does
+ * with them (COMMAND INFO, COMMAND GETKEYS[ANDFLAGS]; see keyspec.c). */
+#define KSPEC_RO (1ULL << 0)             /* reads the value */
+#define KSPEC_RW (1ULL << 1)             /* reads and writes it */
+#define KSPEC_OW (1ULL << 2)             /* overwrites it without reading */
+#define KSPEC_RM (1ULL << 3)             /* deletes the key */
+#define KSPEC_ACCESS (1ULL << 4)         /* returns, copies or uses the user data */
+#define KSPEC_UPDATE (1ULL << 5)         /* updates the data */
+#define KSPEC_INSERT (1ULL << 6)         /* only adds data */
+#define KSPEC_DELETE (1ULL << 7)         /* only removes data */
+#define KSPEC_NOT_KEY (1ULL << 8)        /* a name in the key's position that is no key (shard channel) */
+#define KSPEC_INCOMPLETE (1ULL << 9)     /* the spec may not find every key */
+#define KSPEC_VARIABLE_FLAGS (1ULL << 10) /* the flags depend on the arguments */
+
+typedef enum { KSPEC_BS_INVALID = 0, KSPEC_BS_UNKNOWN, KSPEC_BS_INDEX, KSPEC_BS_KEYWORD } keySpecBeginSearch;
+typedef enum { KSPEC_FK_INVALID = 0, KSPEC_FK_UNKNOWN, KSPEC_FK_RANGE, KSPEC_FK_KEYNUM } keySpecFindKeys;
+
+typedef struct keySpec {
+    const char *notes;
+    uint64_t flags;                  /* KSPEC_* */
+    keySpecBeginSearch bs_type;
+    union {
+        int index;                   /* the first key's argument index */
+        struct {
+            const char *keyword;     /* the keys follow this argument ... */
+            int startfrom;           /* searched from here; negative: backwards from the end */
+        } keyword;
+    } bs;
+    keySpecFindKeys fk_type;
+    union {
+        struct {
+            int lastkey;             /* relative to the first key; negative: from the end */
+            int keystep, limit;      /* limit: with lastkey -1, only 1/limit of the rest */
+        } range;
+        struct {
+            int keynumidx;           /* the key count's index, relative to begin_search */
+            int firstkey;            /* the first key's index, relative to begin_search */
+            int keystep;
+        } keynum;
+    } fk;
+} keySpec;
+
+/* The keys a command line names: argument positions and KSPEC_* flags. */
+typedef struct keyReference {
+    int pos;
+    uint64_t flags;
+} keyReference;
+
+typedef struct getKeysResult {
+    keyReference *keys;
+    int numkeys, size;
+} getKeysResult;
+
+struct redisCommand;
+/* Finds the keys where the key specs cannot (or cannot tell their flags). */
+typedef int redisGetKeysProc(struct redisCommand *cmd, robj **argv, int argc, getKeysResult *result);
 
 typedef struct redisCommand {
     const char *declared_name;   /* lower case, e.g. "get" or "get" under "config" */
@@ -146,6 +205,10 @@ typedef struct redisCommand {
     const char *complexity;
     const char *args_hint;       /* e.g. "key value [NX | XX]" for COMMAND DOCS / redis-cli */
     struct redisCommand *subcommands; /* array ending with an entry whose name is NULL */
+    const keySpec *key_specs;    /* NULL: one spec derived from firstkey/lastkey/keystep */
+    int key_specs_num;
+    const char *tips;            /* space-separated, e.g. "nondeterministic_output"; NULL: none */
+    redisGetKeysProc *getkeys_proc; /* NULL: the key specs alone find the keys */
 
     /* filled at start-up */
     sds fullname;                /* "get", "config|get" */
@@ -906,6 +969,15 @@ int clientMayBlock(client *c);
 void processUnblockedClients(void);
 unsigned long blockedClientCount(void);
 
+/* keyspec.c: a command's key specs (explicit, or one derived from its legacy
+ * positions into *derived) and the keys of a command line (argv[0] is the
+ * command's name; result zero-initialized by the caller, freed after). */
+int commandKeySpecs(redisCommand *cmd, const keySpec **specs, keySpec *derived);
+int commandHasKeys(redisCommand *cmd);
+int commandHasMovableKeys(redisCommand *cmd);
+int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, getKeysResult *result);
+void getKeysFreeResult(getKeysResult *result);
+
 /* ---- command handlers ---------------------------------------------------------- */
 /* connection / server */
 void pingCommand(client *c);
@@ -920,7 +992,9 @@ void commandInfoCommand(client *c);
 void commandDocsCommand(client *c);
 void commandListCommand(client *c);
 void commandGetKeysCommand(client *c);
+void commandGetKeysAndFlagsCommand(client *c);
 void commandHelpCommand(client *c);
+
 void infoCommand(client *c);
 void timeCommand(client *c);
 void lastsaveCommand(client *c);

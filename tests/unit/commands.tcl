@@ -8,7 +8,8 @@
 #
 # COMMAND INFO entries are checked for shape and for consistency between a
 # command's flags and its ACL categories over the whole table, and for a few
-# commands against the exact Redis 7 reply.
+# commands against the exact Redis 7 reply. Key specs, tips and GETKEYS /
+# GETKEYSANDFLAGS have their own file, command-keyspecs.tcl.
 
 # COMMAND INFO entry (a list of 10) -> dict of named fields.
 proc command_entry {entry} {
@@ -86,13 +87,24 @@ start_server {tags {commands}} {
             assert [string is integer -strict [dict get $e arity]] "$name arity"
             assert {[dict get $e arity] != 0} "$name: an arity of 0 allows nothing"
             foreach f {first last step} { assert [string is integer -strict [dict get $e $f]] "$name $f" }
-            if {[dict get $e first] == 0} {
-                assert_equal {} [dict get $e specs] "$name has no keys, so no key spec"
-            } else {
-                assert_equal 1 [llength [dict get $e specs]] "$name: one key spec"
+            if {[dict get $e first] != 0} {
+                # The legacy positions describe the first key spec.
                 set spec [lindex [dict get $e specs] 0]
-                assert_equal [dict get $e first] [dict get $spec begin_search spec index]
+                assert_equal [dict get $e first] [dict get $spec begin_search spec index] "$name first key"
             }
+            set movable 0
+            foreach spec [dict get $e specs] {
+                foreach field {flags begin_search find_keys} {
+                    assert [dict exists $spec $field] "$name: a key spec has $field"
+                }
+                set begin [dict get $spec begin_search type]
+                set find [dict get $spec find_keys type]
+                assert [expr {$begin in {index keyword unknown}}] "$name begin_search"
+                assert [expr {$find in {range keynum unknown}}] "$name find_keys"
+                if {$begin ne "index" || $find ne "range"} { set movable 1 }
+            }
+            assert_equal $movable [expr {"movablekeys" in [dict get $e flags]}] \
+                "$name: movablekeys when a key spec is not an index and a range"
         }
     }
 
