@@ -253,8 +253,24 @@ static int overMemoryLimit(void) {
     return zmalloc_used_memory() > server.maxmemory;
 }
 
+/* The command argv names, trying the client's previous command first: a
+ * client mostly repeats one command (a pipeline, a loop in a script), and a
+ * short case-insensitive compare is cheaper than hashing the name. */
+static redisCommand *lookupClientCommand(client *c) {
+    redisCommand *last = c->lastcmd;
+    if (last == NULL) return lookupCommand(c->argv, c->argc);
+    if (last->parent) last = last->parent;
+    sds name = c->argv[0]->ptr;
+    size_t len = sdslen(name);
+    if (len != sdslen(last->fullname) || strncasecmp(name, last->fullname, len) != 0)
+        return lookupCommand(c->argv, c->argc);
+    if (last->subcommands_dict == NULL || c->argc < 2) return last;
+    if (!sdsEncodedObject(c->argv[1])) return NULL;
+    return lookupSubcommand(last, c->argv[1]->ptr);
+}
+
 int processCommand(client *c) {
-    c->cmd = c->lastcmd = c->realcmd = lookupCommand(c->argv, c->argc);
+    c->cmd = c->lastcmd = c->realcmd = lookupClientCommand(c);
     if (c->cmd == NULL) {
         rejectCommandSds(c, unknownCommandError(c));
         return C_OK;

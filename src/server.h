@@ -460,6 +460,7 @@ struct redisServer {
     char *server_cpulist;
     char *bio_cpulist;
     char *aof_rewrite_cpulist;
+    int bgchild_nice;             /* niceness added to fork children (cpuaffinity.c) */
     char *bgsave_cpulist;
 
     /* directives accepted (and stored) before the feature using them lands */
@@ -840,7 +841,7 @@ static inline void keySaveDelay(void) {
 int cpulistValidate(const char *value, sds *err); /* config validator: Redis's "0-7:2,9" syntax */
 void cpuAffinityInit(void);                       /* start-up: pin the main thread (server_cpulist) */
 void cpuAffinityBioThread(const char *name);      /* first thing in the bio thread: name, bio_cpulist */
-void cpuAffinityChild(const char *list, const char *who); /* in a fork child, right after fork() */
+void cpuAffinityChild(const char *list, const char *who); /* in a fork child, right after fork(): CPUs, nice */
 
 /* ---- rdb.c ------------------------------------------------------------------------------ */
 #define SHUTDOWN_NOSAVE 1

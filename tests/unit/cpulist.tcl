@@ -87,6 +87,22 @@ proc start_slow_bgsave {} {
     return [child_pid "Background saving" $from]
 }
 
+# The same for BGREWRITEAOF (the server must have appendonly yes).
+proc start_slow_rewrite {} {
+    fill_keys 20
+    wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0} else { fail "a rewrite is still running" }
+    r config set rdb-key-save-delay 20000
+    set from [log_line_count]
+    r bgrewriteaof
+    return [child_pid "Background append only file rewriting" $from]
+}
+
+proc finish_slow_rewrite {} {
+    r config set rdb-key-save-delay 0
+    wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0} else { fail "the rewrite never finished" }
+    assert_equal ok [s aof_last_bgrewrite_status]
+}
+
 proc finish_slow_bgsave {} {
     r config set rdb-key-save-delay 0
     wait_for_condition 200 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
@@ -235,17 +251,10 @@ start_server [list tags {cpulist aof external:skip} \
         test "aof_rewrite_cpulist pins the rewrite child (aof-use-rdb-preamble $preamble)" {
             need_two_cpus
             r config set aof-use-rdb-preamble $preamble
-            fill_keys 20
-            wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0} else { fail "a rewrite is still running" }
-            r config set rdb-key-save-delay 20000
-            set from [log_line_count]
-            r bgrewriteaof
-            set child [child_pid "Background append only file rewriting" $from]
+            set child [start_slow_rewrite]
             wait_for_mask $child $cpu_b
             assert_equal $cpu_a [cpus_allowed /proc/[srv pid]/status] "the server stays where it was"
-            r config set rdb-key-save-delay 0
-            wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0} else { fail "the rewrite never finished" }
-            assert_equal ok [s aof_last_bgrewrite_status]
+            finish_slow_rewrite
         }
     }
 }
@@ -257,5 +266,67 @@ start_server [list tags {cpulist rdb external:skip} overrides [list server_cpuli
         wait_for_mask $child $cpu_b
         finish_slow_bgsave
         assert_equal ok [s rdb_last_bgsave_status]
+    }
+}
+
+# ---- bgchild-nice ----------------------------------------------------------------------------
+
+# The nice value of process PID (field 19 of /proc/PID/stat; the fields after
+# the ")" that closes the command name start with field 3).
+proc nice_of {pid} {
+    set fd [open /proc/$pid/stat]
+    set stat [read $fd]
+    close $fd
+    return [lindex [string range $stat [expr {[string last ")" $stat] + 2}] end] 16]
+}
+
+proc need_proc {} {
+    if {![file readable /proc/self/stat]} { skip "needs /proc" }
+}
+
+# Polls until the child (which lowers its priority right after fork) is at WANT.
+proc wait_for_nice {pid want} {
+    wait_for_condition 100 20 {[nice_of $pid] == $want} else {
+        fail "pid $pid: nice is [nice_of $pid], expected $want"
+    }
+}
+
+start_server {tags {cpulist external:skip}} {
+    test "bgchild-nice: 0 by default (Redis's behaviour), 0..19, settable at run time" {
+        assert_equal {bgchild-nice 0} [r config get bgchild-nice]
+        assert_error "*argument must be between 0 and 19 inclusive*" {r config set bgchild-nice 20}
+        assert_error "*argument must be between 0 and 19 inclusive*" {r config set bgchild-nice -1}
+        assert_error "*argument couldn't be parsed into an integer*" {r config set bgchild-nice low}
+        r config set bgchild-nice 3
+        assert_equal {bgchild-nice 3} [r config get bgchild-nice]
+    }
+
+    test "bgchild-nice lowers the BGSAVE child's priority, not the server's" {
+        need_proc
+        set server_nice [nice_of [srv pid]]
+        r config set bgchild-nice 7
+        set child [start_slow_bgsave]
+        wait_for_nice $child [expr {min(19, $server_nice + 7)}]
+        assert_equal $server_nice [nice_of [srv pid]]
+        finish_slow_bgsave
+        assert_equal ok [s rdb_last_bgsave_status]
+    }
+
+    test "bgchild-nice 0 leaves the child at the server's priority" {
+        need_proc
+        r config set bgchild-nice 0
+        set child [start_slow_bgsave]
+        after 100
+        assert_equal [nice_of [srv pid]] [nice_of $child]
+        finish_slow_bgsave
+    }
+}
+
+start_server {tags {cpulist aof external:skip} overrides {appendonly yes bgchild-nice 19}} {
+    test "bgchild-nice lowers the AOF rewrite child's priority" {
+        need_proc
+        set child [start_slow_rewrite]
+        wait_for_nice $child 19
+        finish_slow_rewrite
     }
 }

@@ -110,6 +110,45 @@ start_server {tags {other}} {
         assert_equal v [r gEt casekey]
     }
 
+    # The server tries a client's previous command before the hash lookup:
+    # each step below follows one that could wrongly be reused.
+    test "A command after a similar one on the same connection is looked up afresh" {
+        r set k 1
+        assert_equal 1 [r GET k]
+        assert_error "ERR unknown command 'ge', *" {r ge k}
+        assert_error "ERR unknown command 'gett', *" {r gett k}
+        assert_equal 1 [r get k]
+        assert_equal 1 [r getdel k]
+        assert_equal {maxmemory-policy noeviction} [r config get maxmemory-policy]
+        assert_equal {maxmemory-samples 5} [r CONFIG GET maxmemory-samples]
+        assert_equal OK [r config set maxmemory-samples 5]
+        assert_error "ERR unknown subcommand 'nope'. Try CONFIG HELP." {r config nope}
+        assert_error "ERR wrong number of arguments for 'config|get' command" {r config get}
+        assert_error "ERR wrong number of arguments for 'config' command" {r config}
+        assert_error "ERR wrong number of arguments for 'get' command" {r get}
+        assert_equal PONG [r ping]
+        assert_error "ERR unknown command 'pingg', *" {r pingg}
+    }
+
+    test "A pipeline that alternates commands gets each one's reply" {
+        set rd [redis_deferring_client]
+        for {set i 0} {$i < 50} {incr i} {
+            $rd set k$i $i
+            $rd GET k$i
+            $rd config get maxmemory
+            $rd Get k$i
+            $rd incr k$i
+        }
+        for {set i 0} {$i < 50} {incr i} {
+            assert_equal OK [$rd read]
+            assert_equal $i [$rd read]
+            assert_equal {maxmemory 0} [$rd read]
+            assert_equal $i [$rd read]
+            assert_equal [expr {$i + 1}] [$rd read]
+        }
+        $rd close
+    }
+
     # ---- unknown commands -----------------------------------------------------------------
 
     test "An unknown command names itself and its first arguments" {
