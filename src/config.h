@@ -91,11 +91,13 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define NOINLINE __attribute__((noinline))
 #define PRINTF_FMT(a, b) __attribute__((format(printf, a, b)))
+#define prefetchRead(addr) __builtin_prefetch((addr), 0, 3)
 #else
 #define likely(x) (x)
 #define unlikely(x) (x)
 #define NOINLINE
 #define PRINTF_FMT(a, b)
+#define prefetchRead(addr) ((void)(addr))
 #endif
 
 #endif /* REDIS_CONFIG_H */

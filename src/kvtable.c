@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "hashtable_common.h"
 #include "kvobj.h"
 #include "zmalloc.h"
@@ -234,6 +235,19 @@ static kvobj **kvtableLocate(kvtable *t, const char *key, size_t len, uint64_t h
         return link;
     }
     return NULL;
+}
+
+void kvtablePrefetchBuckets(const kvtable *t, uint64_t hash) {
+    for (int i = 0; i <= (kvtableIsRehashing(t) ? 1 : 0); i++)
+        if (t->used[i]) prefetchRead(&t->buckets[i][hash & tableMask(t, i)]);
+}
+
+void kvtablePrefetchEntries(const kvtable *t, uint64_t hash) {
+    for (int i = 0; i <= (kvtableIsRehashing(t) ? 1 : 0); i++) {
+        if (t->used[i] == 0) continue;
+        kvobj *first = t->buckets[i][hash & tableMask(t, i)];
+        if (first) prefetchRead(first);
+    }
 }
 
 kvobj *kvtableFind(kvtable *t, const char *key, size_t len) {

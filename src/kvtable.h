@@ -84,6 +84,11 @@ int kvtableRehashMilliseconds(kvtable *t, int ms);  /* returns buckets moved (x1
 
 uint64_t kvtableHashKey(const char *key, size_t len);
 kvobj *kvtableFind(kvtable *t, const char *key, size_t len);
+/* Cache hints for a lookup of a key with this hash that is coming soon: the
+ * bucket(s) it falls in; then, once those are cached, their first entries.
+ * They read at most the buckets and change nothing. */
+void kvtablePrefetchBuckets(const kvtable *t, uint64_t hash);
+void kvtablePrefetchEntries(const kvtable *t, uint64_t hash);
 /* Links o in; KVTABLE_ERR (o untouched, *existing set if given) when an
  * entry with the same key is present. */
 int kvtableAdd(kvtable *t, kvobj *o, kvobj **existing);

@@ -392,8 +392,12 @@ int processInputBuffer(client *c) {
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
         int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
         if (ok != C_OK) break;
-        if (c->argc == 0) resetClient(c);
-        else processCommandAndResetClient(c);
+        if (c->argc == 0) {
+            resetClient(c);
+        } else {
+            prefetchPipelinedKeys(c);
+            processCommandAndResetClient(c);
+        }
     }
     if (c->qb_pos) {
         sdsrange(c->querybuf, (ssize_t)c->qb_pos, -1);

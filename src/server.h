@@ -539,6 +539,7 @@ void readQueryFromClient(connection *conn);
 int handleClientsWithPendingWrites(void);
 int clientHasPendingReplies(client *c);
 int processInputBuffer(client *c);
+void prefetchPipelinedKeys(client *c); /* prefetch.c: cache hints before a pipelined command */
 void addReply(client *c, robj *obj);
 void addReplySds(client *c, sds s);
 void addReplyProto(client *c, const char *s, size_t len);

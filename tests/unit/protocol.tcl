@@ -208,6 +208,58 @@ start_server {tags {protocol}} {
         assert_equal 10000 [r get counter]
     }
 
+    # The server peeks at the next pipelined request to warm the cache for
+    # its key (prefetch.c); whatever follows a run of keyed commands must
+    # still be parsed, answered or refused exactly as on its own.
+    test "A pipeline of keyed commands followed by every kind of next request" {
+        r mset pk:1 a pk:2 b
+        set gets ""
+        foreach k {pk:1 pk:2 pk:3} { append gets "*2\r\n\$3\r\nGET\r\n\$[string length $k]\r\n$k\r\n" }
+        set tails [list \
+            "*1\r\n\$4\r\nPING\r\n" {+PONG} \
+            "*2\r\n\$3\r\nget\r\n\$0\r\n\r\n" {$-1} \
+            "*2\r\n\$3\r\nGET\r\n\$4\r\npk:1\r\n" {$1} \
+            "GET pk:2\r\n" {$1} \
+            "*3\r\n\$3\r\nGET\r\n\$4\r\npk:1\r\n\$1\r\nx\r\n" \
+                "-ERR wrong number of arguments for 'get' command" \
+            "*2\r\n\$6\r\nSTRLEN\r\n\$4\r\npk:1\r\n" {:1}]
+        foreach {tail expected} $tails {
+            set c [raw_client]
+            $c write "$gets$tail"
+            $c flush
+            assert_equal {$1} [$c read]
+            assert_equal a [$c read]
+            assert_equal {$1} [$c read]
+            assert_equal b [$c read]
+            assert_equal {$-1} [$c read]
+            assert_equal $expected [$c read]
+            $c close
+        }
+        foreach {tail expected} [list \
+                "*2\r\n\$3\r\nGET\r\n\$-5\r\nxx\r\n" "-ERR Protocol error: invalid bulk length" \
+                "*2\r\n\$3\r\nGET\r\n\$99999999999999999999\r\nxx\r\n" "-ERR Protocol error: invalid bulk length" \
+                "*-99999999999999999999\r\n" "-ERR Protocol error: invalid multibulk length" \
+                "*2\r\n\$3\r\nGET\r\n:1\r\n" "-ERR Protocol error: expected '\$', got ':'"] {
+            set c [raw_client]
+            $c write "$gets$tail"
+            $c flush
+            foreach want [list {$1} a {$1} b {$-1} $expected] { assert_equal $want [$c read] }
+            assert_connection_closed $c
+            $c close
+        }
+        assert_equal PONG [r ping]
+        set c [raw_client]
+        $c write "$gets*2\r\n\$3\r\nGET\r\n\$4\r\npk"
+        $c flush
+        foreach want [list {$1} a {$1} b {$-1}] { assert_equal $want [$c read] }
+        $c write ":1\r\n"
+        $c flush
+        assert_equal {$1} [$c read]
+        assert_equal a [$c read]
+        $c close
+        r del pk:1 pk:2
+    }
+
     test "A pipeline of 10000 inline commands in one write" {
         set c [raw_client]
         set buf ""
