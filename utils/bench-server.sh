@@ -10,11 +10,14 @@
 #
 # Usage: utils/bench-server.sh [-n REQUESTS] [-r ROUNDS] [--ours PATH] [--ref PATH]
 #        [--wrapper "qemu-arm-static -cpu cortex-a7"] [--no-memory] [--keys N]
-#        [--tests set,get,...] [--tool REDIS-BENCHMARK]
+#        [--tests set,get,...] [--tool REDIS-BENCHMARK] [--random N]
 # On a 2-core machine the load generator saturates its core (Debian's
 # redis-benchmark at about 60k req/s at -P 1), so besides req/s the table
 # shows the server's own CPU time per request and reference/ours of it;
 # --tool src/redis-benchmark uses our lighter load generator.
+# --random N: keys drawn from N names (redis-benchmark -r N) instead of the
+# single key redis-benchmark uses by default, so lookups miss the CPU cache
+# as with a real dataset (run "set" first so "get" finds them).
 # The reference defaults to /usr/bin/redis-server (Debian's redis-server
 # package); without it, only our figures are printed. redis-benchmark and
 # redis-cli come from redis-tools.
@@ -22,7 +25,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 
 requests=200000; rounds=3; ours=src/redis-server; ref=/usr/bin/redis-server
-wrapper=""; memory=1; keys=1000000; tests="set,get,incr,mset"; tool=redis-benchmark
+wrapper=""; memory=1; keys=1000000; tests="set,get,incr,mset"; tool=redis-benchmark; random=()
 while [ $# -gt 0 ]; do
     case $1 in
         -n) requests=$2; shift 2 ;;
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
         --keys) keys=$2; shift 2 ;;
         --tests) tests=$2; shift 2 ;;
         --tool) tool=$2; shift 2 ;;
+        --random) random=(-r "$2"); shift 2 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -45,11 +49,11 @@ command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: apt-ge
 bench_init
 
 rps() { # port pipeline test -> requests per second
-    taskset -c $client_cpu "$tool" -p "$1" -c 50 -n "$requests" -P "$2" -t "$3" -q --csv 2>/dev/null |
+    taskset -c $client_cpu "$tool" -p "$1" -c 50 -n "$requests" "${random[@]}" -P "$2" -t "$3" -q --csv 2>/dev/null |
         awk -F, -v t="$3" 'toupper($1) ~ "\"" toupper(t) { gsub(/"/, "", $2); print int($2); exit }'
 }
 
-echo "== throughput: $requests requests, c=50, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)${wrapper:+, server under: $wrapper}"
+echo "== throughput: $requests requests, c=50${random[1]:+, keys from ${random[1]} names}, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)${wrapper:+, server under: $wrapper}"
 throughput_table "$ours" "$ref" "$tests" 8 || exit 1
 
 [ "$memory" = 1 ] || exit 0
