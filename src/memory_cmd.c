@@ -33,16 +33,12 @@
  *   blobs (listpack, intset, strings) are always measured exactly.
  * - startup.allocated is noted by memoryInit(), which runs after the other
  *   modules' init and before the data is loaded.
- * - jemalloc is reached directly (stats, purge) under USE_JEMALLOC; with any
- *   other allocator MALLOC-STATS says so and PURGE does nothing, and the
+ * - The allocator is reached through zmalloc (figures, stats text, purge);
+ *   without jemalloc MALLOC-STATS says so and PURGE does nothing, and the
  *   allocator.* figures fall back to used memory and RSS (as Redis does),
  *   so the ratios stay meaningful.
  */
 #include "server.h"
-
-#if defined(USE_JEMALLOC)
-#include <jemalloc/jemalloc.h>
-#endif
 
 #define MEMORY_USAGE_DEFAULT_SAMPLES 5
 #define MEMORY_DOCTOR_MIN_BYTES (5 * 1024 * 1024) /* below this the doctor has nothing to say */
@@ -170,18 +166,7 @@ static void clientOverheads(memoryReport *r) {
 /* allocated <= active <= resident as the allocator sees them; when it can't
  * tell, used memory and RSS stand in, as Redis does. */
 static void allocatorFigures(memoryReport *r) {
-    r->allocated = r->active = r->resident = 0;
-#if defined(USE_JEMALLOC)
-    uint64_t epoch = 1;
-    size_t len = sizeof epoch;
-    je_mallctl("epoch", &epoch, &len, &epoch, len); /* refresh the statistics */
-    len = sizeof(size_t);
-    if (je_mallctl("stats.allocated", &r->allocated, &len, NULL, 0) != 0) r->allocated = 0;
-    len = sizeof(size_t);
-    if (je_mallctl("stats.active", &r->active, &len, NULL, 0) != 0) r->active = 0;
-    len = sizeof(size_t);
-    if (je_mallctl("stats.resident", &r->resident, &len, NULL, 0) != 0) r->resident = 0;
-#endif
+    zmalloc_get_allocator_info(&r->allocated, &r->active, &r->resident);
     r->rss = zmalloc_get_rss();
     if (r->resident == 0) r->resident = r->rss;
     if (r->active == 0) r->active = r->resident;
@@ -340,33 +325,26 @@ void memoryDoctorCommand(client *c) {
 
 /* ---- MEMORY MALLOC-STATS, PURGE, HELP ------------------------------------------------------------ */
 
-#if defined(USE_JEMALLOC)
 static void appendStatsText(void *ud, const char *text) {
     sds *s = ud;
     *s = sdscat(*s, text);
 }
-#endif
 
 void memoryMallocStatsCommand(client *c) {
-#if defined(USE_JEMALLOC)
     sds text = sdsempty();
-    je_malloc_stats_print(appendStatsText, &text, NULL);
-    addReplyVerbatim(c, text, sdslen(text), "txt");
+    if (zmalloc_stats_print(appendStatsText, &text) == 0)
+        addReplyVerbatim(c, text, sdslen(text), "txt");
+    else
+        addReplyBulkCString(c, "Stats not supported for the current allocator");
     sdsfree(text);
-#else
-    addReplyBulkCString(c, "Stats not supported for the current allocator");
-#endif
 }
 
+/* Without jemalloc there is nothing to purge: OK, as Redis answers. */
 void memoryPurgeCommand(client *c) {
-#if defined(USE_JEMALLOC)
-    char name[32];
-    snprintf(name, sizeof name, "arena.%d.purge", MALLCTL_ARENAS_ALL);
-    if (je_mallctl(name, NULL, NULL, NULL, 0) != 0) {
+    if (zmalloc_purge() != 0 && strncmp(zmalloc_allocator_name(), "jemalloc", 8) == 0) {
         addReplyError(c, "Error purging dirty pages");
         return;
     }
-#endif
     addReply(c, shared.ok);
 }
 

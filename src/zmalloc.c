@@ -203,6 +203,49 @@ size_t zmalloc_get_rss(void) {
     return page > 0 ? (size_t)(rss_pages * (unsigned long long)page) : 0;
 }
 
+/* ---- the allocator's own figures ------------------------------------------------ */
+
+#if defined(USE_JEMALLOC)
+static size_t jemallocStat(const char *name) {
+    size_t value, len = sizeof value;
+    return je_mallctl(name, &value, &len, NULL, 0) == 0 ? value : 0;
+}
+
+int zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident) {
+    uint64_t epoch = 1;
+    size_t len = sizeof epoch;
+    je_mallctl("epoch", &epoch, &len, &epoch, len); /* refreshes the statistics */
+    *allocated = jemallocStat("stats.allocated");
+    *active = jemallocStat("stats.active");
+    *resident = jemallocStat("stats.resident");
+    return 0;
+}
+
+int zmalloc_stats_print(void (*write)(void *opaque, const char *text), void *opaque) {
+    je_malloc_stats_print(write, opaque, NULL);
+    return 0;
+}
+
+int zmalloc_purge(void) {
+    char name[32];
+    snprintf(name, sizeof name, "arena.%d.purge", MALLCTL_ARENAS_ALL);
+    return je_mallctl(name, NULL, NULL, NULL, 0) == 0 ? 0 : -1;
+}
+#else
+int zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident) {
+    *allocated = *active = *resident = 0;
+    return -1;
+}
+
+int zmalloc_stats_print(void (*write)(void *opaque, const char *text), void *opaque) {
+    (void)write;
+    (void)opaque;
+    return -1;
+}
+
+int zmalloc_purge(void) { return -1; }
+#endif
+
 #if defined(USE_JEMALLOC)
 /* jemalloc initialises itself from a constructor, before main(), and on a
  * kernel whose page size it cannot handle it prints its own "Unsupported

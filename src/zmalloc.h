@@ -37,6 +37,15 @@ size_t zmalloc_used_memory(void);       /* bytes currently allocated */
 size_t zmalloc_get_rss(void);           /* resident set size, 0 if unknown */
 const char *zmalloc_allocator_name(void); /* e.g. "jemalloc-5.3.0" or "libc" */
 
+/* What the allocator itself reports, for MEMORY STATS/MALLOC-STATS/PURGE.
+ * Each returns -1 when the allocator has no such facility (libc):
+ * - allocated <= active <= resident bytes, as the allocator counts them;
+ * - its statistics as text, handed to write() in pieces;
+ * - purge: returns unused dirty pages to the system. */
+int zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident);
+int zmalloc_stats_print(void (*write)(void *opaque, const char *text), void *opaque);
+int zmalloc_purge(void);
+
 /* Called with the requested size when an allocation fails; the default logs
  * "Out Of Memory allocating N bytes!" to stderr and aborts. */
 void zmalloc_set_oom_handler(void (*handler)(size_t size));

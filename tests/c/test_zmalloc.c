@@ -149,6 +149,32 @@ static void test_rss_and_page_check(void) {
     CHECK(zmalloc_check_page_size(err, sizeof err) == 0); /* the host can run us */
 }
 
+static void countText(void *opaque, const char *text) { *(size_t *)opaque += strlen(text); }
+
+/* jemalloc answers all three with its own figures; libc has none of them. */
+static void test_allocator_figures_stats_and_purge(void) {
+    int is_jemalloc = strncmp(zmalloc_allocator_name(), "jemalloc-", 9) == 0;
+    void *held = zmalloc(100000);
+    size_t allocated = 1, active = 1, resident = 1, text = 0;
+    int rc = zmalloc_get_allocator_info(&allocated, &active, &resident);
+    if (is_jemalloc) {
+        CHECK(rc == 0);
+        CHECK(allocated >= 100000);
+        CHECK(active >= allocated);
+        CHECK(resident >= active);
+        CHECK(zmalloc_stats_print(countText, &text) == 0);
+        CHECK(text > 1000);
+        CHECK(zmalloc_purge() == 0);
+    } else {
+        CHECK(rc == -1);
+        CHECK(allocated == 0 && active == 0 && resident == 0);
+        CHECK(zmalloc_stats_print(countText, &text) == -1);
+        CHECK(text == 0);
+        CHECK(zmalloc_purge() == -1);
+    }
+    zfree(held);
+}
+
 TEST_MAIN(
     RUN(test_alignment_all_sizes);
     RUN(test_accounting_returns_to_start);
@@ -160,4 +186,5 @@ TEST_MAIN(
     RUN(test_oom_handler_called);
     RUN(test_strdup_and_name);
     RUN(test_rss_and_page_check);
+    RUN(test_allocator_figures_stats_and_purge);
 )
