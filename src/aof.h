@@ -55,6 +55,7 @@ sds aofManifestNewIncrName(aofManifest *am, const char *prefix);
 sds aofPathJoin(const char *dir, const char *name);
 ssize_t aofWriteFully(int fd, const void *buf, size_t len, long long *calls);
 int aofFsyncDir(const char *dirname);
+int aofIncrementalFsync(int fd, size_t *since_fsync, size_t written, int enabled); /* aof_rewrite.c */
 
 /* ---- the writer (aof.c) ------------------------------------------------------------ */
 void aofInit(void);                   /* at start-up: open or create, and replay */

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 
 #define REWRITE_BATCH 64
-#define REWRITE_FSYNC_BYTES (4 * 1024 * 1024)
+#define INCREMENTAL_FSYNC_BYTES (4 * 1024 * 1024)
 #define REWRITE_RETRY_MS 5000
 
 static struct {
@@ -52,6 +52,18 @@ static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-b
 
 /* ---- the child: writing the dataset ---------------------------------------------------------- */
 
+/* Incremental fsync, for this writer and rdb.c's snapshot writer alike
+ * (aof-rewrite-incremental-fsync, rdb-save-incremental-fsync): counts
+ * `written` more bytes on fd and, when `enabled`, fsyncs once 4 MB have
+ * piled up, so the disk gets steady small flushes instead of one huge one
+ * at the end. Returns -1 when that fsync failed, else 0. */
+int aofIncrementalFsync(int fd, size_t *since_fsync, size_t written, int enabled) {
+    *since_fsync += written;
+    if (!enabled || *since_fsync < INCREMENTAL_FSYNC_BYTES) return 0;
+    *since_fsync = 0;
+    return aofsys.fsync(fd) == -1 ? -1 : 0;
+}
+
 typedef struct rewriteWriter {
     int fd;
     sds buf;
@@ -63,12 +75,9 @@ static void writerFlush(rewriteWriter *w) {
     size_t len = sdslen(w->buf);
     if (!w->failed && len && (aofChildWriteFault() || aofWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len))
         w->failed = 1;
-    w->since_fsync += len;
     sdsclear(w->buf);
-    if (!w->failed && server.aof_rewrite_incremental_fsync && w->since_fsync >= REWRITE_FSYNC_BYTES) {
-        if (aofsys.fsync(w->fd) == -1) w->failed = 1;
-        w->since_fsync = 0;
-    }
+    if (!w->failed && aofIncrementalFsync(w->fd, &w->since_fsync, len, server.aof_rewrite_incremental_fsync) == -1)
+        w->failed = 1;
 }
 
 static void writerMaybeFlush(rewriteWriter *w) {
@@ -275,6 +284,7 @@ int aofRewriteStart(void) {
         serverLog(LL_WARNING, "Slow fork: %lld ms to start the AOF rewrite child (a large dataset, or little free "
                               "memory)", rw.latest_fork_usec / 1000);
     rw.child = pid;
+    updateDictResizePolicy();
     rw.cow_pipe = fds[0];
     rw.start_ms = mstime();
     rw.scheduled = 0;

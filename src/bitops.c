@@ -47,18 +47,22 @@ static const unsigned char *stringBytes(robj *o, size_t *len, char *buf) {
 }
 
 /* The key's string, made writable and at least `bytes` long (zero-padded);
- * created if missing. */
-static robj *lookupStringForWrite(client *c, robj *key, uint64_t bytes, int *created) {
+ * created if missing. *grown is set when the key was created or padded: the
+ * write then counts as a change even if the bits it sets were already zero. */
+static robj *lookupStringForWrite(client *c, robj *key, uint64_t bytes, int *grown) {
     robj *o = lookupKeyWrite(c->db, key);
-    *created = 0;
+    *grown = 0;
     if (o == NULL) {
         o = dbAdd(c->db, key, createObject(OBJ_STRING, sdsnewlen(NULL, (size_t)bytes)));
-        *created = 1;
+        *grown = 1;
         return o;
     }
     if (checkType(c, o, OBJ_STRING)) return NULL;
     o = dbUnshareStringValue(c->db, key, o);
-    if (sdslen(o->ptr) < bytes) o->ptr = sdsgrowzero(o->ptr, (size_t)bytes);
+    if (sdslen(o->ptr) < bytes) {
+        o->ptr = sdsgrowzero(o->ptr, (size_t)bytes);
+        *grown = 1;
+    }
     return o;
 }
 
@@ -72,15 +76,18 @@ void setbitCommand(client *c) {
         addReplyError(c, "bit is not an integer or out of range");
         return;
     }
-    int created;
-    robj *o = lookupStringForWrite(c, c->argv[1], (offset >> 3) + 1, &created);
+    int grown;
+    robj *o = lookupStringForWrite(c, c->argv[1], (offset >> 3) + 1, &grown);
     if (o == NULL) return;
     unsigned char *p = o->ptr;
     int old = (int)bitfieldGetUnsigned(p, offset, 1);
-    bitfieldSet(p, offset, 1, (uint64_t)on);
-    signalModifiedKey(c, c->db, c->argv[1]);
-    notifyKeyspaceEvent(NOTIFY_STRING, "setbit", c->argv[1], c->db->id);
-    server.dirty++;
+    /* as in Redis, setting a bit to the value it has is not a write */
+    if (grown || old != on) {
+        bitfieldSet(p, offset, 1, (uint64_t)on);
+        signalModifiedKey(c, c->db, c->argv[1]);
+        notifyKeyspaceEvent(NOTIFY_STRING, "setbit", c->argv[1], c->db->id);
+        server.dirty++;
+    }
     addReply(c, old ? shared.cone : shared.czero);
 }
 
@@ -143,8 +150,16 @@ void bitcountCommand(client *c) {
     }
     if (c->argc >= 4) {
         if (getLongLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK ||
-            getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK || parseRangeUnit(c, 4, &isbit) != C_OK)
+            getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK)
             return;
+        /* Both negative and out of order: empty before clamping (which
+         * would turn e.g. -6 -7 on 6 bytes into 0 0). Redis answers this
+         * before looking at the unit argument. */
+        if (start < 0 && end < 0 && start > end) {
+            addReply(c, shared.czero);
+            return;
+        }
+        if (parseRangeUnit(c, 4, &isbit) != C_OK) return;
     }
     char buf[LONG_STR_SIZE];
     size_t len;
@@ -390,19 +405,21 @@ static void replyFieldValue(client *c, const bitfieldOp *op, uint64_t value) {
     }
 }
 
-/* Runs one SET or INCRBY on p; returns 1 if the field changed. */
+/* Runs one SET or INCRBY on p; returns -1 if it was refused (overflow FAIL),
+ * else whether the field's value changed. */
 static int runBitfieldWrite(client *c, unsigned char *p, const bitfieldOp *op) {
     uint64_t stored;
-    int fits;
+    int fits, changed;
     if (op->sign) {
         int64_t old = bitfieldGetSigned(p, op->offset, op->bits), result;
         fits = op->opcode == BFOP_INCRBY ? fitSigned(old, op->value, op->bits, op->overflow, &result)
                                          : fitSigned(op->value, 0, op->bits, op->overflow, &result);
         if (!fits) {
             addReplyNull(c);
-            return 0;
+            return -1;
         }
         stored = (uint64_t)result;
+        changed = result != old;
         if (op->opcode == BFOP_INCRBY) addReplyLongLong(c, result);
         else addReplyLongLong(c, old);
     } else {
@@ -411,12 +428,13 @@ static int runBitfieldWrite(client *c, unsigned char *p, const bitfieldOp *op) {
                                          : fitUnsigned((uint64_t)op->value, 0, op->bits, op->overflow, &stored);
         if (!fits) {
             addReplyNull(c);
-            return 0;
+            return -1;
         }
+        changed = stored != old;
         addReplyLongLong(c, (long long)(op->opcode == BFOP_INCRBY ? stored : old));
     }
     bitfieldSet(p, op->offset, op->bits, stored);
-    return 1;
+    return changed;
 }
 
 static void bitfieldGeneric(client *c, int readonly) {
@@ -430,9 +448,9 @@ static void bitfieldGeneric(client *c, int readonly) {
             if (need > write_bytes) write_bytes = need;
         }
     robj *o;
-    int created = 0;
+    int grown = 0;
     if (write_bytes) {
-        o = lookupStringForWrite(c, c->argv[1], write_bytes, &created);
+        o = lookupStringForWrite(c, c->argv[1], write_bytes, &grown);
         if (o == NULL) goto done;
     } else {
         o = lookupKeyRead(c->db, c->argv[1]);
@@ -446,7 +464,9 @@ static void bitfieldGeneric(client *c, int readonly) {
     for (int j = 0; j < count; j++) {
         const bitfieldOp *op = &ops[j];
         if (op->opcode != BFOP_GET) {
-            changes += runBitfieldWrite(c, o->ptr, op);
+            /* a write counts when it changed the field or the string grew */
+            int changed = runBitfieldWrite(c, o->ptr, op);
+            if (changed > 0 || (changed == 0 && grown)) changes++;
             rp = o->ptr; /* writes happen on the (grown) sds */
             len = sdslen(o->ptr);
             continue;
@@ -458,7 +478,7 @@ static void bitfieldGeneric(client *c, int readonly) {
             if (rp && first_byte + b < len) field[b] = rp[first_byte + b];
         replyFieldValue(c, op, bitfieldGetUnsigned(field, op->offset & 7, op->bits));
     }
-    if (changes || created) {
+    if (changes) {
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_STRING, "setbit", c->argv[1], c->db->id);
         server.dirty += changes;

@@ -6,13 +6,14 @@
  *
  * CLIENT PAUSE. processCommand() asks postponeCommandIfPaused() right
  * before running a command; while a pause is in effect the command (all
- * commands with ALL, those that may write with WRITE) is kept in the
- * client's argv, the client is flagged CLIENT_BLOCKED so networking.c stops
- * parsing its input, and its id is remembered. The pause ends at its
- * deadline (a timer of ours) or on CLIENT UNPAUSE; then, from a timer (so
- * never nested inside another command), each remembered client still
- * connected runs its command and the rest of its pipeline, in the order
- * they were paused. Ids rather than pointers are remembered, so a
+ * commands with ALL, those that may write with WRITE, EXEC included when a
+ * queued command may write) is kept in the client's argv, the client is
+ * flagged CLIENT_BLOCKED so networking.c stops parsing its input, and its
+ * id is remembered; expiry and eviction stop meanwhile (expire.c, evict.c).
+ * The pause ends at its deadline (a timer of ours) or on CLIENT UNPAUSE;
+ * then, from a timer (so never nested inside another command), each
+ * remembered client still connected runs its command and the rest of its
+ * pipeline, in the order they were paused. Ids rather than pointers are remembered, so a
  * client that disconnects while paused needs no cleanup here. A second
  * PAUSE extends the deadline and can only make the pause stricter (WRITE ->
  * ALL), never looser, until it ends.
@@ -245,11 +246,16 @@ static struct {
 
 int clientsArePaused(void) { return pause_state.type != PAUSE_NONE; }
 
-static int commandMayWrite(redisCommand *cmd) { return cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE); }
+/* EXEC may write when one of the commands it will run may. */
+static int commandMayWrite(client *c) {
+    uint64_t flags = c->cmd->flags;
+    if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
+    return flags & (CMD_WRITE | CMD_MAY_REPLICATE);
+}
 
 int postponeCommandIfPaused(client *c) {
     if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & CLIENT_FAKE) return 0;
-    if (pause_state.type == PAUSE_WRITE && !commandMayWrite(c->cmd)) return 0;
+    if (pause_state.type == PAUSE_WRITE && !commandMayWrite(c)) return 0;
     if (pause_state.waiting == NULL) {
         pause_state.waiting = listCreate();
         listSetFreeMethod(pause_state.waiting, zfree);

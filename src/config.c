@@ -145,6 +145,10 @@ static const configEnumItem protected_action_enum[] = {
     {"no", PROTECTED_ACTION_ALLOWED_NO}, {"yes", PROTECTED_ACTION_ALLOWED_YES},
     {"local", PROTECTED_ACTION_ALLOWED_LOCAL}, {NULL, 0}};
 
+static const configEnumItem oom_score_adj_enum[] = {
+    {"no", OOM_SCORE_ADJ_NO}, {"yes", OOM_SCORE_RELATIVE}, {"relative", OOM_SCORE_RELATIVE},
+    {"absolute", OOM_SCORE_ADJ_ABSOLUTE}, {NULL, 0}};
+
 static const configEnumItem appendfsync_enum[] = {
     {"everysec", AOF_FSYNC_EVERYSEC}, {"always", AOF_FSYNC_ALWAYS}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
 
@@ -163,12 +167,17 @@ static int setNotifyKeyspaceEvents(sds *argv, int argc, int accumulate, sds *err
 static sds getNotifyKeyspaceEvents(sds out);
 static int setDir(sds *argv, int argc, int accumulate, sds *err);
 static sds getDir(sds out);
+static int setOomScoreAdjValues(sds *argv, int argc, int accumulate, sds *err);
+static sds getOomScoreAdjValues(sds out);
+static int rewriteOomScoreAdjValues(const char *name, sds **lines);
 
 static const configSpecial bind_special = {setBind, getBind, rewriteBind};
 static const configSpecial save_special = {setSave, getSave, rewriteSave};
 static const configSpecial obuf_special = {setOutputBufferLimits, getOutputBufferLimits, rewriteOutputBufferLimits};
 static const configSpecial notify_special = {setNotifyKeyspaceEvents, getNotifyKeyspaceEvents, NULL};
 static const configSpecial dir_special = {setDir, getDir, NULL};
+static const configSpecial oom_values_special = {setOomScoreAdjValues, getOomScoreAdjValues,
+                                                 rewriteOomScoreAdjValues};
 
 static int validateAofFilename(const char *value, sds *err);
 static int validateDbfilename(const char *value, sds *err);
@@ -179,6 +188,7 @@ static int applyMaxclients(sds *err);
 static int applyMaxmemory(sds *err);
 static int applyLogfile(sds *err);
 static int applyLocaleCollate(sds *err);
+static int applyOomScoreAdj(sds *err);
 
 #define MB (1024LL * 1024)
 
@@ -219,6 +229,12 @@ static const configEntry configTable[] = {
     INT_CONFIG("databases", NULL, CF_IMMUTABLE, dbnum, 1, INT_MAX, "16", NULL),
     INT_CONFIG("hz", NULL, 0, config_hz, 0, INT_MAX, "10", applyHz),
     BOOL_CONFIG("dynamic-hz", NULL, 0, dynamic_hz, "yes", NULL),
+    BOOL_CONFIG("activerehashing", NULL, 0, active_rehashing, "yes", NULL),
+
+    /* OS tuning (thp.c, oom.c) */
+    BOOL_CONFIG("disable-thp", NULL, CF_IMMUTABLE, disable_thp, "yes", NULL),
+    ENUM_CONFIG("oom-score-adj", NULL, 0, oom_score_adj, oom_score_adj_enum, "no", applyOomScoreAdj),
+    SPECIAL_CONFIG("oom-score-adj-values", NULL, CF_MULTI_ARG, oom_values_special, "0 200 800", applyOomScoreAdj),
 
     /* memory and eviction */
     ULL_CONFIG("maxmemory", NULL, CF_MEMORY, maxmemory, 0, ULLONG_MAX, "0", applyMaxmemory),
@@ -252,6 +268,7 @@ static const configEntry configTable[] = {
     STRING_CONFIG("dbfilename", NULL, 0, rdb_filename, "dump.rdb", validateDbfilename, NULL),
     BOOL_CONFIG("rdbcompression", NULL, 0, rdb_compression, "yes", NULL),
     BOOL_CONFIG("rdbchecksum", NULL, CF_IMMUTABLE, rdb_checksum, "yes", NULL),
+    BOOL_CONFIG("rdb-save-incremental-fsync", NULL, 0, rdb_save_incremental_fsync, "yes", NULL),
     BOOL_CONFIG("stop-writes-on-bgsave-error", NULL, 0, stop_writes_on_bgsave_err, "yes", NULL),
     BOOL_CONFIG("appendonly", NULL, CF_DENY_LOADING, aof_enabled, "no", applyAppendonly),
     STRING_CONFIG("appendfilename", NULL, CF_IMMUTABLE, aof_filename, "appendonly.aof", validateAofFilename, NULL),
@@ -779,6 +796,39 @@ static sds getDir(sds out) {
     return sdscat(out, server.dir ? server.dir : "");
 }
 
+/* ---- special: oom-score-adj-values (three scores: main, replica, bgchild) ------------------ */
+
+static int setOomScoreAdjValues(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    int values[OOM_CLASS_COUNT];
+    if (argc != OOM_CLASS_COUNT) {
+        *err = sdsnew("wrong number of arguments");
+        return C_ERR;
+    }
+    for (int j = 0; j < OOM_CLASS_COUNT; j++) {
+        long long v;
+        if (!parseLenientLongLong(argv[j], &v) || v < -2000 || v > 2000) {
+            *err = sdsnew("Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+            return C_ERR;
+        }
+        values[j] = (int)v;
+    }
+    memcpy(server.oom_score_adj_values, values, sizeof values);
+    return C_OK;
+}
+
+static sds getOomScoreAdjValues(sds out) {
+    for (int j = 0; j < OOM_CLASS_COUNT; j++)
+        out = sdscatprintf(out, j ? " %d" : "%d", server.oom_score_adj_values[j]);
+    return out;
+}
+
+static int rewriteOomScoreAdjValues(const char *name, sds **lines) {
+    *lines = zmalloc(sizeof(sds));
+    (*lines)[0] = getOomScoreAdjValues(sdscatprintf(sdsempty(), "%s ", name));
+    return 1;
+}
+
 /* ---- validators -------------------------------------------------------------------------- */
 
 static int isBaseName(const char *s) { return strchr(s, '/') == NULL && strchr(s, '\\') == NULL; }
@@ -819,6 +869,15 @@ static int applyHz(sds *err) {
     if (server.config_hz > CONFIG_MAX_HZ) server.config_hz = CONFIG_MAX_HZ;
     server.hz = server.config_hz;
     return C_OK;
+}
+
+/* oom-score-adj and its values: the main process follows at once (at
+ * start-up server.c applies them once the server is set up). */
+static int applyOomScoreAdj(sds *err) {
+    if (server.el == NULL) return C_OK;
+    if (oomScoreApply(OOM_CLASS_MAIN) == C_OK) return C_OK;
+    *err = sdsnew("Failed to set current oom_score_adj. Check server logs.");
+    return C_ERR;
 }
 
 /* Raises the open-files limit if it can; returns the limit in force. */

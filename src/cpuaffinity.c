@@ -37,6 +37,8 @@
  *   behaviour, and test timings that don't depend on it); the shipped
  *   redis.conf, tuned for a small board, sets 10 (the child still gets
  *   about a tenth of a core the server keeps busy).
+ * - The same child hook also sets the child's OOM score (oom.c,
+ *   oom-score-adj-values), so both fork paths get it from one call.
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1 /* CPU_SET and friends */
@@ -200,6 +202,7 @@ void cpuAffinityBioThread(const char *name) {
 void cpuAffinityChild(const char *list, const char *who) {
     applyCpuList(list, who);
     lowerChildPriority(who);
+    oomScoreApply(OOM_CLASS_BGCHILD); /* oom.c: the child's oom-score-adj-values entry */
 }
 
 #else /* !HAVE_CPU_AFFINITY */
@@ -215,6 +218,7 @@ void cpuAffinityBioThread(const char *name) { (void)name; }
 void cpuAffinityChild(const char *list, const char *who) {
     (void)list;
     lowerChildPriority(who);
+    oomScoreApply(OOM_CLASS_BGCHILD);
 }
 
 #endif

@@ -86,8 +86,9 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (val && kvobjHasExpire(val) && !(flags & LOOKUP_NOEXPIRE) && expireIfNeeded(db, key, flags))
         val = NULL;
     if (val) {
-        if (!(flags & LOOKUP_NOTOUCH) && !(server.current_client && server.current_client->flags & CLIENT_NO_TOUCH))
-            updateAccessTime(val);
+        if (!(flags & LOOKUP_NOTOUCH) && !hasActiveChildProcess() &&
+            !(server.current_client && server.current_client->flags & CLIENT_NO_TOUCH))
+            updateAccessTime(val); /* not while a fork child shares the pages (server.c) */
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_hits++;
     } else {
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_misses++;

@@ -52,6 +52,7 @@
  */
 #define _GNU_SOURCE
 #include "server.h"
+#include "quicklist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -583,6 +584,15 @@ static size_t rdbStringLength(robj *o) {
     return prefix + len;
 }
 
+/* The extra fields DEBUG OBJECT gives for a quicklist, as Redis does. */
+static sds catQuicklistShape(sds s, const quicklist *ql) {
+    unsigned long raw = 0;
+    for (const quicklistNode *node = ql->head; node; node = node->next) raw += node->sz;
+    return sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%lu",
+                        ql->len, ql->len ? (double)ql->count / (double)ql->len : 0.0, ql->fill,
+                        ql->compress != 0, raw);
+}
+
 static void debugObject(client *c) {
     robj *val = debugLookup(c, c->argv[2]);
     if (val == NULL) {
@@ -593,6 +603,7 @@ static void debugObject(client *c) {
     sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%d lru_seconds_idle:%llu",
                          (void *)val, val->refcount, strEncoding(val->encoding), serialized, (int)val->lru,
                          estimateObjectIdleTime(val) / 1000);
+    if (val->encoding == OBJ_ENCODING_QUICKLIST) s = catQuicklistShape(s, val->ptr);
     addReplyStatusLength(c, s, sdslen(s));
     sdsfree(s);
 }
@@ -651,6 +662,26 @@ static void debugHtStats(client *c) {
     sdsfree(s);
 }
 
+/* DEBUG HTSTATS-KEY <key>: the same statistics for the hash table of a
+ * value (a hashtable-encoded set or hash, a skiplist sorted set's dict). */
+static void debugHtStatsKey(client *c) {
+    robj *o = debugLookup(c, c->argv[2]);
+    if (o == NULL) {
+        addReplyErrorObject(c, shared.nokeyerr);
+        return;
+    }
+    dict *ht = NULL;
+    if (o->encoding == OBJ_ENCODING_HT && (o->type == OBJ_SET || o->type == OBJ_HASH)) ht = o->ptr;
+    else if (o->type == OBJ_ZSET) ht = zsetDictOf(o);
+    if (ht == NULL) {
+        addReplyError(c, "The value stored at the specified key is not represented using an hash table");
+        return;
+    }
+    char buf[4096];
+    dictGetStats(buf, sizeof buf, ht);
+    addReplyVerbatim(c, buf, strlen(buf), "txt");
+}
+
 /* DEBUG PROTOCOL <type>: one reply of each RESP type, for client tests. */
 static void debugProtocol(client *c) {
     const char *name = c->argv[2]->ptr;
@@ -673,9 +704,12 @@ static void debugProtocol(client *c) {
             addReplyError(c, "RESP2 is not supported by this command");
             return;
         }
+        uint64_t was = c->flags & CLIENT_PUSHING; /* a push passes CLIENT REPLY OFF */
+        c->flags |= CLIENT_PUSHING;
         addReplyPushLen(c, 2);
         addReplyBulkCString(c, "server-cpu-usage");
         addReplyLongLong(c, 42);
+        if (!was) c->flags &= ~(uint64_t)CLIENT_PUSHING;
         addReplyBulkCString(c, "Some real reply following the push reply");
     } else if (!strcasecmp(name, "map")) {
         addReplyMapLen(c, 3);
@@ -817,6 +851,8 @@ static void debugHelp(client *c) {
         "    Write <message> to the server log.",
         "HTSTATS <dbid>",
         "    Return hash table statistics of the specified Redis database.",
+        "HTSTATS-KEY <key>",
+        "    Like HTSTATS but for the hash table stored at <key>'s value.",
         "LOADAOF",
         "    Flush the AOF buffers on disk and reload the AOF in memory.",
         "OBJECT <key>",
@@ -916,6 +952,7 @@ static const struct {
     {"error", 3, 3, debugError},
     {"populate", 3, 5, debugPopulate},
     {"htstats", 3, 3, debugHtStats},
+    {"htstats-key", 3, 3, debugHtStatsKey},
     {"protocol", 3, 3, debugProtocol},
     {"reload", 2, -1, debugReload},
     {"loadaof", 2, 2, debugLoadAof},

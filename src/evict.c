@@ -192,6 +192,7 @@ static void evictKey(int dbid, sds key) {
  * impossible (noeviction, or nothing left that the policy may evict). */
 int performEvictions(void) {
     if (!server.maxmemory || memoryCountedForEviction() <= server.maxmemory) return C_OK;
+    if (clientsArePaused()) return C_OK; /* as in Redis: no eviction while paused, commands go on */
     if (server.maxmemory_policy == MAXMEMORY_NO_EVICTION) return C_ERR;
     int random_policy = server.maxmemory_policy == MAXMEMORY_ALLKEYS_RANDOM ||
                         server.maxmemory_policy == MAXMEMORY_VOLATILE_RANDOM;

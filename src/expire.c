@@ -15,6 +15,9 @@
  *    cursor persists, so a large keyspace is covered across calls without
  *    ever stalling the loop.
  *
+ * Neither runs during CLIENT PAUSE: the dataset stays as it is, and a key
+ * that expires meanwhile only looks gone until the pause ends.
+ *
  * Relative times are turned into absolute ones here, and overflow is
  * checked before adding "now" or multiplying seconds by 1000 -- user input is
  * 64-bit everywhere, so a 32-bit build behaves like a 64-bit one.
@@ -82,10 +85,13 @@ void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
 }
 
-/* Deletes the key if it has expired; returns 1 if the key is (now) gone. */
+/* Deletes the key if it has expired; returns 1 if the key is (now) gone.
+ * During CLIENT PAUSE the dataset stays as it is, as in Redis: the key
+ * only looks gone, and is deleted by the first access after the pause. */
 int expireIfNeeded(redisDb *db, robj *key, int flags) {
     if (!keyIsExpired(db, key)) return 0;
     if (flags & LOOKUP_NOEXPIRE) return 1;
+    if (clientsArePaused()) return 1;
     deleteExpiredKeyAndPropagate(db, key);
     return 1;
 }
@@ -127,6 +133,7 @@ void activeExpireCycle(int type) {
     int stale_ok = ACTIVE_EXPIRE_ACCEPTABLE_STALE - effort;
     long long start = ustime();
 
+    if (clientsArePaused()) return; /* the dataset stays still during a pause */
     if (type == ACTIVE_EXPIRE_CYCLE_FAST) {
         if (expired_stale_perc_tracker < stale_ok) return; /* little to gain */
         if (start < last_fast_cycle + fast_duration * 2) return;
@@ -149,9 +156,14 @@ void activeExpireCycle(int type) {
             total_sampled += sampled;
             total_expired += expired;
             repeat = sampled > 0 && expired * 100 / sampled > stale_ok;
-            if (ustime() - start > timelimit) { j = dbs; break; }
+            if (ustime() - start > timelimit) {
+                server.stat_expired_time_cap_reached_count++;
+                j = dbs;
+                break;
+            }
         } while (repeat);
     }
+    server.stat_expire_cycle_time_used += ustime() - start;
     int perc = total_sampled ? (int)(total_expired * 100 / total_sampled) : 0;
     expired_stale_perc_tracker = (expired_stale_perc_tracker * 95 + perc * 5) / 100;
     server.stat_expired_stale_perc = expired_stale_perc_tracker;

@@ -29,6 +29,10 @@
 #include <sys/time.h>
 #include <sys/utsname.h>
 
+#if defined(__linux__) && !defined(RUSAGE_THREAD)
+#define RUSAGE_THREAD 1 /* Linux's value; glibc names it only under _GNU_SOURCE */
+#endif
+
 /* ---- instantaneous metrics ------------------------------------------------------------- */
 
 #define STATS_METRIC_SAMPLES 16
@@ -219,14 +223,35 @@ static sds infoMemory(sds info) {
     info = catHumanField(info, "used_memory_peak", peak);
     info = sdscatprintf(info, "used_memory_peak_perc:%.2f%%\r\n", peak ? (double)used * 100 / (double)peak : 0.0);
     info = catHumanField(info, "total_system_memory", totalSystemMemory());
+    info = sdscat(info, /* no Lua, no functions */
+                  "used_memory_lua:0\r\n"
+                  "used_memory_vm_eval:0\r\n"
+                  "used_memory_lua_human:0B\r\n"
+                  "used_memory_scripts_eval:0\r\n"
+                  "number_of_cached_scripts:0\r\n"
+                  "number_of_functions:0\r\n"
+                  "number_of_libraries:0\r\n"
+                  "used_memory_vm_functions:0\r\n"
+                  "used_memory_vm_total:0\r\n"
+                  "used_memory_vm_total_human:0B\r\n"
+                  "used_memory_functions:0\r\n"
+                  "used_memory_scripts:0\r\n"
+                  "used_memory_scripts_human:0B\r\n");
     info = catHumanField(info, "maxmemory", server.maxmemory);
     return sdscatprintf(info,
                         "maxmemory_policy:%s\r\n"
                         "mem_fragmentation_ratio:%.2f\r\n"
+                        "mem_fragmentation_bytes:%lld\r\n"
+                        "mem_replication_backlog:0\r\n"
+                        "mem_total_replication_buffers:0\r\n"
+                        "mem_clients_slaves:0\r\n"
+                        "mem_cluster_links:0\r\n"
                         "mem_allocator:%s\r\n"
-                        "lazyfree_pending_objects:0\r\n",
+                        "active_defrag_running:0\r\n"
+                        "lazyfree_pending_objects:0\r\n"
+                        "lazyfreed_objects:0\r\n",
                         maxmemoryPolicyName(server.maxmemory_policy), used ? (double)rss / (double)used : 0.0,
-                        zmalloc_allocator_name());
+                        (long long)rss - (long long)used, zmalloc_allocator_name());
 }
 
 static sds infoPersistence(sds info) {
@@ -240,40 +265,71 @@ static sds infoPersistence(sds info) {
     return aofLoadingInfo(info);
 }
 
+/* Fields for what this server lacks (replication, client eviction, defrag,
+ * tracking, I/O threads, reply buffer resizing) report their idle value. */
 static sds infoStats(sds info) {
-    return sdscatprintf(info,
+    info = sdscatprintf(info,
                         "total_connections_received:%lld\r\n"
                         "total_commands_processed:%lld\r\n"
                         "instantaneous_ops_per_sec:%lld\r\n"
                         "total_net_input_bytes:%lld\r\n"
                         "total_net_output_bytes:%lld\r\n"
+                        "total_net_repl_input_bytes:0\r\n"
+                        "total_net_repl_output_bytes:0\r\n"
                         "instantaneous_input_kbps:%.2f\r\n"
                         "instantaneous_output_kbps:%.2f\r\n"
+                        "instantaneous_input_repl_kbps:0.00\r\n"
+                        "instantaneous_output_repl_kbps:0.00\r\n"
                         "rejected_connections:%lld\r\n"
+                        "sync_full:0\r\n"
+                        "sync_partial_ok:0\r\n"
+                        "sync_partial_err:0\r\n"
                         "expired_keys:%lld\r\n"
                         "expired_stale_perc:%.2f\r\n"
+                        "expired_time_cap_reached_count:%lld\r\n"
+                        "expire_cycle_cpu_milliseconds:%lld\r\n"
                         "evicted_keys:%lld\r\n"
+                        "evicted_clients:0\r\n"
+                        "total_eviction_exceeded_time:0\r\n"
+                        "current_eviction_exceeded_time:0\r\n"
                         "keyspace_hits:%lld\r\n"
-                        "keyspace_misses:%lld\r\n"
-                        "pubsub_channels:%lu\r\n"
-                        "pubsub_patterns:%lu\r\n"
-                        "pubsubshard_channels:%lu\r\n"
-                        "total_forks:%lld\r\n"
-                        "latest_fork_usec:%lld\r\n"
-                        "unexpected_error_replies:%lld\r\n"
-                        "total_error_replies:%lld\r\n"
-                        "client_query_buffer_limit_disconnections:%lld\r\n"
-                        "client_output_buffer_limit_disconnections:%lld\r\n",
+                        "keyspace_misses:%lld\r\n",
                         server.stat_numconnections, server.stat_numcommands, getMetric(METRIC_COMMANDS),
                         server.stat_net_input_bytes, server.stat_net_output_bytes,
                         (double)getMetric(METRIC_NET_INPUT) / 1024, (double)getMetric(METRIC_NET_OUTPUT) / 1024,
                         server.stat_rejected_conn, server.stat_expiredkeys,
-                        (double)server.stat_expired_stale_perc, server.stat_evictedkeys,
-                        server.stat_keyspace_hits, server.stat_keyspace_misses, pubsubTotalChannels(),
-                        pubsubTotalPatterns(), pubsubTotalShardChannels(), aofTotalForks(),
-                        aofLatestForkUsec(),
-                        server.stat_unexpected_error_replies, server.stat_total_error_replies,
-                        server.stat_client_qbuf_limit_disconnections,
+                        (double)server.stat_expired_stale_perc, server.stat_expired_time_cap_reached_count,
+                        server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys,
+                        server.stat_keyspace_hits, server.stat_keyspace_misses);
+    return sdscatprintf(info,
+                        "pubsub_channels:%lu\r\n"
+                        "pubsub_patterns:%lu\r\n"
+                        "pubsubshard_channels:%lu\r\n"
+                        "latest_fork_usec:%lld\r\n"
+                        "total_forks:%lld\r\n"
+                        "migrate_cached_sockets:0\r\n"
+                        "slave_expires_tracked_keys:0\r\n"
+                        "active_defrag_hits:0\r\n"
+                        "active_defrag_misses:0\r\n"
+                        "active_defrag_key_hits:0\r\n"
+                        "active_defrag_key_misses:0\r\n"
+                        "total_active_defrag_time:0\r\n"
+                        "current_active_defrag_time:0\r\n"
+                        "tracking_total_keys:0\r\n"
+                        "tracking_total_items:0\r\n"
+                        "tracking_total_prefixes:0\r\n"
+                        "unexpected_error_replies:%lld\r\n"
+                        "total_error_replies:%lld\r\n"
+                        "dump_payload_sanitizations:0\r\n"
+                        "io_threaded_reads_processed:0\r\n"
+                        "io_threaded_writes_processed:0\r\n"
+                        "reply_buffer_shrinks:0\r\n"
+                        "reply_buffer_expands:0\r\n"
+                        "client_query_buffer_limit_disconnections:%lld\r\n"
+                        "client_output_buffer_limit_disconnections:%lld\r\n",
+                        pubsubTotalChannels(), pubsubTotalPatterns(), pubsubTotalShardChannels(),
+                        aofLatestForkUsec(), aofTotalForks(), server.stat_unexpected_error_replies,
+                        server.stat_total_error_replies, server.stat_client_qbuf_limit_disconnections,
                         server.stat_client_outbuf_limit_disconnections);
 }
 
@@ -299,13 +355,22 @@ static sds infoCpu(sds info) {
     struct rusage self, children;
     if (getrusage(RUSAGE_SELF, &self) != 0) memset(&self, 0, sizeof self);
     if (getrusage(RUSAGE_CHILDREN, &children) != 0) memset(&children, 0, sizeof children);
-    return sdscatprintf(info,
+    info = sdscatprintf(info,
                         "used_cpu_sys:%.6f\r\n"
                         "used_cpu_user:%.6f\r\n"
                         "used_cpu_sys_children:%.6f\r\n"
                         "used_cpu_user_children:%.6f\r\n",
                         timevalSeconds(self.ru_stime), timevalSeconds(self.ru_utime),
                         timevalSeconds(children.ru_stime), timevalSeconds(children.ru_utime));
+#ifdef RUSAGE_THREAD
+    struct rusage thread; /* INFO runs on the main thread */
+    if (getrusage(RUSAGE_THREAD, &thread) != 0) memset(&thread, 0, sizeof thread);
+    info = sdscatprintf(info,
+                        "used_cpu_sys_main_thread:%.6f\r\n"
+                        "used_cpu_user_main_thread:%.6f\r\n",
+                        timevalSeconds(thread.ru_stime), timevalSeconds(thread.ru_utime));
+#endif
+    return info;
 }
 
 static sds infoModules(sds info) { return info; }

@@ -387,15 +387,21 @@ void flushdbCommand(client *c) {
     if (parseFlushFlags(c, &flags) != C_OK) return;
     signalFlushedDb(c->db->id, flags & EMPTYDB_ASYNC);
     server.dirty += emptyData(c->db->id, flags, NULL);
+    forceCommandPropagation(c, 0); /* reaches the AOF even if the db was empty */
     addReply(c, shared.ok);
 }
 
+/* With save points configured, FLUSHALL also writes the (empty) snapshot at
+ * once, so rdb_changes_since_last_save restarts at 0 as in Redis 7 (not
+ * while replaying an AOF: the dataset is only half loaded). */
 void flushallCommand(client *c) {
     int flags;
     if (parseFlushFlags(c, &flags) != C_OK) return;
     signalFlushedDb(-1, flags & EMPTYDB_ASYNC);
     server.dirty += emptyData(-1, flags, NULL);
-    server.dirty++;
+    rdbKillChild(); /* a snapshot of the old data must not land after this */
+    if (server.saveparamslen > 0 && !server.loading) rdbSaveNow();
+    forceCommandPropagation(c, 0);
     addReply(c, shared.ok);
 }
 

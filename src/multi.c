@@ -34,6 +34,7 @@ typedef struct multiState {
     queuedCommand *commands;
     int count;
     int capacity;
+    uint64_t cmd_flags; /* union of the queued commands' CMD_* flags */
 } multiState;
 
 typedef struct watchedKey {
@@ -79,14 +80,29 @@ void queueMultiCommand(client *c) {
     qc->argv = zmalloc(sizeof(robj *) * (size_t)c->argc);
     memcpy(qc->argv, c->argv, sizeof(robj *) * (size_t)c->argc);
     qc->cmd = c->cmd;
+    ms->cmd_flags |= c->cmd->flags;
     c->argc = 0; /* the references moved to the queue */
     c->argv_len_sum = 0;
 }
+
+/* The union of the CMD_* flags of the commands queued so far (0 outside
+ * MULTI): whether what EXEC will run may write, needs memory ... */
+uint64_t multiQueuedFlags(client *c) { return c->mstate ? c->mstate->cmd_flags : 0; }
 
 static void discardTransaction(client *c) {
     freeMultiState(c);
     c->flags &= ~(uint64_t)(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);
     unwatchAllKeys(c);
+}
+
+/* EXEC itself was refused (out of memory, MISCONF ...): the transaction is
+ * dropped and the error says why, as Redis words it. `error` may be a full
+ * "-CODE text\r\n" protocol error. */
+void execCommandAbort(client *c, const char *error) {
+    discardTransaction(c);
+    sds why = sdstrim(sdsnew(error[0] == '-' ? error + 1 : error), "\r\n");
+    addReplyErrorSds(c, sdscatfmt(sdsnew("-EXECABORT Transaction discarded because of: "), "%S", why));
+    sdsfree(why);
 }
 
 void multiCommand(client *c) {
@@ -125,9 +141,6 @@ static int isWatching(client *c, redisDb *db, robj *key) {
     }
     return 0;
 }
-
-/* A key is there, and not logically expired. */
-static int keyIsLive(redisDb *db, robj *key) { return dbExists(db, key) && !keyIsExpired(db, key); }
 
 static void watchKey(client *c, robj *key) {
     redisDb *db = c->db;
@@ -203,24 +216,38 @@ static void touchWatchedKey(redisDb *db, robj *key) {
     }
 }
 
-/* Marks the watchers of every key of `db` that the flush or swap changes:
- * a live key in `emptied` (about to be emptied, or swapped away), or a key
- * in `replaced_with` (what the db holds after a SWAPDB; NULL for a flush). */
+/* Marks the watchers of every key of `db` that the flush or swap changes.
+ * `emptied` holds what the db held before (about to be emptied, or swapped
+ * away), `replaced_with` what it holds after a SWAPDB (NULL for a flush).
+ * Stale keys are logically absent: a stale key that goes, or stays stale,
+ * or that replaces a missing key, changes nothing (the last one is then
+ * remembered as stale so that EXEC does not see it "expire"). */
 static void touchWatchedKeysOfDb(redisDb *db, redisDb *emptied, redisDb *replaced_with) {
     if (db->watched_keys == NULL || dictSize(db->watched_keys) == 0) return;
     dictIterator *di = dictGetSafeIterator(db->watched_keys);
     dictEntry *de;
     while ((de = dictNext(di)) != NULL) {
         robj *key = dictGetKey(de);
-        int gone_live = emptied && keyIsLive(emptied, key);
-        int arrives = replaced_with && keyIsLive(replaced_with, key);
+        int was_there = dbExists(emptied, key);
+        int comes = replaced_with && dbExists(replaced_with, key);
+        if (!was_there && !comes) continue;
+        int comes_stale = comes && keyIsExpired(replaced_with, key);
         listIter li;
         listNode *ln;
         listRewind(dictGetVal(de), &li);
         while ((ln = listNext(&li)) != NULL) {
             watchedKey *wk = listNodeValue(ln);
-            if (gone_live || arrives) wk->client->flags |= CLIENT_DIRTY_CAS;
-            else if (emptied && dbExists(emptied, key)) wk->was_expired = 0; /* a stale key goes */
+            if (wk->was_expired) {
+                if (!comes) {
+                    wk->was_expired = 0; /* a stale key goes */
+                    continue;
+                }
+                if (comes_stale) continue; /* stale stays stale */
+            } else if (!was_there && comes_stale) {
+                wk->was_expired = 1; /* a missing key becomes a stale one */
+                continue;
+            }
+            wk->client->flags |= CLIENT_DIRTY_CAS;
         }
     }
     dictReleaseIterator(di);

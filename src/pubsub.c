@@ -76,13 +76,27 @@ unsigned long pubsubTotalShardChannels(void) { return dictSizeOrZero(server_shar
 
 /* ---- replies -------------------------------------------------------------------------- */
 
+/* Marks the replies that follow as a push, which CLIENT REPLY OFF/SKIP does
+ * not silence; returns what endPush() needs to restore. */
+static uint64_t beginPush(client *c) {
+    uint64_t was = c->flags & CLIENT_PUSHING;
+    c->flags |= CLIENT_PUSHING;
+    return was;
+}
+
+static void endPush(client *c, uint64_t was) {
+    if (!was) c->flags &= ~(uint64_t)CLIENT_PUSHING;
+}
+
 /* ["subscribe", name, count] as a push (RESP3) or an array (RESP2). */
 static void addReplySubscription(client *c, const char *what, robj *name, long count) {
+    uint64_t was = beginPush(c);
     addReplyPushLen(c, 3);
     addReplyBulkCString(c, what);
     if (name) addReplyBulk(c, name);
     else addReplyNull(c);
     addReplyLongLong(c, count);
+    endPush(c, was);
 }
 
 /* ---- subscribing ------------------------------------------------------------------------ */
@@ -199,7 +213,9 @@ static long deliverToSubscribers(dict *subscribers, const char *type, robj *patt
         if (c->flags & CLIENT_CLOSE_ASAP) continue;
         int v = c->resp == 2 ? 0 : 1;
         if (frames[v] == NULL) frames[v] = messageFrame(c->resp, type, pattern, channel, msg);
+        uint64_t was = beginPush(c);
         addReplyProto(c, frames[v], sdslen(frames[v]));
+        endPush(c, was);
         receivers++;
     }
     dictReleaseIterator(di);

@@ -82,12 +82,15 @@ typedef struct rdbWriter {
     sds buf;
     uint64_t crc;
     int failed;
+    int incremental_fsync; /* fsync every 4 MB (rdb-save- or aof-rewrite-incremental-fsync) */
+    size_t since_fsync;
 } rdbWriter;
 
 static void writerFlush(rdbWriter *w) {
     size_t len = sdslen(w->buf);
     w->crc = crc64(w->crc, (const unsigned char *)w->buf, len);
     if (!w->failed && len && aofWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len) w->failed = 1;
+    if (!w->failed && aofIncrementalFsync(w->fd, &w->since_fsync, len, w->incremental_fsync) == -1) w->failed = 1;
     sdsclear(w->buf);
 }
 
@@ -227,9 +230,11 @@ static void saveDb(rdbWriter *w, redisDb *db) {
 }
 
 /* The whole dataset as an RDB stream on fd (also the preamble of a
- * rewritten AOF base: aof_base 1 marks it so in its AUX fields). */
+ * rewritten AOF base: aof_base 1 marks it so in its AUX fields, and the
+ * rewrite's incremental-fsync setting applies instead of the snapshot's). */
 int rdbSaveToFd(int fd, int aof_base) {
-    rdbWriter w = {fd, sdsempty(), 0, 0};
+    rdbWriter w = {.fd = fd, .buf = sdsempty()};
+    w.incremental_fsync = aof_base ? server.aof_rewrite_incremental_fsync : server.rdb_save_incremental_fsync;
     char num[LONG_STR_SIZE];
     putBytes(&w, "REDIS0010", 9);
     putAux(&w, "redis-ver", REDIS_VERSION);
@@ -909,6 +914,7 @@ static int bgsaveStart(void) {
         return C_ERR;
     }
     bg.child = pid;
+    updateDictResizePolicy();
     bg.start_ms = mstime();
     serverLog(LL_NOTICE, "Background saving started by pid %d", (int)pid);
     return C_OK;
@@ -993,14 +999,25 @@ sds rdbWriteDeniedError(void) {
                   "Please check the Redis logs for details about the RDB error.");
 }
 
+/* Stops a running BGSAVE child and removes its unfinished file: its data is
+ * no longer what should reach the disk (FLUSHALL, SHUTDOWN). */
+void rdbKillChild(void) {
+    if (bg.child == -1) return;
+    pid_t pid = bg.child;
+    kill(pid, SIGUSR1);
+    int status;
+    while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
+    bg.child = -1;
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)pid);
+    unlink(tmp);
+    updateDictResizePolicy();
+    serverLog(LL_NOTICE, "Background saving child %d killed", (int)pid);
+}
+
 /* SHUTDOWN saves when save points exist (or SAVE was asked for). */
 int rdbSaveOnShutdown(int flags) {
-    if (bg.child != -1) {
-        kill(bg.child, SIGUSR1);
-        int status;
-        waitpid(bg.child, &status, 0);
-        bg.child = -1;
-    }
+    rdbKillChild();
     int want = (flags & SHUTDOWN_SAVE) || (!(flags & SHUTDOWN_NOSAVE) && server.saveparamslen > 0);
     if (!want) return C_OK;
     serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");

@@ -20,10 +20,11 @@
 
 /* ---- low level appends -------------------------------------------------------- */
 
+/* CLIENT REPLY OFF/SKIP silence replies but not pushes (pub/sub messages
+ * and subscription confirmations, sent with CLIENT_PUSHING set), as in Redis. */
 static int clientIgnoresReplies(client *c) {
-    return c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_CLOSE_AFTER_REPLY |
-                       CLIENT_CLOSE_ASAP) ||
-           c->conn == NULL;
+    if ((c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) && !(c->flags & CLIENT_PUSHING)) return 1;
+    return c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP) || c->conn == NULL;
 }
 
 /* Registers the client for the write pass in beforeSleep(), once. */

@@ -14,6 +14,7 @@
  * writes to a socket itself.
  */
 #include "server.h"
+#include "aof.h"
 #include "monotonic.h"
 #include "osrandom.h"
 
@@ -215,13 +216,19 @@ static int commandArityMismatch(redisCommand *cmd, int argc) {
 static void rejectCommand(client *c, robj *reply) {
     flagTransaction(c);
     if (c->cmd) c->cmd->rejected_calls++;
-    addReplyErrorObject(c, reply);
+    if (c->cmd && c->cmd->proc == execCommand) execCommandAbort(c, reply->ptr);
+    else addReplyErrorObject(c, reply);
 }
 
 static void rejectCommandSds(client *c, sds err) {
     flagTransaction(c);
     if (c->cmd) c->cmd->rejected_calls++;
-    addReplyErrorSds(c, err);
+    if (c->cmd && c->cmd->proc == execCommand) {
+        execCommandAbort(c, err);
+        sdsfree(err);
+    } else {
+        addReplyErrorSds(c, err);
+    }
 }
 
 static sds unknownCommandError(client *c) {
@@ -243,7 +250,12 @@ static sds unknownCommandError(client *c) {
     return err;
 }
 
-static int commandNeedsMemory(redisCommand *cmd) { return cmd->flags & CMD_DENYOOM; }
+/* EXEC needs memory when one of the commands it will run does. */
+static uint64_t commandFlags(client *c) {
+    uint64_t flags = c->cmd->flags;
+    if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
+    return flags;
+}
 
 int (*performEvictionsHook)(void) = NULL; /* set by evict.c: returns C_ERR if still over */
 
@@ -284,7 +296,7 @@ int processCommand(client *c) {
         rejectCommand(c, shared.noautherr);
         return C_OK;
     }
-    if (commandNeedsMemory(c->cmd) && overMemoryLimit()) {
+    if ((commandFlags(c) & CMD_DENYOOM) && overMemoryLimit()) {
         rejectCommand(c, shared.oomerr);
         return C_OK;
     }
@@ -292,13 +304,11 @@ int processCommand(client *c) {
         rejectCommand(c, shared.loadingerr);
         return C_OK;
     }
-    if ((c->cmd->flags & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & CLIENT_FAKE)) {
+    if ((commandFlags(c) & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & CLIENT_FAKE)) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();
         if (misconf) {
-            flagTransaction(c);
-            c->cmd->rejected_calls++;
-            addReplyErrorSds(c, misconf);
+            rejectCommandSds(c, misconf);
             return C_OK;
         }
     }
@@ -325,6 +335,10 @@ int processCommand(client *c) {
 }
 
 void (*slowlogHook)(client *c, robj **argv, int argc, long long duration) = NULL;
+/* Error replies already charged to a command's failed_calls: a command run
+ * by EXEC fails on its own, EXEC does not fail with it (as in Redis). */
+static long long errors_charged;
+
 void call(client *c, int flags) {
     (void)flags;
     redisCommand *real_cmd = c->cmd;
@@ -344,7 +358,9 @@ void call(client *c, int flags) {
     c->duration = (long)duration;
     real_cmd->calls++;
     real_cmd->microseconds += duration;
+    if (errors_charged > errors_before) errors_before = errors_charged;
     if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
+    errors_charged = server.stat_total_error_replies;
     server.stat_numcommands++;
     if (slowlogHook && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogHook(c, c->argv, c->argc, duration);
     propagateAfterCall(c, server.dirty - dirty);
@@ -381,12 +397,25 @@ dictType errorsDictType = {
 
 int mustObeyClient(client *c) { return c->flags & CLIENT_FAKE; }
 
+/* ---- while a fork child exists --------------------------------------------------------- */
+
+/* A fork child (AOF rewrite, BGSAVE) shares the parent's memory, and every
+ * page the parent writes meanwhile gets copied. So, as in Redis, hash tables
+ * then grow or shrink only when far out of proportion (which also stops the
+ * cron's rehash steps) and lookups leave key access times alone. */
+int hasActiveChildProcess(void) { return aofRewriteInProgress() || rdbBgsaveInProgress(); }
+
+void updateDictResizePolicy(void) {
+    dictSetResizeEnabled(hasActiveChildProcess() ? DICT_RESIZE_AVOID : DICT_RESIZE_ENABLE);
+}
+
 /* ---- cron and the event-loop hooks ---------------------------------------------------- */
 
 static void databasesCron(void) {
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
+        if (!server.active_rehashing) continue; /* then only lookups and inserts move them along */
         if (kvtableIsRehashing(db->keys)) kvtableRehashMilliseconds(db->keys, 1);
         if (dictIsRehashing(db->expires)) dictRehashMilliseconds(db->expires, 1);
     }
@@ -403,6 +432,7 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
         server.shutdown_asap = 0;
     }
     clientsCron();
+    updateDictResizePolicy(); /* a child may have ended since the last tick */
     databasesCron();
     server.cronloops++;
     return 1000 / server.hz;
@@ -976,8 +1006,10 @@ int main(int argc, char **argv) {
     if (server.syslog_enabled) openlog(server.syslog_ident ? server.syslog_ident : "redis", LOG_PID | LOG_NDELAY | LOG_NOWAIT, LOG_USER);
     if (server.daemonize) daemonize();
     cpuAffinityInit();
+    thpInit();
     setupShutdownSignals();
     initServer();
+    oomScoreApply(OOM_CLASS_MAIN); /* logs its own failure; start-up goes on, as in Redis */
     serverLog(LL_VERBOSE, "Command durations are timed with: %s", monotonicInit());
     aofInit();
     rdbInit();

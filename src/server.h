@@ -363,6 +363,15 @@ struct saveparam {
 #define AOF_FSYNC_ALWAYS 1
 #define AOF_FSYNC_EVERYSEC 2
 
+/* oom-score-adj (oom.c) and the classes of oom-score-adj-values, in order */
+#define OOM_SCORE_ADJ_NO 0
+#define OOM_SCORE_RELATIVE 1
+#define OOM_SCORE_ADJ_ABSOLUTE 2
+#define OOM_CLASS_MAIN 0
+#define OOM_CLASS_REPLICA 1
+#define OOM_CLASS_BGCHILD 2
+#define OOM_CLASS_COUNT 3
+
 /* ---- the global state ------------------------------------------------------- */
 struct redisServer {
     /* process */
@@ -463,6 +472,14 @@ struct redisServer {
     int bgchild_nice;             /* niceness added to fork children (cpuaffinity.c) */
     char *bgsave_cpulist;
 
+    /* OS tuning: thp.c, oom.c */
+    int disable_thp;              /* start-up: prctl(PR_SET_THP_DISABLE) when THP is `always` */
+    int oom_score_adj;            /* OOM_SCORE_* */
+    int oom_score_adj_values[OOM_CLASS_COUNT]; /* main, replica, bgchild */
+
+    int active_rehashing;         /* activerehashing: the cron moves keyspace rehashes along */
+    int rdb_save_incremental_fsync; /* fsync the snapshot every 4 MB written */
+
     /* directives accepted (and stored) before the feature using them lands */
     int dynamic_hz;
     int maxmemory_eviction_tenacity;
@@ -501,6 +518,8 @@ struct redisServer {
     long long stat_rejected_conn;
     long long stat_expiredkeys;
     long long stat_expired_stale_perc;
+    long long stat_expired_time_cap_reached_count; /* active cycles cut by their time limit */
+    long long stat_expire_cycle_time_used;         /* microseconds spent in active cycles */
     long long stat_evictedkeys;
     long long stat_keyspace_hits;
     long long stat_keyspace_misses;
@@ -734,6 +753,8 @@ int prepareForShutdown(int flags);
 void incrementErrorCount(const char *fullerr, size_t namelen);
 void afterErrorReply(client *c, const char *s, size_t len);
 int mustObeyClient(client *c);
+int hasActiveChildProcess(void);   /* an AOF rewrite or BGSAVE child is running */
+void updateDictResizePolicy(void); /* call when a child starts; the cron notices when it ends */
 extern struct redisCommand redisCommandTable[];
 size_t redisCommandTableSize(void);
 
@@ -844,6 +865,10 @@ void cpuAffinityInit(void);                       /* start-up: pin the main thre
 void cpuAffinityBioThread(const char *name);      /* first thing in the bio thread: name, bio_cpulist */
 void cpuAffinityChild(const char *list, const char *who); /* in a fork child, right after fork(): CPUs, nice */
 
+/* ---- thp.c, oom.c: OS tuning (disable-thp, oom-score-adj) ------------------------------ */
+void thpInit(void);          /* start-up: disable THP for the process if asked and `always` */
+int oomScoreApply(int cls);  /* write /proc/self/oom_score_adj for OOM_CLASS_* (or restore it) */
+
 /* ---- rdb.c ------------------------------------------------------------------------------ */
 #define SHUTDOWN_NOSAVE 1
 #define SHUTDOWN_SAVE 2
@@ -855,6 +880,7 @@ int rdbSaveToFd(int fd, int aof_base);
 int rdbLoadFd(int fd, const char *name);
 int rdbSaveOnShutdown(int flags);
 int rdbBgsaveInProgress(void);
+void rdbKillChild(void); /* stop a BGSAVE and drop its unfinished file */
 sds rdbWriteDeniedError(void);
 sds rdbInfoString(sds info);
 void saveCommand(client *c);
@@ -863,6 +889,8 @@ void bgsaveCommand(client *c);
 /* ---- multi.c ------------------------------------------------------------------------- */
 void multiInit(void);
 void queueMultiCommand(client *c);
+uint64_t multiQueuedFlags(client *c);
+void execCommandAbort(client *c, const char *error); /* processCommand() refused EXEC */
 void unwatchAllKeys(client *c);
 int commandRunsInsideMulti(redisCommand *cmd);
 void flagTransaction(client *c);
@@ -954,6 +982,7 @@ robj *createZsetObject(void);
 unsigned long zsetLength(const robj *o);
 int zsetAddCBuffer(robj *o, double score, const char *s, size_t len); /* 1 if added */
 void zsetTypeForEach(robj *o, int reverse, scoredVisitor *fn, void *ud); /* score order */
+dict *zsetDictOf(robj *o); /* the member -> score dict of a skiplist zset, else NULL */
 
 /* Blocking commands (blocked.c): a command that finds nothing to pop calls
  * blockForKeys() and returns without a reply; when one of the keys is

@@ -223,6 +223,8 @@ unsigned long zsetLength(const robj *o) {
     return ((const zset *)o->ptr)->zsl->length;
 }
 
+dict *zsetDictOf(robj *o) { return o->encoding == OBJ_ENCODING_SKIPLIST ? ((zset *)o->ptr)->dict : NULL; }
+
 static robj *createZsetListpackObject(void) {
     robj *o = createObject(OBJ_ZSET, lpNew(0));
     o->encoding = OBJ_ENCODING_LISTPACK;

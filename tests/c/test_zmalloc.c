@@ -149,7 +149,10 @@ static void test_rss_and_page_check(void) {
     CHECK(zmalloc_check_page_size(err, sizeof err) == 0); /* the host can run us */
 }
 
-static void countText(void *opaque, const char *text) { *(size_t *)opaque += strlen(text); }
+static void countText(void *opaque, const char *text) {
+    size_t *count = opaque;
+    *count += strlen(text);
+}
 
 /* jemalloc answers all three with its own figures; libc has none of them. */
 static void test_allocator_figures_stats_and_purge(void) {

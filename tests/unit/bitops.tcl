@@ -119,6 +119,17 @@ start_server {tags {bitops}} {
         assert_equal 26 [r bitcount s -9223372036854775808 9223372036854775807]
     }
 
+    test "BITCOUNT with both indexes negative and start after end is 0" {
+        # clamping alone would turn -6 -7 on 6 bytes into the range 0..0
+        r set s foobar
+        assert_equal 0 [r bitcount s -6 -7]
+        assert_equal 0 [r bitcount s -1 -100]
+        assert_equal 0 [r bitcount s -20 -30 bit]
+        # the check comes before the unit is parsed
+        assert_equal 0 [r bitcount s -6 -7 nounit]
+        assert_equal 4 [r bitcount s -7 -6]
+    }
+
     test "BITCOUNT of a missing key, an empty string and integers" {
         assert_equal 0 [r bitcount nokey]
         assert_equal 0 [r bitcount nokey 0]
@@ -344,6 +355,46 @@ start_server {tags {bitops}} {
         assert_error "ERR syntax error" {r bitfield k set u8 0 1 get}
         assert_equal 0 [r exists k]
         assert_error "WRONGTYPE*" {r bitfield l get u8 0}
+    }
+
+    test "SETBIT and BITFIELD count as writes only when something changed" {
+        r del d1 d2 d3
+        set base [s rdb_changes_since_last_save]
+        # creating the key is a change even when the bits written are 0
+        r setbit d1 0 0
+        r bitfield d2 set i5 0 0
+        assert_equal [expr {$base + 2}] [s rdb_changes_since_last_save]
+        # same value again: no change
+        assert_equal 0 [r setbit d1 0 0]
+        assert_equal {0} [r bitfield d2 set i5 0 0]
+        assert_equal [expr {$base + 2}] [s rdb_changes_since_last_save]
+        # one change per write that flips the value, in one command too
+        r setbit d1 0 1
+        r setbit d1 0 1
+        r bitfield d2 set i5 0 3 set i5 0 3 set i5 0 4
+        assert_equal [expr {$base + 5}] [s rdb_changes_since_last_save]
+        # growing the string is a change even if the new bits are 0
+        r setbit d1 100 0
+        r bitfield d2 set u8 200 0 set u8 200 0
+        assert_equal [expr {$base + 8}] [s rdb_changes_since_last_save]
+        # a refused write (overflow FAIL) is no change
+        r bitfield d3 overflow fail incrby u2 0 4
+        assert_equal [expr {$base + 8}] [s rdb_changes_since_last_save]
+    }
+
+    test "SETBIT and BITFIELD send no notification when nothing changed" {
+        r config set notify-keyspace-events KE$
+        r set nn a
+        set rd [rd]
+        $rd psubscribe __keyevent*
+        $rd read
+        r setbit nn 1 1
+        r bitfield nn set u4 0 6 get u8 0
+        r set marker 1
+        assert_equal {pmessage __keyevent* __keyevent@*__:set marker} \
+            [lreplace [$rd read] 2 2 {__keyevent@*__:set}]
+        $rd close
+        r config set notify-keyspace-events ""
     }
 
     # ---- notifications --------------------------------------------------------------------

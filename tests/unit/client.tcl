@@ -354,6 +354,48 @@ start_server {tags {client pause}} {
         $rd close
     }
 
+    test "CLIENT PAUSE WRITE holds an EXEC whose transaction writes, not a read-only one" {
+        r set k v
+        set rd [redis_deferring_client]
+        $rd multi
+        $rd get k
+        $rd exec
+        $rd flush
+        assert_equal {OK QUEUED v} [list [$rd read] [$rd read] [lindex [$rd read] 0]]
+        $rd multi
+        $rd set k v2
+        $rd flush
+        assert_equal {OK QUEUED} [list [$rd read] [$rd read]]
+        r client pause 100000 write
+        $rd exec
+        $rd flush
+        wait_for_blocked_clients 1
+        assert_equal v [r get k]
+        r client unpause
+        assert_equal {OK} [$rd read]
+        assert_equal v2 [r get k]
+        $rd close
+    }
+
+    test "Keys do not expire during CLIENT PAUSE, they only look expired" {
+        r flushall
+        set before [s expired_keys]
+        r set e1 v px 5
+        r set e2 v px 5
+        r client pause 100000 write
+        wait_for_condition 50 20 {[r exists e1] == 0} else { fail "e1 still visible" }
+        assert_equal {} [r get e2]
+        # still in memory: not expired by the accesses nor the active cycle
+        ::harness::sleep_ms 200
+        assert_equal 2 [r dbsize]
+        assert_equal $before [s expired_keys]
+        r client unpause
+        r get e1
+        r get e2
+        assert_equal [expr {$before + 2}] [s expired_keys]
+        assert_equal 0 [r dbsize]
+    }
+
     test "CLIENT PAUSE errors" {
         assert_error "ERR timeout is not an integer or out of range" {r client pause x}
         assert_error "ERR timeout is negative" {r client pause -1}

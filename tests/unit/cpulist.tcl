@@ -330,3 +330,48 @@ start_server {tags {cpulist aof external:skip} overrides {appendonly yes bgchild
         finish_slow_rewrite
     }
 }
+
+# ---- manners while a fork child exists ----------------------------------------------------
+# Pages the parent writes while a child shares them get copied, so (as in
+# Redis) reads leave access times alone and the keyspace table does not
+# grow until it is far out of proportion.
+
+# The sizes of the keyspace tables of db 0: one, or two while rehashing.
+proc keyspace_table_sizes {} {
+    set stats [r debug htstats 0]
+    set main [string range $stats 0 [string first {[Expires HT]} $stats]]
+    return [regexp -all -inline -- {table size: \d+} $main]
+}
+
+start_server {tags {cpulist external:skip}} {
+    test "While a BGSAVE child exists, reads leave a key's access time alone" {
+        r set idle v
+        after 1100
+        set child [start_slow_bgsave]
+        r get idle
+        assert_morethan [r object idletime idle] 0
+        finish_slow_bgsave
+        r get idle
+        assert_equal 0 [r object idletime idle]
+    }
+
+    test "While a BGSAVE child exists, the keyspace table does not grow" {
+        r flushall
+        for {set i 0} {$i < 100} {incr i} { r set grow:$i $i }
+        wait_for_condition 100 20 {[keyspace_table_sizes] eq {{table size: 128}}} else {
+            fail "keyspace tables: [keyspace_table_sizes]"
+        }
+        r config set rdb-key-save-delay 20000
+        r bgsave
+        wait_for_condition 100 20 {[s rdb_bgsave_in_progress] == 1} else { fail "no BGSAVE" }
+        for {set i 100} {$i < 200} {incr i} { r set grow:$i $i }
+        assert_equal {{table size: 128}} [keyspace_table_sizes]
+        finish_slow_bgsave
+        after 300 ;# the cron notices the child is gone
+        r set grow:200 x
+        wait_for_condition 100 20 {[keyspace_table_sizes] eq {{table size: 256}}} else {
+            fail "keyspace tables: [keyspace_table_sizes]"
+        }
+        assert_equal 201 [r dbsize]
+    }
+}

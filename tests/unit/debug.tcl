@@ -146,6 +146,27 @@ start_server {tags {debug} overrides {enable-debug-command yes}} {
         assert_error "ERR no such key" {r debug object no-such-key}
     }
 
+    test "DEBUG OBJECT of a quicklist describes its nodes" {
+        r config set list-max-listpack-size 4
+        r del ql
+        r rpush ql 1 2 3 4 5 6 7 8 9 10
+        set line [r debug object ql]
+        assert_match "* encoding:quicklist *" $line
+        # 3 nodes of 4, 4 and 2 elements of 15, 15 and 11 bytes
+        assert_match "* lru_seconds_idle:* ql_nodes:3 ql_avg_node:3.33 ql_listpack_max:4 ql_compressed:0 ql_uncompressed_size:41" $line
+        # the depth is taken when the list is created
+        r config set list-compress-depth 1
+        r rpush ql 11
+        assert_match "* ql_avg_node:3.67 ql_listpack_max:4 ql_compressed:0 *" [r debug object ql]
+        r del ql
+        r rpush ql 1 2 3 4 5 6 7 8 9 10 11
+        assert_match "* ql_nodes:3 ql_avg_node:3.67 ql_listpack_max:4 ql_compressed:1 *" [r debug object ql]
+        r config set list-compress-depth 0
+        r config set list-max-listpack-size -2
+        r hset small-hash f v
+        assert_no_match "*ql_nodes*" [r debug object small-hash]
+    }
+
     test "DEBUG DIGEST is 40 zeros for an empty dataset and changes with any write" {
         r flushall
         set zero [string repeat 0 40]
@@ -299,6 +320,33 @@ start_server {tags {debug} overrides {enable-debug-command yes}} {
         assert_equal [dict get $table entries] [expr {[dict get $table registered] + [llength $missing_top_level]}]
         assert_morethan [dict get $table subcommand-entries] 0
         assert {[dict get $table registered-subcommands] <= [dict get $table subcommand-entries]}
+    }
+
+    test "DEBUG HTSTATS-KEY describes the hash table of a set, hash or sorted set" {
+        r flushall
+        r config set set-max-intset-entries 1
+        catch {r config set set-max-listpack-entries 1} ;# 7.2 only
+        r config set hash-max-listpack-entries 1
+        r config set zset-max-listpack-entries 1
+        r sadd hs a b c
+        r hset hh a 1 b 2 c 3
+        r zadd hz 1 a 2 b 3 c
+        foreach key {hs hh hz} {
+            set stats [r debug htstats-key $key]
+            assert_match "Hash table 0 stats (main hash table):*" $stats
+            assert_match "* number of elements: 3*" $stats
+        }
+        r config set set-max-intset-entries 512
+        catch {r config set set-max-listpack-entries 128}
+        r config set hash-max-listpack-entries 128
+        r config set zset-max-listpack-entries 128
+        r sadd small 1 2
+        r set str x
+        foreach key {small str} {
+            assert_error "ERR The value stored at the specified key is not represented using an hash table" \
+                {r debug htstats-key $key}
+        }
+        assert_error "ERR no such key" {r debug htstats-key nokey}
     }
 
     test "DEBUG HELP and errors" {

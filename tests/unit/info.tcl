@@ -272,6 +272,42 @@ start_server {tags {info}} {
         }
     }
 
+    test "INFO stats, memory and cpu have Redis's fields in Redis's order" {
+        # the fields names in `fields` that INFO <section> has, in INFO's order
+        proc present_in_order {section fields} {
+            set names {}
+            foreach line [split [r info $section] \n] {
+                if {[regexp {^([a-z_]+):} $line -> name] && $name in $fields} { lappend names $name }
+            }
+            return $names
+        }
+        set stats {total_net_input_bytes total_net_output_bytes total_net_repl_input_bytes
+            total_net_repl_output_bytes instantaneous_input_kbps instantaneous_output_kbps
+            instantaneous_input_repl_kbps instantaneous_output_repl_kbps rejected_connections sync_full
+            sync_partial_ok sync_partial_err expired_keys expired_stale_perc expired_time_cap_reached_count
+            expire_cycle_cpu_milliseconds evicted_keys evicted_clients total_eviction_exceeded_time
+            current_eviction_exceeded_time keyspace_hits keyspace_misses pubsub_channels pubsub_patterns
+            pubsubshard_channels latest_fork_usec total_forks migrate_cached_sockets
+            slave_expires_tracked_keys active_defrag_hits active_defrag_misses active_defrag_key_hits
+            active_defrag_key_misses total_active_defrag_time current_active_defrag_time
+            tracking_total_keys tracking_total_items tracking_total_prefixes unexpected_error_replies
+            total_error_replies dump_payload_sanitizations io_threaded_reads_processed
+            io_threaded_writes_processed reply_buffer_shrinks reply_buffer_expands}
+        assert_equal [join $stats] [join [present_in_order stats $stats]]
+        set memory {used_memory used_memory_peak total_system_memory used_memory_lua
+            used_memory_vm_eval used_memory_scripts_eval number_of_cached_scripts number_of_functions
+            number_of_libraries used_memory_vm_functions used_memory_vm_total used_memory_functions
+            used_memory_scripts maxmemory maxmemory_policy mem_fragmentation_ratio mem_fragmentation_bytes
+            mem_replication_backlog mem_total_replication_buffers mem_clients_slaves mem_cluster_links
+            mem_allocator active_defrag_running lazyfree_pending_objects lazyfreed_objects}
+        assert_equal [join $memory] [join [present_in_order memory $memory]]
+        if {$::tcl_platform(os) eq "Linux"} {
+            set cpu {used_cpu_sys used_cpu_user used_cpu_sys_children used_cpu_user_children
+                used_cpu_sys_main_thread used_cpu_user_main_thread}
+            assert_equal [join $cpu] [join [present_in_order cpu $cpu]]
+        }
+    }
+
     test "INFO replication of a standalone server" {
         assert_equal master [s role]
         assert_equal 0 [s connected_slaves]

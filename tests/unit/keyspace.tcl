@@ -522,6 +522,46 @@ start_server {tags {keyspace}} {
         assert_equal 0 [r dbsize]
     }
 
+    test "FLUSHALL counts the keys it removes, and nothing on empty databases" {
+        r flushall
+        set base [s rdb_changes_since_last_save]
+        r flushall
+        r flushdb
+        assert_equal $base [s rdb_changes_since_last_save]
+        r set a 1
+        r set b 2
+        r flushall
+        assert_equal [expr {$base + 4}] [s rdb_changes_since_last_save]
+    }
+
+    test "FLUSHALL with save points configured saves and resets the change counter" {
+        r config set save "3600 1"
+        r set a 1
+        r flushall
+        assert_equal 0 [s rdb_changes_since_last_save]
+        assert_equal ok [s rdb_last_bgsave_status]
+        r config set save ""
+    }
+
+    test "FLUSHALL stops a running BGSAVE: the old data never reaches the disk" {
+        r config set save ""
+        set dump [file join [lindex [r config get dir] 1] [lindex [r config get dbfilename] 1]]
+        file delete $dump
+        for {set i 0} {$i < 20} {incr i} { r set old:$i $i }
+        r config set rdb-key-save-delay 100000
+        r bgsave
+        wait_for_condition 100 20 {[s rdb_bgsave_in_progress] == 1} else { fail "no BGSAVE" }
+        r flushall
+        wait_for_condition 100 20 {[s rdb_bgsave_in_progress] == 0} else { fail "the BGSAVE child lives on" }
+        r config set rdb-key-save-delay 0
+        after 300
+        assert_equal 0 [file exists $dump]
+        assert_equal {} [glob -nocomplain -directory [file dirname $dump] temp-*.rdb]
+        assert_equal "Background saving started" [r bgsave]
+        wait_for_condition 100 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE never ended" }
+        assert_equal ok [s rdb_last_bgsave_status]
+    }
+
     # ---- SWAPDB --------------------------------------------------------------------------
 
     test "SWAPDB swaps the contents, seen by clients of either database" {

@@ -31,6 +31,27 @@ proc exec_with_errors {} {
     return [lindex $code 2]
 }
 
+# With active expiry off: sets w in db 10 (SET's extra arguments ARGS10) and,
+# unless ARGS9 is "", in db 9; lets the "px 1" ones go stale; WATCHes w in
+# db 9, swaps the two databases and returns what EXEC of a PING answers
+# (PONG, or {} when the transaction failed).
+proc exec_after_swapdb {args10 args9} {
+    set_active_expire 0
+    r flushall
+    r select 10
+    r set w 1 {*}$args10
+    r select 9
+    if {$args9 ne ""} { r set w 2 {*}$args9 }
+    after 10
+    r watch w
+    r swapdb 9 10
+    r multi
+    r ping
+    set result [r exec]
+    set_active_expire 1
+    return $result
+}
+
 proc set_active_expire {on} {
     if {[catch {r debug set-active-expire $on} err]} {
         skip "needs DEBUG SET-ACTIVE-EXPIRE"
@@ -442,6 +463,31 @@ start_server {tags {multi}} {
         set_active_expire 1
     }
 
+    test "SWAPDB bringing a stale key where the watched key was missing does not fail EXEC" {
+        assert_equal PONG [exec_after_swapdb {px 1} {}]
+    }
+
+    test "SWAPDB replacing a watched stale key with another stale key does not fail EXEC" {
+        assert_equal PONG [exec_after_swapdb {px 1} {px 1}]
+    }
+
+    test "SWAPDB replacing a watched stale key with a live one fails EXEC" {
+        assert_equal {} [exec_after_swapdb {} {px 1}]
+    }
+
+    test "FLUSHDB of a watched key that expired after WATCH fails EXEC" {
+        set_active_expire 0
+        r flushall
+        r set w 1 px 20
+        r watch w
+        after 40
+        r flushdb
+        r multi
+        r ping
+        assert_equal {} [r exec]
+        set_active_expire 1
+    }
+
     test "A client disconnecting while watching leaves the others working" {
         set c [other_client]
         $c set w 1
@@ -452,5 +498,32 @@ start_server {tags {multi}} {
         r multi
         r ping
         assert_equal PONG [r exec]
+    }
+
+    test "EXEC of queued writes over maxmemory is discarded with EXECABORT" {
+        r flushall
+        r set x 0
+        r multi
+        r set x 1
+        r incr x
+        set admin [redis_client]
+        $admin config set maxmemory 1
+        assert_error "EXECABORT Transaction discarded because of: OOM command not allowed when used memory > 'maxmemory'." {r exec}
+        $admin config set maxmemory 0
+        $admin close
+        assert_equal 0 [r get x]
+    }
+
+    test "An error inside EXEC counts against the inner command, not EXEC" {
+        r config resetstat
+        r set x 0
+        r multi
+        r get x
+        r lpush x a
+        catch {r exec} err
+        assert_match {*WRONGTYPE*} $err
+        set info [r info commandstats]
+        assert_match {*cmdstat_exec:calls=1,*,rejected_calls=0,failed_calls=0*} $info
+        assert_match {*cmdstat_lpush:calls=1,*,rejected_calls=0,failed_calls=1*} $info
     }
 }

@@ -285,6 +285,31 @@ start_server {tags {pubsub}} {
         close_clients $s
     }
 
+    test "CLIENT REPLY OFF silences replies but not subscriptions and messages" {
+        foreach proto {2 3} {
+            set s [rd]
+            $s hello $proto
+            $s read
+            $s client reply off
+            $s subscribe q1
+            assert_equal {subscribe q1 1} [$s read]
+            $s psubscribe q*
+            assert_equal {psubscribe q* 2} [$s read]
+            if {$proto == 3} {
+                # other commands stay silent
+                $s ping
+            }
+            assert_equal 2 [r publish q1 hi]
+            assert_equal {message q1 hi} [$s read]
+            assert_equal {pmessage q* q1 hi} [$s read]
+            $s unsubscribe q1
+            assert_equal {unsubscribe q1 1} [$s read]
+            $s punsubscribe
+            assert_equal {punsubscribe q* 0} [$s read]
+            close_clients $s
+        }
+    }
+
     test "A disconnected subscriber is forgotten" {
         set s [rd]
         subscribe_to $s subscribe {gone}
