@@ -21,6 +21,12 @@
  *   second fault fatal and the lines already written stay in the log.
  * - SA_NODEFER|SA_RESETHAND: a fault inside the handler kills the process
  *   instead of recursing.
+ * - A signal can land while the main thread is inside the allocator,
+ *   holding one of its locks (a kill(1) during a free, seen under QEMU); the
+ *   INFO dump would then wait for that lock forever. So the allocating part
+ *   runs under alarm(): after CRASH_REPORT_TIMEOUT_S seconds the report is
+ *   cut short with a line saying why, and the process dies of its original
+ *   signal all the same.
  * - The signal context is not a ucontext_t everywhere: Linux/sparc64 passes
  *   a struct sigcontext (siginfo first, then the registers); reading it as
  *   a ucontext_t gives pc 0. Each CPU has its own small reader below.
@@ -374,6 +380,29 @@ static void raiseWithDefaultAction(int sig) {
     raise(sig);
 }
 
+#define CRASH_REPORT_TIMEOUT_S 3
+static volatile sig_atomic_t crash_signal, crash_fd = -1;
+
+static void crashReportTimedOut(int sig) {
+    (void)sig;
+    if (crash_fd != -1)
+        crashPuts(crash_fd, "\n(crash report cut short: INFO did not finish in time; the crash probably "
+                            "interrupted the allocator while it held a lock)\n");
+    raiseWithDefaultAction(crash_signal);
+}
+
+/* From here on the report may wait on a lock: see the top comment. */
+static void armCrashReportTimeout(int sig, int fd) {
+    crash_signal = sig;
+    crash_fd = fd;
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    sigemptyset(&act.sa_mask);
+    act.sa_handler = crashReportTimedOut;
+    sigaction(SIGALRM, &act, NULL);
+    alarm(CRASH_REPORT_TIMEOUT_S);
+}
+
 static void crashHandler(int sig, siginfo_t *info, void *ctx) {
     crashRegisters regs;
     memset(&regs, 0, sizeof regs);
@@ -382,6 +411,7 @@ static void crashHandler(int sig, siginfo_t *info, void *ctx) {
     crashLogHeader(fd, sig, info, regs.pc);
     crashLogStackTrace(fd, regs.pc);
     crashLogRegisters(fd, &regs);
+    armCrashReportTimeout(sig, fd);
     crashLogInfo(fd);
     crashLogCurrentClient(fd);
     crashPuts(fd, "\n=== REDIS BUG REPORT END. Make sure to include from START to END. ===\n\n");
