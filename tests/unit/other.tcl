@@ -135,14 +135,14 @@ start_server {tags {other}} {
         for {set i 0} {$i < 50} {incr i} {
             $rd set k$i $i
             $rd GET k$i
-            $rd config get maxmemory
+            $rd config get maxmemory-samples
             $rd Get k$i
             $rd incr k$i
         }
         for {set i 0} {$i < 50} {incr i} {
             assert_equal OK [$rd read]
             assert_equal $i [$rd read]
-            assert_equal {maxmemory 0} [$rd read]
+            assert_equal {maxmemory-samples 5} [$rd read]
             assert_equal $i [$rd read]
             assert_equal [expr {$i + 1}] [$rd read]
         }
