@@ -371,12 +371,17 @@ static void crashLogHeader(int fd, int sig, siginfo_t *info, uintptr_t pc) {
     else crashLogLine(fd, "Crashed running the instruction at: unknown");
 }
 
-static void raiseWithDefaultAction(int sig) {
+/* A plain handler (or SIG_DFL) for sig, no flags, nothing masked. */
+static void setPlainSignalHandler(int sig, void (*handler)(int)) {
     struct sigaction act;
     memset(&act, 0, sizeof act);
     sigemptyset(&act.sa_mask);
-    act.sa_handler = SIG_DFL;
+    act.sa_handler = handler;
     sigaction(sig, &act, NULL);
+}
+
+static void raiseWithDefaultAction(int sig) {
+    setPlainSignalHandler(sig, SIG_DFL);
     raise(sig);
 }
 
@@ -395,11 +400,7 @@ static void crashReportTimedOut(int sig) {
 static void armCrashReportTimeout(int sig, int fd) {
     crash_signal = sig;
     crash_fd = fd;
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    sigemptyset(&act.sa_mask);
-    act.sa_handler = crashReportTimedOut;
-    sigaction(SIGALRM, &act, NULL);
+    setPlainSignalHandler(SIGALRM, crashReportTimedOut);
     alarm(CRASH_REPORT_TIMEOUT_S);
 }
 
