@@ -417,6 +417,27 @@ static void openOrCreateAtStartup(void) {
     aof.base_size = aof.current_size; /* auto-rewrite measures growth from here */
 }
 
+/* With the AOF off (CONFIG SET appendonly yes, BGREWRITEAOF): the directory
+ * exists and the manifest already on disk, if any, is the current one, so
+ * new files continue its sequence numbers instead of reusing a name. */
+int aofPrepareDirAndManifest(void) {
+    if (ensureDir() != C_OK) return C_ERR;
+    if (aof.manifest != NULL) return C_OK;
+    sds mpath = aofManifestPath(), err = NULL;
+    aofManifest *am = NULL;
+    int res = C_OK;
+    if (access(mpath, F_OK) != 0) {
+        am = aofManifestCreate();
+    } else if (aofManifestLoad(mpath, &am, &err) != C_OK) {
+        serverLog(LL_WARNING, "%s", err);
+        sdsfree(err);
+        res = C_ERR;
+    }
+    sdsfree(mpath);
+    if (res == C_OK) aofSetCurrentManifest(am);
+    return res;
+}
+
 static void aofBeforeSleep(void) {
     if (server.aof_enabled) aofFlush(0);
 }
@@ -452,8 +473,8 @@ void aofInit(void) {
  * new base with a rewrite; writes meanwhile go to a new incremental file. */
 int aofSetEnabled(int on, sds *err) {
     if (on && aof.fd == -1) {
-        if (ensureDir() != C_OK || (aof.manifest == NULL && (aofSetCurrentManifest(aofManifestCreate()), 0)) ||
-            aofOpenNewIncr() != C_OK || aofRewriteStart() != C_OK) {
+        aofRewriteKill(); /* a BGREWRITEAOF of the AOF-off kind would drop the new incremental file */
+        if (aofPrepareDirAndManifest() != C_OK || aofOpenNewIncr() != C_OK || aofRewriteStart() != C_OK) {
             *err = sdsnew("Failed to enable the AOF: see the server log");
             return C_ERR;
         }

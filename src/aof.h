@@ -64,6 +64,7 @@ sds aofManifestPath(void);
 aofManifest *aofCurrentManifest(void);
 void aofSetCurrentManifest(aofManifest *am);
 int aofOpenNewIncr(void);             /* switch writes to a new incremental file */
+int aofPrepareDirAndManifest(void);   /* AOF off: directory made, manifest on disk loaded */
 void aofFlush(int force);
 off_t aofCurrentSize(void);
 void aofSetBaseSize(off_t size);

@@ -251,13 +251,27 @@ static void childMain(const char *path, int cow_fd) {
 int aofRewriteInProgress(void) { return rw.child != -1; }
 int aofRewriteScheduled(void) { return rw.scheduled; }
 
+/* With the AOF on, writes from now on go to a new incremental file and the
+ * new base replaces everything before it. With it off (BGREWRITEAOF, as
+ * Redis allows) there is no incremental file: the new base replaces all of
+ * them, and the directory and manifest are made if they don't exist. */
+static int prepareFiles(void) {
+    if (!server.aof_enabled) {
+        if (aofPrepareDirAndManifest() != C_OK) return C_ERR;
+        rw.boundary_seq = LLONG_MAX;
+        return C_OK;
+    }
+    if (aofOpenNewIncr() != C_OK) return C_ERR;
+    rw.boundary_seq = aofCurrentManifest()->curr_incr_seq;
+    return C_OK;
+}
+
 int aofRewriteStart(void) {
     if (rw.child != -1 || rdbBgsaveInProgress()) {
         rw.scheduled = 1;
         return C_OK;
     }
-    if (aofOpenNewIncr() != C_OK) return C_ERR;
-    rw.boundary_seq = aofCurrentManifest()->curr_incr_seq;
+    if (prepareFiles() != C_OK) return C_ERR;
     rw.preamble = server.aof_use_rdb_preamble;
     int fds[2];
     if (pipe(fds) == -1) return C_ERR;
@@ -372,10 +386,9 @@ void aofRewriteCron(void) {
         if (pid == rw.child) rewriteDone(pid, status);
         return;
     }
-    if (!server.aof_enabled) return;
     int retry_allowed = rw.last_status == C_OK || mstime() - rw.last_failure_ms > REWRITE_RETRY_MS;
     if (rdbBgsaveInProgress()) return;
-    if (rw.scheduled && retry_allowed) {
+    if (rw.scheduled && retry_allowed) { /* BGREWRITEAOF may be scheduled with the AOF off */
         aofRewriteStart();
     } else if (retry_allowed && autoRewriteDue()) {
         serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on growth");
@@ -413,16 +426,16 @@ sds aofRewriteInfo(sds info) {
 long long aofLatestForkUsec(void) { return rw.latest_fork_usec; }
 long long aofTotalForks(void) { return rw.total_forks; }
 
+/* As Redis: an error while a rewrite runs; scheduled while a BGSAVE child
+ * runs or inside EXEC (a fork there would split the transaction's writes). */
 void bgrewriteaofCommand(client *c) {
-    if (rw.child != -1 || rdbBgsaveInProgress()) {
-        rw.scheduled = 1;
-        addReplyStatus(c, "Background append only file rewriting scheduled");
+    if (rw.child != -1) {
+        addReplyError(c, "Background append only file rewriting already in progress");
         return;
     }
-    if (!server.aof_enabled) {
-        /* Redis rewrites into the directory even with appendonly off; this
-         * server needs the AOF on to have somewhere to put the result. */
-        addReplyError(c, "Background AOF rewriting needs appendonly yes");
+    if (rdbBgsaveInProgress() || server.in_exec) {
+        rw.scheduled = 1;
+        addReplyStatus(c, "Background append only file rewriting scheduled");
         return;
     }
     if (aofRewriteStart() != C_OK) {

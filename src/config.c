@@ -595,7 +595,8 @@ static int parseSavePoint(const char *seconds, const char *changes, struct savep
 }
 
 /* In a file, the first `save` line replaces the defaults and later ones add
- * points; CONFIG SET replaces the whole list. */
+ * points; `save ""` (also `--save ""` after a file) empties the list so far;
+ * CONFIG SET replaces the whole list. */
 static int setSave(sds *argv, int argc, int accumulate, sds *err) {
     if (argc == 1 && sdslen(argv[0]) == 0) argc = 0; /* save "" : no snapshots */
     if (argc % 2) {
@@ -610,7 +611,7 @@ static int setSave(sds *argv, int argc, int accumulate, sds *err) {
             return C_ERR;
         }
     }
-    int kept = accumulate ? server.saveparamslen : 0;
+    int kept = accumulate && argc > 0 ? server.saveparamslen : 0;
     server.saveparams = zrealloc(server.saveparams, sizeof(*points) * (size_t)(kept + argc / 2 + 1));
     memcpy(server.saveparams + kept, points, sizeof(*points) * (size_t)(argc / 2));
     server.saveparamslen = kept + argc / 2;

@@ -214,11 +214,17 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
         $rd close
     }
 
-    test "BGREWRITEAOF while one runs is scheduled" {
+    test "BGREWRITEAOF while one runs is an error; inside MULTI it is scheduled" {
         r rpush big {*}[lrepeat 1000 [string repeat y 100]]
+        r config set rdb-key-save-delay 200 ;# the child takes at least 0.2 ms per key
         r bgrewriteaof
-        set reply [r bgrewriteaof]
-        assert_match "Background append only file rewriting*" $reply
+        assert_error "ERR Background append only file rewriting already in progress" {r bgrewriteaof}
+        r config set rdb-key-save-delay 0
+        wait_for_rewrite
+        r multi
+        r bgrewriteaof
+        assert_equal {{Background append only file rewriting scheduled}} [r exec]
+        assert_equal 1 [s aof_rewrite_scheduled]
         wait_for_rewrite
         assert_equal ok [s aof_last_bgrewrite_status]
     }
@@ -395,6 +401,48 @@ start_server {tags {aof}} {
         after 50
         assert_equal $size [file size $path]
         assert_error "*needs appendonly yes*" {r debug loadaof}
+    }
+
+    test "BGREWRITEAOF with the AOF off writes a new base and drops the incremental files" {
+        set old [aof_files]
+        r set written-while-off 1
+        assert_equal "Background append only file rewriting started" [r bgrewriteaof]
+        wait_for_rewrite
+        assert_equal ok [s aof_last_bgrewrite_status]
+        set files [aof_files]
+        assert_equal 1 [llength $files]
+        assert_match "*.base.*" [lindex $files 0]
+        assert {[lindex $files 0] ne [lindex $old 0]}
+        set on_disk [lsort [glob -tails -directory [aof_dir] *]]
+        assert_equal [lsort [concat $files appendonly.aof.manifest]] $on_disk
+        assert_equal 0 [s aof_enabled]
+    }
+
+    test "... and turning the AOF on later continues the manifest's numbering and loads everything" {
+        set base_before [lindex [aof_files] 0]
+        r config set appendonly yes
+        wait_for_rewrite
+        r set after-on 2
+        set files [aof_files]
+        assert {[lindex $files 0] ne $base_before}
+        set before [r debug digest]
+        r config set appendonly yes ;# kept by the restart below
+        r config rewrite
+        restart_server
+        assert_equal $before [r debug digest]
+        assert_equal {1 2} [r mget written-while-off after-on]
+    }
+}
+
+start_server {tags {aof}} {
+    test "BGREWRITEAOF with the AOF off creates the directory and a manifest naming only a base" {
+        r set k v
+        assert_equal "Background append only file rewriting started" [r bgrewriteaof]
+        wait_for_rewrite
+        set files [aof_files]
+        assert_equal 1 [llength $files]
+        assert_match "*.base.*" [lindex $files 0]
+        assert_equal 1 [s aof_rewrites]
     }
 }
 

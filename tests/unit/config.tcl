@@ -679,6 +679,18 @@ start_server [list tags {config} overrides [list port $port] \
     }
 }
 
+start_server [list tags {config} config_lines [list "save 900 1" "save \"\"" "save 60 2"]] {
+    test {save "" in a file drops the save points before it} {
+        assert_equal "60 2" [config_value save]
+    }
+}
+
+start_server [list tags {config} config_lines [list "save 900 1" "save 300 10"] args [list --save ""]] {
+    test {--save "" on the command line drops the file's save points} {
+        assert_equal "" [config_value save]
+    }
+}
+
 test "config lines can come from stdin ('-'), after the file and before the options" {
     set dir [scratch_dir stdin]
     lassign [start_bare_server $dir "maxmemory-samples 6\ntimeout 40\n" --timeout 41] pid client
