@@ -354,6 +354,26 @@ start_server {tags {client pause}} {
         $rd close
     }
 
+    test "CLIENT PAUSE WRITE holds PFCOUNT (it may rewrite the key's cache) and PUBLISH" {
+        r pfadd hll a b c
+        r client pause 100000 write
+        set rd [redis_deferring_client]
+        set rd2 [redis_deferring_client]
+        $rd pfcount hll
+        $rd flush
+        $rd2 publish some-channel hello
+        $rd2 flush
+        wait_for_blocked_clients 2
+        assert_equal {} [r get not-a-write] ;# reads still run
+        assert_equal 0 [$rd ready]
+        assert_equal OK [r client unpause]
+        assert_equal 3 [$rd read]
+        assert_equal 0 [$rd2 read]
+        wait_for_blocked_clients 0
+        $rd close
+        $rd2 close
+    }
+
     test "CLIENT PAUSE WRITE holds an EXEC whose transaction writes, not a read-only one" {
         r set k v
         set rd [redis_deferring_client]
