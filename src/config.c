@@ -291,6 +291,7 @@ static const configEntry configTable[] = {
     STRING_CONFIG("bgsave_cpulist", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, bgsave_cpulist, "", cpulistValidate,
                   NULL),
     INT_CONFIG("bgchild-nice", NULL, 0, bgchild_nice, 0, 19, "0", NULL),
+    BOOL_CONFIG("bgchild-sched-idle", NULL, 0, bgchild_sched_idle, "no", NULL),
 
     /* diagnostics and events */
     LL_CONFIG("slowlog-log-slower-than", NULL, 0, slowlog_log_slower_than, -1, LLONG_MAX, "10000", NULL),

@@ -37,6 +37,14 @@
  *   behaviour, and test timings that don't depend on it); the shipped
  *   redis.conf, tuned for a small board, sets 10 (the child still gets
  *   about a tenth of a core the server keeps busy).
+ * - bgchild-sched-idle (ours, Linux): the child runs under SCHED_IDLE. Where
+ *   bgchild-nice only shrinks the child's share, this makes the server
+ *   preempt the child the moment a client's request wakes it (a nice child
+ *   may finish its time slice first, and on a core shared with the server
+ *   that delay lands on every request). The child then lives on the CPU
+ *   time nobody else wants; a server that keeps its core 100% busy leaves it
+ *   a trickle (the kernel still gives idle-policy tasks a tiny share, so a
+ *   rewrite always finishes, slowly). Built-in no (Redis's behaviour).
  * - The same child hook also sets the child's OOM score (oom.c,
  *   oom-score-adj-values), so both fork paths get it from one call.
  */
@@ -49,8 +57,10 @@
 #include <errno.h>
 #include <sys/resource.h>
 
+#if defined(__linux__)
+#include <sched.h> /* sched_setscheduler, SCHED_IDLE */
+#endif
 #if defined(HAVE_CPU_AFFINITY)
-#include <sched.h>
 #include <sys/prctl.h>
 #endif
 #define CPULIST_MAX_CPUS 1024
@@ -141,8 +151,20 @@ int cpulistValidate(const char *value, sds *err) {
 
 /* ---- applying ------------------------------------------------------------------------- */
 
-/* In a fork child: bgchild-nice lower than the server. */
+/* In a fork child: bgchild-sched-idle, where the platform has SCHED_IDLE. */
+static void childToIdlePolicy(const char *who) {
+#if defined(__linux__) && defined(SCHED_IDLE)
+    struct sched_param none = {0};
+    if (sched_setscheduler(0, SCHED_IDLE, &none) == -1)
+        serverLog(LL_WARNING, "Can't give %s the idle scheduling policy (bgchild-sched-idle): %s", who, strerror(errno));
+#else
+    (void)who;
+#endif
+}
+
+/* In a fork child: bgchild-nice lower than the server, or the idle policy. */
 static void lowerChildPriority(const char *who) {
+    if (server.bgchild_sched_idle) childToIdlePolicy(who);
     if (server.bgchild_nice <= 0) return;
     errno = 0;
     int current = getpriority(PRIO_PROCESS, 0);

@@ -470,6 +470,7 @@ struct redisServer {
     char *bio_cpulist;
     char *aof_rewrite_cpulist;
     int bgchild_nice;             /* niceness added to fork children (cpuaffinity.c) */
+    int bgchild_sched_idle;       /* fork children run under SCHED_IDLE (cpuaffinity.c) */
     char *bgsave_cpulist;
 
     /* OS tuning: thp.c, oom.c */

@@ -322,6 +322,35 @@ start_server {tags {cpulist external:skip}} {
     }
 }
 
+# The scheduling policy of process PID (field 41 of /proc/PID/stat): 0 normal, 5 idle.
+proc policy_of {pid} {
+    set fd [open /proc/$pid/stat]
+    set stat [read $fd]
+    close $fd
+    return [lindex [string range $stat [expr {[string last ")" $stat] + 2}] end] 38]
+}
+
+start_server {tags {cpulist external:skip}} {
+    test "bgchild-sched-idle: no by default; yes puts the BGSAVE child, not the server, under SCHED_IDLE" {
+        need_proc
+        assert_equal {bgchild-sched-idle no} [r config get bgchild-sched-idle]
+        assert_error "*argument must be 'yes' or 'no'*" {r config set bgchild-sched-idle maybe}
+        r config set bgchild-sched-idle yes
+        set child [start_slow_bgsave]
+        wait_for_condition 100 20 {[policy_of $child] == 5} else {
+            fail "the child's policy is [policy_of $child], expected 5 (SCHED_IDLE)"
+        }
+        assert_equal 0 [policy_of [srv pid]]
+        finish_slow_bgsave
+        assert_equal ok [s rdb_last_bgsave_status]
+        r config set bgchild-sched-idle no
+        set child [start_slow_bgsave]
+        after 100
+        assert_equal 0 [policy_of $child]
+        finish_slow_bgsave
+    }
+}
+
 start_server {tags {cpulist aof external:skip} overrides {appendonly yes bgchild-nice 19}} {
     test "bgchild-nice lowers the AOF rewrite child's priority" {
         need_proc
