@@ -334,6 +334,26 @@ static void unblockClient(client *c) {
     }
 }
 
+/* CLIENT UNBLOCK: a client waiting for keys gets its timeout reply at once,
+ * or with `with_error` an -UNBLOCKED error (its command then counts as a
+ * failed call). 0 when c isn't waiting for keys; a client held by CLIENT
+ * PAUSE isn't, so its command still runs when the pause ends. */
+int blockedClientUnblockByRequest(client *c, int with_error) {
+    blockingState *bs = c->bstate;
+    if (bs == NULL || !bs->blocked) return 0;
+    if (!with_error) {
+        replyTimedOut(c);
+        return 1;
+    }
+    addReplyError(c, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    if (c->cmd) {
+        c->cmd->calls++;
+        c->cmd->failed_calls++;
+    }
+    unblockClient(c);
+    return 1;
+}
+
 /* ---- readiness ------------------------------------------------------------------------------ */
 
 static sds readyId(redisDb *db, robj *key) {

@@ -448,6 +448,8 @@ static void clientHelpCommand(client *c) {
         "      Return clients of specified type.",
         "UNPAUSE",
         "    Stop the current client pause, resuming traffic.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
         "PAUSE <timeout> [WRITE|ALL]",
         "    Suspend all, or just write, clients for <timeout> milliseconds.",
         "REPLY (ON|OFF|SKIP)",
@@ -466,6 +468,28 @@ static void clientHelpCommand(client *c) {
     addReplyHelp(c, help);
 }
 
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when the client was waiting in a
+ * blocking command and got its timeout reply (or the error), else 0. */
+static void clientUnblockCommand(client *c) {
+    int with_error = 0;
+    if (c->argc > 4) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if (c->argc == 4) {
+        const char *reason = c->argv[3]->ptr;
+        if (!strcasecmp(reason, "error")) with_error = 1;
+        else if (strcasecmp(reason, "timeout")) {
+            addReplyError(c, "CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    long long id;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &id, NULL) != C_OK) return;
+    client *target = clientById((uint64_t)id);
+    addReply(c, target && blockedClientUnblockByRequest(target, with_error) ? shared.cone : shared.czero);
+}
+
 /* ---- dispatch ------------------------------------------------------------------------------------------ */
 
 void clientCommand(client *c) {
@@ -479,6 +503,7 @@ void clientCommand(client *c) {
     else if (!strcasecmp(sub, "setname")) clientSetnameCommand(c);
     else if (!strcasecmp(sub, "setinfo")) clientSetinfoCommand(c);
     else if (!strcasecmp(sub, "pause")) clientPauseCommand(c);
+    else if (!strcasecmp(sub, "unblock")) clientUnblockCommand(c);
     else if (!strcasecmp(sub, "unpause")) {
         unpauseClients();
         addReply(c, shared.ok);

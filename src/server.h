@@ -998,6 +998,7 @@ void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms);
 void signalKeyAsReady(redisDb *db, robj *key, int type);
 void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist */
 int clientMayBlock(client *c);
+int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
 void processUnblockedClients(void);
 unsigned long blockedClientCount(void);
 

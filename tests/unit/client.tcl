@@ -508,3 +508,78 @@ start_server {tags {client monitor}} {
         assert_equal 1 [r get after-monitor]
     }
 }
+
+start_server {tags {client}} {
+    # A deferring client's id, asked before it sends the blocking command.
+    proc deferred_id {rd} {
+        $rd client id
+        return [$rd read]
+    }
+
+    test "CLIENT UNBLOCK gives a blocked BLPOP its timeout reply (TIMEOUT is the default)" {
+        set rd [redis_deferring_client]
+        set id [deferred_id $rd]
+        $rd blpop unblock-list 0
+        wait_for_blocked_clients 1
+        assert_equal 1 [r client unblock $id]
+        assert_equal {} [$rd read]
+        wait_for_blocked_clients 0
+        $rd blpop unblock-list 0
+        wait_for_blocked_clients 1
+        assert_equal 1 [r client unblock $id TIMEOUT]
+        assert_equal {} [$rd read]
+        $rd close
+    }
+
+    test "CLIENT UNBLOCK ... ERROR gives -UNBLOCKED, counted as a failed call" {
+        r config resetstat
+        set rd [redis_deferring_client]
+        set id [deferred_id $rd]
+        $rd bzpopmin unblock-zset 0
+        wait_for_blocked_clients 1
+        assert_equal 1 [r client unblock $id error]
+        assert_error "UNBLOCKED client unblocked via CLIENT UNBLOCK" {$rd read}
+        assert_match "*calls=1,*failed_calls=1*" [r info commandstats]
+        assert_match "*errorstat_UNBLOCKED:count=1*" [r info errorstats]
+        # the client is usable again, and the key it waited for is free
+        r rpush unblock-after x
+        $rd lpop unblock-after
+        assert_equal x [$rd read]
+        $rd close
+    }
+
+    test "CLIENT UNBLOCK of a client that isn't blocked, or doesn't exist, is 0" {
+        assert_equal 0 [r client unblock [r client id]]
+        assert_equal 0 [r client unblock 999999999]
+        set rd [redis_deferring_client]
+        set id [deferred_id $rd]
+        assert_equal 0 [r client unblock $id]
+        $rd close
+    }
+
+    # Redis 7.0.15 crashes here (fixed in later Redis): --tags -redis7.2 against it.
+    tags {redis7.2} {
+    test "CLIENT UNBLOCK doesn't release a client held by CLIENT PAUSE" {
+        set rd [redis_deferring_client]
+        set id [deferred_id $rd]
+        r client pause 100000 write
+        $rd set paused-write 1
+        $rd flush
+        wait_for_blocked_clients 1
+        assert_equal 0 [r client unblock $id]
+        assert_equal 0 [$rd ready]
+        r client unpause
+        assert_equal OK [$rd read]
+        assert_equal 1 [r get paused-write]
+        $rd close
+    }
+    }
+
+    test "CLIENT UNBLOCK errors" {
+        assert_error "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR" {r client unblock 1 sometimes}
+        assert_error "ERR value is not an integer or out of range" {r client unblock notanid}
+        assert_error "ERR value is not an integer or out of range" {r client unblock notanid error}
+        assert_error "*wrong number of arguments*" {r client unblock}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP." {r client unblock 1 error extra}
+    }
+}
