@@ -19,11 +19,17 @@
  *   the query buffer and gives up on anything but a complete
  *   "*N\r\n$L\r\nname\r\n$L\r\nkey\r\n" prefix, leaving every verdict on
  *   the request to the real parser.
- * - A hint costs one hash of the key. A wrong one (a SELECT in the
- *   pipeline, a key that is gone) wastes a cache line; replies never
- *   depend on hints.
+ * - A hint costs one hash of the key and the peek's parsing. A wrong one (a
+ *   SELECT in the pipeline, a key that is gone) wastes a cache line;
+ *   replies never depend on hints.
+ * - No hints for a database of fewer than PREFETCH_MIN_KEYS keys: its
+ *   buckets and entries (under a megabyte) stay in the CPU's caches, so
+ *   the hints would only add their cost (about 5% of a pipelined GET on
+ *   one hot key, measured with perf).
  */
 #include "server.h"
+
+#define PREFETCH_MIN_KEYS 8192
 
 /* The client whose next request's bucket was requested (single-threaded). */
 static client *bucket_requested_for;
@@ -75,7 +81,7 @@ void prefetchPipelinedKeys(client *c) {
     int bucket_cached = bucket_requested_for == c;
     bucket_requested_for = NULL;
     kvtable *keys = c->db->keys;
-    if (c->argc < 2 || kvtableSize(keys) == 0) return;
+    if (c->argc < 2 || kvtableSize(keys) < PREFETCH_MIN_KEYS) return;
     robj *key = c->argv[1];
     if (bucket_cached && sdsEncodedObject(key) && sdsEncodedObject(c->argv[0]) &&
         repeatedKeyedCommand(c, c->argv[0]->ptr, sdslen(c->argv[0]->ptr)))

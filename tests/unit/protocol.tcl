@@ -212,6 +212,7 @@ start_server {tags {protocol}} {
     # its key (prefetch.c); whatever follows a run of keyed commands must
     # still be parsed, answered or refused exactly as on its own.
     test "A pipeline of keyed commands followed by every kind of next request" {
+        r debug populate 9000 prefetch-filler ;# hints are given from 8192 keys on
         r mset pk:1 a pk:2 b
         set gets ""
         foreach k {pk:1 pk:2 pk:3} { append gets "*2\r\n\$3\r\nGET\r\n\$[string length $k]\r\n$k\r\n" }
@@ -257,7 +258,7 @@ start_server {tags {protocol}} {
         assert_equal {$1} [$c read]
         assert_equal a [$c read]
         $c close
-        r del pk:1 pk:2
+        r del pk:1 pk:2 {*}[r keys prefetch-filler*]
     }
 
     test "A pipeline of 10000 inline commands in one write" {
