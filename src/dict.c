@@ -74,7 +74,12 @@ static unsigned long dictRandomBelow(dict *d, unsigned long n) {
 
 /* ---- hash functions and global settings -------------------------------- */
 
-void dictSetHashFunctionSeed(uint8_t *seed) { memcpy(dictHashSeed, seed, sizeof dictHashSeed); }
+unsigned dictHashSeedGeneration; /* changes with the seed: lets callers cache hashes */
+
+void dictSetHashFunctionSeed(uint8_t *seed) {
+    memcpy(dictHashSeed, seed, sizeof dictHashSeed);
+    dictHashSeedGeneration++;
+}
 uint8_t *dictGetHashFunctionSeed(void) { return dictHashSeed; }
 
 uint64_t dictGenHashFunction(const void *key, size_t len) {

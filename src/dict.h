@@ -193,6 +193,7 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count);
 
 unsigned long dictScan(dict *d, unsigned long cursor, dictScanFunction *fn, void *privdata);
 
+extern unsigned dictHashSeedGeneration; /* bumped by dictSetHashFunctionSeed() */
 void dictSetHashFunctionSeed(uint8_t *seed);
 uint8_t *dictGetHashFunctionSeed(void);
 uint64_t dictGenHashFunction(const void *key, size_t len);

@@ -52,11 +52,47 @@ static void tableReset(kvtable *t, int i) {
 
 static kvobj **nextLink(kvobj *o) { return &((kvobjHead *)o)->next; }
 
-uint64_t kvtableHashKey(const char *key, size_t len) { return dictGenHashFunction(key, len); }
+/* The hash of a key being looked up, from a two-entry memo when it was one
+ * of the last two hashed. A pipelined command's key is hashed three times:
+ * when its bucket is prefetched while the previous request runs, when its
+ * entry is prefetched, and by the lookup itself (prefetch.c); SipHash of a
+ * short key costs several times a compare of it. Keys up to HASH_MEMO_KEY
+ * bytes are remembered; a miss costs a length test (and a short compare
+ * for a key of the same length) plus a copy. Entries being rehashed don't
+ * go through it (entryHash): they would only push the useful keys out.
+ * Main thread only; a fork child has its own copy. */
+#define HASH_MEMO_KEY 32
+
+typedef struct hashMemo {
+    size_t len_plus_1; /* 0: empty */
+    unsigned generation;
+    uint64_t hash;
+    char key[HASH_MEMO_KEY];
+} hashMemo;
+
+static hashMemo hash_memo[2];
+static unsigned hash_memo_next;
+
+static int memoHolds(const hashMemo *m, const char *key, size_t len) {
+    return m->len_plus_1 == len + 1 && m->generation == dictHashSeedGeneration && memcmp(m->key, key, len) == 0;
+}
+
+uint64_t kvtableHashKey(const char *key, size_t len) {
+    if (len > HASH_MEMO_KEY) return dictGenHashFunction(key, len);
+    if (memoHolds(&hash_memo[0], key, len)) return hash_memo[0].hash;
+    if (memoHolds(&hash_memo[1], key, len)) return hash_memo[1].hash;
+    hashMemo *m = &hash_memo[hash_memo_next];
+    hash_memo_next ^= 1;
+    m->len_plus_1 = len + 1;
+    m->generation = dictHashSeedGeneration;
+    m->hash = dictGenHashFunction(key, len);
+    memcpy(m->key, key, len);
+    return m->hash;
+}
 
 static uint64_t entryHash(const kvobj *o) {
     sds key = kvobjGetKey(o);
-    return kvtableHashKey(key, sdslen(key));
+    return dictGenHashFunction(key, sdslen(key));
 }
 
 static int entryHasKey(const kvobj *o, const char *key, size_t len) {
@@ -304,7 +340,8 @@ kvobj *kvtableReplace(kvtable *t, kvobj *o) {
 }
 
 int kvtableReplaceReallocated(kvtable *t, const kvobj *oldptr, kvobj *newobj) {
-    uint64_t hash = entryHash(newobj);
+    sds key = kvobjGetKey(newobj);
+    uint64_t hash = kvtableHashKey(key, sdslen(key)); /* it was just looked up: in the memo */
     int last = kvtableIsRehashing(t) ? 1 : 0;
     for (int i = 0; i <= last; i++) {
         if (t->used[i] == 0) continue;

@@ -170,6 +170,36 @@ static void test_key_comparison(void) {
     kvtableRelease(t);
 }
 
+/* kvtableHashKey() remembers the last two keys it hashed: whatever the
+ * order, length (around the 32-byte memo limit) or seed, it must equal the
+ * plain hash, and a key whose bytes changed in place must not be served a
+ * stale hash. */
+static void test_hash_memo_matches_plain_hash(void) {
+    char keys[6][40];
+    size_t lens[6] = {0, 1, 31, 32, 33, 32};
+    for (int i = 0; i < 6; i++) memset(keys[i], 'a' + i, sizeof keys[i]);
+    keys[5][0] = 'd'; /* same length and first byte as keys[3], differs after */
+    memset(keys[5] + 1, 'x', 31);
+    int wrong = 0;
+    for (int round = 0; round < 3; round++) {
+        for (int n = 0; n < 60; n++) {
+            int i = (n * 7 + round) % 6, j = n % 6;
+            wrong += kvtableHashKey(keys[i], lens[i]) != dictGenHashFunction(keys[i], lens[i]);
+            wrong += kvtableHashKey(keys[j], lens[j]) != dictGenHashFunction(keys[j], lens[j]);
+        }
+        uint8_t seed[16];
+        memcpy(seed, dictGetHashFunctionSeed(), sizeof seed);
+        seed[round] ^= 0x5a;
+        dictSetHashFunctionSeed(seed); /* a memo from the old seed must not be served */
+    }
+    char buf[8] = "abcdefg";
+    uint64_t before = kvtableHashKey(buf, 7);
+    buf[3] = 'X';
+    wrong += kvtableHashKey(buf, 7) != dictGenHashFunction(buf, 7);
+    CHECK(kvtableHashKey(buf, 7) != before);
+    CHECK_EQ_INT(wrong, 0);
+}
+
 /* ---- rehashing ------------------------------------------------------------------------- */
 
 static int matchesReference(kvtable *t, const char *present, unsigned long range) {
@@ -707,6 +737,7 @@ TEST_MAIN(
     RUN(test_empty_table);
     RUN(test_add_find_replace_delete_at_scale);
     RUN(test_key_comparison);
+    RUN(test_hash_memo_matches_plain_hash);
     RUN(test_operations_during_incremental_rehash);
     RUN(test_rehash_step_per_operation);
     RUN(test_rehash_empty_bucket_visit_limit);
