@@ -83,13 +83,13 @@ static double reportedTicksPerUs(void) {
 #endif
 
 #ifdef HAVE_HW_COUNTER
-static double ticks_per_us;      /* 0: not usable, the fallback is used */
+static double us_per_tick;       /* 0: not usable, the fallback is used (a multiply: no divide per read) */
 static unsigned long long base;  /* the counter at monotonicInit() */
 static long long base_us;        /* fallbackUs() at monotonicInit() */
 
 long long monotonicUs(void) {
-    if (ticks_per_us <= 0) return fallbackUs();
-    return base_us + (long long)((double)(readCounter() - base) / ticks_per_us);
+    if (us_per_tick <= 0) return fallbackUs();
+    return base_us + (long long)((double)(readCounter() - base) * us_per_tick);
 }
 
 /* Counter ticks per microsecond over one ~5 ms window, or -1 when a clock
@@ -134,7 +134,7 @@ const char *monotonicInit(void) {
         return "clock_gettime (the CPU misreports its counter's frequency)";
     base = readCounter();
     base_us = fallbackUs();
-    ticks_per_us = reported > 0 ? reported : rate;
+    us_per_tick = 1.0 / (reported > 0 ? reported : rate);
     return "CPU counter";
 }
 #else
