@@ -495,7 +495,11 @@ dictEntry *dictGetRandomKey(dict *d) {
 
 /* Collects up to count distinct entries from consecutive buckets starting at
  * a random one, visiting at most count*10 buckets and each bucket at most
- * once. Fast but not uniform: see dictGetFairRandomKey(). */
+ * once. The bucket where the sample fills up is read to its end, each
+ * further entry taking a random place in the sample with probability
+ * count/seen (reservoir sampling): otherwise the tail of a chain longer than
+ * count could never be sampled. Fast but not uniform: see
+ * dictGetFairRandomKey(). */
 unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
     if (dictSize(d) < count) count = (unsigned int)dictSize(d);
     if (count == 0) return 0;
@@ -507,8 +511,12 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
     unsigned long i = dictRandomBelow(d, buckets);
     unsigned int stored = 0;
     for (uint64_t visit = 0; visit < maxVisits && stored < count; visit++) {
-        for (dictEntry *de = dictLiveBucket(d, i); de && stored < count; de = de->next)
-            des[stored++] = de;
+        unsigned long seen = stored;
+        for (dictEntry *de = dictLiveBucket(d, i); de; de = de->next, seen++) {
+            unsigned long slot = seen < count ? seen : dictRandomBelow(d, seen + 1);
+            if (slot < count) des[slot] = de;
+        }
+        stored = seen < count ? (unsigned int)seen : count;
         i = (i + 1 == buckets) ? 0 : i + 1;
     }
     return stored;

@@ -468,7 +468,12 @@ unsigned int kvtableGetSomeKeys(kvtable *t, kvobj **out, unsigned int count) {
     if (visits > live) visits = live;
     unsigned int got = 0;
     for (; visits > 0 && got < count; visits--) {
-        for (kvobj *o = liveBucket(t, b); o && got < count; o = kvobjGetNext(o)) out[got++] = o;
+        unsigned long seen = got; /* the last bucket is read to its end: reservoir sampling, as dict.c */
+        for (kvobj *o = liveBucket(t, b); o; o = kvobjGetNext(o), seen++) {
+            unsigned long slot = seen < count ? seen : randomBelow(t, seen + 1);
+            if (slot < count) out[slot] = o;
+        }
+        got = seen < count ? (unsigned int)seen : count;
         if (++b == live) b = 0;
     }
     return got;

@@ -793,6 +793,27 @@ static void test_get_some_keys(void) {
     dictRelease(d);
 }
 
+/* Chains far longer than the sample (resizing forbidden: 300 keys in the
+ * first 4 buckets): every entry still turns up, the tail of a chain
+ * included (the bucket that fills the sample is reservoir-sampled). */
+static void test_get_some_keys_long_chains(void) {
+    dictSetResizeEnabled(DICT_RESIZE_FORBID);
+    dict *d = intDictWith(300);
+    dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    CHECK(dictSlots(d) <= 8);
+    char seen[300] = {0};
+    dictEntry *des[20];
+    for (int round = 0; round < 3000; round++) {
+        unsigned int got = dictGetSomeKeys(d, des, 20);
+        for (unsigned int i = 0; i < got; i++) seen[(uintptr_t)dictGetKey(des[i]) - 1] = 1;
+    }
+    int missing = 0;
+    for (int i = 0; i < 300; i++) missing += !seen[i];
+    CHECK_EQ_INT(missing, 0);
+    for (int round = 0; round < 20; round++) checkSomeKeys(d, 20);
+    dictRelease(d);
+}
+
 /* ---- hashing ------------------------------------------------------------ */
 
 static void test_hash_seed(void) {
@@ -1032,6 +1053,7 @@ TEST_MAIN(
     RUN(test_scan_callback_deletes);
     RUN(test_random_keys);
     RUN(test_get_some_keys);
+    RUN(test_get_some_keys_long_chains);
     RUN(test_hash_seed);
     RUN(test_value_accessors);
     RUN(test_replace_with_same_value);

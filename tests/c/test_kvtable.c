@@ -653,6 +653,27 @@ static void test_get_some_keys(void) {
     kvtableRelease(t);
 }
 
+/* Chains far longer than the sample (resizing forbidden while 300 keys go
+ * into the first buckets): every entry still turns up, chain tails
+ * included (reservoir sampling of the bucket that fills the sample). */
+static void test_get_some_keys_long_chains(void) {
+    dictSetResizeEnabled(DICT_RESIZE_FORBID);
+    kvtable *t = tableWith(300);
+    dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    CHECK(kvtableSlots(t) <= 8);
+    char seen[300] = {0};
+    kvobj *out[20];
+    for (int round = 0; round < 3000; round++) {
+        unsigned int got = kvtableGetSomeKeys(t, out, 20);
+        for (unsigned int i = 0; i < got; i++) seen[entryIndex(out[i])] = 1;
+    }
+    int missing = 0;
+    for (int i = 0; i < 300; i++) missing += !seen[i];
+    CHECK_EQ_INT(missing, 0);
+    for (int round = 0; round < 20; round++) checkSomeKeys(t, 20);
+    kvtableRelease(t);
+}
+
 /* ---- entries that move (expire slot added) ------------------------------------------------------ */
 
 /* kvobjSetExpire() rebuilds an entry; relinking keeps every chain whole,
@@ -757,6 +778,7 @@ TEST_MAIN(
     RUN(test_scan_callback_deletes);
     RUN(test_random_keys);
     RUN(test_get_some_keys);
+    RUN(test_get_some_keys_long_chains);
     RUN(test_replace_reallocated);
     RUN(test_empty_with_callback);
     RUN(test_stats);
