@@ -89,7 +89,7 @@ LIBS := $(MALLOC_LIBS) -lm -pthread
 # the test programs. Everything else in src/ (bar the programs' mains) is
 # the server.
 LIB_SRCS := zmalloc.c sds.c siphash.c dict.c kvobj.c kvtable.c util.c xfloat.c crc64.c adlist.c osrandom.c \
-            listpack.c intset.c quicklist.c bitutil.c hll.c monotonic.c ziplist.c zipmap.c \
+            listpack.c intset.c quicklist.c bitutil.c hll.c monotonic.c ziplist.c zipmap.c lzf.c lathist.c \
             ae.c ae_epoll.c ae_kqueue.c ae_poll.c anet.c connection.c
 LIB_SRCS := $(filter $(notdir $(wildcard src/*.c)),$(LIB_SRCS))
 MAIN_SRCS := server.c

@@ -137,6 +137,7 @@ static struct {
     long long bytes_written, write_calls;
     long long fsync_calls, fsync_total_us, fsync_max_us; /* main-thread fsyncs */
     int unsynced;                /* written since the last fsync */
+    long long last_ts;           /* second of the last "#TS:" annotation in this file, 0 = none */
 } aof = {.fd = -1, .selected_db = -1, .last_write_status = C_OK};
 
 sds aofDirPath(void) { return sdsnew(server.aof_dirname); }
@@ -187,8 +188,18 @@ sds aofCatCommand(sds buf, robj **argv, int argc) {
     return buf;
 }
 
+/* aof-timestamp-enabled: "#TS:<unix seconds>" before the first command of
+ * each new second, as Redis 7 writes it (the loaders skip '#' lines). */
+static void feedTimestamp(void) {
+    long long now = (long long)server.unixtime;
+    if (!server.aof_timestamp_enabled || now <= aof.last_ts) return;
+    aof.buf = sdscatfmt(aof.buf, "#TS:%I\r\n", now);
+    aof.last_ts = now;
+}
+
 static void aofFeed(int dbid, robj **argv, int argc) {
     if (!server.aof_enabled || aof.fd == -1 || server.loading) return;
+    feedTimestamp();
     if (dbid != aof.selected_db) {
         char id[LONG_STR_SIZE];
         int n = ll2string(id, sizeof id, dbid);
@@ -215,6 +226,7 @@ static void fsyncNow(void) {
         exit(1);
     }
     long long took = ustime() - start;
+    LATENCY_SAMPLE("aof-fsync-always", took / 1000);
     aof.fsync_calls++;
     aof.fsync_total_us += took;
     if (took > aof.fsync_max_us) aof.fsync_max_us = took;
@@ -281,7 +293,9 @@ void aofFlush(int force) {
     }
     if (postponeForBackgroundFsync(force)) return;
     size_t len = sdslen(aof.buf);
+    LATENCY_START(write_latency);
     ssize_t written = aofWriteFully(aof.fd, aof.buf, len, &aof.write_calls);
+    LATENCY_END_AOF_WRITE(write_latency);
     if (written != (ssize_t)len) {
         handleWriteError(written, errno);
         return;
@@ -335,6 +349,7 @@ static void switchToFile(int fd) {
     propagateOpsHook = aofFeed; /* commands are turned into AOF text only while a file is open */
     aof.incr_size = 0;
     aof.selected_db = -1; /* a new file starts with its own SELECT */
+    aof.last_ts = 0;      /* ... and its own timestamp */
     aof.unsynced = 0;
 }
 

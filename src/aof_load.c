@@ -13,6 +13,8 @@
  *   end counts as truncated at the MULTI, so a transaction is replayed
  *   whole or not at all. Anything malformed before the end stops start-up
  *   with the file name, the byte offset and what to do about it.
+ * - Lines starting with '#' between commands are annotations (Redis 7's
+ *   "#TS:<unix time>" from aof-timestamp-enabled) and are skipped.
  * - The file is read in large chunks into a buffer and parsed in place; no
  *   per-line stdio. While loading, the event loop keeps running every few
  *   thousand commands so clients get -LOADING instead of a silent socket,
@@ -89,11 +91,31 @@ static int readNumberLine(aofReader *r, char prefix, long long *out) {
     return READ_OK;
 }
 
+/* Annotation lines ("#TS:1700000000\r\n", written by Redis 7 with
+ * aof-timestamp-enabled, and by us) may come wherever a command may start:
+ * they are skipped. One longer than AOF_MAX_ANNOTATION is not ours. */
+#define AOF_MAX_ANNOTATION (64 * 1024)
+static int skipAnnotations(aofReader *r) {
+    while (readerFill(r, 1) && r->buf[r->pos] == '#') {
+        char *nl;
+        size_t scanned = 0;
+        while ((nl = memchr(r->buf + r->pos + scanned, '\n', r->len - r->pos - scanned)) == NULL) {
+            scanned = r->len - r->pos;
+            if (scanned > AOF_MAX_ANNOTATION) return READ_BAD;
+            if (!readerFill(r, scanned + 1)) return READ_TRUNCATED;
+        }
+        r->pos = (size_t)(nl - r->buf) + 1;
+    }
+    return READ_OK;
+}
+
 /* One command into argv; READ_EOF only at a command boundary. */
 static int readCommand(aofReader *r, robj ***argv_out, int *argc_out) {
+    int ret = skipAnnotations(r);
+    if (ret != READ_OK) return ret;
     if (!readerFill(r, 1)) return READ_EOF;
     long long argc;
-    int ret = readNumberLine(r, '*', &argc);
+    ret = readNumberLine(r, '*', &argc);
     if (ret != READ_OK) return ret;
     if (argc < 1 || argc > AOF_MAX_ARGS) return READ_BAD;
     robj **argv = zcalloc(sizeof(robj *) * (size_t)argc);
@@ -205,7 +227,7 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t done_be
         int argc = 0;
         int ret = readCommand(r, &argv, &argc);
         if (ret == READ_EOF) {
-            *valid_len = command_start;
+            *valid_len = readerOffset(r); /* annotations after the last command included */
             if (multi_start != -1) { /* a transaction without its EXEC */
                 *valid_len = multi_start;
                 result = handleTruncation(path, is_last, multi_start);

@@ -229,6 +229,8 @@ static int rewriteToFile(const char *path) {
     if (rw.preamble) {
         w.failed = aofChildWriteFault() || rdbSaveToFd(w.fd, 1) != C_OK;
     } else {
+        /* aof-timestamp-enabled: a command base opens with the rewrite's time, as in Redis */
+        if (server.aof_timestamp_enabled) w.buf = sdscatfmt(w.buf, "#TS:%I\r\n", (long long)time(NULL));
         for (int j = 0; j < server.dbnum && !w.failed; j++) rewriteDb(&w, j);
         writerFlush(&w);
     }
@@ -279,6 +281,7 @@ int aofRewriteStart(void) {
     pid_t pid = fork();
     if (pid == 0) {
         cpuAffinityChild(server.aof_rewrite_cpulist, "the AOF rewrite child (aof_rewrite_cpulist)");
+        procTitleSet("redis-aof-rewrite");
         close(fds[0]);
         sds dir = aofDirPath(), name = tempName(getpid());
         sds path = aofPathJoin(dir, name);
@@ -293,6 +296,7 @@ int aofRewriteStart(void) {
         return C_ERR;
     }
     rw.latest_fork_usec = ustime() - start;
+    LATENCY_SAMPLE("fork", rw.latest_fork_usec / 1000);
     rw.total_forks++;
     if (rw.latest_fork_usec > 500000)
         serverLog(LL_WARNING, "Slow fork: %lld ms to start the AOF rewrite child (a large dataset, or little free "
@@ -320,7 +324,9 @@ static int installNewBase(pid_t pid) {
     sds tmp = tempName(pid), base = aofManifestNewBaseName(am, server.aof_filename, rw.preamble ? "rdb" : "aof");
     sds tmppath = aofPathJoin(server.aof_dirname, tmp), basepath = aofPathJoin(server.aof_dirname, base);
     sds mpath = aofManifestPath();
+    LATENCY_START(rename_latency);
     int ok = aofsys.rename(tmppath, basepath) == 0;
+    LATENCY_END("aof-rename", rename_latency);
     if (!ok) serverLog(LL_WARNING, "Can't rename the rewritten AOF %s to %s: %s", tmppath, basepath, strerror(errno));
     if (ok) {
         aofManifestSetBase(am, base, am->curr_base_seq);
@@ -334,7 +340,9 @@ static int installNewBase(pid_t pid) {
             if (old->incrs[j]->seq < rw.boundary_seq) deleteFile(old->incrs[j]->name);
         struct stat st;
         aofSetCurrentManifest(am);
+        LATENCY_START(fstat_latency);
         aofSetBaseSize(stat(basepath, &st) == 0 ? st.st_size : 0);
+        LATENCY_END("aof-fstat", fstat_latency);
     } else {
         aofManifestFree(am);
     }

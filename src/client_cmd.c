@@ -1,5 +1,7 @@
 /* client_cmd.c -- CLIENT: ID, INFO, LIST, KILL, SETNAME, GETNAME, SETINFO,
- * PAUSE, UNPAUSE, REPLY, NO-EVICT, NO-TOUCH and HELP.
+ * PAUSE, UNPAUSE, REPLY, NO-EVICT, NO-TOUCH, TRACKING, CACHING, GETREDIR,
+ * TRACKINGINFO and HELP; and RESET, which returns a connection to its
+ * state right after connecting.
  *
  * Replies and error texts are Redis 7's, byte for byte (CLIENT SETINFO and
  * NO-TOUCH follow 7.2, where they appeared).
@@ -20,8 +22,14 @@
  *
  * CLIENT KILL parses every filter before killing anything; a client that
  * kills itself gets its reply first and is closed after it.
+ *
+ * CLIENT TRACKING parses and checks its options here, in Redis's order
+ * and with its error texts (one reply per command, where Redis 7.0 sends
+ * two after some prefix clashes: see trackingCheckPrefixes()); tracking.c
+ * keeps the state.
  */
 #include "server.h"
+#include "tracking.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -422,6 +430,10 @@ static void clientFlagSwitchCommand(client *c, uint64_t flag) {
 
 static void clientHelpCommand(client *c) {
     static const char *help[] = {
+        "CACHING (YES|NO)",
+        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR",
+        "    Return the client ID we are redirecting to when tracking is enabled.",
         "GETNAME",
         "    Return the name of the current connection.",
         "ID",
@@ -456,6 +468,11 @@ static void clientHelpCommand(client *c) {
         "    Control the replies sent to the current connection.",
         "SETNAME <name>",
         "    Assign the name <name> to the current connection.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO",
+        "    Report tracking status for the current connection.",
         "SETINFO <option> <value>",
         "    Set client meta attr. Options are:",
         "    * LIB-NAME: the client lib name.",
@@ -466,6 +483,163 @@ static void clientHelpCommand(client *c) {
         "    Will not touch LRU/LFU stats when this mode is on.",
         NULL};
     addReplyHelp(c, help);
+}
+
+/* ---- CLIENT TRACKING, CACHING, GETREDIR, TRACKINGINFO ---------------------------------------------------- */
+
+typedef struct trackingArgs {
+    unsigned options;     /* TRACKING_BCAST | OPTIN | OPTOUT | NOLOOP */
+    long long redirect;   /* 0: none */
+    client *target;
+    robj **prefixes;
+    size_t numprefixes;
+} trackingArgs;
+
+/* REDIRECT <id>: replies and returns 0 on error. */
+static int parseTrackingRedirect(client *c, robj *arg, trackingArgs *a) {
+    if (a->redirect != 0) {
+        addReplyError(c, "A client can only redirect to a single other client");
+        return 0;
+    }
+    if (getLongLongFromObjectOrReply(c, arg, &a->redirect, NULL) != C_OK) return 0;
+    a->target = clientById((uint64_t)a->redirect);
+    if (a->target == NULL) {
+        addReplyError(c, "The client ID you want redirect to does not exist");
+        return 0;
+    }
+    return 1;
+}
+
+/* The options after ON|OFF; replies and returns 0 on error. */
+static int parseTrackingArgs(client *c, trackingArgs *a) {
+    for (int j = 3; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        int moreargs = c->argc - 1 - j;
+        if (!strcasecmp(opt, "redirect") && moreargs) {
+            if (!parseTrackingRedirect(c, c->argv[++j], a)) return 0;
+        } else if (!strcasecmp(opt, "bcast")) {
+            a->options |= TRACKING_BCAST;
+        } else if (!strcasecmp(opt, "optin")) {
+            a->options |= TRACKING_OPTIN;
+        } else if (!strcasecmp(opt, "optout")) {
+            a->options |= TRACKING_OPTOUT;
+        } else if (!strcasecmp(opt, "noloop")) {
+            a->options |= TRACKING_NOLOOP;
+        } else if (!strcasecmp(opt, "prefix") && moreargs) {
+            a->prefixes = zrealloc(a->prefixes, sizeof(robj *) * (a->numprefixes + 1));
+            a->prefixes[a->numprefixes++] = c->argv[++j];
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The first reason the options cannot turn tracking on, or NULL. */
+static const char *trackingOptionsError(client *c, const trackingArgs *a) {
+    unsigned now = trackingFlags(c), opt = a->options;
+    if (!(opt & TRACKING_BCAST) && a->numprefixes) return "PREFIX option requires BCAST mode to be enabled";
+    if ((now & TRACKING_ON) && !!(now & TRACKING_BCAST) != !!(opt & TRACKING_BCAST))
+        return "You can't switch BCAST mode on/off before disabling tracking for this client, and then "
+               "re-enabling it with a different mode.";
+    if (opt & TRACKING_BCAST && opt & (TRACKING_OPTIN | TRACKING_OPTOUT))
+        return "OPTIN and OPTOUT are not compatible with BCAST";
+    if (opt & TRACKING_OPTIN && opt & TRACKING_OPTOUT) return "You can't specify both OPTIN mode and OPTOUT mode";
+    if ((opt & TRACKING_OPTIN && now & TRACKING_OPTOUT) || (opt & TRACKING_OPTOUT && now & TRACKING_OPTIN))
+        return "You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then "
+               "re-enabling it with a different mode.";
+    return NULL;
+}
+
+static int clientTrackingOn(client *c, trackingArgs *a) {
+    const char *err = trackingOptionsError(c, a);
+    if (err) {
+        addReplyError(c, err);
+        return 0;
+    }
+    if (a->options & TRACKING_BCAST && !trackingCheckPrefixes(c, a->prefixes, a->numprefixes)) return 0;
+    trackingEnable(c, a->target, (uint64_t)a->redirect, a->options, a->prefixes, a->numprefixes);
+    return 1;
+}
+
+static void clientTrackingCommand(client *c) {
+    trackingArgs a = {0, 0, NULL, NULL, 0};
+    int ok = parseTrackingArgs(c, &a);
+    if (ok && !strcasecmp(c->argv[2]->ptr, "on")) {
+        ok = clientTrackingOn(c, &a);
+    } else if (ok && !strcasecmp(c->argv[2]->ptr, "off")) {
+        trackingDisable(c);
+    } else if (ok) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        ok = 0;
+    }
+    zfree(a.prefixes);
+    if (ok) addReply(c, shared.ok);
+}
+
+static void clientCachingCommand(client *c) {
+    unsigned flags = trackingFlags(c);
+    const char *opt = c->argv[2]->ptr;
+    if (!(flags & TRACKING_ON)) {
+        addReplyError(c, "CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+                         "OPTOUT mode enabled");
+    } else if (!strcasecmp(opt, "yes") && !(flags & TRACKING_OPTIN)) {
+        addReplyError(c, "CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
+    } else if (!strcasecmp(opt, "no") && !(flags & TRACKING_OPTOUT)) {
+        addReplyError(c, "CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
+    } else if (strcasecmp(opt, "yes") && strcasecmp(opt, "no")) {
+        addReplyErrorObject(c, shared.syntaxerr);
+    } else {
+        trackingSetCaching(c);
+        addReply(c, shared.ok);
+    }
+}
+
+static void clientTrackinginfoCommand(client *c) {
+    unsigned flags = trackingFlags(c);
+    static const struct { unsigned flag; const char *name; } names[] = {
+        {TRACKING_BCAST, "bcast"}, {TRACKING_OPTIN, "optin"}, {TRACKING_OPTIN | TRACKING_CACHING, "caching-yes"},
+        {TRACKING_OPTOUT, "optout"}, {TRACKING_OPTOUT | TRACKING_CACHING, "caching-no"},
+        {TRACKING_NOLOOP, "noloop"}, {TRACKING_BROKEN_REDIR, "broken_redirect"}};
+    addReplyMapLen(c, 3);
+    addReplyBulkCString(c, "flags");
+    void *len = addReplyDeferredLen(c);
+    long count = 1;
+    addReplyBulkCString(c, flags & TRACKING_ON ? "on" : "off");
+    for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+        if ((flags & names[j].flag) != names[j].flag) continue;
+        addReplyBulkCString(c, names[j].name);
+        count++;
+    }
+    setDeferredSetLen(c, len, count);
+    addReplyBulkCString(c, "redirect");
+    addReplyLongLong(c, trackingRedirectId(c));
+    addReplyBulkCString(c, "prefixes");
+    trackingReplyPrefixes(c);
+}
+
+/* ---- RESET ------------------------------------------------------------------------------------------------ */
+
+/* Back to a fresh connection's state, as Redis 7.0 does: no transaction or
+ * WATCH, no subscriptions, not a monitor, tracking off, db 0, RESP2, no
+ * name, replies on, and unauthenticated again when a password is set. The
+ * library name and version and the no-evict switch are kept (7.0 keeps them). */
+void resetCommand(client *c) {
+    if (c->flags & CLIENT_MONITOR) {
+        monitorClientFreed(c);
+        c->flags &= ~(uint64_t)CLIENT_MONITOR;
+    }
+    trackingDisable(c);
+    selectDb(c, 0);
+    c->resp = 2;
+    c->authenticated = server.requirepass == NULL;
+    multiResetClient(c);
+    pubsubResetClient(c);
+    if (c->name) decrRefCount(c->name);
+    c->name = NULL;
+    c->flags &= ~(uint64_t)(CLIENT_PUBSUB | CLIENT_NO_TOUCH | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP_NEXT);
+    addReplyStatus(c, "RESET");
 }
 
 /* CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when the client was waiting in a
@@ -510,5 +684,9 @@ void clientCommand(client *c) {
     } else if (!strcasecmp(sub, "reply")) clientReplyCommand(c);
     else if (!strcasecmp(sub, "no-evict")) clientFlagSwitchCommand(c, CLIENT_NO_EVICT);
     else if (!strcasecmp(sub, "no-touch")) clientFlagSwitchCommand(c, CLIENT_NO_TOUCH);
+    else if (!strcasecmp(sub, "tracking")) clientTrackingCommand(c);
+    else if (!strcasecmp(sub, "caching")) clientCachingCommand(c);
+    else if (!strcasecmp(sub, "getredir")) addReplyLongLong(c, trackingRedirectId(c));
+    else if (!strcasecmp(sub, "trackinginfo")) clientTrackinginfoCommand(c);
     else addReplySubcommandSyntaxError(c);
 }

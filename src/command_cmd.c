@@ -41,8 +41,8 @@ static int commandIsRegistered(redisCommand *cmd) {
     return found;
 }
 
-/* "get" or "config|get". */
-static redisCommand *lookupCommandByFullName(const char *name) {
+/* "get" or "config|get" (case-insensitive); NULL if no such command. */
+redisCommand *lookupCommandByFullName(const char *name) {
     const char *bar = strchr(name, '|');
     if (bar == NULL) return lookupCommandByCString(name);
     sds parent_name = sdsnewlen(name, (size_t)(bar - name));

@@ -73,6 +73,7 @@ redisGetKeysProc setGetKeys, bitfieldGetKeys, sortGetKeys, sortroGetKeys, numkey
 #pragma weak appendCommand
 #pragma weak authCommand
 #pragma weak clientCommand
+#pragma weak resetCommand
 #pragma weak commandCommand
 #pragma weak commandCountCommand
 #pragma weak commandDocsCommand
@@ -124,6 +125,8 @@ redisGetKeysProc setGetKeys, bitfieldGetKeys, sortGetKeys, sortroGetKeys, numkey
 #pragma weak msetCommand
 #pragma weak msetnxCommand
 #pragma weak objectCommand
+#pragma weak dumpCommand
+#pragma weak restoreCommand
 #pragma weak persistCommand
 #pragma weak pexpireCommand
 #pragma weak pexpireatCommand
@@ -143,6 +146,7 @@ redisGetKeysProc setGetKeys, bitfieldGetKeys, sortGetKeys, sortroGetKeys, numkey
 #pragma weak setrangeCommand
 #pragma weak shutdownCommand
 #pragma weak slowlogCommand
+#pragma weak latencyCommand
 #pragma weak strlenCommand
 #pragma weak swapdbCommand
 #pragma weak timeCommand
@@ -341,6 +345,18 @@ static redisCommand clientSubcommands[] = {
     SUB("setinfo", clientCommand, 4, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
         "Sets information specific to the client or connection.",
         "LIB-NAME libname | LIB-VER libver"),
+    SUB("tracking", clientCommand, -3, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Controls server-assisted client-side caching for the connection.",
+        "ON | OFF [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]"),
+    SUB("caching", clientCommand, 3, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Instructs the server whether to track the keys in the next request.",
+        "YES | NO"),
+    SUB("getredir", clientCommand, 2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns the client ID to which the connection's tracking notifications are redirected.",
+        ""),
+    SUB("trackinginfo", clientCommand, 2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Returns information about server-assisted client-side caching for the connection.",
+        ""),
     SUB("help", clientCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
         "Returns helpful text about the different subcommands.",
         ""),
@@ -438,6 +454,37 @@ static redisCommand slowlogSubcommands[] = {
     SUB("help", slowlogCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
         "Show helpful text about the different subcommands",
         ""),
+    END,
+};
+
+static redisCommand latencySubcommands[] = {
+    SUB("doctor", latencyCommand, 2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Return a human readable latency analysis report.",
+        "",
+        TIPS("nondeterministic_output request_policy:all_nodes response_policy:special")),
+    SUB("graph", latencyCommand, 3, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Return a latency graph for the event.",
+        "event",
+        TIPS("nondeterministic_output request_policy:all_nodes response_policy:special")),
+    SUB("help", latencyCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Show helpful text about the different subcommands.",
+        ""),
+    SUB("histogram", latencyCommand, -2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Return the cumulative distribution of latencies of a subset of commands or all.",
+        "[command [command ...]]",
+        TIPS("nondeterministic_output request_policy:all_nodes response_policy:special"), .since = "7.0.0"),
+    SUB("history", latencyCommand, 3, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Return timestamp-latency samples for the event.",
+        "event",
+        TIPS("nondeterministic_output request_policy:all_nodes response_policy:special")),
+    SUB("latest", latencyCommand, 2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Return the latest latency samples for all events.",
+        "",
+        TIPS("nondeterministic_output request_policy:all_nodes response_policy:special")),
+    SUB("reset", latencyCommand, -2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0,
+        "Reset latency data for one or more events.",
+        "[event [event ...]]",
+        TIPS("request_policy:all_nodes response_policy:all_succeeded")),
     END,
 };
 
@@ -596,6 +643,15 @@ redisCommand redisCommandTable[] = {
         "source destination [DB destination-db] [REPLACE]", NULL,
         KEYS(KS(KSPEC_RO | KSPEC_ACCESS, INDEX(1), RANGE(0, 1, 0)),
              KS(KSPEC_OW | KSPEC_UPDATE, INDEX(2), RANGE(0, 1, 0)))),
+    CMD("dump", dumpCommand, 2, CMD_READONLY, 1, 1, 1, "generic", "2.6.0",
+        "Returns a serialized representation of the value stored at a key.",
+        "key", NULL,
+        KEYS(KS(KSPEC_RO | KSPEC_ACCESS, INDEX(1), RANGE(0, 1, 0))),
+        TIPS("nondeterministic_output")),
+    CMD("restore", restoreCommand, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "generic", "2.6.0",
+        "Creates a key from the serialized representation of a value.",
+        "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", NULL,
+        KEYS(KS(KSPEC_OW | KSPEC_UPDATE, INDEX(1), RANGE(0, 1, 0)))),
     CMD("keys", keysCommand, 2, CMD_READONLY, 0, 0, 0, "generic", "1.0.0",
         "Returns all key names that match a pattern.",
         "pattern", NULL,
@@ -688,6 +744,9 @@ redisCommand redisCommandTable[] = {
     CMD("auth", authCommand, -2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_ALLOW_BUSY, 0, 0, 0, "connection", "1.0.0",
         "Authenticates the connection.",
         "[username] password", NULL),
+    CMD("reset", resetCommand, 1, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_ALLOW_BUSY, 0, 0, 0, "connection", "6.2.0",
+        "Resets the connection.",
+        "", NULL),
     CMD("client", NULL, -2, 0, 0, 0, 0, "connection", "2.4.0",
         "A container for client connection commands.",
         "", clientSubcommands),
@@ -719,6 +778,9 @@ redisCommand redisCommandTable[] = {
     CMD("slowlog", NULL, -2, 0, 0, 0, 0, "server", "2.2.12",
         "A container for slow log commands.",
         "", slowlogSubcommands),
+    CMD("latency", NULL, -2, 0, 0, 0, 0, "server", "2.8.13",
+        "A container for latency diagnostics commands",
+        "", latencySubcommands),
     CMD("monitor", monitorCommand, 1, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "server", "1.0.0",
         "Listens for all requests received by the server in real-time.",
         "", NULL),

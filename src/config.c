@@ -62,6 +62,7 @@ typedef enum {
 #define CF_MEMORY (1u << 5)        /* numeric: accepts 1k/1kb/1mb/1gb ... */
 #define CF_OCTAL (1u << 6)         /* numeric: written and read in octal */
 #define CF_EMPTY_IS_NULL (1u << 7) /* string: "" is stored as NULL */
+#define CF_NO_EFFECT (1u << 8)     /* accepted for Redis config files; the feature isn't here */
 
 typedef struct configEnumItem {
     const char *name;
@@ -141,6 +142,8 @@ static const configEnumItem maxmemory_policy_enum[] = {
     {"allkeys-lru", MAXMEMORY_ALLKEYS_LRU}, {"allkeys-lfu", MAXMEMORY_ALLKEYS_LFU},
     {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM}, {"noeviction", MAXMEMORY_NO_EVICTION}, {NULL, 0}};
 
+static const configEnumItem sanitize_dump_enum[] = {{"no", 0}, {"yes", 1}, {"clients", 2}, {NULL, 0}};
+
 static const configEnumItem protected_action_enum[] = {
     {"no", PROTECTED_ACTION_ALLOWED_NO}, {"yes", PROTECTED_ACTION_ALLOWED_YES},
     {"local", PROTECTED_ACTION_ALLOWED_LOCAL}, {NULL, 0}};
@@ -148,6 +151,9 @@ static const configEnumItem protected_action_enum[] = {
 static const configEnumItem oom_score_adj_enum[] = {
     {"no", OOM_SCORE_ADJ_NO}, {"yes", OOM_SCORE_RELATIVE}, {"relative", OOM_SCORE_RELATIVE},
     {"absolute", OOM_SCORE_ADJ_ABSOLUTE}, {NULL, 0}};
+
+static const configEnumItem repl_diskless_load_enum[] = {
+    {"disabled", 0}, {"on-empty-db", 1}, {"swapdb", 2}, {NULL, 0}};
 
 static const configEnumItem appendfsync_enum[] = {
     {"everysec", AOF_FSYNC_EVERYSEC}, {"always", AOF_FSYNC_ALWAYS}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
@@ -178,6 +184,8 @@ static const configSpecial notify_special = {setNotifyKeyspaceEvents, getNotifyK
 static const configSpecial dir_special = {setDir, getDir, NULL};
 static const configSpecial oom_values_special = {setOomScoreAdjValues, getOomScoreAdjValues,
                                                  rewriteOomScoreAdjValues};
+static const configSpecial latency_percentiles_special = {latencySetPercentilesConfig, latencyGetPercentilesConfig,
+                                                         latencyRewritePercentilesConfig};
 
 static int validateAofFilename(const char *value, sds *err);
 static int validateDbfilename(const char *value, sds *err);
@@ -189,6 +197,7 @@ static int applyMaxmemory(sds *err);
 static int applyLogfile(sds *err);
 static int applyLocaleCollate(sds *err);
 static int applyOomScoreAdj(sds *err);
+static int applyJemallocBgThread(sds *err);
 
 #define MB (1024LL * 1024)
 
@@ -225,6 +234,8 @@ static const configEntry configTable[] = {
     STRING_CONFIG("syslog-ident", NULL, CF_IMMUTABLE, syslog_ident, "redis", NULL, NULL),
     BOOL_CONFIG("always-show-logo", NULL, CF_IMMUTABLE, always_show_logo, "no", NULL),
     BOOL_CONFIG("set-proc-title", NULL, CF_IMMUTABLE, set_proc_title, "yes", NULL),
+    STRING_CONFIG("proc-title-template", NULL, 0, proc_title_template, "{title} {listen-addr} {server-mode}",
+                  procTitleValidateTemplate, procTitleApplyTemplate),
     STRING_CONFIG("locale-collate", NULL, 0, locale_collate, "", NULL, applyLocaleCollate),
     INT_CONFIG("databases", NULL, CF_IMMUTABLE, dbnum, 1, INT_MAX, "16", NULL),
     INT_CONFIG("hz", NULL, 0, config_hz, 0, INT_MAX, "10", applyHz),
@@ -244,6 +255,7 @@ static const configEntry configTable[] = {
     INT_CONFIG("lfu-log-factor", NULL, 0, lfu_log_factor, 0, INT_MAX, "10", NULL),
     INT_CONFIG("lfu-decay-time", NULL, 0, lfu_decay_time, 0, INT_MAX, "1", NULL),
     INT_CONFIG("active-expire-effort", NULL, 0, active_expire_effort, 1, 10, "1", NULL),
+    BOOL_CONFIG("jemalloc-bg-thread", NULL, 0, jemalloc_bg_thread, "yes", applyJemallocBgThread),
     BOOL_CONFIG("lazyfree-lazy-eviction", NULL, 0, lazyfree_lazy_eviction, "no", NULL),
     BOOL_CONFIG("lazyfree-lazy-expire", NULL, 0, lazyfree_lazy_expire, "no", NULL),
     BOOL_CONFIG("lazyfree-lazy-server-del", NULL, 0, lazyfree_lazy_server_del, "no", NULL),
@@ -268,6 +280,7 @@ static const configEntry configTable[] = {
     STRING_CONFIG("dbfilename", NULL, 0, rdb_filename, "dump.rdb", validateDbfilename, NULL),
     BOOL_CONFIG("rdbcompression", NULL, 0, rdb_compression, "yes", NULL),
     BOOL_CONFIG("rdbchecksum", NULL, CF_IMMUTABLE, rdb_checksum, "yes", NULL),
+    ENUM_CONFIG("sanitize-dump-payload", NULL, CF_DENY_LOADING, sanitize_dump_payload, sanitize_dump_enum, "no", NULL),
     BOOL_CONFIG("rdb-save-incremental-fsync", NULL, 0, rdb_save_incremental_fsync, "yes", NULL),
     BOOL_CONFIG("stop-writes-on-bgsave-error", NULL, 0, stop_writes_on_bgsave_err, "yes", NULL),
     BOOL_CONFIG("appendonly", NULL, CF_DENY_LOADING, aof_enabled, "no", applyAppendonly),
@@ -280,6 +293,7 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("aof-load-truncated", NULL, 0, aof_load_truncated, "yes", NULL),
     BOOL_CONFIG("aof-rewrite-incremental-fsync", NULL, 0, aof_rewrite_incremental_fsync, "yes", NULL),
     BOOL_CONFIG("aof-use-rdb-preamble", NULL, 0, aof_use_rdb_preamble, "yes", NULL),
+    BOOL_CONFIG("aof-timestamp-enabled", NULL, 0, aof_timestamp_enabled, "no", NULL),
     INT_CONFIG("key-load-delay", NULL, 0, key_load_delay, INT_MIN, INT_MAX, "0", NULL),
     INT_CONFIG("rdb-key-save-delay", NULL, 0, rdb_key_save_delay, INT_MIN, INT_MAX, "0", NULL),
 
@@ -296,7 +310,41 @@ static const configEntry configTable[] = {
     /* diagnostics and events */
     LL_CONFIG("slowlog-log-slower-than", NULL, 0, slowlog_log_slower_than, -1, LLONG_MAX, "10000", NULL),
     ULONG_CONFIG("slowlog-max-len", NULL, 0, slowlog_max_len, 0, LONG_MAX, "128", NULL),
+    LL_CONFIG("latency-monitor-threshold", NULL, 0, latency_monitor_threshold, 0, LLONG_MAX, "0", NULL),
+    BOOL_CONFIG("latency-tracking", NULL, 0, latency_tracking_enabled, "yes", NULL),
+    SPECIAL_CONFIG("latency-tracking-info-percentiles", NULL, CF_MULTI_ARG, latency_percentiles_special, "50 99 99.9",
+                   NULL),
     SPECIAL_CONFIG("notify-keyspace-events", NULL, 0, notify_special, "", NULL),
+    ULONG_CONFIG("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LONG_MAX, "1000000", NULL),
+
+    /* Redis's replication, ACL-log and stream knobs: accepted with Redis's
+     * types, bounds and defaults so its config files load; nothing reads them */
+    BOOL_CONFIG("rdb-del-sync-files", NULL, CF_NO_EFFECT, rdb_del_sync_files, "no", NULL),
+    BOOL_CONFIG("replica-serve-stale-data", "slave-serve-stale-data", CF_NO_EFFECT, repl_serve_stale_data, "yes",
+                NULL),
+    BOOL_CONFIG("replica-read-only", "slave-read-only", CF_NO_EFFECT, repl_slave_ro, "yes", NULL),
+    BOOL_CONFIG("repl-diskless-sync", NULL, CF_NO_EFFECT, repl_diskless_sync, "yes", NULL),
+    INT_CONFIG("repl-diskless-sync-delay", NULL, CF_NO_EFFECT, repl_diskless_sync_delay, 0, INT_MAX, "5", NULL),
+    INT_CONFIG("repl-diskless-sync-max-replicas", NULL, CF_NO_EFFECT, repl_diskless_sync_max_replicas, 0, INT_MAX,
+               "0", NULL),
+    ENUM_CONFIG("repl-diskless-load", NULL, CF_NO_EFFECT, repl_diskless_load, repl_diskless_load_enum, "disabled",
+                NULL),
+    BOOL_CONFIG("repl-disable-tcp-nodelay", NULL, CF_NO_EFFECT, repl_disable_tcp_nodelay, "no", NULL),
+    INT_CONFIG("replica-priority", "slave-priority", CF_NO_EFFECT, replica_priority, 0, INT_MAX, "100", NULL),
+    BOOL_CONFIG("replica-lazy-flush", "slave-lazy-flush", CF_NO_EFFECT, repl_slave_lazy_flush, "no", NULL),
+    ULONG_CONFIG("acllog-max-len", NULL, CF_NO_EFFECT, acllog_max_len, 0, LONG_MAX, "128", NULL),
+    ULONG_CONFIG("stream-node-max-bytes", NULL, CF_NO_EFFECT | CF_MEMORY, stream_node_max_bytes, 0, LONG_MAX,
+                 "4096", NULL),
+    LL_CONFIG("stream-node-max-entries", NULL, CF_NO_EFFECT, stream_node_max_entries, 0, LLONG_MAX, "100", NULL),
+    INT_CONFIG("repl-ping-replica-period", "repl-ping-slave-period", CF_NO_EFFECT, repl_ping_replica_period, 1,
+               INT_MAX, "10", NULL),
+    INT_CONFIG("repl-timeout", NULL, CF_NO_EFFECT, repl_timeout, 1, INT_MAX, "60", NULL),
+    LL_CONFIG("repl-backlog-size", NULL, CF_NO_EFFECT | CF_MEMORY, repl_backlog_size, 1, LLONG_MAX, "1mb", NULL),
+    LL_CONFIG("repl-backlog-ttl", NULL, CF_NO_EFFECT, repl_backlog_ttl, 0, LONG_MAX, "3600", NULL),
+    INT_CONFIG("min-replicas-to-write", "min-slaves-to-write", CF_NO_EFFECT, min_replicas_to_write, 0, INT_MAX,
+               "0", NULL),
+    INT_CONFIG("min-replicas-max-lag", "min-slaves-max-lag", CF_NO_EFFECT, min_replicas_max_lag, 0, INT_MAX, "10",
+               NULL),
 };
 
 #define CONFIG_COUNT ((int)(sizeof(configTable) / sizeof(configTable[0])))
@@ -882,6 +930,14 @@ static int applyOomScoreAdj(sds *err) {
     return C_ERR;
 }
 
+/* jemalloc's background purging thread. Only once the server runs: a
+ * thread started before daemonize()'s fork would not survive it. */
+static int applyJemallocBgThread(sds *err) {
+    (void)err;
+    if (server.el != NULL) zmalloc_set_background_thread(server.jemalloc_bg_thread);
+    return C_OK;
+}
+
 /* Raises the open-files limit if it can; returns the limit in force. */
 static rlim_t raiseOpenFilesLimit(rlim_t needed) {
     struct rlimit limit;
@@ -1309,8 +1365,9 @@ static void restoreBackups(configSetRequest *r, int n) {
     }
 }
 
-static void replySetFailure(client *c, const configEntry *e, sds err) {
-    addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", e->name, err);
+/* `name` as the client spelt it: an alias is named as given, as in Redis. */
+static void replySetFailure(client *c, const char *name, sds err) {
+    addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", name, err);
     sdsfree(err);
 }
 
@@ -1321,7 +1378,7 @@ static int performSetRequest(client *c, configSetRequest *r) {
         sds err = NULL;
         if (configSetString(r->entries[i], r->values[i], &err) != C_OK) {
             restoreBackups(r, i);
-            replySetFailure(c, r->entries[i], err);
+            replySetFailure(c, c->argv[2 + i * 2]->ptr, err);
             return C_ERR;
         }
         sds now = configGetValue(r->entries[i]);
@@ -1337,7 +1394,7 @@ static int performSetRequest(client *c, configSetRequest *r) {
             serverLog(LL_WARNING, "Failed applying new configuration. Possibly related to new %s setting. "
                                   "Restoring previous settings.", culprit->name);
             restoreBackups(r, r->count);
-            replySetFailure(c, culprit, err);
+            replySetFailure(c, culprit->name, err);
             return C_ERR;
         }
     }
@@ -1398,6 +1455,7 @@ void configResetStatCommand(client *c) {
     resetServerStats();
     if (server.commands) resetCommandStats(server.commands);
     if (server.errors) dictEmpty(server.errors, NULL);
+    latencyResetCommandHistograms();
     addReply(c, shared.ok);
 }
 
@@ -1605,6 +1663,23 @@ void configHelpCommand(client *c) {
         "    Rewrite the configuration file.",
         NULL};
     addReplyHelp(c, help);
+}
+
+/* One warning naming every compatibility-only directive that is not at its
+ * default: the user expects something this server doesn't do. */
+void configWarnNoEffectDirectives(void) {
+    sds names = sdsempty();
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        if (!(configTable[j].flags & CF_NO_EFFECT)) continue;
+        sds value = configGetValue(&configTable[j]);
+        if (sdscmp(value, config_defaults[j]) != 0)
+            names = sdscatprintf(names, "%s%s", sdslen(names) ? ", " : "", configTable[j].name);
+        sdsfree(value);
+    }
+    if (sdslen(names))
+        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (this server has no replication, "
+                              "ACL log or streams): %s", names);
+    sdsfree(names);
 }
 
 int configPrintDirectives(FILE *fp) {

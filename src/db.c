@@ -25,6 +25,7 @@
  * has no compile-time dependency on them.
  */
 #include "server.h"
+#include "tracking.h"
 
 void (*keyModifiedHook)(redisDb *db, robj *key) = NULL;   /* WATCH */
 void (*keyReadyHook)(redisDb *db, robj *key) = NULL;      /* blocking pops */
@@ -311,13 +312,14 @@ long long dbTotalServerKeyCount(void) {
 /* ---- signals ------------------------------------------------------------------------ */
 
 void signalModifiedKey(client *c, redisDb *db, robj *key) {
-    (void)c;
     if (keyModifiedHook) keyModifiedHook(db, key);
+    if (unlikely(server.tracking_clients)) trackingInvalidateKey(c, key); /* client-side caching */
 }
 
 void signalFlushedDb(int dbid, int async) {
     (void)async;
     if (dbFlushedHook) dbFlushedHook(dbid);
+    if (server.tracking_clients) trackingInvalidateKeysOnFlush();
 }
 
 void signalSwappedDb(int id1, int id2) {

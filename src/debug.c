@@ -600,21 +600,6 @@ static void debugDigestValue(client *c) {
     }
 }
 
-/* Bytes an RDB file would spend on this string (without LZF compression):
- * integers as 1, 2 or 4 byte values, anything else length-prefixed. */
-static size_t rdbStringLength(robj *o) {
-    long long v;
-    if (o->encoding == OBJ_ENCODING_INT || (sdslen(o->ptr) <= 11 && string2ll(o->ptr, sdslen(o->ptr), &v))) {
-        v = o->encoding == OBJ_ENCODING_INT ? (long long)(intptr_t)o->ptr : v;
-        if (v >= INT8_MIN && v <= INT8_MAX) return 2;
-        if (v >= INT16_MIN && v <= INT16_MAX) return 3;
-        if (v >= INT32_MIN && v <= INT32_MAX) return 5;
-    }
-    size_t len = stringObjectLen(o);
-    size_t prefix = len < (1 << 6) ? 1 : len < (1 << 14) ? 2 : len <= UINT32_MAX ? 5 : 9;
-    return prefix + len;
-}
-
 /* The extra fields DEBUG OBJECT gives for a quicklist, as Redis does. */
 static sds catQuicklistShape(sds s, const quicklist *ql) {
     unsigned long raw = 0;
@@ -630,7 +615,7 @@ static void debugObject(client *c) {
         addReplyErrorObject(c, shared.nokeyerr);
         return;
     }
-    size_t serialized = val->type == OBJ_STRING ? rdbStringLength(val) : 0;
+    size_t serialized = rdbSerializedValueLength(val); /* what a snapshot spends on it */
     sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%d lru_seconds_idle:%llu",
                          (void *)val, val->refcount, strEncoding(val->encoding), serialized, (int)val->lru,
                          estimateObjectIdleTime(val) / 1000);

@@ -179,7 +179,9 @@ static size_t memoryCountedForEviction(void) { return zmalloc_used_memory(); }
 static void evictKey(int dbid, sds key) {
     redisDb *db = &server.db[dbid];
     robj *keyobj = createStringObject(key, sdslen(key));
+    LATENCY_START(del_latency);
     dbSyncDelete(db, keyobj);
+    LATENCY_END("eviction-del", del_latency);
     server.stat_evictedkeys++;
     signalModifiedKey(NULL, db, keyobj);
     notifyKeyspaceEvent(NOTIFY_EVICTED, "evicted", keyobj, dbid);
@@ -197,6 +199,7 @@ int performEvictions(void) {
     int random_policy = server.maxmemory_policy == MAXMEMORY_ALLKEYS_RANDOM ||
                         server.maxmemory_policy == MAXMEMORY_VOLATILE_RANDOM;
     long long limit = dbTotalServerKeyCount();
+    LATENCY_START(cycle_latency);
     while (memoryCountedForEviction() > server.maxmemory && limit-- > 0) {
         int dbid = 0;
         sds key = random_policy ? selectRandomKey(&dbid) : selectPoolKey(&dbid);
@@ -204,6 +207,7 @@ int performEvictions(void) {
         evictKey(dbid, key);
         sdsfree(key);
     }
+    LATENCY_END("eviction-cycle", cycle_latency);
     return memoryCountedForEviction() <= server.maxmemory ? C_OK : C_ERR;
 }
 

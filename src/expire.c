@@ -164,6 +164,7 @@ void activeExpireCycle(int type) {
         } while (repeat);
     }
     server.stat_expire_cycle_time_used += ustime() - start;
+    LATENCY_SAMPLE("expire-cycle", (ustime() - start) / 1000);
     int perc = total_sampled ? (int)(total_expired * 100 / total_sampled) : 0;
     expired_stale_perc_tracker = (expired_stale_perc_tracker * 95 + perc * 5) / 100;
     server.stat_expired_stale_perc = expired_stale_perc_tracker;

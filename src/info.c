@@ -2,7 +2,7 @@
  *
  * Sections, in the order they are always emitted: server, clients, memory,
  * persistence, stats, replication, cpu, modules, commandstats, errorstats,
- * latencystats (empty: latency tracking is off), cluster, keyspace. INFO
+ * latencystats (empty while latency-tracking is off), cluster, keyspace. INFO
  * with no argument (or "default") gives all but commandstats and
  * latencystats; "all" and "everything" give every section; any other
  * argument names a section (case-insensitive, several may be given, unknown
@@ -24,6 +24,7 @@
  */
 #include "server.h"
 #include "osrandom.h"
+#include "tracking.h"
 
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -209,9 +210,10 @@ static sds infoClients(sds info) {
                         "client_recent_max_input_buffer:%zu\r\n"
                         "client_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%ld\r\n"
-                        "tracking_clients:0\r\n"
+                        "tracking_clients:%lu\r\n"
                         "clients_in_timeout_table:0\r\n",
-                        (unsigned long)listLength(server.clients), server.maxclients, max_in, max_out, blocked);
+                        (unsigned long)listLength(server.clients), server.maxclients, max_in, max_out, blocked,
+                        server.tracking_clients);
 }
 
 static sds infoMemory(sds info) {
@@ -315,9 +317,9 @@ static sds infoStats(sds info) {
                         "active_defrag_key_misses:0\r\n"
                         "total_active_defrag_time:0\r\n"
                         "current_active_defrag_time:0\r\n"
-                        "tracking_total_keys:0\r\n"
-                        "tracking_total_items:0\r\n"
-                        "tracking_total_prefixes:0\r\n"
+                        "tracking_total_keys:%llu\r\n"
+                        "tracking_total_items:%llu\r\n"
+                        "tracking_total_prefixes:%llu\r\n"
                         "unexpected_error_replies:%lld\r\n"
                         "total_error_replies:%lld\r\n"
                         "dump_payload_sanitizations:0\r\n"
@@ -328,7 +330,8 @@ static sds infoStats(sds info) {
                         "client_query_buffer_limit_disconnections:%lld\r\n"
                         "client_output_buffer_limit_disconnections:%lld\r\n",
                         pubsubTotalChannels(), pubsubTotalPatterns(), pubsubTotalShardChannels(),
-                        aofLatestForkUsec(), aofTotalForks(), server.stat_unexpected_error_replies,
+                        aofLatestForkUsec(), aofTotalForks(), trackingTotalKeys(), trackingTotalItems(),
+                        trackingTotalPrefixes(), server.stat_unexpected_error_replies,
                         server.stat_total_error_replies, server.stat_client_qbuf_limit_disconnections,
                         server.stat_client_outbuf_limit_disconnections);
 }
@@ -406,8 +409,8 @@ static sds infoErrorStats(sds info) {
     return info;
 }
 
-/* Per-command latency percentiles are not tracked (latency-tracking no). */
-static sds infoLatencyStats(sds info) { return info; }
+/* Per-command latency percentiles (latency_tracking.c); empty with latency-tracking no. */
+static sds infoLatencyStats(sds info) { return latencyCatInfoStats(info); }
 
 static sds infoCluster(sds info) { return sdscat(info, "cluster_enabled:0\r\n"); }
 

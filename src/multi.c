@@ -95,6 +95,9 @@ static void discardTransaction(client *c) {
     unwatchAllKeys(c);
 }
 
+/* RESET: drop the transaction being queued and every WATCH. */
+void multiResetClient(client *c) { discardTransaction(c); }
+
 /* EXEC itself was refused (out of memory, MISCONF ...): the transaction is
  * dropped and the error says why, as Redis words it. `error` may be a full
  * "-CODE text\r\n" protocol error. */
@@ -332,7 +335,7 @@ void execCommand(client *c) {
 int commandRunsInsideMulti(redisCommand *cmd) {
     redisCommandProc *p = cmd->proc;
     return p == execCommand || p == discardCommand || p == multiCommand || p == watchCommand ||
-           p == quitCommand;
+           p == quitCommand || p == resetCommand;
 }
 
 /* A rejected command poisons the transaction being queued. */

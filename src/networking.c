@@ -15,6 +15,7 @@
  * and beforeSleep() frees them.
  */
 #include "server.h"
+#include "tracking.h"
 
 #include <errno.h>
 #include <sys/uio.h>
@@ -371,6 +372,7 @@ void resetClient(client *c) {
     c->multibulklen = 0;
     c->bulklen = -1;
     if (prev) c->lastcmd = prev;
+    if (c->tracking) trackingCommandDone(c, prev); /* CLIENT CACHING lasts one command */
     /* CLIENT REPLY SKIP applies to exactly one command after it. */
     c->flags &= ~CLIENT_REPLY_SKIP;
     if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
@@ -618,6 +620,10 @@ static void clientFlagsString(client *c, char *flags) {
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
+    unsigned tracking = trackingFlags(c);
+    if (tracking & TRACKING_ON) *p++ = 't';
+    if (tracking & TRACKING_BROKEN_REDIR) *p++ = 'R';
+    if (tracking & TRACKING_BCAST) *p++ = 'B';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
     if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
@@ -631,7 +637,7 @@ static void clientFlagsString(client *c, char *flags) {
 
 /* One CLIENT LIST line, fields in Redis's order. */
 sds catClientInfoString(sds s, client *c) {
-    char flags[16];
+    char flags[24];
     clientFlagsString(c, flags);
     const char *events = "";
     if (c->conn) events = connHasWriteHandler(c->conn) ? (connHasReadHandler(c->conn) ? "rw" : "w")
@@ -643,7 +649,7 @@ sds catClientInfoString(sds s, client *c) {
         s,
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i "
         "multi=-1 qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=0 rbs=%U rbp=%U obl=%U oll=%U omem=%U "
-        "tot-mem=%U events=%s cmd=%s user=default redir=-1 resp=%i lib-name=%s lib-ver=%s",
+        "tot-mem=%U events=%s cmd=%s user=default redir=%I resp=%i lib-name=%s lib-ver=%s",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? connGetFd(c->conn) : -1,
         c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
         (long long)((server.mstime - c->last_interaction_ms) / 1000), flags, c->db ? c->db->id : 0,
@@ -653,7 +659,7 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)qbuf_free, (unsigned long long)c->argv_len_sum,
         (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_usable_size,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
-        (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp,
+        (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL", trackingRedirectId(c), c->resp,
         c->lib_name ? (char *)c->lib_name->ptr : "", c->lib_ver ? (char *)c->lib_ver->ptr : "");
 }
 

@@ -182,6 +182,9 @@ static void pubsubClientFreed(client *c) {
     c->pubsub_channels = c->pubsub_patterns = c->pubsubshard_channels = NULL;
 }
 
+/* RESET: leave every subscription without a reply. */
+void pubsubResetClient(client *c) { pubsubClientFreed(c); }
+
 /* ---- publishing --------------------------------------------------------------------------- */
 
 static sds catBulkObject(sds s, robj *o) {
@@ -320,7 +323,7 @@ int commandAllowedInSubscribedMode(redisCommand *cmd) {
     redisCommandProc *p = cmd->proc;
     return p == pingCommand || p == quitCommand || p == subscribeCommand || p == unsubscribeCommand ||
            p == psubscribeCommand || p == punsubscribeCommand || p == ssubscribeCommand ||
-           p == sunsubscribeCommand;
+           p == sunsubscribeCommand || p == resetCommand;
 }
 
 void pubsubInit(void) { registerClientFreedHook(pubsubClientFreed); }

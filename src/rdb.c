@@ -12,6 +12,15 @@
  * - Version 10, and values written element by element in the types every
  *   Redis from 2.x to 7.x loads (STRING, LIST, SET, ZSET_2, HASH): Debian's
  *   Redis 7.0 loads our dumps, whatever our in-memory encodings are.
+ * - Strings are written as Redis writes them: the canonical text of an
+ *   integer that fits 32 bits as that integer, and (rdbcompression yes)
+ *   strings over 20 bytes LZF-compressed when that saves 4 bytes or more.
+ * - The writer and the reader also work in memory (fd -1): the writer keeps
+ *   everything in its buffer (or only counts it, for DEBUG OBJECT), the
+ *   reader consumes a caller's buffer. That
+ *   is DUMP/RESTORE (dump.c) through rdbSerializeValue/rdbDeserializeValue,
+ *   with exactly the file's encoder and validating decoder; the file path
+ *   only gains a test of fd per 64 KB flush and per refill.
  * - Loading also takes Redis 7's compact types (HASH_LISTPACK, ZSET_LISTPACK,
  *   LIST_QUICKLIST_2, SET_INTSET, SET_LISTPACK) and LZF-compressed or
  *   integer-encoded strings, so Redis's dumps load here. Every blob is
@@ -40,8 +49,6 @@
 #include "lzf.h"
 #include "rdb_legacy.h"
 
-#define RDB_VERSION 10
-#define RDB_MAX_READ_VERSION 12 /* 7.2 writes 11, 7.4 writes 12 */
 
 #define RDB_TYPE_STRING 0
 #define RDB_TYPE_LIST 1
@@ -77,17 +84,28 @@
 
 /* ==== writing ================================================================================ */
 
+#define RDB_WRITER_MEMORY -1 /* fd value: the whole output stays in buf */
+#define RDB_WRITER_COUNT -2  /* fd value: output is only counted, 64 KB at a time */
+
 typedef struct rdbWriter {
-    int fd;
+    int fd;                /* a file, or RDB_WRITER_MEMORY / RDB_WRITER_COUNT */
     sds buf;
+    size_t counted;        /* RDB_WRITER_COUNT: bytes flushed so far */
     uint64_t crc;
     int failed;
     int incremental_fsync; /* fsync every 4 MB (rdb-save- or aof-rewrite-incremental-fsync) */
     size_t since_fsync;
+    unsigned char *lzf;    /* scratch for LZF output, reused from string to string */
+    size_t lzf_cap;
 } rdbWriter;
 
 static void writerFlush(rdbWriter *w) {
     size_t len = sdslen(w->buf);
+    if (w->fd == RDB_WRITER_COUNT) {
+        w->counted += len;
+        sdsclear(w->buf);
+        return;
+    }
     w->crc = crc64(w->crc, (const unsigned char *)w->buf, len);
     if (!w->failed && len && aofWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len) w->failed = 1;
     if (!w->failed && aofIncrementalFsync(w->fd, &w->since_fsync, len, w->incremental_fsync) == -1) w->failed = 1;
@@ -96,7 +114,7 @@ static void writerFlush(rdbWriter *w) {
 
 static void putBytes(rdbWriter *w, const void *p, size_t len) {
     w->buf = sdscatlen(w->buf, p, len);
-    if (sdslen(w->buf) >= 64 * 1024) writerFlush(w);
+    if (w->fd != RDB_WRITER_MEMORY && sdslen(w->buf) >= 64 * 1024) writerFlush(w);
 }
 
 static void putByte(rdbWriter *w, unsigned char b) { putBytes(w, &b, 1); }
@@ -120,25 +138,81 @@ static void putLen(rdbWriter *w, uint64_t len) {
     }
 }
 
+/* v in one of the string encodings 0xC0 (int8), 0xC1 (int16), 0xC2
+ * (int32), little-endian; 0 if it doesn't fit 32 bits. */
+static int putIntEncoded(rdbWriter *w, long long v) {
+    unsigned char b[5];
+    size_t n;
+    if (v >= INT8_MIN && v <= INT8_MAX) {
+        b[1] = (unsigned char)(v & 0xFF);
+        n = 2;
+    } else if (v >= INT16_MIN && v <= INT16_MAX) {
+        store16le(b + 1, (uint16_t)(v & 0xFFFF));
+        n = 3;
+    } else if (v >= INT32_MIN && v <= INT32_MAX) {
+        store32le(b + 1, (uint32_t)(v & 0xFFFFFFFF));
+        n = 5;
+    } else {
+        return 0;
+    }
+    b[0] = (unsigned char)(0xC0 | (n == 2 ? RDB_ENC_INT8 : n == 3 ? RDB_ENC_INT16 : RDB_ENC_INT32));
+    putBytes(w, b, n);
+    return 1;
+}
+
+/* A string that is the canonical text of a small integer (what string2ll
+ * accepts and ll2string gives back) is stored as that integer. */
+static int putIfInteger(rdbWriter *w, const char *p, size_t len) {
+    long long v;
+    char canon[LONG_STR_SIZE];
+    if (len == 0 || len > 11 || !string2ll(p, len, &v)) return 0;
+    if ((size_t)ll2string(canon, sizeof canon, v) != len || memcmp(canon, p, len) != 0) return 0;
+    return putIntEncoded(w, v);
+}
+
+/* 0xC3, compressed length, original length, LZF block -- only when that
+ * saves at least 4 bytes (less isn't worth the decompression). */
+static int putLzf(rdbWriter *w, const void *p, size_t len) {
+    size_t cap = len - 4;
+    if (cap > w->lzf_cap) {
+        w->lzf = zrealloc(w->lzf, cap);
+        w->lzf_cap = cap;
+    }
+    size_t clen = lzfCompress(p, len, w->lzf, cap);
+    if (clen == 0) return 0;
+    putByte(w, 0xC0 | RDB_ENC_LZF);
+    putLen(w, clen);
+    putLen(w, len);
+    putBytes(w, w->lzf, clen);
+    return 1;
+}
+
+/* Every string of the stream (keys, values, elements, AUX fields) goes
+ * through here: integer encoding always, LZF when rdbcompression is on and
+ * the string is long enough to gain (shorter than 21 bytes never does). */
 static void putString(rdbWriter *w, const void *p, size_t len) {
+    if (len <= 11 && putIfInteger(w, p, len)) return;
+    if (len > 20 && server.rdb_compression && putLzf(w, p, len)) return;
     putLen(w, len);
     putBytes(w, p, len);
 }
 
-static void putElem(rdbWriter *w, const elemRef *e) {
-    if (e->s) {
-        putString(w, e->s, e->len);
-        return;
-    }
+static void putInteger(rdbWriter *w, long long v) {
+    if (putIntEncoded(w, v)) return;
     char num[LONG_STR_SIZE];
-    int n = ll2string(num, sizeof num, e->ll);
-    putString(w, num, (size_t)n);
+    int n = ll2string(num, sizeof num, v);
+    putLen(w, (size_t)n);
+    putBytes(w, num, (size_t)n);
+}
+
+static void putElem(rdbWriter *w, const elemRef *e) {
+    if (e->s) putString(w, e->s, e->len);
+    else putInteger(w, e->ll);
 }
 
 static void putObjectString(rdbWriter *w, robj *o) {
-    robj *d = getDecodedObject(o);
-    putString(w, d->ptr, sdslen(d->ptr));
-    decrRefCount(d);
+    if (o->encoding == OBJ_ENCODING_INT) putInteger(w, (long long)(intptr_t)o->ptr);
+    else putString(w, o->ptr, sdslen(o->ptr));
 }
 
 static void putAux(rdbWriter *w, const char *key, const char *value) {
@@ -168,11 +242,9 @@ static int saveScored(void *ud, const elemRef *member, double score) {
     return 0;
 }
 
-static void saveValue(rdbWriter *w, robj *o) {
+static void saveType(rdbWriter *w, robj *o) {
     switch (o->type) {
-    case OBJ_STRING:
-        putByte(w, RDB_TYPE_STRING);
-        return;
+    case OBJ_STRING: putByte(w, RDB_TYPE_STRING); break;
     case OBJ_LIST: putByte(w, RDB_TYPE_LIST); break;
     case OBJ_SET: putByte(w, RDB_TYPE_SET); break;
     case OBJ_ZSET: putByte(w, RDB_TYPE_ZSET_2); break;
@@ -181,17 +253,8 @@ static void saveValue(rdbWriter *w, robj *o) {
     }
 }
 
-static void saveKey(rdbWriter *w, kvobj *o) {
-    long long when = kvobjGetExpire(o);
-    if (when != -1) {
-        unsigned char ms[8];
-        store64le(ms, (uint64_t)when);
-        putByte(w, RDB_OPCODE_EXPIRETIME_MS);
-        putBytes(w, ms, 8);
-    }
-    saveValue(w, o);
-    sds key = kvobjGetKey(o);
-    putString(w, key, sdslen(key));
+/* The value after its type byte (and, in a file, after the key). */
+static void saveValue(rdbWriter *w, robj *o) {
     switch (o->type) {
     case OBJ_STRING: putObjectString(w, o); break;
     case OBJ_LIST:
@@ -211,6 +274,20 @@ static void saveKey(rdbWriter *w, kvobj *o) {
         hashTypeForEach(o, savePair, w);
         break;
     }
+}
+
+static void saveKey(rdbWriter *w, kvobj *o) {
+    long long when = kvobjGetExpire(o);
+    if (when != -1) {
+        unsigned char ms[8];
+        store64le(ms, (uint64_t)when);
+        putByte(w, RDB_OPCODE_EXPIRETIME_MS);
+        putBytes(w, ms, 8);
+    }
+    saveType(w, o);
+    sds key = kvobjGetKey(o);
+    putString(w, key, sdslen(key));
+    saveValue(w, o);
 }
 
 static void saveDb(rdbWriter *w, redisDb *db) {
@@ -252,7 +329,29 @@ int rdbSaveToFd(int fd, int aof_base) {
     w.buf = sdscatlen(w.buf, sum, 8);
     writerFlush(&w);
     sdsfree(w.buf);
+    zfree(w.lzf);
     return w.failed ? C_ERR : C_OK;
+}
+
+/* One value in memory: its type byte and its body, no key (DUMP's payload
+ * before the version and the checksum). */
+sds rdbSerializeValue(robj *o) {
+    rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
+    saveType(&w, o);
+    saveValue(&w, o);
+    zfree(w.lzf);
+    return w.buf;
+}
+
+/* What the value takes in a snapshot, without type and key (DEBUG OBJECT's
+ * serializedlength), counted without keeping the bytes. */
+size_t rdbSerializedValueLength(robj *o) {
+    rdbWriter w = {.fd = RDB_WRITER_COUNT, .buf = sdsempty()};
+    saveValue(&w, o);
+    writerFlush(&w);
+    sdsfree(w.buf);
+    zfree(w.lzf);
+    return w.counted;
 }
 
 /* Writes the dataset to `filename` atomically. */
@@ -284,8 +383,9 @@ static int rdbSave(const char *filename) {
 /* ==== loading ================================================================================ */
 
 typedef struct rdbReader {
-    int fd;
-    unsigned char *buf;
+    int fd;                   /* -1: memory mode, buf[0..len) is all the input */
+    const unsigned char *buf;
+    unsigned char *chunk;     /* file mode: what reads fill (buf points here) */
     size_t len, pos;
     uint64_t crc;       /* over every byte consumed */
     off_t consumed;
@@ -296,13 +396,14 @@ typedef struct rdbReader {
 #define RDB_READ_CHUNK (256 * 1024)
 
 static int readerRefill(rdbReader *r) {
+    if (r->fd == -1) return 0;
     r->crc = crc64(r->crc, r->buf, r->pos); /* account for what was consumed */
     r->consumed += (off_t)r->pos;
-    memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+    memmove(r->chunk, r->chunk + r->pos, r->len - r->pos);
     r->len -= r->pos;
     r->pos = 0;
     ssize_t n;
-    do n = read(r->fd, r->buf + r->len, RDB_READ_CHUNK - r->len);
+    do n = read(r->fd, r->chunk + r->len, RDB_READ_CHUNK - r->len);
     while (n == -1 && errno == EINTR);
     if (n <= 0) return 0;
     r->len += (size_t)n;
@@ -323,6 +424,14 @@ static int getBytes(rdbReader *r, void *dst, size_t n) {
         n -= take;
     }
     return 1;
+}
+
+/* Whether n more bytes may follow: in memory mode the answer is exact, so
+ * a corrupt length fails before anything is allocated for it. */
+static int mayHave(rdbReader *r, uint64_t n) {
+    if (r->fd != -1 || n <= r->len - r->pos) return 1;
+    r->error = "Unexpected end of the serialized value";
+    return 0;
 }
 
 static int getByte(rdbReader *r, int *b) {
@@ -361,10 +470,13 @@ static int getLen(rdbReader *r, uint64_t *len, int *is_encoded) {
 static sds getLzfString(rdbReader *r) {
     uint64_t clen, len;
     if (!getLen(r, &clen, NULL) || !getLen(r, &len, NULL)) return NULL;
-    if (clen > (uint64_t)server.proto_max_bulk_len || len > (uint64_t)server.proto_max_bulk_len || len == 0) {
+    /* An LZF chunk of 3 bytes expands to 264 at most: more is corrupt. */
+    if (clen > (uint64_t)server.proto_max_bulk_len || len > (uint64_t)server.proto_max_bulk_len || len == 0 ||
+        len / 88 > clen) {
         r->error = "Invalid LZF string lengths";
         return NULL;
     }
+    if (!mayHave(r, clen)) return NULL;
     unsigned char *in = zmalloc((size_t)clen);
     sds out = sdsnewlen(NULL, (size_t)len);
     int ok = getBytes(r, in, (size_t)clen) &&
@@ -400,6 +512,7 @@ static sds getString(rdbReader *r) {
         r->error = "String too long";
         return NULL;
     }
+    if (!mayHave(r, len)) return NULL;
     sds s = sdsnewlen(NULL, (size_t)len);
     if (!getBytes(r, s, (size_t)len)) {
         sdsfree(s);
@@ -722,6 +835,22 @@ static int emptyCollection(robj *o) {
     }
 }
 
+/* One value serialized by rdbSerializeValue (or Redis's DUMP): a type
+ * byte and the value, validated as deeply as a file's. Bytes after the
+ * value are ignored, as Redis does. NULL with *err (a new sds) on failure. */
+robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *err) {
+    rdbReader r = {.fd = -1, .buf = p, .len = len, .version = rdbver};
+    int type;
+    robj *o = getByte(&r, &type) ? loadValue(&r, type) : NULL;
+    if (o && emptyCollection(o)) {
+        decrRefCount(o);
+        o = NULL;
+        r.error = "Empty collection";
+    }
+    if (o == NULL && err) *err = sdsnew(r.error ? r.error : "Bad data format");
+    return o;
+}
+
 /* ---- the file ---------------------------------------------------------------------------------- */
 
 static int checkHeader(rdbReader *r) {
@@ -846,9 +975,10 @@ static int verifyChecksum(rdbReader *r) {
 /* Loads an RDB stream from fd (named `name` in messages) into the dataset.
  * C_ERR with a logged reason. The caller sets server.loading. */
 int rdbLoadFd(int fd, const char *name) {
-    rdbReader r = {.fd = fd, .buf = zmalloc(RDB_READ_CHUNK)};
+    rdbReader r = {.fd = fd, .chunk = zmalloc(RDB_READ_CHUNK)};
+    r.buf = r.chunk;
     int ok = checkHeader(&r) && loadBody(&r) && verifyChecksum(&r);
-    zfree(r.buf);
+    zfree(r.chunk);
     if (!ok) {
         serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", name,
                   (long long)(r.consumed + (off_t)r.pos), r.error ? r.error : "read error");
@@ -903,9 +1033,11 @@ int rdbSaveNow(void) {
 static int bgsaveStart(void) {
     bg.last_try_ms = mstime();
     bg.dirty_before = server.dirty;
+    LATENCY_START(fork_latency);
     pid_t pid = fork();
     if (pid == 0) {
         cpuAffinityChild(server.bgsave_cpulist, "the background save child (bgsave_cpulist)");
+        procTitleSet("redis-rdb-bgsave");
         _exit(rdbSave(server.rdb_filename) == C_OK ? 0 : 1);
     }
     if (pid == -1) {
@@ -913,6 +1045,7 @@ static int bgsaveStart(void) {
         bg.last_status = C_ERR;
         return C_ERR;
     }
+    LATENCY_END("fork", fork_latency);
     bg.child = pid;
     updateDictResizePolicy();
     bg.start_ms = mstime();
@@ -1010,7 +1143,9 @@ void rdbKillChild(void) {
     bg.child = -1;
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)pid);
+    LATENCY_START(unlink_latency);
     unlink(tmp);
+    LATENCY_END("rdb-unlink-temp-file", unlink_latency);
     updateDictResizePolicy();
     serverLog(LL_NOTICE, "Background saving child %d killed", (int)pid);
 }

@@ -17,6 +17,7 @@
 #include "aof.h"
 #include "monotonic.h"
 #include "osrandom.h"
+#include "tracking.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -344,6 +345,7 @@ void call(client *c, int flags) {
     redisCommand *real_cmd = c->cmd;
     long long dirty = server.dirty;
     long long errors_before = server.stat_total_error_replies;
+    long long calls_before = real_cmd->calls; /* unchanged after a run that blocked (blocked.c) */
     c->flags |= CLIENT_EXECUTING_COMMAND;
     long long start = ustime(); /* also the cached "now" the command sees */
     server.ustime = start;
@@ -353,6 +355,7 @@ void call(client *c, int flags) {
     long long clock_start = monotonicUs(); /* cheaper than a second gettimeofday() */
     c->cmd->proc(c);
     long long duration = monotonicUs() - clock_start;
+    if (unlikely(server.tracking_clients) && c->cmd->flags & CMD_READONLY) trackingRememberKeys(c);
     if (duration < 0) duration = 0; /* a clock is only as good as its hardware */
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     c->duration = (long)duration;
@@ -363,6 +366,7 @@ void call(client *c, int flags) {
     errors_charged = server.stat_total_error_replies;
     server.stat_numcommands++;
     if (slowlogHook && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogHook(c, c->argv, c->argc, duration);
+    latencyAfterCall(c, real_cmd, duration, calls_before);
     propagateAfterCall(c, server.dirty - dirty);
     if (!(real_cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) feedMonitors(c, c->argv, c->argc);
 }
@@ -557,6 +561,7 @@ static void createDatabases(void) {
 static void initModules(void) {
     multiInit();
     pubsubInit();
+    trackingInit();
     notifyInit();
     void (*const inits[])(void) = {listTypeInit, hashTypeInit, setTypeInit, zsetTypeInit, blockedInit, sortInit,
                                          encodingsDebugInit, memoryInit};
@@ -983,6 +988,7 @@ int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "--check-system")) return checkSystem();
     if (argc == 2 && !strcmp(argv[1], "--list-config-directives")) return configPrintDirectives(stdout);
 
+    procTitleInit(argc, argv); /* argv's strings move: nothing may keep a pointer into them before this */
     seedHashFunctions();
     initServerState();
     initConfigValues();
@@ -1009,6 +1015,8 @@ int main(int argc, char **argv) {
     thpInit();
     setupShutdownSignals();
     initServer();
+    procTitleSet(NULL);
+    zmalloc_set_background_thread(server.jemalloc_bg_thread); /* after daemonize(): threads don't survive fork */
     oomScoreApply(OOM_CLASS_MAIN); /* logs its own failure; start-up goes on, as in Redis */
     serverLog(LL_VERBOSE, "Command durations are timed with: %s", monotonicInit());
     aofInit();
@@ -1016,6 +1024,7 @@ int main(int argc, char **argv) {
     createPidFile();
     serverLog(LL_NOTICE, "Redis version=%s, bits=%d, pid=%d, allocator=%s, just started", REDIS_VERSION,
               SIZEOF_POINTER_BITS, (int)getpid(), zmalloc_allocator_name());
+    configWarnNoEffectDirectives();
     if (server.port) serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
     if (server.unixsocket) serverLog(LL_NOTICE, "The server is now ready to accept connections at %s", server.unixsocket);
     if (server.port) serverLog(LL_NOTICE, "Ready to accept connections tcp");

@@ -44,6 +44,7 @@
 #include "connection.h"
 #include "util.h"
 #include "version.h"
+#include "proctitle.h"
 
 /* ---- return codes and limits ------------------------------------------------ */
 #define C_OK 0
@@ -215,6 +216,7 @@ typedef struct redisCommand {
     struct redisCommand *parent;
     dict *subcommands_dict;
     long long microseconds, calls, rejected_calls, failed_calls;
+    struct lathist *latency_histogram; /* latency_tracking.c: allocated on the first tracked call */
     int id;
 } redisCommand;
 
@@ -295,6 +297,7 @@ typedef struct client {
     list *watched_keys;
     struct blockingState *bstate;
     robj *lib_name, *lib_ver;     /* CLIENT SETINFO, NULL when unset */
+    struct clientTracking *tracking; /* CLIENT TRACKING state (tracking.c), NULL when off */
 } client;
 
 /* ---- databases ------------------------------------------------------------ */
@@ -456,6 +459,7 @@ struct redisServer {
     int key_load_delay;           /* testing: microseconds of sleep per command or key loaded */
     char *rdb_filename;           /* dbfilename */
     int rdb_compression;
+    int sanitize_dump_payload;    /* accepted (no|yes|clients); RESTORE always validates deeply */
     int rdb_checksum;
     int stop_writes_on_bgsave_err;
     int auto_aof_rewrite_perc;
@@ -488,12 +492,37 @@ struct redisServer {
     int notify_keyspace_events;   /* NOTIFY_* flags */
     int always_show_logo;
     int set_proc_title;
+    char *proc_title_template;    /* proctitle.c */
+    int jemalloc_bg_thread;       /* zmalloc_set_background_thread(); no effect with libc */
+    int aof_timestamp_enabled;    /* aof.c: "#TS:<unixtime>" annotations in the AOF */
     char *locale_collate;
     int lazyfree_lazy_eviction;
     int lazyfree_lazy_expire;
     int lazyfree_lazy_server_del;
     int lazyfree_lazy_user_del;
     int lazyfree_lazy_user_flush;
+
+    /* accepted so Redis config files load, without effect: this server has
+     * no replication, ACL log or streams (config.c warns when one is set) */
+    int rdb_del_sync_files;
+    int repl_serve_stale_data;
+    int repl_slave_ro;
+    int repl_diskless_sync;
+    int repl_diskless_sync_delay;
+    int repl_diskless_sync_max_replicas;
+    int repl_diskless_load;
+    int repl_disable_tcp_nodelay;
+    int replica_priority;
+    int repl_slave_lazy_flush;
+    unsigned long acllog_max_len;
+    unsigned long stream_node_max_bytes;
+    long long stream_node_max_entries;
+    int repl_ping_replica_period;
+    int repl_timeout;
+    long long repl_backlog_size;
+    long long repl_backlog_ttl;
+    int min_replicas_to_write;
+    int min_replicas_max_lag;
 
     /* collections: compact-encoding thresholds (config.c) */
     unsigned long hash_max_listpack_entries;
@@ -512,6 +541,10 @@ struct redisServer {
     long long slowlog_id_next;
     long long slowlog_log_slower_than;
     unsigned long slowlog_max_len;
+
+    /* latency monitor and latency tracking (latency.c) */
+    long long latency_monitor_threshold; /* ms; 0 = monitor off */
+    int latency_tracking_enabled;
 
     /* stats */
     long long stat_numcommands;
@@ -532,6 +565,10 @@ struct redisServer {
     long long stat_client_outbuf_limit_disconnections;
     dict *errors;                 /* error prefix -> count, for INFO errorstats */
     size_t stat_peak_memory;
+
+    /* client-side caching (tracking.c) */
+    unsigned long tracking_clients;        /* clients with tracking on */
+    unsigned long tracking_table_max_keys; /* 0: no limit */
 };
 
 extern struct redisServer server;
@@ -744,6 +781,7 @@ void call(client *c, int flags);
 int processCommand(client *c);
 redisCommand *lookupCommand(robj **argv, int argc);
 redisCommand *lookupCommandBySds(sds s);
+redisCommand *lookupCommandByFullName(const char *name); /* "get" or "config|get" (command_cmd.c) */
 redisCommand *lookupCommandByCString(const char *s);
 void serverLog(int level, const char *fmt, ...) PRINTF_FMT(2, 3);
 void serverLogRaw(int level, const char *msg);
@@ -810,6 +848,7 @@ void configResetStatCommand(client *c);
 void configRewriteCommand(client *c);
 void configHelpCommand(client *c);
 int configPrintDirectives(FILE *fp); /* --list-config-directives */
+void configWarnNoEffectDirectives(void); /* start-up: one line naming compat-only directives set */
 
 /* ---- debug.c ------------------------------------------------------------------- */
 #define serverAssert(e) (likely(e) ? (void)0 : (serverAssertFailed(#e, __FILE__, __LINE__), abort()))
@@ -884,6 +923,11 @@ int rdbBgsaveInProgress(void);
 void rdbKillChild(void); /* stop a BGSAVE and drop its unfinished file */
 sds rdbWriteDeniedError(void);
 sds rdbInfoString(sds info);
+#define RDB_VERSION 10          /* what we write: snapshots, AOF preambles, DUMP payloads */
+#define RDB_MAX_READ_VERSION 12 /* what we load: 7.2 writes 11, 7.4 writes 12 */
+sds rdbSerializeValue(robj *o); /* type byte + value, no key (DUMP) */
+robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *err);
+size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
 void saveCommand(client *c);
 void bgsaveCommand(client *c);
 
@@ -895,6 +939,7 @@ void execCommandAbort(client *c, const char *error); /* processCommand() refused
 void unwatchAllKeys(client *c);
 int commandRunsInsideMulti(redisCommand *cmd);
 void flagTransaction(client *c);
+void multiResetClient(client *c); /* RESET: discard MULTI, UNWATCH */
 
 /* ---- pubsub.c, notify.c ------------------------------------------------------------- */
 void pubsubInit(void);
@@ -904,6 +949,7 @@ int commandAllowedInSubscribedMode(redisCommand *cmd);
 unsigned long pubsubTotalChannels(void);
 unsigned long pubsubTotalPatterns(void);
 unsigned long pubsubTotalShardChannels(void);
+void pubsubResetClient(client *c); /* RESET: unsubscribe from everything, silently */
 
 /* ---- module hooks (server.c) ------------------------------------------------------ */
 /* A module registers these from its init function (listTypeInit() ...,
@@ -1019,6 +1065,7 @@ void quitCommand(client *c);
 void helloCommand(client *c);
 void authCommand(client *c);
 void selectCommand(client *c);
+void resetCommand(client *c);
 void commandCommand(client *c);
 void commandCountCommand(client *c);
 void commandInfoCommand(client *c);
@@ -1056,6 +1103,8 @@ void renameCommand(client *c);
 void renamenxCommand(client *c);
 void moveCommand(client *c);
 void copyCommand(client *c);
+void dumpCommand(client *c);
+void restoreCommand(client *c);
 void keysCommand(client *c);
 void scanCommand(client *c);
 void randomkeyCommand(client *c);
@@ -1215,5 +1264,6 @@ void sortCommand(client *c);
 void sortroCommand(client *c);
 
 #include "kvobj.h"
+#include "latency.h"
 
 #endif /* REDIS_SERVER_H */

@@ -22,6 +22,7 @@
 #include "zmalloc.h"
 #include "config.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -231,6 +232,16 @@ int zmalloc_purge(void) {
     snprintf(name, sizeof name, "arena.%d.purge", MALLCTL_ARENAS_ALL);
     return je_mallctl(name, NULL, NULL, NULL, 0) == 0 ? 0 : -1;
 }
+
+/* jemalloc's "background_thread": worker threads that return dirty pages
+ * to the system off the main thread. fork() is safe with them running:
+ * jemalloc's own atfork handlers take its locks around the fork, and in the
+ * child (which has only the forking thread) they record the background
+ * threads as stopped, so a BGSAVE or rewrite child purges inline. */
+int zmalloc_set_background_thread(int enable) {
+    bool value = enable != 0;
+    return je_mallctl("background_thread", NULL, NULL, &value, sizeof value) == 0 ? 0 : -1;
+}
 #else
 int zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident) {
     *allocated = *active = *resident = 0;
@@ -244,6 +255,11 @@ int zmalloc_stats_print(void (*write)(void *opaque, const char *text), void *opa
 }
 
 int zmalloc_purge(void) { return -1; }
+
+int zmalloc_set_background_thread(int enable) {
+    (void)enable;
+    return -1;
+}
 #endif
 
 #if defined(USE_JEMALLOC)

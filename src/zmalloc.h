@@ -46,6 +46,10 @@ int zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *reside
 int zmalloc_stats_print(void (*write)(void *opaque, const char *text), void *opaque);
 int zmalloc_purge(void);
 
+/* Starts (1) or stops (0) the allocator's background purging thread
+ * (jemalloc-bg-thread); -1 when the allocator has none (libc). */
+int zmalloc_set_background_thread(int enable);
+
 /* Called with the requested size when an allocation fails; the default logs
  * "Out Of Memory allocating N bytes!" to stderr and aborts. */
 void zmalloc_set_oom_handler(void (*handler)(size_t size));

@@ -1,6 +1,7 @@
 /* redis-check-aof -- checks an append-only file, and repairs a truncated one.
  *
  *   redis-check-aof [--fix] [--yes] <appendonly.aof.manifest | file.aof>
+ *   redis-check-aof --truncate-to-timestamp <unix time> <manifest | file.aof>
  *
  * Given a manifest, every file it names is checked in order (base first);
  * given a single file, just that file. Each file must be a sequence of
@@ -11,6 +12,13 @@
  * back to the end of its last valid command -- before an unterminated MULTI
  * -- after asking for confirmation, or at once with --yes. A problem in any
  * other file can't be fixed by truncation: the tool says so and exits 1.
+ *
+ * Lines starting with '#' where a command may start are annotations (Redis
+ * 7's "#TS:<unix time>", written with aof-timestamp-enabled) and are
+ * skipped. --truncate-to-timestamp T cuts the last file at the first
+ * "#TS:" later than T (at the MULTI, if that annotation is inside one),
+ * undoing what was written after T; such an annotation in an earlier file
+ * can't be handled by truncation and is reported.
  *
  * A base file that is an RDB snapshot (aof-use-rdb-preamble) is recognised
  * and reported, not parsed: the server validates it fully when loading.
@@ -34,6 +42,7 @@ typedef struct checkResult {
     long long lines;       /* line number at valid_up_to, for the report */
     const char *error;     /* NULL if the whole file is valid */
     long long error_at;
+    long long cut_at;      /* --truncate-to-timestamp: where to cut, -1 = nothing later than T */
 } checkResult;
 
 typedef struct scanner {
@@ -113,8 +122,31 @@ static int readCommand(scanner *s, int *is_multi, int *is_exec, const char **why
     return 1;
 }
 
-static checkResult checkFile(const char *path) {
-    checkResult r = {0, 0, NULL, 0};
+/* Skips one annotation line (the '#' is next); 0 at EOF before its
+ * newline. *ts is its "#TS:" value, or -1. */
+static int readAnnotation(scanner *s, long long *ts) {
+    char head[32];
+    size_t n = 0;
+    int c;
+    while ((c = fgetc(s->fp)) != EOF) {
+        s->pos++;
+        if (c == '\n') break;
+        if (n < sizeof head - 1) head[n++] = (char)c;
+    }
+    if (c == EOF) return 0;
+    head[n] = '\0';
+    s->line++;
+    char *end;
+    *ts = -1;
+    if (!strncmp(head, "#TS:", 4) && isdigit((unsigned char)head[4])) {
+        long long v = strtoll(head + 4, &end, 10);
+        if (*end == '\r' || *end == '\0') *ts = v;
+    }
+    return 1;
+}
+
+static checkResult checkFile(const char *path, long long to_ts) {
+    checkResult r = {0, 0, NULL, 0, -1};
     scanner s = {fopen(path, "rb"), 0, 1};
     if (s.fp == NULL) {
         fprintf(stderr, "Cannot open file %s: %s\n", path, strerror(errno));
@@ -126,6 +158,20 @@ static checkResult checkFile(const char *path) {
         int c = fgetc(s.fp);
         if (c == EOF) break;
         ungetc(c, s.fp);
+        if (c == '#') {
+            long long ts;
+            if (!readAnnotation(&s, &ts)) {
+                r.error = "Reached EOF";
+                r.error_at = start;
+                break;
+            }
+            if (to_ts >= 0 && ts > to_ts) {
+                r.cut_at = multi_at != -1 ? multi_at : start;
+                break;
+            }
+            if (multi_at == -1) r.valid_up_to = s.pos, r.lines = s.line;
+            continue;
+        }
         int is_multi = 0, is_exec = 0;
         const char *why = NULL;
         if (!readCommand(&s, &is_multi, &is_exec, &why)) {
@@ -154,7 +200,7 @@ static checkResult checkFile(const char *path) {
             r.lines = s.line;
         }
     }
-    if (r.error == NULL && multi_at != -1) {
+    if (r.error == NULL && r.cut_at == -1 && multi_at != -1) {
         r.error = "Reached EOF before reading EXEC for MULTI";
         r.error_at = multi_at;
     }
@@ -184,13 +230,29 @@ static int startsWithRdbMagic(const char *path) {
     return is_rdb;
 }
 
+/* --truncate-to-timestamp found an annotation later than T in this file. */
+static int truncateToTimestamp(const char *path, int last, long long cut_at, long long to_ts) {
+    if (!last) {
+        printf("AOF %s has a timestamp later than %lld but is not the last file: it can't be truncated to that "
+               "timestamp.\n", path, to_ts);
+        return 1;
+    }
+    if (truncate(path, cut_at) == -1) {
+        printf("Failed to truncate AOF %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    printf("Successfully truncated AOF %s to timestamp %lld (at offset %lld)\n", path, to_ts, cut_at);
+    return 0;
+}
+
 /* Checks one file; returns 0 if valid or fixed, 1 otherwise. */
-static int checkAndMaybeFix(const char *path, int last, int fix, int yes) {
+static int checkAndMaybeFix(const char *path, int last, int fix, int yes, long long to_ts) {
     if (startsWithRdbMagic(path)) { /* a base written with aof-use-rdb-preamble */
         printf("AOF %s has an RDB preamble (an RDB base file): its commands are not checked by this tool\n", path);
         return 0;
     }
-    checkResult r = checkFile(path);
+    checkResult r = checkFile(path, to_ts);
+    if (r.cut_at != -1) return truncateToTimestamp(path, last, r.cut_at, to_ts);
     long long size = fileSize(path);
     printf("AOF analyzed: filename=%s, size=%lld, ok_up_to=%lld, ok_up_to_line=%lld, diff=%lld\n", path, size,
            r.valid_up_to, r.lines, size - r.valid_up_to);
@@ -220,7 +282,7 @@ static int checkAndMaybeFix(const char *path, int last, int fix, int yes) {
 }
 
 /* The files a manifest names, joined to the manifest's directory. */
-static int checkManifest(const char *mpath, int fix, int yes) {
+static int checkManifest(const char *mpath, int fix, int yes, long long to_ts) {
     FILE *fp = fopen(mpath, "r");
     if (fp == NULL) {
         fprintf(stderr, "Cannot open manifest %s: %s\n", mpath, strerror(errno));
@@ -258,7 +320,7 @@ static int checkManifest(const char *mpath, int fix, int yes) {
     for (int j = 0; j < n && status == 0; j++) {
         char path[4096 + 256 + 2];
         snprintf(path, sizeof path, "%.4095s/%.255s", dir, names[j]);
-        status = checkAndMaybeFix(path, j == n - 1, fix, yes);
+        status = checkAndMaybeFix(path, j == n - 1, fix, yes, to_ts);
     }
     if (status == 0) printf("All AOF files and manifest are valid\n");
     return status;
@@ -269,25 +331,41 @@ static int endsWith(const char *s, const char *suffix) {
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
+static int usage(const char *prog) {
+    fprintf(stderr, "Usage: %s [--fix [--yes] | --truncate-to-timestamp <unix time>] <file.manifest|file.aof>\n",
+            prog);
+    return 2;
+}
+
+/* A non-negative number of seconds, the whole string; -1 otherwise. */
+static long long parseTimestamp(const char *s) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    return (end == s || *end != '\0' || errno == ERANGE || v < 0 || !isdigit((unsigned char)s[0])) ? -1 : v;
+}
+
 int main(int argc, char **argv) {
     int fix = 0, yes = 0;
+    long long to_ts = -1;
     const char *path = NULL;
     for (int j = 1; j < argc; j++) {
         if (!strcmp(argv[j], "--fix")) fix = 1;
         else if (!strcmp(argv[j], "--yes")) yes = 1;
-        else if (argv[j][0] == '-' || path) {
-            fprintf(stderr, "Usage: %s [--fix] [--yes] <file.manifest|file.aof>\n", argv[0]);
-            return 2;
-        } else path = argv[j];
+        else if (!strcmp(argv[j], "--truncate-to-timestamp") && j + 1 < argc) {
+            to_ts = parseTimestamp(argv[++j]);
+            if (to_ts < 0) {
+                fprintf(stderr, "Invalid timestamp: %s\n", argv[j]);
+                return 2;
+            }
+        } else if (argv[j][0] == '-' || path) return usage(argv[0]);
+        else path = argv[j];
     }
-    if (path == NULL) {
-        fprintf(stderr, "Usage: %s [--fix] [--yes] <file.manifest|file.aof>\n", argv[0]);
-        return 2;
-    }
+    if (path == NULL || (fix && to_ts >= 0)) return usage(argv[0]);
     if (fileSize(path) < 0) {
         fprintf(stderr, "Cannot stat file: %s: %s\n", path, strerror(errno));
         return 2;
     }
-    if (endsWith(path, ".manifest")) return checkManifest(path, fix, yes);
-    return checkAndMaybeFix(path, 1, fix, yes);
+    if (endsWith(path, ".manifest")) return checkManifest(path, fix, yes, to_ts);
+    return checkAndMaybeFix(path, 1, fix, yes, to_ts);
 }

@@ -8,6 +8,7 @@
 #   reference_server                 /usr/bin/redis-server, or "" when not installed
 #   start_reference REF RDB PIDVAR   the reference serving a copy of RDB -> client
 #   stop_reference CLIENT PID
+#   check_aof ARGS...                redis-check-aof of the same build (and wrapper) -> {status output}
 #
 # Design decisions:
 # - A server that wrongly starts is stopped by timeout(1) when it exists,
@@ -75,4 +76,15 @@ proc stop_reference {c pid} {
     catch {$c shutdown nosave}
     catch {$c close}
     wait_for_condition 100 50 {![::harness::pid_alive $pid]} else { catch {exec kill -9 $pid} }
+}
+
+# redis-check-aof, from the same build as the server (under its wrapper).
+proc check_aof {args} {
+    set tool [file join [file dirname $::harness::opt(server)] redis-check-aof]
+    if {![file executable $tool]} { skip "redis-check-aof not built next to the server" }
+    set status 0
+    if {[catch {exec {*}$::harness::opt(wrapper) $tool {*}$args} out opts]} {
+        set status [lindex [dict get $opts -errorcode] 2]
+    }
+    return [list $status $out]
 }

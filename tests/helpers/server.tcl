@@ -549,6 +549,17 @@ proc info_field {info field} {
     return ""
 }
 
+# One field of a CLIENT LIST / CLIENT INFO line.
+proc client_field {line field} {
+    foreach pair [split [string trim $line] " "] {
+        set eq [string first = $pair]
+        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
+            return [string range $pair [expr {$eq + 1}] end]
+        }
+    }
+    error "no field '$field' in '$line'"
+}
+
 proc wait_for_blocked_clients {count {level 0}} {
     wait_for_condition 100 20 {[s $level blocked_clients] == $count} else {
         fail "expected $count blocked clients, INFO says [s $level blocked_clients]"

@@ -484,17 +484,6 @@ start_server {tags {aof} overrides {appendonly yes appendfsync no}} {
     }
 }
 
-# redis-check-aof, from the same build as the server (under its wrapper).
-proc check_aof {args} {
-    set tool [file join [file dirname $::harness::opt(server)] redis-check-aof]
-    if {![file executable $tool]} { skip "redis-check-aof not built next to the server" }
-    set status 0
-    if {[catch {exec {*}$::harness::opt(wrapper) $tool {*}$args} out opts]} {
-        set status [lindex [dict get $opts -errorcode] 2]
-    }
-    return [list $status $out]
-}
-
 start_server {tags {aof} overrides {appendonly yes}} {
     test "redis-check-aof: a valid AOF" {
         r set a 1

@@ -5,7 +5,9 @@
 # LZF and integer strings) loads with the same DEBUG DIGEST, and -- where
 # Debian's redis-server is installed -- Redis loads a dump this server wrote
 # (under QEMU that dump was written by the emulated big-endian or 32-bit
-# server, so this is also the cross-architecture check).
+# server, so this is also the cross-architecture check). Snapshots and the
+# AOF preamble honour rdbcompression (LZF and integer strings), and Redis
+# loads the compressed dumps too.
 #
 # Design decision: the digest of the fixture (computed by Redis itself when
 # it wrote the file) is the expected value, so the test checks against
@@ -40,6 +42,21 @@ proc fill_every_type {} {
     r select $db
 }
 
+# Long repetitive strings everywhere a string can be (keys, values, list,
+# set, zset and hash elements) and integers of each width: about 1 MB raw.
+proc fill_compressible {} {
+    r flushall
+    set long [string repeat "compress me " 40]
+    for {set i 0} {$i < 200} {incr i} { r set "key:$long:$i" "$long$i" }
+    r rpush list {*}[lmap i [lrepeat 300 x] {string cat $long [incr ::cn]}] 1 -200 70000 -3000000000
+    r sadd set {*}[lmap i [lrepeat 300 x] {string cat $long [incr ::cn]}]
+    r zadd zset {*}[concat {*}[lmap i [lrepeat 300 x] {list [incr ::cn] $long$::cn}]]
+    r hset hash {*}[concat {*}[lmap i [lrepeat 300 x] {list f$long[incr ::cn] $long}]]
+    r set int8 -100
+    r set int16 30000
+    r set int32 -2000000000
+    r set int64 9000000000
+}
 
 start_server {tags {rdb}} {
     test "DEBUG RELOAD keeps every data type" {
@@ -172,5 +189,40 @@ start_server {tags {rdb}} {
         set got [$c debug digest]
         stop_reference $c $pid
         assert_equal $expected $got
+    }
+    test "rdbcompression: LZF and integer strings in snapshots, loaded back here and by Redis" {
+        fill_compressible
+        set expected [r debug digest]
+        set path [file join [server_dir] dump.rdb]
+        r config set rdbcompression no
+        r save
+        set plain [file size $path]
+        r config set rdbcompression yes
+        r save
+        set packed [file size $path]
+        assert_lessthan [expr {$packed * 4}] $plain
+        restart_server
+        assert_equal $expected [r debug digest]
+        set ref [reference_server]
+        if {$ref eq ""} { skip "Debian's redis-server is not installed (apt-get install redis-server)" }
+        set c [start_reference $ref $path pid]
+        set got [$c debug digest]
+        stop_reference $c $pid
+        assert_equal $expected $got
+    }
+}
+
+start_server {tags {rdb aof} overrides {appendonly yes aof-use-rdb-preamble yes}} {
+    test "The AOF preamble is compressed too" {
+        fill_compressible
+        set expected [r debug digest]
+        r bgrewriteaof
+        wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else {
+            fail "AOF rewrite still running"
+        }
+        set base [lindex [lsort -dictionary [glob -directory [file join [server_dir] appendonlydir] *.base.rdb]] end]
+        assert_lessthan [file size $base] 100000
+        assert_equal OK [r debug loadaof]
+        assert_equal $expected [r debug digest]
     }
 }

@@ -2,17 +2,6 @@
 # PAUSE/UNPAUSE, REPLY, NO-EVICT, NO-TOUCH and HELP, with every error text
 # asserted in full (Redis 7.x wording).
 
-# One field of a CLIENT LIST / CLIENT INFO line.
-proc client_field {line field} {
-    foreach pair [split [string trim $line] " "] {
-        set eq [string first = $pair]
-        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
-            return [string range $pair [expr {$eq + 1}] end]
-        }
-    }
-    error "no field '$field' in '$line'"
-}
-
 # The ids in a CLIENT LIST reply.
 proc client_list_ids {text} {
     set ids {}
