@@ -64,11 +64,20 @@ client *createClient(connection *conn) {
     return c;
 }
 
+/* The argv array is kept for the next command, unless one request with
+ * many arguments (a 100k-member SADD) grew it: that room goes back. */
+#define ARGV_KEEP_SLOTS 1024
+
 void freeClientArgv(client *c) {
     for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
     c->argc = 0;
     c->cmd = NULL;
     c->argv_len_sum = 0;
+    if (c->argv_len > ARGV_KEEP_SLOTS) {
+        zfree(c->argv);
+        c->argv = NULL;
+        c->argv_len = 0;
+    }
 }
 
 static void unlinkClient(client *c) {
@@ -422,7 +431,12 @@ void readQueryFromClient(connection *conn) {
         size_t remaining = (size_t)c->bulklen + 2 - (sdslen(c->querybuf) - c->qb_pos);
         if (remaining > 0 && remaining < readlen) readlen = remaining;
     }
-    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    /* The first room, and room for one big argument, is exactly what is
+     * needed; after that the buffer grows greedily (fewer reallocations). */
+    if (sdsalloc(c->querybuf) < PROTO_IOBUF_LEN || c->bulklen >= PROTO_MBULK_BIG_ARG)
+        c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, readlen);
+    else
+        c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
     size_t before = sdslen(c->querybuf);
     size_t room = sdsavail(c->querybuf);
     if (room > readlen && c->bulklen < PROTO_MBULK_BIG_ARG) room = readlen;
@@ -574,9 +588,33 @@ static int clientIsIdleTooLong(client *c, long long now_ms) {
     return (now_ms - c->last_interaction_ms) / 1000 > server.maxidletime;
 }
 
+#define QUERYBUF_RESIZE_THRESHOLD (32 * 1024)
+#define QUERYBUF_IDLE_FREE_MS 2000
+
+/* A query buffer keeps its room between requests (no reallocation per read)
+ * but doesn't waste more than 4 KB for long: it is freed once the client
+ * has been quiet for 2 s, and trimmed to the peak seen since the last visit
+ * (or the bulk being read) when it is over 32 KB and twice that peak -- a
+ * buffer grown by one big request. The peak restarts at each visit. */
+static void resizeQueryBuffer(client *c, long long now_ms) {
+    if (c->qb_pos == 0 && sdsavail(c->querybuf) > 4 * 1024) {
+        size_t size = sdsalloc(c->querybuf);
+        if (now_ms - c->last_interaction_ms > QUERYBUF_IDLE_FREE_MS) {
+            c->querybuf = sdsRemoveFreeSpace(c->querybuf);
+        } else if (size > QUERYBUF_RESIZE_THRESHOLD && size / 2 > c->querybuf_peak) {
+            size_t keep = sdslen(c->querybuf);
+            if (keep < c->querybuf_peak) keep = c->querybuf_peak;
+            if (c->bulklen > 0 && keep < (size_t)c->bulklen) keep = (size_t)c->bulklen;
+            c->querybuf = sdsResize(c->querybuf, keep, 1);
+        }
+    }
+    c->querybuf_peak = sdslen(c->querybuf);
+    if (c->bulklen > 0 && (size_t)c->bulklen > c->querybuf_peak) c->querybuf_peak = (size_t)c->bulklen;
+}
+
 /* Called every cron tick: visits a slice of the clients so each is seen about
- * once a second whatever the count, closing idle ones and shrinking query
- * buffers that grew for one big request. */
+ * once a second whatever the count, closing idle ones and those past an
+ * output buffer limit, and resizing their query buffers. */
 void clientsCron(void) {
     int numclients = (int)listLength(server.clients);
     int iterations = numclients / server.hz;
@@ -590,8 +628,8 @@ void clientsCron(void) {
             freeClient(c);
             continue;
         }
-        if (c->qb_pos == 0 && sdsavail(c->querybuf) > 1024 * 4 && sdslen(c->querybuf) < 1024)
-            c->querybuf = sdsRemoveFreeSpace(c->querybuf);
+        resizeQueryBuffer(c, server.mstime);
+        closeClientOnOutputBufferLimitReached(c); /* a soft limit runs out without new output too */
     }
 }
 

@@ -261,6 +261,79 @@ start_server {tags {networking} overrides {client-output-buffer-limit {normal 0 
     }
 }
 
+# qbuf + qbuf-free of the client named NAME in CLIENT LIST: its query buffer's room.
+proc query_buffer_room {name} {
+    foreach line [split [string trim [r client list]] "\r\n"] {
+        if {[client_field $line name] eq $name} {
+            return [expr {[client_field $line qbuf] + [client_field $line qbuf-free]}]
+        }
+    }
+    fail "no client named $name"
+}
+
+start_server {tags {networking}} {
+    test "Query buffer: 16 KB to start with, freed after 2 s of idleness" {
+        set c [redis_client]
+        $c client setname qb-idle
+        set room [query_buffer_room qb-idle]
+        assert {$room >= 16384 && $room < 32768}
+        wait_for_condition 60 100 {[query_buffer_room qb-idle] == 0} else {
+            fail "the idle client's query buffer is still [query_buffer_room qb-idle] bytes"
+        }
+        assert_equal PONG [$c ping]
+        $c close
+    }
+
+    test "Query buffer: grown by one big request, trimmed back while the client stays busy" {
+        set c [redis_client]
+        $c client setname qb-busy
+        $c set big [string repeat A 400000]
+        set grown [query_buffer_room qb-busy]
+        assert_morethan $grown 32768
+        wait_for_condition 100 20 {
+            [$c set small [string repeat A 100]] eq "OK" && [query_buffer_room qb-busy] < $grown
+        } else {
+            fail "the query buffer stayed at [query_buffer_room qb-busy] bytes"
+        }
+        assert_morethan [query_buffer_room qb-busy] 0 ;# not freed: the client is active
+        $c close
+    }
+
+    test "A request with 100k arguments leaves no room behind once its key is gone" {
+        set before [s used_memory]
+        set members {}
+        for {set i 0} {$i < 100000} {incr i} { lappend members $i }
+        r sadd wide-set {*}$members
+        assert_morethan [s used_memory] [expr {$before + 1000000}]
+        assert_equal 1 [r unlink wide-set]
+        # the argv array at once; the query buffer at the next cron visits
+        wait_for_condition 50 100 {[s used_memory] < $before + 200000} else {
+            fail "used_memory is [s used_memory], was $before before the request"
+        }
+    }
+}
+
+start_server {tags {networking} overrides {client-output-buffer-limit {pubsub 0 100kb 1}}} {
+    test "Output buffer soft limit: enforced by the cron when no more output comes" {
+        set sub [redis_deferring_client]
+        $sub client setname slow-subscriber
+        $sub read
+        $sub subscribe ch
+        $sub read
+        # fill its output buffer past the soft limit, then stop publishing
+        set chunk [string repeat x 100000]
+        wait_for_condition 200 10 {
+            [r publish ch $chunk] >= 0 && [max_client_omem] > 102400
+        } else {
+            fail "the subscriber's output buffer never passed 100 KB"
+        }
+        wait_for_condition 60 100 {![string match "*name=slow-subscriber*" [r client list]]} else {
+            fail "the subscriber is still connected: [r client list]"
+        }
+        $sub close
+    }
+}
+
 start_server {tags {networking} overrides {client-query-buffer-limit 1mb}} {
     test "Query buffer limit: an argument beyond it closes the client" {
         set c [redis_client -readraw 1]
