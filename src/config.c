@@ -176,12 +176,18 @@ static sds getDir(sds out);
 static int setOomScoreAdjValues(sds *argv, int argc, int accumulate, sds *err);
 static sds getOomScoreAdjValues(sds out);
 static int rewriteOomScoreAdjValues(const char *name, sds **lines);
+static int setShutdownOnSigterm(sds *argv, int argc, int accumulate, sds *err);
+static sds getShutdownOnSigterm(sds out);
+static int setShutdownOnSigint(sds *argv, int argc, int accumulate, sds *err);
+static sds getShutdownOnSigint(sds out);
 
 static const configSpecial bind_special = {setBind, getBind, rewriteBind};
 static const configSpecial save_special = {setSave, getSave, rewriteSave};
 static const configSpecial obuf_special = {setOutputBufferLimits, getOutputBufferLimits, rewriteOutputBufferLimits};
 static const configSpecial notify_special = {setNotifyKeyspaceEvents, getNotifyKeyspaceEvents, NULL};
 static const configSpecial dir_special = {setDir, getDir, NULL};
+static const configSpecial sigterm_special = {setShutdownOnSigterm, getShutdownOnSigterm, NULL};
+static const configSpecial sigint_special = {setShutdownOnSigint, getShutdownOnSigint, NULL};
 static const configSpecial oom_values_special = {setOomScoreAdjValues, getOomScoreAdjValues,
                                                  rewriteOomScoreAdjValues};
 static const configSpecial latency_percentiles_special = {latencySetPercentilesConfig, latencyGetPercentilesConfig,
@@ -276,6 +282,8 @@ static const configEntry configTable[] = {
 
     /* persistence (stored until persistence lands) */
     SPECIAL_CONFIG("dir", NULL, CF_PROTECTED | CF_DENY_LOADING, dir_special, "./", NULL),
+    SPECIAL_CONFIG("shutdown-on-sigterm", NULL, CF_MULTI_ARG, sigterm_special, "default", NULL),
+    SPECIAL_CONFIG("shutdown-on-sigint", NULL, CF_MULTI_ARG, sigint_special, "default", NULL),
     SPECIAL_CONFIG("save", NULL, CF_MULTI_ARG, save_special, "3600 1 300 100 60 10000", NULL),
     STRING_CONFIG("dbfilename", NULL, 0, rdb_filename, "dump.rdb", validateDbfilename, NULL),
     BOOL_CONFIG("rdbcompression", NULL, 0, rdb_compression, "yes", NULL),
@@ -845,6 +853,65 @@ static sds getDir(sds out) {
     if (getcwd(cwd, sizeof cwd) != NULL) return sdscat(out, cwd);
     return sdscat(out, server.dir ? server.dir : "");
 }
+
+/* ---- special: shutdown-on-sigterm, shutdown-on-sigint ---------------------------------------- */
+
+/* The SHUTDOWN flags a signal shuts down with: "default" (none) or any of
+ * save, nosave, now, force, as Redis 7 takes them. */
+static const struct {
+    const char *name;
+    int flag;
+} shutdown_flag_names[] = {
+    {"default", 0}, {"save", SHUTDOWN_SAVE}, {"nosave", SHUTDOWN_NOSAVE}, {"now", SHUTDOWN_NOW}, {"force", SHUTDOWN_FORCE},
+};
+#define SHUTDOWN_FLAG_NAMES (sizeof shutdown_flag_names / sizeof shutdown_flag_names[0])
+
+static int shutdownFlagByName(const char *name) {
+    for (size_t k = 0; k < SHUTDOWN_FLAG_NAMES; k++)
+        if (!strcasecmp(name, shutdown_flag_names[k].name)) return shutdown_flag_names[k].flag;
+    return -1;
+}
+
+static int parseShutdownFlags(sds *argv, int argc, int *out, sds *err) {
+    int flags = 0;
+    for (int j = 0; j < argc; j++) {
+        int flag = shutdownFlagByName(argv[j]);
+        if (flag == -1) argc = 0; /* reported below */
+        else flags |= flag;
+    }
+    if (argc == 0) {
+        *err = sdsnew("argument(s) must be one of the following: default, save, nosave, now, force");
+        return C_ERR;
+    }
+    if ((flags & SHUTDOWN_SAVE) && (flags & SHUTDOWN_NOSAVE)) {
+        *err = sdsnew("shutdown options SAVE and NOSAVE can't be used simultaneously");
+        return C_ERR;
+    }
+    *out = flags;
+    return C_OK;
+}
+
+static sds catShutdownFlags(sds out, int flags) {
+    if (flags == 0) return sdscat(out, "default");
+    int first = 1;
+    for (size_t k = 1; k < SHUTDOWN_FLAG_NAMES; k++) {
+        if (!(flags & shutdown_flag_names[k].flag)) continue;
+        out = sdscatfmt(out, "%s%s", first ? "" : " ", shutdown_flag_names[k].name);
+        first = 0;
+    }
+    return out;
+}
+
+static int setShutdownOnSigterm(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    return parseShutdownFlags(argv, argc, &server.shutdown_on_sigterm, err);
+}
+static sds getShutdownOnSigterm(sds out) { return catShutdownFlags(out, server.shutdown_on_sigterm); }
+static int setShutdownOnSigint(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    return parseShutdownFlags(argv, argc, &server.shutdown_on_sigint, err);
+}
+static sds getShutdownOnSigint(sds out) { return catShutdownFlags(out, server.shutdown_on_sigint); }
 
 /* ---- special: oom-score-adj-values (three scores: main, replica, bgchild) ------------------ */
 

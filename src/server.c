@@ -432,8 +432,10 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     size_t used = zmalloc_used_memory();
     if (used > server.stat_peak_memory) server.stat_peak_memory = used;
     if (server.shutdown_asap) {
-        if (prepareForShutdown(0) == C_OK) exit(0);
+        int flags = server.shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
+        if (prepareForShutdown(flags) == C_OK) exit(0);
         server.shutdown_asap = 0;
+        server.shutdown_signal = 0;
     }
     clientsCron();
     updateDictResizePolicy(); /* a child may have ended since the last tick */
@@ -687,6 +689,7 @@ static void sigShutdownHandler(int sig) {
         serverLogRaw(LL_WARNING, "You insist... exiting now.");
         exit(1);
     }
+    server.shutdown_signal = sig;
     server.shutdown_asap = 1;
 }
 
@@ -957,19 +960,27 @@ static int checkSystem(void) {
     return zmalloc_used_memory() == 0 ? 0 : 1;
 }
 
-/* Turns "--port 6380 --bind a b" into "port 6380\nbind a b\n". */
+/* Turns "--port 6380 --bind a b" into "port 6380\nbind a b\n". As in
+ * Redis, a "--word" right after an option that has no value yet is that
+ * value ("--logfile --my-log" logs to "--my-log"), so a missing value
+ * shows up in the error as the option swallowing the next one. */
 static sds optionsFromArgs(int argc, char **argv, int first, int *read_stdin) {
     sds options = sdsempty();
+    int in_option = 0, has_value = 0;
     for (int j = first; j < argc; j++) {
+        int dashed = argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2];
         if (!strcmp(argv[j], "-")) {
             *read_stdin = 1;
-        } else if (argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
+        } else if (dashed && (!in_option || has_value)) {
             if (sdslen(options)) options = sdscat(options, "\n");
             options = sdscat(options, argv[j] + 2);
             options = sdscat(options, " ");
+            in_option = 1;
+            has_value = 0;
         } else {
             options = sdscatrepr(options, argv[j], strlen(argv[j]));
             options = sdscat(options, " ");
+            has_value = 1;
         }
     }
     return options;

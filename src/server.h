@@ -390,6 +390,9 @@ struct redisServer {
     _Atomic unsigned int lruclock;
     volatile sig_atomic_t shutdown_asap;
     int shutdown_flags;
+    volatile sig_atomic_t shutdown_signal; /* the signal that asked for it, 0: none */
+    int shutdown_on_sigterm;      /* SHUTDOWN_* flags used for SIGTERM (shutdown-on-sigterm) */
+    int shutdown_on_sigint;       /* ... for SIGINT (shutdown-on-sigint) */
     long long cronloops;
     char runid[CONFIG_RUN_ID_SIZE + 1];
     time_t stat_starttime;

@@ -86,6 +86,21 @@ proc file_lines {path} {
 # ---- CONFIG GET ----------------------------------------------------------------------
 
 start_server {tags {config}} {
+    test "shutdown-on-sigterm / -sigint: default, or any of save nosave now force (not save with nosave)" {
+        assert_equal {shutdown-on-sigterm default} [r config get shutdown-on-sigterm]
+        assert_equal {shutdown-on-sigint default} [r config get shutdown-on-sigint]
+        r config set shutdown-on-sigterm "NOSAVE now"
+        assert_equal "nosave now" [config_value shutdown-on-sigterm]
+        r config set shutdown-on-sigterm "default force"
+        assert_equal force [config_value shutdown-on-sigterm]
+        assert_error "*shutdown options SAVE and NOSAVE can't be used simultaneously*" \
+            {r config set shutdown-on-sigint "save nosave"}
+        assert_error "*argument(s) must be one of the following: default, save, nosave, now, force*" \
+            {r config set shutdown-on-sigint "now later"}
+        assert_equal default [config_value shutdown-on-sigint]
+        r config set shutdown-on-sigterm default
+    }
+
     test "CONFIG GET of one directive returns its name and value" {
         assert_equal {maxmemory-samples 5} [r config get maxmemory-samples]
         assert_equal {databases 16} [r config get databases]
@@ -758,6 +773,38 @@ test "command-line options are numbered after the file in errors" {
     lassign [run_failing_server --port 0 --no-such-option 1] status err
     assert_equal 1 $status
     assert_equal [fatal_config_error 3 "no-such-option \"1\"" "Bad directive or wrong number of arguments"] $err
+}
+
+test "an option still without a value takes the next --word as its value, as Redis does" {
+    lassign [run_failing_server --port --loglevel verbose] status err
+    assert_equal 1 $status
+    assert_equal [fatal_config_error 2 {port "--loglevel" "verbose"} "wrong number of arguments"] $err
+    lassign [run_failing_server --port --bla --loglevel verbose] status err
+    assert_equal [fatal_config_error 2 {port "--bla"} "argument couldn't be parsed into an integer"] $err
+    lassign [run_failing_server --logfile --my--log--file --loglevel --bla] status err
+    assert_match "*at line 3\n>>> 'loglevel \"--bla\"'\nargument(s) must be one of the following: debug, verbose, notice, warning*" $err
+    lassign [run_failing_server --port 6380 --shutdown-on-sigint] status err
+    assert_equal [fatal_config_error 3 shutdown-on-sigint \
+        "argument(s) must be one of the following: default, save, nosave, now, force"] $err
+}
+
+test "shutdown-on-sigterm and shutdown-on-sigint choose how each signal shuts down" {
+    set dir [scratch_dir signals]
+    set dump [file join $dir dump.rdb]
+    # SIGTERM with "save" saves, though no save point is set
+    lassign [start_bare_server $dir "" --save "" --shutdown-on-sigterm save] pid client
+    $client set k v
+    stop_bare_server $pid $client ;# SIGTERM
+    assert [file exists $dump]
+    file delete $dump
+    # SIGINT with "nosave" doesn't, though a save point is set
+    lassign [start_bare_server $dir "" --save "3600 1" --shutdown-on-sigint nosave] pid client
+    $client set k v
+    catch {$client close}
+    ::harness::send_signal INT $pid
+    wait_for_condition 100 50 {![::harness::pid_alive $pid]} else { fail "SIGINT did not stop the server" }
+    ::harness::registry_remove $pid
+    assert {![file exists $dump]}
 }
 
 test "a missing config file or include stops start-up" {
