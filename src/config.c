@@ -63,6 +63,7 @@ typedef enum {
 #define CF_OCTAL (1u << 6)         /* numeric: written and read in octal */
 #define CF_EMPTY_IS_NULL (1u << 7) /* string: "" is stored as NULL */
 #define CF_NO_EFFECT (1u << 8)     /* accepted for Redis config files; the feature isn't here */
+#define CF_HIDDEN (1u << 9)        /* test-only knob: CONFIG GET shows it by exact name, not to a pattern */
 
 typedef struct configEnumItem {
     const char *name;
@@ -302,8 +303,8 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("aof-rewrite-incremental-fsync", NULL, 0, aof_rewrite_incremental_fsync, "yes", NULL),
     BOOL_CONFIG("aof-use-rdb-preamble", NULL, 0, aof_use_rdb_preamble, "yes", NULL),
     BOOL_CONFIG("aof-timestamp-enabled", NULL, 0, aof_timestamp_enabled, "no", NULL),
-    INT_CONFIG("key-load-delay", NULL, 0, key_load_delay, INT_MIN, INT_MAX, "0", NULL),
-    INT_CONFIG("rdb-key-save-delay", NULL, 0, rdb_key_save_delay, INT_MIN, INT_MAX, "0", NULL),
+    INT_CONFIG("key-load-delay", NULL, CF_HIDDEN, key_load_delay, INT_MIN, INT_MAX, "0", NULL),
+    INT_CONFIG("rdb-key-save-delay", NULL, CF_HIDDEN, rdb_key_save_delay, INT_MIN, INT_MAX, "0", NULL),
 
     /* CPU affinity (cpuaffinity.c): start-up only, spelt with underscores as in Redis */
     STRING_CONFIG("server_cpulist", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, server_cpulist, "", cpulistValidate, NULL),
@@ -1320,10 +1321,12 @@ static void matchName(configMatches *m, const char *name) {
     if (e) addMatch(m, e, strcasecmp(name, e->name) != 0, name);
 }
 
-/* A glob is matched, case-insensitively, against every name and alias. */
+/* A glob is matched, case-insensitively, against every name and alias
+ * (hidden test-only directives excepted, as in Redis). */
 static void matchGlob(configMatches *m, const char *pattern) {
     for (int j = 0; j < CONFIG_COUNT; j++) {
         const configEntry *e = &configTable[j];
+        if (e->flags & CF_HIDDEN) continue;
         if (stringmatch(pattern, e->name, 1)) addMatch(m, e, 0, e->name);
         if (e->alias && stringmatch(pattern, e->alias, 1)) addMatch(m, e, 1, e->alias);
     }

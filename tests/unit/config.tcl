@@ -86,6 +86,14 @@ proc file_lines {path} {
 # ---- CONFIG GET ----------------------------------------------------------------------
 
 start_server {tags {config}} {
+    test "Test-only directives answer CONFIG GET by name, not a pattern" {
+        foreach name {key-load-delay rdb-key-save-delay} {
+            assert_equal [list $name 0] [r config get $name]
+            assert {![dict exists [r config get *] $name]}
+            assert {![dict exists [r config get *-delay] $name]}
+        }
+    }
+
     test "shutdown-on-sigterm / -sigint: default, or any of save nosave now force (not save with nosave)" {
         assert_equal {shutdown-on-sigterm default} [r config get shutdown-on-sigterm]
         assert_equal {shutdown-on-sigint default} [r config get shutdown-on-sigint]
