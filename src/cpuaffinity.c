@@ -58,7 +58,9 @@
 #include <sys/resource.h>
 
 #if defined(__linux__)
-#include <sched.h> /* sched_setscheduler, SCHED_IDLE */
+#include <sched.h> /* SCHED_IDLE, struct sched_param */
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 #if defined(HAVE_CPU_AFFINITY)
 #include <sys/prctl.h>
@@ -153,9 +155,10 @@ int cpulistValidate(const char *value, sds *err) {
 
 /* In a fork child: bgchild-sched-idle, where the platform has SCHED_IDLE. */
 static void childToIdlePolicy(const char *who) {
-#if defined(__linux__) && defined(SCHED_IDLE)
+#if defined(__linux__) && defined(SCHED_IDLE) && defined(SYS_sched_setscheduler)
+    /* the system call itself: musl's sched_setscheduler() always fails (ENOSYS) */
     struct sched_param none = {0};
-    if (sched_setscheduler(0, SCHED_IDLE, &none) == -1)
+    if (syscall(SYS_sched_setscheduler, 0, SCHED_IDLE, &none) == -1)
         serverLog(LL_WARNING, "Can't give %s the idle scheduling policy (bgchild-sched-idle): %s", who, strerror(errno));
 #else
     (void)who;
