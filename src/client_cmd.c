@@ -30,6 +30,7 @@
  */
 #include "server.h"
 #include "tracking.h"
+#include "client_eviction.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -425,6 +426,7 @@ static void clientFlagSwitchCommand(client *c, uint64_t flag) {
     int on;
     if (!parseOnOffOrReply(c, c->argv[2], &on)) return;
     setClientFlag(c, flag, on);
+    if (flag == CLIENT_NO_EVICT && !on) clientEvictionRecheck(); /* c may now be evicted */
     addReply(c, shared.ok);
 }
 

@@ -32,6 +32,7 @@
  *   an error message, so the same code serves the file and CONFIG SET.
  */
 #include "server.h"
+#include "client_eviction.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -191,6 +192,7 @@ static const configSpecial sigterm_special = {setShutdownOnSigterm, getShutdownO
 static const configSpecial sigint_special = {setShutdownOnSigint, getShutdownOnSigint, NULL};
 static const configSpecial oom_values_special = {setOomScoreAdjValues, getOomScoreAdjValues,
                                                  rewriteOomScoreAdjValues};
+static const configSpecial maxmemory_clients_special = {clientEvictionSetConfig, clientEvictionGetConfig, NULL};
 static const configSpecial latency_percentiles_special = {latencySetPercentilesConfig, latencyGetPercentilesConfig,
                                                          latencyRewritePercentilesConfig};
 
@@ -257,6 +259,7 @@ static const configEntry configTable[] = {
     /* memory and eviction */
     ULL_CONFIG("maxmemory", NULL, CF_MEMORY, maxmemory, 0, ULLONG_MAX, "0", applyMaxmemory),
     ENUM_CONFIG("maxmemory-policy", NULL, 0, maxmemory_policy, maxmemory_policy_enum, "noeviction", NULL),
+    SPECIAL_CONFIG("maxmemory-clients", NULL, 0, maxmemory_clients_special, "0", NULL),
     INT_CONFIG("maxmemory-samples", NULL, 0, maxmemory_samples, 1, INT_MAX, "5", NULL),
     INT_CONFIG("maxmemory-eviction-tenacity", NULL, 0, maxmemory_eviction_tenacity, 0, 100, "10", NULL),
     INT_CONFIG("lfu-log-factor", NULL, 0, lfu_log_factor, 0, INT_MAX, "10", NULL),
@@ -1511,6 +1514,7 @@ static void resetServerStats(void) {
     server.stat_expiredkeys = 0;
     server.stat_expired_stale_perc = 0;
     server.stat_evictedkeys = 0;
+    server.stat_evictedclients = 0;
     server.stat_keyspace_hits = 0;
     server.stat_keyspace_misses = 0;
     server.stat_net_input_bytes = 0;

@@ -247,13 +247,14 @@ static sds infoMemory(sds info) {
                         "mem_replication_backlog:0\r\n"
                         "mem_total_replication_buffers:0\r\n"
                         "mem_clients_slaves:0\r\n"
+                        "mem_clients_normal:%zu\r\n"
                         "mem_cluster_links:0\r\n"
                         "mem_allocator:%s\r\n"
                         "active_defrag_running:0\r\n"
                         "lazyfree_pending_objects:0\r\n"
                         "lazyfreed_objects:0\r\n",
                         maxmemoryPolicyName(server.maxmemory_policy), used ? (double)rss / (double)used : 0.0,
-                        (long long)rss - (long long)used, zmalloc_allocator_name());
+                        (long long)rss - (long long)used, server.clients_mem_total, zmalloc_allocator_name());
 }
 
 static sds infoPersistence(sds info) {
@@ -291,7 +292,7 @@ static sds infoStats(sds info) {
                         "expired_time_cap_reached_count:%lld\r\n"
                         "expire_cycle_cpu_milliseconds:%lld\r\n"
                         "evicted_keys:%lld\r\n"
-                        "evicted_clients:0\r\n"
+                        "evicted_clients:%lld\r\n"
                         "total_eviction_exceeded_time:0\r\n"
                         "current_eviction_exceeded_time:0\r\n"
                         "keyspace_hits:%lld\r\n"
@@ -302,6 +303,7 @@ static sds infoStats(sds info) {
                         server.stat_rejected_conn, server.stat_expiredkeys,
                         (double)server.stat_expired_stale_perc, server.stat_expired_time_cap_reached_count,
                         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys,
+                        server.stat_evictedclients,
                         server.stat_keyspace_hits, server.stat_keyspace_misses);
     return sdscatprintf(info,
                         "pubsub_channels:%lu\r\n"

@@ -15,6 +15,7 @@
  * and beforeSleep() frees them.
  */
 #include "server.h"
+#include "client_eviction.h"
 #include "tracking.h"
 
 #include <errno.h>
@@ -125,6 +126,7 @@ void freeClientAsync(client *c) {
     if (c->flags & CLIENT_CLOSE_ASAP) return;
     c->flags |= CLIENT_CLOSE_ASAP;
     listAddNodeTail(server.clients_to_close, c);
+    clientMemoryChanged(c); /* a closing client no longer counts toward maxmemory-clients */
 }
 
 void freeClientsInAsyncFreeQueue(void) {
@@ -395,6 +397,8 @@ static void processCommandAndResetClient(client *c) {
     processCommand(c);
     if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
     server.current_client = NULL;
+    clientMemoryChanged(c);
+    evictClientsIfNeeded(c); /* maxmemory-clients: c itself is a candidate again */
 }
 
 int processInputBuffer(client *c) {
@@ -414,6 +418,7 @@ int processInputBuffer(client *c) {
         sdsrange(c->querybuf, (ssize_t)c->qb_pos, -1);
         c->qb_pos = 0;
     }
+    clientMemoryChanged(c);
     return C_OK;
 }
 
@@ -464,7 +469,11 @@ void readQueryFromClient(connection *conn) {
         freeClientAsync(c);
         return;
     }
+    clientMemoryChanged(c);
+    evictClientsIfNeeded(c); /* a growing query buffer counts before it is parsed */
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
     processInputBuffer(c);
+    evictClientsIfNeeded(c); /* parsing may have reserved room for a big argument */
 }
 
 /* ---- writing ---------------------------------------------------------------------------- */
@@ -506,6 +515,7 @@ static int writeToClient(client *c, int handler_installed) {
         if (totwritten > NET_MAX_WRITES_PER_EVENT) break; /* be fair to other clients */
     }
     server.stat_net_output_bytes += totwritten;
+    clientMemoryChanged(c);
     if (connGetState(c->conn) != CONN_STATE_CONNECTED) {
         serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(c->conn));
         freeClientAsync(c);
@@ -629,6 +639,7 @@ void clientsCron(void) {
             continue;
         }
         resizeQueryBuffer(c, server.mstime);
+        clientMemoryChanged(c);
         closeClientOnOutputBufferLimitReached(c); /* a soft limit runs out without new output too */
     }
 }
@@ -682,7 +693,7 @@ sds catClientInfoString(sds s, client *c) {
                                                        : (connHasReadHandler(c->conn) ? "r" : "");
     size_t obufmem = getClientOutputBufferMemoryUsage(c);
     size_t qbuf = sdslen(c->querybuf), qbuf_free = sdsavail(c->querybuf);
-    size_t total = sizeof(client) + sdsAllocSize(c->querybuf) + c->buf_usable_size + obufmem;
+    size_t total = clientTotalMemory(c);
     return sdscatfmt(
         s,
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i "

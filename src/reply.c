@@ -15,6 +15,7 @@
  * deferred replies do not fragment the output into tiny writes.
  */
 #include "server.h"
+#include "client_eviction.h"
 
 #include <math.h>
 
@@ -65,6 +66,7 @@ static void appendToReplyList(client *c, const char *s, size_t len) {
     memcpy(block->buf, s, len);
     listAddNodeTail(c->reply, block);
     c->reply_bytes += block->size;
+    clientMemoryChanged(c); /* O(1); eviction itself waits for a safe point */
     closeClientOnOutputBufferLimitReached(c);
 }
 

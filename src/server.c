@@ -15,6 +15,7 @@
  */
 #include "server.h"
 #include "aof.h"
+#include "client_eviction.h"
 #include "monotonic.h"
 #include "osrandom.h"
 #include "tracking.h"
@@ -297,7 +298,9 @@ int processCommand(client *c) {
         rejectCommand(c, shared.noautherr);
         return C_OK;
     }
-    if ((commandFlags(c) & CMD_DENYOOM) && overMemoryLimit()) {
+    /* As in Redis, every command evicts keys when over maxmemory (client
+     * buffers grow used memory without any write); only DENYOOM ones fail. */
+    if (server.maxmemory && overMemoryLimit() && (commandFlags(c) & CMD_DENYOOM)) {
         rejectCommand(c, shared.oomerr);
         return C_OK;
     }
@@ -438,6 +441,7 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
         server.shutdown_signal = 0;
     }
     clientsCron();
+    clientEvictionCron(); /* maxmemory-clients, also when no command runs */
     updateDictResizePolicy(); /* a child may have ended since the last tick */
     databasesCron();
     server.cronloops++;
@@ -562,6 +566,7 @@ static void createDatabases(void) {
 #pragma weak memoryInit
 static void initModules(void) {
     multiInit();
+    clientEvictionInit();
     pubsubInit();
     trackingInit();
     notifyInit();

@@ -298,6 +298,7 @@ typedef struct client {
     struct blockingState *bstate;
     robj *lib_name, *lib_ver;     /* CLIENT SETINFO, NULL when unset */
     struct clientTracking *tracking; /* CLIENT TRACKING state (tracking.c), NULL when off */
+    size_t mem_counted;           /* share in server.clients_mem_total (client_eviction.c) */
 } client;
 
 /* ---- databases ------------------------------------------------------------ */
@@ -389,10 +390,10 @@ struct redisServer {
     aeEventLoop *el;
     _Atomic unsigned int lruclock;
     volatile sig_atomic_t shutdown_asap;
-    int shutdown_flags;
     volatile sig_atomic_t shutdown_signal; /* the signal that asked for it, 0: none */
     int shutdown_on_sigterm;      /* SHUTDOWN_* flags used for SIGTERM (shutdown-on-sigterm) */
     int shutdown_on_sigint;       /* ... for SIGINT (shutdown-on-sigint) */
+    int shutdown_flags;
     long long cronloops;
     char runid[CONFIG_RUN_ID_SIZE + 1];
     time_t stat_starttime;
@@ -432,6 +433,10 @@ struct redisServer {
     /* limits and memory */
     unsigned long long maxmemory;
     int maxmemory_policy;
+    unsigned long long maxmemory_clients; /* bytes, 0 = off (unless _perc) */
+    int maxmemory_clients_perc;           /* "N%" of maxmemory when not 0 */
+    size_t clients_mem_total;             /* tot-mem of all clients, kept O(1) */
+    long long stat_evictedclients;
     int maxmemory_samples;
     int lfu_log_factor;
     int lfu_decay_time;

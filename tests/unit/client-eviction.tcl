@@ -1,0 +1,236 @@
+# client-eviction.tcl -- maxmemory-clients: the directive's forms and errors,
+# disconnecting the largest clients (query or output buffer) when all
+# clients together reach the limit, CLIENT NO-EVICT, INFO evicted_clients
+# and mem_clients_normal. Expectations follow Redis 7.0 (checked against the
+# Debian 7.0 server): the effective limit is never under 128 KB.
+#
+# Buffers are grown without sending much data: a bulk header of N >= 32 KB
+# makes the server reserve the whole argument in the query buffer at once.
+
+# The CLIENT LIST line of the client called $name, "" if it is gone.
+proc ce_client_line {name} {
+    foreach line [split [string trim [r client list]] \n] {
+        if {[client_field $line name] eq $name} { return $line }
+    }
+    return ""
+}
+
+proc ce_named_client {name} {
+    set c [redis_client]
+    $c client setname $name
+    return $c
+}
+
+# Sends a command whose last argument announces $bytes but never arrives.
+proc ce_start_big_arg {c bytes} {
+    $c write "*2\r\n\$4\r\necho\r\n\$$bytes\r\nxyz"
+    $c flush
+}
+
+proc ce_wait_gone {name} {
+    wait_for_condition 100 20 {[ce_client_line $name] eq ""} else {
+        fail "client $name was not evicted"
+    }
+}
+
+proc ce_wait_tot_mem_over {name bytes} {
+    wait_for_condition 100 20 {
+        [ce_client_line $name] ne "" && [client_field [ce_client_line $name] tot-mem] > $bytes
+    } else {
+        fail "client $name did not grow over $bytes bytes"
+    }
+}
+
+proc ce_config_error {value} {
+    return "*CONFIG SET failed (possibly related to argument 'maxmemory-clients') - $value"
+}
+
+start_server {tags {client-eviction}} {
+    test "maxmemory-clients is 0 (off) by default" {
+        assert_equal {maxmemory-clients 0} [r config get maxmemory-clients]
+    }
+
+    test "maxmemory-clients takes memory values and whole percentages" {
+        foreach {value shown} {1mb 1048576 1k 1000 2gb 2147483648 10% 10% 100% 100% 0% 0 5 5 "" 0 0 0} {
+            r config set maxmemory-clients $value
+            assert_equal [list maxmemory-clients $shown] [r config get maxmemory-clients] "set to '$value'"
+        }
+    }
+
+    test "maxmemory-clients rejects bad values with Redis's errors" {
+        r config set maxmemory-clients 7%
+        foreach value {101% 200%} {
+            assert_error [ce_config_error "percentage argument must be less or equal to 100"] {
+                r config set maxmemory-clients $value
+            }
+        }
+        foreach value {-1 -5% 1.5% abc 10%% % "10 %" " 10%" "10% "} {
+            assert_error [ce_config_error "argument must be a memory or percent value"] {
+                r config set maxmemory-clients $value
+            }
+        }
+        assert_equal {maxmemory-clients 7%} [r config get maxmemory-clients]
+        r config set maxmemory-clients 0
+    }
+
+    test "INFO memory shows mem_clients_normal, growing with a client's buffers" {
+        assert_morethan [s mem_clients_normal] 0
+        set before [s mem_clients_normal]
+        set c [ce_named_client grower]
+        ce_start_big_arg $c 2000000
+        wait_for_condition 100 20 {[s mem_clients_normal] > $before + 1900000} else {
+            fail "mem_clients_normal did not count the query buffer"
+        }
+        $c close
+    }
+
+    test "a client with a big query buffer is evicted" {
+        r config resetstat
+        r config set maxmemory-clients 1mb
+        set c [ce_named_client bigquery]
+        ce_start_big_arg $c 2000000
+        ce_wait_gone bigquery
+        assert_equal 1 [s evicted_clients]
+        assert_equal PONG [r ping]
+        $c close
+    }
+
+    test "a CLIENT NO-EVICT client is not evicted" {
+        r config resetstat
+        r client no-evict on ;# else this connection would be the one to go
+        set c [ce_named_client protected]
+        $c client no-evict on
+        ce_start_big_arg $c 2000000
+        ce_wait_tot_mem_over protected 1900000
+        after 300 ;# cron ticks check again
+        assert_not_equal "" [ce_client_line protected]
+        assert_equal 0 [s evicted_clients]
+        $c close
+        wait_for_condition 100 20 {[ce_client_line protected] eq ""} else { fail "client not closed" }
+        r client no-evict off
+    }
+
+    test "CLIENT NO-EVICT off makes a big client evictable again" {
+        r config resetstat
+        r client no-evict on
+        set c [ce_named_client protected2]
+        $c client no-evict on
+        set big [ce_named_client holder]
+        $big client no-evict on
+        ce_start_big_arg $big 2000000
+        ce_wait_tot_mem_over holder 1900000
+        after 200
+        assert_not_equal "" [ce_client_line protected2]
+        # c is small, but the only evictable client: it goes, possibly right
+        # after this command (before its reply is sent)
+        catch {$c client no-evict off}
+        ce_wait_gone protected2
+        assert_not_equal "" [ce_client_line holder]
+        $big close
+        wait_for_condition 100 20 {[ce_client_line holder] eq ""} else { fail "holder not closed" }
+        r client no-evict off
+        $c close
+    }
+
+    test "the largest client is evicted, the smaller one survives" {
+        r config resetstat
+        r client no-evict on
+        set small [ce_named_client small]
+        ce_start_big_arg $small 400000
+        ce_wait_tot_mem_over small 390000
+        set big [ce_named_client big]
+        ce_start_big_arg $big 800000
+        ce_wait_gone big
+        assert_not_equal "" [ce_client_line small]
+        assert_equal 1 [s evicted_clients]
+        r client no-evict off
+        $small close
+        $big close
+    }
+
+    test "clients are evicted only until the total is under the limit" {
+        r config resetstat
+        r config set maxmemory-clients 0
+        r client no-evict on
+        set clients {}
+        foreach n {1 2 3 4 5} {
+            set c [ce_named_client many$n]
+            ce_start_big_arg $c 250000
+            ce_wait_tot_mem_over many$n 240000
+            lappend clients $c
+        }
+        # five clients of ~280 KB (allocator size classes included):
+        # a 1 MB limit leaves room for three
+        r config set maxmemory-clients 1mb
+        wait_for_condition 100 20 {[s evicted_clients] == 2} else {
+            fail "expected two evictions, got [s evicted_clients]"
+        }
+        after 200
+        assert_equal 2 [s evicted_clients]
+        set left 0
+        foreach n {1 2 3 4 5} { if {[ce_client_line many$n] ne ""} { incr left } }
+        assert_equal 3 $left
+        r client no-evict off
+        foreach c $clients { $c close }
+    }
+
+    test "a client with a big output buffer is evicted" {
+        r config resetstat
+        r client no-evict on
+        r config set maxmemory-clients 1mb
+        r set big [string repeat x 200000]
+        set c [redis_deferring_client]
+        $c client setname bigoutput
+        $c flush
+        assert_equal OK [$c read]
+        # replies pile up while the client reads nothing
+        set sent 0
+        while {[ce_client_line bigoutput] ne "" && $sent < 2000} {
+            if {[catch {
+                for {set j 0} {$j < 10} {incr j} { $c get big }
+                $c flush
+            }]} { break }
+            incr sent 10
+        }
+        ce_wait_gone bigoutput
+        assert_equal 1 [s evicted_clients]
+        r client no-evict off
+        $c close
+    }
+
+    test "CONFIG RESETSTAT clears evicted_clients" {
+        assert_morethan [s evicted_clients] 0
+        r config resetstat
+        assert_equal 0 [s evicted_clients]
+        r config set maxmemory-clients 0
+    }
+}
+
+start_server {tags {client-eviction}} {
+    test "a percentage of maxmemory: evicts over it, off while maxmemory is 0" {
+        r config set maxmemory-clients 10%
+        set c [ce_named_client pct]
+        ce_start_big_arg $c 2000000
+        ce_wait_tot_mem_over pct 1900000
+        after 300
+        assert_not_equal "" [ce_client_line pct]
+        assert_equal 0 [s evicted_clients]
+        # 10% of 10 MB is 1 MB, under the client's buffer
+        r config set maxmemory 10mb
+        r ping
+        ce_wait_gone pct
+        assert_equal 1 [s evicted_clients]
+        r config set maxmemory 0
+        r config set maxmemory-clients 0
+        $c close
+    }
+
+    test "a setting under 128 KB acts as 128 KB: small clients stay connected" {
+        r config resetstat
+        r config set maxmemory-clients 1000
+        assert_equal PONG [r ping]
+        assert_equal PONG [r ping]
+        assert_equal 0 [s evicted_clients]
+        r config set maxmemory-clients 0
+    }
+}
