@@ -64,6 +64,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <ucontext.h>
 
@@ -283,14 +284,42 @@ static void crashLogRegisters(int fd, const crashRegisters *r) {
 
 #define CRASH_MAX_FRAMES 100
 
+/* The main thread's stack, as seen at start-up: its top (an address in
+ * main's frames) and how far it may grow (RLIMIT_STACK; 0 when unlimited). */
+static uintptr_t crash_stack_top;
+static uintptr_t crash_stack_room;
+
+static void rememberMainStack(void *an_address_in_it) {
+    struct rlimit rl;
+    crash_stack_top = (uintptr_t)an_address_in_it;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < crash_stack_top)
+        crash_stack_room = (uintptr_t)rl.rlim_cur;
+}
+
+/* A SIGSEGV at an address within the stack's reach (plus the guard area
+ * below it) is the stack running out. */
+static int faultIsStackOverflow(int sig, const siginfo_t *info) {
+    if (sig != SIGSEGV || info == NULL || crash_stack_room == 0) return 0;
+    uintptr_t addr = (uintptr_t)info->si_addr, margin = 1024 * 1024;
+    return addr <= crash_stack_top && crash_stack_top - addr <= crash_stack_room + margin;
+}
+
 #ifdef HAVE_BACKTRACE
-static void crashLogStackTrace(int fd, uintptr_t pc) {
+static void crashLogStackTrace(int fd, uintptr_t pc, int stack_overflow) {
     crashPuts(fd, "\n------ STACK TRACE ------\n");
     if (pc) {
         void *where = (void *)pc;
         crashPuts(fd, "EIP:\n");
         backtrace_symbols_fd(&where, 1, fd);
     }
+#if defined(__sparc__)
+    if (stack_overflow) { /* unwinding first spills the register windows into the overflowed stack */
+        crashPuts(fd, "\nBacktrace:\n(backtrace unavailable: on SPARC an overflowed stack can't be unwound)\n");
+        return;
+    }
+#else
+    (void)stack_overflow;
+#endif
     void *frames[CRASH_MAX_FRAMES];
     int n = backtrace(frames, CRASH_MAX_FRAMES);
     crashPuts(fd, "\nBacktrace:\n");
@@ -306,7 +335,8 @@ static void warmUpBacktrace(void) {
     (void)backtrace(frames, 2);
 }
 #else
-static void crashLogStackTrace(int fd, uintptr_t pc) {
+static void crashLogStackTrace(int fd, uintptr_t pc, int stack_overflow) {
+    (void)stack_overflow;
     crashPuts(fd, "\n------ STACK TRACE ------\n");
     if (pc) crashPrintf(fd, "EIP:\n[0x%lx]\n", (unsigned long)pc);
     crashPuts(fd, "\nBacktrace:\n(backtrace unavailable: no backtrace() in this C library)\n");
@@ -410,7 +440,9 @@ static void crashHandler(int sig, siginfo_t *info, void *ctx) {
     if (ctx) readRegisters(ctx, &regs);
     int fd = crashLogOpen();
     crashLogHeader(fd, sig, info, regs.pc);
-    crashLogStackTrace(fd, regs.pc);
+    int stack_overflow = faultIsStackOverflow(sig, info);
+    if (stack_overflow) crashPuts(fd, "The stack overflowed: the faulting address is at the end of the stack's reach.\n");
+    crashLogStackTrace(fd, regs.pc, stack_overflow);
     crashLogRegisters(fd, &regs);
     armCrashReportTimeout(sig, fd);
     crashLogInfo(fd);
@@ -433,6 +465,7 @@ void setupSignalHandlers(void) {
     ss.ss_sp = crash_stack;
     ss.ss_size = sizeof crash_stack;
     int on_alt_stack = sigaltstack(&ss, NULL) == 0;
+    rememberMainStack(&ss); /* called early from main: near the top of the stack */
     warmUpBacktrace();
     struct sigaction act;
     memset(&act, 0, sizeof act);

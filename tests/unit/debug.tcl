@@ -389,6 +389,7 @@ start_server {tags {debug crash external:skip}} {
     test "DEBUG STACKOVERFLOW: the report is written from the alternate signal stack" {
         lassign [crash_server_with stackoverflow] how log
         assert_match "*killed by SIGSEGV*" $how
+        assert_match "*The stack overflowed: *" $log
         assert_crash_report $log SIGSEGV stackoverflow
     }
 }
