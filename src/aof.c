@@ -497,7 +497,7 @@ int aofSetEnabled(int on, sds *err) {
         aofRewriteKill();
         aofFlush(1);
         if (aof.unsynced) aofsys.fsync(aof.fd);
-        close(aof.fd);
+        bioSubmitClose(aof.fd); /* after any background fsync still queued for it */
         aof.fd = -1;
         propagateOpsHook = NULL; /* no AOF: writes cost no propagation work */
         aof.last_write_status = C_OK;
