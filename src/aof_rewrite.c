@@ -361,6 +361,7 @@ static void rewriteDone(pid_t pid, int status) {
     int exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     readChildCow();
     rw.child = -1;
+    updateDictResizePolicy(); /* tables may grow again from the next write on */
     rw.last_time_sec = (mstime() - rw.start_ms) / 1000;
     if (exited_ok && installNewBase(pid) == C_OK) {
         rw.last_status = C_OK;
@@ -415,6 +416,7 @@ void aofRewriteKill(void) {
     deleteFile(tmp);
     sdsfree(tmp);
     rw.child = -1;
+    updateDictResizePolicy();
 }
 
 sds aofRewriteInfo(sds info) {

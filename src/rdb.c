@@ -1055,6 +1055,7 @@ static int bgsaveStart(void) {
 
 static void bgsaveDone(int status) {
     bg.child = -1;
+    updateDictResizePolicy(); /* tables may grow again from the next write on, not from the next cron tick */
     bg.last_time_sec = (mstime() - bg.start_ms) / 1000;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
