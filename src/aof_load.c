@@ -144,7 +144,7 @@ static int readCommand(aofReader *r, robj ***argv_out, int *argc_out) {
 static client *createLoadingClient(void) {
     client *c = createClient(NULL);
     c->flags |= CLIENT_FAKE;
-    c->authenticated = 1;
+    clientSetAuthenticated(c, 1);
     return c;
 }
 

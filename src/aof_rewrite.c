@@ -280,8 +280,7 @@ int aofRewriteStart(void) {
     long long start = ustime();
     pid_t pid = fork();
     if (pid == 0) {
-        cpuAffinityChild(server.aof_rewrite_cpulist, "the AOF rewrite child (aof_rewrite_cpulist)");
-        procTitleSet("redis-aof-rewrite");
+        setupForkChild(server.aof_rewrite_cpulist, "the AOF rewrite child (aof_rewrite_cpulist)", "redis-aof-rewrite");
         close(fds[0]);
         sds dir = aofDirPath(), name = tempName(getpid());
         sds path = aofPathJoin(dir, name);

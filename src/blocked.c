@@ -169,7 +169,8 @@ int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout_ms) 
         addReplyError(c, "timeout is negative");
         return C_ERR;
     }
-    long long tval = (long long)ceill(ms);
+    long long tval = (long long)ms; /* ceil without libm: ms is in [0, LLONG_MAX) */
+    if ((long double)tval < ms) tval++;
     if (tval > 0) {
         long long now = mstime();
         if (tval > LLONG_MAX - now) {

@@ -635,7 +635,7 @@ void resetCommand(client *c) {
     trackingDisable(c);
     selectDb(c, 0);
     c->resp = 2;
-    c->authenticated = server.requirepass == NULL;
+    clientSetAuthenticated(c, server.requirepass == NULL);
     multiResetClient(c);
     pubsubResetClient(c);
     if (c->name) decrRefCount(c->name);

@@ -174,6 +174,8 @@ static int rewriteOutputBufferLimits(const char *name, sds **lines);
 static int setNotifyKeyspaceEvents(sds *argv, int argc, int accumulate, sds *err);
 static sds getNotifyKeyspaceEvents(sds out);
 static int setDir(sds *argv, int argc, int accumulate, sds *err);
+static int setRequirepass(sds *argv, int argc, int accumulate, sds *err);
+static sds getRequirepass(sds out);
 static sds getDir(sds out);
 static int setOomScoreAdjValues(sds *argv, int argc, int accumulate, sds *err);
 static sds getOomScoreAdjValues(sds out);
@@ -188,6 +190,7 @@ static const configSpecial save_special = {setSave, getSave, rewriteSave};
 static const configSpecial obuf_special = {setOutputBufferLimits, getOutputBufferLimits, rewriteOutputBufferLimits};
 static const configSpecial notify_special = {setNotifyKeyspaceEvents, getNotifyKeyspaceEvents, NULL};
 static const configSpecial dir_special = {setDir, getDir, NULL};
+static const configSpecial requirepass_special = {setRequirepass, getRequirepass, NULL};
 static const configSpecial sigterm_special = {setShutdownOnSigterm, getShutdownOnSigterm, NULL};
 static const configSpecial sigint_special = {setShutdownOnSigint, getShutdownOnSigint, NULL};
 static const configSpecial oom_values_special = {setOomScoreAdjValues, getOomScoreAdjValues,
@@ -200,6 +203,8 @@ static int validateAofFilename(const char *value, sds *err);
 static int validateDbfilename(const char *value, sds *err);
 static int validateAofDirname(const char *value, sds *err);
 static int applyHz(sds *err);
+static int applyPort(sds *err);
+static int applyBind(sds *err);
 static int applyAppendonly(sds *err);
 static int applyMaxclients(sds *err);
 static int applyMaxmemory(sds *err);
@@ -214,8 +219,8 @@ static int applyJemallocBgThread(sds *err);
 
 static const configEntry configTable[] = {
     /* networking (port and bind can't change at runtime yet: immutable for now) */
-    SPECIAL_CONFIG("bind", NULL, CF_IMMUTABLE | CF_MULTI_ARG, bind_special, "* -::*", NULL),
-    INT_CONFIG("port", NULL, CF_IMMUTABLE, port, 0, 65535, "6379", NULL),
+    SPECIAL_CONFIG("bind", NULL, CF_MULTI_ARG, bind_special, "* -::*", applyBind),
+    INT_CONFIG("port", NULL, 0, port, 0, 65535, "6379", applyPort),
     INT_CONFIG("tcp-backlog", NULL, CF_IMMUTABLE, tcp_backlog, 0, INT_MAX, "511", NULL),
     STRING_CONFIG("unixsocket", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, unixsocket, "", NULL, NULL),
     UINT_CONFIG("unixsocketperm", NULL, CF_IMMUTABLE | CF_OCTAL, unixsocketperm, 0, 0777, "0", NULL),
@@ -224,7 +229,7 @@ static const configEntry configTable[] = {
     INT_CONFIG("tcp-keepalive", NULL, 0, tcpkeepalive, 0, INT_MAX, "300", NULL),
     BOOL_CONFIG("protected-mode", NULL, 0, protected_mode, "yes", NULL),
     UINT_CONFIG("maxclients", NULL, 0, maxclients, 1, UINT_MAX, "10000", applyMaxclients),
-    STRING_CONFIG("requirepass", NULL, CF_SENSITIVE | CF_EMPTY_IS_NULL, requirepass, "", NULL, NULL),
+    SPECIAL_CONFIG("requirepass", NULL, CF_SENSITIVE, requirepass_special, "", NULL),
     LL_CONFIG("proto-max-bulk-len", NULL, CF_MEMORY, proto_max_bulk_len, MB, LONG_MAX, "512mb", NULL),
     ULL_CONFIG("client-query-buffer-limit", NULL, CF_MEMORY, client_max_querybuf_len, MB, LONG_MAX, "1gb", NULL),
     SPECIAL_CONFIG("client-output-buffer-limit", NULL, CF_MULTI_ARG, obuf_special,
@@ -580,16 +585,17 @@ static int configSetArgs(const configEntry *e, sds *argv, int argc, int accumula
     }
 }
 
-/* Sets entry e from one CONFIG SET style string ("a b c" for multi-word). */
-static int configSetString(const configEntry *e, const char *value, sds *err) {
+/* Sets entry e from one CONFIG SET style string ("a b c" for multi-word).
+ * Binary-safe: requirepass may hold any bytes, NUL included. */
+static int configSetString(const configEntry *e, const char *value, size_t len, sds *err) {
     if (!(e->flags & CF_MULTI_ARG)) {
-        sds arg = sdsnew(value);
+        sds arg = sdsnewlen(value, len);
         int res = configSetArgs(e, &arg, 1, 0, err);
         sdsfree(arg);
         return res;
     }
     int argc = 0;
-    sds *argv = sdssplitlen(value, (ssize_t)strlen(value), " ", 1, &argc);
+    sds *argv = sdssplitlen(value, (ssize_t)len, " ", 1, &argc);
     int res = configSetArgs(e, argv, argc, 0, err);
     sdsfreesplitres(argv, argc);
     return res;
@@ -837,6 +843,33 @@ static void refreshServerDir(void) {
     zfree(server.dir);
     server.dir = zstrdup(cwd);
 }
+
+/* ---- port and bind: new TCP listeners at once (Redis's error texts) ---------------------- */
+
+static int reopenListeners(const char *failure, sds *err) {
+    if (server.el == NULL) return C_OK; /* start-up: initServer() listens */
+    if (restartTcpListeners() == C_OK) return C_OK;
+    *err = sdsnew(failure);
+    return C_ERR;
+}
+
+static int applyPort(sds *err) { return reopenListeners("Unable to listen on this port. Check server logs.", err); }
+static int applyBind(sds *err) { return reopenListeners("Failed to bind to specified addresses.", err); }
+
+/* ---- special: requirepass (any bytes, kept as an sds; "" is no password) ---------------- */
+
+static int setRequirepass(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    if (argc != 1) {
+        *err = sdsnew("wrong number of arguments");
+        return C_ERR;
+    }
+    sdsfree(server.requirepass);
+    server.requirepass = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    return C_OK;
+}
+
+static sds getRequirepass(sds out) { return server.requirepass ? sdscatsds(out, server.requirepass) : out; }
 
 static int setDir(sds *argv, int argc, int accumulate, sds *err) {
     (void)accumulate;
@@ -1114,7 +1147,7 @@ void initConfigValues(void) {
     for (int j = 0; j < CONFIG_COUNT; j++) {
         const configEntry *e = &configTable[j];
         sds err = NULL;
-        if (configSetString(e, e->default_value, &err) != C_OK)
+        if (configSetString(e, e->default_value, strlen(e->default_value), &err) != C_OK)
             serverPanic("config table: bad default for '%s': %s", e->name, err);
         sdsfree(config_defaults[j]);
         config_defaults[j] = configGetValue(e);
@@ -1376,7 +1409,7 @@ static void redactSensitiveArguments(client *c) {
 typedef struct configSetRequest {
     int count;
     const configEntry **entries;
-    const char **values;
+    sds *values;
     sds *backups;
     configApplyFn **applies;
     int napplies;
@@ -1423,7 +1456,7 @@ static void addApplyOnce(configSetRequest *r, configApplyFn *fn) {
 static void restoreBackups(configSetRequest *r, int n) {
     for (int i = 0; i < n; i++) {
         sds err = NULL;
-        if (configSetString(r->entries[i], r->backups[i], &err) != C_OK) {
+        if (configSetString(r->entries[i], r->backups[i], sdslen(r->backups[i]), &err) != C_OK) {
             serverLog(LL_WARNING, "Failed restoring failed CONFIG SET command. Error setting %s to '%s': %s",
                       r->entries[i]->name, r->backups[i], err);
             sdsfree(err);
@@ -1449,7 +1482,7 @@ static int performSetRequest(client *c, configSetRequest *r) {
     for (int i = 0; i < r->count; i++) r->backups[i] = configGetValue(r->entries[i]);
     for (int i = 0; i < r->count; i++) {
         sds err = NULL;
-        if (configSetString(r->entries[i], r->values[i], &err) != C_OK) {
+        if (configSetString(r->entries[i], r->values[i], sdslen(r->values[i]), &err) != C_OK) {
             restoreBackups(r, i);
             replySetFailure(c, c->argv[2 + i * 2]->ptr, err);
             return C_ERR;
@@ -1605,7 +1638,7 @@ static int rewriteLinesFor(const configEntry *e, sds **lines) {
         line = isUnsignedKind(e->kind) ? catMemory(line, getUnsigned(e)) : catMemory(line, (unsigned long long)getSigned(e));
     } else {
         sds value = configGetValue(e);
-        line = e->kind == CONFIG_SPECIAL ? catQuoted(line, value) : sdscatsds(line, value);
+        line = e->kind == CONFIG_SPECIAL ? sdscatrepr(line, value, sdslen(value)) : sdscatsds(line, value);
         sdsfree(value);
     }
     *lines = zmalloc(sizeof(sds));
@@ -1616,11 +1649,12 @@ static int rewriteLinesFor(const configEntry *e, sds **lines) {
 /* A directive is written when it differs from its default or was in the
  * file: its old lines are reused in order, extra new lines go to the end,
  * extra old lines are dropped. */
-static void rewriteEntry(rewriteState *st, int idx) {
+static void rewriteEntry(rewriteState *st, int idx, int force_all) {
     const configEntry *e = &configTable[idx];
     sds current = configGetValue(e);
     int differs = sdscmp(current, config_defaults[idx]) != 0;
     sdsfree(current);
+    if (force_all && !(e->flags & CF_HIDDEN)) differs = 1;
     if (!differs && st->nslots[idx] == 0) return;
     sds *lines = NULL;
     int n = rewriteLinesFor(e, &lines);
@@ -1692,12 +1726,14 @@ static int replaceFileAtomically(const char *path, sds content) {
     return res;
 }
 
-static int rewriteConfigFile(const char *path) {
+/* force_all (DEBUG CONFIG-REWRITE-FORCE-ALL): every directive is written,
+ * defaults too, except the hidden test knobs. */
+static int rewriteConfigFile(const char *path, int force_all) {
     rewriteState st;
     memset(&st, 0, sizeof st);
     int res = rewriteReadOldFile(&st, path);
     if (res == C_OK) {
-        for (int j = 0; j < CONFIG_COUNT; j++) rewriteEntry(&st, j);
+        for (int j = 0; j < CONFIG_COUNT; j++) rewriteEntry(&st, j, force_all);
         sds content = rewriteContent(&st);
         res = replaceFileAtomically(path, content);
         sdsfree(content);
@@ -1708,12 +1744,14 @@ static int rewriteConfigFile(const char *path) {
     return res;
 }
 
+int configRewriteFile(int force_all) { return rewriteConfigFile(server.configfile, force_all); }
+
 void configRewriteCommand(client *c) {
     if (server.configfile == NULL) {
         addReplyError(c, "The server is running without a config file");
         return;
     }
-    if (rewriteConfigFile(server.configfile) != C_OK) {
+    if (configRewriteFile(0) != C_OK) {
         int err = errno;
         serverLog(LL_WARNING, "CONFIG-REWRITE failed: %s", strerror(err));
         addReplyErrorFormat(c, "Rewriting config file: %s", strerror(err));

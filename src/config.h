@@ -79,10 +79,19 @@
 #define HAVE_CPU_AFFINITY 1
 #endif
 
-/* glibc's backtrace(); musl has none. The crash reporter degrades to the
- * program counter from the signal context when this is absent. */
+/* The crash report walks the stack with the compiler's unwinder (GCC and
+ * clang ship <unwind.h>) and names frames with glibc's
+ * backtrace_symbols_fd() (HAVE_BACKTRACE). Not with musl: it has no
+ * backtrace_symbols_fd(), and the libgcc_eh of a glibc toolchain that
+ * musl-gcc links needs glibc's _dl_find_object(). Without an unwinder the
+ * report keeps the program counter from the signal context. */
 #if defined(__GLIBC__) || defined(__APPLE__)
 #define HAVE_BACKTRACE 1
+#if defined(__GNUC__) && defined(__has_include)
+#if __has_include(<unwind.h>)
+#define HAVE_UNWIND_BACKTRACE 1
+#endif
+#endif
 #endif
 
 /* ---- compiler helpers -------------------------------------------------- */

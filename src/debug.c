@@ -30,11 +30,16 @@
  * - The signal context is not a ucontext_t everywhere: Linux/sparc64 passes
  *   a struct sigcontext (siginfo first, then the registers); reading it as
  *   a ucontext_t gives pc 0. Each CPU has its own small reader below.
- * - backtrace() loads libgcc on first use, which allocates; it is called
- *   once at start-up so the handler never does that. It needs unwind tables
- *   to walk through the signal frame: 32-bit ARM and SPARC64 builds must be
- *   compiled with -funwind-tables / -fasynchronous-unwind-tables, otherwise
- *   the report says the backtrace is unavailable and keeps the pc line.
+ * - The stack is walked with the compiler's unwinder (_Unwind_Backtrace),
+ *   linked statically (-static-libgcc natively): glibc's backtrace() would
+ *   dlopen libgcc_s, which allocates in the handler or, loaded at start-up,
+ *   costs ~100 KB of resident memory. With musl there is no unwinder (see
+ *   config.h). One walk at start-up sets up the unwinder's caches;
+ *   backtrace_symbols_fd() names the addresses. The
+ *   walk needs unwind tables to pass the signal frame: 32-bit ARM and
+ *   SPARC64 builds must be compiled with -funwind-tables /
+ *   -fasynchronous-unwind-tables, otherwise the report says the backtrace
+ *   is unavailable and keeps the pc line.
  *
  * Digest. DEBUG DIGEST hashes the whole dataset independently of hash-table
  * order, with the same construction (and for strings the same result) as
@@ -70,6 +75,9 @@
 
 #ifdef HAVE_BACKTRACE
 #include <execinfo.h>
+#endif
+#ifdef HAVE_UNWIND_BACKTRACE
+#include <unwind.h>
 #endif
 
 /* ---- assertions and panics ------------------------------------------------------------- */
@@ -304,14 +312,47 @@ static int faultIsStackOverflow(int sig, const siginfo_t *info) {
     return addr <= crash_stack_top && crash_stack_top - addr <= crash_stack_room + margin;
 }
 
+#ifdef HAVE_UNWIND_BACKTRACE
+struct frameCollector {
+    void **frames;
+    int max, count;
+};
+
+static _Unwind_Reason_Code collectFrame(struct _Unwind_Context *ctx, void *arg) {
+    struct frameCollector *fc = arg;
+    uintptr_t ip = (uintptr_t)_Unwind_GetIP(ctx);
+    if (ip == 0 || fc->count >= fc->max) return _URC_END_OF_STACK;
+    fc->frames[fc->count++] = (void *)ip;
+    return _URC_NO_REASON;
+}
+
+static int collectBacktrace(void **frames, int max) {
+    struct frameCollector fc = {frames, max, 0};
+    _Unwind_Backtrace(collectFrame, &fc);
+    return fc.count;
+}
+#endif
+
+/* With glibc, addresses are printed with the symbol dladdr() finds. */
+static void crashLogAddresses(int fd, void **addrs, int n) {
 #ifdef HAVE_BACKTRACE
+    backtrace_symbols_fd(addrs, n, fd);
+#else
+    for (int j = 0; j < n; j++) crashPrintf(fd, "[0x%lx]\n", (unsigned long)(uintptr_t)addrs[j]);
+#endif
+}
+
 static void crashLogStackTrace(int fd, uintptr_t pc, int stack_overflow) {
     crashPuts(fd, "\n------ STACK TRACE ------\n");
     if (pc) {
         void *where = (void *)pc;
         crashPuts(fd, "EIP:\n");
-        backtrace_symbols_fd(&where, 1, fd);
+        crashLogAddresses(fd, &where, 1);
     }
+#ifndef HAVE_UNWIND_BACKTRACE
+    (void)stack_overflow;
+    crashPuts(fd, "\nBacktrace:\n(backtrace unavailable: no stack unwinder for this C library)\n");
+#else
 #if defined(__sparc__)
     if (stack_overflow) { /* unwinding first spills the register windows into the overflowed stack */
         crashPuts(fd, "\nBacktrace:\n(backtrace unavailable: on SPARC an overflowed stack can't be unwound)\n");
@@ -321,29 +362,23 @@ static void crashLogStackTrace(int fd, uintptr_t pc, int stack_overflow) {
     (void)stack_overflow;
 #endif
     void *frames[CRASH_MAX_FRAMES];
-    int n = backtrace(frames, CRASH_MAX_FRAMES);
+    int n = collectBacktrace(frames, CRASH_MAX_FRAMES);
     crashPuts(fd, "\nBacktrace:\n");
-    if (n > 0) backtrace_symbols_fd(frames, n, fd);
+    if (n > 0) crashLogAddresses(fd, frames, n);
     if (n <= 1)
         crashPuts(fd, "(backtrace unavailable: the unwinder found no frames; build with "
                       "-funwind-tables / -fasynchronous-unwind-tables)\n");
-}
-
-/* The first backtrace() loads the unwinder (and allocates): do it now. */
-static void warmUpBacktrace(void) {
-    void *frames[2];
-    (void)backtrace(frames, 2);
-}
-#else
-static void crashLogStackTrace(int fd, uintptr_t pc, int stack_overflow) {
-    (void)stack_overflow;
-    crashPuts(fd, "\n------ STACK TRACE ------\n");
-    if (pc) crashPrintf(fd, "EIP:\n[0x%lx]\n", (unsigned long)pc);
-    crashPuts(fd, "\nBacktrace:\n(backtrace unavailable: no backtrace() in this C library)\n");
-}
-
-static void warmUpBacktrace(void) {}
 #endif
+}
+
+/* The unwinder's first walk sets up its lookup caches: do it now, not in
+ * the handler. */
+static void warmUpBacktrace(void) {
+#ifdef HAVE_UNWIND_BACKTRACE
+    void *frames[2];
+    (void)collectBacktrace(frames, 2);
+#endif
+}
 
 /* ---- the rest of the report (allocates) ----------------------------------------------------------- */
 
@@ -889,6 +924,9 @@ static void debugHelp(client *c) {
         "COMMAND-TABLE",
         "    Count the command table's entries and those registered with a handler,",
         "    listing the entries whose handler is missing.",
+        "CONFIG-REWRITE-FORCE-ALL",
+        "    Like CONFIG REWRITE but writes all configuration options, including",
+        "    keywords not listed in original configuration file or default values.",
         "DIGEST",
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
@@ -908,6 +946,8 @@ static void debugHelp(client *c) {
         "    Show low level info about `key` and associated value.",
         "PANIC",
         "    Crash the server simulating a panic.",
+        "PAUSE-CRON <0|1>",
+        "    Stop periodic cron job processing.",
         "POPULATE <count> [<prefix>] [<size>]",
         "    Create <count> string keys named key:<num>. If <prefix> is specified then",
         "    it is used instead of the 'key' prefix.",
@@ -923,6 +963,8 @@ static void debugHelp(client *c) {
         "    Crash the server with sigbus (a write past the end of a mapped file).",
         "STACKOVERFLOW",
         "    Crash the server by overflowing the stack (the report runs on its own stack).",
+        "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+        "    Enables or disables checksum checks for RDB files and RESTORE's payload.",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    Setting it to 0 disables expiring keys in background when they are not",
         "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -953,6 +995,28 @@ static void debugLoadAof(client *c) {
 
 static void debugSetActiveExpire(client *c) {
     server.active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+    addReply(c, shared.ok);
+}
+
+static void debugSetSkipChecksumValidation(client *c) {
+    server.skip_checksum_validation = atoi(c->argv[2]->ptr) != 0;
+    addReply(c, shared.ok);
+}
+
+static void debugPauseCron(client *c) {
+    server.pause_cron = atoi(c->argv[2]->ptr) != 0;
+    addReply(c, shared.ok);
+}
+
+static void debugConfigRewriteForceAll(client *c) {
+    if (server.configfile == NULL) {
+        addReplyError(c, "The server is running without a config file");
+        return;
+    }
+    if (configRewriteFile(1) != C_OK) {
+        addReplyErrorFormat(c, "CONFIG-REWRITE-FORCE-ALL failed: %s", strerror(errno));
+        return;
+    }
     addReply(c, shared.ok);
 }
 
@@ -992,6 +1056,9 @@ static const struct {
     {"panic", 2, 2, debugPanic},
     {"sleep", 3, 3, debugSleep},
     {"set-active-expire", 3, 3, debugSetActiveExpire},
+    {"set-skip-checksum-validation", 3, 3, debugSetSkipChecksumValidation},
+    {"pause-cron", 3, 3, debugPauseCron},
+    {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
     {"object", 3, 3, debugObject},
     {"digest", 2, 2, debugDigest},
     {"digest-value", 2, -1, debugDigestValue},

@@ -451,6 +451,13 @@ HLL_NO_FMA static double hllTau(double x) {
     return z / 3.0;
 }
 
+/* llroundl() for a positive x, without libm: halves round up. Where long
+ * double is a double, an x of 2^53 or more has no fraction left. */
+static uint64_t roundPositive(long double x) {
+    uint64_t whole = (uint64_t)x;
+    return x - (long double)whole >= 0.5L ? whole + 1 : whole;
+}
+
 /* histo[v] = number of registers holding v. */
 HLL_NO_FMA static uint64_t estimateFromHistogram(const int histo[64]) {
     const double m = HLL_REGISTERS;
@@ -460,7 +467,7 @@ HLL_NO_FMA static uint64_t estimateFromHistogram(const int histo[64]) {
         z *= 0.5;
     }
     z += m * hllSigma(histo[0] / m);
-    return (uint64_t)llroundl(HLL_ALPHA_INF * m * m / z);
+    return roundPositive(HLL_ALPHA_INF * m * m / z);
 }
 
 uint64_t hllCountRaw(const uint8_t *raw) {

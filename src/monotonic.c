@@ -23,8 +23,9 @@
  *   SLOWLOG and commandstats figure until restart.
  * - Readings are relative to the counter at start-up (unsigned difference),
  *   so a large or wrapping counter neither overflows nor loses precision.
- * - Durations only: the wall clock the commands see (server.ustime) still
- *   comes from gettimeofday(), once per command.
+ * - Durations, and the wall clock between two wake-ups: updateCachedTime()
+ *   notes the wall clock's offset from this one once per event-loop pass,
+ *   and call() adds it to the reading that starts the command's timing.
  * - monotonicInit() must run before the first monotonicUs() (main does it);
  *   before it, the fallback is used.
  */

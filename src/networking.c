@@ -56,7 +56,7 @@ client *createClient(connection *conn) {
     listSetFreeMethod(c->reply, freeReplyBlock);
     c->ctime = server.unixtime;
     c->last_interaction_ms = server.mstime;
-    c->authenticated = server.requirepass == NULL;
+    clientSetAuthenticated(c, server.requirepass == NULL);
     c->watched_keys = listCreate();
     if (conn) {
         listAddNodeTail(server.clients, c);
@@ -234,6 +234,11 @@ void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
 /* ---- parsing requests ----------------------------------------------------------------- */
 
 static int authRequired(client *c) { return !c->authenticated; }
+
+void clientSetAuthenticated(client *c, int authenticated) {
+    c->authenticated = authenticated;
+    if (authenticated) c->ever_authenticated = 1;
+}
 
 static void setProtocolError(client *c, const char *errstr) {
     if (server.verbosity <= LL_VERBOSE) {
@@ -563,9 +568,15 @@ unsigned long getClientOutputBufferMemoryUsage(client *c) {
     return (unsigned long)c->reply_bytes + (unsigned long)(sizeof(listNode) * listLength(c->reply));
 }
 
+/* A client that never authenticated while a password is required gets only
+ * this much unread output (CVE-2025-21605: otherwise it could pile up
+ * NOAUTH errors without reading them until memory runs out). */
+#define UNAUTHENTICATED_MAX_REPLY_BYTES 1024
+
 int checkClientOutputBufferLimits(client *c) {
     clientBufferLimitsConfig *limit = &server.client_obuf_limits[getClientType(c)];
     unsigned long long used = getClientOutputBufferMemoryUsage(c);
+    if (used > UNAUTHENTICATED_MAX_REPLY_BYTES && authRequired(c) && !c->ever_authenticated) return 1;
     int hard = limit->hard_limit_bytes && used >= limit->hard_limit_bytes;
     int soft = limit->soft_limit_bytes && used >= limit->soft_limit_bytes;
     if (soft) {

@@ -42,8 +42,14 @@ long long ustime(void) {
 
 long long mstime(void) { return ustime() / 1000; }
 
+/* Also notes how far the wall clock is ahead of the monotonic one, so that
+ * call() reads a single clock per command for both its "now" and its
+ * duration. Refreshed on every wake-up, so a step of the wall clock (NTP,
+ * a suspend) is seen by the next event-loop pass at the latest. */
 void updateCachedTime(void) {
+    long long monotonic_now = monotonicUs();
     server.ustime = ustime();
+    server.wall_minus_monotonic_us = server.ustime - monotonic_now;
     server.mstime = server.ustime / 1000;
     server.unixtime = (time_t)(server.mstime / 1000);
 }
@@ -350,12 +356,12 @@ void call(client *c, int flags) {
     long long errors_before = server.stat_total_error_replies;
     long long calls_before = real_cmd->calls; /* unchanged after a run that blocked (blocked.c) */
     c->flags |= CLIENT_EXECUTING_COMMAND;
-    long long start = ustime(); /* also the cached "now" the command sees */
+    long long clock_start = monotonicUs();
+    long long start = clock_start + server.wall_minus_monotonic_us; /* the "now" the command sees */
     server.ustime = start;
     server.mstime = start / 1000;
     server.unixtime = (time_t)(server.mstime / 1000);
     propagateBeforeCall(c);
-    long long clock_start = monotonicUs(); /* cheaper than a second gettimeofday() */
     c->cmd->proc(c);
     long long duration = monotonicUs() - clock_start;
     if (unlikely(server.tracking_clients) && c->cmd->flags & CMD_READONLY) trackingRememberKeys(c);
@@ -430,6 +436,7 @@ static void databasesCron(void) {
 
 static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     (void)el; (void)id; (void)clientData;
+    if (server.pause_cron) return 1000 / server.hz;
     updateCachedTime();
     server.lruclock = getLRUClock();
     size_t used = zmalloc_used_memory();
@@ -446,6 +453,11 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     databasesCron();
     server.cronloops++;
     return 1000 / server.hz;
+}
+
+static void afterSleep(struct aeEventLoop *el) {
+    (void)el;
+    updateCachedTime();
 }
 
 static void beforeSleep(struct aeEventLoop *el) {
@@ -465,9 +477,19 @@ static int bindErrorIsOptional(void) {
            errno == ESOCKTNOSUPPORT || errno == EPFNOSUPPORT || errno == EINVAL;
 }
 
+static void closeTcpListeners(void) {
+    for (int j = 0; j < server.ipfd_count; j++) {
+        if (server.el) aeDeleteFileEvent(server.el, server.ipfd[j], AE_READABLE);
+        close(server.ipfd[j]);
+    }
+    server.ipfd_count = 0;
+}
+
+/* Port 0 or an empty bind list: no TCP listener (as in Redis). On failure
+ * no listener is left open. */
 static int listenOnTcp(void) {
     char err[ANET_ERR_LEN];
-    if (server.port == 0) return C_OK;
+    if (server.port == 0 || server.bindaddr_count == 0) return C_OK;
     for (int j = 0; j < server.bindaddr_count; j++) {
         const char *addr = server.bindaddr[j];
         int optional = addr[0] == '-';
@@ -481,6 +503,7 @@ static int listenOnTcp(void) {
             }
             serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr,
                       server.port, err);
+            closeTcpListeners();
             return C_ERR;
         }
         anetNonBlock(NULL, fd);
@@ -508,18 +531,44 @@ static int listenOnUnixSocket(void) {
     return C_OK;
 }
 
-static void registerListeners(void) {
+static void registerTcpListeners(void) {
     for (int j = 0; j < server.ipfd_count; j++) {
         if (aeCreateFileEvent(server.el, server.ipfd[j], AE_READABLE, acceptTcpHandler, NULL) == AE_ERR)
             serverPanic("Unrecoverable error creating server.ipfd file event.");
     }
+}
+
+static void registerListeners(void) {
+    registerTcpListeners();
     if (server.sofd > 0 && aeCreateFileEvent(server.el, server.sofd, AE_READABLE, acceptUnixHandler, NULL) == AE_ERR)
         serverPanic("Unrecoverable error creating server.sofd file event.");
 }
 
-static void closeListeners(void) {
+/* CONFIG SET port / bind: the old TCP listeners are closed first (the new
+ * ones may need the same address and port), then the new ones opened. On
+ * failure none is left, and CONFIG SET puts the old values back and calls
+ * this again. Connected clients are not touched. */
+int restartTcpListeners(void) {
+    closeTcpListeners();
+    if (listenOnTcp() != C_OK) return C_ERR;
+    registerTcpListeners();
+    procTitleSet(NULL); /* the title shows the address */
+    return C_OK;
+}
+
+/* The first thing a fork child (BGSAVE, AOF rewrite) does. It closes its
+ * copies of the listening sockets, so a port given up by CONFIG SET port is
+ * really free while the child runs. Only close(): the epoll set is shared
+ * with the parent, and the unix socket's file is the parent's. */
+void setupForkChild(const char *cpulist, const char *who, const char *title) {
     for (int j = 0; j < server.ipfd_count; j++) close(server.ipfd[j]);
-    server.ipfd_count = 0;
+    if (server.sofd > 0) close(server.sofd);
+    cpuAffinityChild(cpulist, who);
+    procTitleSet(title);
+}
+
+static void closeListeners(void) {
+    closeTcpListeners();
     if (server.sofd > 0) {
         close(server.sofd);
         server.sofd = -1;
@@ -621,10 +670,15 @@ static void initServer(void) {
     evictInit();
     createDatabases();
     if (listenOnTcp() != C_OK || listenOnUnixSocket() != C_OK) exit(1);
+    if (server.ipfd_count == 0 && server.sofd < 0) {
+        serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
+        exit(1);
+    }
     registerListeners();
     if (aeCreateTimeEvent(server.el, 1, serverCron, NULL, NULL) == AE_ERR)
         serverPanic("Can't create event loop timers.");
     aeSetBeforeSleepProc(server.el, beforeSleep);
+    aeSetAfterSleepProc(server.el, afterSleep);
     slowlogInit();
     infoInit();
     initModules();
@@ -804,14 +858,21 @@ void selectCommand(client *c) {
 }
 
 /* Checks a username/password pair against the single default user. */
+/* Compares two sds in a time that depends on their lengths only, not on
+ * where they differ: a client timing AUTH replies learns nothing about the
+ * password's bytes. Binary-safe (requirepass may hold NULs). */
+static int sameSecret(const sds given, const sds secret) {
+    size_t glen = sdslen(given), slen = sdslen(secret);
+    unsigned char diff = glen != slen;
+    for (size_t j = 0; j < slen; j++) diff |= (unsigned char)(secret[j] ^ given[j < glen ? j : 0]);
+    return diff == 0;
+}
+
 static int checkPassword(client *c, robj *username, robj *password) {
     if (username && strcmp(username->ptr, "default") != 0) return C_ERR;
     if (server.requirepass == NULL) return C_OK; /* the default user has no password */
-    if (sdslen(password->ptr) != strlen(server.requirepass) ||
-        memcmp(password->ptr, server.requirepass, sdslen(password->ptr)) != 0)
-        return C_ERR;
     (void)c;
-    return C_OK;
+    return sameSecret(password->ptr, server.requirepass) ? C_OK : C_ERR;
 }
 
 static const char *wrongpass_error = "-WRONGPASS invalid username-password pair or user is disabled.";
@@ -832,7 +893,7 @@ void authCommand(client *c) {
         addReplyError(c, wrongpass_error);
         return;
     }
-    c->authenticated = 1;
+    clientSetAuthenticated(c, 1);
     addReply(c, shared.ok);
 }
 
@@ -905,7 +966,7 @@ void helloCommand(client *c) {
         addReplyError(c, wrongpass_error);
         return;
     }
-    if (username) c->authenticated = 1;
+    if (username) clientSetAuthenticated(c, 1);
     if (!c->authenticated) {
         addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the "
                          "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
@@ -1035,6 +1096,7 @@ int main(int argc, char **argv) {
     zmalloc_set_background_thread(server.jemalloc_bg_thread); /* after daemonize(): threads don't survive fork */
     oomScoreApply(OOM_CLASS_MAIN); /* logs its own failure; start-up goes on, as in Redis */
     serverLog(LL_VERBOSE, "Command durations are timed with: %s", monotonicInit());
+    updateCachedTime(); /* the wall clock's offset from the clock just chosen, before loading runs commands */
     aofInit();
     rdbInit();
     createPidFile();

@@ -278,6 +278,7 @@ typedef struct client {
     time_t obuf_soft_limit_reached_time;
     uint64_t flags;
     int authenticated;
+    int ever_authenticated;       /* authenticated at some point: the small unauthenticated output limit is off */
     listNode *client_list_node;
     listNode pending_write_node;  /* embedded: queuing for a write allocates nothing */
     long long woff;
@@ -398,6 +399,9 @@ struct redisServer {
     char runid[CONFIG_RUN_ID_SIZE + 1];
     time_t stat_starttime;
     long long ustime;             /* cached per event-loop pass */
+    long long wall_minus_monotonic_us; /* ustime - monotonicUs(), see updateCachedTime() */
+    int pause_cron;               /* DEBUG PAUSE-CRON: serverCron does nothing */
+    int skip_checksum_validation; /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB files and RESTORE */
     long long mstime;
     time_t unixtime;
     long long dirty;              /* changes since the last save */
@@ -425,7 +429,7 @@ struct redisServer {
     long long proto_max_bulk_len;
     unsigned long long client_max_querybuf_len;
     clientBufferLimitsConfig client_obuf_limits[CLIENT_TYPE_OBUF_COUNT];
-    char *requirepass;
+    sds requirepass; /* any bytes; NULL: no password */
     int enable_debug_cmd;         /* PROTECTED_ACTION_ALLOWED_* */
     int in_exec;
     int loading;
@@ -647,6 +651,10 @@ int getClientType(client *c);
 char *getClientPeerId(client *c);
 unsigned long getClientOutputBufferMemoryUsage(client *c);
 int checkClientOutputBufferLimits(client *c);
+void clientSetAuthenticated(client *c, int authenticated);
+int restartTcpListeners(void);
+int configRewriteFile(int force_all);
+void setupForkChild(const char *cpulist, const char *who, const char *title);
 void closeClientOnOutputBufferLimitReached(client *c);
 void clientsCron(void);
 void rewriteClientCommandVector(client *c, int argc, ...);

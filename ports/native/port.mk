@@ -2,7 +2,9 @@
 PORT_DESC        := native build for this host
 PORT_CROSS       :=
 PORT_CFLAGS      :=
-PORT_LDFLAGS     :=
+# -static-libgcc: the crash report's unwinder is linked in, not libgcc_s.so
+# (which would be mapped at start-up: ~100 KB more RSS).
+PORT_LDFLAGS     := -static-libgcc
 PORT_QEMU        :=
 PORT_JEMALLOC_HOST :=
 # 64 KiB jemalloc pages even here: the same build then starts on 4K, 16K and

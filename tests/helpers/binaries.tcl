@@ -34,7 +34,7 @@ proc ::harness::fresh_run_dir {name} {
 }
 
 # Runs the server with ARGS, which must make it exit during start-up (a
-# timeout stops it if it wrongly starts). Returns {exit-status stderr}.
+# timeout stops it if it wrongly starts). Returns {exit-status stderr stdout}.
 proc run_failing_server {args} {
     set dir [::harness::fresh_run_dir failing]
     set errfile [file join $dir stderr]
@@ -47,7 +47,7 @@ proc run_failing_server {args} {
         if {[lindex $code 0] ne "CHILDSTATUS"} { error "running the server: $result" }
         set status [lindex $code 2]
     }
-    return [list $status [::harness::read_file $errfile]]
+    return [list $status [::harness::read_file $errfile] [::harness::read_file [file join $dir stdout]]]
 }
 
 proc reference_server {} {
@@ -79,9 +79,16 @@ proc stop_reference {c pid} {
 }
 
 # redis-check-aof, from the same build as the server (under its wrapper).
-proc check_aof {args} {
+# Skips the test when redis-check-aof is not built next to the server; tests
+# that stop their server first call it before that, with no arguments.
+proc need_check_aof {} {
     set tool [file join [file dirname $::harness::opt(server)] redis-check-aof]
     if {![file executable $tool]} { skip "redis-check-aof not built next to the server" }
+    return $tool
+}
+
+proc check_aof {args} {
+    set tool [need_check_aof]
     set status 0
     if {[catch {exec {*}$::harness::opt(wrapper) $tool {*}$args} out opts]} {
         set status [lindex [dict get $opts -errorcode] 2]

@@ -363,6 +363,12 @@ proc assert_error {pattern script} {
     }
 }
 
+# The error message of a command that must fail: error_of r config set x y
+proc error_of {args} {
+    if {![catch {uplevel 1 $args} err]} { fail "expected an error from: $args" }
+    return $err
+}
+
 proc assert_range {value min max {detail ""}} {
     if {[string is double -strict $value] && $value >= $min && $value <= $max} { return }
     fail "expected [::harness::show $value] to be in the range $min..$max[::harness::detail $detail]"

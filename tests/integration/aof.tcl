@@ -498,6 +498,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
     }
 
     test "redis-check-aof --fix repairs a truncated AOF, which then loads with aof-load-truncated no" {
+        need_check_aof
         set path [last_incr_path]
         set manifest [file join [aof_dir] appendonly.aof.manifest]
         shutdown_server
@@ -515,6 +516,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
     }
 
     test "redis-check-aof: an unterminated MULTI is cut before the MULTI" {
+        need_check_aof
         set path [last_incr_path]
         set manifest [file join [aof_dir] appendonly.aof.manifest]
         set size [file size $path]

@@ -232,3 +232,77 @@ start_server {tags {auth unixsocket} unixsocket 1 overrides {requirepass secret}
         $c close
     }
 }
+
+start_server {tags {auth} overrides {requirepass secret}} {
+    # Pipelines COUNT commands at c without reading; 1 if the server cut
+    # the connection on the way.
+    proc flood_without_reading {c count} {
+        set cmd "*3\r\n\$3\r\nSET\r\n\$1\r\nx\r\n\$1\r\n5\r\n"
+        for {set j 0} {$j < $count} {incr j 100} {
+            if {[catch {
+                $c write [string repeat $cmd 100]
+                $c flush
+            }]} { return 1 }
+        }
+        return 0
+    }
+
+    test "A client that never authenticated is cut off after 1 KB of unread replies" {
+        set admin [redis_client]
+        $admin auth secret
+        set before [info_field [$admin info stats] client_output_buffer_limit_disconnections]
+        set c [redis_client]
+        # NOAUTH errors it never reads: the socket takes some, the server
+        # must not keep the rest
+        assert_equal 1 [flood_without_reading $c 200000] "the unauthenticated client was never disconnected"
+        catch {$c close}
+        assert_equal [expr {$before + 1}] [info_field [$admin info stats] client_output_buffer_limit_disconnections]
+        assert_equal PONG [$admin ping]
+        $admin close
+    }
+
+    test "A client that authenticated once keeps the normal limits, also after RESET" {
+        set c [redis_client]
+        $c auth secret
+        assert_equal RESET [$c reset]
+        assert_error "NOAUTH *" {$c ping}
+        # ~300 KB of NOAUTH errors written before any is read: far past
+        # 1 KB, well within the default limits
+        assert_equal 0 [flood_without_reading $c 10000]
+        for {set k 0} {$k < 10000} {incr k} {
+            catch {$c read} e
+            if {![string match "NOAUTH *" $e]} { fail "reply $k: $e" }
+        }
+        $c close
+    }
+}
+
+start_server {tags {auth}} {
+    test "requirepass may hold any bytes, NUL included" {
+        set pass "abc\x00def"
+        assert_equal OK [r config set requirepass $pass]
+        assert_equal $pass [lindex [r config get requirepass] 1]
+        set c [redis_client]
+        assert_error "WRONGPASS *" {$c auth abc}
+        assert_error "WRONGPASS *" {$c auth "abc\x00de"}
+        assert_error "WRONGPASS *" {$c auth "abc\x00defg"}
+        assert_equal OK [$c auth $pass]
+        assert_equal PONG [$c ping]
+        $c close
+    }
+
+    test "A binary requirepass is written escaped by CONFIG REWRITE and read back" {
+        set c [redis_client]
+        $c auth "abc\x00def"
+        assert_equal OK [$c config rewrite]
+        $c close
+        assert_match {*requirepass "abc\\x00def"*} [::harness::read_file [srv config_file]]
+        restart_server
+        set c [redis_client]
+        assert_error "WRONGPASS *" {$c auth abc}
+        assert_equal OK [$c auth "abc\x00def"]
+        assert_equal OK [$c config set requirepass ""]
+        $c close
+        assert_equal PONG [r ping]
+    }
+}

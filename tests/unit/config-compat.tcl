@@ -30,10 +30,6 @@ set pending_directives {latency-monitor-threshold}
 
 proc ours {} { expr {[file normalize $::harness::opt(server)] ne "/usr/bin/redis-server"} }
 
-proc error_of {args} {
-    if {![catch {uplevel 1 $args} err]} { fail "expected an error from: $args" }
-    return $err
-}
 
 proc set_failed {name reason} {
     return "ERR CONFIG SET failed (possibly related to argument '$name') - $reason"

@@ -18,11 +18,6 @@ proc config_value {name} {
     return [lindex $reply 1]
 }
 
-# The error message of a command that must fail.
-proc error_of {args} {
-    if {![catch {uplevel 1 $args} err]} { fail "expected an error from: $args" }
-    return $err
-}
 
 proc set_failed_error {name reason} {
     return "ERR CONFIG SET failed (possibly related to argument '$name') - $reason"
@@ -457,7 +452,7 @@ start_server {tags {config}} {
     }
 
     test "CONFIG SET refuses immutable directives" {
-        foreach {name value} {daemonize yes databases 8 port 7777 bind 0.0.0.0 unixsocketperm 700
+        foreach {name value} {daemonize yes databases 8 unixsocket /tmp/x.sock unixsocketperm 700
                               enable-debug-command no enable-protected-configs yes logfile x.log
                               appendfilename x.aof supervised auto tcp-backlog 5} {
             assert_equal [set_failed_error $name "can't set immutable config"] [error_of r config set $name $value]

@@ -1,7 +1,7 @@
 # networking.tcl -- connections and their limits: the unix socket, many
 # concurrent clients, maxclients, the idle timeout, the output buffer hard
-# limit, the query buffer limit, clients that vanish mid-reply, and
-# protected mode.
+# limit, the query buffer limit, clients that vanish mid-reply, protected
+# mode, and CONFIG SET port / bind moving the listeners at run time.
 #
 # Design decisions:
 # - Each limit gets its own server block with the directive in its config
@@ -391,4 +391,85 @@ start_server {tags {networking} overrides {bind 0.0.0.0 protected-mode yes requi
         assert_equal PONG [$c ping]
         $c close
     }
+}
+
+# ---- CONFIG SET port / bind --------------------------------------------------------------------
+
+# A client on PORT answers PING, or the connection is refused.
+proc pings_on {port} {
+    if {[catch {set c [::resp::connect 127.0.0.1 $port]}]} { return 0 }
+    set ok [expr {![catch {$c ping} reply] && $reply eq "PONG"}]
+    catch {$c close}
+    return $ok
+}
+
+start_server {tags {networking}} {
+    test "CONFIG SET port moves the listener; connected clients stay" {
+        set old [srv port]
+        set new [::harness::find_free_port]
+        assert_equal OK [r config set port $new]
+        assert_equal PONG [r ping] "the connection that moved it"
+        assert_equal 1 [pings_on $new]
+        assert_equal 0 [pings_on $old]
+        assert_equal $new [lindex [r config get port] 1]
+        assert_equal OK [r config set port $old]
+        assert_equal 1 [pings_on $old]
+        assert_equal 0 [pings_on $new]
+    }
+
+    test "CONFIG SET port to a port in use fails and keeps the old listener" {
+        set taken [::harness::find_free_port]
+        set holder [socket -server ::harness::refuse -myaddr 127.0.0.1 $taken]
+        set err [error_of r config set port $taken]
+        close $holder
+        assert_match "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port*" $err
+        assert_equal [srv port] [lindex [r config get port] 1]
+        assert_equal 1 [pings_on [srv port]]
+    }
+
+    test "CONFIG SET bind changes the addresses; a bad one fails and changes nothing" {
+        assert_equal OK [r config set bind "127.0.0.1"]
+        assert_equal 127.0.0.1 [lindex [r config get bind] 1]
+        assert_equal 1 [pings_on [srv port]]
+        assert_equal "ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses." \
+            [error_of r config set bind "127.0.0.1 999.999.999.999"]
+        assert_equal 127.0.0.1 [lindex [r config get bind] 1]
+        assert_equal 1 [pings_on [srv port]]
+        assert_equal PONG [r ping]
+    }
+
+    test "A port given up while a BGSAVE child runs is free at once (the child holds no listener)" {
+        set old [srv port]
+        set new [::harness::find_free_port]
+        # a child that runs for 3 s (30 keys, 0.1 s each)
+        r config set rdb-key-save-delay [::harness::scaled 100000]
+        for {set j 0} {$j < 30} {incr j} { r set k$j v }
+        r bgsave
+        assert_equal 1 [s rdb_bgsave_in_progress]
+        assert_equal OK [r config set port $new]
+        assert_equal 0 [pings_on $old]
+        assert_equal OK [r config set port $old]
+        assert_equal 1 [s rdb_bgsave_in_progress] "the child was still there"
+        assert_equal 1 [pings_on $old]
+        r config set rdb-key-save-delay 0
+        wait_for_condition 400 20 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE did not end" }
+        r flushall
+    }
+
+    test "CONFIG SET port and bind together, and port 0 closes TCP" {
+        set new [::harness::find_free_port]
+        assert_equal OK [r config set bind "127.0.0.1 -::1" port $new]
+        assert_equal 1 [pings_on $new]
+        assert_equal OK [r config set port 0]
+        assert_equal 0 [pings_on $new]
+        assert_equal PONG [r ping]
+        assert_equal OK [r config set port [srv port]]
+        assert_equal 1 [pings_on [srv port]]
+    }
+}
+
+test "With neither a TCP port nor a unix socket the server refuses to start" {
+    lassign [run_failing_server --port 0] status err log
+    assert_equal 1 $status
+    assert_match "*Configured to not listen anywhere, exiting.*" $log
 }
