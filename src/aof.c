@@ -516,6 +516,10 @@ void aofShutdown(void) {
 
 /* ---- INFO ----------------------------------------------------------------------------------- */
 
+/* The AOF buffer's memory: not counted against maxmemory (evicting keys
+ * appends DELs to it, which must not make eviction go on), as in Redis. */
+size_t aofBufferMemory(void) { return aof.buf ? zmalloc_size(sdsAllocPtr(aof.buf)) : 0; }
+
 sds aofInfoString(sds info) {
     long long bg_calls, bg_total, bg_max;
     bioFsyncStats(&bg_calls, &bg_total, &bg_max);

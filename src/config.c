@@ -362,6 +362,7 @@ static const configEntry configTable[] = {
                "0", NULL),
     INT_CONFIG("min-replicas-max-lag", "min-slaves-max-lag", CF_NO_EFFECT, min_replicas_max_lag, 0, INT_MAX, "10",
                NULL),
+    STRING_CONFIG("bind-source-addr", NULL, CF_NO_EFFECT | CF_EMPTY_IS_NULL, bind_source_addr, "", NULL, NULL),
 };
 
 #define CONFIG_COUNT ((int)(sizeof(configTable) / sizeof(configTable[0])))

@@ -174,41 +174,58 @@ static sds selectRandomKey(int *dbid) {
 
 /* ---- evicting ---------------------------------------------------------------------------- */
 
-static size_t memoryCountedForEviction(void) { return zmalloc_used_memory(); }
+/* Used memory as maxmemory sees it: the AOF buffer is left out. */
+size_t memoryNotCountedForEviction(void) { return aofBufferMemory(); }
 
-static void evictKey(int dbid, sds key) {
+static size_t memoryCountedForEviction(void) {
+    size_t used = zmalloc_used_memory(), excluded = memoryNotCountedForEviction();
+    return used > excluded ? used - excluded : 0;
+}
+
+/* Deletes one key; returns the memory its deletion gave back. What the
+ * notifications then allocate (invalidation messages for tracking clients,
+ * keyspace events, the propagated DEL) is not subtracted: counting it would
+ * make every eviction ask for more (a feedback loop that drained the
+ * dataset with many tracking clients). */
+static long long evictKey(int dbid, sds key) {
     redisDb *db = &server.db[dbid];
     robj *keyobj = createStringObject(key, sdslen(key));
+    long long before = (long long)zmalloc_used_memory();
     LATENCY_START(del_latency);
     dbSyncDelete(db, keyobj);
     LATENCY_END("eviction-del", del_latency);
+    long long freed = before - (long long)zmalloc_used_memory();
     server.stat_evictedkeys++;
     signalModifiedKey(NULL, db, keyobj);
     notifyKeyspaceEvent(NOTIFY_EVICTED, "evicted", keyobj, dbid);
     robj *argv[2] = {shared.del_cmd, keyobj};
     alsoPropagate(dbid, argv, 2, 0);
     decrRefCount(keyobj);
+    return freed;
 }
 
-/* Evicts until used memory is under maxmemory. C_ERR when that is
- * impossible (noeviction, or nothing left that the policy may evict). */
+/* Evicts until the keys deleted have given back what used memory was over
+ * maxmemory when it started. C_ERR when that is impossible (noeviction, or
+ * nothing left that the policy may evict). */
 int performEvictions(void) {
-    if (!server.maxmemory || memoryCountedForEviction() <= server.maxmemory) return C_OK;
+    size_t used = memoryCountedForEviction();
+    if (!server.maxmemory || used <= server.maxmemory) return C_OK;
     if (clientsArePaused()) return C_OK; /* as in Redis: no eviction while paused, commands go on */
     if (server.maxmemory_policy == MAXMEMORY_NO_EVICTION) return C_ERR;
     int random_policy = server.maxmemory_policy == MAXMEMORY_ALLKEYS_RANDOM ||
                         server.maxmemory_policy == MAXMEMORY_VOLATILE_RANDOM;
     long long limit = dbTotalServerKeyCount();
+    long long to_free = (long long)(used - server.maxmemory), freed = 0;
     LATENCY_START(cycle_latency);
-    while (memoryCountedForEviction() > server.maxmemory && limit-- > 0) {
+    while (freed < to_free && limit-- > 0) {
         int dbid = 0;
         sds key = random_policy ? selectRandomKey(&dbid) : selectPoolKey(&dbid);
         if (key == NULL) return C_ERR;
-        evictKey(dbid, key);
+        freed += evictKey(dbid, key);
         sdsfree(key);
     }
     LATENCY_END("eviction-cycle", cycle_latency);
-    return memoryCountedForEviction() <= server.maxmemory ? C_OK : C_ERR;
+    return freed >= to_free ? C_OK : C_ERR;
 }
 
 /* ---- 32-bit default cap ------------------------------------------------------------------ */

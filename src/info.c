@@ -244,17 +244,20 @@ static sds infoMemory(sds info) {
                         "maxmemory_policy:%s\r\n"
                         "mem_fragmentation_ratio:%.2f\r\n"
                         "mem_fragmentation_bytes:%lld\r\n"
+                        "mem_not_counted_for_evict:%zu\r\n"
                         "mem_replication_backlog:0\r\n"
                         "mem_total_replication_buffers:0\r\n"
                         "mem_clients_slaves:0\r\n"
                         "mem_clients_normal:%zu\r\n"
                         "mem_cluster_links:0\r\n"
+                        "mem_aof_buffer:%zu\r\n"
                         "mem_allocator:%s\r\n"
                         "active_defrag_running:0\r\n"
                         "lazyfree_pending_objects:0\r\n"
                         "lazyfreed_objects:0\r\n",
                         maxmemoryPolicyName(server.maxmemory_policy), used ? (double)rss / (double)used : 0.0,
-                        (long long)rss - (long long)used, server.clients_mem_total, zmalloc_allocator_name());
+                        (long long)rss - (long long)used, memoryNotCountedForEviction(), server.clients_mem_total,
+                        aofBufferMemory(), zmalloc_allocator_name());
 }
 
 static sds infoPersistence(sds info) {

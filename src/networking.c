@@ -297,9 +297,29 @@ static int processInlineBuffer(client *c) {
 /* Reads "<prefix><number>\r\n" at qb_pos. Returns 1 when the whole line is
  * there (*valid says whether it held a number, stored in *value), 0 when
  * more bytes are needed, -1 on a protocol error (already replied). */
+/* The common "*N\r\n" / "$N\r\n" line, N of 1 to 9 digits without a
+ * leading zero, read in one pass; anything else (signs, leading zeros,
+ * long numbers, a line not yet whole) goes the general way. Pipelined
+ * MSETs spent a sixth of their time on these lines. */
+static inline int readSmallCount(const char *start, size_t avail, long long *value, size_t *linelen) {
+    long long v = 0;
+    size_t i = 1;
+    while (i < avail && i <= 9 && start[i] >= '0' && start[i] <= '9') v = v * 10 + (start[i++] - '0');
+    if (i == 1 || i + 2 > avail || start[i] != '\r' || (start[1] == '0' && i > 2)) return 0;
+    *value = v;
+    *linelen = i + 2;
+    return 1;
+}
+
 static int readCountLine(client *c, const char *too_big_msg, long long *value, int *valid) {
     char *start = c->querybuf + c->qb_pos;
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    size_t linelen;
+    if (readSmallCount(start, avail, value, &linelen)) {
+        *valid = 1;
+        c->qb_pos += linelen;
+        return 1;
+    }
     char *cr = memchr(start, '\r', avail);
     if (cr == NULL) {
         if (avail > PROTO_INLINE_MAX_SIZE) {

@@ -535,6 +535,7 @@ struct redisServer {
     long long repl_backlog_ttl;
     int min_replicas_to_write;
     int min_replicas_max_lag;
+    char *bind_source_addr;
 
     /* collections: compact-encoding thresholds (config.c) */
     unsigned long hash_max_listpack_entries;
@@ -850,6 +851,7 @@ extern void (*slowlogHook)(client *c, robj **argv, int argc, long long duration)
 void evictInit(void);
 void evictApplyDefaultCap(void);
 int performEvictions(void);
+size_t memoryNotCountedForEviction(void); /* the AOF buffer (evict.c) */
 unsigned long long evictAddressSpaceLimit(void);
 void updateLFU(robj *val);
 unsigned long lfuDecrAndReturn(robj *o);
@@ -900,6 +902,7 @@ void aofShutdown(void);
 int aofSetEnabled(int on, sds *err);
 sds aofWriteDeniedError(void);        /* the -MISCONF reply while the AOF can't be written, or NULL */
 sds aofInfoString(sds info);          /* INFO persistence fields */
+size_t aofBufferMemory(void);         /* kept out of the maxmemory accounting */
 sds aofLoadingInfo(sds info);         /* INFO persistence fields while loading */
 long long aofLatestForkUsec(void);
 long long aofTotalForks(void);

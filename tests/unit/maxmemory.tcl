@@ -152,3 +152,40 @@ start_server {tags {maxmemory}} {
         assert_equal 0 [lindex [r config get maxmemory] 1]
     }
 }
+
+start_server {tags {maxmemory tracking}} {
+    test "Evicting tracked keys stops at the memory it set out to free (invalidations don't feed it)" {
+        r config set maxmemory 0
+        r config set maxmemory-policy allkeys-random
+        r flushall
+        # eight RESP3 clients tracking every key; each eviction sends each
+        # of them an invalidation message as long as the key, and past the
+        # clients' 16 KB static buffers those take new memory
+        set watchers {}
+        for {set j 0} {$j < 8} {incr j} {
+            set w [redis_client]
+            $w hello 3
+            $w client tracking on
+            lappend watchers $w
+        }
+        for {set k 0} {$k < 300} {incr k} {
+            set key [format %04d $k][string repeat k 1000]
+            r set $key v
+            foreach w $watchers { $w get $key }
+        }
+        set before [s evicted_keys]
+        r config set maxmemory [expr {[used_memory] - 60000}]
+        r ping ;# the command that evicts
+        set evicted [expr {[s evicted_keys] - $before}]
+        assert_range $evicted 1 100
+        assert_range [r dbsize] 200 299
+        foreach w $watchers { $w close }
+        r config set maxmemory 0
+    }
+
+    test "INFO memory: the AOF buffer is reported and not counted for eviction" {
+        set info [r info memory]
+        assert_equal [info_field $info mem_aof_buffer] [info_field $info mem_not_counted_for_evict]
+        assert [string is integer -strict [info_field $info mem_aof_buffer]]
+    }
+}
