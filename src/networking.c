@@ -294,9 +294,6 @@ static int processInlineBuffer(client *c) {
     return C_OK;
 }
 
-/* Reads "<prefix><number>\r\n" at qb_pos. Returns 1 when the whole line is
- * there (*valid says whether it held a number, stored in *value), 0 when
- * more bytes are needed, -1 on a protocol error (already replied). */
 /* The common "*N\r\n" / "$N\r\n" line, N of 1 to 9 digits without a
  * leading zero, read in one pass; anything else (signs, leading zeros,
  * long numbers, a line not yet whole) goes the general way. Pipelined
@@ -311,6 +308,9 @@ static inline int readSmallCount(const char *start, size_t avail, long long *val
     return 1;
 }
 
+/* Reads "<prefix><number>\r\n" at qb_pos. Returns 1 when the whole line is
+ * there (*valid says whether it held a number, stored in *value), 0 when
+ * more bytes are needed, -1 on a protocol error (already replied). */
 static int readCountLine(client *c, const char *too_big_msg, long long *value, int *valid) {
     char *start = c->querybuf + c->qb_pos;
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
@@ -422,8 +422,12 @@ static void processCommandAndResetClient(client *c) {
     processCommand(c);
     if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
     server.current_client = NULL;
-    clientMemoryChanged(c);
-    evictClientsIfNeeded(c); /* maxmemory-clients: c itself is a candidate again */
+    /* maxmemory-clients: c itself is a candidate again. Without a limit the
+     * running total waits for the end of the batch (processInputBuffer). */
+    if (clientEvictionLimit()) {
+        clientMemoryChanged(c);
+        evictClientsIfNeeded(c);
+    }
 }
 
 int processInputBuffer(client *c) {
