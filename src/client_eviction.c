@@ -34,6 +34,7 @@
  *   subscriptions and tracking prefixes.
  */
 #include "client_eviction.h"
+#include "argpool.h"
 
 #define CLIENT_EVICTION_MIN_LIMIT (128 * 1024)
 
@@ -44,7 +45,7 @@ static int eviction_stuck; /* a walk found nothing evictable; cleared by the cro
 size_t clientTotalMemory(client *c) {
     size_t bytes = sizeof(client) + c->buf_usable_size + getClientOutputBufferMemoryUsage(c) + c->argv_len_sum;
     if (c->querybuf) bytes += sdsalloc(c->querybuf); /* its capacity: no allocator call on this hot path */
-    bytes += (size_t)c->argv_len * sizeof(robj *);
+    bytes += (size_t)c->argv_len * sizeof(robj *) + argpoolMemory(c);
     return bytes;
 }
 

@@ -924,6 +924,9 @@ static void debugHelp(client *c) {
         "COMMAND-TABLE",
         "    Count the command table's entries and those registered with a handler,",
         "    listing the entries whose handler is missing.",
+        "ARGPOOL",
+        "    Number of spare argument objects this connection keeps for its next",
+        "    commands (the ones of this very command not counted).",
         "CONFIG-REWRITE-FORCE-ALL",
         "    Like CONFIG REWRITE but writes all configuration options, including",
         "    keywords not listed in original configuration file or default values.",
@@ -1008,6 +1011,8 @@ static void debugPauseCron(client *c) {
     addReply(c, shared.ok);
 }
 
+static void debugArgpool(client *c) { addReplyLongLong(c, c->argpool_count); }
+
 static void debugConfigRewriteForceAll(client *c) {
     if (server.configfile == NULL) {
         addReplyError(c, "The server is running without a config file");
@@ -1059,6 +1064,7 @@ static const struct {
     {"set-skip-checksum-validation", 3, 3, debugSetSkipChecksumValidation},
     {"pause-cron", 3, 3, debugPauseCron},
     {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
+    {"argpool", 2, 2, debugArgpool},
     {"object", 3, 3, debugObject},
     {"digest", 2, 2, debugDigest},
     {"digest-value", 2, -1, debugDigestValue},

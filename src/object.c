@@ -48,17 +48,45 @@ robj *createRawStringObject(const char *ptr, size_t len) {
     return createObject(OBJ_STRING, sdsnewlen(ptr, len));
 }
 
-/* robj followed by a type-8 sds header and the bytes, in one block. */
-robj *createEmbeddedStringObject(const char *ptr, size_t len) {
-    size_t hdr = sdsHdrSize(SDS_TYPE_8);
-    robj *o = zmalloc(sizeof(robj) + hdr + len + 1);
-    char *s = (char *)(o + 1) + hdr;
+/* Writes the type-8 sds of an embstr right after o (capacity `room`). */
+static sds writeEmbeddedString(robj *o, const char *ptr, size_t len, size_t room) {
+    char *s = (char *)(o + 1) + sdsHdrSize(SDS_TYPE_8);
     s[-1] = SDS_TYPE_8;
     sdssetlen(s, len);
-    sdssetalloc(s, len);
+    sdssetalloc(s, room);
     if (ptr == SDS_NOINIT) s[len] = '\0';
     else if (ptr) { memcpy(s, ptr, len); s[len] = '\0'; }
     else memset(s, 0, len + 1);
+    return s;
+}
+
+/* robj followed by a type-8 sds header and the bytes, in one block. */
+robj *createEmbeddedStringObject(const char *ptr, size_t len) {
+    robj *o = zmalloc(sizeof(robj) + sdsHdrSize(SDS_TYPE_8) + len + 1);
+    return initObject(o, OBJ_STRING, OBJ_ENCODING_EMBSTR, writeEmbeddedString(o, ptr, len, len));
+}
+
+/* The same in a block with room for the longest embstr, which its sds
+ * capacity records: such a block can carry another short string later
+ * (argpool.c recycles command arguments this way). */
+robj *createEmbeddedStringObjectWithRoom(const char *ptr, size_t len) {
+    robj *o = zmalloc(sizeof(robj) + sdsHdrSize(SDS_TYPE_8) + OBJ_ENCODING_EMBSTR_SIZE_LIMIT + 1);
+    sds s = writeEmbeddedString(o, ptr, len, OBJ_ENCODING_EMBSTR_SIZE_LIMIT);
+    return initObject(o, OBJ_STRING, OBJ_ENCODING_EMBSTR, s);
+}
+
+/* Whether o is an embstr whose block has room for any embstr: its sds
+ * right after the robj, with the longest embstr's capacity. (A string
+ * re-encoded in place as an int, or one inside a keyspace entry, is not.) */
+int embeddedStringHasRoom(const robj *o) {
+    const char *s = (const char *)(o + 1) + sdsHdrSize(SDS_TYPE_8);
+    return o->type == OBJ_STRING && o->encoding == OBJ_ENCODING_EMBSTR && o->ptr == s &&
+           sdsType((sds)s) == SDS_TYPE_8 && sdsalloc((sds)s) == OBJ_ENCODING_EMBSTR_SIZE_LIMIT;
+}
+
+/* A block embeddedStringHasRoom() accepted, made a fresh embstr of ptr. */
+robj *reuseEmbeddedStringObject(robj *o, const char *ptr, size_t len) {
+    sds s = writeEmbeddedString(o, ptr, len, OBJ_ENCODING_EMBSTR_SIZE_LIMIT);
     return initObject(o, OBJ_STRING, OBJ_ENCODING_EMBSTR, s);
 }
 

@@ -266,6 +266,8 @@ typedef struct client {
     robj **argv;
     int argv_len;                 /* allocated slots in argv */
     size_t argv_len_sum;
+    robj *argpool_head;           /* spare argument objects (argpool.c), chained by ptr */
+    int argpool_count;
     redisCommand *cmd, *lastcmd, *realcmd;
     int reqtype;
     int multibulklen;             /* args left to read of the current *N */
@@ -669,6 +671,9 @@ robj *createObject(int type, void *ptr);
 robj *createStringObject(const char *ptr, size_t len);
 robj *createRawStringObject(const char *ptr, size_t len);
 robj *createEmbeddedStringObject(const char *ptr, size_t len);
+robj *createEmbeddedStringObjectWithRoom(const char *ptr, size_t len);
+int embeddedStringHasRoom(const robj *o);
+robj *reuseEmbeddedStringObject(robj *o, const char *ptr, size_t len);
 robj *createStringObjectFromLongLong(long long value);
 robj *createStringObjectFromLongLongForValue(long long value);
 robj *createStringObjectFromLongDouble(long double value, int humanfriendly);

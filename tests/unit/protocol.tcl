@@ -339,6 +339,30 @@ start_server {tags {protocol}} {
             "-ERR Protocol error: invalid bulk length"
     }
 
+    test "Bulk lengths with a sign, a space or a leading zero are refused" {
+        foreach header {"\$03" "\$+3" "\$00" "\$ 3" "\$0003"} {
+            assert_protocol_error "*2\r\n\$4\r\nECHO\r\n$header\r\nabc\r\n" \
+                "-ERR Protocol error: invalid bulk length"
+        }
+    }
+
+    test "Empty, small and big arguments follow each other in one pipeline" {
+        set c [raw_client]
+        set small [string repeat s 32767]
+        set big [string repeat b 32768]
+        set out ""
+        foreach arg [list "" $small $big "" x $big $small] {
+            append out "*2\r\n\$4\r\nECHO\r\n\$[string length $arg]\r\n$arg\r\n"
+        }
+        $c write $out
+        $c flush
+        foreach arg [list "" $small $big "" x $big $small] {
+            assert_equal "\$[string length $arg]" [$c read]
+            assert_equal $arg [$c read]
+        }
+        $c close
+    }
+
     test "An argument that is not a bulk string" {
         assert_protocol_error "*1\r\nx\r\n" "-ERR Protocol error: expected '\$', got 'x'"
         assert_protocol_error "*2\r\n\$4\r\nECHO\r\n:5\r\n" \
