@@ -35,6 +35,7 @@
  */
 #include "client_eviction.h"
 #include "argpool.h"
+#include "tracking.h"
 
 #define CLIENT_EVICTION_MIN_LIMIT (128 * 1024)
 
@@ -42,11 +43,17 @@ static int eviction_stuck; /* a walk found nothing evictable; cleared by the cro
 
 /* ---- accounting -------------------------------------------------------------------- */
 
+/* Transaction, subscriptions and tracking prefixes: they grow with what
+ * the client asks for, so a client can be evicted for them as in Redis. */
+size_t clientStateMemory(client *c) {
+    return multiStateMemory(c) + pubsubClientMemory(c) + trackingClientMemory(c);
+}
+
 size_t clientTotalMemory(client *c) {
     size_t bytes = sizeof(client) + c->buf_usable_size + getClientOutputBufferMemoryUsage(c) + c->argv_len_sum;
     if (c->querybuf) bytes += sdsalloc(c->querybuf); /* its capacity: no allocator call on this hot path */
     bytes += (size_t)c->argv_len * sizeof(robj *) + argpoolMemory(c);
-    return bytes;
+    return bytes + clientStateMemory(c);
 }
 
 /* Brings c's share of the running total up to date. A client being closed

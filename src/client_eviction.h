@@ -10,6 +10,7 @@ void clientEvictionInit(void);
 
 /* What CLIENT LIST shows as tot-mem for c. */
 size_t clientTotalMemory(client *c);
+size_t clientStateMemory(client *c); /* MULTI, subscriptions, tracking prefixes */
 
 /* O(1): call after c's buffers or argv changed (read, write, new reply
  * block, command done, cron resize). */

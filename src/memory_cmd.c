@@ -40,6 +40,7 @@
  */
 #include "server.h"
 #include "argpool.h"
+#include "client_eviction.h"
 
 #define MEMORY_USAGE_DEFAULT_SAMPLES 5
 #define MEMORY_DOCTOR_MIN_BYTES (5 * 1024 * 1024) /* below this the doctor has nothing to say */
@@ -144,7 +145,7 @@ static size_t clientMemoryUsage(client *c) {
     size_t bytes = zmalloc_size(c) + c->buf_usable_size + getClientOutputBufferMemoryUsage(c) + c->argv_len_sum;
     if (c->querybuf) bytes += sdsMemoryUsage(c->querybuf);
     if (c->argv) bytes += zmalloc_size(c->argv);
-    return bytes + argpoolMemory(c);
+    return bytes + argpoolMemory(c) + clientStateMemory(c);
 }
 
 static void clientOverheads(memoryReport *r) {

@@ -34,7 +34,8 @@ typedef struct multiState {
     queuedCommand *commands;
     int count;
     int capacity;
-    uint64_t cmd_flags; /* union of the queued commands' CMD_* flags */
+    uint64_t cmd_flags;    /* union of the queued commands' CMD_* flags */
+    size_t argv_mem;       /* queued arguments' lengths plus their pointer arrays */
 } multiState;
 
 typedef struct watchedKey {
@@ -81,6 +82,7 @@ void queueMultiCommand(client *c) {
     memcpy(qc->argv, c->argv, sizeof(robj *) * (size_t)c->argc);
     qc->cmd = c->cmd;
     ms->cmd_flags |= c->cmd->flags;
+    ms->argv_mem += c->argv_len_sum + sizeof(robj *) * (size_t)c->argc;
     c->argc = 0; /* the references moved to the queue */
     c->argv_len_sum = 0;
 }
@@ -88,6 +90,25 @@ void queueMultiCommand(client *c) {
 /* The union of the CMD_* flags of the commands queued so far (0 outside
  * MULTI): whether what EXEC will run may write, needs memory ... */
 uint64_t multiQueuedFlags(client *c) { return c->mstate ? c->mstate->cmd_flags : 0; }
+
+/* CLIENT LIST's multi=: commands queued, -1 outside MULTI. */
+int multiQueuedCount(client *c) {
+    if (!(c->flags & CLIENT_MULTI)) return -1;
+    return c->mstate ? c->mstate->count : 0;
+}
+
+/* CLIENT LIST's multi-mem: the queued arguments, by their lengths (not
+ * their allocations) plus their pointer arrays, as Redis counts them. */
+size_t multiQueuedArgvMemory(client *c) { return c->mstate ? c->mstate->argv_mem : 0; }
+
+/* What the transaction state holds for maxmemory-clients and tot-mem: the
+ * queued arguments, the queue's slots and the WATCHed keys' bookkeeping. A
+ * client queuing a huge transaction can so be evicted before EXEC. */
+size_t multiStateMemory(client *c) {
+    size_t bytes = listLength(c->watched_keys) * (sizeof(listNode) + sizeof(watchedKey));
+    if (c->mstate) bytes += c->mstate->argv_mem + (size_t)c->mstate->capacity * sizeof(queuedCommand);
+    return bytes;
+}
 
 static void discardTransaction(client *c) {
     freeMultiState(c);

@@ -764,16 +764,16 @@ sds catClientInfoString(sds s, client *c) {
     return sdscatfmt(
         s,
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i "
-        "multi=-1 qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=0 rbs=%U rbp=%U obl=%U oll=%U omem=%U "
+        "multi=%i qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=%U rbs=%U rbp=%U obl=%U oll=%U omem=%U "
         "tot-mem=%U events=%s cmd=%s user=default redir=%I resp=%i lib-name=%s lib-ver=%s",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? connGetFd(c->conn) : -1,
         c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
         (long long)((server.mstime - c->last_interaction_ms) / 1000), flags, c->db ? c->db->id : 0,
         c->pubsub_channels ? (int)dictSize(c->pubsub_channels) : 0,
         c->pubsub_patterns ? (int)dictSize(c->pubsub_patterns) : 0,
-        c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, (unsigned long long)qbuf,
-        (unsigned long long)qbuf_free, (unsigned long long)c->argv_len_sum,
-        (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_usable_size,
+        c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, multiQueuedCount(c),
+        (unsigned long long)qbuf, (unsigned long long)qbuf_free, (unsigned long long)c->argv_len_sum,
+        (unsigned long long)multiQueuedArgvMemory(c), (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_usable_size,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL", trackingRedirectId(c), c->resp,
         c->lib_name ? (char *)c->lib_name->ptr : "", c->lib_ver ? (char *)c->lib_ver->ptr : "");

@@ -58,6 +58,18 @@ static dictType clientSubscriptionsDictType = {dictStringObjectHash,       NULL,
 
 static unsigned long dictSizeOrZero(dict *d) { return d ? dictSize(d) : 0; }
 
+/* A subscription dict's own overhead: entries and buckets (the names are
+ * shared with the server's dict, as Redis counts them). */
+static size_t subscriptionDictMemory(dict *d) {
+    return d ? dictSize(d) * sizeof(dictEntry) + dictSlots(d) * sizeof(dictEntry *) : 0;
+}
+
+/* What this client's subscriptions hold, for maxmemory-clients and tot-mem. */
+size_t pubsubClientMemory(client *c) {
+    return subscriptionDictMemory(c->pubsub_channels) + subscriptionDictMemory(c->pubsub_patterns) +
+           subscriptionDictMemory(c->pubsubshard_channels);
+}
+
 static long subscriptionCount(client *c, const pubsubKind *kind) {
     if (kind == &kindShard) return (long)dictSizeOrZero(c->pubsubshard_channels);
     return (long)(dictSizeOrZero(c->pubsub_channels) + dictSizeOrZero(c->pubsub_patterns));

@@ -959,6 +959,9 @@ void bgsaveCommand(client *c);
 void multiInit(void);
 void queueMultiCommand(client *c);
 uint64_t multiQueuedFlags(client *c);
+int multiQueuedCount(client *c);
+size_t multiQueuedArgvMemory(client *c);
+size_t multiStateMemory(client *c);
 void execCommandAbort(client *c, const char *error); /* processCommand() refused EXEC */
 void unwatchAllKeys(client *c);
 int commandRunsInsideMulti(redisCommand *cmd);
@@ -971,6 +974,7 @@ void notifyInit(void);
 long pubsubPublishMessage(robj *channel, robj *msg, int sharded);
 int commandAllowedInSubscribedMode(redisCommand *cmd);
 unsigned long pubsubTotalChannels(void);
+size_t pubsubClientMemory(client *c);
 unsigned long pubsubTotalPatterns(void);
 unsigned long pubsubTotalShardChannels(void);
 void pubsubResetClient(client *c); /* RESET: unsubscribe from everything, silently */

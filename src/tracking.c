@@ -64,7 +64,8 @@ typedef struct clientTracking {
     uint64_t redirect_id; /* 0: no redirection */
     client *redirect;    /* NULL once the redirect client went away */
     sds *prefixes;       /* BCAST prefixes, sorted */
-    size_t numprefixes;
+    size_t numprefixes, prefixes_cap;
+    size_t prefix_bytes; /* allocated for the prefix strings */
 } clientTracking;
 
 /* A sorted set of client IDs. */
@@ -363,15 +364,23 @@ void trackingRememberKeys(client *c) {
 /* ---- the BCAST prefix table ---------------------------------------------------------------------------- */
 
 /* The position of prefix in the table, or where it would go (*found 0). */
-static size_t prefixPosition(const char *p, size_t len, int *found) {
-    size_t lo = 0, hi = prefix_count;
+/* Byte order of two strings (a shorter one first when it is a prefix). */
+static int bytesCompare(const char *a, size_t alen, const char *b, size_t blen) {
+    int cmp = memcmp(a, b, alen < blen ? alen : blen);
+    if (cmp) return cmp;
+    return alen < blen ? -1 : (alen > blen ? 1 : 0);
+}
+
+/* Binary search in a sorted array of n items whose strings key_at() gives:
+ * the position of p, or where it would go (*found says which). */
+static size_t sortedPosition(const void *items, size_t n, sds (*key_at)(const void *, size_t), const char *p,
+                             size_t len, int *found) {
+    size_t lo = 0, hi = n;
     *found = 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        sds q = prefix_table[mid]->prefix;
-        size_t qlen = sdslen(q), min = qlen < len ? qlen : len;
-        int cmp = memcmp(q, p, min);
-        if (cmp == 0) cmp = qlen < len ? -1 : (qlen > len ? 1 : 0);
+        sds q = key_at(items, mid);
+        int cmp = bytesCompare(q, sdslen(q), p, len);
         if (cmp == 0) {
             *found = 1;
             return mid;
@@ -380,6 +389,17 @@ static size_t prefixPosition(const char *p, size_t len, int *found) {
         else hi = mid;
     }
     return lo;
+}
+
+static sds tablePrefixAt(const void *items, size_t i) { return ((bcastPrefix *const *)items)[i]->prefix; }
+static sds clientPrefixAt(const void *items, size_t i) { return ((const sds *)items)[i]; }
+
+static size_t prefixPosition(const char *p, size_t len, int *found) {
+    return sortedPosition(prefix_table, prefix_count, tablePrefixAt, p, len, found);
+}
+
+static size_t clientPrefixPosition(clientTracking *t, const char *p, size_t len, int *found) {
+    return sortedPosition(t->prefixes, t->numprefixes, clientPrefixAt, p, len, found);
 }
 
 static bcastPrefix *prefixEntry(const char *p, size_t len) {
@@ -413,26 +433,41 @@ static void prefixLeave(client *c, sds p) {
     prefix_count--;
 }
 
-static int clientHasPrefix(clientTracking *t, const char *p, size_t len) {
-    for (size_t j = 0; j < t->numprefixes; j++)
-        if (sdslen(t->prefixes[j]) == len && memcmp(t->prefixes[j], p, len) == 0) return 1;
-    return 0;
-}
-
-static int sdsCompare(const void *a, const void *b) { return sdscmp(*(const sds *)a, *(const sds *)b); }
-
+/* Inserted in order (a binary search and one memmove): a client may hold
+ * thousands of prefixes, added one CLIENT TRACKING call at a time. */
 static void clientAddPrefix(client *c, const char *p, size_t len) {
     clientTracking *t = c->tracking;
-    if (clientHasPrefix(t, p, len)) return;
+    int found;
+    size_t pos = clientPrefixPosition(t, p, len, &found);
+    if (found) return;
     listAddNodeTail(prefixEntry(p, len)->clients, c);
-    t->prefixes = zrealloc(t->prefixes, sizeof(sds) * (t->numprefixes + 1));
-    t->prefixes[t->numprefixes++] = sdsnewlen(p, len);
-    qsort(t->prefixes, t->numprefixes, sizeof(sds), sdsCompare);
+    if (t->numprefixes == t->prefixes_cap) {
+        t->prefixes_cap = t->prefixes_cap ? t->prefixes_cap * 2 : 4;
+        t->prefixes = zrealloc(t->prefixes, sizeof(sds) * t->prefixes_cap);
+    }
+    memmove(&t->prefixes[pos + 1], &t->prefixes[pos], sizeof(sds) * (t->numprefixes - pos));
+    t->prefixes[pos] = sdsnewlen(p, len);
+    t->prefix_bytes += sdsAllocSize(t->prefixes[pos]);
+    t->numprefixes++;
 }
 
 /* One of the two is a prefix of the other. */
 static int prefixesOverlap(const char *a, size_t alen, const char *b, size_t blen) {
     return memcmp(a, b, alen < blen ? alen : blen) == 0;
+}
+
+/* The first of the client's prefixes (in order) that overlaps p, or NULL.
+ * The client's prefixes never overlap one another, so only two can: the
+ * one just before p's place (if it is a prefix of p), else the one at it
+ * (the first of those that p is a prefix of, or p itself). */
+static sds existingOverlap(clientTracking *t, sds p) {
+    int found;
+    size_t pos = clientPrefixPosition(t, p, sdslen(p), &found);
+    if (pos > 0 && prefixesOverlap(t->prefixes[pos - 1], sdslen(t->prefixes[pos - 1]), p, sdslen(p)))
+        return t->prefixes[pos - 1];
+    if (pos < t->numprefixes && prefixesOverlap(t->prefixes[pos], sdslen(t->prefixes[pos]), p, sdslen(p)))
+        return t->prefixes[pos];
+    return NULL;
 }
 
 /* Redis's check and error texts: a new prefix that overlaps one the client
@@ -444,10 +479,10 @@ int trackingCheckPrefixes(client *c, robj **prefixes, size_t count) {
     clientTracking *t = c->tracking;
     for (size_t i = 0; i < count; i++) {
         sds p = prefixes[i]->ptr;
-        for (size_t j = 0; t && j < t->numprefixes; j++) {
-            if (!prefixesOverlap(t->prefixes[j], sdslen(t->prefixes[j]), p, sdslen(p))) continue;
+        sds clash = t ? existingOverlap(t, p) : NULL;
+        if (clash) {
             addReplyErrorFormat(c, "Prefix '%s' overlaps with an existing prefix '%s'. "
-                                   "Prefixes for a single client must not overlap.", p, t->prefixes[j]);
+                                   "Prefixes for a single client must not overlap.", p, clash);
             return 0;
         }
         for (size_t j = i + 1; j < count; j++) {
@@ -575,6 +610,14 @@ void trackingEnable(client *c, client *redirect, uint64_t redirect_id, unsigned 
         if (count == 0) clientAddPrefix(c, "", 0);
         for (size_t j = 0; j < count; j++) clientAddPrefix(c, prefixes[j]->ptr, sdslen(prefixes[j]->ptr));
     }
+}
+
+/* What this client's tracking state holds, for maxmemory-clients and
+ * tot-mem (the shared prefix table is the server's, not counted here). */
+size_t trackingClientMemory(client *c) {
+    clientTracking *t = c->tracking;
+    if (t == NULL) return 0;
+    return sizeof(*t) + t->prefixes_cap * sizeof(sds) + t->prefix_bytes;
 }
 
 void trackingDisable(client *c) {

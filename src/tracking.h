@@ -25,6 +25,7 @@ unsigned trackingFlags(client *c);      /* 0 when tracking is off */
 long long trackingRedirectId(client *c); /* -1 when off, 0 when not redirecting */
 void trackingSetCaching(client *c);
 void trackingReplyPrefixes(client *c);  /* the BCAST prefixes as an array */
+size_t trackingClientMemory(client *c); /* counted in the client's memory */
 void trackingCommandDone(client *c, redisCommand *cmd); /* resetClient(): CACHING lasts one command */
 
 /* Hooks into the command path (all guarded by server.tracking_clients). */

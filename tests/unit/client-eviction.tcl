@@ -1,7 +1,8 @@
 # client-eviction.tcl -- maxmemory-clients: the directive's forms and errors,
 # disconnecting the largest clients (query or output buffer) when all
-# clients together reach the limit, CLIENT NO-EVICT, INFO evicted_clients
-# and mem_clients_normal. Expectations follow Redis 7.0 (checked against the
+# clients together reach the limit (queued MULTI commands and WATCHed keys
+# count too, as CLIENT LIST's multi-mem), CLIENT NO-EVICT, INFO
+# evicted_clients and mem_clients_normal. Expectations follow Redis 7.0 (checked against the
 # Debian 7.0 server): the effective limit is never under 128 KB.
 #
 # Buffers are grown without sending much data: a bulk header of N >= 32 KB
@@ -223,6 +224,86 @@ start_server {tags {client-eviction}} {
         r config set maxmemory 0
         r config set maxmemory-clients 0
         $c close
+    }
+
+    test "CLIENT LIST shows the queued commands and their memory (multi, multi-mem)" {
+        set c [ce_named_client queuer]
+        assert_equal -1 [client_field [ce_client_line queuer] multi]
+        assert_equal 0 [client_field [ce_client_line queuer] multi-mem]
+        $c multi
+        assert_equal 0 [client_field [ce_client_line queuer] multi]
+        $c set k [string repeat x 1000]
+        $c set k [string repeat x 1000]
+        set line [ce_client_line queuer]
+        assert_equal 2 [client_field $line multi]
+        assert_morethan [client_field $line multi-mem] 2000
+        assert_morethan [client_field $line tot-mem] [expr {[client_field $line multi-mem] + 2000}]
+        $c discard
+        set line [ce_client_line queuer]
+        assert_equal -1 [client_field $line multi]
+        assert_equal 0 [client_field $line multi-mem]
+        # WATCHed keys count in tot-mem, not in multi-mem (queued arguments only)
+        $c watch k1 k2
+        assert_equal 0 [client_field [ce_client_line queuer] multi-mem]
+        $c close
+    }
+
+    test "a client queuing a large transaction is evicted before EXEC" {
+        r config resetstat
+        r config set maxmemory-clients 1mb
+        set c [ce_named_client bigmulti]
+        $c multi
+        set value [string repeat v 200000]
+        set err ""
+        catch { for {set j 0} {$j < 10} {incr j} { $c set k$j $value } } err
+        ce_wait_gone bigmulti
+        assert_equal 1 [s evicted_clients]
+        assert_equal 0 [r exists k0]
+        assert_equal PONG [r ping]
+        catch {$c close}
+        r config set maxmemory-clients 0
+    }
+
+    test "a client piling up tracking prefixes is evicted" {
+        r config resetstat
+        r config set maxmemory-clients 200000
+        set c [ce_named_client prefixes]
+        set added 0
+        catch {
+            for {set j 0} {$j < 40000} {incr j} {
+                $c client tracking on bcast prefix [format %012d $j]
+                incr added
+            }
+        }
+        ce_wait_gone prefixes
+        assert_equal 1 [s evicted_clients]
+        # 200 KB is thousands of prefixes, not a handful
+        assert_morethan $added 1000
+        catch {$c close}
+        r config set maxmemory-clients 0
+    }
+
+    test "a client piling up subscriptions is evicted" {
+        r config resetstat
+        r config set maxmemory-clients 200000
+        set c [redis_deferring_client]
+        $c client setname subscriber
+        $c read
+        set added 0
+        catch {
+            for {set batch 0} {$batch < 400} {incr batch} {
+                set names {}
+                for {set j 0} {$j < 50} {incr j} { lappend names "channel:$batch:$j" }
+                $c subscribe {*}$names
+                for {set j 0} {$j < 50} {incr j} { $c read }
+                incr added 50
+            }
+        }
+        ce_wait_gone subscriber
+        assert_equal 1 [s evicted_clients]
+        assert_morethan $added 1000
+        catch {$c close}
+        r config set maxmemory-clients 0
     }
 
     test "a setting under 128 KB acts as 128 KB: small clients stay connected" {

@@ -506,6 +506,30 @@ start_server {tags {tracking}} {
         $c close
     }
 
+    test "CLIENT TRACKING: thousands of prefixes, kept sorted, clashes found among them" {
+        set c [redis_client]
+        # added out of order, one call at a time
+        for {set j 999} {$j >= 0} {incr j -1} {
+            $c client tracking on bcast prefix [format "p%03d:" $j]
+        }
+        $c client tracking on bcast prefix m prefix q
+        set prefixes [dict get [$c client trackinginfo] prefixes]
+        assert_equal 1002 [llength $prefixes]
+        assert_equal [lsort $prefixes] $prefixes
+        assert_error "ERR Prefix 'p5' overlaps with an existing prefix 'p500:'. *" {$c client tracking on bcast prefix p5}
+        assert_error "ERR Prefix 'p123:x' overlaps with an existing prefix 'p123:'. *" \
+            {$c client tracking on bcast prefix p123:x}
+        assert_error "ERR Prefix '' overlaps with an existing prefix 'm'. *" {$c client tracking on bcast prefix ""}
+        assert_error "ERR Prefix 'q' overlaps with an existing prefix 'q'. *" {$c client tracking on bcast prefix q}
+        # next to existing ones without touching them
+        $c client tracking on bcast prefix o prefix r prefix p9999
+        set prefixes [dict get [$c client trackinginfo] prefixes]
+        assert_equal 1005 [llength $prefixes]
+        assert_equal [lsort $prefixes] $prefixes
+        $c client tracking off
+        $c close
+    }
+
     # Redis 7.0.15 answers this one twice (the error, then +OK, tracking on):
     # one reply and tracking left off here. --tags -ourfix against it.
     tags {ourfix} {
