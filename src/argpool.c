@@ -18,14 +18,16 @@
  *    place as an int, a raw string -- is released normally.
  *  - The spare list is threaded through the objects' own ptr fields: no array
  *    in the client, and a client without spares costs two fields.
- *  - At most ARGPOOL_MAX_SPARES per client, counted in the client's memory
- *    (CLIENT LIST tot-mem, maxmemory-clients, MEMORY STATS), and given back
- *    by clientsCron once the client has been idle for a while.
+ *  - At most ARGPOOL_MAX_SPARES per client (1.5 KB), given back by
+ *    clientsCron once the client has been idle for a while. They are in
+ *    used_memory like any allocation, but not in a client's own figure
+ *    (tot-mem, maxmemory-clients): that counts the arguments of the command
+ *    being run by their lengths, as Redis does, and must not change by a
+ *    block or two between one command and the next -- maxmemory-clients
+ *    evicts exactly down to the limit, and a client measured during one
+ *    command is compared at the next.
  */
 #include "argpool.h"
-
-/* One argument block: robj, type-8 sds header, the longest embstr, NUL. */
-#define ARGPOOL_BLOCK_SIZE (sizeof(robj) + sdsHdrSize(SDS_TYPE_8) + OBJ_ENCODING_EMBSTR_SIZE_LIMIT + 1)
 
 robj *argpoolCreateArg(client *c, const char *p, size_t len) {
     if (len > OBJ_ENCODING_EMBSTR_SIZE_LIMIT) return createRawStringObject(p, len);
@@ -54,5 +56,3 @@ void argpoolFree(client *c) {
     }
     c->argpool_count = 0;
 }
-
-size_t argpoolMemory(const client *c) { return (size_t)c->argpool_count * ARGPOOL_BLOCK_SIZE; }

@@ -11,6 +11,5 @@
 robj *argpoolCreateArg(client *c, const char *p, size_t len);
 void argpoolReleaseArg(client *c, robj *o);
 void argpoolFree(client *c);
-size_t argpoolMemory(const client *c);
 
 #endif

@@ -34,7 +34,6 @@
  *   subscriptions and tracking prefixes.
  */
 #include "client_eviction.h"
-#include "argpool.h"
 #include "tracking.h"
 
 #define CLIENT_EVICTION_MIN_LIMIT (128 * 1024)
@@ -52,7 +51,7 @@ size_t clientStateMemory(client *c) {
 size_t clientTotalMemory(client *c) {
     size_t bytes = sizeof(client) + c->buf_usable_size + getClientOutputBufferMemoryUsage(c) + c->argv_len_sum;
     if (c->querybuf) bytes += sdsalloc(c->querybuf); /* its capacity: no allocator call on this hot path */
-    bytes += (size_t)c->argv_len * sizeof(robj *) + argpoolMemory(c);
+    bytes += (size_t)c->argv_len * sizeof(robj *);
     return bytes + clientStateMemory(c);
 }
 
@@ -107,6 +106,7 @@ static client *largestEvictableClient(void) {
 static void releaseClientBuffers(client *c) {
     listEmpty(c->reply);
     c->reply_bytes = 0;
+    replyBufferNoteFlush(c);
     c->bufpos = c->sentlen = 0;
     sdsfree(c->querybuf);
     c->querybuf = sdsempty();

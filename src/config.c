@@ -1549,6 +1549,7 @@ static void resetServerStats(void) {
     server.stat_expired_stale_perc = 0;
     server.stat_evictedkeys = 0;
     server.stat_evictedclients = 0;
+    server.stat_reply_buffer_shrinks = server.stat_reply_buffer_expands = 0;
     server.stat_keyspace_hits = 0;
     server.stat_keyspace_misses = 0;
     server.stat_net_input_bytes = 0;

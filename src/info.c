@@ -330,14 +330,15 @@ static sds infoStats(sds info) {
                         "dump_payload_sanitizations:0\r\n"
                         "io_threaded_reads_processed:0\r\n"
                         "io_threaded_writes_processed:0\r\n"
-                        "reply_buffer_shrinks:0\r\n"
-                        "reply_buffer_expands:0\r\n"
+                        "reply_buffer_shrinks:%lld\r\n"
+                        "reply_buffer_expands:%lld\r\n"
                         "client_query_buffer_limit_disconnections:%lld\r\n"
                         "client_output_buffer_limit_disconnections:%lld\r\n",
                         pubsubTotalChannels(), pubsubTotalPatterns(), pubsubTotalShardChannels(),
                         aofLatestForkUsec(), aofTotalForks(), trackingTotalKeys(), trackingTotalItems(),
                         trackingTotalPrefixes(), server.stat_unexpected_error_replies,
-                        server.stat_total_error_replies, server.stat_client_qbuf_limit_disconnections,
+                        server.stat_total_error_replies, server.stat_reply_buffer_shrinks,
+                        server.stat_reply_buffer_expands, server.stat_client_qbuf_limit_disconnections,
                         server.stat_client_outbuf_limit_disconnections);
 }
 

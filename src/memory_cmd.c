@@ -39,7 +39,6 @@
  *   so the ratios stay meaningful.
  */
 #include "server.h"
-#include "argpool.h"
 #include "client_eviction.h"
 
 #define MEMORY_USAGE_DEFAULT_SAMPLES 5
@@ -145,7 +144,7 @@ static size_t clientMemoryUsage(client *c) {
     size_t bytes = zmalloc_size(c) + c->buf_usable_size + getClientOutputBufferMemoryUsage(c) + c->argv_len_sum;
     if (c->querybuf) bytes += sdsMemoryUsage(c->querybuf);
     if (c->argv) bytes += zmalloc_size(c->argv);
-    return bytes + argpoolMemory(c) + clientStateMemory(c);
+    return bytes + clientStateMemory(c);
 }
 
 static void clientOverheads(memoryReport *r) {

@@ -47,6 +47,7 @@ client *createClient(connection *conn) {
         connSetPrivateData(conn, c);
     }
     c->buf = zmalloc_usable(PROTO_REPLY_CHUNK_BYTES, &c->buf_usable_size);
+    c->buf_peak_reset_ms = server.mstime;
     c->id = server.next_client_id++;
     c->conn = conn;
     c->resp = 2;
@@ -564,6 +565,7 @@ static int writeToClient(client *c, int handler_installed) {
         c->sentlen += (size_t)nwritten;
         totwritten += nwritten;
         if (block == NULL && c->sentlen == c->bufpos) {
+            replyBufferNoteFlush(c);
             c->bufpos = c->sentlen = 0;
         } else if (block && c->sentlen == block->used) {
             c->reply_bytes -= block->size;
@@ -704,6 +706,7 @@ void clientsCron(void) {
             continue;
         }
         resizeQueryBuffer(c, server.mstime);
+        replyBufferCron(c, server.mstime);
         /* spare argument objects go back after the same quiet time */
         if (server.mstime - c->last_interaction_ms > QUERYBUF_IDLE_FREE_MS) argpoolFree(c);
         clientMemoryChanged(c);
@@ -773,8 +776,8 @@ sds catClientInfoString(sds s, client *c) {
         c->pubsub_patterns ? (int)dictSize(c->pubsub_patterns) : 0,
         c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, multiQueuedCount(c),
         (unsigned long long)qbuf, (unsigned long long)qbuf_free, (unsigned long long)c->argv_len_sum,
-        (unsigned long long)multiQueuedArgvMemory(c), (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_usable_size,
-        (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
+        (unsigned long long)multiQueuedArgvMemory(c), (unsigned long long)c->buf_usable_size,
+        (unsigned long long)replyBufferPeak(c), (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL", trackingRedirectId(c), c->resp,
         c->lib_name ? (char *)c->lib_name->ptr : "", c->lib_ver ? (char *)c->lib_ver->ptr : "");
 }

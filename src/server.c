@@ -613,6 +613,7 @@ static void createDatabases(void) {
 #pragma weak sortInit
 #pragma weak encodingsDebugInit
 #pragma weak memoryInit
+#pragma weak replyBufferInit
 static void initModules(void) {
     multiInit();
     clientEvictionInit();
@@ -620,7 +621,7 @@ static void initModules(void) {
     trackingInit();
     notifyInit();
     void (*const inits[])(void) = {listTypeInit, hashTypeInit, setTypeInit, zsetTypeInit, blockedInit, sortInit,
-                                         encodingsDebugInit, memoryInit};
+                                         encodingsDebugInit, memoryInit, replyBufferInit};
     for (size_t j = 0; j < sizeof inits / sizeof inits[0]; j++)
         if (inits[j]) inits[j]();
 }

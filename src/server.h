@@ -290,6 +290,8 @@ typedef struct client {
     /* the inline reply buffer */
     size_t bufpos;
     size_t buf_usable_size;
+    size_t buf_peak;              /* largest bufpos since the last peak reset (replybuf.c) */
+    long long buf_peak_reset_ms;
     char *buf;
     /* deferred replies placeholders live in the reply list as empty blocks */
     /* multi/exec, pubsub, blocking state come with their issues */
@@ -443,6 +445,7 @@ struct redisServer {
     int maxmemory_clients_perc;           /* "N%" of maxmemory when not 0 */
     size_t clients_mem_total;             /* tot-mem of all clients, kept O(1) */
     long long stat_evictedclients;
+    long long stat_reply_buffer_shrinks, stat_reply_buffer_expands;
     int maxmemory_samples;
     int lfu_log_factor;
     int lfu_decay_time;
@@ -997,6 +1000,11 @@ void blockedInit(void);
 void sortInit(void);
 void encodingsDebugInit(void);
 void memoryInit(void); /* memory_cmd.c: notes startup.allocated */
+void replyBufferInit(void);
+/* replybuf.c: the inline reply buffer sized to the client's peak use */
+size_t replyBufferPeak(const client *c);
+void replyBufferNoteFlush(client *c);
+void replyBufferCron(client *c, long long now_ms);
 
 /* DEBUG subcommands of other modules (debug.c dispatches them; argc counts
  * DEBUG and the subcommand; max_argc -1 = no limit). */
