@@ -6,7 +6,8 @@
 # the two servers are measured alternately, ROUNDS times, and the best round
 # of each is kept. Memory: RSS of a fresh server, and used_memory per key
 # after loading 1M keys with 16-byte names and 3-byte values, for the default
-# build and, when they are built, MALLOC=libc and the static musl ports.
+# build and, when they are built, MALLOC=libc and the static musl ports; and
+# used_memory per connection, 200 connections, just connected and idle.
 #
 # Usage: utils/bench-server.sh [-n REQUESTS] [-r ROUNDS] [--ours PATH] [--ref PATH]
 #        [--wrapper "qemu-arm-static -cpu cortex-a7"] [--no-memory] [--keys N]
@@ -81,6 +82,17 @@ measure_memory() { # label binary
     stop_server "$pid"
 }
 
+# used_memory per connection, 200 of them, at once and after 3.5 s idle
+measure_idle_clients() { # label binary
+    local port pid got
+    command -v tclsh >/dev/null || return
+    port=$(free_port); pid=$(start_server "$2" "$port") || return
+    got=$(tclsh utils/idle-clients.tcl "$port" 200)
+    printf '%-26s per client: %6d bytes connected, %6d bytes after 3.5 s idle\n' "$1" ${got% *} ${got#* }
+    echo "${got#* }" >"$tmp/idle-$1"
+    stop_server "$pid"
+}
+
 echo
 echo "== memory"
 measure_memory ours "$ours"
@@ -92,4 +104,10 @@ measure_memory ours "$ours"
 if [ -n "$ref" ] && [ -f "$tmp/perkey-reference" ]; then
     awk -v a="$(cat "$tmp/perkey-ours")" -v b="$(cat "$tmp/perkey-reference")" \
         'BEGIN { printf "memory per key, ours/reference: %.2fx\n", a / b }'
+fi
+measure_idle_clients ours "$ours"
+[ -n "$ref" ] && measure_idle_clients reference "$ref"
+if [ -f "$tmp/idle-ours" ] && [ -f "$tmp/idle-reference" ]; then
+    awk -v a="$(cat "$tmp/idle-ours")" -v b="$(cat "$tmp/idle-reference")" \
+        'BEGIN { printf "memory per idle client, ours/reference: %.2fx\n", a / b }'
 fi
