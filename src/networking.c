@@ -777,7 +777,8 @@ sds catClientInfoString(sds s, client *c) {
         c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, multiQueuedCount(c),
         (unsigned long long)qbuf, (unsigned long long)qbuf_free, (unsigned long long)c->argv_len_sum,
         (unsigned long long)multiQueuedArgvMemory(c), (unsigned long long)c->buf_usable_size,
-        (unsigned long long)replyBufferPeak(c), (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
+        (unsigned long long)replyBufferPeak(c), (unsigned long long)c->bufpos,
+        (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL", trackingRedirectId(c), c->resp,
         c->lib_name ? (char *)c->lib_name->ptr : "", c->lib_ver ? (char *)c->lib_ver->ptr : "");
 }

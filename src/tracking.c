@@ -363,7 +363,6 @@ void trackingRememberKeys(client *c) {
 
 /* ---- the BCAST prefix table ---------------------------------------------------------------------------- */
 
-/* The position of prefix in the table, or where it would go (*found 0). */
 /* Byte order of two strings (a shorter one first when it is a prefix). */
 static int bytesCompare(const char *a, size_t alen, const char *b, size_t blen) {
     int cmp = memcmp(a, b, alen < blen ? alen : blen);
@@ -394,6 +393,7 @@ static size_t sortedPosition(const void *items, size_t n, sds (*key_at)(const vo
 static sds tablePrefixAt(const void *items, size_t i) { return ((bcastPrefix *const *)items)[i]->prefix; }
 static sds clientPrefixAt(const void *items, size_t i) { return ((const sds *)items)[i]; }
 
+/* The position of prefix in the table, or where it would go (*found 0). */
 static size_t prefixPosition(const char *p, size_t len, int *found) {
     return sortedPosition(prefix_table, prefix_count, tablePrefixAt, p, len, found);
 }

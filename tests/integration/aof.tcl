@@ -400,7 +400,6 @@ start_server {tags {aof}} {
         r set more 1
         after 50
         assert_equal $size [file size $path]
-        assert_error "*needs appendonly yes*" {r debug loadaof}
     }
 
     test "BGREWRITEAOF with the AOF off writes a new base and drops the incremental files" {
@@ -443,6 +442,23 @@ start_server {tags {aof}} {
         assert_equal 1 [llength $files]
         assert_match "*.base.*" [lindex $files 0]
         assert_equal 1 [s aof_rewrites]
+    }
+
+    test "DEBUG LOADAOF with the AOF off loads what BGREWRITEAOF wrote, as Redis does" {
+        r set after-rewrite 1
+        assert_equal OK [r debug loadaof]
+        assert_equal v [r get k]
+        assert_equal 0 [r exists after-rewrite]
+        assert_equal 0 [s aof_enabled]
+    }
+}
+
+start_server {tags {aof}} {
+    test "DEBUG LOADAOF with the AOF off and no AOF written refuses and keeps the data" {
+        r set k v
+        assert_error "*no AOF to load*" {r debug loadaof}
+        assert_equal v [r get k]
+        assert_equal 0 [file exists [file join [lindex [r config get dir] 1] appendonlydir]]
     }
 }
 
