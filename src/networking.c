@@ -461,6 +461,7 @@ static void processCommandAndResetClient(client *c) {
 }
 
 int processInputBuffer(client *c) {
+    commandClockChain(1);
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
@@ -473,6 +474,7 @@ int processInputBuffer(client *c) {
             processCommandAndResetClient(c);
         }
     }
+    commandClockChain(0);
     if (c->qb_pos) {
         sdsrange(c->querybuf, (ssize_t)c->qb_pos, -1);
         c->qb_pos = 0;

@@ -803,6 +803,7 @@ void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj);
 #define CALL_NONE 0
 #define CALL_PROPAGATE (1 << 2)
 void call(client *c, int flags);
+void commandClockChain(int open); /* processInputBuffer: a batch's commands share clock readings */
 int processCommand(client *c);
 redisCommand *lookupCommand(robj **argv, int argc);
 redisCommand *lookupCommandBySds(sds s);

@@ -144,6 +144,25 @@ start_server {tags {slowlog} overrides {slowlog-log-slower-than 100000}} {
         assert_equal {debug sleep 0.2} [lindex $entries 0 3]
         assert_morethan [lindex $entries 0 2] 199999
     }
+
+    test "In a pipeline, a command is timed from the end of the one before, not earlier" {
+        r slowlog reset
+        set c [redis_deferring_client]
+        $c ping
+        $c debug sleep 0.2
+        $c ping
+        $c ping
+        foreach want {PONG OK PONG PONG} { assert_equal $want [$c read] }
+        # the PINGs after the sleep are not charged with it; a quiet client's
+        # next command is not charged with the wait either
+        after 200
+        $c ping
+        assert_equal PONG [$c read]
+        set entries [r slowlog get -1]
+        assert_equal 1 [llength $entries]
+        assert_equal {debug sleep 0.2} [lindex $entries 0 3]
+        $c close
+    }
 }
 
 start_server {tags {slowlog} overrides {slowlog-log-slower-than -1}} {
