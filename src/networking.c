@@ -391,16 +391,15 @@ static int readBulkHeader(client *c) {
 static void readPlainBulks(client *c) {
     const char *base = c->querybuf, *p = base + c->qb_pos, *end = base + sdslen(c->querybuf);
     int left = c->multibulklen;
-    while (left && end - p >= 4 && *p == '$') {
-        const char *q = p + 1;
-        size_t len = 0;
-        while (q < end && q - p <= 9 && *q >= '0' && *q <= '9') len = len * 10 + (size_t)(*q++ - '0');
-        if (q == p + 1 || end - q < 2 || *q != '\r' || (p[1] == '0' && q > p + 2)) break;
-        if (len >= PROTO_MBULK_BIG_ARG || (long long)len > server.proto_max_bulk_len) break;
+    while (left && p < end && *p == '$') {
+        long long len;
+        size_t linelen;
+        if (!readSmallCount(p, (size_t)(end - p), &len, &linelen)) break;
+        if (len >= PROTO_MBULK_BIG_ARG || len > server.proto_max_bulk_len) break;
         if (len > UNAUTHENTICATED_MAX_BULK && authRequired(c)) break;
-        const char *data = q + 2;
-        if ((size_t)(end - data) < len + 2) break;
-        appendArg(c, data, len);
+        const char *data = p + linelen;
+        if ((size_t)(end - data) < (size_t)len + 2) break;
+        appendArg(c, data, (size_t)len);
         p = data + len + 2;
         left--;
     }

@@ -71,8 +71,7 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
  * (argpool.c recycles command arguments this way). */
 robj *createEmbeddedStringObjectWithRoom(const char *ptr, size_t len) {
     robj *o = zmalloc(sizeof(robj) + sdsHdrSize(SDS_TYPE_8) + OBJ_ENCODING_EMBSTR_SIZE_LIMIT + 1);
-    sds s = writeEmbeddedString(o, ptr, len, OBJ_ENCODING_EMBSTR_SIZE_LIMIT);
-    return initObject(o, OBJ_STRING, OBJ_ENCODING_EMBSTR, s);
+    return reuseEmbeddedStringObject(o, ptr, len);
 }
 
 /* Whether o is an embstr whose block has room for any embstr: its sds

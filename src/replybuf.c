@@ -43,14 +43,10 @@ void replyBufferNoteFlush(client *c) {
  * 16 KB) a buffer that was filled completely. */
 static size_t replyBufferTarget(const client *c) {
     size_t peak = replyBufferPeak(c), size = c->buf_usable_size;
-    if (size / 2 >= REPLY_BUFFER_MIN_BYTES && peak < size / 2) {
-        server.stat_reply_buffer_shrinks++;
+    if (size / 2 >= REPLY_BUFFER_MIN_BYTES && peak < size / 2)
         return peak + 1 > REPLY_BUFFER_MIN_BYTES ? peak + 1 : REPLY_BUFFER_MIN_BYTES;
-    }
-    if (size < REPLY_BUFFER_MAX_BYTES && peak == size) {
-        server.stat_reply_buffer_expands++;
+    if (size < REPLY_BUFFER_MAX_BYTES && peak == size)
         return size * 2 < REPLY_BUFFER_MAX_BYTES ? size * 2 : REPLY_BUFFER_MAX_BYTES;
-    }
     return 0;
 }
 
@@ -62,7 +58,9 @@ void replyBufferCron(client *c, long long now_ms) {
         c->buf_peak = c->bufpos;
         c->buf_peak_reset_ms = now_ms;
     }
-    if (target == 0 || target == c->buf_usable_size) return;
+    if (target == 0) return;
+    if (target < c->buf_usable_size) server.stat_reply_buffer_shrinks++;
+    else server.stat_reply_buffer_expands++;
     size_t usable;
     char *buf = zmalloc_usable(target, &usable);
     memcpy(buf, c->buf, c->bufpos);
