@@ -81,24 +81,28 @@ ALIGN_CFLAGS := $(if $(filter yes,$(ALIGNED_ACCESS)),-DUSE_ALIGNED_ACCESS)
 
 # -fno-math-errno: nothing reads errno after a math function, and sqrt()
 # then becomes one instruction instead of a libm call.
-ALL_CFLAGS := $(STD) $(OPTIMIZATION) -g $(WARN) -fno-math-errno $(PORT_CFLAGS) $(SAN_FLAGS) $(ALIGN_CFLAGS) \
-              $(MALLOC_CFLAGS) -Isrc -MMD -MP $(CFLAGS)
+# The library layer (src/lib/) is compiled with its own folder as the only
+# include path, so a library that includes a server header (server.h ...)
+# fails to build: the layering is a build rule, not a convention. Server
+# code, the tools and the tests see both folders.
+BASE_CFLAGS := $(STD) $(OPTIMIZATION) -g $(WARN) -fno-math-errno $(PORT_CFLAGS) $(SAN_FLAGS) $(ALIGN_CFLAGS) \
+               $(MALLOC_CFLAGS) -MMD -MP
+LIB_CFLAGS := $(BASE_CFLAGS) -Isrc/lib $(CFLAGS)
+ALL_CFLAGS := $(BASE_CFLAGS) -Isrc -Isrc/lib $(CFLAGS)
 ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
 # libm only where something still needs it (soft-float sqrt): the glibc
 # build references none of it, and a shared libm costs ~300 KB of RSS.
 LIBS := $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread
 
 # ---- sources ------------------------------------------------------------------
-# Libraries: no server knowledge, each with its own unit tests, linked into
-# the test programs. Everything else in src/ (bar the programs' mains) is
-# the server.
-LIB_SRCS := zmalloc.c sds.c siphash.c dict.c kvobj.c kvtable.c util.c xfloat.c crc64.c adlist.c osrandom.c \
-            listpack.c intset.c quicklist.c bitutil.c hll.c monotonic.c ziplist.c zipmap.c lzf.c lathist.c \
-            ae.c ae_epoll.c ae_kqueue.c ae_poll.c anet.c connection.c
-LIB_SRCS := $(filter $(notdir $(wildcard src/*.c)),$(LIB_SRCS))
+# Libraries (src/lib/): no server knowledge, each with its own unit tests,
+# linked into the server, the tools and the test programs. The event-loop
+# backends (ae_*.c) are #included by ae.c, not compiled on their own.
+# Everything in src/ itself (bar the programs' mains) is the server.
+LIB_SRCS := $(filter-out ae_%.c,$(notdir $(wildcard src/lib/*.c)))
 MAIN_SRCS := server.c
-SERVER_SRCS := $(filter-out $(LIB_SRCS) $(MAIN_SRCS),$(notdir $(wildcard src/*.c)))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+SERVER_SRCS := $(filter-out $(MAIN_SRCS),$(notdir $(wildcard src/*.c)))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/lib/%.o)
 SERVER_OBJS := $(SERVER_SRCS:%.c=$(BUILD)/obj/%.o)
 LIBREDIS := $(BUILD)/libredis.a
 SERVER := $(BUILD)/redis-server
@@ -147,6 +151,10 @@ $(BUILD)/.tools-ok:
 	@mkdir -p $(@D) && touch $@
 
 # ---- compile and link ------------------------------------------------------------
+$(BUILD)/lib/%.o: src/lib/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -168,7 +176,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBREDIS) $(MALLOC_DEP)
 $(JEMALLOC_DIR)/lib/libjemalloc.a: deps/jemalloc/build.sh | $(BUILD)/.tools-ok
 	@deps/jemalloc/build.sh $(JEMALLOC_DIR) "$(CC) $(PORT_CFLAGS)" "$(PORT_JEMALLOC_HOST)" $(PORT_LG_PAGE)
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/lib/*.d $(BUILD)/obj/*.d $(BUILD)/tests/*.d)
 
 # ---- client programs: redis-cli, redis-benchmark --------------------------------
 # (objects come from the $(BUILD)/obj/%.o rule: obj/tools/x.o <- src/tools/x.c)

@@ -17,7 +17,7 @@
  * - CPUs 0..1023 on every platform (glibc's CPU_SETSIZE; musl's is 128, so
  *   the masks are sized with CPU_ALLOC_SIZE rather than cpu_set_t); the
  *   parser fills its own bitmap, so the same syntax is checked everywhere.
- * - Linux only (HAVE_CPU_AFFINITY in config.h). Elsewhere the directives are
+ * - Linux only (HAVE_CPU_AFFINITY in platform.h). Elsewhere the directives are
  *   accepted and start-up logs once that they are ignored.
  * - sched_setaffinity(0, ...) sets the mask of the calling thread, so one
  *   call serves the main thread, the bio thread and a freshly forked child

@@ -34,7 +34,7 @@
  *   linked statically (-static-libgcc natively): glibc's backtrace() would
  *   dlopen libgcc_s, which allocates in the handler or, loaded at start-up,
  *   costs ~100 KB of resident memory. With musl there is no unwinder (see
- *   config.h). One walk at start-up sets up the unwinder's caches;
+ *   platform.h). One walk at start-up sets up the unwinder's caches;
  *   backtrace_symbols_fd() names the addresses. The
  *   walk needs unwind tables to pass the signal frame: 32-bit ARM and
  *   SPARC64 builds must be compiled with -funwind-tables /

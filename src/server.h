@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "platform.h"
 #include "portable.h"
 #include "zmalloc.h"
 #include "sds.h"
@@ -43,6 +43,7 @@
 #include "anet.h"
 #include "connection.h"
 #include "util.h"
+#include "object.h"
 #include "version.h"
 #include "proctitle.h"
 
@@ -70,43 +71,7 @@
 #define NET_MAX_WRITES_PER_EVENT (1024 * 64)
 #define PROTO_MAX_MULTIBULK_LEN (1024 * 1024)  /* max count of a *N header */
 
-/* ---- objects -------------------------------------------------------------- */
-#define OBJ_STRING 0
-#define OBJ_LIST 1
-#define OBJ_SET 2
-#define OBJ_ZSET 3
-#define OBJ_HASH 4
-
-#define OBJ_ENCODING_RAW 0
-#define OBJ_ENCODING_INT 1
-#define OBJ_ENCODING_HT 2
-#define OBJ_ENCODING_INTSET 6
-#define OBJ_ENCODING_SKIPLIST 7
-#define OBJ_ENCODING_EMBSTR 8
-#define OBJ_ENCODING_QUICKLIST 9
-#define OBJ_ENCODING_LISTPACK 11
-
-#define LRU_BITS 24
-#define LRU_CLOCK_MAX ((1 << LRU_BITS) - 1)
-#define LRU_CLOCK_RESOLUTION 1000 /* ms */
-/* refcount is 29 bits: the other 3 of its word are the kvobj flags below. */
-#define OBJ_REFCOUNT_BITS 29
-#define OBJ_SHARED_REFCOUNT ((1 << OBJ_REFCOUNT_BITS) - 1)
-#define OBJ_SHARED_INTEGERS 10000
-#define OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44
 #define PROTO_SHARED_BULKHDR_LEN 32
-
-typedef struct redisObject {
-    unsigned type : 4;
-    unsigned encoding : 4;
-    unsigned lru : LRU_BITS; /* LRU clock, or LFU data (8-bit counter + 16-bit minutes) */
-    unsigned refcount : OBJ_REFCOUNT_BITS;
-    /* Layout flags of a keyspace object (kvobj.h); zero on any other robj. */
-    unsigned hasexpire : 1; /* the block has an expire slot */
-    unsigned hasembkey : 1; /* the key is embedded in the block */
-    unsigned hasembval : 1; /* the block has an embedded string value area */
-    void *ptr;
-} robj;
 
 /* ---- replies -------------------------------------------------------------- */
 typedef struct clientReplyBlock {

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# check-casts.sh -- enforce the rule in src/portable.h: no byte buffer is cast
+# check-casts.sh -- enforce the rule in src/lib/portable.h: no byte buffer is cast
 # to a pointer to a wider type and dereferenced, outside that header.
 #
 # Two shapes are searched in src/ and tests/ (C sources and headers):
 #   *(T *)p        and  *(const volatile T *)expr
 #   ((T *)p)[i]    and  ((T *)p)->field is not searched (structs are allowed)
 # where T is any integer or floating type wider than a byte. Allowed files:
-# src/portable.h (the helpers) and tests/c/canary.c (the deliberate trap).
+# src/lib/portable.h (the helpers) and tests/c/canary.c (the deliberate trap).
 # The script first proves its own patterns on known-bad lines, so a broken
 # regex cannot pass silently. Ends with "N passed, N failed".
 set -u
@@ -39,13 +39,13 @@ self_test() {
 scan_tree() {
     local hits
     hits=$(grep -rnE "$DEREF|$INDEX" src tests utils --include='*.c' --include='*.h' |
-           grep -vE '^(src/portable\.h|tests/c/canary\.c):')
+           grep -vE '^(src/lib/portable\.h|tests/c/canary\.c):')
     [ -z "$hits" ] && return 0
     echo "$hits" | sed 's/^/    /'
     return 1
 }
 
 check "the cast patterns catch known violations and pass legal code" self_test
-check "no wide-pointer cast-and-dereference outside src/portable.h" scan_tree
+check "no wide-pointer cast-and-dereference outside src/lib/portable.h" scan_tree
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

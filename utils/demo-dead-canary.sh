@@ -10,7 +10,7 @@ port=${1:-armv7}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/tests"
-"${PORT_CROSS}gcc" -std=gnu11 -O2 $PORT_CFLAGS $PORT_LDFLAGS -Isrc -DCANARY_OFFSET=0 \
+"${PORT_CROSS}gcc" -std=gnu11 -O2 $PORT_CFLAGS $PORT_LDFLAGS -Isrc/lib -DCANARY_OFFSET=0 \
     tests/c/canary.c -o "$dir/tests/canary" || exit 2
 PORT=$port QEMU="$PORT_QEMU" TRAPS=$PORT_TRAPS TIME_FACTOR=$PORT_TIME_FACTOR tests/c/run-unit.sh "$dir"
 status=$?

@@ -1,6 +1,6 @@
 /* canary.c -- proves that unaligned-access traps are live on this target.
  *
- * This is the one file in the tree that breaks the rule in src/portable.h on
+ * This is the one file in the tree that breaks the rule in src/lib/portable.h on
  * purpose: it loads a 64-bit word from an address that is 1 byte past an
  * 8-byte boundary. On a strict-alignment target (32-bit ARM under QEMU, where
  * LDRD/LDM trap; SPARC64, where every unaligned load traps) it must die with
@@ -17,7 +17,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include "config.h"
+#include "platform.h"
 
 /* CANARY_OFFSET=0 makes the load aligned: used to show that a run whose
  * trap is not live fails (see utils/demo-dead-canary.sh). */

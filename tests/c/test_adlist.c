@@ -1,4 +1,4 @@
-/* test_adlist.c -- unit tests for src/adlist.c: order after head/tail
+/* test_adlist.c -- unit tests for src/lib/adlist.c: order after head/tail
  * inserts, deletion while iterating, indexing from both ends, search with and
  * without a match method, rotation, and that the free method runs once per
  * value (used_memory returns to its starting value). */

@@ -1,4 +1,4 @@
-/* test_ae.c -- unit tests for the event loop (src/ae.c) with the backend the
+/* test_ae.c -- unit tests for the event loop (src/lib/ae.c) with the backend the
  * build selects; test_ae_poll.c runs this same file against the poll()
  * backend.
  *
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "ae.h"
-#include "config.h"
+#include "platform.h"
 #include "test.h"
 
 #define AE_TEST_DEADLINE_US (20ull * 1000 * 1000)

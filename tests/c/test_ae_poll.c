@@ -7,5 +7,5 @@
  * pulls an archive member whose symbols are already defined).
  */
 #define AE_FORCE_POLL 1
-#include "../../src/ae.c"
+#include "../../src/lib/ae.c"
 #include "test_ae.c"

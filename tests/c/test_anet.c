@@ -1,4 +1,4 @@
-/* test_anet.c -- unit tests for the socket helpers (src/anet.c).
+/* test_anet.c -- unit tests for the socket helpers (src/lib/anet.c).
  *
  * Only loopback addresses and unix sockets in a private temporary directory
  * are used. 192.0.2.1 (TEST-NET-1, never assigned to a host) is used only as

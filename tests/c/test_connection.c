@@ -1,4 +1,4 @@
-/* test_connection.c -- unit tests for the connection layer (src/connection.c)
+/* test_connection.c -- unit tests for the connection layer (src/lib/connection.c)
  * driven through a real event loop: accept, connect, read/write, states,
  * write barrier, and closing connections from inside their own callbacks
  * (run under ASan this also proves no freed connection is touched).

@@ -1,4 +1,4 @@
-/* test_dict.c -- unit tests for src/dict.c.
+/* test_dict.c -- unit tests for src/lib/dict.c.
  *
  * Two kinds of dict are used: string keys duplicated and freed by the dict
  * (to check ownership: every keyDup is matched by a keyDestructor), and

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../src/intset.h"
-#include "../../src/zmalloc.h"
+#include "../../src/lib/intset.h"
+#include "../../src/lib/zmalloc.h"
 #include "test.h"
 
 /* ---- helpers ------------------------------------------------------------ */

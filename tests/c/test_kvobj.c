@@ -1,4 +1,4 @@
-/* test_kvobj.c -- unit tests for src/kvobj.c (keyspace entries: value object
+/* test_kvobj.c -- unit tests for src/lib/kvobj.c (keyspace entries: value object
  * and key in one block).
  *
  * The library has no object.c behind it here, so the tests build their own

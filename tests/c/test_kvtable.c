@@ -1,4 +1,4 @@
-/* test_kvtable.c -- unit tests for src/kvtable.c, the keyspace hash table.
+/* test_kvtable.c -- unit tests for src/lib/kvtable.c, the keyspace hash table.
  *
  * Entries are real kvobjs ("key:<i>" with the integer i as an INT value, so
  * no second allocation), freed by a counting destructor; most tests check

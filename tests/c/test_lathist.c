@@ -1,4 +1,4 @@
-/* test_lathist.c -- the latency histogram (src/lathist.c): the bucket layout
+/* test_lathist.c -- the latency histogram (src/lib/lathist.c): the bucket layout
  * (contiguous, every value in the bucket its index names, widths within
  * 1/128 of the values), the numbers Redis 7 prints for the same samples,
  * and percentiles and cumulative counts against a brute-force computation

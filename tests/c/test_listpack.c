@@ -1,4 +1,4 @@
-/* test_listpack.c -- the listpack library (src/listpack.c).
+/* test_listpack.c -- the listpack library (src/lib/listpack.c).
  *
  * Byte vectors: the listpack blobs inside `DUMP` payloads of small hashes
  * and sorted sets on Redis 7.0.15 (RDB types 16 and 17, rdbcompression off),

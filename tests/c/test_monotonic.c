@@ -1,4 +1,4 @@
-/* test_monotonic.c -- unit tests for src/monotonic.c: the clock never goes
+/* test_monotonic.c -- unit tests for src/lib/monotonic.c: the clock never goes
  * backwards and agrees with CLOCK_MONOTONIC over a sleep, whichever counter
  * this CPU uses (under QEMU too). */
 #include <time.h>

@@ -1,4 +1,4 @@
-/* test_osrandom.c -- unit tests for src/osrandom.c.
+/* test_osrandom.c -- unit tests for src/lib/osrandom.c.
  *
  * Randomness cannot be asserted exactly, so the checks are ones a broken
  * implementation fails with near certainty and a working one passes with

@@ -1,4 +1,4 @@
-/* test_portable.c -- unit tests for src/portable.h and src/config.h.
+/* test_portable.c -- unit tests for src/lib/portable.h and src/lib/platform.h.
  *
  * Every helper is exercised at every offset 0..7 of a buffer, so on a
  * strict-alignment port (armv6/armv7/sparc64 under QEMU) any helper that

@@ -1,4 +1,4 @@
-/* test_quicklist.c -- the quicklist library (src/quicklist.c).
+/* test_quicklist.c -- the quicklist library (src/lib/quicklist.c).
  *
  * The core of this file is a model check: random pushes, pops, inserts,
  * replacements, range and iterator deletions and rotations are applied both

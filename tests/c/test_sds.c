@@ -1,4 +1,4 @@
-/* test_sds.c -- unit tests for src/sds.c.
+/* test_sds.c -- unit tests for src/lib/sds.c.
  *
  * What is covered and why:
  *   - Header type selection at each boundary (31/32, 255/256, 65535/65536,

@@ -1,4 +1,4 @@
-/* test_siphash.c -- unit tests for src/siphash.c.
+/* test_siphash.c -- unit tests for src/lib/siphash.c.
  *
  * The reference outputs come from tests/c/vectors/siphash-{1-2,1-3,2-4}.txt
  * (key = bytes 00..0f, message i = bytes 00..i-1, 64 messages per file),

@@ -1,5 +1,5 @@
 /* test_ziplist.c -- the read-only ziplist and zipmap libraries
- * (src/ziplist.c, src/zipmap.c).
+ * (src/lib/ziplist.c, src/lib/zipmap.c).
  *
  * Hand-written byte blobs for every encoding and its boundaries (the
  * 14- and 32-bit string lengths are big-endian, the integers little-endian,

@@ -1,4 +1,4 @@
-/* test_zmalloc.c -- unit tests for src/zmalloc.c with the build's allocator.
+/* test_zmalloc.c -- unit tests for src/lib/zmalloc.c with the build's allocator.
  *
  * Checks the promises zmalloc.h makes: 8-byte alignment of every pointer on
  * every target, exact used_memory accounting back to the starting value,

@@ -8,5 +8,5 @@
  */
 #undef USE_JEMALLOC
 #define ZMALLOC_FORCE_PREFIX 1
-#include "../../src/zmalloc.c"
+#include "../../src/lib/zmalloc.c"
 #include "test_zmalloc.c"

@@ -5,7 +5,7 @@
 # (trailing zeros dropped), so its replies depend on the CPU: 80-bit x87 on
 # x86, 64-bit double on 32-bit ARM (1.23 comes back "1.22999999999999998"),
 # 128-bit quad on SPARC64. This server computes in software x87 arithmetic
-# (src/xfloat.c) so every port gives the x86_64 replies.
+# (src/lib/xfloat.c) so every port gives the x86_64 replies.
 #
 # The expected replies below were RECORDED from Debian's redis-server 7.0 on
 # x86_64 (not typed by hand); `./runtest --server /usr/bin/redis-server

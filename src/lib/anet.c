@@ -33,7 +33,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "platform.h"
 
 #define ANET_CONNECT_NONE 0
 #define ANET_CONNECT_NONBLOCK (1 << 0)

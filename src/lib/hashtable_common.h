@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "platform.h"
 #include "dict.h"
 
 /* ---- sizes ------------------------------------------------------------- */

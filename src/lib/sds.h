@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "config.h"
+#include "platform.h"
 #include "portable.h"
 
 /* Growth stops doubling at this capacity and goes up by this much instead. */

@@ -19,7 +19,7 @@
  *
  * The long double functions depend on the platform's `long double`: 80-bit
  * x87 on x86, plain double on 32-bit ARM, IEEE quad on SPARC64. INCRBYFLOAT
- * does not use them for that reason: it computes with src/xfloat.c, a
+ * does not use them for that reason: it computes with src/lib/xfloat.c, a
  * software x87 extended format, so every port replies as x86_64 Redis does.
  */
 #ifndef REDIS_UTIL_H

@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #include "sds.h"
-#include "server.h"
+#include "object.h"
 
 typedef struct redisObject kvobj;
 

@@ -20,7 +20,7 @@
  * call so a huge request fails cleanly instead of wrapping to a tiny block.
  */
 #include "zmalloc.h"
-#include "config.h"
+#include "platform.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
  * about to sleep (beforesleep) or just woke up (aftersleep).
  *
  * Design decisions:
- *  - One OS backend is chosen at build time from config.h (epoll on Linux,
+ *  - One OS backend is chosen at build time from platform.h (epoll on Linux,
  *    kqueue on the BSDs and macOS, poll() everywhere else). A port that wants
  *    a new backend adds one file implementing the small aeApi* interface
  *    described at the top of ae.c. Define AE_FORCE_POLL to select poll().

@@ -16,7 +16,7 @@
  */
 #include "bitutil.h"
 
-#include "config.h"
+#include "platform.h"
 #include "portable.h"
 
 static inline uint64_t loadWord(const unsigned char *p) {

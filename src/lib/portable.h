@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "config.h"
+#include "platform.h"
 
 /* ---- host order, any alignment --------------------------------------- */
 static inline uint16_t load16(const void *p) { uint16_t v; memcpy(&v, p, sizeof v); return v; }

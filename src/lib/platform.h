@@ -1,4 +1,4 @@
-/* config.h -- every platform fact the code base depends on, decided in one place.
+/* platform.h -- every platform fact the code base depends on, decided in one place.
  *
  * A port edits nothing else. Each fact is derived from compiler-predefined
  * macros; when a target cannot be recognised we pick the safe answer
@@ -16,8 +16,8 @@
  * USE_ALIGNED_ACCESS can be forced on any target with -DUSE_ALIGNED_ACCESS
  * (make ALIGNED_ACCESS=yes), so x86 CI exercises the same code paths as SPARC.
  */
-#ifndef REDIS_CONFIG_H
-#define REDIS_CONFIG_H
+#ifndef REDIS_PLATFORM_H
+#define REDIS_PLATFORM_H
 
 /* ---- byte order ------------------------------------------------------- */
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
@@ -29,7 +29,7 @@
 #define BYTE_ORDER_LITTLE 0
 #define BYTE_ORDER_BIG 1
 #else
-#error "config.h: cannot determine the target byte order; add a rule for this compiler"
+#error "platform.h: cannot determine the target byte order; add a rule for this compiler"
 #endif
 
 /* ---- alignment ---------------------------------------------------------
@@ -56,7 +56,7 @@
 #elif defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 4
 #define SIZEOF_POINTER_BITS 32
 #else
-#error "config.h: unsupported pointer size"
+#error "platform.h: unsupported pointer size"
 #endif
 
 /* ---- event loop backend ---------------------------------------------- */
@@ -109,4 +109,4 @@
 #define prefetchRead(addr) ((void)(addr))
 #endif
 
-#endif /* REDIS_CONFIG_H */
+#endif /* REDIS_PLATFORM_H */

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "platform.h"
 #include "hashtable_common.h"
 #include "siphash.h"
 #include "zmalloc.h"

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "platform.h"
 #include "hashtable_common.h"
 #include "kvobj.h"
 #include "zmalloc.h"

@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "platform.h"
 #include "zmalloc.h"
 
 typedef struct aeFileEvent {
