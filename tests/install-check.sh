@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# install-check.sh -- `make install DESTDIR=...` installs what a sysadmin
+# expects, and only that: stripped programs with debug links (symbols by
+# `make install-debug`), the README the systemd unit documents, the unit, a
+# logrotate file and redis.conf -- which a second install must not overwrite.
+# The unit is checked with `systemd-analyze` where it exists: it must verify,
+# and its exposure score must be no worse than Debian's redis-server unit
+# when that is installed (both figures are printed).
+#
+# Usage: tests/install-check.sh [make arguments, e.g. PORT=musl]
+# Uses the current build (`make all` must have run). Ends with
+# "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+passed=0; failed=0
+stage=$(mktemp -d /tmp/install-check.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+
+check() { # description, command...
+    local what=$1; shift
+    if "$@"; then echo "[ok] $what"; passed=$((passed + 1));
+    else echo "[FAIL] $what"; failed=$((failed + 1)); fi
+}
+
+run_install() { make --no-print-directory "$@" DESTDIR="$stage" PREFIX=/usr/local >"$stage.log" 2>&1; }
+
+bin=$stage/usr/local/bin
+programs="redis-server redis-cli redis-benchmark redis-check-aof"
+
+installs_cleanly() { run_install "$@" install || { sed 's/^/    /' "$stage.log"; return 1; }; }
+
+every_program_installed() {
+    for p in $programs; do [ -x "$bin/$p" ] || { echo "    missing $bin/$p"; return 1; }; done
+}
+
+# No symbol table and no DWARF left, but a debug link to <program>.debug.
+programs_stripped_with_debug_link() {
+    for p in $programs; do
+        local sections
+        sections=$(readelf -S -W "$bin/$p") || return 1
+        if grep -qE '\.symtab|\.debug_info' <<<"$sections"; then echo "    $p is not stripped"; return 1; fi
+        grep -q '\.gnu_debuglink' <<<"$sections" || { echo "    $p has no debug link"; return 1; }
+    done
+}
+
+server_runs() { "$bin/redis-server" --version | grep -q 'v='; }
+
+support_files_installed() {
+    local f
+    for f in usr/local/share/doc/redis/README.md usr/local/lib/systemd/system/redis-server.service \
+             etc/logrotate.d/redis-server etc/redis/redis.conf; do
+        [ -s "$stage/$f" ] || { echo "    missing $f"; return 1; }
+    done
+}
+
+# The unit's Documentation= must name a file the installation provides.
+unit_documentation_exists() {
+    local doc
+    doc=$(sed -n 's|^Documentation=file://||p' "$stage/usr/local/lib/systemd/system/redis-server.service")
+    [ -n "$doc" ] && [ -s "$stage$doc" ] || { echo "    Documentation=$doc is not installed"; return 1; }
+}
+
+config_kept_on_reinstall() {
+    echo "# changed by the administrator" >>"$stage/etc/redis/redis.conf"
+    run_install "$@" install || return 1
+    grep -q 'changed by the administrator' "$stage/etc/redis/redis.conf"
+}
+
+debug_symbols_installed() {
+    run_install "$@" install-debug || return 1
+    for p in $programs; do
+        readelf -S -W "$stage/usr/lib/debug/usr/local/bin/$p.debug" 2>/dev/null | grep -q '\.debug_info' ||
+            { echo "    no symbols for $p"; return 1; }
+    done
+}
+
+exposure() { systemd-analyze security --offline=yes "$1" 2>/dev/null | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p'; }
+
+unit_hardened() {
+    local ours theirs copy=$stage/unit-check/redis-server.service
+    mkdir -p "$(dirname "$copy")" && cp "$stage/usr/local/lib/systemd/system/redis-server.service" "$copy"
+    ours=$(exposure "$copy")
+    [ -n "$ours" ] || { echo "    systemd-analyze gave no score"; return 1; }
+    if [ -f /lib/systemd/system/redis-server.service ]; then
+        cp /lib/systemd/system/redis-server.service "$stage/unit-check/debian-redis-server.service"
+        theirs=$(exposure "$stage/unit-check/debian-redis-server.service")
+        echo "    exposure: ours $ours, Debian's redis-server unit $theirs"
+        awk -v a="$ours" -v b="$theirs" 'BEGIN { exit !(a <= b) }'
+    else
+        echo "    exposure: ours $ours (Debian's unit not installed, no comparison)"
+    fi
+}
+
+check "make install succeeds into a staging directory" installs_cleanly "$@"
+check "every program is installed and executable" every_program_installed
+check "installed programs are stripped and carry a debug link" programs_stripped_with_debug_link
+check "the installed server runs" server_runs
+check "README, systemd unit, logrotate file and redis.conf are installed" support_files_installed
+check "the unit's Documentation= names an installed file" unit_documentation_exists
+check "a second install keeps an edited redis.conf" config_kept_on_reinstall "$@"
+check "make install-debug installs the symbols under /usr/lib/debug" debug_symbols_installed "$@"
+if command -v systemd-analyze >/dev/null 2>&1; then
+    check "the systemd unit is at least as hardened as Debian's" unit_hardened
+else
+    echo "[skip] systemd unit exposure score: systemd-analyze is not installed"
+fi
+rm -f "$stage.log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
