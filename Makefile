@@ -176,18 +176,18 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBREDIS) $(MALLOC_DEP)
 $(JEMALLOC_DIR)/lib/libjemalloc.a: deps/jemalloc/build.sh | $(BUILD)/.tools-ok
 	@deps/jemalloc/build.sh $(JEMALLOC_DIR) "$(CC) $(PORT_CFLAGS)" "$(PORT_JEMALLOC_HOST)" $(PORT_LG_PAGE)
 
--include $(wildcard $(BUILD)/lib/*.d $(BUILD)/obj/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/lib/*.d $(BUILD)/obj/*.d $(BUILD)/obj/tools/*.d $(BUILD)/tests/*.d)
 
 # ---- client programs: redis-cli, redis-benchmark --------------------------------
 # (objects come from the $(BUILD)/obj/%.o rule: obj/tools/x.o <- src/tools/x.c)
-# redis-cli also links the server's command table for HELP and completion:
-# commands.c refers to the handlers weakly, so they resolve to NULL here.
+# redis-cli links no server object: cli_help.c compiles its own table of
+# names, groups, summaries and hints from src/commands.def.
 $(RCLIENT_LIB): $(RCLIENT_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(REDIS_CLI): $(CLI_OBJS) $(BUILD)/obj/commands.o $(RCLIENT_LIB) $(LIBREDIS) $(MALLOC_DEP)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/obj/commands.o $(RCLIENT_LIB) $(LIBREDIS) $(LIBS)
+$(REDIS_CLI): $(CLI_OBJS) $(RCLIENT_LIB) $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(RCLIENT_LIB) $(LIBREDIS) $(LIBS)
 
 $(REDIS_BENCHMARK): $(BENCHMARK_OBJS) $(RCLIENT_LIB) $(LIBREDIS) $(MALLOC_DEP)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(BENCHMARK_OBJS) $(RCLIENT_LIB) $(LIBREDIS) $(LIBS)

@@ -58,8 +58,7 @@
  * the end of a mapped empty file and, where that does not fault (QEMU),
  * performs a misaligned multi-word load on CPUs that trap on it;
  * STACKOVERFLOW recurses until the guard page. DEBUG RELOAD and LOADAOF
- * call debugReloadCommand()/debugLoadAofCommand() when persistence is
- * linked in (weak symbols, as in commands.c).
+ * are debugReloadCommand() (rdb.c) and debugLoadAofCommand() (aof_load.c).
  */
 #define _GNU_SOURCE
 #include "server.h"
@@ -907,13 +906,6 @@ static NOINLINE long debugRecurse(volatile char *caller, long depth) {
     return debugRecurse(frame, depth + 1) + frame[1];
 }
 
-/* The DEBUG subcommands that need persistence, provided by aof.c/rdb.c
- * when they are linked in (weak: NULL otherwise). */
-void debugReloadCommand(client *c);
-void debugLoadAofCommand(client *c);
-#pragma weak debugReloadCommand
-#pragma weak debugLoadAofCommand
-
 static void debugHelp(client *c) {
     static const char *help[] = {
         "ASSERT",
@@ -990,16 +982,6 @@ static int debugCommandAllowed(client *c) {
 }
 
 /* ---- DEBUG dispatch ------------------------------------------------------------------------------------------------ */
-
-static void debugReload(client *c) {
-    if (debugReloadCommand) debugReloadCommand(c);
-    else addReplyError(c, "DEBUG RELOAD is not available: this server has no persistence");
-}
-
-static void debugLoadAof(client *c) {
-    if (debugLoadAofCommand) debugLoadAofCommand(c);
-    else addReplyError(c, "DEBUG LOADAOF is not available: this server has no persistence");
-}
 
 static void debugSetActiveExpire(client *c) {
     server.active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
@@ -1081,8 +1063,8 @@ static const struct {
     {"htstats", 3, 3, debugHtStats},
     {"htstats-key", 3, 3, debugHtStatsKey},
     {"protocol", 3, 3, debugProtocol},
-    {"reload", 2, -1, debugReload},
-    {"loadaof", 2, 2, debugLoadAof},
+    {"reload", 2, -1, debugReloadCommand},
+    {"loadaof", 2, 2, debugLoadAofCommand},
 };
 
 /* Subcommands of other modules (DEBUG LISTPACK ...), registered at start-up. */

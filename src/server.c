@@ -166,23 +166,21 @@ dictType commandTableDictType = {
 
 static int command_ids;
 
-/* Registers a command (and its subcommands); returns 0 when it has no
- * handler anywhere (its module is not linked in) and was skipped. */
-static int registerCommand(dict *into, redisCommand *cmd, redisCommand *parent) {
+/* Registers a command and its subcommands. Every entry has a handler, or
+ * subcommands that have one (the table names them; the link checks them). */
+static void registerCommand(dict *into, redisCommand *cmd, redisCommand *parent) {
+    serverAssert(cmd->proc != NULL || cmd->subcommands != NULL);
     cmd->parent = parent;
     cmd->fullname = parent ? sdscatfmt(sdsempty(), "%s|%s", parent->declared_name, cmd->declared_name)
                            : sdsnew(cmd->declared_name);
-    int registered_subs = 0;
     if (cmd->subcommands) {
         cmd->subcommands_dict = dictCreate(&commandTableDictType);
         for (redisCommand *sub = cmd->subcommands; sub->declared_name; sub++)
-            registered_subs += registerCommand(cmd->subcommands_dict, sub, cmd);
+            registerCommand(cmd->subcommands_dict, sub, cmd);
     }
-    if (cmd->proc == NULL && registered_subs == 0) return 0;
     cmd->id = command_ids++;
     int added = dictAdd(into, sdsnew(cmd->declared_name), cmd);
     serverAssert(added == DICT_OK);
-    return 1;
 }
 
 static void populateCommandTable(void) {

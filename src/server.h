@@ -670,7 +670,6 @@ struct xfloat;
 int xfloatSumOrReply(client *c, struct xfloat value, struct xfloat incr, char *buf);
 const char *strEncoding(int encoding);
 const char *strObjectType(int type);
-void objectCommand(client *c);
 void registerObjectFreeFunction(int type, void (*fn)(robj *o));
 /* MEMORY USAGE: the bytes a value takes outside its object's own block, as
  * the allocator counts them (zmalloc_size). A type registers how its
@@ -834,11 +833,6 @@ unsigned int lfuInitialClock(void);
 /* ---- config.c ------------------------------------------------------------------ */
 void initConfigValues(void);
 void loadServerConfig(char *filename, char config_from_stdin, char *options);
-void configGetCommand(client *c);
-void configSetCommand(client *c);
-void configResetStatCommand(client *c);
-void configRewriteCommand(client *c);
-void configHelpCommand(client *c);
 int configPrintDirectives(FILE *fp); /* --list-config-directives */
 void configWarnNoEffectDirectives(void); /* start-up: one line naming compat-only directives set */
 
@@ -881,7 +875,6 @@ sds aofLoadingInfo(sds info);         /* INFO persistence fields while loading *
 long long aofLatestForkUsec(void);
 long long aofTotalForks(void);
 sds aofCatCommand(sds buf, robj **argv, int argc);
-void bgrewriteaofCommand(client *c);
 
 /* rdb-key-save-delay, for tests: after each key a snapshot or an AOF rewrite
  * writes, sleep that many microseconds; -N sleeps 1 us after one key in N on
@@ -921,8 +914,6 @@ sds rdbInfoString(sds info);
 sds rdbSerializeValue(robj *o); /* type byte + value, no key (DUMP) */
 robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *err);
 size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
-void saveCommand(client *c);
-void bgsaveCommand(client *c);
 
 /* ---- multi.c ------------------------------------------------------------------------- */
 void multiInit(void);
@@ -975,6 +966,8 @@ void replyBufferCron(client *c, long long now_ms);
 /* DEBUG subcommands of other modules (debug.c dispatches them; argc counts
  * DEBUG and the subcommand; max_argc -1 = no limit). */
 void debugRegisterSubcommand(const char *name, int min_argc, int max_argc, void (*proc)(client *c));
+void debugReloadCommand(client *c);  /* DEBUG RELOAD (rdb.c) */
+void debugLoadAofCommand(client *c); /* DEBUG LOADAOF (aof_load.c) */
 
 /* ---- collections: the cross-module API ------------------------------------------- */
 /* One element as an encoding holds it: a string (s, len), or, when s is NULL,
@@ -1060,210 +1053,8 @@ int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, getKeysResult *
 void getKeysFreeResult(getKeysResult *result);
 
 /* ---- command handlers ---------------------------------------------------------- */
-/* connection / server */
-void pingCommand(client *c);
-void echoCommand(client *c);
-void quitCommand(client *c);
-void helloCommand(client *c);
-void authCommand(client *c);
-void selectCommand(client *c);
-void resetCommand(client *c);
-void commandCommand(client *c);
-void commandCountCommand(client *c);
-void commandInfoCommand(client *c);
-void commandDocsCommand(client *c);
-void commandListCommand(client *c);
-void commandGetKeysCommand(client *c);
-void commandGetKeysAndFlagsCommand(client *c);
-void commandHelpCommand(client *c);
-
-void infoCommand(client *c);
-void timeCommand(client *c);
-void lastsaveCommand(client *c);
-void shutdownCommand(client *c);
-void clientCommand(client *c);
-void configCommand(client *c);
-void debugCommand(client *c);
-void slowlogCommand(client *c);
-void monitorCommand(client *c);
-void memoryUsageCommand(client *c);
-void memoryStatsCommand(client *c);
-void memoryDoctorCommand(client *c);
-void memoryMallocStatsCommand(client *c);
-void memoryPurgeCommand(client *c);
-void memoryHelpCommand(client *c);
-void dbsizeCommand(client *c);
-void flushdbCommand(client *c);
-void flushallCommand(client *c);
-void swapdbCommand(client *c);
-/* generic keyspace */
-void delCommand(client *c);
-void unlinkCommand(client *c);
-void existsCommand(client *c);
-void typeCommand(client *c);
-void renameCommand(client *c);
-void renamenxCommand(client *c);
-void moveCommand(client *c);
-void copyCommand(client *c);
-void dumpCommand(client *c);
-void restoreCommand(client *c);
-void keysCommand(client *c);
-void scanCommand(client *c);
-void randomkeyCommand(client *c);
-void touchCommand(client *c);
-void expireCommand(client *c);
-void pexpireCommand(client *c);
-void expireatCommand(client *c);
-void pexpireatCommand(client *c);
-void ttlCommand(client *c);
-void pttlCommand(client *c);
-void expiretimeCommand(client *c);
-void pexpiretimeCommand(client *c);
-void persistCommand(client *c);
-/* strings */
-void setCommand(client *c);
-void setnxCommand(client *c);
-void setexCommand(client *c);
-void psetexCommand(client *c);
-void getCommand(client *c);
-void getexCommand(client *c);
-void getdelCommand(client *c);
-void getsetCommand(client *c);
-void mgetCommand(client *c);
-void msetCommand(client *c);
-void msetnxCommand(client *c);
-void appendCommand(client *c);
-void strlenCommand(client *c);
-void getrangeCommand(client *c);
-void setrangeCommand(client *c);
-void incrCommand(client *c);
-void decrCommand(client *c);
-void incrbyCommand(client *c);
-void decrbyCommand(client *c);
-void incrbyfloatCommand(client *c);
-void lcsCommand(client *c);
-/* bitmaps and HyperLogLog (bitops.c, hyperloglog.c) */
-void pfaddCommand(client *c);
-void pfcountCommand(client *c);
-void pfdebugCommand(client *c);
-void pfmergeCommand(client *c);
-void pfselftestCommand(client *c);
-void bitcountCommand(client *c);
-void bitfieldCommand(client *c);
-void bitfieldroCommand(client *c);
-void bitopCommand(client *c);
-void bitposCommand(client *c);
-void getbitCommand(client *c);
-void setbitCommand(client *c);
-/* pub/sub (pubsub.c) */
-void psubscribeCommand(client *c);
-void publishCommand(client *c);
-void pubsubCommand(client *c);
-void punsubscribeCommand(client *c);
-void spublishCommand(client *c);
-void ssubscribeCommand(client *c);
-void subscribeCommand(client *c);
-void sunsubscribeCommand(client *c);
-void unsubscribeCommand(client *c);
-/* transactions (multi.c) */
-void discardCommand(client *c);
-void execCommand(client *c);
-void multiCommand(client *c);
-void unwatchCommand(client *c);
-void watchCommand(client *c);
-/* collections (t_list.c, t_hash.c, t_set.c, t_zset.c, sort.c) */
-void blmoveCommand(client *c);
-void blmpopCommand(client *c);
-void blpopCommand(client *c);
-void brpopCommand(client *c);
-void brpoplpushCommand(client *c);
-void lindexCommand(client *c);
-void linsertCommand(client *c);
-void llenCommand(client *c);
-void lmoveCommand(client *c);
-void lmpopCommand(client *c);
-void lpopCommand(client *c);
-void lposCommand(client *c);
-void lpushCommand(client *c);
-void lpushxCommand(client *c);
-void lrangeCommand(client *c);
-void lremCommand(client *c);
-void lsetCommand(client *c);
-void ltrimCommand(client *c);
-void rpopCommand(client *c);
-void rpoplpushCommand(client *c);
-void rpushCommand(client *c);
-void rpushxCommand(client *c);
-void hdelCommand(client *c);
-void hexistsCommand(client *c);
-void hgetCommand(client *c);
-void hgetallCommand(client *c);
-void hincrbyCommand(client *c);
-void hincrbyfloatCommand(client *c);
-void hkeysCommand(client *c);
-void hlenCommand(client *c);
-void hmgetCommand(client *c);
-void hmsetCommand(client *c);
-void hrandfieldCommand(client *c);
-void hscanCommand(client *c);
-void hsetCommand(client *c);
-void hsetnxCommand(client *c);
-void hstrlenCommand(client *c);
-void hvalsCommand(client *c);
-void saddCommand(client *c);
-void scardCommand(client *c);
-void sdiffCommand(client *c);
-void sdiffstoreCommand(client *c);
-void sinterCommand(client *c);
-void sintercardCommand(client *c);
-void sinterstoreCommand(client *c);
-void sismemberCommand(client *c);
-void smembersCommand(client *c);
-void smismemberCommand(client *c);
-void smoveCommand(client *c);
-void spopCommand(client *c);
-void srandmemberCommand(client *c);
-void sremCommand(client *c);
-void sscanCommand(client *c);
-void sunionCommand(client *c);
-void sunionstoreCommand(client *c);
-void bzmpopCommand(client *c);
-void bzpopmaxCommand(client *c);
-void bzpopminCommand(client *c);
-void zaddCommand(client *c);
-void zcardCommand(client *c);
-void zcountCommand(client *c);
-void zdiffCommand(client *c);
-void zdiffstoreCommand(client *c);
-void zincrbyCommand(client *c);
-void zinterCommand(client *c);
-void zintercardCommand(client *c);
-void zinterstoreCommand(client *c);
-void zlexcountCommand(client *c);
-void zmpopCommand(client *c);
-void zmscoreCommand(client *c);
-void zpopmaxCommand(client *c);
-void zpopminCommand(client *c);
-void zrandmemberCommand(client *c);
-void zrangeCommand(client *c);
-void zrangebylexCommand(client *c);
-void zrangebyscoreCommand(client *c);
-void zrangestoreCommand(client *c);
-void zrankCommand(client *c);
-void zremCommand(client *c);
-void zremrangebylexCommand(client *c);
-void zremrangebyrankCommand(client *c);
-void zremrangebyscoreCommand(client *c);
-void zrevrangeCommand(client *c);
-void zrevrangebylexCommand(client *c);
-void zrevrangebyscoreCommand(client *c);
-void zrevrankCommand(client *c);
-void zscanCommand(client *c);
-void zscoreCommand(client *c);
-void zunionCommand(client *c);
-void zunionstoreCommand(client *c);
-void sortCommand(client *c);
-void sortroCommand(client *c);
+/* One prototype per handler and getkeys function of commands.def. */
+#include "commands.h"
 
 #include "kvobj.h"
 #include "latency.h"

@@ -23,9 +23,8 @@
  * - ZUNION/ZINTER/ZDIFF read plain sets as members of score 1: each set input
  *   is first copied into a temporary sorted set, so the algorithms see one
  *   kind of input. Sets are reached only through the cross-module API.
- * - The blocking pops use blocked.c through the API of server.h; those
- *   symbols are weak here so the type links (and then replies as if the
- *   timeout expired) in a build without blocked.c.
+ * - The blocking pops use blocked.c through the API of server.h; a client
+ *   that may not block (MULTI, scripts) gets the timeout's reply at once.
  * - Scores are replied with addReplyDouble() (RESP2 text from d2string,
  *   RESP3 double), so every port prints the same bytes.
  */
@@ -34,11 +33,6 @@
 #include "server.h"
 #include "listpack.h"
 #include "zset_skiplist.h"
-
-#pragma weak setTypeForEach
-#pragma weak blockForKeys
-#pragma weak getTimeoutFromObjectOrReply
-#pragma weak clientMayBlock
 
 typedef struct zset {
     dict *dict;     /* member sds -> zskiplistNode* */
@@ -1483,7 +1477,7 @@ static zsetopsrc *zsetopReadSources(client *c, int first, long n, int write) {
         if (o == NULL) continue;
         if (o->type == OBJ_ZSET) {
             src[i].zobj = o;
-        } else if (o->type == OBJ_SET && setTypeForEach) {
+        } else if (o->type == OBJ_SET) {
             src[i].zobj = createZsetSkiplistObject();
             src[i].owned = 1;
             setTypeForEach(o, setToZsetVisitor, src[i].zobj);
@@ -1673,27 +1667,19 @@ static void zpopMinMaxCommand(client *c, int where) {
 void zpopminCommand(client *c) { zpopMinMaxCommand(c, ZSET_MIN); }
 void zpopmaxCommand(client *c) { zpopMinMaxCommand(c, ZSET_MAX); }
 
-/* Blocks, or when the client may not block (MULTI, scripts, no blocked.c)
- * replies as on timeout. */
+/* Blocks, or when the client may not block (MULTI, scripts) replies as on
+ * timeout. */
 static void zsetBlockOrNull(client *c, robj **keys, long n, long long timeout) {
-    if (blockForKeys == NULL || clientMayBlock == NULL || !clientMayBlock(c)) {
+    if (!clientMayBlock(c)) {
         addReplyNullArray(c);
         return;
     }
     blockForKeys(c, keys, (int)n, timeout);
 }
 
-static int parseBlockTimeout(client *c, robj *arg, long long *timeout) {
-    if (getTimeoutFromObjectOrReply == NULL) {
-        *timeout = 0;
-        return C_OK;
-    }
-    return getTimeoutFromObjectOrReply(c, arg, timeout);
-}
-
 static void bzpopMinMaxCommand(client *c, int where) {
     long long timeout;
-    if (parseBlockTimeout(c, c->argv[c->argc - 1], &timeout) != C_OK) return;
+    if (getTimeoutFromObjectOrReply(c, c->argv[c->argc - 1], &timeout) != C_OK) return;
     robj *key = NULL;
     int err;
     robj *zobj = firstZset(c, c->argv + 1, c->argc - 2, &key, &err);
@@ -1709,7 +1695,7 @@ void bzpopmaxCommand(client *c) { bzpopMinMaxCommand(c, ZSET_MAX); }
 static void zmpopGenericCommand(client *c, int numkeys_idx, int blocking) {
     long long timeout = 0;
     long long numkeys, count = -1;
-    if (blocking && parseBlockTimeout(c, c->argv[1], &timeout) != C_OK) return;
+    if (blocking && getTimeoutFromObjectOrReply(c, c->argv[1], &timeout) != C_OK) return;
     if (getRangeLLOrReply(c, c->argv[numkeys_idx], 1, LLONG_MAX, &numkeys, "numkeys should be greater than 0") !=
         C_OK)
         return;

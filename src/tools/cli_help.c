@@ -1,10 +1,16 @@
-/* cli_help.c -- HELP, completion and hints from the command table.
+/* cli_help.c -- HELP, completion and hints from the server's command list.
  *
- * The table (redisCommandTable, with one level of subcommands) is flattened
- * once into helpEntry records: "GET", "CONFIG GET", ... with the group,
- * "since", summary and argument hint; subcommands inherit the group and the
- * version of their container. Entries are sorted by name so HELP @group and
- * completion list commands alphabetically.
+ * The tool reads src/commands.def, the list the server's command table is
+ * built from, with macros of its own that keep only what help needs: name,
+ * group, version, summary, argument hint and subcommands. So redis-cli knows
+ * every command of the server it was built with, and links no server code
+ * (no handler, no server.h, no command table).
+ *
+ * That list (one level of subcommands) is flattened once into helpEntry
+ * records: "GET", "CONFIG GET", ... with the group, "since", summary and
+ * argument hint; subcommands inherit the group and the version of their
+ * container unless they name their own. Entries are sorted by name so HELP
+ * @group and completion list commands alphabetically.
  *
  * Hints: after "cmd " the argument hint is shown, minus one leading word for
  * each argument already typed while those words are plain required
@@ -20,7 +26,51 @@
 #include <strings.h>
 
 #include "sds.h"
-#include "server.h"
+
+/* ---- the command list ------------------------------------------------------------ */
+
+typedef struct commandDoc {
+    const char *name; /* NULL ends a list */
+    const char *group;
+    const char *since;
+    const char *summary;
+    const char *args;
+    const struct commandDoc *subcommands;
+} commandDoc;
+
+#define CMD(name_, handler, arity, flags, fk, lk, step, group_, since_, summary_, args_, subs, ...)    \
+    {.name = name_, .group = group_, .since = since_, .summary = summary_, .args = args_, .subcommands = subs \
+     CMDDEF_EACH_EXTRA(DOC_EXTRA, __VA_ARGS__)},
+#define SUB(name_, handler, arity, flags, fk, lk, step, summary_, args_, ...) \
+    {.name = name_, .summary = summary_, .args = args_ CMDDEF_EACH_EXTRA(DOC_EXTRA, __VA_ARGS__)},
+#define SUBCOMMANDS_BEGIN(parent) static const commandDoc parent##Subcommands[] = {
+#define SUBCOMMANDS_END(parent) {.name = NULL}};
+#define COMMANDS_BEGIN static const commandDoc commandDocs[] = {
+#define COMMANDS_END {.name = NULL}};
+/* Of the extras only SINCE matters here. */
+#define DOC_EXTRA(x) DOC_EXTRA_##x
+#define DOC_EXTRA_
+#define DOC_EXTRA_KEYS(...)
+#define DOC_EXTRA_TIPS(text)
+#define DOC_EXTRA_GETKEYS(fn)
+#define DOC_EXTRA_SINCE(version) , .since = version
+
+#include "commands.def"
+
+#undef CMD
+#undef SUB
+#undef SUBCOMMANDS_BEGIN
+#undef SUBCOMMANDS_END
+#undef COMMANDS_BEGIN
+#undef COMMANDS_END
+#undef DOC_EXTRA
+#undef DOC_EXTRA_
+#undef DOC_EXTRA_KEYS
+#undef DOC_EXTRA_TIPS
+#undef DOC_EXTRA_GETKEYS
+#undef DOC_EXTRA_SINCE
+
+/* ---- help entries ------------------------------------------------------------------ */
 
 typedef struct helpEntry {
     sds name;            /* "GET", "CONFIG GET" */
@@ -41,16 +91,15 @@ static const char *knownGroups[] = {
 };
 #define KNOWN_GROUPS (sizeof(knownGroups) / sizeof(knownGroups[0]))
 
-static void addEntry(const redisCommand *cmd, const redisCommand *parent) {
+static void addEntry(const commandDoc *cmd, const commandDoc *parent) {
     helpEntry *e = &entries[entryCount++];
-    e->name = parent ? sdscatprintf(sdsempty(), "%s %s", parent->declared_name, cmd->declared_name)
-                     : sdsnew(cmd->declared_name);
+    e->name = parent ? sdscatprintf(sdsempty(), "%s %s", parent->name, cmd->name) : sdsnew(cmd->name);
     sdstoupper(e->name);
     e->words = parent ? 2 : 1;
     e->group = cmd->group ? cmd->group : (parent ? parent->group : "");
     e->since = cmd->since ? cmd->since : (parent ? parent->since : "");
     e->summary = cmd->summary ? cmd->summary : "";
-    e->args = cmd->args_hint ? cmd->args_hint : "";
+    e->args = cmd->args ? cmd->args : "";
 }
 
 static int compareEntries(const void *a, const void *b) {
@@ -59,15 +108,15 @@ static int compareEntries(const void *a, const void *b) {
 
 void cliHelpInit(void) {
     size_t n = 0;
-    for (redisCommand *c = redisCommandTable; c->declared_name; c++) {
+    for (const commandDoc *c = commandDocs; c->name; c++) {
         n++;
-        for (redisCommand *s = c->subcommands; s && s->declared_name; s++) n++;
+        for (const commandDoc *s = c->subcommands; s && s->name; s++) n++;
     }
     entries = calloc(n, sizeof(*entries));
     if (!entries) return;
-    for (redisCommand *c = redisCommandTable; c->declared_name; c++) {
+    for (const commandDoc *c = commandDocs; c->name; c++) {
         if (!c->subcommands) addEntry(c, NULL);
-        for (redisCommand *s = c->subcommands; s && s->declared_name; s++) addEntry(s, c);
+        for (const commandDoc *s = c->subcommands; s && s->name; s++) addEntry(s, c);
     }
     qsort(entries, entryCount, sizeof(*entries), compareEntries);
 }

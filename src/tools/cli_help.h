@@ -1,14 +1,14 @@
 /* cli_help.h -- redis-cli's knowledge of the commands: HELP, tab completion
- * and argument hints, all derived from the server's own command table
- * (src/commands.c, linked into the tool), so the three never disagree with
- * the server they were built with.
+ * and argument hints, all derived from the list the server's own command
+ * table is built from (src/commands.def, compiled into the tool), so the
+ * three never disagree with the server they were built with.
  */
 #ifndef CLI_HELP_H
 #define CLI_HELP_H
 
 #include "lineedit.h"
 
-/* Builds the sorted help entries from redisCommandTable. */
+/* Builds the sorted help entries from the command list. */
 void cliHelpInit(void);
 void cliHelpFree(void);
 
