@@ -3,8 +3,9 @@
 #
 # The first test is the guard of the command table: COMMAND COUNT must equal
 # the number of entries of the table compiled into the server (DEBUG
-# COMMAND-TABLE counts them), so an entry whose handler is missing -- it
-# would be skipped silently at start-up -- fails here, by name.
+# COMMAND-TABLE counts them). A handler missing from the code is already a
+# link error (src/commands.def); this catches an entry the server would
+# fail to register.
 #
 # COMMAND INFO entries are checked for shape and for consistency between a
 # command's flags and its ACL categories over the whole table, and for a few
