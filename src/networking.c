@@ -107,7 +107,11 @@ void freeClient(client *c) {
         listNode *ln = listSearchKey(server.clients_to_close, c);
         if (ln) listDelNode(server.clients_to_close, ln);
     }
-    runClientFreedHooks(c);
+    multiClientFreed(c);           /* UNWATCH; a transaction being queued goes */
+    clientEvictionClientFreed(c);  /* its memory leaves the clients' total */
+    pubsubClientFreed(c);          /* every subscription goes */
+    trackingClientFreed(c);        /* tracking off; clients redirecting to it see it gone */
+    blockedClientFreed(c);         /* out of every key's queue and the deadline heap */
     unlinkClient(c);
     sdsfree(c->querybuf);
     freeClientArgv(c);
