@@ -437,7 +437,7 @@ void updateDictResizePolicy(void) {
     dictSetResizeEnabled(hasActiveChildProcess() ? DICT_RESIZE_AVOID : DICT_RESIZE_ENABLE);
 }
 
-/* ---- cron and the event-loop hooks ---------------------------------------------------- */
+/* ---- cron, and before/after each event-loop pass ------------------------------------------------ */
 
 static void databasesCron(void) {
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
@@ -485,12 +485,13 @@ static void afterSleep(struct aeEventLoop *el) {
     updateCachedTime();
 }
 
-/* The end of every event-loop pass, before waiting for events. A fixed
- * order: the first three steps may run commands or change keys, and so
- * propagate; the AOF is written (and fsynced per policy) after all of
- * them and before any reply is written, so a client never sees the reply
- * to a write the AOF has not got -- by construction, whatever a step
- * does. */
+/* The end of every event-loop pass, before waiting for events, in a fixed
+ * order. The steps before aofBeforeSleep may run commands or delete keys,
+ * and so propagate (the AOF buffer also holds what this pass's commands
+ * and timers propagated); the AOF is written (and fsynced per policy)
+ * after all of them and before any reply is written, so a client never
+ * sees the reply to a write the AOF has not got -- by construction,
+ * whatever a step does. A new step that may write goes above the AOF. */
 static void beforeSleep(struct aeEventLoop *el) {
     (void)el;
     updateCachedTime();
