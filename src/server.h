@@ -631,7 +631,6 @@ void clientsCron(void);
 int validateClientName(client *c, robj *name);
 void setClientName(client *c, robj *name);
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
-void replaceClientCommandVector(client *c, int argc, robj **argv);
 
 /* ---- object.c ------------------------------------------------------------------ */
 robj *createObject(int type, void *ptr);
