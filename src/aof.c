@@ -28,95 +28,10 @@
 #include "server.h"
 #include "aof.h"
 #include "bio.h"
+#include "persistio.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
-
-/* ---- the system call seam ------------------------------------------------------------ */
-
-static ssize_t sysWrite(int fd, const void *buf, size_t len) { return write(fd, buf, len); }
-static int sysFsync(int fd) {
-#ifdef __linux__
-    return fdatasync(fd);
-#else
-    return fsync(fd);
-#endif
-}
-static int sysOpen(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
-
-aofSyscalls aofsys = {sysWrite, sysFsync, rename, sysOpen, ftruncate};
-
-/* DEBUG AOF-FAULT <write|fsync|open|rename> <ENOSPC|EIO|SHORT|OFF> [count]:
- * the next `count` calls (default: until OFF) fail with that errno; SHORT
- * makes a write store half of its bytes and then fail with ENOSPC. */
-static struct {
-    int err;       /* 0 = off, -1 = short write */
-    long count;    /* calls left to fail, -1 = unlimited */
-} faults[5];
-enum { FAULT_WRITE, FAULT_FSYNC, FAULT_OPEN, FAULT_RENAME, FAULT_CHILD_WRITE };
-
-static int faultFires(int which) {
-    if (faults[which].err == 0 || faults[which].count == 0) return 0;
-    if (faults[which].count > 0) faults[which].count--;
-    return 1;
-}
-
-static ssize_t faultyWrite(int fd, const void *buf, size_t len) {
-    if (!faultFires(FAULT_WRITE)) return sysWrite(fd, buf, len);
-    if (faults[FAULT_WRITE].err == -1 && len > 1) {
-        faults[FAULT_WRITE].count = faults[FAULT_WRITE].count == -1 ? -1 : faults[FAULT_WRITE].count + 1;
-        faults[FAULT_WRITE].err = ENOSPC; /* the rest of this write fails */
-        ssize_t n = sysWrite(fd, buf, len / 2);
-        faults[FAULT_WRITE].err = -1;
-        return n;
-    }
-    errno = faults[FAULT_WRITE].err == -1 ? ENOSPC : faults[FAULT_WRITE].err;
-    return -1;
-}
-
-static int faultyFsync(int fd) {
-    if (!faultFires(FAULT_FSYNC)) return sysFsync(fd);
-    errno = faults[FAULT_FSYNC].err;
-    return -1;
-}
-
-static int faultyOpen(const char *path, int flags, mode_t mode) {
-    if (!faultFires(FAULT_OPEN)) return sysOpen(path, flags, mode);
-    errno = faults[FAULT_OPEN].err;
-    return -1;
-}
-
-static int faultyRename(const char *from, const char *to) {
-    if (!faultFires(FAULT_RENAME)) return rename(from, to);
-    errno = faults[FAULT_RENAME].err;
-    return -1;
-}
-
-/* "child-write": only the writes of a rewrite child fail (the child has
- * its own copy of this table after fork). */
-int aofChildWriteFault(void) { return faultFires(FAULT_CHILD_WRITE) ? faults[FAULT_CHILD_WRITE].err : 0; }
-
-static void debugAofFault(client *c) {
-    static const char *calls[] = {"write", "fsync", "open", "rename", "child-write"};
-    int which = -1, err;
-    for (int j = 0; j < 5; j++)
-        if (!strcasecmp(c->argv[2]->ptr, calls[j])) which = j;
-    const char *e = c->argv[3]->ptr;
-    if (!strcasecmp(e, "off")) err = 0;
-    else if (!strcasecmp(e, "enospc")) err = ENOSPC;
-    else if (!strcasecmp(e, "eio")) err = EIO;
-    else if (!strcasecmp(e, "short") && which == FAULT_WRITE) err = -1;
-    else which = -1;
-    long count = -1;
-    if (which == -1 || (c->argc == 5 && getLongFromObjectOrReply(c, c->argv[4], &count, NULL) != C_OK)) {
-        if (which == -1) addReplyErrorObject(c, shared.syntaxerr);
-        return;
-    }
-    faults[which].err = err;
-    faults[which].count = count;
-    aofsys = (aofSyscalls){faultyWrite, faultyFsync, faultyRename, faultyOpen, ftruncate};
-    addReply(c, shared.ok);
-}
 
 /* ---- state -------------------------------------------------------------------------------- */
 
@@ -197,7 +112,9 @@ static void feedTimestamp(void) {
     aof.last_ts = now;
 }
 
-static void aofFeed(int dbid, robj **argv, int argc) {
+/* Appends one propagated op (propagate.c calls this), dropped unless the
+ * file is open. */
+void aofFeed(int dbid, robj **argv, int argc) {
     if (!server.aof_enabled || aof.fd == -1 || server.loading) return;
     feedTimestamp();
     if (dbid != aof.selected_db) {
@@ -220,7 +137,7 @@ static void logWriteError(const char *what, int err) {
 
 static void fsyncNow(void) {
     long long start = ustime();
-    if (aofsys.fsync(aof.fd) == -1) {
+    if (persistio.fsync(aof.fd) == -1) {
         serverLog(LL_WARNING, "Can't persist the AOF with fsync (%s), and appendfsync is 'always': exiting.",
                   strerror(errno));
         exit(1);
@@ -242,7 +159,7 @@ static void fsyncPerPolicy(void) {
         fsyncNow();
     } else if (server.aof_fsync == AOF_FSYNC_EVERYSEC && server.mstime - aof.last_fsync_ms >= 1000 &&
                bioPendingFsyncs() == 0) {
-        bioSubmitFsync(aof.fd, aofsys.fsync);
+        bioSubmitFsync(aof.fd, persistio.fsync);
         aof.last_fsync_ms = server.mstime;
         aof.unsynced = 0;
     }
@@ -270,7 +187,7 @@ static int postponeForBackgroundFsync(int force) {
 /* A failed or partial write is cut back off the file, so it never ends in
  * the middle of a command; the buffer keeps everything for the retry. */
 static void handleWriteError(ssize_t written, int err) {
-    if (written > 0 && aofsys.ftruncate(aof.fd, aof.incr_size) == -1) {
+    if (written > 0 && persistio.ftruncate(aof.fd, aof.incr_size) == -1) {
         /* can't undo: keep what reached the file, drop it from the buffer */
         sdsrange(aof.buf, written, -1);
         aof.incr_size += written;
@@ -294,7 +211,7 @@ void aofFlush(int force) {
     if (postponeForBackgroundFsync(force)) return;
     size_t len = sdslen(aof.buf);
     LATENCY_START(write_latency);
-    ssize_t written = aofWriteFully(aof.fd, aof.buf, len, &aof.write_calls);
+    ssize_t written = persistWriteFully(aof.fd, aof.buf, len, &aof.write_calls);
     LATENCY_END_AOF_WRITE(write_latency);
     if (written != (ssize_t)len) {
         handleWriteError(written, errno);
@@ -333,7 +250,7 @@ static int ensureDir(void) {
 
 static int openForAppend(const char *name) {
     sds path = aofPathJoin(server.aof_dirname, name);
-    int fd = aofsys.open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    int fd = persistio.open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
     if (fd == -1) serverLog(LL_WARNING, "Can't open the append-only file %s: %s", path, strerror(errno));
     sdsfree(path);
     return fd;
@@ -342,11 +259,10 @@ static int openForAppend(const char *name) {
 static void switchToFile(int fd) {
     aofFlush(1);
     if (aof.fd != -1) {
-        if (aof.unsynced && server.aof_fsync != AOF_FSYNC_NO) aofsys.fsync(aof.fd);
+        if (aof.unsynced && server.aof_fsync != AOF_FSYNC_NO) persistio.fsync(aof.fd);
         bioSubmitClose(aof.fd);
     }
     aof.fd = fd;
-    propagateOpsHook = aofFeed; /* commands are turned into AOF text only while a file is open */
     aof.incr_size = 0;
     aof.selected_db = -1; /* a new file starts with its own SELECT */
     aof.last_ts = 0;      /* ... and its own timestamp */
@@ -453,7 +369,9 @@ int aofPrepareDirAndManifest(void) {
     return res;
 }
 
-static void aofBeforeSleep(void) {
+/* beforeSleep(): what this event-loop pass propagated goes to the file,
+ * before any reply of the pass is written. */
+void aofBeforeSleep(void) {
     if (server.aof_enabled) aofFlush(0);
 }
 
@@ -478,8 +396,6 @@ static int aofCron(struct aeEventLoop *el, long long id, void *data) {
 
 void aofInit(void) {
     aof.buf = sdsempty();
-    debugRegisterSubcommand("aof-fault", 4, 5, debugAofFault);
-    registerBeforeSleepHook(aofBeforeSleep);
     if (aeCreateTimeEvent(server.el, 100, aofCron, NULL, NULL) == AE_ERR) serverPanic("Can't create the AOF timer");
     if (server.aof_enabled) openOrCreateAtStartup();
 }
@@ -496,10 +412,9 @@ int aofSetEnabled(int on, sds *err) {
     } else if (!on && aof.fd != -1) {
         aofRewriteKill();
         aofFlush(1);
-        if (aof.unsynced) aofsys.fsync(aof.fd);
+        if (aof.unsynced) persistio.fsync(aof.fd);
         bioSubmitClose(aof.fd); /* after any background fsync still queued for it */
         aof.fd = -1;
-        propagateOpsHook = NULL; /* no AOF: writes cost no propagation work */
         aof.last_write_status = C_OK;
     }
     return C_OK;
@@ -511,7 +426,7 @@ void aofShutdown(void) {
     aofRewriteKill();
     aofFlush(1);
     bioDrain();
-    aofsys.fsync(aof.fd);
+    persistio.fsync(aof.fd);
 }
 
 /* ---- INFO ----------------------------------------------------------------------------------- */

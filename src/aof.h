@@ -4,24 +4,13 @@
  *   aof_load.c     replay at start-up and DEBUG LOADAOF
  *   aof_rewrite.c  BGREWRITEAOF: a forked child writes a new base
  *
- * Every system call that can fail on the data files goes through `aofsys`
- * (the seam): tests replace entries to inject ENOSPC, EIO or short writes
- * (DEBUG AOF-FAULT), so the error paths are exercised, not just written.
+ * Every system call that can fail on the data files goes through the
+ * persistence files' seam (persistio.h).
  */
 #ifndef AOF_H
 #define AOF_H
 
 #include <sys/types.h>
-
-typedef struct aofSyscalls {
-    ssize_t (*write)(int fd, const void *buf, size_t len);
-    int (*fsync)(int fd);
-    int (*rename)(const char *from, const char *to);
-    int (*open)(const char *path, int flags, mode_t mode);
-    int (*ftruncate)(int fd, off_t len);
-} aofSyscalls;
-extern aofSyscalls aofsys;
-int aofChildWriteFault(void); /* errno a rewrite child's write must fail with, or 0 */
 
 /* ---- the manifest (aof_manifest.c) ------------------------------------------------ */
 #define AOF_FILE_BASE 'b'
@@ -53,9 +42,6 @@ void aofManifestDropIncrsUpTo(aofManifest *am, long long last_seq);
 sds aofManifestNewBaseName(aofManifest *am, const char *prefix, const char *ext); /* bumps curr_base_seq */
 sds aofManifestNewIncrName(aofManifest *am, const char *prefix);
 sds aofPathJoin(const char *dir, const char *name);
-ssize_t aofWriteFully(int fd, const void *buf, size_t len, long long *calls);
-int aofFsyncDir(const char *dirname);
-int aofIncrementalFsync(int fd, size_t *since_fsync, size_t written, int enabled); /* aof_rewrite.c */
 
 /* ---- the writer (aof.c) ------------------------------------------------------------ */
 void aofInit(void);                   /* at start-up: open or create, and replay */

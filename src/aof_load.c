@@ -24,6 +24,7 @@
 
 #include "server.h"
 #include "aof.h"
+#include "persistio.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -164,7 +165,7 @@ static int executeLoaded(client *c, robj **argv, int argc) {
     if (cmd == NULL || cmd->proc == NULL || (cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
         return C_ERR;
     if (c->flags & CLIENT_MULTI && !commandRunsInsideMulti(c->cmd)) queueMultiCommand(c);
-    else call(c, CALL_NONE);
+    else call(c);
     freeClientArgv(c);
     zfree(c->argv);
     c->argv = NULL;
@@ -194,8 +195,8 @@ static void logTruncated(const char *path, off_t valid_len) {
 }
 
 static int truncateFile(const char *path, off_t valid_len) {
-    int fd = aofsys.open(path, O_WRONLY, 0644);
-    int ok = fd != -1 && aofsys.ftruncate(fd, valid_len) == 0 && aofsys.fsync(fd) == 0;
+    int fd = persistio.open(path, O_WRONLY, 0644);
+    int ok = fd != -1 && persistio.ftruncate(fd, valid_len) == 0 && persistio.fsync(fd) == 0;
     if (fd != -1) close(fd);
     if (!ok) serverLog(LL_WARNING, "Error truncating the AOF file %s: %s", path, strerror(errno));
     return ok;

@@ -22,6 +22,7 @@
 
 #include "server.h"
 #include "aof.h"
+#include "persistio.h"
 
 #include <fcntl.h>
 
@@ -157,49 +158,21 @@ static sds fileLine(sds out, const aofFile *f) {
     return sdscatfmt(out, "file %s seq %I type %s\n", f->name, f->seq, type);
 }
 
-int aofFsyncDir(const char *dirname) {
-    int fd = open(dirname, O_RDONLY);
-    if (fd == -1) return -1;
-    int ret = aofsys.fsync(fd);
-    close(fd);
-    return ret;
-}
-
-/* write() until all of buf is written or an error: returns the bytes
- * written (fewer than len on error, with errno set; a write of 0 counts as
- * ENOSPC). Every writer of persistence files goes through here, and through
- * the aofsys seam. `calls` (may be NULL) counts the write() calls. */
-ssize_t aofWriteFully(int fd, const void *buf, size_t len, long long *calls) {
-    const char *p = buf;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = aofsys.write(fd, p + done, len - done);
-        if (n == -1 && errno == EINTR) continue;
-        if (n <= 0) {
-            if (n == 0) errno = ENOSPC;
-            break;
-        }
-        done += (size_t)n;
-        if (calls) (*calls)++;
-    }
-    return (ssize_t)done;
-}
-
 int aofManifestPersist(const aofManifest *am, const char *dirname, const char *path) {
     sds content = sdsempty();
     if (am->base) content = fileLine(content, am->base);
     for (int j = 0; j < am->incr_count; j++) content = fileLine(content, am->incrs[j]);
     sds tmp = sdscatfmt(sdsempty(), "%s.tmp", path);
-    int ret = C_ERR, fd = aofsys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int ret = C_ERR, fd = persistio.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd == -1) {
         serverLog(LL_WARNING, "Can't open the AOF manifest file %s: %s", tmp, strerror(errno));
-    } else if (aofWriteFully(fd, content, sdslen(content), NULL) != (ssize_t)sdslen(content) ||
-               aofsys.fsync(fd) == -1) {
+    } else if (persistWriteFully(fd, content, sdslen(content), NULL) != (ssize_t)sdslen(content) ||
+               persistio.fsync(fd) == -1) {
         serverLog(LL_WARNING, "Can't write the AOF manifest file %s: %s", tmp, strerror(errno));
-    } else if (aofsys.rename(tmp, path) == -1) {
+    } else if (persistio.rename(tmp, path) == -1) {
         serverLog(LL_WARNING, "Can't rename the AOF manifest file %s to %s: %s", tmp, path, strerror(errno));
     } else {
-        if (aofFsyncDir(dirname) == -1)
+        if (persistFsyncDir(dirname) == -1)
             serverLog(LL_WARNING, "Can't fsync the AOF directory %s: %s", dirname, strerror(errno));
         ret = C_OK;
     }

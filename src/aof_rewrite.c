@@ -22,6 +22,7 @@
 
 #include "server.h"
 #include "aof.h"
+#include "persistio.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -29,7 +30,6 @@
 #include <sys/wait.h>
 
 #define REWRITE_BATCH 64
-#define INCREMENTAL_FSYNC_BYTES (4 * 1024 * 1024)
 #define REWRITE_RETRY_MS 5000
 
 static struct {
@@ -52,18 +52,6 @@ static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-b
 
 /* ---- the child: writing the dataset ---------------------------------------------------------- */
 
-/* Incremental fsync, for this writer and rdb.c's snapshot writer alike
- * (aof-rewrite-incremental-fsync, rdb-save-incremental-fsync): counts
- * `written` more bytes on fd and, when `enabled`, fsyncs once 4 MB have
- * piled up, so the disk gets steady small flushes instead of one huge one
- * at the end. Returns -1 when that fsync failed, else 0. */
-int aofIncrementalFsync(int fd, size_t *since_fsync, size_t written, int enabled) {
-    *since_fsync += written;
-    if (!enabled || *since_fsync < INCREMENTAL_FSYNC_BYTES) return 0;
-    *since_fsync = 0;
-    return aofsys.fsync(fd) == -1 ? -1 : 0;
-}
-
 typedef struct rewriteWriter {
     int fd;
     sds buf;
@@ -73,10 +61,10 @@ typedef struct rewriteWriter {
 
 static void writerFlush(rewriteWriter *w) {
     size_t len = sdslen(w->buf);
-    if (!w->failed && len && (aofChildWriteFault() || aofWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len))
+    if (!w->failed && len && (persistChildWriteFault() || persistWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len))
         w->failed = 1;
     sdsclear(w->buf);
-    if (!w->failed && aofIncrementalFsync(w->fd, &w->since_fsync, len, server.aof_rewrite_incremental_fsync) == -1)
+    if (!w->failed && persistIncrementalFsync(w->fd, &w->since_fsync, len, server.aof_rewrite_incremental_fsync) == -1)
         w->failed = 1;
 }
 
@@ -224,17 +212,17 @@ static long long childCowBytes(void) {
 }
 
 static int rewriteToFile(const char *path) {
-    rewriteWriter w = {aofsys.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), sdsempty(), 0, 0};
+    rewriteWriter w = {persistio.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), sdsempty(), 0, 0};
     if (w.fd == -1) return C_ERR;
     if (rw.preamble) {
-        w.failed = aofChildWriteFault() || rdbSaveToFd(w.fd, 1) != C_OK;
+        w.failed = persistChildWriteFault() || rdbSaveToFd(w.fd, 1) != C_OK;
     } else {
         /* aof-timestamp-enabled: a command base opens with the rewrite's time, as in Redis */
         if (server.aof_timestamp_enabled) w.buf = sdscatfmt(w.buf, "#TS:%I\r\n", (long long)time(NULL));
         for (int j = 0; j < server.dbnum && !w.failed; j++) rewriteDb(&w, j);
         writerFlush(&w);
     }
-    int ok = !w.failed && aofsys.fsync(w.fd) == 0;
+    int ok = !w.failed && persistio.fsync(w.fd) == 0;
     close(w.fd);
     sdsfree(w.buf);
     return ok ? C_OK : C_ERR;
@@ -324,7 +312,7 @@ static int installNewBase(pid_t pid) {
     sds tmppath = aofPathJoin(server.aof_dirname, tmp), basepath = aofPathJoin(server.aof_dirname, base);
     sds mpath = aofManifestPath();
     LATENCY_START(rename_latency);
-    int ok = aofsys.rename(tmppath, basepath) == 0;
+    int ok = persistio.rename(tmppath, basepath) == 0;
     LATENCY_END("aof-rename", rename_latency);
     if (!ok) serverLog(LL_WARNING, "Can't rename the rewritten AOF %s to %s: %s", tmppath, basepath, strerror(errno));
     if (ok) {

@@ -8,9 +8,10 @@
  *   - in a min-heap ordered by deadline, when it has a timeout.
  *
  * When a key someone waits for may have become servable (a list or sorted
- * set was created by dbAdd -- keyReadyHook -- or a command called
- * signalKeyAsReady()), the key is queued as "ready". After every command
- * (and before the event loop sleeps) the ready keys are handled: for each,
+ * set was created by dbAdd, or a command called signalKeyAsReady()), the
+ * key is queued as "ready". After every command (server.c's afterCommand)
+ * and before the event loop sleeps (beforeSleep) the ready keys are
+ * handled (handleClientsBlockedOnKeys): for each,
  * the clients waiting on it, oldest first, have their command run again
  * from scratch. The command either serves the client (replies) or calls
  * blockForKeys() again; a re-blocking client keeps its place in every queue
@@ -377,8 +378,6 @@ void signalKeyAsReady(redisDb *db, robj *key, int type) {
     listAddNodeTail(B.ready_keys, rk);
 }
 
-static void keyReadyHookProc(redisDb *db, robj *key) { signalKeyAsReady(db, key, -1); }
-
 /* SWAPDB: a waited-for key may now exist in either database. */
 static void signalWaitedKeysThatExist(redisDb *db) {
     if (db->blocking_keys == NULL || dictSize(db->blocking_keys) == 0) return;
@@ -406,7 +405,7 @@ static int rerunBlockedClient(client *c) {
     bs->reblocked = 0;
     client *old = server.current_client;
     server.current_client = c;
-    call(c, CALL_PROPAGATE);
+    call(c);
     server.current_client = old;
     bs->rerunning = 0;
     if (bs->reblocked) return 0;
@@ -460,9 +459,17 @@ static void handleReadyKeys(void) {
     B.handling = 0;
 }
 
-static void afterCommand(client *c) {
-    (void)c;
+/* After each command and before sleeping: serve the keys signalled ready. */
+void handleClientsBlockedOnKeys(void) {
     if (listLength(B.ready_keys)) handleReadyKeys();
+}
+
+/* Before sleeping: clients whose deadline passed get their timeout reply,
+ * and the deadline timer stays armed for the next one (a safety net: it is
+ * armed when a client blocks, and re-arms itself when it fires). */
+void handleBlockedClientsTimeout(void) {
+    expireTimedOutClients();
+    armTimer();
 }
 
 /* Runs what unblocked clients pipelined while they waited. */
@@ -478,14 +485,9 @@ void processUnblockedClients(void) {
     }
 }
 
-static void beforeSleepProc(void) {
-    if (listLength(B.ready_keys)) handleReadyKeys();
-    expireTimedOutClients();
-    processUnblockedClients();
-    armTimer();
-}
-
-static void clientFreed(client *c) {
+/* freeClient(): out of every key's queue, the deadline heap and the list
+ * of clients with input to run. */
+void blockedClientFreed(client *c) {
     blockingState *bs = c->bstate;
     if (bs == NULL) return;
     if (bs->blocked) {
@@ -504,8 +506,4 @@ void blockedInit(void) {
     B.ready_keys = listCreate(); /* entries are freed by handleReadyKeys() */
     B.ready_set = dictCreate(&readySetDictType);
     B.unblocked_clients = listCreate();
-    keyReadyHook = keyReadyHookProc;
-    registerAfterCommandHook(afterCommand);
-    registerBeforeSleepHook(beforeSleepProc);
-    registerClientFreedHook(clientFreed);
 }

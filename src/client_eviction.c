@@ -64,7 +64,8 @@ void clientMemoryChanged(client *c) {
     c->mem_counted = now;
 }
 
-static void clientFreed(client *c) {
+/* freeClient(): its memory leaves the clients' total. */
+void clientEvictionClientFreed(client *c) {
     server.clients_mem_total -= c->mem_counted;
     c->mem_counted = 0;
 }
@@ -146,8 +147,6 @@ void clientEvictionCron(void) {
     eviction_stuck = 0;
     evictClientsIfNeeded(NULL);
 }
-
-void clientEvictionInit(void) { registerClientFreedHook(clientFreed); }
 
 /* ---- the maxmemory-clients directive ------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 
 #include "server.h"
 
-void clientEvictionInit(void);
+void clientEvictionClientFreed(client *c); /* freeClient() */
 
 /* What CLIENT LIST shows as tot-mem for c. */
 size_t clientTotalMemory(client *c);

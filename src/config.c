@@ -1099,7 +1099,7 @@ static int applyMaxmemory(sds *err) {
                   "usage (%zu). This will result in key eviction and/or the inability to accept new write "
                   "commands depending on the maxmemory-policy.",
                   server.maxmemory, used);
-    if (performEvictionsHook) performEvictionsHook();
+    performEvictions();
     return C_OK;
 }
 

@@ -20,17 +20,13 @@
  * keyspace notifications happen in one place, and the storage layout can
  * change without touching command code.
  *
- * Hooks for features that arrive later (WATCH, blocking pops, keyspace
- * notifications) are function pointers set by those modules, so this file
- * has no compile-time dependency on them.
+ * What a change means to other modules is called directly from the
+ * signal functions at the end of this file (WATCH, client-side caching,
+ * blocked clients) and from dbAdd (a new list or sorted set may serve a
+ * blocked client), so a grep leads from a change to everything it causes.
  */
 #include "server.h"
 #include "tracking.h"
-
-void (*keyModifiedHook)(redisDb *db, robj *key) = NULL;   /* WATCH */
-void (*keyReadyHook)(redisDb *db, robj *key) = NULL;      /* blocking pops */
-void (*dbFlushedHook)(int dbid) = NULL;                   /* WATCH on FLUSH* */
-void (*dbSwappedHook)(int id1, int id2) = NULL;           /* WATCH on SWAPDB */
 
 /* ---- table types ---------------------------------------------------------------- */
 
@@ -145,7 +141,7 @@ robj *dbAddWithExpire(redisDb *db, robj *key, robj *val, long long when) {
     int added = kvtableAdd(db->keys, o, NULL);
     serverAssert(added == KVTABLE_OK);
     dbTrackExpire(db, o);
-    if (keyReadyHook && (o->type != OBJ_STRING)) keyReadyHook(db, key);
+    if (o->type != OBJ_STRING) signalKeyAsReady(db, key, (int)o->type); /* blocked clients */
     notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
     return o;
 }
@@ -312,17 +308,17 @@ long long dbTotalServerKeyCount(void) {
 /* ---- signals ------------------------------------------------------------------------ */
 
 void signalModifiedKey(client *c, redisDb *db, robj *key) {
-    if (keyModifiedHook) keyModifiedHook(db, key);
+    touchWatchedKey(db, key); /* WATCH */
     if (unlikely(server.tracking_clients)) trackingInvalidateKey(c, key); /* client-side caching */
 }
 
 void signalFlushedDb(int dbid, int async) {
     (void)async;
-    if (dbFlushedHook) dbFlushedHook(dbid);
+    touchWatchedKeysOnFlush(dbid); /* WATCH */
     if (server.tracking_clients) trackingInvalidateKeysOnFlush();
 }
 
 void signalSwappedDb(int id1, int id2) {
-    if (dbSwappedHook) dbSwappedHook(id1, id2);
-    blockedDbSwapped(id1, id2);
+    touchWatchedKeysOnSwap(id1, id2); /* WATCH */
+    blockedDbSwapped(id1, id2);        /* a waited-for key may exist now */
 }

@@ -119,7 +119,7 @@ static void applyAccessClock(robj *o, const restoreOptions *opt, unsigned int lr
 static void restoreExpired(client *c, robj *key, int deleted) {
     if (deleted) {
         robj *argv[2] = {server.lazyfree_lazy_server_del ? shared.unlink_cmd : shared.del_cmd, key};
-        alsoPropagate(c->db->id, argv, 2, 0);
+        alsoPropagate(c->db->id, argv, 2);
         signalModifiedKey(c, c->db, key);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
         server.dirty++;
@@ -130,12 +130,12 @@ static void restoreExpired(client *c, robj *key, int deleted) {
 
 /* RESTORE with a relative TTL replays as RESTORE key <absolute ms> ... ABSTTL. */
 static void propagateAbsoluteTtl(client *c, long long when) {
+    if (!propagationEnabled()) return;
     robj **argv = zmalloc(sizeof(robj *) * (size_t)(c->argc + 1));
     for (int j = 0; j < c->argc; j++) argv[j] = c->argv[j];
     argv[2] = createStringObjectFromLongLong(when);
     argv[c->argc] = createStringObject("ABSTTL", 6);
-    alsoPropagate(c->db->id, argv, c->argc + 1, 0);
-    preventCommandPropagation(c);
+    propagateCommandAs(c, argv, c->argc + 1);
     decrRefCount(argv[2]);
     decrRefCount(argv[c->argc]);
     zfree(argv);

@@ -199,7 +199,7 @@ static long long evictKey(int dbid, sds key) {
     signalModifiedKey(NULL, db, keyobj);
     notifyKeyspaceEvent(NOTIFY_EVICTED, "evicted", keyobj, dbid);
     robj *argv[2] = {shared.del_cmd, keyobj};
-    alsoPropagate(dbid, argv, 2, 0);
+    alsoPropagate(dbid, argv, 2);
     decrRefCount(keyobj);
     return freed;
 }
@@ -260,5 +260,3 @@ void evictApplyDefaultCap(void) {
               cap, evictAddressSpaceLimit(), ram,
               server.maxmemory_policy == MAXMEMORY_NO_EVICTION ? "noeviction (the default)" : "as configured");
 }
-
-void evictInit(void) { performEvictionsHook = performEvictions; }

@@ -20,7 +20,10 @@
  *
  * Relative times are turned into absolute ones here, and overflow is
  * checked before adding "now" or multiplying seconds by 1000 -- user input is
- * 64-bit everywhere, so a 32-bit build behaves like a 64-bit one.
+ * 64-bit everywhere, so a 32-bit build behaves like a 64-bit one. The
+ * commands propagate the absolute form they computed (propagateExpireAt:
+ * PEXPIREAT key ms; DEL for a time already past), so a replay later gives
+ * the key the same deadline.
  */
 #include "server.h"
 
@@ -80,7 +83,7 @@ void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
     dbSyncDelete(db, keyobj);
     server.stat_expiredkeys++;
     robj *argv[2] = {shared.del_cmd, keyobj};
-    alsoPropagate(db->id, argv, 2, 0);
+    alsoPropagate(db->id, argv, 2);
     signalModifiedKey(NULL, db, keyobj);
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
 }
@@ -229,6 +232,16 @@ static int absoluteExpireTime(client *c, long long basetime, int unit_seconds, l
     return C_OK;
 }
 
+/* A TTL set by a command replays as PEXPIREAT key <absolute ms>, whatever
+ * the form used (EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, GETEX EX ...). */
+void propagateExpireAt(client *c, robj *key, long long when) {
+    if (!propagationEnabled()) return;
+    robj *ms = createStringObjectFromLongLong(when);
+    robj *argv[3] = {shared.pexpireat_cmd, key, ms};
+    propagateCommandAs(c, argv, 3);
+    decrRefCount(ms);
+}
+
 static void expireGenericCommand(client *c, long long basetime, int unit_seconds) {
     robj *key = c->argv[1];
     int flags = 0;
@@ -249,8 +262,7 @@ static void expireGenericCommand(client *c, long long basetime, int unit_seconds
     if (checkAlreadyExpired(when)) {
         dbDelete(c->db, key);
         robj *argv[2] = {shared.del_cmd, key};
-        alsoPropagate(c->db->id, argv, 2, 0);
-        preventCommandPropagation(c);
+        propagateCommandAs(c, argv, 2); /* a time already past: replays as the deletion */
         signalModifiedKey(c, c->db, key);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
         server.dirty++;
@@ -259,12 +271,7 @@ static void expireGenericCommand(client *c, long long basetime, int unit_seconds
     }
     setExpire(c, c->db, key, when);
     addReply(c, shared.cone);
-    /* Propagate as PEXPIREAT with the absolute time, whatever the form used. */
-    robj *pexpireat = createStringObjectFromLongLong(when);
-    robj *argv[3] = {shared.pexpireat_cmd, key, pexpireat};
-    alsoPropagate(c->db->id, argv, 3, 0);
-    preventCommandPropagation(c);
-    decrRefCount(pexpireat);
+    propagateExpireAt(c, key, when);
     signalModifiedKey(c, c->db, key);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
     server.dirty++;

@@ -11,9 +11,10 @@
  * WATCH is optimistic locking. Each watched key is recorded twice: in the
  * client's list (to unwatch everything at once) and in db->watched_keys, a
  * dict from key to the list of watchers (to find them when the key
- * changes). A change (signalModifiedKey -> keyModifiedHook), a FLUSHDB /
- * FLUSHALL that removes the key (dbFlushedHook, called before emptying) or a
- * SWAPDB that changes what the key names (dbSwappedHook) sets
+ * changes). A change (db.c's signalModifiedKey -> touchWatchedKey), a
+ * FLUSHDB / FLUSHALL that removes the key (signalFlushedDb ->
+ * touchWatchedKeysOnFlush, called before emptying) or a SWAPDB that changes
+ * what the key names (signalSwappedDb -> touchWatchedKeysOnSwap) sets
  * CLIENT_DIRTY_CAS, and EXEC replies with a null array.
  *
  * Expiry: a key that expires between WATCH and EXEC fails the EXEC even if
@@ -227,7 +228,7 @@ static int staleKeyWasDeleted(watchedKey *wk) {
     return 1;
 }
 
-static void touchWatchedKey(redisDb *db, robj *key) {
+void touchWatchedKey(redisDb *db, robj *key) {
     list *watchers = watchersOf(db, key);
     if (watchers == NULL) return;
     listIter li;
@@ -277,13 +278,13 @@ static void touchWatchedKeysOfDb(redisDb *db, redisDb *emptied, redisDb *replace
     dictReleaseIterator(di);
 }
 
-static void watchedDbFlushed(int dbid) {
+void touchWatchedKeysOnFlush(int dbid) {
     for (int j = 0; j < server.dbnum; j++)
         if (dbid == -1 || dbid == j) touchWatchedKeysOfDb(&server.db[j], &server.db[j], NULL);
 }
 
 /* Called after the swap: each db now holds what the other held. */
-static void watchedDbSwapped(int id1, int id2) {
+void touchWatchedKeysOnSwap(int id1, int id2) {
     redisDb *a = &server.db[id1], *b = &server.db[id2];
     touchWatchedKeysOfDb(a, b, a);
     touchWatchedKeysOfDb(b, a, b);
@@ -319,7 +320,7 @@ static void runQueuedCommands(client *c) {
         c->argv = qc->argv;
         c->argv_len = qc->argc;
         c->cmd = c->realcmd = qc->cmd;
-        call(c, CALL_PROPAGATE);
+        call(c);
         /* the command may have rewritten its argv */
         qc->argc = c->argc;
         qc->argv = c->argv;
@@ -364,14 +365,8 @@ void flagTransaction(client *c) {
     if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
 }
 
-static void multiClientFreed(client *c) {
+/* freeClient(): its WATCHes and any transaction it was queuing go. */
+void multiClientFreed(client *c) {
     unwatchAllKeys(c);
     freeMultiState(c);
-}
-
-void multiInit(void) {
-    keyModifiedHook = touchWatchedKey;
-    dbFlushedHook = watchedDbFlushed;
-    dbSwappedHook = watchedDbSwapped;
-    registerClientFreedHook(multiClientFreed);
 }

@@ -107,7 +107,11 @@ void freeClient(client *c) {
         listNode *ln = listSearchKey(server.clients_to_close, c);
         if (ln) listDelNode(server.clients_to_close, ln);
     }
-    runClientFreedHooks(c);
+    multiClientFreed(c);           /* UNWATCH; a transaction being queued goes */
+    clientEvictionClientFreed(c);  /* its memory leaves the clients' total */
+    pubsubClientFreed(c);          /* every subscription goes */
+    trackingClientFreed(c);        /* tracking off; clients redirecting to it see it gone */
+    blockedClientFreed(c);         /* out of every key's queue and the deadline heap */
     unlinkClient(c);
     sdsfree(c->querybuf);
     freeClientArgv(c);
@@ -798,18 +802,11 @@ sds getAllClientsInfoString(int type) {
     return out;
 }
 
-/* ---- rewriting argv (for propagation of relative times, etc.) ----------------------------- */
+/* ---- rewriting argv ------------------------------------------------------------------------ */
 
-void replaceClientCommandVector(client *c, int argc, robj **argv) {
-    freeClientArgv(c);
-    zfree(c->argv);
-    c->argv = argv;
-    c->argc = argc;
-    c->argv_len = argc;
-    for (int j = 0; j < argc; j++) c->argv_len_sum += stringObjectLen(argv[j]);
-    c->cmd = lookupCommand(argv, argc);
-}
-
+/* Only for what SLOWLOG and MONITOR must not see (CONFIG SET redacts a
+ * secret). Propagation never rewrites argv: a command that replays in
+ * another form hands that form to propagateCommandAs() (propagate.c). */
 void rewriteClientCommandArgument(client *c, int i, robj *newval) {
     ensureArgvCapacity(c, i + 1);
     if (i < c->argc && c->argv[i]) decrRefCount(c->argv[i]);

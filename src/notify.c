@@ -1,16 +1,17 @@
 /* notify.c -- keyspace notifications over Pub/Sub.
  *
  * Commands, expiry and eviction call notifyKeyspaceEvent(class, event, key,
- * dbid) (an inline in server.h that calls the hook set here). When the
- * class is enabled by `notify-keyspace-events` (config.c parses the letters
- * into server.notify_keyspace_events), two messages may go out:
+ * dbid), an inline in server.h that calls notifyKeyspaceEventPublish() here
+ * when the class is enabled by `notify-keyspace-events` (config.c parses
+ * the letters into server.notify_keyspace_events). Two messages may go out:
  *
  *   __keyspace@<db>__:<key>    with the event name as the message  (K)
  *   __keyevent@<db>__:<event>  with the key name as the message    (E)
  *
- * Design decision: the check of the class bit comes first and costs one
- * AND, so with notifications off (the default) a write pays nothing else;
- * the channel names are built only when something may be sent.
+ * Design decision: the check of the class bit comes first, inline, and
+ * costs one AND, so with notifications off (the default) a write pays
+ * nothing else; the channel names are built only when something may be
+ * sent.
  */
 #include "server.h"
 
@@ -20,7 +21,7 @@ static robj *channelName(const char *prefix, int dbid, const char *suffix, size_
     return createObject(OBJ_STRING, name);
 }
 
-static void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid) {
+void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid) {
     int flags = server.notify_keyspace_events;
     if (!(flags & type) || !(flags & (NOTIFY_KEYSPACE | NOTIFY_KEYEVENT))) return;
     robj *keyname = getDecodedObject(key);
@@ -38,5 +39,3 @@ static void notifyKeyspaceEventPublish(int type, const char *event, robj *key, i
     decrRefCount(eventobj);
     decrRefCount(keyname);
 }
-
-void notifyInit(void) { notifyKeyspaceEventHook = notifyKeyspaceEventPublish; }

@@ -1,25 +1,41 @@
-/* propagate.c -- what a command changed, as commands for the AOF.
+/* propagate.c -- what a command changed, as commands, for the AOF (and,
+ * next, a replication stream).
  *
- * call() (server.c) runs a command and then calls propagateAfterCall(). A
- * command that changed the dataset (server.dirty moved) is propagated as
- * itself, after translation to a form that replays to the same result
- * whenever it is replayed: relative expire times become absolute
- * (EXPIRE -> PEXPIREAT, SET EX -> SET PXAT), and floating-point increments
- * become the value they produced (INCRBYFLOAT -> SET ... KEEPTTL), so a
- * replay on another CPU or at another time gives the same bytes. Commands
- * whose effect isn't their argv (SPOP, a served blocking pop) rewrite their
- * argv themselves (rewriteClientCommandVector) or add the effect with
- * alsoPropagate() and call preventCommandPropagation().
+ * call() (server.c) brackets every command with propagateBeforeCall() and
+ * propagateAfterCall(). A command that changed the dataset (server.dirty
+ * moved, or it called forceCommandPropagation()) is propagated as its own
+ * argv, unless the command said otherwise, from its own code, where the
+ * values it just computed are at hand:
+ * - propagateCommandAs(c, argv, argc): "propagate this instead of my argv",
+ *   for commands whose argv would not replay to the same result: relative
+ *   times become absolute (EXPIRE -> PEXPIREAT, SET EX -> SET PXAT, expire.c
+ *   and t_string.c), floating-point increments the value they produced
+ *   (INCRBYFLOAT -> SET ... KEEPTTL, HINCRBYFLOAT -> HSET), random picks
+ *   what was picked (SPOP -> SREM), a served blocking pop the pop it did.
+ * - alsoPropagate(dbid, argv, argc): an effect besides the command's own (a
+ *   lazily expired key's DEL), or one outside any command (active expiry,
+ *   eviction).
+ * The client's argv is never rewritten for propagation, so SLOWLOG,
+ * MONITOR, commandstats and the argument pool (argpool.c) see what the
+ * client sent. Both build nothing unless propagationEnabled() (server.h):
+ * with no consumer (the AOF off) a write costs a branch, and a command
+ * tests it before building a replacement vector.
  *
  * Design decisions:
- * - Effects gathered while a command runs (alsoPropagate: a lazily expired
- *   key's DEL, the commands of an EXEC) are queued and emitted, in order,
- *   when the outermost call() returns; several of them are wrapped in
- *   MULTI/EXEC so that a replay applies all or none. Effects produced
- *   outside any command (active expiry, eviction before a command) go out
- *   at once.
- * - The consumer is a single hook (propagateOpsHook, set by aof.c), so this
- *   file has no idea where the bytes end up.
+ * - One path. Ops gathered while a command runs are queued and emitted, in
+ *   order, when the outermost call() returns; several of them are wrapped
+ *   in MULTI/EXEC, so a replay applies all or none (the commands of an EXEC,
+ *   a command and the DEL of a key it found expired). Effects produced
+ *   outside any command go out at once.
+ * - The consumer is called directly (emitOp: aofFeed), and emitOp is where
+ *   a replication stream will be fed too. A script's effects wrapped in
+ *   MULTI/EXEC need nothing new: the commands a script runs are nested
+ *   call()s, queued until the outermost one returns.
+ * - No target mask and no call() flags: every effect goes to every
+ *   consumer, and replaying a file (server.loading) propagates nothing, as
+ *   its effects are already in the file. A consumer that must be skipped
+ *   for some ops (a script's redis.set_repl) would add the mask to
+ *   propagateOp, the one place it would be honoured.
  */
 #include "server.h"
 
@@ -34,8 +50,6 @@ static struct {
     int count, capacity;
     int depth; /* nesting of call() */
 } pending;
-
-void (*propagateOpsHook)(int dbid, robj **argv, int argc) = NULL;
 
 static void queueOp(int dbid, robj **argv, int argc) {
     if (pending.count == pending.capacity) {
@@ -52,8 +66,10 @@ static void queueOp(int dbid, robj **argv, int argc) {
     }
 }
 
+/* Hands one op to every consumer. */
 static void emitOp(int dbid, robj **argv, int argc) {
-    if (propagateOpsHook) propagateOpsHook(dbid, argv, argc);
+    aofFeed(dbid, argv, argc);
+    /* The replication stream will be fed here, with the same op. */
 }
 
 static void emitMultiOrExec(int dbid, const char *name) {
@@ -75,105 +91,24 @@ static void flushPendingOps(void) {
     pending.count = 0;
 }
 
-/* Replaying a file (server.loading) propagates nothing: the effects are
- * already in the file being replayed. */
-void alsoPropagate(int dbid, robj **argv, int argc, int target) {
-    (void)target;
-    if (propagateOpsHook == NULL || server.loading) return;
+/* ---- the API commands use ------------------------------------------------------------ */
+
+/* argv stays the caller's: the op keeps references of its own. */
+void alsoPropagate(int dbid, robj **argv, int argc) {
+    if (!propagationEnabled()) return;
     if (pending.depth == 0) emitOp(dbid, argv, argc);
     else queueOp(dbid, argv, argc);
+}
+
+void propagateCommandAs(client *c, robj **argv, int argc) {
+    alsoPropagate(c->db->id, argv, argc);
+    preventCommandPropagation(c);
 }
 
 void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
 void forceCommandPropagation(client *c, int flags) {
     (void)flags;
     c->flags |= CLIENT_FORCE_PROP;
-}
-
-/* ---- translation to absolute, replay-stable forms -------------------------------------- */
-
-static robj *msObject(long long ms) { return createStringObjectFromLongLong(ms); }
-static robj *cstr(const char *s) { return createStringObject(s, strlen(s)); }
-
-/* The key's absolute expire time after the command, or -1. */
-static long long expireAfter(client *c, robj *key) { return getExpire(c->db, key); }
-
-/* Queues argv[0..argc) (objects whose reference the caller gives away). */
-static void queueOwned(int dbid, robj **argv, int argc) {
-    queueOp(dbid, argv, argc);
-    for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
-}
-
-static int isCommand(client *c, const char *name) { return !strcasecmp(c->cmd->declared_name, name); }
-
-/* EXPIRE/PEXPIRE/EXPIREAT/PEXPIREAT/GETEX with a time -> PEXPIREAT key ms.
- * (A time already past deleted the key: expire.c propagated a DEL.) */
-static int translateExpire(client *c) {
-    long long when = expireAfter(c, c->argv[1]);
-    if (when == -1) return 0;
-    robj *argv[3] = {cstr("PEXPIREAT"), c->argv[1], msObject(when)};
-    incrRefCount(c->argv[1]);
-    queueOwned(c->db->id, argv, 3);
-    return 1;
-}
-
-/* SET with EX/PX/EXAT or SETEX/PSETEX -> SET key value PXAT ms; SET with
- * KEEPTTL keeps it; GET, NX and XX have done their work already. */
-static int translateSet(client *c, robj *key, robj *value, int keepttl) {
-    long long when = expireAfter(c, key);
-    robj *argv[5] = {cstr("SET"), key, value, NULL, NULL};
-    int argc = 3;
-    incrRefCount(key);
-    incrRefCount(value);
-    if (when != -1 && !keepttl) {
-        argv[argc++] = cstr("PXAT");
-        argv[argc++] = msObject(when);
-    } else if (keepttl) {
-        argv[argc++] = cstr("KEEPTTL");
-    }
-    queueOwned(c->db->id, argv, argc);
-    return 1;
-}
-
-static int setHasOption(client *c, const char *option) {
-    for (int j = 3; j < c->argc; j++)
-        if (!strcasecmp(c->argv[j]->ptr, option)) return 1;
-    return 0;
-}
-
-/* INCRBYFLOAT -> SET key <result> KEEPTTL; HINCRBYFLOAT -> HSET key field <result>. */
-static int translateFloatIncr(client *c) {
-    robj *o = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY);
-    if (o == NULL) return 0;
-    if (o->type == OBJ_STRING) return translateSet(c, c->argv[1], o, 1);
-    robj *value = hashTypeGetValueObject(o, c->argv[2]->ptr);
-    if (value == NULL) return 0;
-    robj *argv[4] = {cstr("HSET"), c->argv[1], c->argv[2], value};
-    incrRefCount(c->argv[1]);
-    incrRefCount(c->argv[2]);
-    queueOwned(c->db->id, argv, 4);
-    return 1;
-}
-
-/* Queues the command's replay-stable form; 1 if it did (else the caller
- * queues argv as it is). */
-static int queueTranslated(client *c) {
-    if (isCommand(c, "expire") || isCommand(c, "pexpire") || isCommand(c, "expireat") ||
-        isCommand(c, "pexpireat"))
-        return translateExpire(c);
-    if (isCommand(c, "getex")) {
-        if (expireAfter(c, c->argv[1]) == -1) {
-            robj *argv[2] = {cstr("PERSIST"), c->argv[1]};
-            incrRefCount(c->argv[1]);
-            queueOwned(c->db->id, argv, 2);
-            return 1;
-        }
-        return translateExpire(c);
-    }
-    if (isCommand(c, "setex") || isCommand(c, "psetex")) return translateSet(c, c->argv[1], c->argv[3], 0);
-    if (isCommand(c, "set") && c->argc > 3) return translateSet(c, c->argv[1], c->argv[2], setHasOption(c, "keepttl"));
-    if (isCommand(c, "incrbyfloat") || isCommand(c, "hincrbyfloat")) return translateFloatIncr(c);
-    return 0;
 }
 
 /* ---- around call() ------------------------------------------------------------------------- */
@@ -183,12 +118,12 @@ void propagateBeforeCall(client *c) {
     c->flags &= ~(uint64_t)(CLIENT_PREVENT_PROP | CLIENT_FORCE_PROP);
 }
 
+/* EXEC's own effects are the commands it ran, each propagated by its call(). */
 void propagateAfterCall(client *c, long long dirty_delta) {
     int prevented = c->flags & CLIENT_PREVENT_PROP;
     int wanted = dirty_delta > 0 || (c->flags & CLIENT_FORCE_PROP);
     c->flags &= ~(uint64_t)(CLIENT_PREVENT_PROP | CLIENT_FORCE_PROP);
-    /* EXEC's own effects are the queued commands it ran */
-    if (propagateOpsHook && wanted && !prevented && !server.loading && c->cmd->proc != execCommand)
-        if (!queueTranslated(c)) queueOp(c->db->id, c->argv, c->argc);
+    if (wanted && !prevented && c->cmd->proc != execCommand && propagationEnabled())
+        queueOp(c->db->id, c->argv, c->argc);
     if (--pending.depth == 0 && pending.count) flushPendingOps();
 }

@@ -184,7 +184,8 @@ void unsubscribeCommand(client *c) { unsubscribeGeneric(c, &kindChannel); }
 void punsubscribeCommand(client *c) { unsubscribeGeneric(c, &kindPattern); }
 void sunsubscribeCommand(client *c) { unsubscribeGeneric(c, &kindShard); }
 
-static void pubsubClientFreed(client *c) {
+/* freeClient(): every subscription goes, silently. */
+void pubsubClientFreed(client *c) {
     unsubscribeAll(c, &kindChannel, 0);
     unsubscribeAll(c, &kindPattern, 0);
     unsubscribeAll(c, &kindShard, 0);
@@ -337,5 +338,3 @@ int commandAllowedInSubscribedMode(redisCommand *cmd) {
            p == psubscribeCommand || p == punsubscribeCommand || p == ssubscribeCommand ||
            p == sunsubscribeCommand || p == resetCommand;
 }
-
-void pubsubInit(void) { registerClientFreedHook(pubsubClientFreed); }

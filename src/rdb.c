@@ -30,7 +30,7 @@
  *   read as blobs here and converted by rdb_legacy.c. Streams, modules and
  *   hashes with field TTLs are refused with a message naming the type.
  * - Keys already expired at load time are skipped, as a Redis master does.
- * - Writes go through the AOF's system-call seam (aof.h), so tests can make
+ * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
  *   fsynced and renamed over the old one: a crash never leaves half a dump.
  */
@@ -43,6 +43,7 @@
 
 #include "server.h"
 #include "aof.h"
+#include "persistio.h"
 #include "crc64.h"
 #include "intset.h"
 #include "listpack.h"
@@ -107,8 +108,8 @@ static void writerFlush(rdbWriter *w) {
         return;
     }
     w->crc = crc64(w->crc, (const unsigned char *)w->buf, len);
-    if (!w->failed && len && aofWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len) w->failed = 1;
-    if (!w->failed && aofIncrementalFsync(w->fd, &w->since_fsync, len, w->incremental_fsync) == -1) w->failed = 1;
+    if (!w->failed && len && persistWriteFully(w->fd, w->buf, len, NULL) != (ssize_t)len) w->failed = 1;
+    if (!w->failed && persistIncrementalFsync(w->fd, &w->since_fsync, len, w->incremental_fsync) == -1) w->failed = 1;
     sdsclear(w->buf);
 }
 
@@ -358,16 +359,16 @@ size_t rdbSerializedValueLength(robj *o) {
 static int rdbSave(const char *filename) {
     char tmp[256];
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)getpid());
-    int fd = aofsys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = persistio.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd == -1) {
         serverLog(LL_WARNING, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp,
                   server.dir ? server.dir : ".", strerror(errno));
         return C_ERR;
     }
-    int ok = rdbSaveToFd(fd, 0) == C_OK && aofsys.fsync(fd) == 0;
+    int ok = rdbSaveToFd(fd, 0) == C_OK && persistio.fsync(fd) == 0;
     int err = errno;
     close(fd);
-    if (ok && aofsys.rename(tmp, filename) == -1) {
+    if (ok && persistio.rename(tmp, filename) == -1) {
         err = errno;
         ok = 0;
     }
@@ -376,7 +377,7 @@ static int rdbSave(const char *filename) {
         unlink(tmp);
         return C_ERR;
     }
-    aofFsyncDir(".");
+    persistFsyncDir(".");
     return C_OK;
 }
 

@@ -18,6 +18,7 @@
 #include "client_eviction.h"
 #include "monotonic.h"
 #include "osrandom.h"
+#include "persistio.h"
 #include "tracking.h"
 
 #include <errno.h>
@@ -263,12 +264,10 @@ static uint64_t commandFlags(client *c) {
     return flags;
 }
 
-int (*performEvictionsHook)(void) = NULL; /* set by evict.c: returns C_ERR if still over */
-
+/* Evicts keys when over maxmemory; 1 if still over afterwards. */
 static int overMemoryLimit(void) {
     if (!server.maxmemory) return 0;
-    if (performEvictionsHook) return performEvictionsHook() != C_OK;
-    return zmalloc_used_memory() > server.maxmemory;
+    return performEvictions() != C_OK;
 }
 
 /* The command argv names, trying the client's previous command first: a
@@ -285,6 +284,13 @@ static redisCommand *lookupClientCommand(client *c) {
     if (last->subcommands_dict == NULL || c->argc < 2) return last;
     if (!sdsEncodedObject(c->argv[1])) return NULL;
     return lookupSubcommand(last, c->argv[1]->ptr);
+}
+
+/* What follows each command processCommand() ran (EXEC's included, not
+ * each command EXEC runs inside it), in this order: */
+static void afterCommand(void) {
+    trackingSendPendingInvalidations(); /* the client's own invalidations, after its reply */
+    handleClientsBlockedOnKeys();       /* serve clients blocked on keys the command made ready */
 }
 
 int processCommand(client *c) {
@@ -337,12 +343,11 @@ int processCommand(client *c) {
         return C_OK;
     }
     if (postponeCommandIfPaused(c)) return C_OK; /* CLIENT PAUSE: runs on unpause */
-    call(c, CALL_PROPAGATE);
-    runAfterCommandHooks(c);
+    call(c);
+    afterCommand();
     return C_OK;
 }
 
-void (*slowlogHook)(client *c, robj **argv, int argc, long long duration) = NULL;
 /* Error replies already charged to a command's failed_calls: a command run
  * by EXEC fails on its own, EXEC does not fail with it (as in Redis). */
 static long long errors_charged;
@@ -358,8 +363,7 @@ static long long chained_clock_us = -1; /* -1: no chain; 0: open, no reading yet
 
 void commandClockChain(int open) { chained_clock_us = open ? 0 : -1; }
 
-void call(client *c, int flags) {
-    (void)flags;
+void call(client *c) {
     redisCommand *real_cmd = c->cmd;
     long long dirty = server.dirty;
     long long errors_before = server.stat_total_error_replies;
@@ -385,13 +389,11 @@ void call(client *c, int flags) {
     if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
     errors_charged = server.stat_total_error_replies;
     server.stat_numcommands++;
-    if (slowlogHook && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogHook(c, c->argv, c->argc, duration);
+    if (!(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
     latencyAfterCall(c, real_cmd, duration, calls_before);
     propagateAfterCall(c, server.dirty - dirty);
     if (!(real_cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) feedMonitors(c, c->argv, c->argc);
 }
-
-void (*notifyKeyspaceEventHook)(int type, const char *event, robj *key, int dbid) = NULL;
 
 /* Counts error replies by their code (the first word) for INFO errorstats;
  * bounded so a client sending endless distinct codes cannot grow it. */
@@ -433,7 +435,7 @@ void updateDictResizePolicy(void) {
     dictSetResizeEnabled(hasActiveChildProcess() ? DICT_RESIZE_AVOID : DICT_RESIZE_ENABLE);
 }
 
-/* ---- cron and the event-loop hooks ---------------------------------------------------- */
+/* ---- cron, and before/after each event-loop pass ------------------------------------------------ */
 
 static void databasesCron(void) {
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
@@ -445,23 +447,33 @@ static void databasesCron(void) {
     }
 }
 
-static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
-    (void)el; (void)id; (void)clientData;
-    if (server.pause_cron) return 1000 / server.hz;
-    updateCachedTime();
-    server.lruclock = getLRUClock();
+static void updatePeakMemory(void) {
     size_t used = zmalloc_used_memory();
     if (used > server.stat_peak_memory) server.stat_peak_memory = used;
-    if (server.shutdown_asap) {
-        int flags = server.shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
-        if (prepareForShutdown(flags) == C_OK) exit(0);
-        server.shutdown_asap = 0;
-        server.shutdown_signal = 0;
-    }
-    clientsCron();
-    clientEvictionCron(); /* maxmemory-clients, also when no command runs */
-    updateDictResizePolicy(); /* a child may have ended since the last tick */
-    databasesCron();
+}
+
+/* SIGTERM / SIGINT: shut down from here, outside any command. */
+static void shutdownIfAsked(void) {
+    if (!server.shutdown_asap) return;
+    int flags = server.shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
+    if (prepareForShutdown(flags) == C_OK) exit(0);
+    server.shutdown_asap = 0;
+    server.shutdown_signal = 0;
+}
+
+/* Runs server.hz times a second. (The AOF has its own 100 ms timer,
+ * aofCron in aof.c: write retries, everysec fsync, rewrite children.) */
+static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
+    (void)el; (void)id; (void)clientData;
+    if (server.pause_cron) return 1000 / server.hz; /* DEBUG PAUSE-CRON */
+    updateCachedTime();                             /* the clocks */
+    server.lruclock = getLRUClock();                /* the LRU clock keys' access times compare to */
+    updatePeakMemory();                             /* INFO used_memory_peak */
+    shutdownIfAsked();                              /* a signal asked for a shutdown */
+    clientsCron();                                  /* timeouts, buffer resizing, per-client stats */
+    clientEvictionCron();                           /* maxmemory-clients, also when no command runs */
+    updateDictResizePolicy();                       /* a child may have ended since the last tick */
+    databasesCron();                                /* active expiry (slow cycle), rehashing */
     server.cronloops++;
     return 1000 / server.hz;
 }
@@ -471,13 +483,24 @@ static void afterSleep(struct aeEventLoop *el) {
     updateCachedTime();
 }
 
+/* The end of every event-loop pass, before waiting for events, in a fixed
+ * order. The steps before aofBeforeSleep may run commands or delete keys,
+ * and so propagate (the AOF buffer also holds what this pass's commands
+ * and timers propagated); the AOF is written (and fsynced per policy)
+ * after all of them and before any reply is written, so a client never
+ * sees the reply to a write the AOF has not got -- by construction,
+ * whatever a step does. A new step that may write goes above the AOF. */
 static void beforeSleep(struct aeEventLoop *el) {
     (void)el;
     updateCachedTime();
-    if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
-    runBeforeSleepHooks();
-    handleClientsWithPendingWrites();
-    freeClientsInAsyncFreeQueue();
+    handleClientsBlockedOnKeys();     /* serve clients blocked on keys made ready: their commands run now */
+    handleBlockedClientsTimeout();    /* blocked clients whose deadline passed get their timeout reply */
+    processUnblockedClients();        /* run what unblocked clients pipelined while they waited */
+    if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST); /* active expiry */
+    trackingBeforeSleep();            /* client-side caching: pending and BCAST invalidations */
+    aofBeforeSleep();                 /* write the AOF buffer, fsync per policy: before any reply */
+    handleClientsWithPendingWrites(); /* write replies */
+    freeClientsInAsyncFreeQueue();    /* free clients closed during the pass */
 }
 
 /* ---- listening ------------------------------------------------------------------------- */
@@ -613,58 +636,21 @@ static void createDatabases(void) {
     for (int j = 0; j < server.dbnum; j++) initDb(&server.db[j], j);
 }
 
-/* Modules that keep state or register callbacks (free/dup/digest/scan
- * functions, DEBUG subcommands, hooks) initialise here; weak, so the server
- * still links while a module is being written. */
-#pragma weak listTypeInit
-#pragma weak hashTypeInit
-#pragma weak setTypeInit
-#pragma weak zsetTypeInit
-#pragma weak blockedInit
-#pragma weak sortInit
-#pragma weak encodingsDebugInit
-#pragma weak memoryInit
-#pragma weak replyBufferInit
+/* Modules that keep state, or register their type's callbacks (free, dup,
+ * digest, scan ...) and DEBUG subcommands, set themselves up here, once. */
 static void initModules(void) {
-    multiInit();
-    clientEvictionInit();
-    pubsubInit();
+    slowlogInit();
+    infoInit();
     trackingInit();
-    notifyInit();
-    void (*const inits[])(void) = {listTypeInit, hashTypeInit, setTypeInit, zsetTypeInit, blockedInit, sortInit,
-                                         encodingsDebugInit, memoryInit, replyBufferInit};
-    for (size_t j = 0; j < sizeof inits / sizeof inits[0]; j++)
-        if (inits[j]) inits[j]();
-}
-
-/* ---- hook points for modules -------------------------------------------------------- */
-
-#define MAX_HOOKS 8
-static void (*before_sleep_hooks[MAX_HOOKS])(void);
-static void (*after_command_hooks[MAX_HOOKS])(client *c);
-static void (*client_freed_hooks[MAX_HOOKS])(client *c);
-
-#define REGISTER_HOOK(table, fn)                                    \
-    do {                                                            \
-        for (int j_ = 0; j_ < MAX_HOOKS; j_++)                      \
-            if (table[j_] == NULL) { table[j_] = (fn); return; }    \
-        serverPanic("too many hooks in " #table);                   \
-    } while (0)
-
-void registerBeforeSleepHook(void (*fn)(void)) { REGISTER_HOOK(before_sleep_hooks, fn); }
-void registerAfterCommandHook(void (*fn)(client *c)) { REGISTER_HOOK(after_command_hooks, fn); }
-void registerClientFreedHook(void (*fn)(client *c)) { REGISTER_HOOK(client_freed_hooks, fn); }
-
-void runBeforeSleepHooks(void) {
-    for (int j = 0; j < MAX_HOOKS && before_sleep_hooks[j]; j++) before_sleep_hooks[j]();
-}
-
-void runAfterCommandHooks(client *c) {
-    for (int j = 0; j < MAX_HOOKS && after_command_hooks[j]; j++) after_command_hooks[j](c);
-}
-
-void runClientFreedHooks(client *c) {
-    for (int j = 0; j < MAX_HOOKS && client_freed_hooks[j]; j++) client_freed_hooks[j](c);
+    listTypeInit();
+    hashTypeInit();
+    setTypeInit();
+    zsetTypeInit();
+    blockedInit();
+    encodingsDebugInit();
+    memoryInit();
+    replyBufferInit();
+    persistioInit();
 }
 
 static void initServer(void) {
@@ -679,7 +665,6 @@ static void initServer(void) {
         exit(1);
     }
     connInit(server.el);
-    evictInit();
     createDatabases();
     if (listenOnTcp() != C_OK || listenOnUnixSocket() != C_OK) exit(1);
     if (server.ipfd_count == 0 && server.sofd < 0) {
@@ -691,8 +676,6 @@ static void initServer(void) {
         serverPanic("Can't create event loop timers.");
     aeSetBeforeSleepProc(server.el, beforeSleep);
     aeSetAfterSleepProc(server.el, afterSleep);
-    slowlogInit();
-    infoInit();
     initModules();
 }
 

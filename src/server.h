@@ -628,11 +628,9 @@ int configRewriteFile(int force_all);
 void setupForkChild(const char *cpulist, const char *who, const char *title);
 void closeClientOnOutputBufferLimitReached(client *c);
 void clientsCron(void);
-void rewriteClientCommandVector(client *c, int argc, ...);
 int validateClientName(client *c, robj *name);
 void setClientName(client *c, robj *name);
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
-void replaceClientCommandVector(client *c, int argc, robj **argv);
 
 /* ---- object.c ------------------------------------------------------------------ */
 robj *createObject(int type, void *ptr);
@@ -713,11 +711,6 @@ unsigned long long estimateObjectIdleTime(robj *o);
 extern kvtableType dbKeyspaceType;
 extern dictType dbExpiresDictType;
 void initDb(redisDb *db, int id);
-/* Hooks set by later modules (WATCH, blocking pops); NULL until then. */
-extern void (*keyModifiedHook)(redisDb *db, robj *key);
-extern void (*keyReadyHook)(redisDb *db, robj *key);
-extern void (*dbFlushedHook)(int dbid);             /* before a flush; -1 = all */
-extern void (*dbSwappedHook)(int id1, int id2);     /* after SWAPDB */
 robj *lookupKey(redisDb *db, robj *key, int flags);
 robj *lookupKeyRead(redisDb *db, robj *key);
 robj *lookupKeyWrite(redisDb *db, robj *key);
@@ -762,11 +755,10 @@ int expireIfNeeded(redisDb *db, robj *key, int flags);
 void activeExpireCycle(int type);
 int checkAlreadyExpired(long long when);
 void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj);
+void propagateExpireAt(client *c, robj *key, long long when); /* the command replays as PEXPIREAT */
 
 /* ---- server.c ------------------------------------------------------------------- */
-#define CALL_NONE 0
-#define CALL_PROPAGATE (1 << 2)
-void call(client *c, int flags);
+void call(client *c); /* runs c->cmd: timing, stats, slowlog, propagation, MONITOR */
 void commandClockChain(int open); /* processInputBuffer: a batch's commands share clock readings */
 int processCommand(client *c);
 redisCommand *lookupCommand(robj **argv, int argc);
@@ -787,16 +779,20 @@ void updateDictResizePolicy(void); /* call when a child starts; the cron notices
 extern struct redisCommand redisCommandTable[];
 size_t redisCommandTableSize(void);
 
-/* propagate.c: what a command changed, as commands, to the AOF (the
- * consumer sets propagateOpsHook). */
-extern void (*propagateOpsHook)(int dbid, robj **argv, int argc);
+/* propagate.c: what a command changed, as commands, to the AOF (see there).
+ * propagationEnabled(): whether anything consumes propagation now -- the
+ * AOF is on (aofFeed drops what comes while its file is not open); a
+ * replication stream will be the second consumer. Replaying a file
+ * propagates nothing. A command tests it before building a vector. */
+static inline int propagationEnabled(void) { return server.aof_enabled && !server.loading; }
 void propagateBeforeCall(client *c);
 void propagateAfterCall(client *c, long long dirty_delta);
-void alsoPropagate(int dbid, robj **argv, int argc, int target);
+void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besides the command's own */
+void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
 void preventCommandPropagation(client *c);
 void forceCommandPropagation(client *c, int flags);
 
-/* Keyspace notifications (notify.c sets the hook). */
+/* Keyspace notifications (notify.c). */
 #define NOTIFY_KEYSPACE (1 << 0)
 #define NOTIFY_KEYEVENT (1 << 1)
 #define NOTIFY_GENERIC (1 << 2)
@@ -812,16 +808,12 @@ void forceCommandPropagation(client *c, int flags);
 #define NOTIFY_LOADED (1 << 12)
 #define NOTIFY_MODULE (1 << 13)
 #define NOTIFY_NEW (1 << 14)
-extern void (*notifyKeyspaceEventHook)(int type, const char *event, robj *key, int dbid);
+void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid);
 static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {
-    if (notifyKeyspaceEventHook) notifyKeyspaceEventHook(type, event, key, dbid);
+    if (server.notify_keyspace_events & type) notifyKeyspaceEventPublish(type, event, key, dbid);
 }
-/* Other hooks into the command path, set by the modules that need them. */
-extern int (*performEvictionsHook)(void);
-extern void (*slowlogHook)(client *c, robj **argv, int argc, long long duration);
 
 /* ---- evict.c ------------------------------------------------------------------------ */
-void evictInit(void);
 void evictApplyDefaultCap(void);
 int performEvictions(void);
 size_t memoryNotCountedForEviction(void); /* the AOF buffer (evict.c) */
@@ -859,6 +851,7 @@ void changeReplicationId(void);
 int postponeCommandIfPaused(client *c);      /* 1: c waits for CLIENT UNPAUSE */
 int clientsArePaused(void);                  /* expiry/eviction stop while true */
 void slowlogInit(void);
+void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration); /* call() */
 int commandArgIsRedacted(robj **argv, int argc, int j); /* AUTH/HELLO secrets */
 void feedMonitors(client *c, robj **argv, int argc);
 void monitorClientFreed(client *c);
@@ -867,6 +860,8 @@ void monitorClientFreed(client *c);
 /* ---- aof*.c, bio.c (see aof.h for the internals) ------------------------------------------- */
 void aofInit(void);
 void aofShutdown(void);
+void aofBeforeSleep(void);            /* write the buffer, fsync per policy */
+void aofFeed(int dbid, robj **argv, int argc); /* propagate.c: one op, as RESP, to the buffer */
 int aofSetEnabled(int on, sds *err);
 sds aofWriteDeniedError(void);        /* the -MISCONF reply while the AOF can't be written, or NULL */
 sds aofInfoString(sds info);          /* INFO persistence fields */
@@ -916,7 +911,6 @@ robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *e
 size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
 
 /* ---- multi.c ------------------------------------------------------------------------- */
-void multiInit(void);
 void queueMultiCommand(client *c);
 uint64_t multiQueuedFlags(client *c);
 int multiQueuedCount(client *c);
@@ -927,10 +921,12 @@ void unwatchAllKeys(client *c);
 int commandRunsInsideMulti(redisCommand *cmd);
 void flagTransaction(client *c);
 void multiResetClient(client *c); /* RESET: discard MULTI, UNWATCH */
+void multiClientFreed(client *c); /* freeClient() */
+void touchWatchedKey(redisDb *db, robj *key);     /* signalModifiedKey() */
+void touchWatchedKeysOnFlush(int dbid);           /* signalFlushedDb(), before emptying; -1 = all */
+void touchWatchedKeysOnSwap(int id1, int id2);    /* signalSwappedDb(), after the swap */
 
 /* ---- pubsub.c, notify.c ------------------------------------------------------------- */
-void pubsubInit(void);
-void notifyInit(void);
 long pubsubPublishMessage(robj *channel, robj *msg, int sharded);
 int commandAllowedInSubscribedMode(redisCommand *cmd);
 unsigned long pubsubTotalChannels(void);
@@ -938,23 +934,14 @@ size_t pubsubClientMemory(client *c);
 unsigned long pubsubTotalPatterns(void);
 unsigned long pubsubTotalShardChannels(void);
 void pubsubResetClient(client *c); /* RESET: unsubscribe from everything, silently */
+void pubsubClientFreed(client *c); /* freeClient() */
 
-/* ---- module hooks (server.c) ------------------------------------------------------ */
-/* A module registers these from its init function (listTypeInit() ...,
- * called once at start-up by initServer()); the server calls them in order
- * of registration. */
-void registerBeforeSleepHook(void (*fn)(void));       /* each event-loop pass */
-void registerAfterCommandHook(void (*fn)(client *c)); /* after each top-level command */
-void registerClientFreedHook(void (*fn)(client *c));  /* before a client's state goes */
-void runBeforeSleepHooks(void);
-void runAfterCommandHooks(client *c);
-void runClientFreedHooks(client *c);
+/* ---- start-up of modules that keep state (called once by initServer()) ------------ */
 void listTypeInit(void);
 void hashTypeInit(void);
 void setTypeInit(void);
 void zsetTypeInit(void);
 void blockedInit(void);
-void sortInit(void);
 void encodingsDebugInit(void);
 void memoryInit(void); /* memory_cmd.c: notes startup.allocated */
 void replyBufferInit(void);
@@ -1028,7 +1015,7 @@ dict *zsetDictOf(robj *o); /* the member -> score dict of a skiplist zset, else 
 
 /* Blocking commands (blocked.c): a command that finds nothing to pop calls
  * blockForKeys() and returns without a reply; when one of the keys is
- * signalled ready (keyReadyHook, or signalKeyAsReady()) the client's command
+ * signalled ready (signalKeyAsReady(), which dbAdd calls too) the client's command
  * runs again from scratch, in FIFO order of blocking, and either replies or
  * blocks again keeping its place. On timeout the client gets the null the
  * command's protocol asks for (addReplyNullArray). A command must not block
@@ -1041,6 +1028,9 @@ void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist *
 int clientMayBlock(client *c);
 int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
 void processUnblockedClients(void);
+void handleClientsBlockedOnKeys(void);  /* serve the keys signalled ready */
+void handleBlockedClientsTimeout(void); /* timeout replies whose deadline passed */
+void blockedClientFreed(client *c);     /* freeClient() */
 unsigned long blockedClientCount(void);
 
 /* keyspec.c: a command's key specs (explicit, or one derived from its legacy

@@ -2,7 +2,7 @@
  * slowlog-log-slower-than microseconds, newest first, at most
  * slowlog-max-len of them.
  *
- * call() hands every finished command to slowlogHook (set by slowlogInit());
+ * call() hands every finished command to slowlogPushEntryIfNeeded();
  * commands flagged skip_slowlog never get here. An entry is
  *   [id, unix time, duration in microseconds, [args], "ip:port", name]
  * with at most 32 arguments (the 32nd then says "... (N more arguments)")
@@ -90,8 +90,8 @@ static void slowlogTrim(void) {
     while (listLength(server.slowlog) > server.slowlog_max_len) listDelNode(server.slowlog, listLast(server.slowlog));
 }
 
-/* The hook call() runs after every command. */
-static void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration) {
+/* call() runs this after every command. */
+void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration) {
     if (server.slowlog_log_slower_than < 0 || server.slowlog_max_len == 0) return;
     if (duration < server.slowlog_log_slower_than) return;
     listAddNodeHead(server.slowlog, slowlogCreateEntry(c, argv, argc, duration));
@@ -102,7 +102,6 @@ void slowlogInit(void) {
     server.slowlog = listCreate();
     server.slowlog_id_next = 0;
     listSetFreeMethod(server.slowlog, slowlogFreeEntry);
-    slowlogHook = slowlogPushEntryIfNeeded;
 }
 
 /* ---- SLOWLOG ------------------------------------------------------------------------------ */

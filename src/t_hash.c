@@ -571,6 +571,13 @@ void hincrbyfloatCommand(client *c) {
     hashTypeSet(o, field, buf, (size_t)len);
     addReplyBulkCBuffer(c, buf, (size_t)len);
     afterHashWrite(c, c->argv[1], "hincrbyfloat", 1);
+    if (propagationEnabled()) { /* replays as HSET key field <result>: the same on any CPU */
+        robj *result = createStringObject(buf, (size_t)len);
+        robj *argv[4] = {createStringObject("HSET", 4), c->argv[1], c->argv[2], result};
+        propagateCommandAs(c, argv, 4);
+        decrRefCount(argv[0]);
+        decrRefCount(result);
+    }
 }
 
 /* ---- HRANDFIELD ---------------------------------------------------------------------- */

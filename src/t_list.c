@@ -723,14 +723,14 @@ void lposCommand(client *c) {
  * what a served blocking pop or an MPOP did, in a form that replays the
  * same without blocking, as Redis writes it (LPOP key count, LMOVE ...). */
 static void propagateInstead(client *c, robj **argv, int argc) {
-    alsoPropagate(c->db->id, argv, argc, 0);
-    preventCommandPropagation(c);
+    propagateCommandAs(c, argv, argc);
     for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
 }
 
 static robj *nameObject(const char *name) { return createStringObject(name, strlen(name)); }
 
 static void propagateAsPop(client *c, robj *key, int where, long long count, int with_count) {
+    if (!propagationEnabled()) return;
     robj *argv[3] = {nameObject(where == LIST_HEAD ? "LPOP" : "RPOP"), key, NULL};
     incrRefCount(key);
     if (with_count) argv[2] = createStringObjectFromLongLong(count);
@@ -926,6 +926,7 @@ void blmpopCommand(client *c) {
 
 /* A served BLMOVE replays as LMOVE, a BRPOPLPUSH as RPOPLPUSH. */
 static void propagateAsMove(client *c) {
+    if (!propagationEnabled()) return;
     int lmove = c->argc == 6;
     robj *argv[5] = {nameObject(lmove ? "LMOVE" : "RPOPLPUSH"), c->argv[1], c->argv[2], NULL, NULL};
     for (int j = 1; j < (lmove ? 5 : 3); j++) {

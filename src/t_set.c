@@ -664,7 +664,7 @@ static void popPropagationStart(popPropagation *pp, client *c) {
     pp->c = c;
     pp->argc = 0;
     pp->argv = NULL;
-    if (propagateOpsHook == NULL || server.loading) return;
+    if (!propagationEnabled()) return;
     pp->argv = zmalloc(sizeof(robj *) * (SPOP_PROPAGATION_BATCH + 2));
     pp->argv[0] = createStringObject("SREM", 4);
     pp->argv[1] = c->argv[1];
@@ -675,7 +675,7 @@ static void popPropagationStart(popPropagation *pp, client *c) {
 
 static void popPropagationFlush(popPropagation *pp) {
     if (pp->argv == NULL || pp->argc == 2) return;
-    alsoPropagate(pp->c->db->id, pp->argv, pp->argc, 0);
+    alsoPropagate(pp->c->db->id, pp->argv, pp->argc);
     for (int j = 2; j < pp->argc; j++) decrRefCount(pp->argv[j]);
     pp->argc = 2;
 }
@@ -698,8 +698,7 @@ static void popPropagationEnd(popPropagation *pp) {
 /* The whole set went: propagated as DEL key. */
 static void propagateWholeSetPopped(client *c) {
     robj *argv[2] = {shared.del_cmd, c->argv[1]};
-    alsoPropagate(c->db->id, argv, 2, 0);
-    preventCommandPropagation(c);
+    propagateCommandAs(c, argv, 2);
 }
 
 /* Pops count random members one at a time (count is small next to the size). */

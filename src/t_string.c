@@ -11,6 +11,11 @@
  *
  * SET and GETEX share one option parser (parseExtendedStringArguments),
  * which reports conflicting options as a syntax error, as Redis does.
+ *
+ * Propagation: commands whose argv would not replay to the same result
+ * propagate what they did instead (propagate.c): SET with options, SETEX
+ * and PSETEX as SET key value [PXAT ms | KEEPTTL], GETEX as PEXPIREAT,
+ * PERSIST or DEL, INCRBYFLOAT as SET key result KEEPTTL.
  */
 #include "server.h"
 #include "xfloat.h"
@@ -117,6 +122,25 @@ static int getGenericCommand(client *c) {
     return C_OK;
 }
 
+/* SET with options, SETEX and PSETEX replay as SET key value, plus PXAT
+ * <absolute ms> for a TTL (a relative one would restart at the replay) or
+ * KEEPTTL; NX, XX and GET have done their work. */
+static void propagateSet(client *c, robj *key, robj *val, int flags, long long when) {
+    if (!propagationEnabled()) return;
+    robj *argv[5] = {shared.set_cmd, key, val, NULL, NULL};
+    int argc = 3;
+    robj *ms = NULL;
+    if (isExpireFlag(flags)) {
+        ms = createStringObjectFromLongLong(when);
+        argv[argc++] = shared.pxat;
+        argv[argc++] = ms;
+    } else if (flags & OBJ_KEEPTTL) {
+        argv[argc++] = shared.keepttl;
+    }
+    propagateCommandAs(c, argv, argc);
+    if (ms) decrRefCount(ms);
+}
+
 static void setGenericCommand(client *c, int flags, robj *key, robj *val, robj *expire, int unit) {
     long long when = 0;
     if (expire && getExpireMillisecondsOrReply(c, expire, flags, unit, &when) != C_OK) return;
@@ -134,6 +158,7 @@ static void setGenericCommand(client *c, int flags, robj *key, robj *val, robj *
         setExpire(c, c->db, key, when);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
     }
+    if (flags != OBJ_NO_FLAGS) propagateSet(c, key, val, flags, when); /* plain SET replays as itself */
     if (!(flags & OBJ_SET_GET)) addReply(c, shared.ok);
 }
 
@@ -186,15 +211,20 @@ void getexCommand(client *c) {
     addReplyBulk(c, o);
     if (expire && checkAlreadyExpired(when)) {
         dbDelete(c->db, c->argv[1]);
+        robj *argv[2] = {shared.del_cmd, c->argv[1]};
+        propagateCommandAs(c, argv, 2);
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
         server.dirty++;
     } else if (expire) {
         setExpire(c, c->db, c->argv[1], when);
+        propagateExpireAt(c, c->argv[1], when);
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", c->argv[1], c->db->id);
         server.dirty++;
     } else if (flags & OBJ_PERSIST && removeExpire(c->db, c->argv[1])) {
+        robj *argv[2] = {shared.persist_cmd, c->argv[1]};
+        propagateCommandAs(c, argv, 2);
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "persist", c->argv[1], c->db->id);
         server.dirty++;
@@ -432,6 +462,12 @@ void incrbyfloatCommand(client *c) {
     notifyKeyspaceEvent(NOTIFY_STRING, "incrbyfloat", c->argv[1], c->db->id);
     server.dirty++;
     addReplyBulk(c, n);
+    if (propagationEnabled()) { /* the result, not the increment: replays the same on any CPU */
+        robj *result = createStringObject(buf, (size_t)len);
+        robj *argv[4] = {shared.set_cmd, c->argv[1], result, shared.keepttl};
+        propagateCommandAs(c, argv, 4);
+        decrRefCount(result);
+    }
 }
 
 /* ---- LCS ----------------------------------------------------------------------------------- */

@@ -46,8 +46,8 @@
  * Ordering: an invalidation for the client running the command (a client
  * that writes a key it tracks) would land inside the command's reply, so
  * it is queued and sent after the reply -- after EXEC's whole reply inside
- * a transaction -- from the after-command hook (beforeSleep for commands
- * run by an unblocked client).
+ * a transaction -- by trackingSendPendingInvalidations(), which server.c's
+ * afterCommand and beforeSleep (for commands of unblocked clients) call.
  *
  * Redirect targets are looked up once, at CLIENT TRACKING; when a target
  * disconnects, the clients redirecting to it lose the pointer and their
@@ -635,8 +635,8 @@ void trackingDisable(client *c) {
     if (--server.tracking_clients == 0) freeKeyTable(); /* nobody left to tell */
 }
 
-/* A client going away: its own tracking, and its role as a redirect target. */
-static void trackingClientFreed(client *c) {
+/* freeClient(): its own tracking, and its role as a redirect target. */
+void trackingClientFreed(client *c) {
     trackingDisable(c);
     dropPendingOf(c);
     if (dictFind(redirect_targets, c) == NULL) return;
@@ -679,15 +679,17 @@ unsigned long long trackingTotalKeys(void) { return key_table ? dictSize(key_tab
 unsigned long long trackingTotalItems(void) { return total_items; }
 unsigned long long trackingTotalPrefixes(void) { return prefix_count; }
 
-/* ---- hooks --------------------------------------------------------------------------------------------------------- */
+/* ---- called by server.c's afterCommand and beforeSleep ----------------------------------------------------------- */
 
-static void trackingAfterCommand(client *c) {
-    (void)c;
+/* The invalidations for clients that ran a command, after their replies. */
+void trackingSendPendingInvalidations(void) {
     if (listLength(pending)) flushPending();
 }
 
-static void trackingBeforeSleep(void) {
-    if (listLength(pending)) flushPending(); /* commands of unblocked clients */
+/* Once per event-loop pass: what commands left pending, the BCAST
+ * messages, and the key table's size limit. */
+void trackingBeforeSleep(void) {
+    trackingSendPendingInvalidations(); /* commands of unblocked clients */
     if (server.tracking_clients == 0) return;
     broadcastPending();
     enforceMaxKeys();
@@ -699,7 +701,4 @@ void trackingInit(void) {
     redirect_targets = dictCreate(&redirectTargetsType);
     pending = listCreate();
     listSetFreeMethod(pending, freePending);
-    registerClientFreedHook(trackingClientFreed);
-    registerAfterCommandHook(trackingAfterCommand);
-    registerBeforeSleepHook(trackingBeforeSleep);
 }

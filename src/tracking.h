@@ -28,10 +28,13 @@ void trackingReplyPrefixes(client *c);  /* the BCAST prefixes as an array */
 size_t trackingClientMemory(client *c); /* counted in the client's memory */
 void trackingCommandDone(client *c, redisCommand *cmd); /* resetClient(): CACHING lasts one command */
 
-/* Hooks into the command path (all guarded by server.tracking_clients). */
+/* Called from the command path (the first three guarded by server.tracking_clients). */
 void trackingRememberKeys(client *c);    /* call(): after a read-only command */
 void trackingInvalidateKey(client *c, robj *key); /* signalModifiedKey() */
 void trackingInvalidateKeysOnFlush(void);          /* FLUSHDB / FLUSHALL */
+void trackingSendPendingInvalidations(void);       /* afterCommand(): after the reply */
+void trackingBeforeSleep(void);                    /* pending, BCAST, table size limit */
+void trackingClientFreed(client *c);               /* freeClient() */
 
 /* INFO stats */
 unsigned long long trackingTotalKeys(void);
