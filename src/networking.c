@@ -10,7 +10,10 @@
  * take -- most replies never need an extra event-loop round.
  *
  * Protocol errors reply "-ERR Protocol error: ..." and close the connection
- * after the reply, with the same texts and limits as Redis. Clients are never
+ * after the reply, with the same texts and limits as Redis, plus one of our
+ * own: a raw NUL byte in an inline request, which Redis never sees the end
+ * of. A big argument's buffer grows as its bytes arrive, never by the
+ * announced length alone (bigArgReadRoom). Clients are never
  * freed while one of their own callbacks runs: freeClientAsync() queues them
  * and beforeSleep() frees them.
  */
