@@ -176,7 +176,8 @@ static sds infoServer(sds info) {
                         "executable:%s\r\n"
                         "config_file:%s\r\n"
                         "io_threads_active:0\r\n",
-                        REDIS_VERSION, PROJECT_NAME, PROJECT_NAME, PROJECT_VERSION, name.sysname, name.release, name.machine, SIZEOF_POINTER_BITS,
+                        REDIS_VERSION, PROJECT_NAME, PROJECT_NAME, PROJECT_VERSION, name.sysname, name.release,
+                        name.machine, SIZEOF_POINTER_BITS,
                         aeGetApiName(),
 #ifdef __GNUC__
                         __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__,

@@ -689,6 +689,10 @@ static void setTests(const char *list) {
     cfg.tests = t;
 }
 
+/* -e (show errors) of older versions; errors now always end the run. */
+#define EXIT_ON_ERROR_WARNING \
+    "WARNING: -e option has no effect. We now immediately exit on error to avoid false results.\n"
+
 /* Parses the options; a first non-option argument starts the custom command. */
 static void parseOptions(int argc, char **argv) {
     int i;
@@ -714,7 +718,7 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "--csv")) cfg.csv = 1;
         else if (!strcmp(o, "-l")) cfg.loop = 1;
         else if (!strcmp(o, "-3")) cfg.resp3 = 1;
-        else if (!strcmp(o, "-e")) fprintf(stderr, "WARNING: -e option has no effect. We now immediately exit on error to avoid false results.\n");
+        else if (!strcmp(o, "-e")) fputs(EXIT_ON_ERROR_WARNING, stderr);
         else if (!strcmp(o, "--help")) { usage(stdout); exit(0); }
         else if (!strcmp(o, "--version") || !strcmp(o, "-v")) { printf("redis-benchmark %s\n", REDIS_VERSION); exit(0); }
         else badOption(o);
