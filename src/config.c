@@ -58,7 +58,7 @@ typedef enum {
 #define CF_IMMUTABLE (1u << 0)     /* only in the file / on the command line */
 #define CF_SENSITIVE (1u << 1)     /* value redacted from slowlog / monitor */
 #define CF_DENY_LOADING (1u << 2)  /* CONFIG SET refused while loading data */
-#define CF_PROTECTED (1u << 3)     /* CONFIG SET needs enable-protected-configs */
+#define CF_PROTECTED (1u << 3)     /* CONFIG SET needs enable-protected-configs (Redis 7.0: dir, dbfilename) */
 #define CF_MULTI_ARG (1u << 4)     /* takes several words */
 #define CF_MEMORY (1u << 5)        /* numeric: accepts 1k/1kb/1mb/1gb ... */
 #define CF_OCTAL (1u << 6)         /* numeric: written and read in octal */
@@ -218,7 +218,7 @@ static int applyJemallocBgThread(sds *err);
 /* ---- THE TABLE ------------------------------------------------------------------ */
 
 static const configEntry configTable[] = {
-    /* networking (port and bind can't change at runtime yet: immutable for now) */
+    /* networking */
     SPECIAL_CONFIG("bind", NULL, CF_MULTI_ARG, bind_special, "* -::*", applyBind),
     INT_CONFIG("port", NULL, 0, port, 0, 65535, "6379", applyPort),
     INT_CONFIG("tcp-backlog", NULL, CF_IMMUTABLE, tcp_backlog, 0, INT_MAX, "511", NULL),
@@ -294,7 +294,7 @@ static const configEntry configTable[] = {
     SPECIAL_CONFIG("shutdown-on-sigterm", NULL, CF_MULTI_ARG, sigterm_special, "default", NULL),
     SPECIAL_CONFIG("shutdown-on-sigint", NULL, CF_MULTI_ARG, sigint_special, "default", NULL),
     SPECIAL_CONFIG("save", NULL, CF_MULTI_ARG, save_special, "3600 1 300 100 60 10000", NULL),
-    STRING_CONFIG("dbfilename", NULL, 0, rdb_filename, "dump.rdb", validateDbfilename, NULL),
+    STRING_CONFIG("dbfilename", NULL, CF_PROTECTED, rdb_filename, "dump.rdb", validateDbfilename, NULL),
     BOOL_CONFIG("rdbcompression", NULL, 0, rdb_compression, "yes", NULL),
     BOOL_CONFIG("rdbchecksum", NULL, CF_IMMUTABLE, rdb_checksum, "yes", NULL),
     ENUM_CONFIG("sanitize-dump-payload", NULL, CF_DENY_LOADING, sanitize_dump_payload, sanitize_dump_enum, "no", NULL),

@@ -14,6 +14,9 @@
  *   monitoring tools that parse INFO work unchanged. Fields for subsystems
  *   that do not exist yet report their idle value (loading:0,
  *   rdb_bgsave_in_progress:0, role:master ...).
+ * - redis_version is the Redis release we match (version.h); the project's
+ *   own name and version follow it as server_name and <name>_version, the
+ *   fields Valkey uses, so tools that know them can tell us apart.
  * - Each section is one small function appending to an sds; a table maps
  *   section names to them, so a new subsystem adds one row.
  * - instantaneous_ops_per_sec and the kbps figures come from a ring of 16
@@ -148,6 +151,8 @@ static sds infoServer(sds info) {
     long long uptime = (long long)(server.unixtime - server.stat_starttime);
     return sdscatprintf(info,
                         "redis_version:%s\r\n"
+                        "server_name:%s\r\n"
+                        "%s_version:%s\r\n"
                         "redis_git_sha1:00000000\r\n"
                         "redis_git_dirty:0\r\n"
                         "redis_build_id:0\r\n"
@@ -171,7 +176,8 @@ static sds infoServer(sds info) {
                         "executable:%s\r\n"
                         "config_file:%s\r\n"
                         "io_threads_active:0\r\n",
-                        REDIS_VERSION, name.sysname, name.release, name.machine, SIZEOF_POINTER_BITS,
+                        REDIS_VERSION, PROJECT_NAME, PROJECT_NAME, PROJECT_VERSION, name.sysname, name.release,
+                        name.machine, SIZEOF_POINTER_BITS,
                         aeGetApiName(),
 #ifdef __GNUC__
                         __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__,

@@ -10,7 +10,10 @@
  * take -- most replies never need an extra event-loop round.
  *
  * Protocol errors reply "-ERR Protocol error: ..." and close the connection
- * after the reply, with the same texts and limits as Redis. Clients are never
+ * after the reply, with the same texts and limits as Redis, plus one of our
+ * own: a raw NUL byte in an inline request, which Redis never sees the end
+ * of. A big argument's buffer grows as its bytes arrive, never by the
+ * announced length alone (bigArgReadRoom). Clients are never
  * freed while one of their own callbacks runs: freeClientAsync() queues them
  * and beforeSleep() frees them.
  */
@@ -275,7 +278,12 @@ static void appendArg(client *c, const char *p, size_t len) {
     c->argv_len_sum += len;
 }
 
-/* One line of text, split like redis-cli splits its input. */
+/* One line of text, split like redis-cli splits its input. The splitter
+ * reads C strings, so a raw NUL byte would silently cut the line short
+ * ("SET k a\0b" stored "a"): such a line is refused instead. Redis 7.0
+ * doesn't see the line end past a NUL and waits until "too big inline
+ * request"; refusing at once is the same outcome without the wait. Quoted
+ * escapes ("\x00") still give NUL bytes in arguments. */
 static int processInlineBuffer(client *c) {
     char *start = c->querybuf + c->qb_pos;
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
@@ -287,6 +295,10 @@ static int processInlineBuffer(client *c) {
     size_t linefeed_chars = 1;
     if (newline != start && newline[-1] == '\r') { newline--; linefeed_chars++; }
     size_t querylen = (size_t)(newline - start);
+    if (memchr(start, '\0', querylen) != NULL) {
+        protocolError(c, "NUL byte in inline request");
+        return C_ERR;
+    }
     sds line = sdsnewlen(start, querylen);
     int argc;
     sds *argv = sdssplitargs(line, &argc);
@@ -377,12 +389,7 @@ static int readBulkHeader(client *c) {
         protocolError(c, "unauthenticated bulk length");
         return -1;
     }
-    c->bulklen = ll;
-    size_t have = sdslen(c->querybuf) - c->qb_pos;
-    if (ll >= PROTO_MBULK_BIG_ARG && have < (size_t)ll + 2) {
-        /* Big argument: grow once so the rest arrives without reallocations. */
-        c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, (size_t)ll + 2 - have);
-    }
+    c->bulklen = ll; /* a big one gets its room as it arrives (bigArgReadRoom) */
     return 1;
 }
 
@@ -492,23 +499,35 @@ static int queryBufferOverLimit(client *c) {
     return server.client_max_querybuf_len && sdslen(c->querybuf) > server.client_max_querybuf_len;
 }
 
+/* Room to read the rest of a big argument into: what is left of it, but no
+ * more than what already arrived of it (at least PROTO_MBULK_BIG_ARG), so its
+ * buffer doubles as the bytes come in -- a few reallocations for a value
+ * sent at once -- and ends as one buffer holding the whole argument. The
+ * announced length alone reserves nothing: a client that sends
+ * "$536870912" and waits costs 32 KB, not 512 MB (six of them exhausted a
+ * 32-bit server's address space). */
+static size_t bigArgReadRoom(client *c) {
+    size_t have = sdslen(c->querybuf) - c->qb_pos, whole = (size_t)c->bulklen + 2;
+    if (have >= whole) return PROTO_IOBUF_LEN;
+    size_t step = have > PROTO_MBULK_BIG_ARG ? have : PROTO_MBULK_BIG_ARG;
+    return whole - have < step ? whole - have : step;
+}
+
 void readQueryFromClient(connection *conn) {
     client *c = connGetPrivateData(conn);
     if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
     size_t readlen = PROTO_IOBUF_LEN;
-    if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen >= PROTO_MBULK_BIG_ARG) {
-        size_t remaining = (size_t)c->bulklen + 2 - (sdslen(c->querybuf) - c->qb_pos);
-        if (remaining > 0 && remaining < readlen) readlen = remaining;
-    }
-    /* The first room, and room for one big argument, is exactly what is
-     * needed; after that the buffer grows greedily (fewer reallocations). */
-    if (sdsalloc(c->querybuf) < PROTO_IOBUF_LEN || c->bulklen >= PROTO_MBULK_BIG_ARG)
+    int big_arg = c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen >= PROTO_MBULK_BIG_ARG;
+    if (big_arg) readlen = bigArgReadRoom(c);
+    /* The first room, and a big argument's, is exactly what is needed;
+     * after that the buffer grows greedily (fewer reallocations). */
+    if (sdsalloc(c->querybuf) < PROTO_IOBUF_LEN || big_arg)
         c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, readlen);
     else
         c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
     size_t before = sdslen(c->querybuf);
     size_t room = sdsavail(c->querybuf);
-    if (room > readlen && c->bulklen < PROTO_MBULK_BIG_ARG) room = readlen;
+    if (room > readlen && !big_arg) room = readlen;
     int nread = connRead(conn, c->querybuf + before, room);
     if (nread == -1) {
         if (connGetState(conn) == CONN_STATE_CONNECTED) return; /* EAGAIN */

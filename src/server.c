@@ -915,7 +915,7 @@ void setClientName(client *c, robj *name) {
 static void addHelloReply(client *c) {
     addReplyMapLen(c, 7);
     addReplyBulkCString(c, "server");
-    addReplyBulkCString(c, "redis");
+    addReplyBulkCString(c, SERVER_NAME);
     addReplyBulkCString(c, "version");
     addReplyBulkCString(c, REDIS_VERSION);
     addReplyBulkCString(c, "proto");
@@ -977,8 +977,8 @@ void helloCommand(client *c) {
 /* ---- main ----------------------------------------------------------------------------------- */
 
 static void printVersion(void) {
-    printf("Redis server v=%s sha=00000000:0 malloc=%s bits=%d build=portable\n", REDIS_VERSION,
-           zmalloc_allocator_name(), SIZEOF_POINTER_BITS);
+    printf("Redis server v=%s sha=00000000:0 malloc=%s bits=%d build=%s-%s\n", REDIS_VERSION,
+           zmalloc_allocator_name(), SIZEOF_POINTER_BITS, PROJECT_NAME, PROJECT_VERSION);
 }
 
 static void printUsage(FILE *out) {

@@ -15,11 +15,14 @@
  * aggregate elements joined by the -d delimiter, map entries "key value".
  * CSV: strings quoted, NULL, true/false, ERROR,"msg", everything flat and
  * joined by commas.
+ * Reports (cliPrintsVerbatim): the raw format with nothing appended, in
+ * every mode, so INFO on a terminal reads as lines, not one escaped string.
  */
 #include "cli_format.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static int isListLike(rcReplyType t) {
     return t == RC_REPLY_ARRAY || t == RC_REPLY_SET || t == RC_REPLY_PUSH;
@@ -182,6 +185,26 @@ static sds formatCSV(sds out, const rcReply *r) {
 }
 
 sds cliFormatCSV(const rcReply *r) { return formatCSV(sdsempty(), r); }
+
+/* ---- reports printed as they are ------------------------------------------------ */
+
+static int is(const char *arg, const char *name) { return strcasecmp(arg, name) == 0; }
+
+/* The command lines Redis 7.0's redis-cli prints this way, with its
+ * argument counts (LATENCY DOCTOR with an extra argument is not one). */
+int cliPrintsVerbatim(int argc, char **argv) {
+    if (argc < 1) return 0;
+    const char *cmd = argv[0], *sub = argc >= 2 ? argv[1] : "";
+    if (is(cmd, "info") || is(cmd, "lolwut")) return 1;
+    if (argc < 2) return 0;
+    if (is(cmd, "debug")) return is(sub, "htstats") || is(sub, "htstats-key") || is(sub, "client-eviction");
+    if (is(cmd, "memory")) return is(sub, "malloc-stats") || is(sub, "doctor");
+    if (is(cmd, "client")) return is(sub, "list") || is(sub, "info");
+    if (is(cmd, "proxy")) return is(sub, "info");
+    if (is(cmd, "cluster")) return argc == 2 && (is(sub, "nodes") || is(sub, "info"));
+    if (is(cmd, "latency")) return (argc == 3 && is(sub, "graph")) || (argc == 2 && is(sub, "doctor"));
+    return 0;
+}
 
 sds cliFormatReply(const rcReply *r, cliOutputMode mode, const char *elem_delim, const char *resp_delim) {
     sds out;

@@ -21,6 +21,12 @@ typedef enum cliOutputMode { CLI_OUT_TTY, CLI_OUT_RAW, CLI_OUT_CSV } cliOutputMo
  * with elem_delim (-d, default "\n"). */
 sds cliFormatReply(const rcReply *r, cliOutputMode mode, const char *elem_delim, const char *resp_delim);
 
+/* Reports (INFO, CLIENT LIST, MEMORY DOCTOR, LATENCY DOCTOR, LOLWUT ...) are
+ * text meant to be read as it is: for these command lines Redis's redis-cli
+ * prints the reply in the raw format, without the trailing delimiter,
+ * whatever the output mode. Nonzero when argv is one of them. */
+int cliPrintsVerbatim(int argc, char **argv);
+
 sds cliFormatTTY(const rcReply *r, const char *prefix);
 sds cliFormatRaw(const rcReply *r, const char *elem_delim);
 sds cliFormatCSV(const rcReply *r);

@@ -25,6 +25,12 @@
  *    terminal, so a pipe receives clean lines.
  *  - Setup (connect, AUTH, SELECT, HELLO) uses the blocking client library
  *    with a timeout, then the connection is handed to the event loop.
+ *  - Errors stop the run with exit status 1 and Redis 7.0's messages: a
+ *    refused password (or NOAUTH) on the first connection, which fetches
+ *    the server's CONFIG in every mode, prints "Node <addr> replied with
+ *    error:" and the error; any error reply during a test (or to a setup
+ *    command) prints "Error from server: <error>". Rates measured on error
+ *    replies would be false, and scripts need the exit status to notice.
  */
 #include <errno.h>
 #include <limits.h>
@@ -100,8 +106,7 @@ static struct run {
     char *shared_req;       /* `pipeline` copies of cmd, for commands without placeholders */
     benchClient *clients;
     long long nclients;
-    long long issued, done, errors;
-    int error_shown;
+    long long issued, done;
     uint64_t start_us, end_us;
     benchHist hist;
     long long progress_timer;
@@ -146,12 +151,32 @@ static rcConn *connectServer(void) {
     return c;
 }
 
-/* Runs a setup command; exits with the server's error if it fails. */
+static void clearProgress(void);
+
+/* Any error reply ends the run with status 1, as in Redis 7.0's tool (which
+ * says "We now immediately exit on error to avoid false results"): figures
+ * measured on error replies (NOAUTH, WRONGTYPE ...) would be meaningless. */
+static void serverErrorExit(const char *msg) __attribute__((noreturn));
+static void serverErrorExit(const char *msg) {
+    clearProgress();
+    fflush(stdout);
+    fatal("Error from server: %s", msg);
+}
+
+/* Runs a setup command of a benchmark connection; an error reply ends the run. */
 static void setupCommand(rcConn *c, int argc, const char **argv) {
     rcReply *r = rcCommandArgv(c, argc, argv, NULL);
     if (r == NULL) fatal("Error talking to Redis at %s: %s", rcConnAddr(c), c->errstr);
-    if (r->type == RC_REPLY_ERROR) fatal("%s failed: %s", argv[0], r->str);
+    if (r->type == RC_REPLY_ERROR) serverErrorExit(r->str);
     rcFreeReply(r);
+}
+
+/* AUTH [user] password into argv (3 slots); returns argc. */
+static int authArgv(const char **argv) {
+    argv[0] = "AUTH";
+    argv[1] = cfg.user ? cfg.user : cfg.password;
+    argv[2] = cfg.password;
+    return cfg.user ? 3 : 2;
 }
 
 /* A connection ready for the benchmark: authenticated, database selected. */
@@ -162,9 +187,8 @@ static rcConn *openClientConnection(void) {
         setupCommand(c, 2, hello);
     }
     if (cfg.password) {
-        const char *auth[] = { "AUTH", cfg.user ? cfg.user : cfg.password, cfg.password };
-        if (cfg.user) setupCommand(c, 3, auth);
-        else setupCommand(c, 2, auth);
+        const char *auth[3];
+        setupCommand(c, authArgv(auth), auth);
     }
     if (cfg.dbnum) {
         char db[24];
@@ -175,10 +199,19 @@ static rcConn *openClientConnection(void) {
     return c;
 }
 
-/* CONFIG GET name -> value (an sds), or NULL when not available. */
+/* The server refused the first connection: Redis's tool stops there. */
+static void nodeErrorExit(rcConn *c, const char *msg) __attribute__((noreturn));
+static void nodeErrorExit(rcConn *c, const char *msg) {
+    fatal("Node %s replied with error:\n%s", rcConnAddr(c), msg);
+}
+
+/* CONFIG GET name -> value (an sds), or NULL when not available. NOAUTH
+ * (a password is needed) ends the run; other errors (CONFIG renamed or
+ * not permitted) only lose the value. */
 static sds fetchConfig(rcConn *c, const char *name) {
     const char *argv[] = { "CONFIG", "GET", name };
     rcReply *r = rcCommandArgv(c, 3, argv, NULL);
+    if (r && r->type == RC_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6)) nodeErrorExit(c, r->str);
     sds value = NULL;
     if (r && (r->type == RC_REPLY_ARRAY || r->type == RC_REPLY_MAP) && r->elements == 2 &&
         r->element[1]->str)
@@ -282,13 +315,6 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
     writeBatch(data);
 }
 
-static void noteError(const char *msg) {
-    run.errors++;
-    if (run.error_shown) return;
-    run.error_shown = 1;
-    fprintf(stderr, "Error from server: %s\n", msg);
-}
-
 static void attachClient(benchClient *bc) {
     if (aeCreateFileEvent(run.el, bc->conn->fd, AE_READABLE, readHandler, bc) == AE_ERR)
         fatal("Cannot watch a connection: %s (raise the open files limit?)", strerror(errno));
@@ -309,7 +335,7 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
     int rc;
     while (bc->pending > 0 && (rc = rcParserSkipReply(bc->conn->parser, &type, errbuf, sizeof(errbuf))) == 1) {
         if (type == RC_REPLY_PUSH) continue; /* out-of-band (RESP3) */
-        if (type == RC_REPLY_ERROR) noteError(errbuf);
+        if (type == RC_REPLY_ERROR) serverErrorExit(errbuf);
         benchHistRecord(&run.hist, now - bc->start_us);
         bc->pending--;
         run.done++;
@@ -497,8 +523,7 @@ static void freeClients(void) {
 /* Runs the prepared command (run.cmd) as a test called title. */
 static void runTest(const char *title) {
     run.title = title;
-    run.issued = run.done = run.errors = 0;
-    run.error_shown = 0;
+    run.issued = run.done = 0;
     run.failed = 0;
     benchHistReset(&run.hist);
     createClients();
@@ -664,6 +689,10 @@ static void setTests(const char *list) {
     cfg.tests = t;
 }
 
+/* -e (show errors) of older versions; errors now always end the run. */
+#define EXIT_ON_ERROR_WARNING \
+    "WARNING: -e option has no effect. We now immediately exit on error to avoid false results.\n"
+
 /* Parses the options; a first non-option argument starts the custom command. */
 static void parseOptions(int argc, char **argv) {
     int i;
@@ -689,6 +718,7 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "--csv")) cfg.csv = 1;
         else if (!strcmp(o, "-l")) cfg.loop = 1;
         else if (!strcmp(o, "-3")) cfg.resp3 = 1;
+        else if (!strcmp(o, "-e")) fputs(EXIT_ON_ERROR_WARNING, stderr);
         else if (!strcmp(o, "--help")) { usage(stdout); exit(0); }
         else if (!strcmp(o, "--version") || !strcmp(o, "-v")) { printf("redis-benchmark %s\n", REDIS_VERSION); exit(0); }
         else badOption(o);
@@ -699,9 +729,19 @@ static void parseOptions(int argc, char **argv) {
     if (cfg.clients > cfg.requests) cfg.clients = cfg.requests; /* idle clients measure nothing */
 }
 
-/* The server's persistence settings, shown in the full report. */
+/* The server's persistence settings, shown in the full report. Fetched in
+ * every mode, on a connection of its own that only authenticates, so a
+ * wrong or missing password stops the run before any test, with Redis's
+ * message. */
 static void fetchServerConfig(void) {
-    rcConn *c = openClientConnection();
+    rcConn *c = connectServer();
+    if (cfg.password) {
+        const char *auth[3];
+        rcReply *r = rcCommandArgv(c, authArgv(auth), auth, NULL);
+        if (r == NULL) fatal("Error talking to Redis at %s: %s", rcConnAddr(c), c->errstr);
+        if (r->type == RC_REPLY_ERROR) nodeErrorExit(c, r->str);
+        rcFreeReply(r);
+    }
     server_save = fetchConfig(c, "save");
     server_appendonly = fetchConfig(c, "appendonly");
     if (!server_save || !server_appendonly) fprintf(stderr, "WARNING: Could not fetch server CONFIG\n");
@@ -715,7 +755,7 @@ int main(int argc, char **argv) {
     run.rng = aeMonotonicUs() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
     run.el = aeCreateEventLoop((int)cfg.clients + 128);
     if (run.el == NULL) fatal("Cannot create the event loop: %s", strerror(errno));
-    if (!cfg.quiet && !cfg.csv) fetchServerConfig();
+    fetchServerConfig();
     do {
         if (cfg.custom_argc > 0) runCustomCommand();
         else runDefaultTests();

@@ -372,8 +372,10 @@ rcReply *cliCommandStrings(const char *arg0, ...) {
     return cliCommand(argc, argv);
 }
 
-static void writeReply(const rcReply *r) {
-    sds out = cliFormatReply(r, config.output, config.elem_delim, config.resp_delim);
+/* verbatim: a report (cliPrintsVerbatim), printed as it is in every mode. */
+static void writeReply(const rcReply *r, int verbatim) {
+    sds out = verbatim ? cliFormatRaw(r, config.elem_delim)
+                       : cliFormatReply(r, config.output, config.elem_delim, config.resp_delim);
     fwrite(out, 1, sdslen(out), stdout);
     sdsfree(out);
     fflush(stdout);
@@ -384,7 +386,7 @@ static int readReply(rcReply **reply) {
     for (;;) {
         if (rcReadReply(context, reply) != RC_OK) return RC_ERR;
         if ((*reply)->type != RC_REPLY_PUSH || config.pubsub_mode || config.monitor_mode) return RC_OK;
-        if (config.show_pushes) writeReply(*reply);
+        if (config.show_pushes) writeReply(*reply, 0);
         rcFreeReply(*reply);
     }
 }
@@ -409,7 +411,7 @@ static int streamReplies(void) {
             break;
         }
         if (r) {
-            writeReply(r);
+            writeReply(r, 0);
             rcFreeReply(r);
             continue;
         }
@@ -453,6 +455,7 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
     size_t *lens = malloc(sizeof(size_t) * (size_t)argc);
     if (!lens) die("Out of memory\n");
     for (int i = 0; i < argc; i++) lens[i] = sdslen(argv[i]);
+    int verbatim = cliPrintsVerbatim(argc, argv);
     int status = RC_OK;
     while (repeat < 0 || repeat-- > 0) {
         if (isCommand(argv[0], "monitor")) config.monitor_mode = 1;
@@ -472,7 +475,7 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
             rcFreeReply(r);
             break;
         }
-        writeReply(r);
+        writeReply(r, verbatim);
         rcFreeReply(r);
         if (config.pubsub_mode || config.monitor_mode) {
             if (config.pubsub_mode && config.output == CLI_OUT_TTY)

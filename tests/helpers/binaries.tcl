@@ -3,7 +3,7 @@
 # reference on a given dump.
 #
 #   server_command ARGS...           the command line of our server (with the --wrapper)
-#   server_version                   "7.2.4", from --version
+#   server_version                   "7.0.15", from --version
 #   run_failing_server ARGS...       runs it; it must exit during start-up -> {status stderr}
 #   reference_server                 /usr/bin/redis-server, or "" when not installed
 #   start_reference REF RDB PIDVAR   the reference serving a copy of RDB -> client

@@ -185,9 +185,56 @@ start_server {tags {tools benchmark} unixsocket 1} {
             assert_equal 30 [calls_of incr]
             lassign [bench_status -h [srv host] -p [srv port] -a wrong -q -n 30 -t incr] status out
             assert_equal 1 $status
-            assert_match {AUTH failed: WRONGPASS*} $out
+            assert_equal "Node [srv host]:[srv port] replied with error:\nWRONGPASS invalid username-password pair or user is disabled." $out
             lassign [bench_status -h [srv host] -p [srv port] --user default -a s3cret -q -n 10 -c 1 -t incr] status out
             assert_equal 0 $status $out
+        }
+
+        # It used to print NOAUTH, then request rates measured on error
+        # replies, and exit 0.
+        test "redis-benchmark without the password stops with Redis's message and status 1" {
+            need_bench
+            foreach mode {-q --csv {}} {
+                lassign [bench_status -h [srv host] -p [srv port] {*}$mode -n 30 -t incr,get] status out
+                assert_equal [list 1 "Node [srv host]:[srv port] replied with error:\nNOAUTH Authentication required."] \
+                    [list $status $out] "mode '$mode'"
+            }
+        }
+    }
+
+    # Redis 7.0's tool stops at the first error reply: figures measured on
+    # errors would be false.
+    test "redis-benchmark stops at the first error reply with status 1" {
+        need_bench
+        r set astring x
+        foreach args {{-q lpush astring x} {-q -P 10 lpush astring x} {-q nosuchcommand} {lpush astring x}
+                      {-q --dbnum 99 ping}} {
+            lassign [bench_status -h [srv host] -p [srv port] -n 50 -c 2 {*}$args] status out
+            assert_equal 1 $status "$args: $out"
+            assert_match "Error from server: *" $out
+            assert_no_match "*requests per second*" $out
+        }
+        lassign [bench_status -h [srv host] -p [srv port] -n 50 -q lpush astring x] status out
+        assert_equal "Error from server: WRONGTYPE Operation against a key holding the wrong kind of value" $out
+        lassign [bench_status -h [srv host] -p [srv port] -e -n 10 -c 1 -q -t ping_mbulk] status out
+        assert_equal 0 $status
+        assert_match "WARNING: -e option has no effect. We now immediately exit on error to avoid false results.\nPING_MBULK: *" $out
+    }
+
+    test "redis-benchmark errors: same messages and status as Debian's redis-benchmark" {
+        need_bench
+        set ref /usr/bin/redis-benchmark
+        if {![file executable $ref]} { skip "$ref not installed" }
+        r set astring x
+        foreach args {{-q lpush astring x} {-q -e lpush astring x} {--dbnum 99 -t ping} {-q -a nopass ping}} {
+            set ours [bench_status -h [srv host] -p [srv port] -n 20 -c 2 {*}$args]
+            set errfile [file join [srv dir] ref-stderr]
+            set status [catch {exec $ref -h [srv host] -p [srv port] -n 20 -c 2 {*}$args > /dev/null 2> $errfile} msg opts]
+            set fd [open $errfile]
+            set err [read $fd]
+            close $fd
+            set theirs [list [expr {$status ? [lindex [dict get $opts -errorcode] 2] : 0}] [string trim $err]]
+            assert_equal $theirs $ours "redis-benchmark $args (stderr only)"
         }
     }
 }

@@ -399,6 +399,13 @@ start_server {tags {cli} unixsocket 1} {
                 compare_cli {*}$hp $mode {*}$cmd
             }
         }
+        # Reports print as they are (no quotes, no added newline) in every mode.
+        foreach mode {--raw --no-raw --csv} {
+            foreach cmd {{info keyspace} {INFO Keyspace} {memory doctor} {latency doctor} {latency doctor x}
+                         {lolwut} {-3 info keyspace} {-r 2 info keyspace} {-e client list x}} {
+                compare_cli {*}$hp $mode {*}$cmd
+            }
+        }
         compare_cli -reset {r del t} {*}$hp -r 3 incr t
         compare_cli -reset {r del xk} -in "from stdin\n" {*}$hp -x set xk
         compare_cli {*}$hp -a wrongpass ping
@@ -433,6 +440,50 @@ start_server {tags {cli} unixsocket 1} {
                     compare_cli -p $::fake_port {*}$mode x
                 }
             }
+        }
+    }
+
+    # Redis's cli prints the replies of these command lines in the raw
+    # format with nothing appended, whatever the mode; ours used to quote
+    # INFO on a terminal ("# Keyspace\r\n...") and add a newline when piped.
+    test "byte-for-byte: reports (INFO, CLIENT LIST, MEMORY DOCTOR ...) are printed as they are" {
+        need_ref
+        set report "# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\n"
+        set commands {
+            {info} {info keyspace} {Info} {lolwut} {lolwut version 5} {client list} {CLIENT INFO}
+            {client list id 1} {memory doctor} {memory malloc-stats} {latency doctor} {latency graph command}
+            {debug htstats 0} {debug htstats-key k} {debug client-eviction} {cluster nodes} {cluster info}
+            {proxy info}
+            {latency doctor x} {latency graph} {cluster info x} {client} {memory usage k} {debug object k}
+        }
+        set bulk "\$[string length $report]\r\n$report\r\n"
+        set verbatim "=[expr {[string length $report] + 4}]\r\ntxt:$report\r\n"
+        with_fake_server {
+            # every command line with a report; every other reply type with a few
+            foreach reply [list $bulk $verbatim "-ERR no\r\n" ":3\r\n" "*2\r\n\$1\r\na\r\n-ERR x\r\n" "\$-1\r\n"] \
+                    cmds [list $commands $commands {{info} {client list} {client}} {{info} {client}} {{info} {client}} {{info}}] {
+                fake_reply $reply
+                foreach mode {--no-raw --raw --csv {--raw -d , -D X}} {
+                    foreach cmd $cmds {
+                        compare_cli -p $::fake_port {*}$mode {*}$cmd
+                    }
+                }
+            }
+        }
+    }
+
+    test "reports print as they are, on a terminal and piped" {
+        need_cli
+        with_fake_server {
+            fake_reply "\$12\r\n# Keyspace\r\n\r\n"
+            foreach mode {--no-raw --raw --csv} {
+                foreach cmd {{info} {client list} {client info} {memory doctor} {latency doctor} {lolwut}} {
+                    lassign [run_cli -p $::fake_port $mode {*}$cmd] status out err
+                    assert_equal "# Keyspace\r\n" $out "$cmd with $mode"
+                }
+            }
+            lassign [run_cli -p $::fake_port --no-raw latency doctor x] status out err
+            assert_equal "\"# Keyspace\\r\\n\"\n" $out "LATENCY DOCTOR with an argument is no report"
         }
     }
 
@@ -487,7 +538,7 @@ start_server {tags {cli interactive}} {
     set p "expect [srv port]> \\e\[0K"
     set p2 "expect [srv port]\[2\]> \\e\[0K"
 
-    test "interactive: prompt, SELECT in the prompt, MULTI marker, replies formatted" {
+    test "interactive: prompt, SELECT in the prompt, MULTI marker, replies formatted, INFO as lines" {
         need_pty_driver
         set out [pty_session [join [list \
             $p {send set foo bar\r} {expect OK} \
@@ -497,6 +548,7 @@ start_server {tags {cli interactive}} {
             "expect [srv port]\[2\](TX)> \\e\[0K" {send discard\r} {expect OK} \
             $p2 {send get\r} {expect (error) ERR wrong number} \
             $p2 {send echo "a b"\r} {expect "a b"} \
+            $p2 {send info keyspace\r} {expect # Keyspace\r\r\ndb0:keys=} \
             $p2 {send quit\r} wait] \n] {*}$hp]
         assert_match "*127.0.0.1:[srv port]> *" $out
     }

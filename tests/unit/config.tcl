@@ -40,6 +40,35 @@ proc write_file {path text} {
 
 
 
+# The directives of the shipped redis.conf as a dict name -> 1 when it is
+# documented as start-up only, else 0. A paragraph (lines between blank
+# lines) documents its trailing setting or commented-out example lines whose
+# first word is a directive of KNOWN; a sentence of its prose saying
+# "start-up only" or "CONFIG SET refuses" covers the directives it names, or
+# all of them when it names none.
+proc shipped_conf_paragraphs {known} {
+    set fd [open redis.conf]
+    set text [read $fd]
+    close $fd
+    set out {}
+    foreach para [split [string map [list "\n\n" "\x01"] $text] \x01] {
+        set lines [split [string trim $para \n] \n]
+        set names {}
+        while {[llength $lines] && [regexp {^#? ?([a-z][a-z0-9_-]*)(\s|$)} [lindex $lines end] -> name]
+               && $name in $known} {
+            lappend names $name
+            set lines [lrange $lines 0 end-1]
+        }
+        foreach name $names { dict set out $name 0 }
+        foreach sentence [regexp -all -inline {[^.]*(?:\.|$)} [join $lines " "]] {
+            if {![regexp -nocase {start-up only|CONFIG SET refuses} $sentence]} continue
+            set named [lmap name $names { expr {[regexp "\\m$name\\M" $sentence] ? $name : [continue]} }]
+            foreach name [expr {[llength $named] ? $named : $names}] { dict set out $name 1 }
+        }
+    }
+    return $out
+}
+
 proc fatal_config_error {line text reason} {
     return "\n*** FATAL CONFIG FILE ERROR (Redis [server_version]) ***\nReading the configuration file, at line $line\n>>> '$text'\n$reason\n"
 }
@@ -460,11 +489,34 @@ start_server {tags {config}} {
         assert_equal 16 [config_value databases]
     }
 
-    test "CONFIG SET refuses dir while enable-protected-configs is no" {
-        set before [config_value dir]
-        assert_equal [set_failed_error dir "can't set protected config"] [error_of r config set dir /]
-        assert_equal $before [config_value dir]
+    # Redis 7.0 protects exactly these two: with dbfilename free, a client
+    # could point SAVE at redis.conf (or any file in dir) and overwrite it.
+    test "CONFIG SET refuses dir and dbfilename while enable-protected-configs is no" {
+        foreach {name value} {dir / dbfilename redis.conf} {
+            set before [config_value $name]
+            assert_equal [set_failed_error $name "can't set protected config"] [error_of r config set $name $value]
+            assert_equal $before [config_value $name]
+        }
+        assert_equal [set_failed_error dbfilename "can't set protected config"] \
+            [error_of r config set hz 20 dbfilename x.rdb]
+        assert_equal 10 [config_value hz] "nothing of a refused CONFIG SET is applied"
     }
+
+    # The file used to say CONFIG SET refuses bind and port, which it
+    # accepts (as Redis does): each directive's note must say what CONFIG
+    # SET really does with it.
+    test "redis.conf marks exactly the directives CONFIG SET refuses as start-up only" {
+        set known [dict keys [r config get *]]
+        set wrong {}
+        dict for {name startup} [shipped_conf_paragraphs $known] {
+            catch {r config set $name [config_value $name]} reply
+            set immutable [string match "*can't set immutable config" $reply]
+            if {$immutable != $startup} {
+                lappend wrong "$name ([expr {$startup ? {documented start-up only} : {documented settable}}]: $reply)"
+            }
+        }
+        assert_equal {} $wrong
+    } {external:skip}
 
     test "CONFIG SET names are case-insensitive and errors name the directive as typed" {
         r config set TIMEOUT 5 Hz 20
@@ -547,6 +599,12 @@ start_server {tags {config} overrides {enable-protected-configs yes}} {
         assert_equal [set_failed_error dir "No such file or directory"] [error_of r config set dir [file join $base nope]]
         assert_equal [set_failed_error dir "Not a directory"] [error_of r config set dir [srv stdout]]
         assert_equal $base [config_value dir]
+    }
+
+    test "CONFIG SET dbfilename is allowed when protected configs are enabled" {
+        r config set dbfilename other.rdb
+        assert_equal other.rdb [config_value dbfilename]
+        r config set dbfilename dump.rdb
     }
 
     test "CONFIG SET dir rolls back with the other pairs" {

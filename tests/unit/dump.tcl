@@ -57,7 +57,8 @@ proc payload_version {p} {
     return $v
 }
 
-proc is_redis70 {} { return [string match 7.0.* [server_version]] }
+# Redis 7.0 itself, not this server (which also says 7.0 but has a server_name).
+proc is_redis70 {} { return [expr {[s server_name] eq "" && [string match 7.0.* [s redis_version]]}] }
 
 # ---- data -------------------------------------------------------------------------------
 

@@ -130,6 +130,33 @@ start_server {tags {info}} {
         assert_match "?*" [s executable]
     }
 
+    # Clients switch on the version (rq used XADD inside MULTI on seeing 7.2):
+    # every place that states it must name the release we match, 7.0.
+    test "INFO, HELLO, --version and the RDB file name the same Redis 7.0 release" {
+        set version [s redis_version]
+        assert_match "7.0.*" $version
+        set hello [r hello 2]
+        assert_equal redis [dict get $hello server]
+        assert_equal $version [dict get $hello version]
+        assert_equal $version [server_version]
+        r save
+        set fd [open [file join [srv dir] dump.rdb] rb]
+        set rdb [read $fd]
+        close $fd
+        assert_equal "REDIS0010" [string range $rdb 0 8] "Redis 7.0 writes and reads RDB version 10"
+        set aux "redis-ver[binary format c [string length $version]]$version"
+        assert {[string first $aux $rdb] > 0} "no '$aux' in the RDB file"
+    } {needs:restart}
+
+    test "INFO server names this project in fields of its own" {
+        set name [s server_name]
+        if {$name eq ""} { skip "the reference Redis has no server_name" }
+        assert_not_equal redis $name
+        set ours [s ${name}_version]
+        assert_match {[0-9]*.[0-9]*.[0-9]*} $ours
+        assert_match "* build=$name-$ours" [exec {*}[server_command --version]]
+    } {needs:restart}
+
     test "INFO clients counts connections" {
         set before [s connected_clients]
         set c [redis_client]
