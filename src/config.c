@@ -1043,23 +1043,9 @@ static int applyJemallocBgThread(sds *err) {
     return C_OK;
 }
 
-/* Raises the open-files limit if it can; returns the limit in force. */
-static rlim_t raiseOpenFilesLimit(rlim_t needed) {
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) == -1) return needed; /* can't tell: let the event loop decide */
-    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed) return needed;
-    struct rlimit wanted = limit;
-    wanted.rlim_cur = needed;
-    if (wanted.rlim_max != RLIM_INFINITY && wanted.rlim_max < needed) wanted.rlim_max = needed;
-    if (setrlimit(RLIMIT_NOFILE, &wanted) == 0) return needed;
-    wanted.rlim_max = limit.rlim_max;
-    wanted.rlim_cur = limit.rlim_max == RLIM_INFINITY ? needed : limit.rlim_max;
-    if (wanted.rlim_cur > limit.rlim_cur && setrlimit(RLIMIT_NOFILE, &wanted) == 0) return wanted.rlim_cur;
-    return limit.rlim_cur;
-}
-
-/* At start-up server.c sizes the event loop from maxclients; at runtime the
- * file limit and the loop are grown (or shrunk) to match. */
+/* At start-up openfiles.c fits maxclients to the open-files limit and
+ * server.c sizes the event loop from it; at runtime the file limit and the
+ * loop are grown (or shrunk) to match. */
 static int applyMaxclients(sds *err) {
     if (server.el == NULL) return C_OK;
     const unsigned int extra = CONFIG_MIN_RESERVED_FDS + 96;
@@ -1068,7 +1054,7 @@ static int applyMaxclients(sds *err) {
         return C_ERR;
     }
     rlim_t needed = (rlim_t)server.maxclients + CONFIG_MIN_RESERVED_FDS;
-    rlim_t got = raiseOpenFilesLimit(needed);
+    rlim_t got = openFilesRaiseLimit(needed);
     if (got < needed) {
         long long can = got > CONFIG_MIN_RESERVED_FDS ? (long long)got - CONFIG_MIN_RESERVED_FDS : 1;
         *err = sdscatprintf(sdsempty(),

@@ -217,6 +217,7 @@ void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
         int port;
         int cfd = anetTcpAccept(err, fd, ip, sizeof ip, &port);
         if (cfd == ANET_ERR) {
+            if (openFilesRefuseWhenExhausted(fd, "TCP")) continue;
             if (errno != EWOULDBLOCK && errno != EAGAIN)
                 serverLog(LL_WARNING, "Accepting client connection: %s", err);
             return;
@@ -232,6 +233,7 @@ void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
     for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
         int cfd = anetUnixAccept(err, fd);
         if (cfd == ANET_ERR) {
+            if (openFilesRefuseWhenExhausted(fd, "unix socket")) continue;
             if (errno != EWOULDBLOCK && errno != EAGAIN)
                 serverLog(LL_WARNING, "Accepting client connection: %s", err);
             return;

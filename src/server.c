@@ -659,12 +659,14 @@ static void initServer(void) {
     setupSignalHandlers();
     createSharedObjects();
     server.errors = dictCreate(&errorsDictType);
+    openFilesAdjustForMaxclients(); /* maxclients fits the open-files limit before the loop is sized */
     server.el = aeCreateEventLoop((int)server.maxclients + CONFIG_MIN_RESERVED_FDS + 96);
     if (server.el == NULL) {
         serverLog(LL_WARNING, "Failed creating the event loop. Error message: '%s'", strerror(errno));
         exit(1);
     }
     connInit(server.el);
+    openFilesReserveInit();
     createDatabases();
     if (listenOnTcp() != C_OK || listenOnUnixSocket() != C_OK) exit(1);
     if (server.ipfd_count == 0 && server.sofd < 0) {

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -879,6 +880,12 @@ static inline void keySaveDelay(void) {
     if (d > 0) usleep((useconds_t)d);
     else if (d < 0 && rand() % -(long long)d == 0) usleep(1);
 }
+
+/* ---- openfiles.c: the open-files limit and maxclients ---------------------------------- */
+rlim_t openFilesRaiseLimit(rlim_t needed);    /* the soft limit raised toward needed; returns the limit */
+void openFilesAdjustForMaxclients(void);      /* start-up: raise the limit or lower maxclients (exits if < 1) */
+void openFilesReserveInit(void);              /* start-up: the spare descriptor for EMFILE */
+int openFilesRefuseWhenExhausted(int listener, const char *what); /* after a failed accept(): 1 if refused */
 
 /* ---- cpuaffinity.c: the *_cpulist directives ------------------------------------------ */
 int cpulistValidate(const char *value, sds *err); /* config validator: Redis's "0-7:2,9" syntax */

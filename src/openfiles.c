@@ -1,0 +1,123 @@
+/* openfiles.c -- the process's open-files limit and maxclients kept in step,
+ * and what happens when the process runs out of descriptors anyway.
+ *
+ * Every client is a descriptor, and the server needs a few more of its own
+ * (listening sockets, the event loop, the AOF and RDB files, the log, bio
+ * threads' files): CONFIG_MIN_RESERVED_FDS of them. A typical soft limit is
+ * 1024, far below the default maxclients of 10000, so without care the
+ * 1017th client would find accept() failing with EMFILE while the
+ * listening socket stays readable: a hang for the client and a busy loop
+ * for the server.
+ *
+ * Design decisions:
+ *  - At start-up the soft limit is raised toward maxclients + reserved, up
+ *    to the hard limit (an unprivileged process may go that far). If that
+ *    is still not enough, maxclients is lowered to what fits, with a warning
+ *    that names both numbers, as Redis does (same log lines, which log
+ *    parsers and sysadmins look for). CONFIG SET maxclients raises it the
+ *    same way, or refuses with the number that would fit (config.c).
+ *  - Past maxclients a client gets "-ERR max number of clients reached"
+ *    (networking.c). Should accept() still fail with EMFILE/ENFILE (files
+ *    opened beyond the reserve, another process exhausting the system
+ *    table), one spare descriptor kept open on /dev/null is given up for a
+ *    moment: the pending connection is accepted with it, told the same
+ *    error, and closed, so the listening socket is drained and the event
+ *    loop never spins on it. The failure is logged at most once a minute.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#define OPENFILES_LOG_PERIOD_SECONDS 60
+
+static int reserve_fd = -1;
+static time_t last_exhaustion_log;
+
+/* Raises the soft limit toward `needed` (up to the hard limit, or beyond it
+ * where the process may raise that too); returns the limit now in force. */
+rlim_t openFilesRaiseLimit(rlim_t needed) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == -1) return needed; /* can't tell: let the event loop decide */
+    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed) return needed;
+    struct rlimit wanted = limit;
+    wanted.rlim_cur = needed;
+    if (wanted.rlim_max != RLIM_INFINITY && wanted.rlim_max < needed) wanted.rlim_max = needed;
+    if (setrlimit(RLIMIT_NOFILE, &wanted) == 0) return needed;
+    wanted.rlim_max = limit.rlim_max;
+    wanted.rlim_cur = limit.rlim_max == RLIM_INFINITY ? needed : limit.rlim_max;
+    if (wanted.rlim_cur > limit.rlim_cur && setrlimit(RLIMIT_NOFILE, &wanted) == 0) return wanted.rlim_cur;
+    return limit.rlim_cur;
+}
+
+static rlim_t currentSoftLimit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == -1) return RLIM_INFINITY;
+    return limit.rlim_cur;
+}
+
+/* Start-up: the limit raised for maxclients, or maxclients lowered to the
+ * limit; exits when not even one client would fit. */
+void openFilesAdjustForMaxclients(void) {
+    rlim_t needed = (rlim_t)server.maxclients + CONFIG_MIN_RESERVED_FDS;
+    rlim_t before = currentSoftLimit();
+    rlim_t got = openFilesRaiseLimit(needed);
+    if (got >= needed) {
+        if (before != RLIM_INFINITY && got > before)
+            serverLog(LL_NOTICE, "Increased maximum number of open files to %llu (it was originally set to %llu).",
+                      (unsigned long long)got, (unsigned long long)before);
+        return;
+    }
+    int saved_errno = errno;
+    if (got <= CONFIG_MIN_RESERVED_FDS) {
+        serverLog(LL_WARNING,
+                  "Your current 'ulimit -n' of %llu is not enough for the server to start. "
+                  "Please increase your open file limit to at least %llu. Exiting.",
+                  (unsigned long long)got, (unsigned long long)CONFIG_MIN_RESERVED_FDS + 1);
+        exit(1);
+    }
+    server.maxclients = (unsigned int)(got - CONFIG_MIN_RESERVED_FDS);
+    serverLog(LL_WARNING, "You requested maxclients of %llu requiring at least %llu max file descriptors.",
+              (unsigned long long)needed - CONFIG_MIN_RESERVED_FDS, (unsigned long long)needed);
+    serverLog(LL_WARNING, "Server can't set maximum open files to %llu because of OS error: %s.",
+              (unsigned long long)needed, strerror(saved_errno));
+    serverLog(LL_WARNING,
+              "Current maximum open files is %llu. maxclients has been reduced to %u to compensate for "
+              "low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+              (unsigned long long)got, server.maxclients);
+}
+
+/* The spare descriptor; opened once the limit is settled. */
+void openFilesReserveInit(void) {
+    if (reserve_fd == -1) reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void logExhaustion(const char *what) {
+    if (server.unixtime - last_exhaustion_log < OPENFILES_LOG_PERIOD_SECONDS) return;
+    last_exhaustion_log = server.unixtime;
+    serverLog(LL_WARNING,
+              "Out of file descriptors accepting a %s connection (%s): refusing clients until some close. "
+              "maxclients is %u; raise 'ulimit -n' or lower maxclients.",
+              what, strerror(errno), server.maxclients);
+}
+
+/* accept() on `listener` just failed with errno. Returns 1 when the
+ * failure was descriptor exhaustion and the pending connection has been
+ * refused (so the caller may try the next one), 0 otherwise. */
+int openFilesRefuseWhenExhausted(int listener, const char *what) {
+    if (errno != EMFILE && errno != ENFILE) return 0;
+    logExhaustion(what);
+    if (reserve_fd == -1) return 0; /* nothing to give up: the next readable event retries */
+    close(reserve_fd);
+    int fd = accept(listener, NULL, NULL);
+    if (fd != -1) {
+        static const char err[] = "-ERR max number of clients reached\r\n";
+        if (write(fd, err, sizeof err - 1) == -1) { /* best effort: the connection closes anyway */ }
+        close(fd);
+        server.stat_rejected_conn++;
+    }
+    reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return fd != -1;
+}
