@@ -42,7 +42,6 @@ static dictResizeEnable dictResizePolicy = DICT_RESIZE_ENABLE;
 
 /* ---- small helpers ----------------------------------------------------- */
 
-
 static unsigned long htSize(const dict *d, int table) { return DICTHT_SIZE(d->ht_size_exp[table]); }
 static unsigned long htMask(const dict *d, int table) { return DICTHT_SIZE_MASK(d->ht_size_exp[table]); }
 

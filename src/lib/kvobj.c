@@ -30,7 +30,6 @@
 #include "libassert.h"
 #include "zmalloc.h"
 
-
 /* ---- embedded strings ------------------------------------------------------ */
 
 /* The smallest sds header type for len; the two short cases inline, as

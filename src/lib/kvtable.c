@@ -33,7 +33,6 @@
 #include "kvobj.h"
 #include "zmalloc.h"
 
-
 /* ---- small helpers ------------------------------------------------------------- */
 
 static unsigned long tableSize(const kvtable *t, int i) { return KVTABLE_SIZE(t->sizeExp[i]); }

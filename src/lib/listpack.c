@@ -57,7 +57,6 @@
 #define LP_ENC_32BIT_INT 0xF3
 #define LP_ENC_64BIT_INT 0xF4
 
-
 /* ---- 1. header --------------------------------------------------------- */
 
 size_t lpBytes(const unsigned char *lp) { return load32le(lp); }
