@@ -1,9 +1,10 @@
 /* debug.c -- assertions, the crash report, the dataset digest and DEBUG.
  *
  * Crash report. SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (which is what
- * serverAssert()/serverPanic() end in) run crashHandler() on an alternate
- * signal stack, so even a stack overflow gets a report. It writes, straight
- * to the log file descriptor:
+ * serverAssert()/serverPanic() end in; libAssert() too, as main() installs
+ * serverAssertFailed() as the libraries' assert handler) run crashHandler()
+ * on an alternate signal stack, so even a stack overflow gets a report. It
+ * writes, straight to the log file descriptor:
  *   - "Redis <version> crashed by signal: N (SIGxxx), si_code: N", who sent
  *     it when it came from kill(), "Accessing address: 0x..." (si_addr) and
  *     "Crashed running the instruction at: 0x..." (the faulting pc);

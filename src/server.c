@@ -16,6 +16,7 @@
 #include "server.h"
 #include "aof.h"
 #include "client_eviction.h"
+#include "libassert.h"
 #include "monotonic.h"
 #include "osrandom.h"
 #include "persistio.h"
@@ -1050,6 +1051,7 @@ static sds optionsFromArgs(int argc, char **argv, int first, int *read_stdin) {
 }
 
 int main(int argc, char **argv) {
+    libSetAssertHandler(serverAssertFailed); /* library asserts: logged like serverAssert, then SIGABRT's crash report */
     checkAllocatorOrExit();
     if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
         printVersion();

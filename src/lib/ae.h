@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define AE_OK 0
-#define AE_ERR -1
+#define AE_ERR (-1)
 
 /* File event masks. */
 #define AE_NONE 0

@@ -27,7 +27,7 @@
 #include <sys/types.h>
 
 #define ANET_OK 0
-#define ANET_ERR -1
+#define ANET_ERR (-1)
 #define ANET_ERR_LEN 256
 
 /* Buffer sizes: an IP address as text (INET6_ADDRSTRLEN), and any address

@@ -37,7 +37,7 @@
 #include "ae.h"
 
 #define CONN_OK 0
-#define CONN_ERR -1
+#define CONN_ERR (-1)
 
 typedef enum {
     CONN_STATE_NONE = 0,

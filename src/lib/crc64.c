@@ -15,7 +15,7 @@
  */
 #include "crc64.h"
 
-#include <assert.h>
+#include "libassert.h"
 #include <stddef.h>
 
 #include "portable.h"
@@ -62,7 +62,7 @@ static inline uint64_t crc64_step_word(uint64_t x) {
 
 /* Aligned words only: the caller reached an 8-byte boundary first. */
 static uint64_t crc64_words(uint64_t crc, const unsigned char *p, uint64_t nwords) {
-    assert(is_aligned(p, 8));
+    libAssert(is_aligned(p, 8));
 #if defined(__GNUC__)
     p = __builtin_assume_aligned(p, 8);
 #endif

@@ -20,8 +20,8 @@
  *    checked: an expansion whose bucket array would not fit in size_t (easy
  *    to ask for on 32-bit targets) fails with DICT_ERR instead of wrapping.
  *  - Invariant violations (a modified dict under an unsafe iterator) are
- *    programming errors: they print one line to stderr and abort, whatever
- *    NDEBUG says.
+ *    programming errors: libAssert() (libassert.h) reports them through the
+ *    program's assert handler and aborts, whatever NDEBUG says.
  *  - The size, resize-policy, scan-cursor, sampling and statistics logic is
  *    shared with the keyspace table (kvtable.c) through hashtable_common.h.
  */
@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libassert.h"
 #include "platform.h"
 #include "hashtable_common.h"
 #include "siphash.h"
@@ -40,14 +41,6 @@ static uint8_t dictHashSeed[SIPHASH_KEY_LEN];
 static dictResizeEnable dictResizePolicy = DICT_RESIZE_ENABLE;
 
 /* ---- small helpers ----------------------------------------------------- */
-
-static void dictAssertFailed(const char *expr, const char *file, int line)
-    __attribute__((noreturn));
-static void dictAssertFailed(const char *expr, const char *file, int line) {
-    fprintf(stderr, "dict: assertion failed: %s (%s:%d)\n", expr, file, line);
-    abort();
-}
-#define dictAssert(cond) ((cond) ? (void)0 : dictAssertFailed(#cond, __FILE__, __LINE__))
 
 static unsigned long htSize(const dict *d, int table) { return DICTHT_SIZE(d->ht_size_exp[table]); }
 static unsigned long htMask(const dict *d, int table) { return DICTHT_SIZE_MASK(d->ht_size_exp[table]); }
@@ -237,7 +230,7 @@ int dictRehash(dict *d, int n) {
     long long emptyVisits = (long long)n * 10;
     unsigned long size0 = htSize(d, 0);
     while (n-- > 0 && d->ht_used[0] != 0) {
-        dictAssert((unsigned long)d->rehashidx < size0);
+        libAssert((unsigned long)d->rehashidx < size0);
         while (d->ht_table[0][d->rehashidx] == NULL) {
             d->rehashidx++;
             if (--emptyVisits <= 0) return 1;
@@ -453,7 +446,7 @@ dictEntry *dictNext(dictIterator *iter) {
 void dictReleaseIterator(dictIterator *iter) {
     if (dictIteratorStarted(iter)) {
         if (iter->safe) dictResumeRehashing(iter->d);
-        else dictAssert(iter->fingerprint == dictFingerprint(iter->d));
+        else libAssert(iter->fingerprint == dictFingerprint(iter->d));
     }
     zfree(iter);
 }

@@ -30,7 +30,9 @@
  *    Rehashing is paused during each call, and the callback may delete the
  *    entry it is given.
  *
- * Functions that can fail return DICT_OK / DICT_ERR.
+ * Functions that can fail return DICT_OK (0) / DICT_ERR (-1), the status
+ * convention of every library in src/lib. dictRehash() and dictReplace()
+ * answer a yes/no question instead (1/0), as their comments say.
  */
 #ifndef REDIS_DICT_H
 #define REDIS_DICT_H
@@ -39,7 +41,7 @@
 #include <stdint.h>
 
 #define DICT_OK 0
-#define DICT_ERR 1
+#define DICT_ERR (-1)
 
 typedef struct dict dict;
 

@@ -17,8 +17,9 @@
  *  - Overwriting a string key reuses its block when the new value fits
  *    (kvobjReplaceValue): no allocation, and the hash table is untouched.
  *  - Invariant violations (copying a shared non-string value, moving an
- *    object someone else still references) are programming errors: one line
- *    on stderr and abort, whatever NDEBUG says, as in dict.c.
+ *    object someone else still references) are programming errors: libAssert()
+ *    reports them through the program's assert handler and aborts, whatever
+ *    NDEBUG says, as in dict.c.
  */
 #include "kvobj.h"
 
@@ -26,15 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libassert.h"
 #include "zmalloc.h"
-
-static void kvobjAssertFailed(const char *expr, const char *file, int line)
-    __attribute__((noreturn));
-static void kvobjAssertFailed(const char *expr, const char *file, int line) {
-    fprintf(stderr, "kvobj: assertion failed: %s (%s:%d)\n", expr, file, line);
-    abort();
-}
-#define kvobjAssert(cond) ((cond) ? (void)0 : kvobjAssertFailed(#cond, __FILE__, __LINE__))
 
 /* ---- embedded strings ------------------------------------------------------ */
 
@@ -95,7 +89,7 @@ static void *kvobjAdoptPayload(robj *val) {
 /* Drops the caller's reference to val once its value lives in the entry. */
 static void kvobjReleaseTemplate(robj *val) {
     if (val->refcount == OBJ_SHARED_REFCOUNT) return;
-    kvobjAssert(val->refcount >= 1);
+    libAssert(val->refcount >= 1);
     if (val->refcount == 1) zfree(val); /* its payload was copied or moved */
     else val->refcount--;
 }
@@ -105,12 +99,12 @@ static void kvobjReleaseTemplate(robj *val) {
 static size_t kvobjBlockSize(size_t keylen, const robj *val, int withExpire) {
     /* The key is an existing buffer, so this sum cannot really overflow;
      * asserting it keeps 32-bit builds honest anyway. */
-    kvobjAssert(keylen < SIZE_MAX / 2);
+    libAssert(keylen < SIZE_MAX / 2);
     size_t size = withExpire ? sizeof(kvobjHeadExpire) : sizeof(kvobjHead);
     size += 1 + kvobjSdsSize(keylen);
     if (kvobjIsEmbeddedString(val)) {
         size_t vlen = sdslen(val->ptr);
-        kvobjAssert(vlen < SIZE_MAX / 2 - size);
+        libAssert(vlen < SIZE_MAX / 2 - size);
         size += kvobjSdsSize(vlen);
     }
     return size;
@@ -197,7 +191,7 @@ kvobj *kvobjSetExpire(kvobj *o, long long expire) {
         return o;
     }
     if (expire == -1) return o;
-    kvobjAssert(o->refcount == 1);
+    libAssert(o->refcount == 1);
     sds key = kvobjGetKey(o);
     kvobj *next = kvobjGetNext(o); /* the hash chain continues after the new block */
     kvobj *moved = kvobjCreate(key, sdslen(key), o, expire);

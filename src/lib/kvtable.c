@@ -17,8 +17,9 @@
  *  - While rehashing, lookups search table 0 then table 1 and inserts go to
  *    table 1 only; a rehash step moves one bucket but visits at most 10
  *    empty ones; buckets of table 0 below rehashidx are empty.
- *  - Invariant violations (a table modified under an unsafe iterator) print
- *    one line to stderr and abort, whatever NDEBUG says.
+ *  - Invariant violations (a table modified under an unsafe iterator) go to
+ *    libAssert(): the program's assert handler, then abort, whatever NDEBUG
+ *    says.
  */
 #include "kvtable.h"
 
@@ -26,18 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libassert.h"
 #include "platform.h"
 #include "hashtable_common.h"
 #include "kvobj.h"
 #include "zmalloc.h"
-
-static void kvtableAssertFailed(const char *expr, const char *file, int line)
-    __attribute__((noreturn));
-static void kvtableAssertFailed(const char *expr, const char *file, int line) {
-    fprintf(stderr, "kvtable: assertion failed: %s (%s:%d)\n", expr, file, line);
-    abort();
-}
-#define kvtableAssert(cond) ((cond) ? (void)0 : kvtableAssertFailed(#cond, __FILE__, __LINE__))
 
 /* ---- small helpers ------------------------------------------------------------- */
 
@@ -229,7 +223,7 @@ int kvtableRehash(kvtable *t, int n) {
     if (!htRehashAllowed(dictGetResizeEnabled(), tableSize(t, 0), tableSize(t, 1))) return 0;
     long long emptyBudget = (long long)n * 10;
     for (; n > 0 && t->used[0] != 0; n--) {
-        kvtableAssert((unsigned long)t->rehashidx < tableSize(t, 0));
+        libAssert((unsigned long)t->rehashidx < tableSize(t, 0));
         while (t->buckets[0][t->rehashidx] == NULL) {
             t->rehashidx++;
             if (--emptyBudget <= 0) return 1;
@@ -424,7 +418,7 @@ kvobj *kvtableNext(kvtableIterator *iter) {
 void kvtableReleaseIterator(kvtableIterator *iter) {
     if (iteratorStarted(iter)) {
         if (iter->safe) kvtableResumeRehashing(iter->t);
-        else kvtableAssert(iter->fingerprint == tableFingerprint(iter->t));
+        else libAssert(iter->fingerprint == tableFingerprint(iter->t));
     }
     zfree(iter);
 }

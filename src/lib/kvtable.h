@@ -22,7 +22,9 @@
  *  - When a kvobj is rebuilt elsewhere (kvobjSetExpire adding a slot),
  *    kvtableReplaceReallocated() swaps the stale pointer for the new one
  *    without dereferencing the stale one.
- * Functions that can fail return KVTABLE_OK / KVTABLE_ERR.
+ * Functions that can fail return KVTABLE_OK (0) / KVTABLE_ERR (-1), the
+ * status convention of every library in src/lib; kvtableRehash() answers
+ * "more to do?" with 1/0 instead.
  */
 #ifndef REDIS_KVTABLE_H
 #define REDIS_KVTABLE_H
@@ -31,7 +33,7 @@
 #include <stdint.h>
 
 #define KVTABLE_OK 0
-#define KVTABLE_ERR 1
+#define KVTABLE_ERR (-1)
 
 typedef struct redisObject kvobj;
 

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libassert.h"
 #include "portable.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -55,12 +56,6 @@
 #define LP_ENC_24BIT_INT 0xF2
 #define LP_ENC_32BIT_INT 0xF3
 #define LP_ENC_64BIT_INT 0xF4
-
-static void lpAbort(const char *what) {
-    fprintf(stderr, "listpack: %s\n", what);
-    abort();
-}
-#define lpAssert(cond, what) do { if (!(cond)) lpAbort(what); } while (0)
 
 /* ---- 1. header --------------------------------------------------------- */
 
@@ -223,7 +218,7 @@ static uint64_t lpStringLength(const unsigned char *p) {
 /* Size of <encoding+data> of the entry at p (trusted). */
 static uint64_t lpEncodedSizeAt(const unsigned char *p) {
     size_t hdr = lpHeaderSize(p[0]);
-    lpAssert(hdr != 0, "invalid entry encoding");
+    libAssertMsg(hdr != 0, "invalid entry encoding");
     return lpIsString(p[0]) ? hdr + lpStringLength(p) : hdr;
 }
 
@@ -253,7 +248,7 @@ static long long lpIntegerValue(const unsigned char *p) {
     case LP_ENC_24BIT_INT: return lpSignExtend(load24le(p + 1), 24);
     case LP_ENC_32BIT_INT: return lpSignExtend(load32le(p + 1), 32);
     case LP_ENC_64BIT_INT: return lpSignExtend(load64le(p + 1), 64);
-    default: lpAbort("invalid integer encoding"); return 0;
+    default: libAssertFailed("invalid integer encoding", __FILE__, __LINE__);
     }
 }
 
@@ -267,12 +262,12 @@ unsigned char *lpFirst(unsigned char *lp) {
 /* The byte after the entry at p (the next entry or the terminator). */
 static unsigned char *lpSkip(unsigned char *lp, unsigned char *p) {
     uint64_t size = lpEntrySize(p);
-    lpAssert(size < lpBytes(lp) && (size_t)(p - lp) + size < lpBytes(lp), "entry runs past the end");
+    libAssertMsg(size < lpBytes(lp) && (size_t)(p - lp) + size < lpBytes(lp), "entry runs past the end");
     return p + size;
 }
 
 unsigned char *lpNext(unsigned char *lp, unsigned char *p) {
-    lpAssert(p[0] != LP_EOF, "lpNext at the terminator");
+    libAssertMsg(p[0] != LP_EOF, "lpNext at the terminator");
     p = lpSkip(lp, p);
     return p[0] == LP_EOF ? NULL : p;
 }
@@ -281,7 +276,7 @@ unsigned char *lpPrev(unsigned char *lp, unsigned char *p) {
     if (p == lp + LP_HDR_SIZE) return NULL;
     size_t nbytes = 0;
     uint64_t size = lpReadBacklen(p - 1, (size_t)(p - lp - LP_HDR_SIZE), &nbytes);
-    lpAssert(size != UINT64_MAX && size + nbytes <= (uint64_t)(p - lp - LP_HDR_SIZE), "bad backlen");
+    libAssertMsg(size != UINT64_MAX && size + nbytes <= (uint64_t)(p - lp - LP_HDR_SIZE), "bad backlen");
     return p - nbytes - size;
 }
 
@@ -440,8 +435,8 @@ static unsigned char *lpSplice(unsigned char *lp, size_t off, size_t old_len, co
  * functions. */
 static unsigned char *lpInsertEncoded(unsigned char *lp, const lpEncoded *e, unsigned char *p, int where,
                                       unsigned char **newp) {
-    lpAssert(p >= lp + LP_HDR_SIZE && p <= lpEof(lp), "insert position outside the listpack");
-    lpAssert(where == LP_BEFORE || p[0] != LP_EOF, "after/replace at the terminator");
+    libAssertMsg(p >= lp + LP_HDR_SIZE && p <= lpEof(lp), "insert position outside the listpack");
+    libAssertMsg(where == LP_BEFORE || p[0] != LP_EOF, "after/replace at the terminator");
     if (where == LP_AFTER) p = lpSkip(lp, p);
     size_t off = (size_t)(p - lp);
     size_t old_len = where == LP_REPLACE ? (size_t)lpEntrySize(p) : 0;
@@ -497,7 +492,7 @@ static unsigned char *lpRemoveBytes(unsigned char *lp, size_t off, size_t nbytes
 }
 
 unsigned char *lpDelete(unsigned char *lp, unsigned char *p, unsigned char **newp) {
-    lpAssert(p >= lp + LP_HDR_SIZE && p < lpEof(lp), "delete position outside the listpack");
+    libAssertMsg(p >= lp + LP_HDR_SIZE && p < lpEof(lp), "delete position outside the listpack");
     size_t off = (size_t)(p - lp);
     lp = lpRemoveBytes(lp, off, (size_t)lpEntrySize(p), 1);
     if (newp) *newp = lp[off] == LP_EOF ? NULL : lp + off;

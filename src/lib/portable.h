@@ -15,8 +15,9 @@
  *
  * All are memcpy-based: on CPUs with unaligned loads the compiler emits one
  * instruction; elsewhere it emits byte loads, which is exactly what a
- * strict-alignment CPU needs. The byte swap uses the compiler builtin and is
- * elided when the host already has the requested order.
+ * strict-alignment CPU needs. The byte swap uses the compiler builtin where
+ * there is one (plain shift-and-mask C otherwise) and is elided when the
+ * host already has the requested order.
  *
  * Checked by: grep -nE '\*\s*\(\s*(const\s+)?u?int(16|32|64)_t\s*\*\s*\)' src/ tests/
  * which must find nothing outside this file.
@@ -37,9 +38,48 @@ static inline void store32(void *p, uint32_t v) { memcpy(p, &v, sizeof v); }
 static inline void store64(void *p, uint64_t v) { memcpy(p, &v, sizeof v); }
 
 /* ---- byte swapping ----------------------------------------------------- */
+/* Shift-and-mask swaps in plain C: what bswapN() uses on a compiler without
+ * the __builtin_bswapN builtins (compilers recognise the pattern and still
+ * emit one instruction). Always defined, so test_portable_fallback.c can
+ * check them against the builtins on a compiler that has both. */
+static inline uint16_t bswap16_portable(uint16_t v) { return (uint16_t)((v >> 8) | (v << 8)); }
+static inline uint32_t bswap32_portable(uint32_t v) {
+    v = ((v & 0x00FF00FFu) << 8) | ((v >> 8) & 0x00FF00FFu);
+    return (v << 16) | (v >> 16);
+}
+static inline uint64_t bswap64_portable(uint64_t v) {
+    v = ((v & 0x00FF00FF00FF00FFULL) << 8) | ((v >> 8) & 0x00FF00FF00FF00FFULL);
+    v = ((v & 0x0000FFFF0000FFFFULL) << 16) | ((v >> 16) & 0x0000FFFF0000FFFFULL);
+    return (v << 32) | (v >> 32);
+}
+
+/* The builtins when the compiler says it has them (__has_builtin: clang,
+ * gcc >= 10) or is a gcc known to (4.8 added the last, bswap16); the plain C
+ * versions otherwise, or when PORTABLE_FORCE_BSWAP_FALLBACK is defined (the
+ * unit test of the fallback). PORTABLE_BSWAP_BUILTINS says which was taken. */
+#if defined(PORTABLE_FORCE_BSWAP_FALLBACK)
+#define PORTABLE_BSWAP_BUILTINS 0
+#elif defined(__has_builtin)
+#if __has_builtin(__builtin_bswap16) && __has_builtin(__builtin_bswap32) && __has_builtin(__builtin_bswap64)
+#define PORTABLE_BSWAP_BUILTINS 1
+#else
+#define PORTABLE_BSWAP_BUILTINS 0
+#endif
+#elif defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 8))
+#define PORTABLE_BSWAP_BUILTINS 1
+#else
+#define PORTABLE_BSWAP_BUILTINS 0
+#endif
+
+#if PORTABLE_BSWAP_BUILTINS
 static inline uint16_t bswap16(uint16_t v) { return __builtin_bswap16(v); }
 static inline uint32_t bswap32(uint32_t v) { return __builtin_bswap32(v); }
 static inline uint64_t bswap64(uint64_t v) { return __builtin_bswap64(v); }
+#else
+static inline uint16_t bswap16(uint16_t v) { return bswap16_portable(v); }
+static inline uint32_t bswap32(uint32_t v) { return bswap32_portable(v); }
+static inline uint64_t bswap64(uint64_t v) { return bswap64_portable(v); }
+#endif
 
 #if BYTE_ORDER_LITTLE
 #define HOST_TO_LE_(bits, v) (v)

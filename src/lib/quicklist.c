@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "listpack.h"
+#include "libassert.h"
 #include "portable.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -39,12 +40,6 @@
 
 static const size_t neg_fill_limits[] = {4096, 8192, 16384, 32768, 65536};
 static size_t packed_threshold = 0; /* 0: the node size limit decides */
-
-static void qlAbort(const char *what) {
-    fprintf(stderr, "quicklist: %s\n", what);
-    abort();
-}
-#define qlAssert(cond, what) do { if (!(cond)) qlAbort(what); } while (0)
 
 /* ---- limits ------------------------------------------------------------ */
 
@@ -186,7 +181,7 @@ static size_t compressedBlobBytes(const unsigned char *blob) { return 4 + (size_
 static unsigned char *nodeInflate(const quicklistNode *node) {
     unsigned char *raw = zmalloc(node->sz);
     int ok = lzDecompress(node->entry + 4, load32(node->entry), raw, node->sz);
-    qlAssert(ok, "corrupt compressed node");
+    libAssertMsg(ok, "corrupt compressed node");
     return raw;
 }
 
@@ -320,7 +315,7 @@ static int tryMerge(quicklist *ql, quicklistNode *a, quicklistNode *b) {
     nodeUse(b);
     unsigned char *la = a->entry, *lb = b->entry;
     unsigned char *merged = lpMerge(&la, &lb);
-    qlAssert(merged != NULL, "listpack merge failed");
+    libAssertMsg(merged != NULL, "listpack merge failed");
     a->entry = merged;
     b->entry = NULL;
     nodeRefresh(a);

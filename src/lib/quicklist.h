@@ -96,7 +96,8 @@ quicklist *quicklistDup(quicklist *orig);
 
 /* Elements longer than this go into PLAIN nodes, whatever the fill; 0
  * restores the default (the node size limit). Process-wide, like Redis's
- * DEBUG QUICKLIST-PACKED-THRESHOLD. Returns 0 if sz is out of range. */
+ * DEBUG QUICKLIST-PACKED-THRESHOLD. A yes/no answer, not a status: 1 if
+ * accepted, 0 if sz is out of range. */
 int quicklistSetPackedThreshold(size_t sz);
 
 /* ---- size ---------------------------------------------------------------- */

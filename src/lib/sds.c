@@ -21,7 +21,7 @@
 #include "sds.h"
 #include "zmalloc.h"
 
-#include <assert.h>
+#include "libassert.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,9 +219,9 @@ sds sdsMakeRoomForNonGreedy(sds s, size_t addlen) {
 void sdsIncrLen(sds s, ssize_t incr) {
     size_t len = sdslen(s);
     if (incr >= 0)
-        assert((size_t)incr <= sdsavail(s));
+        libAssert((size_t)incr <= sdsavail(s));
     else
-        assert((size_t)-(incr + 1) < len); /* -incr <= len, without overflow */
+        libAssert((size_t)-(incr + 1) < len); /* -incr <= len, without overflow */
     len += (size_t)incr;                   /* modular: a negative incr subtracts */
     sdssetlen(s, len);
     s[len] = '\0';

@@ -57,6 +57,8 @@ int stringmatchlen(const char *pattern, int patternLen, const char *string,
 int stringmatch(const char *pattern, const char *string, int nocase);
 
 /* ---- string -> number: return 1 and set *value on success, 0 otherwise ----- */
+/* (A yes/no answer -- "is this text a number?" -- not a status code: hence
+ * 1/0 rather than the libraries' 0/-1, and callers write if (!string2ll(...)).) */
 int string2ll(const char *s, size_t slen, long long *value);
 int string2l(const char *s, size_t slen, long *value);
 int string2ull(const char *s, size_t slen, unsigned long long *value);

@@ -29,7 +29,7 @@
  */
 #include "xfloat.h"
 
-#include <assert.h>
+#include "libassert.h"
 #include <string.h>
 
 /* ========================================================================
@@ -118,7 +118,7 @@ static void bn_mul_add_small(xf_bn *a, uint32_t m, uint32_t add) {
         carry = t >> 32;
     }
     if (carry) {
-        assert(a->len < XF_BN_LIMBS);
+        libAssert(a->len < XF_BN_LIMBS);
         a->w[a->len++] = (uint32_t)carry;
     }
 }
@@ -135,7 +135,7 @@ static void bn_mul_pow10(xf_bn *a, uint64_t n) {
 static void bn_shl(xf_bn *a, uint64_t bits) {
     if (a->len == 0 || bits == 0) return;
     uint32_t limbs = (uint32_t)(bits / 32), r = (uint32_t)(bits % 32), n = a->len;
-    assert(bits / 32 + n + 1 <= XF_BN_LIMBS);
+    libAssert(bits / 32 + n + 1 <= XF_BN_LIMBS);
     a->w[n + limbs] = 0;
     for (uint32_t i = n; i-- > 0;) {
         uint32_t v = a->w[i];
@@ -195,7 +195,7 @@ static void bn_add(xf_bn *a, const xf_bn *b) {
     }
     a->len = n;
     if (carry) {
-        assert(n < XF_BN_LIMBS);
+        libAssert(n < XF_BN_LIMBS);
         a->w[a->len++] = (uint32_t)carry;
     }
 }
@@ -549,7 +549,7 @@ static size_t bn_to_decimal(xf_bn *n, char *out) {
     uint32_t chunks[XF_MAX_DIGITS / 9 + 1];
     size_t count = 0, len = 0;
     do {
-        assert(count < sizeof chunks / sizeof chunks[0]);
+        libAssert(count < sizeof chunks / sizeof chunks[0]);
         chunks[count++] = bn_divmod_small(n, 1000000000);
     } while (n->len > 0);
     /* The top chunk without leading zeros, the others with all nine digits. */
@@ -646,7 +646,7 @@ static uint64_t xf_scaled_round(xfloat v, int64_t scale) {
     xf_bn num, den, q;
     if (scale >= 0) {
         xf_scaled_fixed(v, (unsigned)scale, &num);
-        assert(bn_bitlen(&num) <= 64);
+        libAssert(bn_bitlen(&num) <= 64);
         return bn_bits64(&num, 0);
     }
     bn_set_u64(&num, v.mant);
@@ -655,7 +655,7 @@ static uint64_t xf_scaled_round(xfloat v, int64_t scale) {
     if (e >= 0) bn_shl(&num, (uint64_t)e);
     else bn_shl(&den, (uint64_t)-e);
     bn_divmod(&num, &den, &q);
-    assert(bn_bitlen(&q) <= 64);
+    libAssert(bn_bitlen(&q) <= 64);
     uint64_t r = bn_bits64(&q, 0);
     bn_shl(&num, 1); /* twice the remainder against the divisor */
     int c = bn_cmp(&num, &den);
@@ -676,7 +676,7 @@ static uint64_t xf_significant17(xfloat v, int64_t *exp10) {
         else if (r < lo) x--;
         else break;
     }
-    assert(r >= lo && r < hi);
+    libAssert(r >= lo && r < hi);
     *exp10 = x;
     return r;
 }

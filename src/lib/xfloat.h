@@ -50,7 +50,8 @@ typedef enum {
 } xfloat_format;
 
 /* Parses all of s[0..len) ("1.5", "-.5e3", "+1", "0x1p3", "inf", "-Infinity"
- * ...). Returns 1 and sets *out (if not NULL) on success; returns 0 for text
+ * ...). A yes/no answer, not a status code: returns 1 and sets *out (if not
+ * NULL) when the text is a number; returns 0 for text
  * strtold would not consume entirely, a leading space, NaN, len 0 or
  * len >= XFLOAT_MAX_CHARS, and for finite text that overflows to infinity or
  * underflows to zero (a subnormal result is accepted). */
