@@ -95,12 +95,14 @@ void openFilesReserveInit(void) {
 }
 
 static void logExhaustion(const char *what) {
+    int saved_errno = errno;
     if (server.unixtime - last_exhaustion_log < OPENFILES_LOG_PERIOD_SECONDS) return;
     last_exhaustion_log = server.unixtime;
     serverLog(LL_WARNING,
               "Out of file descriptors accepting a %s connection (%s): refusing clients until some close. "
               "maxclients is %u; raise 'ulimit -n' or lower maxclients.",
-              what, strerror(errno), server.maxclients);
+              what, strerror(saved_errno), server.maxclients);
+    errno = saved_errno;
 }
 
 /* accept() on `listener` just failed with errno. Returns 1 when the
@@ -108,9 +110,12 @@ static void logExhaustion(const char *what) {
  * refused (so the caller may try the next one), 0 otherwise. */
 int openFilesRefuseWhenExhausted(int listener, const char *what) {
     if (errno != EMFILE && errno != ENFILE) return 0;
-    logExhaustion(what);
-    if (reserve_fd == -1) return 0; /* nothing to give up: the next readable event retries */
+    if (reserve_fd == -1) { /* nothing to give up: the next readable event retries */
+        logExhaustion(what);
+        return 0;
+    }
     close(reserve_fd);
+    logExhaustion(what); /* with the spare given up: the log file needs a descriptor too */
     int fd = accept(listener, NULL, NULL);
     if (fd != -1) {
         static const char err[] = "-ERR max number of clients reached\r\n";
