@@ -128,9 +128,9 @@ static int parseCpuEntry(const char **p, cpuList *l, sds *err) {
 }
 
 /* "" is an empty list (don't touch the affinity). */
-static int cpuListParse(const char *list, cpuList *l, sds *err) {
+static int cpuListParse(const char *text, cpuList *l, sds *err) {
     memset(l, 0, sizeof(*l));
-    const char *p = list;
+    const char *p = text;
     while (*p) {
         if (parseCpuEntry(&p, l, err) != C_OK) return C_ERR;
         if (*p == ',' && *++p == '\0') {
@@ -183,17 +183,17 @@ static void lowerChildPriority(const char *who) {
 static cpu_set_t *startup_mask; /* what the process was started with */
 static size_t mask_size;        /* bytes of a mask of CPULIST_MAX_CPUS */
 
-static void pinCallingThread(const cpu_set_t *mask, const char *list, const char *who) {
+static void pinCallingThread(const cpu_set_t *mask, const char *cpulist, const char *who) {
     if (sched_setaffinity(0, mask_size, mask) == 0) return;
-    serverLog(LL_WARNING, "Can't set the CPU affinity of %s to '%s': %s", who, list, strerror(errno));
+    serverLog(LL_WARNING, "Can't set the CPU affinity of %s to '%s': %s", who, cpulist, strerror(errno));
 }
 
-/* Pins the calling thread to `list`; NULL or "" leaves it alone. */
-static void applyCpuList(const char *list, const char *who) {
+/* Pins the calling thread to `cpulist`; NULL or "" leaves it alone. */
+static void applyCpuList(const char *cpulist, const char *who) {
     cpuList l;
     sds err = NULL;
-    if (list == NULL || list[0] == '\0') return;
-    if (cpuListParse(list, &l, &err) != C_OK) { /* validated when read: can't happen */
+    if (cpulist == NULL || cpulist[0] == '\0') return;
+    if (cpuListParse(cpulist, &l, &err) != C_OK) { /* validated when read: can't happen */
         serverLog(LL_WARNING, "Ignoring the CPU list of %s: %s", who, err);
         sdsfree(err);
         return;
@@ -203,7 +203,7 @@ static void applyCpuList(const char *list, const char *who) {
     CPU_ZERO_S(mask_size, mask);
     for (int cpu = 0; cpu < CPULIST_MAX_CPUS; cpu++)
         if (l.bits[cpu / 8] & (1u << (cpu % 8))) CPU_SET_S(cpu, mask_size, mask);
-    pinCallingThread(mask, list, who);
+    pinCallingThread(mask, cpulist, who);
     CPU_FREE(mask);
 }
 
@@ -224,8 +224,8 @@ void cpuAffinityBioThread(const char *name) {
     prctl(PR_SET_NAME, name, 0, 0, 0); /* named once pinned: whoever sees the name sees the mask */
 }
 
-void cpuAffinityChild(const char *list, const char *who) {
-    applyCpuList(list, who);
+void cpuAffinityChild(const char *cpulist, const char *who) {
+    applyCpuList(cpulist, who);
     lowerChildPriority(who);
     oomScoreApply(OOM_CLASS_BGCHILD); /* oom.c: the child's oom-score-adj-values entry */
 }

@@ -300,26 +300,26 @@ static void replySorted(client *c, const sortSpec *spec, sortItem *items, size_t
     }
 }
 
-static void pushText(robj *list, const char *text, size_t len) {
+static void pushText(robj *dst, const char *text, size_t len) {
     robj *value = createStringObject(text, len);
-    listTypePush(list, value, LIST_TAIL);
+    listTypePush(dst, value, LIST_TAIL);
     decrRefCount(value);
 }
 
 /* STORE: the window (or its GET lookups; a missing one as "") becomes the
  * list at the destination; an empty result deletes it. */
 static void storeSorted(client *c, const sortSpec *spec, sortItem *items, size_t first, size_t count) {
-    robj *list = createListObject();
+    robj *stored_list = createListObject();
     long long stored = 0;
     for (size_t j = first; j < first + count; j++) {
         if (spec->ngets == 0) {
-            pushText(list, items[j].elem, sdslen(items[j].elem));
+            pushText(stored_list, items[j].elem, sdslen(items[j].elem));
             stored++;
         }
         for (int g = 0; g < spec->ngets; g++) {
             sds value = lookupByPattern(c->db, spec->gets[g], items[j].elem);
-            if (value) pushText(list, value, sdslen(value));
-            else pushText(list, "", 0);
+            if (value) pushText(stored_list, value, sdslen(value));
+            else pushText(stored_list, "", 0);
             sdsfree(value);
             stored++;
         }
@@ -327,12 +327,12 @@ static void storeSorted(client *c, const sortSpec *spec, sortItem *items, size_t
     if (stored) {
         /* replaces any old value and its TTL; dbAdd takes our reference */
         dbDelete(c->db, spec->store);
-        dbAdd(c->db, spec->store, list);
+        dbAdd(c->db, spec->store, stored_list);
         signalModifiedKey(c, c->db, spec->store);
         notifyKeyspaceEvent(NOTIFY_LIST, "sortstore", spec->store, c->db->id);
         server.dirty += stored;
     } else {
-        decrRefCount(list);
+        decrRefCount(stored_list);
         if (dbDelete(c->db, spec->store)) {
             signalModifiedKey(c, c->db, spec->store);
             notifyKeyspaceEvent(NOTIFY_GENERIC, "del", spec->store, c->db->id);
