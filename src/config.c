@@ -289,7 +289,7 @@ static const configEntry configTable[] = {
     ULONG_CONFIG("zset-max-listpack-value", "zset-max-ziplist-value", CF_MEMORY, zset_max_listpack_value, 0, LONG_MAX, "64", NULL),
     ULONG_CONFIG("hll-sparse-max-bytes", NULL, CF_MEMORY, hll_sparse_max_bytes, 0, LONG_MAX, "3000", NULL),
 
-    /* persistence (stored until persistence lands) */
+    /* persistence */
     SPECIAL_CONFIG("dir", NULL, CF_PROTECTED | CF_DENY_LOADING, dir_special, "./", NULL),
     SPECIAL_CONFIG("shutdown-on-sigterm", NULL, CF_MULTI_ARG, sigterm_special, "default", NULL),
     SPECIAL_CONFIG("shutdown-on-sigint", NULL, CF_MULTI_ARG, sigint_special, "default", NULL),

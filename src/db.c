@@ -241,8 +241,8 @@ int dbSyncDelete(redisDb *db, robj *key) {
     return 1;
 }
 
-/* Values are freed in the main thread for now; "async" keeps the API (and
- * UNLINK/FLUSH ASYNC semantics towards clients) for a background freer. */
+/* Values are freed in the main thread (no background freer); "async" keeps
+ * the API and UNLINK / FLUSH ASYNC's semantics towards clients. */
 int dbAsyncDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
 
 int dbDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }

@@ -260,7 +260,7 @@ typedef struct client {
     long long buf_peak_reset_ms;
     char *buf;
     /* deferred replies placeholders live in the reply list as empty blocks */
-    /* multi/exec, pubsub, blocking state come with their issues */
+    /* pub/sub (pubsub.c), MULTI/WATCH (multi.c), blocking (blocked.c), tracking, client eviction */
     dict *pubsub_channels;
     dict *pubsub_patterns;
     dict *pubsubshard_channels;
@@ -429,7 +429,7 @@ struct redisServer {
     int supervised;
     int supervised_mode;
 
-    /* persistence (fields used by INFO until persistence lands) */
+    /* persistence: the RDB (rdb.c) and the AOF (aof*.c) */
     char *dir;
     time_t lastsave;
     int aof_enabled;
@@ -468,7 +468,7 @@ struct redisServer {
     int active_rehashing;         /* activerehashing: the cron moves keyspace rehashes along */
     int rdb_save_incremental_fsync; /* fsync the snapshot every 4 MB written */
 
-    /* directives accepted (and stored) before the feature using them lands */
+    /* tuning, keyspace events, process title, AOF annotations, lazy freeing */
     int dynamic_hz;
     int maxmemory_eviction_tenacity;
     int enable_protected_configs; /* PROTECTED_ACTION_ALLOWED_* */
