@@ -304,19 +304,13 @@ static void scanCollectEntry(void *privdata, const dictEntry *de) {
     listAddNodeTail(out, sdsdup(dictGetVal(de)));
 }
 
-/* A listpack is returned whole with cursor 0. A table is scanned until
- * `count` fields were collected, the scan ended, or 10 * count buckets were
- * visited. */
-static unsigned long scanHashObject(robj *o, unsigned long cursor, long count, list *out) {
+/* A listpack is returned whole with cursor 0, a table in bounded steps. */
+static uint64_t scanHashObject(robj *o, uint64_t cursor, long count, list *out) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         hashTypeForEach(o, scanCollectPair, out);
         return 0;
     }
-    long maxiterations = count > LONG_MAX / 10 ? LONG_MAX : count * 10;
-    do {
-        cursor = dictScan(o->ptr, cursor, scanCollectEntry, out);
-    } while (cursor && maxiterations-- && listLength(out) / 2 < (unsigned long)count);
-    return cursor;
+    return scanDictBounded(o->ptr, cursor, count, scanCollectEntry, out);
 }
 
 /* MEMORY USAGE: a listpack is one block; a table entry owns its field and
@@ -736,16 +730,4 @@ void hrandfieldCommand(client *c) {
 
 /* ---- HSCAN ---------------------------------------------------------------------------- */
 
-void hscanCommand(client *c) {
-    unsigned long cursor;
-    if (parseScanCursorOrReply(c, c->argv[2], &cursor) != C_OK) return;
-    robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (o == NULL) {
-        addReplyArrayLen(c, 2);
-        addReplyBulkCBuffer(c, "0", 1);
-        addReplyArrayLen(c, 0);
-        return;
-    }
-    if (checkType(c, o, OBJ_HASH)) return;
-    scanGenericCommand(c, o, cursor);
-}
+void hscanCommand(client *c) { scanKeyOfTypeCommand(c, OBJ_HASH); }

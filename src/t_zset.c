@@ -657,17 +657,12 @@ static int scanVisitor(void *ud, const elemRef *member, double score) {
     return 0;
 }
 
-static unsigned long zsetScan(robj *o, unsigned long cursor, long count, list *out) {
+static uint64_t zsetScan(robj *o, uint64_t cursor, long count, list *out) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         zsetTypeForEach(o, 0, scanVisitor, out);
         return 0;
     }
-    zset *zs = o->ptr;
-    long maxiterations = count * 10;
-    do {
-        cursor = dictScan(zs->dict, cursor, zsetScanEntry, out);
-    } while (cursor && maxiterations-- && (long)listLength(out) < count);
-    return cursor;
+    return scanDictBounded(((zset *)o->ptr)->dict, cursor, count, zsetScanEntry, out);
 }
 
 /* MEMORY USAGE: a listpack is one block. A skiplist set is its zset
@@ -1852,16 +1847,4 @@ void zrandmemberCommand(client *c) {
 
 /* ---- ZSCAN ----------------------------------------------------------------------------------------------------- */
 
-void zscanCommand(client *c) {
-    unsigned long cursor;
-    if (parseScanCursorOrReply(c, c->argv[2], &cursor) != C_OK) return;
-    robj *zobj = lookupKeyRead(c->db, c->argv[1]);
-    if (zobj == NULL) {
-        addReplyArrayLen(c, 2);
-        addReplyBulkCBuffer(c, "0", 1);
-        addReplyArrayLen(c, 0);
-        return;
-    }
-    if (checkType(c, zobj, OBJ_ZSET)) return;
-    scanGenericCommand(c, zobj, cursor);
-}
+void zscanCommand(client *c) { scanKeyOfTypeCommand(c, OBJ_ZSET); }
