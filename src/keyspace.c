@@ -405,6 +405,38 @@ void scanKeyOfTypeCommand(client *c, int type) {
     scanCollection(c, o, cursor, &opt);
 }
 
+/* ---- the count of HRANDFIELD and ZRANDMEMBER --------------------------------------------- */
+
+int getRandomCountOrReply(client *c, const char *option, long long *count, int *withpairs) {
+    long long value;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &value, NULL) != C_OK) return C_ERR;
+    if (value == LLONG_MIN) { /* -count must exist */
+        addReplyErrorFormat(c, "value is out of range, value must between %lld and %lld", -LLONG_MAX, LLONG_MAX);
+        return C_ERR;
+    }
+    if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, option))) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return C_ERR;
+    }
+    *withpairs = c->argc == 4;
+    if (*withpairs && (value < -LLONG_MAX / 2 || value > LLONG_MAX / 2)) { /* twice as many items */
+        addReplyError(c, "value is out of range");
+        return C_ERR;
+    }
+    *count = value;
+    return C_OK;
+}
+
+int getRandomRepeatsOrReply(client *c, long long count, long items_per_pick, unsigned long *picks) {
+    unsigned long long n = 0 - (unsigned long long)count;
+    if (n > (unsigned long long)(LONG_MAX / items_per_pick)) {
+        addReplyError(c, "value is out of range");
+        return C_ERR;
+    }
+    *picks = (unsigned long)n;
+    return C_OK;
+}
+
 /* ---- whole databases ------------------------------------------------------------------- */
 
 void dbsizeCommand(client *c) { addReplyLongLong(c, (long long)kvtableSize(c->db->keys)); }

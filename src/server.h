@@ -748,6 +748,15 @@ void signalSwappedDb(int id1, int id2);
 long long dbTotalServerKeyCount(void);
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
 void scanKeyOfTypeCommand(client *c, int type); /* HSCAN/SSCAN/ZSCAN of a key of this type */
+/* HRANDFIELD/ZRANDMEMBER key count [option]: the count (64-bit on every
+ * build; any but LLONG_MIN) and whether `option` (WITHVALUES, WITHSCORES)
+ * followed, which halves the range (the reply is twice as long). C_ERR
+ * after replying Redis's error. */
+int getRandomCountOrReply(client *c, const char *option, long long *count, int *withpairs);
+/* A negative count: -count picks with repeats, each items_per_pick reply
+ * items. The reply length must fit a long, which only a 32-bit build can
+ * exceed ("value is out of range"). */
+int getRandomRepeatsOrReply(client *c, long long count, long items_per_pick, unsigned long *picks);
 #define EMPTYDB_NO_FLAGS 0
 #define EMPTYDB_ASYNC (1 << 0)
 

@@ -677,22 +677,19 @@ static void hrandfieldWithCount(client *c, long long requested, int withvalues) 
         return;
     }
     if (requested < 0) {
-        /* A reply length must fit a long: only 32-bit builds can exceed it. */
-        unsigned long long count = (unsigned long long)-requested;
-        if (count > (unsigned long long)LONG_MAX / (withvalues ? 2 : 1)) {
-            addReplyError(c, "value is out of range");
-            return;
-        }
-        hrandfieldWithRepeats(c, o, (unsigned long)count, withvalues);
+        unsigned long picks;
+        if (getRandomRepeatsOrReply(c, requested, withvalues ? 2 : 1, &picks) != C_OK) return;
+        hrandfieldWithRepeats(c, o, picks, withvalues);
         return;
     }
-    unsigned long count = (unsigned long)requested, size = hashTypeLength(o);
-    if (count >= size) {
+    unsigned long size = hashTypeLength(o);
+    if ((unsigned long long)requested >= size) { /* compared in 64 bits: no 32-bit truncation */
         addReplyRandomHeader(c, size, withvalues);
         randomAllState st = {c, withvalues};
         hashTypeForEach(o, replyRandomAllPair, &st);
         return;
     }
+    unsigned long count = (unsigned long)requested;
     addReplyRandomHeader(c, count, withvalues);
     if (o->encoding == OBJ_ENCODING_LISTPACK || count * 3 > size) hrandfieldByShuffle(c, o, count, withvalues);
     else hrandfieldBySampling(c, o, count, withvalues);
@@ -701,20 +698,8 @@ static void hrandfieldWithCount(client *c, long long requested, int withvalues) 
 void hrandfieldCommand(client *c) {
     if (c->argc >= 3) {
         long long count;
-        if (getLongLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
-        if (count == LLONG_MIN) {
-            addReplyErrorFormat(c, "value is out of range, value must between %lld and %lld", -LLONG_MAX, LLONG_MAX);
-            return;
-        }
-        if (c->argc > 4 || (c->argc == 4 && strcasecmp(argSds(c, 3), "withvalues"))) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-        int withvalues = c->argc == 4;
-        if (withvalues && (count < -LLONG_MAX / 2 || count > LLONG_MAX / 2)) {
-            addReplyError(c, "value is out of range");
-            return;
-        }
+        int withvalues;
+        if (getRandomCountOrReply(c, "withvalues", &count, &withvalues) != C_OK) return;
         hrandfieldWithCount(c, count, withvalues);
         return;
     }

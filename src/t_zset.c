@@ -1781,13 +1781,10 @@ static void zrandmemberWithCount(client *c, long long l, int withscores) {
     }
     long mult = withscores && c->resp == 2 ? 2 : 1;
     if (l < 0) { /* repeats allowed */
-        unsigned long long count = (unsigned long long)(-l);
-        if (count > (unsigned long long)(LONG_MAX / mult)) { /* only reachable on 32-bit builds */
-            addReplyError(c, "value is out of range");
-            return;
-        }
+        unsigned long count;
+        if (getRandomRepeatsOrReply(c, l, mult, &count) != C_OK) return;
         addReplyArrayLen(c, (long)count * mult);
-        for (unsigned long long i = 0; i < count; i++) {
+        for (unsigned long i = 0; i < count; i++) {
             if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
                 zrandReplyRank(c, zobj, (long)zrandIndex(size), withscores);
             } else {
@@ -1827,16 +1824,8 @@ static void zrandmemberWithCount(client *c, long long l, int withscores) {
 void zrandmemberCommand(client *c) {
     if (c->argc >= 3) {
         long long l;
-        if (getRangeLLOrReply(c, c->argv[2], -LLONG_MAX, LLONG_MAX, &l, NULL) != C_OK) return;
-        if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, "withscores"))) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-        int withscores = c->argc == 4;
-        if (withscores && (l < -LLONG_MAX / 2 || l > LLONG_MAX / 2)) {
-            addReplyError(c, "value is out of range");
-            return;
-        }
+        int withscores;
+        if (getRandomCountOrReply(c, "withscores", &l, &withscores) != C_OK) return;
         zrandmemberWithCount(c, l, withscores);
         return;
     }
