@@ -34,14 +34,6 @@ void (*dbSwappedHook)(int id1, int id2) = NULL;           /* WATCH on SWAPDB */
 
 /* ---- table types ---------------------------------------------------------------- */
 
-static uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-
-static int dictSdsKeyCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    size_t la = sdslen((sds)a), lb = sdslen((sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
 static void keyspaceEntryDestructor(kvobj *o) { decrRefCount(o); }
 
 static int dictExpandAllowed(size_t moreMem, double usedRatio) {

@@ -37,6 +37,7 @@
 #include "zmalloc.h"
 #include "sds.h"
 #include "dict.h"
+#include "dicttype.h"
 #include "kvtable.h"
 #include "adlist.h"
 #include "ae.h"

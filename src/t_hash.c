@@ -34,24 +34,11 @@
 
 /* ---- the hashtable encoding's dict type ------------------------------------------- */
 
-static uint64_t hashSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-
-static int hashSdsCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    size_t la = sdslen((sds)a), lb = sdslen((sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
-static void hashSdsFree(dict *d, void *s) {
-    (void)d;
-    sdsfree(s);
-}
-
 static dictType hashDictType = {
-    .hashFunction = hashSdsHash,
-    .keyCompare = hashSdsCompare,
-    .keyDestructor = hashSdsFree,
-    .valDestructor = hashSdsFree,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+    .valDestructor = dictSdsDestructor,
 };
 
 /* ---- a small PRNG for HRANDFIELD on listpacks --------------------------------------- */
@@ -641,9 +628,7 @@ static void hrandfieldByShuffle(client *c, robj *o, unsigned long count, int wit
     zfree(handles);
 }
 
-static uint64_t pointerHash(const void *key) { return dictGenHashFunction(&key, sizeof key); }
-
-static dictType seenEntriesType = {.hashFunction = pointerHash};
+static dictType seenEntriesType = {.hashFunction = dictPointerHash};
 
 /* A few distinct pairs of a big table: random picks, skipping repeats. */
 static void hrandfieldBySampling(client *c, robj *o, unsigned long count, int withvalues) {

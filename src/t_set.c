@@ -48,23 +48,10 @@
 
 /* ---- the dict type of HT-encoded sets -------------------------------------------- */
 
-static uint64_t setSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-
-static int setSdsCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    size_t la = sdslen((sds)a);
-    return la == sdslen((sds)b) && memcmp(a, b, la) == 0;
-}
-
-static void setSdsFree(dict *d, void *key) {
-    (void)d;
-    sdsfree(key);
-}
-
 static dictType setDictType = {
-    .hashFunction = setSdsHash,
-    .keyCompare = setSdsCompare,
-    .keyDestructor = setSdsFree,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
 };
 
 /* ---- members --------------------------------------------------------------------------- */
@@ -833,8 +820,7 @@ static void replyRandomSample(client *c, robj *set, unsigned long count) {
     zfree(all);
 }
 
-static uint64_t pointerHash(const void *key) { return dictGenHashFunction(&key, sizeof key); }
-static dictType pointerSetDictType = {.hashFunction = pointerHash};
+static dictType pointerSetDictType = {.hashFunction = dictPointerHash};
 
 /* count distinct members of a large HT set, count much smaller than the size:
  * draw until count distinct ones came up (members are unique sds pointers). */

@@ -62,29 +62,16 @@ typedef struct zset {
 
 /* ---- the member dict ------------------------------------------------------------------- */
 
-static uint64_t zsetDictHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
-
-static int zsetDictCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    size_t la = sdslen((const sds)a), lb = sdslen((const sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
 static dictType zsetDictType = {
-    .hashFunction = zsetDictHash,
-    .keyCompare = zsetDictCompare,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
 };
 
 /* Accumulator of ZUNION: owns its keys until they move into the result. */
-static void zsetAccFreeKey(dict *d, void *key) {
-    (void)d;
-    sdsfree(key);
-}
-
 static dictType zsetAccDictType = {
-    .hashFunction = zsetDictHash,
-    .keyCompare = zsetDictCompare,
-    .keyDestructor = zsetAccFreeKey,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
 };
 
 static zset *zsetStructCreate(void) {
