@@ -289,6 +289,8 @@ static list *createSdsList(void) {
     return items;
 }
 
+static int patternMatchesAll(const sds pattern) { return pattern == NULL || !strcmp(pattern, "*"); }
+
 /* ---- the keyspace */
 
 static void collectKey(void *privdata, kvobj *o) {
@@ -297,7 +299,7 @@ static void collectKey(void *privdata, kvobj *o) {
 }
 
 static int keyMatchesScan(client *c, sds key, scanOptions *opt) {
-    if (opt->pattern && !(opt->pattern[0] == '*' && opt->pattern[1] == '\0') &&
+    if (!patternMatchesAll(opt->pattern) &&
         !stringmatchlen(opt->pattern, (int)sdslen(opt->pattern), key, (int)sdslen(key), 0))
         return 0;
     robj *keyobj = createStringObject(key, sdslen(key));
@@ -356,8 +358,6 @@ uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, dictScanFunction 
     } while (cursor && budget-- && (long)listLength(out) < count);
     return cursor;
 }
-
-static int patternMatchesAll(const sds pattern) { return pattern == NULL || !strcmp(pattern, "*"); }
 
 /* Drops the items whose name does not match MATCH (with its value, for pairs). */
 static void filterScanItems(list *items, int pairs, const sds pattern) {
