@@ -76,26 +76,20 @@ typedef struct readyKey {
 
 /* ---- dict types -------------------------------------------------------------------------- */
 
-static uint64_t sdsHashFn(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-static int sdsCompareFn(dict *d, const void *a, const void *b) {
-    (void)d;
-    return sdslen((sds)a) == sdslen((sds)b) && memcmp(a, b, sdslen((sds)a)) == 0;
-}
-static void sdsFreeFn(dict *d, void *key) { (void)d; sdsfree(key); }
 static void listFreeFn(dict *d, void *val) { (void)d; listRelease(val); }
 
 /* db->blocking_keys: key -> list of client* */
 static dictType blockingKeysDictType = {
-    .hashFunction = sdsHashFn,
-    .keyCompare = sdsCompareFn,
-    .keyDestructor = sdsFreeFn,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
     .valDestructor = listFreeFn,
 };
 
 static dictType readySetDictType = {
-    .hashFunction = sdsHashFn,
-    .keyCompare = sdsCompareFn,
-    .keyDestructor = sdsFreeFn,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
 };
 
 /* ---- the deadline heap ------------------------------------------------------------------- */

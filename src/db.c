@@ -30,14 +30,6 @@
 
 /* ---- table types ---------------------------------------------------------------- */
 
-static uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-
-static int dictSdsKeyCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    size_t la = sdslen((sds)a), lb = sdslen((sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
 static void keyspaceEntryDestructor(kvobj *o) { decrRefCount(o); }
 
 static int dictExpandAllowed(size_t moreMem, double usedRatio) {

@@ -5,9 +5,11 @@
  * They reach the data only through db.c, so expiry, statistics and
  * notifications behave the same as for typed commands. SCAN's cursor is the
  * dict's reverse-binary cursor: every key present for the whole iteration is
- * returned at least once even while the table is resized; scanGenericCommand()
- * is shared with HSCAN/SSCAN/ZSCAN, whose types register a scanner for their
- * hash-table encodings through registerScanFunction().
+ * returned at least once even while the table is resized. HSCAN, SSCAN and
+ * ZSCAN are scanKeyOfTypeCommand() here too (cursor and options parsed once,
+ * one reply format); their types register a scanner through
+ * registerScanFunction(), and the table encodings walk their dict with
+ * scanDictBounded(). Cursors are 64-bit on every build.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -207,15 +209,20 @@ void randomkeyCommand(client *c) {
     decrRefCount(key);
 }
 
-/* The cursor as strtoul() reads it, as Redis does: a leading '-' wraps
- * ("-1" is ULONG_MAX), no leading space, nothing after the digits. */
-int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor) {
+/* ---- SCAN, HSCAN, SSCAN, ZSCAN ------------------------------------------------------------ */
+
+/* The cursor as Redis reads it (strtoul() of a 64-bit build): an empty
+ * string is 0, a leading '+' or '-' is accepted ("-1" wraps to 2^64-1), a
+ * leading space, anything after the digits or a value beyond 2^64-1 is
+ * refused. 64-bit on every build, so a 32-bit server takes the cursors a
+ * 64-bit one does. */
+static int parseScanCursorOrReply(client *c, robj *o, uint64_t *cursor) {
     robj *decoded = getDecodedObject(o);
     const char *s = decoded->ptr;
     char *end;
     errno = 0;
-    unsigned long value = strtoul(s, &end, 10);
-    int ok = s[0] != '\0' && !isspace((unsigned char)s[0]) && *end == '\0' && errno != ERANGE;
+    unsigned long long value = strtoull(s, &end, 10);
+    int ok = !isspace((unsigned char)s[0]) && *end == '\0' && errno != ERANGE;
     decrRefCount(decoded);
     if (!ok) {
         addReplyError(c, "invalid cursor");
@@ -257,13 +264,42 @@ static int parseScanOptions(client *c, int first, int allow_type, scanOptions *o
     return C_OK;
 }
 
+/* One call visits at most 10 * COUNT buckets, empty ones included, so a
+ * sparse table still answers promptly (saturating: COUNT may be LONG_MAX). */
+static long scanBucketBudget(long count) { return count > LONG_MAX / 10 ? LONG_MAX : count * 10; }
+
+/* The reply of every SCAN: the next cursor, then the items (a list of sds). */
+static void addReplyScanResult(client *c, uint64_t cursor, list *items) {
+    char buf[24];
+    addReplyArrayLen(c, 2);
+    addReplyBulkCBuffer(c, buf, (size_t)ull2string(buf, sizeof buf, cursor));
+    addReplyArrayLen(c, (long)listLength(items));
+    listIter li;
+    listNode *ln;
+    listRewind(items, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        sds item = listNodeValue(ln);
+        addReplyBulkCBuffer(c, item, sdslen(item));
+    }
+}
+
+static list *createSdsList(void) {
+    list *items = listCreate();
+    listSetFreeMethod(items, (void (*)(void *))sdsfree);
+    return items;
+}
+
+static int patternMatchesAll(const sds pattern) { return pattern == NULL || !strcmp(pattern, "*"); }
+
+/* ---- the keyspace */
+
 static void collectKey(void *privdata, kvobj *o) {
     list *keys = privdata;
     listAddNodeTail(keys, sdsdup(kvobjGetKey(o)));
 }
 
 static int keyMatchesScan(client *c, sds key, scanOptions *opt) {
-    if (opt->pattern && !(opt->pattern[0] == '*' && opt->pattern[1] == '\0') &&
+    if (!patternMatchesAll(opt->pattern) &&
         !stringmatchlen(opt->pattern, (int)sdslen(opt->pattern), key, (int)sdslen(key), 0))
         return 0;
     robj *keyobj = createStringObject(key, sdslen(key));
@@ -276,7 +312,35 @@ static int keyMatchesScan(client *c, sds key, scanOptions *opt) {
     return keep;
 }
 
-/* The scanners of the collection types (HSCAN, SSCAN, ZSCAN). */
+/* The keyspace's kvtable has its own cursor walk; only the bits of the
+ * cursor below the table size matter, so the narrowing to unsigned long of
+ * a 32-bit build (whose tables are below 2^32 buckets) loses nothing. */
+static void scanKeyspace(client *c, uint64_t cursor, scanOptions *opt) {
+    list *keys = createSdsList();
+    long budget = scanBucketBudget(opt->count);
+    do {
+        cursor = kvtableScan(c->db->keys, (unsigned long)cursor, collectKey, keys);
+    } while (cursor && budget-- && (long)listLength(keys) < opt->count);
+
+    listIter li;
+    listNode *ln;
+    listRewind(keys, &li);
+    while ((ln = listNext(&li)) != NULL)
+        if (!keyMatchesScan(c, listNodeValue(ln), opt)) listDelNode(keys, ln);
+    addReplyScanResult(c, cursor, keys);
+    listRelease(keys);
+}
+
+void scanCommand(client *c) {
+    uint64_t cursor;
+    scanOptions opt;
+    if (parseScanCursorOrReply(c, c->argv[1], &cursor) != C_OK) return;
+    if (parseScanOptions(c, 2, 1, &opt) != C_OK) return;
+    scanKeyspace(c, cursor, &opt);
+}
+
+/* ---- collections: the scanners of the types */
+
 static struct {
     objectScanProc *proc;
     int pairs;
@@ -287,78 +351,90 @@ void registerScanFunction(int type, objectScanProc *proc, int pairs) {
     scanners[type].pairs = pairs;
 }
 
-static int patternMatchesAll(const sds pattern) { return pattern == NULL || !strcmp(pattern, "*"); }
+uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, dictScanFunction *fn, list *out) {
+    long budget = scanBucketBudget(count);
+    do {
+        cursor = dictScan(d, (unsigned long)cursor, fn, out); /* see scanKeyspace() */
+    } while (cursor && budget-- && (long)listLength(out) < count);
+    return cursor;
+}
 
-/* HSCAN/SSCAN/ZSCAN: the type's scanner fills a list of sds (pairs for hashes
- * and sorted sets); MATCH filters on the member or field name. */
-static void scanCollection(client *c, robj *o, unsigned long cursor, scanOptions *opt) {
+/* Drops the items whose name does not match MATCH (with its value, for pairs). */
+static void filterScanItems(list *items, int pairs, const sds pattern) {
+    if (patternMatchesAll(pattern)) return;
+    listIter li;
+    listNode *ln;
+    listRewind(items, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        sds name = listNodeValue(ln);
+        listNode *value = pairs ? listNext(&li) : NULL;
+        if (stringmatchlen(pattern, (int)sdslen(pattern), name, (int)sdslen(name), 0)) continue;
+        listDelNode(items, ln);
+        if (value) listDelNode(items, value);
+    }
+}
+
+static void scanCollection(client *c, robj *o, uint64_t cursor, scanOptions *opt) {
     if (scanners[o->type].proc == NULL) {
         addReplyError(c, "SCAN of this type is not supported");
         return;
     }
-    int pairs = scanners[o->type].pairs;
-    list *items = listCreate();
-    listSetFreeMethod(items, (void (*)(void *))sdsfree);
+    list *items = createSdsList();
     cursor = scanners[o->type].proc(o, cursor, opt->count, items);
-
-    listIter li;
-    listNode *ln;
-    listRewind(items, &li);
-    while (!patternMatchesAll(opt->pattern) && (ln = listNext(&li)) != NULL) {
-        sds name = listNodeValue(ln);
-        listNode *value = pairs ? listNext(&li) : NULL;
-        if (stringmatchlen(opt->pattern, (int)sdslen(opt->pattern), name, (int)sdslen(name), 0)) continue;
-        listDelNode(items, ln);
-        if (value) listDelNode(items, value);
-    }
-    addReplyArrayLen(c, 2);
-    addReplyBulkLongLong(c, (long long)cursor);
-    addReplyArrayLen(c, (long)listLength(items));
-    listRewind(items, &li);
-    while ((ln = listNext(&li)) != NULL) {
-        sds item = listNodeValue(ln);
-        addReplyBulkCBuffer(c, item, sdslen(item));
-    }
+    filterScanItems(items, scanners[o->type].pairs, opt->pattern);
+    addReplyScanResult(c, cursor, items);
     listRelease(items);
 }
 
-/* SCAN over the keyspace (o == NULL), or over a collection's elements. */
-void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
+/* HSCAN/SSCAN/ZSCAN key cursor [MATCH p] [COUNT n], in Redis's order: the
+ * cursor (a malformed one is refused even for a missing key), the key (a
+ * missing one is a finished, empty scan, whatever the options), its type,
+ * then the options. */
+void scanKeyOfTypeCommand(client *c, int type) {
+    uint64_t cursor;
     scanOptions opt;
-    int first_option = o ? 3 : 2;
-    if (parseScanOptions(c, first_option, o == NULL, &opt) != C_OK) return;
-    if (o != NULL) {
-        scanCollection(c, o, cursor, &opt);
+    if (parseScanCursorOrReply(c, c->argv[2], &cursor) != C_OK) return;
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (o == NULL) {
+        list *none = createSdsList();
+        addReplyScanResult(c, 0, none);
+        listRelease(none);
         return;
     }
-    list *keys = listCreate();
-    listSetFreeMethod(keys, (void (*)(void *))sdsfree);
-    long maxiterations = opt.count * 10;
-    do {
-        cursor = kvtableScan(c->db->keys, cursor, collectKey, keys);
-    } while (cursor && maxiterations-- && (long)listLength(keys) < opt.count);
-
-    listIter li;
-    listNode *ln;
-    listRewind(keys, &li);
-    while ((ln = listNext(&li)) != NULL)
-        if (!keyMatchesScan(c, listNodeValue(ln), &opt)) listDelNode(keys, ln);
-
-    addReplyArrayLen(c, 2);
-    addReplyBulkLongLong(c, (long long)cursor);
-    addReplyArrayLen(c, (long)listLength(keys));
-    listRewind(keys, &li);
-    while ((ln = listNext(&li)) != NULL) {
-        sds key = listNodeValue(ln);
-        addReplyBulkCBuffer(c, key, sdslen(key));
-    }
-    listRelease(keys);
+    if (checkType(c, o, type) || parseScanOptions(c, 3, 0, &opt) != C_OK) return;
+    scanCollection(c, o, cursor, &opt);
 }
 
-void scanCommand(client *c) {
-    unsigned long cursor;
-    if (parseScanCursorOrReply(c, c->argv[1], &cursor) != C_OK) return;
-    scanGenericCommand(c, NULL, cursor);
+/* ---- the count of HRANDFIELD and ZRANDMEMBER --------------------------------------------- */
+
+int getRandomCountOrReply(client *c, const char *option, long long *count, int *withpairs) {
+    long long value;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &value, NULL) != C_OK) return C_ERR;
+    if (value == LLONG_MIN) { /* -count must exist */
+        addReplyErrorFormat(c, "value is out of range, value must between %lld and %lld", -LLONG_MAX, LLONG_MAX);
+        return C_ERR;
+    }
+    if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, option))) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return C_ERR;
+    }
+    *withpairs = c->argc == 4;
+    if (*withpairs && (value < -LLONG_MAX / 2 || value > LLONG_MAX / 2)) { /* twice as many items */
+        addReplyError(c, "value is out of range");
+        return C_ERR;
+    }
+    *count = value;
+    return C_OK;
+}
+
+int getRandomRepeatsOrReply(client *c, long long count, long items_per_pick, unsigned long *picks) {
+    unsigned long long n = 0 - (unsigned long long)count;
+    if (n > (unsigned long long)(LONG_MAX / items_per_pick)) {
+        addReplyError(c, "value is out of range");
+        return C_ERR;
+    }
+    *picks = (unsigned long)n;
+    return C_OK;
 }
 
 /* ---- whole databases ------------------------------------------------------------------- */

@@ -43,13 +43,11 @@ static void subscribersFree(dict *d, void *val) {
     dictRelease(val);
 }
 
-static uint64_t pointerHash(const void *key) { return dictGenHashFunction(&key, sizeof key); }
-
 /* name -> dict of clients (server side) */
 static dictType subscribersDictType = {dictStringObjectHash,       NULL,           NULL, dictStringObjectCompare,
                                        dictStringObjectDestructor, subscribersFree, NULL};
 /* client* -> NULL */
-static dictType clientSetDictType = {pointerHash, NULL, NULL, NULL, NULL, NULL, NULL};
+static dictType clientSetDictType = {dictPointerHash, NULL, NULL, NULL, NULL, NULL, NULL};
 /* name -> NULL (client side) */
 static dictType clientSubscriptionsDictType = {dictStringObjectHash,       NULL, NULL, dictStringObjectCompare,
                                                dictStringObjectDestructor, NULL, NULL};

@@ -27,8 +27,10 @@
  *   validated deeply before a single entry is read from it, then rebuilt
  *   through the types' own API (so our encodings and thresholds apply).
  *   The ziplist-era types (Redis < 7: zipmap, ziplist, quicklist v1) are
- *   read as blobs here and converted by rdb_legacy.c. Streams, modules and
- *   hashes with field TTLs are refused with a message naming the type.
+ *   validated and opened by rdb_legacy.c; one set of functions here turns
+ *   the entries of any compact blob (old or new format) into the value.
+ *   Streams, modules and hashes with field TTLs are refused with a message
+ *   naming the type.
  * - Keys already expired at load time are skipped, as a Redis master does.
  * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
@@ -621,129 +623,180 @@ static robj *loadHash(rdbReader *r) {
     return o;
 }
 
-/* ---- compact blobs from Redis -------------------------------------------------------------------- */
+/* ---- compact blobs ---------------------------------------------------------------------------------
+ * Listpacks and intsets (Redis 7), ziplists and zipmaps (older, opened by
+ * rdb_legacy.c): each blob is validated whole, then its entries, whatever
+ * the format, are added to the value through the types' API by one set of
+ * functions, which refuse duplicates, odd pair counts and bad scores with a
+ * message naming the format. */
 
-static unsigned char *getValidListpack(rdbReader *r, sds *blob) {
-    *blob = getString(r);
-    if (*blob == NULL) return NULL;
-    unsigned char *lp = (unsigned char *)*blob;
-    if (!lpValidateIntegrity(lp, sdslen(*blob), 1, NULL, NULL)) {
-        r->error = "Listpack integrity check failed";
-        sdsfree(*blob);
-        return NULL;
-    }
-    return lp;
-}
-
-static void lpElem(unsigned char *p, elemRef *e) {
+static int nextListpackEntry(rdbBlobEntries *b, elemRef *e) {
+    unsigned char *p = b->u.lp.p;
+    if (p == NULL) return 0;
     size_t len;
     long long ll;
     const unsigned char *s = lpGetValue(p, &len, &ll);
     e->s = s;
     e->len = s ? len : 0;
     e->ll = ll;
+    b->u.lp.p = lpNext(b->u.lp.lp, p);
+    return 1;
 }
 
-static robj *loadHashListpack(rdbReader *r) {
-    sds blob;
-    unsigned char *lp = getValidListpack(r, &blob);
-    if (lp == NULL) return NULL;
-    robj *o = createHashObject();
-    int ok = lpLength(lp) % 2 == 0;
-    for (unsigned char *p = lpFirst(lp); ok && p; p = lpNext(lp, lpNext(lp, p))) {
-        elemRef f, v;
-        lpElem(p, &f);
-        lpElem(lpNext(lp, p), &v);
+static int nextIntsetEntry(rdbBlobEntries *b, elemRef *e) {
+    int64_t v;
+    const intset *is = (const intset *)(const void *)b->u.is.blob;
+    if (!intsetGet(is, b->u.is.pos, &v)) return 0;
+    b->u.is.pos++;
+    e->s = NULL;
+    e->len = 0;
+    e->ll = v;
+    return 1;
+}
+
+/* Validates the blob of compact type `rdbtype` and opens its entries: 1, or
+ * 0 if it is corrupt (b->format is set either way). */
+static int openBlob(int rdbtype, sds blob, rdbBlobEntries *b) {
+    unsigned char *p = (unsigned char *)blob;
+    switch (rdbtype) {
+    case RDB_TYPE_SET_INTSET:
+        b->format = "intset";
+        b->next = nextIntsetEntry;
+        b->u.is.blob = p;
+        b->u.is.pos = 0;
+        return intsetValidateIntegrity(p, sdslen(blob), 1);
+    case RDB_TYPE_HASH_LISTPACK:
+    case RDB_TYPE_ZSET_LISTPACK:
+    case RDB_TYPE_SET_LISTPACK:
+    case RDB_TYPE_LIST_QUICKLIST_2:
+        b->format = "listpack";
+        b->next = nextListpackEntry;
+        b->u.lp.lp = p;
+        if (!lpValidateIntegrity(p, sdslen(blob), 1, NULL, NULL)) return 0;
+        b->u.lp.p = lpFirst(p);
+        return 1;
+    default: return rdbLegacyOpenBlob(rdbtype, p, sdslen(blob), b);
+    }
+}
+
+/* The messages of this section name the format: "Duplicate hash field in a
+ * ziplist", "Listpack integrity check failed (zset)". One buffer: the
+ * reader's error points to it until the next one. */
+static char blob_error[96];
+
+static int blobProblem(rdbReader *r, const rdbBlobEntries *b, const char *problem) {
+    snprintf(blob_error, sizeof blob_error, "%s %s", problem, b->format);
+    r->error = blob_error;
+    return 0;
+}
+
+static int blobCorrupt(rdbReader *r, const rdbBlobEntries *b, const char *what) {
+    snprintf(blob_error, sizeof blob_error, "%c%s integrity check failed (%s)", toupper((unsigned char)b->format[0]),
+             b->format + 1, what);
+    r->error = blob_error;
+    return 0;
+}
+
+/* The next (name, value) pair: 1, 0 at the end, or -1 for an odd count. */
+static int nextPair(rdbBlobEntries *b, elemRef *name, elemRef *value) {
+    int n = b->next(b, name);
+    if (n != 1) return n;
+    return b->next(b, value) == 1 ? 1 : -1;
+}
+
+static int addListEntries(rdbReader *r, robj *o, rdbBlobEntries *b) {
+    elemRef e;
+    int n;
+    while ((n = b->next(b, &e)) == 1) {
+        robj *eo = elemRefToObject(&e);
+        listTypePush(o, eo, LIST_TAIL);
+        decrRefCount(eo);
+    }
+    return n == 0 || blobCorrupt(r, b, "list");
+}
+
+static int addSetEntries(rdbReader *r, robj *o, rdbBlobEntries *b) {
+    elemRef e;
+    int n;
+    while ((n = b->next(b, &e)) == 1) {
+        sds m = elemRefToSds(&e);
+        int added = setTypeAddCBuffer(o, m, sdslen(m));
+        sdsfree(m);
+        if (!added) return blobProblem(r, b, "Duplicate set member in a");
+    }
+    return n == 0 || blobCorrupt(r, b, "set");
+}
+
+static int addHashPairs(rdbReader *r, robj *o, rdbBlobEntries *b) {
+    elemRef f, v;
+    int n;
+    while ((n = nextPair(b, &f, &v)) == 1) {
         sds fs = elemRefToSds(&f), vs = elemRefToSds(&v);
-        ok = hashTypeSetFromSds(o, fs, vs);
+        int added = hashTypeSetFromSds(o, fs, vs);
         sdsfree(fs);
         sdsfree(vs);
+        if (!added) return blobProblem(r, b, "Duplicate hash field in a");
     }
-    sdsfree(blob);
-    if (!ok) {
-        r->error = "Invalid or duplicate hash listpack entries";
-        return decrRefCount(o), NULL;
-    }
-    return o;
+    return n == 0 || blobProblem(r, b, "Odd number of entries in a hash");
 }
 
-static robj *loadZsetListpack(rdbReader *r) {
-    sds blob;
-    unsigned char *lp = getValidListpack(r, &blob);
-    if (lp == NULL) return NULL;
-    robj *o = createZsetObject();
-    int ok = lpLength(lp) % 2 == 0;
-    for (unsigned char *p = lpFirst(lp); ok && p; p = lpNext(lp, lpNext(lp, p))) {
-        elemRef m, s;
-        lpElem(p, &m);
-        lpElem(lpNext(lp, p), &s);
+/* A score is an integer entry or the text of a double ("1.5", "inf"), never NaN. */
+static int entryScore(const elemRef *e, double *score) {
+    if (e->s == NULL) {
+        *score = (double)e->ll;
+        return 1;
+    }
+    return string2d((const char *)e->s, e->len, score) && !isnan(*score);
+}
+
+static int addZsetPairs(rdbReader *r, robj *o, rdbBlobEntries *b) {
+    elemRef m, s;
+    int n;
+    while ((n = nextPair(b, &m, &s)) == 1) {
         double score;
-        if (s.s == NULL) score = (double)s.ll;
-        else {
-            sds text = elemRefToSds(&s);
-            ok = string2d(text, sdslen(text), &score) && !isnan(score);
-            sdsfree(text);
-        }
+        if (!entryScore(&s, &score)) return blobProblem(r, b, "Invalid score in a zset");
         sds ms = elemRefToSds(&m);
-        ok = ok && zsetAddCBuffer(o, score, ms, sdslen(ms));
+        int added = zsetAddCBuffer(o, score, ms, sdslen(ms));
         sdsfree(ms);
+        if (!added) return blobProblem(r, b, "Duplicate zset member in a");
     }
-    sdsfree(blob);
-    if (!ok) {
-        r->error = "Invalid or duplicate zset listpack entries";
-        return decrRefCount(o), NULL;
-    }
-    return o;
+    return n == 0 || blobProblem(r, b, "Odd number of entries in a zset");
 }
 
-static robj *loadSetListpack(rdbReader *r) {
-    sds blob;
-    unsigned char *lp = getValidListpack(r, &blob);
-    if (lp == NULL) return NULL;
-    robj *o = createSetObject();
-    int ok = 1;
-    for (unsigned char *p = lpFirst(lp); ok && p; p = lpNext(lp, p)) {
-        elemRef m;
-        lpElem(p, &m);
-        sds ms = elemRefToSds(&m);
-        ok = setTypeAddCBuffer(o, ms, sdslen(ms));
-        sdsfree(ms);
-    }
-    sdsfree(blob);
-    if (!ok) {
-        r->error = "Duplicate set listpack member";
-        return decrRefCount(o), NULL;
-    }
-    return o;
-}
-
-static robj *loadIntset(rdbReader *r) {
+/* Reads one blob of compact type `rdbtype` and adds its entries to o (a
+ * list, set, hash or sorted set); `what` names it in an integrity error.
+ * 1, or 0 with r->error set. */
+static int addBlobEntries(rdbReader *r, robj *o, int rdbtype, const char *what) {
     sds blob = getString(r);
-    if (blob == NULL) return NULL;
-    if (!intsetValidateIntegrity((unsigned char *)blob, sdslen(blob), 1)) {
-        r->error = "Intset integrity check failed";
-        sdsfree(blob);
-        return NULL;
-    }
-    const intset *is = (const intset *)(const void *)blob;
-    robj *o = createSetObject();
-    int64_t v;
-    for (uint32_t j = 0; intsetGet(is, j, &v); j++) {
-        char num[LONG_STR_SIZE];
-        int n = ll2string(num, sizeof num, v);
-        setTypeAddCBuffer(o, num, (size_t)n);
+    if (blob == NULL) return 0;
+    rdbBlobEntries b;
+    int ok = openBlob(rdbtype, blob, &b) || blobCorrupt(r, &b, what);
+    switch (ok ? o->type : -1) {
+    case OBJ_LIST: ok = addListEntries(r, o, &b); break;
+    case OBJ_SET: ok = addSetEntries(r, o, &b); break;
+    case OBJ_HASH: ok = addHashPairs(r, o, &b); break;
+    case OBJ_ZSET: ok = addZsetPairs(r, o, &b); break;
+    default: break;
     }
     sdsfree(blob);
+    return ok;
+}
+
+/* A value stored as one blob: types 9-13, 16, 17 and 20. */
+static robj *loadBlobValue(rdbReader *r, int rdbtype, robj *o, const char *what) {
+    if (!addBlobEntries(r, o, rdbtype, what)) return decrRefCount(o), NULL;
     return o;
 }
 
-static robj *loadQuicklist2(rdbReader *r) {
+/* A quicklist: a node count, then per node (version 2) its container (a
+ * plain element or a listpack), or (version 1) always a ziplist. */
+static robj *loadQuicklist(rdbReader *r, int rdbtype) {
     uint64_t nodes;
     if (!getLen(r, &nodes, NULL)) return NULL;
     robj *o = createListObject();
     for (uint64_t j = 0; j < nodes; j++) {
-        uint64_t container;
-        if (!getLen(r, &container, NULL)) return decrRefCount(o), NULL;
+        uint64_t container = QUICKLIST_NODE_PACKED;
+        if (rdbtype == RDB_TYPE_LIST_QUICKLIST_2 && !getLen(r, &container, NULL)) return decrRefCount(o), NULL;
         if (container == QUICKLIST_NODE_PLAIN) {
             sds e = getString(r);
             if (e == NULL) return decrRefCount(o), NULL;
@@ -756,40 +809,7 @@ static robj *loadQuicklist2(rdbReader *r) {
             r->error = "Invalid quicklist node container";
             return decrRefCount(o), NULL;
         }
-        sds blob;
-        unsigned char *lp = getValidListpack(r, &blob);
-        if (lp == NULL) return decrRefCount(o), NULL;
-        for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p)) {
-            elemRef e;
-            lpElem(p, &e);
-            robj *eo = elemRefToObject(&e);
-            listTypePush(o, eo, LIST_TAIL);
-            decrRefCount(eo);
-        }
-        sdsfree(blob);
-    }
-    return o;
-}
-
-/* Types 9, 10, 12, 13: one blob, converted by rdb_legacy.c. */
-static robj *loadLegacyBlob(rdbReader *r, int type) {
-    sds blob = getString(r);
-    if (blob == NULL) return NULL;
-    robj *o = rdbLegacyLoadBlob(type, (unsigned char *)blob, sdslen(blob), &r->error);
-    sdsfree(blob);
-    return o;
-}
-
-/* Type 14: a node count, then one ziplist blob per node. */
-static robj *loadQuicklist1(rdbReader *r) {
-    uint64_t nodes;
-    if (!getLen(r, &nodes, NULL)) return NULL;
-    robj *o = createListObject();
-    for (uint64_t j = 0; j < nodes; j++) {
-        sds blob = getString(r);
-        int ok = blob && rdbLegacyAppendZiplist(o, (unsigned char *)blob, sdslen(blob), &r->error);
-        sdsfree(blob);
-        if (!ok) return decrRefCount(o), NULL;
+        if (!addBlobEntries(r, o, rdbtype, "quicklist node")) return decrRefCount(o), NULL;
     }
     return o;
 }
@@ -812,16 +832,16 @@ static robj *loadValue(rdbReader *r, int type) {
     case RDB_TYPE_ZSET: return loadZset(r, 0);
     case RDB_TYPE_ZSET_2: return loadZset(r, 1);
     case RDB_TYPE_HASH: return loadHash(r);
-    case RDB_TYPE_SET_INTSET: return loadIntset(r);
-    case RDB_TYPE_HASH_LISTPACK: return loadHashListpack(r);
-    case RDB_TYPE_ZSET_LISTPACK: return loadZsetListpack(r);
-    case RDB_TYPE_LIST_QUICKLIST_2: return loadQuicklist2(r);
-    case RDB_TYPE_SET_LISTPACK: return loadSetListpack(r);
+    case RDB_TYPE_LIST_ZIPLIST: return loadBlobValue(r, type, createListObject(), "list");
+    case RDB_TYPE_SET_INTSET:
+    case RDB_TYPE_SET_LISTPACK: return loadBlobValue(r, type, createSetObject(), "set");
     case RDB_TYPE_HASH_ZIPMAP:
-    case RDB_TYPE_LIST_ZIPLIST:
+    case RDB_TYPE_HASH_ZIPLIST:
+    case RDB_TYPE_HASH_LISTPACK: return loadBlobValue(r, type, createHashObject(), "hash");
     case RDB_TYPE_ZSET_ZIPLIST:
-    case RDB_TYPE_HASH_ZIPLIST: return loadLegacyBlob(r, type);
-    case RDB_TYPE_LIST_QUICKLIST: return loadQuicklist1(r);
+    case RDB_TYPE_ZSET_LISTPACK: return loadBlobValue(r, type, createZsetObject(), "zset");
+    case RDB_TYPE_LIST_QUICKLIST:
+    case RDB_TYPE_LIST_QUICKLIST_2: return loadQuicklist(r, type);
     default: return unsupportedType(r, type);
     }
 }

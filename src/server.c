@@ -151,19 +151,10 @@ static void createSharedObjects(void) {
 
 /* ---- the command table ----------------------------------------------------------------- */
 
-static uint64_t dictSdsCaseHash(const void *key) { return dictGenCaseHashFunction(key, sdslen((sds)key)); }
-
-static int dictSdsKeyCaseCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    return strcasecmp(a, b) == 0;
-}
-
-static void dictSdsFree(dict *d, void *key) { (void)d; sdsfree(key); }
-
 dictType commandTableDictType = {
     .hashFunction = dictSdsCaseHash,
     .keyCompare = dictSdsKeyCaseCompare,
-    .keyDestructor = dictSdsFree,
+    .keyDestructor = dictSdsDestructor,
 };
 
 static int command_ids;
@@ -413,13 +404,10 @@ void incrementErrorCount(const char *fullerr, size_t namelen) {
     }
 }
 
-static void dictErrorKeyFree(dict *d, void *key) { (void)d; sdsfree(key); }
-static uint64_t dictErrorHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-static int dictErrorCompare(dict *d, const void *a, const void *b) { (void)d; return sdscmp((sds)a, (sds)b) == 0; }
 dictType errorsDictType = {
-    .hashFunction = dictErrorHash,
-    .keyCompare = dictErrorCompare,
-    .keyDestructor = dictErrorKeyFree,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
 };
 
 int mustObeyClient(client *c) { return c->flags & CLIENT_FAKE; }

@@ -38,6 +38,7 @@
 #include "zmalloc.h"
 #include "sds.h"
 #include "dict.h"
+#include "dicttype.h"
 #include "kvtable.h"
 #include "adlist.h"
 #include "ae.h"
@@ -740,8 +741,16 @@ void signalFlushedDb(int dbid, int async);
 void signalSwappedDb(int id1, int id2);
 long long dbTotalServerKeyCount(void);
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
-int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor);
-void scanGenericCommand(client *c, robj *o, unsigned long cursor);
+void scanKeyOfTypeCommand(client *c, int type); /* HSCAN/SSCAN/ZSCAN of a key of this type */
+/* HRANDFIELD/ZRANDMEMBER key count [option]: the count (64-bit on every
+ * build; any but LLONG_MIN) and whether `option` (WITHVALUES, WITHSCORES)
+ * followed, which halves the range (the reply is twice as long). C_ERR
+ * after replying Redis's error. */
+int getRandomCountOrReply(client *c, const char *option, long long *count, int *withpairs);
+/* A negative count: -count picks with repeats, each items_per_pick reply
+ * items. The reply length must fit a long, which only a 32-bit build can
+ * exceed ("value is out of range"). */
+int getRandomRepeatsOrReply(client *c, long long count, long items_per_pick, unsigned long *picks);
 #define EMPTYDB_NO_FLAGS 0
 #define EMPTYDB_ASYNC (1 << 0)
 
@@ -976,15 +985,19 @@ robj *elemRefToObject(const elemRef *e);          /* a new string object (refcou
 sds elemRefToSds(const elemRef *e);               /* a new sds */
 int elemRefEqual(const elemRef *e, const char *s, size_t len);
 
-/* HSCAN/SSCAN/ZSCAN: scanGenericCommand() (keyspace.c) calls the scanner the
- * type registered. It appends the elements visited at `cursor` to `out` (a
- * list of sds; for hashes field, value, field, value ...; for sorted sets
+/* HSCAN/SSCAN/ZSCAN: scanKeyOfTypeCommand() (keyspace.c) calls the scanner
+ * the type registered. It appends the elements visited at `cursor` to `out`
+ * (a list of sds; for hashes field, value, field, value ...; for sorted sets
  * member, score ...) and returns the next cursor (0 when done). Compact
  * encodings return everything at once with cursor 0. `count` is the COUNT
  * hint. pairs: 1 if elements come as (name, value) pairs, MATCH applying to
  * the name. */
-typedef unsigned long objectScanProc(robj *o, unsigned long cursor, long count, list *out);
+typedef uint64_t objectScanProc(robj *o, uint64_t cursor, long count, list *out);
 void registerScanFunction(int type, objectScanProc *proc, int pairs);
+/* A table encoding's scan: dictScan() from `cursor`, fn appending to out,
+ * until out holds `count` items (a pair is two, as in Redis), the scan ends
+ * or 10 * count buckets were visited. Returns the next cursor. */
+uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, dictScanFunction *fn, list *out);
 void registerObjectDupFunction(int type, robj *(*fn)(robj *o));
 
 /* Iteration callbacks return 0 to go on, non-zero to stop early. */

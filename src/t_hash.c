@@ -34,24 +34,11 @@
 
 /* ---- the hashtable encoding's dict type ------------------------------------------- */
 
-static uint64_t hashSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-
-static int hashSdsCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    size_t la = sdslen((sds)a), lb = sdslen((sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
-static void hashSdsFree(dict *d, void *s) {
-    (void)d;
-    sdsfree(s);
-}
-
 static dictType hashDictType = {
-    .hashFunction = hashSdsHash,
-    .keyCompare = hashSdsCompare,
-    .keyDestructor = hashSdsFree,
-    .valDestructor = hashSdsFree,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+    .valDestructor = dictSdsDestructor,
 };
 
 /* ---- a small PRNG for HRANDFIELD on listpacks --------------------------------------- */
@@ -304,19 +291,13 @@ static void scanCollectEntry(void *privdata, const dictEntry *de) {
     listAddNodeTail(out, sdsdup(dictGetVal(de)));
 }
 
-/* A listpack is returned whole with cursor 0. A table is scanned until
- * `count` fields were collected, the scan ended, or 10 * count buckets were
- * visited. */
-static unsigned long scanHashObject(robj *o, unsigned long cursor, long count, list *out) {
+/* A listpack is returned whole with cursor 0, a table in bounded steps. */
+static uint64_t scanHashObject(robj *o, uint64_t cursor, long count, list *out) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         hashTypeForEach(o, scanCollectPair, out);
         return 0;
     }
-    long maxiterations = count > LONG_MAX / 10 ? LONG_MAX : count * 10;
-    do {
-        cursor = dictScan(o->ptr, cursor, scanCollectEntry, out);
-    } while (cursor && maxiterations-- && listLength(out) / 2 < (unsigned long)count);
-    return cursor;
+    return scanDictBounded(o->ptr, cursor, count, scanCollectEntry, out);
 }
 
 /* MEMORY USAGE: a listpack is one block; a table entry owns its field and
@@ -654,9 +635,7 @@ static void hrandfieldByShuffle(client *c, robj *o, unsigned long count, int wit
     zfree(handles);
 }
 
-static uint64_t pointerHash(const void *key) { return dictGenHashFunction(&key, sizeof key); }
-
-static dictType seenEntriesType = {.hashFunction = pointerHash};
+static dictType seenEntriesType = {.hashFunction = dictPointerHash};
 
 /* A few distinct pairs of a big table: random picks, skipping repeats. */
 static void hrandfieldBySampling(client *c, robj *o, unsigned long count, int withvalues) {
@@ -690,22 +669,19 @@ static void hrandfieldWithCount(client *c, long long requested, int withvalues) 
         return;
     }
     if (requested < 0) {
-        /* A reply length must fit a long: only 32-bit builds can exceed it. */
-        unsigned long long count = (unsigned long long)-requested;
-        if (count > (unsigned long long)LONG_MAX / (withvalues ? 2 : 1)) {
-            addReplyError(c, "value is out of range");
-            return;
-        }
-        hrandfieldWithRepeats(c, o, (unsigned long)count, withvalues);
+        unsigned long picks;
+        if (getRandomRepeatsOrReply(c, requested, withvalues ? 2 : 1, &picks) != C_OK) return;
+        hrandfieldWithRepeats(c, o, picks, withvalues);
         return;
     }
-    unsigned long count = (unsigned long)requested, size = hashTypeLength(o);
-    if (count >= size) {
+    unsigned long size = hashTypeLength(o);
+    if ((unsigned long long)requested >= size) { /* compared in 64 bits: no 32-bit truncation */
         addReplyRandomHeader(c, size, withvalues);
         randomAllState st = {c, withvalues};
         hashTypeForEach(o, replyRandomAllPair, &st);
         return;
     }
+    unsigned long count = (unsigned long)requested;
     addReplyRandomHeader(c, count, withvalues);
     if (o->encoding == OBJ_ENCODING_LISTPACK || count * 3 > size) hrandfieldByShuffle(c, o, count, withvalues);
     else hrandfieldBySampling(c, o, count, withvalues);
@@ -714,20 +690,8 @@ static void hrandfieldWithCount(client *c, long long requested, int withvalues) 
 void hrandfieldCommand(client *c) {
     if (c->argc >= 3) {
         long long count;
-        if (getLongLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
-        if (count == LLONG_MIN) {
-            addReplyErrorFormat(c, "value is out of range, value must between %lld and %lld", -LLONG_MAX, LLONG_MAX);
-            return;
-        }
-        if (c->argc > 4 || (c->argc == 4 && strcasecmp(argSds(c, 3), "withvalues"))) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-        int withvalues = c->argc == 4;
-        if (withvalues && (count < -LLONG_MAX / 2 || count > LLONG_MAX / 2)) {
-            addReplyError(c, "value is out of range");
-            return;
-        }
+        int withvalues;
+        if (getRandomCountOrReply(c, "withvalues", &count, &withvalues) != C_OK) return;
         hrandfieldWithCount(c, count, withvalues);
         return;
     }
@@ -743,16 +707,4 @@ void hrandfieldCommand(client *c) {
 
 /* ---- HSCAN ---------------------------------------------------------------------------- */
 
-void hscanCommand(client *c) {
-    unsigned long cursor;
-    if (parseScanCursorOrReply(c, c->argv[2], &cursor) != C_OK) return;
-    robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (o == NULL) {
-        addReplyArrayLen(c, 2);
-        addReplyBulkCBuffer(c, "0", 1);
-        addReplyArrayLen(c, 0);
-        return;
-    }
-    if (checkType(c, o, OBJ_HASH)) return;
-    scanGenericCommand(c, o, cursor);
-}
+void hscanCommand(client *c) { scanKeyOfTypeCommand(c, OBJ_HASH); }

@@ -48,23 +48,10 @@
 
 /* ---- the dict type of HT-encoded sets -------------------------------------------- */
 
-static uint64_t setSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-
-static int setSdsCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    size_t la = sdslen((sds)a);
-    return la == sdslen((sds)b) && memcmp(a, b, la) == 0;
-}
-
-static void setSdsFree(dict *d, void *key) {
-    (void)d;
-    sdsfree(key);
-}
-
 static dictType setDictType = {
-    .hashFunction = setSdsHash,
-    .keyCompare = setSdsCompare,
-    .keyDestructor = setSdsFree,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
 };
 
 /* ---- members --------------------------------------------------------------------------- */
@@ -471,7 +458,7 @@ static void scanCollect(void *privdata, const dictEntry *de) {
     listAddNodeTail(out, sdsdup(dictGetKey(de)));
 }
 
-static unsigned long setScan(robj *o, unsigned long cursor, long count, list *out) {
+static uint64_t setScan(robj *o, uint64_t cursor, long count, list *out) {
     if (o->encoding != OBJ_ENCODING_HT) {
         setIter it;
         member m;
@@ -480,11 +467,7 @@ static unsigned long setScan(robj *o, unsigned long cursor, long count, list *ou
         setIterRelease(&it);
         return 0;
     }
-    long maxIterations = count * 10;
-    do {
-        cursor = dictScan(o->ptr, cursor, scanCollect, out);
-    } while (cursor && maxIterations-- > 0 && (long)listLength(out) < count);
-    return cursor;
+    return scanDictBounded(o->ptr, cursor, count, scanCollect, out);
 }
 
 /* MEMORY USAGE: an intset or a listpack is one block; a table entry owns
@@ -836,8 +819,7 @@ static void replyRandomSample(client *c, robj *set, unsigned long count) {
     zfree(all);
 }
 
-static uint64_t pointerHash(const void *key) { return dictGenHashFunction(&key, sizeof key); }
-static dictType pointerSetDictType = {.hashFunction = pointerHash};
+static dictType pointerSetDictType = {.hashFunction = dictPointerHash};
 
 /* count distinct members of a large HT set, count much smaller than the size:
  * draw until count distinct ones came up (members are unique sds pointers). */
@@ -1077,16 +1059,4 @@ void sdiffstoreCommand(client *c) { setOperationGeneric(c, c->argv + 2, c->argc 
 
 /* ---- SSCAN ------------------------------------------------------------------------------------------------ */
 
-void sscanCommand(client *c) {
-    unsigned long cursor;
-    if (parseScanCursorOrReply(c, c->argv[2], &cursor) != C_OK) return;
-    robj *set = lookupKeyRead(c->db, c->argv[1]);
-    if (set == NULL) {
-        addReplyArrayLen(c, 2);
-        addReplyBulkCBuffer(c, "0", 1);
-        addReplyArrayLen(c, 0);
-        return;
-    }
-    if (checkType(c, set, OBJ_SET)) return;
-    scanGenericCommand(c, set, cursor);
-}
+void sscanCommand(client *c) { scanKeyOfTypeCommand(c, OBJ_SET); }

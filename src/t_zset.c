@@ -56,29 +56,16 @@ typedef struct zset {
 
 /* ---- the member dict ------------------------------------------------------------------- */
 
-static uint64_t zsetDictHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
-
-static int zsetDictCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    size_t la = sdslen((const sds)a), lb = sdslen((const sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
 static dictType zsetDictType = {
-    .hashFunction = zsetDictHash,
-    .keyCompare = zsetDictCompare,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
 };
 
 /* Accumulator of ZUNION: owns its keys until they move into the result. */
-static void zsetAccFreeKey(dict *d, void *key) {
-    (void)d;
-    sdsfree(key);
-}
-
 static dictType zsetAccDictType = {
-    .hashFunction = zsetDictHash,
-    .keyCompare = zsetDictCompare,
-    .keyDestructor = zsetAccFreeKey,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
 };
 
 static zset *zsetStructCreate(void) {
@@ -651,17 +638,12 @@ static int scanVisitor(void *ud, const elemRef *member, double score) {
     return 0;
 }
 
-static unsigned long zsetScan(robj *o, unsigned long cursor, long count, list *out) {
+static uint64_t zsetScan(robj *o, uint64_t cursor, long count, list *out) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         zsetTypeForEach(o, 0, scanVisitor, out);
         return 0;
     }
-    zset *zs = o->ptr;
-    long maxiterations = count * 10;
-    do {
-        cursor = dictScan(zs->dict, cursor, zsetScanEntry, out);
-    } while (cursor && maxiterations-- && (long)listLength(out) < count);
-    return cursor;
+    return scanDictBounded(((zset *)o->ptr)->dict, cursor, count, zsetScanEntry, out);
 }
 
 /* MEMORY USAGE: a listpack is one block. A skiplist set is its zset
@@ -1772,13 +1754,10 @@ static void zrandmemberWithCount(client *c, long long l, int withscores) {
     }
     long mult = withscores && c->resp == 2 ? 2 : 1;
     if (l < 0) { /* repeats allowed */
-        unsigned long long count = (unsigned long long)(-l);
-        if (count > (unsigned long long)(LONG_MAX / mult)) { /* only reachable on 32-bit builds */
-            addReplyError(c, "value is out of range");
-            return;
-        }
+        unsigned long count;
+        if (getRandomRepeatsOrReply(c, l, mult, &count) != C_OK) return;
         addReplyArrayLen(c, (long)count * mult);
-        for (unsigned long long i = 0; i < count; i++) {
+        for (unsigned long i = 0; i < count; i++) {
             if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
                 zrandReplyRank(c, zobj, (long)zrandIndex(size), withscores);
             } else {
@@ -1818,16 +1797,8 @@ static void zrandmemberWithCount(client *c, long long l, int withscores) {
 void zrandmemberCommand(client *c) {
     if (c->argc >= 3) {
         long long l;
-        if (getRangeLLOrReply(c, c->argv[2], -LLONG_MAX, LLONG_MAX, &l, NULL) != C_OK) return;
-        if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, "withscores"))) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-        int withscores = c->argc == 4;
-        if (withscores && (l < -LLONG_MAX / 2 || l > LLONG_MAX / 2)) {
-            addReplyError(c, "value is out of range");
-            return;
-        }
+        int withscores;
+        if (getRandomCountOrReply(c, "withscores", &l, &withscores) != C_OK) return;
         zrandmemberWithCount(c, l, withscores);
         return;
     }
@@ -1838,16 +1809,4 @@ void zrandmemberCommand(client *c) {
 
 /* ---- ZSCAN ----------------------------------------------------------------------------------------------------- */
 
-void zscanCommand(client *c) {
-    unsigned long cursor;
-    if (parseScanCursorOrReply(c, c->argv[2], &cursor) != C_OK) return;
-    robj *zobj = lookupKeyRead(c->db, c->argv[1]);
-    if (zobj == NULL) {
-        addReplyArrayLen(c, 2);
-        addReplyBulkCBuffer(c, "0", 1);
-        addReplyArrayLen(c, 0);
-        return;
-    }
-    if (checkType(c, zobj, OBJ_ZSET)) return;
-    scanGenericCommand(c, zobj, cursor);
-}
+void zscanCommand(client *c) { scanKeyOfTypeCommand(c, OBJ_ZSET); }

@@ -97,14 +97,6 @@ static list *pending;              /* pendingInvalidation* */
 
 /* ---- tables --------------------------------------------------------------------------------- */
 
-static uint64_t sdsKeyHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
-
-static int sdsKeyCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    return sdslen((sds)a) == sdslen((sds)b) && memcmp(a, b, sdslen((sds)a)) == 0;
-}
-
-static void sdsKeyFree(dict *d, void *key) { (void)d; sdsfree(key); }
 static void idSetFree(dict *d, void *val) { (void)d; zfree(val); }
 
 static uint64_t idHash(const void *key) {
@@ -118,12 +110,10 @@ static int idCompare(dict *d, const void *a, const void *b) {
     return memcmp(a, b, sizeof(uint64_t)) == 0;
 }
 
-static uint64_t pointerHash(const void *key) { return dictGenHashFunction(&key, sizeof(key)); }
-
-static dictType keyTableType = {sdsKeyHash, NULL, NULL, sdsKeyCompare, sdsKeyFree, idSetFree, NULL};
-static dictType pendingKeysType = {sdsKeyHash, NULL, NULL, sdsKeyCompare, sdsKeyFree, NULL, NULL};
+static dictType keyTableType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, dictSdsDestructor, idSetFree, NULL};
+static dictType pendingKeysType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, dictSdsDestructor, NULL, NULL};
 static dictType trackersType = {idHash, NULL, NULL, idCompare, NULL, NULL, NULL};
-static dictType redirectTargetsType = {pointerHash, NULL, NULL, NULL, NULL, NULL, NULL};
+static dictType redirectTargetsType = {dictPointerHash, NULL, NULL, NULL, NULL, NULL, NULL};
 
 static client *lookupTracker(uint64_t id) {
     dictEntry *de = dictFind(trackers, &id);

@@ -575,6 +575,21 @@ start_server {tags {hash}} {
         assert_equal {a b} [lsort [r hrandfield h 9223372036854775807]]
     }
 
+    test "HRANDFIELD counts are 64-bit on every build" {
+        # A 32-bit build once truncated the count to an unsigned long:
+        # 4294967296 became 0 (an empty reply) and 4294967297 became 1.
+        foreach enc {listpack hashtable} {
+            make_hash h $enc {a 1 b 2 c 3}
+            foreach count {4294967296 4294967297 9223372036854775807} {
+                assert_equal {a b c} [lsort [r hrandfield h $count]] "$enc $count"
+            }
+            foreach count {4294967296 4294967297 4611686018427387903} {
+                set got [r hrandfield h $count withvalues]
+                assert_equal {a 1 b 2 c 3} [lsort -stride 2 -index 0 $got] "$enc $count withvalues"
+            }
+        }
+    }
+
     test "HSCAN argument errors and a missing key" {
         make_hash h listpack {a 1}
         assert_error "ERR invalid cursor" {r hscan h x}

@@ -422,9 +422,13 @@ start_server {tags {set}} {
         # 64-bit counts on every build (a 32-bit long does not limit them).
         assert_equal {a b c} [lsort [r srandmember s 9223372036854775807]]
         assert_equal {a b c} [lsort [r srandmember s 4294967296]]
+        assert_equal {a b c} [lsort [r srandmember s 4294967297]]
         assert_error "ERR value is not an integer or out of range" {r srandmember s 9223372036854775808}
         assert_equal 3 [r scard s]
         assert_equal {a b c} [lsort [r spop s 9223372036854775807]]
+        assert_equal 0 [r exists s]
+        r sadd s a b c
+        assert_equal {a b c} [lsort [r spop s 4294967297]]
         assert_equal 0 [r exists s]
     }
 

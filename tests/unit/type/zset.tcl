@@ -493,6 +493,8 @@ start_server {tags {zset}} {
         assert_equal {a b c} [r zrangebyscore z -inf +inf limit 0 4294967296]
         assert_equal 0 [r zremrangebyrank z 4294967296 4294967297]
         assert_equal {a b c} [lsort [r zrandmember z 4294967296]]
+        assert_equal {a b c} [lsort [r zrandmember z 4294967297]]
+        assert_equal {a 1 b 2 c 3} [lsort -stride 2 -index 0 [r zrandmember z 4294967297 withscores]]
         assert_equal 3 [r zintercard 2 z z limit 4294967296]
         assert_equal {z {{a 1} {b 2} {c 3}}} [r zmpop 1 z min count 4294967296]
         r zadd z 1 a
