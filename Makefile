@@ -52,7 +52,7 @@ JEMALLOC_DIR := $(DEPS_DIR)/jemalloc
 # ---- flags -----------------------------------------------------------------
 CC := $(if $(PORT_CC),$(PORT_CC),$(PORT_CROSS)gcc)
 AR := $(PORT_CROSS)ar
-WARN := -Wall -Wextra
+WARN := -Wall -Wextra -Wmissing-prototypes -Wshadow
 STD := -std=gnu11
 
 SAN_FLAGS_address := -fsanitize=address -fno-omit-frame-pointer

@@ -122,9 +122,9 @@ void dbTrackExpire(redisDb *db, kvobj *o) {
  * shared value (small integer) carries no access clock of its own: the
  * entry starts one. */
 static kvobj *dbCreateEntry(robj *key, robj *val, long long when) {
-    int shared = val->refcount == OBJ_SHARED_REFCOUNT;
+    int was_shared = val->refcount == OBJ_SHARED_REFCOUNT;
     kvobj *o = kvobjCreate(key->ptr, sdslen(key->ptr), val, when);
-    if (shared) o->lru = (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) ? lfuInitialClock() : LRU_CLOCK();
+    if (was_shared) o->lru = (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) ? lfuInitialClock() : LRU_CLOCK();
     return o;
 }
 
