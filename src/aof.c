@@ -97,7 +97,7 @@ static sds catArg(sds buf, robj *o) {
     return sdscatlen(buf, "\r\n", 2);
 }
 
-sds aofCatCommand(sds buf, robj **argv, int argc) {
+static sds aofCatCommand(sds buf, robj **argv, int argc) {
     buf = sdscatfmt(buf, "*%i\r\n", argc);
     for (int j = 0; j < argc; j++) buf = catArg(buf, argv[j]);
     return buf;

@@ -62,7 +62,6 @@ off_t aofBaseSizeForGrowth(void);
 #define AOF_LOAD_TRUNCATED 2 /* truncated and repaired */
 #define AOF_LOAD_FAILED 3
 int aofLoadFiles(aofManifest *am, off_t *total_size);
-int aofReplayFile(const char *path, int is_last, off_t *valid_len);
 
 /* ---- rewriting (aof_rewrite.c) ------------------------------------------------------ */
 int aofRewriteStart(void);            /* C_ERR if it couldn't start */
@@ -70,6 +69,5 @@ int aofRewriteInProgress(void);
 void aofRewriteCron(void);            /* reap the child, auto-rewrite */
 sds aofRewriteInfo(sds info);
 void aofRewriteKill(void);
-int aofRewriteScheduled(void);
 
 #endif /* AOF_H */

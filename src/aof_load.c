@@ -276,7 +276,7 @@ static int startsWithRdbMagic(int fd) {
 }
 
 /* Replays one file. valid_len: the offset after the last complete command. */
-int aofReplayFile(const char *path, int is_last, off_t *valid_len) {
+static int aofReplayFile(const char *path, int is_last, off_t *valid_len) {
     aofReader r = {.fd = open(path, O_RDONLY)};
     if (r.fd == -1) {
         serverLog(LL_WARNING, "Can't open the append-only file %s: %s", path, strerror(errno));
@@ -379,7 +379,7 @@ void debugLoadAofCommand(client *c) {
         addReplyError(c, "DEBUG LOADAOF found no AOF to load: appendonly is no and no BGREWRITEAOF wrote one");
         return;
     }
-    emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
+    emptyData(-1);
     off_t total;
     if (aofLoadFiles(aofCurrentManifest(), &total) == AOF_LOAD_FAILED) {
         addReplyError(c, "Error trying to load the AOF files, check the server logs.");

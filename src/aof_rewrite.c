@@ -239,7 +239,6 @@ static void childMain(const char *path, int cow_fd) {
 /* ---- the parent --------------------------------------------------------------------------- */
 
 int aofRewriteInProgress(void) { return rw.child != -1; }
-int aofRewriteScheduled(void) { return rw.scheduled; }
 
 /* With the AOF on, writes from now on go to a new incremental file and the
  * new base replaces everything before it. With it off (BGREWRITEAOF, as

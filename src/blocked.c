@@ -235,8 +235,6 @@ int clientMayBlock(client *c) {
     return !(c->flags & (CLIENT_MULTI | CLIENT_FAKE)) && !server.in_exec;
 }
 
-unsigned long blockedClientCount(void) { return B.count; }
-
 static blockingState *clientBlockingState(client *c) {
     if (c->bstate == NULL) {
         c->bstate = zcalloc(sizeof(blockingState));

@@ -64,9 +64,3 @@
 #undef TIPS
 #undef GETKEYS
 #undef SINCE
-
-size_t redisCommandTableSize(void) {
-    size_t n = 0;
-    while (redisCommandTable[n].declared_name) n++;
-    return n;
-}

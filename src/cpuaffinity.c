@@ -240,8 +240,8 @@ void cpuAffinityInit(void) {
 
 void cpuAffinityBioThread(const char *name) { (void)name; }
 
-void cpuAffinityChild(const char *list, const char *who) {
-    (void)list;
+void cpuAffinityChild(const char *cpulist, const char *who) {
+    (void)cpulist;
     lowerChildPriority(who);
     oomScoreApply(OOM_CLASS_BGCHILD);
 }

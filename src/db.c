@@ -37,13 +37,13 @@ static int dictExpandAllowed(size_t moreMem, double usedRatio) {
     return 1;
 }
 
-kvtableType dbKeyspaceType = {
+static kvtableType dbKeyspaceType = {
     .entryDestructor = keyspaceEntryDestructor,
     .expandAllowed = dictExpandAllowed,
 };
 
 /* expires borrows both its keys and its values from the keyspace. */
-dictType dbExpiresDictType = {
+static dictType dbExpiresDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
     .expandAllowed = dictExpandAllowed,
@@ -70,7 +70,7 @@ static kvobj *dbFind(redisDb *db, robj *key) {
     return kvtableFind(db->keys, key->ptr, sdslen(key->ptr));
 }
 
-robj *lookupKey(redisDb *db, robj *key, int flags) {
+static robj *lookupKey(redisDb *db, robj *key, int flags) {
     robj *val = dbFind(db, key);
     if (val && kvobjHasExpire(val) && !(flags & LOOKUP_NOEXPIRE) && expireIfNeeded(db, key, flags))
         val = NULL;
@@ -88,7 +88,6 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
 
 robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags) { return lookupKey(db, key, flags); }
 robj *lookupKeyRead(redisDb *db, robj *key) { return lookupKey(db, key, LOOKUP_NONE); }
-robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags) { return lookupKey(db, key, flags | LOOKUP_WRITE); }
 robj *lookupKeyWrite(redisDb *db, robj *key) { return lookupKey(db, key, LOOKUP_WRITE); }
 
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply) {
@@ -139,17 +138,6 @@ robj *dbAddWithExpire(redisDb *db, robj *key, robj *val, long long when) {
 }
 
 robj *dbAdd(redisDb *db, robj *key, robj *val) { return dbAddWithExpire(db, key, val, -1); }
-
-/* Used when loading data: takes ownership of `key` (freed) and of val;
- * returns 0, keeping nothing, if the key existed. */
-int dbAddRDBLoad(redisDb *db, sds key, robj *val) {
-    robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = 1, .ptr = key};
-    int added = dbFind(db, &keyobj) == NULL;
-    if (added) dbAdd(db, &keyobj, val);
-    else decrRefCount(val);
-    sdsfree(key);
-    return added;
-}
 
 /* The clock a replaced value carries on: LFU keeps the key's frequency; a
  * shared value has no clock of its own. */
@@ -270,14 +258,13 @@ robj *dbRandomKey(redisDb *db) {
 }
 
 /* Empties one db (dbnum >= 0) or all (-1); returns the number of keys removed. */
-long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
-    (void)flags;
+long long emptyData(int dbnum) {
     long long removed = 0;
     int start = dbnum == -1 ? 0 : dbnum;
     int end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
         removed += (long long)kvtableSize(server.db[j].keys);
-        dictEmpty(server.db[j].expires, callback); /* borrows from keys: first */
+        dictEmpty(server.db[j].expires, NULL); /* borrows from keys: first */
         kvtableEmpty(server.db[j].keys, NULL);
         server.db[j].avg_ttl = 0;
         server.db[j].expires_cursor = 0;
@@ -304,8 +291,7 @@ void signalModifiedKey(client *c, redisDb *db, robj *key) {
     if (unlikely(server.tracking_clients)) trackingInvalidateKey(c, key); /* client-side caching */
 }
 
-void signalFlushedDb(int dbid, int async) {
-    (void)async;
+void signalFlushedDb(int dbid) {
     touchWatchedKeysOnFlush(dbid); /* WATCH */
     if (server.tracking_clients) trackingInvalidateKeysOnFlush();
 }

@@ -593,7 +593,7 @@ void mixDigest(unsigned char digest[20], const void *data, size_t len) {
     sha1(digest, 20, digest);
 }
 
-void mixStringObjectDigest(unsigned char digest[20], robj *o) {
+static void mixStringObjectDigest(unsigned char digest[20], robj *o) {
     robj *decoded = getDecodedObject(o);
     mixDigest(digest, decoded->ptr, sdslen(decoded->ptr));
     decrRefCount(decoded);
@@ -634,7 +634,7 @@ static void digestDatabase(redisDb *db, unsigned char final[20]) {
 }
 
 /* All zeros for an empty dataset. */
-void computeDatasetDigest(unsigned char final[20]) {
+static void computeDatasetDigest(unsigned char final[20]) {
     memset(final, 0, 20);
     for (int j = 0; j < server.dbnum; j++)
         if (kvtableSize(server.db[j].keys)) digestDatabase(&server.db[j], final);

@@ -38,7 +38,7 @@ static kvobj *findKey(redisDb *db, robj *key) {
     return kvtableFind(db->keys, key->ptr, sdslen(key->ptr));
 }
 
-long long getExpire(redisDb *db, robj *key) {
+static long long getExpire(redisDb *db, robj *key) {
     if (dictSize(db->expires) == 0) return -1;
     kvobj *o = findKey(db, key);
     return o ? kvobjGetExpire(o) : -1;
@@ -79,7 +79,7 @@ int keyIsExpired(redisDb *db, robj *key) {
     return when >= 0 && commandTimeMs() > when;
 }
 
-void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
+static void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
     dbSyncDelete(db, keyobj);
     server.stat_expiredkeys++;
     robj *argv[2] = {shared.del_cmd, keyobj};

@@ -442,28 +442,21 @@ int getRandomRepeatsOrReply(client *c, long long count, long items_per_pick, uns
 void dbsizeCommand(client *c) { addReplyLongLong(c, (long long)kvtableSize(c->db->keys)); }
 
 /* FLUSHDB/FLUSHALL accept an optional ASYNC or SYNC. */
-static int parseFlushFlags(client *c, int *flags) {
-    *flags = EMPTYDB_NO_FLAGS;
-    if (c->argc > 2) {
-        addReplyErrorObject(c, shared.syntaxerr);
-        return C_ERR;
-    }
-    if (c->argc == 2) {
-        if (!strcasecmp(c->argv[1]->ptr, "async")) *flags = EMPTYDB_ASYNC;
-        else if (strcasecmp(c->argv[1]->ptr, "sync")) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return C_ERR;
-        }
-    }
-    return C_OK;
+/* [ASYNC | SYNC]: both accepted; values are freed on the main thread
+ * either way (db.c has no background freer). */
+static int parseFlushOption(client *c) {
+    if (c->argc == 1) return C_OK;
+    if (c->argc == 2 && (!strcasecmp(c->argv[1]->ptr, "async") || !strcasecmp(c->argv[1]->ptr, "sync")))
+        return C_OK;
+    addReplyErrorObject(c, shared.syntaxerr);
+    return C_ERR;
 }
 
 void flushdbCommand(client *c) {
-    int flags;
-    if (parseFlushFlags(c, &flags) != C_OK) return;
-    signalFlushedDb(c->db->id, flags & EMPTYDB_ASYNC);
-    server.dirty += emptyData(c->db->id, flags, NULL);
-    forceCommandPropagation(c, 0); /* reaches the AOF even if the db was empty */
+    if (parseFlushOption(c) != C_OK) return;
+    signalFlushedDb(c->db->id);
+    server.dirty += emptyData(c->db->id);
+    forceCommandPropagation(c); /* reaches the AOF even if the db was empty */
     addReply(c, shared.ok);
 }
 
@@ -471,13 +464,12 @@ void flushdbCommand(client *c) {
  * once, so rdb_changes_since_last_save restarts at 0 as in Redis 7 (not
  * while replaying an AOF: the dataset is only half loaded). */
 void flushallCommand(client *c) {
-    int flags;
-    if (parseFlushFlags(c, &flags) != C_OK) return;
-    signalFlushedDb(-1, flags & EMPTYDB_ASYNC);
-    server.dirty += emptyData(-1, flags, NULL);
+    if (parseFlushOption(c) != C_OK) return;
+    signalFlushedDb(-1);
+    server.dirty += emptyData(-1);
     rdbKillChild(); /* a snapshot of the old data must not land after this */
     if (server.saveparamslen > 0 && !server.loading) rdbSaveNow();
-    forceCommandPropagation(c, 0);
+    forceCommandPropagation(c);
     addReply(c, shared.ok);
 }
 

@@ -111,6 +111,8 @@ size_t multiStateMemory(client *c) {
     return bytes;
 }
 
+static void unwatchAllKeys(client *c); /* with WATCH, below */
+
 static void discardTransaction(client *c) {
     freeMultiState(c);
     c->flags &= ~(uint64_t)(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);
@@ -187,7 +189,7 @@ static void watchKey(client *c, robj *key) {
     listAddNodeTail(c->watched_keys, wk);
 }
 
-void unwatchAllKeys(client *c) {
+static void unwatchAllKeys(client *c) {
     while (listLength(c->watched_keys)) {
         listNode *ln = listFirst(c->watched_keys);
         watchedKey *wk = listNodeValue(ln);

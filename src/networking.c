@@ -42,6 +42,8 @@ static void configureClientSocket(connection *conn) {
     if (server.tcpkeepalive) connKeepAlive(conn, server.tcpkeepalive);
 }
 
+static void readQueryFromClient(connection *conn); /* the read handler, below */
+
 client *createClient(connection *conn) {
     client *c = zcalloc(sizeof(client));
     if (conn) {
@@ -515,7 +517,7 @@ static size_t bigArgReadRoom(client *c) {
     return whole - have < step ? whole - have : step;
 }
 
-void readQueryFromClient(connection *conn) {
+static void readQueryFromClient(connection *conn) {
     client *c = connGetPrivateData(conn);
     if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
     size_t readlen = PROTO_IOBUF_LEN;
@@ -654,7 +656,7 @@ unsigned long getClientOutputBufferMemoryUsage(client *c) {
  * NOAUTH errors without reading them until memory runs out). */
 #define UNAUTHENTICATED_MAX_REPLY_BYTES 1024
 
-int checkClientOutputBufferLimits(client *c) {
+static int checkClientOutputBufferLimits(client *c) {
     clientBufferLimitsConfig *limit = &server.client_obuf_limits[getClientType(c)];
     unsigned long long used = getClientOutputBufferMemoryUsage(c);
     if (used > UNAUTHENTICATED_MAX_REPLY_BYTES && authRequired(c) && !c->ever_authenticated) return 1;
@@ -807,20 +809,6 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL", trackingRedirectId(c), c->resp,
         c->lib_name ? (char *)c->lib_name->ptr : "", c->lib_ver ? (char *)c->lib_ver->ptr : "");
-}
-
-sds getAllClientsInfoString(int type) {
-    sds out = sdsempty();
-    listIter li;
-    listNode *ln;
-    listRewind(server.clients, &li);
-    while ((ln = listNext(&li)) != NULL) {
-        client *c = listNodeValue(ln);
-        if (type != -1 && getClientType(c) != type) continue;
-        out = catClientInfoString(out, c);
-        out = sdscatlen(out, "\n", 1);
-    }
-    return out;
 }
 
 /* ---- rewriting argv ------------------------------------------------------------------------ */

@@ -61,7 +61,7 @@ static sds writeEmbeddedString(robj *o, const char *ptr, size_t len, size_t room
 }
 
 /* robj followed by a type-8 sds header and the bytes, in one block. */
-robj *createEmbeddedStringObject(const char *ptr, size_t len) {
+static robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     robj *o = zmalloc(sizeof(robj) + sdsHdrSize(SDS_TYPE_8) + len + 1);
     return initObject(o, OBJ_STRING, OBJ_ENCODING_EMBSTR, writeEmbeddedString(o, ptr, len, len));
 }
@@ -127,12 +127,6 @@ robj *createStringObjectFromLongLongForValue(long long value) {
     return createStringObjectFromLongLongWithOptions(value, sharedIntegersAllowed());
 }
 
-robj *createStringObjectFromLongDouble(long double value, int humanfriendly) {
-    char buf[MAX_LONG_DOUBLE_CHARS];
-    int len = ld2string(buf, sizeof buf, value, humanfriendly ? LD_STR_HUMAN : LD_STR_AUTO);
-    return createStringObject(buf, (size_t)len);
-}
-
 robj *dupStringObject(const robj *o) {
     switch (o->encoding) {
     case OBJ_ENCODING_RAW: return createRawStringObject(o->ptr, sdslen(o->ptr));
@@ -184,8 +178,6 @@ void decrRefCount(robj *o) {
     }
 }
 
-void decrRefCountVoid(void *o) { decrRefCount(o); }
-
 /* ---- encodings ------------------------------------------------------------------------- */
 
 /* Re-encodes a string to save memory: int if it is a canonical integer,
@@ -236,7 +228,7 @@ size_t stringObjectLen(robj *o) {
 }
 
 /* Binary comparison of two string objects (either encoding). */
-int compareStringObjects(robj *a, robj *b) {
+static int compareStringObjects(robj *a, robj *b) {
     if (a == b) return 0;
     char bufa[LONG_STR_SIZE], bufb[LONG_STR_SIZE];
     const char *pa, *pb;
@@ -323,7 +315,7 @@ int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const cha
     return getRangeLongFromObjectOrReply(c, o, 0, LONG_MAX, target, "value is out of range, must be positive");
 }
 
-int getDoubleFromObject(const robj *o, double *target) {
+static int getDoubleFromObject(const robj *o, double *target) {
     double value = 0;
     if (o != NULL) {
         if (o->type != OBJ_STRING) return C_ERR;
@@ -345,7 +337,7 @@ int getDoubleFromObjectOrReply(client *c, robj *o, double *target, const char *m
     return C_OK;
 }
 
-int getLongDoubleFromObject(robj *o, long double *target) {
+static int getLongDoubleFromObject(robj *o, long double *target) {
     long double value = 0;
     if (o != NULL) {
         if (o->type != OBJ_STRING) return C_ERR;

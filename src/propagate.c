@@ -106,10 +106,7 @@ void propagateCommandAs(client *c, robj **argv, int argc) {
 }
 
 void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
-void forceCommandPropagation(client *c, int flags) {
-    (void)flags;
-    c->flags |= CLIENT_FORCE_PROP;
-}
+void forceCommandPropagation(client *c) { c->flags |= CLIENT_FORCE_PROP; }
 
 /* ---- around call() ------------------------------------------------------------------------- */
 

@@ -1218,7 +1218,7 @@ void debugReloadCommand(client *c) {
         addReplyErrorObject(c, shared.err);
         return;
     }
-    if (flush) emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
+    if (flush) emptyData(-1);
     load_replaces_existing = merge;
     int loaded = rdbLoad(server.rdb_filename);
     load_replaces_existing = 0;

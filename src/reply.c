@@ -115,11 +115,6 @@ void addReplyOrNull(client *c, robj *reply) {
     else addReplyNull(c);
 }
 
-void addReplySds(client *c, sds s) {
-    addReplyProto(c, s, sdslen(s));
-    sdsfree(s);
-}
-
 void addReplyStatusLength(client *c, const char *s, size_t len) {
     addReplyProto(c, "+", 1);
     addReplyProto(c, s, len);
@@ -127,8 +122,6 @@ void addReplyStatusLength(client *c, const char *s, size_t len) {
 }
 
 void addReplyStatus(client *c, const char *status) { addReplyStatusLength(c, status, strlen(status)); }
-
-void addReplyBulkLen(client *c, size_t len) { addReplyLongLongWithPrefix(c, (long long)len, '$'); }
 
 /* The commonest reply of all (GET of a short value) in one append: a short
  * bulk that fits the inline buffer is copied there with its header and
@@ -210,18 +203,6 @@ void addReplyDouble(client *c, double d) {
     addReplyProto(c, ",", 1);
     addReplyProto(c, dbuf, (size_t)dlen);
     addReplyProto(c, "\r\n", 2);
-}
-
-void addReplyHumanLongDouble(client *c, long double d) {
-    char buf[MAX_LONG_DOUBLE_CHARS];
-    int len = ld2string(buf, sizeof buf, d, LD_STR_HUMAN);
-    if (c->resp == 2) {
-        addReplyBulkCBuffer(c, buf, (size_t)len);
-    } else {
-        addReplyProto(c, ",", 1);
-        addReplyProto(c, buf, (size_t)len);
-        addReplyProto(c, "\r\n", 2);
-    }
 }
 
 void addReplyBigNum(client *c, const char *num, size_t len) {
@@ -328,7 +309,7 @@ void setDeferredSetLen(client *c, void *node, long length) {
 /* ---- errors ----------------------------------------------------------------------- */
 
 /* Every error reply passes here: counted per error code for INFO errorstats. */
-void afterErrorReply(client *c, const char *s, size_t len) {
+static void afterErrorReply(client *c, const char *s, size_t len) {
     (void)c;
     server.stat_total_error_replies++;
     if (s[0] == '-') { s++; len--; }

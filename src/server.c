@@ -58,7 +58,7 @@ void updateCachedTime(void) {
 
 /* ---- logging ---------------------------------------------------------------------------- */
 
-void serverLogRaw(int level, const char *msg) {
+static void serverLogRaw(int level, const char *msg) {
     static const char level_marks[] = ".-*#";
     static const int syslog_levels[] = {LOG_DEBUG, LOG_INFO, LOG_NOTICE, LOG_WARNING};
     int raw = level & LL_RAW;
@@ -151,7 +151,7 @@ static void createSharedObjects(void) {
 
 /* ---- the command table ----------------------------------------------------------------- */
 
-dictType commandTableDictType = {
+static dictType commandTableDictType = {
     .hashFunction = dictSdsCaseHash,
     .keyCompare = dictSdsKeyCaseCompare,
     .keyDestructor = dictSdsDestructor,
@@ -404,13 +404,11 @@ void incrementErrorCount(const char *fullerr, size_t namelen) {
     }
 }
 
-dictType errorsDictType = {
+static dictType errorsDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
     .keyDestructor = dictSdsDestructor,
 };
-
-int mustObeyClient(client *c) { return c->flags & CLIENT_FAKE; }
 
 /* ---- while a fork child exists --------------------------------------------------------- */
 
@@ -442,6 +440,8 @@ static void updatePeakMemory(void) {
 }
 
 /* SIGTERM / SIGINT: shut down from here, outside any command. */
+static int prepareForShutdown(int flags); /* below, with SHUTDOWN */
+
 static void shutdownIfAsked(void) {
     if (!server.shutdown_asap) return;
     int flags = server.shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
@@ -715,7 +715,7 @@ static void notifyReady(void) {
 
 /* ---- shutdown --------------------------------------------------------------------------- */
 
-int prepareForShutdown(int flags) {
+static int prepareForShutdown(int flags) {
     serverLog(LL_WARNING, "User requested shutdown...");
     if (rdbSaveOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) {
         serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");

@@ -568,7 +568,7 @@ extern struct redisServer server;
 #define PROTECTED_ACTION_ALLOWED_YES 1
 #define PROTECTED_ACTION_ALLOWED_LOCAL 2
 
-/* ---- networking.c ------------------------------------------------------------ */
+/* ---- networking.c: clients, reading and parsing requests, writing replies ---------------- */
 client *createClient(connection *conn);
 void freeClient(client *c);
 void freeClientAsync(client *c);
@@ -577,24 +577,32 @@ void resetClient(client *c);
 void freeClientArgv(client *c);
 void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
-void readQueryFromClient(connection *conn);
 int handleClientsWithPendingWrites(void);
 int clientHasPendingReplies(client *c);
 int processInputBuffer(client *c);
-void prefetchPipelinedKeys(client *c); /* prefetch.c: cache hints before a pipelined command */
+sds catClientInfoString(sds s, client *c);
+int getClientType(client *c);
+char *getClientPeerId(client *c);
+unsigned long getClientOutputBufferMemoryUsage(client *c);
+void clientSetAuthenticated(client *c, int authenticated);
+void closeClientOnOutputBufferLimitReached(client *c);
+void clientsCron(void);
+void rewriteClientCommandArgument(client *c, int i, robj *newval);
+
+/* ---- prefetch.c -------------------------------------------------------------------------- */
+void prefetchPipelinedKeys(client *c); /* cache hints before a pipelined command */
+
+/* ---- reply.c: building replies, RESP2 and RESP3 ------------------------------------------ */
 void addReply(client *c, robj *obj);
-void addReplySds(client *c, sds s);
 void addReplyProto(client *c, const char *s, size_t len);
 void addReplyBulk(client *c, robj *obj);
 void addReplyOrNull(client *c, robj *reply); /* reply, or the RESP-appropriate null if NULL */
-void addReplyBulkLen(client *c, size_t len);
 void addReplyBulkCString(client *c, const char *s);
 void addReplyBulkCBuffer(client *c, const void *p, size_t len);
 void addReplyBulkSds(client *c, sds s);
 void addReplyBulkLongLong(client *c, long long ll);
 void addReplyLongLong(client *c, long long ll);
 void addReplyDouble(client *c, double d);
-void addReplyHumanLongDouble(client *c, long double d);
 void addReplyStatus(client *c, const char *status);
 void addReplyStatusLength(client *c, const char *s, size_t len);
 void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext);
@@ -618,42 +626,23 @@ void *addReplyDeferredLen(client *c);
 void setDeferredArrayLen(client *c, void *node, long length);
 void setDeferredMapLen(client *c, void *node, long length);
 void setDeferredSetLen(client *c, void *node, long length);
-sds catClientInfoString(sds s, client *c);
-sds getAllClientsInfoString(int type);
-int getClientType(client *c);
-char *getClientPeerId(client *c);
-unsigned long getClientOutputBufferMemoryUsage(client *c);
-int checkClientOutputBufferLimits(client *c);
-void clientSetAuthenticated(client *c, int authenticated);
-int restartTcpListeners(void);
-int configRewriteFile(int force_all);
-void setupForkChild(const char *cpulist, const char *who, const char *title);
-void closeClientOnOutputBufferLimitReached(client *c);
-void clientsCron(void);
-int validateClientName(client *c, robj *name);
-void setClientName(client *c, robj *name);
-void rewriteClientCommandArgument(client *c, int i, robj *newval);
 
 /* ---- object.c ------------------------------------------------------------------ */
 robj *createObject(int type, void *ptr);
 robj *createStringObject(const char *ptr, size_t len);
 robj *createRawStringObject(const char *ptr, size_t len);
-robj *createEmbeddedStringObject(const char *ptr, size_t len);
 robj *createEmbeddedStringObjectWithRoom(const char *ptr, size_t len);
 int embeddedStringHasRoom(const robj *o);
 robj *reuseEmbeddedStringObject(robj *o, const char *ptr, size_t len);
 robj *createStringObjectFromLongLong(long long value);
 robj *createStringObjectFromLongLongForValue(long long value);
-robj *createStringObjectFromLongDouble(long double value, int humanfriendly);
 robj *dupStringObject(const robj *o);
 robj *tryObjectEncoding(robj *o);
 robj *getDecodedObject(robj *o);
 robj *makeObjectShared(robj *o);
 void incrRefCount(robj *o);
 void decrRefCount(robj *o);
-void decrRefCountVoid(void *o);
 size_t stringObjectLen(robj *o);
-int compareStringObjects(robj *a, robj *b);
 int equalStringObjects(robj *a, robj *b);
 int getLongLongFromObject(robj *o, long long *target);
 int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg);
@@ -661,9 +650,7 @@ int getLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);
 int getIntFromObjectOrReply(client *c, robj *o, int *target, const char *msg);
 int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *target, const char *msg);
 int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);
-int getLongDoubleFromObject(robj *o, long double *target);
 int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, const char *msg);
-int getDoubleFromObject(const robj *o, double *target);
 int getDoubleFromObjectOrReply(client *c, robj *o, double *target, const char *msg);
 int checkType(client *c, robj *o, int type);
 struct xfloat;
@@ -710,21 +697,16 @@ unsigned long long estimateObjectIdleTime(robj *o);
  * key is overwritten, renamed, moved, deleted, or given a TTL (setExpire
  * returns the object, which may have moved); keep using the returned
  * pointer, never the one passed in. */
-extern kvtableType dbKeyspaceType;
-extern dictType dbExpiresDictType;
 void initDb(redisDb *db, int id);
-robj *lookupKey(redisDb *db, robj *key, int flags);
 robj *lookupKeyRead(redisDb *db, robj *key);
 robj *lookupKeyWrite(redisDb *db, robj *key);
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags);
-robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags);
 robj *dbAdd(redisDb *db, robj *key, robj *val);       /* consumes a reference to val */
 robj *dbAddWithExpire(redisDb *db, robj *key, robj *val, long long when);
 robj *dbDetach(redisDb *db, robj *key);  /* unlinks the key; its object is the caller's */
 void dbTrackExpire(redisDb *db, kvobj *o); /* db->expires follows o's TTL */
-int dbAddRDBLoad(redisDb *db, sds key, robj *val);
 robj *dbOverwrite(redisDb *db, robj *key, robj *val); /* consumes; keeps the TTL */
 void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);     /* caller keeps val */
 void setKeyTake(client *c, redisDb *db, robj *key, robj *val, int flags); /* consumes val */
@@ -734,13 +716,15 @@ int dbDelete(redisDb *db, robj *key);
 int dbSyncDelete(redisDb *db, robj *key);
 int dbAsyncDelete(redisDb *db, robj *key);
 robj *dbRandomKey(redisDb *db);
-long long emptyData(int dbnum, int flags, void(callback)(dict *));
+long long emptyData(int dbnum); /* one db, or all with -1; returns the keys removed */
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, redisDb *db, robj *key);
-void signalFlushedDb(int dbid, int async);
+void signalFlushedDb(int dbid); /* before a FLUSHDB (dbid) or FLUSHALL (-1) */
 void signalSwappedDb(int id1, int id2);
 long long dbTotalServerKeyCount(void);
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
+
+/* ---- keyspace.c: SCAN and the random-pick counts --------------------------------------- */
 void scanKeyOfTypeCommand(client *c, int type); /* HSCAN/SSCAN/ZSCAN of a key of this type */
 /* HRANDFIELD/ZRANDMEMBER key count [option]: the count (64-bit on every
  * build; any but LLONG_MIN) and whether `option` (WITHVALUES, WITHSCORES)
@@ -751,20 +735,16 @@ int getRandomCountOrReply(client *c, const char *option, long long *count, int *
  * items. The reply length must fit a long, which only a 32-bit build can
  * exceed ("value is out of range"). */
 int getRandomRepeatsOrReply(client *c, long long count, long items_per_pick, unsigned long *picks);
-#define EMPTYDB_NO_FLAGS 0
-#define EMPTYDB_ASYNC (1 << 0)
 
 /* ---- expire.c ------------------------------------------------------------------ */
 #define ACTIVE_EXPIRE_CYCLE_SLOW 0
 #define ACTIVE_EXPIRE_CYCLE_FAST 1
-long long getExpire(redisDb *db, robj *key);
 robj *setExpire(client *c, redisDb *db, robj *key, long long when); /* the (moved) object */
 int removeExpire(redisDb *db, robj *key);
 int keyIsExpired(redisDb *db, robj *key);
 int expireIfNeeded(redisDb *db, robj *key, int flags);
 void activeExpireCycle(int type);
 int checkAlreadyExpired(long long when);
-void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj);
 void propagateExpireAt(client *c, robj *key, long long when); /* the command replays as PEXPIREAT */
 
 /* ---- server.c ------------------------------------------------------------------- */
@@ -773,23 +753,23 @@ void commandClockChain(int open); /* processInputBuffer: a batch's commands shar
 int processCommand(client *c);
 redisCommand *lookupCommand(robj **argv, int argc);
 redisCommand *lookupCommandBySds(sds s);
-redisCommand *lookupCommandByFullName(const char *name); /* "get" or "config|get" (command_cmd.c) */
 redisCommand *lookupCommandByCString(const char *s);
+redisCommand *lookupCommandByFullName(const char *name); /* "get" or "config|get" (command_cmd.c) */
 void serverLog(int level, const char *fmt, ...) PRINTF_FMT(2, 3);
-void serverLogRaw(int level, const char *msg);
 long long ustime(void);
 long long mstime(void);
 void updateCachedTime(void);
-int prepareForShutdown(int flags);
 void incrementErrorCount(const char *fullerr, size_t namelen);
-void afterErrorReply(client *c, const char *s, size_t len);
-int mustObeyClient(client *c);
 int hasActiveChildProcess(void);   /* an AOF rewrite or BGSAVE child is running */
 void updateDictResizePolicy(void); /* call when a child starts; the cron notices when it ends */
-extern struct redisCommand redisCommandTable[];
-size_t redisCommandTableSize(void);
+int restartTcpListeners(void);
+void setupForkChild(const char *cpulist, const char *who, const char *title);
+int validateClientName(client *c, robj *name);
+void setClientName(client *c, robj *name);
+extern struct redisCommand redisCommandTable[]; /* commands.c, from commands.def */
 
-/* propagate.c: what a command changed, as commands, to the AOF (see there).
+/* ---- propagate.c ------------------------------------------------------------------------- */
+/* What a command changed, as commands, to the AOF (see there).
  * propagationEnabled(): whether anything consumes propagation now -- the
  * AOF is on (aofFeed drops what comes while its file is not open); a
  * replication stream will be the second consumer. Replaying a file
@@ -800,9 +780,9 @@ void propagateAfterCall(client *c, long long dirty_delta);
 void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besides the command's own */
 void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
 void preventCommandPropagation(client *c);
-void forceCommandPropagation(client *c, int flags);
+void forceCommandPropagation(client *c); /* propagate even if nothing looked dirty (FLUSH* of an empty db) */
 
-/* Keyspace notifications (notify.c). */
+/* ---- notify.c: keyspace notifications ---------------------------------------------------- */
 #define NOTIFY_KEYSPACE (1 << 0)
 #define NOTIFY_KEYEVENT (1 << 1)
 #define NOTIFY_GENERIC (1 << 2)
@@ -836,6 +816,7 @@ unsigned int lfuInitialClock(void);
 void initConfigValues(void);
 void loadServerConfig(char *filename, char config_from_stdin, char *options);
 int configPrintDirectives(FILE *fp); /* --list-config-directives */
+int configRewriteFile(int force_all);
 void configWarnNoEffectDirectives(void); /* start-up: one line naming compat-only directives set */
 
 /* ---- debug.c ------------------------------------------------------------------- */
@@ -851,8 +832,6 @@ typedef void debugValueDigestProc(unsigned char digest[20], robj *o);
 void debugRegisterValueDigest(int type, debugValueDigestProc *proc);
 void xorDigest(unsigned char digest[20], const void *data, size_t len);
 void mixDigest(unsigned char digest[20], const void *data, size_t len);
-void mixStringObjectDigest(unsigned char digest[20], robj *o);
-void computeDatasetDigest(unsigned char final[20]);
 
 /* ---- info.c, client_cmd.c, slowlog.c, monitor.c ---------------------------------- */
 sds genRedisInfoString(const char *section); /* "all", "default", "server" ... */
@@ -879,7 +858,6 @@ size_t aofBufferMemory(void);         /* kept out of the maxmemory accounting */
 sds aofLoadingInfo(sds info);         /* INFO persistence fields while loading */
 long long aofLatestForkUsec(void);
 long long aofTotalForks(void);
-sds aofCatCommand(sds buf, robj **argv, int argc);
 
 /* rdb-key-save-delay, for tests: after each key a snapshot or an AOF rewrite
  * writes, sleep that many microseconds; -N sleeps 1 us after one key in N on
@@ -933,7 +911,6 @@ int multiQueuedCount(client *c);
 size_t multiQueuedArgvMemory(client *c);
 size_t multiStateMemory(client *c);
 void execCommandAbort(client *c, const char *error); /* processCommand() refused EXEC */
-void unwatchAllKeys(client *c);
 int commandRunsInsideMulti(redisCommand *cmd);
 void flagTransaction(client *c);
 void multiResetClient(client *c); /* RESET: discard MULTI, UNWATCH */
@@ -1051,7 +1028,6 @@ void processUnblockedClients(void);
 void handleClientsBlockedOnKeys(void);  /* serve the keys signalled ready */
 void handleBlockedClientsTimeout(void); /* timeout replies whose deadline passed */
 void blockedClientFreed(client *c);     /* freeClient() */
-unsigned long blockedClientCount(void);
 
 /* keyspec.c: a command's key specs (explicit, or one derived from its legacy
  * positions into *derived) and the keys of a command line (argv[0] is the

@@ -81,7 +81,7 @@ int zslLexCompare(const char *a, size_t alen, const char *b, size_t blen) {
     return alen < blen ? -1 : (alen > blen ? 1 : 0);
 }
 
-int zslCompare(double s1, const char *e1, size_t l1, double s2, const char *e2, size_t l2) {
+static int zslCompare(double s1, const char *e1, size_t l1, double s2, const char *e2, size_t l2) {
     if (s1 < s2) return -1;
     if (s1 > s2) return 1;
     return zslLexCompare(e1, l1, e2, l2);

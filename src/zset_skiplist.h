@@ -64,7 +64,6 @@ unsigned long zslGetRank(zskiplist *zsl, double score, const sds ele);
 /* The node at a 1-based rank, NULL out of range. */
 zskiplistNode *zslGetElementByRank(zskiplist *zsl, unsigned long rank);
 
-int zslCompare(double s1, const char *e1, size_t l1, double s2, const char *e2, size_t l2);
 int zslLexCompare(const char *a, size_t alen, const char *b, size_t blen);
 
 int zslValueGteMin(double value, const zrangespec *spec);
