@@ -266,7 +266,6 @@ $(BUILD)/tests/bench_core.o: utils/bench_core.c | $(BUILD)/.tools-ok $(MALLOC_DE
 # gdb finds them through the binaries' debug links.
 PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
-STRIP := $(PORT_CROSS)strip
 OBJCOPY := $(PORT_CROSS)objcopy
 INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
 INSTALL_DOC := $(DESTDIR)$(PREFIX)/share/doc/redis

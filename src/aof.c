@@ -6,7 +6,10 @@
  * (before replies go out), so a burst of commands becomes one large write:
  * that is kinder to an SD card than a write per command, and with
  * `appendfsync always` the fsync also happens before any reply of the pass
- * is sent, so an acknowledged write is on disk.
+ * is sent, so an acknowledged write is on disk. (A reply that is still
+ * going out from an earlier pass is sent by a write handler installed with
+ * a write barrier -- networking.c, installWriteHandler -- so it cannot
+ * carry the reply to a command read in the same pass ahead of the AOF.)
  *
  * fsync policies: always (fsync after each write, in the event loop), everysec
  * (an fsync at most once a second on the background thread, bio.c; if one is

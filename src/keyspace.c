@@ -441,9 +441,8 @@ int getRandomRepeatsOrReply(client *c, long long count, long items_per_pick, uns
 
 void dbsizeCommand(client *c) { addReplyLongLong(c, (long long)kvtableSize(c->db->keys)); }
 
-/* FLUSHDB/FLUSHALL accept an optional ASYNC or SYNC. */
-/* [ASYNC | SYNC]: both accepted; values are freed on the main thread
- * either way (db.c has no background freer). */
+/* FLUSHDB/FLUSHALL [ASYNC | SYNC]: both accepted; values are freed on the
+ * main thread either way (db.c has no background freer). */
 static int parseFlushOption(client *c) {
     if (c->argc == 1) return C_OK;
     if (c->argc == 2 && (!strcasecmp(c->argv[1]->ptr, "async") || !strcasecmp(c->argv[1]->ptr, "sync")))

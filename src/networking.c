@@ -626,6 +626,17 @@ static void sendReplyToClient(connection *conn) {
     writeToClient(c, 1);
 }
 
+/* The rest of a reply goes out when the socket is writable again. With the
+ * AOF on, through a write barrier: when the socket is readable and writable
+ * in the same event-loop pass, the write runs first, so the reply to a
+ * command read in that pass waits for the next one -- after beforeSleep()
+ * has written the AOF. Without it the write handler would send the reply
+ * before the AOF has the write (and under appendfsync always, a write the
+ * AOF then failed to take would be acknowledged anyway). */
+static void installWriteHandler(client *c) {
+    connSetWriteHandlerWithBarrier(c->conn, sendReplyToClient, server.aof_enabled);
+}
+
 int handleClientsWithPendingWrites(void) {
     int processed = 0;
     while (listLength(server.clients_pending_write)) {
@@ -635,7 +646,7 @@ int handleClientsWithPendingWrites(void) {
         if (c->flags & CLIENT_CLOSE_ASAP || c->conn == NULL) continue;
         processed++;
         if (writeToClient(c, 0) == C_ERR) continue;
-        if (clientHasPendingReplies(c)) connSetWriteHandler(c->conn, sendReplyToClient);
+        if (clientHasPendingReplies(c)) installWriteHandler(c);
     }
     return processed;
 }

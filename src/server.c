@@ -477,8 +477,11 @@ static void afterSleep(struct aeEventLoop *el) {
  * and so propagate (the AOF buffer also holds what this pass's commands
  * and timers propagated); the AOF is written (and fsynced per policy)
  * after all of them and before any reply is written, so a client never
- * sees the reply to a write the AOF has not got -- by construction,
- * whatever a step does. A new step that may write goes above the AOF. */
+ * sees the reply to a write the AOF has not got, whatever a step does. (The
+ * rest of a reply that did not fit the socket goes out from the client's
+ * write handler, installed with a write barrier while the AOF is on --
+ * networking.c -- so it never carries a reply of the current pass.) A new
+ * step that may write goes above the AOF. */
 static void beforeSleep(struct aeEventLoop *el) {
     (void)el;
     updateCachedTime();

@@ -771,7 +771,8 @@ extern struct redisCommand redisCommandTable[]; /* commands.c, from commands.def
 /* ---- propagate.c ------------------------------------------------------------------------- */
 /* What a command changed, as commands, to the AOF (see there).
  * propagationEnabled(): whether anything consumes propagation now -- the
- * AOF is on (aofFeed drops what comes while its file is not open); a
+ * AOF is on. That is not "the ops are written": aofFeed drops what comes
+ * while the AOF's file is not open (start-up, a failed open). A
  * replication stream will be the second consumer. Replaying a file
  * propagates nothing. A command tests it before building a vector. */
 static inline int propagationEnabled(void) { return server.aof_enabled && !server.loading; }

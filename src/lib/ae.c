@@ -2,8 +2,8 @@
  * them to one OS poller. See ae.h for the public contract.
  *
  * Backend interface. Exactly one of ae_epoll.c, ae_kqueue.c, ae_poll.c is
- * #included below (each compiles to nothing on its own, so the build can
- * list every .c file in src/). A backend provides, all static:
+ * #included below (each compiles to nothing on its own; the Makefile also
+ * leaves ae_*.c out of the library's sources). A backend provides, all static:
  *
  *   int  aeApiCreate(aeEventLoop *el)         0, or -1 with errno set
  *   int  aeApiResize(aeEventLoop *el, int n)  0, or -1 leaving state intact

@@ -600,3 +600,40 @@ start_server {tags {aof} overrides {appendonly yes}} {
         assert_equal 1 [r get ours]
     }
 }
+
+# A client whose reply is still going out (the write handler is installed)
+# and whose socket is readable and writable in the same event-loop pass: the
+# reply to the command read in that pass must wait for the AOF, as every
+# other reply does. tests/helpers/slow-reader.pl (a tiny receive buffer)
+# leaves GET big pending, drains a little and sends SET x 1 while the server
+# sleeps; the AOF is made to fail, and under appendfsync always the server
+# exits on that write, so the client must not see the SET's +OK. (Before
+# the write barrier, the read ran first and the write handler sent the +OK
+# in the same pass, ahead of the AOF.)
+start_server {tags {aof needs:restart external:skip} overrides {appendonly yes appendfsync always}} {
+    test "A reply never leaves before the AOF has the write, even for a client with output pending" {
+        set size 5800000
+        r set big [string repeat x $size]
+        set reader [open |[list perl tests/helpers/slow-reader.pl [srv host] [srv port]] r+]
+        fconfigure $reader -buffering line
+        assert_equal sent [gets $reader]
+        wait_for_condition 100 20 {[regexp {omem=[1-9]} [r client list]]} else { fail "the reply is not pending" }
+        r debug aof-fault write enospc
+        set sleeper [rd]
+        $sleeper debug sleep 2
+        after [::harness::scaled 300] ;# the server sleeps now
+        puts $reader go
+        lassign [gets $reader] received tail
+        catch {close $reader}
+        $sleeper close
+        set reply_len [expr {[string length "\$$size\r\n"] + $size + 2}]
+        # The bulk, whole or cut short by the exit -- never followed by +OK.
+        assert {$received <= $reply_len}
+        assert {![string match {*+OK\r\n} $tail]}
+        wait_for_condition 100 50 {![::harness::pid_alive [srv pid]]} else { fail "the server did not exit" }
+        assert_match "*Can't recover from AOF write error*" [log_tail 0 20]
+        restart_server -kill
+        assert_equal {} [r get x]
+        assert_equal $size [r strlen big]
+    }
+}
