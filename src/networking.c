@@ -219,7 +219,9 @@ void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
         int port;
         int cfd = anetTcpAccept(err, fd, ip, sizeof ip, &port);
         if (cfd == ANET_ERR) {
-            if (openFilesRefuseWhenExhausted(fd, "TCP")) continue;
+            int exhausted = openFilesRefuseWhenExhausted(fd, "TCP");
+            if (exhausted == 1) continue;
+            if (exhausted == -1) return;
             if (errno != EWOULDBLOCK && errno != EAGAIN)
                 serverLog(LL_WARNING, "Accepting client connection: %s", err);
             return;
@@ -235,7 +237,9 @@ void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
     for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
         int cfd = anetUnixAccept(err, fd);
         if (cfd == ANET_ERR) {
-            if (openFilesRefuseWhenExhausted(fd, "unix socket")) continue;
+            int exhausted = openFilesRefuseWhenExhausted(fd, "unix socket");
+            if (exhausted == 1) continue;
+            if (exhausted == -1) return;
             if (errno != EWOULDBLOCK && errno != EAGAIN)
                 serverLog(LL_WARNING, "Accepting client connection: %s", err);
             return;

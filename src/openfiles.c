@@ -36,8 +36,12 @@
 static int reserve_fd = -1;
 static time_t last_exhaustion_log;
 
-/* Raises the soft limit toward `needed` (up to the hard limit, or beyond it
- * where the process may raise that too); returns the limit now in force. */
+/* Raises the soft limit toward `needed` (beyond the hard limit where the
+ * process may raise that too); returns the limit now in force. When the
+ * whole way is refused (a hard limit, or a kernel cap such as nr_open or
+ * macOS's OPEN_MAX below an infinite hard limit), the highest soft limit
+ * the system accepts: Redis walks down in steps of 16, a bisection finds
+ * the same value in ~32 tries however far the cap is from maxclients. */
 rlim_t openFilesRaiseLimit(rlim_t needed) {
     struct rlimit limit;
     if (getrlimit(RLIMIT_NOFILE, &limit) == -1) return needed; /* can't tell: let the event loop decide */
@@ -46,10 +50,22 @@ rlim_t openFilesRaiseLimit(rlim_t needed) {
     wanted.rlim_cur = needed;
     if (wanted.rlim_max != RLIM_INFINITY && wanted.rlim_max < needed) wanted.rlim_max = needed;
     if (setrlimit(RLIMIT_NOFILE, &wanted) == 0) return needed;
+    int saved_errno = errno;
     wanted.rlim_max = limit.rlim_max;
-    wanted.rlim_cur = limit.rlim_max == RLIM_INFINITY ? needed : limit.rlim_max;
-    if (wanted.rlim_cur > limit.rlim_cur && setrlimit(RLIMIT_NOFILE, &wanted) == 0) return wanted.rlim_cur;
-    return limit.rlim_cur;
+    rlim_t works = limit.rlim_cur; /* the limit in force is always the last value that worked */
+    rlim_t fails = needed;
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed) {
+        wanted.rlim_cur = limit.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &wanted) == 0) works = limit.rlim_max;
+        else fails = limit.rlim_max;
+    }
+    while (fails - works > 1 && works < limit.rlim_max) {
+        wanted.rlim_cur = works + (fails - works) / 2;
+        if (setrlimit(RLIMIT_NOFILE, &wanted) == 0) works = wanted.rlim_cur;
+        else fails = wanted.rlim_cur;
+    }
+    errno = saved_errno; /* why the whole way was refused, for the caller's log */
+    return works;
 }
 
 static rlim_t currentSoftLimit(void) {
@@ -107,12 +123,15 @@ static void logExhaustion(const char *what) {
 
 /* accept() on `listener` just failed with errno. Returns 1 when the
  * failure was descriptor exhaustion and the pending connection has been
- * refused (so the caller may try the next one), 0 otherwise. */
+ * refused (the caller may try the next one), -1 when it was exhaustion but
+ * nothing could be done now (already logged, at most once a minute: the
+ * caller stops for this pass), 0 for any other failure (the caller's). */
 int openFilesRefuseWhenExhausted(int listener, const char *what) {
     if (errno != EMFILE && errno != ENFILE) return 0;
+    if (reserve_fd == -1) openFilesReserveInit(); /* lost last time: try again */
     if (reserve_fd == -1) { /* nothing to give up: the next readable event retries */
         logExhaustion(what);
-        return 0;
+        return -1;
     }
     close(reserve_fd);
     logExhaustion(what); /* with the spare given up: the log file needs a descriptor too */

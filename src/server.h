@@ -873,7 +873,7 @@ static inline void keySaveDelay(void) {
 rlim_t openFilesRaiseLimit(rlim_t needed);    /* the soft limit raised toward needed; returns the limit */
 void openFilesAdjustForMaxclients(void);      /* start-up: raise the limit or lower maxclients (exits if < 1) */
 void openFilesReserveInit(void);              /* start-up: the spare descriptor for EMFILE */
-int openFilesRefuseWhenExhausted(int listener, const char *what); /* after a failed accept(): 1 if refused */
+int openFilesRefuseWhenExhausted(int listener, const char *what); /* after a failed accept(): 1 refused, -1 out, 0 other */
 
 /* ---- cpuaffinity.c: the *_cpulist directives ------------------------------------------ */
 int cpulistValidate(const char *value, sds *err); /* config validator: Redis's "0-7:2,9" syntax */
