@@ -1604,6 +1604,8 @@ static void resetServerStats(void) {
     server.stat_keyspace_misses = 0;
     server.stat_net_input_bytes = 0;
     server.stat_net_output_bytes = 0;
+    server.stat_total_reads_processed = 0;
+    server.stat_total_writes_processed = 0;
     server.stat_unexpected_error_replies = 0;
     server.stat_total_error_replies = 0;
     server.stat_client_qbuf_limit_disconnections = 0;
