@@ -58,6 +58,11 @@ void updateCachedTime(void) {
 
 /* ---- logging ---------------------------------------------------------------------------- */
 
+/* The process that serves, noted by initServer() (after daemonizing): its
+ * lines say 'M'; fork children's, and the lines before initServer(), say
+ * 'C', as in Redis. */
+static pid_t log_main_pid;
+
 static void serverLogRaw(int level, const char *msg) {
     static const char level_marks[] = ".-*#";
     static const int syslog_levels[] = {LOG_DEBUG, LOG_INFO, LOG_NOTICE, LOG_WARNING};
@@ -79,7 +84,8 @@ static void serverLogRaw(int level, const char *msg) {
         localtime_r(&secs, &tm);
         size_t off = strftime(date, sizeof date, "%d %b %Y %H:%M:%S.", &tm);
         snprintf(date + off, sizeof(date) - off, "%03d", (int)tv.tv_usec / 1000);
-        fprintf(fp, "%d:M %s %c %s\n", (int)getpid(), date, level_marks[level], msg);
+        pid_t pid = getpid();
+        fprintf(fp, "%d:%c %s %c %s\n", (int)pid, pid == log_main_pid ? 'M' : 'C', date, level_marks[level], msg);
     }
     fflush(fp);
     if (!to_stdout) fclose(fp);
@@ -643,6 +649,7 @@ static void initModules(void) {
 }
 
 static void initServer(void) {
+    log_main_pid = getpid();
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     setupSignalHandlers();
