@@ -17,6 +17,11 @@
  *
  * The command stream is variadic (RPUSH/SADD/HSET/ZADD with up to 64 items
  * each), followed by PEXPIREAT for keys with a TTL.
+ *
+ * The child reports its progress and copy-on-write size to the parent
+ * through childinfo.c, as the BGSAVE child does, and logs Redis's lines
+ * ("Successfully created the temporary AOF base file ...", "Fork CoW for AOF
+ * rewrite: ...").
  */
 #include <errno.h>
 

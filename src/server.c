@@ -8,6 +8,14 @@
  * is fully parsed (and rejected with file, line and reason) before a socket
  * is opened.
  *
+ * The log says what Redis 7.0's says, in the same order, because
+ * sysadmins' searches and log parsers look for those lines: the banner and
+ * "Configuration loaded" once the configuration is read, "Running mode",
+ * "Server initialized" and the system checks (vm.overcommit_memory, also
+ * shown by --check-system) before the data is loaded, "Ready to accept
+ * connections" after; SIGTERM/SIGINT are logged from the handler (debug.c's
+ * signal-safe writer); lines of fork children say 'C' instead of 'M'.
+ *
  * processCommand() performs every check that can reject a command, in
  * Redis's order, so error replies and INFO's rejected_calls match; call()
  * runs the handler and records latency, calls and failures. No command
