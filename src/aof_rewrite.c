@@ -265,8 +265,9 @@ int aofRewriteStart(void) {
     if (pid == 0) childMain();
     childInfoParentStarted();
     if (pid == -1) {
+        int err = errno;
         childInfoFinish();
-        serverLog(LL_WARNING, "Can't rewrite the append only file in background: fork: %s", strerror(errno));
+        serverLog(LL_WARNING, "Can't rewrite the append only file in background: fork: %s", strerror(err));
         rw.last_status = C_ERR;
         rw.last_failure_ms = mstime();
         return C_ERR;

@@ -1078,7 +1078,9 @@ static int bgsaveStart(void) {
     if (pid == 0) bgsaveChild();
     childInfoParentStarted();
     if (pid == -1) {
-        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
+        int err = errno;
+        childInfoFinish();
+        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(err));
         bg.last_status = C_ERR;
         return C_ERR;
     }
