@@ -444,6 +444,7 @@ sds aofInfoString(sds info) {
     long long calls = aof.fsync_calls + bg_calls, total = aof.fsync_total_us + bg_total;
     info = aofRewriteInfo(info);
     info = sdscatfmt(info, "aof_last_write_status:%s\r\n", aof.last_write_status == C_OK ? "ok" : "err");
+    info = aofRewriteCowInfo(info);
     if (!server.aof_enabled) return info;
     info = sdscatfmt(info,
                      "aof_current_size:%I\r\n"

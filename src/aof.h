@@ -68,6 +68,7 @@ int aofRewriteStart(void);            /* C_ERR if it couldn't start */
 int aofRewriteInProgress(void);
 void aofRewriteCron(void);            /* reap the child, auto-rewrite */
 sds aofRewriteInfo(sds info);
+sds aofRewriteCowInfo(sds info); /* aof_last_cow_size, module_fork_*: after aof_last_write_status */
 void aofRewriteKill(void);
 
 #endif /* AOF_H */

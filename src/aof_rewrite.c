@@ -17,6 +17,11 @@
  *
  * The command stream is variadic (RPUSH/SADD/HSET/ZADD with up to 64 items
  * each), followed by PEXPIREAT for keys with a TTL.
+ *
+ * The child reports its progress and copy-on-write size to the parent
+ * through childinfo.c, as the BGSAVE child does, and logs Redis's lines
+ * ("Successfully created the temporary AOF base file ...", "Fork CoW for AOF
+ * rewrite: ...").
  */
 #include <errno.h>
 
@@ -43,10 +48,10 @@ static struct {
     long long rewrites;
     long long latest_fork_usec;
     long long total_forks;
-    long long last_cow_bytes;
-    int cow_pipe;             /* read end: the child reports its copy-on-write size */
+    long long consecutive_failures; /* reset by a successful rewrite */
+    long long last_cow_bytes;       /* the last successful child's copy-on-write (childinfo.c) */
     int preamble;             /* this rewrite writes the base as an RDB snapshot */
-} rw = {.child = -1, .last_status = C_OK, .last_time_sec = -1, .cow_pipe = -1};
+} rw = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
 static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-bg-%i.aof", (int)pid); }
 
@@ -195,20 +200,9 @@ static void rewriteDb(rewriteWriter *w, int dbid) {
         if (kvobjHasExpire(o)) rewriteExpire(w, key, kvobjGetExpire(o));
         writerMaybeFlush(w);
         keySaveDelay();
+        childInfoKeySaved();
     }
     kvtableReleaseIterator(it);
-}
-
-/* Bytes of this process's memory that copy-on-write has duplicated. */
-static long long childCowBytes(void) {
-    FILE *fp = fopen("/proc/self/smaps_rollup", "r");
-    if (fp == NULL) return 0;
-    char line[256];
-    long long kb = 0, v;
-    while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "Private_Dirty: %lld kB", &v) == 1) kb += v;
-    fclose(fp);
-    return kb * 1024;
 }
 
 static int rewriteToFile(const char *path) {
@@ -228,12 +222,15 @@ static int rewriteToFile(const char *path) {
     return ok ? C_OK : C_ERR;
 }
 
-static void childMain(const char *path, int cow_fd) {
-    int ret = rewriteToFile(path);
-    long long cow = childCowBytes();
-    ssize_t ignored = write(cow_fd, &cow, sizeof cow);
-    (void)ignored;
-    _exit(ret == C_OK ? 0 : 1);
+static void childMain(void) {
+    childInfoChildStart();
+    setupForkChild(server.aof_rewrite_cpulist, "the AOF rewrite child (aof_rewrite_cpulist)", "redis-aof-rewrite");
+    sds dir = aofDirPath(), name = tempName(getpid());
+    sds path = aofPathJoin(dir, name);
+    if (rewriteToFile(path) != C_OK) _exit(1);
+    serverLog(LL_NOTICE, "Successfully created the temporary AOF base file %s", name);
+    childInfoSendFinal("AOF rewrite");
+    _exit(0);
 }
 
 /* ---- the parent --------------------------------------------------------------------------- */
@@ -262,21 +259,15 @@ int aofRewriteStart(void) {
     }
     if (prepareFiles() != C_OK) return C_ERR;
     rw.preamble = server.aof_use_rdb_preamble;
-    int fds[2];
-    if (pipe(fds) == -1) return C_ERR;
+    childInfoPrepare();
     long long start = ustime();
     pid_t pid = fork();
-    if (pid == 0) {
-        setupForkChild(server.aof_rewrite_cpulist, "the AOF rewrite child (aof_rewrite_cpulist)", "redis-aof-rewrite");
-        close(fds[0]);
-        sds dir = aofDirPath(), name = tempName(getpid());
-        sds path = aofPathJoin(dir, name);
-        childMain(path, fds[1]);
-    }
-    close(fds[1]);
+    if (pid == 0) childMain();
+    childInfoParentStarted();
     if (pid == -1) {
-        close(fds[0]);
-        serverLog(LL_WARNING, "Can't rewrite the append only file in background: fork: %s", strerror(errno));
+        int err = errno;
+        childInfoFinish();
+        serverLog(LL_WARNING, "Can't rewrite the append only file in background: fork: %s", strerror(err));
         rw.last_status = C_ERR;
         rw.last_failure_ms = mstime();
         return C_ERR;
@@ -289,7 +280,6 @@ int aofRewriteStart(void) {
                               "memory)", rw.latest_fork_usec / 1000);
     rw.child = pid;
     updateDictResizePolicy();
-    rw.cow_pipe = fds[0];
     rw.start_ms = mstime();
     rw.scheduled = 0;
     serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
@@ -314,6 +304,7 @@ static int installNewBase(pid_t pid) {
     int ok = persistio.rename(tmppath, basepath) == 0;
     LATENCY_END("aof-rename", rename_latency);
     if (!ok) serverLog(LL_WARNING, "Can't rename the rewritten AOF %s to %s: %s", tmppath, basepath, strerror(errno));
+    else serverLog(LL_NOTICE, "Successfully renamed the temporary AOF base file %s into %s", tmp, base);
     if (ok) {
         aofManifestSetBase(am, base, am->curr_base_seq);
         aofManifestDropIncrsUpTo(am, rw.boundary_seq - 1);
@@ -336,22 +327,20 @@ static int installNewBase(pid_t pid) {
     return ok ? C_OK : C_ERR;
 }
 
-static void readChildCow(void) {
-    long long cow = 0;
-    if (rw.cow_pipe != -1 && read(rw.cow_pipe, &cow, sizeof cow) == (ssize_t)sizeof cow) rw.last_cow_bytes = cow;
-    if (rw.cow_pipe != -1) close(rw.cow_pipe);
-    rw.cow_pipe = -1;
-}
-
 static void rewriteDone(pid_t pid, int status) {
     int exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    readChildCow();
+    size_t cow = childInfoFinish();
     rw.child = -1;
     updateDictResizePolicy(); /* tables may grow again from the next write on */
     rw.last_time_sec = (mstime() - rw.start_ms) / 1000;
+    if (exited_ok) {
+        serverLog(LL_NOTICE, "Background AOF rewrite terminated with success");
+        rw.last_cow_bytes = (long long)cow;
+    }
     if (exited_ok && installNewBase(pid) == C_OK) {
         rw.last_status = C_OK;
         rw.rewrites++;
+        rw.consecutive_failures = 0;
         serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
         return;
     }
@@ -360,6 +349,7 @@ static void rewriteDone(pid_t pid, int status) {
     sdsfree(tmp);
     rw.last_status = C_ERR;
     rw.last_failure_ms = mstime();
+    rw.consecutive_failures++;
     if (WIFSIGNALED(status)) serverLog(LL_WARNING, "Background AOF rewrite terminated by signal %d", WTERMSIG(status));
     else serverLog(LL_WARNING, "Background AOF rewrite failed: the current AOF is unchanged; will retry");
 }
@@ -379,6 +369,7 @@ void aofRewriteCron(void) {
         int status;
         pid_t pid = waitpid(rw.child, &status, WNOHANG);
         if (pid == rw.child) rewriteDone(pid, status);
+        else childInfoPoll();
         return;
     }
     int retry_allowed = rw.last_status == C_OK || mstime() - rw.last_failure_ms > REWRITE_RETRY_MS;
@@ -397,7 +388,7 @@ void aofRewriteKill(void) {
     kill(pid, SIGUSR1);
     int status;
     while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
-    readChildCow();
+    childInfoFinish();
     sds tmp = tempName(pid);
     deleteFile(tmp);
     sdsfree(tmp);
@@ -413,10 +404,20 @@ sds aofRewriteInfo(sds info) {
                      "aof_current_rewrite_time_sec:%I\r\n"
                      "aof_last_bgrewrite_status:%s\r\n"
                      "aof_rewrites:%I\r\n"
-                     "aof_last_cow_size:%I\r\n",
+                     "aof_rewrites_consecutive_failures:%I\r\n",
                      rw.child != -1, rw.scheduled, rw.last_time_sec,
                      rw.child != -1 ? (mstime() - rw.start_ms) / 1000 : -1LL,
-                     rw.last_status == C_OK ? "ok" : "err", rw.rewrites, rw.last_cow_bytes);
+                     rw.last_status == C_OK ? "ok" : "err", rw.rewrites, rw.consecutive_failures);
+}
+
+/* The fields Redis lists after aof_last_write_status: the rewrite child's
+ * copy-on-write, then the module fork's (no modules here: idle values). */
+sds aofRewriteCowInfo(sds info) {
+    return sdscatfmt(info,
+                     "aof_last_cow_size:%I\r\n"
+                     "module_fork_in_progress:0\r\n"
+                     "module_fork_last_cow_size:0\r\n",
+                     rw.last_cow_bytes);
 }
 
 long long aofLatestForkUsec(void) { return rw.latest_fork_usec; }

@@ -153,6 +153,15 @@ static void crashLogLine(int fd, const char *fmt, ...) {
     crashWrite(fd, buf, len);
 }
 
+/* A log line from a signal handler (SIGTERM, SIGINT): the same prefix as
+ * the crash report's, and only open/write. */
+void serverLogFromHandler(int level, const char *msg) {
+    if (level < server.verbosity) return;
+    int fd = crashLogOpen();
+    crashLogLine(fd, "%s", msg);
+    crashLogClose(fd);
+}
+
 static const char *signalName(int sig) {
     switch (sig) {
     case SIGSEGV: return "SIGSEGV";

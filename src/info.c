@@ -222,14 +222,41 @@ static sds infoClients(sds info) {
                         server.tracking_clients);
 }
 
+static double ratioOf(size_t a, size_t b) { return b ? (double)a / (double)b : 0.0; }
+
+/* Redis's allocator ratios: fragmentation inside the allocator's pages
+ * (active / allocated), pages it keeps resident beyond those in use
+ * (resident / active), and the process's RSS beyond the allocator's. */
+static sds catAllocatorRatios(sds info, const memoryOverview *m) {
+    return sdscatprintf(info,
+                        "allocator_frag_ratio:%.2f\r\n"
+                        "allocator_frag_bytes:%lld\r\n"
+                        "allocator_rss_ratio:%.2f\r\n"
+                        "allocator_rss_bytes:%lld\r\n"
+                        "rss_overhead_ratio:%.2f\r\n"
+                        "rss_overhead_bytes:%lld\r\n",
+                        ratioOf(m->active, m->allocated), (long long)m->active - (long long)m->allocated,
+                        ratioOf(m->resident, m->active), (long long)m->resident - (long long)m->active,
+                        ratioOf(m->rss, m->resident), (long long)m->rss - (long long)m->resident);
+}
+
 static sds infoMemory(sds info) {
-    size_t used = zmalloc_used_memory(), rss = zmalloc_get_rss();
-    if (used > server.stat_peak_memory) server.stat_peak_memory = used;
-    size_t peak = server.stat_peak_memory;
+    memoryOverview m;
+    memoryGetOverview(&m);
+    size_t used = m.used, rss = m.rss, peak = m.peak;
     info = catHumanField(info, "used_memory", used);
     info = catHumanField(info, "used_memory_rss", rss);
     info = catHumanField(info, "used_memory_peak", peak);
     info = sdscatprintf(info, "used_memory_peak_perc:%.2f%%\r\n", peak ? (double)used * 100 / (double)peak : 0.0);
+    info = sdscatprintf(info,
+                        "used_memory_overhead:%zu\r\n"
+                        "used_memory_startup:%zu\r\n"
+                        "used_memory_dataset:%zu\r\n"
+                        "used_memory_dataset_perc:%.2f%%\r\n"
+                        "allocator_allocated:%zu\r\n"
+                        "allocator_active:%zu\r\n"
+                        "allocator_resident:%zu\r\n",
+                        m.overhead, m.startup, m.dataset, m.dataset_perc, m.allocated, m.active, m.resident);
     info = catHumanField(info, "total_system_memory", totalSystemMemory());
     info = sdscat(info, /* no Lua, no functions */
                   "used_memory_lua:0\r\n"
@@ -246,8 +273,9 @@ static sds infoMemory(sds info) {
                   "used_memory_scripts:0\r\n"
                   "used_memory_scripts_human:0B\r\n");
     info = catHumanField(info, "maxmemory", server.maxmemory);
+    info = sdscatprintf(info, "maxmemory_policy:%s\r\n", maxmemoryPolicyName(server.maxmemory_policy));
+    info = catAllocatorRatios(info, &m);
     return sdscatprintf(info,
-                        "maxmemory_policy:%s\r\n"
                         "mem_fragmentation_ratio:%.2f\r\n"
                         "mem_fragmentation_bytes:%lld\r\n"
                         "mem_not_counted_for_evict:%zu\r\n"
@@ -261,7 +289,7 @@ static sds infoMemory(sds info) {
                         "active_defrag_running:0\r\n"
                         "lazyfree_pending_objects:0\r\n"
                         "lazyfreed_objects:0\r\n",
-                        maxmemoryPolicyName(server.maxmemory_policy), used ? (double)rss / (double)used : 0.0,
+                        used ? (double)rss / (double)used : 0.0,
                         (long long)rss - (long long)used, memoryNotCountedForEviction(), server.clients_mem_total,
                         aofBufferMemory(), zmalloc_allocator_name());
 }
@@ -271,6 +299,7 @@ static sds infoPersistence(sds info) {
                         "loading:%d\r\n"
                         "async_loading:0\r\n",
                         server.loading != 0);
+    info = childInfoString(info);
     info = rdbInfoString(info);
     info = sdscatfmt(info, "aof_enabled:%i\r\n", server.aof_enabled != 0);
     info = aofInfoString(info);
@@ -334,6 +363,8 @@ static sds infoStats(sds info) {
                         "unexpected_error_replies:%lld\r\n"
                         "total_error_replies:%lld\r\n"
                         "dump_payload_sanitizations:0\r\n"
+                        "total_reads_processed:%lld\r\n"
+                        "total_writes_processed:%lld\r\n"
                         "io_threaded_reads_processed:0\r\n"
                         "io_threaded_writes_processed:0\r\n"
                         "reply_buffer_shrinks:%lld\r\n"
@@ -343,7 +374,8 @@ static sds infoStats(sds info) {
                         pubsubTotalChannels(), pubsubTotalPatterns(), pubsubTotalShardChannels(),
                         aofLatestForkUsec(), aofTotalForks(), trackingTotalKeys(), trackingTotalItems(),
                         trackingTotalPrefixes(), server.stat_unexpected_error_replies,
-                        server.stat_total_error_replies, server.stat_reply_buffer_shrinks,
+                        server.stat_total_error_replies, server.stat_total_reads_processed,
+                        server.stat_total_writes_processed, server.stat_reply_buffer_shrinks,
                         server.stat_reply_buffer_expands, server.stat_client_qbuf_limit_disconnections,
                         server.stat_client_outbuf_limit_disconnections);
 }

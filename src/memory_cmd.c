@@ -16,6 +16,8 @@
  *           (object header and chain pointer), and for "expires" the
  *           expires dict's buckets and entries plus the expire slots. The
  *           table structs themselves are part of startup.allocated.
+ *   INFO    memory's overhead, dataset and allocator fields are the same
+ *           figures (memoryGetOverview), computed by the same code.
  *   DOCTOR  the empty-instance and no-issue texts are Redis's, the issue
  *           checks are our own reading of the STATS figures.
  *
@@ -195,6 +197,16 @@ static void memoryReportCompute(memoryReport *r) {
 }
 
 static void memoryReportRelease(memoryReport *r) { zfree(r->dbs); }
+
+/* For INFO memory: the same computation as MEMORY STATS. */
+void memoryGetOverview(memoryOverview *m) {
+    memoryReport r;
+    memoryReportCompute(&r);
+    *m = (memoryOverview){.used = r.total, .peak = r.peak, .startup = r.startup, .overhead = r.overhead,
+                          .dataset = r.dataset, .dataset_perc = r.dataset_perc, .allocated = r.allocated,
+                          .active = r.active, .resident = r.resident, .rss = r.rss};
+    memoryReportRelease(&r);
+}
 
 /* ---- MEMORY STATS ----------------------------------------------------------------------------- */
 

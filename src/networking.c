@@ -524,6 +524,7 @@ static size_t bigArgReadRoom(client *c) {
 static void readQueryFromClient(connection *conn) {
     client *c = connGetPrivateData(conn);
     if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
+    server.stat_total_reads_processed++; /* every read attempt, as Redis counts them */
     size_t readlen = PROTO_IOBUF_LEN;
     int big_arg = c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen >= PROTO_MBULK_BIG_ARG;
     if (big_arg) readlen = bigArgReadRoom(c);
@@ -574,6 +575,7 @@ int clientHasPendingReplies(client *c) { return c->bufpos || listLength(c->reply
 /* Writes what it can of the pending replies. Returns C_ERR if the client was
  * freed (or scheduled to be). */
 static int writeToClient(client *c, int handler_installed) {
+    server.stat_total_writes_processed++; /* every write attempt, as Redis counts them */
     ssize_t totwritten = 0;
     while (clientHasPendingReplies(c)) {
         const char *data;

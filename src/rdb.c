@@ -305,6 +305,7 @@ static void saveDb(rdbWriter *w, redisDb *db) {
     while ((o = kvtableNext(it)) != NULL && !w->failed) {
         saveKey(w, o);
         keySaveDelay();
+        childInfoKeySaved();
     }
     kvtableReleaseIterator(it);
 }
@@ -1034,6 +1035,8 @@ static struct {
     long long last_try_ms;
     long long dirty_before;   /* server.dirty when the snapshot began */
     int scheduled;
+    long long saves;          /* snapshots taken: SAVE and BGSAVE (INFO rdb_saves) */
+    size_t last_cow;          /* copy-on-write of the last successful BGSAVE child */
 } bg = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
 int rdbBgsaveInProgress(void) { return bg.child != -1; }
@@ -1052,21 +1055,32 @@ int rdbSaveNow(void) {
         return C_ERR;
     }
     serverLog(LL_NOTICE, "DB saved on disk");
+    bg.saves++;
     savedOk(dirty);
     return C_OK;
+}
+
+static void bgsaveChild(void) {
+    childInfoChildStart();
+    setupForkChild(server.bgsave_cpulist, "the background save child (bgsave_cpulist)", "redis-rdb-bgsave");
+    if (rdbSave(server.rdb_filename) != C_OK) _exit(1);
+    serverLog(LL_NOTICE, "DB saved on disk");
+    childInfoSendFinal("RDB");
+    _exit(0);
 }
 
 static int bgsaveStart(void) {
     bg.last_try_ms = mstime();
     bg.dirty_before = server.dirty;
+    childInfoPrepare();
     LATENCY_START(fork_latency);
     pid_t pid = fork();
-    if (pid == 0) {
-        setupForkChild(server.bgsave_cpulist, "the background save child (bgsave_cpulist)", "redis-rdb-bgsave");
-        _exit(rdbSave(server.rdb_filename) == C_OK ? 0 : 1);
-    }
+    if (pid == 0) bgsaveChild();
+    childInfoParentStarted();
     if (pid == -1) {
-        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
+        int err = errno;
+        childInfoFinish();
+        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(err));
         bg.last_status = C_ERR;
         return C_ERR;
     }
@@ -1074,16 +1088,19 @@ static int bgsaveStart(void) {
     bg.child = pid;
     updateDictResizePolicy();
     bg.start_ms = mstime();
+    bg.saves++;
     serverLog(LL_NOTICE, "Background saving started by pid %d", (int)pid);
     return C_OK;
 }
 
 static void bgsaveDone(int status) {
+    size_t cow = childInfoFinish();
     bg.child = -1;
     updateDictResizePolicy(); /* tables may grow again from the next write on, not from the next cron tick */
     bg.last_time_sec = (mstime() - bg.start_ms) / 1000;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
+        bg.last_cow = cow;
         savedOk(bg.dirty_before);
     } else {
         serverLog(LL_WARNING, "Background saving error");
@@ -1142,6 +1159,7 @@ static int rdbCron(struct aeEventLoop *el, long long id, void *data) {
     if (bg.child != -1) {
         int status;
         if (waitpid(bg.child, &status, WNOHANG) == bg.child) bgsaveDone(status);
+        else childInfoPoll();
     } else if (!aofRewriteInProgress() && (bg.scheduled || saveRuleDue())) {
         bg.scheduled = 0;
         bgsaveStart();
@@ -1166,6 +1184,7 @@ void rdbKillChild(void) {
     kill(pid, SIGUSR1);
     int status;
     while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
+    childInfoFinish();
     bg.child = -1;
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)pid);
@@ -1237,8 +1256,11 @@ sds rdbInfoString(sds info) {
                      "rdb_last_save_time:%I\r\n"
                      "rdb_last_bgsave_status:%s\r\n"
                      "rdb_last_bgsave_time_sec:%I\r\n"
-                     "rdb_current_bgsave_time_sec:%I\r\n",
+                     "rdb_current_bgsave_time_sec:%I\r\n"
+                     "rdb_saves:%I\r\n"
+                     "rdb_last_cow_size:%U\r\n",
                      server.dirty, bg.child != -1, (long long)server.lastsave,
                      bg.last_status == C_OK ? "ok" : "err", bg.last_time_sec,
-                     bg.child != -1 ? (mstime() - bg.start_ms) / 1000 : -1LL);
+                     bg.child != -1 ? (mstime() - bg.start_ms) / 1000 : -1LL, bg.saves,
+                     (unsigned long long)bg.last_cow);
 }

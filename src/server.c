@@ -8,6 +8,14 @@
  * is fully parsed (and rejected with file, line and reason) before a socket
  * is opened.
  *
+ * The log says what Redis 7.0's says, in the same order, because
+ * sysadmins' searches and log parsers look for those lines: the banner and
+ * "Configuration loaded" once the configuration is read, "Running mode",
+ * "Server initialized" and the system checks (vm.overcommit_memory, also
+ * shown by --check-system) before the data is loaded, "Ready to accept
+ * connections" after; SIGTERM/SIGINT are logged from the handler (debug.c's
+ * signal-safe writer); lines of fork children say 'C' instead of 'M'.
+ *
  * processCommand() performs every check that can reject a command, in
  * Redis's order, so error replies and INFO's rejected_calls match; call()
  * runs the handler and records latency, calls and failures. No command
@@ -58,6 +66,11 @@ void updateCachedTime(void) {
 
 /* ---- logging ---------------------------------------------------------------------------- */
 
+/* The process that serves, noted by initServer() (after daemonizing): its
+ * lines say 'M'; fork children's, and the lines before initServer(), say
+ * 'C', as in Redis. */
+static pid_t log_main_pid;
+
 static void serverLogRaw(int level, const char *msg) {
     static const char level_marks[] = ".-*#";
     static const int syslog_levels[] = {LOG_DEBUG, LOG_INFO, LOG_NOTICE, LOG_WARNING};
@@ -79,7 +92,8 @@ static void serverLogRaw(int level, const char *msg) {
         localtime_r(&secs, &tm);
         size_t off = strftime(date, sizeof date, "%d %b %Y %H:%M:%S.", &tm);
         snprintf(date + off, sizeof(date) - off, "%03d", (int)tv.tv_usec / 1000);
-        fprintf(fp, "%d:M %s %c %s\n", (int)getpid(), date, level_marks[level], msg);
+        pid_t pid = getpid();
+        fprintf(fp, "%d:%c %s %c %s\n", (int)pid, pid == log_main_pid ? 'M' : 'C', date, level_marks[level], msg);
     }
     fflush(fp);
     if (!to_stdout) fclose(fp);
@@ -646,6 +660,7 @@ static void initModules(void) {
 }
 
 static void initServer(void) {
+    log_main_pid = getpid();
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     setupSignalHandlers();
@@ -660,7 +675,11 @@ static void initServer(void) {
     connInit(server.el);
     openFilesReserveInit();
     createDatabases();
-    if (listenOnTcp() != C_OK || listenOnUnixSocket() != C_OK) exit(1);
+    if (listenOnTcp() != C_OK) {
+        serverLog(LL_WARNING, "Failed listening on port %u (TCP), aborting.", (unsigned)server.port);
+        exit(1);
+    }
+    if (listenOnUnixSocket() != C_OK) exit(1);
     if (server.ipfd_count == 0 && server.sofd < 0) {
         serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
         exit(1);
@@ -727,16 +746,23 @@ static int prepareForShutdown(int flags) {
     if (supervisedBySystemd()) systemdNotify("STOPPING=1");
     closeListeners();
     aofShutdown();
-    if (server.pidfile) unlink(server.pidfile);
+    if (server.pidfile) {
+        serverLog(LL_NOTICE, "Removing the pid file.");
+        unlink(server.pidfile);
+    }
     serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
     return C_OK;
 }
 
+/* The log lines are Redis's, written the signal-safe way (debug.c). */
 static void sigShutdownHandler(int sig) {
     if (server.shutdown_asap && sig == SIGINT) {
-        serverLogRaw(LL_WARNING, "You insist... exiting now.");
+        serverLogFromHandler(LL_WARNING, "You insist... exiting now.");
         exit(1);
     }
+    if (sig == SIGINT) serverLogFromHandler(LL_WARNING, "Received SIGINT scheduling shutdown...");
+    else if (sig == SIGTERM) serverLogFromHandler(LL_WARNING, "Received SIGTERM scheduling shutdown...");
+    else serverLogFromHandler(LL_WARNING, "Received shutdown signal, scheduling shutdown...");
     server.shutdown_signal = sig;
     server.shutdown_asap = 1;
 }
@@ -996,14 +1022,39 @@ static void checkAllocatorOrExit(void) {
     }
 }
 
-/* --check-system: prove the allocator works here and report platform facts. */
+/* vm.overcommit_memory, or -1 where there is no such setting (not Linux). */
+static int overcommitMemorySetting(void) {
+    FILE *fp = fopen("/proc/sys/vm/overcommit_memory", "r");
+    if (fp == NULL) return -1;
+    int value = -1;
+    if (fscanf(fp, "%d", &value) != 1) value = -1;
+    fclose(fp);
+    return value;
+}
+
+/* Redis's words, so the sysadmin's searches and log alerts find it. */
+static const char overcommit_warning[] =
+    "WARNING Memory overcommit must be enabled! Without it, a background save or replication may fail under low "
+    "memory condition. Being disabled, it can can also cause failures without low memory condition, see "
+    "https://github.com/jemalloc/jemalloc/issues/1328. To fix this issue add 'vm.overcommit_memory = 1' to "
+    "/etc/sysctl.conf and then reboot or run the command 'sysctl vm.overcommit_memory=1' for this to take effect.";
+
+/* The start-up checks of the system's settings (Transparent Huge Pages are
+ * thpInit()'s). */
+static void warnAboutSystemSettings(void) {
+    if (overcommitMemorySetting() == 0) serverLog(LL_WARNING, "%s", overcommit_warning);
+}
+
+/* --check-system: prove the allocator works here and report platform facts,
+ * and the system settings start-up would warn about. */
 static int checkSystem(void) {
     enum { BLOCKS = 1000 };
     void *blocks[BLOCKS];
     for (int i = 0; i < BLOCKS; i++) blocks[i] = zmalloc((size_t)(i * 37 % 4096) + 1);
     size_t used = zmalloc_used_memory();
     for (int i = 0; i < BLOCKS; i++) zfree(blocks[i]);
-    printf("allocator=%s page_size=%ld bits=%d byte_order=%s aligned_access=%s test_allocation=%zu\n",
+    printf("allocator=%s page_size=%ld bits=%d byte_order=%s aligned_access=%s test_allocation=%zu "
+           "overcommit_memory=%d\n",
            zmalloc_allocator_name(), sysconf(_SC_PAGESIZE), SIZEOF_POINTER_BITS,
            BYTE_ORDER_BIG ? "big" : "little",
 #ifdef USE_ALIGNED_ACCESS
@@ -1011,7 +1062,8 @@ static int checkSystem(void) {
 #else
            "not-required",
 #endif
-           used);
+           used, overcommitMemorySetting());
+    if (overcommitMemorySetting() == 0) printf("%s\n", overcommit_warning);
     return zmalloc_used_memory() == 0 ? 0 : 1;
 }
 
@@ -1039,6 +1091,19 @@ static sds optionsFromArgs(int argc, char **argv, int first, int *read_stdin) {
         }
     }
     return options;
+}
+
+/* The first lines of the log, Redis's words in Redis's order: once the
+ * configuration is read, before daemonizing. */
+static void logStartBanner(const char *executable, int argc) {
+    serverLog(LL_WARNING, "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo");
+    serverLog(LL_WARNING, "Redis version=%s, bits=%d, commit=00000000, modified=0, pid=%d, just started", REDIS_VERSION,
+              SIZEOF_POINTER_BITS, (int)getpid());
+    if (argc == 1)
+        serverLog(LL_WARNING, "Warning: no config file specified, using the default config. In order to specify a "
+                              "config file use %s /path/to/redis.conf", executable);
+    else
+        serverLog(LL_WARNING, "Configuration loaded");
 }
 
 int main(int argc, char **argv) {
@@ -1074,6 +1139,7 @@ int main(int argc, char **argv) {
     if (configfile && !server.configfile) server.configfile = zstrdup(configfile);
     loadServerConfig(configfile, (char)read_stdin, options);
     sdsfree(options);
+    logStartBanner(argv[0], argc);
     evictApplyDefaultCap();
 
     if (server.syslog_enabled) openlog(server.syslog_ident ? server.syslog_ident : "redis", LOG_PID | LOG_NDELAY | LOG_NOWAIT, LOG_USER);
@@ -1087,15 +1153,15 @@ int main(int argc, char **argv) {
     oomScoreApply(OOM_CLASS_MAIN); /* logs its own failure; start-up goes on, as in Redis */
     serverLog(LL_VERBOSE, "Command durations are timed with: %s", monotonicInit());
     updateCachedTime(); /* the wall clock's offset from the clock just chosen, before loading runs commands */
+    serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+    serverLog(LL_WARNING, "Server initialized");
+    warnAboutSystemSettings();
+    configWarnNoEffectDirectives();
     aofInit();
     rdbInit();
     createPidFile();
-    serverLog(LL_NOTICE, "Redis version=%s, bits=%d, pid=%d, allocator=%s, just started", REDIS_VERSION,
-              SIZEOF_POINTER_BITS, (int)getpid(), zmalloc_allocator_name());
-    configWarnNoEffectDirectives();
-    if (server.port) serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+    if (server.ipfd_count) serverLog(LL_NOTICE, "Ready to accept connections");
     if (server.unixsocket) serverLog(LL_NOTICE, "The server is now ready to accept connections at %s", server.unixsocket);
-    if (server.port) serverLog(LL_NOTICE, "Ready to accept connections tcp");
     notifyReady();
     aeMain(server.el);
     aeDeleteEventLoop(server.el);

@@ -544,6 +544,8 @@ struct redisServer {
     long long stat_keyspace_misses;
     long long stat_net_input_bytes;
     long long stat_net_output_bytes;
+    long long stat_total_reads_processed;  /* readQueryFromClient calls (INFO total_reads_processed) */
+    long long stat_total_writes_processed; /* writeToClient calls (INFO total_writes_processed) */
     long long stat_unexpected_error_replies;
     long long stat_total_error_replies;
     long long stat_client_qbuf_limit_disconnections;
@@ -826,6 +828,7 @@ void configWarnNoEffectDirectives(void); /* start-up: one line naming compat-onl
 void serverAssertFailed(const char *estr, const char *file, int line);
 void serverPanicFailed(const char *file, int line, const char *msg, ...) PRINTF_FMT(3, 4);
 void setupSignalHandlers(void);
+void serverLogFromHandler(int level, const char *msg); /* signal-safe: open/write only */
 /* Dataset digest (DEBUG DIGEST): types other than strings register how their
  * value is mixed into a key's digest (lists: mixDigest per element in order;
  * sets/hashes: xorDigest of per-element digests). */
@@ -854,11 +857,22 @@ void aofBeforeSleep(void);            /* write the buffer, fsync per policy */
 void aofFeed(int dbid, robj **argv, int argc); /* propagate.c: one op, as RESP, to the buffer */
 int aofSetEnabled(int on, sds *err);
 sds aofWriteDeniedError(void);        /* the -MISCONF reply while the AOF can't be written, or NULL */
-sds aofInfoString(sds info);          /* INFO persistence fields */
+sds aofInfoString(sds info);
+sds aofRewriteCowInfo(sds info);      /* INFO persistence: aof_last_cow_size, module_fork_* */          /* INFO persistence fields */
 size_t aofBufferMemory(void);         /* kept out of the maxmemory accounting */
 sds aofLoadingInfo(sds info);         /* INFO persistence fields while loading */
 long long aofLatestForkUsec(void);
 long long aofTotalForks(void);
+
+/* ---- childinfo.c: what a fork child reports to its parent (progress, copy-on-write) ---- */
+void childInfoPrepare(void);          /* parent, before fork() */
+void childInfoParentStarted(void);    /* parent, after fork() (also when it failed) */
+void childInfoPoll(void);             /* parent, from its cron while the child runs */
+size_t childInfoFinish(void);         /* parent, child gone: its final copy-on-write bytes */
+sds childInfoString(sds info);        /* INFO persistence current_* fields */
+void childInfoChildStart(void);       /* child, first thing after fork() */
+void childInfoKeySaved(void);         /* child, after each key written */
+void childInfoSendFinal(const char *what); /* child, done: logs "Fork CoW for <what>: ..." */
 
 /* rdb-key-save-delay, for tests: after each key a snapshot or an AOF rewrite
  * writes, sleep that many microseconds; -N sleeps 1 us after one key in N on
@@ -938,6 +952,15 @@ void zsetTypeInit(void);
 void blockedInit(void);
 void encodingsDebugInit(void);
 void memoryInit(void); /* memory_cmd.c: notes startup.allocated */
+
+/* The figures INFO memory shares with MEMORY STATS (memory_cmd.c computes
+ * both, the same way). */
+typedef struct memoryOverview {
+    size_t used, peak, startup, overhead, dataset;
+    double dataset_perc;
+    size_t allocated, active, resident, rss; /* the allocator's view; used memory and RSS without jemalloc */
+} memoryOverview;
+void memoryGetOverview(memoryOverview *m);
 void replyBufferInit(void);
 /* replybuf.c: the inline reply buffer sized to the client's peak use */
 size_t replyBufferPeak(const client *c);

@@ -356,6 +356,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
         wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite stuck" }
         r debug aof-fault child-write off
         assert_equal err [s aof_last_bgrewrite_status]
+        assert_equal 1 [s aof_rewrites_consecutive_failures]
         assert_match "*Background AOF rewrite failed*" [log_tail 0 20]
         set before [r debug digest]
         r debug loadaof
@@ -363,6 +364,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
         r bgrewriteaof
         wait_for_rewrite
         assert_equal ok [s aof_last_bgrewrite_status]
+        assert_equal 0 [s aof_rewrites_consecutive_failures]
         r debug loadaof
         assert_equal $before [r debug digest]
     }

@@ -194,6 +194,68 @@ start_server {tags {config} config_lines {"replica-priority 7" "stream-node-max-
     } {needs:restart}
 }
 
+# ---- directives of features not built yet -------------------------------------------------
+
+proc unbuilt_error {line text reason} {
+    return "\n*** FATAL CONFIG FILE ERROR (Redis [server_version]) ***\nReading the configuration file, at line $line\n>>> '$text'\n$reason\n"
+}
+
+test "directives of features not built yet stop start-up, naming the feature" {
+    if {![ours]} { skip "Redis has these features" }
+    set dir [::harness::fresh_run_dir unbuilt]
+    foreach {line name feature} {
+        "replicaof 127.0.0.1 6380"         replicaof            replication
+        "slaveof 127.0.0.1 6380"           slaveof              replication
+        "masterauth secret"                masterauth           replication
+        "masteruser default"               masteruser           replication
+        "rename-command FLUSHALL \"\""   rename-command       "command renaming"
+        "user alice on >pw ~* +@all"       user                 "ACL users"
+        "aclfile /etc/redis/users.acl"     aclfile              "ACL users"
+        "lua-time-limit 5000"              lua-time-limit       scripting
+        "busy-reply-threshold 5000"        busy-reply-threshold scripting
+        "loadmodule /x/module.so"          loadmodule           "module loading"
+        "tls-port 6380"                    tls-port             TLS
+        "tls-cert-file redis.crt"          tls-cert-file        TLS
+        "cluster-enabled yes"              cluster-enabled      "cluster mode"
+        "cluster-config-file nodes.conf"   cluster-config-file  "cluster mode"
+    } {
+        set conf [file join $dir unbuilt.conf]
+        set fd [open $conf w]
+        puts $fd "port 0\n$line"
+        close $fd
+        lassign [run_failing_server $conf] status err
+        assert_equal 1 $status "exit status for '$line'"
+        set reason "$name: $feature is not implemented by this server yet; remove the line to start without it"
+        assert_equal [unbuilt_error 2 $line $reason] $err "stderr for '$line'"
+    }
+}
+
+start_server {tags {config} config_lines {"cluster-enabled no"}} {
+    test "cluster-enabled no is accepted: it asks for what the server is" {
+        assert_equal PONG [r ping]
+    }
+}
+
+start_server {tags {config} config_lines {"io-threads 4" "io-threads-do-reads yes"}} {
+    test "io-threads and io-threads-do-reads are accepted and shown by CONFIG GET" {
+        assert_equal 4 [config_value io-threads]
+        assert_equal yes [config_value io-threads-do-reads]
+        assert_match "*io-threads*" [error_of r config set io-threads 2]
+    }
+
+    test "io-threads above 1 gets a start-up warning: the server is single-threaded" {
+        if {![ours]} { skip "Redis runs I/O threads" }
+        wait_for_log "*io-threads 4 and io-threads-do-reads yes ignored: this server is single-threaded by design*"
+    }
+}
+
+start_server {tags {config} config_lines {"io-threads 1"}} {
+    test "io-threads 1 is accepted silently" {
+        assert_equal 1 [config_value io-threads]
+        assert_equal {} [lsearch -all -inline [split [log_tail 0 100] \n] "*io-threads*"]
+    }
+}
+
 # ---- process title ----------------------------------------------------------------------
 
 start_server {tags {config proctitle}} {

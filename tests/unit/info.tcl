@@ -318,21 +318,85 @@ start_server {tags {info}} {
             slave_expires_tracked_keys active_defrag_hits active_defrag_misses active_defrag_key_hits
             active_defrag_key_misses total_active_defrag_time current_active_defrag_time
             tracking_total_keys tracking_total_items tracking_total_prefixes unexpected_error_replies
-            total_error_replies dump_payload_sanitizations io_threaded_reads_processed
+            total_error_replies dump_payload_sanitizations total_reads_processed total_writes_processed
+            io_threaded_reads_processed
             io_threaded_writes_processed reply_buffer_shrinks reply_buffer_expands}
         assert_equal [join $stats] [join [present_in_order stats $stats]]
-        set memory {used_memory used_memory_peak total_system_memory used_memory_lua
+        set memory {used_memory used_memory_peak used_memory_overhead used_memory_startup
+            used_memory_dataset used_memory_dataset_perc allocator_allocated allocator_active
+            allocator_resident total_system_memory used_memory_lua
             used_memory_vm_eval used_memory_scripts_eval number_of_cached_scripts number_of_functions
             number_of_libraries used_memory_vm_functions used_memory_vm_total used_memory_functions
-            used_memory_scripts maxmemory maxmemory_policy mem_fragmentation_ratio mem_fragmentation_bytes
+            used_memory_scripts maxmemory maxmemory_policy allocator_frag_ratio allocator_frag_bytes
+            allocator_rss_ratio allocator_rss_bytes rss_overhead_ratio rss_overhead_bytes
+            mem_fragmentation_ratio mem_fragmentation_bytes
             mem_replication_backlog mem_total_replication_buffers mem_clients_slaves mem_cluster_links
             mem_allocator active_defrag_running lazyfree_pending_objects lazyfreed_objects}
         assert_equal [join $memory] [join [present_in_order memory $memory]]
+        set persistence {loading async_loading current_cow_peak current_cow_size current_cow_size_age
+            current_fork_perc current_save_keys_processed current_save_keys_total rdb_changes_since_last_save
+            rdb_bgsave_in_progress rdb_last_save_time rdb_last_bgsave_status rdb_last_bgsave_time_sec
+            rdb_current_bgsave_time_sec rdb_saves rdb_last_cow_size aof_enabled aof_rewrite_in_progress
+            aof_rewrite_scheduled aof_last_rewrite_time_sec aof_current_rewrite_time_sec
+            aof_last_bgrewrite_status aof_rewrites aof_rewrites_consecutive_failures aof_last_write_status
+            aof_last_cow_size module_fork_in_progress module_fork_last_cow_size}
+        assert_equal [join $persistence] [join [present_in_order persistence $persistence]]
         if {$::tcl_platform(os) eq "Linux"} {
             set cpu {used_cpu_sys used_cpu_user used_cpu_sys_children used_cpu_user_children
                 used_cpu_sys_main_thread used_cpu_user_main_thread}
             assert_equal [join $cpu] [join [present_in_order cpu $cpu]]
         }
+    }
+
+    test "INFO memory: dataset + overhead = used_memory, startup <= overhead, allocator figures ordered" {
+        r flushall
+        r debug populate 2000 key 100
+        set info [r info memory]
+        set used [info_field $info used_memory]
+        set overhead [info_field $info used_memory_overhead]
+        set dataset [info_field $info used_memory_dataset]
+        set startup [info_field $info used_memory_startup]
+        assert_equal $used [expr {$overhead + $dataset}]
+        assert {$startup > 0 && $startup <= $overhead}
+        assert {$dataset > 2000 * 100}
+        set perc [expr {100.0 * $dataset / ($used - $startup)}]
+        assert_equal [format %.2f%% $perc] [info_field $info used_memory_dataset_perc]
+        set allocated [info_field $info allocator_allocated]
+        set active [info_field $info allocator_active]
+        set resident [info_field $info allocator_resident]
+        assert {$allocated > 0}
+        if {[string match jemalloc* [info_field $info mem_allocator]]} {
+            assert {$active >= $allocated}
+            assert {$resident >= $active}
+        }
+        assert_equal [format %.2f [expr {double($active) / $allocated}]] [info_field $info allocator_frag_ratio]
+        assert_equal [expr {$active - $allocated}] [info_field $info allocator_frag_bytes]
+        assert_equal [format %.2f [expr {double($resident) / $active}]] [info_field $info allocator_rss_ratio]
+        assert_equal [expr {$resident - $active}] [info_field $info allocator_rss_bytes]
+        set rss [info_field $info used_memory_rss]
+        assert_equal [format %.2f [expr {double($rss) / $resident}]] [info_field $info rss_overhead_ratio]
+        assert_equal [expr {$rss - $resident}] [info_field $info rss_overhead_bytes]
+        r flushall
+    }
+
+    test "INFO memory and MEMORY STATS agree on startup, overhead and dataset" {
+        r debug populate 500 key 10
+        set stats [r memory stats]
+        set info [r info memory]
+        assert_equal [dict get $stats startup.allocated] [info_field $info used_memory_startup]
+        # the two calls are a reply apart: overhead moves with the client's buffers only
+        assert {abs([dict get $stats overhead.total] - [info_field $info used_memory_overhead]) < 64 * 1024}
+        r flushall
+    }
+
+    test "INFO stats: total_reads_processed and total_writes_processed grow with each round trip" {
+        set reads [s total_reads_processed]
+        set writes [s total_writes_processed]
+        for {set i 0} {$i < 10} {incr i} { r ping }
+        assert {[s total_reads_processed] >= $reads + 10}
+        assert {[s total_writes_processed] >= $writes + 10}
+        r config resetstat
+        assert {[s total_reads_processed] < 5}
     }
 
     test "INFO replication of a standalone server" {

@@ -1,0 +1,201 @@
+/* childinfo.c -- what a fork child (BGSAVE, AOF rewrite) tells its parent
+ * while it runs: how many keys it has written and how much memory
+ * copy-on-write has duplicated so far, for INFO persistence's current_*
+ * fields, and the final copy-on-write size (rdb_last_cow_size,
+ * aof_last_cow_size) with Redis's "Fork CoW for ..." log line.
+ *
+ * How it works, as Redis does it:
+ * - Before forking, the parent opens a pipe (childInfoPrepare); the child
+ *   keeps the write end (childInfoChildStart), the parent the read end,
+ *   non-blocking (childInfoParentStarted).
+ * - The child counts the keys it writes (childInfoKeySaved, called next to
+ *   keySaveDelay() in both writers) and, at most once a second, measures
+ *   its Private_Dirty memory from /proc/self/smaps_rollup (summing
+ *   /proc/self/smaps where there is no rollup) and sends a progress
+ *   message. At the end childInfoSendFinal measures once more, logs the
+ *   current/peak/average and sends the final size.
+ * - The parent drains the pipe from its cron while a child runs
+ *   (childInfoPoll) and once more when the child has exited
+ *   (childInfoFinish, which returns the final size and resets the current_*
+ *   figures).
+ *
+ * Design decisions:
+ * - One child at a time (BGSAVE and the AOF rewrite exclude each other), so
+ *   the state is one static struct.
+ * - Messages are a fixed struct written with one write() (smaller than
+ *   PIPE_BUF, so never split) and read into a local struct: the two ends are
+ *   the same program on the same machine. A full pipe drops the message
+ *   (the child must never block on its parent); a lost progress message
+ *   only delays a figure.
+ * - Without /proc (not Linux) every size is 0: the fields exist, as in
+ *   Redis on such systems.
+ */
+#include "server.h"
+#include "monotonic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+
+#define CHILDINFO_REPORT_US 1000000 /* the child measures at most once a second */
+
+typedef enum { CHILDINFO_PROGRESS, CHILDINFO_FINAL } childInfoKind;
+
+typedef struct childInfoMessage {
+    int kind;                /* childInfoKind */
+    size_t keys;             /* keys written so far */
+    size_t cow;              /* Private_Dirty bytes */
+} childInfoMessage;
+
+static struct {
+    int fds[2];              /* the pipe; -1 when closed */
+    /* parent */
+    size_t keys_total;       /* keys in the dataset at the fork */
+    size_t keys_processed;
+    size_t cow, cow_peak;
+    long long cow_updated_ms; /* when the last size arrived; 0 = none yet */
+    size_t final_cow;
+    /* child */
+    int reporting;
+    long long last_report_us;
+    size_t keys_saved;
+    size_t child_cow_peak;
+    unsigned long long child_cow_sum;
+    unsigned long long child_cow_samples;
+} ci = {.fds = {-1, -1}};
+
+static void closeFd(int *fd) {
+    if (*fd != -1) close(*fd);
+    *fd = -1;
+}
+
+/* ---- measuring ----------------------------------------------------------------------------- */
+
+static size_t sumPrivateDirty(const char *path) {
+    FILE *fp = fopen(path, "r");
+    if (fp == NULL) return (size_t)-1;
+    char line[256];
+    unsigned long long kb = 0, v;
+    while (fgets(line, sizeof line, fp))
+        if (sscanf(line, "Private_Dirty: %llu kB", &v) == 1) kb += v;
+    fclose(fp);
+    return (size_t)(kb * 1024);
+}
+
+/* Bytes of this process's memory that copy-on-write has duplicated. */
+static size_t privateDirtyBytes(void) {
+    size_t bytes = sumPrivateDirty("/proc/self/smaps_rollup");
+    if (bytes == (size_t)-1) bytes = sumPrivateDirty("/proc/self/smaps");
+    return bytes == (size_t)-1 ? 0 : bytes;
+}
+
+/* ---- the parent ---------------------------------------------------------------------------- */
+
+static void resetCurrent(void) {
+    ci.keys_total = ci.keys_processed = 0;
+    ci.cow = ci.cow_peak = 0;
+    ci.cow_updated_ms = 0;
+}
+
+/* Before fork(). Without a pipe the child simply reports nothing. */
+void childInfoPrepare(void) {
+    closeFd(&ci.fds[0]);
+    closeFd(&ci.fds[1]);
+    resetCurrent();
+    ci.final_cow = 0;
+    ci.keys_total = (size_t)dbTotalServerKeyCount();
+    if (pipe(ci.fds) == -1) {
+        ci.fds[0] = ci.fds[1] = -1;
+        return;
+    }
+    fcntl(ci.fds[0], F_SETFL, O_NONBLOCK);
+    fcntl(ci.fds[1], F_SETFL, O_NONBLOCK);
+}
+
+/* In the parent after fork() (also when it failed). */
+void childInfoParentStarted(void) { closeFd(&ci.fds[1]); }
+
+static void receiveMessage(const childInfoMessage *m) {
+    if (m->kind == CHILDINFO_FINAL) {
+        ci.final_cow = m->cow;
+        return;
+    }
+    ci.keys_processed = m->keys;
+    ci.cow = m->cow;
+    if (m->cow > ci.cow_peak) ci.cow_peak = m->cow;
+    ci.cow_updated_ms = mstime();
+}
+
+void childInfoPoll(void) {
+    childInfoMessage m;
+    while (ci.fds[0] != -1 && read(ci.fds[0], &m, sizeof m) == (ssize_t)sizeof m) receiveMessage(&m);
+}
+
+/* The child has exited: its last messages, then the pipe closes. Returns
+ * the copy-on-write size it reported at the end (0 if it did not). */
+size_t childInfoFinish(void) {
+    childInfoPoll();
+    closeFd(&ci.fds[0]);
+    resetCurrent();
+    return ci.final_cow;
+}
+
+/* The current_* fields of INFO persistence, in Redis's order. */
+sds childInfoString(sds info) {
+    long long age = ci.cow_updated_ms ? (mstime() - ci.cow_updated_ms) / 1000 : 0;
+    double perc = ci.keys_total ? (double)ci.keys_processed * 100 / (double)ci.keys_total : 0.0;
+    return sdscatprintf(info,
+                        "current_cow_peak:%zu\r\n"
+                        "current_cow_size:%zu\r\n"
+                        "current_cow_size_age:%lld\r\n"
+                        "current_fork_perc:%.2f\r\n"
+                        "current_save_keys_processed:%zu\r\n"
+                        "current_save_keys_total:%zu\r\n",
+                        ci.cow_peak, ci.cow, age, perc, ci.keys_processed, ci.keys_total);
+}
+
+/* ---- the child ----------------------------------------------------------------------------- */
+
+static void sendMessage(childInfoKind kind, size_t cow) {
+    if (ci.fds[1] == -1) return;
+    childInfoMessage m = {.kind = kind, .keys = ci.keys_saved, .cow = cow};
+    ssize_t ignored = write(ci.fds[1], &m, sizeof m); /* a full pipe drops it: see the top comment */
+    (void)ignored;
+}
+
+static size_t measure(void) {
+    size_t cow = privateDirtyBytes();
+    if (cow > ci.child_cow_peak) ci.child_cow_peak = cow;
+    ci.child_cow_sum += cow;
+    ci.child_cow_samples++;
+    return cow;
+}
+
+/* First thing in the child after fork(). */
+void childInfoChildStart(void) {
+    closeFd(&ci.fds[0]);
+    ci.reporting = 1;
+    ci.keys_saved = 0;
+    ci.child_cow_peak = 0;
+    ci.child_cow_sum = ci.child_cow_samples = 0;
+    ci.last_report_us = monotonicUs();
+}
+
+/* After each key a writer has written; a no-op outside a reporting child
+ * (SAVE, DEBUG RELOAD write in the parent). */
+void childInfoKeySaved(void) {
+    if (!ci.reporting) return;
+    ci.keys_saved++;
+    long long now = monotonicUs();
+    if (now - ci.last_report_us < CHILDINFO_REPORT_US) return;
+    sendMessage(CHILDINFO_PROGRESS, measure());
+    ci.last_report_us = monotonicUs(); /* after measuring: a slow /proc read doesn't eat the next interval */
+}
+
+/* The child is done writing; `what` names it in the log ("RDB", "AOF
+ * rewrite"). */
+void childInfoSendFinal(const char *what) {
+    size_t cow = measure();
+    serverLog(LL_NOTICE, "Fork CoW for %s: current %zu MB, peak %zu MB, average %llu MB", what, cow >> 20,
+              ci.child_cow_peak >> 20, (ci.child_cow_sum / ci.child_cow_samples) >> 20);
+    sendMessage(CHILDINFO_FINAL, cow);
+}
