@@ -272,9 +272,10 @@ static sds infoPersistence(sds info) {
                         "async_loading:0\r\n",
                         server.loading != 0);
     info = rdbInfoString(info);
+    info = loadingLastLoadInfo(info);
     info = sdscatfmt(info, "aof_enabled:%i\r\n", server.aof_enabled != 0);
     info = aofInfoString(info);
-    return aofLoadingInfo(info);
+    return loadingInfoString(info);
 }
 
 /* Fields for what this server lacks (replication, client eviction, defrag,

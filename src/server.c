@@ -285,6 +285,13 @@ static void afterCommand(void) {
     handleClientsBlockedOnKeys();       /* serve clients blocked on keys the command made ready */
 }
 
+/* While a dataset loads, only commands flagged "loading" run; EXEC only
+ * when every command it queued is one (as in Redis 7.0). */
+static int runsWhileLoading(client *c) {
+    if (!(c->cmd->flags & CMD_LOADING)) return 0;
+    return c->cmd->proc != execCommand || !(multiQueuedMissingFlags(c) & CMD_LOADING);
+}
+
 int processCommand(client *c) {
     c->cmd = c->lastcmd = c->realcmd = lookupClientCommand(c);
     if (c->cmd == NULL) {
@@ -306,7 +313,7 @@ int processCommand(client *c) {
         rejectCommand(c, shared.oomerr);
         return C_OK;
     }
-    if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
+    if (server.loading && !runsWhileLoading(c)) {
         rejectCommand(c, shared.loadingerr);
         return C_OK;
     }
@@ -442,7 +449,7 @@ static void updatePeakMemory(void) {
 /* SIGTERM / SIGINT: shut down from here, outside any command. */
 static int prepareForShutdown(int flags); /* below, with SHUTDOWN */
 
-static void shutdownIfAsked(void) {
+void shutdownIfAsked(void) {
     if (!server.shutdown_asap) return;
     int flags = server.shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
     if (prepareForShutdown(flags) == C_OK) exit(0);
@@ -705,6 +712,11 @@ static int supervisedBySystemd(void) {
     return server.supervised_mode == SUPERVISED_AUTODETECT && getenv("NOTIFY_SOCKET") != NULL;
 }
 
+/* Before loading, as Redis 7.0 does: systemd shows it until READY=1. */
+static void notifyLoading(void) {
+    if (supervisedBySystemd()) systemdNotify("STATUS=Redis is loading...\n");
+}
+
 static void notifyReady(void) {
     if (!supervisedBySystemd()) return;
     if (systemdNotify("STATUS=Ready to accept connections\nREADY=1") == C_OK)
@@ -717,6 +729,7 @@ static void notifyReady(void) {
 
 static int prepareForShutdown(int flags) {
     serverLog(LL_WARNING, "User requested shutdown...");
+    if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE; /* never save a half-loaded dataset */
     if (rdbSaveOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) {
         serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
         return C_ERR;
@@ -1084,6 +1097,7 @@ int main(int argc, char **argv) {
     oomScoreApply(OOM_CLASS_MAIN); /* logs its own failure; start-up goes on, as in Redis */
     serverLog(LL_VERBOSE, "Command durations are timed with: %s", monotonicInit());
     updateCachedTime(); /* the wall clock's offset from the clock just chosen, before loading runs commands */
+    notifyLoading();
     aofInit();
     rdbInit();
     createPidFile();
