@@ -310,7 +310,7 @@ int aofLoadFiles(aofManifest *am, off_t *total_size) {
         loadingFileStart(loaded);
         int ret = aofReplayFile(paths[j], j == n - 1, &valid);
         if (ret == AOF_LOAD_FAILED || ret == AOF_LOAD_TRUNCATED) result = ret;
-        if (ret != AOF_LOAD_FAILED)
+        if (ret != AOF_LOAD_FAILED && sizeOf(paths[j]) > 0) /* an empty file: not logged, as in Redis */
             serverLog(LL_NOTICE, "DB loaded from %s file %s: %.3f seconds", am->base && j == 0 ? "base" : "incr",
                       names[j], (double)(ustime() - file_start) / 1e6);
         loaded += valid;
