@@ -187,6 +187,24 @@ start_server {tags {loading} overrides {key-load-delay 100 loading-process-event
         catch {$rd close}
     }
 
+    test "While loading, a maxmemory below the usage evicts none of the keys being loaded" {
+        wait_loaded [srv client]
+        r config set maxmemory-policy allkeys-random
+        set rd [rd]
+        $rd debug reload
+        set c [loading_client]
+        wait_loading $c
+        $c config set maxmemory 1
+        assert_equal x [$c echo x] ;# a command evicts first, when evictions are allowed
+        assert_equal 0 [info_field [$c info stats] evicted_keys]
+        $c config set maxmemory 0
+        assert_equal OK [$rd read]
+        assert_equal 20000 [r dbsize]
+        r config set maxmemory-policy noeviction
+        $rd close
+        $c close
+    }
+
     test "While loading, DEBUG RELOAD, LOADAOF and POPULATE are refused (ours: they would corrupt the load)" {
         if {[is_reference_server]} { skip "Redis 7.0 runs them, re-entering the loader" }
         set rd [rd]
