@@ -16,9 +16,11 @@
  * - Lines starting with '#' between commands are annotations (Redis 7's
  *   "#TS:<unix time>" from aof-timestamp-enabled) and are skipped.
  * - The file is read in large chunks into a buffer and parsed in place; no
- *   per-line stdio. While loading, the event loop keeps running every few
- *   thousand commands so clients get -LOADING instead of a silent socket,
- *   and INFO shows the progress.
+ *   per-line stdio. The position after each command goes to loading.c,
+ *   which serves clients meanwhile (-LOADING, INFO's progress) and logs the
+ *   progress of long loads; an RDB base reports through rdb.c the same way.
+ * - Logged as Redis 7.0 logs it: "DB loaded from base file <name>: N
+ *   seconds", the same per incremental file, then the total.
  */
 #include <errno.h>
 
@@ -39,12 +41,6 @@ typedef struct aofReader {
     off_t consumed;   /* file offset of buf[0] */
     int eof;
 } aofReader;
-
-static struct {
-    long long start_time;
-    long long last_log_ms;
-    off_t total_bytes, loaded_bytes;
-} progress;
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
@@ -173,20 +169,6 @@ static int executeLoaded(client *c, robj **argv, int argc) {
     return C_OK;
 }
 
-static void serveClientsWhileLoading(off_t file_offset, off_t done_before) {
-    progress.loaded_bytes = done_before + file_offset;
-    long long now = mstime();
-    if (now - progress.last_log_ms >= 2000) { /* progress in the log, for long loads */
-        progress.last_log_ms = now;
-        serverLog(LL_NOTICE, "Loading the AOF: %.1f%% (%lld of %lld bytes)",
-                  progress.total_bytes ? (double)progress.loaded_bytes * 100 / (double)progress.total_bytes : 0.0,
-                  (long long)progress.loaded_bytes, (long long)progress.total_bytes);
-    }
-    updateCachedTime();
-    aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
-    handleClientsWithPendingWrites();
-}
-
 /* ---- one file ---------------------------------------------------------------------------- */
 
 static void logTruncated(const char *path, off_t valid_len) {
@@ -217,10 +199,9 @@ static int handleTruncation(const char *path, int is_last, off_t valid_len) {
     return AOF_LOAD_TRUNCATED;
 }
 
-static int replayFrom(aofReader *r, const char *path, int is_last, off_t done_before, off_t *valid_len) {
+static int replayFrom(aofReader *r, const char *path, int is_last, off_t *valid_len) {
     client *c = createLoadingClient();
     off_t multi_start = -1; /* offset of an open MULTI */
-    long long count = 0;
     int result = AOF_LOAD_OK;
     for (;;) {
         off_t command_start = readerOffset(r);
@@ -257,10 +238,10 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t done_be
             result = AOF_LOAD_FAILED;
             break;
         }
-        if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
+        loadingKeyDelay();
         if (is_multi) multi_start = command_start;
         if (is_exec) multi_start = -1;
-        if (++count % 1024 == 0) serveClientsWhileLoading(readerOffset(r), done_before);
+        loadingProgress(readerOffset(r));
     }
     freeLoadingClient(c);
     return result;
@@ -284,13 +265,13 @@ static int aofReplayFile(const char *path, int is_last, off_t *valid_len) {
     }
     if (startsWithRdbMagic(r.fd)) {
         serverLog(LL_NOTICE, "Reading RDB base file on AOF loading...");
-        int ok = rdbLoadFd(r.fd, path) == C_OK;
+        int ok = rdbLoadFd(r.fd, path, 1) == C_OK;
         struct stat st;
         *valid_len = fstat(r.fd, &st) == 0 ? st.st_size : 0;
         close(r.fd);
         return ok ? AOF_LOAD_OK : AOF_LOAD_FAILED;
     }
-    int result = replayFrom(&r, path, is_last, progress.loaded_bytes, valid_len);
+    int result = replayFrom(&r, path, is_last, valid_len);
     close(r.fd);
     zfree(r.buf);
     return result;
@@ -304,18 +285,19 @@ static off_t sizeOf(const char *path) {
 /* Replays the base and every incremental file in order. */
 int aofLoadFiles(aofManifest *am, off_t *total_size) {
     int nfiles = am->incr_count + (am->base ? 1 : 0);
+    const char **names = zmalloc(sizeof(char *) * (size_t)(nfiles ? nfiles : 1));
     sds *paths = zmalloc(sizeof(sds) * (size_t)(nfiles ? nfiles : 1));
     int n = 0;
-    if (am->base) paths[n++] = aofPathJoin(server.aof_dirname, am->base->name);
-    for (int j = 0; j < am->incr_count; j++) paths[n++] = aofPathJoin(server.aof_dirname, am->incrs[j]->name);
-    progress.start_time = mstime();
-    progress.last_log_ms = progress.start_time;
-    progress.total_bytes = 0;
-    progress.loaded_bytes = 0;
-    for (int j = 0; j < n; j++) progress.total_bytes += sizeOf(paths[j]);
+    if (am->base) names[n++] = am->base->name;
+    for (int j = 0; j < am->incr_count; j++) names[n++] = am->incrs[j]->name;
+    off_t total = 0, loaded = 0;
+    for (int j = 0; j < n; j++) {
+        paths[j] = aofPathJoin(server.aof_dirname, names[j]);
+        total += sizeOf(paths[j]);
+    }
 
     int result = nfiles ? AOF_LOAD_OK : AOF_LOAD_EMPTY;
-    server.loading = 1;
+    loadingStart(total, "AOF");
     long long start = ustime();
     for (int j = 0; j < n && result != AOF_LOAD_FAILED; j++) {
         if (access(paths[j], F_OK) != 0) {
@@ -324,37 +306,23 @@ int aofLoadFiles(aofManifest *am, off_t *total_size) {
             break;
         }
         off_t valid = 0;
+        long long file_start = ustime();
+        loadingFileStart(loaded);
         int ret = aofReplayFile(paths[j], j == n - 1, &valid);
         if (ret == AOF_LOAD_FAILED || ret == AOF_LOAD_TRUNCATED) result = ret;
-        progress.loaded_bytes += valid;
+        if (ret != AOF_LOAD_FAILED && sizeOf(paths[j]) > 0) /* an empty file: not logged, as in Redis */
+            serverLog(LL_NOTICE, "DB loaded from %s file %s: %.3f seconds", am->base && j == 0 ? "base" : "incr",
+                      names[j], (double)(ustime() - file_start) / 1e6);
+        loaded += valid;
     }
-    server.loading = 0;
-    *total_size = progress.loaded_bytes;
+    loadingEnd();
+    *total_size = loaded;
     if (result != AOF_LOAD_FAILED)
         serverLog(LL_NOTICE, "DB loaded from append only file: %.3f seconds", (double)(ustime() - start) / 1e6);
     for (int j = 0; j < n; j++) sdsfree(paths[j]);
     zfree(paths);
+    zfree(names);
     return result;
-}
-
-/* INFO persistence while loading. */
-sds aofLoadingInfo(sds info) {
-    if (!server.loading) return info;
-    double perc = progress.total_bytes ? (double)progress.loaded_bytes * 100 / (double)progress.total_bytes : 0;
-    long long elapsed = (mstime() - progress.start_time) / 1000;
-    long long eta = progress.loaded_bytes && elapsed
-                        ? (long long)((double)(progress.total_bytes - progress.loaded_bytes) /
-                                      ((double)progress.loaded_bytes / (double)elapsed))
-                        : 1;
-    return sdscatprintf(info,
-                        "loading_start_time:%lld\r\n"
-                        "loading_total_bytes:%lld\r\n"
-                        "loading_rdb_used_mem:0\r\n"
-                        "loading_loaded_bytes:%lld\r\n"
-                        "loading_loaded_perc:%.2f\r\n"
-                        "loading_eta_seconds:%lld\r\n",
-                        progress.start_time / 1000, (long long)progress.total_bytes,
-                        (long long)progress.loaded_bytes, perc, eta);
 }
 
 /* With the AOF off, the files the last BGREWRITEAOF wrote (the manifest

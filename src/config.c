@@ -321,6 +321,8 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("aof-use-rdb-preamble", NULL, 0, aof_use_rdb_preamble, "yes", NULL),
     BOOL_CONFIG("aof-timestamp-enabled", NULL, 0, aof_timestamp_enabled, "no", NULL),
     INT_CONFIG("key-load-delay", NULL, CF_HIDDEN, key_load_delay, INT_MIN, INT_MAX, "0", NULL),
+    INT_CONFIG("loading-process-events-interval-bytes", NULL, CF_HIDDEN, loading_process_events_interval_bytes, 1024,
+               INT_MAX, "2097152", NULL),
     INT_CONFIG("rdb-key-save-delay", NULL, CF_HIDDEN, rdb_key_save_delay, INT_MIN, INT_MAX, "0", NULL),
 
     /* CPU affinity (cpuaffinity.c): start-up only, spelt with underscores as in Redis */

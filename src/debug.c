@@ -1095,6 +1095,12 @@ void debugRegisterSubcommand(const char *name, int min_argc, int max_argc, void 
     extra_subcommand_count++;
 }
 
+/* What would start a second load or add keys the load in progress would
+ * then find duplicated: refused with -LOADING while loading. */
+static int debugChangesDataset(const char *sub) {
+    return !strcasecmp(sub, "reload") || !strcasecmp(sub, "loadaof") || !strcasecmp(sub, "populate");
+}
+
 static int argcFits(client *c, int min, int max) { return c->argc >= min && (max == -1 || c->argc <= max); }
 
 void debugCommand(client *c) {
@@ -1105,6 +1111,10 @@ void debugCommand(client *c) {
         return;
     }
     const char *sub = c->argv[1]->ptr;
+    if (server.loading && debugChangesDataset(sub)) { /* clients are served while a load runs */
+        addReplyErrorObject(c, shared.loadingerr);
+        return;
+    }
     for (size_t j = 0; j < sizeof debug_subcommands / sizeof debug_subcommands[0]; j++) {
         if (strcasecmp(sub, debug_subcommands[j].name)) continue;
         if (!argcFits(c, debug_subcommands[j].min_argc, debug_subcommands[j].max_argc)) break;

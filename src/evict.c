@@ -208,6 +208,7 @@ static long long evictKey(int dbid, sds key) {
  * maxmemory when it started. C_ERR when that is impossible (noeviction, or
  * nothing left that the policy may evict). */
 int performEvictions(void) {
+    if (server.loading) return C_OK; /* as in Redis: never the keys of a load in progress */
     size_t used = memoryCountedForEviction();
     if (!server.maxmemory || used <= server.maxmemory) return C_OK;
     if (clientsArePaused()) return C_OK; /* as in Redis: no eviction while paused, commands go on */

@@ -301,9 +301,10 @@ static sds infoPersistence(sds info) {
                         server.loading != 0);
     info = childInfoString(info);
     info = rdbInfoString(info);
+    info = loadingLastLoadInfo(info);
     info = sdscatfmt(info, "aof_enabled:%i\r\n", server.aof_enabled != 0);
     info = aofInfoString(info);
-    return aofLoadingInfo(info);
+    return loadingInfoString(info);
 }
 
 /* Fields for what this server lacks (replication, client eviction, defrag,

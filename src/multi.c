@@ -36,6 +36,7 @@ typedef struct multiState {
     int count;
     int capacity;
     uint64_t cmd_flags;    /* union of the queued commands' CMD_* flags */
+    uint64_t cmd_missing_flags; /* union of the CMD_* flags some queued command lacks */
     size_t argv_mem;       /* queued arguments' lengths plus their pointer arrays */
 } multiState;
 
@@ -83,6 +84,7 @@ void queueMultiCommand(client *c) {
     memcpy(qc->argv, c->argv, sizeof(robj *) * (size_t)c->argc);
     qc->cmd = c->cmd;
     ms->cmd_flags |= c->cmd->flags;
+    ms->cmd_missing_flags |= ~c->cmd->flags;
     ms->argv_mem += c->argv_len_sum + sizeof(robj *) * (size_t)c->argc;
     c->argc = 0; /* the references moved to the queue */
     c->argv_len_sum = 0;
@@ -91,6 +93,10 @@ void queueMultiCommand(client *c) {
 /* The union of the CMD_* flags of the commands queued so far (0 outside
  * MULTI): whether what EXEC will run may write, needs memory ... */
 uint64_t multiQueuedFlags(client *c) { return c->mstate ? c->mstate->cmd_flags : 0; }
+
+/* The flags at least one queued command lacks: EXEC runs while loading
+ * only if none lacks "loading". */
+uint64_t multiQueuedMissingFlags(client *c) { return c->mstate ? c->mstate->cmd_missing_flags : 0; }
 
 /* CLIENT LIST's multi=: commands queued, -1 outside MULTI. */
 int multiQueuedCount(client *c) {

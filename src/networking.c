@@ -104,7 +104,7 @@ static void unlinkClient(client *c) {
 }
 
 void freeClient(client *c) {
-    if (server.current_client == c) { /* still executing: defer */
+    if (server.current_client == c || c->flags & CLIENT_PROTECTED) { /* still executing: defer */
         freeClientAsync(c);
         return;
     }
@@ -141,15 +141,35 @@ void freeClientAsync(client *c) {
     clientMemoryChanged(c); /* a closing client no longer counts toward maxmemory-clients */
 }
 
+/* A protected client (its command is loading the dataset) stays queued. */
 void freeClientsInAsyncFreeQueue(void) {
-    while (listLength(server.clients_to_close)) {
+    unsigned long kept = 0;
+    while (listLength(server.clients_to_close) > kept) {
         listNode *ln = listFirst(server.clients_to_close);
         client *c = listNodeValue(ln);
+        if (c->flags & CLIENT_PROTECTED) {
+            listRotateHeadToTail(server.clients_to_close);
+            kept++;
+            continue;
+        }
         listDelNode(server.clients_to_close, ln);
         c->flags &= ~CLIENT_CLOSE_ASAP;
         if (server.current_client == c) server.current_client = NULL;
         freeClient(c);
     }
+}
+
+/* While c's command loads the dataset (DEBUG RELOAD, DEBUG LOADAOF) and
+ * other clients are served meanwhile, c's input is left unread, so no
+ * second command of c starts inside the first, and freeing c waits. */
+void protectClient(client *c) {
+    c->flags |= CLIENT_PROTECTED;
+    if (c->conn) connSetReadHandler(c->conn, NULL);
+}
+
+void unprotectClient(client *c) {
+    c->flags &= ~CLIENT_PROTECTED;
+    if (c->conn) connSetReadHandler(c->conn, readQueryFromClient);
 }
 
 /* ---- accepting ---------------------------------------------------------------------- */

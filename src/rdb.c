@@ -31,7 +31,13 @@
  *   the entries of any compact blob (old or new format) into the value.
  *   Streams, modules and hashes with field TTLs are refused with a message
  *   naming the type.
- * - Keys already expired at load time are skipped, as a Redis master does.
+ * - Keys already expired at load time are skipped, as a Redis master does,
+ *   except in an AOF's base: the incremental files after it were written
+ *   against the keys as they were, and may make one persistent.
+ * - Loading logs what Redis 7.0 logs (the producing version, the age and
+ *   memory of the snapshot from its AUX fields, "Done loading RDB, keys
+ *   loaded: N, keys expired: N.") and reports its position to loading.c
+ *   between keys and at each buffer refill, which serves clients meanwhile.
  * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
  *   fsynced and renamed over the old one: a crash never leaves half a dump.
@@ -395,6 +401,8 @@ typedef struct rdbReader {
     off_t consumed;
     int version;
     const char *error;  /* the first problem found */
+    int aof_base;       /* the base of an AOF: expired keys are kept (the AOF's commands may need them) */
+    long long keys_loaded, keys_expired, empty_skipped;
 } rdbReader;
 
 #define RDB_READ_CHUNK (256 * 1024)
@@ -403,6 +411,7 @@ static int readerRefill(rdbReader *r) {
     if (r->fd == -1) return 0;
     r->crc = crc64(r->crc, r->buf, r->pos); /* account for what was consumed */
     r->consumed += (off_t)r->pos;
+    loadingProgress(r->consumed); /* inside a big value too: it is not in the dataset yet */
     memmove(r->chunk, r->chunk + r->pos, r->len - r->pos);
     r->len -= r->pos;
     r->pos = 0;
@@ -892,6 +901,30 @@ static int checkHeader(rdbReader *r) {
     return 1;
 }
 
+/* An AUX field: the ones Redis 7.0 logs are logged with its words. */
+static int loadAux(rdbReader *r) {
+    sds key = getString(r), value = key ? getString(r) : NULL;
+    if (value == NULL) {
+        sdsfree(key);
+        return 0;
+    }
+    long long v = strtoll(value, NULL, 10);
+    if (!strcmp(key, "redis-ver")) {
+        serverLog(LL_NOTICE, "Loading RDB produced by version %s", value);
+    } else if (!strcmp(key, "ctime")) {
+        long long age = (long long)time(NULL) - v;
+        serverLog(LL_NOTICE, "RDB age %lld seconds", age < 0 ? 0 : age);
+    } else if (!strcmp(key, "used-mem")) {
+        serverLog(LL_NOTICE, "RDB memory usage when created %.2f Mb", (double)v / (1024 * 1024));
+        loadingSetRdbUsedMem(v);
+    } else if (!strcmp(key, "aof-base") && v != 0) {
+        serverLog(LL_NOTICE, "RDB is base AOF");
+    }
+    sdsfree(key);
+    sdsfree(value);
+    return 1;
+}
+
 static int skipString(rdbReader *r) {
     sds s = getString(r);
     sdsfree(s);
@@ -902,9 +935,17 @@ static int skipString(rdbReader *r) {
  * instead of being a duplicate. */
 static int load_replaces_existing;
 
-/* Adds key -> val to db (or drops it if expired); 0 on a duplicate key. */
-static int storeLoaded(redisDb *db, sds key, robj *val, long long expire, long long now) {
-    if (emptyCollection(val) || (expire != -1 && expire < now)) {
+/* Adds key -> val to db, or drops it if empty or expired (an AOF base
+ * keeps expired keys, as Redis does); 0 on a duplicate key. */
+static int storeLoaded(rdbReader *r, redisDb *db, sds key, robj *val, long long expire, long long now) {
+    int empty = emptyCollection(val), expired = !r->aof_base && expire != -1 && expire < now;
+    if (empty || expired) {
+        if (empty) {
+            r->empty_skipped++;
+        } else {
+            r->keys_expired++;
+            loadingCountKey(1);
+        }
         decrRefCount(val);
         sdsfree(key);
         return 1;
@@ -919,6 +960,8 @@ static int storeLoaded(redisDb *db, sds key, robj *val, long long expire, long l
     if (expire != -1) dbAddWithExpire(db, &keyobj, val, expire);
     else dbAdd(db, &keyobj, val);
     sdsfree(key);
+    r->keys_loaded++;
+    loadingCountKey(0);
     return 1;
 }
 
@@ -952,7 +995,7 @@ static int loadBody(rdbReader *r) {
             expire = (long long)(int32_t)load32le(buf) * 1000; /* signed, as Redis reads it */
             continue;
         case RDB_OPCODE_AUX:
-            if (!skipString(r) || !skipString(r)) return 0;
+            if (!loadAux(r)) return 0;
             continue;
         case RDB_OPCODE_IDLE:
             if (!getLen(r, &a, NULL)) return 0;
@@ -976,11 +1019,13 @@ static int loadBody(rdbReader *r) {
             sdsfree(key);
             return 0;
         }
-        if (!storeLoaded(db, key, val, expire, now)) {
+        if (!storeLoaded(r, db, key, val, expire, now)) {
             r->error = "Duplicate key in the RDB file";
             return 0;
         }
         expire = -1;
+        loadingKeyDelay();
+        loadingProgress(r->consumed + (off_t)r->pos); /* between two keys: clients may be served */
     }
 }
 
@@ -999,10 +1044,20 @@ static int verifyChecksum(rdbReader *r) {
     return 1;
 }
 
-/* Loads an RDB stream from fd (named `name` in messages) into the dataset.
- * C_ERR with a logged reason. The caller sets server.loading. */
-int rdbLoadFd(int fd, const char *name) {
-    rdbReader r = {.fd = fd, .chunk = zmalloc(RDB_READ_CHUNK)};
+static void logLoaded(rdbReader *r) {
+    if (r->empty_skipped)
+        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld, empty keys skipped: %lld.",
+                  r->keys_loaded, r->keys_expired, r->empty_skipped);
+    else
+        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", r->keys_loaded,
+                  r->keys_expired);
+}
+
+/* Loads an RDB stream from fd (named `name` in messages) into the dataset
+ * (aof_base: the base file of an AOF). C_ERR with a logged reason. The
+ * caller brackets it with loadingStart()/loadingEnd(). */
+int rdbLoadFd(int fd, const char *name, int aof_base) {
+    rdbReader r = {.fd = fd, .chunk = zmalloc(RDB_READ_CHUNK), .aof_base = aof_base};
     r.buf = r.chunk;
     int ok = checkHeader(&r) && loadBody(&r) && verifyChecksum(&r);
     zfree(r.chunk);
@@ -1011,6 +1066,7 @@ int rdbLoadFd(int fd, const char *name) {
                   (long long)(r.consumed + (off_t)r.pos), r.error ? r.error : "read error");
         return C_ERR;
     }
+    logLoaded(&r);
     return C_OK;
 }
 
@@ -1018,9 +1074,10 @@ int rdbLoadFd(int fd, const char *name) {
 static int rdbLoad(const char *filename) {
     int fd = open(filename, O_RDONLY);
     if (fd == -1) return errno == ENOENT ? C_OK : C_ERR;
-    server.loading = 1;
-    int ret = rdbLoadFd(fd, filename);
-    server.loading = 0;
+    struct stat st;
+    loadingStart(fstat(fd, &st) == 0 ? st.st_size : 0, "RDB");
+    int ret = rdbLoadFd(fd, filename, 0);
+    loadingEnd();
     close(fd);
     return ret;
 }

@@ -299,6 +299,13 @@ static void afterCommand(void) {
     handleClientsBlockedOnKeys();       /* serve clients blocked on keys the command made ready */
 }
 
+/* While a dataset loads, only commands flagged "loading" run; EXEC only
+ * when every command it queued is one (as in Redis 7.0). */
+static int runsWhileLoading(client *c) {
+    if (!(c->cmd->flags & CMD_LOADING)) return 0;
+    return c->cmd->proc != execCommand || !(multiQueuedMissingFlags(c) & CMD_LOADING);
+}
+
 int processCommand(client *c) {
     c->cmd = c->lastcmd = c->realcmd = lookupClientCommand(c);
     if (c->cmd == NULL) {
@@ -320,7 +327,7 @@ int processCommand(client *c) {
         rejectCommand(c, shared.oomerr);
         return C_OK;
     }
-    if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
+    if (server.loading && !runsWhileLoading(c)) {
         rejectCommand(c, shared.loadingerr);
         return C_OK;
     }
@@ -456,7 +463,7 @@ static void updatePeakMemory(void) {
 /* SIGTERM / SIGINT: shut down from here, outside any command. */
 static int prepareForShutdown(int flags); /* below, with SHUTDOWN */
 
-static void shutdownIfAsked(void) {
+void shutdownIfAsked(void) {
     if (!server.shutdown_asap) return;
     int flags = server.shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
     if (prepareForShutdown(flags) == C_OK) exit(0);
@@ -727,6 +734,11 @@ static int supervisedBySystemd(void) {
     return server.supervised_mode == SUPERVISED_AUTODETECT && getenv("NOTIFY_SOCKET") != NULL;
 }
 
+/* Before loading, as Redis 7.0 does: systemd shows it until READY=1. */
+static void notifyLoading(void) {
+    if (supervisedBySystemd()) systemdNotify("STATUS=Redis is loading...\n");
+}
+
 static void notifyReady(void) {
     if (!supervisedBySystemd()) return;
     if (systemdNotify("STATUS=Ready to accept connections\nREADY=1") == C_OK)
@@ -739,6 +751,7 @@ static void notifyReady(void) {
 
 static int prepareForShutdown(int flags) {
     serverLog(LL_WARNING, "User requested shutdown...");
+    if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE; /* never save a half-loaded dataset */
     if (rdbSaveOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) {
         serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
         return C_ERR;
@@ -1157,6 +1170,7 @@ int main(int argc, char **argv) {
     serverLog(LL_WARNING, "Server initialized");
     warnAboutSystemSettings();
     configWarnNoEffectDirectives();
+    notifyLoading();
     aofInit();
     rdbInit();
     createPidFile();

@@ -441,6 +441,7 @@ struct redisServer {
     int aof_fsync;                /* AOF_FSYNC_* */
     int aof_no_fsync_on_rewrite;
     int key_load_delay;           /* testing: microseconds of sleep per command or key loaded */
+    int loading_process_events_interval_bytes; /* serve clients at least every this many bytes loaded */
     char *rdb_filename;           /* dbfilename */
     int rdb_compression;
     int sanitize_dump_payload;    /* accepted (no|yes|clients); RESTORE always validates deeply */
@@ -575,6 +576,8 @@ client *createClient(connection *conn);
 void freeClient(client *c);
 void freeClientAsync(client *c);
 void freeClientsInAsyncFreeQueue(void);
+void protectClient(client *c);   /* its command runs a load: no input read, freed only after */
+void unprotectClient(client *c);
 void resetClient(client *c);
 void freeClientArgv(client *c);
 void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
@@ -766,6 +769,7 @@ int hasActiveChildProcess(void);   /* an AOF rewrite or BGSAVE child is running 
 void updateDictResizePolicy(void); /* call when a child starts; the cron notices when it ends */
 int restartTcpListeners(void);
 void setupForkChild(const char *cpulist, const char *who, const char *title);
+void shutdownIfAsked(void);        /* a signal asked for a shutdown: done here (cron, and while loading) */
 int validateClientName(client *c, robj *name);
 void setClientName(client *c, robj *name);
 extern struct redisCommand redisCommandTable[]; /* commands.c, from commands.def */
@@ -860,7 +864,6 @@ sds aofWriteDeniedError(void);        /* the -MISCONF reply while the AOF can't 
 sds aofInfoString(sds info);
 sds aofRewriteCowInfo(sds info);      /* INFO persistence: aof_last_cow_size, module_fork_* */          /* INFO persistence fields */
 size_t aofBufferMemory(void);         /* kept out of the maxmemory accounting */
-sds aofLoadingInfo(sds info);         /* INFO persistence fields while loading */
 long long aofLatestForkUsec(void);
 long long aofTotalForks(void);
 
@@ -882,6 +885,17 @@ static inline void keySaveDelay(void) {
     if (d > 0) usleep((useconds_t)d);
     else if (d < 0 && rand() % -(long long)d == 0) usleep(1);
 }
+
+/* ---- loading.c: a load in progress (rdb.c, aof_load.c), clients served meanwhile ---------- */
+void loadingStart(off_t total_bytes, const char *what); /* server.loading = 1; what: "RDB" or "AOF" */
+void loadingFileStart(off_t bytes_before);    /* the next file starts at this offset of the total */
+void loadingProgress(off_t file_offset);      /* bytes of the current file consumed; serves clients when due */
+void loadingEnd(void);
+void loadingSetRdbUsedMem(long long bytes);   /* the RDB's used-mem AUX field */
+void loadingCountKey(int expired);            /* rdb_last_load_keys_loaded / _expired */
+void loadingKeyDelay(void);                   /* key-load-delay */
+sds loadingLastLoadInfo(sds info);            /* INFO: rdb_last_load_keys_* */
+sds loadingInfoString(sds info);              /* INFO: the loading_* fields, while loading */
 
 /* ---- openfiles.c: the open-files limit and maxclients ---------------------------------- */
 rlim_t openFilesRaiseLimit(rlim_t needed);    /* the soft limit raised toward needed; returns the limit */
@@ -907,7 +921,7 @@ int oomScoreApply(int cls);  /* write /proc/self/oom_score_adj for OOM_CLASS_* (
 void rdbInit(void);                   /* at start-up: load the dump when the AOF is off */
 int rdbSaveNow(void);
 int rdbSaveToFd(int fd, int aof_base);
-int rdbLoadFd(int fd, const char *name);
+int rdbLoadFd(int fd, const char *name, int aof_base); /* the caller runs loadingStart/End */
 int rdbSaveOnShutdown(int flags);
 int rdbBgsaveInProgress(void);
 void rdbKillChild(void); /* stop a BGSAVE and drop its unfinished file */
@@ -922,6 +936,7 @@ size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
 /* ---- multi.c ------------------------------------------------------------------------- */
 void queueMultiCommand(client *c);
 uint64_t multiQueuedFlags(client *c);
+uint64_t multiQueuedMissingFlags(client *c); /* CMD_* flags some queued command lacks */
 int multiQueuedCount(client *c);
 size_t multiQueuedArgvMemory(client *c);
 size_t multiStateMemory(client *c);

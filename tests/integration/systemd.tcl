@@ -34,6 +34,11 @@ tags {systemd} {
             assert_equal PONG [r ping]
         }
 
+        test "supervised systemd: STATUS=Redis is loading... before loading, then Ready, as Redis 7.0 sends them" {
+            set text [notify_messages $notify_out]
+            assert_match "STATUS=Redis is loading...|\nSTATUS=Ready to accept connections|*READY=1*" $text
+        }
+
         test "supervised systemd: STOPPING=1 on SIGTERM, READY=1 again after a restart" {
             restart_server ;# SIGTERM, as systemctl stop sends, then a new start
             wait_for_condition 50 100 {[string match "*STOPPING=1*READY=1*" [notify_messages $notify_out]]} else {

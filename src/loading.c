@@ -1,0 +1,168 @@
+/* loading.c -- a dataset load in progress: the RDB at start-up, the AOF
+ * files (an RDB base included), DEBUG RELOAD and DEBUG LOADAOF.
+ *
+ * The loaders (rdb.c, aof_load.c) say where they are; this file keeps the
+ * state INFO shows (loading:1 and the loading_* fields, Redis 7.0's names
+ * and formats), logs the progress of long loads, and keeps the server
+ * answering while it loads: clients connect, commands flagged "loading"
+ * (INFO, CONFIG GET, ...) run and every other one gets -LOADING, which
+ * processCommand() decides from server.loading.
+ *
+ * Design decisions:
+ * - Clients are served between two keys (or two AOF commands) and when the
+ *   RDB reader refills its buffer, never inside a change of the keyspace:
+ *   a value being built is not in the dataset yet, so what a client sees
+ *   is consistent. Served when ~2 ms passed or when
+ *   loading-process-events-interval-bytes (Redis's knob, 2 MB) were read
+ *   since the last time, whichever comes first; the clock is read only
+ *   every few calls.
+ * - A pass serves file events only (accepts, reads, writes), then what
+ *   Redis's processEventsWhileBlocked does before sleeping: the AOF
+ *   buffer, the pending replies, the clients closed meanwhile. Timers
+ *   (cron, expiry, save rules) wait for the end of the load.
+ * - The client whose command runs the load (DEBUG RELOAD / LOADAOF) is
+ *   protected for its duration: its input is not read, so no second
+ *   command of it starts inside the first, and it is not freed (CLIENT
+ *   KILL, a closed socket) until the command is over.
+ * - What could change the data being loaded is refused elsewhere while
+ *   server.loading: commands without the "loading" flag (EXEC too when it
+ *   queued one), evictions (evict.c), DEBUG RELOAD/LOADAOF/POPULATE
+ *   (debug.c), a save on SHUTDOWN or SIGTERM (a shutdown then never
+ *   writes a half-loaded dataset, as in Redis).
+ */
+#include "server.h"
+
+#include <time.h>
+
+#define LOADING_CLOCK_EVERY 16          /* calls between two clock reads */
+#define LOADING_SERVE_EVERY_US 2000     /* serve clients at least this often */
+#define LOADING_LOG_EVERY_MS 2000       /* a progress line this often, for long loads */
+
+static struct {
+    const char *what;            /* "RDB" or "AOF", for the progress log */
+    time_t start_time;           /* loading_start_time */
+    long long start_ms;
+    off_t total_bytes;           /* loading_total_bytes */
+    off_t file_start;            /* where the current file begins in the total */
+    off_t loaded_bytes;          /* loading_loaded_bytes */
+    long long rdb_used_mem;      /* loading_rdb_used_mem: the RDB's used-mem AUX field */
+    long long keys_loaded;       /* rdb_last_load_keys_loaded (also after the load) */
+    long long keys_expired;      /* rdb_last_load_keys_expired */
+    unsigned calls;
+    off_t bytes_at_serve;
+    long long last_serve_us, last_log_ms;
+    client *running;             /* the client whose command loads, protected */
+} ld;
+
+/* ---- start and end ---------------------------------------------------------------------- */
+
+void loadingStart(off_t total_bytes, const char *what) {
+    serverAssert(!server.loading);
+    server.loading = 1;
+    ld.what = what;
+    ld.start_time = time(NULL);
+    ld.start_ms = mstime();
+    ld.total_bytes = total_bytes;
+    ld.file_start = ld.loaded_bytes = ld.bytes_at_serve = 0;
+    ld.rdb_used_mem = 0;
+    ld.keys_loaded = ld.keys_expired = 0;
+    ld.calls = 0;
+    ld.last_serve_us = monotonicUs();
+    ld.last_log_ms = ld.start_ms;
+    ld.running = server.current_client;
+    if (ld.running) protectClient(ld.running);
+}
+
+void loadingEnd(void) {
+    server.loading = 0;
+    if (ld.running) unprotectClient(ld.running);
+    ld.running = NULL;
+}
+
+/* The next file (of the AOF's base and incrementals) starts at this
+ * offset of the total. */
+void loadingFileStart(off_t bytes_before) { ld.file_start = ld.loaded_bytes = bytes_before; }
+
+void loadingSetRdbUsedMem(long long bytes) { ld.rdb_used_mem = bytes; }
+
+void loadingCountKey(int expired) {
+    if (expired) ld.keys_expired++;
+    else ld.keys_loaded++;
+}
+
+/* key-load-delay, for tests: microseconds of sleep per key or command
+ * loaded; -N sleeps 1 us after one in N on average (Redis's semantics). */
+void loadingKeyDelay(void) {
+    int d = server.key_load_delay;
+    if (d > 0) usleep((useconds_t)d);
+    else if (d < 0 && rand() % -(long long)d == 0) usleep(1);
+}
+
+/* ---- serving clients meanwhile ---------------------------------------------------------- */
+
+static double loadedPercent(void) {
+    return (double)ld.loaded_bytes / (double)(ld.total_bytes + 1) * 100;
+}
+
+static void logProgressIfDue(void) {
+    long long now = mstime();
+    if (now - ld.last_log_ms < LOADING_LOG_EVERY_MS) return;
+    ld.last_log_ms = now;
+    serverLog(LL_NOTICE, "Loading the %s: %.1f%% (%lld of %lld bytes)", ld.what, loadedPercent(),
+              (long long)ld.loaded_bytes, (long long)ld.total_bytes);
+}
+
+/* One pass of the event loop without its timers, then what has to follow
+ * it (Redis's processEventsWhileBlocked). The command running the load
+ * stays the current client whatever the pass ran. */
+static void serveClients(void) {
+    client *running = server.current_client;
+    updateCachedTime();
+    aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    aofBeforeSleep();                 /* no reply goes out before the AOF has what it answers */
+    handleClientsWithPendingWrites();
+    freeClientsInAsyncFreeQueue();    /* the protected client stays queued */
+    server.current_client = running;
+    shutdownIfAsked();                /* SIGTERM: exits here, without saving */
+}
+
+/* The loader consumed file_offset bytes of the current file. */
+void loadingProgress(off_t file_offset) {
+    ld.loaded_bytes = ld.file_start + file_offset;
+    int by_bytes = ld.loaded_bytes - ld.bytes_at_serve >= (off_t)server.loading_process_events_interval_bytes;
+    if (!by_bytes && ++ld.calls % LOADING_CLOCK_EVERY != 0 && server.key_load_delay == 0) return;
+    long long now = monotonicUs();
+    if (!by_bytes && now - ld.last_serve_us < LOADING_SERVE_EVERY_US) return;
+    ld.last_serve_us = now;
+    ld.bytes_at_serve = ld.loaded_bytes;
+    logProgressIfDue();
+    serveClients();
+}
+
+/* ---- INFO persistence ------------------------------------------------------------------- */
+
+sds loadingLastLoadInfo(sds info) {
+    return sdscatprintf(info,
+                        "rdb_last_load_keys_expired:%lld\r\n"
+                        "rdb_last_load_keys_loaded:%lld\r\n",
+                        ld.keys_expired, ld.keys_loaded);
+}
+
+/* The loading_* fields, while loading: Redis's names, formats and sums
+ * (its ETA is elapsed seconds times the bytes left over those done, and a
+ * fake 1 in the first second). */
+sds loadingInfoString(sds info) {
+    if (!server.loading) return info;
+    long long elapsed = (long long)(time(NULL) - ld.start_time);
+    long long remaining = (long long)(ld.total_bytes - ld.loaded_bytes);
+    long long eta = elapsed == 0 ? 1 : elapsed * remaining / ((long long)ld.loaded_bytes + 1);
+    return sdscatprintf(info,
+                        "loading_start_time:%lld\r\n"
+                        "loading_total_bytes:%lld\r\n"
+                        "loading_rdb_used_mem:%lld\r\n"
+                        "loading_loaded_bytes:%lld\r\n"
+                        "loading_loaded_perc:%.2f\r\n"
+                        "loading_eta_seconds:%lld\r\n",
+                        (long long)ld.start_time, (long long)ld.total_bytes, ld.rdb_used_mem,
+                        (long long)ld.loaded_bytes, loadedPercent(), eta);
+}
