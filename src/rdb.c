@@ -707,11 +707,21 @@ static int blobCorrupt(rdbReader *r, const rdbBlobEntries *b, const char *what) 
     return 0;
 }
 
-/* The next (name, value) pair: 1, 0 at the end, or -1 for an odd count. */
+#define BLOB_ODD_COUNT (-2) /* nextPair(): a name without its value */
+
+/* The next (name, value) pair: 1, 0 at the end, -1 for a corrupt step (as
+ * b->next), BLOB_ODD_COUNT for a name that ends the blob. */
 static int nextPair(rdbBlobEntries *b, elemRef *name, elemRef *value) {
     int n = b->next(b, name);
     if (n != 1) return n;
-    return b->next(b, value) == 1 ? 1 : -1;
+    n = b->next(b, value);
+    return n == 0 ? BLOB_ODD_COUNT : n;
+}
+
+/* How a walk over pairs ended: 1 at the end, else 0 with r->error set. */
+static int pairsEnd(rdbReader *r, const rdbBlobEntries *b, int n, const char *what, const char *odd) {
+    if (n == 0) return 1;
+    return n == BLOB_ODD_COUNT ? blobProblem(r, b, odd) : blobCorrupt(r, b, what);
 }
 
 static int addListEntries(rdbReader *r, robj *o, rdbBlobEntries *b) {
@@ -747,7 +757,7 @@ static int addHashPairs(rdbReader *r, robj *o, rdbBlobEntries *b) {
         sdsfree(vs);
         if (!added) return blobProblem(r, b, "Duplicate hash field in a");
     }
-    return n == 0 || blobProblem(r, b, "Odd number of entries in a hash");
+    return pairsEnd(r, b, n, "hash", "Odd number of entries in a hash");
 }
 
 /* A score is an integer entry or the text of a double ("1.5", "inf"), never NaN. */
@@ -770,7 +780,7 @@ static int addZsetPairs(rdbReader *r, robj *o, rdbBlobEntries *b) {
         sdsfree(ms);
         if (!added) return blobProblem(r, b, "Duplicate zset member in a");
     }
-    return n == 0 || blobProblem(r, b, "Odd number of entries in a zset");
+    return pairsEnd(r, b, n, "zset", "Odd number of entries in a zset");
 }
 
 /* Reads one blob of compact type `rdbtype` and adds its entries to o (a
