@@ -38,6 +38,7 @@
 
 #define CLI_VERSION REDIS_VERSION
 #define CLI_HISTFILE_DEFAULT ".rediscli_history"
+#define CLI_RCFILE_DEFAULT ".redisclirc"
 #define CLI_HISTORY_MAX 100
 
 cliConfig config;
@@ -554,16 +555,54 @@ static int isSensitive(int argc, char **argv) {
     return 0;
 }
 
-static sds historyPath(void) {
-    const char *env = getenv("REDISCLI_HISTFILE");
-    if (env && *env) {
-        if (env[0] == '~' && env[1] == '/' && getenv("HOME"))
-            return sdscatprintf(sdsempty(), "%s%s", getenv("HOME"), env + 1);
-        return sdsnew(env);
-    }
+/* A dot file in $HOME, or the path the environment variable names ("~/"
+ * meaning $HOME). NULL when there is none or it is /dev/null. */
+static sds dotFilePath(const char *env_name, const char *file_name) {
+    const char *env = getenv(env_name);
     const char *home = getenv("HOME");
-    if (!home || !*home) return NULL;
-    return sdscatprintf(sdsempty(), "%s/%s", home, CLI_HISTFILE_DEFAULT);
+    sds path = NULL;
+    if (env && *env) {
+        if (env[0] == '~' && env[1] == '/' && home) path = sdscatprintf(sdsempty(), "%s%s", home, env + 1);
+        else path = sdsnew(env);
+    } else if (home && *home) {
+        path = sdscatprintf(sdsempty(), "%s/%s", home, file_name);
+    }
+    if (path && !strcmp(path, "/dev/null")) {
+        sdsfree(path);
+        path = NULL;
+    }
+    return path;
+}
+
+/* ":set hints" / ":set nohints", typed or read from ~/.redisclirc; the
+ * complaints are Redis's, prefixed with the file's name when they come from
+ * it. */
+static void setPreference(int argc, char **argv, int from_rcfile) {
+    const char *where = from_rcfile ? ".redisclirc: " : "";
+    if (isCommand(argv[0], ":set") && argc >= 2) {
+        if (isCommand(argv[1], "hints")) cliSetHints(1);
+        else if (isCommand(argv[1], "nohints")) cliSetHints(0);
+        else printf("%sunknown redis-cli preference '%s'\n", where, argv[1]);
+    } else {
+        printf("%sunknown redis-cli internal command '%s'\n", where, argv[0]);
+    }
+    fflush(stdout);
+}
+
+/* Every line of the file is a preference (interactive sessions only). */
+static void loadPreferences(void) {
+    sds path = dotFilePath("REDISCLI_RCFILE", CLI_RCFILE_DEFAULT);
+    FILE *fp = path ? fopen(path, "r") : NULL;
+    sdsfree(path);
+    if (!fp) return;
+    char line[1024];
+    while (fgets(line, sizeof(line), fp)) {
+        int argc = 0;
+        sds *argv = sdssplitargs(line, &argc);
+        if (argv && argc > 0) setPreference(argc, argv, 1);
+        if (argv) sdsfreesplitres(argv, argc);
+    }
+    fclose(fp);
 }
 
 /* Runs the command (with a retry after reconnecting) and reports failure. */
@@ -590,9 +629,8 @@ static int runLine(int argc, char **argv) {
         fflush(stdout);
         return 1;
     }
-    if (argv[0][0] == ':' && argc >= 2 && isCommand(argv[0], ":set")) {
-        if (isCommand(argv[1], "hints")) cliSetHints(1);
-        else if (isCommand(argv[1], "nohints")) cliSetHints(0);
+    if (argv[0][0] == ':') {
+        setPreference(argc, argv, 0);
         return 1;
     }
     if (isCommand(argv[0], "connect") && argc >= 3) {
@@ -617,13 +655,14 @@ static int runLine(int argc, char **argv) {
 static void repl(void) {
     sds histfile = NULL;
     int use_history = config.interactive;
+    cliHelpInit(); /* "help" works in batch mode too, as Redis's */
     if (config.interactive) {
-        cliHelpInit();
         leSetCompletionCallback(cliCompletion);
         leSetHintCallback(cliHint);
         leHistorySetMaxLen(CLI_HISTORY_MAX);
-        histfile = historyPath();
-        if (!histfile || !strcmp(histfile, "/dev/null")) use_history = 0;
+        loadPreferences();
+        histfile = dotFilePath("REDISCLI_HISTFILE", CLI_HISTFILE_DEFAULT);
+        if (!histfile) use_history = 0;
         if (use_history) leHistoryLoad(histfile);
     }
     for (;;) {
@@ -653,10 +692,8 @@ static void repl(void) {
         free(line);
     }
     sdsfree(histfile);
-    if (config.interactive) {
-        leHistoryFree();
-        cliHelpFree();
-    }
+    if (config.interactive) leHistoryFree();
+    cliHelpFree();
 }
 
 /* ---- main ------------------------------------------------------------------------------- */
