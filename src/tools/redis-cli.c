@@ -190,7 +190,8 @@ static void parseUri(const char *uri) {
 static int optionTakesValue(const char *opt) {
     static const char *with_value[] = {"-h", "-p", "-s", "-a", "--user", "--pass", "-u", "-r", "-i", "-n",
                                        "-d", "-D", "--pipe-timeout", "--pattern", "--quoted-pattern",
-                                       "--count", "--type", "--memkeys-samples", "--show-pushes", NULL};
+                                       "--count", "--type", "--memkeys-samples", "--show-pushes",
+                                       "--intrinsic-latency", NULL};
     for (int i = 0; with_value[i]; i++)
         if (strcmp(opt, with_value[i]) == 0) return 1;
     return 0;
@@ -199,12 +200,17 @@ static int optionTakesValue(const char *opt) {
 static int applyFlag(const char *opt) {
     if (!strcmp(opt, "-x")) config.stdin_lastarg = 1;
     else if (!strcmp(opt, "-e")) config.set_errcode = 1;
-    else if (!strcmp(opt, "-2")) config.resp3 = 0;
+    else if (!strcmp(opt, "-2")) {
+        config.resp3 = 0;
+        config.resp2_asked = 1;
+    }
     else if (!strcmp(opt, "-3")) config.resp3 = 1;
     else if (!strcmp(opt, "-c")) { /* cluster redirections: a standalone server never sends them */ }
     else if (!strcmp(opt, "--raw")) config.output = CLI_OUT_RAW;
     else if (!strcmp(opt, "--no-raw")) config.output = CLI_OUT_TTY;
     else if (!strcmp(opt, "--csv")) config.output = CLI_OUT_CSV;
+    else if (!strcmp(opt, "--json")) config.output = CLI_OUT_JSON;
+    else if (!strcmp(opt, "--quoted-json")) config.output = CLI_OUT_QUOTED_JSON;
     else if (!strcmp(opt, "--quoted-input")) config.quoted_input = 1;
     else if (!strcmp(opt, "--no-auth-warning")) config.no_auth_warning = 1;
     else if (!strcmp(opt, "--pipe")) config.pipe_mode = 1;
@@ -249,6 +255,9 @@ static void applyOption(const char *opt, const char *v) {
     else if (!strcmp(opt, "--memkeys-samples")) {
         config.memkeys = 1;
         config.memkeys_samples = atoll(v);
+    } else if (!strcmp(opt, "--intrinsic-latency")) {
+        config.intrinsic_latency_mode = 1;
+        config.intrinsic_latency = atoll(v);
     } else if (!strcmp(opt, "--show-pushes")) {
         config.show_pushes = !strcasecmp(v, "yes") || !strcasecmp(v, "y");
     }
@@ -718,11 +727,16 @@ int main(int argc, char **argv) {
     int first = parseOptions(argc, argv);
     if (!config.auth && getenv("REDISCLI_AUTH")) config.auth = getenv("REDISCLI_AUTH");
     warnAboutPassword();
+    /* JSON output speaks RESP3 (maps, booleans ...) unless -2 said not to. */
+    if ((config.output == CLI_OUT_JSON || config.output == CLI_OUT_QUOTED_JSON) && !config.resp2_asked)
+        config.resp3 = 1;
     if (!config.pattern) config.pattern = sdsnew("*");
     signal(SIGPIPE, SIG_IGN);
 
     int status;
-    if (config.pipe_mode || config.scan_mode || config.bigkeys || config.memkeys || config.stat_mode ||
+    if (config.intrinsic_latency_mode) {
+        status = cliIntrinsicLatencyMode(config.intrinsic_latency);
+    } else if (config.pipe_mode || config.scan_mode || config.bigkeys || config.memkeys || config.stat_mode ||
         config.latency_mode) {
         status = runSpecialMode();
     } else if (first < argc) {
