@@ -34,7 +34,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,7 @@ static struct config {
     int csv;
     int loop;
     int precision;          /* decimals of latencies in the full report; 0 = 3 */
+    int threads;            /* --threads: 0 = one event loop on the main thread */
     sds tests;              /* -t as ",a,b,c," lowercased, or NULL for all */
     int custom_argc;        /* a command given after the options */
     char **custom_argv;
@@ -87,7 +90,10 @@ static struct config {
 
 /* ---- the state of one test --------------------------------------------------------- */
 
+struct benchWorker;
+
 typedef struct benchClient {
+    struct benchWorker *worker;
     rcConn *conn;
     char *req;              /* `pipeline` copies of the command */
     int own_req;            /* req is this client's (it has placeholders) */
@@ -97,24 +103,35 @@ typedef struct benchClient {
     uint64_t start_us;      /* when the batch started */
 } benchClient;
 
-static struct run {
+/* One event loop and its share of the clients (client i belongs to worker
+ * i % workers); with --threads each worker runs on a thread of its own. */
+typedef struct benchWorker {
     aeEventLoop *el;
+    benchClient *clients;
+    long long nclients;
+    long long idle;         /* clients with nothing left to send */
+    benchHist hist;         /* merged into run.hist at the end of a test */
+    uint64_t rng;
+    pthread_t thread;
+} benchWorker;
+
+static struct run {
+    benchWorker *workers;
+    int nworkers;
     const char *title;
     sds cmd;                /* one command, formatted */
     size_t *randpos;        /* placeholder offsets within cmd */
     size_t nrand;
     char *shared_req;       /* `pipeline` copies of cmd, for commands without placeholders */
-    benchClient *clients;
-    long long nclients;
-    long long issued, done;
+    _Atomic long long issued, done; /* shared by the workers */
+    _Atomic uint64_t sum_us;        /* of the latencies done, for the progress line */
     uint64_t start_us, end_us;
-    benchHist hist;
+    benchHist hist;                 /* the workers' histograms merged */
     long long progress_timer;
     long long last_done;
-    uint64_t last_tick_us, last_sum_us, last_count;
+    uint64_t last_tick_us, last_sum_us;
     size_t progress_width;
-    int failed;             /* a connection broke: abort the test */
-    uint64_t rng;
+    atomic_int failed;      /* a connection broke: abort the test */
 } run;
 
 /* ---- small helpers -------------------------------------------------------------------- */
@@ -129,12 +146,12 @@ static void fatal(const char *fmt, ...) {
     exit(1);
 }
 
-static uint64_t nextRandom(void) {
+static uint64_t nextRandom(benchWorker *w) {
     /* xorshift64*: fast, and good enough to spread keys */
-    run.rng ^= run.rng >> 12;
-    run.rng ^= run.rng << 25;
-    run.rng ^= run.rng >> 27;
-    return run.rng * 2685821657736338717ULL;
+    w->rng ^= w->rng >> 12;
+    w->rng ^= w->rng << 25;
+    w->rng ^= w->rng >> 27;
+    return w->rng * 2685821657736338717ULL;
 }
 
 static double usToMs(uint64_t us) {
@@ -250,8 +267,8 @@ static char *repeatCommand(void) {
 }
 
 /* 12 decimal digits of a random number below -r, written over a placeholder. */
-static void writeRandom(char *dst) {
-    uint64_t v = nextRandom() % (uint64_t)cfg.keyspace;
+static void writeRandom(benchWorker *w, char *dst) {
+    uint64_t v = nextRandom(w) % (uint64_t)cfg.keyspace;
     for (int i = RAND_PLACEHOLDER_LEN - 1; i >= 0; i--) {
         dst[i] = (char)('0' + v % 10);
         v /= 10;
@@ -261,7 +278,7 @@ static void writeRandom(char *dst) {
 static void randomizeBatch(benchClient *bc, long long batch) {
     size_t len = sdslen(run.cmd);
     for (long long i = 0; i < batch; i++)
-        for (size_t j = 0; j < run.nrand; j++) writeRandom(bc->req + (size_t)i * len + run.randpos[j]);
+        for (size_t j = 0; j < run.nrand; j++) writeRandom(bc->worker, bc->req + (size_t)i * len + run.randpos[j]);
 }
 
 /* ---- the event loop side -------------------------------------------------------------- */
@@ -272,7 +289,7 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask);
 static void abortTest(const char *why, benchClient *bc) {
     if (!run.failed) fprintf(stderr, "Error: %s (%s)\n", why, bc && bc->conn->errstr[0] ? bc->conn->errstr : strerror(errno));
     run.failed = 1;
-    aeStop(run.el);
+    if (bc) aeStop(bc->worker->el);
 }
 
 /* Writes what the socket accepts; arms the writable event if it is full. */
@@ -284,24 +301,30 @@ static void writeBatch(benchClient *bc) {
         } else if (n == -1 && errno == EINTR) {
             continue;
         } else if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!(aeGetFileEvents(run.el, bc->conn->fd) & AE_WRITABLE))
-                aeCreateFileEvent(run.el, bc->conn->fd, AE_WRITABLE, writeHandler, bc);
+            if (!(aeGetFileEvents(bc->worker->el, bc->conn->fd) & AE_WRITABLE))
+                aeCreateFileEvent(bc->worker->el, bc->conn->fd, AE_WRITABLE, writeHandler, bc);
             return;
         } else {
             abortTest("writing to the server failed", bc);
             return;
         }
     }
-    if (aeGetFileEvents(run.el, bc->conn->fd) & AE_WRITABLE)
-        aeDeleteFileEvent(run.el, bc->conn->fd, AE_WRITABLE);
+    if (aeGetFileEvents(bc->worker->el, bc->conn->fd) & AE_WRITABLE)
+        aeDeleteFileEvent(bc->worker->el, bc->conn->fd, AE_WRITABLE);
 }
 
-/* Starts the next batch, or leaves the client idle when all are issued. */
+/* Starts the next batch, claimed from the shared count so that exactly -n
+ * requests are sent whatever the threads; when none is left the client
+ * goes idle, and the worker's loop stops with its last client. */
 static void startBatch(benchClient *bc) {
-    long long batch = cfg.requests - run.issued;
-    if (batch <= 0) return;
+    long long claimed = atomic_fetch_add(&run.issued, cfg.pipeline);
+    long long batch = cfg.requests - claimed;
+    if (batch <= 0) {
+        benchWorker *w = bc->worker;
+        if (++w->idle == w->nclients) aeStop(w->el);
+        return;
+    }
     if (batch > cfg.pipeline) batch = cfg.pipeline;
-    run.issued += batch;
     if (run.nrand) randomizeBatch(bc, batch);
     bc->req_len = sdslen(run.cmd) * (size_t)batch;
     bc->written = 0;
@@ -316,16 +339,25 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
 }
 
 static void attachClient(benchClient *bc) {
-    if (aeCreateFileEvent(run.el, bc->conn->fd, AE_READABLE, readHandler, bc) == AE_ERR)
+    if (aeCreateFileEvent(bc->worker->el, bc->conn->fd, AE_READABLE, readHandler, bc) == AE_ERR)
         fatal("Cannot watch a connection: %s (raise the open files limit?)", strerror(errno));
 }
 
 /* -k 0: a new connection for every batch. */
 static void reconnect(benchClient *bc) {
-    aeDeleteFileEvent(run.el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+    aeDeleteFileEvent(bc->worker->el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
     rcFree(bc->conn);
     bc->conn = openClientConnection();
     attachClient(bc);
+}
+
+/* The replies of one read go into the shared counts at once: one atomic
+ * addition per read, not per reply. The test ends with the -n-th reply. */
+static void countDone(long long n, uint64_t latency_sum) {
+    if (n == 0) return;
+    atomic_fetch_add(&run.sum_us, latency_sum);
+    long long before = atomic_fetch_add(&run.done, n);
+    if (before < cfg.requests && before + n >= cfg.requests) run.end_us = aeMonotonicUs();
 }
 
 /* Consumes complete replies; 1 when the batch is finished. */
@@ -333,13 +365,15 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
     rcReplyType type;
     char errbuf[128];
     int rc;
+    long long n = 0;
     while (bc->pending > 0 && (rc = rcParserSkipReply(bc->conn->parser, &type, errbuf, sizeof(errbuf))) == 1) {
         if (type == RC_REPLY_PUSH) continue; /* out-of-band (RESP3) */
         if (type == RC_REPLY_ERROR) serverErrorExit(errbuf);
-        benchHistRecord(&run.hist, now - bc->start_us);
+        benchHistRecord(&bc->worker->hist, now - bc->start_us);
         bc->pending--;
-        run.done++;
+        n++;
     }
+    countDone(n, (uint64_t)n * (now - bc->start_us));
     if (bc->pending > 0 && rcParserError(bc->conn->parser)) {
         snprintf(bc->conn->errstr, sizeof(bc->conn->errstr), "%s", rcParserError(bc->conn->parser));
         abortTest("bad reply from the server", bc);
@@ -351,6 +385,10 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
 static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
     (void)mask;
     benchClient *bc = data;
+    if (run.failed) { /* another worker's connection broke */
+        aeStop(el);
+        return;
+    }
     size_t avail;
     char *space = rcParserSpace(bc->conn->parser, READ_CHUNK, &avail);
     if (space == NULL) fatal("Out of memory");
@@ -363,12 +401,7 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
     }
     rcParserCommit(bc->conn->parser, (size_t)n);
     if (!consumeReplies(bc, aeMonotonicUs())) return;
-    if (run.done >= cfg.requests) {
-        run.end_us = aeMonotonicUs();
-        aeStop(el);
-        return;
-    }
-    if (!cfg.keepalive) reconnect(bc);
+    if (!cfg.keepalive && run.issued < cfg.requests) reconnect(bc);
     startBatch(bc);
 }
 
@@ -385,22 +418,24 @@ static int progressTimer(aeEventLoop *el, long long id, void *data) {
     uint64_t now = aeMonotonicUs();
     double since_tick = (double)(now - run.last_tick_us) / 1e6;
     double since_start = (double)(now - run.start_us) / 1e6;
-    uint64_t count = run.hist.count - run.last_count;
-    double rps = since_tick > 0 ? (double)(run.done - run.last_done) / since_tick : 0;
-    double overall = since_start > 0 ? (double)run.done / since_start : 0;
-    double avg = count ? usToMs(run.hist.sum_us - run.last_sum_us) / (double)count : 0;
+    long long done = run.done;
+    uint64_t sum_us = run.sum_us;
+    long long count = done - run.last_done;
+    double rps = since_tick > 0 ? (double)count / since_tick : 0;
+    double overall = since_start > 0 ? (double)done / since_start : 0;
+    double avg = count ? usToMs(sum_us - run.last_sum_us) / (double)count : 0;
+    double overall_avg = done ? usToMs(sum_us) / (double)done : 0;
     char line[512];
     int len = snprintf(line, sizeof(line), "%s: rps=%.1f (overall: %.1f) avg_msec=%.3f (overall: %.3f)",
-                       run.title, rps, overall, avg, usToMs((uint64_t)benchHistAverage(&run.hist)));
+                       run.title, rps, overall, avg, overall_avg);
     if (len < 0) len = 0;
     if ((size_t)len >= sizeof(line)) len = (int)sizeof(line) - 1;
     printf("\r%-*s", (int)run.progress_width, line);
     if ((size_t)len > run.progress_width) run.progress_width = (size_t)len;
     fflush(stdout);
     run.last_tick_us = now;
-    run.last_done = run.done;
-    run.last_count = run.hist.count;
-    run.last_sum_us = run.hist.sum_us;
+    run.last_done = done;
+    run.last_sum_us = sum_us;
     return PROGRESS_INTERVAL_MS;
 }
 
@@ -478,7 +513,8 @@ static void reportFull(void) {
     printf("  keep alive: %d\n", cfg.keepalive);
     if (server_save) printf("  host configuration \"save\": %s\n", server_save);
     if (server_appendonly) printf("  host configuration \"appendonly\": %s\n", server_appendonly);
-    printf("  multi-thread: no\n\n");
+    if (cfg.threads > 0) printf("  multi-thread: yes\n  threads: %d\n\n", cfg.threads);
+    else printf("  multi-thread: no\n\n");
     reportPercentiles(prec);
     reportCumulative(prec);
     printf("Summary:\n");
@@ -493,12 +529,20 @@ static void reportFull(void) {
 
 /* ---- running one test -------------------------------------------------------------------- */
 
+/* Connects every client and deals them out to the workers. */
 static void createClients(void) {
-    run.nclients = cfg.clients;
-    run.clients = zcalloc(sizeof(benchClient) * (size_t)run.nclients);
     run.shared_req = run.nrand ? NULL : repeatCommand();
-    for (long long i = 0; i < run.nclients; i++) {
-        benchClient *bc = &run.clients[i];
+    for (int t = 0; t < run.nworkers; t++) {
+        benchWorker *w = &run.workers[t];
+        w->nclients = cfg.clients / run.nworkers + (t < cfg.clients % run.nworkers);
+        w->clients = w->nclients ? zcalloc(sizeof(benchClient) * (size_t)w->nclients) : NULL;
+        w->idle = 0;
+        benchHistReset(&w->hist);
+    }
+    for (long long i = 0; i < cfg.clients; i++) {
+        benchWorker *w = &run.workers[i % run.nworkers];
+        benchClient *bc = &w->clients[i / run.nworkers];
+        bc->worker = w;
         bc->conn = openClientConnection();
         bc->own_req = run.nrand > 0;
         bc->req = bc->own_req ? repeatCommand() : run.shared_req;
@@ -507,35 +551,58 @@ static void createClients(void) {
 }
 
 static void freeClients(void) {
-    for (long long i = 0; i < run.nclients; i++) {
-        benchClient *bc = &run.clients[i];
-        aeDeleteFileEvent(run.el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
-        rcFree(bc->conn);
-        if (bc->own_req) zfree(bc->req);
+    for (int t = 0; t < run.nworkers; t++) {
+        benchWorker *w = &run.workers[t];
+        for (long long i = 0; i < w->nclients; i++) {
+            benchClient *bc = &w->clients[i];
+            aeDeleteFileEvent(w->el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+            rcFree(bc->conn);
+            if (bc->own_req) zfree(bc->req);
+        }
+        zfree(w->clients);
+        w->clients = NULL;
+        w->nclients = 0;
     }
-    zfree(run.clients);
     zfree(run.shared_req);
-    run.clients = NULL;
     run.shared_req = NULL;
-    run.nclients = 0;
+}
+
+/* One worker's part of a test: start its clients, then serve them until
+ * each has nothing left to send (or the test failed). */
+static void *workerMain(void *arg) {
+    benchWorker *w = arg;
+    for (long long i = 0; i < w->nclients && !run.failed; i++) startBatch(&w->clients[i]);
+    if (!run.failed && w->idle < w->nclients) aeMain(w->el);
+    return NULL;
+}
+
+/* Worker 0 runs on the calling thread (and alone without --threads). */
+static void runWorkers(void) {
+    for (int t = 1; t < run.nworkers; t++)
+        if (pthread_create(&run.workers[t].thread, NULL, workerMain, &run.workers[t]) != 0)
+            fatal("Cannot start a thread: %s", strerror(errno));
+    workerMain(&run.workers[0]);
+    for (int t = 1; t < run.nworkers; t++) pthread_join(run.workers[t].thread, NULL);
+    benchHistReset(&run.hist);
+    for (int t = 0; t < run.nworkers; t++) benchHistMerge(&run.hist, &run.workers[t].hist);
 }
 
 /* Runs the prepared command (run.cmd) as a test called title. */
 static void runTest(const char *title) {
     run.title = title;
     run.issued = run.done = 0;
+    run.sum_us = 0;
     run.failed = 0;
-    benchHistReset(&run.hist);
     createClients();
     run.start_us = run.last_tick_us = aeMonotonicUs();
     run.end_us = 0;
     run.last_done = 0;
-    run.last_count = run.last_sum_us = 0;
-    run.progress_timer = cfg.tty && !cfg.csv ? aeCreateTimeEvent(run.el, PROGRESS_INTERVAL_MS, progressTimer, NULL, NULL) : -1;
-    for (long long i = 0; i < run.nclients && !run.failed; i++) startBatch(&run.clients[i]);
-    if (!run.failed && run.done < cfg.requests) aeMain(run.el);
+    run.last_sum_us = 0;
+    aeEventLoop *el0 = run.workers[0].el;
+    run.progress_timer = cfg.tty && !cfg.csv ? aeCreateTimeEvent(el0, PROGRESS_INTERVAL_MS, progressTimer, NULL, NULL) : -1;
+    runWorkers();
     if (run.end_us == 0) run.end_us = aeMonotonicUs();
-    if (run.progress_timer != -1) aeDeleteTimeEvent(run.el, run.progress_timer);
+    if (run.progress_timer != -1) aeDeleteTimeEvent(el0, run.progress_timer);
     freeClients();
     sdsfree(run.cmd);
     run.cmd = NULL;
@@ -637,7 +704,7 @@ static void usage(FILE *out) {
 " -d <size>          Data size of SET/GET value in bytes (default 3)\n"
 " --dbnum <db>       SELECT the specified db number (default 0)\n"
 " -3                 Start session in RESP3 protocol mode.\n"
-" --threads <num>    Accepted for compatibility; this tool uses one thread.\n"
+" --threads <num>    Enable multi-thread mode.\n"
 " -k <boolean>       1=keep alive 0=reconnect (default 1)\n"
 " -r <keyspacelen>   Use random keys for SET/GET/INCR, random values for SADD,\n"
 "                    random members and scores for ZADD. Every __rand_int__ in\n"
@@ -712,7 +779,7 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "-k")) cfg.keepalive = (int)numberArg(argc, argv, &i, 0, 1);
         else if (!strcmp(o, "--dbnum")) cfg.dbnum = numberArg(argc, argv, &i, 0, INT32_MAX);
         else if (!strcmp(o, "--precision")) cfg.precision = (int)numberArg(argc, argv, &i, 0, 6);
-        else if (!strcmp(o, "--threads")) numberArg(argc, argv, &i, 1, 500);
+        else if (!strcmp(o, "--threads")) cfg.threads = (int)numberArg(argc, argv, &i, 1, 500);
         else if (!strcmp(o, "-t")) setTests(optionArg(argc, argv, &i));
         else if (!strcmp(o, "-q")) cfg.quiet = 1;
         else if (!strcmp(o, "--csv")) cfg.csv = 1;
@@ -748,19 +815,36 @@ static void fetchServerConfig(void) {
     rcFree(c);
 }
 
+/* One worker per --threads (one without). Every loop is sized for every
+ * descriptor the process may use, since descriptors are process-wide. */
+static void createWorkers(void) {
+    run.nworkers = cfg.threads > 0 ? cfg.threads : 1;
+    run.workers = zcalloc(sizeof(benchWorker) * (size_t)run.nworkers);
+    uint64_t seed = aeMonotonicUs() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+    for (int t = 0; t < run.nworkers; t++) {
+        benchWorker *w = &run.workers[t];
+        w->el = aeCreateEventLoop((int)cfg.clients + 128);
+        if (w->el == NULL) fatal("Cannot create the event loop: %s", strerror(errno));
+        w->rng = seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(t + 1);
+    }
+}
+
+static void freeWorkers(void) {
+    for (int t = 0; t < run.nworkers; t++) aeDeleteEventLoop(run.workers[t].el);
+    zfree(run.workers);
+}
+
 int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     parseOptions(argc, argv);
     cfg.tty = isatty(STDOUT_FILENO);
-    run.rng = aeMonotonicUs() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
-    run.el = aeCreateEventLoop((int)cfg.clients + 128);
-    if (run.el == NULL) fatal("Cannot create the event loop: %s", strerror(errno));
+    createWorkers();
     fetchServerConfig();
     do {
         if (cfg.custom_argc > 0) runCustomCommand();
         else runDefaultTests();
     } while (cfg.loop);
-    aeDeleteEventLoop(run.el);
+    freeWorkers();
     sdsfree(cfg.tests);
     sdsfree(server_save);
     sdsfree(server_appendonly);
