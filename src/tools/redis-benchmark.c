@@ -1,17 +1,32 @@
 /* redis-benchmark.c -- measures a server's throughput and latency with many
  * parallel clients, command-line compatible with Redis's redis-benchmark.
  *
- *   redis-benchmark [-h host] [-p port | -s socket] [-c clients] [-n requests]
- *                   [-P pipeline] [-t tests] [-q | --csv] [COMMAND ARGS...]
+ *   redis-benchmark [-h host] [-p port | -s socket | -u uri] [-c clients]
+ *                   [-n requests] [-P pipeline] [--threads N] [-t tests]
+ *                   [-q | --csv] [-I] [-x] [--enable-tracking] [COMMAND ARGS...]
  *
  * Design decisions:
- *  - One thread, one ae event loop, -c non-blocking connections. A client
- *    sends a batch of -P requests, waits for all the replies, and sends the
- *    next batch straight from its read handler (no extra loop iteration).
+ *  - Workers: one ae event loop each, and the -c non-blocking connections
+ *    dealt out among them (client i to worker i % N). Without --threads one
+ *    worker runs on the main thread; with --threads N each of N workers
+ *    runs on its own thread, because one load generator thread saturates
+ *    its core before a server does. The workers share only the request
+ *    counts (atomics, added to once per read, not per reply) and the flag
+ *    that a test failed; each keeps its own histogram, merged when the test
+ *    ends, so the reports are the same whatever N.
+ *  - A client sends a batch of -P requests, waits for all the replies, and
+ *    sends the next batch straight from its read handler (no extra loop
+ *    iteration); a worker's loop stops when none of its clients has
+ *    anything left to send.
  *    Each reply's latency is measured from the start of its batch, as
  *    Redis's tool does, so figures are comparable.
- *  - Exactly -n requests are sent: the last batches shrink as needed, so
- *    INFO commandstats on the server shows exactly -n calls.
+ *  - Exactly -n requests are sent: batches are claimed from one shared
+ *    count and the last ones shrink as needed, so INFO commandstats on the
+ *    server shows exactly -n calls, threads or not.
+ *  - -I opens the connections and waits; -x makes stdin the custom
+ *    command's last argument; -u takes redis-cli's URI form;
+ *    --enable-tracking sends CLIENT TRACKING on with each connection's
+ *    setup.
  *  - No allocation per request: each test's command is formatted once, a
  *    client's buffer holds -P copies of it, and "__rand_int__" (12 bytes)
  *    is overwritten in place with a 12-digit random number before each
@@ -79,6 +94,9 @@ static struct config {
     int loop;
     int precision;          /* decimals of latencies in the full report; 0 = 3 */
     int threads;            /* --threads: 0 = one event loop on the main thread */
+    int idle;               /* -I: open the connections and wait */
+    int stdin_lastarg;      /* -x: stdin is the custom command's last argument */
+    int tracking;           /* --enable-tracking */
     sds tests;              /* -t as ",a,b,c," lowercased, or NULL for all */
     int custom_argc;        /* a command given after the options */
     char **custom_argv;
@@ -206,6 +224,10 @@ static rcConn *openClientConnection(void) {
     if (cfg.password) {
         const char *auth[3];
         setupCommand(c, authArgv(auth), auth);
+    }
+    if (cfg.tracking) {
+        const char *tracking[] = { "CLIENT", "TRACKING", "on" };
+        setupCommand(c, 3, tracking);
     }
     if (cfg.dbnum) {
         char db[24];
@@ -681,14 +703,45 @@ static void runDefaultTests(void) {
     sdsfree(data);
 }
 
+/* -I: the connections are opened and kept, nothing is sent; the count is
+ * redrawn every PROGRESS_INTERVAL_MS until the process is stopped. */
+static void idleMode(void) __attribute__((noreturn));
+static void idleMode(void) {
+    printf("Creating %lld idle connections and waiting forever (Ctrl+C when done)\n", cfg.clients);
+    fflush(stdout);
+    rcConn **conns = zcalloc(sizeof(rcConn *) * (size_t)cfg.clients);
+    long long open = 0;
+    for (; open < cfg.clients; open++) conns[open] = openClientConnection();
+    for (;;) {
+        printf("clients: %lld\r", open);
+        fflush(stdout);
+        usleep(PROGRESS_INTERVAL_MS * 1000);
+    }
+}
+
+/* -x: everything on stdin becomes one more argument of the custom command
+ * (not of its title, as in Redis's tool). */
+static void readStdinArgument(void) {
+    sds arg = sdsempty();
+    char buf[16384];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) arg = sdscatlen(arg, buf, n);
+    char **argv = zmalloc(sizeof(char *) * (size_t)(cfg.custom_argc + 1));
+    for (int i = 0; i < cfg.custom_argc; i++) argv[i] = cfg.custom_argv[i];
+    argv[cfg.custom_argc] = arg;
+    cfg.custom_argv = argv;
+    cfg.custom_argc++;
+}
+
 static void runCustomCommand(void) {
-    sds title = sdsjoin(cfg.custom_argv, cfg.custom_argc, " ");
+    sds title = sdsjoin(cfg.custom_argv, cfg.custom_argc - (cfg.stdin_lastarg ? 1 : 0), " ");
     runArgs(title, cfg.custom_argc, (const char **)cfg.custom_argv);
     sdsfree(title);
 }
 
 /* ---- options ------------------------------------------------------------------------------ */
 
+/* Redis 7.0's text for the options this tool has (no --cluster, no TLS). */
 static void usage(FILE *out) {
     fprintf(out,
 "Usage: redis-benchmark [OPTIONS] [COMMAND ARGS...]\n"
@@ -699,17 +752,25 @@ static void usage(FILE *out) {
 " -s <socket>        Server socket (overrides host and port)\n"
 " -a <password>      Password for Redis Auth\n"
 " --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
+" -u <uri>           Server URI.\n"
 " -c <clients>       Number of parallel connections (default 50)\n"
 " -n <requests>      Total number of requests (default 100000)\n"
 " -d <size>          Data size of SET/GET value in bytes (default 3)\n"
 " --dbnum <db>       SELECT the specified db number (default 0)\n"
 " -3                 Start session in RESP3 protocol mode.\n"
 " --threads <num>    Enable multi-thread mode.\n"
+" --enable-tracking  Send CLIENT TRACKING on before starting benchmark.\n"
 " -k <boolean>       1=keep alive 0=reconnect (default 1)\n"
 " -r <keyspacelen>   Use random keys for SET/GET/INCR, random values for SADD,\n"
-"                    random members and scores for ZADD. Every __rand_int__ in\n"
-"                    an argument becomes a 12-digit number from 0 to\n"
-"                    keyspacelen-1, different for every request.\n"
+"                    random members and scores for ZADD.\n"
+"                    Using this option the benchmark will expand the string\n"
+"                    __rand_int__ inside an argument with a 12 digits number in\n"
+"                    the specified range from 0 to keyspacelen-1. The\n"
+"                    substitution changes every time a command is executed.\n"
+"                    Default tests use this to hit random keys in the specified\n"
+"                    range.\n"
+"                    Note: If -r is omitted, all commands in a benchmark will\n"
+"                    use the same key.\n"
 " -P <numreq>        Pipeline <numreq> requests. Default 1 (no pipeline).\n"
 " -q                 Quiet. Just show query/sec values\n"
 " --precision        Number of decimal places to display in latency output (default 3)\n"
@@ -719,12 +780,33 @@ static void usage(FILE *out) {
 "                    names are the same as the ones produced as output.\n"
 "                    The -t option is ignored if a specific command is supplied\n"
 "                    on the command line.\n"
+" -I                 Idle mode. Just open N idle connections and wait.\n"
+" -x                 Read last argument from STDIN.\n"
 " --help             Output this help and exit.\n"
 " --version          Output version and exit.\n"
 "\n"
 "Examples:\n"
-"  redis-benchmark -t ping,set,get -n 100000 --csv\n"
-"  redis-benchmark -r 10000 -n 10000 lpush mylist __rand_int__\n");
+"\n"
+" Run the benchmark with the default configuration against 127.0.0.1:6379:\n"
+"   $ redis-benchmark\n"
+"\n"
+" Use 20 parallel clients, for a total of 100k requests, against 192.168.1.1:\n"
+"   $ redis-benchmark -h 192.168.1.1 -p 6379 -n 100000 -c 20\n"
+"\n"
+" Fill 127.0.0.1:6379 with about 1 million keys only using the SET test:\n"
+"   $ redis-benchmark -t set -n 1000000 -r 100000000\n"
+"\n"
+" Benchmark 127.0.0.1:6379 for a few commands producing CSV output:\n"
+"   $ redis-benchmark -t ping,set,get -n 100000 --csv\n"
+"\n"
+" Benchmark a specific command line:\n"
+"   $ redis-benchmark -r 10000 -n 10000 incrby counter:__rand_int__ 1\n"
+"\n"
+" Fill a list with 10000 random elements:\n"
+"   $ redis-benchmark -r 10000 -n 10000 lpush mylist __rand_int__\n"
+"\n"
+" On user specified command lines __rand_int__ is replaced with a random integer\n"
+" with a range of values selected by the -r option.\n");
 }
 
 static void badOption(const char *opt) __attribute__((noreturn));
@@ -749,6 +831,30 @@ static long long numberArg(int argc, char **argv, int *i, long long min, long lo
     return v;
 }
 
+/* -u redis://[[user]:password@]host[:port][/db], as redis-cli's -u. The
+ * parts are kept for the whole run (they back cfg's strings). */
+static void parseUri(const char *uri) {
+    static sds parts[3];
+    const char *scheme = "redis://";
+    if (strncasecmp(uri, scheme, strlen(scheme)) != 0) fatal("Invalid URI scheme");
+    const char *p = uri + strlen(scheme);
+    const char *end = p + strcspn(p, "/");
+    const char *at = memchr(p, '@', (size_t)(end - p));
+    if (at) {
+        const char *colon = memchr(p, ':', (size_t)(at - p));
+        if (colon) {
+            cfg.user = parts[0] = sdsnewlen(p, (size_t)(colon - p)); /* "" too, as redis-cli */
+            cfg.password = parts[1] = sdsnewlen(colon + 1, (size_t)(at - colon - 1));
+        }
+        p = at + 1;
+    }
+    const char *port = memchr(p, ':', (size_t)(end - p));
+    const char *host_end = port ? port : end;
+    if (host_end > p) cfg.host = parts[2] = sdsnewlen(p, (size_t)(host_end - p));
+    if (port) cfg.port = atoi(port + 1);
+    if (*end == '/' && end[1]) cfg.dbnum = atoll(end + 1);
+}
+
 static void setTests(const char *list) {
     sds t = sdscatprintf(sdsempty(), ",%s,", list);
     sdstolower(t);
@@ -771,6 +877,7 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "-s")) cfg.socket = optionArg(argc, argv, &i);
         else if (!strcmp(o, "-a")) cfg.password = optionArg(argc, argv, &i);
         else if (!strcmp(o, "--user")) cfg.user = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "-u")) parseUri(optionArg(argc, argv, &i));
         else if (!strcmp(o, "-c")) cfg.clients = numberArg(argc, argv, &i, 1, 100000);
         else if (!strcmp(o, "-n")) cfg.requests = numberArg(argc, argv, &i, 1, LLONG_MAX / 2);
         else if (!strcmp(o, "-d")) cfg.datasize = numberArg(argc, argv, &i, 0, 1024LL * 1024 * 1024);
@@ -784,6 +891,9 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "-q")) cfg.quiet = 1;
         else if (!strcmp(o, "--csv")) cfg.csv = 1;
         else if (!strcmp(o, "-l")) cfg.loop = 1;
+        else if (!strcmp(o, "-I")) cfg.idle = 1;
+        else if (!strcmp(o, "-x")) cfg.stdin_lastarg = 1;
+        else if (!strcmp(o, "--enable-tracking")) cfg.tracking = 1;
         else if (!strcmp(o, "-3")) cfg.resp3 = 1;
         else if (!strcmp(o, "-e")) fputs(EXIT_ON_ERROR_WARNING, stderr);
         else if (!strcmp(o, "--help")) { usage(stdout); exit(0); }
@@ -793,6 +903,7 @@ static void parseOptions(int argc, char **argv) {
     if (cfg.user && !cfg.password) fatal("--user needs -a <password>");
     cfg.custom_argc = argc - i;
     cfg.custom_argv = argv + i;
+    if (cfg.stdin_lastarg && cfg.custom_argc > 0) readStdinArgument();
     if (cfg.clients > cfg.requests) cfg.clients = cfg.requests; /* idle clients measure nothing */
 }
 
@@ -840,6 +951,7 @@ int main(int argc, char **argv) {
     cfg.tty = isatty(STDOUT_FILENO);
     createWorkers();
     fetchServerConfig();
+    if (cfg.idle) idleMode();
     do {
         if (cfg.custom_argc > 0) runCustomCommand();
         else runDefaultTests();

@@ -90,6 +90,9 @@ static int isCommand(const char *name, const char *want) { return strcasecmp(nam
 
 /* ---- options ------------------------------------------------------------------ */
 
+/* Redis 7.0's text for the options this tool has (no TLS, cluster, --eval,
+ * --rdb, --replica, --lru-test, --hotkeys, --askpass, -X), plus --count and
+ * --type, which it adds to --scan. */
 static void usage(int status) {
     FILE *out = status ? stderr : stdout;
     fprintf(out,
@@ -105,15 +108,16 @@ static void usage(int status) {
             "                     (if both are used, this argument takes precedence).\n"
             "  --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
             "  --pass <password>  Alias of -a for consistency with the new --user option.\n"
-            "  -u <uri>           Server URI (redis://[[user]:password@]host[:port][/db]).\n"
-            "  -r <repeat>        Execute specified command N times (-1: forever).\n"
+            "  -u <uri>           Server URI.\n"
+            "  -r <repeat>        Execute specified command N times.\n"
             "  -i <interval>      When -r is used, waits <interval> seconds per command.\n"
             "                     It is possible to specify sub-second times like -i 0.1.\n"
-            "                     Also used by --scan and --stat per cycle.\n"
+            "                     This interval is also used in --scan and --stat per cycle.\n"
+            "                     and in --bigkeys and --memkeys per 100 cycles.\n"
             "  -n <db>            Database number.\n"
             "  -2                 Start session in RESP2 protocol mode.\n"
             "  -3                 Start session in RESP3 protocol mode.\n"
-            "  -x                 Read last argument from STDIN.\n"
+            "  -x                 Read last argument from STDIN (see example below).\n"
             "  -d <delimiter>     Delimiter between response bulks for raw formatting (default: \\n).\n"
             "  -D <delimiter>     Delimiter between responses for raw formatting (default: \\n).\n"
             "  -e                 Return exit error code when command execution fails.\n"
@@ -122,11 +126,22 @@ static void usage(int status) {
             "  --no-raw           Force formatted output even when STDOUT is not a tty.\n"
             "  --quoted-input     Force input to be handled as quoted strings.\n"
             "  --csv              Output in CSV format.\n"
-            "  --show-pushes <yn> Whether to print RESP3 PUSH messages.\n"
+            "  --json             Output in JSON format (default RESP3, use -2 if you want to use with RESP2).\n"
+            "  --quoted-json      Same as --json, but produce ASCII-safe quoted strings, not Unicode.\n"
+            "  --show-pushes <yn> Whether to print RESP3 PUSH messages.  Enabled by default when\n"
+            "                     STDOUT is a tty but can be overridden with --show-pushes no.\n"
             "  --stat             Print rolling stats about server: mem, clients, ...\n"
             "  --latency          Enter a special mode continuously sampling latency.\n"
+            "                     If you use this mode in an interactive session it runs\n"
+            "                     forever displaying real-time stats. Otherwise if --raw or\n"
+            "                     --csv is specified, or if you redirect the output to a non\n"
+            "                     TTY, it samples the latency for 1 second (you can use\n"
+            "                     -i to change the interval), then produces a single output\n"
+            "                     and exits.\n"
             "  --latency-history  Like --latency but tracking latency changes over time.\n"
-            "  --latency-dist     Shows latency as a spectrum (text).\n"
+            "                     Default time interval is 15 sec. Change it using -i.\n"
+            "  --latency-dist     Shows latency as a spectrum, requires xterm 256 colors.\n"
+            "                     Default time interval is 1 sec. Change it using -i.\n"
             "  --pipe             Transfer raw Redis protocol from stdin to server.\n"
             "  --pipe-timeout <n> In --pipe mode, abort with error if after sending all data.\n"
             "                     no reply is received within <n> seconds.\n"
@@ -134,18 +149,32 @@ static void usage(int status) {
             "  --bigkeys          Sample Redis keys looking for keys with many elements (complexity).\n"
             "  --memkeys          Sample Redis keys looking for keys consuming a lot of memory.\n"
             "  --memkeys-samples <n> Sample Redis keys looking for keys consuming a lot of memory.\n"
+            "                     And define number of key elements to sample\n"
             "  --scan             List all keys using the SCAN command.\n"
-            "  --pattern <pat>    Keys pattern when using the --scan or --bigkeys options (default: *).\n"
-            "  --quoted-pattern <pat> Same as --pattern, but the specified string can be quoted.\n"
+            "  --pattern <pat>    Keys pattern when using the --scan or --bigkeys\n"
+            "                     options (default: *).\n"
+            "  --quoted-pattern <pat> Same as --pattern, but the specified string can be\n"
+            "                         quoted, in order to pass an otherwise non binary-safe string.\n"
             "  --count <count>    Count option when using --scan or --bigkeys (default: 10).\n"
             "  --type <type>      Type option when using --scan.\n"
+            "  --intrinsic-latency <sec> Run a test to measure intrinsic system latency.\n"
+            "                     The test will run for the specified amount of seconds.\n"
             "  --no-auth-warning  Don't show warning message when using password on command\n"
             "                     line interface.\n"
             "  --help             Output this help and exit.\n"
             "  --version          Output version and exit.\n"
             "\n"
+            "Examples:\n"
+            "  cat /etc/passwd | redis-cli -x set mypasswd\n"
+            "  redis-cli -r 100 lpush mylist x\n"
+            "  redis-cli -r 100 -i 1 info | grep used_memory_human:\n"
+            "  redis-cli --quoted-input set '\"null-\\x00-separated\"' value\n"
+            "  redis-cli --scan --pattern '*:12345*'\n"
+            "\n"
             "When no command is given, redis-cli starts in interactive mode.\n"
-            "Type \"help\" in interactive mode for information on available commands.\n",
+            "Type \"help\" in interactive mode for information on available commands\n"
+            "and settings.\n"
+            "\n",
             CLI_VERSION);
     exit(status);
 }
@@ -175,7 +204,8 @@ static void parseUri(const char *uri) {
     if (at) {
         const char *colon = memchr(p, ':', (size_t)(at - p));
         if (colon) {
-            if (colon > p) config.user = keepString(&ownedUser, p, (size_t)(colon - p));
+            /* even "" before the colon is a user name, as in Redis's tool */
+            config.user = keepString(&ownedUser, p, (size_t)(colon - p));
             config.auth = keepString(&ownedAuth, colon + 1, (size_t)(at - colon - 1));
         }
         p = at + 1;
