@@ -7,10 +7,18 @@
  * (no handler, no server.h, no command table).
  *
  * That list (one level of subcommands) is flattened once into helpEntry
- * records: "GET", "CONFIG GET", ... with the group, "since", summary and
- * argument hint; subcommands inherit the group and the version of their
- * container unless they name their own. Entries are sorted by name so HELP
- * @group and completion list commands alphabetically.
+ * records: "CONFIG", "CONFIG GET", "GET", ... with the group, "since",
+ * summary and argument hint; subcommands inherit the group and the version
+ * of their container unless they name their own. Then come the Redis 7.0
+ * commands commands.def lacks (cli_help_extra.c, generated from a Redis 7.0
+ * server's COMMAND DOCS by utils/gen-cli-extra-help.py), minus any name
+ * already there, so HELP, hints and completion cover all of Redis 7.0 and
+ * a command declared in commands.def wins. Entries are sorted by name so
+ * HELP @group and completion list commands alphabetically.
+ *
+ * Completion (as Redis's redis-cli): the candidates are the names as the
+ * table spells them ("hgeta<tab>" gives "HGETALL"), after "help " the
+ * @groups first; each candidate is shown with its hint.
  *
  * Hints: after "cmd " the argument hint is shown, minus one leading word for
  * each argument already typed while those words are plain required

@@ -3,8 +3,8 @@
  *
  * Compatibility target: what scripts see from Redis 7's redis-cli. Output
  * formats live in cli_format.c, HELP/completion/hints in cli_help.c, the
- * special modes (--pipe, --scan, --bigkeys, --stat, --latency) in
- * cli_modes.c, the line editor in lineedit.c.
+ * special modes (--pipe, --scan, --bigkeys, --stat, --latency,
+ * --intrinsic-latency) in cli_modes.c, the line editor in lineedit.c.
  *
  * Design decisions:
  *  - One blocking connection (rclient's rcConn) held in `context`. A failed
@@ -17,6 +17,10 @@
  *  - Raw output is the default when stdout is not a terminal, like Redis.
  *  - Streaming commands (MONITOR, SUBSCRIBE ...) print replies until the
  *    connection ends or ctrl-c, which only ends the stream at the prompt.
+ *  - Interactive sessions read ~/.redisclirc (REDISCLI_RCFILE) first and keep
+ *    their history in ~/.rediscli_history (REDISCLI_HISTFILE; /dev/null for
+ *    none), mode 0600. A line starting with ':' is a preference (":set
+ *    hints"), in batch mode too, with Redis's complaints for anything else.
  */
 #include <ctype.h>
 #include <errno.h>
