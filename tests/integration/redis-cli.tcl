@@ -486,9 +486,9 @@ start_server {tags {cli} unixsocket 1} {
         }
         set out [cli_in "help @stream\n"]
         foreach cmd {XADD XRANGE XREADGROUP XAUTOCLAIM "XINFO STREAM" "XGROUP CREATE"} {
-            assert_match "*\x1b\[1m$cmd\x1b\[0m*" $out
+            assert {[string first "\x1b\[1m$cmd\x1b\[0m" $out] >= 0} "$cmd in help @stream"
         }
-        assert_match "*summary:\x1b\[0m Appends a new entry to a stream\r\n*" $out
+        assert {[string first "summary:\x1b\[0m Appends a new entry to a stream\r\n" $out] >= 0}
         assert_no_match "*group:*" $out
     }
 
@@ -735,7 +735,7 @@ start_server {tags {cli interactive}} {
             $p {send :set nohints\r} \
             $p {send quit\r} wait] \n] {*}$hp]
         set before_set [string range $out 0 [string first ":set hints" $out]]
-        assert_no_match "*get\x1b\[0;90;49m*" $before_set
+        assert {[string first "get\x1b\[0;90;49m" $before_set] < 0} "a hint despite :set nohints"
         # REDISCLI_RCFILE names another file
         set other [file join $::cli_tmp other-rc]
         spit $other ":set what\n"
