@@ -710,10 +710,10 @@ static void idleMode(void) {
     printf("Creating %lld idle connections and waiting forever (Ctrl+C when done)\n", cfg.clients);
     fflush(stdout);
     rcConn **conns = zcalloc(sizeof(rcConn *) * (size_t)cfg.clients);
-    long long open = 0;
-    for (; open < cfg.clients; open++) conns[open] = openClientConnection();
+    long long opened = 0;
+    for (; opened < cfg.clients; opened++) conns[opened] = openClientConnection();
     for (;;) {
-        printf("clients: %lld\r", open);
+        printf("clients: %lld\r", opened);
         fflush(stdout);
         usleep(PROGRESS_INTERVAL_MS * 1000);
     }

@@ -1,7 +1,8 @@
 # tests/integration/redis-benchmark.tcl -- our redis-benchmark
 # (src/tools/redis-benchmark.c) against the server under test: output
 # formats that scripts parse (-q, --csv), test selection, exact request
-# counts, random keys, pipelining, authentication, unix sockets, errors.
+# counts (with --threads too), random keys, pipelining, authentication, unix
+# sockets, -x, -u, --enable-tracking, idle mode (-I), errors.
 #
 # The tool is the redis-benchmark built next to the server binary the runner
 # starts (or $REDIS_BENCHMARK), run under the same --wrapper (e.g. QEMU).

@@ -1,6 +1,8 @@
 # Our redis-cli (src/tools/redis-cli.c): one-shot, batch, --pipe, --scan,
-# error handling, every reply type in the three output formats, and the
-# interactive prompt through a pseudo-terminal.
+# --intrinsic-latency, error handling, every reply type in the output
+# formats (TTY, raw, CSV, --json, --quoted-json), HELP for every Redis 7.0
+# command, --help, and the interactive prompt through a pseudo-terminal
+# (completion, hints, ~/.redisclirc, the history file).
 #
 # The binary is the one built next to the server under test
 # ([file dirname $server]/redis-cli), run through the same --wrapper (QEMU).
