@@ -19,6 +19,7 @@ typedef struct cliConfig {
     int auth_on_command_line;
     int dbnum;
     int resp3;
+    int resp2_asked;          /* -2: keeps --json on RESP2 */
     long long repeat;
     double interval;          /* seconds between repetitions / cycles */
     int interval_set;
@@ -38,6 +39,8 @@ typedef struct cliConfig {
     long long memkeys_samples;
     int stat_mode;
     int latency_mode, latency_history, latency_dist;
+    int intrinsic_latency_mode;
+    long long intrinsic_latency;  /* seconds */
     int show_pushes;
     int interactive;
     int in_multi;
@@ -63,5 +66,7 @@ int cliScanMode(void);
 int cliBigKeysMode(int memkeys);
 int cliStatMode(void);
 int cliLatencyMode(void);
+/* --intrinsic-latency: no connection. */
+int cliIntrinsicLatencyMode(long long seconds);
 
 #endif

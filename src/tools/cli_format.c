@@ -15,6 +15,13 @@
  * aggregate elements joined by the -d delimiter, map entries "key value".
  * CSV: strings quoted, NULL, true/false, ERROR,"msg", everything flat and
  * joined by commas.
+ * JSON (Redis 7.0's, observed byte for byte): numbers, doubles, true/false
+ * and null bare; strings quoted with ", \, \n, \r, \t, \b, \f escaped,
+ * other control bytes as \u00XX and bytes from 0x7f on as they are; with
+ * --quoted-json the string's quoted form (\xHH ...) with each backslash
+ * doubled (the quote is left as \", as 7.0 does). Errors are error:"text";
+ * arrays, sets and pushes [a,b], maps {k:v} where a key that is not a string
+ * is its own JSON text between quotes ("1", "null", "[1]").
  * Reports (cliPrintsVerbatim): the raw format with nothing appended, in
  * every mode, so INFO on a terminal reads as lines, not one escaped string.
  */
@@ -186,6 +193,83 @@ static sds formatCSV(sds out, const rcReply *r) {
 
 sds cliFormatCSV(const rcReply *r) { return formatCSV(sdsempty(), r); }
 
+/* ---- JSON ----------------------------------------------------------------------- */
+
+static sds jsonString(sds out, const char *s, size_t len, int quoted) {
+    out = sdscat(out, "\"");
+    if (quoted) {
+        sds repr = sdscatrepr(sdsempty(), s, len);
+        for (size_t i = 1; i + 1 < sdslen(repr); i++) /* without repr's own quotes */
+            out = repr[i] == '\\' ? sdscat(out, "\\\\") : sdscatlen(out, repr + i, 1);
+        sdsfree(repr);
+        return sdscat(out, "\"");
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': out = sdscat(out, "\\\""); break;
+        case '\\': out = sdscat(out, "\\\\"); break;
+        case '\n': out = sdscat(out, "\\n"); break;
+        case '\r': out = sdscat(out, "\\r"); break;
+        case '\t': out = sdscat(out, "\\t"); break;
+        case '\b': out = sdscat(out, "\\b"); break;
+        case '\f': out = sdscat(out, "\\f"); break;
+        default:
+            if (c < 0x20) out = sdscatprintf(out, "\\u%04x", c);
+            else out = sdscatlen(out, s + i, 1);
+        }
+    }
+    return sdscat(out, "\"");
+}
+
+static int isStringReply(rcReplyType t) {
+    return t == RC_REPLY_STATUS || t == RC_REPLY_BULK || t == RC_REPLY_VERBATIM;
+}
+
+static sds formatJSON(sds out, const rcReply *r, int quoted);
+
+static sds formatJSONKey(sds out, const rcReply *key, int quoted) {
+    if (isStringReply(key->type) || key->type == RC_REPLY_ERROR) return formatJSON(out, key, quoted);
+    out = sdscat(out, "\"");
+    out = formatJSON(out, key, quoted);
+    return sdscat(out, "\"");
+}
+
+static sds formatJSON(sds out, const rcReply *r, int quoted) {
+    switch (r->type) {
+    case RC_REPLY_ERROR:
+        out = sdscat(out, "error:");
+        return jsonString(out, r->str, r->len, quoted);
+    case RC_REPLY_STATUS:
+    case RC_REPLY_BULK:
+    case RC_REPLY_VERBATIM: return jsonString(out, r->str, r->len, quoted);
+    case RC_REPLY_DOUBLE:
+    case RC_REPLY_BIGNUM: return sdscatlen(out, r->str, r->len);
+    case RC_REPLY_INTEGER: return sdscatprintf(out, "%lld", r->integer);
+    case RC_REPLY_BOOL: return sdscat(out, r->integer ? "true" : "false");
+    case RC_REPLY_NIL:
+    case RC_REPLY_NULL: return sdscat(out, "null");
+    case RC_REPLY_MAP:
+        out = sdscat(out, "{");
+        for (size_t i = 0; i + 1 < r->elements; i += 2) {
+            if (i > 0) out = sdscat(out, ",");
+            out = formatJSONKey(out, r->element[i], quoted);
+            out = sdscat(out, ":");
+            out = formatJSON(out, r->element[i + 1], quoted);
+        }
+        return sdscat(out, "}");
+    default:
+        out = sdscat(out, "[");
+        for (size_t i = 0; i < r->elements; i++) {
+            if (i > 0) out = sdscat(out, ",");
+            out = formatJSON(out, r->element[i], quoted);
+        }
+        return sdscat(out, "]");
+    }
+}
+
+sds cliFormatJSON(const rcReply *r, int quoted) { return formatJSON(sdsempty(), r, quoted); }
+
 /* ---- reports printed as they are ------------------------------------------------ */
 
 static int is(const char *arg, const char *name) { return strcasecmp(arg, name) == 0; }
@@ -212,6 +296,10 @@ sds cliFormatReply(const rcReply *r, cliOutputMode mode, const char *elem_delim,
     case CLI_OUT_TTY: return cliFormatTTY(r, "");
     case CLI_OUT_CSV:
         out = cliFormatCSV(r);
+        return sdscat(out, "\n");
+    case CLI_OUT_JSON:
+    case CLI_OUT_QUOTED_JSON:
+        out = cliFormatJSON(r, mode == CLI_OUT_QUOTED_JSON);
         return sdscat(out, "\n");
     default:
         out = cliFormatRaw(r, elem_delim);

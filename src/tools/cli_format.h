@@ -1,5 +1,5 @@
 /* cli_format.h -- how redis-cli prints a reply: the human ("TTY") format,
- * the raw format scripts read, and CSV.
+ * the raw format scripts read, CSV and JSON (--json, --quoted-json).
  *
  * The three formats reproduce Redis 7's redis-cli byte for byte (they are
  * what shell scripts parse), with two deliberate supersets: RESP3 big
@@ -14,9 +14,9 @@
 #include "rclient.h"
 #include "sds.h"
 
-typedef enum cliOutputMode { CLI_OUT_TTY, CLI_OUT_RAW, CLI_OUT_CSV } cliOutputMode;
+typedef enum cliOutputMode { CLI_OUT_TTY, CLI_OUT_RAW, CLI_OUT_CSV, CLI_OUT_JSON, CLI_OUT_QUOTED_JSON } cliOutputMode;
 
-/* One whole reply, ready to write: TTY and CSV end with "\n"; raw ends with
+/* One whole reply, ready to write: TTY, CSV and JSON end with "\n"; raw ends with
  * resp_delim (-D, default "\n") and separates the elements of aggregates
  * with elem_delim (-d, default "\n"). */
 sds cliFormatReply(const rcReply *r, cliOutputMode mode, const char *elem_delim, const char *resp_delim);
@@ -30,5 +30,7 @@ int cliPrintsVerbatim(int argc, char **argv);
 sds cliFormatTTY(const rcReply *r, const char *prefix);
 sds cliFormatRaw(const rcReply *r, const char *elem_delim);
 sds cliFormatCSV(const rcReply *r);
+/* quoted: --quoted-json, strings in the ASCII-safe quoted form. */
+sds cliFormatJSON(const rcReply *r, int quoted);
 
 #endif

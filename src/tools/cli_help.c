@@ -7,10 +7,18 @@
  * (no handler, no server.h, no command table).
  *
  * That list (one level of subcommands) is flattened once into helpEntry
- * records: "GET", "CONFIG GET", ... with the group, "since", summary and
- * argument hint; subcommands inherit the group and the version of their
- * container unless they name their own. Entries are sorted by name so HELP
- * @group and completion list commands alphabetically.
+ * records: "CONFIG", "CONFIG GET", "GET", ... with the group, "since",
+ * summary and argument hint; subcommands inherit the group and the version
+ * of their container unless they name their own. Then come the Redis 7.0
+ * commands commands.def lacks (cli_help_extra.c, generated from a Redis 7.0
+ * server's COMMAND DOCS by utils/gen-cli-extra-help.py), minus any name
+ * already there, so HELP, hints and completion cover all of Redis 7.0 and
+ * a command declared in commands.def wins. Entries are sorted by name so
+ * HELP @group and completion list commands alphabetically.
+ *
+ * Completion (as Redis's redis-cli): the candidates are the names as the
+ * table spells them ("hgeta<tab>" gives "HGETALL"), after "help " the
+ * @groups first; each candidate is shown with its hint.
  *
  * Hints: after "cmd " the argument hint is shown, minus one leading word for
  * each argument already typed while those words are plain required
@@ -25,6 +33,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli_help_extra.h"
 #include "sds.h"
 
 /* ---- the command list ------------------------------------------------------------ */
@@ -85,9 +94,10 @@ static helpEntry *entries;
 static size_t entryCount;
 static int hintsEnabled = 1;
 
+/* Sorted: "help <tab>" offers them in this order, before the commands. */
 static const char *knownGroups[] = {
-    "generic", "string", "list", "set", "sorted-set", "hash", "pubsub", "transactions",
-    "connection", "server", "scripting", "hyperloglog", "cluster", "geo", "stream", "bitmap",
+    "bitmap", "cluster", "connection", "generic", "geo", "hash", "hyperloglog", "list",
+    "pubsub", "scripting", "server", "set", "sorted-set", "stream", "string", "transactions",
 };
 #define KNOWN_GROUPS (sizeof(knownGroups) / sizeof(knownGroups[0]))
 
@@ -106,18 +116,40 @@ static int compareEntries(const void *a, const void *b) {
     return strcmp(((const helpEntry *)a)->name, ((const helpEntry *)b)->name);
 }
 
+static int hasEntry(const char *name) {
+    for (size_t i = 0; i < entryCount; i++)
+        if (strcasecmp(entries[i].name, name) == 0) return 1;
+    return 0;
+}
+
+static void addExtraEntry(const cliExtraDoc *doc) {
+    helpEntry *e = &entries[entryCount++];
+    e->name = sdsnew(doc->name);
+    e->words = strchr(doc->name, ' ') ? 2 : 1;
+    e->group = doc->group;
+    e->since = doc->since;
+    e->summary = doc->summary;
+    e->args = doc->args;
+}
+
+/* commands.def first (containers too, as Redis lists them), then the
+ * generated Redis 7.0 entries commands.def does not have. */
 void cliHelpInit(void) {
+    if (entries) return;
     size_t n = 0;
     for (const commandDoc *c = commandDocs; c->name; c++) {
         n++;
         for (const commandDoc *s = c->subcommands; s && s->name; s++) n++;
     }
+    for (const cliExtraDoc *x = cliExtraDocs; x->name; x++) n++;
     entries = calloc(n, sizeof(*entries));
     if (!entries) return;
     for (const commandDoc *c = commandDocs; c->name; c++) {
-        if (!c->subcommands) addEntry(c, NULL);
+        addEntry(c, NULL);
         for (const commandDoc *s = c->subcommands; s && s->name; s++) addEntry(s, c);
     }
+    for (const cliExtraDoc *x = cliExtraDocs; x->name; x++)
+        if (!hasEntry(x->name)) addExtraEntry(x);
     qsort(entries, entryCount, sizeof(*entries), compareEntries);
 }
 
@@ -178,28 +210,24 @@ void cliHelpCommand(int argc, char **argv, const char *version) {
     sds asked = sdsnew(argv[1]);
     for (int i = 2; i < argc; i++) asked = sdscatprintf(asked, " %s", argv[i]);
     size_t alen = sdslen(asked);
-    int found = 0;
     for (size_t i = 0; i < entryCount; i++) {
         const char *name = entries[i].name;
         /* "help config" lists every CONFIG subcommand. */
         if (strcasecmp(name, asked) == 0 || (strncasecmp(name, asked, alen) == 0 && name[alen] == ' ')) {
             printEntry(&entries[i], 1);
-            found = 1;
         }
     }
-    if (found) printf("\r\n");
+    printf("\r\n"); /* even when nothing matched, as Redis's */
     sdsfree(asked);
 }
 
 /* ---- completion ----------------------------------------------------------------- */
 
-static void addCased(leCompletions *lc, const char *typed, size_t keep, const char *word) {
-    sds line = sdsnewlen(typed, keep);
-    sds w = sdsnew(word);
-    if (islower((unsigned char)typed[keep])) sdstolower(w);
-    line = sdscatsds(line, w);
+/* A candidate is the typed prefix kept (e.g. "help ") followed by the name
+ * as the table spells it: "hgeta<tab>" becomes "HGETALL", as in Redis. */
+static void addCandidate(leCompletions *lc, const char *typed, size_t keep, const char *word) {
+    sds line = sdscat(sdsnewlen(typed, keep), word);
     leAddCompletion(lc, line);
-    sdsfree(w);
     sdsfree(line);
 }
 
@@ -212,13 +240,13 @@ void cliCompletion(const char *buf, leCompletions *lc) {
         for (size_t i = 0; i < KNOWN_GROUPS; i++) {
             char g[32];
             snprintf(g, sizeof(g), "@%s", knownGroups[i]);
-            if (strncasecmp(g, topic, tlen) == 0) addCased(lc, buf, keep, g);
+            if (strncasecmp(g, topic, tlen) == 0) addCandidate(lc, buf, keep, g);
         }
     }
     const char *typed = buf + keep;
     size_t tlen = len - keep;
     for (size_t i = 0; i < entryCount; i++)
-        if (strncasecmp(entries[i].name, typed, tlen) == 0) addCased(lc, buf, keep, entries[i].name);
+        if (strncasecmp(entries[i].name, typed, tlen) == 0) addCandidate(lc, buf, keep, entries[i].name);
 }
 
 /* ---- hints --------------------------------------------------------------------------- */

@@ -1,5 +1,6 @@
 /* cli_modes.c -- redis-cli's special modes: --pipe, --scan, --bigkeys and
- * --memkeys, --stat, --latency (and -history / -dist).
+ * --memkeys, --stat, --latency (and -history / -dist), and
+ * --intrinsic-latency, the one that needs no server.
  *
  * Each mode runs on the connection main() opened and returns the process
  * exit status. The texts they print (pipe summary, bigkeys summary,
@@ -12,9 +13,11 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -446,4 +449,56 @@ int cliLatencyMode(void) {
         }
         cliSleepSeconds(0.01);
     }
+}
+
+/* ---- --intrinsic-latency --------------------------------------------------------- */
+
+static volatile sig_atomic_t intrinsicStop;
+
+static void stopIntrinsic(int sig) {
+    (void)sig;
+    intrinsicStop = 1;
+}
+
+static long long usNow(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+/* A little work between two clock readings, so a run measures the time the
+ * process was kept off the CPU rather than the clock call alone. */
+static unsigned long long busyWork(unsigned long long x) {
+    for (int i = 0; i < 64; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    return x;
+}
+
+/* Measures how late the process gets to run with no server involved: the
+ * longest gap seen is printed each time it grows, then a summary (Redis's
+ * lines). Ends after `seconds` or at ctrl-c. */
+int cliIntrinsicLatencyMode(long long seconds) {
+    signal(SIGINT, stopIntrinsic);
+    long long start = usNow(), end = start + seconds * 1000000, max_latency = 0, runs = 0, now = start;
+    volatile unsigned long long sink = 1;
+    while (!intrinsicStop && now < end) {
+        long long before = usNow();
+        sink = busyWork(sink);
+        now = usNow();
+        long long latency = now - before;
+        runs++;
+        if (latency > max_latency) {
+            max_latency = latency;
+            printf("Max latency so far: %lld microseconds.\n", max_latency);
+            fflush(stdout);
+        }
+    }
+    double avg_us = runs ? (double)(now - start) / (double)runs : 0;
+    printf("\n%lld total runs (avg latency: %.4f microseconds / %.2f nanoseconds per run).\n", runs, avg_us,
+           avg_us * 1000);
+    printf("Worst run took %.0fx longer than the average latency.\n", avg_us > 0 ? (double)max_latency / avg_us : 0);
+    return 0;
 }

@@ -21,10 +21,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -239,9 +241,17 @@ int leHistorySetMaxLen(int len) {
     return 1;
 }
 
+/* The file holds what was typed, passwords aside: owner-only (0600), even
+ * when it existed with wider permissions. */
 int leHistorySave(const char *path) {
-    FILE *fp = fopen(path, "w");
-    if (!fp) return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, S_IRUSR | S_IWUSR);
+    if (fd == -1) return -1;
+    fchmod(fd, S_IRUSR | S_IWUSR);
+    FILE *fp = fdopen(fd, "w");
+    if (!fp) {
+        close(fd);
+        return -1;
+    }
     for (int i = 0; i < historyLen; i++) fprintf(fp, "%s\n", history[i]);
     fclose(fp);
     return 0;
@@ -325,8 +335,8 @@ static int readByte(char *c) {
     }
 }
 
-/* Shows the candidates one by one on each tab; escape restores the typed
- * line. Returns the key that ended the cycle (to be processed by the caller)
+/* Shows the candidates one by one on each tab, each with its hint; escape
+ * restores the typed line. Returns the key that ended the cycle (to be processed by the caller)
  * or 0 when it was consumed. */
 static int completeLine(editState *e) {
     leCompletions lc = {0, NULL};
@@ -341,7 +351,9 @@ static int completeLine(editState *e) {
     for (;;) {
         if (i < lc.len) {
             size_t n = strlen(lc.items[i]);
-            drawLine(e->prompt, lc.items[i], n, n, NULL);
+            char *hint = hintFn ? hintFn(lc.items[i]) : NULL;
+            drawLine(e->prompt, lc.items[i], n, n, hint);
+            free(hint);
         } else {
             refreshLine(e);
         }

@@ -1,17 +1,32 @@
 /* redis-benchmark.c -- measures a server's throughput and latency with many
  * parallel clients, command-line compatible with Redis's redis-benchmark.
  *
- *   redis-benchmark [-h host] [-p port | -s socket] [-c clients] [-n requests]
- *                   [-P pipeline] [-t tests] [-q | --csv] [COMMAND ARGS...]
+ *   redis-benchmark [-h host] [-p port | -s socket | -u uri] [-c clients]
+ *                   [-n requests] [-P pipeline] [--threads N] [-t tests]
+ *                   [-q | --csv] [-I] [-x] [--enable-tracking] [COMMAND ARGS...]
  *
  * Design decisions:
- *  - One thread, one ae event loop, -c non-blocking connections. A client
- *    sends a batch of -P requests, waits for all the replies, and sends the
- *    next batch straight from its read handler (no extra loop iteration).
+ *  - Workers: one ae event loop each, and the -c non-blocking connections
+ *    dealt out among them (client i to worker i % N). Without --threads one
+ *    worker runs on the main thread; with --threads N each of N workers
+ *    runs on its own thread, because one load generator thread saturates
+ *    its core before a server does. The workers share only the request
+ *    counts (atomics, added to once per read, not per reply) and the flag
+ *    that a test failed; each keeps its own histogram, merged when the test
+ *    ends, so the reports are the same whatever N.
+ *  - A client sends a batch of -P requests, waits for all the replies, and
+ *    sends the next batch straight from its read handler (no extra loop
+ *    iteration); a worker's loop stops when none of its clients has
+ *    anything left to send.
  *    Each reply's latency is measured from the start of its batch, as
  *    Redis's tool does, so figures are comparable.
- *  - Exactly -n requests are sent: the last batches shrink as needed, so
- *    INFO commandstats on the server shows exactly -n calls.
+ *  - Exactly -n requests are sent: batches are claimed from one shared
+ *    count and the last ones shrink as needed, so INFO commandstats on the
+ *    server shows exactly -n calls, threads or not.
+ *  - -I opens the connections and waits; -x makes stdin the custom
+ *    command's last argument; -u takes redis-cli's URI form;
+ *    --enable-tracking sends CLIENT TRACKING on with each connection's
+ *    setup.
  *  - No allocation per request: each test's command is formatted once, a
  *    client's buffer holds -P copies of it, and "__rand_int__" (12 bytes)
  *    is overwritten in place with a 12-digit random number before each
@@ -34,7 +49,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +93,10 @@ static struct config {
     int csv;
     int loop;
     int precision;          /* decimals of latencies in the full report; 0 = 3 */
+    int threads;            /* --threads: 0 = one event loop on the main thread */
+    int idle;               /* -I: open the connections and wait */
+    int stdin_lastarg;      /* -x: stdin is the custom command's last argument */
+    int tracking;           /* --enable-tracking */
     sds tests;              /* -t as ",a,b,c," lowercased, or NULL for all */
     int custom_argc;        /* a command given after the options */
     char **custom_argv;
@@ -87,7 +108,10 @@ static struct config {
 
 /* ---- the state of one test --------------------------------------------------------- */
 
+struct benchWorker;
+
 typedef struct benchClient {
+    struct benchWorker *worker;
     rcConn *conn;
     char *req;              /* `pipeline` copies of the command */
     int own_req;            /* req is this client's (it has placeholders) */
@@ -97,24 +121,35 @@ typedef struct benchClient {
     uint64_t start_us;      /* when the batch started */
 } benchClient;
 
-static struct run {
+/* One event loop and its share of the clients (client i belongs to worker
+ * i % workers); with --threads each worker runs on a thread of its own. */
+typedef struct benchWorker {
     aeEventLoop *el;
+    benchClient *clients;
+    long long nclients;
+    long long idle;         /* clients with nothing left to send */
+    benchHist hist;         /* merged into run.hist at the end of a test */
+    uint64_t rng;
+    pthread_t thread;
+} benchWorker;
+
+static struct run {
+    benchWorker *workers;
+    int nworkers;
     const char *title;
     sds cmd;                /* one command, formatted */
     size_t *randpos;        /* placeholder offsets within cmd */
     size_t nrand;
     char *shared_req;       /* `pipeline` copies of cmd, for commands without placeholders */
-    benchClient *clients;
-    long long nclients;
-    long long issued, done;
+    _Atomic long long issued, done; /* shared by the workers */
+    _Atomic uint64_t sum_us;        /* of the latencies done, for the progress line */
     uint64_t start_us, end_us;
-    benchHist hist;
+    benchHist hist;                 /* the workers' histograms merged */
     long long progress_timer;
     long long last_done;
-    uint64_t last_tick_us, last_sum_us, last_count;
+    uint64_t last_tick_us, last_sum_us;
     size_t progress_width;
-    int failed;             /* a connection broke: abort the test */
-    uint64_t rng;
+    atomic_int failed;      /* a connection broke: abort the test */
 } run;
 
 /* ---- small helpers -------------------------------------------------------------------- */
@@ -129,12 +164,12 @@ static void fatal(const char *fmt, ...) {
     exit(1);
 }
 
-static uint64_t nextRandom(void) {
+static uint64_t nextRandom(benchWorker *w) {
     /* xorshift64*: fast, and good enough to spread keys */
-    run.rng ^= run.rng >> 12;
-    run.rng ^= run.rng << 25;
-    run.rng ^= run.rng >> 27;
-    return run.rng * 2685821657736338717ULL;
+    w->rng ^= w->rng >> 12;
+    w->rng ^= w->rng << 25;
+    w->rng ^= w->rng >> 27;
+    return w->rng * 2685821657736338717ULL;
 }
 
 static double usToMs(uint64_t us) {
@@ -189,6 +224,10 @@ static rcConn *openClientConnection(void) {
     if (cfg.password) {
         const char *auth[3];
         setupCommand(c, authArgv(auth), auth);
+    }
+    if (cfg.tracking) {
+        const char *tracking[] = { "CLIENT", "TRACKING", "on" };
+        setupCommand(c, 3, tracking);
     }
     if (cfg.dbnum) {
         char db[24];
@@ -250,8 +289,8 @@ static char *repeatCommand(void) {
 }
 
 /* 12 decimal digits of a random number below -r, written over a placeholder. */
-static void writeRandom(char *dst) {
-    uint64_t v = nextRandom() % (uint64_t)cfg.keyspace;
+static void writeRandom(benchWorker *w, char *dst) {
+    uint64_t v = nextRandom(w) % (uint64_t)cfg.keyspace;
     for (int i = RAND_PLACEHOLDER_LEN - 1; i >= 0; i--) {
         dst[i] = (char)('0' + v % 10);
         v /= 10;
@@ -261,7 +300,7 @@ static void writeRandom(char *dst) {
 static void randomizeBatch(benchClient *bc, long long batch) {
     size_t len = sdslen(run.cmd);
     for (long long i = 0; i < batch; i++)
-        for (size_t j = 0; j < run.nrand; j++) writeRandom(bc->req + (size_t)i * len + run.randpos[j]);
+        for (size_t j = 0; j < run.nrand; j++) writeRandom(bc->worker, bc->req + (size_t)i * len + run.randpos[j]);
 }
 
 /* ---- the event loop side -------------------------------------------------------------- */
@@ -272,7 +311,7 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask);
 static void abortTest(const char *why, benchClient *bc) {
     if (!run.failed) fprintf(stderr, "Error: %s (%s)\n", why, bc && bc->conn->errstr[0] ? bc->conn->errstr : strerror(errno));
     run.failed = 1;
-    aeStop(run.el);
+    if (bc) aeStop(bc->worker->el);
 }
 
 /* Writes what the socket accepts; arms the writable event if it is full. */
@@ -284,24 +323,30 @@ static void writeBatch(benchClient *bc) {
         } else if (n == -1 && errno == EINTR) {
             continue;
         } else if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!(aeGetFileEvents(run.el, bc->conn->fd) & AE_WRITABLE))
-                aeCreateFileEvent(run.el, bc->conn->fd, AE_WRITABLE, writeHandler, bc);
+            if (!(aeGetFileEvents(bc->worker->el, bc->conn->fd) & AE_WRITABLE))
+                aeCreateFileEvent(bc->worker->el, bc->conn->fd, AE_WRITABLE, writeHandler, bc);
             return;
         } else {
             abortTest("writing to the server failed", bc);
             return;
         }
     }
-    if (aeGetFileEvents(run.el, bc->conn->fd) & AE_WRITABLE)
-        aeDeleteFileEvent(run.el, bc->conn->fd, AE_WRITABLE);
+    if (aeGetFileEvents(bc->worker->el, bc->conn->fd) & AE_WRITABLE)
+        aeDeleteFileEvent(bc->worker->el, bc->conn->fd, AE_WRITABLE);
 }
 
-/* Starts the next batch, or leaves the client idle when all are issued. */
+/* Starts the next batch, claimed from the shared count so that exactly -n
+ * requests are sent whatever the threads; when none is left the client
+ * goes idle, and the worker's loop stops with its last client. */
 static void startBatch(benchClient *bc) {
-    long long batch = cfg.requests - run.issued;
-    if (batch <= 0) return;
+    long long claimed = atomic_fetch_add(&run.issued, cfg.pipeline);
+    long long batch = cfg.requests - claimed;
+    if (batch <= 0) {
+        benchWorker *w = bc->worker;
+        if (++w->idle == w->nclients) aeStop(w->el);
+        return;
+    }
     if (batch > cfg.pipeline) batch = cfg.pipeline;
-    run.issued += batch;
     if (run.nrand) randomizeBatch(bc, batch);
     bc->req_len = sdslen(run.cmd) * (size_t)batch;
     bc->written = 0;
@@ -316,16 +361,25 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
 }
 
 static void attachClient(benchClient *bc) {
-    if (aeCreateFileEvent(run.el, bc->conn->fd, AE_READABLE, readHandler, bc) == AE_ERR)
+    if (aeCreateFileEvent(bc->worker->el, bc->conn->fd, AE_READABLE, readHandler, bc) == AE_ERR)
         fatal("Cannot watch a connection: %s (raise the open files limit?)", strerror(errno));
 }
 
 /* -k 0: a new connection for every batch. */
 static void reconnect(benchClient *bc) {
-    aeDeleteFileEvent(run.el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+    aeDeleteFileEvent(bc->worker->el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
     rcFree(bc->conn);
     bc->conn = openClientConnection();
     attachClient(bc);
+}
+
+/* The replies of one read go into the shared counts at once: one atomic
+ * addition per read, not per reply. The test ends with the -n-th reply. */
+static void countDone(long long n, uint64_t latency_sum) {
+    if (n == 0) return;
+    atomic_fetch_add(&run.sum_us, latency_sum);
+    long long before = atomic_fetch_add(&run.done, n);
+    if (before < cfg.requests && before + n >= cfg.requests) run.end_us = aeMonotonicUs();
 }
 
 /* Consumes complete replies; 1 when the batch is finished. */
@@ -333,13 +387,15 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
     rcReplyType type;
     char errbuf[128];
     int rc;
+    long long n = 0;
     while (bc->pending > 0 && (rc = rcParserSkipReply(bc->conn->parser, &type, errbuf, sizeof(errbuf))) == 1) {
         if (type == RC_REPLY_PUSH) continue; /* out-of-band (RESP3) */
         if (type == RC_REPLY_ERROR) serverErrorExit(errbuf);
-        benchHistRecord(&run.hist, now - bc->start_us);
+        benchHistRecord(&bc->worker->hist, now - bc->start_us);
         bc->pending--;
-        run.done++;
+        n++;
     }
+    countDone(n, (uint64_t)n * (now - bc->start_us));
     if (bc->pending > 0 && rcParserError(bc->conn->parser)) {
         snprintf(bc->conn->errstr, sizeof(bc->conn->errstr), "%s", rcParserError(bc->conn->parser));
         abortTest("bad reply from the server", bc);
@@ -351,6 +407,10 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
 static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
     (void)mask;
     benchClient *bc = data;
+    if (run.failed) { /* another worker's connection broke */
+        aeStop(el);
+        return;
+    }
     size_t avail;
     char *space = rcParserSpace(bc->conn->parser, READ_CHUNK, &avail);
     if (space == NULL) fatal("Out of memory");
@@ -363,12 +423,7 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
     }
     rcParserCommit(bc->conn->parser, (size_t)n);
     if (!consumeReplies(bc, aeMonotonicUs())) return;
-    if (run.done >= cfg.requests) {
-        run.end_us = aeMonotonicUs();
-        aeStop(el);
-        return;
-    }
-    if (!cfg.keepalive) reconnect(bc);
+    if (!cfg.keepalive && run.issued < cfg.requests) reconnect(bc);
     startBatch(bc);
 }
 
@@ -385,22 +440,24 @@ static int progressTimer(aeEventLoop *el, long long id, void *data) {
     uint64_t now = aeMonotonicUs();
     double since_tick = (double)(now - run.last_tick_us) / 1e6;
     double since_start = (double)(now - run.start_us) / 1e6;
-    uint64_t count = run.hist.count - run.last_count;
-    double rps = since_tick > 0 ? (double)(run.done - run.last_done) / since_tick : 0;
-    double overall = since_start > 0 ? (double)run.done / since_start : 0;
-    double avg = count ? usToMs(run.hist.sum_us - run.last_sum_us) / (double)count : 0;
+    long long done = run.done;
+    uint64_t sum_us = run.sum_us;
+    long long count = done - run.last_done;
+    double rps = since_tick > 0 ? (double)count / since_tick : 0;
+    double overall = since_start > 0 ? (double)done / since_start : 0;
+    double avg = count ? usToMs(sum_us - run.last_sum_us) / (double)count : 0;
+    double overall_avg = done ? usToMs(sum_us) / (double)done : 0;
     char line[512];
     int len = snprintf(line, sizeof(line), "%s: rps=%.1f (overall: %.1f) avg_msec=%.3f (overall: %.3f)",
-                       run.title, rps, overall, avg, usToMs((uint64_t)benchHistAverage(&run.hist)));
+                       run.title, rps, overall, avg, overall_avg);
     if (len < 0) len = 0;
     if ((size_t)len >= sizeof(line)) len = (int)sizeof(line) - 1;
     printf("\r%-*s", (int)run.progress_width, line);
     if ((size_t)len > run.progress_width) run.progress_width = (size_t)len;
     fflush(stdout);
     run.last_tick_us = now;
-    run.last_done = run.done;
-    run.last_count = run.hist.count;
-    run.last_sum_us = run.hist.sum_us;
+    run.last_done = done;
+    run.last_sum_us = sum_us;
     return PROGRESS_INTERVAL_MS;
 }
 
@@ -478,7 +535,8 @@ static void reportFull(void) {
     printf("  keep alive: %d\n", cfg.keepalive);
     if (server_save) printf("  host configuration \"save\": %s\n", server_save);
     if (server_appendonly) printf("  host configuration \"appendonly\": %s\n", server_appendonly);
-    printf("  multi-thread: no\n\n");
+    if (cfg.threads > 0) printf("  multi-thread: yes\n  threads: %d\n\n", cfg.threads);
+    else printf("  multi-thread: no\n\n");
     reportPercentiles(prec);
     reportCumulative(prec);
     printf("Summary:\n");
@@ -493,12 +551,20 @@ static void reportFull(void) {
 
 /* ---- running one test -------------------------------------------------------------------- */
 
+/* Connects every client and deals them out to the workers. */
 static void createClients(void) {
-    run.nclients = cfg.clients;
-    run.clients = zcalloc(sizeof(benchClient) * (size_t)run.nclients);
     run.shared_req = run.nrand ? NULL : repeatCommand();
-    for (long long i = 0; i < run.nclients; i++) {
-        benchClient *bc = &run.clients[i];
+    for (int t = 0; t < run.nworkers; t++) {
+        benchWorker *w = &run.workers[t];
+        w->nclients = cfg.clients / run.nworkers + (t < cfg.clients % run.nworkers);
+        w->clients = w->nclients ? zcalloc(sizeof(benchClient) * (size_t)w->nclients) : NULL;
+        w->idle = 0;
+        benchHistReset(&w->hist);
+    }
+    for (long long i = 0; i < cfg.clients; i++) {
+        benchWorker *w = &run.workers[i % run.nworkers];
+        benchClient *bc = &w->clients[i / run.nworkers];
+        bc->worker = w;
         bc->conn = openClientConnection();
         bc->own_req = run.nrand > 0;
         bc->req = bc->own_req ? repeatCommand() : run.shared_req;
@@ -507,35 +573,58 @@ static void createClients(void) {
 }
 
 static void freeClients(void) {
-    for (long long i = 0; i < run.nclients; i++) {
-        benchClient *bc = &run.clients[i];
-        aeDeleteFileEvent(run.el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
-        rcFree(bc->conn);
-        if (bc->own_req) zfree(bc->req);
+    for (int t = 0; t < run.nworkers; t++) {
+        benchWorker *w = &run.workers[t];
+        for (long long i = 0; i < w->nclients; i++) {
+            benchClient *bc = &w->clients[i];
+            aeDeleteFileEvent(w->el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+            rcFree(bc->conn);
+            if (bc->own_req) zfree(bc->req);
+        }
+        zfree(w->clients);
+        w->clients = NULL;
+        w->nclients = 0;
     }
-    zfree(run.clients);
     zfree(run.shared_req);
-    run.clients = NULL;
     run.shared_req = NULL;
-    run.nclients = 0;
+}
+
+/* One worker's part of a test: start its clients, then serve them until
+ * each has nothing left to send (or the test failed). */
+static void *workerMain(void *arg) {
+    benchWorker *w = arg;
+    for (long long i = 0; i < w->nclients && !run.failed; i++) startBatch(&w->clients[i]);
+    if (!run.failed && w->idle < w->nclients) aeMain(w->el);
+    return NULL;
+}
+
+/* Worker 0 runs on the calling thread (and alone without --threads). */
+static void runWorkers(void) {
+    for (int t = 1; t < run.nworkers; t++)
+        if (pthread_create(&run.workers[t].thread, NULL, workerMain, &run.workers[t]) != 0)
+            fatal("Cannot start a thread: %s", strerror(errno));
+    workerMain(&run.workers[0]);
+    for (int t = 1; t < run.nworkers; t++) pthread_join(run.workers[t].thread, NULL);
+    benchHistReset(&run.hist);
+    for (int t = 0; t < run.nworkers; t++) benchHistMerge(&run.hist, &run.workers[t].hist);
 }
 
 /* Runs the prepared command (run.cmd) as a test called title. */
 static void runTest(const char *title) {
     run.title = title;
     run.issued = run.done = 0;
+    run.sum_us = 0;
     run.failed = 0;
-    benchHistReset(&run.hist);
     createClients();
     run.start_us = run.last_tick_us = aeMonotonicUs();
     run.end_us = 0;
     run.last_done = 0;
-    run.last_count = run.last_sum_us = 0;
-    run.progress_timer = cfg.tty && !cfg.csv ? aeCreateTimeEvent(run.el, PROGRESS_INTERVAL_MS, progressTimer, NULL, NULL) : -1;
-    for (long long i = 0; i < run.nclients && !run.failed; i++) startBatch(&run.clients[i]);
-    if (!run.failed && run.done < cfg.requests) aeMain(run.el);
+    run.last_sum_us = 0;
+    aeEventLoop *el0 = run.workers[0].el;
+    run.progress_timer = cfg.tty && !cfg.csv ? aeCreateTimeEvent(el0, PROGRESS_INTERVAL_MS, progressTimer, NULL, NULL) : -1;
+    runWorkers();
     if (run.end_us == 0) run.end_us = aeMonotonicUs();
-    if (run.progress_timer != -1) aeDeleteTimeEvent(run.el, run.progress_timer);
+    if (run.progress_timer != -1) aeDeleteTimeEvent(el0, run.progress_timer);
     freeClients();
     sdsfree(run.cmd);
     run.cmd = NULL;
@@ -614,14 +703,45 @@ static void runDefaultTests(void) {
     sdsfree(data);
 }
 
+/* -I: the connections are opened and kept, nothing is sent; the count is
+ * redrawn every PROGRESS_INTERVAL_MS until the process is stopped. */
+static void idleMode(void) __attribute__((noreturn));
+static void idleMode(void) {
+    printf("Creating %lld idle connections and waiting forever (Ctrl+C when done)\n", cfg.clients);
+    fflush(stdout);
+    rcConn **conns = zcalloc(sizeof(rcConn *) * (size_t)cfg.clients);
+    long long opened = 0;
+    for (; opened < cfg.clients; opened++) conns[opened] = openClientConnection();
+    for (;;) {
+        printf("clients: %lld\r", opened);
+        fflush(stdout);
+        usleep(PROGRESS_INTERVAL_MS * 1000);
+    }
+}
+
+/* -x: everything on stdin becomes one more argument of the custom command
+ * (not of its title, as in Redis's tool). */
+static void readStdinArgument(void) {
+    sds arg = sdsempty();
+    char buf[16384];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) arg = sdscatlen(arg, buf, n);
+    char **argv = zmalloc(sizeof(char *) * (size_t)(cfg.custom_argc + 1));
+    for (int i = 0; i < cfg.custom_argc; i++) argv[i] = cfg.custom_argv[i];
+    argv[cfg.custom_argc] = arg;
+    cfg.custom_argv = argv;
+    cfg.custom_argc++;
+}
+
 static void runCustomCommand(void) {
-    sds title = sdsjoin(cfg.custom_argv, cfg.custom_argc, " ");
+    sds title = sdsjoin(cfg.custom_argv, cfg.custom_argc - (cfg.stdin_lastarg ? 1 : 0), " ");
     runArgs(title, cfg.custom_argc, (const char **)cfg.custom_argv);
     sdsfree(title);
 }
 
 /* ---- options ------------------------------------------------------------------------------ */
 
+/* Redis 7.0's text for the options this tool has (no --cluster, no TLS). */
 static void usage(FILE *out) {
     fprintf(out,
 "Usage: redis-benchmark [OPTIONS] [COMMAND ARGS...]\n"
@@ -632,17 +752,25 @@ static void usage(FILE *out) {
 " -s <socket>        Server socket (overrides host and port)\n"
 " -a <password>      Password for Redis Auth\n"
 " --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
+" -u <uri>           Server URI.\n"
 " -c <clients>       Number of parallel connections (default 50)\n"
 " -n <requests>      Total number of requests (default 100000)\n"
 " -d <size>          Data size of SET/GET value in bytes (default 3)\n"
 " --dbnum <db>       SELECT the specified db number (default 0)\n"
 " -3                 Start session in RESP3 protocol mode.\n"
-" --threads <num>    Accepted for compatibility; this tool uses one thread.\n"
+" --threads <num>    Enable multi-thread mode.\n"
+" --enable-tracking  Send CLIENT TRACKING on before starting benchmark.\n"
 " -k <boolean>       1=keep alive 0=reconnect (default 1)\n"
 " -r <keyspacelen>   Use random keys for SET/GET/INCR, random values for SADD,\n"
-"                    random members and scores for ZADD. Every __rand_int__ in\n"
-"                    an argument becomes a 12-digit number from 0 to\n"
-"                    keyspacelen-1, different for every request.\n"
+"                    random members and scores for ZADD.\n"
+"                    Using this option the benchmark will expand the string\n"
+"                    __rand_int__ inside an argument with a 12 digits number in\n"
+"                    the specified range from 0 to keyspacelen-1. The\n"
+"                    substitution changes every time a command is executed.\n"
+"                    Default tests use this to hit random keys in the specified\n"
+"                    range.\n"
+"                    Note: If -r is omitted, all commands in a benchmark will\n"
+"                    use the same key.\n"
 " -P <numreq>        Pipeline <numreq> requests. Default 1 (no pipeline).\n"
 " -q                 Quiet. Just show query/sec values\n"
 " --precision        Number of decimal places to display in latency output (default 3)\n"
@@ -652,12 +780,33 @@ static void usage(FILE *out) {
 "                    names are the same as the ones produced as output.\n"
 "                    The -t option is ignored if a specific command is supplied\n"
 "                    on the command line.\n"
+" -I                 Idle mode. Just open N idle connections and wait.\n"
+" -x                 Read last argument from STDIN.\n"
 " --help             Output this help and exit.\n"
 " --version          Output version and exit.\n"
 "\n"
 "Examples:\n"
-"  redis-benchmark -t ping,set,get -n 100000 --csv\n"
-"  redis-benchmark -r 10000 -n 10000 lpush mylist __rand_int__\n");
+"\n"
+" Run the benchmark with the default configuration against 127.0.0.1:6379:\n"
+"   $ redis-benchmark\n"
+"\n"
+" Use 20 parallel clients, for a total of 100k requests, against 192.168.1.1:\n"
+"   $ redis-benchmark -h 192.168.1.1 -p 6379 -n 100000 -c 20\n"
+"\n"
+" Fill 127.0.0.1:6379 with about 1 million keys only using the SET test:\n"
+"   $ redis-benchmark -t set -n 1000000 -r 100000000\n"
+"\n"
+" Benchmark 127.0.0.1:6379 for a few commands producing CSV output:\n"
+"   $ redis-benchmark -t ping,set,get -n 100000 --csv\n"
+"\n"
+" Benchmark a specific command line:\n"
+"   $ redis-benchmark -r 10000 -n 10000 incrby counter:__rand_int__ 1\n"
+"\n"
+" Fill a list with 10000 random elements:\n"
+"   $ redis-benchmark -r 10000 -n 10000 lpush mylist __rand_int__\n"
+"\n"
+" On user specified command lines __rand_int__ is replaced with a random integer\n"
+" with a range of values selected by the -r option.\n");
 }
 
 static void badOption(const char *opt) __attribute__((noreturn));
@@ -682,6 +831,30 @@ static long long numberArg(int argc, char **argv, int *i, long long min, long lo
     return v;
 }
 
+/* -u redis://[[user]:password@]host[:port][/db], as redis-cli's -u. The
+ * parts are kept for the whole run (they back cfg's strings). */
+static void parseUri(const char *uri) {
+    static sds parts[3];
+    const char *scheme = "redis://";
+    if (strncasecmp(uri, scheme, strlen(scheme)) != 0) fatal("Invalid URI scheme");
+    const char *p = uri + strlen(scheme);
+    const char *end = p + strcspn(p, "/");
+    const char *at = memchr(p, '@', (size_t)(end - p));
+    if (at) {
+        const char *colon = memchr(p, ':', (size_t)(at - p));
+        if (colon) {
+            cfg.user = parts[0] = sdsnewlen(p, (size_t)(colon - p)); /* "" too, as redis-cli */
+            cfg.password = parts[1] = sdsnewlen(colon + 1, (size_t)(at - colon - 1));
+        }
+        p = at + 1;
+    }
+    const char *port = memchr(p, ':', (size_t)(end - p));
+    const char *host_end = port ? port : end;
+    if (host_end > p) cfg.host = parts[2] = sdsnewlen(p, (size_t)(host_end - p));
+    if (port) cfg.port = atoi(port + 1);
+    if (*end == '/' && end[1]) cfg.dbnum = atoll(end + 1);
+}
+
 static void setTests(const char *list) {
     sds t = sdscatprintf(sdsempty(), ",%s,", list);
     sdstolower(t);
@@ -704,6 +877,7 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "-s")) cfg.socket = optionArg(argc, argv, &i);
         else if (!strcmp(o, "-a")) cfg.password = optionArg(argc, argv, &i);
         else if (!strcmp(o, "--user")) cfg.user = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "-u")) parseUri(optionArg(argc, argv, &i));
         else if (!strcmp(o, "-c")) cfg.clients = numberArg(argc, argv, &i, 1, 100000);
         else if (!strcmp(o, "-n")) cfg.requests = numberArg(argc, argv, &i, 1, LLONG_MAX / 2);
         else if (!strcmp(o, "-d")) cfg.datasize = numberArg(argc, argv, &i, 0, 1024LL * 1024 * 1024);
@@ -712,11 +886,14 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "-k")) cfg.keepalive = (int)numberArg(argc, argv, &i, 0, 1);
         else if (!strcmp(o, "--dbnum")) cfg.dbnum = numberArg(argc, argv, &i, 0, INT32_MAX);
         else if (!strcmp(o, "--precision")) cfg.precision = (int)numberArg(argc, argv, &i, 0, 6);
-        else if (!strcmp(o, "--threads")) numberArg(argc, argv, &i, 1, 500);
+        else if (!strcmp(o, "--threads")) cfg.threads = (int)numberArg(argc, argv, &i, 1, 500);
         else if (!strcmp(o, "-t")) setTests(optionArg(argc, argv, &i));
         else if (!strcmp(o, "-q")) cfg.quiet = 1;
         else if (!strcmp(o, "--csv")) cfg.csv = 1;
         else if (!strcmp(o, "-l")) cfg.loop = 1;
+        else if (!strcmp(o, "-I")) cfg.idle = 1;
+        else if (!strcmp(o, "-x")) cfg.stdin_lastarg = 1;
+        else if (!strcmp(o, "--enable-tracking")) cfg.tracking = 1;
         else if (!strcmp(o, "-3")) cfg.resp3 = 1;
         else if (!strcmp(o, "-e")) fputs(EXIT_ON_ERROR_WARNING, stderr);
         else if (!strcmp(o, "--help")) { usage(stdout); exit(0); }
@@ -726,6 +903,7 @@ static void parseOptions(int argc, char **argv) {
     if (cfg.user && !cfg.password) fatal("--user needs -a <password>");
     cfg.custom_argc = argc - i;
     cfg.custom_argv = argv + i;
+    if (cfg.stdin_lastarg && cfg.custom_argc > 0) readStdinArgument();
     if (cfg.clients > cfg.requests) cfg.clients = cfg.requests; /* idle clients measure nothing */
 }
 
@@ -748,19 +926,37 @@ static void fetchServerConfig(void) {
     rcFree(c);
 }
 
+/* One worker per --threads (one without). Every loop is sized for every
+ * descriptor the process may use, since descriptors are process-wide. */
+static void createWorkers(void) {
+    run.nworkers = cfg.threads > 0 ? cfg.threads : 1;
+    run.workers = zcalloc(sizeof(benchWorker) * (size_t)run.nworkers);
+    uint64_t seed = aeMonotonicUs() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+    for (int t = 0; t < run.nworkers; t++) {
+        benchWorker *w = &run.workers[t];
+        w->el = aeCreateEventLoop((int)cfg.clients + 128);
+        if (w->el == NULL) fatal("Cannot create the event loop: %s", strerror(errno));
+        w->rng = seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(t + 1);
+    }
+}
+
+static void freeWorkers(void) {
+    for (int t = 0; t < run.nworkers; t++) aeDeleteEventLoop(run.workers[t].el);
+    zfree(run.workers);
+}
+
 int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     parseOptions(argc, argv);
     cfg.tty = isatty(STDOUT_FILENO);
-    run.rng = aeMonotonicUs() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
-    run.el = aeCreateEventLoop((int)cfg.clients + 128);
-    if (run.el == NULL) fatal("Cannot create the event loop: %s", strerror(errno));
+    createWorkers();
     fetchServerConfig();
+    if (cfg.idle) idleMode();
     do {
         if (cfg.custom_argc > 0) runCustomCommand();
         else runDefaultTests();
     } while (cfg.loop);
-    aeDeleteEventLoop(run.el);
+    freeWorkers();
     sdsfree(cfg.tests);
     sdsfree(server_save);
     sdsfree(server_appendonly);

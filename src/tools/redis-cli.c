@@ -3,8 +3,8 @@
  *
  * Compatibility target: what scripts see from Redis 7's redis-cli. Output
  * formats live in cli_format.c, HELP/completion/hints in cli_help.c, the
- * special modes (--pipe, --scan, --bigkeys, --stat, --latency) in
- * cli_modes.c, the line editor in lineedit.c.
+ * special modes (--pipe, --scan, --bigkeys, --stat, --latency,
+ * --intrinsic-latency) in cli_modes.c, the line editor in lineedit.c.
  *
  * Design decisions:
  *  - One blocking connection (rclient's rcConn) held in `context`. A failed
@@ -17,6 +17,10 @@
  *  - Raw output is the default when stdout is not a terminal, like Redis.
  *  - Streaming commands (MONITOR, SUBSCRIBE ...) print replies until the
  *    connection ends or ctrl-c, which only ends the stream at the prompt.
+ *  - Interactive sessions read ~/.redisclirc (REDISCLI_RCFILE) first and keep
+ *    their history in ~/.rediscli_history (REDISCLI_HISTFILE; /dev/null for
+ *    none), mode 0600. A line starting with ':' is a preference (":set
+ *    hints"), in batch mode too, with Redis's complaints for anything else.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -38,6 +42,7 @@
 
 #define CLI_VERSION REDIS_VERSION
 #define CLI_HISTFILE_DEFAULT ".rediscli_history"
+#define CLI_RCFILE_DEFAULT ".redisclirc"
 #define CLI_HISTORY_MAX 100
 
 cliConfig config;
@@ -89,6 +94,9 @@ static int isCommand(const char *name, const char *want) { return strcasecmp(nam
 
 /* ---- options ------------------------------------------------------------------ */
 
+/* Redis 7.0's text for the options this tool has (no TLS, cluster, --eval,
+ * --rdb, --replica, --lru-test, --hotkeys, --askpass, -X), plus --count and
+ * --type, which it adds to --scan. */
 static void usage(int status) {
     FILE *out = status ? stderr : stdout;
     fprintf(out,
@@ -104,15 +112,16 @@ static void usage(int status) {
             "                     (if both are used, this argument takes precedence).\n"
             "  --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
             "  --pass <password>  Alias of -a for consistency with the new --user option.\n"
-            "  -u <uri>           Server URI (redis://[[user]:password@]host[:port][/db]).\n"
-            "  -r <repeat>        Execute specified command N times (-1: forever).\n"
+            "  -u <uri>           Server URI.\n"
+            "  -r <repeat>        Execute specified command N times.\n"
             "  -i <interval>      When -r is used, waits <interval> seconds per command.\n"
             "                     It is possible to specify sub-second times like -i 0.1.\n"
-            "                     Also used by --scan and --stat per cycle.\n"
+            "                     This interval is also used in --scan and --stat per cycle.\n"
+            "                     and in --bigkeys and --memkeys per 100 cycles.\n"
             "  -n <db>            Database number.\n"
             "  -2                 Start session in RESP2 protocol mode.\n"
             "  -3                 Start session in RESP3 protocol mode.\n"
-            "  -x                 Read last argument from STDIN.\n"
+            "  -x                 Read last argument from STDIN (see example below).\n"
             "  -d <delimiter>     Delimiter between response bulks for raw formatting (default: \\n).\n"
             "  -D <delimiter>     Delimiter between responses for raw formatting (default: \\n).\n"
             "  -e                 Return exit error code when command execution fails.\n"
@@ -121,11 +130,22 @@ static void usage(int status) {
             "  --no-raw           Force formatted output even when STDOUT is not a tty.\n"
             "  --quoted-input     Force input to be handled as quoted strings.\n"
             "  --csv              Output in CSV format.\n"
-            "  --show-pushes <yn> Whether to print RESP3 PUSH messages.\n"
+            "  --json             Output in JSON format (default RESP3, use -2 if you want to use with RESP2).\n"
+            "  --quoted-json      Same as --json, but produce ASCII-safe quoted strings, not Unicode.\n"
+            "  --show-pushes <yn> Whether to print RESP3 PUSH messages.  Enabled by default when\n"
+            "                     STDOUT is a tty but can be overridden with --show-pushes no.\n"
             "  --stat             Print rolling stats about server: mem, clients, ...\n"
             "  --latency          Enter a special mode continuously sampling latency.\n"
+            "                     If you use this mode in an interactive session it runs\n"
+            "                     forever displaying real-time stats. Otherwise if --raw or\n"
+            "                     --csv is specified, or if you redirect the output to a non\n"
+            "                     TTY, it samples the latency for 1 second (you can use\n"
+            "                     -i to change the interval), then produces a single output\n"
+            "                     and exits.\n"
             "  --latency-history  Like --latency but tracking latency changes over time.\n"
-            "  --latency-dist     Shows latency as a spectrum (text).\n"
+            "                     Default time interval is 15 sec. Change it using -i.\n"
+            "  --latency-dist     Shows latency as a spectrum, requires xterm 256 colors.\n"
+            "                     Default time interval is 1 sec. Change it using -i.\n"
             "  --pipe             Transfer raw Redis protocol from stdin to server.\n"
             "  --pipe-timeout <n> In --pipe mode, abort with error if after sending all data.\n"
             "                     no reply is received within <n> seconds.\n"
@@ -133,18 +153,32 @@ static void usage(int status) {
             "  --bigkeys          Sample Redis keys looking for keys with many elements (complexity).\n"
             "  --memkeys          Sample Redis keys looking for keys consuming a lot of memory.\n"
             "  --memkeys-samples <n> Sample Redis keys looking for keys consuming a lot of memory.\n"
+            "                     And define number of key elements to sample\n"
             "  --scan             List all keys using the SCAN command.\n"
-            "  --pattern <pat>    Keys pattern when using the --scan or --bigkeys options (default: *).\n"
-            "  --quoted-pattern <pat> Same as --pattern, but the specified string can be quoted.\n"
+            "  --pattern <pat>    Keys pattern when using the --scan or --bigkeys\n"
+            "                     options (default: *).\n"
+            "  --quoted-pattern <pat> Same as --pattern, but the specified string can be\n"
+            "                         quoted, in order to pass an otherwise non binary-safe string.\n"
             "  --count <count>    Count option when using --scan or --bigkeys (default: 10).\n"
             "  --type <type>      Type option when using --scan.\n"
+            "  --intrinsic-latency <sec> Run a test to measure intrinsic system latency.\n"
+            "                     The test will run for the specified amount of seconds.\n"
             "  --no-auth-warning  Don't show warning message when using password on command\n"
             "                     line interface.\n"
             "  --help             Output this help and exit.\n"
             "  --version          Output version and exit.\n"
             "\n"
+            "Examples:\n"
+            "  cat /etc/passwd | redis-cli -x set mypasswd\n"
+            "  redis-cli -r 100 lpush mylist x\n"
+            "  redis-cli -r 100 -i 1 info | grep used_memory_human:\n"
+            "  redis-cli --quoted-input set '\"null-\\x00-separated\"' value\n"
+            "  redis-cli --scan --pattern '*:12345*'\n"
+            "\n"
             "When no command is given, redis-cli starts in interactive mode.\n"
-            "Type \"help\" in interactive mode for information on available commands.\n",
+            "Type \"help\" in interactive mode for information on available commands\n"
+            "and settings.\n"
+            "\n",
             CLI_VERSION);
     exit(status);
 }
@@ -174,7 +208,8 @@ static void parseUri(const char *uri) {
     if (at) {
         const char *colon = memchr(p, ':', (size_t)(at - p));
         if (colon) {
-            if (colon > p) config.user = keepString(&ownedUser, p, (size_t)(colon - p));
+            /* even "" before the colon is a user name, as in Redis's tool */
+            config.user = keepString(&ownedUser, p, (size_t)(colon - p));
             config.auth = keepString(&ownedAuth, colon + 1, (size_t)(at - colon - 1));
         }
         p = at + 1;
@@ -189,7 +224,8 @@ static void parseUri(const char *uri) {
 static int optionTakesValue(const char *opt) {
     static const char *with_value[] = {"-h", "-p", "-s", "-a", "--user", "--pass", "-u", "-r", "-i", "-n",
                                        "-d", "-D", "--pipe-timeout", "--pattern", "--quoted-pattern",
-                                       "--count", "--type", "--memkeys-samples", "--show-pushes", NULL};
+                                       "--count", "--type", "--memkeys-samples", "--show-pushes",
+                                       "--intrinsic-latency", NULL};
     for (int i = 0; with_value[i]; i++)
         if (strcmp(opt, with_value[i]) == 0) return 1;
     return 0;
@@ -198,12 +234,17 @@ static int optionTakesValue(const char *opt) {
 static int applyFlag(const char *opt) {
     if (!strcmp(opt, "-x")) config.stdin_lastarg = 1;
     else if (!strcmp(opt, "-e")) config.set_errcode = 1;
-    else if (!strcmp(opt, "-2")) config.resp3 = 0;
+    else if (!strcmp(opt, "-2")) {
+        config.resp3 = 0;
+        config.resp2_asked = 1;
+    }
     else if (!strcmp(opt, "-3")) config.resp3 = 1;
     else if (!strcmp(opt, "-c")) { /* cluster redirections: a standalone server never sends them */ }
     else if (!strcmp(opt, "--raw")) config.output = CLI_OUT_RAW;
     else if (!strcmp(opt, "--no-raw")) config.output = CLI_OUT_TTY;
     else if (!strcmp(opt, "--csv")) config.output = CLI_OUT_CSV;
+    else if (!strcmp(opt, "--json")) config.output = CLI_OUT_JSON;
+    else if (!strcmp(opt, "--quoted-json")) config.output = CLI_OUT_QUOTED_JSON;
     else if (!strcmp(opt, "--quoted-input")) config.quoted_input = 1;
     else if (!strcmp(opt, "--no-auth-warning")) config.no_auth_warning = 1;
     else if (!strcmp(opt, "--pipe")) config.pipe_mode = 1;
@@ -248,6 +289,9 @@ static void applyOption(const char *opt, const char *v) {
     else if (!strcmp(opt, "--memkeys-samples")) {
         config.memkeys = 1;
         config.memkeys_samples = atoll(v);
+    } else if (!strcmp(opt, "--intrinsic-latency")) {
+        config.intrinsic_latency_mode = 1;
+        config.intrinsic_latency = atoll(v);
     } else if (!strcmp(opt, "--show-pushes")) {
         config.show_pushes = !strcasecmp(v, "yes") || !strcasecmp(v, "y");
     }
@@ -554,16 +598,54 @@ static int isSensitive(int argc, char **argv) {
     return 0;
 }
 
-static sds historyPath(void) {
-    const char *env = getenv("REDISCLI_HISTFILE");
-    if (env && *env) {
-        if (env[0] == '~' && env[1] == '/' && getenv("HOME"))
-            return sdscatprintf(sdsempty(), "%s%s", getenv("HOME"), env + 1);
-        return sdsnew(env);
-    }
+/* A dot file in $HOME, or the path the environment variable names ("~/"
+ * meaning $HOME). NULL when there is none or it is /dev/null. */
+static sds dotFilePath(const char *env_name, const char *file_name) {
+    const char *env = getenv(env_name);
     const char *home = getenv("HOME");
-    if (!home || !*home) return NULL;
-    return sdscatprintf(sdsempty(), "%s/%s", home, CLI_HISTFILE_DEFAULT);
+    sds path = NULL;
+    if (env && *env) {
+        if (env[0] == '~' && env[1] == '/' && home) path = sdscatprintf(sdsempty(), "%s%s", home, env + 1);
+        else path = sdsnew(env);
+    } else if (home && *home) {
+        path = sdscatprintf(sdsempty(), "%s/%s", home, file_name);
+    }
+    if (path && !strcmp(path, "/dev/null")) {
+        sdsfree(path);
+        path = NULL;
+    }
+    return path;
+}
+
+/* ":set hints" / ":set nohints", typed or read from ~/.redisclirc; the
+ * complaints are Redis's, prefixed with the file's name when they come from
+ * it. */
+static void setPreference(int argc, char **argv, int from_rcfile) {
+    const char *where = from_rcfile ? ".redisclirc: " : "";
+    if (isCommand(argv[0], ":set") && argc >= 2) {
+        if (isCommand(argv[1], "hints")) cliSetHints(1);
+        else if (isCommand(argv[1], "nohints")) cliSetHints(0);
+        else printf("%sunknown redis-cli preference '%s'\n", where, argv[1]);
+    } else {
+        printf("%sunknown redis-cli internal command '%s'\n", where, argv[0]);
+    }
+    fflush(stdout);
+}
+
+/* Every line of the file is a preference (interactive sessions only). */
+static void loadPreferences(void) {
+    sds path = dotFilePath("REDISCLI_RCFILE", CLI_RCFILE_DEFAULT);
+    FILE *fp = path ? fopen(path, "r") : NULL;
+    sdsfree(path);
+    if (!fp) return;
+    char line[1024];
+    while (fgets(line, sizeof(line), fp)) {
+        int argc = 0;
+        sds *argv = sdssplitargs(line, &argc);
+        if (argv && argc > 0) setPreference(argc, argv, 1);
+        if (argv) sdsfreesplitres(argv, argc);
+    }
+    fclose(fp);
 }
 
 /* Runs the command (with a retry after reconnecting) and reports failure. */
@@ -590,9 +672,8 @@ static int runLine(int argc, char **argv) {
         fflush(stdout);
         return 1;
     }
-    if (argv[0][0] == ':' && argc >= 2 && isCommand(argv[0], ":set")) {
-        if (isCommand(argv[1], "hints")) cliSetHints(1);
-        else if (isCommand(argv[1], "nohints")) cliSetHints(0);
+    if (argv[0][0] == ':') {
+        setPreference(argc, argv, 0);
         return 1;
     }
     if (isCommand(argv[0], "connect") && argc >= 3) {
@@ -617,13 +698,14 @@ static int runLine(int argc, char **argv) {
 static void repl(void) {
     sds histfile = NULL;
     int use_history = config.interactive;
+    cliHelpInit(); /* "help" works in batch mode too, as Redis's */
     if (config.interactive) {
-        cliHelpInit();
         leSetCompletionCallback(cliCompletion);
         leSetHintCallback(cliHint);
         leHistorySetMaxLen(CLI_HISTORY_MAX);
-        histfile = historyPath();
-        if (!histfile || !strcmp(histfile, "/dev/null")) use_history = 0;
+        loadPreferences();
+        histfile = dotFilePath("REDISCLI_HISTFILE", CLI_HISTFILE_DEFAULT);
+        if (!histfile) use_history = 0;
         if (use_history) leHistoryLoad(histfile);
     }
     for (;;) {
@@ -653,10 +735,8 @@ static void repl(void) {
         free(line);
     }
     sdsfree(histfile);
-    if (config.interactive) {
-        leHistoryFree();
-        cliHelpFree();
-    }
+    if (config.interactive) leHistoryFree();
+    cliHelpFree();
 }
 
 /* ---- main ------------------------------------------------------------------------------- */
@@ -681,11 +761,16 @@ int main(int argc, char **argv) {
     int first = parseOptions(argc, argv);
     if (!config.auth && getenv("REDISCLI_AUTH")) config.auth = getenv("REDISCLI_AUTH");
     warnAboutPassword();
+    /* JSON output speaks RESP3 (maps, booleans ...) unless -2 said not to. */
+    if ((config.output == CLI_OUT_JSON || config.output == CLI_OUT_QUOTED_JSON) && !config.resp2_asked)
+        config.resp3 = 1;
     if (!config.pattern) config.pattern = sdsnew("*");
     signal(SIGPIPE, SIG_IGN);
 
     int status;
-    if (config.pipe_mode || config.scan_mode || config.bigkeys || config.memkeys || config.stat_mode ||
+    if (config.intrinsic_latency_mode) {
+        status = cliIntrinsicLatencyMode(config.intrinsic_latency);
+    } else if (config.pipe_mode || config.scan_mode || config.bigkeys || config.memkeys || config.stat_mode ||
         config.latency_mode) {
         status = runSpecialMode();
     } else if (first < argc) {

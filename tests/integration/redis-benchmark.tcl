@@ -1,7 +1,8 @@
 # tests/integration/redis-benchmark.tcl -- our redis-benchmark
 # (src/tools/redis-benchmark.c) against the server under test: output
 # formats that scripts parse (-q, --csv), test selection, exact request
-# counts, random keys, pipelining, authentication, unix sockets, errors.
+# counts (with --threads too), random keys, pipelining, authentication, unix
+# sockets, -x, -u, --enable-tracking, idle mode (-I), errors.
 #
 # The tool is the redis-benchmark built next to the server binary the runner
 # starts (or $REDIS_BENCHMARK), run under the same --wrapper (e.g. QEMU).
@@ -100,6 +101,72 @@ start_server {tags {tools benchmark} unixsocket 1} {
         r config resetstat
         bench -q -n 30 -c 3 -t mset
         assert_equal 30 [calls_of mset]
+    }
+
+    test "redis-benchmark --threads 2: sane figures, exactly -n requests, the same output format" {
+        need_bench
+        r config resetstat
+        set out [bench --threads 2 -n 20000 -t set,get -q]
+        set lines [split [string trim $out] \n]
+        assert_equal 2 [llength $lines] $out
+        foreach line $lines title {SET GET} {
+            assert {[regexp "^$title: (\[0-9\]+\\.\[0-9\]{2}) requests per second, p50=(\[0-9\]+\\.\[0-9\]{3}) msec\$" $line -> rps p50]} $line
+            assert {$rps > 0 && $p50 > 0} $line
+        }
+        assert_equal 20000 [calls_of set]
+        assert_equal 20000 [calls_of get]
+        # uneven shares: more threads than clients, pipelining, random keys
+        r config resetstat
+        bench --threads 3 -c 2 -n 1001 -P 7 -r 100 -t incr -q
+        assert_equal 1001 [calls_of incr]
+        set full [bench --threads 2 -n 500 -c 4 -t ping_mbulk]
+        assert_match "*  multi-thread: yes\n  threads: 2\n\nLatency by percentile distribution:*" $full
+        assert_match "*500 requests completed in*" $full
+        assert_match "*throughput summary:*" $full
+    }
+
+    test "redis-benchmark -x: stdin is the last argument (not in the title)" {
+        need_bench
+        r del xkey
+        set out [exec {*}[bench_cmd -h [srv host] -p [srv port] -x -n 10 -c 1 -q set xkey] << "two\nlines" 2>/dev/null]
+        assert_match "set xkey: *requests per second*" $out
+        assert_equal "two\nlines" [r get xkey]
+    }
+
+    test "redis-benchmark -u: host, port and database from a redis:// URI" {
+        need_bench
+        r select 3
+        r del counter:__rand_int__
+        bench_status -u "redis://[srv host]:[srv port]/3" -n 5 -c 1 -q incr counter:__rand_int__
+        assert_equal 5 [r get counter:__rand_int__]
+        r select 0
+        lassign [bench_status -u "http://[srv host]:[srv port]" -n 1 -q] status out
+        assert_equal 1 $status
+        assert_equal "Invalid URI scheme" $out
+    }
+
+    test "redis-benchmark --enable-tracking sends CLIENT TRACKING on for every connection" {
+        need_bench
+        r config resetstat
+        bench --enable-tracking -n 30 -c 3 -t get -q
+        assert_equal 3 [calls_of {client\|tracking}]
+        assert_equal 30 [calls_of get]
+    }
+
+    test "redis-benchmark -I opens idle connections and waits" {
+        need_bench
+        set before [llength [split [string trim [r client list]] \n]]
+        set log [file join $::harness::opt(run_dir) bench-idle-[pid].out]
+        set pid [exec {*}[bench_cmd -h [srv host] -p [srv port] -I -c 4] > $log 2>@1 &]
+        wait_for_condition 100 50 {
+            [llength [split [string trim [r client list]] \n]] == $before + 4
+        } else {
+            catch {exec kill $pid}
+            fail "the idle clients did not connect"
+        }
+        exec kill $pid
+        set f [open $log]; set out [read $f]; close $f
+        assert_match "Creating 4 idle connections and waiting forever (Ctrl+C when done)\n*" $out
     }
 
     test "redis-benchmark -P: every pipelined request is answered and counted" {

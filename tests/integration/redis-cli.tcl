@@ -1,6 +1,8 @@
 # Our redis-cli (src/tools/redis-cli.c): one-shot, batch, --pipe, --scan,
-# error handling, every reply type in the three output formats, and the
-# interactive prompt through a pseudo-terminal.
+# --intrinsic-latency, error handling, every reply type in the output
+# formats (TTY, raw, CSV, --json, --quoted-json), HELP for every Redis 7.0
+# command, --help, and the interactive prompt through a pseudo-terminal
+# (completion, hints, ~/.redisclirc, the history file).
 #
 # The binary is the one built next to the server under test
 # ([file dirname $server]/redis-cli), run through the same --wrapper (QEMU).
@@ -188,6 +190,16 @@ set ::reply_cases {
     {"=9\r\ntxt:hello\r\n" {"hello\n" "hello\n" "\"hello\"\n"}}
     {"*1\r\n-ERR inner\r\n" {"1) (error) ERR inner\n" "ERR inner\n\n" "ERROR,\"ERR inner\"\n"}}
     {"(12345678901234567890\r\n" {"(big number) 12345678901234567890\n" "12345678901234567890\n" "12345678901234567890\n"}}
+}
+
+# More replies for --json / --quoted-json: escapes, and map keys of every type.
+set ::json_cases {
+    "\$6\r\n\r\b\f\x1f/\x7f\r\n" "\$4\r\n\x01\x7f\xff\x80\r\n" "-ERR a\"b\\c\x01\r\n"
+    "%1\r\n\$3\r\na\"b\r\n\$2\r\n\xc3\xa9\r\n" "%1\r\n:1\r\n+v\r\n" "%1\r\n,1.5\r\n#f\r\n"
+    "%1\r\n#t\r\n:1\r\n" "%1\r\n_\r\n:1\r\n" "%1\r\n\$-1\r\n:2\r\n" "%1\r\n*1\r\n+x\r\n:2\r\n"
+    "%1\r\n%1\r\n+x\r\n+y\r\n:2\r\n" "%1\r\n-ERR k\r\n:2\r\n" "%1\r\n=9\r\ntxt:hello\r\n:2\r\n"
+    "%1\r\n+a\\b\"\r\n:2\r\n" "=9\r\ntxt:h\"\\\n\x01\r\n" ",-1.5e+300\r\n" "*1\r\n%0\r\n"
+    "*2\r\n#t\r\n_\r\n"
 }
 
 # ---- one-shot ----------------------------------------------------------------------------
@@ -392,7 +404,7 @@ start_server {tags {cli} unixsocket 1} {
         r sadd s x
         r set k "a\"b\x01\n"
         set hp [list -h [srv host] -p [srv port]]
-        foreach mode {--raw --no-raw --csv} {
+        foreach mode {--raw --no-raw --csv --json --quoted-json} {
             foreach cmd {{get k} {get nokey} {exists k} {lrange l 0 -1} {lrange nol 0 -1} {hgetall h}
                          {-3 hgetall h} {-3 smembers s} {-3 hgetall nohash} {get} {nosuchcmd x}
                          {-e get} {-3 get nokey} {-d , lrange l 0 -1} {-D X get k} {-n 2 dbsize}} {
@@ -426,6 +438,96 @@ start_server {tags {cli} unixsocket 1} {
         compare_cli -in $proto {*}$hp --pipe
         compare_cli -in "" {*}$hp --pipe
         compare_cli {*}$hp --scan --pattern key:2*
+    }
+
+    test "byte-for-byte: --json and --quoted-json, every reply type from a fake server" {
+        need_ref
+        with_fake_server {
+            foreach bytes [concat [lmap c $::reply_cases {lindex $c 0}] $::json_cases] {
+                # Redis 7.0's cli cannot print big numbers (it aborts): ours only.
+                if {[string index $bytes 0] eq "("} continue
+                fake_reply $bytes
+                foreach mode {--json --quoted-json {--json -2} {--quoted-json -3}} {
+                    compare_cli -p $::fake_port {*}$mode x
+                }
+            }
+        }
+    }
+
+    test "byte-for-byte: --json against the server (RESP3 unless -2, reports as they are)" {
+        need_ref
+        r flushall
+        r hset h f1 v1 f2 "v\"2"
+        r rpush l a "\xc3\xa9"
+        set hp [list -h [srv host] -p [srv port]]
+        foreach mode {--json --quoted-json} {
+            foreach cmd {{hgetall h} {-2 hgetall h} {lrange l 0 -1} {get nokey} {nosuchcmd} {-e get}
+                         {info keyspace} {-r 2 ping}} {
+                compare_cli {*}$hp $mode {*}$cmd
+            }
+        }
+    }
+
+    test "byte-for-byte: HELP of the Redis 7.0 commands this server lacks, help @group, help for nothing" {
+        need_ref
+        set input ""
+        # (not REPLICAOF/SLAVEOF: our table has COMMAND DOCS' "host port|NO ONE",
+        # the 7.0.15 cli's built-in one the older "host port")
+        foreach cmd {xadd geoadd eval acl "acl cat" georadius xreadgroup "function load" wait xautoclaim} {
+            # a command that has landed in commands.def prints commands.def's facts
+            if {[lindex [r command info [lindex $cmd 0]] 0] ne ""} continue
+            append input "help $cmd\n"
+        }
+        append input "help nosuchcommand\nhelp\n"
+        # Redis 7.0's cli takes its help from the server's COMMAND DOCS when
+        # it can, and from its own table when COMMAND DOCS fails: the fake
+        # server refuses it, so both tools print what they know themselves.
+        with_fake_server {
+            fake_reply "-ERR unknown command\r\n"
+            compare_cli -in $input -p $::fake_port
+        }
+        set out [cli_in "help @stream\n"]
+        foreach cmd {XADD XRANGE XREADGROUP XAUTOCLAIM "XINFO STREAM" "XGROUP CREATE"} {
+            assert {[string first "\x1b\[1m$cmd\x1b\[0m" $out] >= 0} "$cmd in help @stream"
+        }
+        assert {[string first "summary:\x1b\[0m Appends a new entry to a stream\r\n" $out] >= 0}
+        assert_no_match "*group:*" $out
+    }
+
+    test "--help lists the supported options in Redis 7.0's words" {
+        need_ref
+        lassign [run_cli --help] status ours
+        lassign [run_cli -prog ref --help] status theirs
+        set known [split $theirs \n]
+        # ours only: --scan's --count and --type, and the true --precision default
+        foreach line [split $ours \n] {
+            if {[string match "  --count *" $line] || [string match "  --type *" $line]} continue
+            if {[string match "*in --bigkeys and --memkeys per 100 cycles.*" $line]} continue
+            if {[string match "*--pattern <pat>*" $line] || [string match "*options (default: \\*)*" $line]} continue
+            assert {[lsearch -exact $known $line] >= 0} "not in Redis's --help: '$line'"
+        }
+        foreach opt {-u -x -e --json --quoted-json --intrinsic-latency --pipe --scan --bigkeys --memkeys
+                     --latency-dist --no-auth-warning --show-pushes} {
+            assert_match "*\n  $opt *" $ours
+        }
+        foreach opt {--tls --cluster --eval --rdb --replica --hotkeys --askpass --lru-test} {
+            assert_no_match "*\n  $opt *" $ours
+        }
+    }
+
+    test "--intrinsic-latency prints the max latency so far, then Redis's summary" {
+        need_cli
+        lassign [run_cli --intrinsic-latency 1] status out err
+        assert_equal 0 $status $err
+        set lines [split $out \n]
+        assert {[llength $lines] >= 5} $out
+        foreach line [lrange $lines 0 end-4] {
+            assert {[regexp {^Max latency so far: [0-9]+ microseconds\.$} $line]} $line
+        }
+        assert_equal "" [lindex $lines end-3]
+        assert {[regexp {^[0-9]+ total runs \(avg latency: [0-9]+\.[0-9]{4} microseconds / [0-9]+\.[0-9]{2} nanoseconds per run\)\.$} [lindex $lines end-2]]} $out
+        assert {[regexp {^Worst run took [0-9]+x longer than the average latency\.$} [lindex $lines end-1]]} $out
+        assert_equal "" [lindex $lines end]
     }
 
     test "byte-for-byte: every reply type from a fake server" {
@@ -591,8 +693,81 @@ start_server {tags {cli interactive}} {
             $p {send help lpos\r} {expect summary:} {expect since:} \
             $p {send help @hash\r} {expect HSETNX} \
             $p {send quit\r} wait] \n] {*}$hp]
-        assert_match "*hgetall nohash*" $out
+        assert_match "*HGETALL nohash*" $out
         assert_match "*HINCRBYFLOAT*" $out
+    }
+
+    # As Redis's cli: the candidate is the table's name, shown with its hint;
+    # after "help " the @groups come first.
+    test "interactive: completion inserts the command's name and shows its hint" {
+        need_pty_driver
+        set hint "\\e\[0;90;49m"
+        set out [pty_session [join [list \
+            $p {send hgeta\t} "expect HGETALL$hint key" {send \x15} {sleep 50} {send \r} \
+            $p {send geoa\t} "expect GEOADD$hint key \[NX|XX\] \[CH\] longitude" {send \x15} {sleep 50} {send \r} \
+            $p {send help xa\t} {expect help XACK} {send \x15} {sleep 50} {send \r} \
+            $p {send help @st\t} {expect help @stream} {send \t} {expect help @string} {send \x15} {sleep 50} {send \r} \
+            $p {send help \t} {expect help @bitmap} {send \x15} {sleep 50} {send \r} \
+            $p {send quit\r} wait] \n] {*}$hp]
+        assert_match "*HGETALL*" $out
+    }
+
+    test "interactive: hints and HELP for Redis 7.0 commands this server lacks" {
+        need_pty_driver
+        set out [pty_session [join [list \
+            $p {send geoadd } {expect key [NX|XX] [CH] longitude latitude member} {send \x15} {sleep 50} {send \r} \
+            $p {send xadd k } {expect [NOMKSTREAM]} {send \x15} {sleep 50} {send \r} \
+            $p {send help xadd\r} {expect Appends a new entry to a stream} {expect since:} \
+            $p {send quit\r} wait] \n] {*}$hp]
+        assert_match "*group:*stream*" $out
+    }
+
+    test "interactive: ~/.redisclirc and :set hints / :set nohints" {
+        need_pty_driver
+        set rc [file join $::cli_tmp .redisclirc]
+        spit $rc ":set nohints\n:set bogus\n:bogus x\n"
+        set hint "get\\e\[0;90;49m key"
+        # nohints from the file: no hint until ":set hints" is typed
+        set out [pty_session [join [list \
+            {expect .redisclirc: unknown redis-cli preference 'bogus'} \
+            {expect .redisclirc: unknown redis-cli internal command ':bogus'} \
+            $p {send get} {sleep 200} {send \x15:set hints\r} \
+            $p {send get} "expect $hint" {send \x15:set zz\r} {expect unknown redis-cli preference 'zz'} \
+            $p {send :zz\r} {expect unknown redis-cli internal command ':zz'} \
+            $p {send :set nohints\r} \
+            $p {send quit\r} wait] \n] {*}$hp]
+        set before_set [string range $out 0 [string first ":set hints" $out]]
+        assert {[string first "get\x1b\[0;90;49m" $before_set] < 0} "a hint despite :set nohints"
+        # REDISCLI_RCFILE names another file
+        set other [file join $::cli_tmp other-rc]
+        spit $other ":set what\n"
+        set ::env(REDISCLI_RCFILE) $other
+        set code [catch {pty_session [join [list {expect .redisclirc: unknown redis-cli preference 'what'} \
+            $p {send quit\r} wait] \n] {*}$hp} err]
+        unset ::env(REDISCLI_RCFILE)
+        file delete $rc
+        if {$code} { error $err }
+    }
+
+    test "interactive: the history file is created with mode 0600" {
+        need_pty_driver
+        set hist [file join $::cli_tmp .rediscli_history]
+        file delete $hist
+        pty_session [join [list $p {send echo x\r} {expect "x"} $p {send quit\r} wait] \n] {*}$hp
+        assert_equal 00600 [file attributes $hist -permissions]
+        # an existing file with wider permissions is narrowed
+        file attributes $hist -permissions 0644
+        pty_session [join [list $p {send echo y\r} {expect "y"} $p {send quit\r} wait] \n] {*}$hp
+        assert_equal 00600 [file attributes $hist -permissions]
+        # REDISCLI_HISTFILE names another file
+        set other [file join $::cli_tmp other-history]
+        file delete $other
+        set ::env(REDISCLI_HISTFILE) $other
+        set code [catch {pty_session [join [list $p {send echo z\r} {expect "z"} $p {send quit\r} wait] \n] {*}$hp} err]
+        unset ::env(REDISCLI_HISTFILE)
+        if {$code} { error $err }
+        assert_equal "echo z\n" [slurp $other]
+        assert_equal 00600 [file attributes $other -permissions]
     }
 
     test "interactive: reconnects after the server restarts" {
