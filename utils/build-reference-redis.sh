@@ -33,10 +33,15 @@ port_var() { sed -n "s/^$1[[:space:]]*:=[[:space:]]*//p" "$portmk" | head -n 1; 
 cross=$(port_var PORT_CROSS)
 cflags=$(port_var PORT_CFLAGS)
 tools=$(port_var PORT_TOOLS)
+# Redis's Makefile decides target facts from `uname -m` (e.g. -latomic on
+# 32-bit ARM, which has no 64-bit atomics): tell it the target's, not ours.
+case $port in
+    armv6) machine=armv6l ;; armv7) machine=armv7l ;; i386) machine=i686 ;; *) machine=$port ;;
+esac
 
 out=build/reference-$port
 cache=deps/.cache/redis-source
-stamp="$port|$cross|$cflags|$(sha256sum "$0" | cut -c1-16)"
+stamp="$port|$cross|$cflags|$machine|$(sha256sum "$0" | cut -c1-16)"
 if [ -x "$out/redis-server" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/redis-server"
     exit 0
@@ -56,7 +61,7 @@ rm -rf "$out/src" && mkdir -p "$out/src"
 tar xzf "$tarball" -C "$out/src" --strip-components=1 || { echo "cannot unpack $tarball" >&2; exit 1; }
 echo "building Redis $(basename "$tarball" .orig.tar.gz | cut -d_ -f2) for $port (log: $out/build.log)" >&2
 env -u MAKEFLAGS -u CFLAGS -u LDFLAGS make -C "$out/src" -j2 redis-server MALLOC=libc BUILD_TLS=no USE_SYSTEMD=no \
-    CC="${cross}gcc" AR="${cross}ar" RANLIB="${cross}ranlib" CFLAGS="$cflags" LDFLAGS="-static" \
+    CC="${cross}gcc" AR="${cross}ar" RANLIB="${cross}ranlib" CFLAGS="$cflags" LDFLAGS="-static" uname_M="$machine" \
     >"$out/build.log" 2>&1 || { tail -n 20 "$out/build.log" >&2; echo "the reference build failed" >&2; exit 1; }
 cp "$out/src/src/redis-server" "$out/redis-server"
 echo "$stamp" >"$out/stamp"
