@@ -38,6 +38,12 @@
  *   memory of the snapshot from its AUX fields, "Done loading RDB, keys
  *   loaded: N, keys expired: N.") and reports its position to loading.c
  *   between keys and at each buffer refill, which serves clients meanwhile.
+ * - redis-check-rdb (rdb_check.c) is this loader, not a second parser:
+ *   rdbCheckFd() runs the walk a load runs (readFile: header, body,
+ *   checksum), with r->check set. Each key, read and validated exactly as a
+ *   load would, is then counted and dropped instead of stored; AUX fields
+ *   and SELECTDB are reported to the check instead of logged or applied,
+ *   and doing() keeps the step under way (Redis's words) for its report.
  * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
  *   fsynced and renamed over the old one: a crash never leaves half a dump.
