@@ -129,18 +129,25 @@ TOOL_BINS := $(if $(wildcard src/tools/redis-cli.c),$(REDIS_CLI)) \
              $(if $(wildcard src/tools/redis-benchmark.c),$(REDIS_BENCHMARK)) \
              $(if $(wildcard src/tools/redis-check-aof.c),$(REDIS_CHECK_AOF))
 TOOL_BINS := $(strip $(TOOL_BINS))
+# redis-check-rdb is the server under another name (main() dispatches on
+# argv[0]), so it is a symbolic link to redis-server wherever the server is:
+# the build directory, src/ for native builds, the stripped staging and the
+# installation.
+CHECK_RDB := redis-check-rdb
 
 .PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize bench build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
 all: $(SERVER) $(TOOL_BINS)
+	@ln -sfn redis-server $(BUILD)/$(CHECK_RDB)
 ifeq ($(PORT)$(BUILD_TAG),native)
 	@cp $(SERVER) src/redis-server.tmp && mv -f src/redis-server.tmp src/redis-server
+	@ln -sfn redis-server src/$(CHECK_RDB)
 	@for t in $(TOOL_BINS); do cp $$t src/$$(basename $$t).tmp && mv -f src/$$(basename $$t).tmp src/$$(basename $$t); done
-	@echo "built src/redis-server $(TOOL_BINS:$(BUILD)/%=src/%) ($(BUILD), $(MALLOC))"
+	@echo "built src/redis-server src/$(CHECK_RDB) $(TOOL_BINS:$(BUILD)/%=src/%) ($(BUILD), $(MALLOC))"
 else
-	@echo "built $(SERVER) $(TOOL_BINS) ($(PORT_DESC), $(MALLOC))"
+	@echo "built $(SERVER) $(BUILD)/$(CHECK_RDB) $(TOOL_BINS) ($(PORT_DESC), $(MALLOC))"
 endif
 
 # ---- tools -------------------------------------------------------------------
@@ -283,8 +290,10 @@ $(BUILD)/stripped/%: $(BUILD)/%
 	$(OBJCOPY) --strip-all --add-gnu-debuglink=$@.debug $< $@
 
 install: all $(STRIPPED)
+	ln -sfn redis-server $(BUILD)/stripped/$(CHECK_RDB)
 	install -d $(INSTALL_BIN) $(INSTALL_DOC) $(INSTALL_UNIT) $(INSTALL_CONF) $(INSTALL_LOGROTATE)
 	$(foreach p,$(STRIPPED),install -m 755 $(p) $(INSTALL_BIN)/$(notdir $(p));)
+	ln -sfn redis-server $(INSTALL_BIN)/$(CHECK_RDB)
 	install -m 644 README.md $(INSTALL_DOC)/README.md
 	install -m 644 utils/redis-server.service $(INSTALL_UNIT)/redis-server.service
 	install -m 644 utils/redis-server.logrotate $(INSTALL_LOGROTATE)/redis-server
@@ -303,14 +312,15 @@ install-debug: $(STRIPPED)
 
 uninstall:
 	rm -f $(foreach p,$(PROGRAMS),$(INSTALL_BIN)/$(notdir $(p)) $(INSTALL_DEBUG)/$(notdir $(p)).debug)
+	rm -f $(INSTALL_BIN)/$(CHECK_RDB)
 	rm -f $(INSTALL_DOC)/README.md $(INSTALL_UNIT)/redis-server.service $(INSTALL_LOGROTATE)/redis-server
 	@echo "kept $(INSTALL_CONF)/redis.conf (remove it by hand if it is no longer wanted)"
 
 clean:
-	rm -rf $(BUILD) src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof
+	rm -rf $(BUILD) src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof src/redis-check-rdb
 
 distclean:
-	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof
+	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof src/redis-check-rdb
 
 help:
 	@sed -n '4,14p' Makefile

@@ -38,6 +38,12 @@
  *   memory of the snapshot from its AUX fields, "Done loading RDB, keys
  *   loaded: N, keys expired: N.") and reports its position to loading.c
  *   between keys and at each buffer refill, which serves clients meanwhile.
+ * - redis-check-rdb (rdb_check.c) is this loader, not a second parser:
+ *   rdbCheckFd() runs the walk a load runs (readFile: header, body,
+ *   checksum), with r->check set. Each key, read and validated exactly as a
+ *   load would, is then counted and dropped instead of stored; AUX fields
+ *   and SELECTDB are reported to the check instead of logged or applied,
+ *   and doing() keeps the step under way (Redis's words) for its report.
  * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
  *   fsynced and renamed over the old one: a crash never leaves half a dump.
@@ -402,8 +408,16 @@ typedef struct rdbReader {
     int version;
     const char *error;  /* the first problem found */
     int aof_base;       /* the base of an AOF: expired keys are kept (the AOF's commands may need them) */
+    rdbCheck *check;    /* redis-check-rdb: keys go to it, not to the dataset; NULL for a load */
     long long keys_loaded, keys_expired, empty_skipped;
 } rdbReader;
+
+static off_t readerOffset(const rdbReader *r) { return r->consumed + (off_t)r->pos; }
+
+/* What a check reports as the step that failed (Redis's words). */
+static void doing(rdbReader *r, const char *what) {
+    if (r->check) r->check->doing = what;
+}
 
 #define RDB_READ_CHUNK (256 * 1024)
 
@@ -411,7 +425,7 @@ static int readerRefill(rdbReader *r) {
     if (r->fd == -1) return 0;
     r->crc = crc64(r->crc, r->buf, r->pos); /* account for what was consumed */
     r->consumed += (off_t)r->pos;
-    loadingProgress(r->consumed); /* inside a big value too: it is not in the dataset yet */
+    if (!r->check) loadingProgress(r->consumed); /* inside a big value too: it is not in the dataset yet */
     memmove(r->chunk, r->chunk + r->pos, r->len - r->pos);
     r->len -= r->pos;
     r->pos = 0;
@@ -904,19 +918,28 @@ static int checkHeader(rdbReader *r) {
     int version = 0;
     for (int j = 5; j < 9; j++) version = isdigit((unsigned char)magic[j]) ? version * 10 + (magic[j] - '0') : -1000;
     if (version < 1 || version > RDB_MAX_READ_VERSION) {
-        r->error = "Can't handle RDB format version";
+        static char msg[64];
+        snprintf(msg, sizeof msg, "Can't handle RDB format version %d", version < 0 ? -1 : version);
+        r->error = msg;
         return 0;
     }
     r->version = (int)version;
     return 1;
 }
 
-/* An AUX field: the ones Redis 7.0 logs are logged with its words. */
+/* An AUX field: the ones Redis 7.0 logs are logged with its words; a
+ * check is handed every one. */
 static int loadAux(rdbReader *r) {
     sds key = getString(r), value = key ? getString(r) : NULL;
     if (value == NULL) {
         sdsfree(key);
         return 0;
+    }
+    if (r->check) {
+        r->check->aux((long long)readerOffset(r), key, value);
+        sdsfree(key);
+        sdsfree(value);
+        return 1;
     }
     long long v = strtoll(value, NULL, 10);
     if (!strcmp(key, "redis-ver")) {
@@ -945,9 +968,20 @@ static int skipString(rdbReader *r) {
  * instead of being a duplicate. */
 static int load_replaces_existing;
 
+/* A check counts the key and drops it: it was read and validated as a
+ * load reads it, and goes no further (nor is it named in a report). */
+static void checkedKey(rdbReader *r, sds key, robj *val, long long expire, long long now) {
+    if (expire != -1 && expire < now) r->check->already_expired++;
+    decrRefCount(val);
+    sdsfree(key);
+    sdsfree(r->check->key);
+    r->check->key = NULL;
+}
+
 /* Adds key -> val to db, or drops it if empty or expired (an AOF base
  * keeps expired keys, as Redis does); 0 on a duplicate key. */
 static int storeLoaded(rdbReader *r, redisDb *db, sds key, robj *val, long long expire, long long now) {
+    if (r->check) return checkedKey(r, key, val, expire, now), 1;
     int empty = emptyCollection(val), expired = !r->aof_base && expire != -1 && expire < now;
     if (empty || expired) {
         if (empty) {
@@ -975,36 +1009,72 @@ static int storeLoaded(rdbReader *r, redisDb *db, sds key, robj *val, long long 
     return 1;
 }
 
+/* The key of the next value (of RDB type `type`); a check keeps a copy,
+ * to name it if its value turns out corrupt. */
+static sds loadKey(rdbReader *r, int type) {
+    doing(r, "read-object-key");
+    sds key = getString(r);
+    if (key && r->check) {
+        sdsfree(r->check->key);
+        r->check->key = sdsdup(key);
+        r->check->type = type;
+        r->check->keys++;
+    }
+    doing(r, "read-object-value");
+    return key;
+}
+
+static void gotExpire(rdbReader *r) {
+    if (r->check) r->check->expires++;
+}
+
+static int loadSelectDb(rdbReader *r, redisDb **db) {
+    uint64_t id;
+    doing(r, "read-selectdb");
+    if (!getLen(r, &id, NULL)) return 0;
+    if (id >= (uint64_t)server.dbnum) {
+        r->error = "FATAL: Data file was created with a Redis server configured to handle more databases";
+        return 0;
+    }
+    if (r->check) r->check->selectDb((long long)readerOffset(r), (long long)id);
+    else *db = &server.db[id];
+    return 1;
+}
+
+/* Everything between the header and EOF: opcodes and keys, into the
+ * dataset (a load) or to r->check. */
 static int loadBody(rdbReader *r) {
-    redisDb *db = &server.db[0];
+    redisDb *db = server.db ? &server.db[0] : NULL; /* a check has no dataset */
     long long expire = -1, now = mstime();
     for (;;) {
         int type;
+        doing(r, "read-type");
         if (!getByte(r, &type)) return 0;
         uint64_t a, b;
         unsigned char buf[8];
         switch (type) {
         case RDB_OPCODE_EOF: return 1;
         case RDB_OPCODE_SELECTDB:
-            if (!getLen(r, &a, NULL)) return 0;
-            if (a >= (uint64_t)server.dbnum) {
-                r->error = "FATAL: Data file was created with a Redis server configured to handle more databases";
-                return 0;
-            }
-            db = &server.db[a];
+            if (!loadSelectDb(r, &db)) return 0;
             continue;
         case RDB_OPCODE_RESIZEDB:
+            doing(r, "read-resizedb");
             if (!getLen(r, &a, NULL) || !getLen(r, &b, NULL)) return 0;
             continue;
         case RDB_OPCODE_EXPIRETIME_MS:
+            doing(r, "read-expire");
             if (!getBytes(r, buf, 8)) return 0;
             expire = (long long)load64le(buf);
+            gotExpire(r);
             continue;
         case RDB_OPCODE_EXPIRETIME:
+            doing(r, "read-expire");
             if (!getBytes(r, buf, 4)) return 0;
             expire = (long long)(int32_t)load32le(buf) * 1000; /* signed, as Redis reads it */
+            gotExpire(r);
             continue;
         case RDB_OPCODE_AUX:
+            doing(r, "read-aux");
             if (!loadAux(r)) return 0;
             continue;
         case RDB_OPCODE_IDLE:
@@ -1023,7 +1093,7 @@ static int loadBody(rdbReader *r) {
             r->error = "Module data in the RDB file is not supported";
             return 0;
         }
-        sds key = getString(r);
+        sds key = loadKey(r, type);
         robj *val = key ? loadValue(r, type) : NULL;
         if (val == NULL) {
             sdsfree(key);
@@ -1035,7 +1105,7 @@ static int loadBody(rdbReader *r) {
         }
         expire = -1;
         loadingKeyDelay();
-        loadingProgress(r->consumed + (off_t)r->pos); /* between two keys: clients may be served */
+        if (!r->check) loadingProgress(readerOffset(r)); /* between two keys: clients may be served */
     }
 }
 
@@ -1043,6 +1113,7 @@ static int loadBody(rdbReader *r) {
  * writer didn't compute one). Files before version 5 have none. */
 static int verifyChecksum(rdbReader *r) {
     if (r->version < 5) return 1;
+    doing(r, "check-sum");
     uint64_t crc = crc64(r->crc, r->buf, r->pos);
     unsigned char sum[8];
     if (!getBytes(r, sum, 8)) return 0;
@@ -1051,6 +1122,7 @@ static int verifyChecksum(rdbReader *r) {
         r->error = "Wrong RDB checksum";
         return 0;
     }
+    if (r->check) r->check->checksum_verified = expected != 0 && !server.skip_checksum_validation;
     return 1;
 }
 
@@ -1063,21 +1135,41 @@ static void logLoaded(rdbReader *r) {
                   r->keys_expired);
 }
 
+/* The walk shared by a load and a check: header, body, checksum. */
+static int readFile(rdbReader *r) {
+    r->chunk = zmalloc(RDB_READ_CHUNK);
+    r->buf = r->chunk;
+    doing(r, "start");
+    int ok = checkHeader(r) && loadBody(r) && verifyChecksum(r);
+    zfree(r->chunk);
+    if (!ok && !r->error) r->error = "read error";
+    return ok;
+}
+
 /* Loads an RDB stream from fd (named `name` in messages) into the dataset
  * (aof_base: the base file of an AOF). C_ERR with a logged reason. The
  * caller brackets it with loadingStart()/loadingEnd(). */
 int rdbLoadFd(int fd, const char *name, int aof_base) {
-    rdbReader r = {.fd = fd, .chunk = zmalloc(RDB_READ_CHUNK), .aof_base = aof_base};
-    r.buf = r.chunk;
-    int ok = checkHeader(&r) && loadBody(&r) && verifyChecksum(&r);
-    zfree(r.chunk);
-    if (!ok) {
+    rdbReader r = {.fd = fd, .aof_base = aof_base};
+    if (!readFile(&r)) {
         serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", name,
-                  (long long)(r.consumed + (off_t)r.pos), r.error ? r.error : "read error");
+                  (long long)readerOffset(&r), r.error);
         return C_ERR;
     }
     logLoaded(&r);
     return C_OK;
+}
+
+/* redis-check-rdb: walks the RDB stream on fd exactly as rdbLoadFd() does,
+ * every check included, reporting to *check instead of filling the
+ * dataset. C_OK if the file is good; check->offset and error say where and
+ * why it is not. */
+int rdbCheckFd(int fd, rdbCheck *check) {
+    rdbReader r = {.fd = fd, .check = check};
+    int ok = readFile(&r);
+    check->offset = (long long)readerOffset(&r);
+    check->error = ok ? NULL : r.error;
+    return ok ? C_OK : C_ERR;
 }
 
 /* Loads `filename` into the (empty) dataset; a missing file is no error. */

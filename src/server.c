@@ -20,6 +20,10 @@
  * Redis's order, so error replies and INFO's rejected_calls match; call()
  * runs the handler and records latency, calls and failures. No command
  * writes to a socket itself.
+ *
+ * Started under the name redis-check-rdb (the link `make install` creates),
+ * the binary is that program instead (rdb_check.c): it checks a file with
+ * the loader itself, as Redis's does.
  */
 #include "server.h"
 #include "aof.h"
@@ -649,16 +653,21 @@ static void createDatabases(void) {
     for (int j = 0; j < server.dbnum; j++) initDb(&server.db[j], j);
 }
 
+/* The data types register their callbacks (free, dup, digest, scan ...). */
+static void initDataTypes(void) {
+    listTypeInit();
+    hashTypeInit();
+    setTypeInit();
+    zsetTypeInit();
+}
+
 /* Modules that keep state, or register their type's callbacks (free, dup,
  * digest, scan ...) and DEBUG subcommands, set themselves up here, once. */
 static void initModules(void) {
     slowlogInit();
     infoInit();
     trackingInit();
-    listTypeInit();
-    hashTypeInit();
-    setTypeInit();
-    zsetTypeInit();
+    initDataTypes();
     blockedInit();
     encodingsDebugInit();
     memoryInit();
@@ -1014,17 +1023,32 @@ static void printVersion(void) {
            zmalloc_allocator_name(), SIZEOF_POINTER_BITS, PROJECT_NAME, PROJECT_VERSION);
 }
 
+/* Redis 7.0's usage text, less what this server lacks (--test-memory,
+ * replication, Sentinel), plus its own options. */
 static void printUsage(FILE *out) {
     fprintf(out, "Usage: ./redis-server [/path/to/redis.conf] [options] [-]\n"
                  "       ./redis-server - (read config from stdin)\n"
                  "       ./redis-server -v or --version\n"
                  "       ./redis-server -h or --help\n"
-                 "       ./redis-server --check-system (check allocator and platform, then exit)\n\n"
+                 "       ./redis-server --check-system (check allocator and platform, then exit)\n"
+                 "       ./redis-server --list-config-directives (every configuration directive, one a line)\n"
+                 "       ./redis-check-rdb <rdb-file-name> (this program under that name: check an RDB file)\n\n"
+                 "Options are configuration directives (see redis.conf) written as --directive value;\n"
+                 "they override the file's, and '-' reads more of them from stdin.\n\n"
                  "Examples:\n"
                  "       ./redis-server (run the server with default conf)\n"
+                 "       echo 'maxmemory 128mb' | ./redis-server -\n"
                  "       ./redis-server /etc/redis/6379.conf\n"
                  "       ./redis-server --port 7777\n"
-                 "       ./redis-server /etc/myredis.conf --loglevel verbose -\n");
+                 "       ./redis-server /etc/myredis.conf --loglevel verbose -\n"
+                 "       ./redis-server /etc/myredis.conf --loglevel verbose\n");
+}
+
+/* Whether the program was started as `name` (a link to the server named
+ * so, or a copy): Redis's test, a substring of argv[0]'s last component. */
+static int invokedAs(const char *argv0, const char *name) {
+    const char *base = strrchr(argv0, '/');
+    return strstr(base ? base + 1 : argv0, name) != NULL;
 }
 
 static void checkAllocatorOrExit(void) {
@@ -1119,9 +1143,22 @@ static void logStartBanner(const char *executable, int argc) {
         serverLog(LL_WARNING, "Configuration loaded");
 }
 
+/* redis-check-rdb: the loader needs the configuration's defaults (limits,
+ * encodings' thresholds), the shared objects and the types' set-up; no
+ * event loop, listener or dataset. */
+static int runCheckRdb(int argc, char **argv) {
+    seedHashFunctions();
+    initServerState();
+    initConfigValues();
+    createSharedObjects();
+    initDataTypes();
+    return rdbCheckMain(argc, argv);
+}
+
 int main(int argc, char **argv) {
     libSetAssertHandler(serverAssertFailed); /* library asserts: logged like serverAssert, then SIGABRT's crash report */
     checkAllocatorOrExit();
+    if (invokedAs(argv[0], "redis-check-rdb")) return runCheckRdb(argc, argv);
     if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
         printVersion();
         return 0;

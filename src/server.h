@@ -933,6 +933,24 @@ sds rdbSerializeValue(robj *o); /* type byte + value, no key (DUMP) */
 robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *err);
 size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
 
+/* redis-check-rdb (rdb_check.c) walks a file with the loader itself, every
+ * validation included, through rdbCheckFd(): the loader hands it each key
+ * (counted and dropped, never stored), calls back on each AUX field and
+ * SELECTDB (offset: bytes read so far), and keeps the rest up to date. */
+typedef struct rdbCheck {
+    void (*aux)(long long offset, sds name, sds value);
+    void (*selectDb)(long long offset, long long id);
+    const char *doing;    /* the step under way, in Redis's words: "start", "read-type" ... */
+    int type;             /* and the RDB type of that value */
+    sds key;              /* the key whose value is being read, else NULL (the caller frees it) */
+    long long keys, expires, already_expired;
+    int checksum_verified; /* 0 after a good walk: the file has no checksum, or it was not checked */
+    long long offset;     /* at the end: where the walk stopped */
+    const char *error;    /* at the end: why it stopped early, NULL if the file is good */
+} rdbCheck;
+int rdbCheckFd(int fd, rdbCheck *check); /* C_OK if the file is good */
+int rdbCheckMain(int argc, char **argv); /* the program redis-check-rdb (main() dispatches on argv[0]) */
+
 /* ---- multi.c ------------------------------------------------------------------------- */
 void queueMultiCommand(client *c);
 uint64_t multiQueuedFlags(client *c);

@@ -2,7 +2,9 @@
 # install-check.sh -- `make install DESTDIR=...` installs what a sysadmin
 # expects, and only that: stripped programs with debug links (symbols by
 # `make install-debug`), the README the systemd unit documents, the unit, a
-# logrotate file and redis.conf -- which a second install must not overwrite.
+# logrotate file and redis.conf -- which a second install must not overwrite;
+# redis-check-rdb as a link to the server (as Debian ships it); `make
+# uninstall` removes every program.
 # The unit is checked with `systemd-analyze` where it exists: it must verify,
 # and its exposure score must be no worse than Debian's redis-server unit
 # when that is installed (both figures are printed).
@@ -25,7 +27,7 @@ check() { # description, command...
 run_install() { make --no-print-directory "$@" DESTDIR="$stage" PREFIX=/usr/local >"$stage.log" 2>&1; }
 
 bin=$stage/usr/local/bin
-programs="redis-server redis-cli redis-benchmark redis-check-aof"
+programs="redis-server redis-cli redis-benchmark redis-check-aof redis-check-rdb"
 
 installs_cleanly() { run_install "$@" install || { sed 's/^/    /' "$stage.log"; return 1; }; }
 
@@ -44,6 +46,22 @@ programs_stripped_with_debug_link() {
 }
 
 server_runs() { "$bin/redis-server" --version | grep -q 'v='; }
+
+# redis-check-rdb is the server under another name, as in Debian: a link.
+check_rdb_is_the_server() {
+    [ -L "$bin/redis-check-rdb" ] && [ "$(readlink "$bin/redis-check-rdb")" = redis-server ] ||
+        { echo "    $bin/redis-check-rdb is not a link to redis-server"; return 1; }
+    "$bin/redis-check-rdb" -v | grep -q '^redis-check-rdb ' || { echo "    redis-check-rdb -v failed"; return 1; }
+}
+
+uninstall_removes_programs() {
+    run_install "$@" uninstall || { sed 's/^/    /' "$stage.log"; return 1; }
+    local p
+    for p in $programs; do
+        [ -e "$bin/$p" ] || [ -L "$bin/$p" ] && { echo "    $bin/$p left behind"; return 1; }
+    done
+    return 0
+}
 
 support_files_installed() {
     local f
@@ -69,6 +87,7 @@ config_kept_on_reinstall() {
 debug_symbols_installed() {
     run_install "$@" install-debug || return 1
     for p in $programs; do
+        [ "$p" = redis-check-rdb ] && continue # the server's symbols serve it (its debug link names them)
         readelf -S -W "$stage/usr/lib/debug/usr/local/bin/$p.debug" 2>/dev/null | grep -q '\.debug_info' ||
             { echo "    no symbols for $p"; return 1; }
     done
@@ -95,6 +114,7 @@ check "make install succeeds into a staging directory" installs_cleanly "$@"
 check "every program is installed and executable" every_program_installed
 check "installed programs are stripped and carry a debug link" programs_stripped_with_debug_link
 check "the installed server runs" server_runs
+check "redis-check-rdb is a link to the server and runs as that program" check_rdb_is_the_server
 check "README, systemd unit, logrotate file and redis.conf are installed" support_files_installed
 check "the unit's Documentation= names an installed file" unit_documentation_exists
 check "a second install keeps an edited redis.conf" config_kept_on_reinstall "$@"
@@ -104,6 +124,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 else
     echo "[skip] systemd unit exposure score: systemd-analyze is not installed"
 fi
+check "make uninstall removes every program" uninstall_removes_programs "$@"
 rm -f "$stage.log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
