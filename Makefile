@@ -269,15 +269,21 @@ $(BUILD)/tests/bench_core.o: utils/bench_core.c | $(BUILD)/.tools-ok $(MALLOC_DE
 # symbols, ~1.6 MB without: it matters on an SD card), the README the unit's
 # Documentation= names, the systemd unit, a logrotate file, and redis.conf
 # unless one is already there (a changed config is never overwritten).
+# Everything but the programs is named after INSTALL_NAME, not "redis": the
+# unit redis-portable.service, /etc/redis-portable/redis.conf,
+# /var/lib/redis-portable ..., so Debian's redis-server package (its unit,
+# /etc/redis, /var/lib/redis) can stay installed and running on the same
+# board. The programs keep Redis's names in $(PREFIX)/bin, as tools expect.
 # make install-debug puts the symbols next to them in /usr/lib/debug, where
 # gdb finds them through the binaries' debug links.
 PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
+INSTALL_NAME := redis-portable
 OBJCOPY := $(PORT_CROSS)objcopy
 INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
-INSTALL_DOC := $(DESTDIR)$(PREFIX)/share/doc/redis
+INSTALL_DOC := $(DESTDIR)$(PREFIX)/share/doc/$(INSTALL_NAME)
 INSTALL_UNIT := $(DESTDIR)$(PREFIX)/lib/systemd/system
-INSTALL_CONF := $(DESTDIR)$(SYSCONFDIR)/redis
+INSTALL_CONF := $(DESTDIR)$(SYSCONFDIR)/$(INSTALL_NAME)
 INSTALL_LOGROTATE := $(DESTDIR)$(SYSCONFDIR)/logrotate.d
 INSTALL_DEBUG := $(DESTDIR)/usr/lib/debug$(PREFIX)/bin
 PROGRAMS := $(SERVER) $(TOOL_BINS)
@@ -295,15 +301,15 @@ install: all $(STRIPPED)
 	$(foreach p,$(STRIPPED),install -m 755 $(p) $(INSTALL_BIN)/$(notdir $(p));)
 	ln -sfn redis-server $(INSTALL_BIN)/$(CHECK_RDB)
 	install -m 644 README.md $(INSTALL_DOC)/README.md
-	install -m 644 utils/redis-server.service $(INSTALL_UNIT)/redis-server.service
-	install -m 644 utils/redis-server.logrotate $(INSTALL_LOGROTATE)/redis-server
+	install -m 644 utils/$(INSTALL_NAME).service $(INSTALL_UNIT)/$(INSTALL_NAME).service
+	install -m 644 utils/$(INSTALL_NAME).logrotate $(INSTALL_LOGROTATE)/$(INSTALL_NAME)
 	@if [ -e $(INSTALL_CONF)/redis.conf ]; then \
 	  echo "kept $(INSTALL_CONF)/redis.conf (exists); the shipped one is redis.conf in the source tree"; \
-	elif getent group redis >/dev/null 2>&1; then \
-	  install -m 660 -g redis redis.conf $(INSTALL_CONF)/redis.conf && chgrp redis $(INSTALL_CONF) && chmod 2770 $(INSTALL_CONF); \
+	elif getent group $(INSTALL_NAME) >/dev/null 2>&1; then \
+	  install -m 660 -g $(INSTALL_NAME) redis.conf $(INSTALL_CONF)/redis.conf && chgrp $(INSTALL_NAME) $(INSTALL_CONF) && chmod 2770 $(INSTALL_CONF); \
 	else \
 	  install -m 644 redis.conf $(INSTALL_CONF)/redis.conf; \
-	  echo "no 'redis' group here: $(INSTALL_CONF) stays root's; for CONFIG REWRITE under the unit: chgrp -R redis $(INSTALL_CONF) && chmod 2770 $(INSTALL_CONF) && chmod 660 $(INSTALL_CONF)/redis.conf"; \
+	  echo "no '$(INSTALL_NAME)' group here: $(INSTALL_CONF) stays root's; for CONFIG REWRITE under the unit: chgrp -R $(INSTALL_NAME) $(INSTALL_CONF) && chmod 2770 $(INSTALL_CONF) && chmod 660 $(INSTALL_CONF)/redis.conf"; \
 	fi
 
 install-debug: $(STRIPPED)
@@ -313,7 +319,7 @@ install-debug: $(STRIPPED)
 uninstall:
 	rm -f $(foreach p,$(PROGRAMS),$(INSTALL_BIN)/$(notdir $(p)) $(INSTALL_DEBUG)/$(notdir $(p)).debug)
 	rm -f $(INSTALL_BIN)/$(CHECK_RDB)
-	rm -f $(INSTALL_DOC)/README.md $(INSTALL_UNIT)/redis-server.service $(INSTALL_LOGROTATE)/redis-server
+	rm -f $(INSTALL_DOC)/README.md $(INSTALL_UNIT)/$(INSTALL_NAME).service $(INSTALL_LOGROTATE)/$(INSTALL_NAME)
 	@echo "kept $(INSTALL_CONF)/redis.conf (remove it by hand if it is no longer wanted)"
 
 clean:

@@ -65,8 +65,8 @@ uninstall_removes_programs() {
 
 support_files_installed() {
     local f
-    for f in usr/local/share/doc/redis/README.md usr/local/lib/systemd/system/redis-server.service \
-             etc/logrotate.d/redis-server etc/redis/redis.conf; do
+    for f in usr/local/share/doc/redis-portable/README.md usr/local/lib/systemd/system/redis-portable.service \
+             etc/logrotate.d/redis-portable etc/redis-portable/redis.conf; do
         [ -s "$stage/$f" ] || { echo "    missing $f"; return 1; }
     done
 }
@@ -74,14 +74,14 @@ support_files_installed() {
 # The unit's Documentation= must name a file the installation provides.
 unit_documentation_exists() {
     local doc
-    doc=$(sed -n 's|^Documentation=file://||p' "$stage/usr/local/lib/systemd/system/redis-server.service")
+    doc=$(sed -n 's|^Documentation=file://||p' "$stage/usr/local/lib/systemd/system/redis-portable.service")
     [ -n "$doc" ] && [ -s "$stage$doc" ] || { echo "    Documentation=$doc is not installed"; return 1; }
 }
 
 config_kept_on_reinstall() {
-    echo "# changed by the administrator" >>"$stage/etc/redis/redis.conf"
+    echo "# changed by the administrator" >>"$stage/etc/redis-portable/redis.conf"
     run_install "$@" install || return 1
-    grep -q 'changed by the administrator' "$stage/etc/redis/redis.conf"
+    grep -q 'changed by the administrator' "$stage/etc/redis-portable/redis.conf"
 }
 
 debug_symbols_installed() {
@@ -96,8 +96,8 @@ debug_symbols_installed() {
 exposure() { systemd-analyze security --offline=yes "$1" 2>/dev/null | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p'; }
 
 unit_hardened() {
-    local ours theirs copy=$stage/unit-check/redis-server.service
-    mkdir -p "$(dirname "$copy")" && cp "$stage/usr/local/lib/systemd/system/redis-server.service" "$copy"
+    local ours theirs copy=$stage/unit-check/redis-portable.service
+    mkdir -p "$(dirname "$copy")" && cp "$stage/usr/local/lib/systemd/system/redis-portable.service" "$copy"
     ours=$(exposure "$copy")
     [ -n "$ours" ] || { echo "    systemd-analyze gave no score"; return 1; }
     if [ -f /lib/systemd/system/redis-server.service ]; then
