@@ -202,4 +202,16 @@ rcReply *rcCommandArgv(rcConn *c, int argc, const char **argv, const size_t *arg
 /* The same from NUL-terminated strings (at most 64): rcCommand(c, "SELECT", "2", NULL). */
 rcReply *rcCommand(rcConn *c, const char *arg0, ...) __attribute__((sentinel));
 
+/* ---- addresses -------------------------------------------------------------- */
+/* redis://[[user]:password@]host[:port][/db] (rclient_uri.c). Absent parts
+ * are NULL, port 0 and dbnum -1; "" before the credentials' ':' is a user
+ * name. RC_ERR with *err a one-line message for another scheme. */
+typedef struct rcUri {
+    sds user, password, host;
+    int port;
+    long long dbnum;
+} rcUri;
+int rcParseUri(const char *uri, rcUri *out, const char **err);
+void rcUriFree(rcUri *u);
+
 #endif /* REDIS_RCLIENT_H */

@@ -834,25 +834,16 @@ static long long numberArg(int argc, char **argv, int *i, long long min, long lo
 /* -u redis://[[user]:password@]host[:port][/db], as redis-cli's -u. The
  * parts are kept for the whole run (they back cfg's strings). */
 static void parseUri(const char *uri) {
-    static sds parts[3];
-    const char *scheme = "redis://";
-    if (strncasecmp(uri, scheme, strlen(scheme)) != 0) fatal("Invalid URI scheme");
-    const char *p = uri + strlen(scheme);
-    const char *end = p + strcspn(p, "/");
-    const char *at = memchr(p, '@', (size_t)(end - p));
-    if (at) {
-        const char *colon = memchr(p, ':', (size_t)(at - p));
-        if (colon) {
-            cfg.user = parts[0] = sdsnewlen(p, (size_t)(colon - p)); /* "" too, as redis-cli */
-            cfg.password = parts[1] = sdsnewlen(colon + 1, (size_t)(at - colon - 1));
-        }
-        p = at + 1;
+    static rcUri parts;
+    const char *err;
+    if (rcParseUri(uri, &parts, &err) != RC_OK) fatal("%s", err);
+    if (parts.password) {
+        cfg.user = parts.user;
+        cfg.password = parts.password;
     }
-    const char *port = memchr(p, ':', (size_t)(end - p));
-    const char *host_end = port ? port : end;
-    if (host_end > p) cfg.host = parts[2] = sdsnewlen(p, (size_t)(host_end - p));
-    if (port) cfg.port = atoi(port + 1);
-    if (*end == '/' && end[1]) cfg.dbnum = atoll(end + 1);
+    if (parts.host) cfg.host = parts.host;
+    if (parts.port) cfg.port = parts.port;
+    if (parts.dbnum >= 0) cfg.dbnum = parts.dbnum;
 }
 
 static void setTests(const char *list) {

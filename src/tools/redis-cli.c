@@ -195,30 +195,19 @@ static sds unquoteOption(const char *value, const char *what) {
     return s;
 }
 
-/* redis://[[user]:password@]host[:port][/db] */
+/* -u redis://[[user]:password@]host[:port][/db] (rclient_uri.c) */
 static void parseUri(const char *uri) {
-    const char *scheme = "redis://";
-    if (strncasecmp(uri, scheme, strlen(scheme)) != 0) {
-        if (strncasecmp(uri, "rediss://", 9) == 0) die("rediss:// is not supported: this build has no TLS.\n");
-        die("Invalid URI scheme\n");
+    rcUri parts;
+    const char *err;
+    if (rcParseUri(uri, &parts, &err) != RC_OK) die("%s\n", err);
+    if (parts.password) {
+        config.user = keepString(&ownedUser, parts.user, sdslen(parts.user));
+        config.auth = keepString(&ownedAuth, parts.password, sdslen(parts.password));
     }
-    const char *p = uri + strlen(scheme);
-    const char *end = p + strcspn(p, "/");
-    const char *at = memchr(p, '@', (size_t)(end - p));
-    if (at) {
-        const char *colon = memchr(p, ':', (size_t)(at - p));
-        if (colon) {
-            /* even "" before the colon is a user name, as in Redis's tool */
-            config.user = keepString(&ownedUser, p, (size_t)(colon - p));
-            config.auth = keepString(&ownedAuth, colon + 1, (size_t)(at - colon - 1));
-        }
-        p = at + 1;
-    }
-    const char *port = memchr(p, ':', (size_t)(end - p));
-    const char *host_end = port ? port : end;
-    if (host_end > p) config.host = keepString(&ownedHost, p, (size_t)(host_end - p));
-    if (port) config.port = atoi(port + 1);
-    if (*end == '/' && end[1]) config.dbnum = atoi(end + 1);
+    if (parts.host) config.host = keepString(&ownedHost, parts.host, sdslen(parts.host));
+    if (parts.port) config.port = parts.port;
+    if (parts.dbnum >= 0) config.dbnum = (int)parts.dbnum;
+    rcUriFree(&parts);
 }
 
 static int optionTakesValue(const char *opt) {

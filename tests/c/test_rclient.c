@@ -623,6 +623,43 @@ static void test_hist_percentiles(void) {
     CHECK_EQ_INT(h.min_us, 0);
 }
 
+/* ---- redis:// addresses (rclient_uri.c) ---------------------------------------- */
+
+static void test_uri_parts(void) {
+    rcUri u;
+    const char *err = NULL;
+    CHECK_EQ_INT(rcParseUri("redis://alice:s3cr:et@db.local:6380/4", &u, &err), RC_OK);
+    CHECK_EQ_STR(u.user, "alice");
+    CHECK_EQ_STR(u.password, "s3cr:et"); /* the first ':' splits user and password */
+    CHECK_EQ_STR(u.host, "db.local");
+    CHECK_EQ_INT(u.port, 6380);
+    CHECK_EQ_INT(u.dbnum, 4);
+    rcUriFree(&u);
+
+    CHECK_EQ_INT(rcParseUri("REDIS://:pw@h", &u, &err), RC_OK); /* scheme in any case; "" user */
+    CHECK_EQ_STR(u.user, "");
+    CHECK_EQ_STR(u.password, "pw");
+    CHECK_EQ_STR(u.host, "h");
+    CHECK_EQ_INT(u.port, 0);
+    CHECK_EQ_INT(u.dbnum, -1);
+    rcUriFree(&u);
+
+    CHECK_EQ_INT(rcParseUri("redis://h:7000/", &u, &err), RC_OK); /* no credentials, no db */
+    CHECK(u.user == NULL && u.password == NULL);
+    CHECK_EQ_INT(u.port, 7000);
+    CHECK_EQ_INT(u.dbnum, -1);
+    rcUriFree(&u);
+}
+
+static void test_uri_bad_scheme(void) {
+    rcUri u;
+    const char *err = NULL;
+    CHECK_EQ_INT(rcParseUri("http://h", &u, &err), RC_ERR);
+    CHECK_EQ_STR(err, "Invalid URI scheme");
+    CHECK_EQ_INT(rcParseUri("rediss://h", &u, &err), RC_ERR);
+    CHECK(strstr(err, "TLS") != NULL);
+}
+
 TEST_MAIN(
     signal(SIGPIPE, SIG_IGN);
     RUN(test_resp2_types);
@@ -646,4 +683,6 @@ TEST_MAIN(
     RUN(test_unix_socket);
     RUN(test_hist_buckets);
     RUN(test_hist_percentiles);
+    RUN(test_uri_parts);
+    RUN(test_uri_bad_scheme);
 )
