@@ -92,7 +92,7 @@ ALL_CFLAGS := $(BASE_CFLAGS) -Isrc -Isrc/lib $(CFLAGS)
 ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
 # libm only where something still needs it (soft-float sqrt): the glibc
 # build references none of it, and a shared libm costs ~300 KB of RSS.
-LIBS := $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread
+LIBS := $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread $(PORT_LIBS)
 
 # ---- sources ------------------------------------------------------------------
 # Libraries (src/lib/): no server knowledge, each with its own unit tests,

@@ -5,6 +5,9 @@ PORT_CROSS       := arm-linux-gnueabi-
 # Unwind tables let the crash report print a stack trace on this target.
 PORT_CFLAGS      := -march=armv6 -marm -mfpu=vfp -mfloat-abi=softfp -funwind-tables
 PORT_LDFLAGS     := -static
+# ARMv6 has no 64-bit atomic instructions: gcc calls libatomic for them
+# (redis-benchmark --threads' shared counters).
+PORT_LIBS        := -latomic
 PORT_QEMU        := qemu-arm-static -cpu arm1176
 PORT_JEMALLOC_HOST := arm-linux-gnueabi
 PORT_LG_PAGE     := 16
