@@ -31,15 +31,17 @@ proc check_rdb_tool {} {
 
 # Runs a redis-check-rdb (ours unless TOOL is given): {exit-status stdout stderr}.
 proc run_check_rdb {args} {
-    return [run_checker [check_rdb_tool] {*}$args]
+    return [run_checker $::harness::opt(wrapper) [check_rdb_tool] {*}$args]
 }
 
-proc run_checker {tool args} {
+# WRAPPER: the emulator our build runs under (a port's QEMU), or "" for a
+# native program such as Debian's tool.
+proc run_checker {wrapper tool args} {
     set dir [::harness::fresh_run_dir check-rdb]
     set out [file join $dir stdout]
     set err [file join $dir stderr]
     set status 0
-    if {[catch {exec {*}$::harness::opt(wrapper) $tool {*}$args > $out 2> $err} result opts]} {
+    if {[catch {exec {*}$wrapper $tool {*}$args > $out 2> $err} result opts]} {
         set code [dict get $opts -errorcode]
         if {[lindex $code 0] ne "CHILDSTATUS"} { error "running $tool: $result" }
         set status [lindex $code 2]
@@ -57,7 +59,7 @@ proc assert_same_as_reference {path} {
     set ref [reference_checker]
     if {$ref eq ""} { return }
     lassign [run_check_rdb $path] status ours
-    lassign [run_checker $ref $path] ref_status theirs
+    lassign [run_checker {} $ref $path] ref_status theirs
     assert_equal $ref_status $status
     assert_equal $theirs $ours
 }
@@ -233,7 +235,7 @@ test "redis-check-rdb on the pre-7.0 fixtures: verdicts, offsets, keys and count
         assert_equal [expr {$good ? 0 : 1}] $status "$path: $out"
         if {!$good} { assert_match "*--- RDB ERROR DETECTED ---*Reading key '*" $out }
         if {$ref eq ""} { continue }
-        lassign [run_checker $ref $path] ref_status theirs
+        lassign [run_checker {} $ref $path] ref_status theirs
         assert_equal $ref_status $status $path
         assert_equal [without_reason $theirs] [without_reason $out] $path
     }
