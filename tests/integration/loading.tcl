@@ -251,18 +251,24 @@ start_server {tags {loading} overrides {save {3600 1} key-load-delay 100 loading
 }
 
 set size_script {files_size appendonlydir/*.base.* appendonlydir/*.incr.*}
+
+# An AOF of 20000 keys in its base and one in its incremental file, loaded
+# slowly at a restart: returns {client first-fields} of check_while_loading.
+proc restart_loading_aof {} {
+    r config set key-load-delay 0
+    r debug populate 20000 key 10
+    r bgrewriteaof
+    wait_for_condition 500 20 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite did not end" }
+    r set after-base 1
+    r config set key-load-delay 100
+    restart_without_waiting
+    set c [loading_client]
+    return [list $c [check_while_loading $c $::size_script]]
+}
 start_server {tags {loading aof} overrides {appendonly yes aof-use-rdb-preamble yes key-load-delay 100 loading-process-events-interval-bytes 1024}} {
     test "AOF with an RDB base at start-up: -LOADING meanwhile, INFO's fields, Redis 7.0's log lines" {
-        r config set key-load-delay 0
-        r debug populate 20000 key 10
-        r bgrewriteaof
-        wait_for_condition 500 20 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite did not end" }
-        r set after-base 1
-        r config set key-load-delay 100
         set from [log_line_count]
-        restart_without_waiting
-        set c [loading_client]
-        set f [check_while_loading $c $::size_script]
+        lassign [restart_loading_aof] c f
         assert {[dict get $f loading_rdb_used_mem] > 0}
         wait_loaded $c
         $c close
@@ -309,16 +315,8 @@ start_server {tags {loading aof} overrides {appendonly yes aof-use-rdb-preamble 
 
 start_server {tags {loading aof} overrides {appendonly yes aof-use-rdb-preamble no key-load-delay 100 loading-process-events-interval-bytes 1024}} {
     test "Plain AOF at start-up: -LOADING meanwhile, INFO's fields, no RDB keys counted" {
-        r config set key-load-delay 0
-        r debug populate 20000 key 10
-        r bgrewriteaof
-        wait_for_condition 500 20 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite did not end" }
-        r set after-base 1
-        r config set key-load-delay 100
         set from [log_line_count]
-        restart_without_waiting
-        set c [loading_client]
-        set f [check_while_loading $c $::size_script]
+        lassign [restart_loading_aof] c f
         assert_equal 0 [dict get $f loading_rdb_used_mem]
         wait_loaded $c
         $c close
