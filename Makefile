@@ -79,6 +79,11 @@ endif
 
 ALIGN_CFLAGS := $(if $(filter yes,$(ALIGNED_ACCESS)),-DUSE_ALIGNED_ACCESS)
 
+# Lua (scripting): the interpreter and the libraries scripts see. Server
+# code is compiled with LUA_CFLAGS and linked with LUA_LIBS.
+LUA_CFLAGS ?=
+LUA_LIBS ?=
+
 # -fno-math-errno: nothing reads errno after a math function, and sqrt()
 # then becomes one instruction instead of a libm call.
 # The library layer (src/lib/) is compiled with its own folder as the only
@@ -88,11 +93,11 @@ ALIGN_CFLAGS := $(if $(filter yes,$(ALIGNED_ACCESS)),-DUSE_ALIGNED_ACCESS)
 BASE_CFLAGS := $(STD) $(OPTIMIZATION) -g $(WARN) -fno-math-errno $(PORT_CFLAGS) $(SAN_FLAGS) $(ALIGN_CFLAGS) \
                $(MALLOC_CFLAGS) -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -Isrc/lib $(CFLAGS)
-ALL_CFLAGS := $(BASE_CFLAGS) -Isrc -Isrc/lib $(CFLAGS)
+ALL_CFLAGS := $(BASE_CFLAGS) -Isrc -Isrc/lib $(LUA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
 # libm only where something still needs it (soft-float sqrt): the glibc
 # build references none of it, and a shared libm costs ~300 KB of RSS.
-LIBS := $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread $(PORT_LIBS)
+LIBS := $(LUA_LIBS) $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread $(PORT_LIBS)
 
 # ---- sources ------------------------------------------------------------------
 # Libraries (src/lib/): no server knowledge, each with its own unit tests,
