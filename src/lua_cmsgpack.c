@@ -145,8 +145,12 @@ static void mpEncodeString(mpBuffer *buf, const char *s, size_t len) {
     if (len < 32) mpAppendByte(buf, (unsigned char)(0xa0 | len));
     else if (len <= 0xff) mpAppendTagged(buf, 0xd9, len, 1);
     else if (len <= 0xffff) mpAppendTagged(buf, 0xda, len, 2);
-    else if ((uint64_t)len <= 0xffffffffu) mpAppendTagged(buf, 0xdb, len, 4);
-    else luaL_error(buf->L, "string too long for MessagePack");
+    else {
+#if SIZE_MAX > 0xffffffffu
+        if (len > 0xffffffffu) luaL_error(buf->L, "string too long for MessagePack");
+#endif
+        mpAppendTagged(buf, 0xdb, len, 4);
+    }
     mpAppend(buf, s, len);
 }
 
