@@ -587,6 +587,21 @@ void zsetTypeForEach(robj *o, int reverse, scoredVisitor *fn, void *ud) {
     }
 }
 
+/* Members with scores in [min, max), ascending (the GEO commands' cells). */
+void zsetTypeForEachInRange(robj *o, double min, double max, scoredVisitor *fn, void *ud) {
+    zrangespec range = {.min = min, .max = max, .minex = 0, .maxex = 1};
+    zcursor cur;
+    zcurSeekScore(&cur, o, &range, 0);
+    while (zcurValid(&cur) && zcurInScore(&cur, &range)) {
+        elemRef e;
+        zcurMember(&cur, &e);
+        if (fn(ud, &e, zcurScore(&cur))) return;
+        zcurNext(&cur);
+    }
+}
+
+int zsetTypeScore(robj *o, sds member, double *score) { return zsetScoreOfSds(o, member, score); }
+
 static void zsetFreeObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
     else zsetStructFree(o->ptr);
@@ -1141,8 +1156,7 @@ static void zsinkEmit(zsink *k, const elemRef *member, double score) {
 }
 
 /* Stores (or deletes) a computed destination and replies its length. */
-static void zsetStoreResult(client *c, robj *dstkey, robj *dst, const char *event, size_t maxelelen,
-                            size_t totelelen) {
+void zsetStoreResult(client *c, robj *dstkey, robj *dst, const char *event, size_t maxelelen, size_t totelelen) {
     long long len = (long long)zsetLength(dst);
     if (len > 0) {
         zsetConvertToListpackIfNeeded(dst, maxelelen, totelelen);
