@@ -16,9 +16,11 @@
  *               geohash, or the distance with STOREDIST). They replicate as
  *               written.
  *
- * Replies match Redis 7.0's bytes: distances "%.4f" as bulk strings (RESP3
- * too), coordinates as the reference prints a long double ("%.17Lf" minus
- * trailing zeros; a RESP3 double), hashes as integers. Options are parsed
+ * Replies match Redis 7.0's bytes: distances with 4 decimals as bulk
+ * strings (RESP3 too; rounded as the reference rounds them, see
+ * geohashFormatDistance), coordinates as the reference prints a long
+ * double ("%.17Lf" minus trailing zeros; a RESP3 double), hashes as
+ * integers. Options are parsed
  * in Redis's order, so the same malformed command gets the same error.
  *
  * Design decisions:
@@ -127,8 +129,8 @@ static int memberPosition(robj *zobj, robj *member, double xy[2]) {
 /* ---- replies ------------------------------------------------------------------------------------------------------- */
 
 static void addReplyDistance(client *c, double d) {
-    char buf[128];
-    int len = snprintf(buf, sizeof buf, "%.4f", d);
+    char buf[GEOHASH_DISTANCE_BUFSIZE];
+    int len = geohashFormatDistance(buf, d);
     addReplyBulkCBuffer(c, buf, (size_t)len);
 }
 

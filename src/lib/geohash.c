@@ -10,7 +10,8 @@
  *   puts it back, so every +, -, *, / rounds once to a double as SSE2 does
  *   (rounding first to 64 bits and then to 53 differs in rare ties); the
  *   work itself sits in a separate function the compiler may not inline or
- *   analyse, so none of it can move out of the bracket.
+ *   analyse, so none of it can move out of the bracket. sin, cos and asin
+ *   are called at the FPU's usual precision (libm()), which they need.
  * - Neighbours are computed on the two coordinates taken apart (step
  *   numbers plus or minus one, modulo 2^step), not on the interleaved word.
  * - The search cells follow Redis 7.0's choices (the step estimate from the
@@ -22,6 +23,7 @@
 #include "geohash.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -46,6 +48,19 @@ static fpuState fpuEnterDouble(void) {
 
 static void fpuLeave(fpuState old) { __asm__ __volatile__("fldcw %0" : : "m"(old) : "memory"); }
 
+/* The libm functions run at the precision they were written for (the
+ * 64-bit default: at 53 bits glibc's x87 code loses its last bits), and
+ * their result is rounded to a double before the arithmetic goes on. */
+static double libm(double (*fn)(double), double x) {
+    unsigned short old, cw;
+    __asm__ __volatile__("fnstcw %0" : "=m"(old) : : "memory");
+    cw = (unsigned short)(old | FPU_PRECISION_MASK);
+    __asm__ __volatile__("fldcw %0" : : "m"(cw) : "memory");
+    volatile double r = fn(x);
+    fpuLeave(old);
+    return r;
+}
+
 #if defined(__clang__) || __GNUC__ < 8
 #define FPU_BODY __attribute__((noinline))
 #else
@@ -55,6 +70,7 @@ static void fpuLeave(fpuState old) { __asm__ __volatile__("fldcw %0" : : "m"(old
 typedef int fpuState;
 static inline fpuState fpuEnterDouble(void) { return 0; }
 static inline void fpuLeave(fpuState old) { (void)old; }
+static inline double libm(double (*fn)(double), double x) { return fn(x); }
 #define FPU_BODY
 #endif
 
@@ -194,10 +210,15 @@ void geohashScoreToLonLat(double score, double xy[2]) {
 
 /* ---- neighbours ---------------------------------------------------------- */
 
+/* A moved coordinate wraps modulo 2^step; one that does not move is kept
+ * whole, even when it is 2^step itself (a point on the east edge, lon 180,
+ * or the north one), as Redis keeps it: the north and south neighbours of
+ * such a cell lie past the range too. */
 static geohashBits moved(geohashBits cell, int dlon, int dlat) {
     uint32_t mask = (uint32_t)((1ULL << cell.step) - 1);
-    uint32_t lat = (gatherBits(cell.bits) + (uint32_t)dlat) & mask;
-    uint32_t lon = (gatherBits(cell.bits >> 1) + (uint32_t)dlon) & mask;
+    uint32_t lat = gatherBits(cell.bits), lon = gatherBits(cell.bits >> 1);
+    if (dlat) lat = (lat + (uint32_t)dlat) & mask;
+    if (dlon) lon = (lon + (uint32_t)dlon) & mask;
     geohashBits out = {interleave(lat, lon), cell.step};
     return out;
 }
@@ -215,12 +236,12 @@ static double latDistance(double lat1, double lat2) {
 
 /* Redis's haversine, with its shortcut for points on one meridian. */
 static double distance(double lon1, double lat1, double lon2, double lat2) {
-    double v = sin((degToRad(lon2) - degToRad(lon1)) / 2);
+    double v = libm(sin, (degToRad(lon2) - degToRad(lon1)) / 2);
     if (v == 0.0) return latDistance(lat1, lat2);
     double lat1r = degToRad(lat1), lat2r = degToRad(lat2);
-    double u = sin((lat2r - lat1r) / 2);
-    double a = u * u + cos(lat1r) * cos(lat2r) * v * v;
-    return 2.0 * GEOHASH_EARTH_RADIUS_M * asin(sqrt(a));
+    double u = libm(sin, (lat2r - lat1r) / 2);
+    double a = u * u + libm(cos, lat1r) * libm(cos, lat2r) * v * v;
+    return 2.0 * GEOHASH_EARTH_RADIUS_M * libm(asin, sqrt(a));
 }
 
 static FPU_BODY double distanceBody(double lon1, double lat1, double lon2, double lat2) {
@@ -241,6 +262,23 @@ double geohashToUnit(double meters, double unit_in_meters) {
     double d = divideBody(meters, unit_in_meters);
     fpuLeave(fpu);
     return d;
+}
+
+static FPU_BODY int scaledDistance(double d, long long *out) {
+    double scaled = d * 10000.0;
+    if (!(fabs(scaled) < 9.2e18)) return 0;
+    *out = llrint(scaled);
+    return 1;
+}
+
+int geohashFormatDistance(char *buf, double d) {
+    long long v;
+    fpuState fpu = fpuEnterDouble();
+    int ok = scaledDistance(d, &v);
+    fpuLeave(fpu);
+    if (!ok) return 0;
+    unsigned long long mag = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    return snprintf(buf, GEOHASH_DISTANCE_BUFSIZE, "%s%llu.%04llu", v < 0 ? "-" : "", mag / 10000, mag % 10000);
 }
 
 /* ---- the cells of a search ---------------------------------------------- */
@@ -270,8 +308,8 @@ static void boundingBox(const geohashShape *s, double box[4]) {
     double half_w = s->unit_m * (s->kind == GEOHASH_SHAPE_CIRCLE ? s->radius : s->width / 2);
     double lon = s->xy[0], lat = s->xy[1];
     double lat_delta = radToDeg(half_h / GEOHASH_EARTH_RADIUS_M);
-    double lon_delta_top = radToDeg(half_w / GEOHASH_EARTH_RADIUS_M / cos(degToRad(lat + lat_delta)));
-    double lon_delta_bottom = radToDeg(half_w / GEOHASH_EARTH_RADIUS_M / cos(degToRad(lat - lat_delta)));
+    double lon_delta_top = radToDeg(half_w / GEOHASH_EARTH_RADIUS_M / libm(cos, degToRad(lat + lat_delta)));
+    double lon_delta_bottom = radToDeg(half_w / GEOHASH_EARTH_RADIUS_M / libm(cos, degToRad(lat - lat_delta)));
     double lon_delta = lat < 0 ? lon_delta_bottom : lon_delta_top;
     box[0] = lon - lon_delta;
     box[1] = lat - lat_delta;

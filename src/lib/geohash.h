@@ -93,6 +93,14 @@ double geohashDistance(double lon1, double lat1, double lon2, double lat2);
 /* metres / unit, done here so that every CPU rounds it alike. */
 double geohashToUnit(double meters, double unit_in_meters);
 
+/* A distance as the reference replies it, with 4 decimals: d * 10^4
+ * rounded to a double, then to the nearest integer (ties to even), which
+ * is not always what "%.4f" prints (4947494.31254999990 -> "...3126").
+ * Returns the length written into buf (at least 32 bytes), 0 if |d| is too
+ * large for 64 bits at that scale. */
+#define GEOHASH_DISTANCE_BUFSIZE 32
+int geohashFormatDistance(char *buf, double d);
+
 /* The shape of a search, sizes in `unit_m` metres each. */
 #define GEOHASH_SHAPE_CIRCLE 0
 #define GEOHASH_SHAPE_BOX 1

@@ -108,10 +108,35 @@ static void test_distance_matches_reference(void) {
         geohashScoreToLonLat((double)points[i + 1].score, b);
         double m = geohashDistance(a[0], a[1], b[0], b[1]);
         for (int u = 0; u < 4; u++) {
-            snprintf(buf, sizeof buf, "%.4f", geohashToUnit(m, units[u]));
+            geohashFormatDistance(buf, geohashToUnit(m, units[u]));
             CHECK_EQ_STR(buf, distances[i][u]);
         }
     }
+}
+
+/* The reference rounds d * 10^4 (a double) to an integer, ties to even:
+ * 4947494.31254999990 m scales to exactly 49474943125.5 and prints
+ * ...3126 where "%.4f" would print ...3125 (GEODIST of two members whose
+ * scores are these, from the reference). */
+static void test_distance_rounding_matches_reference(void) {
+    static const char *expect[4] = {"4947494.3126", "4947.4943", "3074.2381", "16231936.7210"};
+    char buf[GEOHASH_DISTANCE_BUFSIZE];
+    double a[2], b[2];
+    geohashScoreToLonLat(875699003552875.0, a);
+    geohashScoreToLonLat(447043673876457.0, b);
+    double m = geohashDistance(a[0], a[1], b[0], b[1]);
+    for (int u = 0; u < 4; u++) {
+        geohashFormatDistance(buf, geohashToUnit(m, units[u]));
+        CHECK_EQ_STR(buf, expect[u]);
+    }
+    geohashFormatDistance(buf, 0.0);
+    CHECK_EQ_STR(buf, "0.0000");
+    geohashFormatDistance(buf, 0.00005); /* scales to 0.5: to even */
+    CHECK_EQ_STR(buf, "0.0000");
+    geohashFormatDistance(buf, 0.00035); /* 3.5 */
+    CHECK_EQ_STR(buf, "0.0004");
+    geohashFormatDistance(buf, 12.5);
+    CHECK_EQ_STR(buf, "12.5000");
 }
 
 static void test_out_of_range_refused(void) {
@@ -195,8 +220,8 @@ static void test_box_contains(void) {
     geohashScoreToLonLat((double)points[0].score, p);
     geohashShape box = {.kind = GEOHASH_SHAPE_BOX, .xy = {c[0], c[1]}, .width = 400, .height = 400, .unit_m = 1000};
     CHECK(geohashShapeContains(&box, p[0], p[1], &d));
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.4f", geohashToUnit(d, 1000));
+    char buf[GEOHASH_DISTANCE_BUFSIZE];
+    geohashFormatDistance(buf, geohashToUnit(d, 1000));
     CHECK_EQ_STR(buf, "166.2742");
     box.height = 130; /* the latitudes differ by about 68 km */
     CHECK(!geohashShapeContains(&box, p[0], p[1], &d));
@@ -207,5 +232,6 @@ static void test_box_contains(void) {
 
 TEST_MAIN(RUN(test_encode_matches_reference); RUN(test_decode_matches_reference);
           RUN(test_geohash_string_matches_reference); RUN(test_distance_matches_reference);
+          RUN(test_distance_rounding_matches_reference);
           RUN(test_out_of_range_refused); RUN(test_odd_scores); RUN(test_neighbors_wrap);
           RUN(test_shape_cells_cover_circle); RUN(test_box_contains);)
