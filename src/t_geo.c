@@ -31,7 +31,10 @@
  *   (it pins down rounding on every CPU); this file only compares.
  * - Results are sorted with a stable merge sort: glibc's qsort, which the
  *   reference uses for a full sort, is one too, so equal distances keep
- *   the order in which the cells were scanned.
+ *   the order in which the cells were scanned. When COUNT keeps fewer than
+ *   were found, the reference sorts only the first places with its partial
+ *   quicksort, which leaves ties in another order: partialQuicksort()
+ *   repeats it step for step.
  */
 #include "server.h"
 #include "geohash.h"
@@ -336,6 +339,82 @@ static void sortPoints(geoPoint *p, size_t n, geoPoint *tmp, int sort) {
     memcpy(p, tmp, sizeof(geoPoint) * n);
 }
 
+/* The first `keep` places only (COUNT without ANY): Redis sorts them with
+ * its partial quicksort (Bentley and McIlroy's, recursing only into the
+ * parts that overlap the places wanted), and members at equal distances
+ * come out in the order that algorithm leaves them, not in scan order. So
+ * this is the same algorithm, step for step. */
+typedef struct partialSort {
+    geoPoint *p;
+    int sort;
+    long keep_last; /* index of the last place wanted */
+} partialSort;
+
+static int compareDist(const partialSort *ps, long i, long j) {
+    int asc = ps->p[i].dist > ps->p[j].dist ? 1 : ps->p[i].dist == ps->p[j].dist ? 0 : -1;
+    return ps->sort == GEO_SORT_ASC ? asc : -asc;
+}
+
+static void swapPoints(const partialSort *ps, long i, long j) {
+    geoPoint t = ps->p[i];
+    ps->p[i] = ps->p[j];
+    ps->p[j] = t;
+}
+
+static void swapRuns(const partialSort *ps, long i, long j, long n) {
+    for (long k = 0; k < n; k++) swapPoints(ps, i + k, j + k);
+}
+
+static long median3(const partialSort *ps, long a, long b, long c) {
+    if (compareDist(ps, a, b) < 0) return compareDist(ps, b, c) < 0 ? b : (compareDist(ps, a, c) < 0 ? c : a);
+    return compareDist(ps, b, c) > 0 ? b : (compareDist(ps, a, c) < 0 ? a : c);
+}
+
+static long pivotOf(const partialSort *ps, long base, long n) {
+    long m = base + n / 2;
+    if (n == 7) return m;
+    long l = base, r = base + n - 1;
+    if (n > 40) {
+        long d = n / 8;
+        l = median3(ps, l, l + d, l + 2 * d);
+        m = median3(ps, m - d, m, m + d);
+        r = median3(ps, r - 2 * d, r - d, r);
+    }
+    return median3(ps, l, m, r);
+}
+
+static int wanted(const partialSort *ps, long first) { return first <= ps->keep_last; }
+
+static void partialQuicksort(const partialSort *ps, long base, long n) {
+    for (;;) {
+        if (n < 7) {
+            for (long m = base + 1; m < base + n; m++)
+                for (long l = m; l > base && compareDist(ps, l - 1, l) > 0; l--) swapPoints(ps, l, l - 1);
+            return;
+        }
+        swapPoints(ps, base, pivotOf(ps, base, n));
+        /* [base+1, a): equal to the pivot, [a, b): less, (c, d]: greater, (d, end): equal */
+        long a = base + 1, b = base + 1, c = base + n - 1, d = base + n - 1, cmp;
+        for (;;) {
+            for (; b <= c && (cmp = compareDist(ps, b, base)) <= 0; b++)
+                if (cmp == 0) swapPoints(ps, a++, b);
+            for (; b <= c && (cmp = compareDist(ps, c, base)) >= 0; c--)
+                if (cmp == 0) swapPoints(ps, c, d--);
+            if (b > c) break;
+            swapPoints(ps, b++, c--);
+        }
+        long end = base + n;
+        long r = a - base < b - a ? a - base : b - a;
+        swapRuns(ps, base, b - r, r);
+        r = d - c < end - d - 1 ? d - c : end - d - 1;
+        swapRuns(ps, b, end - r, r);
+        if ((r = b - a) > 1 && wanted(ps, base)) partialQuicksort(ps, base, r);
+        if ((r = d - c) <= 1 || !wanted(ps, end - r)) return;
+        base = end - r;
+        n = r;
+    }
+}
+
 /* ---- the search ------------------------------------------------------------------------------------------------------ */
 
 typedef struct geoQuery {
@@ -512,12 +591,15 @@ static void geoSearchGeneric(client *c, int srcidx, int flags) {
 
     geoResults r = {.limit = q.any ? (size_t)q.count : 0, .shape = &q.shape};
     collectPoints(zobj, &q.shape, &r);
-    if (q.sort != GEO_SORT_NONE && r.used > 1) {
+    long n = (q.count == 0 || (long long)r.used < q.count) ? (long)r.used : (long)q.count;
+    if (q.sort != GEO_SORT_NONE && n < (long)r.used) {
+        partialSort ps = {r.items, q.sort, n - 1};
+        partialQuicksort(&ps, 0, (long)r.used);
+    } else if (q.sort != GEO_SORT_NONE && r.used > 1) {
         geoPoint *tmp = zmalloc(sizeof(geoPoint) * r.used);
         sortPoints(r.items, r.used, tmp, q.sort);
         zfree(tmp);
     }
-    long n = (q.count == 0 || (long long)r.used < q.count) ? (long)r.used : (long)q.count;
     if (q.storekey) storePoints(c, &q, flags, r.items, n);
     else replyPoints(c, &q, r.items, n);
     geoResultsFree(&r);
