@@ -283,6 +283,7 @@ typedef struct geoResults {
     size_t used, size;
     size_t limit; /* COUNT ... ANY: stop at this many; 0 = all */
     const geohashShape *shape;
+    double xy[2], dist; /* the member insideShape() just accepted */
 } geoResults;
 
 static void geoResultsFree(geoResults *r) {
@@ -292,23 +293,26 @@ static void geoResultsFree(geoResults *r) {
 
 static int geoResultsFull(const geoResults *r) { return r->limit && r->used >= r->limit; }
 
-/* Visitor of a cell's members: keeps those inside the shape. */
-static int collectIfInside(void *ud, const elemRef *member, double score) {
+/* Score filter of a cell's walk: is the point inside the shape? */
+static int insideShape(void *ud, double score) {
     geoResults *r = ud;
-    double xy[2], dist;
-    geohashScoreToLonLat(score, xy);
-    if (geohashShapeContains(r->shape, xy[0], xy[1], &dist)) {
-        if (r->used == r->size) {
-            r->size = r->size ? r->size * 2 : 16;
-            r->items = zrealloc(r->items, sizeof(geoPoint) * r->size);
-        }
-        geoPoint *p = &r->items[r->used++];
-        p->xy[0] = xy[0];
-        p->xy[1] = xy[1];
-        p->dist = dist;
-        p->score = score;
-        p->member = elemRefToSds(member);
+    geohashScoreToLonLat(score, r->xy);
+    return geohashShapeContains(r->shape, r->xy[0], r->xy[1], &r->dist);
+}
+
+/* Visitor of the members insideShape() accepted. */
+static int collectPoint(void *ud, const elemRef *member, double score) {
+    geoResults *r = ud;
+    if (r->used == r->size) {
+        r->size = r->size ? r->size * 2 : 16;
+        r->items = zrealloc(r->items, sizeof(geoPoint) * r->size);
     }
+    geoPoint *p = &r->items[r->used++];
+    p->xy[0] = r->xy[0];
+    p->xy[1] = r->xy[1];
+    p->dist = r->dist;
+    p->score = score;
+    p->member = elemRefToSds(member);
     return geoResultsFull(r);
 }
 
@@ -317,8 +321,8 @@ static void collectPoints(robj *zobj, const geohashShape *shape, geoResults *r) 
     int n = geohashShapeCells(shape, cells);
     for (int i = 0; i < n && !geoResultsFull(r); i++) {
         geohashBits next = {cells[i].bits + 1, cells[i].step};
-        zsetTypeForEachInRange(zobj, (double)geohashScoreOf(cells[i]), (double)geohashScoreOf(next), collectIfInside,
-                               r);
+        zsetTypeForEachInRange(zobj, (double)geohashScoreOf(cells[i]), (double)geohashScoreOf(next), insideShape,
+                               collectPoint, r);
     }
 }
 

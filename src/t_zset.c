@@ -587,15 +587,21 @@ void zsetTypeForEach(robj *o, int reverse, scoredVisitor *fn, void *ud) {
     }
 }
 
-/* Members with scores in [min, max), ascending (the GEO commands' cells). */
-void zsetTypeForEachInRange(robj *o, double min, double max, scoredVisitor *fn, void *ud) {
+/* Members with scores in [min, max), ascending (the GEO commands' cells).
+ * `want`, when not NULL, sees each score first, and the member is read
+ * (and fn called) only if it returns 1: a walk that turns most members
+ * down never touches their strings (a cache miss each in a skiplist). */
+void zsetTypeForEachInRange(robj *o, double min, double max, scoreFilter *want, scoredVisitor *fn, void *ud) {
     zrangespec range = {.min = min, .max = max, .minex = 0, .maxex = 1};
     zcursor cur;
     zcurSeekScore(&cur, o, &range, 0);
     while (zcurValid(&cur) && zcurInScore(&cur, &range)) {
-        elemRef e;
-        zcurMember(&cur, &e);
-        if (fn(ud, &e, zcurScore(&cur))) return;
+        double score = zcurScore(&cur);
+        if (want == NULL || want(ud, score)) {
+            elemRef e;
+            zcurMember(&cur, &e);
+            if (fn(ud, &e, score)) return;
+        }
         zcurNext(&cur);
     }
 }
