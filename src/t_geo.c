@@ -326,18 +326,19 @@ static void collectPoints(robj *zobj, const geohashShape *shape, geoResults *r) 
     }
 }
 
-static int closerFirst(const geoPoint *a, const geoPoint *b, int sort) {
+static int goesAfter(const geoPoint *a, const geoPoint *b, int sort) {
     return sort == GEO_SORT_ASC ? b->dist < a->dist : a->dist < b->dist;
 }
 
-/* Stable merge sort by distance (a run of b follows a run of a). */
+/* Stable merge sort by distance: of two points equally far, the one found
+ * first stays first. */
 static void sortPoints(geoPoint *p, size_t n, geoPoint *tmp, int sort) {
     if (n < 2) return;
     size_t half = n / 2;
     sortPoints(p, half, tmp, sort);
     sortPoints(p + half, n - half, tmp, sort);
     size_t i = 0, j = half, k = 0;
-    while (i < half && j < n) tmp[k++] = closerFirst(&p[i], &p[j], sort) ? p[j++] : p[i++];
+    while (i < half && j < n) tmp[k++] = goesAfter(&p[i], &p[j], sort) ? p[j++] : p[i++];
     while (i < half) tmp[k++] = p[i++];
     while (j < n) tmp[k++] = p[j++];
     memcpy(p, tmp, sizeof(geoPoint) * n);
