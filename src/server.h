@@ -1066,6 +1066,13 @@ unsigned long zsetLength(const robj *o);
 int zsetAddCBuffer(robj *o, double score, const char *s, size_t len); /* 1 if added */
 void zsetTypeForEach(robj *o, int reverse, scoredVisitor *fn, void *ud); /* score order */
 dict *zsetDictOf(robj *o); /* the member -> score dict of a skiplist zset, else NULL */
+typedef int scoreFilter(void *ud, double score); /* 1: visit this member */
+void zsetTypeForEachInRange(robj *o, double min, double max, scoreFilter *want, scoredVisitor *fn, void *ud); /* [min, max) */
+int zsetTypeScore(robj *o, sds member, double *score); /* 1 and *score if member is in the set */
+/* Replaces dstkey with dst (a zset built by a *STORE command, whose longest
+ * member has maxelelen bytes and all totelelen), or deletes dstkey if dst is
+ * empty; notifies `event` (or "del") and replies the length. */
+void zsetStoreResult(client *c, robj *dstkey, robj *dst, const char *event, size_t maxelelen, size_t totelelen);
 
 /* Blocking commands (blocked.c): a command that finds nothing to pop calls
  * blockForKeys() and returns without a reply; when one of the keys is

@@ -587,6 +587,27 @@ void zsetTypeForEach(robj *o, int reverse, scoredVisitor *fn, void *ud) {
     }
 }
 
+/* Members with scores in [min, max), ascending (the GEO commands' cells).
+ * `want`, when not NULL, sees each score first, and the member is read
+ * (and fn called) only if it returns 1: a walk that turns most members
+ * down never touches their strings (a cache miss each in a skiplist). */
+void zsetTypeForEachInRange(robj *o, double min, double max, scoreFilter *want, scoredVisitor *fn, void *ud) {
+    zrangespec range = {.min = min, .max = max, .minex = 0, .maxex = 1};
+    zcursor cur;
+    zcurSeekScore(&cur, o, &range, 0);
+    while (zcurValid(&cur) && zcurInScore(&cur, &range)) {
+        double score = zcurScore(&cur);
+        if (want == NULL || want(ud, score)) {
+            elemRef e;
+            zcurMember(&cur, &e);
+            if (fn(ud, &e, score)) return;
+        }
+        zcurNext(&cur);
+    }
+}
+
+int zsetTypeScore(robj *o, sds member, double *score) { return zsetScoreOfSds(o, member, score); }
+
 static void zsetFreeObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
     else zsetStructFree(o->ptr);
@@ -1141,8 +1162,7 @@ static void zsinkEmit(zsink *k, const elemRef *member, double score) {
 }
 
 /* Stores (or deletes) a computed destination and replies its length. */
-static void zsetStoreResult(client *c, robj *dstkey, robj *dst, const char *event, size_t maxelelen,
-                            size_t totelelen) {
+void zsetStoreResult(client *c, robj *dstkey, robj *dst, const char *event, size_t maxelelen, size_t totelelen) {
     long long len = (long long)zsetLength(dst);
     if (len > 0) {
         zsetConvertToListpackIfNeeded(dst, maxelelen, totelelen);

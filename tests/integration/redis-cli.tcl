@@ -704,7 +704,7 @@ start_server {tags {cli interactive}} {
         set hint "\\e\[0;90;49m"
         set out [pty_session [join [list \
             $p {send hgeta\t} "expect HGETALL$hint key" {send \x15} {sleep 50} {send \r} \
-            $p {send geoa\t} "expect GEOADD$hint key \[NX|XX\] \[CH\] longitude" {send \x15} {sleep 50} {send \r} \
+            $p {send geoa\t} "expect GEOADD$hint key \[NX | XX\] \[CH\] longitude" {send \x15} {sleep 50} {send \r} \
             $p {send help xa\t} {expect help XACK} {send \x15} {sleep 50} {send \r} \
             $p {send help @st\t} {expect help @stream} {send \t} {expect help @string} {send \x15} {sleep 50} {send \r} \
             $p {send help \t} {expect help @bitmap} {send \x15} {sleep 50} {send \r} \
@@ -715,7 +715,7 @@ start_server {tags {cli interactive}} {
     test "interactive: hints and HELP for Redis 7.0 commands this server lacks" {
         need_pty_driver
         set out [pty_session [join [list \
-            $p {send geoadd } {expect key [NX|XX] [CH] longitude latitude member} {send \x15} {sleep 50} {send \r} \
+            $p {send wait } {expect numreplicas timeout} {send \x15} {sleep 50} {send \r} \
             $p {send xadd k } {expect [NOMKSTREAM]} {send \x15} {sleep 50} {send \r} \
             $p {send help xadd\r} {expect Appends a new entry to a stream} {expect since:} \
             $p {send quit\r} wait] \n] {*}$hp]
