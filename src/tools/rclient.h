@@ -254,13 +254,14 @@ rcReply *rcCommandArgv(rcConn *c, int argc, const char **argv, const size_t *arg
 rcReply *rcCommand(rcConn *c, const char *arg0, ...) __attribute__((sentinel));
 
 /* ---- addresses -------------------------------------------------------------- */
-/* redis://[[user]:password@]host[:port][/db] (rclient_uri.c). Absent parts
+/* redis://[[user]:password@]host[:port][/db], or rediss:// (rclient_uri.c). Absent parts
  * are NULL, port 0 and dbnum -1; "" before the credentials' ':' is a user
  * name. RC_ERR with *err a one-line message for another scheme. */
 typedef struct rcUri {
     sds user, password, host;
     int port;
     long long dbnum;
+    int tls;                    /* rediss:// (only in a build with TLS) */
 } rcUri;
 int rcParseUri(const char *uri, rcUri *out, const char **err);
 void rcUriFree(rcUri *u);

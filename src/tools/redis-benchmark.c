@@ -874,6 +874,7 @@ static void parseUri(const char *uri) {
     if (parts.host) cfg.host = parts.host;
     if (parts.port) cfg.port = parts.port;
     if (parts.dbnum >= 0) cfg.dbnum = parts.dbnum;
+    if (parts.tls) cfg.tls = 1;
 }
 
 static void setTests(const char *list) {

@@ -223,6 +223,7 @@ static void parseUri(const char *uri) {
     if (parts.host) config.host = keepString(&ownedHost, parts.host, sdslen(parts.host));
     if (parts.port) config.port = parts.port;
     if (parts.dbnum >= 0) config.dbnum = (int)parts.dbnum;
+    if (parts.tls) config.tls = 1;
     rcUriFree(&parts);
 }
 
