@@ -688,24 +688,36 @@ connection *tlsCreateConnection(void) {
 
 /* ---- pending input ------------------------------------------------------------------------ */
 
+/* Each queued connection once per pass (a handler that leaves input in
+ * OpenSSL queues its connection again, for the next pass). The batch is
+ * taken off the queue first and each connection held by a reference, so a
+ * handler may close any of them (CLIENT KILL) without freeing one still to
+ * come. */
 int tlsProcessPendingData(void) {
     if (pending == NULL || listLength(pending) == 0) return 0;
-    /* Each connection once per pass: a handler may re-queue it. */
-    list *batch = pending;
-    pending = listCreate();
-    int processed = 0;
-    while (listLength(batch)) {
-        listNode *node = listFirst(batch);
-        tlsConnection *tc = listNodeValue(node);
-        listDelNode(batch, node);
-        tc->pending = NULL;
-        connection *conn = &tc->c;
-        if (conn->read_handler == NULL) continue;
-        processed++;
-        if (!tlsRunCallback(conn, conn->read_handler)) continue;
-        tlsMarkPendingIfBuffered(tc);
+    size_t count = 0;
+    tlsConnection **batch = zmalloc(sizeof(*batch) * listLength(pending));
+    while (listLength(pending)) {
+        tlsConnection *tc = listNodeValue(listFirst(pending));
+        tlsUnmarkPending(tc);
+        tc->c.refs++;
+        batch[count++] = tc;
     }
-    listRelease(batch);
+    int processed = 0;
+    for (size_t j = 0; j < count; j++) {
+        connection *conn = &batch[j]->c;
+        if (!(conn->flags & CONN_FLAG_CLOSE_SCHEDULED) && conn->read_handler) {
+            processed++;
+            tlsRunCallback(conn, conn->read_handler);
+        }
+        conn->refs--;
+        if (conn->flags & CONN_FLAG_CLOSE_SCHEDULED) {
+            if (conn->refs == 0) tlsFree(batch[j]);
+            continue;
+        }
+        tlsMarkPendingIfBuffered(batch[j]);
+    }
+    zfree(batch);
     return processed;
 }
 
