@@ -9,6 +9,7 @@
 #   make test-cross              unit tests of every cross port, one table
 #   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment
 #   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
+#   make BUILD_TLS=yes|no        TLS (OpenSSL); default: yes where the port's compiler finds it
 #
 # Design: each (port, allocator, sanitizer, alignment) combination builds in
 # its own directory under build/, so variants coexist and switching between
@@ -362,4 +363,4 @@ distclean:
 	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof src/redis-check-rdb
 
 help:
-	@sed -n '4,14p' Makefile
+	@sed -n '4,15p' Makefile
