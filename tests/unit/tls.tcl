@@ -5,7 +5,8 @@
 # certificates from another CA, expired ones, plaintext and garbage on the
 # TLS port refused while a TLS client (a subscriber) keeps working; CONFIG
 # SET reloading the certificate (a bad file keeps the old context); an
-# encrypted key, a CA directory; big and pipelined payloads through TLS;
+# encrypted key, a CA directory; big and pipelined payloads through TLS
+# (input left decrypted inside OpenSSL included); BLPOP and MONITOR;
 # Redis 7.0's tls-* defaults in CONFIG GET.
 #
 # The test harness speaks plain TCP only, so it drives each server on its
@@ -251,6 +252,21 @@ start_server [list tags {tls external:skip} overrides [tls_overrides $::tls_port
         assert_equal 0 $status $err
         assert_match "*errors: 0, replies: 20000*" $out
         assert_equal $payload [r get k19999]
+        # arguments over 32 KB in a pipeline: the server reads each one's tail
+        # exactly, leaving the next command's bytes decrypted inside OpenSSL,
+        # where only the pending-input pass (tlsProcessPendingData) finds them
+        set fd [open $cmds wb]
+        set big [string repeat y 40000]
+        for {set i 0} {$i < 200} {incr i} {
+            puts -nonewline $fd "*3\r\n\$3\r\nSET\r\n\$[string length bk$i]\r\nbk$i\r\n\$40000\r\n$big\r\n"
+        }
+        close $fd
+        lassign [tls_run sh -c "[join $::harness::opt(wrapper)] $::tls_cli -p $::tls_port --tls \
+                     --cacert [tls_cert ca.crt] --cert [tls_cert client.crt] --key [tls_cert client.key] \
+                     --pipe < $cmds"] status out err
+        assert_equal 0 $status $err
+        assert_match "*errors: 0, replies: 200*" $out
+        assert_equal $big [r get bk199]
         # and big replies to a pipeline, read back through TLS
         set fd [open $cmds wb]
         for {set i 0} {$i < 5000} {incr i} { puts -nonewline $fd "*2\r\n\$3\r\nGET\r\n\$2\r\nk1\r\n" }
