@@ -9,6 +9,7 @@
 #   make test-cross              unit tests of every cross port, one table
 #   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment
 #   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
+#   make BUILD_TLS=yes|no        TLS (OpenSSL); default: yes where the port's compiler finds it
 #
 # Design: each (port, allocator, sanitizer, alignment) combination builds in
 # its own directory under build/, so variants coexist and switching between
@@ -90,6 +91,34 @@ LUA_CFLAGS ?= -I$(LUA_DIR)/include
 LUA_LIBS ?= $(LUA_DIR)/lib/liblua.a
 LUA_DEP := $(filter $(LUA_DIR)/lib/liblua.a,$(LUA_LIBS))
 
+# TLS (OpenSSL, src/tls.c and src/tools/rclient_tls.c): BUILD_TLS=yes|no.
+# The default is what the port's own compiler can build and link: a program
+# calling SSL_new() against -lssl -lcrypto with the port's flags. So the
+# native port gets TLS where libssl-dev is installed, and a cross or static
+# port only where an OpenSSL for that target is (musl-gcc and the cross
+# compilers don't see the host's). A build asked for with BUILD_TLS=yes that
+# cannot have it stops here and names the package. A build against the
+# probe's default gets its own build directory (-tlsyes / -tlsno), so the
+# objects of both kinds never mix.
+TLS_PROBE_SRC := '\#include <openssl/ssl.h>\nint main(void) { return SSL_new(0) != 0; }'
+TLS_FOUND := $(shell printf $(TLS_PROBE_SRC) | $(CC) $(PORT_CFLAGS) -x c - -o /dev/null $(PORT_LDFLAGS) \
+               -lssl -lcrypto $(PORT_LIBS) -pthread >/dev/null 2>&1 && echo yes || echo no)
+BUILD_TLS ?= $(TLS_FOUND)
+ifeq ($(BUILD_TLS),yes)
+ifneq ($(TLS_FOUND),yes)
+$(error BUILD_TLS=yes, but $(CC) cannot build against OpenSSL: install libssl-dev (sudo apt-get install libssl-dev; a cross port needs the target's, e.g. libssl-dev:armel), or build with BUILD_TLS=no)
+endif
+TLS_CFLAGS := -DUSE_OPENSSL
+TLS_LIBS := -lssl -lcrypto
+else ifeq ($(BUILD_TLS),no)
+TLS_CFLAGS :=
+TLS_LIBS :=
+else
+$(error BUILD_TLS must be yes or no)
+endif
+TLS_VARIANT := $(if $(filter-out $(TLS_FOUND),$(BUILD_TLS)),-tls$(BUILD_TLS))
+BUILD := $(BUILD)$(TLS_VARIANT)
+
 # -fno-math-errno: nothing reads errno after a math function, and sqrt()
 # then becomes one instruction instead of a libm call.
 # The library layer (src/lib/) is compiled with its own folder as the only
@@ -99,11 +128,11 @@ LUA_DEP := $(filter $(LUA_DIR)/lib/liblua.a,$(LUA_LIBS))
 BASE_CFLAGS := $(STD) $(OPTIMIZATION) -g $(WARN) -fno-math-errno $(PORT_CFLAGS) $(SAN_FLAGS) $(ALIGN_CFLAGS) \
                $(MALLOC_CFLAGS) -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -Isrc/lib $(CFLAGS)
-ALL_CFLAGS := $(BASE_CFLAGS) -Isrc -Isrc/lib $(LUA_CFLAGS) $(CFLAGS)
+ALL_CFLAGS := $(BASE_CFLAGS) -Isrc -Isrc/lib $(LUA_CFLAGS) $(TLS_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
 # libm only where something still needs it (soft-float sqrt): the glibc
 # build references none of it, and a shared libm costs ~300 KB of RSS.
-LIBS := $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread $(PORT_LIBS)
+LIBS := $(TLS_LIBS) $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread $(PORT_LIBS)
 SERVER_LIBS := $(LUA_LIBS) $(LIBS)
 
 # ---- sources ------------------------------------------------------------------
@@ -157,9 +186,9 @@ ifeq ($(PORT)$(BUILD_TAG),native)
 	@cp $(SERVER) src/redis-server.tmp && mv -f src/redis-server.tmp src/redis-server
 	@ln -sfn redis-server src/$(CHECK_RDB)
 	@for t in $(TOOL_BINS); do cp $$t src/$$(basename $$t).tmp && mv -f src/$$(basename $$t).tmp src/$$(basename $$t); done
-	@echo "built src/redis-server src/$(CHECK_RDB) $(TOOL_BINS:$(BUILD)/%=src/%) ($(BUILD), $(MALLOC))"
+	@echo "built src/redis-server src/$(CHECK_RDB) $(TOOL_BINS:$(BUILD)/%=src/%) ($(BUILD), $(MALLOC), TLS: $(BUILD_TLS))"
 else
-	@echo "built $(SERVER) $(BUILD)/$(CHECK_RDB) $(TOOL_BINS) ($(PORT_DESC), $(MALLOC))"
+	@echo "built $(SERVER) $(BUILD)/$(CHECK_RDB) $(TOOL_BINS) ($(PORT_DESC), $(MALLOC), TLS: $(BUILD_TLS))"
 endif
 
 # ---- tools -------------------------------------------------------------------
@@ -359,4 +388,4 @@ distclean:
 	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof src/redis-check-rdb
 
 help:
-	@sed -n '4,14p' Makefile
+	@sed -n '4,15p' Makefile

@@ -29,7 +29,8 @@
  *   Redis 7 (checked against the Debian 7.0 server), because clients and
  *   test suites match on them.
  * - Redis directives of features not built yet (replication, ACL users,
- *   TLS, cluster, modules, scripting limits: unbuilt_directives) stop
+ *   cluster, modules, scripting limits: unbuilt_directives; TLS in a
+ *   BUILD_TLS=no build: tlsNotBuiltError) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
  *   io-threads: the server is single-threaded by design) are accepted and
@@ -374,6 +375,43 @@ static const configEntry configTable[] = {
     INT_CONFIG("min-replicas-max-lag", "min-slaves-max-lag", CF_NO_EFFECT, min_replicas_max_lag, 0, INT_MAX, "10",
                NULL),
     STRING_CONFIG("bind-source-addr", NULL, CF_NO_EFFECT | CF_EMPTY_IS_NULL, bind_source_addr, "", NULL, NULL),
+
+#ifdef USE_OPENSSL
+    /* TLS (tls.c): Redis 7.0's tls-* directives with its defaults; a change
+     * rebuilds the TLS context (a bad file: error, the old context stays) */
+#define TLS_STRING(n, fl, f) {.name = n, .flags = CF_EMPTY_IS_NULL | (fl), .kind = CONFIG_STRING, \
+                              .field.str = &tls_config.f, .default_value = "", .apply = tlsApplyConfig}
+#define TLS_BOOL(n, f, d) {.name = n, .kind = CONFIG_BOOL, .field.i = &tls_config.f, .default_value = d, \
+                           .apply = tlsApplyConfig}
+#define TLS_INT(n, f, hi, d, ap) {.name = n, .kind = CONFIG_INT, .field.i = &tls_config.f, .default_value = d, \
+                                  .min = 0, .max = hi, .apply = ap}
+    TLS_INT("tls-port", port, 65535, "0", tlsApplyPort),
+    TLS_STRING("tls-cert-file", 0, cert_file),
+    TLS_STRING("tls-key-file", 0, key_file),
+    TLS_STRING("tls-key-file-pass", CF_SENSITIVE, key_file_pass),
+    TLS_STRING("tls-client-cert-file", 0, client_cert_file),
+    TLS_STRING("tls-client-key-file", 0, client_key_file),
+    TLS_STRING("tls-client-key-file-pass", CF_SENSITIVE, client_key_file_pass),
+    TLS_STRING("tls-dh-params-file", 0, dh_params_file),
+    TLS_STRING("tls-ca-cert-file", 0, ca_cert_file),
+    TLS_STRING("tls-ca-cert-dir", 0, ca_cert_dir),
+    TLS_STRING("tls-protocols", 0, protocols),
+    TLS_STRING("tls-ciphers", 0, ciphers),
+    TLS_STRING("tls-ciphersuites", 0, ciphersuites),
+    {.name = "tls-auth-clients", .kind = CONFIG_ENUM, .field.i = &tls_config.auth_clients, .default_value = "yes",
+     .enum_items = (const configEnumItem[]){{"no", TLS_CLIENT_AUTH_NO}, {"yes", TLS_CLIENT_AUTH_YES},
+                                            {"optional", TLS_CLIENT_AUTH_OPTIONAL}, {NULL, 0}},
+     .apply = tlsApplyConfig},
+    TLS_BOOL("tls-prefer-server-ciphers", prefer_server_ciphers, "no"),
+    TLS_BOOL("tls-session-caching", session_caching, "yes"),
+    TLS_INT("tls-session-cache-size", session_cache_size, INT_MAX, "20480", tlsApplyConfig),
+    TLS_INT("tls-session-cache-timeout", session_cache_timeout, INT_MAX, "300", tlsApplyConfig),
+    TLS_BOOL("tls-cluster", cluster, "no"),
+    TLS_BOOL("tls-replication", replication, "no"),
+#undef TLS_STRING
+#undef TLS_BOOL
+#undef TLS_INT
+#endif
 
     /* I/O threads: Debian-derived configs set them; this server is
      * single-threaded by design, so they are kept only to be reported
@@ -1278,7 +1316,6 @@ static const struct {
     {"lua-time-limit", "scripting"},
     {"busy-reply-threshold", "scripting"},
     {"loadmodule", "module loading"},
-    {"tls-", "TLS"},
     {"cluster-", "cluster mode"},
 };
 
@@ -1297,7 +1334,22 @@ static int asksForNoCluster(sds *argv, int argc) {
     return argc == 2 && !strcmp(argv[0], "cluster-enabled") && !strcasecmp(argv[1], "no");
 }
 
+/* A build without TLS (BUILD_TLS=no) knows the tls-* directives are TLS's
+ * and says so, in the file and to CONFIG SET; NULL for any other name. */
+static sds tlsNotBuiltError(const char *name) {
+#ifdef USE_OPENSSL
+    (void)name;
+    return NULL;
+#else
+    if (strncasecmp(name, "tls-", 4)) return NULL;
+    return sdscatprintf(sdsempty(), "%s: TLS support was not compiled in (build with BUILD_TLS=yes, which needs "
+                        "OpenSSL: libssl-dev)", name);
+#endif
+}
+
 static sds unknownDirectiveError(const char *name) {
+    sds no_tls = tlsNotBuiltError(name);
+    if (no_tls) return no_tls;
     const char *feature = unbuiltFeature(name);
     if (feature == NULL) return sdsnew("Bad directive or wrong number of arguments");
     return sdscatprintf(sdsempty(), "%s: %s is not implemented by this server yet; remove the line to start without it",
@@ -1475,6 +1527,12 @@ static int checkSetRequest(client *c, configSetRequest *r) {
         const char *name = c->argv[2 + i * 2]->ptr;
         const configEntry *e = lookupConfig(name);
         const char *why = NULL;
+        sds no_tls = e ? NULL : tlsNotBuiltError(name);
+        if (no_tls) {
+            addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", name, no_tls);
+            sdsfree(no_tls);
+            return C_ERR;
+        }
         if (e == NULL) {
             addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
             return C_ERR;

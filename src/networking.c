@@ -203,18 +203,20 @@ static void rejectConnection(connection *conn, const char *err) {
 }
 
 /* Runs when the transport has finished accepting (at once for plain
- * sockets; a TLS-like transport would call it after its handshake). */
+ * sockets, after the handshake for TLS). Only a handshake can fail here:
+ * that is the peer's doing (garbage, a plaintext client, a certificate we
+ * refuse), so it is logged at verbose level, not as a server warning. */
 static void clientAcceptHandler(connection *conn) {
     client *c = connGetPrivateData(conn);
     if (connGetState(conn) != CONN_STATE_CONNECTED) {
-        serverLog(LL_WARNING, "Error accepting a client connection: %s", connGetLastError(conn));
+        serverLog(LL_VERBOSE, "Error accepting a client connection: %s", connGetLastError(conn));
         freeClientAsync(c);
         return;
     }
     server.stat_numconnections++;
 }
 
-static void acceptCommonHandler(connection *conn, int flags) {
+void acceptCommonHandler(connection *conn, int flags) {
     if (listLength(server.clients) >= server.maxclients) {
         rejectConnection(conn, "-ERR max number of clients reached\r\n");
         return;

@@ -6,8 +6,9 @@
  * included) is itself; the result is trimmed of spaces. Variables: title
  * (the executable for the server, "redis-aof-rewrite" / "redis-rdb-bgsave"
  * for fork children), listen-addr ("bind0:port", or "unixsocket:path" with
- * port 0), server-mode (always empty: no cluster or sentinel here),
- * config-file ("-" without one), port, tls-port (always 0), unixsocket. A
+ * port and tls-port 0; "bind0:tls-port" with port 0 only), server-mode
+ * (always empty: no cluster or sentinel here), config-file ("-" without
+ * one), port, tls-port, unixsocket. A
  * template is valid when it expands, with an empty title, to something
  * non-blank; CONFIG SET and the config file give Redis's error otherwise.
  *
@@ -121,8 +122,9 @@ static void showTitle(const char *title) {
 /* ---- the template ---------------------------------------------------------------- */
 
 static sds listenAddress(void) {
-    if (server.port)
-        return sdscatprintf(sdsempty(), "%s:%d", server.bindaddr_count ? server.bindaddr[0] : "*", server.port);
+    int port = server.port ? server.port : tls_config.port;
+    if (port)
+        return sdscatprintf(sdsempty(), "%s:%d", server.bindaddr_count ? server.bindaddr[0] : "*", port);
     return sdscatprintf(sdsempty(), "unixsocket:%s", server.unixsocket ? server.unixsocket : "");
 }
 
@@ -134,7 +136,7 @@ static sds variableValue(const char *name, size_t len, const char *title) {
     if (IS("server-mode")) return sdsempty();
     if (IS("config-file")) return sdsnew(server.configfile ? server.configfile : "-");
     if (IS("port")) return sdsfromlonglong(server.port);
-    if (IS("tls-port")) return sdsnew("0");
+    if (IS("tls-port")) return sdsfromlonglong(tls_config.port);
     if (IS("unixsocket")) return sdsnew(server.unixsocket ? server.unixsocket : "");
     return NULL;
 #undef IS

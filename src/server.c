@@ -510,6 +510,7 @@ static void afterSleep(struct aeEventLoop *el) {
 static void beforeSleep(struct aeEventLoop *el) {
     (void)el;
     updateCachedTime();
+    tlsProcessPendingData();          /* TLS: input OpenSSL has decrypted but no read handler has seen yet */
     handleClientsBlockedOnKeys();     /* serve clients blocked on keys made ready: their commands run now */
     handleBlockedClientsTimeout();    /* blocked clients whose deadline passed get their timeout reply */
     processUnblockedClients();        /* run what unblocked clients pipelined while they waited */
@@ -518,6 +519,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     aofBeforeSleep();                 /* write the AOF buffer, fsync per policy: before any reply */
     handleClientsWithPendingWrites(); /* write replies */
     freeClientsInAsyncFreeQueue();    /* free clients closed during the pass */
+    aeSetDontWait(server.el, tlsHasPendingData()); /* such input left: poll, don't sleep */
 }
 
 /* ---- listening ------------------------------------------------------------------------- */
@@ -528,45 +530,52 @@ static int bindErrorIsOptional(void) {
            errno == ESOCKTNOSUPPORT || errno == EPFNOSUPPORT || errno == EINVAL;
 }
 
-static void closeTcpListeners(void) {
-    for (int j = 0; j < server.ipfd_count; j++) {
-        if (server.el) aeDeleteFileEvent(server.el, server.ipfd[j], AE_READABLE);
-        close(server.ipfd[j]);
+/* Closes a set of listening sockets (TCP or TLS) and forgets them. */
+void closeListenerFds(int *fds, int *count) {
+    for (int j = 0; j < *count; j++) {
+        if (server.el) aeDeleteFileEvent(server.el, fds[j], AE_READABLE);
+        close(fds[j]);
     }
-    server.ipfd_count = 0;
+    *count = 0;
 }
 
-/* Port 0 or an empty bind list: no TCP listener (as in Redis). On failure
- * no listener is left open. */
-static int listenOnTcp(void) {
+static void closeTcpListeners(void) { closeListenerFds(server.ipfd, &server.ipfd_count); }
+
+/* Listening sockets on every bind address for one port (the TCP port, or
+ * tls.c's TLS port) into fds[CONFIG_BINDADDR_MAX]. Port 0 or an empty bind
+ * list: none (as in Redis). On failure no listener is left open. */
+int listenOnTcpPort(int port, int *fds, int *count) {
     char err[ANET_ERR_LEN];
-    if (server.port == 0 || server.bindaddr_count == 0) return C_OK;
+    *count = 0;
+    if (port == 0 || server.bindaddr_count == 0) return C_OK;
     for (int j = 0; j < server.bindaddr_count; j++) {
         const char *addr = server.bindaddr[j];
         int optional = addr[0] == '-';
         if (optional) addr++;
-        int fd = strchr(addr, ':') ? anetTcp6Server(err, server.port, (char *)addr, server.tcp_backlog)
-                                   : anetTcpServer(err, server.port, (char *)addr, server.tcp_backlog);
+        int fd = strchr(addr, ':') ? anetTcp6Server(err, port, (char *)addr, server.tcp_backlog)
+                                   : anetTcpServer(err, port, (char *)addr, server.tcp_backlog);
         if (fd == ANET_ERR) {
             if (optional && bindErrorIsOptional()) {
                 serverLog(LL_NOTICE, "Skipping optional bind address %s: %s", addr, err);
                 continue;
             }
             serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr,
-                      server.port, err);
-            closeTcpListeners();
+                      port, err);
+            closeListenerFds(fds, count);
             return C_ERR;
         }
         anetNonBlock(NULL, fd);
         anetCloexec(fd);
-        server.ipfd[server.ipfd_count++] = fd;
+        fds[(*count)++] = fd;
     }
-    if (server.ipfd_count == 0) {
+    if (*count == 0) {
         serverLog(LL_WARNING, "Failed listening on any of the bind addresses; is 'bind' right?");
         return C_ERR;
     }
     return C_OK;
 }
+
+static int listenOnTcp(void) { return listenOnTcpPort(server.port, server.ipfd, &server.ipfd_count); }
 
 static int listenOnUnixSocket(void) {
     char err[ANET_ERR_LEN];
@@ -614,12 +623,14 @@ int restartTcpListeners(void) {
 void setupForkChild(const char *cpulist, const char *who, const char *title) {
     for (int j = 0; j < server.ipfd_count; j++) close(server.ipfd[j]);
     if (server.sofd > 0) close(server.sofd);
+    tlsCloseListenersInChild();
     cpuAffinityChild(cpulist, who);
     procTitleSet(title);
 }
 
 static void closeListeners(void) {
     closeTcpListeners();
+    tlsCloseListeners();
     if (server.sofd > 0) {
         close(server.sofd);
         server.sofd = -1;
@@ -696,7 +707,8 @@ static void initServer(void) {
         exit(1);
     }
     if (listenOnUnixSocket() != C_OK) exit(1);
-    if (server.ipfd_count == 0 && server.sofd < 0) {
+    if (tlsInit() != C_OK) exit(1); /* the TLS context and listeners (tls-port), or nothing */
+    if (server.ipfd_count == 0 && server.sofd < 0 && !tlsIsListening()) {
         serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
         exit(1);
     }
@@ -1211,7 +1223,7 @@ int main(int argc, char **argv) {
     aofInit();
     rdbInit();
     createPidFile();
-    if (server.ipfd_count) serverLog(LL_NOTICE, "Ready to accept connections");
+    if (server.ipfd_count || tlsIsListening()) serverLog(LL_NOTICE, "Ready to accept connections");
     if (server.unixsocket) serverLog(LL_NOTICE, "The server is now ready to accept connections at %s", server.unixsocket);
     notifyReady();
     aeMain(server.el);

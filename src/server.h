@@ -48,6 +48,7 @@
 #include "object.h"
 #include "version.h"
 #include "proctitle.h"
+#include "tls.h"
 
 /* ---- return codes and limits ------------------------------------------------ */
 #define C_OK 0
@@ -582,6 +583,7 @@ void resetClient(client *c);
 void freeClientArgv(client *c);
 void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
+void acceptCommonHandler(connection *conn, int flags); /* tls.c's accept handler too */
 int handleClientsWithPendingWrites(void);
 int clientHasPendingReplies(client *c);
 int processInputBuffer(client *c);
@@ -768,6 +770,8 @@ void incrementErrorCount(const char *fullerr, size_t namelen);
 int hasActiveChildProcess(void);   /* an AOF rewrite or BGSAVE child is running */
 void updateDictResizePolicy(void); /* call when a child starts; the cron notices when it ends */
 int restartTcpListeners(void);
+int listenOnTcpPort(int port, int *fds, int *count); /* the TCP port's and tls.c's listeners */
+void closeListenerFds(int *fds, int *count);
 void setupForkChild(const char *cpulist, const char *who, const char *title);
 void shutdownIfAsked(void);        /* a signal asked for a shutdown: done here (cron, and while loading) */
 int validateClientName(client *c, robj *name);

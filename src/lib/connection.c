@@ -382,9 +382,10 @@ int connFormatAddr(connection *conn, char *buf, size_t buf_len, int remote) {
 
 /* ---- socket options ------------------------------------------------------------------ */
 
-/* TCP-level options mean nothing on a unix socket; succeed without them. */
+/* TCP-level options mean nothing on a unix socket; succeed without them.
+ * Every other transport (TCP, and TLS, which runs over TCP) takes them. */
 static int connHasTcpOptions(connection *conn) {
-    return conn->type == &CT_Socket;
+    return conn->type != &CT_Unix;
 }
 
 static int connAnetResult(int rc) {

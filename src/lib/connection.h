@@ -3,9 +3,10 @@
  *
  * networking.c, replication and the tools reach a client's byte stream only
  * through conn* calls; which transport sits underneath (TCP, a unix socket,
- * later perhaps TLS or shared memory) is decided by the ConnectionType
+ * TLS, later perhaps shared memory) is decided by the ConnectionType
  * vtable a connection was created with. Adding a transport means writing one
- * vtable, not touching command code.
+ * vtable, not touching command code. TLS is such a vtable, CT_TLS, in the
+ * server's src/tls.c (it links OpenSSL, which this library layer must not).
  *
  * Design decisions:
  *  - The event loop: connInit(el) names the loop new connections register

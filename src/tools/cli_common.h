@@ -45,6 +45,8 @@ typedef struct cliConfig {
     int interactive;
     int in_multi;
     int pubsub_mode, monitor_mode;
+    int tls;                  /* --tls: the connection is upgraded (rclient_tls.c) */
+    rcTlsOptions tls_options; /* --sni --cacert --cacertdir --cert --key --insecure ... */
 } cliConfig;
 
 extern cliConfig config;

@@ -32,6 +32,7 @@
 #define REDIS_RCLIENT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "sds.h"
 
 #define RC_OK 0
@@ -150,6 +151,21 @@ const char *rcParserError(const rcParser *p);
 sds rcFormatCommandArgv(sds dst, int argc, const char **argv, const size_t *argvlen);
 
 /* ---- connections ----------------------------------------------------------------- */
+struct rcConn;
+
+/* The byte stream under a connection when it is not the socket itself (TLS,
+ * rclient_tls.c). read/write keep read(2)/write(2)'s contract: -1 with errno
+ * EAGAIN when the socket must become ready first (want_events then says for
+ * what: AE_READABLE or AE_WRITABLE -- TLS may need to read to write), 0 from
+ * read at the end of the stream. A read returns everything the transport
+ * buffered before reporting EAGAIN, so polling the fd after EAGAIN is right. */
+typedef struct rcTransport {
+    ssize_t (*read)(struct rcConn *c, void *buf, size_t len);
+    ssize_t (*write)(struct rcConn *c, const void *buf, size_t len);
+    int (*buffered)(struct rcConn *c); /* 1: input read from the socket, not returned yet */
+    void (*free)(struct rcConn *c); /* releases transport_data; the fd is closed by rcFree */
+} rcTransport;
+
 typedef struct rcConn {
     int fd;                     /* -1 when not connected; always non-blocking */
     rcErrorCode err;            /* RC_E_NONE while healthy */
@@ -162,6 +178,9 @@ typedef struct rcConn {
     char *addr;                 /* rcConnAddr()'s text */
     sds obuf;                   /* appended, not yet written */
     rcParser *parser;           /* the reply stream */
+    const rcTransport *transport; /* NULL: plain socket I/O */
+    void *transport_data;
+    int want_events;            /* after EAGAIN: AE_READABLE / AE_WRITABLE to wait for */
 } rcConn;
 
 /* Both always return a connection (NULL only when out of memory): check
@@ -175,6 +194,38 @@ void rcFree(rcConn *c);
 const char *rcConnAddr(rcConn *c);
 /* Used by every later blocking call. */
 void rcSetTimeout(rcConn *c, long long timeout_ms);
+
+/* One read or write through the connection's transport (the socket or
+ * TLS), with read(2)/write(2)'s contract, for programs that drive the fd
+ * from their own event loop (redis-benchmark). */
+ssize_t rcConnRead(rcConn *c, void *buf, size_t len);
+ssize_t rcConnWrite(rcConn *c, const void *buf, size_t len);
+/* 1 when the transport holds input already read from the socket (TLS): a
+ * caller that reads once per readable event must read again. */
+int rcConnHasBufferedInput(rcConn *c);
+
+/* ---- TLS (rclient_tls.c) ------------------------------------------------------ */
+/* redis-cli's and redis-benchmark's --tls options, with their meanings. */
+typedef struct rcTlsOptions {
+    const char *cacert;         /* --cacert: CA file to verify the server with */
+    const char *cacertdir;      /* --cacertdir; neither: the system's trusted CAs */
+    const char *cert, *key;     /* --cert/--key: our certificate (both or neither) */
+    const char *sni;            /* --sni: the server name sent */
+    int insecure;               /* --insecure: don't verify the server */
+    const char *ciphers;        /* --tls-ciphers (TLSv1.2 and older) */
+    const char *ciphersuites;   /* --tls-ciphersuites (TLSv1.3) */
+} rcTlsOptions;
+
+/* 1 when the library was built with TLS (BUILD_TLS=yes). */
+int rcTlsAvailable(void);
+/* Runs the TLS handshake on a connected c (up to its timeout) and makes TLS
+ * its transport. RC_ERR with c->err set: RC_E_CONNECT and redis-cli's texts,
+ * "Invalid CA Certificate File/Directory", "Invalid client certificate",
+ * "Invalid private key" (rcTlsSetupError() is then 1: Redis prints those as
+ * "Could not negotiate a TLS connection: ..."), or "SSL_connect failed:
+ * <reason>" for a failed handshake. */
+int rcTlsUpgrade(rcConn *c, const rcTlsOptions *opts);
+int rcTlsSetupError(const rcConn *c);
 
 /* Queue output (nothing is written until a flush or a blocking read). */
 int rcAppendCommandArgv(rcConn *c, int argc, const char **argv, const size_t *argvlen);
@@ -203,13 +254,14 @@ rcReply *rcCommandArgv(rcConn *c, int argc, const char **argv, const size_t *arg
 rcReply *rcCommand(rcConn *c, const char *arg0, ...) __attribute__((sentinel));
 
 /* ---- addresses -------------------------------------------------------------- */
-/* redis://[[user]:password@]host[:port][/db] (rclient_uri.c). Absent parts
+/* redis://[[user]:password@]host[:port][/db], or rediss:// (rclient_uri.c). Absent parts
  * are NULL, port 0 and dbnum -1; "" before the credentials' ':' is a user
  * name. RC_ERR with *err a one-line message for another scheme. */
 typedef struct rcUri {
     sds user, password, host;
     int port;
     long long dbnum;
+    int tls;                    /* rediss:// (only in a build with TLS) */
 } rcUri;
 int rcParseUri(const char *uri, rcUri *out, const char **err);
 void rcUriFree(rcUri *u);

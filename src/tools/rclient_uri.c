@@ -1,13 +1,14 @@
 /* rclient_uri.c -- the redis://[[user]:password@]host[:port][/db] form of a
- * server address that redis-cli's and redis-benchmark's -u take.
+ * server address that redis-cli's and redis-benchmark's -u take, and
+ * rediss://, the same over TLS (the tools then act as with --tls).
  *
  * Design decisions:
  *  - One parser for both tools, so they read the same URI the same way.
  *  - Facts of Redis's own tools kept: anything before the ':' of the
  *    credentials is a user name, even "" (both tools then send AUTH with an
  *    empty user, as Redis's do); a part that is absent leaves the caller's
- *    default alone (host, port, db); rediss:// is named in its own message,
- *    since this build has no TLS.
+ *    default alone (host, port, db); rediss:// in a build without TLS is
+ *    named in its own message.
  *  - The parts are sds the caller owns (rcUriFree), so a tool can keep
  *    pointers to them for its whole run.
  */
@@ -18,15 +19,18 @@
 #include <strings.h>
 
 int rcParseUri(const char *uri, rcUri *out, const char **err) {
-    static const char scheme[] = "redis://";
     memset(out, 0, sizeof(*out));
     out->dbnum = -1;
-    if (strncasecmp(uri, scheme, strlen(scheme)) != 0) {
-        *err = strncasecmp(uri, "rediss://", 9) == 0 ? "rediss:// is not supported: this build has no TLS."
-                                                     : "Invalid URI scheme";
+    out->tls = strncasecmp(uri, "rediss://", 9) == 0;
+    if (out->tls && !rcTlsAvailable()) {
+        *err = "rediss:// is not supported: this build has no TLS.";
         return RC_ERR;
     }
-    const char *p = uri + strlen(scheme);
+    if (!out->tls && strncasecmp(uri, "redis://", 8) != 0) {
+        *err = "Invalid URI scheme";
+        return RC_ERR;
+    }
+    const char *p = uri + (out->tls ? 9 : 8);
     const char *end = p + strcspn(p, "/");
     const char *at = memchr(p, '@', (size_t)(end - p));
     if (at) {

@@ -101,6 +101,8 @@ static struct config {
     int custom_argc;        /* a command given after the options */
     char **custom_argv;
     int tty;                /* stdout is a terminal: show progress */
+    int tls;                /* --tls: connections are upgraded (rclient_tls.c) */
+    rcTlsOptions tls_options;
 } cfg = {
     .host = "127.0.0.1", .port = 6379, .clients = 50, .requests = 100000,
     .datasize = 3, .pipeline = 1, .keepalive = 1,
@@ -183,6 +185,10 @@ static rcConn *connectServer(void) {
                            : rcConnectTcp(cfg.host, cfg.port, CONNECT_TIMEOUT_MS);
     if (c == NULL) fatal("Out of memory");
     if (c->err) fatal("Could not connect to Redis at %s: %s", rcConnAddr(c), c->errstr);
+    if (cfg.tls && rcTlsUpgrade(c, &cfg.tls_options) != RC_OK) {
+        if (rcTlsSetupError(c)) fatal("Could not negotiate a TLS connection: %s", c->errstr);
+        fatal("Could not connect to Redis at %s: %s", rcConnAddr(c), c->errstr);
+    }
     return c;
 }
 
@@ -317,7 +323,7 @@ static void abortTest(const char *why, benchClient *bc) {
 /* Writes what the socket accepts; arms the writable event if it is full. */
 static void writeBatch(benchClient *bc) {
     while (bc->written < bc->req_len) {
-        ssize_t n = write(bc->conn->fd, bc->req + bc->written, bc->req_len - bc->written);
+        ssize_t n = rcConnWrite(bc->conn, bc->req + bc->written, bc->req_len - bc->written);
         if (n > 0) {
             bc->written += (size_t)n;
         } else if (n == -1 && errno == EINTR) {
@@ -414,7 +420,8 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
     size_t avail;
     char *space = rcParserSpace(bc->conn->parser, READ_CHUNK, &avail);
     if (space == NULL) fatal("Out of memory");
-    ssize_t n = read(fd, space, avail);
+    (void)fd;
+    ssize_t n = rcConnRead(bc->conn, space, avail);
     if (n <= 0) {
         if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
         if (n == 0) snprintf(bc->conn->errstr, sizeof(bc->conn->errstr), "Server closed the connection");
@@ -422,6 +429,13 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
         return;
     }
     rcParserCommit(bc->conn->parser, (size_t)n);
+    while (rcConnHasBufferedInput(bc->conn)) { /* TLS: the rest of a decrypted record */
+        space = rcParserSpace(bc->conn->parser, READ_CHUNK, &avail);
+        if (space == NULL) fatal("Out of memory");
+        n = rcConnRead(bc->conn, space, avail);
+        if (n <= 0) break;
+        rcParserCommit(bc->conn->parser, (size_t)n);
+    }
     if (!consumeReplies(bc, aeMonotonicUs())) return;
     if (!cfg.keepalive && run.issued < cfg.requests) reconnect(bc);
     startBatch(bc);
@@ -741,7 +755,7 @@ static void runCustomCommand(void) {
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-/* Redis 7.0's text for the options this tool has (no --cluster, no TLS). */
+/* Redis 7.0's text for the options this tool has (no --cluster). */
 static void usage(FILE *out) {
     fprintf(out,
 "Usage: redis-benchmark [OPTIONS] [COMMAND ARGS...]\n"
@@ -782,6 +796,22 @@ static void usage(FILE *out) {
 "                    on the command line.\n"
 " -I                 Idle mode. Just open N idle connections and wait.\n"
 " -x                 Read last argument from STDIN.\n"
+" --tls              Establish a secure TLS connection.\n"
+" --sni <host>       Server name indication for TLS.\n"
+" --cacert <file>    CA Certificate file to verify with.\n"
+" --cacertdir <dir>  Directory where trusted CA certificates are stored.\n"
+"                    If neither cacert nor cacertdir are specified, the default\n"
+"                    system-wide trusted root certs configuration will apply.\n"
+" --insecure         Allow insecure TLS connection by skipping cert validation.\n"
+" --cert <file>      Client certificate to authenticate with.\n"
+" --key <file>       Private key file to authenticate with.\n"
+" --tls-ciphers <list> Sets the list of preferred ciphers (TLSv1.2 and below)\n"
+"                    in order of preference from highest to lowest separated by colon (\":\").\n"
+"                    See the ciphers(1ssl) manpage for more information about the syntax of this string.\n"
+" --tls-ciphersuites <list> Sets the list of preferred ciphersuites (TLSv1.3)\n"
+"                    in order of preference from highest to lowest separated by colon (\":\").\n"
+"                    See the ciphers(1ssl) manpage for more information about the syntax of this string,\n"
+"                    and specifically for TLSv1.3 ciphersuites.\n"
 " --help             Output this help and exit.\n"
 " --version          Output version and exit.\n"
 "\n"
@@ -844,6 +874,7 @@ static void parseUri(const char *uri) {
     if (parts.host) cfg.host = parts.host;
     if (parts.port) cfg.port = parts.port;
     if (parts.dbnum >= 0) cfg.dbnum = parts.dbnum;
+    if (parts.tls) cfg.tls = 1;
 }
 
 static void setTests(const char *list) {
@@ -886,6 +917,15 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "-x")) cfg.stdin_lastarg = 1;
         else if (!strcmp(o, "--enable-tracking")) cfg.tracking = 1;
         else if (!strcmp(o, "-3")) cfg.resp3 = 1;
+        else if (!strcmp(o, "--tls")) cfg.tls = 1;
+        else if (!strcmp(o, "--insecure")) cfg.tls_options.insecure = 1;
+        else if (!strcmp(o, "--sni")) cfg.tls_options.sni = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--cacert")) cfg.tls_options.cacert = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--cacertdir")) cfg.tls_options.cacertdir = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--cert")) cfg.tls_options.cert = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--key")) cfg.tls_options.key = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--tls-ciphers")) cfg.tls_options.ciphers = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--tls-ciphersuites")) cfg.tls_options.ciphersuites = optionArg(argc, argv, &i);
         else if (!strcmp(o, "-e")) fputs(EXIT_ON_ERROR_WARNING, stderr);
         else if (!strcmp(o, "--help")) { usage(stdout); exit(0); }
         else if (!strcmp(o, "--version") || !strcmp(o, "-v")) { printf("redis-benchmark %s\n", REDIS_VERSION); exit(0); }

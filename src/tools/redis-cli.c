@@ -94,7 +94,7 @@ static int isCommand(const char *name, const char *want) { return strcasecmp(nam
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Redis 7.0's text for the options this tool has (no TLS, cluster, --eval,
+/* Redis 7.0's text for the options this tool has (no cluster, --eval,
  * --rdb, --replica, --lru-test, --hotkeys, --askpass, -X), plus --count and
  * --type, which it adds to --scan. */
 static void usage(int status) {
@@ -125,6 +125,22 @@ static void usage(int status) {
             "  -d <delimiter>     Delimiter between response bulks for raw formatting (default: \\n).\n"
             "  -D <delimiter>     Delimiter between responses for raw formatting (default: \\n).\n"
             "  -e                 Return exit error code when command execution fails.\n"
+            "  --tls              Establish a secure TLS connection.\n"
+            "  --sni <host>       Server name indication for TLS.\n"
+            "  --cacert <file>    CA Certificate file to verify with.\n"
+            "  --cacertdir <dir>  Directory where trusted CA certificates are stored.\n"
+            "                     If neither cacert nor cacertdir are specified, the default\n"
+            "                     system-wide trusted root certs configuration will apply.\n"
+            "  --insecure         Allow insecure TLS connection by skipping cert validation.\n"
+            "  --cert <file>      Client certificate to authenticate with.\n"
+            "  --key <file>       Private key file to authenticate with.\n"
+            "  --tls-ciphers <list> Sets the list of preferred ciphers (TLSv1.2 and below)\n"
+            "                     in order of preference from highest to lowest separated by colon (\":\").\n"
+            "                     See the ciphers(1ssl) manpage for more information about the syntax of this string.\n"
+            "  --tls-ciphersuites <list> Sets the list of preferred ciphersuites (TLSv1.3)\n"
+            "                     in order of preference from highest to lowest separated by colon (\":\").\n"
+            "                     See the ciphers(1ssl) manpage for more information about the syntax of this string,\n"
+            "                     and specifically for TLSv1.3 ciphersuites.\n"
             "  --raw              Use raw formatting for replies (default when STDOUT is\n"
             "                     not a tty).\n"
             "  --no-raw           Force formatted output even when STDOUT is not a tty.\n"
@@ -207,6 +223,7 @@ static void parseUri(const char *uri) {
     if (parts.host) config.host = keepString(&ownedHost, parts.host, sdslen(parts.host));
     if (parts.port) config.port = parts.port;
     if (parts.dbnum >= 0) config.dbnum = (int)parts.dbnum;
+    if (parts.tls) config.tls = 1;
     rcUriFree(&parts);
 }
 
@@ -214,7 +231,8 @@ static int optionTakesValue(const char *opt) {
     static const char *with_value[] = {"-h", "-p", "-s", "-a", "--user", "--pass", "-u", "-r", "-i", "-n",
                                        "-d", "-D", "--pipe-timeout", "--pattern", "--quoted-pattern",
                                        "--count", "--type", "--memkeys-samples", "--show-pushes",
-                                       "--intrinsic-latency", NULL};
+                                       "--intrinsic-latency", "--sni", "--cacert", "--cacertdir", "--cert",
+                                       "--key", "--tls-ciphers", "--tls-ciphersuites", NULL};
     for (int i = 0; with_value[i]; i++)
         if (strcmp(opt, with_value[i]) == 0) return 1;
     return 0;
@@ -244,6 +262,8 @@ static int applyFlag(const char *opt) {
     else if (!strcmp(opt, "--latency")) config.latency_mode = 1;
     else if (!strcmp(opt, "--latency-history")) config.latency_mode = config.latency_history = 1;
     else if (!strcmp(opt, "--latency-dist")) config.latency_mode = config.latency_dist = 1;
+    else if (!strcmp(opt, "--tls")) config.tls = 1;
+    else if (!strcmp(opt, "--insecure")) config.tls_options.insecure = 1;
     else if (!strcmp(opt, "--verbose")) { /* accepted, nothing more to say */ }
     else if (!strcmp(opt, "--help")) usage(0);
     else if (!strcmp(opt, "-v") || !strcmp(opt, "--version")) {
@@ -281,7 +301,15 @@ static void applyOption(const char *opt, const char *v) {
     } else if (!strcmp(opt, "--intrinsic-latency")) {
         config.intrinsic_latency_mode = 1;
         config.intrinsic_latency = atoll(v);
-    } else if (!strcmp(opt, "--show-pushes")) {
+    }
+    else if (!strcmp(opt, "--sni")) config.tls_options.sni = v;
+    else if (!strcmp(opt, "--cacert")) config.tls_options.cacert = v;
+    else if (!strcmp(opt, "--cacertdir")) config.tls_options.cacertdir = v;
+    else if (!strcmp(opt, "--cert")) config.tls_options.cert = v;
+    else if (!strcmp(opt, "--key")) config.tls_options.key = v;
+    else if (!strcmp(opt, "--tls-ciphers")) config.tls_options.ciphers = v;
+    else if (!strcmp(opt, "--tls-ciphersuites")) config.tls_options.ciphersuites = v;
+    else if (!strcmp(opt, "--show-pushes")) {
         config.show_pushes = !strcasecmp(v, "yes") || !strcasecmp(v, "y");
     }
 }
@@ -366,6 +394,13 @@ int cliConnect(int force) {
     rcFree(context);
     context = config.socket ? rcConnectUnix(config.socket, 0) : rcConnectTcp(config.host, config.port, 0);
     if (!context) die("Out of memory\n");
+    if (context->err == RC_E_NONE && config.tls) rcTlsUpgrade(context, &config.tls_options);
+    if (context->err != RC_E_NONE && config.tls && rcTlsSetupError(context)) {
+        fprintf(stderr, "Could not negotiate a TLS connection: %s\n", context->errstr);
+        rcFree(context);
+        context = NULL;
+        return RC_ERR;
+    }
     if (context->err != RC_E_NONE) {
         printConnectError();
         rcFree(context);
@@ -558,7 +593,10 @@ static int oneShot(int argc, char **args) {
     int status = sendCommand(n, argv, config.repeat, &had_error);
     for (int i = 0; i < n; i++) sdsfree(argv[i]);
     free(argv);
-    if (status != RC_OK) return 1;
+    if (status != RC_OK) {
+        printContextError(); /* "Error: Server closed the connection" ..., as Redis's tool */
+        return 1;
+    }
     return config.set_errcode && had_error ? 1 : 0;
 }
 

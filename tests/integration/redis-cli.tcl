@@ -510,7 +510,7 @@ start_server {tags {cli} unixsocket 1} {
                      --latency-dist --no-auth-warning --show-pushes} {
             assert_match "*\n  $opt *" $ours
         }
-        foreach opt {--tls --cluster --eval --rdb --replica --hotkeys --askpass --lru-test} {
+        foreach opt {--cluster --eval --rdb --replica --hotkeys --askpass --lru-test} {
             assert_no_match "*\n  $opt *" $ours
         }
     }

@@ -214,8 +214,6 @@ test "directives of features not built yet stop start-up, naming the feature" {
         "lua-time-limit 5000"              lua-time-limit       scripting
         "busy-reply-threshold 5000"        busy-reply-threshold scripting
         "loadmodule /x/module.so"          loadmodule           "module loading"
-        "tls-port 6380"                    tls-port             TLS
-        "tls-cert-file redis.crt"          tls-cert-file        TLS
         "cluster-enabled yes"              cluster-enabled      "cluster mode"
         "cluster-config-file nodes.conf"   cluster-config-file  "cluster mode"
     } {

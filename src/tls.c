@@ -1,0 +1,822 @@
+/* tls.c -- TLS with OpenSSL: the server's context built from the tls-*
+ * directives, the TLS listeners (tls-port), and CT_TLS, the connection type
+ * that speaks TLS over a TCP socket behind the connection interface
+ * (src/lib/connection.h), so networking.c serves TLS clients exactly as it
+ * serves TCP ones: pipelining, big replies, blocking commands, pub/sub,
+ * MONITOR and client eviction go through the same conn* calls.
+ *
+ * Design decisions:
+ *  - Server-only code: it links OpenSSL, which the library layer must not
+ *    (src/lib builds without it). It reuses the connection struct and its
+ *    contract -- callbacks run holding a reference, connClose inside one
+ *    only schedules the free -- with its own event handler, because TLS
+ *    decides for itself which socket events it needs.
+ *  - Events: a connection wants the socket readable when it has a read
+ *    handler, or when SSL_write said WANT_READ (TLS may need the peer's
+ *    bytes before it can write); writable when it has a write handler, or
+ *    SSL_read said WANT_WRITE. The handshake, non-blocking, wants whatever
+ *    SSL_do_handshake asked for last. tlsUpdateEvents() makes the event loop
+ *    follow after every change.
+ *  - Buffered input: SSL_read decrypts a whole record (up to 16 KB); when
+ *    the caller asked for less, the rest stays inside OpenSSL and the socket
+ *    is not readable any more. Such connections sit in `pending`, and
+ *    beforeSleep() runs their read handler (tlsProcessPendingData) and keeps
+ *    the event loop from sleeping while any is left.
+ *  - Writes: SSL_MODE_ENABLE_PARTIAL_WRITE (a short write is an ordinary
+ *    short write) and SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER (networking.c
+ *    retries from wherever its buffer is now, possibly longer).
+ *  - A failed handshake (garbage, plaintext on the TLS port, a certificate
+ *    from another CA or expired) puts the connection in CONN_STATE_ERROR
+ *    with OpenSSL's reason as its last error; networking.c logs it at
+ *    verbose level and frees the client. Nothing else happens.
+ *  - The context is rebuilt as a whole from tls_config (start-up, CONFIG SET
+ *    of any tls-* value) and swapped in only when everything loaded, so a
+ *    bad file leaves the running context serving. Connections made earlier
+ *    keep the context they were made with (OpenSSL counts references).
+ *  - Log texts of the configuration errors are Redis 7.0's.
+ *
+ * Without BUILD_TLS (no USE_OPENSSL) only the no-op functions at the end
+ * are compiled (tls.h).
+ */
+#include "server.h"
+
+#include <ctype.h>
+#include <errno.h>
+
+tlsConfig tls_config;
+
+#ifdef USE_OPENSSL
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+/* ---- errors ------------------------------------------------------------------------ */
+
+/* OpenSSL's first queued error as "error:0A000086:SSL routines::certificate verify
+ * failed", the error queue then emptied. */
+static void tlsErrorString(char *buf, size_t len) {
+    unsigned long code = ERR_peek_error(); /* the first: the cause, as Redis logs it */
+    if (code == 0) snprintf(buf, len, "unknown TLS error");
+    else ERR_error_string_n(code, buf, len);
+    ERR_clear_error();
+}
+
+static void tlsLogFailure(const char *what, const char *name) {
+    char reason[256];
+    tlsErrorString(reason, sizeof reason);
+    if (name) serverLog(LL_WARNING, "%s: %s: %s", what, name, reason);
+    else serverLog(LL_WARNING, "%s: %s", what, reason);
+}
+
+/* ---- the context ------------------------------------------------------------------------ */
+
+static SSL_CTX *tls_server_ctx; /* accepted connections */
+static SSL_CTX *tls_client_ctx; /* outgoing ones (replication, later) */
+
+#define TLS_PROTO_1_0 (1 << 0)
+#define TLS_PROTO_1_1 (1 << 1)
+#define TLS_PROTO_1_2 (1 << 2)
+#define TLS_PROTO_1_3 (1 << 3)
+
+/* "TLSv1.2 TLSv1.3" -> a mask; -1 (logged) for an unknown name or none. */
+static int tlsParseProtocols(const char *text) {
+    if (text == NULL) return TLS_PROTO_1_2 | TLS_PROTO_1_3;
+    static const struct { const char *name; int bit; } names[] = {
+        {"tlsv1", TLS_PROTO_1_0}, {"tlsv1.1", TLS_PROTO_1_1}, {"tlsv1.2", TLS_PROTO_1_2}, {"tlsv1.3", TLS_PROTO_1_3}};
+    int count = 0, mask = 0;
+    sds *words = sdssplitlen(text, (ssize_t)strlen(text), " ", 1, &count);
+    for (int j = 0; j < count && mask != -1; j++) {
+        if (sdslen(words[j]) == 0) continue;
+        int bit = 0;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            if (!strcasecmp(words[j], names[k].name)) bit = names[k].bit;
+        mask = bit ? mask | bit : -1;
+    }
+    sdsfreesplitres(words, count);
+    if (mask <= 0) {
+        serverLog(LL_WARNING, "Invalid tls-protocols specified. "
+                              "Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'.");
+        return -1;
+    }
+    return mask;
+}
+
+static void tlsApplyProtocols(SSL_CTX *ctx, int mask) {
+    long options = 0;
+    if (!(mask & TLS_PROTO_1_0)) options |= SSL_OP_NO_TLSv1;
+    if (!(mask & TLS_PROTO_1_1)) options |= SSL_OP_NO_TLSv1_1;
+    if (!(mask & TLS_PROTO_1_2)) options |= SSL_OP_NO_TLSv1_2;
+#ifdef SSL_OP_NO_TLSv1_3
+    if (!(mask & TLS_PROTO_1_3)) options |= SSL_OP_NO_TLSv1_3;
+#endif
+    SSL_CTX_set_options(ctx, (unsigned long)options);
+}
+
+/* The key's passphrase, from the userdata the context was given. */
+static int tlsPasswordCallback(char *buf, int size, int rwflag, void *userdata) {
+    (void)rwflag;
+    const char *pass = userdata;
+    if (pass == NULL) return -1;
+    int len = (int)strlen(pass);
+    if (len > size) len = size;
+    memcpy(buf, pass, (size_t)len);
+    return len;
+}
+
+static int tlsLoadCertAndKey(SSL_CTX *ctx, const char *cert, const char *key, const char *pass) {
+    SSL_CTX_set_default_passwd_cb(ctx, tlsPasswordCallback);
+    SSL_CTX_set_default_passwd_cb_userdata(ctx, (void *)pass);
+    int ok = 1;
+    if (SSL_CTX_use_certificate_chain_file(ctx, cert) <= 0) {
+        tlsLogFailure("Failed to load certificate", cert);
+        ok = 0;
+    } else if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) <= 0) {
+        tlsLogFailure("Failed to load private key", key);
+        ok = 0;
+    }
+    /* The passphrase is needed only while loading; tls_config owns it. */
+    SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
+    return ok;
+}
+
+static int tlsLoadDhParams(SSL_CTX *ctx, const char *file) {
+    if (file == NULL) {
+        SSL_CTX_set_dh_auto(ctx, 1);
+        return 1;
+    }
+    BIO *bio = BIO_new_file(file, "r");
+    if (bio == NULL) {
+        tlsLogFailure("Failed to load", file);
+        return 0;
+    }
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+    EVP_PKEY *params = PEM_read_bio_Parameters(bio, NULL);
+    BIO_free(bio);
+    if (params == NULL || SSL_CTX_set0_tmp_dh_pkey(ctx, params) <= 0) {
+        EVP_PKEY_free(params);
+        tlsLogFailure("Failed to load DH parameters", file);
+        return 0;
+    }
+#else
+    DH *dh = PEM_read_bio_DHparams(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    int ok = dh && SSL_CTX_set_tmp_dh(ctx, dh) > 0;
+    DH_free(dh);
+    if (!ok) {
+        tlsLogFailure("Failed to load DH parameters", file);
+        return 0;
+    }
+#endif
+    return 1;
+}
+
+static int tlsVerifyMode(void) {
+    switch (tls_config.auth_clients) {
+    case TLS_CLIENT_AUTH_NO: return SSL_VERIFY_NONE;
+    case TLS_CLIENT_AUTH_OPTIONAL: return SSL_VERIFY_PEER;
+    default: return SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+    }
+}
+
+static void tlsSetSessionCaching(SSL_CTX *ctx) {
+    if (!tls_config.session_caching) {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+        return;
+    }
+    static const unsigned char id[] = "redis-portable";
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+    SSL_CTX_sess_set_cache_size(ctx, tls_config.session_cache_size);
+    SSL_CTX_set_timeout(ctx, tls_config.session_cache_timeout);
+    SSL_CTX_set_session_id_context(ctx, id, sizeof id - 1);
+}
+
+/* What both contexts share: protocols, ciphers, the CAs, modes. NULL
+ * (logged) when any of it fails. */
+static SSL_CTX *tlsNewContext(const SSL_METHOD *method, int protocols) {
+    SSL_CTX *ctx = SSL_CTX_new(method);
+    if (ctx == NULL) {
+        tlsLogFailure("Failed to create TLS context", NULL);
+        return NULL;
+    }
+    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3);
+#ifdef SSL_OP_NO_CLIENT_RENEGOTIATION
+    SSL_CTX_set_options(ctx, SSL_OP_NO_CLIENT_RENEGOTIATION);
+#endif
+    tlsApplyProtocols(ctx, protocols);
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    if (tls_config.prefer_server_ciphers) SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
+    const char *failed = NULL;
+    if ((tls_config.ca_cert_file || tls_config.ca_cert_dir) &&
+        SSL_CTX_load_verify_locations(ctx, tls_config.ca_cert_file, tls_config.ca_cert_dir) <= 0)
+        failed = "Failed to configure CA certificate(s) file/directory";
+    else if (tls_config.ciphers && !SSL_CTX_set_cipher_list(ctx, tls_config.ciphers))
+        failed = "Failed to configure ciphers";
+    else if (tls_config.ciphersuites && !SSL_CTX_set_ciphersuites(ctx, tls_config.ciphersuites))
+        failed = "Failed to configure ciphersuites";
+    if (failed) {
+        const char *what = strstr(failed, "ciphersuites") ? tls_config.ciphersuites
+                           : strstr(failed, "ciphers")    ? tls_config.ciphers
+                                                          : NULL;
+        if (what) {
+            serverLog(LL_WARNING, "%s: %s", failed, what);
+            ERR_clear_error();
+        } else {
+            tlsLogFailure(failed, NULL);
+        }
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static SSL_CTX *tlsNewServerContext(int protocols) {
+    SSL_CTX *ctx = tlsNewContext(TLS_server_method(), protocols);
+    if (ctx == NULL) return NULL;
+    tlsSetSessionCaching(ctx);
+    SSL_CTX_set_verify(ctx, tlsVerifyMode(), NULL);
+    if (!tlsLoadCertAndKey(ctx, tls_config.cert_file, tls_config.key_file, tls_config.key_file_pass) ||
+        !tlsLoadDhParams(ctx, tls_config.dh_params_file)) {
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* Outgoing connections present tls-client-cert-file, or the server's. */
+static SSL_CTX *tlsNewClientContext(int protocols) {
+    SSL_CTX *ctx = tlsNewContext(TLS_client_method(), protocols);
+    if (ctx == NULL) return NULL;
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    int own = tls_config.client_cert_file != NULL;
+    const char *cert = own ? tls_config.client_cert_file : tls_config.cert_file;
+    const char *key = own ? tls_config.client_key_file : tls_config.key_file;
+    const char *pass = own ? tls_config.client_key_file_pass : tls_config.key_file_pass;
+    if (!tlsLoadCertAndKey(ctx, cert, key, pass)) {
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static int tlsSettingsComplete(void) {
+    if (tls_config.cert_file == NULL) {
+        serverLog(LL_WARNING, "No tls-cert-file configured!");
+        return 0;
+    }
+    if (tls_config.key_file == NULL) {
+        serverLog(LL_WARNING, "No tls-key-file configured!");
+        return 0;
+    }
+    int needs_ca = tls_config.auth_clients != TLS_CLIENT_AUTH_NO || tls_config.replication || tls_config.cluster;
+    if (needs_ca && tls_config.ca_cert_file == NULL && tls_config.ca_cert_dir == NULL) {
+        serverLog(LL_WARNING, "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
+                              "tls-replication or tls-auth-clients are enabled!");
+        return 0;
+    }
+    return 1;
+}
+
+/* Builds both contexts from tls_config and swaps them in; on failure the
+ * old ones stay. */
+static int tlsConfigure(void) {
+    if (!tlsSettingsComplete()) return C_ERR;
+    int protocols = tlsParseProtocols(tls_config.protocols);
+    if (protocols == -1) return C_ERR;
+    SSL_CTX *server_ctx = tlsNewServerContext(protocols);
+    if (server_ctx == NULL) return C_ERR;
+    SSL_CTX *client_ctx = tlsNewClientContext(protocols);
+    if (client_ctx == NULL) {
+        SSL_CTX_free(server_ctx);
+        return C_ERR;
+    }
+    SSL_CTX_free(tls_server_ctx);
+    SSL_CTX_free(tls_client_ctx);
+    tls_server_ctx = server_ctx;
+    tls_client_ctx = client_ctx;
+    return C_OK;
+}
+
+static int tlsWanted(void) {
+    return tls_config.port || tls_config.replication || tls_config.cluster;
+}
+
+/* ---- the connection type ------------------------------------------------------------------ */
+
+#define TLS_CONN_READ_WANTS_WRITE (1 << 0)
+#define TLS_CONN_WRITE_WANTS_READ (1 << 1)
+#define TLS_CONN_HANDSHAKE_WANTS_WRITE (1 << 2)
+
+typedef struct tlsConnection {
+    connection c;       /* first: a connection * is a tlsConnection * */
+    SSL *ssl;
+    int tls_flags;      /* TLS_CONN_* */
+    listNode *pending;  /* our node in `pending`, or NULL */
+    char error[256];    /* OpenSSL's reason of the last failure, or "" */
+} tlsConnection;
+
+static list *pending;   /* connections with decrypted input not read yet */
+
+extern const ConnectionType CT_TLS;
+
+static void tlsEventHandler(aeEventLoop *el, int fd, void *clientData, int mask);
+
+/* Makes the event loop watch what the connection needs now (see the top). */
+static void tlsUpdateEvents(tlsConnection *tc) {
+    connection *conn = &tc->c;
+    if (conn->fd == -1 || conn->el == NULL) return;
+    int want = 0;
+    if (conn->state == CONN_STATE_ERROR || conn->state == CONN_STATE_CLOSED) {
+        want = 0;
+    } else if (conn->state == CONN_STATE_ACCEPTING || conn->state == CONN_STATE_CONNECTING) {
+        want = (tc->tls_flags & TLS_CONN_HANDSHAKE_WANTS_WRITE) ? AE_WRITABLE : AE_READABLE;
+    } else {
+        if (conn->read_handler || (tc->tls_flags & TLS_CONN_WRITE_WANTS_READ)) want |= AE_READABLE;
+        if (conn->write_handler || (tc->tls_flags & TLS_CONN_READ_WANTS_WRITE)) want |= AE_WRITABLE;
+    }
+    int have = aeGetFileEvents(conn->el, conn->fd);
+    if ((have & ~want) & (AE_READABLE | AE_WRITABLE))
+        aeDeleteFileEvent(conn->el, conn->fd, (have & ~want) & (AE_READABLE | AE_WRITABLE));
+    if (want & ~have) aeCreateFileEvent(conn->el, conn->fd, want & ~have, tlsEventHandler, conn);
+}
+
+static void tlsUnmarkPending(tlsConnection *tc) {
+    if (tc->pending == NULL) return;
+    listDelNode(pending, tc->pending);
+    tc->pending = NULL;
+}
+
+/* Queued for beforeSleep() when OpenSSL holds input and someone reads. */
+static void tlsMarkPendingIfBuffered(tlsConnection *tc) {
+    if (tc->pending || tc->ssl == NULL || tc->c.state != CONN_STATE_CONNECTED) return;
+    if (tc->c.read_handler == NULL || SSL_pending(tc->ssl) <= 0) return;
+    listAddNodeTail(pending, tc);
+    tc->pending = listLast(pending);
+}
+
+static void tlsFree(tlsConnection *tc) {
+    tlsUnmarkPending(tc);
+    if (tc->ssl) SSL_free(tc->ssl);
+    zfree(tc);
+}
+
+static void tlsClose(connection *conn) {
+    tlsConnection *tc = (tlsConnection *)conn;
+    tlsUnmarkPending(tc);
+    if (conn->fd != -1) {
+        /* close_notify, best effort (non-blocking), only after a good handshake */
+        if (tc->ssl && conn->state == CONN_STATE_CONNECTED) {
+            ERR_clear_error();
+            SSL_shutdown(tc->ssl);
+            ERR_clear_error();
+        }
+        if (conn->el) aeDeleteFileEvent(conn->el, conn->fd, AE_READABLE | AE_WRITABLE);
+        close(conn->fd);
+        conn->fd = -1;
+    }
+    if (conn->refs > 0) {
+        conn->state = CONN_STATE_CLOSED;
+        conn->flags |= CONN_FLAG_CLOSE_SCHEDULED;
+        return;
+    }
+    tlsFree(tc);
+}
+
+/* As the socket transports do: the handler runs holding a reference; 0
+ * when the connection was closed meanwhile (the caller must not touch it). */
+static int tlsRunCallback(connection *conn, ConnectionCallbackFunc handler) {
+    conn->refs++;
+    if (handler) handler(conn);
+    conn->refs--;
+    if (conn->flags & CONN_FLAG_CLOSE_SCHEDULED) {
+        if (conn->refs == 0) tlsFree((tlsConnection *)conn);
+        return 0;
+    }
+    return 1;
+}
+
+/* Records a failed SSL call. Returns -1 with errno EAGAIN for "try again
+ * later" (noting which socket event would let it go on), 0 for a clean
+ * close by the peer, -1 with the state ERROR otherwise. */
+static int tlsHandleIoError(tlsConnection *tc, int ret, int wants_flag) {
+    int err = SSL_get_error(tc->ssl, ret);
+    connection *conn = &tc->c;
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+        int other = (err == SSL_ERROR_WANT_READ) ? TLS_CONN_WRITE_WANTS_READ : TLS_CONN_READ_WANTS_WRITE;
+        if (other == wants_flag) {
+            tc->tls_flags |= wants_flag;
+            tlsUpdateEvents(tc);
+        }
+        errno = EAGAIN;
+        return -1;
+    }
+    if (err == SSL_ERROR_ZERO_RETURN) {
+        conn->state = CONN_STATE_CLOSED;
+        return 0;
+    }
+    if (err == SSL_ERROR_SYSCALL && errno) {
+        conn->last_errno = errno;
+        snprintf(tc->error, sizeof tc->error, "%s", strerror(errno));
+        ERR_clear_error();
+    } else {
+        tlsErrorString(tc->error, sizeof tc->error);
+    }
+    conn->state = CONN_STATE_ERROR;
+    return -1;
+}
+
+static ssize_t tlsRead(connection *conn, void *buf, size_t len) {
+    tlsConnection *tc = (tlsConnection *)conn;
+    if (conn->state != CONN_STATE_CONNECTED) {
+        errno = ENOTCONN;
+        return -1;
+    }
+    ERR_clear_error();
+    int n = SSL_read(tc->ssl, buf, len > INT_MAX ? INT_MAX : (int)len);
+    if (n > 0) {
+        tlsMarkPendingIfBuffered(tc);
+        return n;
+    }
+    return tlsHandleIoError(tc, n, TLS_CONN_READ_WANTS_WRITE);
+}
+
+static ssize_t tlsWrite(connection *conn, const void *data, size_t len) {
+    tlsConnection *tc = (tlsConnection *)conn;
+    if (conn->state != CONN_STATE_CONNECTED) {
+        errno = ENOTCONN;
+        return -1;
+    }
+    if (len == 0) return 0;
+    ERR_clear_error();
+    int n = SSL_write(tc->ssl, data, len > INT_MAX ? INT_MAX : (int)len);
+    if (n > 0) return n;
+    int res = tlsHandleIoError(tc, n, TLS_CONN_WRITE_WANTS_READ);
+    if (res == 0) { /* the peer closed: not a write of 0 bytes */
+        errno = EPIPE;
+        res = -1;
+    }
+    return res;
+}
+
+/* TLS has no scatter write: small vectors are joined into one record,
+ * bigger ones go out one buffer after another until one is short. */
+static ssize_t tlsWritev(connection *conn, const struct iovec *iov, int iovcnt) {
+    size_t total = 0;
+    for (int j = 0; j < iovcnt; j++) total += iov[j].iov_len;
+    if (total <= 16 * 1024) {
+        char buf[16 * 1024];
+        size_t at = 0;
+        for (int j = 0; j < iovcnt; j++) {
+            memcpy(buf + at, iov[j].iov_base, iov[j].iov_len);
+            at += iov[j].iov_len;
+        }
+        return tlsWrite(conn, buf, at);
+    }
+    ssize_t done = 0;
+    for (int j = 0; j < iovcnt; j++) {
+        ssize_t n = tlsWrite(conn, iov[j].iov_base, iov[j].iov_len);
+        if (n < 0) return done ? done : n;
+        done += n;
+        if ((size_t)n < iov[j].iov_len) break;
+    }
+    return done;
+}
+
+/* One step of the handshake. 1 finished (state CONNECTED or ERROR), 0 it
+ * waits for the socket (events updated). */
+static int tlsHandshakeStep(tlsConnection *tc) {
+    connection *conn = &tc->c;
+    ERR_clear_error();
+    int ret = SSL_do_handshake(tc->ssl);
+    if (ret == 1) {
+        conn->state = CONN_STATE_CONNECTED;
+        tc->tls_flags &= ~TLS_CONN_HANDSHAKE_WANTS_WRITE;
+        tlsUpdateEvents(tc);
+        return 1;
+    }
+    int err = SSL_get_error(tc->ssl, ret);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+        if (err == SSL_ERROR_WANT_WRITE) tc->tls_flags |= TLS_CONN_HANDSHAKE_WANTS_WRITE;
+        else tc->tls_flags &= ~TLS_CONN_HANDSHAKE_WANTS_WRITE;
+        tlsUpdateEvents(tc);
+        return 0;
+    }
+    if (err == SSL_ERROR_SYSCALL && errno) {
+        conn->last_errno = errno;
+        snprintf(tc->error, sizeof tc->error, "%s", strerror(errno));
+        ERR_clear_error();
+    } else if (err == SSL_ERROR_SYSCALL || err == SSL_ERROR_ZERO_RETURN) {
+        snprintf(tc->error, sizeof tc->error, "the peer closed the connection during the TLS handshake");
+        ERR_clear_error();
+    } else {
+        tlsErrorString(tc->error, sizeof tc->error);
+    }
+    conn->state = CONN_STATE_ERROR;
+    if (conn->fd != -1 && conn->el) aeDeleteFileEvent(conn->el, conn->fd, AE_READABLE | AE_WRITABLE);
+    return 1;
+}
+
+/* A handshake step; when it ends, the accept/connect handler runs. Returns
+ * 0 when the connection is gone. */
+static int tlsContinueHandshake(tlsConnection *tc) {
+    if (!tlsHandshakeStep(tc)) return 1;
+    ConnectionCallbackFunc handler = tc->c.conn_handler;
+    tc->c.conn_handler = NULL;
+    return tlsRunCallback(&tc->c, handler);
+}
+
+static int tlsAccept(connection *conn, ConnectionCallbackFunc accept_handler) {
+    tlsConnection *tc = (tlsConnection *)conn;
+    if (conn->state != CONN_STATE_ACCEPTING) {
+        errno = EINVAL;
+        return CONN_ERR;
+    }
+    conn->conn_handler = accept_handler;
+    conn->refs++; /* the handler may close conn: connAccept's caller still holds it */
+    tlsContinueHandshake(tc);
+    conn->refs--;
+    if ((conn->flags & CONN_FLAG_CLOSE_SCHEDULED) && conn->refs == 0) tlsFree(tc);
+    return CONN_OK;
+}
+
+/* A TCP connect finished: start the client side of the handshake. */
+static int tlsFinishTcpConnect(tlsConnection *tc) {
+    connection *conn = &tc->c;
+    int err = anetGetError(conn->fd);
+    if (err) {
+        conn->last_errno = err;
+        snprintf(tc->error, sizeof tc->error, "%s", strerror(err));
+        conn->state = CONN_STATE_ERROR;
+        ConnectionCallbackFunc handler = conn->conn_handler;
+        conn->conn_handler = NULL;
+        aeDeleteFileEvent(conn->el, conn->fd, AE_READABLE | AE_WRITABLE);
+        return tlsRunCallback(conn, handler);
+    }
+    tc->tls_flags |= TLS_CONN_HANDSHAKE_WANTS_WRITE;
+    return tlsContinueHandshake(tc);
+}
+
+static void tlsEventHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
+    (void)el;
+    (void)fd;
+    tlsConnection *tc = clientData;
+    connection *conn = &tc->c;
+    if (conn->state == CONN_STATE_CONNECTING && SSL_get_fd(tc->ssl) == -1) {
+        SSL_set_fd(tc->ssl, conn->fd);
+        tlsFinishTcpConnect(tc);
+        return;
+    }
+    if (conn->state == CONN_STATE_ACCEPTING || conn->state == CONN_STATE_CONNECTING) {
+        tlsContinueHandshake(tc);
+        return;
+    }
+    /* An operation that waited for the other direction goes on first. */
+    int flags = tc->tls_flags;
+    tc->tls_flags &= ~(TLS_CONN_READ_WANTS_WRITE | TLS_CONN_WRITE_WANTS_READ);
+    int call_read = ((mask & AE_READABLE) || ((mask & AE_WRITABLE) && (flags & TLS_CONN_READ_WANTS_WRITE)));
+    int call_write = ((mask & AE_WRITABLE) || ((mask & AE_READABLE) && (flags & TLS_CONN_WRITE_WANTS_READ)));
+    int barrier = conn->flags & CONN_FLAG_WRITE_BARRIER;
+    if (!barrier && call_read && conn->read_handler && !tlsRunCallback(conn, conn->read_handler)) return;
+    if (call_write && conn->write_handler && !tlsRunCallback(conn, conn->write_handler)) return;
+    if (barrier && call_read && conn->read_handler && !tlsRunCallback(conn, conn->read_handler)) return;
+    tlsUpdateEvents(tc);
+    tlsMarkPendingIfBuffered(tc);
+}
+
+static int tlsSetWriteHandler(connection *conn, ConnectionCallbackFunc func, int barrier) {
+    if (barrier) conn->flags |= CONN_FLAG_WRITE_BARRIER;
+    else conn->flags &= ~CONN_FLAG_WRITE_BARRIER;
+    conn->write_handler = func;
+    tlsUpdateEvents((tlsConnection *)conn);
+    return CONN_OK;
+}
+
+static int tlsSetReadHandler(connection *conn, ConnectionCallbackFunc func) {
+    tlsConnection *tc = (tlsConnection *)conn;
+    conn->read_handler = func;
+    if (func == NULL) tlsUnmarkPending(tc);
+    else tlsMarkPendingIfBuffered(tc);
+    tlsUpdateEvents(tc);
+    return CONN_OK;
+}
+
+static SSL *tlsNewSsl(SSL_CTX *ctx, int fd) {
+    SSL *ssl = SSL_new(ctx);
+    if (ssl && fd != -1) SSL_set_fd(ssl, fd);
+    return ssl;
+}
+
+static connection *tlsNewConn(SSL_CTX *ctx, int fd, ConnectionState state) {
+    tlsConnection *tc = zcalloc(sizeof(*tc));
+    tc->c.type = &CT_TLS;
+    tc->c.el = server.el;
+    tc->c.fd = fd;
+    tc->c.state = state;
+    tc->ssl = tlsNewSsl(ctx, fd);
+    if (tc->ssl == NULL) {
+        tlsErrorString(tc->error, sizeof tc->error);
+        tc->c.state = CONN_STATE_ERROR;
+    }
+    return &tc->c;
+}
+
+static int tlsConnect(connection *conn, const char *addr, int port, const char *source_addr,
+                      ConnectionCallbackFunc connect_handler) {
+    tlsConnection *tc = (tlsConnection *)conn;
+    if (tc->ssl == NULL) return CONN_ERR;
+    int fd = anetTcpNonBlockBestEffortBindConnect(NULL, addr, port, source_addr);
+    if (fd == -1) {
+        conn->last_errno = errno;
+        snprintf(tc->error, sizeof tc->error, "%s", strerror(errno));
+        conn->state = CONN_STATE_ERROR;
+        return CONN_ERR;
+    }
+    SSL_set_connect_state(tc->ssl);
+    if (!isdigit((unsigned char)addr[0]) && !strchr(addr, ':')) SSL_set_tlsext_host_name(tc->ssl, addr);
+    conn->fd = fd;
+    conn->state = CONN_STATE_CONNECTING;
+    conn->conn_handler = connect_handler;
+    if (aeCreateFileEvent(conn->el, fd, AE_WRITABLE, tlsEventHandler, conn) == AE_ERR) {
+        conn->last_errno = errno;
+        conn->state = CONN_STATE_ERROR;
+        conn->conn_handler = NULL;
+        return CONN_ERR;
+    }
+    return CONN_OK;
+}
+
+static const char *tlsGetLastError(connection *conn) {
+    tlsConnection *tc = (tlsConnection *)conn;
+    return tc->error[0] ? tc->error : strerror(conn->last_errno);
+}
+
+static const char *tlsGetType(connection *conn) {
+    (void)conn;
+    return "tls";
+}
+
+static int tlsIsLocal(connection *conn) {
+    return anetIsLocalPeer(conn->fd);
+}
+
+static int tlsAddr(connection *conn, char *ip, size_t ip_len, int *port, int remote) {
+    int which = remote ? FD_TO_PEER_NAME : FD_TO_SOCK_NAME;
+    return anetFdToString(conn->fd, ip, ip_len, port, which) == ANET_OK ? CONN_OK : CONN_ERR;
+}
+
+const ConnectionType CT_TLS = {
+    .ae_handler = tlsEventHandler,
+    .connect = tlsConnect,
+    .accept = tlsAccept,
+    .close = tlsClose,
+    .write = tlsWrite,
+    .writev = tlsWritev,
+    .read = tlsRead,
+    .set_write_handler = tlsSetWriteHandler,
+    .set_read_handler = tlsSetReadHandler,
+    .get_last_error = tlsGetLastError,
+    .get_type = tlsGetType,
+    .is_local = tlsIsLocal,
+    .addr = tlsAddr,
+};
+
+connection *tlsCreateConnection(void) {
+    return tlsNewConn(tls_client_ctx, -1, CONN_STATE_NONE);
+}
+
+/* ---- pending input ------------------------------------------------------------------------ */
+
+/* Each queued connection once per pass (a handler that leaves input in
+ * OpenSSL queues its connection again, for the next pass). The batch is
+ * taken off the queue first and each connection held by a reference, so a
+ * handler may close any of them (CLIENT KILL) without freeing one still to
+ * come. */
+int tlsProcessPendingData(void) {
+    if (pending == NULL || listLength(pending) == 0) return 0;
+    size_t count = 0;
+    tlsConnection **batch = zmalloc(sizeof(*batch) * listLength(pending));
+    while (listLength(pending)) {
+        tlsConnection *tc = listNodeValue(listFirst(pending));
+        tlsUnmarkPending(tc);
+        tc->c.refs++;
+        batch[count++] = tc;
+    }
+    int processed = 0;
+    for (size_t j = 0; j < count; j++) {
+        connection *conn = &batch[j]->c;
+        if (!(conn->flags & CONN_FLAG_CLOSE_SCHEDULED) && conn->read_handler) {
+            processed++;
+            tlsRunCallback(conn, conn->read_handler);
+        }
+        conn->refs--;
+        if (conn->flags & CONN_FLAG_CLOSE_SCHEDULED) {
+            if (conn->refs == 0) tlsFree(batch[j]);
+            continue;
+        }
+        tlsMarkPendingIfBuffered(batch[j]);
+    }
+    zfree(batch);
+    return processed;
+}
+
+int tlsHasPendingData(void) {
+    return pending && listLength(pending) > 0;
+}
+
+/* ---- listeners ------------------------------------------------------------------------------ */
+
+static int tls_fds[CONFIG_BINDADDR_MAX];
+static int tls_fd_count;
+
+static void acceptTlsHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el; (void)privdata; (void)mask;
+    char ip[NET_IP_STR_LEN], err[ANET_ERR_LEN];
+    for (int i = 0; i < 1000; i++) {
+        int port;
+        int cfd = anetTcpAccept(err, fd, ip, sizeof ip, &port);
+        if (cfd == ANET_ERR) {
+            int exhausted = openFilesRefuseWhenExhausted(fd, "TLS");
+            if (exhausted == 1) continue;
+            if (exhausted == -1) return;
+            if (errno != EWOULDBLOCK && errno != EAGAIN)
+                serverLog(LL_WARNING, "Accepting client connection: %s", err);
+            return;
+        }
+        serverLog(LL_VERBOSE, "Accepted %s:%d", ip, port);
+        connection *conn = tlsNewConn(tls_server_ctx, cfd, CONN_STATE_ACCEPTING);
+        if (((tlsConnection *)conn)->ssl) SSL_set_accept_state(((tlsConnection *)conn)->ssl);
+        else conn->state = CONN_STATE_ERROR; /* acceptCommonHandler's accept fails and frees it */
+        acceptCommonHandler(conn, 0);
+    }
+}
+
+static int tlsOpenListeners(void) {
+    if (listenOnTcpPort(tls_config.port, tls_fds, &tls_fd_count) != C_OK) return C_ERR;
+    for (int j = 0; j < tls_fd_count; j++) {
+        if (aeCreateFileEvent(server.el, tls_fds[j], AE_READABLE, acceptTlsHandler, NULL) == AE_ERR)
+            serverPanic("Unrecoverable error creating the TLS listener's file event.");
+    }
+    return C_OK;
+}
+
+int tlsIsListening(void) { return tls_fd_count > 0; }
+
+void tlsCloseListeners(void) { closeListenerFds(tls_fds, &tls_fd_count); }
+
+void tlsCloseListenersInChild(void) {
+    for (int j = 0; j < tls_fd_count; j++) close(tls_fds[j]);
+}
+
+int tlsInit(void) {
+    if (pending == NULL) pending = listCreate();
+    if (!tlsWanted()) return C_OK;
+    if (tlsConfigure() != C_OK) {
+        serverLog(LL_WARNING, "Failed to configure TLS. Check logs for more info.");
+        return C_ERR;
+    }
+    if (tlsOpenListeners() != C_OK) {
+        serverLog(LL_WARNING, "Failed listening on port %d (tls), aborting.", tls_config.port);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* ---- CONFIG SET ------------------------------------------------------------------------------- */
+
+int tlsApplyConfig(sds *err) {
+    if (server.el == NULL || !tlsWanted()) return C_OK; /* start-up: tlsInit() configures */
+    if (tlsConfigure() == C_OK) return C_OK;
+    *err = sdsnew("Unable to update TLS configuration. Check server logs.");
+    return C_ERR;
+}
+
+int tlsApplyPort(sds *err) {
+    if (server.el == NULL) return C_OK;
+    if (tls_config.port && tlsConfigure() != C_OK) {
+        *err = sdsnew("Unable to update TLS configuration. Check server logs.");
+        return C_ERR;
+    }
+    tlsCloseListeners();
+    if (tlsOpenListeners() != C_OK) {
+        *err = sdsnew("Unable to listen on this port. Check server logs.");
+        return C_ERR;
+    }
+    procTitleSet(NULL);
+    return C_OK;
+}
+
+#else /* !USE_OPENSSL: the build has no TLS; config.c refuses the tls-* directives */
+
+int tlsInit(void) { return C_OK; }
+int tlsIsListening(void) { return 0; }
+void tlsCloseListeners(void) {}
+void tlsCloseListenersInChild(void) {}
+int tlsApplyConfig(sds *err) { (void)err; return C_OK; }
+int tlsApplyPort(sds *err) { (void)err; return C_OK; }
+int tlsProcessPendingData(void) { return 0; }
+int tlsHasPendingData(void) { return 0; }
+connection *tlsCreateConnection(void) { return NULL; }
+
+#endif /* USE_OPENSSL */
