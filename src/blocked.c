@@ -228,6 +228,7 @@ static void armTimer(void) {
 
 static int blockedTypeOfCommand(redisCommand *cmd) {
     if (cmd && cmd->group && !strcmp(cmd->group, "sorted-set")) return OBJ_ZSET;
+    if (cmd && cmd->group && !strcmp(cmd->group, "stream")) return OBJ_STREAM;
     return OBJ_LIST;
 }
 

@@ -86,8 +86,8 @@ static int elemEquals(unsigned char *p, const slpString *s) { return lpCompare(p
 
 /* ---- the master entry ---------------------------------------------------- */
 
-unsigned char *slpNew(const slpString *fields, int nfields) {
-    unsigned char *lp = lpNew(0);
+unsigned char *slpNew(const slpString *fields, int nfields, size_t capacity) {
+    unsigned char *lp = lpNew(capacity);
     lp = lpAppendInteger(lp, 0); /* count */
     lp = lpAppendInteger(lp, 0); /* deleted */
     lp = lpAppendInteger(lp, nfields);

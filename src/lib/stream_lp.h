@@ -57,7 +57,7 @@ typedef struct slpString {
 /* ---- building ------------------------------------------------------------ */
 /* A new node whose master entry has the given fields (the first entry's),
  * and no entries yet: slpAppend adds the first. */
-unsigned char *slpNew(const slpString *fields, int nfields);
+unsigned char *slpNew(const slpString *fields, int nfields, size_t capacity);
 /* Appends the entry id (>= master, > the node's last) with nfields pairs
  * (fv[0] field, fv[1] value, ...). */
 unsigned char *slpAppend(unsigned char *lp, const streamID *master, const streamID *id, const slpString *fv,

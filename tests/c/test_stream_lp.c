@@ -34,7 +34,7 @@ static unsigned char *buildReferenceNode(const streamID *master) {
     slpString e3[] = {S("c"), S("5")};
     slpString fields[] = {S("a"), S("b")};
     streamID id1 = {1, 1}, id2 = {1, 2}, id3 = {2, 0};
-    unsigned char *lp = slpNew(fields, 2);
+    unsigned char *lp = slpNew(fields, 2, 0);
     lp = slpAppend(lp, master, &id1, e1, 2);
     lp = slpAppend(lp, master, &id2, e2, 2);
     lp = slpAppend(lp, master, &id3, e3, 1);
@@ -86,7 +86,7 @@ static void test_read_reference(void) {
 static void test_walk_many(void) {
     streamID master = {1000, 5};
     slpString fields[] = {S("name"), S("age")};
-    unsigned char *lp = slpNew(fields, 2);
+    unsigned char *lp = slpNew(fields, 2, 0);
     int n = test_scaled(300);
     char buf[32];
     for (int i = 0; i < n; i++) {
@@ -135,7 +135,7 @@ static void test_id_arithmetic(void) {
     /* deltas across the sequence wrap-around */
     streamID master = {10, 100}, later = {11, 0};
     slpString fv[] = {S("f"), S("v")};
-    unsigned char *lp = slpNew(fv, 1);
+    unsigned char *lp = slpNew(fv, 1, 64);
     lp = slpAppend(lp, &master, &master, fv, 1);
     lp = slpAppend(lp, &master, &later, fv, 1);
     slpEntry e;
