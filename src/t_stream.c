@@ -948,7 +948,11 @@ static int serveReadSync(client *c, streamReadArgs *a, streamID *ids) {
         if (o == NULL) continue;
         stream *s = o->ptr;
         streamID top;
-        if (!s->length || !streamLastValidID(s, &top) || streamIDCompare(&top, &ids[k]) <= 0) continue;
+        if (c->flags & CLIENT_BLOCKED) { /* woken: 7.0 serves once the last ID moved, even to nothing */
+            if (streamIDCompare(&s->last_id, &ids[k]) <= 0) continue;
+        } else if (!s->length || !streamLastValidID(s, &top) || streamIDCompare(&top, &ids[k]) <= 0) {
+            continue;
+        }
         if (served++ == 0) len = addReplyDeferredLen(c);
         streamID start = ids[k], end = {UINT64_MAX, UINT64_MAX};
         streamIDIncr(&start);
