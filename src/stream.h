@@ -53,6 +53,7 @@ typedef struct streamNACK {
 
 /* ---- the stream ------------------------------------------------------------ */
 stream *streamNew(void);
+robj *createStreamObject(void);
 void streamFree(stream *s);
 /* Appends an entry with the given ID (> last_id, checked by the caller);
  * fv are nfields field/value pairs. Returns 0, or -1 if too large. */

@@ -435,7 +435,7 @@ size_t streamReplyRange(client *c, stream *s, const streamID *start, const strea
 
 /* ---- lookup ----------------------------------------------------------------------------- */
 
-static robj *createStreamObject(void) {
+robj *createStreamObject(void) {
     robj *o = createObject(OBJ_STREAM, streamNew());
     o->encoding = OBJ_ENCODING_STREAM;
     return o;

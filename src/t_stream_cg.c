@@ -143,3 +143,23 @@ size_t streamGroupsAllocSize(stream *s) {
     raxStop(&gi);
     return total;
 }
+
+/* ---- entries read and lag ------------------------------------------------------------------------ */
+
+/* How many entries were added up to and including id, when the stream's
+ * counters tell it for sure; -1 otherwise (7.0's rules). */
+long long streamEstimateEntriesRead(stream *s, const streamID *id) {
+    if (s->entries_added == 0) return 0;
+    int cmp_last = streamIDCompare(id, &s->last_id);
+    if (s->length == 0 && cmp_last <= 0) return (long long)s->entries_added;
+    if (cmp_last == 0) return (long long)s->entries_added;
+    if (cmp_last > 0) return -1;
+    int no_gaps = (s->max_deleted_entry_id.ms == 0 && s->max_deleted_entry_id.seq == 0) ||
+                  streamIDCompare(&s->max_deleted_entry_id, &s->first_id) < 0;
+    if (no_gaps) {
+        int cmp_first = streamIDCompare(id, &s->first_id);
+        if (cmp_first < 0) return (long long)(s->entries_added - s->length);
+        if (cmp_first == 0) return (long long)(s->entries_added - s->length + 1);
+    }
+    return -1;
+}
