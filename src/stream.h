@@ -84,11 +84,14 @@ robj *createObjectFromStreamID(const streamID *id);
 void addReplyStreamID(client *c, const streamID *id);
 int streamParseIDStrict(robj *o, streamID *id, int *seq_given); /* C_OK / C_ERR, no reply */
 int streamParseStrictIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int *seq_given);
+int streamParseIntervalIDOrReply(client *c, robj *o, streamID *id, int *exclusive, uint64_t missing_seq);
 
 /* ---- replies ------------------------------------------------------------------ */
 /* Entries of [start, end] (count 0 = all); returns how many. */
 size_t streamReplyRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev);
 void addReplyStreamEntry(client *c, streamIter *it, const streamID *id, int nfields);
+int streamEntryExists(stream *s, const streamID *id);
+int streamReplyEntry(client *c, stream *s, const streamID *id); /* 0 (nothing replied) if gone */
 
 /* ---- consumer groups (t_stream_cg.c) --------------------------------------------- */
 streamCG *streamLookupCG(stream *s, sds name);
@@ -100,6 +103,13 @@ void streamFreeCG(void *cg);
 void streamDupGroups(stream *dst, stream *src);
 size_t streamGroupsAllocSize(stream *s);
 long long streamEstimateEntriesRead(stream *s, const streamID *id); /* -1 if it cannot be known */
+/* XREADGROUP: the consumer's history after start (count 0 = all), or the
+ * new entries after the group's last ID, creating PEL entries unless
+ * noack and propagating what it did; both reply with an array. */
+size_t streamReplyConsumerHistory(client *c, stream *s, streamConsumer *consumer, const streamID *start, size_t count);
+size_t streamReplyGroupNew(client *c, stream *s, robj *key, robj *groupname, streamCG *cg, streamConsumer *consumer,
+                           size_t count, int noack);
+streamConsumer *streamConsumerForRead(client *c, robj *key, streamCG *cg, sds name); /* looked up or created */
 int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end);
 
 #endif /* STREAM_H */

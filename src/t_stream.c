@@ -225,6 +225,28 @@ static int streamDeleteID(stream *s, const streamID *id) {
     return deleted;
 }
 
+int streamEntryExists(stream *s, const streamID *id) {
+    streamIter it;
+    streamID found;
+    int nfields;
+    streamIterStart(&it, s, id, id, 0);
+    int exists = streamIterNext(&it, &found, &nfields);
+    streamIterStop(&it);
+    return exists;
+}
+
+/* The entry id as XRANGE replies it, or a null if it is gone; 1 if found. */
+int streamReplyEntry(client *c, stream *s, const streamID *id) {
+    streamIter it;
+    streamID found;
+    int nfields;
+    streamIterStart(&it, s, id, id, 0);
+    int exists = streamIterNext(&it, &found, &nfields);
+    if (exists) addReplyStreamEntry(c, &it, &found, nfields);
+    streamIterStop(&it);
+    return exists;
+}
+
 static void updateFirstID(stream *s) {
     if (s->length == 0) s->first_id.ms = s->first_id.seq = 0;
     else streamFirstValidID(s, &s->first_id);
@@ -389,7 +411,7 @@ static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq
 }
 
 /* An XRANGE bound: an ID, "-", "+", or "(" and a strict ID (exclusive). */
-static int parseIntervalIDOrReply(client *c, robj *o, streamID *id, int *exclusive, uint64_t missing_seq) {
+int streamParseIntervalIDOrReply(client *c, robj *o, streamID *id, int *exclusive, uint64_t missing_seq) {
     const char *p = o->ptr;
     size_t len = sdslen(o->ptr);
     *exclusive = 0;
@@ -798,12 +820,12 @@ static void rangeCommand(client *c, int rev) {
     streamID start, end;
     int startex, endex;
     long long count = -1;
-    if (parseIntervalIDOrReply(c, startarg, &start, &startex, 0) != C_OK) return;
+    if (streamParseIntervalIDOrReply(c, startarg, &start, &startex, 0) != C_OK) return;
     if (startex && streamIDIncr(&start) != 0) {
         addReplyError(c, "invalid start ID for the interval");
         return;
     }
-    if (parseIntervalIDOrReply(c, endarg, &end, &endex, UINT64_MAX) != C_OK) return;
+    if (streamParseIntervalIDOrReply(c, endarg, &end, &endex, UINT64_MAX) != C_OK) return;
     if (endex && streamIDDecr(&end) != 0) {
         addReplyError(c, "invalid end ID for the interval");
         return;
@@ -996,6 +1018,98 @@ void xreadCommand(client *c) {
             addReplyNullArray(c);
         }
     }
+    zfree(ids);
+}
+
+/* ---- XREADGROUP --------------------------------------------------------------------------- */
+
+#define READ_NEW_ENTRIES UINT64_MAX /* ids[k] for ">" */
+
+/* The error of a key or group gone: a woken client hears why it was woken. */
+static int groupMissing(client *c, robj *key, robj *o, robj *group) {
+    if (c->flags & CLIENT_BLOCKED) {
+        if (o == NULL || o->type != OBJ_STREAM) addReplyError(c, "-UNBLOCKED the stream key no longer exists");
+        else addReplyError(c, "-NOGROUP the consumer group this client was blocked on no longer exists");
+    } else {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with GROUP option",
+                            (char *)key->ptr, (char *)group->ptr);
+    }
+    return -1;
+}
+
+/* Each stream's group and ID: ">" (new entries) or a strict ID (history). */
+static int resolveGroupIDs(client *c, streamReadArgs *a, streamID *ids, streamCG **groups) {
+    for (int k = 0; k < a->numstreams; k++) {
+        robj *key = c->argv[a->streams_arg + k];
+        robj *idarg = c->argv[a->streams_arg + a->numstreams + k];
+        robj *o = lookupKeyRead(c->db, key);
+        if (o && o->type != OBJ_STREAM && (c->flags & CLIENT_BLOCKED)) return groupMissing(c, key, o, a->group);
+        if (checkType(c, o, OBJ_STREAM)) return -1;
+        if (o == NULL || (groups[k] = streamLookupCG(o->ptr, a->group->ptr)) == NULL)
+            return groupMissing(c, key, o, a->group);
+        if (isSingleChar(idarg, '$')) {
+            addReplyError(c, "The $ ID is meaningless in the context of XREADGROUP: you want to read the history of "
+                             "this consumer by specifying a proper ID, or use the > ID to get new messages. The $ "
+                             "ID would just return an empty result set.");
+            return -1;
+        }
+        if (isSingleChar(idarg, '>')) {
+            ids[k].ms = ids[k].seq = READ_NEW_ENTRIES;
+            continue;
+        }
+        if (streamParseStrictIDOrReply(c, idarg, &ids[k], 0, NULL) != C_OK) return -1;
+    }
+    return 0;
+}
+
+/* 1 if stream k has something for the group: always for a history read;
+ * for ">" when entries follow the group's last ID (woken: when the last ID
+ * moved past it, as 7.0 decides). */
+static int groupHasNew(client *c, stream *s, streamCG *cg) {
+    if (c->flags & CLIENT_BLOCKED) return streamIDCompare(&s->last_id, &cg->last_id) > 0;
+    streamID top;
+    return s->length && streamLastValidID(s, &top) && streamIDCompare(&top, &cg->last_id) > 0;
+}
+
+static int serveGroupSync(client *c, streamReadArgs *a, streamID *ids, streamCG **groups) {
+    int served = 0;
+    void *len = NULL;
+    for (int k = 0; k < a->numstreams; k++) {
+        robj *key = c->argv[a->streams_arg + k];
+        stream *s = lookupKeyRead(c->db, key)->ptr;
+        int history = ids[k].ms != READ_NEW_ENTRIES || ids[k].seq != READ_NEW_ENTRIES;
+        if (!history && !groupHasNew(c, s, groups[k])) continue;
+        if (served++ == 0) len = addReplyDeferredLen(c);
+        if (c->resp == 2) addReplyArrayLen(c, 2);
+        addReplyBulk(c, key);
+        streamConsumer *consumer = streamConsumerForRead(c, key, groups[k], a->consumer->ptr);
+        if (history) {
+            streamID start = ids[k];
+            streamIDIncr(&start);
+            streamReplyConsumerHistory(c, s, consumer, &start, (size_t)a->count);
+        } else {
+            streamReplyGroupNew(c, s, key, a->group, groups[k], consumer, (size_t)a->count, a->noack);
+        }
+        server.dirty++;
+    }
+    if (served) {
+        if (c->resp == 2) setDeferredArrayLen(c, len, served);
+        else setDeferredMapLen(c, len, served);
+    }
+    return served;
+}
+
+void xreadgroupCommand(client *c) {
+    streamReadArgs a;
+    if (parseReadArgs(c, 1, &a) < 0) return;
+    preventCommandPropagation(c); /* what it changed is propagated as XCLAIM / XGROUP SETID */
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)a.numstreams);
+    streamCG **groups = zcalloc(sizeof(streamCG *) * (size_t)a.numstreams);
+    if (resolveGroupIDs(c, &a, ids, groups) == 0 && serveGroupSync(c, &a, ids, groups) == 0) {
+        if (a.timeout != -1 && clientMayBlock(c)) blockOnStreams(c, &a);
+        else addReplyNullArray(c);
+    }
+    zfree(groups);
     zfree(ids);
 }
 
