@@ -1,7 +1,9 @@
 /* bench_core.c -- micro-benchmark of the core libraries (`make bench`).
  *
  * Reports SipHash-1-2 throughput on 16-byte and 1 KiB inputs (aligned and
- * at an odd offset) and dict insert/lookup rates for 1M keys. Used to compare
+ * at an odd offset), dict insert/lookup rates for 1M keys, and rax insert/
+ * find/iterate rates and bytes per key for 1M 16-byte stream-ID keys (in
+ * order, as streams add them, and in random order). Used to compare
  * the default build with ALIGNED_ACCESS=yes (utils/bench-aligned.sh runs both
  * side by side and prints ratios). Wall-clock figures: run on an idle core.
  *
@@ -13,6 +15,8 @@
 #include <time.h>
 
 #include "dict.h"
+#include "portable.h"
+#include "rax.h"
 #include "siphash.h"
 #include "zmalloc.h"
 
@@ -72,6 +76,50 @@ static void bench_dict(long count) {
     zfree(keys);
 }
 
+/* 16-byte big-endian (ms, seq) keys: ascending, or scattered by a
+ * multiplicative hash (distinct, random order). */
+static void bench_rax(const char *order, long count, int scattered) {
+    unsigned char (*keys)[16] = zmalloc(sizeof(*keys) * (size_t)count);
+    for (long i = 0; i < count; i++) {
+        uint64_t n = scattered ? (uint64_t)i * 0x9E3779B97F4A7C15ULL : (uint64_t)i;
+        store64be(keys[i], 1700000000000ULL + (n >> 2));
+        store64be(keys[i] + 8, n & 3);
+    }
+    size_t before = zmalloc_used_memory();
+    rax *r = raxNew();
+    double start = now_seconds();
+    for (long i = 0; i < count; i++) raxInsert(r, keys[i], 16, keys[i], NULL);
+    double insert = now_seconds() - start;
+    size_t used = zmalloc_used_memory() - before;
+
+    long found = 0;
+    start = now_seconds();
+    for (long i = 0; i < count; i++) found += raxFind(r, keys[(i * 7919) % count], 16) != raxNotFound;
+    double lookup = now_seconds() - start;
+
+    long walked = 0;
+    raxIterator it;
+    raxStart(&it, r);
+    start = now_seconds();
+    raxSeek(&it, "^", NULL, 0);
+    while (raxNext(&it)) walked++;
+    double iterate = now_seconds() - start;
+    raxStop(&it);
+
+    char label[64];
+    snprintf(label, sizeof label, "rax insert (1M, %s)", order);
+    printf("%-28s %10.2f Mops/s\n", label, (double)count / insert / 1e6);
+    snprintf(label, sizeof label, "rax find (1M, %s)", order);
+    printf("%-28s %10.2f Mops/s (%ld found)\n", label, (double)count / lookup / 1e6, found);
+    snprintf(label, sizeof label, "rax iterate (1M, %s)", order);
+    printf("%-28s %10.2f Mkeys/s (%ld keys)\n", label, (double)walked / iterate / 1e6, walked);
+    snprintf(label, sizeof label, "rax bytes/key (%s)", order);
+    printf("%-28s %10.1f B/key (allocated %.1f)\n", label, (double)raxAllocSize(r) / (double)count,
+           (double)used / (double)count);
+    raxFree(r);
+    zfree(keys);
+}
+
 int main(int argc, char **argv) {
     long scale = argc > 1 ? atol(argv[1]) : 1;
     if (scale < 1) scale = 1;
@@ -85,5 +133,7 @@ int main(int argc, char **argv) {
     bench_siphash("siphash-1-2 1KB", 1024, 0, 400000L / scale);
     bench_siphash("siphash-1-2 1KB (odd addr)", 1024, 1, 400000L / scale);
     bench_dict(1000000L / scale);
+    bench_rax("seq", 1000000L / scale, 0);
+    bench_rax("random", 1000000L / scale, 1);
     return 0;
 }

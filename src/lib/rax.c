@@ -112,7 +112,7 @@ static raxNode *nodeChild(raxNode *n, uint32_t idx) { return nodeLoadPtr(nodeChi
 
 static unsigned char *nodeValueSlot(raxNode *n) { return nodeChildSlot(n, nodeChildCount(n)); }
 
-static void *nodeValue(raxNode *n) { return nodeIsNull(n) ? NULL : nodeLoadPtr(nodeValueSlot(n)); }
+static void *nodeValue(raxNode *n) { return nodeHasValueSlot(n) ? nodeLoadPtr(nodeValueSlot(n)) : NULL; }
 
 /* Index of the child of plain node n reached by byte c, or -1. */
 static int nodeFindChild(raxNode *n, unsigned char c) {

@@ -549,6 +549,43 @@ static void test_iterator_semantics(void) {
     raxFree(r);
 }
 
+/* The streams' trimming pattern: remove the iterator's current key, then
+ * seek again with the iterator's own key buffer as the key (long keys, so
+ * the buffer is on the heap). */
+static void test_remove_while_iterating(void) {
+    static unsigned char k[600];
+    rax *r = raxNew();
+    kvModel m = {0};
+    for (unsigned i = 0; i < 500; i++) {
+        size_t len = 150 + (i * 37) % 400;
+        memset(k, 's', len);
+        store32be(k + len - 4 - (i % 3) * 50, i * 2654435761u);
+        raxInsert(r, k, len, tag(i), NULL);
+        modelInsert(&m, k, len, tag(i), 1);
+    }
+    raxIterator it;
+    raxStart(&it, r);
+    raxSeek(&it, "^", NULL, 0);
+    size_t i = 0, bad = 0;
+    while (raxNext(&it)) {
+        bad += !iterAt(&it, &m.e[i]);
+        if (i % 3 == 0) {
+            bad += raxRemove(r, it.key, it.key_len, NULL) != 1;
+            modelRemove(&m, it.key, it.key_len);
+            raxSeek(&it, i % 2 ? ">" : ">=", it.key, it.key_len);
+        } else {
+            i++;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(i, m.n);
+    CHECK(raxVerify(r));
+    checkFullWalks(r, &m);
+    raxStop(&it);
+    modelFree(&m);
+    raxFree(r);
+}
+
 /* Random operations against the model; every so often full walks and
  * random seeks. */
 static void test_random_against_model(void) {
@@ -623,5 +660,6 @@ TEST_MAIN(
     RUN(test_stream_ids);
     RUN(test_free_with_callback);
     RUN(test_iterator_semantics);
+    RUN(test_remove_while_iterating);
     RUN(test_random_against_model);
 )
