@@ -350,3 +350,816 @@ size_t streamReplyGroupNew(client *c, stream *s, robj *key, robj *groupname, str
     setDeferredArrayLen(c, len, (long)n);
     return n;
 }
+
+/* ---- XGROUP ----------------------------------------------------------------------------------- */
+
+static const char *xgroupHelp[] = {
+    "CREATE <key> <groupname> <id|$> [option]",
+    "    Create a new consumer group. Options are:",
+    "    * MKSTREAM",
+    "      Create the empty stream if it does not exist.",
+    "    * ENTRIESREAD entries_read",
+    "      Set the group's entries_read counter (internal use).",
+    "CREATECONSUMER <key> <groupname> <consumer>",
+    "    Create a new consumer in the specified group.",
+    "DELCONSUMER <key> <groupname> <consumer>",
+    "    Remove the specified consumer.",
+    "DESTROY <key> <groupname>",
+    "    Remove the specified group.",
+    "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+    "    Set the current group ID and entries_read counter.",
+    NULL};
+
+static int getEntriesRead(client *c, robj *o, long long *entries_read) {
+    if (getLongLongFromObjectOrReply(c, o, entries_read, NULL) != C_OK) return -1;
+    if (*entries_read < 0 && *entries_read != -1) {
+        addReplyError(c, "value for ENTRIESREAD must be positive or -1");
+        return -1;
+    }
+    return 0;
+}
+
+/* CREATE's options (MKSTREAM, ENTRIESREAD) and SETID's (ENTRIESREAD). */
+static int parseXgroupOptions(client *c, const char *sub, int *mkstream, long long *entries_read) {
+    if (!strcasecmp(sub, "create")) {
+        for (int i = 5; i < c->argc; i++) {
+            if (!strcasecmp(c->argv[i]->ptr, "mkstream")) {
+                *mkstream = 1;
+            } else if (!strcasecmp(c->argv[i]->ptr, "entriesread") && i + 1 < c->argc) {
+                if (getEntriesRead(c, c->argv[++i], entries_read) < 0) return -1;
+            } else {
+                addReplySubcommandSyntaxError(c);
+                return -1;
+            }
+        }
+    } else if (!strcasecmp(sub, "setid")) {
+        if (c->argc == 7 && !strcasecmp(c->argv[5]->ptr, "entriesread")) {
+            if (getEntriesRead(c, c->argv[6], entries_read) < 0) return -1;
+        } else if (c->argc != 5) {
+            addReplySubcommandSyntaxError(c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void xgroupCreate(client *c, robj *o, int mkstream, long long entries_read) {
+    stream *s = o ? o->ptr : NULL;
+    streamID id = {0, 0};
+    if (!strcmp(c->argv[4]->ptr, "$")) {
+        if (s) id = s->last_id;
+    } else if (streamParseStrictIDOrReply(c, c->argv[4], &id, 0, NULL) != C_OK) {
+        return;
+    }
+    if (s == NULL) {
+        serverAssert(mkstream);
+        o = dbAdd(c->db, c->argv[2], createStreamObject());
+        s = o->ptr;
+        signalModifiedKey(c, c->db, c->argv[2]);
+    }
+    sds name = c->argv[3]->ptr;
+    if (streamCreateCG(s, name, sdslen(name), &id, entries_read) == NULL) {
+        addReplyError(c, "-BUSYGROUP Consumer Group name already exists");
+        return;
+    }
+    addReply(c, shared.ok);
+    server.dirty++;
+    notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-create", c->argv[2], c->db->id);
+}
+
+static void xgroupSetid(client *c, stream *s, streamCG *cg, long long entries_read) {
+    streamID id;
+    if (!strcmp(c->argv[4]->ptr, "$")) {
+        id = s->last_id;
+    } else if (streamParseIntervalIDOrReply(c, c->argv[4], &id, &(int){0}, 0) != C_OK) {
+        return;
+    }
+    cg->last_id = id;
+    cg->entries_read = entries_read;
+    addReply(c, shared.ok);
+    server.dirty++;
+    notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-setid", c->argv[2], c->db->id);
+}
+
+static void xgroupDestroy(client *c, stream *s, streamCG *cg) {
+    if (cg == NULL) {
+        addReply(c, shared.czero);
+        return;
+    }
+    sds name = c->argv[3]->ptr;
+    raxRemove(s->cgroups, (unsigned char *)name, sdslen(name), NULL);
+    streamFreeCG(cg);
+    addReply(c, shared.cone);
+    server.dirty++;
+    notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-destroy", c->argv[2], c->db->id);
+    signalKeyAsReady(c->db, c->argv[2], OBJ_STREAM); /* its blocked readers get -NOGROUP */
+}
+
+static void deleteConsumer(streamCG *cg, streamConsumer *consumer) {
+    raxIterator pi;
+    raxStart(&pi, consumer->pel);
+    raxSeek(&pi, "^", NULL, 0);
+    while (raxNext(&pi)) {
+        raxRemove(cg->pel, pi.key, pi.key_len, NULL);
+        zfree(pi.data);
+    }
+    raxStop(&pi);
+    raxRemove(cg->consumers, (unsigned char *)consumer->name, sdslen(consumer->name), NULL);
+    freeConsumer(consumer);
+}
+
+static void xgroupDelconsumer(client *c, streamCG *cg) {
+    streamConsumer *consumer = streamLookupConsumer(cg, c->argv[4]->ptr);
+    long long pending = 0;
+    if (consumer) {
+        pending = (long long)raxSize(consumer->pel);
+        deleteConsumer(cg, consumer);
+        server.dirty++;
+        notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-delconsumer", c->argv[2], c->db->id);
+    }
+    addReplyLongLong(c, pending);
+}
+
+void xgroupCommand(client *c) {
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help")) {
+        addReplyHelp(c, xgroupHelp);
+        return;
+    }
+    int mkstream = 0;
+    long long entries_read = -1;
+    if (parseXgroupOptions(c, sub, &mkstream, &entries_read) < 0) return;
+    robj *o = lookupKeyWrite(c->db, c->argv[2]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    int create = !strcasecmp(sub, "create");
+    if (o == NULL && !(create && mkstream)) {
+        addReplyError(c, "The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
+                         "the MKSTREAM option to create an empty stream automatically.");
+        return;
+    }
+    stream *s = o ? o->ptr : NULL;
+    streamCG *cg = s ? streamLookupCG(s, c->argv[3]->ptr) : NULL;
+    if (cg == NULL && (!strcasecmp(sub, "setid") || !strcasecmp(sub, "createconsumer") ||
+                       !strcasecmp(sub, "delconsumer"))) {
+        addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)c->argv[3]->ptr,
+                            (char *)c->argv[2]->ptr);
+        return;
+    }
+    if (create && c->argc <= 8) {
+        xgroupCreate(c, o, mkstream, entries_read);
+    } else if (!strcasecmp(sub, "setid")) {
+        xgroupSetid(c, s, cg, entries_read);
+    } else if (!strcasecmp(sub, "destroy")) {
+        xgroupDestroy(c, s, cg);
+    } else if (!strcasecmp(sub, "createconsumer")) {
+        addReplyLongLong(c, createConsumerNotify(c, c->argv[2], cg, c->argv[4]->ptr) ? 1 : 0);
+    } else if (!strcasecmp(sub, "delconsumer")) {
+        xgroupDelconsumer(c, cg);
+    } else {
+        addReplySubcommandSyntaxError(c);
+    }
+}
+
+/* ---- XACK ------------------------------------------------------------------------------------- */
+
+void xackCommand(client *c) {
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr) : NULL;
+    if (cg == NULL) {
+        addReply(c, shared.czero);
+        return;
+    }
+    int n = c->argc - 3;
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)n);
+    for (int j = 0; j < n; j++) {
+        if (streamParseStrictIDOrReply(c, c->argv[j + 3], &ids[j], 0, NULL) != C_OK) {
+            zfree(ids);
+            return;
+        }
+    }
+    long long acked = 0;
+    for (int j = 0; j < n; j++) {
+        unsigned char key[SLP_ID_KEY_LEN];
+        streamIDEncode(key, &ids[j]);
+        streamNACK *nack = raxFind(cg->pel, key, sizeof key);
+        if (nack == raxNotFound) continue;
+        deleteNACK(cg, key, nack);
+        acked++;
+        server.dirty++;
+    }
+    zfree(ids);
+    addReplyLongLong(c, acked);
+}
+
+/* ---- XPENDING ------------------------------------------------------------------------------------ */
+
+static void replyPendingSummary(client *c, streamCG *cg) {
+    addReplyArrayLen(c, 4);
+    addReplyLongLong(c, (long long)raxSize(cg->pel));
+    if (raxSize(cg->pel) == 0) {
+        addReplyNull(c);
+        addReplyNull(c);
+        addReplyNullArray(c);
+        return;
+    }
+    raxIterator ri;
+    streamID id;
+    raxStart(&ri, cg->pel);
+    raxSeek(&ri, "^", NULL, 0);
+    raxNext(&ri);
+    streamIDDecode(ri.key, &id);
+    addReplyStreamID(c, &id);
+    raxSeek(&ri, "$", NULL, 0);
+    raxPrev(&ri);
+    streamIDDecode(ri.key, &id);
+    addReplyStreamID(c, &id);
+    raxStop(&ri);
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    raxStart(&ri, cg->consumers);
+    raxSeek(&ri, "^", NULL, 0);
+    while (raxNext(&ri)) {
+        streamConsumer *consumer = ri.data;
+        if (raxSize(consumer->pel) == 0) continue;
+        addReplyArrayLen(c, 2);
+        addReplyBulkCBuffer(c, ri.key, ri.key_len);
+        addReplyBulkLongLong(c, (long long)raxSize(consumer->pel));
+        n++;
+    }
+    raxStop(&ri);
+    setDeferredArrayLen(c, len, n);
+}
+
+static void replyPendingRange(client *c, rax *pel, const streamID *start, const streamID *end, long long count,
+                              long long minidle) {
+    unsigned char startkey[SLP_ID_KEY_LEN], endkey[SLP_ID_KEY_LEN];
+    streamIDEncode(startkey, start);
+    streamIDEncode(endkey, end);
+    long long now = mstime();
+    long n = 0;
+    void *len = addReplyDeferredLen(c);
+    raxIterator ri;
+    raxStart(&ri, pel);
+    raxSeek(&ri, ">=", startkey, sizeof startkey);
+    while (count && raxNext(&ri) && memcmp(ri.key, endkey, ri.key_len) <= 0) {
+        streamNACK *nack = ri.data;
+        long long idle = now - nack->delivery_time;
+        if (minidle && idle < minidle) continue;
+        streamID id;
+        streamIDDecode(ri.key, &id);
+        addReplyArrayLen(c, 4);
+        addReplyStreamID(c, &id);
+        addReplyBulkCBuffer(c, nack->consumer->name, sdslen(nack->consumer->name));
+        addReplyLongLong(c, idle < 0 ? 0 : idle);
+        addReplyLongLong(c, (long long)nack->delivery_count);
+        n++;
+        count--;
+    }
+    raxStop(&ri);
+    setDeferredArrayLen(c, len, n);
+}
+
+void xpendingCommand(client *c) {
+    int summary = c->argc == 3;
+    streamID start, end;
+    long long count = 0, minidle = 0;
+    robj *consumername = NULL;
+    if (c->argc != 3 && (c->argc < 6 || c->argc > 9)) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (!summary) {
+        int first = 3, startex, endex;
+        if (!strcasecmp(c->argv[3]->ptr, "idle")) {
+            if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, NULL) != C_OK) return;
+            if (c->argc < 8) {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return;
+            }
+            first += 2;
+        }
+        if (getLongLongFromObjectOrReply(c, c->argv[first + 2], &count, NULL) != C_OK) return;
+        if (count < 0) count = 0;
+        if (streamParseIntervalIDOrReply(c, c->argv[first], &start, &startex, 0) != C_OK) return;
+        if (startex && streamIDIncr(&start) != 0) {
+            addReplyError(c, "invalid start ID for the interval");
+            return;
+        }
+        if (streamParseIntervalIDOrReply(c, c->argv[first + 1], &end, &endex, UINT64_MAX) != C_OK) return;
+        if (endex && streamIDDecr(&end) != 0) {
+            addReplyError(c, "invalid end ID for the interval");
+            return;
+        }
+        if (first + 3 < c->argc) consumername = c->argv[first + 3];
+    }
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr) : NULL;
+    if (cg == NULL) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
+                            (char *)c->argv[2]->ptr);
+        return;
+    }
+    if (summary) {
+        replyPendingSummary(c, cg);
+        return;
+    }
+    rax *pel = cg->pel;
+    if (consumername) {
+        streamConsumer *consumer = streamLookupConsumer(cg, consumername->ptr);
+        if (consumer == NULL) {
+            addReplyArrayLen(c, 0);
+            return;
+        }
+        pel = consumer->pel;
+    }
+    replyPendingRange(c, pel, &start, &end, count, minidle);
+}
+
+/* ---- XCLAIM ------------------------------------------------------------------------------------- */
+
+typedef struct claimArgs {
+    long long minidle;
+    long long retrycount;   /* -1: not given */
+    long long deliverytime; /* -1: not given */
+    int force, justid;
+    streamID lastid;
+    int last_id_arg;        /* the last argument that is an ID */
+} claimArgs;
+
+static int parseClaimOptions(client *c, claimArgs *a, long long now) {
+    int j = 5;
+    streamID id;
+    while (j < c->argc && streamParseIDStrict(c->argv[j], &id, NULL) == C_OK) j++;
+    a->last_id_arg = j - 1;
+    for (; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "force")) {
+            a->force = 1;
+        } else if (!strcasecmp(opt, "justid")) {
+            a->justid = 1;
+        } else if (!strcasecmp(opt, "idle") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &a->deliverytime,
+                                             "Invalid IDLE option argument for XCLAIM") != C_OK)
+                return -1;
+            a->deliverytime = now - a->deliverytime;
+        } else if (!strcasecmp(opt, "time") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &a->deliverytime,
+                                             "Invalid TIME option argument for XCLAIM") != C_OK)
+                return -1;
+        } else if (!strcasecmp(opt, "retrycount") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &a->retrycount,
+                                             "Invalid RETRYCOUNT option argument for XCLAIM") != C_OK)
+                return -1;
+        } else if (!strcasecmp(opt, "lastid") && moreargs) {
+            if (streamParseStrictIDOrReply(c, c->argv[++j], &a->lastid, 0, NULL) != C_OK) return -1;
+        } else {
+            addReplyErrorFormat(c, "Unrecognized XCLAIM option '%s'", opt);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static streamCG *lookupGroupOrReply(client *c, robj **o) {
+    *o = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, *o, OBJ_STREAM)) return NULL;
+    streamCG *cg = *o ? streamLookupCG((*o)->ptr, c->argv[2]->ptr) : NULL;
+    if (cg == NULL)
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
+                            (char *)c->argv[2]->ptr);
+    return cg;
+}
+
+/* A pending entry whose stream entry was deleted leaves the PEL (and the
+ * replica is told with an XCLAIM it will treat the same way). */
+static void dropDeletedPending(client *c, streamCG *cg, const unsigned char *key, streamNACK *nack) {
+    streamID id;
+    streamIDDecode(key, &id);
+    propagateXclaim(c, c->argv[1], cg, c->argv[2], &id, nack);
+    server.dirty++;
+    deleteNACK(cg, key, nack);
+}
+
+void xclaimCommand(client *c) {
+    robj *o;
+    streamCG *cg = lookupGroupOrReply(c, &o);
+    if (cg == NULL) return;
+    claimArgs a = {.retrycount = -1, .deliverytime = -1};
+    if (getLongLongFromObjectOrReply(c, c->argv[4], &a.minidle, "Invalid min-idle-time argument for XCLAIM") !=
+        C_OK)
+        return;
+    if (a.minidle < 0) a.minidle = 0;
+    long long now = mstime();
+    if (parseClaimOptions(c, &a, now) < 0) return;
+    preventCommandPropagation(c);
+    stream *s = o->ptr;
+    int propagate_last_id = 0;
+    if (streamIDCompare(&a.lastid, &cg->last_id) > 0) {
+        cg->last_id = a.lastid;
+        propagate_last_id = 1;
+    }
+    if (a.deliverytime == -1 || a.deliverytime < 0 || a.deliverytime > now) a.deliverytime = now;
+    streamConsumer *consumer = NULL;
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    for (int j = 5; j <= a.last_id_arg; j++) {
+        streamID id;
+        unsigned char key[SLP_ID_KEY_LEN];
+        streamParseIDStrict(c->argv[j], &id, NULL);
+        streamIDEncode(key, &id);
+        streamNACK *nack = raxFind(cg->pel, key, sizeof key);
+        if (!streamEntryExists(s, &id)) {
+            if (nack != raxNotFound) {
+                dropDeletedPending(c, cg, key, nack);
+                propagate_last_id = 0;
+            }
+            continue;
+        }
+        if (a.force && nack == raxNotFound) {
+            nack = streamCreateNACK(NULL);
+            raxInsert(cg->pel, key, sizeof key, nack, NULL);
+        }
+        if (nack == raxNotFound) continue;
+        if (nack->consumer && a.minidle && now - nack->delivery_time < a.minidle) continue;
+        if (consumer == NULL) consumer = streamConsumerForRead(c, c->argv[1], cg, c->argv[3]->ptr);
+        giveNACK(key, nack, consumer);
+        nack->delivery_time = a.deliverytime;
+        if (a.retrycount >= 0) nack->delivery_count = (uint64_t)a.retrycount;
+        else if (!a.justid) nack->delivery_count++;
+        if (a.justid) addReplyStreamID(c, &id);
+        else if (!streamReplyEntry(c, s, &id)) addReplyNull(c);
+        n++;
+        propagateXclaim(c, c->argv[1], cg, c->argv[2], &id, nack);
+        propagate_last_id = 0;
+        server.dirty++;
+    }
+    if (propagate_last_id) {
+        propagateGroupID(c, c->argv[1], cg, c->argv[2]);
+        server.dirty++;
+    }
+    setDeferredArrayLen(c, len, n);
+}
+
+/* ---- XAUTOCLAIM ------------------------------------------------------------------------------------ */
+
+static int parseAutoclaimOptions(client *c, long *count, int *justid) {
+    for (int j = 6; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        if (!strcasecmp(c->argv[j]->ptr, "count") && moreargs) {
+            long max = LONG_MAX / (long)(sizeof(streamID) > 10 ? sizeof(streamID) : 10);
+            if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, max, count, "COUNT must be > 0") != C_OK)
+                return -1;
+        } else if (!strcasecmp(c->argv[j]->ptr, "justid")) {
+            *justid = 1;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Claims one pending entry for consumer (created on first use). */
+static void autoclaimOne(client *c, streamCG *cg, streamConsumer **consumer, const unsigned char *key,
+                         streamNACK *nack, int justid, long long now) {
+    streamID id;
+    streamIDDecode(key, &id);
+    if (*consumer == NULL) *consumer = streamConsumerForRead(c, c->argv[1], cg, c->argv[3]->ptr);
+    giveNACK(key, nack, *consumer);
+    nack->delivery_time = now;
+    if (!justid) nack->delivery_count++;
+    propagateXclaim(c, c->argv[1], cg, c->argv[2], &id, nack);
+    server.dirty++;
+}
+
+/* The reply: the cursor, the claimed entries (or IDs), the deleted IDs. */
+static void replyAutoclaim(client *c, stream *s, const streamID *cursor, streamID *claimed, long n, int justid,
+                           streamID *deleted, long ndeleted) {
+    addReplyArrayLen(c, 3);
+    addReplyStreamID(c, cursor);
+    addReplyArrayLen(c, n);
+    for (long j = 0; j < n; j++) {
+        if (justid) addReplyStreamID(c, &claimed[j]);
+        else if (!streamReplyEntry(c, s, &claimed[j])) addReplyNull(c);
+    }
+    addReplyArrayLen(c, ndeleted);
+    for (long j = 0; j < ndeleted; j++) addReplyStreamID(c, &deleted[j]);
+}
+
+void xautoclaimCommand(client *c) {
+    long long minidle;
+    long count = 100;
+    int justid = 0, startex;
+    streamID start;
+    if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, "Invalid min-idle-time argument for XAUTOCLAIM") !=
+        C_OK)
+        return;
+    if (minidle < 0) minidle = 0;
+    if (streamParseIntervalIDOrReply(c, c->argv[5], &start, &startex, 0) != C_OK) return;
+    if (startex && streamIDIncr(&start) != 0) {
+        addReplyError(c, "invalid start ID for the interval");
+        return;
+    }
+    if (parseAutoclaimOptions(c, &count, &justid) < 0) return;
+    robj *o;
+    streamCG *cg = lookupGroupOrReply(c, &o);
+    if (cg == NULL) return;
+    preventCommandPropagation(c);
+    long long attempts = (long long)count * 10, now = mstime();
+    streamConsumer *consumer = NULL;
+    long cap = count < 1024 ? count : 1024, ndeleted = 0, n = 0;
+    streamID *deleted = zmalloc(sizeof(streamID) * (size_t)cap);
+    streamID *claimed = zmalloc(sizeof(streamID) * (size_t)cap);
+    unsigned char key[SLP_ID_KEY_LEN];
+    streamIDEncode(key, &start);
+    raxIterator ri;
+    raxStart(&ri, cg->pel);
+    raxSeek(&ri, ">=", key, sizeof key);
+    while (attempts-- && count && raxNext(&ri)) {
+        streamNACK *nack = ri.data;
+        streamID id;
+        memcpy(key, ri.key, sizeof key);
+        streamIDDecode(key, &id);
+        int gone = !streamEntryExists(o->ptr, &id);
+        if (!gone && minidle && now - nack->delivery_time < minidle) continue;
+        if (n + ndeleted == cap) {
+            cap *= 2;
+            deleted = zrealloc(deleted, sizeof(streamID) * (size_t)cap);
+            claimed = zrealloc(claimed, sizeof(streamID) * (size_t)cap);
+        }
+        count--;
+        if (gone) {
+            dropDeletedPending(c, cg, key, nack);
+            deleted[ndeleted++] = id;
+            raxSeek(&ri, ">=", key, sizeof key);
+            continue;
+        }
+        autoclaimOne(c, cg, &consumer, key, nack, justid, now);
+        claimed[n++] = id;
+    }
+    streamID cursor = {0, 0};
+    if (raxNext(&ri)) streamIDDecode(ri.key, &cursor);
+    raxStop(&ri);
+    replyAutoclaim(c, o->ptr, &cursor, claimed, n, justid, deleted, ndeleted);
+    zfree(deleted);
+    zfree(claimed);
+}
+
+/* ---- XINFO ----------------------------------------------------------------------------------------- */
+
+static const char *xinfoHelp[] = {
+    "CONSUMERS <key> <groupname>",
+    "    Show consumers of <groupname>.",
+    "GROUPS <key>",
+    "    Show the stream consumer groups.",
+    "STREAM <key> [FULL [COUNT <count>]",
+    "    Show information about the stream.",
+    NULL};
+
+static void replyEntriesRead(client *c, streamCG *cg) {
+    if (cg->entries_read != -1) addReplyLongLong(c, cg->entries_read);
+    else addReplyNull(c);
+}
+
+static void replyLag(client *c, stream *s, streamCG *cg) {
+    int valid;
+    long long lag = groupLag(s, cg, &valid);
+    if (valid) addReplyLongLong(c, lag);
+    else addReplyNull(c);
+}
+
+static void xinfoConsumers(client *c, stream *s) {
+    streamCG *cg = streamLookupCG(s, c->argv[3]->ptr);
+    if (cg == NULL) {
+        addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)c->argv[3]->ptr,
+                            (char *)c->argv[2]->ptr);
+        return;
+    }
+    long long now = mstime();
+    addReplyArrayLen(c, (long)raxSize(cg->consumers));
+    raxIterator ri;
+    raxStart(&ri, cg->consumers);
+    raxSeek(&ri, "^", NULL, 0);
+    while (raxNext(&ri)) {
+        streamConsumer *consumer = ri.data;
+        long long idle = now - consumer->seen_time;
+        addReplyMapLen(c, 3);
+        addReplyBulkCString(c, "name");
+        addReplyBulkCBuffer(c, consumer->name, sdslen(consumer->name));
+        addReplyBulkCString(c, "pending");
+        addReplyLongLong(c, (long long)raxSize(consumer->pel));
+        addReplyBulkCString(c, "idle");
+        addReplyLongLong(c, idle < 0 ? 0 : idle);
+    }
+    raxStop(&ri);
+}
+
+static void xinfoGroups(client *c, stream *s) {
+    addReplyArrayLen(c, s->cgroups ? (long)raxSize(s->cgroups) : 0);
+    if (s->cgroups == NULL) return;
+    raxIterator ri;
+    raxStart(&ri, s->cgroups);
+    raxSeek(&ri, "^", NULL, 0);
+    while (raxNext(&ri)) {
+        streamCG *cg = ri.data;
+        addReplyMapLen(c, 6);
+        addReplyBulkCString(c, "name");
+        addReplyBulkCBuffer(c, ri.key, ri.key_len);
+        addReplyBulkCString(c, "consumers");
+        addReplyLongLong(c, (long long)raxSize(cg->consumers));
+        addReplyBulkCString(c, "pending");
+        addReplyLongLong(c, (long long)raxSize(cg->pel));
+        addReplyBulkCString(c, "last-delivered-id");
+        addReplyStreamID(c, &cg->last_id);
+        addReplyBulkCString(c, "entries-read");
+        replyEntriesRead(c, cg);
+        addReplyBulkCString(c, "lag");
+        replyLag(c, s, cg);
+    }
+    raxStop(&ri);
+}
+
+/* The first `count` (0 = all) entries of a PEL: with the consumer's name
+ * (a group's) or without (a consumer's). */
+static void replyPELEntries(client *c, rax *pel, long long count, int with_consumer) {
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    raxIterator ri;
+    raxStart(&ri, pel);
+    raxSeek(&ri, "^", NULL, 0);
+    while (raxNext(&ri) && (!count || n < count)) {
+        streamNACK *nack = ri.data;
+        streamID id;
+        streamIDDecode(ri.key, &id);
+        addReplyArrayLen(c, with_consumer ? 4 : 3);
+        addReplyStreamID(c, &id);
+        if (with_consumer) addReplyBulkCBuffer(c, nack->consumer->name, sdslen(nack->consumer->name));
+        addReplyLongLong(c, nack->delivery_time);
+        addReplyLongLong(c, (long long)nack->delivery_count);
+        n++;
+    }
+    raxStop(&ri);
+    setDeferredArrayLen(c, len, n);
+}
+
+static void replyFullConsumers(client *c, streamCG *cg, long long count) {
+    addReplyArrayLen(c, (long)raxSize(cg->consumers));
+    raxIterator ri;
+    raxStart(&ri, cg->consumers);
+    raxSeek(&ri, "^", NULL, 0);
+    while (raxNext(&ri)) {
+        streamConsumer *consumer = ri.data;
+        addReplyMapLen(c, 4);
+        addReplyBulkCString(c, "name");
+        addReplyBulkCBuffer(c, consumer->name, sdslen(consumer->name));
+        addReplyBulkCString(c, "seen-time");
+        addReplyLongLong(c, consumer->seen_time);
+        addReplyBulkCString(c, "pel-count");
+        addReplyLongLong(c, (long long)raxSize(consumer->pel));
+        addReplyBulkCString(c, "pending");
+        replyPELEntries(c, consumer->pel, count, 0);
+    }
+    raxStop(&ri);
+}
+
+static void replyFullGroups(client *c, stream *s, long long count) {
+    addReplyArrayLen(c, s->cgroups ? (long)raxSize(s->cgroups) : 0);
+    if (s->cgroups == NULL) return;
+    raxIterator ri;
+    raxStart(&ri, s->cgroups);
+    raxSeek(&ri, "^", NULL, 0);
+    while (raxNext(&ri)) {
+        streamCG *cg = ri.data;
+        addReplyMapLen(c, 7);
+        addReplyBulkCString(c, "name");
+        addReplyBulkCBuffer(c, ri.key, ri.key_len);
+        addReplyBulkCString(c, "last-delivered-id");
+        addReplyStreamID(c, &cg->last_id);
+        addReplyBulkCString(c, "entries-read");
+        replyEntriesRead(c, cg);
+        addReplyBulkCString(c, "lag");
+        replyLag(c, s, cg);
+        addReplyBulkCString(c, "pel-count");
+        addReplyLongLong(c, (long long)raxSize(cg->pel));
+        addReplyBulkCString(c, "pending");
+        replyPELEntries(c, cg->pel, count, 1);
+        addReplyBulkCString(c, "consumers");
+        replyFullConsumers(c, cg, count);
+    }
+    raxStop(&ri);
+}
+
+/* The first (or last) live entry, or a null. */
+static void replyEdgeEntry(client *c, stream *s, int last) {
+    streamID id;
+    if (!(last ? streamLastValidID(s, &id) : streamFirstValidID(s, &id))) {
+        addReplyNull(c);
+        return;
+    }
+    streamReplyEntry(c, s, &id);
+}
+
+/* XINFO's radix-tree-nodes: the nodes Redis's radix tree has for these
+ * keys in its compressed canonical shape (rax.h keeps its own count
+ * private). From the sorted 16-byte keys: the root, every key, every
+ * branching prefix (found from adjacent keys' common prefixes with a
+ * stack), and every child of a branching prefix that is neither a key nor
+ * itself branching (the start of a compressed run). */
+static uint64_t streamRaxNodes(rax *r) {
+    uint64_t n = raxSize(r);
+    if (n < 2) return n + 1;
+    int stack[SLP_ID_KEY_LEN + 1], depth = 0;
+    uint64_t branching = 0, branch_children_branching = 0, key_children = 0;
+    int root_branching = 0, prev_lcp = -1;
+    unsigned char prev[SLP_ID_KEY_LEN];
+    raxIterator ri;
+    raxStart(&ri, r);
+    raxSeek(&ri, "^", NULL, 0);
+    for (uint64_t i = 0; raxNext(&ri); i++) {
+        int lcp = -1;
+        if (i > 0) {
+            lcp = 0;
+            while (lcp < SLP_ID_KEY_LEN - 1 && prev[lcp] == ri.key[lcp]) lcp++;
+            while (depth && stack[depth - 1] > lcp) depth--;
+            if (depth == 0 || stack[depth - 1] < lcp) {
+                if (depth && stack[depth - 1] == lcp - 1) branch_children_branching++;
+                stack[depth++] = lcp;
+                branching++;
+                if (lcp == 0) root_branching = 1;
+            }
+            if (prev_lcp == SLP_ID_KEY_LEN - 1 || lcp == SLP_ID_KEY_LEN - 1) key_children++; /* prev's parent */
+        }
+        prev_lcp = lcp;
+        memcpy(prev, ri.key, SLP_ID_KEY_LEN);
+    }
+    if (prev_lcp == SLP_ID_KEY_LEN - 1) key_children++; /* the last key's */
+    raxStop(&ri);
+    uint64_t children = branching + n - 1;
+    return 1 + n + (branching - (uint64_t)root_branching) + children - key_children - branch_children_branching;
+}
+
+static void xinfoStream(client *c, stream *s) {
+    int full = 0, optc = c->argc - 3;
+    robj **optv = c->argv + 3;
+    long long count = 10;
+    if (optc && !strcasecmp(optv[0]->ptr, "full")) {
+        full = 1;
+        optv++;
+        optc--;
+    }
+    if (full && optc == 2 && !strcasecmp(optv[0]->ptr, "count")) {
+        if (getLongLongFromObjectOrReply(c, optv[1], &count, NULL) != C_OK) return;
+        if (count < 0) count = 10;
+        optc -= 2;
+    }
+    if (optc) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    addReplyMapLen(c, full ? 9 : 10);
+    addReplyBulkCString(c, "length");
+    addReplyLongLong(c, (long long)s->length);
+    addReplyBulkCString(c, "radix-tree-keys");
+    addReplyLongLong(c, (long long)raxSize(s->rax));
+    addReplyBulkCString(c, "radix-tree-nodes");
+    addReplyLongLong(c, (long long)streamRaxNodes(s->rax));
+    addReplyBulkCString(c, "last-generated-id");
+    addReplyStreamID(c, &s->last_id);
+    addReplyBulkCString(c, "max-deleted-entry-id");
+    addReplyStreamID(c, &s->max_deleted_entry_id);
+    addReplyBulkCString(c, "entries-added");
+    addReplyLongLong(c, (long long)s->entries_added);
+    addReplyBulkCString(c, "recorded-first-entry-id");
+    addReplyStreamID(c, &s->first_id);
+    if (!full) {
+        addReplyBulkCString(c, "groups");
+        addReplyLongLong(c, s->cgroups ? (long long)raxSize(s->cgroups) : 0);
+        addReplyBulkCString(c, "first-entry");
+        replyEdgeEntry(c, s, 0);
+        addReplyBulkCString(c, "last-entry");
+        replyEdgeEntry(c, s, 1);
+        return;
+    }
+    streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
+    addReplyBulkCString(c, "entries");
+    streamReplyRange(c, s, &min, &max, (size_t)count, 0);
+    addReplyBulkCString(c, "groups");
+    replyFullGroups(c, s, count);
+}
+
+void xinfoCommand(client *c) {
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help")) {
+        addReplyHelp(c, xinfoHelp);
+        return;
+    }
+    robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
+    if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
+    if (!strcasecmp(sub, "consumers") && c->argc == 4) xinfoConsumers(c, o->ptr);
+    else if (!strcasecmp(sub, "groups") && c->argc == 3) xinfoGroups(c, o->ptr);
+    else if (!strcasecmp(sub, "stream")) xinfoStream(c, o->ptr);
+    else addReplySubcommandSyntaxError(c);
+}
