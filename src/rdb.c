@@ -990,7 +990,8 @@ static int loadStreamMeta(rdbReader *r, stream *s, int rdbtype, uint64_t live, c
             return 0;
     } else {
         s->entries_added = s->length;
-        streamFirstValidID(s, &s->first_id);
+        if (!streamFirstValidID(s, &s->first_id)) /* empty: 7.0 records the largest ID */
+            s->first_id.ms = s->first_id.seq = UINT64_MAX;
     }
     if (s->length != live) return streamCorrupt(r, "Stream length does not match its entries");
     if (raxSize(s->rax) && streamIDCompare(&s->last_id, top) < 0)

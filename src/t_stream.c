@@ -599,7 +599,7 @@ static void propagateRewritten(client *c, int idx1, robj *val1, int idx2, robj *
 static robj *trimmedThreshold(stream *s, int strategy) {
     if (strategy == TRIM_MAXLEN) return createStringObjectFromLongLong((long long)s->length);
     streamID first;
-    if (!streamFirstValidID(s, &first)) first.ms = first.seq = 0;
+    if (!streamFirstValidID(s, &first)) first.ms = first.seq = UINT64_MAX; /* empty: as 7.0 writes it */
     return createObjectFromStreamID(&first);
 }
 
