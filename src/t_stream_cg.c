@@ -1083,9 +1083,12 @@ static uint64_t streamRaxNodes(rax *r) {
         if (i > 0) {
             lcp = 0;
             while (lcp < SLP_ID_KEY_LEN - 1 && prev[lcp] == ri.key[lcp]) lcp++;
-            while (depth && stack[depth - 1] > lcp) depth--;
+            while (depth && stack[depth - 1] > lcp) { /* closed: its parent is the next deeper of the two */
+                int closed = stack[--depth];
+                int parent = (depth && stack[depth - 1] > lcp) ? stack[depth - 1] : lcp;
+                if (parent == closed - 1) branch_children_branching++;
+            }
             if (depth == 0 || stack[depth - 1] < lcp) {
-                if (depth && stack[depth - 1] == lcp - 1) branch_children_branching++;
                 stack[depth++] = lcp;
                 branching++;
                 if (lcp == 0) root_branching = 1;
@@ -1096,6 +1099,8 @@ static uint64_t streamRaxNodes(rax *r) {
         memcpy(prev, ri.key, SLP_ID_KEY_LEN);
     }
     if (prev_lcp == SLP_ID_KEY_LEN - 1) key_children++; /* the last key's */
+    for (; depth > 1; depth--)
+        if (stack[depth - 2] == stack[depth - 1] - 1) branch_children_branching++;
     raxStop(&ri);
     uint64_t children = branching + n - 1;
     return 1 + n + (branching - (uint64_t)root_branching) + children - key_children - branch_children_branching;
