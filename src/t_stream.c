@@ -97,9 +97,10 @@ int streamAppend(stream *s, const streamID *id, const slpString *fv, int nfields
         size_t prealloc = STREAM_LISTPACK_MAX_PREALLOC;
         if (server.stream_node_max_bytes > 0 && server.stream_node_max_bytes < prealloc)
             prealloc = server.stream_node_max_bytes;
-        slpString fields[nfields > 0 ? nfields : 1];
+        slpString *fields = zmalloc(sizeof(slpString) * (size_t)(nfields > 0 ? nfields : 1));
         for (int i = 0; i < nfields; i++) fields[i] = fv[i * 2];
         lp = slpNew(fields, nfields, prealloc);
+        zfree(fields);
         master = *id;
     }
     storeNode(s, &master, slpAppend(lp, &master, id, fv, nfields));
