@@ -190,7 +190,9 @@ int slpFirst(unsigned char *lp, const streamID *master, slpEntry *e) {
 }
 
 int slpNext(unsigned char *lp, const streamID *master, slpEntry *e) {
-    unsigned char *p = lpNext(lp, entryLastElem(lp, e));
+    /* once every field was read, the cursor is on the lp-count element */
+    unsigned char *last = (e->fields_left == 0 && e->next) ? e->next : entryLastElem(lp, e);
+    unsigned char *p = lpNext(lp, last);
     if (p == NULL) return 0;
     readEntry(lp, master, p, e);
     return 1;
@@ -230,14 +232,24 @@ int slpEntryField(unsigned char *lp, slpEntry *e, slpString *field, slpString *v
     return 1;
 }
 
+/* The master entry's counters may change size (127 -> 128 takes a byte
+ * more), which moves everything after them: the entry is found again by its
+ * distance from the end, which only the entry's own flags could change --
+ * and a flags element is always one byte. */
 unsigned char *slpMarkDeleted(unsigned char *lp, slpEntry *e) {
-    size_t offset = (size_t)(e->flags_p - lp);
+    size_t from_end = lpBytes(lp) - (size_t)(e->flags_p - lp);
+    size_t next_from_end = e->next ? lpBytes(lp) - (size_t)(e->next - lp) : 0;
     unsigned char *p = e->flags_p;
     e->flags |= SLP_FLAG_DELETED;
     lp = lpReplaceInteger(lp, &p, e->flags);
     lp = bumpCounter(lp, 0, -1);
     lp = bumpCounter(lp, 1, 1);
-    e->flags_p = lp + offset; /* the flags element keeps its size (one byte), so its offset */
+    e->flags_p = lp + lpBytes(lp) - from_end;
+    if (e->next) e->next = lp + lpBytes(lp) - next_from_end;
+    if (e->master_field) { /* the master fields may have moved too: find them again */
+        e->master_field = lpNext(lp, masterFieldCountElem(lp));
+        for (int i = e->nfields - e->fields_left; i > 0; i--) e->master_field = lpNext(lp, e->master_field);
+    }
     return lp;
 }
 

@@ -189,5 +189,44 @@ static void test_counts_mismatch(void) {
     CHECK(!slpValidate(copy, sizeof copy, &master, &first, &last));
 }
 
+
+/* Deleting while walking, across the sizes where the master counters take
+ * one byte more (127 -> 128) and every entry after them moves. */
+static void test_delete_while_walking(void) {
+    streamID master = {1, 0};
+    slpString fields[] = {S("k")};
+    unsigned char *lp = slpNew(fields, 1, 0);
+    char buf[32];
+    for (int i = 0; i < 300; i++) {
+        streamID id = {1, (uint64_t)i};
+        snprintf(buf, sizeof buf, "v%d", i);
+        slpString fv[] = {S("k"), S(buf)};
+        lp = slpAppend(lp, &master, &id, fv, 1);
+    }
+    slpEntry e;
+    int visited = 0;
+    for (int ok = slpFirst(lp, &master, &e); ok; ok = slpNext(lp, &master, &e)) {
+        CHECK_EQ_INT(e.id.seq, visited);
+        if (visited % 3 != 2) lp = slpMarkDeleted(lp, &e); /* keeps every third */
+        visited++;
+    }
+    CHECK_EQ_INT(visited, 300);
+    CHECK_EQ_INT(slpLiveCount(lp), 100);
+    CHECK_EQ_INT(slpDeletedCount(lp), 200);
+    streamID first, last;
+    CHECK(slpValidate(lp, lpBytes(lp), &master, &first, &last));
+    int live = 0;
+    for (int ok = slpFirst(lp, &master, &e); ok; ok = slpNext(lp, &master, &e)) {
+        if (e.flags & SLP_FLAG_DELETED) continue;
+        slpString f, v;
+        CHECK(slpEntryField(lp, &e, &f, &v) && strIs(f, "k"));
+        snprintf(buf, sizeof buf, "v%d", live * 3 + 2);
+        CHECK(strIs(v, buf));
+        live++;
+    }
+    CHECK_EQ_INT(live, 100);
+    lpFree(lp);
+}
+
 TEST_MAIN(RUN(test_reference_bytes); RUN(test_read_reference); RUN(test_walk_many); RUN(test_id_arithmetic);
-          RUN(test_validate_corruptions); RUN(test_counts_mismatch);)
+          RUN(test_validate_corruptions); RUN(test_counts_mismatch); RUN(test_delete_while_walking);)

@@ -212,6 +212,19 @@ start_server {tags {stream}} {
         r config set stream-node-max-entries 100
     }
 
+    test "XTRIM and XDEL inside a node of more than 128 entries" {
+        r del s
+        r config set stream-node-max-entries 1000
+        for {set i 1} {$i <= 300} {incr i} { r xadd s $i-0 f $i }
+        r config set stream-node-max-entries 100
+        assert_equal 290 [r xtrim s MAXLEN 10]
+        assert_equal {291-0 292-0 293-0} [lmap e [r xrange s - + COUNT 3] {lindex $e 0}]
+        assert_equal 2 [r xdel s 291-0 300-0]
+        assert_equal {292-0 {f 292}} [lindex [r xrange s - +] 0]
+        assert_equal {299-0 {f 299}} [lindex [r xrevrange s + -] 0]
+        assert_equal 8 [r xlen s]
+    }
+
     test "XTRIM approximate with LIMIT stops early" {
         r del s
         r config set stream-node-max-entries 10
