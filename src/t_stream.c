@@ -334,16 +334,22 @@ static int64_t streamTrim(stream *s, const trimArgs *t) {
 
 /* ---- IDs ------------------------------------------------------------------------------- */
 
+/* "<ms>-<seq>" into buf (at least 42 bytes); returns the length. Not
+ * snprintf: XRANGE formats one per entry. */
+static size_t formatStreamID(char *buf, const streamID *id) {
+    size_t len = (size_t)ull2string(buf, 21, id->ms);
+    buf[len++] = '-';
+    return len + (size_t)ull2string(buf + len, 21, id->seq);
+}
+
 robj *createObjectFromStreamID(const streamID *id) {
-    char buf[64];
-    int len = snprintf(buf, sizeof buf, "%llu-%llu", (unsigned long long)id->ms, (unsigned long long)id->seq);
-    return createStringObject(buf, (size_t)len);
+    char buf[48];
+    return createStringObject(buf, formatStreamID(buf, id));
 }
 
 void addReplyStreamID(client *c, const streamID *id) {
-    char buf[64];
-    int len = snprintf(buf, sizeof buf, "%llu-%llu", (unsigned long long)id->ms, (unsigned long long)id->seq);
-    addReplyBulkCBuffer(c, buf, (size_t)len);
+    char buf[48];
+    addReplyBulkCBuffer(c, buf, formatStreamID(buf, id));
 }
 
 /* A part of an ID: canonical digits, or anything strtoull() takes whole
