@@ -1,6 +1,7 @@
 /* t_stream.c -- the stream type (Redis 7.0): XADD, XRANGE, XREVRANGE, XLEN,
- * XDEL, XTRIM, XSETID, XREAD (blocking too). Consumer groups are in
- * t_stream_cg.c; the layout of one node in src/lib/stream_lp.c.
+ * XDEL, XTRIM, XSETID, XREAD and XREADGROUP (blocking too), and the type's
+ * callbacks (free, COPY, DEBUG DIGEST, MEMORY USAGE). Consumer groups are
+ * in t_stream_cg.c; the layout of one node in src/lib/stream_lp.c.
  *
  * The stream (stream.h) is a radix tree of listpack nodes keyed by their
  * master ID. Appending goes to the last node while it is under both
@@ -19,10 +20,18 @@
  *   argv of the command as given except the ID (made explicit) and
  *   "~ N" (made "= <resulting length or first ID>"), as 7.0 writes them in
  *   its AOF. LIMIT is then accepted without "~" from the AOF loader.
- * - Blocking XREAD re-runs the command when a key is signalled ready
- *   (blocked.c). So that "$" keeps meaning "after the last ID when the
+ * - Blocking XREAD / XREADGROUP re-run the command when a key is signalled
+ *   ready (blocked.c). So that "$" keeps meaning "after the last ID when the
  *   client blocked", the first run rewrites each "$" in the client's argv
- *   to that explicit ID before it blocks.
+ *   to that explicit ID before it blocks (rewriteClientCommandArgument).
+ *   A re-run knows it is one by CLIENT_BLOCKED, still set while blocked.c
+ *   runs it, and then decides as 7.0 serves blocked clients: served as
+ *   soon as the stream's last ID moved past the client's (possibly with no
+ *   entries, if they were deleted meanwhile), and XREADGROUP told with
+ *   7.0's errors that its group or stream went away.
+ * - XREADGROUP (here, as it shares XREAD's parser) leaves its bookkeeping
+ *   (PEL, consumers, propagation as XCLAIM / XGROUP SETID) to
+ *   t_stream_cg.c.
  */
 #include "server.h"
 

@@ -12,6 +12,14 @@
  *   group reads in order with no deletions in between) and is -1 otherwise,
  *   as 7.0 does; lag is then computed from the stream's counters when
  *   possible (streamEstimateEntriesRead).
+ * - What a read or claim did is propagated as 7.0 writes it: an idempotent
+ *   XCLAIM ... TIME RETRYCOUNT FORCE JUSTID LASTID per pending entry
+ *   created, moved or dropped (its stream entry deleted), an XGROUP SETID
+ *   ... ENTRIESREAD when the group's last ID moved with no XCLAIM to carry
+ *   it; the command's own argv never.
+ * - XINFO's radix-tree-nodes is computed from the keys (streamRaxNodes),
+ *   as the count of nodes Redis's radix tree has for them in its compact
+ *   shape: rax.h keeps its node count private.
  */
 #include "server.h"
 
