@@ -29,8 +29,9 @@
  *   The ziplist-era types (Redis < 7: zipmap, ziplist, quicklist v1) are
  *   validated and opened by rdb_legacy.c; one set of functions here turns
  *   the entries of any compact blob (old or new format) into the value.
- *   Streams, modules and hashes with field TTLs are refused with a message
- *   naming the type.
+ *   Streams (types 15, 19, 21) load with every node validated and kept
+ *   as it is, and are written as type 19, as 7.0 writes them. Modules and
+ *   hashes with field TTLs are refused with a message naming the type.
  * - Keys already expired at load time are skipped, as a Redis master does,
  *   except in an AOF's base: the incremental files after it were written
  *   against the keys as they were, and may make one persistent.
