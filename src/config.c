@@ -345,8 +345,9 @@ static const configEntry configTable[] = {
     SPECIAL_CONFIG("notify-keyspace-events", NULL, 0, notify_special, "", NULL),
     ULONG_CONFIG("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LONG_MAX, "1000000", NULL),
 
-    /* Redis's replication, ACL-log and stream knobs: accepted with Redis's
-     * types, bounds and defaults so its config files load; nothing reads them */
+    /* Redis's replication and ACL-log knobs: accepted with Redis's types,
+     * bounds and defaults so its config files load; nothing reads them (the
+     * two stream-node ones among them are read by t_stream.c) */
     BOOL_CONFIG("rdb-del-sync-files", NULL, CF_NO_EFFECT, rdb_del_sync_files, "no", NULL),
     BOOL_CONFIG("replica-serve-stale-data", "slave-serve-stale-data", CF_NO_EFFECT, repl_serve_stale_data, "yes",
                 NULL),
@@ -1845,8 +1846,8 @@ void configWarnNoEffectDirectives(void) {
         sdsfree(value);
     }
     if (sdslen(names))
-        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (this server has no replication, "
-                              "ACL log or streams): %s", names);
+        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (this server has no replication "
+                              "or ACL log): %s", names);
     sdsfree(names);
     if (config_io_threads > 1 || config_io_threads_do_reads)
         serverLog(LL_WARNING, "WARNING: io-threads %d%s ignored: this server is single-threaded by design and "
