@@ -16,7 +16,8 @@
  * complete, consistent set of files; a failed rewrite is logged and retried.
  *
  * The command stream is variadic (RPUSH/SADD/HSET/ZADD with up to 64 items
- * each), followed by PEXPIREAT for keys with a TTL.
+ * each), followed by PEXPIREAT for keys with a TTL; a stream is one XADD
+ * per entry, XSETID and its groups' XGROUP / XCLAIM commands.
  *
  * The child reports its progress and copy-on-write size to the parent
  * through childinfo.c, as the BGSAVE child does, and logs Redis's lines
@@ -28,6 +29,7 @@
 #include "server.h"
 #include "aof.h"
 #include "persistio.h"
+#include "stream.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -153,6 +155,124 @@ static void rewriteString(rewriteWriter *w, sds key, robj *o) {
     decrRefCount(value);
 }
 
+/* ---- streams: XADD per entry, XSETID, XGROUP CREATE ... ENTRIESREAD, and per
+ * pending entry an XCLAIM ... TIME RETRYCOUNT JUSTID FORCE (a consumer with
+ * nothing pending: XGROUP CREATECONSUMER), as Redis 7.0 rewrites them. An
+ * empty stream is made with XADD MAXLEN 0 0-1 x y. ---- */
+
+static sds catStr(sds buf, const char *s) { return catBulk(buf, s, strlen(s)); }
+
+static sds catID(sds buf, const streamID *id) {
+    char num[64];
+    int n = snprintf(num, sizeof num, "%llu-%llu", (unsigned long long)id->ms, (unsigned long long)id->seq);
+    return catBulk(buf, num, (size_t)n);
+}
+
+static sds catLongLong(sds buf, long long v) {
+    char num[LONG_STR_SIZE];
+    int n = ll2string(num, sizeof num, v);
+    return catBulk(buf, num, (size_t)n);
+}
+
+static void rewriteStreamEntries(rewriteWriter *w, sds key, stream *s) {
+    streamIter it;
+    streamID id, min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
+    int nfields;
+    streamIterStart(&it, s, &min, &max, 0);
+    while (streamIterNext(&it, &id, &nfields)) {
+        w->buf = sdscatfmt(w->buf, "*%i\r\n", 3 + nfields * 2);
+        w->buf = catStr(w->buf, "XADD");
+        w->buf = catBulk(w->buf, key, sdslen(key));
+        w->buf = catID(w->buf, &id);
+        slpString f, v;
+        while (streamIterField(&it, &f, &v)) {
+            w->buf = catBulk(w->buf, (const char *)f.ptr, f.len);
+            w->buf = catBulk(w->buf, (const char *)v.ptr, v.len);
+        }
+        writerMaybeFlush(w);
+    }
+    streamIterStop(&it);
+    if (s->length) return;
+    w->buf = sdscat(w->buf, "*7\r\n");
+    w->buf = catStr(w->buf, "XADD");
+    w->buf = catBulk(w->buf, key, sdslen(key));
+    w->buf = catStr(w->buf, "MAXLEN");
+    w->buf = catStr(w->buf, "0");
+    w->buf = catStr(w->buf, "0-1");
+    w->buf = catStr(w->buf, "x");
+    w->buf = catStr(w->buf, "y");
+}
+
+static void rewriteStreamConsumer(rewriteWriter *w, sds key, const unsigned char *group, size_t glen,
+                                  streamConsumer *consumer) {
+    if (raxSize(consumer->pel) == 0) {
+        w->buf = sdscat(w->buf, "*5\r\n");
+        w->buf = catStr(w->buf, "XGROUP");
+        w->buf = catStr(w->buf, "CREATECONSUMER");
+        w->buf = catBulk(w->buf, key, sdslen(key));
+        w->buf = catBulk(w->buf, (const char *)group, glen);
+        w->buf = catBulk(w->buf, consumer->name, sdslen(consumer->name));
+        return;
+    }
+    raxIterator pi;
+    raxStart(&pi, consumer->pel);
+    raxSeek(&pi, "^", NULL, 0);
+    while (raxNext(&pi)) {
+        streamNACK *nack = pi.data;
+        streamID id;
+        streamIDDecode(pi.key, &id);
+        w->buf = sdscat(w->buf, "*12\r\n");
+        w->buf = catStr(w->buf, "XCLAIM");
+        w->buf = catBulk(w->buf, key, sdslen(key));
+        w->buf = catBulk(w->buf, (const char *)group, glen);
+        w->buf = catBulk(w->buf, consumer->name, sdslen(consumer->name));
+        w->buf = catStr(w->buf, "0");
+        w->buf = catID(w->buf, &id);
+        w->buf = catStr(w->buf, "TIME");
+        w->buf = catLongLong(w->buf, nack->delivery_time);
+        w->buf = catStr(w->buf, "RETRYCOUNT");
+        w->buf = catLongLong(w->buf, (long long)nack->delivery_count);
+        w->buf = catStr(w->buf, "JUSTID");
+        w->buf = catStr(w->buf, "FORCE");
+        writerMaybeFlush(w);
+    }
+    raxStop(&pi);
+}
+
+static void rewriteStreamGroup(rewriteWriter *w, sds key, const unsigned char *name, size_t len, streamCG *cg) {
+    w->buf = sdscat(w->buf, "*7\r\n");
+    w->buf = catStr(w->buf, "XGROUP");
+    w->buf = catStr(w->buf, "CREATE");
+    w->buf = catBulk(w->buf, key, sdslen(key));
+    w->buf = catBulk(w->buf, (const char *)name, len);
+    w->buf = catID(w->buf, &cg->last_id);
+    w->buf = catStr(w->buf, "ENTRIESREAD");
+    w->buf = catLongLong(w->buf, cg->entries_read);
+    raxIterator ci;
+    raxStart(&ci, cg->consumers);
+    raxSeek(&ci, "^", NULL, 0);
+    while (raxNext(&ci)) rewriteStreamConsumer(w, key, name, len, ci.data);
+    raxStop(&ci);
+}
+
+static void rewriteStream(rewriteWriter *w, sds key, stream *s) {
+    rewriteStreamEntries(w, key, s);
+    w->buf = sdscat(w->buf, "*7\r\n");
+    w->buf = catStr(w->buf, "XSETID");
+    w->buf = catBulk(w->buf, key, sdslen(key));
+    w->buf = catID(w->buf, &s->last_id);
+    w->buf = catStr(w->buf, "ENTRIESADDED");
+    w->buf = catLongLong(w->buf, (long long)s->entries_added);
+    w->buf = catStr(w->buf, "MAXDELETEDID");
+    w->buf = catID(w->buf, &s->max_deleted_entry_id);
+    if (s->cgroups == NULL) return;
+    raxIterator gi;
+    raxStart(&gi, s->cgroups);
+    raxSeek(&gi, "^", NULL, 0);
+    while (raxNext(&gi)) rewriteStreamGroup(w, key, gi.key, gi.key_len, gi.data);
+    raxStop(&gi);
+}
+
 static void rewriteObject(rewriteWriter *w, sds key, robj *o) {
     batchState b = {w, NULL, key, 0, 1, 0};
     switch (o->type) {
@@ -173,6 +293,7 @@ static void rewriteObject(rewriteWriter *w, sds key, robj *o) {
         b.cmd = "ZADD", b.remaining = zsetLength(o), b.per_item = 2;
         zsetTypeForEach(o, 0, rewriteScored, &b);
         break;
+    case OBJ_STREAM: rewriteStream(w, key, o->ptr); break;
     default: serverPanic("Unknown object type %d in the AOF rewrite", o->type);
     }
 }

@@ -22,7 +22,9 @@
  *   keeps this file type-agnostic: lists and sorted sets only need their
  *   command to be idempotent until it can serve. The type a client waits
  *   for comes from its command's group, and a ready key of another type
- *   (the key became a string or a set) serves nobody, as Redis does.
+ *   (the key became a string or a set) serves nobody, as Redis does --
+ *   except XREADGROUP, which 7.0 tells (with an error) that its stream was
+ *   deleted or replaced: db.c signals a removed stream key ready for it.
  * - Ready keys are handled iteratively, never recursively: a served BLMOVE
  *   pushing into a key another client waits on queues that key, and the
  *   outer loop serves it next, so chains of any length use constant stack.
@@ -228,6 +230,7 @@ static void armTimer(void) {
 
 static int blockedTypeOfCommand(redisCommand *cmd) {
     if (cmd && cmd->group && !strcmp(cmd->group, "sorted-set")) return OBJ_ZSET;
+    if (cmd && cmd->group && !strcmp(cmd->group, "stream")) return OBJ_STREAM;
     return OBJ_LIST;
 }
 
@@ -411,7 +414,11 @@ static robj *servableValue(redisDb *db, robj *key) {
     return lookupKeyReadWithFlags(db, key, LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
 }
 
-/* Serves the clients waiting for key, oldest first, while the key exists.
+/* XREADGROUP is told when its stream is deleted or replaced (7.0 replies
+ * -UNBLOCKED): its re-run sees the key gone and says so. */
+static int wakesWhenKeyGone(client *c) { return c->cmd && c->cmd->proc == xreadgroupCommand; }
+
+/* Serves the clients waiting for key, oldest first, that it can serve.
  * Every client present when we start is visited at most once; a client
  * served is removed from the FIFO by unblockClient(), one re-blocked stays
  * where it was. */
@@ -424,9 +431,9 @@ static void serveClientsBlockedOnKey(redisDb *db, robj *key) {
         listNode *next = listNextNode(ln);
         client *c = listNodeValue(ln);
         robj *o = servableValue(db, key);
-        if (o == NULL) return;
         int closing = c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY); /* would lose the element */
-        if (!closing && o->type == (unsigned)c->bstate->btype && c->db == db) {
+        int servable = o && o->type == (unsigned)c->bstate->btype;
+        if (!closing && (servable || wakesWhenKeyGone(c)) && c->db == db) {
             rerunBlockedClient(c);
             if (keyWaiters(db, key, 0) != waiters) return; /* the FIFO emptied and went */
         }

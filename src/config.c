@@ -346,8 +346,9 @@ static const configEntry configTable[] = {
     SPECIAL_CONFIG("notify-keyspace-events", NULL, 0, notify_special, "", NULL),
     ULONG_CONFIG("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LONG_MAX, "1000000", NULL),
 
-    /* Redis's replication, ACL-log and stream knobs: accepted with Redis's
-     * types, bounds and defaults so its config files load; nothing reads them */
+    /* Redis's replication and ACL-log knobs: accepted with Redis's types,
+     * bounds and defaults so its config files load; nothing reads them (the
+     * two stream-node ones among them are read by t_stream.c) */
     BOOL_CONFIG("rdb-del-sync-files", NULL, CF_NO_EFFECT, rdb_del_sync_files, "no", NULL),
     BOOL_CONFIG("replica-serve-stale-data", "slave-serve-stale-data", CF_NO_EFFECT, repl_serve_stale_data, "yes",
                 NULL),
@@ -362,9 +363,9 @@ static const configEntry configTable[] = {
     INT_CONFIG("replica-priority", "slave-priority", CF_NO_EFFECT, replica_priority, 0, INT_MAX, "100", NULL),
     BOOL_CONFIG("replica-lazy-flush", "slave-lazy-flush", CF_NO_EFFECT, repl_slave_lazy_flush, "no", NULL),
     ULONG_CONFIG("acllog-max-len", NULL, CF_NO_EFFECT, acllog_max_len, 0, LONG_MAX, "128", NULL),
-    ULONG_CONFIG("stream-node-max-bytes", NULL, CF_NO_EFFECT | CF_MEMORY, stream_node_max_bytes, 0, LONG_MAX,
+    ULONG_CONFIG("stream-node-max-bytes", NULL, CF_MEMORY, stream_node_max_bytes, 0, LONG_MAX,
                  "4096", NULL),
-    LL_CONFIG("stream-node-max-entries", NULL, CF_NO_EFFECT, stream_node_max_entries, 0, LLONG_MAX, "100", NULL),
+    LL_CONFIG("stream-node-max-entries", NULL, 0, stream_node_max_entries, 0, LLONG_MAX, "100", NULL),
     INT_CONFIG("repl-ping-replica-period", "repl-ping-slave-period", CF_NO_EFFECT, repl_ping_replica_period, 1,
                INT_MAX, "10", NULL),
     INT_CONFIG("repl-timeout", NULL, CF_NO_EFFECT, repl_timeout, 1, INT_MAX, "60", NULL),
@@ -1903,8 +1904,8 @@ void configWarnNoEffectDirectives(void) {
         sdsfree(value);
     }
     if (sdslen(names))
-        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (this server has no replication, "
-                              "ACL log or streams): %s", names);
+        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (this server has no replication "
+                              "or ACL log): %s", names);
     sdsfree(names);
     if (config_io_threads > 1 || config_io_threads_do_reads)
         serverLog(LL_WARNING, "WARNING: io-threads %d%s ignored: this server is single-threaded by design and "

@@ -153,6 +153,7 @@ static unsigned int replacementClock(kvobj *old, robj *val) {
  * the stored object, which may be a new block. */
 static kvobj *dbReplaceEntry(redisDb *db, kvobj *old, robj *key, robj *val, int keepTtl) {
     unsigned int clock = replacementClock(old, val);
+    if (old->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
     if (!keepTtl && kvobjHasExpire(old)) {
         dictDelete(db->expires, key->ptr);
         kvobjSetExpire(old, -1); /* in place: the slot exists */
@@ -211,6 +212,7 @@ int dbExists(redisDb *db, robj *key) { return dbFind(db, key) != NULL; }
 robj *dbDetach(redisDb *db, robj *key) {
     kvobj *o = kvtableUnlink(db->keys, key->ptr, sdslen(key->ptr));
     if (o && kvobjHasExpire(o)) dictDelete(db->expires, key->ptr);
+    if (o && o->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
     return o;
 }
 

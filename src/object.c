@@ -418,6 +418,7 @@ const char *strEncoding(int encoding) {
     case OBJ_ENCODING_INTSET: return "intset";
     case OBJ_ENCODING_SKIPLIST: return "skiplist";
     case OBJ_ENCODING_EMBSTR: return "embstr";
+    case OBJ_ENCODING_STREAM: return "stream";
     default: return "unknown";
     }
 }
@@ -429,6 +430,7 @@ const char *strObjectType(int type) {
     case OBJ_SET: return "set";
     case OBJ_ZSET: return "zset";
     case OBJ_HASH: return "hash";
+    case OBJ_STREAM: return "stream";
     default: return "unknown";
     }
 }

@@ -29,8 +29,9 @@
  *   The ziplist-era types (Redis < 7: zipmap, ziplist, quicklist v1) are
  *   validated and opened by rdb_legacy.c; one set of functions here turns
  *   the entries of any compact blob (old or new format) into the value.
- *   Streams, modules and hashes with field TTLs are refused with a message
- *   naming the type.
+ *   Streams (types 15, 19, 21) load with every node validated and kept
+ *   as it is, and are written as type 19, as 7.0 writes them. Modules and
+ *   hashes with field TTLs are refused with a message naming the type.
  * - Keys already expired at load time are skipped, as a Redis master does,
  *   except in an AOF's base: the incremental files after it were written
  *   against the keys as they were, and may make one persistent.
@@ -63,6 +64,7 @@
 #include "listpack.h"
 #include "lzf.h"
 #include "rdb_legacy.h"
+#include "stream.h"
 
 
 #define RDB_TYPE_STRING 0
@@ -72,10 +74,13 @@
 #define RDB_TYPE_HASH 4
 #define RDB_TYPE_ZSET_2 5
 #define RDB_TYPE_SET_INTSET 11
+#define RDB_TYPE_STREAM_LISTPACKS 15
 #define RDB_TYPE_HASH_LISTPACK 16
 #define RDB_TYPE_ZSET_LISTPACK 17
 #define RDB_TYPE_LIST_QUICKLIST_2 18
+#define RDB_TYPE_STREAM_LISTPACKS_2 19
 #define RDB_TYPE_SET_LISTPACK 20
+#define RDB_TYPE_STREAM_LISTPACKS_3 21
 
 #define RDB_OPCODE_SLOT_INFO 244
 #define RDB_OPCODE_FUNCTION2 245
@@ -264,9 +269,12 @@ static void saveType(rdbWriter *w, robj *o) {
     case OBJ_SET: putByte(w, RDB_TYPE_SET); break;
     case OBJ_ZSET: putByte(w, RDB_TYPE_ZSET_2); break;
     case OBJ_HASH: putByte(w, RDB_TYPE_HASH); break;
+    case OBJ_STREAM: putByte(w, RDB_TYPE_STREAM_LISTPACKS_2); break;
     default: serverPanic("Unknown object type %d in RDB save", o->type);
     }
 }
+
+static void saveStream(rdbWriter *w, stream *s);
 
 /* The value after its type byte (and, in a file, after the key). */
 static void saveValue(rdbWriter *w, robj *o) {
@@ -288,6 +296,7 @@ static void saveValue(rdbWriter *w, robj *o) {
         putLen(w, hashTypeLength(o));
         hashTypeForEach(o, savePair, w);
         break;
+    case OBJ_STREAM: saveStream(w, o->ptr); break;
     }
 }
 
@@ -848,6 +857,244 @@ static robj *loadQuicklist(rdbReader *r, int rdbtype) {
     return o;
 }
 
+/* ---- streams ------------------------------------------------------------------------------------ */
+/* Type 19 (what 7.0 writes): the nodes (master ID key, listpack) as strings,
+ * the length, last ID, first ID, largest deleted ID and entries added, then
+ * each group: name, last ID, entries read, its PEL (raw 16-byte IDs, the
+ * delivery time as 8 bytes little-endian, the delivery count) and its
+ * consumers (name, seen time, and the IDs they own). Type 15 lacks the
+ * 7.0 counters, type 21 (7.2) adds each consumer's active time. */
+
+static void putMillis(rdbWriter *w, long long ms) {
+    unsigned char b[8];
+    store64le(b, (uint64_t)ms);
+    putBytes(w, b, 8);
+}
+
+static void putStreamID(rdbWriter *w, const streamID *id) {
+    putLen(w, id->ms);
+    putLen(w, id->seq);
+}
+
+static void saveConsumers(rdbWriter *w, streamCG *cg) {
+    raxIterator ci;
+    putLen(w, raxSize(cg->consumers));
+    raxStart(&ci, cg->consumers);
+    raxSeek(&ci, "^", NULL, 0);
+    while (raxNext(&ci)) {
+        streamConsumer *consumer = ci.data;
+        putString(w, ci.key, ci.key_len);
+        putMillis(w, consumer->seen_time);
+        putLen(w, raxSize(consumer->pel));
+        raxIterator pi;
+        raxStart(&pi, consumer->pel);
+        raxSeek(&pi, "^", NULL, 0);
+        while (raxNext(&pi)) putBytes(w, pi.key, pi.key_len);
+        raxStop(&pi);
+    }
+    raxStop(&ci);
+}
+
+static void saveGroup(rdbWriter *w, const unsigned char *name, size_t len, streamCG *cg) {
+    putString(w, name, len);
+    putStreamID(w, &cg->last_id);
+    putLen(w, (uint64_t)cg->entries_read);
+    putLen(w, raxSize(cg->pel));
+    raxIterator pi;
+    raxStart(&pi, cg->pel);
+    raxSeek(&pi, "^", NULL, 0);
+    while (raxNext(&pi)) {
+        streamNACK *nack = pi.data;
+        putBytes(w, pi.key, pi.key_len);
+        putMillis(w, nack->delivery_time);
+        putLen(w, nack->delivery_count);
+    }
+    raxStop(&pi);
+    saveConsumers(w, cg);
+}
+
+static void saveStream(rdbWriter *w, stream *s) {
+    raxIterator ri;
+    putLen(w, raxSize(s->rax));
+    raxStart(&ri, s->rax);
+    raxSeek(&ri, "^", NULL, 0);
+    while (raxNext(&ri)) {
+        putString(w, ri.key, ri.key_len);
+        putString(w, ri.data, lpBytes(ri.data));
+    }
+    raxStop(&ri);
+    putLen(w, s->length);
+    putStreamID(w, &s->last_id);
+    putStreamID(w, &s->first_id);
+    putStreamID(w, &s->max_deleted_entry_id);
+    putLen(w, s->entries_added);
+    putLen(w, s->cgroups ? raxSize(s->cgroups) : 0);
+    if (s->cgroups == NULL) return;
+    raxStart(&ri, s->cgroups);
+    raxSeek(&ri, "^", NULL, 0);
+    while (raxNext(&ri)) saveGroup(w, ri.key, ri.key_len, ri.data);
+    raxStop(&ri);
+}
+
+static int streamCorrupt(rdbReader *r, const char *what) {
+    r->error = what;
+    return 0;
+}
+
+static int getStreamID(rdbReader *r, streamID *id) { return getLen(r, &id->ms, NULL) && getLen(r, &id->seq, NULL); }
+
+static int getMillis(rdbReader *r, long long *ms) {
+    unsigned char b[8];
+    if (!getBytes(r, b, 8)) return 0;
+    *ms = (long long)load64le(b);
+    return 1;
+}
+
+/* One node: its master ID key and its listpack, validated (IDs after
+ * *prev_last, which is updated) before it joins the stream. */
+static int loadStreamNode(rdbReader *r, stream *s, streamID *prev_last, int first_node, uint64_t *live) {
+    sds key = getString(r);
+    if (key == NULL) return 0;
+    if (sdslen(key) != SLP_ID_KEY_LEN) {
+        sdsfree(key);
+        return streamCorrupt(r, "Stream node key entry is not the size of a stream ID");
+    }
+    streamID master, first, last;
+    streamIDDecode((unsigned char *)key, &master);
+    sdsfree(key);
+    sds blob = getString(r);
+    if (blob == NULL) return 0;
+    int ok = slpValidate((unsigned char *)blob, sdslen(blob), &master, &first, &last) &&
+             (first_node || streamIDCompare(&master, prev_last) > 0);
+    if (!ok) {
+        sdsfree(blob);
+        return streamCorrupt(r, "Stream listpack integrity check failed");
+    }
+    unsigned char *lp = zmalloc(sdslen(blob));
+    memcpy(lp, blob, sdslen(blob));
+    sdsfree(blob);
+    if (slpLiveCount(lp) == 0) {
+        lpFree(lp);
+        return streamCorrupt(r, "Empty listpack inside stream");
+    }
+    *live += (uint64_t)slpLiveCount(lp);
+    *prev_last = last;
+    streamAppendNode(s, &master, lp);
+    return 1;
+}
+
+static int loadStreamMeta(rdbReader *r, stream *s, int rdbtype, uint64_t live, const streamID *top) {
+    if (!getLen(r, &s->length, NULL) || !getStreamID(r, &s->last_id)) return 0;
+    if (rdbtype >= RDB_TYPE_STREAM_LISTPACKS_2) {
+        if (!getStreamID(r, &s->first_id) || !getStreamID(r, &s->max_deleted_entry_id) ||
+            !getLen(r, &s->entries_added, NULL))
+            return 0;
+    } else {
+        s->entries_added = s->length;
+        if (!streamFirstValidID(s, &s->first_id)) /* empty: 7.0 records the largest ID */
+            s->first_id.ms = s->first_id.seq = UINT64_MAX;
+    }
+    if (s->length != live) return streamCorrupt(r, "Stream length does not match its entries");
+    if (raxSize(s->rax) && streamIDCompare(&s->last_id, top) < 0)
+        return streamCorrupt(r, "Stream last ID is smaller than its last entry");
+    return 1;
+}
+
+static int loadGroupPEL(rdbReader *r, streamCG *cg) {
+    uint64_t n;
+    if (!getLen(r, &n, NULL)) return 0;
+    for (uint64_t j = 0; j < n; j++) {
+        unsigned char key[SLP_ID_KEY_LEN];
+        if (!mayHave(r, sizeof key + 9) || !getBytes(r, key, sizeof key)) return 0;
+        streamNACK *nack = streamCreateNACK(NULL);
+        if (!getMillis(r, &nack->delivery_time) || !getLen(r, &nack->delivery_count, NULL)) {
+            zfree(nack);
+            return 0;
+        }
+        if (!raxTryInsert(cg->pel, key, sizeof key, nack, NULL)) {
+            zfree(nack);
+            return streamCorrupt(r, "Duplicated global PEL entry loading stream consumer group");
+        }
+    }
+    return 1;
+}
+
+static int loadConsumerPEL(rdbReader *r, streamCG *cg, streamConsumer *consumer) {
+    uint64_t n;
+    if (!getLen(r, &n, NULL)) return 0;
+    for (uint64_t j = 0; j < n; j++) {
+        unsigned char key[SLP_ID_KEY_LEN];
+        if (!mayHave(r, sizeof key) || !getBytes(r, key, sizeof key)) return 0;
+        streamNACK *nack = raxFind(cg->pel, key, sizeof key);
+        if (nack == raxNotFound) return streamCorrupt(r, "Consumer entry not found in group global PEL");
+        if (nack->consumer != NULL || !raxTryInsert(consumer->pel, key, sizeof key, nack, NULL))
+            return streamCorrupt(r, "Duplicated consumer PEL entry loading a stream consumer group");
+        nack->consumer = consumer;
+    }
+    return 1;
+}
+
+static int loadConsumers(rdbReader *r, streamCG *cg, int rdbtype) {
+    uint64_t n;
+    if (!getLen(r, &n, NULL)) return 0;
+    for (uint64_t j = 0; j < n; j++) {
+        sds name = getString(r);
+        if (name == NULL) return 0;
+        streamConsumer *consumer = streamCreateConsumer(cg, name);
+        sdsfree(name);
+        if (consumer == NULL) return streamCorrupt(r, "Duplicated consumer name in a stream consumer group");
+        if (!getMillis(r, &consumer->seen_time)) return 0;
+        if (rdbtype >= RDB_TYPE_STREAM_LISTPACKS_3 && !getMillis(r, &consumer->active_time)) return 0;
+        if (!loadConsumerPEL(r, cg, consumer)) return 0;
+    }
+    return 1;
+}
+
+/* Every entry of the group's PEL must belong to a consumer. */
+static int groupPELOwned(streamCG *cg) {
+    raxIterator pi;
+    int owned = 1;
+    raxStart(&pi, cg->pel);
+    raxSeek(&pi, "^", NULL, 0);
+    while (owned && raxNext(&pi)) owned = ((streamNACK *)pi.data)->consumer != NULL;
+    raxStop(&pi);
+    return owned;
+}
+
+static int loadGroup(rdbReader *r, stream *s, int rdbtype) {
+    sds name = getString(r);
+    if (name == NULL) return 0;
+    streamID last;
+    uint64_t entries_read = 0;
+    if (!getStreamID(r, &last) ||
+        (rdbtype >= RDB_TYPE_STREAM_LISTPACKS_2 && !getLen(r, &entries_read, NULL))) {
+        sdsfree(name);
+        return 0;
+    }
+    long long read = rdbtype >= RDB_TYPE_STREAM_LISTPACKS_2 ? (long long)entries_read
+                                                             : streamEstimateEntriesRead(s, &last);
+    streamCG *cg = streamCreateCG(s, name, sdslen(name), &last, read);
+    sdsfree(name);
+    if (cg == NULL) return streamCorrupt(r, "Duplicated consumer group name loading a stream");
+    if (!loadGroupPEL(r, cg) || !loadConsumers(r, cg, rdbtype)) return 0;
+    if (!groupPELOwned(cg)) return streamCorrupt(r, "Stream CG PEL entry without a consumer");
+    return 1;
+}
+
+static robj *loadStream(rdbReader *r, int rdbtype) {
+    uint64_t nodes, live = 0, groups;
+    if (!getLen(r, &nodes, NULL)) return NULL;
+    robj *o = createStreamObject();
+    stream *s = o->ptr;
+    streamID top = {0, 0};
+    for (uint64_t j = 0; j < nodes; j++)
+        if (!loadStreamNode(r, s, &top, j == 0, &live)) return decrRefCount(o), NULL;
+    if (!loadStreamMeta(r, s, rdbtype, live, &top) || !getLen(r, &groups, NULL)) return decrRefCount(o), NULL;
+    for (uint64_t j = 0; j < groups; j++)
+        if (!loadGroup(r, s, rdbtype)) return decrRefCount(o), NULL;
+    return o;
+}
+
 static robj *unsupportedType(rdbReader *r, int type) {
     static char msg[96];
     snprintf(msg, sizeof msg, "Unsupported RDB value type %d (%s)", type, rdbUnsupportedTypeName(type));
@@ -876,6 +1123,9 @@ static robj *loadValue(rdbReader *r, int type) {
     case RDB_TYPE_ZSET_LISTPACK: return loadBlobValue(r, type, createZsetObject(), "zset");
     case RDB_TYPE_LIST_QUICKLIST:
     case RDB_TYPE_LIST_QUICKLIST_2: return loadQuicklist(r, type);
+    case RDB_TYPE_STREAM_LISTPACKS:
+    case RDB_TYPE_STREAM_LISTPACKS_2:
+    case RDB_TYPE_STREAM_LISTPACKS_3: return loadStream(r, type);
     default: return unsupportedType(r, type);
     }
 }

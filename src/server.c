@@ -670,6 +670,7 @@ static void initDataTypes(void) {
     hashTypeInit();
     setTypeInit();
     zsetTypeInit();
+    streamTypeInit();
 }
 
 /* Modules that keep state, or register their type's callbacks (free, dup,

@@ -986,6 +986,7 @@ void listTypeInit(void);
 void hashTypeInit(void);
 void setTypeInit(void);
 void zsetTypeInit(void);
+void streamTypeInit(void);
 void blockedInit(void);
 void encodingsDebugInit(void);
 void memoryInit(void); /* memory_cmd.c: notes startup.allocated */

@@ -33,7 +33,8 @@ wait_gone() { # pid: bounded wait until the server process is gone
     kill -9 "$1" 2>/dev/null
 }
 
-# every type, both encodings of each, TTLs, binary values, awkward scores
+# every type, both encodings of each, TTLs, binary values, awkward scores,
+# streams with a consumer group and a pending entry
 populate() {
     local big
     big=$(seq 1 300 | tr '\n' ' ')
@@ -56,6 +57,13 @@ SADD bigset $big
 ZADD zset 0.1 a 1e-300 b inf c -inf d 3.14159 e
 ZADD bigzset $(for i in $(seq 1 200); do printf '%d.5 m%d ' "$i" "$i"; done)
 PFADD hll $big
+XADD stream 1-1 name a n 1
+XADD stream 2-1 name b n -2
+XADD stream 3-5 other 12345678901
+XDEL stream 2-1
+XGROUP CREATE stream grp 0
+XREADGROUP GROUP grp alice COUNT 1 STREAMS stream >
+XGROUP CREATE emptystream grp \$ MKSTREAM
 SELECT 3
 SET indb3 x
 EOF

@@ -1,6 +1,6 @@
 # rdb-legacy.tcl -- dumps in the encodings of Redis before 7.0 (zipmap,
 # ziplist, quicklist v1), RDB versions 1..12, and the value types this
-# server refuses (streams, modules, hashes with field TTLs).
+# server refuses (modules, hashes with field TTLs).
 #
 # tests/assets/legacy-v9-all-types.rdb is written byte by byte by
 # tests/assets/make-legacy-rdb.py (Debian only ships Redis 7.0, which writes
@@ -234,11 +234,10 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
         restart_server
     }
 
-    test "Streams, modules and hashes with field TTLs are refused, naming the type" {
-        if {[is_redis70]} { skip "this server's refusal (Redis 7.0 loads streams, and not RDB version 12)" }
+    test "Modules and hashes with field TTLs are refused, naming the type" {
+        if {[is_redis70]} { skip "this server's refusal (Redis 7.0 does not read RDB version 12)" }
         foreach {type name} {
-            6 "module (pre-GA)" 7 module 15 "stream (listpacks)" 19 "stream (listpacks, v2)"
-            21 "stream (listpacks, v3)" 22 "hash with field TTLs (pre-GA)" 23 "hash listpack with field TTLs (pre-GA)"
+            6 "module (pre-GA)" 7 module 22 "hash with field TTLs (pre-GA)" 23 "hash listpack with field TTLs (pre-GA)"
             24 "hash with field TTLs" 25 "hash listpack with field TTLs" 8 unknown 26 unknown
         } {
             shutdown_server

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# bench-stream.sh -- streams, this server against a reference redis-server,
+# side by side (the method of bench-collections.sh, through bench-lib.sh).
+#
+# Throughput, at -P 1 and -P 16 (-c 50), best of ROUNDS alternate runs,
+# the servers pinned to one core and redis-benchmark to the other:
+#   xadd           XADD bs MAXLEN ~ 10000 * f1 v1 f2 v2   (appends and trims whole nodes)
+#   xrange_100     XRANGE xr - + COUNT 100                 (a 1000-entry stream)
+#   xreadgroup_10  XREADGROUP GROUP g c COUNT 10 STREAMS xg >   (new entries, PEL kept)
+# xreadgroup_10 runs REQUESTS/2 requests on a stream preloaded with 5 x
+# REQUESTS entries (redis-cli --pipe), so every read finds 10 new entries.
+#
+# Memory: used_memory added by a stream of ENTRIES entries with three short
+# fields (XADD big * a <i> b x<i%100> c y), loaded with redis-cli --pipe.
+#
+# Usage: utils/bench-stream.sh [--quick] [-n REQUESTS] [-r ROUNDS]
+#        [--entries N] [--ours PATH] [--ref PATH] [--tests a,b,c] [--no-memory]
+#   --quick   50000 requests, 1 round, 200000 entries: about a minute
+#   default   200000 requests, 3 rounds, 1000000 entries: a few minutes
+# The reference defaults to /usr/bin/redis-server (Debian's redis-server);
+# without it only our figures are printed. Figures are only meaningful on an
+# otherwise idle machine.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+requests=200000; rounds=3; entries=1000000; ours=src/redis-server; ref=/usr/bin/redis-server
+memory=1; tests="xadd,xrange_100,xreadgroup_10"
+while [ $# -gt 0 ]; do
+    case $1 in
+        --quick) requests=50000; rounds=1; entries=200000; shift ;;
+        -n) requests=$2; shift 2 ;;
+        -r) rounds=$2; shift 2 ;;
+        --entries) entries=$2; shift 2 ;;
+        --ours) ours=$2; shift 2 ;;
+        --ref) ref=$2; shift 2 ;;
+        --tests) tests=$2; shift 2 ;;
+        --no-memory) memory=0; shift ;;
+        *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+done
+command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: apt-get install redis-tools" >&2; exit 1; }
+command -v redis-cli >/dev/null || { echo "redis-cli missing: apt-get install redis-tools" >&2; exit 1; }
+[ -x "$ours" ] || { echo "$ours not built: run make" >&2; exit 1; }
+[ -x "$ref" ] || { echo "reference $ref not found: apt-get install redis-server (or --ref PATH)"; ref=""; }
+
+. utils/bench-lib.sh
+bench_init
+
+gen_xadd() { # count key -> RESP of XADD key * a i b x(i%100) c y
+    awk -v n="$1" -v k="$2" 'BEGIN { for (i = 1; i <= n; i++) {
+        a = sprintf("%d", i); b = sprintf("x%d", i % 100)
+        printf "*9\r\n$4\r\nXADD\r\n$%d\r\n%s\r\n$1\r\n*\r\n$1\r\na\r\n$%d\r\n%s\r\n$1\r\nb\r\n$%d\r\n%s\r\n$1\r\nc\r\n$1\r\ny\r\n",
+            length(k), k, length(a), a, length(b), b } }'
+}
+gen_xadd 1000 xr >"$tmp/xrange.resp"
+gen_xadd $((requests * 5)) xg >"$tmp/xreadgroup.resp"
+
+setup() { # port test: a flushed server with what the test reads
+    redis-cli -p "$1" flushall >/dev/null
+    case $2 in
+        xrange_100) redis-cli -p "$1" --pipe <"$tmp/xrange.resp" >/dev/null ;;
+        xreadgroup_10)
+            redis-cli -p "$1" --pipe <"$tmp/xreadgroup.resp" >/dev/null
+            redis-cli -p "$1" xgroup create xg g 0 >/dev/null ;;
+    esac
+}
+
+command_of() { # test -> the command line redis-benchmark sends
+    case $1 in
+        xadd) echo "XADD bs MAXLEN ~ 10000 * f1 v1 f2 v2" ;;
+        xrange_100) echo "XRANGE xr - + COUNT 100" ;;
+        xreadgroup_10) echo "XREADGROUP GROUP g c COUNT 10 STREAMS xg >" ;;
+    esac
+}
+
+rps() { # port pipeline test -> requests per second of that test
+    local n=$requests
+    [ "$3" = xreadgroup_10 ] && n=$((requests / 2))
+    setup "$1" "$3"
+    # shellcheck disable=SC2046  # the command's words
+    taskset -c $client_cpu redis-benchmark -p "$1" -c 50 -n "$n" -P "$2" -q --csv $(command_of "$3") 2>/dev/null |
+        awk -F, 'NR == 2 { gsub(/"/, "", $2); print int($2); exit }'
+}
+
+set -f # the commands' "*" and ">" are words, not globs
+echo "== throughput: $requests requests (xreadgroup_10: $((requests / 2))), c=50, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)"
+throughput_table "$ours" "$ref" "$tests" 14 || exit 1
+set +f
+
+[ "$memory" = 1 ] || exit 0
+
+gen_xadd "$entries" big >"$tmp/big.resp"
+
+measure_memory() { # label binary -> bytes per entry into $tmp/mem-label
+    local port pid before after
+    port=$(free_port); pid=$(start_server "$2" "$port") || return
+    before=$(used_memory "$port")
+    redis-cli -p "$port" --pipe <"$tmp/big.resp" >/dev/null
+    after=$(used_memory "$port")
+    awk -v a="$after" -v b="$before" -v n="$entries" 'BEGIN { printf "%d %.2f\n", a - b, (a - b) / n }' >"$tmp/mem-$1"
+    stop_server "$pid"
+}
+
+echo
+echo "== memory: used_memory added by one stream of $entries entries (three short fields)"
+measure_memory ours "$ours"
+[ -n "$ref" ] && measure_memory reference "$ref"
+read -r a pa <"$tmp/mem-ours"
+b="-"; pb="-"; r="-"
+if [ -n "$ref" ]; then read -r b pb <"$tmp/mem-reference"; r=$(ratio "$a" "$b"); fi
+printf '%-12s %14s %14s %8s\n' "" ours reference ratio
+printf '%-12s %14s %14s %8s\n' "bytes" "$a" "$b" "$r"
+printf '%-12s %14s %14s\n' "per entry" "$pa" "$pb"
