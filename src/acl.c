@@ -364,6 +364,8 @@ static const char *commandRule(aclSelector *s, const char *op, size_t len) {
         return NULL;
     }
     if (bar2 || !allow || rest == end) return err_unknown;
+    serverLog(LL_WARNING, "Deprecation warning: Allowing a first arg of an otherwise blocked command is a misuse of ACL "
+                          "and may get disabled in the future (offender: %.*s)", (int)len, op);
     addFirstArg(s, cmd->id, rest, (size_t)(end - rest));
     return NULL;
 }

@@ -640,7 +640,7 @@ void resetCommand(client *c) {
     selectDb(c, 0);
     c->resp = 2;
     c->user = aclDefaultUser();
-    c->authenticated = 0; /* needs AUTH again while the default user needs a password */
+    c->authenticated = !aclDefaultUserRequiresAuth(); /* needs AUTH again while the default user needs a password */
     multiResetClient(c);
     pubsubResetClient(c);
     if (c->name) decrRefCount(c->name);

@@ -65,6 +65,7 @@ client *createClient(connection *conn) {
     c->ctime = server.unixtime;
     c->last_interaction_ms = server.mstime;
     c->user = conn ? aclDefaultUser() : NULL; /* NULL: a fake client (AOF loading), never checked */
+    clientSetAuthenticated(c, !aclDefaultUserRequiresAuth()); /* as Redis 7.0: kept if a password comes later */
     c->watched_keys = listCreate();
     if (conn) {
         listAddNodeTail(server.clients, c);
