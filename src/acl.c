@@ -539,7 +539,7 @@ int aclSetUser(aclUser *u, const char *op, ssize_t len, sds *err) {
 }
 
 /* Joins "(a" "b)" into "(a b)"; NULL (and *bad_arg) on an unclosed one. */
-static sds *mergeSelectorArgs(sds *argv, int argc, int *merged_argc, int *bad_arg) {
+sds *aclMergeSelectorArgs(sds *argv, int argc, int *merged_argc, int *bad_arg) {
     sds *out = zmalloc(sizeof(sds) * (size_t)(argc ? argc : 1));
     int n = 0;
     for (int j = 0; j < argc; j++) {
@@ -571,7 +571,7 @@ static sds *mergeSelectorArgs(sds *argv, int argc, int *merged_argc, int *bad_ar
  * callers work on a copy. */
 int aclSetUserFromArgs(aclUser *u, sds *argv, int argc, int *bad_arg, sds *err) {
     int n = 0, bad = -1;
-    sds *rules = mergeSelectorArgs(argv, argc, &n, &bad);
+    sds *rules = aclMergeSelectorArgs(argv, argc, &n, &bad);
     if (rules == NULL) {
         if (bad_arg) *bad_arg = bad;
         *err = sdscatfmt(sdsempty(), "Unmatched parenthesis in acl selector starting at '%S'.", argv[bad]);

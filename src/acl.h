@@ -59,6 +59,7 @@ aclUser *aclNewUser(const char *name, size_t len);    /* in no table */
 void aclFreeUser(aclUser *u);
 void aclCopyUser(aclUser *dst, aclUser *src);
 int aclSetUser(aclUser *u, const char *op, ssize_t len, sds *err); /* err: the reason */
+sds *aclMergeSelectorArgs(sds *argv, int argc, int *merged_argc, int *bad_arg); /* NULL: unclosed '(' */
 int aclSetUserFromArgs(aclUser *u, sds *argv, int argc, int *bad_arg, sds *err); /* selectors merged */
 sds aclDescribeUser(aclUser *u);      /* the rules after "user <name> " in ACL LIST */
 void aclAddReplyUser(client *c, aclUser *u); /* ACL GETUSER */

@@ -162,6 +162,38 @@ typedef struct fileLoad {
     sds errors;
 } fileLoad;
 
+/* Every rule of a line is tried on a scratch user and every failure
+ * reported; returns how many failed. */
+static int reportBadRules(fileLoad *fl, sds *rules, int count, int linenum) {
+    aclUser *scratch = aclCreateUnlinkedUser();
+    int bad = 0;
+    for (int j = 0; j < count; j++) {
+        sds why = NULL;
+        if (aclSetUser(scratch, rules[j], (ssize_t)sdslen(rules[j]), &why) == C_OK) continue;
+        if (!strcmp(why, err_unknown_text))
+            fl->errors = sdscatprintf(fl->errors, "%s:%d: Error in applying operation '%s': %s. ", fl->path, linenum,
+                                      rules[j], why);
+        else
+            fl->errors = sdscatprintf(fl->errors, "%s:%d: %s. ", fl->path, linenum, why);
+        sdsfree(why);
+        bad++;
+    }
+    aclFreeUser(scratch);
+    return bad;
+}
+
+/* A line whose rules are all valid: the user, unless the file has it already. */
+static void addFileUser(fileLoad *fl, sds name, sds *rules, int count, int linenum) {
+    if (aclTableLookup(fl->users, name, sdslen(name))) {
+        fl->errors = sdscatprintf(fl->errors, "WARNING: Duplicate user '%s' found on line %d. ", name, linenum);
+        return;
+    }
+    aclUser *u = aclNewUser(name, sdslen(name));
+    aclUserAddToTable(fl->users, u);
+    if (!strcmp(name, "default")) fl->new_default = u;
+    for (int j = 0; j < count; j++) aclSetUser(u, rules[j], (ssize_t)sdslen(rules[j]), NULL);
+}
+
 static void loadFileLine(fileLoad *fl, sds line, int linenum) {
     int argc = 0;
     sds *argv = sdssplitlen(line, (ssize_t)sdslen(line), " ", 1, &argc);
@@ -171,36 +203,14 @@ static void loadFileLine(fileLoad *fl, sds line, int linenum) {
         sdsfreesplitres(argv, argc);
         return;
     }
-    sds why = NULL;
-    aclUser *scratch = aclCreateUnlinkedUser();
-    int merged = aclSetUserFromArgs(scratch, argv + 2, argc - 2, NULL, &why);
-    aclFreeUser(scratch);
-    if (merged != C_OK && strstr(why, "Unmatched parenthesis")) {
+    int n = 0, bad = -1;
+    sds *rules = aclMergeSelectorArgs(argv + 2, argc - 2, &n, &bad);
+    if (rules == NULL) {
         fl->errors = sdscatprintf(fl->errors, "%s:%d: Unmatched parenthesis in selector definition.", fl->path, linenum);
-        sdsfree(why);
-        sdsfreesplitres(argv, argc);
-        return;
-    }
-    sdsfree(why);
-    why = NULL;
-    if (firstBadRule(argv + 2, argc - 2, &why) != -1) {
-        fl->errors = sdscatprintf(fl->errors, "%s:%d: %s. ", fl->path, linenum, why);
-        sdsfree(why);
-    } else if (sdslen(fl->errors) == 0) {
-        if (aclTableLookup(fl->users, argv[1], sdslen(argv[1]))) {
-            fl->errors = sdscatprintf(fl->errors, "WARNING: Duplicate user '%s' found on line %d. ", argv[1], linenum);
-        } else {
-            aclUser *u = aclNewUser(argv[1], sdslen(argv[1]));
-            aclUserAddToTable(fl->users, u);
-            if (!strcmp(argv[1], "default")) fl->new_default = u;
-            for (int j = 2; j < argc; j++) {
-                if (aclSetUser(u, argv[j], (ssize_t)sdslen(argv[j]), &why) == C_OK) continue;
-                fl->errors = sdscatprintf(fl->errors, "%s:%d: Error in applying operation '%s': %s. ", fl->path,
-                                          linenum, argv[j], why);
-                sdsfree(why);
-                break;
-            }
-        }
+    } else {
+        if (reportBadRules(fl, rules, n, linenum) == 0) addFileUser(fl, argv[1], rules, n, linenum);
+        for (int j = 0; j < n; j++) sdsfree(rules[j]);
+        zfree(rules);
     }
     sdsfreesplitres(argv, argc);
 }
