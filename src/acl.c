@@ -124,6 +124,14 @@ static void noteCategories(redisCommand *cmd, void *ud) {
 
 static unsigned categoriesOf(const redisCommand *cmd) { return command_categories[cmd->id]; }
 
+/* Whether each command has keys to check, computed once. */
+static unsigned char *command_has_keys;
+
+static void noteHasKeys(redisCommand *cmd, void *ud) {
+    (void)ud;
+    command_has_keys[cmd->id] = (unsigned char)commandHasKeys(cmd);
+}
+
 /* ---- selectors ------------------------------------------------------------------------ */
 
 static void keyPatternFree(void *p) {
@@ -895,6 +903,14 @@ static int keyPermsNeeded(uint64_t spec_flags) {
     return perms;
 }
 
+/* A pattern starting with a plain byte can only match a key starting
+ * with it: most patterns of a user fail here, without the glob matcher. */
+static int firstByteMayMatch(const sds pattern, const sds key) {
+    char first = pattern[0];
+    if (first == '*' || first == '?' || first == '[' || first == '\\' || sdslen(pattern) == 0) return 1;
+    return key[0] == first && sdslen(key) > 0;
+}
+
 static int keyAllowed(const aclSelector *s, robj *key, uint64_t spec_flags) {
     int needed = keyPermsNeeded(spec_flags);
     listIter li;
@@ -902,7 +918,7 @@ static int keyAllowed(const aclSelector *s, robj *key, uint64_t spec_flags) {
     listRewind(s->patterns, &li);
     while ((ln = listNext(&li))) {
         keyPattern *kp = listNodeValue(ln);
-        if ((kp->perms & needed) != needed) continue;
+        if ((kp->perms & needed) != needed || !firstByteMayMatch(kp->pattern, key->ptr)) continue;
         if (stringmatchlen(kp->pattern, (int)sdslen(kp->pattern), key->ptr, (int)sdslen(key->ptr), 0)) return 1;
     }
     return 0;
@@ -936,18 +952,24 @@ static int commandChannels(redisCommand *cmd, int argc, int *first, int *last, i
     return 1;
 }
 
+/* The keys of the command being checked. One result kept for the process
+ * (only its count is reset), so checking a command allocates nothing. */
+static getKeysResult checked_keys;
+
+static int commandKeys(redisCommand *cmd, robj **argv, int argc) {
+    if (checked_keys.size > 1024) getKeysFreeResult(&checked_keys); /* a huge MGET's room goes back */
+    return getKeysFromCommand(cmd, argv, argc, &checked_keys);
+}
+
 static int selectorCheck(const aclSelector *s, redisCommand *cmd, robj **argv, int argc, int *errpos) {
     if (!commandAllowed(s, cmd, argv, argc)) return ACL_DENIED_CMD;
-    if (!(s->flags & SEL_ALLKEYS) && commandHasKeys(cmd)) {
-        getKeysResult result = {NULL, 0, 0};
-        int n = getKeysFromCommand(cmd, argv, argc, &result);
+    if (!(s->flags & SEL_ALLKEYS) && command_has_keys[cmd->id]) {
+        int n = commandKeys(cmd, argv, argc);
         for (int j = 0; j < n; j++) {
-            if (keyAllowed(s, argv[result.keys[j].pos], result.keys[j].flags)) continue;
-            *errpos = result.keys[j].pos;
-            getKeysFreeResult(&result);
+            if (keyAllowed(s, argv[checked_keys.keys[j].pos], checked_keys.keys[j].flags)) continue;
+            *errpos = checked_keys.keys[j].pos;
             return ACL_DENIED_KEY;
         }
-        getKeysFreeResult(&result);
     }
     int first, last, is_pattern;
     if (!(s->flags & SEL_ALLCHANNELS) && commandChannels(cmd, argc, &first, &last, &is_pattern)) {
@@ -1119,6 +1141,8 @@ void aclInit(void) {
     bitmap_words = (command_slots + 63) / 64;
     command_categories = zcalloc(sizeof(unsigned) * (size_t)command_slots);
     forEachCommand(noteCategories, NULL);
+    command_has_keys = zcalloc((size_t)command_slots);
+    forEachCommand(noteHasKeys, NULL);
     users = aclCreateUsersTable();
     default_user = createDefaultUser();
     aclUserAddToTable(users, default_user);

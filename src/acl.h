@@ -85,6 +85,7 @@ int aclConfigRenameCommand(sds *argv, int argc, sds *err); /* `rename-command` *
 int aclLoadUsersAtStartup(void);     /* config users or the aclfile; C_ERR: exit */
 int aclLoadFromFile(const char *path, sds *err);
 int aclSaveToFile(const char *path, sds *err);
+sds *aclConfigRewriteLines(int *count); /* CONFIG REWRITE's `user` lines; NULL: none (aclfile) */
 extern int acl_commands_renamed;     /* lookupClientCommand() can't trust fullname any more */
 extern char *acl_filename;           /* aclfile, "" or NULL: none */
 

@@ -315,6 +315,23 @@ int aclSaveToFile(const char *path, sds *err) {
     return res;
 }
 
+/* CONFIG REWRITE: "user <name> <rules>" for every user, sorted; NULL when
+ * an aclfile holds the users (then the config file has none). */
+sds *aclConfigRewriteLines(int *count) {
+    if (acl_filename && acl_filename[0]) return NULL;
+    long n;
+    sds *names = aclUserNamesSorted(&n);
+    for (long j = 0; j < n; j++) {
+        sds rules = aclDescribeUser(aclLookupUser(names[j], sdslen(names[j])));
+        sds line = sdscatfmt(sdsempty(), "user %S %S", names[j], rules);
+        sdsfree(rules);
+        sdsfree(names[j]);
+        names[j] = line;
+    }
+    *count = (int)n;
+    return names;
+}
+
 /* ---- rename-command --------------------------------------------------------------------- */
 
 int aclConfigRenameCommand(sds *argv, int argc, sds *err) {

@@ -1753,6 +1753,32 @@ static void rewriteEntry(rewriteState *st, int idx, int force_all) {
     }
 }
 
+static int isUserLine(const char *line) {
+    while (*line == ' ' || *line == '\t') line++;
+    return !strncasecmp(line, "user", 4) && (line[4] == ' ' || line[4] == '\t');
+}
+
+/* `user` lines: every ACL user, as ACL LIST writes it, in place of the old
+ * lines (acl_file.c; none when an aclfile holds the users). */
+static void rewriteUserLines(rewriteState *st) {
+    int count = 0, k = 0;
+    sds *lines = aclConfigRewriteLines(&count);
+    if (lines == NULL) return;
+    for (int j = 0; j < st->count; j++) {
+        if (st->lines[j] == NULL || !isUserLine(st->lines[j])) continue;
+        sdsfree(st->lines[j]);
+        st->lines[j] = k < count ? lines[k++] : NULL;
+    }
+    for (; k < count; k++) {
+        if (!st->has_signature) {
+            rewriteAppendLine(st, sdsnew(CONFIG_REWRITE_SIGNATURE));
+            st->has_signature = 1;
+        }
+        rewriteAppendLine(st, lines[k]);
+    }
+    zfree(lines);
+}
+
 static sds rewriteContent(rewriteState *st) {
     sds content = sdsempty();
     for (int j = 0; j < st->count; j++) {
@@ -1808,6 +1834,7 @@ static int rewriteConfigFile(const char *path, int force_all) {
     int res = rewriteReadOldFile(&st, path);
     if (res == C_OK) {
         for (int j = 0; j < CONFIG_COUNT; j++) rewriteEntry(&st, j, force_all);
+        rewriteUserLines(&st);
         sds content = rewriteContent(&st);
         res = replaceFileAtomically(path, content);
         sdsfree(content);
