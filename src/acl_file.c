@@ -85,6 +85,16 @@ int aclConfigUserLine(sds *argv, int argc, sds *err) {
         return C_ERR;
     }
     if (config_user_lines == NULL) config_user_lines = listCreate();
+    listIter li;
+    listNode *ln;
+    listRewind(config_user_lines, &li);
+    while ((ln = listNext(&li))) {
+        userLine *seen = listNodeValue(ln);
+        if (sdscmp(seen->argv[1], argv[1]) != 0) continue;
+        *err = sdscatfmt(sdsempty(), "Error in user declaration '%S': Duplicate user found. A user can only be "
+                                     "defined once in config files", argv[1]);
+        return C_ERR;
+    }
     userLine *line = zmalloc(sizeof(*line));
     line->argc = argc;
     line->argv = zmalloc(sizeof(sds) * (size_t)argc);

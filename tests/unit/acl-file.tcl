@@ -42,6 +42,12 @@ test "a bad rule in a user line stops start-up (FATAL CONFIG FILE ERROR)" {
     assert_match "*Error in user declaration 'user': Syntax error*" $err
 }
 
+test "a user declared twice in the config file stops start-up" {
+    lassign [run_failing_server [bad_config dup {{user a on} {user a off}}]] status err
+    assert_equal 1 $status
+    assert_match "*>>> 'user a off'*Error in user declaration 'a': Duplicate user found. A user can only be defined once in config files*" $err
+}
+
 test "an unknown command in a user line stops start-up once the users are created" {
     lassign [run_failing_server [bad_config unknowncmd {{user foo on >a +nosuch}}]] status err out
     assert_equal 1 $status
