@@ -1001,6 +1001,28 @@ int aclCheckCommandOfUser(aclUser *u, redisCommand *cmd, robj **argv, int argc, 
     return relevant;
 }
 
+/* SORT's BY and GET patterns name keys no key spec shows: allowed only to a
+ * selector that may run the command on any key (reading). */
+int aclClientHasFullKeyAccess(client *c) {
+    if (c->user == NULL) return 1;
+    listIter li;
+    listNode *ln;
+    listRewind(c->user->selectors, &li);
+    while ((ln = listNext(&li))) {
+        aclSelector *s = listNodeValue(ln);
+        if (!commandAllowed(s, c->cmd, c->argv, c->argc)) continue;
+        if (s->flags & SEL_ALLKEYS) return 1;
+        listIter pi;
+        listNode *pn;
+        listRewind(s->patterns, &pi);
+        while ((pn = listNext(&pi))) {
+            keyPattern *kp = listNodeValue(pn);
+            if ((kp->perms & KEY_READ) && !strcmp(kp->pattern, "*")) return 1;
+        }
+    }
+    return 0;
+}
+
 /* The fast path is the root selector allowing everything (the default user). */
 int aclCheckAllPerm(client *c, int *errpos) {
     aclUser *u = c->user;

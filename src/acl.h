@@ -43,6 +43,7 @@ int aclDefaultUserRequiresAuth(void);  /* the default user has a password or is 
 int aclDefaultUserHasNoPassword(void); /* protected mode */
 void aclUpdateDefaultUserPassword(void); /* requirepass changed */
 int aclAuthenticate(client *c, robj *username, robj *password); /* C_OK: c is now that user; failures logged */
+int aclClientHasFullKeyAccess(client *c);  /* SORT BY/GET patterns */
 int aclCheckAllPerm(client *c, int *errpos); /* ACL_OK or ACL_DENIED_*, errpos: the argv index at fault */
 int aclCheckCommandOfUser(aclUser *u, redisCommand *cmd, robj **argv, int argc, int *errpos);
 void aclRejectCommand(client *c, int result, int errpos, sds *err); /* the NOPERM text, logged */

@@ -194,6 +194,24 @@ start_server {tags {acl}} {
         r acl deluser rw
     }
 
+    test "SORT BY and GET patterns need access to every key" {
+        r acl setuser so on {>x} {~l*} +@all
+        r del l1
+        r rpush l1 2 1
+        set c [acl_client so x]
+        assert_error "ERR BY option of SORT denied due to insufficient ACL permissions." {$c sort l1 by w_*}
+        assert_error "ERR GET option of SORT denied due to insufficient ACL permissions." {$c sort l1 get #}
+        assert_equal {2 1} [$c sort l1 by nosort]
+        assert_equal {1 2} [$c sort l1]
+        $c close
+        r acl setuser so allkeys
+        set c [acl_client so x]
+        assert_equal {1 2} [$c sort l1 get #]
+        $c close
+        r acl deluser so
+        r del l1
+    }
+
     test "first arguments: +select|0" {
         r acl setuser fa on nopass allkeys -@all {+select|0} {+client|id}
         assert_equal OK [r acl dryrun fa select 0]
