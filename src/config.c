@@ -28,10 +28,10 @@
  * - Error texts, value formats, bounds and the order of checks are those of
  *   Redis 7 (checked against the Debian 7.0 server), because clients and
  *   test suites match on them.
- * - `user` and `rename-command` lines go to acl_file.c (they are not
- *   values of a field). Redis directives of features not built yet
- *   (replication, TLS, cluster, modules, scripting limits:
- *   unbuilt_directives) stop
+ * - `user` and `rename-command` lines go to acl_file.c (they set no
+ *   field of the table); CONFIG REWRITE writes the ACL users back as
+ *   `user` lines. Redis directives of features not built yet (replication,
+ *   TLS, cluster, modules, scripting limits: unbuilt_directives) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
  *   io-threads: the server is single-threaded by design) are accepted and
