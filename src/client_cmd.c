@@ -29,6 +29,7 @@
  * keeps the state.
  */
 #include "server.h"
+#include "acl.h"
 #include "tracking.h"
 #include "client_eviction.h"
 
@@ -138,6 +139,7 @@ typedef struct killFilter {
     int type;             /* -1: any */
     const char *addr;     /* NULL: any */
     const char *laddr;
+    struct aclUser *user; /* NULL: any */
     int skipme;
 } killFilter;
 
@@ -146,6 +148,7 @@ static int killFilterMatches(const killFilter *f, client *self, client *c) {
     if (f->id && c->id != f->id) return 0;
     if (f->type != -1 && getClientType(c) != f->type) return 0;
     if (f->addr && strcmp(getClientPeerId(c), f->addr) != 0) return 0;
+    if (f->user && c->user != f->user) return 0;
     if (f->laddr) {
         char local[NET_ADDR_STR_LEN] = "?:0";
         connFormatAddr(c->conn, local, sizeof local, 0);
@@ -179,7 +182,8 @@ static int parseKillFilter(client *c, killFilter *f) {
         } else if (!strcasecmp(opt, "laddr")) {
             f->laddr = value->ptr;
         } else if (!strcasecmp(opt, "user")) {
-            if (strcmp(value->ptr, "default") != 0) { /* the only user until ACLs exist */
+            f->user = aclLookupUser(value->ptr, sdslen(value->ptr));
+            if (f->user == NULL) {
                 addReplyErrorFormat(c, "No such user '%s'", (char *)value->ptr);
                 return 0;
             }
@@ -217,7 +221,7 @@ static long killMatchingClients(const killFilter *f, client *self, int *kill_sel
 }
 
 static void clientKillCommand(client *c) {
-    killFilter f = {.id = 0, .type = -1, .addr = NULL, .laddr = NULL, .skipme = 1};
+    killFilter f = {.id = 0, .type = -1, .addr = NULL, .laddr = NULL, .user = NULL, .skipme = 1};
     int old_form = c->argc == 3;
     if (old_form) {
         f.addr = c->argv[2]->ptr;
@@ -635,7 +639,8 @@ void resetCommand(client *c) {
     trackingDisable(c);
     selectDb(c, 0);
     c->resp = 2;
-    clientSetAuthenticated(c, server.requirepass == NULL);
+    c->user = aclDefaultUser();
+    c->authenticated = !aclDefaultUserRequiresAuth(); /* needs AUTH again while the default user needs a password */
     multiResetClient(c);
     pubsubResetClient(c);
     if (c->name) decrRefCount(c->name);

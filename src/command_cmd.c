@@ -28,6 +28,7 @@
  *   is stable between calls and between builds.
  */
 #include "server.h"
+#include "acl.h"
 
 /* ---- looking commands up ------------------------------------------------------------------- */
 
@@ -149,7 +150,7 @@ static unsigned groupCategory(redisCommand *cmd) {
     return 0;
 }
 
-static unsigned commandAclCategories(redisCommand *cmd) {
+unsigned aclCommandCategories(redisCommand *cmd) {
     unsigned cats;
     if (!explicitCategories(cmd, &cats)) cats = groupCategory(cmd);
     if (cmd->flags & CMD_WRITE) cats |= ACL_BIT(ACL_WRITE);
@@ -163,7 +164,7 @@ static unsigned commandAclCategories(redisCommand *cmd) {
 }
 
 /* -1 when the name is not a category. */
-static int aclCategoryByName(const char *name) {
+int aclCategoryIndexByName(const char *name) {
     for (int j = 0; j < ACL_COUNT; j++)
         if (!strcasecmp(name, acl_category_names[j])) return j;
     return -1;
@@ -180,7 +181,7 @@ static void addReplyCommandFlags(client *c, redisCommand *cmd) {
 }
 
 static void addReplyCommandCategories(client *c, redisCommand *cmd) {
-    unsigned cats = commandAclCategories(cmd);
+    unsigned cats = aclCommandCategories(cmd);
     long count = 0;
     for (int j = 0; j < ACL_COUNT; j++)
         if (cats & ACL_BIT(j)) count++;
@@ -730,7 +731,7 @@ static int listFilterMatches(const listFilter *f, redisCommand *cmd) {
     if (f->nothing) return 0;
     if (f->pattern && !stringmatchlen(f->pattern, (int)strlen(f->pattern), cmd->fullname, (int)sdslen(cmd->fullname), 1))
         return 0;
-    return f->category == -1 || (commandAclCategories(cmd) & ACL_BIT(f->category));
+    return f->category == -1 || (aclCommandCategories(cmd) & ACL_BIT(f->category));
 }
 
 static long addReplyMatchingNames(client *c, const listFilter *f, redisCommand *cmd) {
@@ -750,7 +751,7 @@ void commandListCommand(client *c) {
         const char *kind = c->argv[3]->ptr, *value = c->argv[4]->ptr;
         if (!strcasecmp(kind, "pattern")) f.pattern = value;
         else if (!strcasecmp(kind, "aclcat")) {
-            f.category = aclCategoryByName(value);
+            f.category = aclCategoryIndexByName(value);
             f.nothing = f.category == -1;
         } else if (!strcasecmp(kind, "module")) f.nothing = 1; /* no modules */
         else {

@@ -28,7 +28,9 @@
  * - Error texts, value formats, bounds and the order of checks are those of
  *   Redis 7 (checked against the Debian 7.0 server), because clients and
  *   test suites match on them.
- * - Redis directives of features not built yet (replication, ACL users,
+ * - `user` and `rename-command` lines go to acl_file.c (they set no
+ *   field of the table); CONFIG REWRITE writes the ACL users back as
+ *   `user` lines. Redis directives of features not built yet (replication,
  *   cluster, modules, scripting limits: unbuilt_directives; TLS in a
  *   BUILD_TLS=no build: tlsNotBuiltError) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
@@ -39,6 +41,7 @@
  *   an error message, so the same code serves the file and CONFIG SET.
  */
 #include "server.h"
+#include "acl.h"
 #include "client_eviction.h"
 
 #include <errno.h>
@@ -157,6 +160,9 @@ static const configEnumItem protected_action_enum[] = {
     {"no", PROTECTED_ACTION_ALLOWED_NO}, {"yes", PROTECTED_ACTION_ALLOWED_YES},
     {"local", PROTECTED_ACTION_ALLOWED_LOCAL}, {NULL, 0}};
 
+static const configEnumItem acl_pubsub_enum[] = {
+    {"allchannels", ACL_PUBSUB_ALLCHANNELS}, {"resetchannels", ACL_PUBSUB_RESETCHANNELS}, {NULL, 0}};
+
 static const configEnumItem oom_score_adj_enum[] = {
     {"no", OOM_SCORE_ADJ_NO}, {"yes", OOM_SCORE_RELATIVE}, {"relative", OOM_SCORE_RELATIVE},
     {"absolute", OOM_SCORE_ADJ_ABSOLUTE}, {NULL, 0}};
@@ -247,6 +253,15 @@ static const configEntry configTable[] = {
     ENUM_CONFIG("enable-debug-command", NULL, CF_IMMUTABLE, enable_debug_cmd, protected_action_enum, "no", NULL),
     ENUM_CONFIG("enable-protected-configs", NULL, CF_IMMUTABLE, enable_protected_configs, protected_action_enum,
                 "no", NULL),
+    {.name = "enable-module-command", .flags = CF_IMMUTABLE, .kind = CONFIG_ENUM, .field.i = &enable_module_command,
+     .default_value = "no", .enum_items = protected_action_enum},
+
+    /* ACL (acl.c, acl_file.c; `user` lines and rename-command are read by loadDirective) */
+    {.name = "aclfile", .flags = CF_IMMUTABLE, .kind = CONFIG_STRING, .field.str = &acl_filename,
+     .default_value = ""},
+    ULONG_CONFIG("acllog-max-len", NULL, 0, acllog_max_len, 0, LONG_MAX, "128", NULL),
+    {.name = "acl-pubsub-default", .kind = CONFIG_ENUM, .field.i = &acl_pubsub_default,
+     .default_value = "resetchannels", .enum_items = acl_pubsub_enum},
 
     /* process and logging */
     BOOL_CONFIG("daemonize", NULL, CF_IMMUTABLE, daemonize, "no", NULL),
@@ -346,9 +361,9 @@ static const configEntry configTable[] = {
     SPECIAL_CONFIG("notify-keyspace-events", NULL, 0, notify_special, "", NULL),
     ULONG_CONFIG("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LONG_MAX, "1000000", NULL),
 
-    /* Redis's replication and ACL-log knobs: accepted with Redis's types,
-     * bounds and defaults so its config files load; nothing reads them (the
-     * two stream-node ones among them are read by t_stream.c) */
+    /* Redis's replication knobs: accepted with Redis's types, bounds and
+     * defaults so its config files load; nothing reads them (the two
+     * stream-node ones among them are read by t_stream.c) */
     BOOL_CONFIG("rdb-del-sync-files", NULL, CF_NO_EFFECT, rdb_del_sync_files, "no", NULL),
     BOOL_CONFIG("replica-serve-stale-data", "slave-serve-stale-data", CF_NO_EFFECT, repl_serve_stale_data, "yes",
                 NULL),
@@ -362,7 +377,6 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("repl-disable-tcp-nodelay", NULL, CF_NO_EFFECT, repl_disable_tcp_nodelay, "no", NULL),
     INT_CONFIG("replica-priority", "slave-priority", CF_NO_EFFECT, replica_priority, 0, INT_MAX, "100", NULL),
     BOOL_CONFIG("replica-lazy-flush", "slave-lazy-flush", CF_NO_EFFECT, repl_slave_lazy_flush, "no", NULL),
-    ULONG_CONFIG("acllog-max-len", NULL, CF_NO_EFFECT, acllog_max_len, 0, LONG_MAX, "128", NULL),
     ULONG_CONFIG("stream-node-max-bytes", NULL, CF_MEMORY, stream_node_max_bytes, 0, LONG_MAX,
                  "4096", NULL),
     LL_CONFIG("stream-node-max-entries", NULL, 0, stream_node_max_entries, 0, LLONG_MAX, "100", NULL),
@@ -925,6 +939,7 @@ static int setRequirepass(sds *argv, int argc, int accumulate, sds *err) {
     }
     sdsfree(server.requirepass);
     server.requirepass = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    aclUpdateDefaultUserPassword(); /* the default user's password is requirepass */
     return C_OK;
 }
 
@@ -1311,9 +1326,6 @@ static const struct {
     {"slaveof", "replication"},
     {"masterauth", "replication"},
     {"masteruser", "replication"},
-    {"rename-command", "command renaming"},
-    {"user", "ACL users"},
-    {"aclfile", "ACL users"},
     {"lua-time-limit", "scripting"},
     {"busy-reply-threshold", "scripting"},
     {"loadmodule", "module loading"},
@@ -1360,6 +1372,12 @@ static sds unknownDirectiveError(const char *name) {
 /* One directive line, already split; argv[0] is lower case. */
 static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, const char *line) {
     if (!strcmp(argv[0], "include") && argc == 2) return loadInclude(l, argv[1], linenum, line);
+    sds acl_err = NULL;
+    if (!strcmp(argv[0], "user") && aclConfigUserLine(argv, argc, &acl_err) != C_OK)
+        return loadError(l, linenum, line, acl_err);
+    if (!strcmp(argv[0], "rename-command") && aclConfigRenameCommand(argv, argc, &acl_err) != C_OK)
+        return loadError(l, linenum, line, acl_err);
+    if (!strcmp(argv[0], "user") || !strcmp(argv[0], "rename-command")) return C_OK;
     const configEntry *e = lookupConfig(argv[0]);
     if (e == NULL && asksForNoCluster(argv, argc)) return C_OK;
     if (e == NULL) return loadError(l, linenum, line, unknownDirectiveError(argv[0]));
@@ -1794,6 +1812,32 @@ static void rewriteEntry(rewriteState *st, int idx, int force_all) {
     }
 }
 
+static int isUserLine(const char *line) {
+    while (*line == ' ' || *line == '\t') line++;
+    return !strncasecmp(line, "user", 4) && (line[4] == ' ' || line[4] == '\t');
+}
+
+/* `user` lines: every ACL user, as ACL LIST writes it, in place of the old
+ * lines (acl_file.c; none when an aclfile holds the users). */
+static void rewriteUserLines(rewriteState *st) {
+    int count = 0, k = 0;
+    sds *lines = aclConfigRewriteLines(&count);
+    if (lines == NULL) return;
+    for (int j = 0; j < st->count; j++) {
+        if (st->lines[j] == NULL || !isUserLine(st->lines[j])) continue;
+        sdsfree(st->lines[j]);
+        st->lines[j] = k < count ? lines[k++] : NULL;
+    }
+    for (; k < count; k++) {
+        if (!st->has_signature) {
+            rewriteAppendLine(st, sdsnew(CONFIG_REWRITE_SIGNATURE));
+            st->has_signature = 1;
+        }
+        rewriteAppendLine(st, lines[k]);
+    }
+    zfree(lines);
+}
+
 static sds rewriteContent(rewriteState *st) {
     sds content = sdsempty();
     for (int j = 0; j < st->count; j++) {
@@ -1849,6 +1893,7 @@ static int rewriteConfigFile(const char *path, int force_all) {
     int res = rewriteReadOldFile(&st, path);
     if (res == C_OK) {
         for (int j = 0; j < CONFIG_COUNT; j++) rewriteEntry(&st, j, force_all);
+        rewriteUserLines(&st);
         sds content = rewriteContent(&st);
         res = replaceFileAtomically(path, content);
         sdsfree(content);

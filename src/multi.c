@@ -24,6 +24,7 @@
  * the EXEC; writing a new value to it does.
  */
 #include "server.h"
+#include "acl.h"
 
 typedef struct queuedCommand {
     robj **argv;
@@ -328,7 +329,9 @@ static void runQueuedCommands(client *c) {
         c->argv = qc->argv;
         c->argv_len = qc->argc;
         c->cmd = c->realcmd = qc->cmd;
-        call(c);
+        int acl_errpos = 0, acl_result = aclCheckAllPerm(c, &acl_errpos); /* the rules may have changed since */
+        if (acl_result == ACL_OK) call(c);
+        else aclRejectQueuedCommand(c, acl_result, acl_errpos);
         /* the command may have rewritten its argv */
         qc->argc = c->argc;
         qc->argv = c->argv;

@@ -18,6 +18,7 @@
  * and beforeSleep() frees them.
  */
 #include "server.h"
+#include "acl.h"
 #include "argpool.h"
 #include "client_eviction.h"
 #include "tracking.h"
@@ -63,7 +64,8 @@ client *createClient(connection *conn) {
     listSetFreeMethod(c->reply, freeReplyBlock);
     c->ctime = server.unixtime;
     c->last_interaction_ms = server.mstime;
-    clientSetAuthenticated(c, server.requirepass == NULL);
+    c->user = conn ? aclDefaultUser() : NULL; /* NULL: a fake client (AOF loading), never checked */
+    clientSetAuthenticated(c, !aclDefaultUserRequiresAuth()); /* as Redis 7.0: kept if a password comes later */
     c->watched_keys = listCreate();
     if (conn) {
         listAddNodeTail(server.clients, c);
@@ -221,7 +223,7 @@ void acceptCommonHandler(connection *conn, int flags) {
         rejectConnection(conn, "-ERR max number of clients reached\r\n");
         return;
     }
-    if (server.protected_mode && server.requirepass == NULL && !(flags & CLIENT_UNIX_SOCKET) &&
+    if (server.protected_mode && aclDefaultUserHasNoPassword() && !(flags & CLIENT_UNIX_SOCKET) &&
         !connIsLocal(conn)) {
         rejectConnection(conn, protected_mode_error);
         return;
@@ -273,7 +275,7 @@ void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
 
 /* ---- parsing requests ----------------------------------------------------------------- */
 
-static int authRequired(client *c) { return !c->authenticated; }
+static int authRequired(client *c) { return !c->authenticated && aclDefaultUserRequiresAuth(); }
 
 void clientSetAuthenticated(client *c, int authenticated) {
     c->authenticated = authenticated;
@@ -835,7 +837,7 @@ sds catClientInfoString(sds s, client *c) {
         s,
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i "
         "multi=%i qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=%U rbs=%U rbp=%U obl=%U oll=%U omem=%U "
-        "tot-mem=%U events=%s cmd=%s user=default redir=%I resp=%i lib-name=%s lib-ver=%s",
+        "tot-mem=%U events=%s cmd=%s user=%s redir=%I resp=%i lib-name=%s lib-ver=%s",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? connGetFd(c->conn) : -1,
         c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
         (long long)((server.mstime - c->last_interaction_ms) / 1000), flags, c->db ? c->db->id : 0,
@@ -846,7 +848,8 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)multiQueuedArgvMemory(c), (unsigned long long)c->buf_usable_size,
         (unsigned long long)replyBufferPeak(c), (unsigned long long)c->bufpos,
         (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
-        (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL", trackingRedirectId(c), c->resp,
+        (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL",
+        c->user ? aclUserName(c->user) : "default", trackingRedirectId(c), c->resp,
         c->lib_name ? (char *)c->lib_name->ptr : "", c->lib_ver ? (char *)c->lib_ver->ptr : "");
 }
 

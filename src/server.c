@@ -26,6 +26,7 @@
  * the loader itself, as Redis's does.
  */
 #include "server.h"
+#include "acl.h"
 #include "aof.h"
 #include "client_eviction.h"
 #include "libassert.h"
@@ -285,7 +286,7 @@ static int overMemoryLimit(void) {
  * short case-insensitive compare is cheaper than hashing the name. */
 static redisCommand *lookupClientCommand(client *c) {
     redisCommand *last = c->lastcmd;
-    if (last == NULL) return lookupCommand(c->argv, c->argc);
+    if (last == NULL || acl_commands_renamed) return lookupCommand(c->argv, c->argc);
     if (last->parent) last = last->parent;
     sds name = c->argv[0]->ptr;
     size_t len = sdslen(name);
@@ -321,8 +322,15 @@ int processCommand(client *c) {
                                          c->cmd->fullname));
         return C_OK;
     }
-    if (!c->authenticated && !(c->cmd->flags & CMD_NO_AUTH)) {
+    if (!c->authenticated && !(c->cmd->flags & CMD_NO_AUTH) && aclDefaultUserRequiresAuth()) {
         rejectCommand(c, shared.noautherr);
+        return C_OK;
+    }
+    int acl_errpos = 0, acl_result = aclCheckAllPerm(c, &acl_errpos);
+    if (acl_result != ACL_OK) {
+        sds err;
+        aclRejectCommand(c, acl_result, acl_errpos, &err);
+        rejectCommandSds(c, err);
         return C_OK;
     }
     /* As in Redis, every command evicts keys when over maxmemory (client
@@ -907,26 +915,9 @@ void selectCommand(client *c) {
     else addReply(c, shared.ok);
 }
 
-/* Checks a username/password pair against the single default user. */
-/* Compares two sds in a time that depends on their lengths only, not on
- * where they differ: a client timing AUTH replies learns nothing about the
- * password's bytes. Binary-safe (requirepass may hold NULs). */
-static int sameSecret(const sds given, const sds secret) {
-    size_t glen = sdslen(given), slen = sdslen(secret);
-    unsigned char diff = glen != slen;
-    for (size_t j = 0; j < slen; j++) diff |= (unsigned char)(secret[j] ^ given[j < glen ? j : 0]);
-    return diff == 0;
-}
-
-static int checkPassword(client *c, robj *username, robj *password) {
-    if (username && strcmp(username->ptr, "default") != 0) return C_ERR;
-    if (server.requirepass == NULL) return C_OK; /* the default user has no password */
-    (void)c;
-    return sameSecret(password->ptr, server.requirepass) ? C_OK : C_ERR;
-}
-
 static const char *wrongpass_error = "-WRONGPASS invalid username-password pair or user is disabled.";
 
+/* AUTH [username] password: acl.c checks the pair and logs a failure. */
 void authCommand(client *c) {
     if (c->argc > 3) {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -934,16 +925,15 @@ void authCommand(client *c) {
     }
     robj *username = c->argc == 3 ? c->argv[1] : NULL;
     robj *password = c->argv[c->argc - 1];
-    if (username == NULL && server.requirepass == NULL) {
+    if (username == NULL && aclDefaultUserHasNoPassword()) {
         addReplyError(c, "AUTH <password> called without any password configured for the default user. "
                          "Are you sure your configuration is correct?");
         return;
     }
-    if (checkPassword(c, username, password) != C_OK) {
+    if (aclAuthenticate(c, username, password) != C_OK) {
         addReplyError(c, wrongpass_error);
         return;
     }
-    clientSetAuthenticated(c, 1);
     addReply(c, shared.ok);
 }
 
@@ -1012,12 +1002,11 @@ void helloCommand(client *c) {
             return;
         }
     }
-    if (username && checkPassword(c, username, password) != C_OK) {
+    if (username && aclAuthenticate(c, username, password) != C_OK) {
         addReplyError(c, wrongpass_error);
         return;
     }
-    if (username) clientSetAuthenticated(c, 1);
-    if (!c->authenticated) {
+    if (!c->authenticated && aclDefaultUserRequiresAuth()) {
         addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the "
                          "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
                          "select the RESP protocol version at the same time");
@@ -1188,6 +1177,7 @@ int main(int argc, char **argv) {
     initServerState();
     initConfigValues();
     populateCommandTable();
+    aclInit(); /* the default user, before `user` lines are read */
     server.executable = argv[0];
 
     char *configfile = NULL;
@@ -1220,6 +1210,7 @@ int main(int argc, char **argv) {
     serverLog(LL_WARNING, "Server initialized");
     warnAboutSystemSettings();
     configWarnNoEffectDirectives();
+    if (aclLoadUsersAtStartup() != C_OK) exit(1);
     notifyLoading();
     aofInit();
     rdbInit();

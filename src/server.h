@@ -248,6 +248,7 @@ typedef struct client {
     time_t obuf_soft_limit_reached_time;
     uint64_t flags;
     int authenticated;
+    struct aclUser *user;         /* acl.c: whose rules apply; the default user until AUTH */
     int ever_authenticated;       /* authenticated at some point: the small unauthenticated output limit is off */
     listNode *client_list_node;
     listNode pending_write_node;  /* embedded: queuing for a write allocates nothing */

@@ -35,6 +35,8 @@ typedef struct slowlogEntry {
 int commandArgIsRedacted(robj **argv, int argc, int j) {
     if (j == 0 || !sdsEncodedObject(argv[0])) return 0;
     if (!strcasecmp(argv[0]->ptr, "auth")) return 1;
+    if (!strcasecmp(argv[0]->ptr, "acl")) /* ACL SETUSER: the user and its rules (passwords) */
+        return j >= 2 && sdsEncodedObject(argv[1]) && !strcasecmp(argv[1]->ptr, "setuser");
     if (strcasecmp(argv[0]->ptr, "hello")) return 0;
     for (int k = 2; k < argc && k < j; k++) {
         if (sdsEncodedObject(argv[k]) && !strcasecmp(argv[k]->ptr, "auth") && j <= k + 2) return 1;

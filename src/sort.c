@@ -37,6 +37,7 @@
  *   counts as 0 (numeric) or sorts first (ALPHA).
  */
 #include "server.h"
+#include "acl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -94,7 +95,15 @@ static int parseSortOptions(client *c, int readonly, sortSpec *spec) {
             sdsfree(spec->by);
             spec->by = objectText(c->argv[++j]);
             spec->dontsort = strchr(spec->by, '*') == NULL;
+            if (!spec->dontsort && !aclClientHasFullKeyAccess(c)) {
+                addReplyError(c, "BY option of SORT denied due to insufficient ACL permissions.");
+                return C_ERR;
+            }
         } else if (argIs(c, j, "get") && left >= 1) {
+            if (!aclClientHasFullKeyAccess(c)) { /* the patterns name keys the ACL check never saw */
+                addReplyError(c, "GET option of SORT denied due to insufficient ACL permissions.");
+                return C_ERR;
+            }
             spec->gets[spec->ngets++] = objectText(c->argv[++j]);
         } else {
             addReplyErrorObject(c, shared.syntaxerr);

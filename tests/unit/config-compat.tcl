@@ -208,9 +208,6 @@ test "directives of features not built yet stop start-up, naming the feature" {
         "slaveof 127.0.0.1 6380"           slaveof              replication
         "masterauth secret"                masterauth           replication
         "masteruser default"               masteruser           replication
-        "rename-command FLUSHALL \"\""   rename-command       "command renaming"
-        "user alice on >pw ~* +@all"       user                 "ACL users"
-        "aclfile /etc/redis/users.acl"     aclfile              "ACL users"
         "lua-time-limit 5000"              lua-time-limit       scripting
         "busy-reply-threshold 5000"        busy-reply-threshold scripting
         "loadmodule /x/module.so"          loadmodule           "module loading"
