@@ -336,6 +336,7 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("bgchild-sched-idle", NULL, 0, bgchild_sched_idle, "no", NULL),
 
     /* diagnostics and events */
+    LL_CONFIG("busy-reply-threshold", "lua-time-limit", 0, busy_reply_threshold, 0, LONG_MAX, "5000", NULL),
     LL_CONFIG("slowlog-log-slower-than", NULL, 0, slowlog_log_slower_than, -1, LLONG_MAX, "10000", NULL),
     ULONG_CONFIG("slowlog-max-len", NULL, 0, slowlog_max_len, 0, LONG_MAX, "128", NULL),
     LL_CONFIG("latency-monitor-threshold", NULL, 0, latency_monitor_threshold, 0, LLONG_MAX, "0", NULL),
@@ -1275,8 +1276,6 @@ static const struct {
     {"rename-command", "command renaming"},
     {"user", "ACL users"},
     {"aclfile", "ACL users"},
-    {"lua-time-limit", "scripting"},
-    {"busy-reply-threshold", "scripting"},
     {"loadmodule", "module loading"},
     {"tls-", "TLS"},
     {"cluster-", "cluster mode"},

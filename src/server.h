@@ -209,6 +209,7 @@ typedef struct redisCommand {
 #define CLIENT_NO_TOUCH (1 << 18)
 #define CLIENT_PREVENT_PROP (1 << 19) /* the command propagated its effects itself */
 #define CLIENT_FORCE_PROP (1 << 20)   /* propagate even if nothing looked dirty */
+#define CLIENT_SCRIPT (1 << 21)       /* a scripting engine's client: collects replies, no connection */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -521,6 +522,9 @@ struct redisServer {
     unsigned long zset_max_listpack_entries;
     unsigned long zset_max_listpack_value;
     unsigned long hll_sparse_max_bytes;
+
+    /* scripting (script.c, eval.c) */
+    long long busy_reply_threshold; /* ms a script runs before others get -BUSY (lua-time-limit) */
 
     /* slowlog */
     list *slowlog;
@@ -950,6 +954,14 @@ typedef struct rdbCheck {
 } rdbCheck;
 int rdbCheckFd(int fd, rdbCheck *check); /* C_OK if the file is good */
 int rdbCheckMain(int argc, char **argv); /* the program redis-check-rdb (main() dispatches on argv[0]) */
+
+/* ---- scripting: eval.c (script.h and script_lua.h hold the engine's API) ---------------- */
+uint64_t evalCommandFlags(client *c, uint64_t cmd_flags); /* processCommand(): a script's declared flags */
+size_t evalMemoryLua(void);         /* INFO used_memory_lua / used_memory_vm_eval */
+size_t evalMemoryScripts(void);     /* INFO used_memory_scripts_eval */
+unsigned long evalCachedScripts(void); /* INFO number_of_cached_scripts */
+int scriptIsTimedOut(void);         /* a script runs past busy-reply-threshold */
+robj *scriptBusyError(void);        /* the -BUSY reply then */
 
 /* ---- multi.c ------------------------------------------------------------------------- */
 void queueMultiCommand(client *c);
