@@ -12,8 +12,9 @@
 #
 # Design: each (port, allocator, sanitizer, alignment) combination builds in
 # its own directory under build/, so variants coexist and switching between
-# them never needs a clean. jemalloc depends only on the port, so it is built
-# once per port under build/deps-<port>/ and shared by that port's variants.
+# them never needs a clean. jemalloc and Lua depend only on the port, so they
+# are built once per port under build/deps-<port>/ and shared by that port's
+# variants (and kept by `make clean`).
 
 PORT ?= native
 PORTS_ALL := $(sort $(notdir $(patsubst %/port.mk,%,$(wildcard ports/*/port.mk))))
@@ -80,9 +81,14 @@ endif
 ALIGN_CFLAGS := $(if $(filter yes,$(ALIGNED_ACCESS)),-DUSE_ALIGNED_ACCESS)
 
 # Lua (scripting): the interpreter and the libraries scripts see. Server
-# code is compiled with LUA_CFLAGS and linked with LUA_LIBS.
-LUA_CFLAGS ?=
-LUA_LIBS ?=
+# code is compiled with LUA_CFLAGS and linked with LUA_LIBS; the tools are
+# not. By default both name the pinned Lua 5.1.5 + lua-cjson that
+# deps/lua/build.sh builds per port (deps/lua/README.md); overriding them
+# on the command line (another build of the same Lua) skips that build.
+LUA_DIR := $(DEPS_DIR)/lua
+LUA_CFLAGS ?= -I$(LUA_DIR)/include
+LUA_LIBS ?= $(LUA_DIR)/lib/liblua.a
+LUA_DEP := $(filter $(LUA_DIR)/lib/liblua.a,$(LUA_LIBS))
 
 # -fno-math-errno: nothing reads errno after a math function, and sqrt()
 # then becomes one instruction instead of a libm call.
@@ -97,7 +103,8 @@ ALL_CFLAGS := $(BASE_CFLAGS) -Isrc -Isrc/lib $(LUA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
 # libm only where something still needs it (soft-float sqrt): the glibc
 # build references none of it, and a shared libm costs ~300 KB of RSS.
-LIBS := $(LUA_LIBS) $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread $(PORT_LIBS)
+LIBS := $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread $(PORT_LIBS)
+SERVER_LIBS := $(LUA_LIBS) $(LIBS)
 
 # ---- sources ------------------------------------------------------------------
 # Libraries (src/lib/): no server knowledge, each with its own unit tests,
@@ -167,7 +174,13 @@ $(BUILD)/lib/%.o: src/lib/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
+# Server objects may include the Lua headers, so Lua is built first; the
+# tools' objects (the more specific pattern below) never wait for it.
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP) $(LUA_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tools/%.o: src/tools/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -175,8 +188,8 @@ $(LIBREDIS): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(SERVER): $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(MALLOC_DEP)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(LIBS)
+$(SERVER): $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(MALLOC_DEP) $(LUA_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(SERVER_LIBS)
 
 $(BUILD)/tests/%.o: tests/c/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
 	@mkdir -p $(@D)
@@ -187,6 +200,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBREDIS) $(MALLOC_DEP)
 
 $(JEMALLOC_DIR)/lib/libjemalloc.a: deps/jemalloc/build.sh | $(BUILD)/.tools-ok
 	@deps/jemalloc/build.sh $(JEMALLOC_DIR) "$(CC) $(PORT_CFLAGS)" "$(PORT_JEMALLOC_HOST)" $(PORT_LG_PAGE)
+
+# The port's compiler and flags; HOST only names the archiver (HOST-ar).
+$(LUA_DIR)/lib/liblua.a: deps/lua/build.sh deps/lua/lua.sha256 $(wildcard deps/lua/patches/*.patch) | $(BUILD)/.tools-ok
+	@deps/lua/build.sh $(LUA_DIR) "$(CC) $(PORT_CFLAGS)" "$(PORT_JEMALLOC_HOST)"
 
 -include $(wildcard $(BUILD)/lib/*.d $(BUILD)/obj/*.d $(BUILD)/obj/tools/*.d $(BUILD)/tests/*.d)
 

@@ -1,0 +1,17 @@
+/* lua_struct.c -- the `struct` library of Redis scripts.
+ *
+ * Interim: the library table only, so the scripting engine can link and
+ * open it; the functions follow in the next commits of this branch. */
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "lua_libs.h"
+
+static const luaL_Reg structFunctions[] = {
+    {NULL, NULL},
+};
+
+int luaopen_struct(lua_State *L) {
+    luaL_register(L, "struct", structFunctions);
+    return 1;
+}
