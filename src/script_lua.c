@@ -22,8 +22,8 @@
  *   global is "Script attempted to access nonexistent global variable
  *   'x'", assigning one "Attempt to modify a readonly table" (Redis
  *   7.0's words for both). _G names that proxy.
- * - The library tables (redis, string, math, table, coroutine, and bit,
- *   cjson, struct, cmsgpack when built in) are proxies the same way;
+ * - The library tables (redis, string, math, table, coroutine, bit,
+ *   cjson, struct, cmsgpack) are proxies the same way;
  *   rawset on a proxy is refused too, and pairs/next see through proxies
  *   so iterating a library still works. The metatables are protected
  *   (__metatable), so getmetatable cannot reach the real table.
@@ -51,12 +51,7 @@
 #include <lualib.h>
 #include <math.h>
 
-#if defined(__has_include)
-#if __has_include("lua_libs.h")
 #include "lua_libs.h"
-#define HAVE_LUA_EXTRA_LIBS 1
-#endif
-#endif
 
 #define LUA_HOOK_INSTRUCTIONS 100000 /* scriptInterrupt() this often, as Redis */
 #define LUA_GC_CYCLE_PERIOD 50       /* a GC step every this many runs */
@@ -837,12 +832,10 @@ static void openLibraries(lua_State *lua) {
     openLibrary(lua, LUA_STRLIBNAME, luaopen_string);
     openLibrary(lua, LUA_MATHLIBNAME, luaopen_math);
     openLibrary(lua, LUA_DBLIBNAME, luaopen_debug);
-#ifdef HAVE_LUA_EXTRA_LIBS
     openLibrary(lua, "cjson", luaopen_cjson);
     openLibrary(lua, "struct", luaopen_struct);
     openLibrary(lua, "cmsgpack", luaopen_cmsgpack);
     openLibrary(lua, "bit", luaopen_bit);
-#endif
     lua_getglobal(lua, "math");
     setFunctionField(lua, "random", luaMathRandom);
     setFunctionField(lua, "randomseed", luaMathRandomSeed);
