@@ -245,7 +245,10 @@ void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err) {
     c->argc = argc;
     c->argv_len = argc;
     c->cmd = c->lastcmd = c->realcmd = cmd;
+    int muted = !(ctx->repl & SCRIPT_REPL_AOF);
+    if (muted) propagateSetMuted(1);
     call(c);
+    if (muted) propagateSetMuted(0);
     serverAssert(!(c->flags & CLIENT_BLOCKED));
 }
 
