@@ -79,7 +79,11 @@ int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *sh
     *shebang_len = 0;
     if (len < 2 || body[0] != '#' || body[1] != '!') return C_OK;
     const char *nl = memchr(body, '\n', len);
-    *shebang_len = nl ? (size_t)(nl - body) : len;
+    if (nl == NULL) { /* a shebang and no code: Redis 7.0 refuses it so */
+        *err = sdsnew("Invalid script shebang");
+        return C_ERR;
+    }
+    *shebang_len = (size_t)(nl - body);
     sds line = sdsnewlen(body, *shebang_len);
     int argc;
     sds *parts = sdssplitargs(line, &argc);
@@ -231,6 +235,7 @@ static void countRefusal(redisCommand *cmd, sds err) {
     server.stat_total_error_replies++;
     incrementErrorCount(code, len);
     if (cmd) cmd->rejected_calls++;
+    callChargeErrors();
 }
 
 void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err) {

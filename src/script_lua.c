@@ -788,6 +788,29 @@ static int luaLoadstring(lua_State *lua) {
     return 2;
 }
 
+/* pcall as Redis 7.0 wraps it: an error table caught is returned as its
+ * err string, so scripts see the message they always did. */
+static int luaPcall(lua_State *lua) {
+    int argc = lua_gettop(lua);
+    if (argc == 0) {
+        lua_pushboolean(lua, 0);
+        lua_pushstring(lua, "bad argument #1 to 'pcall' (value expected)");
+        return 2;
+    }
+    lua_pushboolean(lua, 1); /* the status, in front of the results */
+    lua_insert(lua, 1);
+    if (lua_pcall(lua, argc - 1, LUA_MULTRET, 0) == 0) return lua_gettop(lua);
+    lua_remove(lua, 1);
+    if (lua_istable(lua, -1)) {
+        lua_getfield(lua, -1, "err");
+        if (lua_isstring(lua, -1)) lua_replace(lua, -2);
+        else lua_pop(lua, 1);
+    }
+    lua_pushboolean(lua, 0);
+    lua_insert(lua, 1);
+    return lua_gettop(lua);
+}
+
 /* load(f [, chunkname]): the pieces f returns, joined, then as loadstring. */
 static int luaLoad(lua_State *lua) {
     luaL_checktype(lua, 1, LUA_TFUNCTION);
@@ -903,6 +926,8 @@ lua_State *luaEngineCreate(void) {
     lua_setglobal(lua, "loadstring");
     lua_pushcfunction(lua, luaLoad);
     lua_setglobal(lua, "load");
+    lua_pushcfunction(lua, luaPcall);
+    lua_setglobal(lua, "pcall");
     lua_pushcfunction(lua, luaPairs);
     lua_setglobal(lua, "pairs");
     lua_pushcfunction(lua, luaNext);
@@ -970,7 +995,8 @@ static void replyRunError(scriptRunCtx *ctx, lua_State *lua) {
     }
     luaErrorInfo info;
     errorInfoFromTable(lua, &info);
-    sds err = sdscatfmt(sdsempty(), "-%S", info.msg ? info.msg : "");
+    /* error({}) has no message (Redis 7.0.15 crashes on it): a generic one */
+    sds err = info.msg ? sdscatfmt(sdsempty(), "-%S", info.msg) : sdsnew("-ERR unknown error");
     if (info.line && info.source)
         err = sdscatfmt(err, " script: %s, on %S:%S.", ctx->funcname, info.source, info.line);
     replyErrorMaybeCounted(c, err, info.counted);

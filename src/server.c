@@ -377,6 +377,10 @@ int processCommand(client *c) {
  * by EXEC fails on its own, EXEC does not fail with it (as in Redis). */
 static long long errors_charged;
 
+/* Error replies counted outside any call() (a script's refused redis.call,
+ * script.c) are charged already: the script fails only by its own reply. */
+void callChargeErrors(void) { errors_charged = server.stat_total_error_replies; }
+
 /* Commands of one pipelined batch run back to back, so the clock reading
  * that ends one command's timing also starts the next one's: half the
  * clock reads of a pipeline (a reading costs tens of cycles, more in a

@@ -791,6 +791,7 @@ void propagateAfterCall(client *c, long long dirty_delta);
 void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besides the command's own */
 void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
 void preventCommandPropagation(client *c);
+void callChargeErrors(void);       /* script.c: errors counted outside call() are charged */
 void propagateSetMuted(int muted); /* script.c: redis.set_repl() without REPL_AOF */
 void forceCommandPropagation(client *c); /* propagate even if nothing looked dirty (FLUSH* of an empty db) */
 
