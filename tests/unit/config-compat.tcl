@@ -211,8 +211,6 @@ test "directives of features not built yet stop start-up, naming the feature" {
         "rename-command FLUSHALL \"\""   rename-command       "command renaming"
         "user alice on >pw ~* +@all"       user                 "ACL users"
         "aclfile /etc/redis/users.acl"     aclfile              "ACL users"
-        "lua-time-limit 5000"              lua-time-limit       scripting
-        "busy-reply-threshold 5000"        busy-reply-threshold scripting
         "loadmodule /x/module.so"          loadmodule           "module loading"
         "tls-port 6380"                    tls-port             TLS
         "tls-cert-file redis.crt"          tls-cert-file        TLS
