@@ -166,6 +166,7 @@ static void evalGeneric(client *c, int evalsha, int read_only) {
     long long numkeys;
     char sha[SHA1_HEX_LEN + 1];
     preventCommandPropagation(c); /* its commands are, not the script */
+    feedMonitors(c, c->argv, c->argc); /* before its commands (EVAL is skip-monitor in call()) */
     if (parseNumkeys(c, &numkeys) != C_OK) return;
     if (evalsha) {
         if (sdslen(c->argv[1]->ptr) != SHA1_HEX_LEN || evalFindScript(c->argv[1]->ptr) == NULL) {

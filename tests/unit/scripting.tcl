@@ -365,6 +365,17 @@ start_server {tags {scripting}} {
         assert_equal eval [lindex $log 0 3 0]
     }
 
+    test "MONITOR shows the EVAL, then its commands from 'lua'" {
+        set m [redis_deferring_client]
+        $m monitor
+        assert_equal OK [$m read]
+        r eval {redis.call('set', 'mk', '1') return redis.call('get', 'mk')} 1 mk
+        assert_match {*"eval" "redis.call('set', 'mk', '1')*" "1" "mk"} [$m read]
+        assert_match {*\[9 lua\] "set" "mk" "1"} [$m read]
+        assert_match {*\[9 lua\] "get" "mk"} [$m read]
+        $m close
+    }
+
     test "INFO memory: the cache and the Lua heap" {
         r script flush
         assert_equal 0 [s number_of_cached_scripts]
