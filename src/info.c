@@ -240,12 +240,11 @@ static sds catAllocatorRatios(sds info, const memoryOverview *m) {
                         ratioOf(m->rss, m->resident), (long long)m->rss - (long long)m->resident);
 }
 
-/* The Lua engines' heaps and the script caches (eval.c). The EVAL engine
- * exists only after the first script; functions are not implemented yet,
- * so their figures are 0. */
+/* The Lua engines' heaps and the script caches (eval.c, function.c). Each
+ * engine exists only after its first script or library. */
 static sds catScriptingMemory(sds info) {
     size_t vm_eval = evalMemoryLua(), scripts_eval = evalMemoryScripts();
-    size_t vm_functions = 0, functions = 0;
+    size_t vm_functions = functionsMemoryLua(), functions = functionsMemoryOverhead();
     char vm_human[64], vm_total_human[64], scripts_human[64];
     bytesToHuman(vm_human, sizeof vm_human, vm_eval);
     bytesToHuman(vm_total_human, sizeof vm_total_human, vm_eval + vm_functions);
@@ -256,15 +255,16 @@ static sds catScriptingMemory(sds info) {
                         "used_memory_lua_human:%s\r\n"
                         "used_memory_scripts_eval:%zu\r\n"
                         "number_of_cached_scripts:%lu\r\n"
-                        "number_of_functions:0\r\n"
-                        "number_of_libraries:0\r\n"
+                        "number_of_functions:%lu\r\n"
+                        "number_of_libraries:%lu\r\n"
                         "used_memory_vm_functions:%zu\r\n"
                         "used_memory_vm_total:%zu\r\n"
                         "used_memory_vm_total_human:%s\r\n"
                         "used_memory_functions:%zu\r\n"
                         "used_memory_scripts:%zu\r\n"
                         "used_memory_scripts_human:%s\r\n",
-                        vm_eval, vm_eval, vm_human, scripts_eval, evalCachedScripts(), vm_functions,
+                        vm_eval, vm_eval, vm_human, scripts_eval, evalCachedScripts(), functionsCount(),
+                        functionsLibraryCount(), vm_functions,
                         vm_eval + vm_functions, vm_total_human, functions, scripts_eval + functions,
                         scripts_human);
 }

@@ -291,6 +291,13 @@ static void saveValue(rdbWriter *w, robj *o) {
     }
 }
 
+/* Each library's code as RDB_OPCODE_FUNCTION2 + a string, before the keys. */
+static void saveFunctions(rdbWriter *w) {
+    sds lib = functionsSerialize();
+    putBytes(w, lib, sdslen(lib));
+    sdsfree(lib);
+}
+
 static void saveKey(rdbWriter *w, kvobj *o) {
     long long when = kvobjGetExpire(o);
     if (when != -1) {
@@ -337,6 +344,7 @@ int rdbSaveToFd(int fd, int aof_base) {
     ll2string(num, sizeof num, (long long)zmalloc_used_memory());
     putAux(&w, "used-mem", num);
     putAux(&w, "aof-base", aof_base ? "1" : "0");
+    saveFunctions(&w);
     for (int j = 0; j < server.dbnum && !w.failed; j++) saveDb(&w, &server.db[j]);
     putByte(&w, RDB_OPCODE_EOF);
     writerFlush(&w);
@@ -355,6 +363,14 @@ sds rdbSerializeValue(robj *o) {
     rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
     saveType(&w, o);
     saveValue(&w, o);
+    zfree(w.lzf);
+    return w.buf;
+}
+
+/* One string as the stream writes it (FUNCTION DUMP's library code). */
+sds rdbEncodeString(const char *p, size_t len) {
+    rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
+    putString(&w, p, len);
     zfree(w.lzf);
     return w.buf;
 }
@@ -890,6 +906,31 @@ static int emptyCollection(robj *o) {
     }
 }
 
+/* One string at p (any of the stream's encodings); *used: its bytes. NULL
+ * if p does not hold a whole valid string. */
+sds rdbDecodeString(const unsigned char *p, size_t len, size_t *used) {
+    rdbReader r = {.fd = -1, .buf = p, .len = len, .version = RDB_VERSION};
+    sds s = getString(&r);
+    *used = r.pos;
+    return s;
+}
+
+/* A library's code (RDB_OPCODE_FUNCTION2): created at once, before the keys
+ * that follow; a check only reads it. */
+static int loadFunction(rdbReader *r) {
+    sds code = getString(r);
+    if (code == NULL) return 0;
+    sds err = NULL;
+    if (!r->check && functionsLoadLibraryCode(code, &err) != C_OK) {
+        static char msg[256];
+        snprintf(msg, sizeof msg, "Failed loading library: %s", err);
+        sdsfree(err);
+        r->error = msg;
+    }
+    sdsfree(code);
+    return r->error == NULL;
+}
+
 /* One value serialized by rdbSerializeValue (or Redis's DUMP): a type
  * byte and the value, validated as deeply as a file's. Bytes after the
  * value are ignored, as Redis does. NULL with *err (a new sds) on failure. */
@@ -956,12 +997,6 @@ static int loadAux(rdbReader *r) {
     sdsfree(key);
     sdsfree(value);
     return 1;
-}
-
-static int skipString(rdbReader *r) {
-    sds s = getString(r);
-    sdsfree(s);
-    return s != NULL;
 }
 
 /* DEBUG RELOAD MERGE: a loaded key replaces one already in the dataset
@@ -1087,7 +1122,8 @@ static int loadBody(rdbReader *r) {
             if (!getLen(r, &a, NULL) || !getLen(r, &b, NULL) || !getLen(r, &b, NULL)) return 0;
             continue;
         case RDB_OPCODE_FUNCTION2:
-            if (!skipString(r)) return 0; /* functions are not supported: skipped */
+            doing(r, "read-functions");
+            if (!loadFunction(r)) return 0;
             continue;
         case RDB_OPCODE_MODULE_AUX:
             r->error = "Module data in the RDB file is not supported";

@@ -55,6 +55,23 @@ int scriptParseFlagName(const char *name, uint64_t *flag) {
     return C_ERR;
 }
 
+int scriptParseFlagNameNoCase(const char *name, uint64_t *flag) {
+    for (size_t j = 0; j < sizeof script_flag_names / sizeof script_flag_names[0]; j++) {
+        if (strcasecmp(name, script_flag_names[j].name) == 0) {
+            *flag = script_flag_names[j].flag;
+            return C_OK;
+        }
+    }
+    return C_ERR;
+}
+
+/* The flags' names, in Redis's order (FUNCTION LIST). */
+const char *scriptFlagName(int index, uint64_t *flag) {
+    if (index < 0 || (size_t)index >= sizeof script_flag_names / sizeof script_flag_names[0]) return NULL;
+    *flag = script_flag_names[index].flag;
+    return script_flag_names[index].name;
+}
+
 static int parseShebangFlags(sds names_list, uint64_t *flags, sds *err) {
     int count;
     sds *names = sdssplitlen(names_list, (ssize_t)sdslen(names_list), ",", 1, &count);

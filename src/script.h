@@ -48,6 +48,8 @@ typedef struct scriptRunCtx {
  * excluded; 0 if none); C_ERR with *err (Redis's wording) on a bad one. */
 int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *shebang_len, sds *err);
 int scriptParseFlagName(const char *name, uint64_t *flag); /* one flag: C_ERR if unknown */
+int scriptParseFlagNameNoCase(const char *name, uint64_t *flag); /* register_function's flags */
+const char *scriptFlagName(int index, uint64_t *flag); /* the index-th flag's name, NULL past the last */
 uint64_t scriptFlagsToCmdFlags(uint64_t cmd_flags, uint64_t script_flags);
 
 /* A run: prepare (may refuse, replying to the caller), run, reset. */

@@ -56,6 +56,11 @@
 #define LUA_HOOK_INSTRUCTIONS 100000 /* scriptInterrupt() this often, as Redis */
 #define LUA_GC_CYCLE_PERIOD 50       /* a GC step every this many runs */
 #define REGISTRY_PROXIES "__proxies"  /* proxy -> real table */
+#define REGISTRY_API "__api"          /* what the scripts' environment reads from */
+#define REGISTRY_FULL_API "__api_full"   /* the globals */
+#define REGISTRY_LIBRARY_API "__api_lib" /* FUNCTION LOAD: only redis.register_function, log ... */
+#define REGISTRY_ENV "__script_env"
+#define FUNCTION_LOAD_TIMEOUT_MS 500  /* as Redis: a library's code must load in this time */
 
 /* ---- the allocator and the random generator -------------------------------------------- */
 
@@ -684,13 +689,31 @@ static void registerRedisApi(lua_State *lua) {
 
 static int luaReadonlyError(lua_State *lua) { return luaL_error(lua, "Attempt to modify a readonly table"); }
 
-static int luaMissingGlobal(lua_State *lua) {
-    /* (proxy, key): the real globals had nothing under key */
-    lua_pushvalue(lua, 2);
-    lua_rawget(lua, LUA_GLOBALSINDEX);
-    if (!lua_isnil(lua, -1)) return 1;
-    const char *name = lua_isstring(lua, 2) ? lua_tostring(lua, 2) : luaL_typename(lua, 2);
+static int missingGlobalError(lua_State *lua, int key) {
+    const char *name = lua_isstring(lua, key) ? lua_tostring(lua, key) : luaL_typename(lua, key);
     return luaL_error(lua, "Script attempted to access nonexistent global variable '%s'", name);
+}
+
+/* __index of the scripts' environment (proxy, key): looks in the table
+ * registry.__api names -- the real globals, or while FUNCTION LOAD runs a
+ * library's code, the few names that code may use. */
+static int luaMissingGlobal(lua_State *lua) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_API);
+    lua_pushvalue(lua, 2);
+    lua_rawget(lua, -2);
+    if (!lua_isnil(lua, -1)) return 1;
+    return missingGlobalError(lua, 2);
+}
+
+/* __index of a strict proxy (proxy, key): a missing name is an error. */
+static int luaStrictIndex(lua_State *lua) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_PROXIES);
+    lua_pushvalue(lua, 1);
+    lua_rawget(lua, -2);
+    lua_pushvalue(lua, 2);
+    lua_rawget(lua, -2);
+    if (!lua_isnil(lua, -1)) return 1;
+    return missingGlobalError(lua, 2);
 }
 
 /* The real table behind a proxy, or the value itself. */
@@ -898,7 +921,11 @@ static void installScriptEnvironment(lua_State *lua) {
     makeProxy(lua, luaMissingGlobal);
     lua_pushvalue(lua, -1);
     lua_setglobal(lua, "_G");
-    lua_setfield(lua, LUA_REGISTRYINDEX, "__script_env");
+    lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
+    lua_pushvalue(lua, LUA_GLOBALSINDEX);
+    lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_FULL_API);
+    lua_pushvalue(lua, LUA_GLOBALSINDEX);
+    lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_API);
 }
 
 static void protectGlobals(lua_State *lua) {
@@ -951,7 +978,7 @@ int luaEngineCompile(lua_State *lua, const char *name, const char *body, size_t 
         lua_pop(lua, 1);
         return C_ERR;
     }
-    lua_getfield(lua, LUA_REGISTRYINDEX, "__script_env");
+    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
     lua_setfenv(lua, -2);
     lua_setfield(lua, LUA_REGISTRYINDEX, name);
     return C_OK;
@@ -1023,5 +1050,219 @@ void luaEngineRunEval(scriptRunCtx *ctx, lua_State *lua, const char *name, robj 
         replyFromLua(ctx->caller, ctx->fake->resp, lua);
     }
     lua_sethook(lua, NULL, 0, 0);
+    lua_pop(lua, 1); /* the error handler */
+}
+
+/* ---- the functions engine (FUNCTION LOAD, FCALL) ------------------------------------------ */
+
+/* While FUNCTION LOAD runs a library's code: where redis.register_function
+ * sends what it registers. */
+static struct {
+    luaRegisterProc *proc;
+    void *ud;
+    long long start_us;
+} library_load;
+
+/* Reads a flags table {'no-writes', ...} (names case-insensitive here, as
+ * Redis reads them); C_ERR on an unknown or non-string flag. */
+static int readFunctionFlags(lua_State *lua, int idx, uint64_t *flags) {
+    *flags = 0;
+    for (int j = 1;; j++) {
+        lua_rawgeti(lua, idx, j);
+        if (lua_isnil(lua, -1)) {
+            lua_pop(lua, 1);
+            return C_OK;
+        }
+        uint64_t flag;
+        int ok = lua_type(lua, -1) == LUA_TSTRING && scriptParseFlagNameNoCase(lua_tostring(lua, -1), &flag) == C_OK;
+        lua_pop(lua, 1);
+        if (!ok) return C_ERR;
+        *flags |= flag;
+    }
+}
+
+typedef struct registerArgs {
+    sds name, desc;
+    int ref; /* LUA_NOREF until the callback is read */
+    uint64_t flags;
+} registerArgs;
+
+static const char *readNamedArg(lua_State *lua, registerArgs *a) {
+    const char *key = lua_tostring(lua, -2);
+    if (!strcasecmp(key, "function_name")) {
+        if (!lua_isstring(lua, -1)) return "function_name argument given to redis.register_function must be a string";
+        sdsfree(a->name);
+        a->name = sdsnew(lua_tostring(lua, -1));
+    } else if (!strcasecmp(key, "description")) {
+        if (!lua_isstring(lua, -1)) return "description argument given to redis.register_function must be a string";
+        sdsfree(a->desc);
+        a->desc = sdsnew(lua_tostring(lua, -1));
+    } else if (!strcasecmp(key, "callback")) {
+        if (!lua_isfunction(lua, -1)) return "callback argument given to redis.register_function must be a function";
+        if (a->ref != LUA_NOREF) luaL_unref(lua, LUA_REGISTRYINDEX, a->ref);
+        lua_pushvalue(lua, -1);
+        a->ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+    } else if (!strcasecmp(key, "flags")) {
+        if (!lua_istable(lua, -1)) return "flags argument to redis.register_function must be a table representing function flags";
+        if (readFunctionFlags(lua, lua_gettop(lua), &a->flags) != C_OK) return "unknown flag given";
+    } else {
+        return "unknown argument given to redis.register_function";
+    }
+    return NULL;
+}
+
+static const char *readNamedArgs(lua_State *lua, registerArgs *a) {
+    if (!lua_istable(lua, 1))
+        return "calling redis.register_function with a single argument is only applicable to Lua table "
+               "(representing named arguments).";
+    lua_pushnil(lua);
+    while (lua_next(lua, 1)) {
+        if (lua_type(lua, -2) != LUA_TSTRING) return "named argument key given to redis.register_function is not a string";
+        const char *err = readNamedArg(lua, a);
+        if (err) return err;
+        lua_pop(lua, 1);
+    }
+    if (a->name == NULL) return "redis.register_function must get a function name argument";
+    if (a->ref == LUA_NOREF) return "redis.register_function must get a callback argument";
+    return NULL;
+}
+
+static const char *readPositionalArgs(lua_State *lua, registerArgs *a) {
+    if (!lua_isstring(lua, 1)) return "first argument to redis.register_function must be a string";
+    if (!lua_isfunction(lua, 2)) return "second argument to redis.register_function must be a function";
+    a->name = sdsnew(lua_tostring(lua, 1));
+    lua_pushvalue(lua, 2);
+    a->ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+    return NULL;
+}
+
+static int luaRegisterFunction(lua_State *lua) {
+    if (library_load.proc == NULL)
+        return raiseErrorText(lua, "redis.register_function can only be called on FUNCTION LOAD command");
+    int argc = lua_gettop(lua);
+    if (argc < 1 || argc > 2) return raiseErrorText(lua, "wrong number of arguments to redis.register_function");
+    registerArgs a = {.ref = LUA_NOREF};
+    const char *err = argc == 1 ? readNamedArgs(lua, &a) : readPositionalArgs(lua, &a);
+    sds reg_err = NULL;
+    if (err == NULL && library_load.proc(library_load.ud, a.name, a.ref, a.flags, a.desc, &reg_err) == C_OK) {
+        sdsfree(a.name);
+        sdsfree(a.desc);
+        return 0; /* the ref now belongs to the library */
+    }
+    if (a.ref != LUA_NOREF) luaL_unref(lua, LUA_REGISTRYINDEX, a.ref);
+    sdsfree(a.name);
+    sdsfree(a.desc);
+    if (reg_err) {
+        pushErrorTable(lua, reg_err, sdslen(reg_err));
+        sdsfree(reg_err);
+        return raiseTop(lua);
+    }
+    return raiseErrorText(lua, err);
+}
+
+/* What a library's code sees while it loads: only redis.register_function,
+ * redis.log and the constants (Redis 7.0's library API); anything else is
+ * a missing global. */
+static void installLibraryApi(lua_State *lua) {
+    lua_newtable(lua); /* the API's globals */
+    lua_newtable(lua); /* its redis */
+    setFunctionField(lua, "register_function", luaRegisterFunction);
+    setFunctionField(lua, "log", luaRedisLog);
+    setNumberField(lua, "LOG_DEBUG", LL_DEBUG);
+    setNumberField(lua, "LOG_VERBOSE", LL_VERBOSE);
+    setNumberField(lua, "LOG_NOTICE", LL_NOTICE);
+    setNumberField(lua, "LOG_WARNING", LL_WARNING);
+    lua_pushstring(lua, REDIS_VERSION);
+    lua_setfield(lua, -2, "REDIS_VERSION");
+    setNumberField(lua, "REDIS_VERSION_NUM", redisVersionNum());
+    makeProxy(lua, luaStrictIndex);
+    lua_setfield(lua, -2, "redis");
+    lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_LIBRARY_API);
+}
+
+lua_State *luaEngineCreateForFunctions(void) {
+    lua_State *lua = luaEngineCreate();
+    installLibraryApi(lua);
+    return lua;
+}
+
+static void luaLoadTimeoutHook(lua_State *lua, lua_Debug *ar) {
+    (void)ar;
+    if ((monotonicUs() - library_load.start_us) / 1000 <= FUNCTION_LOAD_TIMEOUT_MS) return;
+    lua_sethook(lua, luaLoadTimeoutHook, LUA_MASKLINE, 0);
+    raiseErrorText(lua, "FUNCTION LOAD timeout");
+}
+
+static void setApi(lua_State *lua, const char *which) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, which);
+    lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_API);
+}
+
+/* The message of the error on top (a table's err, or "ERR " + a string). */
+static sds errorMessageOfTop(lua_State *lua) {
+    if (lua_istable(lua, -1)) {
+        luaErrorInfo info;
+        errorInfoFromTable(lua, &info);
+        sds msg = info.msg ? sdsdup(info.msg) : sdsnew("ERR unknown error");
+        errorInfoFree(&info);
+        return msg;
+    }
+    const char *s = lua_tostring(lua, -1);
+    return sdscatfmt(sdsempty(), "ERR %s", s ? s : "unknown error");
+}
+
+int luaEngineLoadLibrary(lua_State *lua, const char *code, size_t len, size_t shebang_len, luaRegisterProc *proc,
+                         void *ud, sds *err) {
+    if (luaL_loadbuffer(lua, code + shebang_len, len - shebang_len, "@user_function")) {
+        *err = sdscatfmt(sdsempty(), "Error compiling function: %s", lua_tostring(lua, -1));
+        lua_pop(lua, 1);
+        return C_ERR;
+    }
+    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
+    lua_setfenv(lua, -2);
+    library_load.proc = proc;
+    library_load.ud = ud;
+    library_load.start_us = monotonicUs();
+    setApi(lua, REGISTRY_LIBRARY_API);
+    lua_sethook(lua, luaLoadTimeoutHook, LUA_MASKCOUNT, LUA_HOOK_INSTRUCTIONS);
+    int failed = lua_pcall(lua, 0, 0, 0);
+    lua_sethook(lua, NULL, 0, 0);
+    setApi(lua, REGISTRY_FULL_API);
+    library_load.proc = NULL;
+    if (!failed) return C_OK;
+    sds msg = errorMessageOfTop(lua);
+    *err = sdscatfmt(sdsempty(), "Error registering functions: %S", msg);
+    sdsfree(msg);
+    lua_pop(lua, 1);
+    return C_ERR;
+}
+
+void luaEngineUnref(lua_State *lua, int ref) { luaL_unref(lua, LUA_REGISTRYINDEX, ref); }
+
+static void pushArray(lua_State *lua, robj **elems, int count) {
+    lua_createtable(lua, count, 0);
+    for (int j = 0; j < count; j++) {
+        robj *o = getDecodedObject(elems[j]);
+        lua_pushlstring(lua, o->ptr, sdslen(o->ptr));
+        lua_rawseti(lua, -2, j + 1);
+        decrRefCount(o);
+    }
+}
+
+void luaEngineRunFunction(scriptRunCtx *ctx, lua_State *lua, int ref, robj **keys, int nkeys, robj **args,
+                          int nargs) {
+    lua_getglobal(lua, "__redis__err__handler");
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, ref);
+    pushArray(lua, keys, nkeys);
+    pushArray(lua, args, nargs);
+    if (server.busy_reply_threshold > 0) lua_sethook(lua, luaInterruptHook, LUA_MASKCOUNT, LUA_HOOK_INSTRUCTIONS);
+    int err = lua_pcall(lua, 2, 1, -4);
+    lua_sethook(lua, NULL, 0, 0);
+    if (err) {
+        replyRunError(ctx, lua);
+        lua_pop(lua, 1);
+    } else {
+        replyFromLua(ctx->caller, ctx->fake->resp, lua);
+    }
     lua_pop(lua, 1); /* the error handler */
 }

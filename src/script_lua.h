@@ -29,4 +29,22 @@ int luaEngineHasFunction(lua_State *lua, const char *name);
 void luaEngineRunEval(scriptRunCtx *ctx, lua_State *lua, const char *name, robj **keys, int nkeys,
                       robj **args, int nargs);
 
+/* ---- functions (function.c) ---- */
+
+/* Called by redis.register_function while a library loads: C_OK takes the
+ * callback (a registry reference) over; C_ERR with *err refuses it. */
+typedef int luaRegisterProc(void *ud, sds name, int ref, uint64_t flags, sds desc, sds *err);
+
+lua_State *luaEngineCreateForFunctions(void); /* + the library API of FUNCTION LOAD */
+/* Runs a library's code (chunk "@user_function", shebang skipped as for
+ * EVAL) with only the library API visible; each register_function goes to
+ * proc. C_ERR with *err in Redis's words ("Error compiling function: ...",
+ * "Error registering functions: ..."). */
+int luaEngineLoadLibrary(lua_State *lua, const char *code, size_t len, size_t shebang_len, luaRegisterProc *proc,
+                         void *ud, sds *err);
+void luaEngineUnref(lua_State *lua, int ref);
+/* Calls the registered callback ref(keys, args), replying to ctx->caller. */
+void luaEngineRunFunction(scriptRunCtx *ctx, lua_State *lua, int ref, robj **keys, int nkeys, robj **args,
+                          int nargs);
+
 #endif /* REDIS_SCRIPT_LUA_H */

@@ -936,6 +936,8 @@ sds rdbInfoString(sds info);
 #define RDB_VERSION 10          /* what we write: snapshots, AOF preambles, DUMP payloads */
 #define RDB_MAX_READ_VERSION 12 /* what we load: 7.2 writes 11, 7.4 writes 12 */
 sds rdbSerializeValue(robj *o); /* type byte + value, no key (DUMP) */
+sds rdbEncodeString(const char *p, size_t len); /* one string in the stream's encoding */
+sds rdbDecodeString(const unsigned char *p, size_t len, size_t *used); /* NULL if invalid */
 robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *err);
 size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
 
@@ -962,6 +964,14 @@ uint64_t evalCommandFlags(client *c, uint64_t cmd_flags); /* processCommand(): a
 size_t evalMemoryLua(void);         /* INFO used_memory_lua / used_memory_vm_eval */
 size_t evalMemoryScripts(void);     /* INFO used_memory_scripts_eval */
 unsigned long evalCachedScripts(void); /* INFO number_of_cached_scripts */
+uint64_t fcallCommandFlags(client *c, uint64_t cmd_flags); /* processCommand(): a function's flags */
+sds functionsSerialize(void);       /* RDB_OPCODE_FUNCTION2 + code per library (RDB, FUNCTION DUMP) */
+int functionsLoadLibraryCode(sds code, sds *err); /* rdb.c: a library from a dump */
+sds functionsAofCommands(void);     /* aof_rewrite.c: FUNCTION LOAD per library, as RESP */
+size_t functionsMemoryLua(void);    /* INFO used_memory_vm_functions */
+size_t functionsMemoryOverhead(void); /* INFO used_memory_functions */
+unsigned long functionsCount(void);
+unsigned long functionsLibraryCount(void);
 int scriptIsTimedOut(void);         /* a script runs past busy-reply-threshold */
 robj *scriptBusyError(void);        /* the -BUSY reply then */
 
