@@ -611,11 +611,13 @@ static void functionDump(client *c) {
     addReplyBulkSds(c, payload);
 }
 
-/* Loads the libraries of an opcode + string sequence into set; stops at
- * the first error. */
+/* Loads the libraries of a FUNCTION DUMP payload (opcode + string ...,
+ * then the 10-byte footer) into set; stops at the first error. As in
+ * Redis, a string may run into the footer: only what starts before it is
+ * read as a library. */
 static int functionsDeserialize(librarySet *set, const unsigned char *p, size_t len, int replace, sds *err) {
     size_t pos = 0;
-    while (pos < len) {
+    while (len - pos > 10) {
         unsigned char op = p[pos++];
         if (op == RDB_OPCODE_FUNCTION_PRE_GA) {
             *err = sdsnew("Pre-GA function format not supported");
@@ -628,7 +630,7 @@ static int functionsDeserialize(librarySet *set, const unsigned char *p, size_t 
         size_t used;
         sds code = rdbDecodeString(p + pos, len - pos, &used);
         if (code == NULL) {
-            *err = sdsnew("failed loading the given functions payload");
+            *err = sdsnew("Failed loading library payload");
             return C_ERR;
         }
         pos += used;
@@ -671,7 +673,7 @@ static void functionRestore(client *c) {
     functionsEnsureEngine();
     librarySet *staged = librarySetCreate();
     sds err = NULL;
-    if (functionsDeserialize(staged, (unsigned char *)data, sdslen(data) - 10, 0, &err) == C_OK) {
+    if (functionsDeserialize(staged, (unsigned char *)data, sdslen(data), 0, &err) == C_OK) {
         if (policy_flush) {
             librarySetFree(fn.current);
             fn.current = staged;

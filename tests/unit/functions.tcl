@@ -16,6 +16,32 @@
 
 proc lib_code {name args} { return "#!lua name=$name\n[join $args \n]" }
 
+# CRC-64/Jones (reflected 0x95ac9329ac4bc9b5), bit by bit: enough for the
+# few-byte payloads built below.
+proc crc64 {data} {
+    set crc 0
+    foreach byte [split $data ""] {
+        set crc [expr {$crc ^ [scan $byte %c]}]
+        for {set i 0} {$i < 8} {incr i} {
+            set crc [expr {$crc & 1 ? ($crc >> 1) ^ 0x95ac9329ac4bc9b5 : $crc >> 1}]
+        }
+    }
+    return $crc
+}
+
+# A FUNCTION DUMP payload of body: RDB version 10, then its CRC-64, little-endian.
+proc function_payload {body} {
+    set data "$body[binary format s 10]"
+    return "$data[binary format w [crc64 $data]]"
+}
+
+# An RDB string of fewer than 16384 bytes.
+proc rdb_string {s} {
+    set n [string length $s]
+    if {$n < 64} { return "[format %c $n]$s" }
+    return "[format %c [expr {0x40 | ($n >> 8)}]][format %c [expr {$n & 0xff}]]$s"
+}
+
 # A library with one function `fname` returning `value`.
 proc simple_lib {name fname value} {
     return [lib_code $name "redis.register_function('$fname', function(keys, args) return '$value' end)"]
@@ -185,8 +211,8 @@ start_server {tags {functions}} {
         r function load [simple_lib d1 df1 one]
         r function load [simple_lib d2 df2 two]
         set payload [r function dump]
-        assert_error "ERR Library d1 already exists" {r function restore $payload}
-        assert_error "ERR Library d1 already exists" {r function restore $payload append}
+        assert_error "ERR Library d? already exists" {r function restore $payload}
+        assert_error "ERR Library d? already exists" {r function restore $payload append}
         assert_equal OK [r function restore $payload replace]
         r function flush
         assert_equal OK [r function restore $payload]
@@ -208,6 +234,19 @@ start_server {tags {functions}} {
         assert_error "ERR unknown subcommand or wrong number of arguments for 'restore'. Try FUNCTION HELP." {r function restore $payload flush x}
         assert_equal one [r fcall df1 0]
         assert_equal 2 [llength [r function list]]
+    }
+
+    test "FUNCTION RESTORE: a good checksum over bad content restores nothing" {
+        r function flush
+        set good [simple_lib z zf one]
+        assert_error "ERR given type is not a function" {r function restore [function_payload "\x01abc"]}
+        assert_error "ERR Missing library metadata" {r function restore [function_payload "\xf5\x03abc"]}
+        assert_error "ERR Invalid library metadata" {r function restore [function_payload "\xf5\x05#!lua"]}
+        assert_error "ERR given type is not a function" {r function restore [function_payload "\xf5[rdb_string $good]\x01x"]}
+        assert_equal {} [r function list]
+        assert_equal OK [r function restore [function_payload "\xf5[rdb_string $good]"]]
+        assert_equal one [r fcall zf 0]
+        assert_equal OK [r function restore [function_payload ""]]
     }
 
     test "RESTORE with a function name clash restores nothing" {
