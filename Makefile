@@ -233,6 +233,14 @@ $(BUILD)/tests/test_rclient: $(BUILD)/tests/test_rclient.o $(BUILD)/obj/tools/be
 
 -include $(wildcard $(BUILD)/obj/tools/*.d)
 
+# The script libraries' unit test is the one test program that links Lua:
+# the libraries' server objects and the Lua archive (a rule for this program
+# takes precedence over the generic $(BUILD)/tests/% rule).
+LUA_LIB_OBJS := $(BUILD)/obj/lua_struct.o $(BUILD)/obj/lua_cmsgpack.o $(BUILD)/obj/lua_bit.o
+$(BUILD)/tests/test_lua_libs.o: | $(LUA_DEP)
+$(BUILD)/tests/test_lua_libs: $(BUILD)/tests/test_lua_libs.o $(LUA_LIB_OBJS) $(LIBREDIS) $(MALLOC_DEP) $(LUA_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LUA_LIB_OBJS) $(LIBREDIS) $(SERVER_LIBS)
+
 # ---- running and testing -----------------------------------------------------------
 run: all
 	./src/redis-server redis.conf
