@@ -235,6 +235,15 @@ start_server {tags {scripting}} {
         assert_equal {call pcall} [r eval {local t = {} for k in pairs(redis) do if k == 'call' or k == 'pcall' then t[#t+1] = k end end table.sort(t) return t} 0]
     }
 
+    test "cjson, bit, struct and cmsgpack are there" {
+        assert_equal {[1,2,3]} [r eval {return cjson.encode({1,2,3})} 0]
+        assert_equal 2 [r eval {return cjson.decode('{"a":[1,2]}').a[2]} 0]
+        assert_equal 15 [r eval {return bit.band(0xff, 0x0f)} 0]
+        assert_equal 000000ff [r eval {return bit.tohex(255)} 0]
+        assert_equal 258 [r eval {return struct.unpack('>I2', struct.pack('>I2', 258))} 0]
+        assert_equal {1 2 3} [r eval {return cmsgpack.unpack(cmsgpack.pack({1,2,3}))} 0]
+    }
+
     test "loadstring refuses precompiled chunks" {
         assert_equal {} [r eval {return loadstring(string.dump(function() return 1 end))} 0]
         assert_equal 1 [r eval {return loadstring('return 1')()} 0]
