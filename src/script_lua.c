@@ -18,10 +18,12 @@
  * The sandbox. Stock Lua 5.1 has no read-only tables (Redis patches its
  * Lua for that), so protection is done with proxies:
  * - A script runs with an empty environment table whose metatable reads
- *   through to the real globals and refuses the rest: reading a missing
- *   global is "Script attempted to access nonexistent global variable
- *   'x'", assigning one "Attempt to modify a readonly table" (Redis
- *   7.0's words for both). _G names that proxy.
+ *   through to the real globals (a table __index: no C call for a global
+ *   that exists) and refuses writes; the globals' own metatable raises for
+ *   a missing name. Reading a missing global is "Script attempted to
+ *   access nonexistent global variable 'x'", assigning one "Attempt to
+ *   modify a readonly table" (Redis 7.0's words for both). _G names the
+ *   environment.
  * - The library tables (redis, string, math, table, coroutine, bit,
  *   cjson, struct, cmsgpack) are proxies the same way;
  *   rawset on a proxy is refused too, and pairs/next see through proxies
@@ -56,7 +58,6 @@
 #define LUA_HOOK_INSTRUCTIONS 100000 /* scriptInterrupt() this often, as Redis */
 #define LUA_GC_CYCLE_PERIOD 50       /* a GC step every this many runs */
 #define REGISTRY_PROXIES "__proxies"  /* proxy -> real table */
-#define REGISTRY_API "__api"          /* what the scripts' environment reads from */
 #define REGISTRY_FULL_API "__api_full"   /* the globals */
 #define REGISTRY_LIBRARY_API "__api_lib" /* FUNCTION LOAD: only redis.register_function, log ... */
 #define REGISTRY_ENV "__script_env"
@@ -526,14 +527,21 @@ static int luaRedisCommand(lua_State *lua, int raise) {
         return raise ? raiseTop(lua) : 1;
     }
     freeFakeArgv(ctx->fake);
-    sds reply = takeFakeReply(ctx->fake);
+    client *c = ctx->fake;
+    /* Most replies fit the inline buffer: parsed there, NUL-terminated. */
+    int in_place = listLength(c->reply) == 0 && c->bufpos < c->buf_usable_size;
+    char *reply = in_place ? c->buf : takeFakeReply(c);
+    if (in_place) {
+        c->buf[c->bufpos] = '\0';
+        c->bufpos = 0;
+    }
     if (!lua_checkstack(lua, 5)) {
-        sdsfree(reply);
+        if (!in_place) sdsfree(reply);
         return luaL_error(lua, "reached lua stack limit");
     }
     protoToLua(lua, reply);
     int failed = reply[0] == '-';
-    sdsfree(reply);
+    if (!in_place) sdsfree(reply);
     return raise && failed ? raiseTop(lua) : 1;
 }
 
@@ -694,15 +702,18 @@ static int missingGlobalError(lua_State *lua, int key) {
     return luaL_error(lua, "Script attempted to access nonexistent global variable '%s'", name);
 }
 
-/* __index of the scripts' environment (proxy, key): looks in the table
- * registry.__api names -- the real globals, or while FUNCTION LOAD runs a
- * library's code, the few names that code may use. */
-static int luaMissingGlobal(lua_State *lua) {
-    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_API);
-    lua_pushvalue(lua, 2);
-    lua_rawget(lua, -2);
-    if (!lua_isnil(lua, -1)) return 1;
-    return missingGlobalError(lua, 2);
+/* __index of the globals table and of the library API (table, key): the
+ * name is nowhere, an error. The scripts' environment reads through to
+ * one of them with a plain table __index, so a global that exists costs
+ * no C call. */
+static int luaMissingGlobal(lua_State *lua) { return missingGlobalError(lua, 2); }
+
+/* A metatable whose __index raises for missing names, on the table on top. */
+static void setStrictMetatable(lua_State *lua) {
+    lua_newtable(lua);
+    lua_pushcfunction(lua, luaMissingGlobal);
+    lua_setfield(lua, -2, "__index");
+    lua_setmetatable(lua, -2);
 }
 
 /* __index of a strict proxy (proxy, key): a missing name is an error. */
@@ -918,14 +929,15 @@ static void installErrorHandler(lua_State *lua) {
  * globals and reads of missing ones; _G names it. */
 static void installScriptEnvironment(lua_State *lua) {
     lua_pushvalue(lua, LUA_GLOBALSINDEX);
-    makeProxy(lua, luaMissingGlobal);
+    makeProxy(lua, NULL);
     lua_pushvalue(lua, -1);
     lua_setglobal(lua, "_G");
     lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
     lua_pushvalue(lua, LUA_GLOBALSINDEX);
     lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_FULL_API);
     lua_pushvalue(lua, LUA_GLOBALSINDEX);
-    lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_API);
+    setStrictMetatable(lua); /* last: C code above still read missing globals as nil */
+    lua_pop(lua, 1);
 }
 
 static void protectGlobals(lua_State *lua) {
@@ -1177,6 +1189,7 @@ static void installLibraryApi(lua_State *lua) {
     setNumberField(lua, "REDIS_VERSION_NUM", redisVersionNum());
     makeProxy(lua, luaStrictIndex);
     lua_setfield(lua, -2, "redis");
+    setStrictMetatable(lua);
     lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_LIBRARY_API);
 }
 
@@ -1193,9 +1206,14 @@ static void luaLoadTimeoutHook(lua_State *lua, lua_Debug *ar) {
     raiseErrorText(lua, "FUNCTION LOAD timeout");
 }
 
+/* What the scripts' environment reads through to: the globals, or the
+ * library API while FUNCTION LOAD runs a library's code. */
 static void setApi(lua_State *lua, const char *which) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
+    lua_getmetatable(lua, -1);
     lua_getfield(lua, LUA_REGISTRYINDEX, which);
-    lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_API);
+    lua_setfield(lua, -2, "__index");
+    lua_pop(lua, 2);
 }
 
 /* The message of the error on top (a table's err, or "ERR " + a string). */
