@@ -304,6 +304,21 @@ start_server {tags {scripting}} {
         assert_equal v [r evalsha_ro $sha 0]
     }
 
+    test "CLIENT PAUSE WRITE holds EVAL, not no-writes scripts nor EVAL_RO" {
+        r client pause 10000 write
+        set rd [redis_deferring_client]
+        $rd eval {return 'held'} 0
+        $rd blocking 0
+        assert_equal 1 [r eval "#!lua flags=no-writes\nreturn 1" 0]
+        assert_equal 1 [r eval_ro {return 1} 0]
+        after 100
+        assert_equal 0 [$rd ready]
+        $rd blocking 1
+        r client unpause
+        assert_equal held [$rd read]
+        $rd close
+    }
+
     test "SELECT inside a script does not change the caller's database" {
         r select 9
         r del x
