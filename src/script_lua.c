@@ -1,5 +1,9 @@
-/* script_lua.c -- the Lua engine of EVAL: the sandbox, the redis.* API and
- * the conversions between Lua values and RESP, as Redis 7.0 defines them.
+/* script_lua.c -- the Lua engine of EVAL and FUNCTION: the sandbox, the
+ * redis.* API and the conversions between Lua values and RESP, as Redis 7.0
+ * defines them. eval.c and function.c each own one state made here; the
+ * functions state adds redis.register_function and the library API a
+ * library's code sees while FUNCTION LOAD runs it (only redis.log,
+ * redis.register_function and the constants; 500 ms at most).
  *
  * Conversions (the documented rules, both ways):
  *   RESP -> Lua (what redis.call returns; the fake client speaks RESP2 or,
