@@ -188,11 +188,7 @@ int scriptPrepareRun(scriptRunCtx *ctx, client *fake, client *caller, const char
 }
 
 void scriptResetRun(scriptRunCtx *ctx) {
-    if (ctx->flags & SCRIPT_RUN_TIMEDOUT) {
-        unprotectClient(ctx->caller);
-        serverLog(LL_WARNING, "Slow script finished after %lld milliseconds.",
-                  (monotonicUs() - ctx->start_us) / 1000);
-    }
+    if (ctx->flags & SCRIPT_RUN_TIMEDOUT) unprotectClient(ctx->caller);
     current_run = NULL;
 }
 
