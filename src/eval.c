@@ -45,7 +45,7 @@ static struct {
     lua_State *lua;    /* NULL until the first script */
     client *fake;      /* runs the scripts' redis.call commands */
     dict *scripts;     /* sha (40 lower-case hex digits) -> evalScript */
-    size_t scripts_bytes; /* the bodies' sizes, for INFO used_memory_scripts_eval */
+    size_t scripts_bytes; /* the entries' memory, for INFO used_memory_scripts_eval */
 } ev;
 
 /* ---- the engine, created on first use --------------------------------------------------- */
@@ -76,6 +76,12 @@ static void functionName(char out[SHA1_HEX_LEN + 3], const char *sha) {
     out[SHA1_HEX_LEN + 2] = '\0';
 }
 
+/* What INFO counts for one cached script, in Redis 7.0's terms (its dict
+ * entry, its key, its body as an object and a string). */
+static size_t scriptEntryBytes(sds key, sds body) {
+    return sdsMemoryUsage(key) + 3 * sizeof(void *) + sizeof(robj) + sdsMemoryUsage(body);
+}
+
 /* Compiles and caches body under sha; C_ERR with *err on a bad shebang or
  * a compile error. */
 static int evalCacheScript(const char *sha, sds body, sds *err) {
@@ -88,8 +94,9 @@ static int evalCacheScript(const char *sha, sds body, sds *err) {
     evalScript *es = zmalloc(sizeof *es);
     es->body = sdsdup(body);
     es->flags = flags;
-    dictAdd(ev.scripts, sdsnewlen(sha, SHA1_HEX_LEN), es);
-    ev.scripts_bytes += sdslen(body);
+    sds key = sdsnewlen(sha, SHA1_HEX_LEN);
+    dictAdd(ev.scripts, key, es);
+    ev.scripts_bytes += scriptEntryBytes(key, es->body);
     return C_OK;
 }
 
@@ -269,12 +276,12 @@ void scriptCommand(client *c) {
 
 size_t evalMemoryLua(void) { return luaEngineMemory(ev.lua); }
 
-/* The cache's own overhead, estimated: per script its entry, key and
- * record, plus the bodies. */
+/* The cache, counted as Redis 7.0 counts it: per script its dict entry,
+ * its sha key and its body (an object and its string), plus the buckets. */
 size_t evalMemoryScripts(void) {
     if (ev.scripts == NULL) return 0;
-    size_t per_entry = 4 * sizeof(void *) + sizeof(evalScript) + SHA1_HEX_LEN + 8;
-    return dictSize(ev.scripts) * per_entry + ev.scripts_bytes;
+    return ev.scripts_bytes + dictSlots(ev.scripts) * sizeof(void *);
 }
+
 
 unsigned long evalCachedScripts(void) { return ev.scripts ? dictSize(ev.scripts) : 0; }
