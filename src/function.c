@@ -705,13 +705,16 @@ void functionCommand(client *c) {
     else addReplySubcommandSyntaxError(c);
 }
 
-/* rdb.c, loading: one library's code from an RDB_OPCODE_FUNCTION2 (a
- * library of the same name is replaced: DEBUG RELOAD loads over the
- * functions it just saved). C_ERR with *err stops the load. */
-int functionsLoadLibraryCode(sds code, sds *err) {
-    sds name = libraryCreate(currentSet(), code, 1, err);
+/* rdb.c, loading: one library's code from an RDB_OPCODE_FUNCTION2; a
+ * library of the same name is an error unless replace (DEBUG RELOAD
+ * MERGE). C_ERR with *err stops the load. */
+int functionsLoadLibraryCode(sds code, int replace, sds *err) {
+    sds name = libraryCreate(currentSet(), code, replace, err);
     return name ? C_OK : C_ERR;
 }
+
+/* DEBUG RELOAD, before loading the dump: no library left. */
+void functionsFlushAll(void) { functionsReset(); }
 
 /* The FUNCTION LOAD commands of a rewritten AOF, as RESP. */
 sds functionsAofCommands(void) {

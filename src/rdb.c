@@ -915,13 +915,17 @@ sds rdbDecodeString(const unsigned char *p, size_t len, size_t *used) {
     return s;
 }
 
+/* DEBUG RELOAD MERGE: a loaded key (or library) replaces one already in
+ * the dataset instead of being a duplicate. */
+static int load_replaces_existing;
+
 /* A library's code (RDB_OPCODE_FUNCTION2): created at once, before the keys
  * that follow; a check only reads it. */
 static int loadFunction(rdbReader *r) {
     sds code = getString(r);
     if (code == NULL) return 0;
     sds err = NULL;
-    if (!r->check && functionsLoadLibraryCode(code, &err) != C_OK) {
+    if (!r->check && functionsLoadLibraryCode(code, load_replaces_existing, &err) != C_OK) {
         static char msg[256];
         snprintf(msg, sizeof msg, "Failed loading library: %s", err);
         sdsfree(err);
@@ -999,9 +1003,6 @@ static int loadAux(rdbReader *r) {
     return 1;
 }
 
-/* DEBUG RELOAD MERGE: a loaded key replaces one already in the dataset
- * instead of being a duplicate. */
-static int load_replaces_existing;
 
 /* A check counts the key and drops it: it was read and validated as a
  * load reads it, and goes no further (nor is it named in a report). */
@@ -1432,7 +1433,10 @@ void debugReloadCommand(client *c) {
         addReplyErrorObject(c, shared.err);
         return;
     }
-    if (flush) emptyData(-1);
+    if (flush) {
+        emptyData(-1);
+        functionsFlushAll(); /* as Redis's emptyData: the dump has the functions too */
+    }
     load_replaces_existing = merge;
     int loaded = rdbLoad(server.rdb_filename);
     load_replaces_existing = 0;
