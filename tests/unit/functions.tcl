@@ -269,6 +269,14 @@ start_server {tags {functions}} {
         r debug reload
         assert_equal persisted [r fcall pf1 0]
         assert_equal v [r get key1]
+        # what was not saved is gone after a reload that does not save
+        r save
+        r function load [simple_lib p2 pf2 unsaved]
+        r debug reload nosave
+        assert_error "ERR Function not found" {r fcall pf2 0}
+        assert_error "ERR Error trying to load the RDB dump*" {r debug reload noflush nosave}
+        assert_equal OK [r debug reload noflush merge nosave]
+        assert_equal persisted [r fcall pf1 0]
     } {needs:debug}
 
     test "FLUSHALL leaves functions alone" {
