@@ -31,7 +31,6 @@
 
 #include <ctype.h>
 
-#define RDB_OPCODE_FUNCTION_PRE_GA 246
 #define RDB_OPCODE_FUNCTION2 245
 
 typedef struct functionLib functionLib;
@@ -618,21 +617,9 @@ static void functionDump(client *c) {
 static int functionsDeserialize(librarySet *set, const unsigned char *p, size_t len, int replace, sds *err) {
     size_t pos = 0;
     while (len - pos > 10) {
-        unsigned char op = p[pos++];
-        if (op == RDB_OPCODE_FUNCTION_PRE_GA) {
-            *err = sdsnew("Pre-GA function format not supported");
-            return C_ERR;
-        }
-        if (op != RDB_OPCODE_FUNCTION2) {
-            *err = sdsnew("given type is not a function");
-            return C_ERR;
-        }
         size_t used;
-        sds code = rdbDecodeString(p + pos, len - pos, &used);
-        if (code == NULL) {
-            *err = sdsnew("Failed loading library payload");
-            return C_ERR;
-        }
+        sds code = rdbDecodeFunction(p + pos, len - pos, &used, err);
+        if (code == NULL) return C_ERR;
         pos += used;
         sds name = libraryCreate(set, code, replace, err);
         sdsfree(code);

@@ -79,6 +79,7 @@
 
 #define RDB_OPCODE_SLOT_INFO 244
 #define RDB_OPCODE_FUNCTION2 245
+#define RDB_OPCODE_FUNCTION_PRE_GA 246 /* Redis 7.0's release candidates */
 #define RDB_OPCODE_MODULE_AUX 247
 #define RDB_OPCODE_IDLE 248
 #define RDB_OPCODE_FREQ 249
@@ -906,24 +907,60 @@ static int emptyCollection(robj *o) {
     }
 }
 
-/* One string at p (any of the stream's encodings); *used: its bytes. NULL
- * if p does not hold a whole valid string. */
-sds rdbDecodeString(const unsigned char *p, size_t len, size_t *used) {
-    rdbReader r = {.fd = -1, .buf = p, .len = len, .version = RDB_VERSION};
-    sds s = getString(&r);
-    *used = r.pos;
-    return s;
-}
-
 /* DEBUG RELOAD MERGE: a loaded key (or library) replaces one already in
  * the dataset instead of being a duplicate. */
 static int load_replaces_existing;
 
-/* A library's code (RDB_OPCODE_FUNCTION2): created at once, before the keys
- * that follow; a check only reads it. */
-static int loadFunction(rdbReader *r) {
-    sds code = getString(r);
-    if (code == NULL) return 0;
+/* The code of one library after its opcode: RDB_OPCODE_FUNCTION2 holds the
+ * code; the format of Redis 7.0's release candidates (name, engine, an
+ * optional description, the body) becomes "#!<engine> name=<name>\n<body>",
+ * as Redis converts it. NULL with *error in Redis's words. */
+static sds getFunctionCode(rdbReader *r, int type, const char **error) {
+    if (type == RDB_OPCODE_FUNCTION2) {
+        sds code = getString(r);
+        if (code == NULL) *error = "Failed loading library payload";
+        return code;
+    }
+    sds name = NULL, engine = NULL, desc = NULL, body = NULL, code = NULL;
+    uint64_t has_desc = 0;
+    if (!(name = getString(r))) *error = "Failed loading library name";
+    else if (!(engine = getString(r))) *error = "Failed loading engine name";
+    else if (!getLen(r, &has_desc, NULL)) *error = "Failed loading library description indicator";
+    else if (has_desc && !(desc = getString(r))) *error = "Failed loading library description";
+    else if (!(body = getString(r))) *error = "Failed loading library blob";
+    else code = sdscatfmt(sdsempty(), "#!%S name=%S\n%S", engine, name, body);
+    sdsfree(name);
+    sdsfree(engine);
+    sdsfree(desc);
+    sdsfree(body);
+    return code;
+}
+
+/* FUNCTION RESTORE: the opcode and code of one library at p; *used: its
+ * bytes. NULL with *err (a new sds) when p holds no whole library. */
+sds rdbDecodeFunction(const unsigned char *p, size_t len, size_t *used, sds *err) {
+    rdbReader r = {.fd = -1, .buf = p, .len = len, .version = RDB_VERSION};
+    const char *error = "can not read data type";
+    int type;
+    sds code = NULL;
+    if (getByte(&r, &type)) {
+        if (type != RDB_OPCODE_FUNCTION2 && type != RDB_OPCODE_FUNCTION_PRE_GA) error = "given type is not a function";
+        else code = getFunctionCode(&r, type, &error);
+    }
+    *used = r.pos;
+    if (code == NULL) *err = sdsnew(error);
+    return code;
+}
+
+/* A library (RDB_OPCODE_FUNCTION2 or the pre-GA form): created at once,
+ * before the keys that follow; a check only reads it. */
+static int loadFunction(rdbReader *r, int type) {
+    const char *error = NULL;
+    sds code = getFunctionCode(r, type, &error);
+    if (code == NULL) {
+        if (r->error == NULL) r->error = error;
+        return 0;
+    }
     sds err = NULL;
     if (!r->check && functionsLoadLibraryCode(code, load_replaces_existing, &err) != C_OK) {
         static char msg[256];
@@ -1123,8 +1160,9 @@ static int loadBody(rdbReader *r) {
             if (!getLen(r, &a, NULL) || !getLen(r, &b, NULL) || !getLen(r, &b, NULL)) return 0;
             continue;
         case RDB_OPCODE_FUNCTION2:
+        case RDB_OPCODE_FUNCTION_PRE_GA:
             doing(r, "read-functions");
-            if (!loadFunction(r)) return 0;
+            if (!loadFunction(r, type)) return 0;
             continue;
         case RDB_OPCODE_MODULE_AUX:
             r->error = "Module data in the RDB file is not supported";

@@ -937,7 +937,7 @@ sds rdbInfoString(sds info);
 #define RDB_MAX_READ_VERSION 12 /* what we load: 7.2 writes 11, 7.4 writes 12 */
 sds rdbSerializeValue(robj *o); /* type byte + value, no key (DUMP) */
 sds rdbEncodeString(const char *p, size_t len); /* one string in the stream's encoding */
-sds rdbDecodeString(const unsigned char *p, size_t len, size_t *used); /* NULL if invalid */
+sds rdbDecodeFunction(const unsigned char *p, size_t len, size_t *used, sds *err); /* FUNCTION RESTORE */
 robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *err);
 size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
 

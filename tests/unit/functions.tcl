@@ -249,6 +249,15 @@ start_server {tags {functions}} {
         assert_equal OK [r function restore [function_payload ""]]
     }
 
+    test "FUNCTION RESTORE of the release candidates' format (name, engine, description, body)" {
+        r function flush
+        set body {redis.register_function('pg', function() return 'pre' end)}
+        assert_equal OK [r function restore [function_payload "\xf6[rdb_string prelib][rdb_string LUA]\x01[rdb_string desc][rdb_string $body]"]]
+        assert_equal pre [r fcall pg 0]
+        assert_equal prelib [dict get [lindex [r function list] 0] library_name]
+        assert_error "ERR Failed loading engine name" {r function restore [function_payload "\xf6\x01x"]}
+    }
+
     test "RESTORE with a function name clash restores nothing" {
         r function flush
         r function load [simple_lib c1 shared_f x]
