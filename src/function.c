@@ -513,9 +513,13 @@ static void functionList(client *c) {
 
 static void functionStats(client *c) {
     scriptRunCtx *run = scriptCurrentRun();
+    if (run && scriptIsEval()) { /* a busy EVAL: the -BUSY of EVAL, as Redis */
+        addReplyErrorObject(c, scriptBusyError());
+        return;
+    }
     addReplyMapLen(c, 2);
     addReplyBulkCString(c, "running_script");
-    if (run == NULL || scriptIsEval()) {
+    if (run == NULL) {
         addReplyNull(c);
     } else {
         addReplyMapLen(c, 3);

@@ -326,6 +326,7 @@ start_server {tags {functions}} {
         $rd eval {local i = 0 while true do i = i + 1 end} 0
         wait_for_condition 100 20 {[catch {r ping} e] && [string match "BUSY*" $e]} else { fail "no BUSY reply" }
         assert_error "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE." {r function kill}
+        assert_error "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE." {r function stats}
         assert_equal OK [r script kill]
         catch {$rd read}
         $rd close
