@@ -69,6 +69,9 @@
 
 /* ---- the allocator and the random generator -------------------------------------------- */
 
+/* The Lua heap is zmalloc's (INFO used_memory counts it); a failed
+ * allocation returns NULL, which Lua turns into a "not enough memory"
+ * error of the script instead of the abort of zrealloc. */
 static void *luaZmallocAlloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     (void)ud;
     (void)osize;
@@ -76,7 +79,7 @@ static void *luaZmallocAlloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         zfree(ptr);
         return NULL;
     }
-    return zrealloc(ptr, nsize);
+    return ztryrealloc(ptr, nsize);
 }
 
 static uint64_t rand48_state = 0x330e; /* as seeded with 0 */
