@@ -32,7 +32,8 @@
  *   cjson, struct, cmsgpack) are proxies the same way;
  *   rawset on a proxy is refused too, and pairs/next see through proxies
  *   so iterating a library still works. The metatables are protected
- *   (__metatable), so getmetatable cannot reach the real table.
+ *   (__metatable), so getmetatable cannot reach the real table; the
+ *   strings' metatable shows a read-only view of itself.
  * - Removed, as in Redis: print, loadfile, dofile, setfenv, getfenv,
  *   newproxy, the package library (require, module), io, os and debug
  *   (the error handler keeps a private reference to debug.getinfo).
@@ -950,11 +951,15 @@ static void installScriptEnvironment(lua_State *lua) {
 static void protectGlobals(lua_State *lua) {
     static const char *libs[] = {"redis", "string", "math", "table", "coroutine", "bit", "cjson", "struct", "cmsgpack"};
     for (size_t j = 0; j < sizeof libs / sizeof libs[0]; j++) protectLibrary(lua, libs[j]);
-    /* strings' methods go through the string proxy */
+    /* strings' methods go through the string proxy; getmetatable('') gives
+     * a read-only view of their metatable (the VM needs the real one) */
     lua_pushstring(lua, "");
     lua_getmetatable(lua, -1);
     lua_getglobal(lua, "string");
     lua_setfield(lua, -2, "__index");
+    lua_pushvalue(lua, -1);
+    makeProxy(lua, NULL);
+    lua_setfield(lua, -2, "__metatable");
     lua_pop(lua, 2);
     installScriptEnvironment(lua);
 }

@@ -222,6 +222,9 @@ start_server {tags {scripting}} {
         }
         assert_error "ERR user_script:1: Attempt to modify a readonly table script: *" {r eval {redis.call = nil} 0}
         assert_equal ABC [r eval {return ('abc'):upper()} 0]
+        assert_equal 1 [r eval {return getmetatable('').__index == string} 0]
+        assert_error "*Attempt to modify a readonly table*" {r eval {getmetatable('').__index = {}} 0}
+        assert_equal ABC [r eval {return ('abc'):upper()} 0]
     }
 
     test "The sandbox: what is there and what is not" {
