@@ -234,7 +234,7 @@ static void test_cjson_under_decimal_comma_locale(void) {
         if (setlocale(LC_NUMERIC, locales[i]) && localeconv()->decimal_point[0] == ',') chosen = locales[i];
     if (!chosen) {
         setlocale(LC_NUMERIC, "C");
-        printf("    skipped: no decimal-comma locale installed (locale-gen de_DE.UTF-8 runs this)\n");
+        printf("    skipped: no decimal-comma locale (localedef -i de_DE -f UTF-8 DIR/de_DE.UTF-8, then LOCPATH=DIR, runs it)\n");
         return;
     }
     lua_State *L = new_script_state();
