@@ -334,6 +334,9 @@ static int rewriteToFile(const char *path) {
     } else {
         /* aof-timestamp-enabled: a command base opens with the rewrite's time, as in Redis */
         if (server.aof_timestamp_enabled) w.buf = sdscatfmt(w.buf, "#TS:%I\r\n", (long long)time(NULL));
+        sds functions = functionsAofCommands(); /* FUNCTION LOAD per library, before the keys (Redis 7.0) */
+        w.buf = sdscatsds(w.buf, functions);
+        sdsfree(functions);
         for (int j = 0; j < server.dbnum && !w.failed; j++) rewriteDb(&w, j);
         writerFlush(&w);
     }

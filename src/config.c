@@ -352,6 +352,7 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("bgchild-sched-idle", NULL, 0, bgchild_sched_idle, "no", NULL),
 
     /* diagnostics and events */
+    LL_CONFIG("busy-reply-threshold", "lua-time-limit", 0, busy_reply_threshold, 0, LONG_MAX, "5000", NULL),
     LL_CONFIG("slowlog-log-slower-than", NULL, 0, slowlog_log_slower_than, -1, LLONG_MAX, "10000", NULL),
     ULONG_CONFIG("slowlog-max-len", NULL, 0, slowlog_max_len, 0, LONG_MAX, "128", NULL),
     LL_CONFIG("latency-monitor-threshold", NULL, 0, latency_monitor_threshold, 0, LLONG_MAX, "0", NULL),
@@ -1326,8 +1327,6 @@ static const struct {
     {"slaveof", "replication"},
     {"masterauth", "replication"},
     {"masteruser", "replication"},
-    {"lua-time-limit", "scripting"},
-    {"busy-reply-threshold", "scripting"},
     {"loadmodule", "module loading"},
     {"cluster-", "cluster mode"},
 };

@@ -240,6 +240,35 @@ static sds catAllocatorRatios(sds info, const memoryOverview *m) {
                         ratioOf(m->rss, m->resident), (long long)m->rss - (long long)m->resident);
 }
 
+/* The Lua engines' heaps and the script caches (eval.c, function.c). Each
+ * engine exists only after its first script or library. */
+static sds catScriptingMemory(sds info) {
+    size_t vm_eval = evalMemoryLua(), scripts_eval = evalMemoryScripts();
+    size_t vm_functions = functionsMemoryLua(), functions = functionsMemoryOverhead();
+    char vm_human[64], vm_total_human[64], scripts_human[64];
+    bytesToHuman(vm_human, sizeof vm_human, vm_eval);
+    bytesToHuman(vm_total_human, sizeof vm_total_human, vm_eval + vm_functions);
+    bytesToHuman(scripts_human, sizeof scripts_human, scripts_eval + functions);
+    return sdscatprintf(info,
+                        "used_memory_lua:%zu\r\n"
+                        "used_memory_vm_eval:%zu\r\n"
+                        "used_memory_lua_human:%s\r\n"
+                        "used_memory_scripts_eval:%zu\r\n"
+                        "number_of_cached_scripts:%lu\r\n"
+                        "number_of_functions:%lu\r\n"
+                        "number_of_libraries:%lu\r\n"
+                        "used_memory_vm_functions:%zu\r\n"
+                        "used_memory_vm_total:%zu\r\n"
+                        "used_memory_vm_total_human:%s\r\n"
+                        "used_memory_functions:%zu\r\n"
+                        "used_memory_scripts:%zu\r\n"
+                        "used_memory_scripts_human:%s\r\n",
+                        vm_eval, vm_eval, vm_human, scripts_eval, evalCachedScripts(), functionsCount(),
+                        functionsLibraryCount(), vm_functions,
+                        vm_eval + vm_functions, vm_total_human, functions, scripts_eval + functions,
+                        scripts_human);
+}
+
 static sds infoMemory(sds info) {
     memoryOverview m;
     memoryGetOverview(&m);
@@ -258,20 +287,7 @@ static sds infoMemory(sds info) {
                         "allocator_resident:%zu\r\n",
                         m.overhead, m.startup, m.dataset, m.dataset_perc, m.allocated, m.active, m.resident);
     info = catHumanField(info, "total_system_memory", totalSystemMemory());
-    info = sdscat(info, /* no Lua, no functions */
-                  "used_memory_lua:0\r\n"
-                  "used_memory_vm_eval:0\r\n"
-                  "used_memory_lua_human:0B\r\n"
-                  "used_memory_scripts_eval:0\r\n"
-                  "number_of_cached_scripts:0\r\n"
-                  "number_of_functions:0\r\n"
-                  "number_of_libraries:0\r\n"
-                  "used_memory_vm_functions:0\r\n"
-                  "used_memory_vm_total:0\r\n"
-                  "used_memory_vm_total_human:0B\r\n"
-                  "used_memory_functions:0\r\n"
-                  "used_memory_scripts:0\r\n"
-                  "used_memory_scripts_human:0B\r\n");
+    info = catScriptingMemory(info);
     info = catHumanField(info, "maxmemory", server.maxmemory);
     info = sdscatprintf(info, "maxmemory_policy:%s\r\n", maxmemoryPolicyName(server.maxmemory_policy));
     info = catAllocatorRatios(info, &m);

@@ -30,6 +30,7 @@ void monitorClientFreed(client *c) {
 }
 
 static sds catMonitorSource(sds line, client *c) {
+    if (c->flags & CLIENT_SCRIPT) return sdscat(line, "lua"); /* a script's command, as Redis shows it */
     if (c->flags & CLIENT_UNIX_SOCKET) return sdscatprintf(line, "unix:%s", server.unixsocket ? server.unixsocket : "");
     return sdscat(line, getClientPeerId(c));
 }

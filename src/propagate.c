@@ -33,9 +33,10 @@
  *   call()s, queued until the outermost one returns.
  * - No target mask and no call() flags: every effect goes to every
  *   consumer, and replaying a file (server.loading) propagates nothing, as
- *   its effects are already in the file. A consumer that must be skipped
- *   for some ops (a script's redis.set_repl) would add the mask to
- *   propagateOp, the one place it would be honoured.
+ *   its effects are already in the file. A script's redis.set_repl()
+ *   without REPL_AOF mutes propagation around its commands
+ *   (propagateSetMuted); with a replication stream this becomes a mask on
+ *   propagateOp.
  */
 #include "server.h"
 
@@ -49,6 +50,7 @@ static struct {
     propagateOp *ops;
     int count, capacity;
     int depth; /* nesting of call() */
+    int muted; /* a script's redis.set_repl() left the AOF out: nothing is queued */
 } pending;
 
 static void queueOp(int dbid, robj **argv, int argc) {
@@ -95,7 +97,7 @@ static void flushPendingOps(void) {
 
 /* argv stays the caller's: the op keeps references of its own. */
 void alsoPropagate(int dbid, robj **argv, int argc) {
-    if (!propagationEnabled()) return;
+    if (!propagationEnabled() || pending.muted) return;
     if (pending.depth == 0) emitOp(dbid, argv, argc);
     else queueOp(dbid, argv, argc);
 }
@@ -104,6 +106,10 @@ void propagateCommandAs(client *c, robj **argv, int argc) {
     alsoPropagate(c->db->id, argv, argc);
     preventCommandPropagation(c);
 }
+
+/* While muted, what commands do is not propagated (script.c: a script's
+ * redis.set_repl() without REPL_AOF, around each of its commands). */
+void propagateSetMuted(int muted) { pending.muted = muted; }
 
 void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
 void forceCommandPropagation(client *c) { c->flags |= CLIENT_FORCE_PROP; }
@@ -120,7 +126,7 @@ void propagateAfterCall(client *c, long long dirty_delta) {
     int prevented = c->flags & CLIENT_PREVENT_PROP;
     int wanted = dirty_delta > 0 || (c->flags & CLIENT_FORCE_PROP);
     c->flags &= ~(uint64_t)(CLIENT_PREVENT_PROP | CLIENT_FORCE_PROP);
-    if (wanted && !prevented && c->cmd->proc != execCommand && propagationEnabled())
+    if (wanted && !prevented && !pending.muted && c->cmd->proc != execCommand && propagationEnabled())
         queueOp(c->db->id, c->argv, c->argc);
     if (--pending.depth == 0 && pending.count) flushPendingOps();
 }

@@ -84,6 +84,7 @@
 
 #define RDB_OPCODE_SLOT_INFO 244
 #define RDB_OPCODE_FUNCTION2 245
+#define RDB_OPCODE_FUNCTION_PRE_GA 246 /* Redis 7.0's release candidates */
 #define RDB_OPCODE_MODULE_AUX 247
 #define RDB_OPCODE_IDLE 248
 #define RDB_OPCODE_FREQ 249
@@ -300,6 +301,13 @@ static void saveValue(rdbWriter *w, robj *o) {
     }
 }
 
+/* Each library's code as RDB_OPCODE_FUNCTION2 + a string, before the keys. */
+static void saveFunctions(rdbWriter *w) {
+    sds lib = functionsSerialize();
+    putBytes(w, lib, sdslen(lib));
+    sdsfree(lib);
+}
+
 static void saveKey(rdbWriter *w, kvobj *o) {
     long long when = kvobjGetExpire(o);
     if (when != -1) {
@@ -346,6 +354,7 @@ int rdbSaveToFd(int fd, int aof_base) {
     ll2string(num, sizeof num, (long long)zmalloc_used_memory());
     putAux(&w, "used-mem", num);
     putAux(&w, "aof-base", aof_base ? "1" : "0");
+    saveFunctions(&w);
     for (int j = 0; j < server.dbnum && !w.failed; j++) saveDb(&w, &server.db[j]);
     putByte(&w, RDB_OPCODE_EOF);
     writerFlush(&w);
@@ -364,6 +373,14 @@ sds rdbSerializeValue(robj *o) {
     rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
     saveType(&w, o);
     saveValue(&w, o);
+    zfree(w.lzf);
+    return w.buf;
+}
+
+/* One string as the stream writes it (FUNCTION DUMP's library code). */
+sds rdbEncodeString(const char *p, size_t len) {
+    rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
+    putString(&w, p, len);
     zfree(w.lzf);
     return w.buf;
 }
@@ -1140,6 +1157,71 @@ static int emptyCollection(robj *o) {
     }
 }
 
+/* DEBUG RELOAD MERGE: a loaded key (or library) replaces one already in
+ * the dataset instead of being a duplicate. */
+static int load_replaces_existing;
+
+/* The code of one library after its opcode: RDB_OPCODE_FUNCTION2 holds the
+ * code; the format of Redis 7.0's release candidates (name, engine, an
+ * optional description, the body) becomes "#!<engine> name=<name>\n<body>",
+ * as Redis converts it. NULL with *error in Redis's words. */
+static sds getFunctionCode(rdbReader *r, int type, const char **error) {
+    if (type == RDB_OPCODE_FUNCTION2) {
+        sds code = getString(r);
+        if (code == NULL) *error = "Failed loading library payload";
+        return code;
+    }
+    sds name = NULL, engine = NULL, desc = NULL, body = NULL, code = NULL;
+    uint64_t has_desc = 0;
+    if (!(name = getString(r))) *error = "Failed loading library name";
+    else if (!(engine = getString(r))) *error = "Failed loading engine name";
+    else if (!getLen(r, &has_desc, NULL)) *error = "Failed loading library description indicator";
+    else if (has_desc && !(desc = getString(r))) *error = "Failed loading library description";
+    else if (!(body = getString(r))) *error = "Failed loading library blob";
+    else code = sdscatfmt(sdsempty(), "#!%S name=%S\n%S", engine, name, body);
+    sdsfree(name);
+    sdsfree(engine);
+    sdsfree(desc);
+    sdsfree(body);
+    return code;
+}
+
+/* FUNCTION RESTORE: the opcode and code of one library at p; *used: its
+ * bytes. NULL with *err (a new sds) when p holds no whole library. */
+sds rdbDecodeFunction(const unsigned char *p, size_t len, size_t *used, sds *err) {
+    rdbReader r = {.fd = -1, .buf = p, .len = len, .version = RDB_VERSION};
+    const char *error = "can not read data type";
+    int type;
+    sds code = NULL;
+    if (getByte(&r, &type)) {
+        if (type != RDB_OPCODE_FUNCTION2 && type != RDB_OPCODE_FUNCTION_PRE_GA) error = "given type is not a function";
+        else code = getFunctionCode(&r, type, &error);
+    }
+    *used = r.pos;
+    if (code == NULL) *err = sdsnew(error);
+    return code;
+}
+
+/* A library (RDB_OPCODE_FUNCTION2 or the pre-GA form): created at once,
+ * before the keys that follow; a check only reads it. */
+static int loadFunction(rdbReader *r, int type) {
+    const char *error = NULL;
+    sds code = getFunctionCode(r, type, &error);
+    if (code == NULL) {
+        if (r->error == NULL) r->error = error;
+        return 0;
+    }
+    sds err = NULL;
+    if (!r->check && functionsLoadLibraryCode(code, load_replaces_existing, &err) != C_OK) {
+        static char msg[256];
+        snprintf(msg, sizeof msg, "Failed loading library: %s", err);
+        sdsfree(err);
+        r->error = msg;
+    }
+    sdsfree(code);
+    return r->error == NULL;
+}
+
 /* One value serialized by rdbSerializeValue (or Redis's DUMP): a type
  * byte and the value, validated as deeply as a file's. Bytes after the
  * value are ignored, as Redis does. NULL with *err (a new sds) on failure. */
@@ -1208,15 +1290,6 @@ static int loadAux(rdbReader *r) {
     return 1;
 }
 
-static int skipString(rdbReader *r) {
-    sds s = getString(r);
-    sdsfree(s);
-    return s != NULL;
-}
-
-/* DEBUG RELOAD MERGE: a loaded key replaces one already in the dataset
- * instead of being a duplicate. */
-static int load_replaces_existing;
 
 /* A check counts the key and drops it: it was read and validated as a
  * load reads it, and goes no further (nor is it named in a report). */
@@ -1337,7 +1410,9 @@ static int loadBody(rdbReader *r) {
             if (!getLen(r, &a, NULL) || !getLen(r, &b, NULL) || !getLen(r, &b, NULL)) return 0;
             continue;
         case RDB_OPCODE_FUNCTION2:
-            if (!skipString(r)) return 0; /* functions are not supported: skipped */
+        case RDB_OPCODE_FUNCTION_PRE_GA:
+            doing(r, "read-functions");
+            if (!loadFunction(r, type)) return 0;
             continue;
         case RDB_OPCODE_MODULE_AUX:
             r->error = "Module data in the RDB file is not supported";
@@ -1646,7 +1721,10 @@ void debugReloadCommand(client *c) {
         addReplyErrorObject(c, shared.err);
         return;
     }
-    if (flush) emptyData(-1);
+    if (flush) {
+        emptyData(-1);
+        functionsFlushAll(); /* as Redis's emptyData: the dump has the functions too */
+    }
     load_replaces_existing = merge;
     int loaded = rdbLoad(server.rdb_filename);
     load_replaces_existing = 0;

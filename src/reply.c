@@ -25,12 +25,13 @@
  * and subscription confirmations, sent with CLIENT_PUSHING set), as in Redis. */
 static int clientIgnoresReplies(client *c) {
     if ((c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) && !(c->flags & CLIENT_PUSHING)) return 1;
+    if (c->flags & CLIENT_SCRIPT) return 0; /* a script reads its commands' replies (script_lua.c) */
     return c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP) || c->conn == NULL;
 }
 
 /* Registers the client for the write pass in beforeSleep(), once. */
 static void markPendingWrite(client *c) {
-    if (c->flags & CLIENT_PENDING_WRITE) return;
+    if (c->flags & (CLIENT_PENDING_WRITE | CLIENT_SCRIPT)) return;
     if (clientHasPendingReplies(c)) return; /* already queued or handler installed */
     c->flags |= CLIENT_PENDING_WRITE;
     c->pending_write_node.value = c;

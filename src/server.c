@@ -268,10 +268,12 @@ static sds unknownCommandError(client *c) {
     return err;
 }
 
-/* EXEC needs memory when one of the commands it will run does. */
+/* EXEC needs memory when one of the commands it will run does; a script
+ * that declared its flags ("#!lua flags=...") has those (eval.c). */
 static uint64_t commandFlags(client *c) {
     uint64_t flags = c->cmd->flags;
     if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
+    else flags = fcallCommandFlags(c, evalCommandFlags(c, flags));
     return flags;
 }
 
@@ -343,6 +345,12 @@ int processCommand(client *c) {
         rejectCommand(c, shared.loadingerr);
         return C_OK;
     }
+    /* A script running past busy-reply-threshold serves clients from its
+     * hook (script.c): only SCRIPT KILL, SHUTDOWN NOSAVE and the like run. */
+    if (scriptIsTimedOut() && !(c->cmd->flags & CMD_ALLOW_BUSY)) {
+        rejectCommand(c, scriptBusyError());
+        return C_OK;
+    }
     if ((commandFlags(c) & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & CLIENT_FAKE)) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();
@@ -377,6 +385,10 @@ int processCommand(client *c) {
  * by EXEC fails on its own, EXEC does not fail with it (as in Redis). */
 static long long errors_charged;
 
+/* Error replies counted outside any call() (a script's refused redis.call,
+ * script.c) are charged already: the script fails only by its own reply. */
+void callChargeErrors(void) { errors_charged = server.stat_total_error_replies; }
+
 /* Commands of one pipelined batch run back to back, so the clock reading
  * that ends one command's timing also starts the next one's: half the
  * clock reads of a pipeline (a reading costs tens of cycles, more in a
@@ -388,21 +400,30 @@ static long long chained_clock_us = -1; /* -1: no chain; 0: open, no reading yet
 
 void commandClockChain(int open) { chained_clock_us = open ? 0 : -1; }
 
+/* call()s in progress: a command run by another one (EXEC's, a script's)
+ * sees the outer command's time, so a script's clock does not move and no
+ * key expires in the middle of it (as in Redis 7.0). */
+static int call_depth;
+
 void call(client *c) {
     redisCommand *real_cmd = c->cmd;
     long long dirty = server.dirty;
     long long errors_before = server.stat_total_error_replies;
     long long calls_before = real_cmd->calls; /* unchanged after a run that blocked (blocked.c) */
+    int nested = call_depth++ > 0;
     c->flags |= CLIENT_EXECUTING_COMMAND;
-    long long clock_start = chained_clock_us > 0 ? chained_clock_us : monotonicUs();
-    long long start = clock_start + server.wall_minus_monotonic_us; /* the "now" the command sees */
-    server.ustime = start;
-    server.mstime = start / 1000;
-    server.unixtime = (time_t)(server.mstime / 1000);
+    long long clock_start = !nested && chained_clock_us > 0 ? chained_clock_us : monotonicUs();
+    if (!nested) {
+        long long start = clock_start + server.wall_minus_monotonic_us; /* the "now" the command sees */
+        server.ustime = start;
+        server.mstime = start / 1000;
+        server.unixtime = (time_t)(server.mstime / 1000);
+    }
     propagateBeforeCall(c);
     c->cmd->proc(c);
+    call_depth--;
     long long clock_end = monotonicUs();
-    if (chained_clock_us >= 0) chained_clock_us = clock_end;
+    if (!nested && chained_clock_us >= 0) chained_clock_us = clock_end;
     long long duration = clock_end - clock_start;
     if (unlikely(server.tracking_clients) && c->cmd->flags & CMD_READONLY) trackingRememberKeys(c);
     if (duration < 0) duration = 0; /* a clock is only as good as its hardware */
@@ -868,6 +889,10 @@ void shutdownCommand(client *c) {
     }
     if (abort_requested) {
         addReplyError(c, "No shutdown in progress.");
+        return;
+    }
+    if (scriptIsTimedOut() && !(flags & SHUTDOWN_NOSAVE)) { /* a busy script: only NOSAVE */
+        addReplyErrorObject(c, scriptBusyError());
         return;
     }
     if (prepareForShutdown(flags) == C_OK) exit(0);

@@ -210,6 +210,7 @@ typedef struct redisCommand {
 #define CLIENT_NO_TOUCH (1 << 18)
 #define CLIENT_PREVENT_PROP (1 << 19) /* the command propagated its effects itself */
 #define CLIENT_FORCE_PROP (1 << 20)   /* propagate even if nothing looked dirty */
+#define CLIENT_SCRIPT (1 << 21)       /* a scripting engine's client: collects replies, no connection */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -524,6 +525,9 @@ struct redisServer {
     unsigned long zset_max_listpack_value;
     unsigned long hll_sparse_max_bytes;
 
+    /* scripting (script.c, eval.c) */
+    long long busy_reply_threshold; /* ms a script runs before others get -BUSY (lua-time-limit) */
+
     /* slowlog */
     list *slowlog;
     long long slowlog_id_next;
@@ -792,6 +796,8 @@ void propagateAfterCall(client *c, long long dirty_delta);
 void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besides the command's own */
 void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
 void preventCommandPropagation(client *c);
+void callChargeErrors(void);       /* script.c: errors counted outside call() are charged */
+void propagateSetMuted(int muted); /* script.c: redis.set_repl() without REPL_AOF */
 void forceCommandPropagation(client *c); /* propagate even if nothing looked dirty (FLUSH* of an empty db) */
 
 /* ---- notify.c: keyspace notifications ---------------------------------------------------- */
@@ -935,6 +941,8 @@ sds rdbInfoString(sds info);
 #define RDB_VERSION 10          /* what we write: snapshots, AOF preambles, DUMP payloads */
 #define RDB_MAX_READ_VERSION 12 /* what we load: 7.2 writes 11, 7.4 writes 12 */
 sds rdbSerializeValue(robj *o); /* type byte + value, no key (DUMP) */
+sds rdbEncodeString(const char *p, size_t len); /* one string in the stream's encoding */
+sds rdbDecodeFunction(const unsigned char *p, size_t len, size_t *used, sds *err); /* FUNCTION RESTORE */
 robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *err);
 size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
 
@@ -955,6 +963,23 @@ typedef struct rdbCheck {
 } rdbCheck;
 int rdbCheckFd(int fd, rdbCheck *check); /* C_OK if the file is good */
 int rdbCheckMain(int argc, char **argv); /* the program redis-check-rdb (main() dispatches on argv[0]) */
+
+/* ---- scripting: eval.c (script.h and script_lua.h hold the engine's API) ---------------- */
+uint64_t evalCommandFlags(client *c, uint64_t cmd_flags); /* processCommand(): a script's declared flags */
+size_t evalMemoryLua(void);         /* INFO used_memory_lua / used_memory_vm_eval */
+size_t evalMemoryScripts(void);     /* INFO used_memory_scripts_eval */
+unsigned long evalCachedScripts(void); /* INFO number_of_cached_scripts */
+uint64_t fcallCommandFlags(client *c, uint64_t cmd_flags); /* processCommand(): a function's flags */
+sds functionsSerialize(void);       /* RDB_OPCODE_FUNCTION2 + code per library (RDB, FUNCTION DUMP) */
+int functionsLoadLibraryCode(sds code, int replace, sds *err); /* rdb.c: a library from a dump */
+void functionsFlushAll(void);       /* DEBUG RELOAD: the dump brings them back */
+sds functionsAofCommands(void);     /* aof_rewrite.c: FUNCTION LOAD per library, as RESP */
+size_t functionsMemoryLua(void);    /* INFO used_memory_vm_functions */
+size_t functionsMemoryOverhead(void); /* INFO used_memory_functions */
+unsigned long functionsCount(void);
+unsigned long functionsLibraryCount(void);
+int scriptIsTimedOut(void);         /* a script runs past busy-reply-threshold */
+robj *scriptBusyError(void);        /* the -BUSY reply then */
 
 /* ---- multi.c ------------------------------------------------------------------------- */
 void queueMultiCommand(client *c);

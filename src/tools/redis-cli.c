@@ -46,6 +46,7 @@
 #define CLI_HISTORY_MAX 100
 
 cliConfig config;
+static const char *eval_file; /* --eval <file> */
 rcConn *context;
 static volatile sig_atomic_t interrupted;
 
@@ -94,7 +95,7 @@ static int isCommand(const char *name, const char *want) { return strcasecmp(nam
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Redis 7.0's text for the options this tool has (no cluster, --eval,
+/* Redis 7.0's text for the options this tool has (no cluster, --ldb,
  * --rdb, --replica, --lru-test, --hotkeys, --askpass, -X), plus --count and
  * --type, which it adds to --scan. */
 static void usage(int status) {
@@ -179,6 +180,7 @@ static void usage(int status) {
             "  --type <type>      Type option when using --scan.\n"
             "  --intrinsic-latency <sec> Run a test to measure intrinsic system latency.\n"
             "                     The test will run for the specified amount of seconds.\n"
+            "  --eval <file>      Send an EVAL command using the Lua script at <file>.\n"
             "  --no-auth-warning  Don't show warning message when using password on command\n"
             "                     line interface.\n"
             "  --help             Output this help and exit.\n"
@@ -189,7 +191,10 @@ static void usage(int status) {
             "  redis-cli -r 100 lpush mylist x\n"
             "  redis-cli -r 100 -i 1 info | grep used_memory_human:\n"
             "  redis-cli --quoted-input set '\"null-\\x00-separated\"' value\n"
+            "  redis-cli --eval myscript.lua key1 key2 , arg1 arg2 arg3\n"
             "  redis-cli --scan --pattern '*:12345*'\n"
+            "\n"
+            "  (Note: when using --eval the comma separates KEYS[] from ARGV[] items)\n"
             "\n"
             "When no command is given, redis-cli starts in interactive mode.\n"
             "Type \"help\" in interactive mode for information on available commands\n"
@@ -232,7 +237,7 @@ static int optionTakesValue(const char *opt) {
                                        "-d", "-D", "--pipe-timeout", "--pattern", "--quoted-pattern",
                                        "--count", "--type", "--memkeys-samples", "--show-pushes",
                                        "--intrinsic-latency", "--sni", "--cacert", "--cacertdir", "--cert",
-                                       "--key", "--tls-ciphers", "--tls-ciphersuites", NULL};
+                                       "--key", "--tls-ciphers", "--tls-ciphersuites", "--eval", NULL};
     for (int i = 0; with_value[i]; i++)
         if (strcmp(opt, with_value[i]) == 0) return 1;
     return 0;
@@ -274,7 +279,8 @@ static int applyFlag(const char *opt) {
 }
 
 static void applyOption(const char *opt, const char *v) {
-    if (!strcmp(opt, "-h")) config.host = v;
+    if (!strcmp(opt, "--eval")) eval_file = v;
+    else if (!strcmp(opt, "-h")) config.host = v;
     else if (!strcmp(opt, "-p")) config.port = atoi(v);
     else if (!strcmp(opt, "-s")) config.socket = v;
     else if (!strcmp(opt, "-a") || !strcmp(opt, "--pass")) config.auth = v;
@@ -600,6 +606,37 @@ static int oneShot(int argc, char **args) {
     return config.set_errcode && had_error ? 1 : 0;
 }
 
+/* --eval file key1 key2 , arg1 arg2: EVAL of the file's script, with the
+ * arguments before a lone "," as its keys, as Redis's redis-cli does. */
+static int evalMode(int argc, char **args) {
+    FILE *fp = fopen(eval_file, "r");
+    if (!fp) die("Can't open file '%s': %s\n", eval_file, strerror(errno));
+    sds script = sdsempty();
+    char buf[1024];
+    size_t nread;
+    while ((nread = fread(buf, 1, sizeof buf, fp)) != 0) script = sdscatlen(script, buf, nread);
+    fclose(fp);
+    char **argv = malloc(sizeof(char *) * (size_t)(argc + 3));
+    if (!argv) die("Out of memory\n");
+    int n = 3, keys = 0, got_comma = 0;
+    for (int j = 0; j < argc; j++) {
+        if (!got_comma && !strcmp(args[j], ",")) {
+            got_comma = 1;
+            continue;
+        }
+        argv[n++] = sdsnew(args[j]);
+        if (!got_comma) keys++;
+    }
+    argv[0] = sdsnew("EVAL");
+    argv[1] = script;
+    argv[2] = sdsfromlonglong(keys);
+    int had_error = 0;
+    int status = sendCommand(n, argv, 1, &had_error);
+    for (int i = 0; i < n; i++) sdsfree(argv[i]);
+    free(argv);
+    return status != RC_OK || (config.set_errcode && had_error) ? 1 : 0;
+}
+
 /* ---- interactive and batch ----------------------------------------------------------- */
 
 static sds buildPrompt(void) {
@@ -800,6 +837,9 @@ int main(int argc, char **argv) {
     } else if (config.pipe_mode || config.scan_mode || config.bigkeys || config.memkeys || config.stat_mode ||
         config.latency_mode) {
         status = runSpecialMode();
+    } else if (eval_file) {
+        if (cliConnect(0) != RC_OK) return 1;
+        status = evalMode(argc - first, argv + first);
     } else if (first < argc) {
         if (cliConnect(0) != RC_OK) return 1;
         status = oneShot(argc - first, argv + first);

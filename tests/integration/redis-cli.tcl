@@ -428,6 +428,22 @@ start_server {tags {cli} unixsocket 1} {
         compare_cli -p
     }
 
+    test "--eval file key1 key2 , arg1 arg2 sends EVAL with the keys before the comma" {
+        need_ref
+        set script [file join $::cli_tmp eval.lua]
+        spit $script "return {KEYS\[1\], KEYS\[2\], ARGV\[1\], ARGV\[2\], #KEYS, #ARGV}"
+        set hp [list -h [srv host] -p [srv port]]
+        assert_equal "k1\nk2\na1\na2\n2\n2\n" [cli --eval $script k1 k2 , a1 a2]
+        foreach mode {--raw --no-raw} {
+            foreach args {{k1 k2 , a1 a2} {k1} {, a1 a2} {} {a , b , c}} {
+                compare_cli {*}$hp $mode --eval $script {*}$args
+            }
+        }
+        spit $script "return redis.call('nosuch')"
+        compare_cli {*}$hp --eval $script
+        compare_cli {*}$hp --eval [file join $::cli_tmp nosuch.lua]
+    }
+
     test "byte-for-byte: batch mode and --pipe" {
         need_ref
         set hp [list -h [srv host] -p [srv port]]
@@ -507,10 +523,10 @@ start_server {tags {cli} unixsocket 1} {
             assert {[lsearch -exact $known $line] >= 0} "not in Redis's --help: '$line'"
         }
         foreach opt {-u -x -e --json --quoted-json --intrinsic-latency --pipe --scan --bigkeys --memkeys
-                     --latency-dist --no-auth-warning --show-pushes} {
+                     --latency-dist --no-auth-warning --show-pushes --eval} {
             assert_match "*\n  $opt *" $ours
         }
-        foreach opt {--cluster --eval --rdb --replica --hotkeys --askpass --lru-test} {
+        foreach opt {--cluster --ldb --rdb --replica --hotkeys --askpass --lru-test} {
             assert_no_match "*\n  $opt *" $ours
         }
     }

@@ -208,8 +208,6 @@ test "directives of features not built yet stop start-up, naming the feature" {
         "slaveof 127.0.0.1 6380"           slaveof              replication
         "masterauth secret"                masterauth           replication
         "masteruser default"               masteruser           replication
-        "lua-time-limit 5000"              lua-time-limit       scripting
-        "busy-reply-threshold 5000"        busy-reply-threshold scripting
         "loadmodule /x/module.so"          loadmodule           "module loading"
         "cluster-enabled yes"              cluster-enabled      "cluster mode"
         "cluster-config-file nodes.conf"   cluster-config-file  "cluster mode"

@@ -1,0 +1,287 @@
+/* eval.c -- EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT: Lua scripts sent
+ * by clients, kept in a cache named by the SHA-1 of their body.
+ *
+ * Design decisions:
+ * - The Lua state (script_lua.c) and the fake client that runs the
+ *   scripts' commands are created by the first script (EVAL or SCRIPT
+ *   LOAD): a server that runs none keeps its footprint. SCRIPT FLUSH
+ *   closes the state and drops the cache; the next script starts afresh.
+ * - Each cached body is compiled once and kept in the Lua registry under
+ *   "f_<sha>" (Redis's name), so EVALSHA is a registry lookup. The cache
+ *   (sha -> body and its shebang flags) is what SCRIPT EXISTS answers
+ *   and what processCommand() asks for the script's flags
+ *   (evalCommandFlags), so a "#!lua" script that may write is refused
+ *   under OOM or MISCONF before it starts, as a write command would be.
+ * - An EVAL is never propagated itself: the commands it ran are
+ *   (script.c), so EVAL marks itself not to be propagated.
+ * - SCRIPT FLUSH and SCRIPT LOAD are not propagated (Redis 7.0 replicates
+ *   scripts by their effects only).
+ */
+#include "script_lua.h"
+#include "sha1.h"
+
+#include <ctype.h>
+
+typedef struct evalScript {
+    sds body;
+    uint64_t flags; /* SCRIPT_FLAG_*, from the shebang */
+} evalScript;
+
+static void evalScriptFree(dict *d, void *val) {
+    (void)d;
+    evalScript *es = val;
+    sdsfree(es->body);
+    zfree(es);
+}
+
+static dictType evalScriptsDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+    .valDestructor = evalScriptFree,
+};
+
+static struct {
+    lua_State *lua;    /* NULL until the first script */
+    client *fake;      /* runs the scripts' redis.call commands */
+    dict *scripts;     /* sha (40 lower-case hex digits) -> evalScript */
+    size_t scripts_bytes; /* the entries' memory, for INFO used_memory_scripts_eval */
+} ev;
+
+/* ---- the engine, created on first use --------------------------------------------------- */
+
+static void evalEnsureEngine(void) {
+    if (ev.lua) return;
+    ev.lua = luaEngineCreate();
+    ev.fake = createClient(NULL);
+    ev.fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+    clientSetAuthenticated(ev.fake, 1);
+    ev.scripts = dictCreate(&evalScriptsDictType);
+    ev.scripts_bytes = 0;
+}
+
+static void evalReset(void) {
+    if (ev.lua == NULL) return;
+    luaEngineClose(ev.lua);
+    freeClient(ev.fake);
+    dictRelease(ev.scripts);
+    memset(&ev, 0, sizeof ev);
+}
+
+/* "f_<sha>": the registry name of a cached script. */
+static void functionName(char out[SHA1_HEX_LEN + 3], const char *sha) {
+    out[0] = 'f';
+    out[1] = '_';
+    for (int j = 0; j < SHA1_HEX_LEN; j++) out[j + 2] = (char)tolower((unsigned char)sha[j]);
+    out[SHA1_HEX_LEN + 2] = '\0';
+}
+
+/* What INFO counts for one cached script, in Redis 7.0's terms (its dict
+ * entry, its key, its body as an object and a string). */
+static size_t scriptEntryBytes(sds key, sds body) {
+    return sdsMemoryUsage(key) + 3 * sizeof(void *) + sizeof(robj) + sdsMemoryUsage(body);
+}
+
+/* Compiles and caches body under sha; C_ERR with *err on a bad shebang or
+ * a compile error. */
+static int evalCacheScript(const char *sha, sds body, sds *err) {
+    uint64_t flags;
+    size_t shebang_len;
+    if (scriptParseShebang(body, sdslen(body), &flags, &shebang_len, err) != C_OK) return C_ERR;
+    char name[SHA1_HEX_LEN + 3];
+    functionName(name, sha);
+    if (luaEngineCompile(ev.lua, name, body, sdslen(body), shebang_len, err) != C_OK) return C_ERR;
+    evalScript *es = zmalloc(sizeof *es);
+    es->body = sdsdup(body);
+    es->flags = flags;
+    sds key = sdsnewlen(sha, SHA1_HEX_LEN);
+    dictAdd(ev.scripts, key, es);
+    ev.scripts_bytes += scriptEntryBytes(key, es->body);
+    return C_OK;
+}
+
+static evalScript *evalFindScript(const char *sha) {
+    if (ev.lua == NULL) return NULL;
+    sds key = sdsnewlen(sha, SHA1_HEX_LEN);
+    sdstolower(key);
+    dictEntry *de = dictFind(ev.scripts, key);
+    sdsfree(key);
+    return de ? dictGetVal(de) : NULL;
+}
+
+/* The body's sha, compiling and caching it first if it is new. */
+static int evalLoadBody(client *c, sds body, char sha[SHA1_HEX_LEN + 1]) {
+    sha1Hex(sha, body, sdslen(body));
+    evalEnsureEngine();
+    if (evalFindScript(sha)) return C_OK;
+    sds err = NULL;
+    if (evalCacheScript(sha, body, &err) == C_OK) return C_OK;
+    addReplyErrorSds(c, err);
+    return C_ERR;
+}
+
+/* ---- EVAL family ----------------------------------------------------------------------- */
+
+static int isEvalCommand(redisCommand *cmd) {
+    return cmd->proc == evalCommand || cmd->proc == evalRoCommand || cmd->proc == evalShaCommand ||
+           cmd->proc == evalShaRoCommand;
+}
+
+static int isEvalSha(redisCommand *cmd) { return cmd->proc == evalShaCommand || cmd->proc == evalShaRoCommand; }
+
+/* processCommand(): the flags of an EVAL are its script's, when the script
+ * declared some (a body not cached yet is read for its shebang). */
+uint64_t evalCommandFlags(client *c, uint64_t cmd_flags) {
+    if (!isEvalCommand(c->cmd) || c->argc < 2) return cmd_flags;
+    sds arg = c->argv[1]->ptr;
+    uint64_t script_flags;
+    if (isEvalSha(c->cmd)) {
+        if (sdslen(arg) != SHA1_HEX_LEN) return cmd_flags;
+        evalScript *es = evalFindScript(arg);
+        if (es == NULL) return cmd_flags;
+        script_flags = es->flags;
+    } else {
+        char sha[SHA1_HEX_LEN + 1];
+        sha1Hex(sha, arg, sdslen(arg));
+        evalScript *es = evalFindScript(sha);
+        size_t shebang_len;
+        sds err = NULL;
+        if (es) {
+            script_flags = es->flags;
+        } else if (scriptParseShebang(arg, sdslen(arg), &script_flags, &shebang_len, &err) != C_OK) {
+            sdsfree(err);
+            return cmd_flags;
+        }
+    }
+    return scriptFlagsToCmdFlags(cmd_flags, script_flags);
+}
+
+static int parseNumkeys(client *c, long long *numkeys) {
+    if (getLongLongFromObjectOrReply(c, c->argv[2], numkeys, NULL) != C_OK) return C_ERR;
+    if (*numkeys > c->argc - 3) {
+        addReplyError(c, "Number of keys can't be greater than number of args");
+        return C_ERR;
+    }
+    if (*numkeys < 0) {
+        addReplyError(c, "Number of keys can't be negative");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static void evalGeneric(client *c, int evalsha, int read_only) {
+    long long numkeys;
+    char sha[SHA1_HEX_LEN + 1];
+    preventCommandPropagation(c); /* its commands are, not the script */
+    feedMonitors(c, c->argv, c->argc); /* before its commands (EVAL is skip-monitor in call()) */
+    if (parseNumkeys(c, &numkeys) != C_OK) return;
+    if (evalsha) {
+        if (sdslen(c->argv[1]->ptr) != SHA1_HEX_LEN || evalFindScript(c->argv[1]->ptr) == NULL) {
+            addReplyErrorObject(c, shared.noscripterr);
+            return;
+        }
+        for (int j = 0; j < SHA1_HEX_LEN; j++) sha[j] = (char)tolower(((unsigned char *)c->argv[1]->ptr)[j]);
+        sha[SHA1_HEX_LEN] = '\0';
+    } else if (evalLoadBody(c, c->argv[1]->ptr, sha) != C_OK) {
+        return;
+    }
+    evalScript *es = evalFindScript(sha);
+    scriptRunCtx ctx;
+    if (scriptPrepareRun(&ctx, ev.fake, c, sha, es->flags, read_only) != C_OK) return;
+    ctx.flags |= SCRIPT_RUN_EVAL_MODE;
+    char name[SHA1_HEX_LEN + 3];
+    functionName(name, sha);
+    luaEngineRunEval(&ctx, ev.lua, name, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
+                     c->argc - 3 - (int)numkeys);
+    scriptResetRun(&ctx);
+}
+
+void evalCommand(client *c) { evalGeneric(c, 0, 0); }
+void evalRoCommand(client *c) { evalGeneric(c, 0, 1); }
+void evalShaCommand(client *c) { evalGeneric(c, 1, 0); }
+void evalShaRoCommand(client *c) { evalGeneric(c, 1, 1); }
+
+/* ---- SCRIPT ------------------------------------------------------------------------------ */
+
+static void scriptHelp(client *c) {
+    static const char *help[] = {
+        "DEBUG (YES|SYNC|NO)",
+        "    Set the debug mode for subsequent scripts executed.",
+        "EXISTS <sha1> [<sha1> ...]",
+        "    Return information about the existence of the scripts in the script cache.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Flush the Lua scripts cache. Very dangerous on replicas.",
+        "    When called without the optional mode argument, the behavior is determined by the",
+        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+        "    * ASYNC: Asynchronously flush the scripts cache.",
+        "    * SYNC: Synchronously flush the scripts cache.",
+        "KILL",
+        "    Kill the currently executing Lua script.",
+        "LOAD <script>",
+        "    Load a script into the scripts cache without executing it.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+/* ASYNC or SYNC: the state is closed at once either way (there is no lazy
+ * free thread for it); the reply is the same. */
+static void scriptFlush(client *c) {
+    if (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async")) {
+        addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
+        return;
+    }
+    if (c->argc > 3) {
+        addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
+        return;
+    }
+    evalReset();
+    addReply(c, shared.ok);
+}
+
+static void scriptExists(client *c) {
+    addReplyArrayLen(c, c->argc - 2);
+    for (int j = 2; j < c->argc; j++) {
+        sds sha = c->argv[j]->ptr;
+        addReply(c, sdslen(sha) == SHA1_HEX_LEN && evalFindScript(sha) ? shared.cone : shared.czero);
+    }
+}
+
+static void scriptLoad(client *c) {
+    char sha[SHA1_HEX_LEN + 1];
+    if (evalLoadBody(c, c->argv[2]->ptr, sha) != C_OK) return;
+    addReplyBulkCBuffer(c, sha, SHA1_HEX_LEN);
+}
+
+/* The debugger (LDB) is not part of this server. */
+static void scriptDebug(client *c) {
+    const char *mode = c->argv[2]->ptr;
+    if (!strcasecmp(mode, "no")) addReply(c, shared.ok);
+    else if (!strcasecmp(mode, "yes") || !strcasecmp(mode, "sync"))
+        addReplyError(c, "SCRIPT DEBUG is not supported by this server: the Lua debugger is not implemented");
+    else addReplyError(c, "Use SCRIPT DEBUG YES/SYNC/NO");
+}
+
+void scriptCommand(client *c) {
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help")) scriptHelp(c);
+    else if (!strcasecmp(sub, "flush")) scriptFlush(c);
+    else if (!strcasecmp(sub, "exists")) scriptExists(c);
+    else if (!strcasecmp(sub, "load")) scriptLoad(c);
+    else if (!strcasecmp(sub, "kill")) scriptKill(c, 1);
+    else if (!strcasecmp(sub, "debug")) scriptDebug(c);
+    else addReplySubcommandSyntaxError(c);
+}
+
+/* ---- INFO ------------------------------------------------------------------------------- */
+
+size_t evalMemoryLua(void) { return luaEngineMemory(ev.lua); }
+
+/* The cache, counted as Redis 7.0 counts it: per script its dict entry,
+ * its sha key and its body (an object and its string), plus the buckets. */
+size_t evalMemoryScripts(void) {
+    if (ev.scripts == NULL) return 0;
+    return ev.scripts_bytes + dictSlots(ev.scripts) * sizeof(void *);
+}
+
+
+unsigned long evalCachedScripts(void) { return ev.scripts ? dictSize(ev.scripts) : 0; }

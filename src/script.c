@@ -1,0 +1,344 @@
+/* script.c -- the run of one script, whatever the engine or the command
+ * (EVAL family in eval.c, FCALL in function.c): what its redis.call may
+ * run, what the server does while it runs long, and the shebang flags.
+ *
+ * Design decisions:
+ * - redis.call goes through call() (server.c) on the engine's fake client,
+ *   after the checks Redis makes for scripts, in its order and words:
+ *   unknown command or arity, "noscript" commands, writes from a
+ *   read-only script, OOM before the first write, MISCONF. So commandstats,
+ *   SLOWLOG, keyspace events and propagation see each command as if a
+ *   client had sent it; the commands' effects queue in propagate.c until
+ *   the outermost call() (the EVAL) returns, and go out wrapped in
+ *   MULTI/EXEC -- the script itself is never propagated.
+ * - One clock: call() updates the cached time only for the outermost
+ *   command, so a script's commands all see the time the EVAL started and
+ *   no key expires in the middle of a script (Redis 7.0's behaviour).
+ * - Busy scripts: the engine calls scriptInterrupt() every so many
+ *   instructions. Past busy-reply-threshold the run is "timed out": the
+ *   caller is protected (not read, not freed), and from then on every call
+ *   serves one pass of file events, as a load does (loading.c), where
+ *   processCommand() answers -BUSY to all but the commands flagged
+ *   allow-busy (SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE ...). The
+ *   cached clocks are restored after each pass, so the script's time still
+ *   does not move. A kill is honoured at the next scriptInterrupt().
+ * - A script that wrote cannot be killed (its half-done effects would be
+ *   propagated, or lost): -UNKILLABLE, as in Redis.
+ */
+#include "script.h"
+#include "aof.h"
+
+static scriptRunCtx *current_run;
+
+static robj *busyEvalError, *busyFunctionError;
+
+/* ---- shebang and flags ------------------------------------------------------------------ */
+
+static const struct {
+    uint64_t flag;
+    const char *name;
+} script_flag_names[] = {
+    {SCRIPT_FLAG_NO_WRITES, "no-writes"},
+    {SCRIPT_FLAG_ALLOW_OOM, "allow-oom"},
+    {SCRIPT_FLAG_ALLOW_STALE, "allow-stale"},
+    {SCRIPT_FLAG_NO_CLUSTER, "no-cluster"},
+    {SCRIPT_FLAG_ALLOW_CROSS_SLOT, "allow-cross-slot-keys"},
+};
+
+int scriptParseFlagName(const char *name, uint64_t *flag) {
+    for (size_t j = 0; j < sizeof script_flag_names / sizeof script_flag_names[0]; j++) {
+        if (strcmp(name, script_flag_names[j].name) == 0) {
+            *flag = script_flag_names[j].flag;
+            return C_OK;
+        }
+    }
+    return C_ERR;
+}
+
+int scriptParseFlagNameNoCase(const char *name, uint64_t *flag) {
+    for (size_t j = 0; j < sizeof script_flag_names / sizeof script_flag_names[0]; j++) {
+        if (strcasecmp(name, script_flag_names[j].name) == 0) {
+            *flag = script_flag_names[j].flag;
+            return C_OK;
+        }
+    }
+    return C_ERR;
+}
+
+/* The flags' names, in Redis's order (FUNCTION LIST). */
+const char *scriptFlagName(int index, uint64_t *flag) {
+    if (index < 0 || (size_t)index >= sizeof script_flag_names / sizeof script_flag_names[0]) return NULL;
+    *flag = script_flag_names[index].flag;
+    return script_flag_names[index].name;
+}
+
+static int parseShebangFlags(sds names_list, uint64_t *flags, sds *err) {
+    int count;
+    sds *names = sdssplitlen(names_list, (ssize_t)sdslen(names_list), ",", 1, &count);
+    int ok = C_OK;
+    for (int j = 0; j < count && ok == C_OK; j++) {
+        uint64_t flag;
+        if (scriptParseFlagName(names[j], &flag) == C_OK) {
+            *flags |= flag;
+        } else {
+            *err = sdscatfmt(sdsempty(), "Unexpected flag in script shebang: %s", names[j]);
+            ok = C_ERR;
+        }
+    }
+    sdsfreesplitres(names, count);
+    return ok;
+}
+
+/* "#!lua [flags=a,b]" -- Redis's parse: split like a command line, the
+ * engine word first, then only flags= options. */
+int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *shebang_len, sds *err) {
+    *flags = SCRIPT_FLAG_EVAL_COMPAT_MODE;
+    *shebang_len = 0;
+    if (len < 2 || body[0] != '#' || body[1] != '!') return C_OK;
+    const char *nl = memchr(body, '\n', len);
+    if (nl == NULL) { /* a shebang and no code: Redis 7.0 refuses it so */
+        *err = sdsnew("Invalid script shebang");
+        return C_ERR;
+    }
+    *shebang_len = (size_t)(nl - body);
+    sds line = sdsnewlen(body, *shebang_len);
+    int argc;
+    sds *parts = sdssplitargs(line, &argc);
+    sdsfree(line);
+    if (parts == NULL || argc == 0) {
+        if (parts) sdsfreesplitres(parts, argc);
+        *err = sdsnew("Invalid script shebang");
+        return C_ERR;
+    }
+    int ok = C_OK;
+    if (strcmp(parts[0], "#!lua") != 0) {
+        *err = sdscatfmt(sdsempty(), "Unexpected engine in script shebang: %s", parts[0]);
+        ok = C_ERR;
+    }
+    *flags = 0;
+    for (int j = 1; j < argc && ok == C_OK; j++) {
+        if (strncmp(parts[j], "flags=", 6) == 0) {
+            sdsrange(parts[j], 6, -1);
+            ok = parseShebangFlags(parts[j], flags, err);
+        } else {
+            *err = sdscatfmt(sdsempty(), "Unknown lua shebang option: %s", parts[j]);
+            ok = C_ERR;
+        }
+    }
+    sdsfreesplitres(parts, argc);
+    return ok;
+}
+
+/* A script that declared flags replaces EVAL's write/deny-oom/stale flags
+ * with what it declared (processCommand() then refuses it as it would a
+ * write command: OOM, MISCONF). */
+uint64_t scriptFlagsToCmdFlags(uint64_t cmd_flags, uint64_t script_flags) {
+    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return cmd_flags;
+    cmd_flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE | CMD_MAY_REPLICATE);
+    if (!(script_flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES))) cmd_flags |= CMD_DENYOOM;
+    if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) cmd_flags |= CMD_WRITE;
+    if (script_flags & SCRIPT_FLAG_ALLOW_STALE) cmd_flags |= CMD_STALE;
+    return cmd_flags;
+}
+
+/* ---- a run -------------------------------------------------------------------------------- */
+
+static int overMaxmemory(void) { return server.maxmemory && zmalloc_used_memory() > server.maxmemory; }
+
+/* Refusals that depend on the script's declared flags (a body without a
+ * shebang has none of them checked here, as in Redis). */
+static int refuseByFlags(client *caller, uint64_t script_flags, int read_only) {
+    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return 0;
+    if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) {
+        sds misconf = aofWriteDeniedError();
+        if (misconf == NULL) misconf = rdbWriteDeniedError();
+        if (misconf) {
+            addReplyErrorSds(caller, misconf);
+            return 1;
+        }
+        if (read_only) {
+            addReplyError(caller, "Can not execute a script with write flag using *_ro command.");
+            return 1;
+        }
+    }
+    if (!(script_flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) && overMaxmemory()) {
+        addReplyError(caller, "-OOM allow-oom flag is not set on the script, "
+                              "can not run it when used memory > 'maxmemory'");
+        return 1;
+    }
+    return 0;
+}
+
+int scriptPrepareRun(scriptRunCtx *ctx, client *fake, client *caller, const char *funcname,
+                     uint64_t script_flags, int read_only) {
+    if (refuseByFlags(caller, script_flags, read_only)) return C_ERR;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->funcname = funcname;
+    ctx->caller = caller;
+    ctx->fake = fake;
+    ctx->repl = SCRIPT_REPL_ALL;
+    ctx->start_us = monotonicUs();
+    ctx->over_memory_at_start = overMaxmemory();
+    if (read_only || (script_flags & SCRIPT_FLAG_NO_WRITES)) ctx->flags |= SCRIPT_RUN_READ_ONLY;
+    if (script_flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) ctx->flags |= SCRIPT_RUN_ALLOW_OOM;
+    fake->db = caller->db;
+    fake->resp = 2;
+    current_run = ctx;
+    return C_OK;
+}
+
+void scriptResetRun(scriptRunCtx *ctx) {
+    if (ctx->flags & SCRIPT_RUN_TIMEDOUT) unprotectClient(ctx->caller);
+    current_run = NULL;
+}
+
+scriptRunCtx *scriptCurrentRun(void) { return current_run; }
+
+/* ---- redis.call --------------------------------------------------------------------------- */
+
+static int verifyWriteAllowed(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
+    if ((ctx->flags & SCRIPT_RUN_READ_ONLY) && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE))) {
+        *err = sdsnew("Write commands are not allowed from read-only scripts.");
+        return C_ERR;
+    }
+    if (!(cmd->flags & CMD_WRITE) || (ctx->flags & SCRIPT_RUN_WRITE_DIRTY)) return C_OK;
+    sds misconf = aofWriteDeniedError();
+    if (misconf == NULL) misconf = rdbWriteDeniedError();
+    if (misconf) {
+        *err = misconf; /* "-MISCONF ..." */
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Out of memory when the script started, and it has not written yet: a
+ * deny-oom command is refused (after its first write a script is let
+ * finish, or its effects would be half applied). */
+static int verifyMemory(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
+    if (ctx->flags & (SCRIPT_RUN_ALLOW_OOM | SCRIPT_RUN_WRITE_DIRTY)) return C_OK;
+    if (!server.maxmemory || !ctx->over_memory_at_start || !(cmd->flags & CMD_DENYOOM)) return C_OK;
+    *err = sdsdup(shared.oomerr->ptr);
+    sdstrim(*err, "\r\n");
+    return C_ERR;
+}
+
+static int verifyCommand(scriptRunCtx *ctx, redisCommand *cmd, int argc, sds *err) {
+    if (cmd == NULL) {
+        *err = sdsnew("Unknown Redis command called from script");
+        return C_ERR;
+    }
+    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        *err = sdsnew("Wrong number of args calling Redis command from script");
+        return C_ERR;
+    }
+    if (cmd->flags & CMD_NOSCRIPT) {
+        *err = sdsnew("This Redis command is not allowed from script");
+        return C_ERR;
+    }
+    if (verifyWriteAllowed(ctx, cmd, err) != C_OK) return C_ERR;
+    return verifyMemory(ctx, cmd, err);
+}
+
+/* The refusal counts as an error reply (INFO errorstats) and a rejected
+ * call of the command, as in Redis. */
+static void countRefusal(redisCommand *cmd, sds err) {
+    const char *code = err[0] == '-' ? err + 1 : "ERR";
+    size_t len = 0;
+    while (code[len] && code[len] != ' ') len++;
+    server.stat_total_error_replies++;
+    incrementErrorCount(code, len);
+    if (cmd) cmd->rejected_calls++;
+    callChargeErrors();
+}
+
+void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err) {
+    client *c = ctx->fake;
+    redisCommand *cmd = lookupCommand(argv, argc);
+    if (verifyCommand(ctx, cmd, argc, err) != C_OK) {
+        countRefusal(cmd, *err);
+        return;
+    }
+    if (cmd->flags & CMD_WRITE) ctx->flags |= SCRIPT_RUN_WRITE_DIRTY;
+    c->argv = argv;
+    c->argc = argc;
+    c->argv_len = argc;
+    c->cmd = c->lastcmd = c->realcmd = cmd;
+    int muted = !(ctx->repl & SCRIPT_REPL_AOF);
+    if (muted) propagateSetMuted(1);
+    call(c);
+    if (muted) propagateSetMuted(0);
+    serverAssert(!(c->flags & CLIENT_BLOCKED));
+}
+
+/* ---- busy scripts ----------------------------------------------------------------------- */
+
+/* One pass of file events, then what must follow it before replies go out
+ * (as loading.c does during a load). The script's clocks and current
+ * client are kept. */
+static void serveClientsWhileBusy(void) {
+    client *running = server.current_client;
+    long long ustime = server.ustime, mstime = server.mstime;
+    time_t unixtime = server.unixtime;
+    aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    aofBeforeSleep();
+    handleClientsWithPendingWrites();
+    freeClientsInAsyncFreeQueue();
+    server.current_client = running;
+    server.ustime = ustime;
+    server.mstime = mstime;
+    server.unixtime = unixtime;
+    shutdownIfAsked();
+}
+
+static void enterTimedOut(scriptRunCtx *ctx, long long elapsed_ms) {
+    serverLog(LL_WARNING,
+              "Slow script detected: still in execution after %lld milliseconds. "
+              "You can try killing the script using the %s command. Script name is: %s.",
+              elapsed_ms, (ctx->flags & SCRIPT_RUN_EVAL_MODE) ? "SCRIPT KILL" : "FUNCTION KILL",
+              ctx->funcname);
+    ctx->flags |= SCRIPT_RUN_TIMEDOUT;
+    protectClient(ctx->caller);
+}
+
+int scriptInterrupt(scriptRunCtx *ctx) {
+    if (!(ctx->flags & SCRIPT_RUN_TIMEDOUT)) {
+        long long elapsed_ms = (monotonicUs() - ctx->start_us) / 1000;
+        if (elapsed_ms < server.busy_reply_threshold) return 0;
+        enterTimedOut(ctx, elapsed_ms);
+    }
+    serveClientsWhileBusy();
+    return (ctx->flags & SCRIPT_RUN_KILLED) != 0;
+}
+
+int scriptIsTimedOut(void) { return current_run && (current_run->flags & SCRIPT_RUN_TIMEDOUT); }
+
+int scriptIsEval(void) { return current_run && (current_run->flags & SCRIPT_RUN_EVAL_MODE); }
+
+robj *scriptBusyError(void) {
+    if (busyEvalError == NULL) {
+        busyEvalError = createObject(OBJ_STRING, sdsnew("-BUSY Redis is busy running a script. You can only "
+                                                         "call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"));
+        busyFunctionError = createObject(OBJ_STRING, sdsnew("-BUSY Redis is busy running a script. You can only "
+                                                             "call FUNCTION KILL or SHUTDOWN NOSAVE.\r\n"));
+    }
+    return scriptIsEval() ? busyEvalError : busyFunctionError;
+}
+
+void scriptKill(client *c, int is_eval) {
+    if (current_run == NULL) {
+        addReplyError(c, "-NOTBUSY No scripts in execution right now.");
+        return;
+    }
+    if (current_run->flags & SCRIPT_RUN_WRITE_DIRTY) {
+        addReplyError(c, "-UNKILLABLE Sorry the script already executed write commands against the "
+                         "dataset. You can either wait the script termination or kill the server in a "
+                         "hard way using the SHUTDOWN NOSAVE command.");
+        return;
+    }
+    if (is_eval != scriptIsEval()) {
+        addReplyErrorObject(c, scriptBusyError());
+        return;
+    }
+    current_run->flags |= SCRIPT_RUN_KILLED;
+    addReply(c, shared.ok);
+}

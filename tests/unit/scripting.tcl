@@ -1,0 +1,583 @@
+# scripting.tcl -- EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT: the script
+# cache, the sandbox, redis.* and the conversions between Lua and RESP2/RESP3,
+# the errors (compile, run time, redis.call's), shebang flags and their
+# refusals, propagation to the AOF (the script's effects in MULTI/EXEC, never
+# the script), commandstats, busy scripts (-BUSY, SCRIPT KILL, UNKILLABLE,
+# SHUTDOWN NOSAVE) and a server that survives hostile scripts.
+#
+# Every expected reply and error text is Redis 7.0.15's: the file passes
+# against it (./runtest --server /usr/bin/redis-server --single
+# tests/unit/scripting.tcl), except where a test says it checks this server
+# only (tag our-only, skipped with --tags -our-only).
+#
+# Design decisions:
+# - Scripts are written as Tcl strings in braces, so Lua's quotes and
+#   brackets need no escaping.
+# - Busy tests lower busy-reply-threshold to 100 ms and run a script from a
+#   deferring client; the other clients poll until they get -BUSY.
+
+proc ev {script args} { return [r eval $script [llength $args] {*}$args] }
+
+# The sha1 of a string, as SCRIPT LOAD names it (the server computes it).
+proc script_sha {body} { return [r script load $body] }
+
+start_server {tags {scripting}} {
+    test "EVAL returns integers, bulks, arrays and nil" {
+        assert_equal 1 [r eval {return 1} 0]
+        assert_equal hello [r eval {return 'hello'} 0]
+        assert_equal {1 2 x} [r eval {return {1, 2, 'x'}} 0]
+        assert_equal {} [r eval {return nil} 0]
+    }
+
+    test "KEYS and ARGV hold the keys and the arguments" {
+        assert_equal {k1 k2 a1 a2 2 2} [r eval {return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], #KEYS, #ARGV}} 2 k1 k2 a1 a2]
+        assert_equal {0 3} [r eval {return {#KEYS, #ARGV}} 0 a b c]
+    }
+
+    test "numkeys errors" {
+        assert_error "ERR Number of keys can't be greater than number of args" {r eval {return 1} 1}
+        assert_error "ERR Number of keys can't be negative" {r eval {return 1} -1}
+        assert_error "ERR value is not an integer or out of range" {r eval {return 1} x}
+        assert_error "ERR value is not an integer or out of range" {r eval {return 1} 1.0}
+        assert_error "ERR wrong number of arguments for 'eval' command" {r eval {return 1}}
+    }
+
+    test "EVALSHA runs a cached script, case-insensitively; NOSCRIPT otherwise" {
+        set sha [script_sha {return 'cached'}]
+        assert_equal 40 [string length $sha]
+        assert_equal cached [r evalsha $sha 0]
+        assert_equal cached [r evalsha [string toupper $sha] 0]
+        assert_error "NOSCRIPT No matching script. Please use EVAL." {r evalsha [string repeat 0 40] 0}
+        assert_error "NOSCRIPT No matching script. Please use EVAL." {r evalsha abc 0}
+        assert_error "ERR Number of keys can't be negative" {r evalsha $sha -1}
+    }
+
+    test "The cache names a script by the SHA1 of its body, as redis.sha1hex does" {
+        assert_equal e0e1f9fabfc9d4800c877a703b823ac0578ff8db [script_sha {return 1}]
+        assert_equal da39a3ee5e6b4b0d3255bfef95601890afd80709 [r eval {return redis.sha1hex('')} 0]
+        assert_equal a9993e364706816aba3e25717850c26c9cd0d89d [r eval {return redis.sha1hex(ARGV[1])} 0 abc]
+        assert_error "ERR wrong number of arguments script: *" {r eval {return redis.sha1hex()} 0}
+    }
+
+    test "EVAL caches its script: EVALSHA finds it afterwards" {
+        r eval {return 'via eval'} 0
+        assert_equal {via eval} [r evalsha [r eval {return redis.sha1hex('return \'via eval\'')} 0] 0]
+    }
+
+    test "SCRIPT EXISTS and SCRIPT FLUSH" {
+        set sha [script_sha {return 2}]
+        assert_equal {1 0} [r script exists $sha [string repeat f 40]]
+        assert_equal {1} [r script exists [string toupper $sha]]
+        assert_equal OK [r script flush]
+        assert_equal {0} [r script exists $sha]
+        assert_error "NOSCRIPT*" {r evalsha $sha 0}
+        script_sha {return 2}
+        assert_equal OK [r script flush async]
+        assert_equal OK [r script flush SYNC]
+        assert_error "ERR SCRIPT FLUSH only support SYNC|ASYNC option" {r script flush x}
+        assert_error "ERR SCRIPT FLUSH only support SYNC|ASYNC option" {r script flush sync x}
+        assert_equal 2 [r eval {return 2} 0]
+    }
+
+    test "SCRIPT argument errors, HELP, DEBUG" {
+        assert_error "ERR wrong number of arguments for 'script|exists' command" {r script exists}
+        assert_error "ERR wrong number of arguments for 'script|load' command" {r script load}
+        assert_error "ERR unknown subcommand 'foo'. Try SCRIPT HELP." {r script foo}
+        assert_match "SCRIPT <subcommand>*" [lindex [r script help] 0]
+        assert_error "ERR Use SCRIPT DEBUG YES/SYNC/NO" {r script debug maybe}
+        assert_equal OK [r script debug no]
+    }
+
+    test "SCRIPT DEBUG YES is refused: no Lua debugger here" {
+        assert_error "ERR SCRIPT DEBUG is not supported*" {r script debug yes}
+    } {our-only}
+
+    test "Compile errors name the chunk and the line" {
+        assert_error "ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'" {r eval {return 1 +} 0}
+        assert_error "ERR Error compiling script (new function): user_script:2: *" {r script load "return 1\nreturn +"}
+    }
+
+    test "Run-time errors carry the script's sha and line" {
+        set body "local x = 1\nerror('boom')"
+        set sha [r eval {return redis.sha1hex(ARGV[1])} 0 $body]
+        assert_error "ERR user_script:2: boom script: $sha, on @user_script:2." {r eval $body 0}
+        assert_error "ERR user_script:1: attempt to perform arithmetic on a string value script: *" {r eval {return 'a' + 1} 0}
+        assert_error "ERR x script: *, on @user_script:1." {r eval {error('x', 0)} 0}
+    }
+
+    test "redis.call errors are raised with the command's error text" {
+        r set str abc
+        assert_error "ERR value is not an integer or out of range script: *, on @user_script:1." {r eval {return redis.call('incr', 'str')} 0}
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value script: *" {r eval {return redis.call('lpush', 'str', 'x')} 0}
+        assert_error "ERR Unknown Redis command called from script script: *" {r eval {return redis.call('nosuch')} 0}
+        assert_error "ERR Wrong number of args calling Redis command from script script: *" {r eval {return redis.call('get')} 0}
+        assert_error "ERR Please specify at least one argument for this redis lib call script: *" {r eval {return redis.call()} 0}
+        assert_error "ERR Lua redis lib command arguments must be strings or integers script: *" {r eval {return redis.call('set', 'k', {})} 0}
+    }
+
+    test "redis.pcall returns the error as a table, and the script may go on" {
+        r set str abc
+        assert_error "ERR value is not an integer or out of range" {r eval {return redis.pcall('incr', 'str')} 0}
+        assert_equal {ERR value is not an integer or out of range} [r eval {return redis.pcall('incr', 'str')['err']} 0]
+        assert_equal {ERR Unknown Redis command called from script} [r eval {return redis.pcall('nosuch')['err']} 0]
+        assert_equal ok [r eval {redis.pcall('nosuch'); return 'ok'} 0]
+    }
+
+    test "Lua's pcall catches redis.call's error as its message" {
+        assert_equal {ERR Unknown Redis command called from script} [r eval {local ok, e = pcall(function() redis.call('nosuch') end) return e} 0]
+        assert_equal {MY err} [r eval {local ok, e = pcall(function() error({err='MY err'}) end) return e} 0]
+        assert_equal {1 2} [r eval {local ok, a, b = pcall(function() return 1, 2 end) return {a, b}} 0]
+    }
+
+    test "Commands not allowed from scripts" {
+        foreach cmd {{multi} {exec} {watch x} {subscribe c} {eval {return 1} 0} {script load x} {blpop l 0} {client list} {monitor} {shutdown} {debug sleep 0}} {
+            set lua "return redis.call('[join $cmd {','}]')"
+            assert_error "ERR This Redis command is not allowed from script script: *" {r eval $lua 0}
+        }
+        assert_equal {ERR This Redis command is not allowed from script} [r eval {return redis.pcall('multi')['err']} 0]
+    }
+
+    test "Blocking commands allowed in scripts do not block" {
+        r del nolist
+        assert_equal {} [r eval {return redis.call('blmpop', 0, 1, 'nolist', 'left')} 0]
+    }
+
+    test "redis.error_reply and redis.status_reply" {
+        assert_error "My Error" {r eval {return redis.error_reply('My Error')} 0}
+        assert_error "ERR x" {r eval {return redis.error_reply('x')} 0}
+        assert_equal FINE [r eval {return redis.status_reply('FINE')} 0]
+        assert_error "ERR wrong number or type of arguments" {r eval {return redis.error_reply()} 0}
+        assert_error "ERR wrong number or type of arguments" {r eval {return redis.status_reply(1)} 0}
+        assert_error "foo" {r eval {return {err='foo'}} 0}
+    }
+
+    test "Lua to RESP2: numbers truncate, booleans, tables stop at the first nil" {
+        assert_equal 3 [r eval {return 3.99} 0]
+        assert_equal -1 [r eval {return -1.5} 0]
+        assert_equal -9223372036854775808 [r eval {return 1e20} 0]
+        assert_equal 1 [r eval {return true} 0]
+        assert_equal {} [r eval {return false} 0]
+        assert_equal {1 2} [r eval {return {1, 2, nil, 4}} 0]
+        assert_equal {1 {} 3} [r eval {return {1, false, 3}} 0]
+        assert_equal {} [r eval {return {a=1}} 0]
+        assert_equal {1 {2 {3 4}}} [r eval {return {1, {2, {3, 4}}}} 0]
+        assert_equal {a b} [r eval {return {ok='a\nb'}} 0]
+        assert_equal {} [r eval {return function() end} 0]
+    }
+
+    test "Lua to RESP2: the RESP3-only tables" {
+        assert_equal 3.5 [r eval {return {double=3.5}} 0]
+        assert_equal {a 1} [r eval {return {map={a=1}}} 0]
+        assert_equal {a} [r eval {return {set={a=true}}} 0]
+        assert_equal 123 [r eval {return {big_number='123'}} 0]
+        assert_equal hi [r eval {return {verbatim_string={format='txt', string='hi'}}} 0]
+    }
+
+    test "RESP2 to Lua: integer, bulk, nil, array, status, error" {
+        r del h nokey
+        r set s v
+        assert_equal number [r eval {return type(redis.call('incr', 'n'))} 0]
+        assert_equal v [r eval {return redis.call('get', 's')} 0]
+        assert_equal 1 [r eval {return redis.call('get', 'nokey') == false} 0]
+        assert_equal table [r eval {return type(redis.call('lrange', 'nokey', 0, -1))} 0]
+        assert_equal PONG [r eval {return redis.call('ping')['ok']} 0]
+        assert_equal PONG [r eval {return redis.call('ping')} 0]
+    }
+
+    test "Numbers given to redis.call are written as %.17g" {
+        r eval {redis.call('set', 'num', 10.5) redis.call('set', 'num2', 3) redis.call('set', 'num3', 0.1)} 0
+        assert_equal {10.5 3 0.10000000000000001} [r mget num num2 num3]
+    }
+
+    test "redis.setresp(3): RESP3 replies seen by the script" {
+        r del h3
+        r hset h3 a 1
+        assert_equal 1 [r eval {redis.setresp(3) return redis.call('hgetall', 'h3').map.a} 0]
+        assert_equal 1 [r eval {redis.setresp(3) return redis.call('get', 'nokey') == nil} 0]
+        assert_equal 1.5 [r eval {redis.setresp(3) return redis.call('incrbyfloat', 'fl', '1.5')} 0]
+        assert_error "ERR RESP version must be 2 or 3. script: *" {r eval {redis.setresp(4)} 0}
+        assert_error "ERR redis.setresp() requires one argument. script: *" {r eval {redis.setresp()} 0}
+    }
+
+    test "Lua to RESP3 for a HELLO 3 client" {
+        r hello 3
+        assert_equal 3.5 [r eval {return {double=3.5}} 0]
+        assert_equal {a 1} [r eval {return {map={a=1}}} 0]
+        assert_equal 1 [r eval {redis.setresp(3) return true} 0]
+        assert_equal 0 [r eval {redis.setresp(3) return false} 0]
+        assert_equal {} [r eval {return false} 0]
+        r hello 2
+    }
+
+    test "The sandbox: globals cannot be created or read when missing" {
+        assert_error "ERR user_script:1: Attempt to modify a readonly table script: *" {r eval {x = 5} 0}
+        assert_error "ERR user_script:1: Script attempted to access nonexistent global variable 'y' script: *" {r eval {return y} 0}
+        assert_error "ERR Attempt to modify a readonly table script: *" {r eval {rawset(_G, 'x', 1)} 0}
+        assert_equal 1 [r eval {local x = 5 return 1} 0]
+    }
+
+    test "The sandbox: library tables are read-only" {
+        foreach lib {string math table redis cjson bit} {
+            assert_error "ERR user_script:1: Attempt to modify a readonly table script: *" {r eval "$lib.foo = 1" 0}
+        }
+        assert_error "ERR user_script:1: Attempt to modify a readonly table script: *" {r eval {redis.call = nil} 0}
+        assert_equal ABC [r eval {return ('abc'):upper()} 0]
+        assert_equal 1 [r eval {return getmetatable('').__index == string} 0]
+        assert_error "*Attempt to modify a readonly table*" {r eval {getmetatable('').__index = {}} 0}
+        assert_equal ABC [r eval {return ('abc'):upper()} 0]
+    }
+
+    test "The sandbox: what is there and what is not" {
+        foreach name {os io print loadfile dofile require setfenv getfenv module newproxy debug} {
+            assert_error "*Script attempted to access nonexistent global variable '$name'*" {r eval "return type($name)" 0}
+        }
+        set globals [r eval {local t = {} for k, v in pairs(_G) do t[#t+1] = k end table.sort(t) return t} 0]
+        foreach name {redis string math table cjson bit struct cmsgpack coroutine loadstring load pcall xpcall unpack KEYS ARGV} {
+            assert {[lsearch -exact $globals $name] >= 0} "$name missing from $globals"
+        }
+        assert_equal {call pcall} [r eval {local t = {} for k in pairs(redis) do if k == 'call' or k == 'pcall' then t[#t+1] = k end end table.sort(t) return t} 0]
+    }
+
+    test "cjson, bit, struct and cmsgpack are there" {
+        assert_equal {[1,2,3]} [r eval {return cjson.encode({1,2,3})} 0]
+        assert_equal 2 [r eval {return cjson.decode('{"a":[1,2]}').a[2]} 0]
+        assert_equal 15 [r eval {return bit.band(0xff, 0x0f)} 0]
+        assert_equal 000000ff [r eval {return bit.tohex(255)} 0]
+        assert_equal 258 [r eval {return struct.unpack('>I2', struct.pack('>I2', 258))} 0]
+        assert_equal {1 2 3} [r eval {return cmsgpack.unpack(cmsgpack.pack({1,2,3}))} 0]
+    }
+
+    test "loadstring refuses precompiled chunks" {
+        assert_equal {} [r eval {return loadstring(string.dump(function() return 1 end))} 0]
+        assert_equal 1 [r eval {return loadstring('return 1')()} 0]
+    }
+
+    test "redis.* constants and no-op helpers" {
+        assert_equal 7.0.15 [r eval {return redis.REDIS_VERSION} 0]
+        assert_equal 458767 [r eval {return redis.REDIS_VERSION_NUM} 0]
+        assert_equal {3 1 2 2 0} [r eval {return {redis.REPL_ALL, redis.REPL_AOF, redis.REPL_REPLICA, redis.REPL_SLAVE, redis.REPL_NONE}} 0]
+        assert_equal {0 1 2 3} [r eval {return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING}} 0]
+        assert_equal 1 [r eval {return redis.replicate_commands()} 0]
+        assert_equal {} [r eval {return redis.breakpoint()} 0]
+        assert_equal {} [r eval {return redis.debug('x')} 0]
+        assert_error "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE. script: *" {r eval {redis.set_repl(9)} 0}
+    }
+
+    test "redis.log writes to the server log; its argument errors" {
+        assert_equal {} [r eval {redis.log(redis.LOG_WARNING, 'hello from', 'a script')} 0]
+        assert_error "ERR redis.log() requires two arguments or more. script: *" {r eval {redis.log(redis.LOG_WARNING)} 0}
+        assert_error "ERR Invalid debug level. script: *" {r eval {redis.log(99, 'x')} 0}
+    }
+
+    test "redis.log line in the log" {
+        r eval {redis.log(redis.LOG_WARNING, 'marker-7d1e')} 0
+        wait_for_log "*marker-7d1e*"
+    } {external:skip}
+
+    test "math.random is a fixed sequence from a fixed seed" {
+        set a [r eval {math.randomseed(42) return {math.random(1000), math.random(1000), math.random()}} 0]
+        set b [r eval {math.randomseed(42) return {math.random(1000), math.random(1000), math.random()}} 0]
+        assert_equal $a $b
+        assert_equal {1 46} [r eval {math.randomseed(1) return {math.random(10), math.random(100)}} 0]
+        assert_error "*interval is empty*" {r eval {return math.random(0)} 0}
+    }
+
+    test "Shebang flags and errors" {
+        assert_equal 1 [r eval "#!lua flags=no-writes,allow-oom,allow-stale,no-cluster,allow-cross-slot-keys\nreturn 1" 0]
+        assert_equal 1 [r eval "#!lua flags=\nreturn 1" 0]
+        assert_error "ERR Unexpected flag in script shebang: bogus" {r eval "#!lua flags=bogus\nreturn 1" 0}
+        assert_error "ERR Unknown lua shebang option: name=foo" {r eval "#!lua name=foo\nreturn 1" 0}
+        assert_error "ERR Unexpected engine in script shebang: #!luax" {r eval "#!luax\nreturn 1" 0}
+        assert_error "ERR Invalid script shebang" {r eval "#!lua" 0}
+        assert_error "ERR Unexpected flag in script shebang: bad" {r script load "#!lua flags=bad\nreturn 1"}
+    }
+
+    test "The shebang line counts in line numbers" {
+        assert_error "*on @user_script:2.*" {r eval "#!lua\nerror('x')" 0}
+    }
+
+    test "Writes from read-only scripts and *_RO commands" {
+        assert_error "ERR Write commands are not allowed from read-only scripts. script: *, on @user_script:2." {r eval "#!lua flags=no-writes\nreturn redis.call('set','a','b')" 0}
+        assert_error "ERR Write commands are not allowed from read-only scripts. script: *" {r eval_ro {return redis.call('set','a','b')} 0}
+        r set a v
+        assert_equal v [r eval_ro {return redis.call('get', KEYS[1])} 1 a]
+        assert_error "ERR Can not execute a script with write flag using \*_ro command." {r eval_ro "#!lua\nreturn 1" 0}
+        assert_equal 1 [r eval_ro "#!lua flags=no-writes\nreturn 1" 0]
+        set sha [script_sha {return redis.call('get', 'a')}]
+        assert_equal v [r evalsha_ro $sha 0]
+    }
+
+    test "CLIENT PAUSE WRITE holds EVAL, not no-writes scripts nor EVAL_RO" {
+        r client pause 10000 write
+        set rd [redis_deferring_client]
+        $rd eval {return 'held'} 0
+        $rd blocking 0
+        assert_equal 1 [r eval "#!lua flags=no-writes\nreturn 1" 0]
+        assert_equal 1 [r eval_ro {return 1} 0]
+        after 100
+        assert_equal 0 [$rd ready]
+        $rd blocking 1
+        r client unpause
+        assert_equal held [$rd read]
+        $rd close
+    }
+
+    test "SELECT inside a script does not change the caller's database" {
+        r select 9
+        r del x
+        r eval {redis.call('select', 5) redis.call('set', 'x', 'in5')} 0
+        assert_equal {} [r get x]
+        r select 5
+        assert_equal in5 [r get x]
+        r del x
+        r select 9
+    }
+
+    test "Keys don't expire in the middle of a script" {
+        r set k v px 200
+        set r [r eval {local x = 0 for i = 1, 60000000 do x = x + i end return redis.call('exists', 'k')} 0]
+        assert_equal 1 $r
+        after 250
+        assert_equal 0 [r exists k]
+    } {slow}
+
+    test "EVAL inside MULTI runs at EXEC" {
+        r del m1
+        r multi
+        r eval {return redis.call('incr', 'm1')} 0
+        r incr m1
+        assert_equal {1 2} [r exec]
+    }
+
+    test "WATCH: a script's write fails another client's EXEC" {
+        r set w 1
+        r watch w
+        set c [redis_client]
+        $c select 9
+        $c eval {redis.call('set', 'w', 2)} 0
+        $c close
+        r multi
+        r get w
+        assert_equal {} [r exec]
+    }
+
+    test "Commandstats count EVAL and the commands it ran" {
+        r config resetstat
+        r eval {redis.call('set', 'cs', 1) redis.call('get', 'cs')} 0
+        r set str abc
+        catch {r eval {return redis.call('incr', 'str')} 0}
+        catch {r eval {return redis.call('nosuch')} 0}
+        set stats [r info commandstats]
+        assert_match "*cmdstat_eval:calls=3,*failed_calls=2*" $stats
+        assert_match "*cmdstat_get:calls=1,*" $stats
+        assert_match "*cmdstat_incr:calls=1,*failed_calls=1*" $stats
+        assert_equal 2 [s total_error_replies]
+    }
+
+    test "Errors from redis.pcall returned by the script are counted once" {
+        r config resetstat
+        r set str abc
+        catch {r eval {return redis.pcall('incr', 'str')} 0}
+        assert_equal 1 [s total_error_replies]
+        assert_match "*cmdstat_eval:calls=1,*failed_calls=1*" [r info commandstats]
+    }
+
+    test "SLOWLOG records the script and its commands" {
+        r config set slowlog-log-slower-than 0
+        r slowlog reset
+        r eval {redis.call('set', 'slow', '1')} 0
+        set log [r slowlog get]
+        r config set slowlog-log-slower-than 10000
+        assert_equal {set slow 1} [lindex $log 1 3]
+        assert_equal eval [lindex $log 0 3 0]
+    }
+
+    test "MONITOR shows the EVAL, then its commands from 'lua'" {
+        set m [redis_deferring_client]
+        $m monitor
+        assert_equal OK [$m read]
+        r eval {redis.call('set', 'mk', '1') return redis.call('get', 'mk')} 1 mk
+        assert_match {*"eval" "redis.call('set', 'mk', '1')*" "1" "mk"} [$m read]
+        assert_match {*\[9 lua\] "set" "mk" "1"} [$m read]
+        assert_match {*\[9 lua\] "get" "mk"} [$m read]
+        $m close
+    }
+
+    test "INFO memory: the cache and the Lua heap" {
+        r script flush
+        assert_equal 0 [s number_of_cached_scripts]
+        r eval {return 'a'} 0
+        r script load {return 'b'}
+        assert_equal 2 [s number_of_cached_scripts]
+        assert_morethan [s used_memory_lua] 0
+        assert_equal [s used_memory_lua] [s used_memory_vm_eval]
+        assert_morethan [s used_memory_scripts_eval] 0
+    }
+
+    test "A new server has no Lua heap until its first script" {
+        r script flush
+        assert_equal 0 [s used_memory_lua]
+        r eval {return 1} 0
+        assert_morethan [s used_memory_lua] 0
+    } {our-only}
+
+    test "Hostile scripts: deep recursion, huge tables, cyclic tables" {
+        assert_error "*stack overflow*" {r eval {local function f(n) return 1 + f(n + 1) end return f(1)} 0}
+        assert_equal 100000 [r eval {local t = {} for i = 1, 100000 do t[i] = i end return #t} 0]
+        # a cyclic table nests arrays until Lua's stack is full, then an error
+        set c [redis_client]
+        $c readraw 1
+        $c eval {local t = {} t[1] = t return t} 0
+        set depth 0
+        while {[set line [$c read]] eq "*1"} { incr depth }
+        $c close
+        assert_equal {-ERR reached lua stack limit} $line
+        assert_morethan $depth 1000
+        assert_equal PONG [r ping]
+    }
+
+    test "A script that allocates until maxmemory fails its write, the server stays up" {
+        r flushall
+        r config set maxmemory 1
+        assert_error "OOM command not allowed when used memory > 'maxmemory'. script: *" {r eval {return redis.call('set', 'a', 'b')} 0}
+        assert_equal 200000 [r eval {local t = {} for i = 1, 200000 do t[i] = tostring(i) .. 'xxxxxxxx' end return #t} 0]
+        assert_equal {} [r eval {return redis.call('get', 'a')} 0]
+        assert_error "OOM command not allowed when used memory > 'maxmemory'*" {r eval "#!lua\nreturn 1" 0}
+        assert_equal 1 [r eval "#!lua flags=no-writes\nreturn 1" 0]
+        assert_equal OK [r eval "#!lua flags=allow-oom\nreturn redis.call('set', 'a', 'b')" 0]
+        r config set maxmemory 0
+        assert_equal PONG [r ping]
+    }
+}
+
+start_server {tags {scripting}} {
+    test "Busy script: others get -BUSY, SCRIPT KILL stops it" {
+        r config set busy-reply-threshold 100
+        set rd [redis_deferring_client]
+        $rd eval {local i = 0 while true do i = i + 1 end} 0
+        wait_for_condition 100 20 {[catch {r ping} e] && [string match "BUSY*" $e]} else { fail "no BUSY reply" }
+        assert_error "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE." {r get x}
+        assert_error "BUSY*" {r shutdown}
+        assert_equal OK [r script kill]
+        assert_error "ERR Script killed by user with SCRIPT KILL... script: *" {$rd read}
+        assert_equal PONG [r ping]
+        $rd close
+    }
+
+    test "SCRIPT KILL with no script: NOTBUSY" {
+        assert_error "NOTBUSY No scripts in execution right now." {r script kill}
+    }
+
+    test "A killed script cannot hold on with pcall" {
+        set rd [redis_deferring_client]
+        $rd eval {while true do pcall(function() local i = 0 while true do i = i + 1 end end) end} 0
+        wait_for_condition 100 20 {[catch {r ping} e] && [string match "BUSY*" $e]} else { fail "no BUSY reply" }
+        assert_equal OK [r script kill]
+        assert_error "*Script killed by user*" {$rd read}
+        assert_equal PONG [r ping]
+        $rd close
+    }
+
+    test "lua-time-limit is an alias of busy-reply-threshold" {
+        r config set lua-time-limit 150
+        assert_equal {busy-reply-threshold 150} [r config get busy-reply-threshold]
+        r config set busy-reply-threshold 100
+        assert_equal {lua-time-limit 100} [r config get lua-time-limit]
+    }
+
+    test "A busy script that wrote is UNKILLABLE; SHUTDOWN NOSAVE ends the server" {
+        set rd [redis_deferring_client]
+        $rd eval {redis.call('set', 'x', 'y') local i = 0 while true do i = i + 1 end} 0
+        wait_for_condition 100 20 {[catch {r ping} e] && [string match "BUSY*" $e]} else { fail "no BUSY reply" }
+        assert_error "UNKILLABLE Sorry the script already executed write commands against the dataset.*" {r script kill}
+        catch {r shutdown nosave}
+        wait_for_condition 100 50 {[catch {redis_client} c]} else { fail "server still up" }
+        $rd close
+        restart_server
+        assert_equal PONG [r ping]
+    } {needs:restart}
+}
+
+start_server {tags {scripting aof} overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}} {
+    proc aof_dir {} { return [file join [srv dir] appendonlydir] }
+    proc aof_incr {} {
+        set fd [open [file join [aof_dir] appendonly.aof.manifest]]
+        set lines [split [string trim [read $fd]] \n]
+        close $fd
+        return [file join [aof_dir] [lindex [lindex $lines end] 1]]
+    }
+    # The commands appended to the AOF by `script`, each as a list (SELECT skipped).
+    proc aof_written {script} {
+        set mark [file size [aof_incr]]
+        uplevel 1 $script
+        set fd [open [aof_incr] rb]
+        seek $fd $mark
+        set data [read $fd]
+        close $fd
+        set commands {}
+        set pos 0
+        while {$pos < [string length $data]} {
+            set eol [string first "\r\n" $data $pos]
+            set argc [string range $data [expr {$pos + 1}] [expr {$eol - 1}]]
+            set pos [expr {$eol + 2}]
+            set argv {}
+            for {set j 0} {$j < $argc} {incr j} {
+                set eol [string first "\r\n" $data $pos]
+                set len [string range $data [expr {$pos + 1}] [expr {$eol - 1}]]
+                set pos [expr {$eol + 2}]
+                lappend argv [string range $data $pos [expr {$pos + $len - 1}]]
+                set pos [expr {$pos + $len + 2}]
+            }
+            if {[string toupper [lindex $argv 0]] ne "SELECT"} { lappend commands $argv }
+        }
+        return $commands
+    }
+
+    test "A script's writes go to the AOF in MULTI/EXEC, never the script" {
+        set w [aof_written { r eval {redis.call('set','a','1') redis.call('incr','a')} 0 }]
+        assert_equal {MULTI {set a 1} {incr a} EXEC} $w
+    }
+
+    test "A single write is not wrapped; reads write nothing" {
+        assert_equal {{set b 1}} [aof_written { r eval {redis.call('set','b','1')} 0 }]
+        assert_equal {} [aof_written { r eval {return redis.call('get','b')} 0 }]
+    }
+
+    test "A script's commands are propagated in their replayable forms" {
+        set w [aof_written { r eval {redis.call('set','t','v','ex','100')} 0 }]
+        assert_equal {SET t v PXAT} [lrange [lindex $w 0] 0 3]
+    }
+
+    test "redis.set_repl: REPL_NONE and REPL_REPLICA leave the AOF out" {
+        set w [aof_written { r eval {redis.set_repl(redis.REPL_NONE) redis.call('set','n','1') redis.set_repl(redis.REPL_ALL) redis.call('set','m','1')} 0 }]
+        assert_equal {{set m 1}} $w
+        assert_equal {} [aof_written { r eval {redis.set_repl(redis.REPL_REPLICA) redis.call('set','rep','1')} 0 }]
+        assert_equal {{set aof 1}} [aof_written { r eval {redis.set_repl(redis.REPL_AOF) redis.call('set','aof','1')} 0 }]
+    }
+
+    test "What ran before a run-time error is propagated" {
+        assert_equal {{set z 1}} [aof_written { catch {r eval {redis.call('set','z','1') error('x')} 0} }]
+    }
+
+    test "SCRIPT LOAD and SCRIPT FLUSH are not propagated" {
+        assert_equal {} [aof_written { r script load {return 1}; r script flush }]
+    }
+
+    test "EVAL inside MULTI: one transaction in the AOF" {
+        set w [aof_written {
+            r multi
+            r eval {redis.call('set','x1','1')} 0
+            r set x2 2
+            r exec
+        }]
+        assert_equal {MULTI {set x1 1} {set x2 2} EXEC} $w
+    }
+
+    test "The AOF replays to the same data" {
+        r flushall
+        r eval {redis.call('set','r1','1') redis.call('rpush','r2','a','b')} 0
+        r debug loadaof
+        assert_equal 1 [r get r1]
+        assert_equal {a b} [r lrange r2 0 -1]
+    }
+}
