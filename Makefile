@@ -285,7 +285,9 @@ test-cross:
 
 # Persistence without fork(): the server runs under utils/no-fork-launcher
 # (a seccomp filter: fork, vfork, clone without CLONE_THREAD fail) with
-# persistence-mode forkless (REDIS_TEST_FORKLESS, tests/helpers/server.tcl).
+# persistence-mode forkless (REDIS_TEST_FORKLESS, tests/helpers/server.tcl);
+# blocks tagged `fork` (fork-child.tcl: a child's log lines, copy-on-write)
+# are skipped.
 # `make HAVE_FORK=0 test-forkless` runs the same on a build without fork().
 FORKLESS_FILES ?= integration/forkless integration/rdb integration/aof integration/aof-propagation \
                   integration/loading integration/fork-child
@@ -296,7 +298,7 @@ $(BUILD)/no-fork-launcher: utils/no-fork-launcher.c
 test-forkless: all $(BUILD)/no-fork-launcher
 	@utils/need-tools.sh tclsh:tcl
 	REDIS_TEST_FORKLESS=1 ./runtest --server $(SERVER) --wrapper "$(CURDIR)/$(BUILD)/no-fork-launcher $(PORT_QEMU)" \
-	  --time-factor $(PORT_TIME_FACTOR) $(FORKLESS_FILES:%=--single %)
+	  --time-factor $(PORT_TIME_FACTOR) --tags -fork $(FORKLESS_FILES:%=--single %)
 
 bench: build-bench
 	$(PORT_QEMU) $(BUILD)/tests/bench_core

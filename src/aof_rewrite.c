@@ -53,6 +53,7 @@ static struct {
     long long last_cow_bytes;       /* the last successful child's copy-on-write (childinfo.c) */
     int preamble;             /* this rewrite writes the base as an RDB snapshot */
     int forkless;             /* a forkless rewrite is running (snapshot.c) */
+    int forkless_fault;       /* DEBUG AOF-FAULT child-write hit its RDB preamble: it fails */
 } rw = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
 static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-bg-%i.aof", (int)pid); }
@@ -287,6 +288,7 @@ static void rewriteForklessDone(int ok, void *privdata) {
     (void)privdata;
     rw.forkless = 0;
     updateDictResizePolicy();
+    ok = ok && !rw.forkless_fault;
     if (ok) serverLog(LL_NOTICE, "Successfully created the temporary AOF base file (forkless)");
     rewriteFinished(getpid(), ok, 0);
 }
@@ -302,6 +304,7 @@ static int rewriteStartForkless(void) {
         rw.last_failure_ms = mstime();
         return C_ERR;
     }
+    rw.forkless_fault = rw.preamble && persistChildWriteFault(); /* as the child's preamble checks it */
     snapshotStart(fd, rw.preamble ? &snapshotRdbFormat : &commandFormat, 1, rewriteForklessDone, NULL);
     rw.forkless = 1;
     updateDictResizePolicy();
