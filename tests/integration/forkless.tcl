@@ -180,7 +180,8 @@ tags {forkless} {
             r bgsave
             r config set maxmemory-policy allkeys-random
             r config set maxmemory [expr {[s used_memory] - 500000}]
-            for {set i 0} {$i < 200} {incr i} { r pexpire key:$i 1; r set filler:$i [string repeat x 1000] }
+            # eviction may not keep up with the fillers (OOM): only the digest matters
+            catch {for {set i 0} {$i < 200} {incr i} { r pexpire key:$i 1; r set filler:$i [string repeat x 1000] }}
             after 50
             r config set maxmemory 0
             assert_morethan [s evicted_keys] 0
