@@ -15,6 +15,10 @@
  * A crash or a failed child at any point leaves a manifest that names a
  * complete, consistent set of files; a failed rewrite is logged and retried.
  *
+ * With persistence-mode forkless (or without fork()) step 2 is snapshot.c
+ * writing the base in the server itself, in the RDB format or as commands
+ * (commandFormat below); steps 1 and 3 are the same.
+ *
  * The command stream is variadic (RPUSH/SADD/HSET/ZADD with up to 64 items
  * each), followed by PEXPIREAT for keys with a TTL.
  *

@@ -44,6 +44,9 @@
  *   load would, is then counted and dropped instead of stored; AUX fields
  *   and SELECTDB are reported to the check instead of logged or applied,
  *   and doing() keeps the step under way (Redis's words) for its report.
+ * - BGSAVE forks a child, or with persistence-mode forkless (or without
+ *   fork()) hands the file to snapshot.c, which writes it key by key through
+ *   rdbStream below while the server runs.
  * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
  *   fsynced and renamed over the old one: a crash never leaves half a dump.

@@ -25,10 +25,12 @@
  *   emptyData) hands the table to the snapshot, which writes the rest and
  *   frees it at the end, and gives the database a new empty table. FLUSHALL
  *   and SHUTDOWN stop the snapshot (rdb.c), as they stop a fork child.
- * - Keys are written in the RDB writer's own format (rdb.c: rdbStream),
- *   the per-type value writer of rdb.c, so a new data type written there is
- *   written here too. Each key carries its expire time; a key that expires
- *   while the snapshot runs is written before expiry deletes it.
+ * - Keys are written by a snapshotFormat (snapshot.h): the RDB format is
+ *   rdb.c's own writer (rdbStream: the per-type value writer of rdb.c, so
+ *   a new data type written there is written here too), the AOF rewrite's
+ *   command base is aof_rewrite.c's. Each key carries its expire time; a
+ *   key that expires while the snapshot runs is written before expiry
+ *   deletes it.
  *
  * Memory: what the snapshot adds is the `done` sets (one sds per key
  * written by the barrier or created since the start) and the writer's
