@@ -236,6 +236,7 @@ int dbDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
  * that may be modified in place (APPEND, SETRANGE). */
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o) {
     serverAssert(o->type == OBJ_STRING);
+    snapshotBeforeKeyWrite(db, key->ptr); /* modified in place next (PFCOUNT's cache after a read lookup) */
     if (o->refcount != 1 || o->encoding != OBJ_ENCODING_RAW) {
         robj *decoded = getDecodedObject(o);
         robj *raw = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));

@@ -14,8 +14,9 @@
  *   deleted or given/stripped of a TTL: when the key is still ahead of the
  *   cursor, its current value (the value at the start: nothing changed it
  *   yet) is written at once, and the key goes into the table's `done` set
- *   of keys the cursor must skip. A key that doesn't exist goes there too:
- *   whatever is created under that name is newer than the snapshot.
+ *   of keys the cursor must skip. A key that doesn't exist goes there too
+ *   (whatever is created under that name is newer than the snapshot),
+ *   unless it would be created in a bucket the cursor has passed.
  *   Everything that modifies a key reaches db.c (commands, expiry,
  *   eviction, MOVE, RENAME, COPY, RESTORE, scripts), so the barrier is in
  *   a few central functions there, not in commands.
@@ -197,6 +198,19 @@ static int keyPassed(tableCursor *c, kvobj *o) {
     return 1;
 }
 
+/* Will a key created now land in a bucket the cursor has passed? It goes
+ * to table 1 while the table is rehashing (a table 1 made since the start
+ * is never walked), else to table 0; an unallocated table 0 is allocated
+ * by the insertion, at a size the cursor has not seen. */
+static int newKeyPassed(tableCursor *c, sds key) {
+    kvtable *t = c->t;
+    int i = kvtableIsRehashing(t) ? 1 : 0;
+    if (i == 1 && !c->walk_table1) return 1;
+    if (t->sizeExp[i] == -1) return 0;
+    unsigned long idx = kvtableHashKey(key, sdslen(key)) & (KVTABLE_SIZE(t->sizeExp[i]) - 1);
+    return i < c->table || (i == c->table && idx < c->bucket);
+}
+
 static void writeEverythingNow(void) {
     int n;
     while (advance(&n)) {}
@@ -209,7 +223,7 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key) {
     if (c == NULL || c->finished) return;
     if (dictSize(c->done) && dictFind(c->done, key)) return;
     kvobj *o = kvtableFind(c->t, key, sdslen(key));
-    if (o && keyPassed(c, o)) return;
+    if (o ? keyPassed(c, o) : newKeyPassed(c, key)) return;
     if (o) {
         writeKey(c, o);
         snap.barrier_keys++;
@@ -251,7 +265,7 @@ static void releaseCursors(void) {
         tableCursor *c = &snap.cursors[j];
         dictRelease(c->done);
         if (c->adopted) kvtableRelease(c->t);
-        else kvtableResumeRehashing(c->t);
+        else if (c->t->pauserehash > 0) kvtableResumeRehashing(c->t);
     }
     zfree(snap.cursors);
     snap.cursors = NULL;
