@@ -57,7 +57,7 @@ static struct {
     long long last_cow_bytes;       /* the last successful child's copy-on-write (childinfo.c) */
     int preamble;             /* this rewrite writes the base as an RDB snapshot */
     int forkless;             /* a forkless rewrite is running (snapshot.c) */
-    int forkless_fault;       /* DEBUG AOF-FAULT child-write hit its RDB preamble: it fails */
+    int forkless_fault;       /* DEBUG AOF-FAULT child-write hit this forkless rewrite: it fails */
 } rw = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
 static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-bg-%i.aof", (int)pid); }
@@ -81,7 +81,7 @@ static void writerFlush(rewriteWriter *w) {
 }
 
 static void writerMaybeFlush(rewriteWriter *w) {
-    if (sdslen(w->buf) >= 64 * 1024) writerFlush(w);
+    if (w->fd != -1 && sdslen(w->buf) >= 64 * 1024) writerFlush(w); /* fd -1: in memory (commandFormat) */
 }
 
 static sds catBulk(sds buf, const char *p, size_t len) {
@@ -251,10 +251,10 @@ typedef struct commandStream {
     int dbid; /* of the last key written, -1 at first */
 } commandStream;
 
-static void *commandOpen(int fd, int aof_base) {
+static void *commandOpen(int aof_base) {
     (void)aof_base;
     commandStream *s = zcalloc(sizeof(*s));
-    s->w.fd = fd;
+    s->w.fd = -1;
     s->w.buf = sdsempty();
     s->dbid = -1;
     if (server.aof_timestamp_enabled) s->w.buf = sdscatfmt(s->w.buf, "#TS:%I\r\n", (long long)time(NULL));
@@ -271,20 +271,28 @@ static void commandKey(void *p, int dbid, kvobj *o) {
 }
 
 static size_t commandBuffered(const void *p) { return sdslen(((const commandStream *)p)->w.buf); }
-static void commandFlush(void *p) { writerFlush(&((commandStream *)p)->w); }
-static int commandFailed(const void *p) { return ((const commandStream *)p)->w.failed; }
 
-static int commandClose(void *p, int finish) {
+static sds commandTake(void *p) {
     commandStream *s = p;
-    if (finish) writerFlush(&s->w);
-    int ok = finish && !s->w.failed;
-    sdsfree(s->w.buf);
-    zfree(s);
-    return ok ? C_OK : C_ERR;
+    sds out = s->w.buf;
+    s->w.buf = sdsempty();
+    return out;
 }
 
-static const snapshotFormat commandFormat = {commandOpen,   commandKey,    commandBuffered,
-                                             commandFlush,  commandFailed, commandClose};
+static void commandDiscard(void *p) {
+    commandStream *s = p;
+    sdsfree(s->w.buf);
+    zfree(s);
+}
+
+static sds commandFinish(void *p) {
+    sds out = commandTake(p);
+    commandDiscard(p);
+    return out;
+}
+
+static const snapshotFormat commandFormat = {commandOpen, commandKey,    commandBuffered,
+                                             commandTake, commandFinish, commandDiscard};
 
 static void rewriteFinished(pid_t pid, int exited_ok, int termsig);
 
@@ -308,7 +316,7 @@ static int rewriteStartForkless(void) {
         rw.last_failure_ms = mstime();
         return C_ERR;
     }
-    rw.forkless_fault = rw.preamble && persistChildWriteFault(); /* as the child's preamble checks it */
+    rw.forkless_fault = persistChildWriteFault() != 0; /* DEBUG AOF-FAULT child-write: the rewrite's writes fail */
     snapshotStart(fd, rw.preamble ? &snapshotRdbFormat : &commandFormat, 1, rewriteForklessDone, NULL);
     rw.forkless = 1;
     updateDictResizePolicy();

@@ -365,16 +365,17 @@ int rdbSaveToFd(int fd, int aof_base) {
 /* ---- the same file written key by key (snapshot.c: the forkless BGSAVE) ---- */
 
 /* Keys come in any order of databases: a SELECTDB precedes each change of
- * database (no RESIZEDB: it is only a hint). Incremental fsyncs are left to
- * the caller, which owns the event loop's time. */
+ * database (no RESIZEDB: it is only a hint). The stream writes nothing
+ * itself: the caller takes the bytes (a background thread writes them), and
+ * the checksum covers them as they are taken. */
 struct rdbStream {
     rdbWriter w;
     int dbid; /* the database of the last key written; -1 at first */
 };
 
-rdbStream *rdbStreamOpen(int fd, int aof_base) {
+rdbStream *rdbStreamOpen(int aof_base) {
     rdbStream *s = zcalloc(sizeof(*s));
-    s->w.fd = fd;
+    s->w.fd = RDB_WRITER_MEMORY;
     s->w.buf = sdsempty();
     s->dbid = -1;
     putHeader(&s->w, aof_base);
@@ -391,22 +392,29 @@ void rdbStreamKey(rdbStream *s, int dbid, kvobj *o) {
 }
 
 size_t rdbStreamBuffered(const rdbStream *s) { return sdslen(s->w.buf); }
-void rdbStreamFlush(rdbStream *s) { writerFlush(&s->w); }
-int rdbStreamFailed(const rdbStream *s) { return s->w.failed; }
 
-/* Writes the trailer (when `finish`) and frees s: C_OK when every byte
- * reached the file. */
-int rdbStreamClose(rdbStream *s, int finish) {
-    int ret;
-    if (finish) {
-        ret = putTrailer(&s->w);
-    } else {
-        sdsfree(s->w.buf);
-        zfree(s->w.lzf);
-        ret = C_ERR;
-    }
+sds rdbStreamTake(rdbStream *s) {
+    sds out = s->w.buf;
+    s->w.crc = crc64(s->w.crc, (const unsigned char *)out, sdslen(out));
+    s->w.buf = sdsempty();
+    return out;
+}
+
+/* EOF and the checksum: the last bytes of the file. Frees s. */
+sds rdbStreamFinish(rdbStream *s) {
+    putByte(&s->w, RDB_OPCODE_EOF);
+    sds out = rdbStreamTake(s);
+    unsigned char sum[8];
+    store64le(sum, server.rdb_checksum ? s->w.crc : 0);
+    out = sdscatlen(out, sum, 8);
+    rdbStreamDiscard(s);
+    return out;
+}
+
+void rdbStreamDiscard(rdbStream *s) {
+    sdsfree(s->w.buf);
+    zfree(s->w.lzf);
     zfree(s);
-    return ret;
 }
 
 /* One value in memory: its type byte and its body, no key (DUMP's payload

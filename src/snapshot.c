@@ -40,22 +40,25 @@
  * A single big value is written within one slice: INFO's
  * forkless_longest_slice_us says how long the longest slice took.
  *
- * The file is written with write() in the main thread (into the page
- * cache); fsyncs every 4 MB go to the background thread (bio), the last
- * one runs at the end, before the caller renames the file into place.
+ * The main thread only builds the bytes (serialization of live data stays
+ * on the thread that owns it); a writer thread of this file writes them
+ * through persistio, fsyncs every 4 MB (rdb-save- / aof-rewrite-
+ * incremental-fsync) and at the end, and the main thread polls for the end
+ * before the caller renames the file into place. The bytes queued for it
+ * count as pending memory too: past forkless-max-pending-memory the main
+ * thread waits for the disk instead of queueing more.
  * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
  * bucket of n keys the next one waits n times the delay.
  */
 #include <errno.h>
+#include <pthread.h>
 
 #include "snapshot.h"
-#include "bio.h"
 #include "dicttype.h"
 #include "persistio.h"
 
 #define SLICE_US 1000                       /* the time one slice may take */
-#define FSYNC_EVERY_BYTES (4 * 1024 * 1024) /* a background fsync each time this much was written */
-#define FLUSH_AT_BYTES (64 * 1024)          /* the writer's buffer goes to the file at this size */
+#define FLUSH_AT_BYTES (64 * 1024)          /* the format's bytes go to the writer thread at this size */
 #define DONE_ENTRY_OVERHEAD 48              /* dict entry + sds header, roughly, per key in a done set */
 
 typedef struct tableCursor {
@@ -76,8 +79,30 @@ static dictType doneSetType = {
     .keyDestructor = dictSdsDestructor,
 };
 
+/* The writer thread: chunks of the file, in order, written and fsynced
+ * (every 4 MB with rdb-save- / aof-rewrite-incremental-fsync, and at the
+ * end) off the main thread. */
+typedef struct chunk {
+    sds bytes;
+    struct chunk *next;
+    int last;                 /* fsync after it, then the thread ends */
+} chunk;
+
+static struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;      /* a chunk came, or one was written */
+    chunk *head, *tail;
+    size_t queued;            /* bytes waiting */
+    int fd;
+    int incremental_fsync;
+    int failed, err;          /* the first error, and its errno */
+    int finished;             /* the last chunk is written and fsynced (or failed) */
+} wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
+
 static struct {
     int active;
+    int finishing;            /* everything is handed to the writer thread: waiting for it */
     int fd;
     const snapshotFormat *fmt;
     void *out;                /* fmt's writer */
@@ -87,7 +112,6 @@ static struct {
     snapshotDoneFn *done;
     void *privdata;
     size_t done_bytes;        /* what the done sets hold */
-    size_t since_fsync;
     long long paced_until_us; /* rdb-key-save-delay: no bucket before this */
     long long start_us;
     long long keys_written, barrier_keys;
@@ -98,24 +122,119 @@ static struct {
     long long cap_hits;
 } snap = {.fd = -1, .timer_id = -1};
 
+static void writeChunk(chunk *ch, size_t *since_fsync) {
+    size_t len = sdslen(ch->bytes);
+    int fail = 0;
+    if (len && persistWriteFully(wr.fd, ch->bytes, len, NULL) != (ssize_t)len) fail = 1;
+    else if (persistIncrementalFsync(wr.fd, since_fsync, len, wr.incremental_fsync) == -1) fail = 1;
+    else if (ch->last && persistio.fsync(wr.fd) == -1) fail = 1;
+    if (fail) {
+        pthread_mutex_lock(&wr.lock);
+        if (!wr.failed) wr.err = errno;
+        wr.failed = 1;
+        pthread_mutex_unlock(&wr.lock);
+    }
+}
+
+static void *writerMain(void *arg) {
+    (void)arg;
+    size_t since_fsync = 0;
+    for (;;) {
+        pthread_mutex_lock(&wr.lock);
+        while (wr.head == NULL) pthread_cond_wait(&wr.cond, &wr.lock);
+        chunk *ch = wr.head;
+        wr.head = ch->next;
+        if (wr.head == NULL) wr.tail = NULL;
+        int failed = wr.failed;
+        pthread_mutex_unlock(&wr.lock);
+        if (!failed) writeChunk(ch, &since_fsync); /* after a failure the rest is only dropped */
+        pthread_mutex_lock(&wr.lock);
+        wr.queued -= sdslen(ch->bytes);
+        int last = ch->last;
+        if (last) wr.finished = 1;
+        pthread_cond_broadcast(&wr.cond);
+        pthread_mutex_unlock(&wr.lock);
+        sdsfree(ch->bytes);
+        zfree(ch);
+        if (last) return NULL;
+    }
+}
+
+static void writerStart(int fd, int incremental_fsync) {
+    wr.fd = fd;
+    wr.incremental_fsync = incremental_fsync;
+    wr.failed = wr.err = wr.finished = 0;
+    wr.queued = 0;
+    if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
+}
+
+static void writerPush(sds bytes, int last) {
+    chunk *ch = zmalloc(sizeof(*ch));
+    ch->bytes = bytes;
+    ch->next = NULL;
+    ch->last = last;
+    pthread_mutex_lock(&wr.lock);
+    if (wr.tail) wr.tail->next = ch;
+    else wr.head = ch;
+    wr.tail = ch;
+    wr.queued += sdslen(bytes);
+    pthread_cond_broadcast(&wr.cond);
+    pthread_mutex_unlock(&wr.lock);
+}
+
+/* Waits until the thread has no more than `bytes` queued. */
+static void writerWaitBelow(size_t bytes) {
+    pthread_mutex_lock(&wr.lock);
+    while (wr.queued > bytes && !wr.failed) pthread_cond_wait(&wr.cond, &wr.lock);
+    pthread_mutex_unlock(&wr.lock);
+}
+
+static size_t writerQueued(void) {
+    pthread_mutex_lock(&wr.lock);
+    size_t n = wr.queued;
+    pthread_mutex_unlock(&wr.lock);
+    return n;
+}
+
+static int writerFailed(void) {
+    pthread_mutex_lock(&wr.lock);
+    int f = wr.failed;
+    pthread_mutex_unlock(&wr.lock);
+    return f;
+}
+
+static int writerFinished(void) {
+    pthread_mutex_lock(&wr.lock);
+    int f = wr.finished;
+    pthread_mutex_unlock(&wr.lock);
+    return f;
+}
+
+/* Ends the thread: `tail` (may be an empty sds) is the last chunk. Waits
+ * for it. */
+static void writerStop(sds tail) {
+    writerPush(tail, 1);
+    pthread_join(wr.thread, NULL);
+}
+
 /* ---- writing ------------------------------------------------------------------------------- */
 
-static size_t pendingBytes(void) { return snap.done_bytes + snap.fmt->buffered(snap.out); }
+static size_t pendingBytes(void) {
+    return snap.done_bytes + (snap.out ? snap.fmt->buffered(snap.out) : 0) + writerQueued();
+}
 
 static void notePeak(void) {
     size_t now = pendingBytes();
     if (now > snap.peak_bytes) snap.peak_bytes = now;
 }
 
+/* Hands the format's bytes to the writer thread. Past the cap, waits for
+ * the disk rather than let the queue grow. */
 static void flushOutput(void) {
-    size_t n = snap.fmt->buffered(snap.out);
-    if (n == 0) return;
-    snap.fmt->flush(snap.out);
-    snap.since_fsync += n;
-    if (snap.since_fsync >= FSYNC_EVERY_BYTES) {
-        bioSubmitFsync(snap.fd, persistio.fsync);
-        snap.since_fsync = 0;
-    }
+    if (snap.fmt->buffered(snap.out) == 0) return;
+    writerPush(snap.fmt->take(snap.out), 0);
+    size_t cap = server.forkless_max_pending_memory;
+    if (cap && writerQueued() > cap) writerWaitBelow(cap / 2);
 }
 
 static void writeKey(tableCursor *c, kvobj *o) {
@@ -249,14 +368,14 @@ void snapshotBeforeEmpty(redisDb *db) {
 
 /* ---- the RDB format: rdb.c's writer ---------------------------------------------------------- */
 
-static void *rdbOpen(int fd, int aof_base) { return rdbStreamOpen(fd, aof_base); }
+static void *rdbOpen(int aof_base) { return rdbStreamOpen(aof_base); }
 static void rdbKey(void *w, int dbid, kvobj *o) { rdbStreamKey(w, dbid, o); }
 static size_t rdbBuffered(const void *w) { return rdbStreamBuffered(w); }
-static void rdbFlush(void *w) { rdbStreamFlush(w); }
-static int rdbFailed(const void *w) { return rdbStreamFailed(w); }
-static int rdbClose(void *w, int finish) { return rdbStreamClose(w, finish); }
+static sds rdbTake(void *w) { return rdbStreamTake(w); }
+static sds rdbFinish(void *w) { return rdbStreamFinish(w); }
+static void rdbDiscard(void *w) { rdbStreamDiscard(w); }
 
-const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbFlush, rdbFailed, rdbClose};
+const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbTake, rdbFinish, rdbDiscard};
 
 /* ---- start, slices, end ---------------------------------------------------------------------- */
 
@@ -277,20 +396,17 @@ static void stop(void) {
     if (snap.timer_id != -1) aeDeleteTimeEvent(server.el, snap.timer_id);
     snap.timer_id = -1;
     releaseCursors();
-    snap.active = 0;
+    close(snap.fd);
+    snap.fd = -1;
+    snap.active = snap.finishing = 0;
     snap.last_duration_us = ustime() - snap.start_us;
 }
 
-/* Everything is written: trailer, last fsync, close, the caller's turn. */
-static void complete(int ok) {
-    ok = snap.fmt->close(snap.out, ok) == C_OK && ok;
-    snap.out = NULL;
-    if (ok && persistio.fsync(snap.fd) == -1) {
-        serverLog(LL_WARNING, "Forkless snapshot: fsync failed: %s", strerror(errno));
-        ok = 0;
-    }
-    bioSubmitClose(snap.fd); /* after the background fsyncs queued on it */
-    snap.fd = -1;
+/* The writer thread has written and fsynced everything (or failed). */
+static void complete(void) {
+    pthread_join(wr.thread, NULL);
+    int ok = !wr.failed;
+    if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(wr.err));
     stop();
     serverLog(LL_NOTICE, "Forkless snapshot %s: %lld keys (%lld by the write barrier) in %lld ms, longest slice %lld us",
               ok ? "done" : "failed", snap.keys_written, snap.barrier_keys, snap.last_duration_us / 1000,
@@ -298,31 +414,36 @@ static void complete(int ok) {
     snap.done(ok, snap.privdata);
 }
 
+/* Every key is written: the last bytes go to the writer thread. */
+static void startFinishing(void) {
+    writerPush(snap.fmt->finish(snap.out), 1);
+    snap.out = NULL;
+    snap.finishing = 1;
+}
+
 /* rdb-key-save-delay: the delay per key in microseconds, 0 for none. */
 static long long keyDelayUs(void) { return server.rdb_key_save_delay > 0 ? server.rdb_key_save_delay : 0; }
 
 static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
+    if (snap.finishing) {
+        if (!writerFinished()) return 1;
+        snap.timer_id = -1; /* AE_NOMORE deletes it */
+        complete();
+        return AE_NOMORE;
+    }
     long long start = ustime(), now = start;
     int more = 1, n;
-    while (more && now - start < SLICE_US && !snap.fmt->failed(snap.out)) {
+    while (more && now - start < SLICE_US) {
         if (keyDelayUs() && now < snap.paced_until_us) break;
         more = advance(&n);
         now = ustime();
         if (n && keyDelayUs()) snap.paced_until_us += n * keyDelayUs(); /* on average one key per delay */
     }
     if (now - start > snap.longest_slice_us) snap.longest_slice_us = now - start;
-    if (snap.fmt->failed(snap.out)) {
-        serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(errno));
-        snap.timer_id = -1; /* AE_NOMORE deletes it */
-        complete(0);
-        return AE_NOMORE;
-    }
-    if (!more) {
-        flushOutput();
-        snap.timer_id = -1; /* AE_NOMORE deletes it */
-        complete(!snap.fmt->failed(snap.out));
-        return AE_NOMORE;
+    if (!more || writerFailed()) { /* after a write error the rest is not worth building */
+        startFinishing();
+        return 1;
     }
     return keyDelayUs() ? 1 : 0; /* 0: again at the next event-loop pass */
 }
@@ -330,9 +451,10 @@ static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
 void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotDoneFn *done, void *privdata) {
     serverAssert(!snap.active);
     snap.active = 1;
+    snap.finishing = 0;
     snap.fd = fd;
     snap.fmt = format;
-    snap.out = format->open(fd, aof_base);
+    snap.out = format->open(aof_base);
     snap.done = done;
     snap.privdata = privdata;
     snap.ncursors = server.dbnum;
@@ -345,13 +467,14 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
         c->done = dictCreate(&doneSetType);
         kvtablePauseRehashing(c->t);
     }
-    snap.done_bytes = snap.since_fsync = 0;
+    snap.done_bytes = 0;
     snap.keys_written = snap.barrier_keys = 0;
     snap.peak_bytes = 0;
     snap.longest_slice_us = 0;
     snap.start_us = ustime();
     snap.paced_until_us = snap.start_us;
     snap.snapshots++;
+    writerStart(fd, aof_base ? server.aof_rewrite_incremental_fsync : server.rdb_save_incremental_fsync);
     snap.timer_id = aeCreateTimeEvent(server.el, 0, sliceProc, NULL, NULL);
     if (snap.timer_id == AE_ERR) serverPanic("Can't create the forkless snapshot timer");
 }
@@ -360,10 +483,16 @@ int snapshotInProgress(void) { return snap.active; }
 
 void snapshotAbort(void) {
     if (!snap.active) return;
-    snap.fmt->close(snap.out, 0);
-    snap.out = NULL;
-    close(snap.fd);
-    snap.fd = -1;
+    if (!snap.finishing) {
+        snap.fmt->discard(snap.out);
+        snap.out = NULL;
+        pthread_mutex_lock(&wr.lock);
+        wr.failed = 1; /* what is queued is dropped, not written */
+        pthread_mutex_unlock(&wr.lock);
+        writerStop(sdsempty());
+    } else {
+        pthread_join(wr.thread, NULL);
+    }
     stop();
     serverLog(LL_NOTICE, "Forkless snapshot stopped after %lld keys", snap.keys_written);
 }

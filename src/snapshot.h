@@ -19,16 +19,17 @@
 typedef void snapshotDoneFn(int ok, void *privdata);
 
 /* What a snapshot is written as: the RDB format (snapshotRdbFormat, rdb.c's
- * writer) or an AOF's command stream (aof_rewrite.c). A writer buffers,
- * counts and flushes through persistio; it writes the database change
- * (SELECTDB / SELECT) itself when a key of another database comes. */
+ * writer) or an AOF's command stream (aof_rewrite.c). A format only builds
+ * bytes in memory: it writes the database change (SELECTDB / SELECT)
+ * itself when a key of another database comes, and hands its bytes over
+ * with take(); snapshot.c's writer thread puts them in the file. */
 typedef struct snapshotFormat {
-    void *(*open)(int fd, int aof_base);
+    void *(*open)(int aof_base);
     void (*key)(void *w, int dbid, kvobj *o);
     size_t (*buffered)(const void *w);
-    void (*flush)(void *w);
-    int (*failed)(const void *w);
-    int (*close)(void *w, int finish); /* frees w; C_OK when finished and all written */
+    sds (*take)(void *w);     /* the bytes built since the last take */
+    sds (*finish)(void *w);   /* the last bytes (trailer); frees w */
+    void (*discard)(void *w); /* frees w */
 } snapshotFormat;
 extern const snapshotFormat snapshotRdbFormat;
 
@@ -56,13 +57,13 @@ int snapshotForkFailedFallback(int err, const char *what);
 
 sds snapshotInfoString(sds info);
 
-/* The RDB writer, key by key (rdb.c). */
+/* The RDB writer, key by key, in memory (rdb.c). */
 typedef struct rdbStream rdbStream;
-rdbStream *rdbStreamOpen(int fd, int aof_base);
+rdbStream *rdbStreamOpen(int aof_base);
 void rdbStreamKey(rdbStream *s, int dbid, kvobj *o);
 size_t rdbStreamBuffered(const rdbStream *s);
-void rdbStreamFlush(rdbStream *s);
-int rdbStreamFailed(const rdbStream *s);
-int rdbStreamClose(rdbStream *s, int finish);
+sds rdbStreamTake(rdbStream *s);
+sds rdbStreamFinish(rdbStream *s);
+void rdbStreamDiscard(rdbStream *s);
 
 #endif /* SNAPSHOT_H */
