@@ -95,7 +95,7 @@ run() {
     printf '%-22s %9s %12s %8s %10s %10s %7s %s\n' "$label" "$(cat "$tmp/stall")" \
         "$((rss0 / 1024))->$((peak / 1024))MB" "$(ratio "$peak" "$rss0")" "$((t1 - t0))" \
         "$(( (c1 - c0) * 1000 / (t1 - t0 + 1) ))" "$base_ops" "$status"
-    [ "$label" = "ours forkless" ] && echo "    forkless: longest slice $(info_field "$port" forkless_longest_slice_us) us, peak pending $(info_field "$port" forkless_snapshot_peak_bytes) bytes, $(info_field "$port" forkless_snapshot_barrier_keys) keys by the barrier"
+    [ "$label" = "ours forkless" ] && echo "    forkless: longest slice $(info_field "$port" forkless_longest_slice_us) us ($(info_field "$port" forkless_longest_slice_cpu_us) us of CPU), peak pending $(info_field "$port" forkless_snapshot_peak_bytes) bytes, $(info_field "$port" forkless_snapshot_barrier_keys) keys by the barrier"
     stop_server "$pid"
 }
 
