@@ -207,6 +207,23 @@ tags {forkless} {
             assert_equal $digest [r debug digest]
         }
 
+        test "forkless BGSAVE: a big key is written in one slice, INFO says how long it took" {
+            r flushall
+            for {set i 0} {$i < 20} {incr i} {
+                r sadd bigset {*}[lmap j [lrepeat 10000 x] {incr ::big_n}]
+            }
+            assert_equal 200000 [r scard bigset]
+            set digest [r debug digest]
+            r bgsave
+            r sadd bigset new-member           ;# the barrier writes the whole set first
+            wait_for_bgsave
+            assert_equal ok [s rdb_last_bgsave_status]
+            assert_morethan [s forkless_longest_slice_us] 0
+            assert_morethan [s forkless_longest_slice_cpu_us] 0
+            r debug reload nosave
+            assert_equal $digest [r debug digest]
+        }
+
         test "forkless: SHUTDOWN in the middle saves the dataset as it is then" {
             fill_dataset 20000
             r config set rdb-key-save-delay 200
