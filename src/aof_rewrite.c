@@ -270,7 +270,10 @@ static void commandKey(void *p, int dbid, kvobj *o) {
     if (kvobjHasExpire(o)) rewriteExpire(&s->w, key, kvobjGetExpire(o));
 }
 
-static size_t commandBuffered(const void *p) { return sdslen(((const commandStream *)p)->w.buf); }
+static size_t commandBuffered(const void *p) {
+    const commandStream *s = p;
+    return sdslen(s->w.buf);
+}
 
 static sds commandTake(void *p) {
     commandStream *s = p;
