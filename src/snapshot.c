@@ -61,6 +61,7 @@
 #define SLICE_US 1000                       /* the time one slice may take */
 #define FLUSH_AT_BYTES (64 * 1024)          /* the format's bytes go to the writer thread at this size */
 #define DONE_ENTRY_OVERHEAD 48              /* dict entry + sds header, roughly, per key in a done set */
+#define DONE_FREED_PER_SLICE 4096           /* done-set entries freed per slice once every key is written */
 
 typedef struct tableCursor {
     kvtable *t;          /* the table as of the start (it may since have moved to another db: SWAPDB) */
@@ -257,11 +258,30 @@ static void markDone(tableCursor *c, sds key) {
     snap.done_bytes += sdslen(key) + DONE_ENTRY_OVERHEAD;
 }
 
-static void finishCursor(tableCursor *c) {
-    c->finished = 1;
-    snap.done_bytes -= c->done_bytes;
-    c->done_bytes = 0;
-    dictEmpty(c->done, NULL);
+/* The done set is freed later, a bounded part per slice (freeDoneSets):
+ * freeing 100k keys at once would be a 10 ms pause. */
+static void finishCursor(tableCursor *c) { c->finished = 1; }
+
+/* Frees up to `max` entries of the (finished) done sets: 1 while some are
+ * left. */
+static int freeDoneSets(int max) {
+    for (int j = 0; j < snap.ncursors && max > 0; j++) {
+        tableCursor *c = &snap.cursors[j];
+        if (dictSize(c->done) == 0) continue;
+        dictIterator *it = dictGetSafeIterator(c->done);
+        dictEntry *de;
+        while (max > 0 && (de = dictNext(it)) != NULL) {
+            size_t bytes = sdslen(dictGetKey(de)) + DONE_ENTRY_OVERHEAD;
+            dictDelete(c->done, dictGetKey(de));
+            c->done_bytes -= bytes;
+            snap.done_bytes -= bytes;
+            max--;
+        }
+        dictReleaseIterator(it);
+    }
+    for (int j = 0; j < snap.ncursors; j++)
+        if (dictSize(snap.cursors[j].done)) return 1;
+    return 0;
 }
 
 /* Writes the cursor's current bucket and moves past it: 0 when there is
@@ -453,6 +473,7 @@ static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
     if (now - start > snap.longest_slice_us) snap.longest_slice_us = now - start;
     cpu = threadCpuUs() - cpu;
     if (cpu > snap.longest_slice_cpu_us) snap.longest_slice_cpu_us = cpu;
+    if (!more && freeDoneSets(DONE_FREED_PER_SLICE)) return 0;
     if (!more || writerFailed()) { /* after a write error the rest is not worth building */
         startFinishing();
         return 1;
