@@ -42,7 +42,7 @@ endif
 endif
 
 # ---- where things go ---------------------------------------------------------
-VARIANT := $(if $(filter libc,$(MALLOC)),-libc)$(if $(SANITIZER),-$(SANITIZER))$(if $(filter yes,$(ALIGNED_ACCESS)),-aligned)
+VARIANT := $(if $(filter libc,$(MALLOC)),-libc)$(if $(SANITIZER),-$(SANITIZER))$(if $(filter yes,$(ALIGNED_ACCESS)),-aligned)$(if $(filter 0,$(HAVE_FORK)),-nofork)
 # BUILD_TAG=-name gives a private build directory (build/native-name): several
 # people or tools building one tree at once don't race on the same objects.
 # A tagged native build is not copied to src/redis-server.
@@ -126,7 +126,7 @@ BUILD := $(BUILD)$(TLS_VARIANT)
 # fails to build: the layering is a build rule, not a convention. Server
 # code, the tools and the tests see both folders.
 BASE_CFLAGS := $(STD) $(OPTIMIZATION) -g $(WARN) -fno-math-errno $(PORT_CFLAGS) $(SAN_FLAGS) $(ALIGN_CFLAGS) \
-               $(MALLOC_CFLAGS) -MMD -MP
+               $(MALLOC_CFLAGS) $(if $(filter 0,$(HAVE_FORK)),-DHAVE_FORK=0) -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -Isrc/lib $(CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) -Isrc -Isrc/lib $(LUA_CFLAGS) $(TLS_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(PORT_CFLAGS) $(SAN_FLAGS) $(PORT_LDFLAGS) $(LDFLAGS)
@@ -176,7 +176,7 @@ TOOL_BINS := $(strip $(TOOL_BINS))
 # installation.
 CHECK_RDB := redis-check-rdb
 
-.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize bench build-bench clean distclean tools help
+.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless bench build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -311,6 +311,23 @@ test-integration: all
 
 test-cross:
 	@utils/test-cross.sh $(CROSS_PORTS)
+
+# Persistence without fork(): the server runs under utils/no-fork-launcher
+# (a seccomp filter: fork, vfork, clone without CLONE_THREAD fail) with
+# persistence-mode forkless (REDIS_TEST_FORKLESS, tests/helpers/server.tcl);
+# blocks tagged `fork` (fork-child.tcl: a child's log lines, copy-on-write)
+# are skipped.
+# `make HAVE_FORK=0 test-forkless` runs the same on a build without fork().
+FORKLESS_FILES ?= integration/forkless integration/rdb integration/aof integration/aof-propagation \
+                  integration/loading integration/fork-child
+$(BUILD)/no-fork-launcher: utils/no-fork-launcher.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) -O2 $(WARN) $(PORT_CFLAGS) -o $@ $< $(PORT_LDFLAGS)
+
+test-forkless: all $(BUILD)/no-fork-launcher
+	@utils/need-tools.sh tclsh:tcl
+	REDIS_TEST_FORKLESS=1 ./runtest --server $(SERVER) --wrapper "$(CURDIR)/$(BUILD)/no-fork-launcher $(PORT_QEMU)" \
+	  --time-factor $(PORT_TIME_FACTOR) --tags -fork $(FORKLESS_FILES:%=--single %)
 
 bench: build-bench
 	$(PORT_QEMU) $(BUILD)/tests/bench_core

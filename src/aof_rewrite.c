@@ -15,6 +15,10 @@
  * A crash or a failed child at any point leaves a manifest that names a
  * complete, consistent set of files; a failed rewrite is logged and retried.
  *
+ * With persistence-mode forkless (or without fork()) step 2 is snapshot.c
+ * writing the base in the server itself, in the RDB format or as commands
+ * (commandFormat below); steps 1 and 3 are the same.
+ *
  * The command stream is variadic (RPUSH/SADD/HSET/ZADD with up to 64 items
  * each), followed by PEXPIREAT for keys with a TTL; a stream is one XADD
  * per entry, XSETID and its groups' XGROUP / XCLAIM commands.
@@ -30,6 +34,7 @@
 #include "aof.h"
 #include "persistio.h"
 #include "stream.h"
+#include "snapshot.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -53,6 +58,8 @@ static struct {
     long long consecutive_failures; /* reset by a successful rewrite */
     long long last_cow_bytes;       /* the last successful child's copy-on-write (childinfo.c) */
     int preamble;             /* this rewrite writes the base as an RDB snapshot */
+    int forkless;             /* a forkless rewrite is running (snapshot.c) */
+    int forkless_fault;       /* DEBUG AOF-FAULT child-write hit this forkless rewrite: it fails */
 } rw = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
 static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-bg-%i.aof", (int)pid); }
@@ -76,7 +83,7 @@ static void writerFlush(rewriteWriter *w) {
 }
 
 static void writerMaybeFlush(rewriteWriter *w) {
-    if (sdslen(w->buf) >= 64 * 1024) writerFlush(w);
+    if (w->fd != -1 && sdslen(w->buf) >= 64 * 1024) writerFlush(w); /* fd -1: in memory (commandFormat) */
 }
 
 static sds catBulk(sds buf, const char *p, size_t len) {
@@ -306,13 +313,17 @@ static void rewriteExpire(rewriteWriter *w, sds key, long long when) {
     w->buf = catBulk(w->buf, num, (size_t)n);
 }
 
-static void rewriteDb(rewriteWriter *w, int dbid) {
-    redisDb *db = &server.db[dbid];
-    if (kvtableSize(db->keys) == 0) return;
+static void rewriteSelect(rewriteWriter *w, int dbid) {
     char id[LONG_STR_SIZE];
     int n = ll2string(id, sizeof id, dbid);
     w->buf = sdscat(w->buf, "*2\r\n$6\r\nSELECT\r\n");
     w->buf = catBulk(w->buf, id, (size_t)n);
+}
+
+static void rewriteDb(rewriteWriter *w, int dbid) {
+    redisDb *db = &server.db[dbid];
+    if (kvtableSize(db->keys) == 0) return;
+    rewriteSelect(w, dbid);
     kvtableIterator *it = kvtableGetIterator(db->keys);
     kvobj *o;
     while ((o = kvtableNext(it)) != NULL && !w->failed) {
@@ -357,9 +368,94 @@ static void childMain(void) {
     _exit(0);
 }
 
+/* ---- the forkless rewrite: the command stream key by key (snapshot.c) ----------------------- */
+
+typedef struct commandStream {
+    rewriteWriter w;
+    int dbid; /* of the last key written, -1 at first */
+} commandStream;
+
+static void *commandOpen(int aof_base) {
+    (void)aof_base;
+    commandStream *s = zcalloc(sizeof(*s));
+    s->w.fd = -1;
+    s->w.buf = sdsempty();
+    s->dbid = -1;
+    if (server.aof_timestamp_enabled) s->w.buf = sdscatfmt(s->w.buf, "#TS:%I\r\n", (long long)time(NULL));
+    return s;
+}
+
+static void commandKey(void *p, int dbid, kvobj *o) {
+    commandStream *s = p;
+    if (dbid != s->dbid) rewriteSelect(&s->w, dbid);
+    s->dbid = dbid;
+    sds key = kvobjGetKey(o);
+    rewriteObject(&s->w, key, o);
+    if (kvobjHasExpire(o)) rewriteExpire(&s->w, key, kvobjGetExpire(o));
+}
+
+static size_t commandBuffered(const void *p) {
+    const commandStream *s = p;
+    return sdslen(s->w.buf);
+}
+
+static sds commandTake(void *p) {
+    commandStream *s = p;
+    sds out = s->w.buf;
+    s->w.buf = sdsempty();
+    return out;
+}
+
+static void commandDiscard(void *p) {
+    commandStream *s = p;
+    sdsfree(s->w.buf);
+    zfree(s);
+}
+
+static sds commandFinish(void *p) {
+    sds out = commandTake(p);
+    commandDiscard(p);
+    return out;
+}
+
+static const snapshotFormat commandFormat = {commandOpen, commandKey,    commandBuffered,
+                                             commandTake, commandFinish, commandDiscard};
+
+static void rewriteFinished(pid_t pid, int exited_ok, int termsig);
+
+static void rewriteForklessDone(int ok, void *privdata) {
+    (void)privdata;
+    rw.forkless = 0;
+    updateDictResizePolicy();
+    ok = ok && !rw.forkless_fault;
+    if (ok) serverLog(LL_NOTICE, "Successfully created the temporary AOF base file (forkless)");
+    rewriteFinished(getpid(), ok, 0);
+}
+
+static int rewriteStartForkless(void) {
+    sds dir = aofDirPath(), name = tempName(getpid());
+    sds path = aofPathJoin(dir, name);
+    int fd = persistio.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd == -1) serverLog(LL_WARNING, "Can't open the temporary AOF base file %s: %s", path, strerror(errno));
+    sdsfree(dir), sdsfree(name), sdsfree(path);
+    if (fd == -1) {
+        rw.last_status = C_ERR;
+        rw.last_failure_ms = mstime();
+        return C_ERR;
+    }
+    rw.forkless_fault = persistChildWriteFault() != 0; /* DEBUG AOF-FAULT child-write: the rewrite's writes fail */
+    snapshotStart(fd, rw.preamble ? &snapshotRdbFormat : &commandFormat, 1, rewriteForklessDone, NULL);
+    rw.forkless = 1;
+    updateDictResizePolicy();
+    rw.start_ms = mstime();
+    rw.scheduled = 0;
+    serverLog(LL_NOTICE, "Background append only file rewriting started (forkless)");
+    return C_OK;
+}
+
 /* ---- the parent --------------------------------------------------------------------------- */
 
-int aofRewriteInProgress(void) { return rw.child != -1; }
+int aofRewriteInProgress(void) { return rw.child != -1 || rw.forkless; }
 
 /* With the AOF on, writes from now on go to a new incremental file and the
  * new base replaces everything before it. With it off (BGREWRITEAOF, as
@@ -377,20 +473,22 @@ static int prepareFiles(void) {
 }
 
 int aofRewriteStart(void) {
-    if (rw.child != -1 || rdbBgsaveInProgress()) {
+    if (aofRewriteInProgress() || rdbBgsaveInProgress()) {
         rw.scheduled = 1;
         return C_OK;
     }
     if (prepareFiles() != C_OK) return C_ERR;
     rw.preamble = server.aof_use_rdb_preamble;
+    if (snapshotForklessWanted()) return rewriteStartForkless();
     childInfoPrepare();
     long long start = ustime();
-    pid_t pid = fork();
+    pid_t pid = snapshotFork();
     if (pid == 0) childMain();
     childInfoParentStarted();
     if (pid == -1) {
         int err = errno;
         childInfoFinish();
+        if (snapshotForkFailedFallback(err, "AOF rewrite")) return rewriteStartForkless();
         serverLog(LL_WARNING, "Can't rewrite the append only file in background: fork: %s", strerror(err));
         rw.last_status = C_ERR;
         rw.last_failure_ms = mstime();
@@ -456,11 +554,15 @@ static void rewriteDone(pid_t pid, int status) {
     size_t cow = childInfoFinish();
     rw.child = -1;
     updateDictResizePolicy(); /* tables may grow again from the next write on */
+    if (exited_ok) rw.last_cow_bytes = (long long)cow;
+    rewriteFinished(pid, exited_ok, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* The new base is written (exited_ok) or not: install it or clean up.
+ * `pid` names the temporary file. */
+static void rewriteFinished(pid_t pid, int exited_ok, int termsig) {
     rw.last_time_sec = (mstime() - rw.start_ms) / 1000;
-    if (exited_ok) {
-        serverLog(LL_NOTICE, "Background AOF rewrite terminated with success");
-        rw.last_cow_bytes = (long long)cow;
-    }
+    if (exited_ok) serverLog(LL_NOTICE, "Background AOF rewrite terminated with success");
     if (exited_ok && installNewBase(pid) == C_OK) {
         rw.last_status = C_OK;
         rw.rewrites++;
@@ -474,7 +576,7 @@ static void rewriteDone(pid_t pid, int status) {
     rw.last_status = C_ERR;
     rw.last_failure_ms = mstime();
     rw.consecutive_failures++;
-    if (WIFSIGNALED(status)) serverLog(LL_WARNING, "Background AOF rewrite terminated by signal %d", WTERMSIG(status));
+    if (termsig) serverLog(LL_WARNING, "Background AOF rewrite terminated by signal %d", termsig);
     else serverLog(LL_WARNING, "Background AOF rewrite failed: the current AOF is unchanged; will retry");
 }
 
@@ -496,6 +598,7 @@ void aofRewriteCron(void) {
         else childInfoPoll();
         return;
     }
+    if (rw.forkless) return; /* snapshot.c calls back when it is done */
     int retry_allowed = rw.last_status == C_OK || mstime() - rw.last_failure_ms > REWRITE_RETRY_MS;
     if (rdbBgsaveInProgress()) return;
     if (rw.scheduled && retry_allowed) { /* BGREWRITEAOF may be scheduled with the AOF off */
@@ -507,6 +610,15 @@ void aofRewriteCron(void) {
 }
 
 void aofRewriteKill(void) {
+    if (rw.forkless) {
+        snapshotAbort();
+        rw.forkless = 0;
+        sds tmp = tempName(getpid());
+        deleteFile(tmp);
+        sdsfree(tmp);
+        updateDictResizePolicy();
+        return;
+    }
     if (rw.child == -1) return;
     pid_t pid = rw.child;
     kill(pid, SIGUSR1);
@@ -529,8 +641,8 @@ sds aofRewriteInfo(sds info) {
                      "aof_last_bgrewrite_status:%s\r\n"
                      "aof_rewrites:%I\r\n"
                      "aof_rewrites_consecutive_failures:%I\r\n",
-                     rw.child != -1, rw.scheduled, rw.last_time_sec,
-                     rw.child != -1 ? (mstime() - rw.start_ms) / 1000 : -1LL,
+                     aofRewriteInProgress(), rw.scheduled, rw.last_time_sec,
+                     aofRewriteInProgress() ? (mstime() - rw.start_ms) / 1000 : -1LL,
                      rw.last_status == C_OK ? "ok" : "err", rw.rewrites, rw.consecutive_failures);
 }
 
@@ -550,7 +662,7 @@ long long aofTotalForks(void) { return rw.total_forks; }
 /* As Redis: an error while a rewrite runs; scheduled while a BGSAVE child
  * runs or inside EXEC (a fork there would split the transaction's writes). */
 void bgrewriteaofCommand(client *c) {
-    if (rw.child != -1) {
+    if (aofRewriteInProgress()) {
         addReplyError(c, "Background append only file rewriting already in progress");
         return;
     }

@@ -170,6 +170,8 @@ static const configEnumItem oom_score_adj_enum[] = {
 static const configEnumItem repl_diskless_load_enum[] = {
     {"disabled", 0}, {"on-empty-db", 1}, {"swapdb", 2}, {NULL, 0}};
 
+static const configEnumItem persistence_mode_enum[] = {{"fork", 0}, {"forkless", 1}, {NULL, 0}};
+
 static const configEnumItem appendfsync_enum[] = {
     {"everysec", AOF_FSYNC_EVERYSEC}, {"always", AOF_FSYNC_ALWAYS}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
 
@@ -340,6 +342,9 @@ static const configEntry configTable[] = {
     INT_CONFIG("loading-process-events-interval-bytes", NULL, CF_HIDDEN, loading_process_events_interval_bytes, 1024,
                INT_MAX, "2097152", NULL),
     INT_CONFIG("rdb-key-save-delay", NULL, CF_HIDDEN, rdb_key_save_delay, INT_MIN, INT_MAX, "0", NULL),
+    ENUM_CONFIG("persistence-mode", NULL, 0, persistence_mode, persistence_mode_enum, "fork", NULL),
+    ULL_CONFIG("forkless-max-pending-memory", NULL, CF_MEMORY, forkless_max_pending_memory, 0, ULLONG_MAX, "256mb",
+               NULL),
 
     /* CPU affinity (cpuaffinity.c): start-up only, spelt with underscores as in Redis */
     STRING_CONFIG("server_cpulist", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, server_cpulist, "", cpulistValidate, NULL),

@@ -27,6 +27,7 @@
  */
 #include "server.h"
 #include "tracking.h"
+#include "snapshot.h"
 
 /* ---- table types ---------------------------------------------------------------- */
 
@@ -71,6 +72,7 @@ static kvobj *dbFind(redisDb *db, robj *key) {
 }
 
 static robj *lookupKey(redisDb *db, robj *key, int flags) {
+    if (flags & LOOKUP_WRITE) snapshotBeforeKeyWrite(db, key->ptr); /* a forkless snapshot's write barrier */
     robj *val = dbFind(db, key);
     if (val && kvobjHasExpire(val) && !(flags & LOOKUP_NOEXPIRE) && expireIfNeeded(db, key, flags))
         val = NULL;
@@ -128,6 +130,7 @@ static kvobj *dbCreateEntry(robj *key, robj *val, long long when) {
 }
 
 robj *dbAddWithExpire(redisDb *db, robj *key, robj *val, long long when) {
+    snapshotBeforeKeyWrite(db, key->ptr);
     kvobj *o = dbCreateEntry(key, val, when);
     int added = kvtableAdd(db->keys, o, NULL);
     serverAssert(added == KVTABLE_OK);
@@ -152,6 +155,7 @@ static unsigned int replacementClock(kvobj *old, robj *val) {
 /* Gives the existing entry OLD of KEY the value VAL (consumed); returns
  * the stored object, which may be a new block. */
 static kvobj *dbReplaceEntry(redisDb *db, kvobj *old, robj *key, robj *val, int keepTtl) {
+    snapshotBeforeKeyWrite(db, key->ptr);
     unsigned int clock = replacementClock(old, val);
     if (old->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
     if (!keepTtl && kvobjHasExpire(old)) {
@@ -210,6 +214,7 @@ void setKeyFound(client *c, redisDb *db, robj *key, robj *val, robj *existing, i
 int dbExists(redisDb *db, robj *key) { return dbFind(db, key) != NULL; }
 
 robj *dbDetach(redisDb *db, robj *key) {
+    snapshotBeforeKeyWrite(db, key->ptr);
     kvobj *o = kvtableUnlink(db->keys, key->ptr, sdslen(key->ptr));
     if (o && kvobjHasExpire(o)) dictDelete(db->expires, key->ptr);
     if (o && o->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
@@ -233,6 +238,7 @@ int dbDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
  * that may be modified in place (APPEND, SETRANGE). */
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o) {
     serverAssert(o->type == OBJ_STRING);
+    snapshotBeforeKeyWrite(db, key->ptr); /* modified in place next (PFCOUNT's cache after a read lookup) */
     if (o->refcount != 1 || o->encoding != OBJ_ENCODING_RAW) {
         robj *decoded = getDecodedObject(o);
         robj *raw = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
@@ -266,6 +272,7 @@ long long emptyData(int dbnum) {
     int end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
         removed += (long long)kvtableSize(server.db[j].keys);
+        snapshotBeforeEmpty(&server.db[j]); /* a forkless snapshot keeps the table it still writes */
         dictEmpty(server.db[j].expires, NULL); /* borrows from keys: first */
         kvtableEmpty(server.db[j].keys, NULL);
         server.db[j].avg_ttl = 0;

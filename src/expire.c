@@ -26,6 +26,7 @@
  * the key the same deadline.
  */
 #include "server.h"
+#include "snapshot.h"
 
 #define ACTIVE_EXPIRE_KEYS_PER_LOOP 20
 #define ACTIVE_EXPIRE_FAST_DURATION_US 1000
@@ -49,6 +50,7 @@ static long long getExpire(redisDb *db, robj *key) {
  * returned. */
 robj *setExpire(client *c, redisDb *db, robj *key, long long when) {
     (void)c;
+    snapshotBeforeKeyWrite(db, key->ptr);
     kvobj *o = findKey(db, key);
     serverAssert(o != NULL && when != -1);
     kvobj *moved = kvobjSetExpire(o, when);
@@ -64,6 +66,7 @@ int removeExpire(redisDb *db, robj *key) {
     if (dictSize(db->expires) == 0) return 0;
     kvobj *o = findKey(db, key);
     if (o == NULL || !kvobjHasExpire(o)) return 0;
+    snapshotBeforeKeyWrite(db, key->ptr);
     dictDelete(db->expires, key->ptr); /* reads o's key: before anything else */
     kvobjSetExpire(o, -1);             /* in place: the slot exists */
     return 1;

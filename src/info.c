@@ -28,6 +28,7 @@
 #include "server.h"
 #include "osrandom.h"
 #include "tracking.h"
+#include "snapshot.h"
 
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -317,6 +318,7 @@ static sds infoPersistence(sds info) {
                         server.loading != 0);
     info = childInfoString(info);
     info = rdbInfoString(info);
+    info = snapshotInfoString(info);
     info = loadingLastLoadInfo(info);
     info = sdscatfmt(info, "aof_enabled:%i\r\n", server.aof_enabled != 0);
     info = aofInfoString(info);

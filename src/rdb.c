@@ -45,6 +45,9 @@
  *   load would, is then counted and dropped instead of stored; AUX fields
  *   and SELECTDB are reported to the check instead of logged or applied,
  *   and doing() keeps the step under way (Redis's words) for its report.
+ * - BGSAVE forks a child, or with persistence-mode forkless (or without
+ *   fork()) hands the file to snapshot.c, which writes it key by key through
+ *   rdbStream below while the server runs.
  * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
  *   fsynced and renamed over the old one: a crash never leaves half a dump.
@@ -65,6 +68,7 @@
 #include "lzf.h"
 #include "rdb_legacy.h"
 #include "stream.h"
+#include "snapshot.h"
 
 
 #define RDB_TYPE_STRING 0
@@ -342,29 +346,93 @@ static void saveDb(rdbWriter *w, redisDb *db) {
 /* The whole dataset as an RDB stream on fd (also the preamble of a
  * rewritten AOF base: aof_base 1 marks it so in its AUX fields, and the
  * rewrite's incremental-fsync setting applies instead of the snapshot's). */
+static void putHeader(rdbWriter *w, int aof_base) {
+    char num[LONG_STR_SIZE];
+    putBytes(w, "REDIS0010", 9);
+    putAux(w, "redis-ver", REDIS_VERSION);
+    putAux(w, "redis-bits", sizeof(void *) == 8 ? "64" : "32");
+    ll2string(num, sizeof num, (long long)time(NULL));
+    putAux(w, "ctime", num);
+    ll2string(num, sizeof num, (long long)zmalloc_used_memory());
+    putAux(w, "used-mem", num);
+    putAux(w, "aof-base", aof_base ? "1" : "0");
+    saveFunctions(w);
+}
+
+/* EOF, then the checksum of everything before it; frees the writer's buffers. */
+static int putTrailer(rdbWriter *w) {
+    putByte(w, RDB_OPCODE_EOF);
+    writerFlush(w);
+    unsigned char sum[8];
+    store64le(sum, server.rdb_checksum ? w->crc : 0);
+    w->buf = sdscatlen(w->buf, sum, 8);
+    writerFlush(w);
+    sdsfree(w->buf);
+    zfree(w->lzf);
+    return w->failed ? C_ERR : C_OK;
+}
+
 int rdbSaveToFd(int fd, int aof_base) {
     rdbWriter w = {.fd = fd, .buf = sdsempty()};
     w.incremental_fsync = aof_base ? server.aof_rewrite_incremental_fsync : server.rdb_save_incremental_fsync;
-    char num[LONG_STR_SIZE];
-    putBytes(&w, "REDIS0010", 9);
-    putAux(&w, "redis-ver", REDIS_VERSION);
-    putAux(&w, "redis-bits", sizeof(void *) == 8 ? "64" : "32");
-    ll2string(num, sizeof num, (long long)time(NULL));
-    putAux(&w, "ctime", num);
-    ll2string(num, sizeof num, (long long)zmalloc_used_memory());
-    putAux(&w, "used-mem", num);
-    putAux(&w, "aof-base", aof_base ? "1" : "0");
-    saveFunctions(&w);
+    putHeader(&w, aof_base);
     for (int j = 0; j < server.dbnum && !w.failed; j++) saveDb(&w, &server.db[j]);
-    putByte(&w, RDB_OPCODE_EOF);
-    writerFlush(&w);
+    return putTrailer(&w);
+}
+
+/* ---- the same file written key by key (snapshot.c: the forkless BGSAVE) ---- */
+
+/* Keys come in any order of databases: a SELECTDB precedes each change of
+ * database (no RESIZEDB: it is only a hint). The stream writes nothing
+ * itself: the caller takes the bytes (a background thread writes them), and
+ * the checksum covers them as they are taken. */
+struct rdbStream {
+    rdbWriter w;
+    int dbid; /* the database of the last key written; -1 at first */
+};
+
+rdbStream *rdbStreamOpen(int aof_base) {
+    rdbStream *s = zcalloc(sizeof(*s));
+    s->w.fd = RDB_WRITER_MEMORY;
+    s->w.buf = sdsempty();
+    s->dbid = -1;
+    putHeader(&s->w, aof_base);
+    return s;
+}
+
+void rdbStreamKey(rdbStream *s, int dbid, kvobj *o) {
+    if (dbid != s->dbid) {
+        putByte(&s->w, RDB_OPCODE_SELECTDB);
+        putLen(&s->w, (uint64_t)dbid);
+        s->dbid = dbid;
+    }
+    saveKey(&s->w, o);
+}
+
+size_t rdbStreamBuffered(const rdbStream *s) { return sdslen(s->w.buf); }
+
+sds rdbStreamTake(rdbStream *s) {
+    sds out = s->w.buf;
+    s->w.crc = crc64(s->w.crc, (const unsigned char *)out, sdslen(out));
+    s->w.buf = sdsempty();
+    return out;
+}
+
+/* EOF and the checksum: the last bytes of the file. Frees s. */
+sds rdbStreamFinish(rdbStream *s) {
+    putByte(&s->w, RDB_OPCODE_EOF);
+    sds out = rdbStreamTake(s);
     unsigned char sum[8];
-    store64le(sum, server.rdb_checksum ? w.crc : 0);
-    w.buf = sdscatlen(w.buf, sum, 8);
-    writerFlush(&w);
-    sdsfree(w.buf);
-    zfree(w.lzf);
-    return w.failed ? C_ERR : C_OK;
+    store64le(sum, server.rdb_checksum ? s->w.crc : 0);
+    out = sdscatlen(out, sum, 8);
+    rdbStreamDiscard(s);
+    return out;
+}
+
+void rdbStreamDiscard(rdbStream *s) {
+    sdsfree(s->w.buf);
+    zfree(s->w.lzf);
+    zfree(s);
 }
 
 /* One value in memory: its type byte and its body, no key (DUMP's payload
@@ -1521,9 +1589,11 @@ static struct {
     int scheduled;
     long long saves;          /* snapshots taken: SAVE and BGSAVE (INFO rdb_saves) */
     size_t last_cow;          /* copy-on-write of the last successful BGSAVE child */
+    int forkless;             /* a forkless BGSAVE is running (snapshot.c) */
 } bg = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
-int rdbBgsaveInProgress(void) { return bg.child != -1; }
+static int bgsaveRunning(void) { return bg.child != -1 || bg.forkless; }
+int rdbBgsaveInProgress(void) { return bgsaveRunning(); }
 
 static void savedOk(long long dirty_before) {
     server.dirty -= dirty_before;
@@ -1553,17 +1623,64 @@ static void bgsaveChild(void) {
     _exit(0);
 }
 
+/* The forkless BGSAVE (snapshot.c) writes temp-forkless-<pid>.rdb: SAVE
+ * and DEBUG RELOAD may write temp-<pid>.rdb meanwhile. */
+static void forklessTempName(char *buf, size_t len) { snprintf(buf, len, "temp-forkless-%d.rdb", (int)getpid()); }
+
+static void bgsaveForklessDone(int ok, void *privdata) {
+    (void)privdata;
+    char tmp[64];
+    forklessTempName(tmp, sizeof tmp);
+    bg.forkless = 0;
+    bg.last_time_sec = (mstime() - bg.start_ms) / 1000;
+    if (ok && persistio.rename(tmp, server.rdb_filename) == -1) {
+        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", tmp,
+                  server.rdb_filename, strerror(errno));
+        ok = 0;
+    }
+    if (ok) {
+        persistFsyncDir(".");
+        serverLog(LL_NOTICE, "DB saved on disk");
+        serverLog(LL_NOTICE, "Background saving terminated with success");
+        savedOk(bg.dirty_before);
+    } else {
+        unlink(tmp);
+        serverLog(LL_WARNING, "Background saving error");
+        bg.last_status = C_ERR;
+    }
+}
+
+static int bgsaveStartForkless(void) {
+    char tmp[64];
+    forklessTempName(tmp, sizeof tmp);
+    int fd = persistio.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd == -1) {
+        serverLog(LL_WARNING, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp,
+                  server.dir ? server.dir : ".", strerror(errno));
+        bg.last_status = C_ERR;
+        return C_ERR;
+    }
+    snapshotStart(fd, &snapshotRdbFormat, 0, bgsaveForklessDone, NULL);
+    bg.forkless = 1;
+    bg.start_ms = mstime();
+    bg.saves++;
+    serverLog(LL_NOTICE, "Background saving started (forkless)");
+    return C_OK;
+}
+
 static int bgsaveStart(void) {
     bg.last_try_ms = mstime();
     bg.dirty_before = server.dirty;
+    if (snapshotForklessWanted()) return bgsaveStartForkless();
     childInfoPrepare();
     LATENCY_START(fork_latency);
-    pid_t pid = fork();
+    pid_t pid = snapshotFork();
     if (pid == 0) bgsaveChild();
     childInfoParentStarted();
     if (pid == -1) {
         int err = errno;
         childInfoFinish();
+        if (snapshotForkFailedFallback(err, "background save")) return bgsaveStartForkless();
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(err));
         bg.last_status = C_ERR;
         return C_ERR;
@@ -1593,7 +1710,7 @@ static void bgsaveDone(int status) {
 }
 
 void saveCommand(client *c) {
-    if (bg.child != -1) {
+    if (bgsaveRunning()) {
         addReplyError(c, "Background save already in progress");
         return;
     }
@@ -1607,7 +1724,7 @@ void bgsaveCommand(client *c) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
-    if (bg.child != -1) {
+    if (bgsaveRunning()) {
         addReplyError(c, "Background save already in progress");
     } else if (aofRewriteInProgress()) {
         if (schedule) {
@@ -1644,7 +1761,7 @@ static int rdbCron(struct aeEventLoop *el, long long id, void *data) {
         int status;
         if (waitpid(bg.child, &status, WNOHANG) == bg.child) bgsaveDone(status);
         else childInfoPoll();
-    } else if (!aofRewriteInProgress() && (bg.scheduled || saveRuleDue())) {
+    } else if (!bg.forkless && !aofRewriteInProgress() && (bg.scheduled || saveRuleDue())) {
         bg.scheduled = 0;
         bgsaveStart();
     }
@@ -1663,6 +1780,15 @@ sds rdbWriteDeniedError(void) {
 /* Stops a running BGSAVE child and removes its unfinished file: its data is
  * no longer what should reach the disk (FLUSHALL, SHUTDOWN). */
 void rdbKillChild(void) {
+    if (bg.forkless) {
+        char tmp[64];
+        forklessTempName(tmp, sizeof tmp);
+        snapshotAbort();
+        unlink(tmp);
+        bg.forkless = 0;
+        serverLog(LL_NOTICE, "Forkless background saving stopped");
+        return;
+    }
     if (bg.child == -1) return;
     pid_t pid = bg.child;
     kill(pid, SIGUSR1);
@@ -1746,8 +1872,8 @@ sds rdbInfoString(sds info) {
                      "rdb_current_bgsave_time_sec:%I\r\n"
                      "rdb_saves:%I\r\n"
                      "rdb_last_cow_size:%U\r\n",
-                     server.dirty, bg.child != -1, (long long)server.lastsave,
+                     server.dirty, bgsaveRunning(), (long long)server.lastsave,
                      bg.last_status == C_OK ? "ok" : "err", bg.last_time_sec,
-                     bg.child != -1 ? (mstime() - bg.start_ms) / 1000 : -1LL, bg.saves,
+                     bgsaveRunning() ? (mstime() - bg.start_ms) / 1000 : -1LL, bg.saves,
                      (unsigned long long)bg.last_cow);
 }

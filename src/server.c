@@ -842,8 +842,14 @@ static void setupShutdownSignals(void) {
 
 /* ---- daemonizing and pid file ------------------------------------------------------------ */
 
+/* Without fork() (HAVE_FORK=0, or a seccomp filter) the server stays in
+ * the foreground. */
 static void daemonize(void) {
-    if (fork() != 0) exit(0);
+#if HAVE_FORK
+    pid_t pid = fork();
+    if (pid > 0) exit(0);
+    if (pid == -1) fprintf(stderr, "Can't daemonize (fork: %s): staying in the foreground\n", strerror(errno));
+#endif
     setsid();
     int fd = open("/dev/null", O_RDWR, 0);
     if (fd != -1) {

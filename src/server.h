@@ -456,6 +456,8 @@ struct redisServer {
     int aof_rewrite_incremental_fsync;
     int aof_use_rdb_preamble;
     int rdb_key_save_delay;       /* testing: sleep per key saved (see keySaveDelay) */
+    int persistence_mode;         /* PERSISTENCE_MODE_FORK / _FORKLESS (snapshot.h) */
+    unsigned long long forkless_max_pending_memory; /* snapshot.c: past it, write the rest at once */
 
     /* CPU affinity (cpuaffinity.c); NULL = leave it alone */
     char *server_cpulist;

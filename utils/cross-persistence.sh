@@ -2,7 +2,8 @@
 # cross-persistence.sh -- data moves between architectures: a server of one
 # port writes an AOF and an RDB snapshot of a dataset holding every type and
 # encoding; servers of other ports load each file and must report the same
-# DEBUG DIGEST. Cross ports run under QEMU (their port.mk names the
+# DEBUG DIGEST (the RDB both from SAVE and from a forkless BGSAVE).
+# Cross ports run under QEMU (their port.mk names the
 # emulator), so big-endian sparc64, 32-bit armv6 and native x86_64 read each
 # other's files.
 #
@@ -96,12 +97,18 @@ for pair in "${pairs[@]}"; do
         echo "[FAIL] $pair: $writer did not start"; failed=$((failed + 1)); continue; }
     populate "$port"
     digest=$("$cli" -p "$port" debug digest)
+    # a forkless BGSAVE (snapshot.c) of the same data, kept as forkless.rdb
+    "$cli" -p "$port" config set persistence-mode forkless >/dev/null
+    "$cli" -p "$port" bgsave >/dev/null
+    for _ in $(seq 1 400); do "$cli" -p "$port" info persistence | grep -q '^rdb_bgsave_in_progress:0' && break; sleep 0.05; done
+    mv "$dir/dump.rdb" "$dir/forkless.rdb"
     "$cli" -p "$port" save >/dev/null
     "$cli" -p "$port" shutdown nosave >/dev/null 2>&1
     wait_gone "$pid"
-    for mode in aof rdb; do
-        aof=yes; [ $mode = rdb ] && aof=no
-        read -r pid port <<<"$(start_port "$reader" "$dir" --appendonly $aof)" || {
+    for mode in aof rdb forkless; do
+        aof=yes; [ $mode != aof ] && aof=no
+        file=dump.rdb; [ $mode = forkless ] && file=forkless.rdb
+        read -r pid port <<<"$(start_port "$reader" "$dir" --appendonly $aof --dbfilename $file)" || {
             echo "[FAIL] $writer $mode -> $reader: $reader did not start"; failed=$((failed + 1)); continue; }
         check "$writer $mode -> $reader" "$digest" "$("$cli" -p "$port" debug digest)"
         "$cli" -p "$port" shutdown nosave >/dev/null 2>&1

@@ -68,7 +68,9 @@
 #endif
 
 /* ---- process facilities ----------------------------------------------- */
-#if defined(__unix__) || defined(__APPLE__)
+/* HAVE_FORK=0 (make HAVE_FORK=0) builds without fork(), as a unikernel
+ * target would: persistence is then always forkless (snapshot.c). */
+#if !defined(HAVE_FORK) && (defined(__unix__) || defined(__APPLE__))
 #define HAVE_FORK 1
 #endif
 

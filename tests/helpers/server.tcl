@@ -38,8 +38,10 @@ proc ::harness::external {} {
     return [expr {$opt(port) ne ""}]
 }
 
+# REDIS_TEST_FORKLESS=1 (make test-forkless): every server persists without
+# fork() (persistence-mode forkless, snapshot.c).
 proc ::harness::default_directives {port dir} {
-    return [list \
+    set directives [list \
         port $port \
         bind 127.0.0.1 \
         dir $dir \
@@ -47,6 +49,10 @@ proc ::harness::default_directives {port dir} {
         save {""} \
         appendonly no \
         enable-debug-command yes]
+    if {[info exists ::env(REDIS_TEST_FORKLESS)] && $::env(REDIS_TEST_FORKLESS)} {
+        lappend directives persistence-mode forkless
+    }
+    return $directives
 }
 
 # ---- start_server -------------------------------------------------------------------

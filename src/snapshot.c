@@ -1,0 +1,574 @@
+/* snapshot.c -- persistence without fork(): a point-in-time RDB stream of
+ * the dataset, written by the main thread in time slices of about 1 ms
+ * between event-loop passes, while clients keep reading and writing.
+ *
+ * How the file stays exactly the dataset as of the start:
+ * - Each database's table (kvtable) is walked bucket by bucket by a cursor:
+ *   table 0, then table 1 when the table was rehashing at the start. While
+ *   the snapshot runs, rehashing of these tables is paused, so a key that
+ *   existed at the start stays in its bucket: "the cursor has passed the
+ *   key's bucket" is the same as "the key has been written". A bucket is
+ *   written whole within one slice.
+ * - The write barrier (snapshotBeforeKeyWrite), called by db.c and
+ *   expire.c before any key is looked up for writing, created, replaced,
+ *   deleted or given/stripped of a TTL: when the key is still ahead of the
+ *   cursor, its current value (the value at the start: nothing changed it
+ *   yet) is written at once, and the key goes into the table's `done` set
+ *   of keys the cursor must skip. A key that doesn't exist goes there too
+ *   (whatever is created under that name is newer than the snapshot),
+ *   unless it would be created in a bucket the cursor has passed.
+ *   Everything that modifies a key reaches db.c (commands, expiry,
+ *   eviction, MOVE, RENAME, COPY, RESTORE, scripts), so the barrier is in
+ *   a few central functions there, not in commands.
+ * - Whole-database changes: the state of a cursor is attached to the table,
+ *   not to the database number, so SWAPDB (which swaps the tables between
+ *   two databases) needs nothing; a flush of a database (FLUSHDB,
+ *   emptyData) hands the table to the snapshot, which writes the rest and
+ *   frees it at the end, and gives the database a new empty table. FLUSHALL
+ *   and SHUTDOWN stop the snapshot (rdb.c), as they stop a fork child.
+ * - Keys are written by a snapshotFormat (snapshot.h): the RDB format is
+ *   rdb.c's own writer (rdbStream: the per-type value writer of rdb.c, so
+ *   a new data type written there is written here too), the AOF rewrite's
+ *   command base is aof_rewrite.c's. Each key carries its expire time; a
+ *   key that expires while the snapshot runs is written before expiry
+ *   deletes it.
+ *
+ * Memory: what the snapshot adds is the `done` sets (one sds per key
+ * written by the barrier or created since the start) and the writer's
+ * buffer. forkless-max-pending-memory caps it: past the cap the rest of the
+ * dataset is written at once (one long pause) instead of letting it grow.
+ * A single big value is written within one slice: INFO's
+ * forkless_longest_slice_us says how long the longest slice took.
+ *
+ * The main thread only builds the bytes (serialization of live data stays
+ * on the thread that owns it); a writer thread of this file writes them
+ * through persistio, fsyncs every 4 MB (rdb-save- / aof-rewrite-
+ * incremental-fsync) and at the end, and the main thread polls for the end
+ * before the caller renames the file into place. The bytes queued for it
+ * count as pending memory too: past forkless-max-pending-memory the main
+ * thread waits for the disk instead of queueing more.
+ * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
+ * bucket of n keys the next one waits n times the delay.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "snapshot.h"
+#include "dicttype.h"
+#include "persistio.h"
+
+#define SLICE_US 1000                       /* the time one slice may take */
+#define FLUSH_AT_BYTES (64 * 1024)          /* the format's bytes go to the writer thread at this size */
+#define DONE_ENTRY_OVERHEAD 48              /* dict entry + sds header, roughly, per key in a done set */
+#define DONE_FREED_PER_SLICE 4096           /* done-set entries freed per slice once every key is written */
+
+typedef struct tableCursor {
+    kvtable *t;          /* the table as of the start (it may since have moved to another db: SWAPDB) */
+    int dbid;            /* the database it was then: the SELECTDB written */
+    int adopted;         /* a flush gave it to the snapshot: nobody else sees it any more */
+    int table;           /* the cursor: table 0 or 1, bucket */
+    unsigned long bucket;
+    int walk_table1;     /* the table was rehashing at the start: table 1 holds keys to write */
+    int finished;
+    dict *done;          /* keys ahead of the cursor that it must skip */
+    size_t done_bytes;   /* roughly what `done` takes */
+} tableCursor;
+
+static dictType doneSetType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+};
+
+/* The writer thread: chunks of the file, in order, written and fsynced
+ * (every 4 MB with rdb-save- / aof-rewrite-incremental-fsync, and at the
+ * end) off the main thread. */
+typedef struct chunk {
+    sds bytes;
+    struct chunk *next;
+    int last;                 /* fsync after it, then the thread ends */
+} chunk;
+
+static struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;      /* a chunk came, or one was written */
+    chunk *head, *tail;
+    size_t queued;            /* bytes waiting */
+    int fd;
+    int incremental_fsync;
+    int failed, err;          /* the first error, and its errno */
+    int finished;             /* the last chunk is written and fsynced (or failed) */
+} wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
+
+static struct {
+    int active;
+    int finishing;            /* everything is handed to the writer thread: waiting for it */
+    int fd;
+    const snapshotFormat *fmt;
+    void *out;                /* fmt's writer */
+    tableCursor *cursors;     /* one per database, in database order */
+    int ncursors;
+    long long timer_id;
+    snapshotDoneFn *done;
+    void *privdata;
+    size_t done_bytes;        /* what the done sets hold */
+    long long paced_until_us; /* rdb-key-save-delay: no bucket before this */
+    long long start_us;
+    long long keys_written, barrier_keys;
+    /* INFO, across snapshots */
+    long long snapshots, last_duration_us;
+    size_t peak_bytes;        /* of the running or the last snapshot */
+    long long longest_slice_us;
+    long long longest_slice_cpu_us; /* the same in CPU time: a slice the scheduler paused shows here as short */
+    long long cap_hits;
+} snap = {.fd = -1, .timer_id = -1};
+
+static void writeChunk(chunk *ch, size_t *since_fsync) {
+    size_t len = sdslen(ch->bytes);
+    int fail = 0;
+    if (len && persistWriteFully(wr.fd, ch->bytes, len, NULL) != (ssize_t)len) fail = 1;
+    else if (persistIncrementalFsync(wr.fd, since_fsync, len, wr.incremental_fsync) == -1) fail = 1;
+    else if (ch->last && persistio.fsync(wr.fd) == -1) fail = 1;
+    if (fail) {
+        pthread_mutex_lock(&wr.lock);
+        if (!wr.failed) wr.err = errno;
+        wr.failed = 1;
+        pthread_mutex_unlock(&wr.lock);
+    }
+}
+
+static void *writerMain(void *arg) {
+    (void)arg;
+    size_t since_fsync = 0;
+    for (;;) {
+        pthread_mutex_lock(&wr.lock);
+        while (wr.head == NULL) pthread_cond_wait(&wr.cond, &wr.lock);
+        chunk *ch = wr.head;
+        wr.head = ch->next;
+        if (wr.head == NULL) wr.tail = NULL;
+        int failed = wr.failed;
+        pthread_mutex_unlock(&wr.lock);
+        if (!failed) writeChunk(ch, &since_fsync); /* after a failure the rest is only dropped */
+        pthread_mutex_lock(&wr.lock);
+        wr.queued -= sdslen(ch->bytes);
+        int last = ch->last;
+        if (last) wr.finished = 1;
+        pthread_cond_broadcast(&wr.cond);
+        pthread_mutex_unlock(&wr.lock);
+        sdsfree(ch->bytes);
+        zfree(ch);
+        if (last) return NULL;
+    }
+}
+
+static void writerStart(int fd, int incremental_fsync) {
+    wr.fd = fd;
+    wr.incremental_fsync = incremental_fsync;
+    wr.failed = wr.err = wr.finished = 0;
+    wr.queued = 0;
+    if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
+}
+
+static void writerPush(sds bytes, int last) {
+    chunk *ch = zmalloc(sizeof(*ch));
+    ch->bytes = bytes;
+    ch->next = NULL;
+    ch->last = last;
+    pthread_mutex_lock(&wr.lock);
+    if (wr.tail) wr.tail->next = ch;
+    else wr.head = ch;
+    wr.tail = ch;
+    wr.queued += sdslen(bytes);
+    pthread_cond_broadcast(&wr.cond);
+    pthread_mutex_unlock(&wr.lock);
+}
+
+/* Waits until the thread has no more than `bytes` queued. */
+static void writerWaitBelow(size_t bytes) {
+    pthread_mutex_lock(&wr.lock);
+    while (wr.queued > bytes && !wr.failed) pthread_cond_wait(&wr.cond, &wr.lock);
+    pthread_mutex_unlock(&wr.lock);
+}
+
+static size_t writerQueued(void) {
+    pthread_mutex_lock(&wr.lock);
+    size_t n = wr.queued;
+    pthread_mutex_unlock(&wr.lock);
+    return n;
+}
+
+static int writerFailed(void) {
+    pthread_mutex_lock(&wr.lock);
+    int f = wr.failed;
+    pthread_mutex_unlock(&wr.lock);
+    return f;
+}
+
+static int writerFinished(void) {
+    pthread_mutex_lock(&wr.lock);
+    int f = wr.finished;
+    pthread_mutex_unlock(&wr.lock);
+    return f;
+}
+
+/* Ends the thread: `tail` (may be an empty sds) is the last chunk. Waits
+ * for it. */
+static void writerStop(sds tail) {
+    writerPush(tail, 1);
+    pthread_join(wr.thread, NULL);
+}
+
+/* ---- writing ------------------------------------------------------------------------------- */
+
+static size_t pendingBytes(void) {
+    return snap.done_bytes + (snap.out ? snap.fmt->buffered(snap.out) : 0) + writerQueued();
+}
+
+static void notePeak(void) {
+    size_t now = pendingBytes();
+    if (now > snap.peak_bytes) snap.peak_bytes = now;
+}
+
+/* Hands the format's bytes to the writer thread. Past the cap, waits for
+ * the disk rather than let the queue grow. */
+static void flushOutput(void) {
+    if (snap.fmt->buffered(snap.out) == 0) return;
+    writerPush(snap.fmt->take(snap.out), 0);
+    size_t cap = server.forkless_max_pending_memory;
+    if (cap && writerQueued() > cap) writerWaitBelow(cap / 2);
+}
+
+static void writeKey(tableCursor *c, kvobj *o) {
+    snap.fmt->key(snap.out, c->dbid, o);
+    snap.keys_written++;
+    notePeak();
+    if (snap.fmt->buffered(snap.out) >= FLUSH_AT_BYTES) flushOutput();
+}
+
+static int isDone(tableCursor *c, kvobj *o) {
+    if (dictSize(c->done) == 0) return 0;
+    return dictFind(c->done, kvobjGetKey(o)) != NULL;
+}
+
+static void markDone(tableCursor *c, sds key) {
+    if (dictAdd(c->done, sdsdup(key), NULL) != DICT_OK) return;
+    c->done_bytes += sdslen(key) + DONE_ENTRY_OVERHEAD;
+    snap.done_bytes += sdslen(key) + DONE_ENTRY_OVERHEAD;
+}
+
+/* The done set is freed later, a bounded part per slice (freeDoneSets):
+ * freeing 100k keys at once would be a 10 ms pause. */
+static void finishCursor(tableCursor *c) { c->finished = 1; }
+
+/* Frees up to `max` entries of the (finished) done sets: 1 while some are
+ * left. */
+static int freeDoneSets(int max) {
+    for (int j = 0; j < snap.ncursors && max > 0; j++) {
+        tableCursor *c = &snap.cursors[j];
+        if (dictSize(c->done) == 0) continue;
+        dictIterator *it = dictGetSafeIterator(c->done);
+        dictEntry *de;
+        while (max > 0 && (de = dictNext(it)) != NULL) {
+            size_t bytes = sdslen(dictGetKey(de)) + DONE_ENTRY_OVERHEAD;
+            dictDelete(c->done, dictGetKey(de));
+            c->done_bytes -= bytes;
+            snap.done_bytes -= bytes;
+            max--;
+        }
+        dictReleaseIterator(it);
+    }
+    for (int j = 0; j < snap.ncursors; j++)
+        if (dictSize(snap.cursors[j].done)) return 1;
+    return 0;
+}
+
+/* Writes the cursor's current bucket and moves past it: 0 when there is
+ * nothing left to write in this table. Returns the keys written in *n. */
+static int cursorStep(tableCursor *c, int *n) {
+    *n = 0;
+    if (c->finished) return 0;
+    kvtable *t = c->t;
+    if (c->bucket >= KVTABLE_SIZE(t->sizeExp[c->table])) {
+        if (c->table == 0 && c->walk_table1) {
+            c->table = 1;
+            c->bucket = 0;
+            return 1;
+        }
+        finishCursor(c);
+        return 0;
+    }
+    for (kvobj *o = t->buckets[c->table][c->bucket]; o; o = kvobjGetNext(o)) {
+        if (isDone(c, o)) continue;
+        writeKey(c, o);
+        (*n)++;
+    }
+    c->bucket++;
+    return 1;
+}
+
+/* One bucket of the first table with something left; 0 when all are done. */
+static int advance(int *n) {
+    for (int j = 0; j < snap.ncursors; j++)
+        if (cursorStep(&snap.cursors[j], n)) return 1;
+    return 0;
+}
+
+/* ---- the barrier ---------------------------------------------------------------------------- */
+
+static tableCursor *cursorOf(kvtable *t) {
+    for (int j = 0; j < snap.ncursors; j++)
+        if (snap.cursors[j].t == t && !snap.cursors[j].adopted) return &snap.cursors[j];
+    return NULL;
+}
+
+/* Has the cursor passed o's bucket? o is found by pointer in the bucket
+ * its hash selects in either table (rehashing is paused: it is where it
+ * was at the start). A key in neither is newer than the snapshot. */
+static int keyPassed(tableCursor *c, kvobj *o) {
+    kvtable *t = c->t;
+    sds key = kvobjGetKey(o);
+    uint64_t hash = kvtableHashKey(key, sdslen(key));
+    for (int i = 0; i <= 1; i++) {
+        if (t->sizeExp[i] == -1) continue;
+        unsigned long idx = hash & (KVTABLE_SIZE(t->sizeExp[i]) - 1);
+        for (kvobj *e = t->buckets[i][idx]; e; e = kvobjGetNext(e))
+            if (e == o) return i < c->table || (i == c->table && idx < c->bucket) || (i == 1 && !c->walk_table1);
+    }
+    return 1;
+}
+
+/* Will a key created now land in a bucket the cursor has passed? It goes
+ * to table 1 while the table is rehashing (a table 1 made since the start
+ * is never walked), else to table 0; an unallocated table 0 is allocated
+ * by the insertion, at a size the cursor has not seen. */
+static int newKeyPassed(tableCursor *c, sds key) {
+    kvtable *t = c->t;
+    int i = kvtableIsRehashing(t) ? 1 : 0;
+    if (i == 1 && !c->walk_table1) return 1;
+    if (t->sizeExp[i] == -1) return 0;
+    unsigned long idx = kvtableHashKey(key, sdslen(key)) & (KVTABLE_SIZE(t->sizeExp[i]) - 1);
+    return i < c->table || (i == c->table && idx < c->bucket);
+}
+
+static void writeEverythingNow(void) {
+    int n;
+    while (advance(&n)) {}
+    flushOutput();
+}
+
+void snapshotBeforeKeyWrite(redisDb *db, sds key) {
+    if (!snap.active) return;
+    tableCursor *c = cursorOf(db->keys);
+    if (c == NULL || c->finished) return;
+    if (dictSize(c->done) && dictFind(c->done, key)) return;
+    kvobj *o = kvtableFind(c->t, key, sdslen(key));
+    if (o ? keyPassed(c, o) : newKeyPassed(c, key)) return;
+    if (o) {
+        writeKey(c, o);
+        snap.barrier_keys++;
+    }
+    markDone(c, key);
+    notePeak();
+    if (server.forkless_max_pending_memory && pendingBytes() > server.forkless_max_pending_memory) {
+        serverLog(LL_WARNING, "Forkless snapshot: pending memory over forkless-max-pending-memory (%zu bytes): "
+                              "writing the rest of the dataset at once", pendingBytes());
+        snap.cap_hits++;
+        writeEverythingNow(); /* the timer completes it at its next tick */
+    }
+}
+
+void snapshotBeforeEmpty(redisDb *db) {
+    if (!snap.active) return;
+    tableCursor *c = cursorOf(db->keys);
+    if (c == NULL) return;
+    if (c->finished) return;
+    c->adopted = 1;
+    db->keys = kvtableCreate(c->t->type);
+}
+
+/* ---- the RDB format: rdb.c's writer ---------------------------------------------------------- */
+
+static void *rdbOpen(int aof_base) { return rdbStreamOpen(aof_base); }
+static void rdbKey(void *w, int dbid, kvobj *o) { rdbStreamKey(w, dbid, o); }
+static size_t rdbBuffered(const void *w) { return rdbStreamBuffered(w); }
+static sds rdbTake(void *w) { return rdbStreamTake(w); }
+static sds rdbFinish(void *w) { return rdbStreamFinish(w); }
+static void rdbDiscard(void *w) { rdbStreamDiscard(w); }
+
+const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbTake, rdbFinish, rdbDiscard};
+
+/* ---- start, slices, end ---------------------------------------------------------------------- */
+
+static void releaseCursors(void) {
+    for (int j = 0; j < snap.ncursors; j++) {
+        tableCursor *c = &snap.cursors[j];
+        dictRelease(c->done);
+        if (c->adopted) kvtableRelease(c->t);
+        else if (c->t->pauserehash > 0) kvtableResumeRehashing(c->t);
+    }
+    zfree(snap.cursors);
+    snap.cursors = NULL;
+    snap.ncursors = 0;
+    snap.done_bytes = 0;
+}
+
+static void stop(void) {
+    if (snap.timer_id != -1) aeDeleteTimeEvent(server.el, snap.timer_id);
+    snap.timer_id = -1;
+    releaseCursors();
+    close(snap.fd);
+    snap.fd = -1;
+    snap.active = snap.finishing = 0;
+    snap.last_duration_us = ustime() - snap.start_us;
+}
+
+/* The writer thread has written and fsynced everything (or failed). */
+static void complete(void) {
+    pthread_join(wr.thread, NULL);
+    int ok = !wr.failed;
+    if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(wr.err));
+    stop();
+    serverLog(LL_NOTICE, "Forkless snapshot %s: %lld keys (%lld by the write barrier) in %lld ms, longest slice %lld us",
+              ok ? "done" : "failed", snap.keys_written, snap.barrier_keys, snap.last_duration_us / 1000,
+              snap.longest_slice_us);
+    snap.done(ok, snap.privdata);
+}
+
+/* Every key is written: the last bytes go to the writer thread. */
+static void startFinishing(void) {
+    writerPush(snap.fmt->finish(snap.out), 1);
+    snap.out = NULL;
+    snap.finishing = 1;
+}
+
+/* rdb-key-save-delay: the delay per key in microseconds, 0 for none. */
+static long long keyDelayUs(void) { return server.rdb_key_save_delay > 0 ? server.rdb_key_save_delay : 0; }
+
+static long long threadCpuUs(void) {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+#endif
+    return 0;
+}
+
+static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
+    if (snap.finishing) {
+        if (!writerFinished()) return 1;
+        snap.timer_id = -1; /* AE_NOMORE deletes it */
+        complete();
+        return AE_NOMORE;
+    }
+    long long start = ustime(), now = start, cpu = threadCpuUs();
+    int more = 1, n;
+    while (more && now - start < SLICE_US) {
+        if (keyDelayUs() && now < snap.paced_until_us) break;
+        more = advance(&n);
+        now = ustime();
+        if (n && keyDelayUs()) snap.paced_until_us += n * keyDelayUs(); /* on average one key per delay */
+    }
+    if (now - start > snap.longest_slice_us) snap.longest_slice_us = now - start;
+    cpu = threadCpuUs() - cpu;
+    if (cpu > snap.longest_slice_cpu_us) snap.longest_slice_cpu_us = cpu;
+    if (!more && freeDoneSets(DONE_FREED_PER_SLICE)) return 0;
+    if (!more || writerFailed()) { /* after a write error the rest is not worth building */
+        startFinishing();
+        return 1;
+    }
+    return keyDelayUs() ? 1 : 0; /* 0: again at the next event-loop pass */
+}
+
+void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotDoneFn *done, void *privdata) {
+    serverAssert(!snap.active);
+    snap.active = 1;
+    snap.finishing = 0;
+    snap.fd = fd;
+    snap.fmt = format;
+    snap.out = format->open(aof_base);
+    snap.done = done;
+    snap.privdata = privdata;
+    snap.ncursors = server.dbnum;
+    snap.cursors = zcalloc(sizeof(tableCursor) * (size_t)server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        tableCursor *c = &snap.cursors[j];
+        c->t = server.db[j].keys;
+        c->dbid = j;
+        c->walk_table1 = kvtableIsRehashing(c->t);
+        c->done = dictCreate(&doneSetType);
+        kvtablePauseRehashing(c->t);
+    }
+    snap.done_bytes = 0;
+    snap.keys_written = snap.barrier_keys = 0;
+    snap.peak_bytes = 0;
+    snap.longest_slice_us = snap.longest_slice_cpu_us = 0;
+    snap.start_us = ustime();
+    snap.paced_until_us = snap.start_us;
+    snap.snapshots++;
+    writerStart(fd, aof_base ? server.aof_rewrite_incremental_fsync : server.rdb_save_incremental_fsync);
+    snap.timer_id = aeCreateTimeEvent(server.el, 0, sliceProc, NULL, NULL);
+    if (snap.timer_id == AE_ERR) serverPanic("Can't create the forkless snapshot timer");
+}
+
+int snapshotInProgress(void) { return snap.active; }
+
+void snapshotAbort(void) {
+    if (!snap.active) return;
+    if (!snap.finishing) {
+        snap.fmt->discard(snap.out);
+        snap.out = NULL;
+        pthread_mutex_lock(&wr.lock);
+        wr.failed = 1; /* what is queued is dropped, not written */
+        pthread_mutex_unlock(&wr.lock);
+        writerStop(sdsempty());
+    } else {
+        pthread_join(wr.thread, NULL);
+    }
+    stop();
+    serverLog(LL_NOTICE, "Forkless snapshot stopped after %lld keys", snap.keys_written);
+}
+
+/* ---- mode, fork, INFO ---------------------------------------------------------------------- */
+
+int snapshotForklessWanted(void) {
+#if HAVE_FORK
+    return server.persistence_mode == PERSISTENCE_MODE_FORKLESS;
+#else
+    return 1;
+#endif
+}
+
+pid_t snapshotFork(void) {
+#if HAVE_FORK
+    return fork();
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int snapshotForkFailedFallback(int err, const char *what) {
+    if (err != ENOSYS && err != EPERM && err != ENOMEM) return 0;
+    serverLog(LL_WARNING, "Can't fork for the %s (%s): taking a forkless snapshot instead", what, strerror(err));
+    return 1;
+}
+
+sds snapshotInfoString(sds info) {
+    return sdscatprintf(info,
+                        "persistence_mode:%s\r\n"
+                        "forkless_snapshot_in_progress:%d\r\n"
+                        "forkless_snapshots:%lld\r\n"
+                        "forkless_snapshot_keys_written:%lld\r\n"
+                        "forkless_snapshot_barrier_keys:%lld\r\n"
+                        "forkless_snapshot_pending_bytes:%zu\r\n"
+                        "forkless_snapshot_peak_bytes:%zu\r\n"
+                        "forkless_longest_slice_us:%lld\r\n"
+                        "forkless_longest_slice_cpu_us:%lld\r\n"
+                        "forkless_last_snapshot_time_ms:%lld\r\n"
+                        "forkless_pending_cap_hits:%lld\r\n",
+                        snapshotForklessWanted() ? "forkless" : "fork", snap.active, snap.snapshots,
+                        snap.keys_written, snap.barrier_keys, snap.active ? pendingBytes() : (size_t)0,
+                        snap.peak_bytes, snap.longest_slice_us, snap.longest_slice_cpu_us, snap.last_duration_us / 1000, snap.cap_hits);
+}

@@ -1,0 +1,69 @@
+/* snapshot.h -- the forkless snapshot engine (snapshot.c): a point-in-time
+ * RDB stream of the dataset written by the main thread in small time
+ * slices while clients keep being served, with a write barrier in db.c.
+ *
+ * Used by BGSAVE (rdb.c) and the AOF rewrite (aof_rewrite.c) when
+ * `persistence-mode forkless` is set, when the build has no fork()
+ * (HAVE_FORK=0), or when fork() fails with ENOSYS, EPERM or ENOMEM.
+ */
+#ifndef SNAPSHOT_H
+#define SNAPSHOT_H
+
+#include "server.h"
+
+#define PERSISTENCE_MODE_FORK 0
+#define PERSISTENCE_MODE_FORKLESS 1
+
+/* Called once when the snapshot is complete: ok is 1 when every byte
+ * reached the file and it was fsynced (fd is closed either way). */
+typedef void snapshotDoneFn(int ok, void *privdata);
+
+/* What a snapshot is written as: the RDB format (snapshotRdbFormat, rdb.c's
+ * writer) or an AOF's command stream (aof_rewrite.c). A format only builds
+ * bytes in memory: it writes the database change (SELECTDB / SELECT)
+ * itself when a key of another database comes, and hands its bytes over
+ * with take(); snapshot.c's writer thread puts them in the file. */
+typedef struct snapshotFormat {
+    void *(*open)(int aof_base);
+    void (*key)(void *w, int dbid, kvobj *o);
+    size_t (*buffered)(const void *w);
+    sds (*take)(void *w);     /* the bytes built since the last take */
+    sds (*finish)(void *w);   /* the last bytes (trailer); frees w */
+    void (*discard)(void *w); /* frees w */
+} snapshotFormat;
+extern const snapshotFormat snapshotRdbFormat;
+
+/* Starts writing the dataset as it is now to fd (aof_base: the AUX field
+ * of an AOF's RDB preamble). The snapshot owns fd from here on. */
+void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotDoneFn *done, void *privdata);
+int snapshotInProgress(void);
+/* Stops the snapshot now, closing its file; its callback is not called. */
+void snapshotAbort(void);
+
+/* The write barrier: before the key is modified, replaced, deleted,
+ * renamed or created in db (db.c, expire.c). */
+void snapshotBeforeKeyWrite(redisDb *db, sds key);
+/* Before db's keys are all dropped (emptyData): the snapshot keeps the
+ * table it still has to write, db gets a new empty one. */
+void snapshotBeforeEmpty(redisDb *db);
+
+/* Persistence without a fork child: asked for, or the only way there is. */
+int snapshotForklessWanted(void);
+/* fork(), or -1 with errno ENOSYS in a build without it (HAVE_FORK=0). */
+pid_t snapshotFork(void);
+/* After fork() failed with err: 1 (and a log line) when a forkless
+ * snapshot should be taken instead. */
+int snapshotForkFailedFallback(int err, const char *what);
+
+sds snapshotInfoString(sds info);
+
+/* The RDB writer, key by key, in memory (rdb.c). */
+typedef struct rdbStream rdbStream;
+rdbStream *rdbStreamOpen(int aof_base);
+void rdbStreamKey(rdbStream *s, int dbid, kvobj *o);
+size_t rdbStreamBuffered(const rdbStream *s);
+sds rdbStreamTake(rdbStream *s);
+sds rdbStreamFinish(rdbStream *s);
+void rdbStreamDiscard(rdbStream *s);
+
+#endif /* SNAPSHOT_H */

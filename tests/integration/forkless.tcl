@@ -1,0 +1,276 @@
+# forkless.tcl -- persistence-mode forkless (snapshot.c): a BGSAVE and an
+# AOF rewrite written by the main thread in time slices, while clients
+# write. The file must be the dataset as it was when the command ran.
+#
+# How it is checked: writers are held with CLIENT PAUSE WRITE around
+# DEBUG DIGEST and the command, then write on (overwrites, deletes, type
+# changes, expiries, SWAPDB, FLUSHDB, MOVE, RENAME, new keys, an external
+# redis-benchmark) while the snapshot runs; the file, loaded by a restarted
+# server, must have the digest taken at the start. rdb-key-save-delay (which
+# paces the forkless cursor instead of sleeping) keeps the snapshot running
+# long enough for the writes to land in the middle of it.
+# Faults: write errors, FLUSHALL, SHUTDOWN, DEBUG RELOAD in the middle, a
+# second BGSAVE, eviction.
+
+proc wait_for_bgsave {} {
+    wait_for_condition 600 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
+}
+
+proc wait_for_rewrite {} {
+    wait_for_condition 600 50 {[s aof_rewrite_in_progress] == 0} else { fail "AOF rewrite still running" }
+}
+
+# Every type, some keys with a TTL, keys in several databases.
+proc fill_dataset {n} {
+    r flushall
+    r debug populate $n key 20
+    for {set i 0} {$i < 300} {incr i} {
+        r rpush list:$i a b $i
+        r sadd set:$i x y $i
+        r hset hash:$i f $i g v
+        r zadd zset:$i 1 a $i b
+        r set ttl:$i v ex 100000
+    }
+    r rpush biglist {*}[lrepeat 2000 elem]
+    foreach db {1 2 9} {
+        r select $db
+        r debug populate 500 db$db 10
+        r select 0
+    }
+}
+
+# One round of writes of every kind while a snapshot runs.
+proc churn {round} {
+    set i [expr {$round % 300}]
+    r set key:$round overwritten              ;# overwrite an existing string
+    r del list:$i                              ;# delete
+    r set set:$i now-a-string                  ;# type change
+    r del hash:$i
+    r rpush hash:$i recreated as list          ;# deleted and recreated with another type
+    r zadd zset:$i 99 c                        ;# in-place change
+    r pexpire ttl:$i 1                         ;# expiry fires during the snapshot
+    r expire key:[expr {$round + 5000}] 1000   ;# a TTL added
+    r persist ttl:[expr {($i + 150) % 300}]    ;# a TTL removed
+    r set new:$round brand-new                 ;# a key created after the start
+    r rename key:[expr {$round + 7000}] renamed:$round
+    r move key:[expr {$round + 9000}] 3
+    r lpush biglist head
+    r incr counter
+    if {$round == 20} { r swapdb 1 2 }
+    if {$round == 40} { r select 9; r flushdb; r select 0 }
+}
+
+# The keys churn gave a 1 ms TTL are deleted now (a digest taken before
+# would count them, a restart would not load them).
+proc expire_churned {} {
+    after 5
+    for {set i 0} {$i < 300} {incr i} { r exists ttl:$i }
+}
+
+proc churn_while {field} {
+    set round 0
+    while {[s $field] == 1} {
+        churn $round
+        incr round
+    }
+    return $round
+}
+
+proc start_writer {} {
+    return [exec src/redis-benchmark -p [srv port] -n 10000000 -r 50000 -P 16 -t set,lpush,sadd,hset,incr -q \
+                >/dev/null 2>@1 &]
+}
+
+# Stops redis-benchmark and waits until the server has dropped its
+# connections (nothing of it is still queued in the server).
+proc stop_writer {pid} {
+    catch {exec kill $pid}
+    wait_for_condition 200 50 {[s connected_clients] == 1} else { fail "the writer's clients are still connected" }
+}
+
+tags {forkless} {
+    start_server {overrides {persistence-mode forkless}} {
+        test "forkless BGSAVE: the file has the digest the dataset had when BGSAVE ran" {
+            fill_dataset 20000
+            r config set rdb-key-save-delay 30
+            set writer [start_writer]
+            after 100
+            r client pause 100000 write
+            set digest [r debug digest]
+            assert_equal {Background saving started} [r bgsave]
+            r client unpause
+            set rounds [churn_while rdb_bgsave_in_progress]
+            stop_writer $writer
+            assert_morethan $rounds 10
+            assert_equal ok [s rdb_last_bgsave_status]
+            assert_morethan [s forkless_snapshot_barrier_keys] 0
+            assert_equal 0 [s forkless_snapshot_in_progress]
+            r config set rdb-key-save-delay 0
+            restart_server
+            assert_equal $digest [r debug digest]
+        }
+
+        test "forkless BGSAVE: a second BGSAVE is refused while one runs" {
+            r config set rdb-key-save-delay 100
+            r bgsave
+            assert_error "*Background save already in progress*" {r bgsave}
+            assert_error "*Background save already in progress*" {r save}
+            r config set rdb-key-save-delay 0
+            wait_for_bgsave
+            assert_equal ok [s rdb_last_bgsave_status]
+        }
+
+        test "forkless BGSAVE: SWAPDB, FLUSHDB and a reload in the middle" {
+            fill_dataset 5000
+            r config set rdb-key-save-delay 100
+            set digest [r debug digest]
+            r bgsave
+            r swapdb 0 1
+            r select 2
+            r flushdb
+            r select 0
+            r set after-swap x
+            r debug reload nosave   ;# empties and loads the old dump.rdb: tables handed to the snapshot
+            r flushdb
+            r config set rdb-key-save-delay 0
+            wait_for_bgsave
+            assert_equal ok [s rdb_last_bgsave_status]
+            r debug reload nosave
+            assert_equal $digest [r debug digest]
+        }
+
+        test "forkless BGSAVE: FLUSHALL in the middle stops it cleanly" {
+            fill_dataset 5000
+            r config set rdb-key-save-delay 100
+            r bgsave
+            r flushall
+            assert_equal 0 [s rdb_bgsave_in_progress]
+            assert_equal {} [glob -nocomplain [srv dir]/temp-*.rdb]
+            r config set rdb-key-save-delay 0
+            r set k v
+            r bgsave
+            wait_for_bgsave
+            assert_equal ok [s rdb_last_bgsave_status]
+        }
+
+        test "forkless BGSAVE: a write error fails it cleanly, the next one succeeds" {
+            fill_dataset 20000
+            set digest [r debug digest]
+            r debug aof-fault write eio
+            r bgsave
+            wait_for_bgsave
+            assert_equal err [s rdb_last_bgsave_status]
+            assert_equal {} [glob -nocomplain [srv dir]/temp-*.rdb]
+            r debug aof-fault write short 1
+            r bgsave
+            wait_for_bgsave
+            assert_equal err [s rdb_last_bgsave_status]
+            r debug aof-fault write off
+            r bgsave
+            wait_for_bgsave
+            assert_equal ok [s rdb_last_bgsave_status]
+            r debug reload nosave
+            assert_equal $digest [r debug digest]
+        }
+
+        test "forkless BGSAVE: keys evicted and expired during it are in the file" {
+            fill_dataset 20000
+            r config set rdb-key-save-delay 20
+            set digest [r debug digest]
+            r bgsave
+            r config set maxmemory-policy allkeys-random
+            r config set maxmemory [expr {[s used_memory] - 500000}]
+            # eviction may not keep up with the fillers (OOM): only the digest matters
+            catch {for {set i 0} {$i < 200} {incr i} { r pexpire key:$i 1; r set filler:$i [string repeat x 1000] }}
+            after 50
+            r config set maxmemory 0
+            assert_morethan [s evicted_keys] 0
+            r config set rdb-key-save-delay 0
+            wait_for_bgsave
+            assert_equal ok [s rdb_last_bgsave_status]
+            r debug reload nosave
+            assert_equal $digest [r debug digest]
+        }
+
+        test "forkless BGSAVE: over forkless-max-pending-memory the rest is written at once" {
+            fill_dataset 20000
+            r config set rdb-key-save-delay 50
+            r config set forkless-max-pending-memory 20000
+            set digest [r debug digest]
+            r bgsave
+            churn_while rdb_bgsave_in_progress
+            assert_morethan [s forkless_pending_cap_hits] 0
+            r config set forkless-max-pending-memory 256mb
+            r config set rdb-key-save-delay 0
+            assert_equal ok [s rdb_last_bgsave_status]
+            r debug reload nosave
+            assert_equal $digest [r debug digest]
+        }
+
+        test "forkless BGSAVE: a big key is written in one slice, INFO says how long it took" {
+            r flushall
+            for {set i 0} {$i < 20} {incr i} {
+                r sadd bigset {*}[lmap j [lrepeat 10000 x] {incr ::big_n}]
+            }
+            assert_equal 200000 [r scard bigset]
+            set digest [r debug digest]
+            r bgsave
+            r sadd bigset new-member           ;# the barrier writes the whole set first
+            wait_for_bgsave
+            assert_equal ok [s rdb_last_bgsave_status]
+            assert_morethan [s forkless_longest_slice_us] 0
+            assert_morethan [s forkless_longest_slice_cpu_us] 0
+            r debug reload nosave
+            assert_equal $digest [r debug digest]
+        }
+
+        test "forkless: SHUTDOWN in the middle saves the dataset as it is then" {
+            fill_dataset 20000
+            r config set rdb-key-save-delay 200
+            r bgsave
+            churn 1
+            expire_churned
+            set digest [r debug digest]
+            r config set save "3600 1"   ;# SIGTERM's shutdown saves (rdbSaveOnShutdown, as SHUTDOWN SAVE)
+            r config set rdb-key-save-delay 0 ;# SAVE would sleep per key
+            restart_server
+            assert_equal $digest [r debug digest]
+            r config set save ""
+        }
+    }
+
+    start_server {overrides {persistence-mode forkless appendonly yes}} {
+        test "forkless AOF rewrite: nothing lost or applied twice, restart has the final digest" {
+            fill_dataset 20000
+            r config set rdb-key-save-delay 30
+            set writer [start_writer]
+            after 100
+            r client pause 100000 write
+            r bgrewriteaof
+            r client unpause
+            set rounds [churn_while aof_rewrite_in_progress]
+            stop_writer $writer
+            assert_morethan $rounds 3
+            assert_equal ok [s aof_last_bgrewrite_status]
+            r config set rdb-key-save-delay 0
+            expire_churned
+            set digest [r debug digest]
+            restart_server
+            assert_equal $digest [r debug digest]
+        }
+
+        test "forkless AOF rewrite without the RDB preamble" {
+            fill_dataset 20000
+            r config set aof-use-rdb-preamble no
+            r config set rdb-key-save-delay 30
+            r bgrewriteaof
+            set rounds [churn_while aof_rewrite_in_progress]
+            assert_equal ok [s aof_last_bgrewrite_status]
+            r config set rdb-key-save-delay 0
+            expire_churned
+            set digest [r debug digest]
+            restart_server
+            assert_equal $digest [r debug digest]
+        }
+    }
+}
