@@ -352,6 +352,8 @@ connection *connCreateShm(aeEventLoop *el, int sockfd, shmringSegment *seg, int 
         return NULL;
     }
     aeDeleteFileEvent(el, server_efd, AE_READABLE);
+    /* Asleep from the start: the first request must signal us. */
+    shmringConsumerPrepareSleep(&sc->requests);
     shm_connections++;
     return &sc->c;
 }

@@ -12,6 +12,9 @@
  *  - Reads go straight into the parser's buffer (no intermediate copy).
  *  - Errors are sticky: after an I/O or protocol error the connection
  *    reports the same error on every call until freed.
+ *  - All I/O and waiting goes through rcConnRead/rcConnWrite/rcConnWait
+ *    (rclient_shm.c), which use the socket, or the shared-memory rings
+ *    after rcUpgradeShm.
  */
 #include "rclient.h"
 
@@ -219,6 +222,7 @@ rcConn *rcConnectUnix(const char *path, long long timeout_ms) {
 
 void rcFree(rcConn *c) {
     if (c == NULL) return;
+    rcShmFree(c);
     if (c->fd != -1) close(c->fd);
     zfree(c->host);
     zfree(c->path);
@@ -260,7 +264,7 @@ static int writeSome(rcConn *c) {
     size_t done = 0, len = sdslen(c->obuf);
     int rc = 1;
     while (done < len) {
-        ssize_t n = write(c->fd, c->obuf + done, len - done);
+        ssize_t n = rcConnWrite(c, c->obuf + done, len - done);
         if (n > 0) {
             done += (size_t)n;
         } else if (n == -1 && errno == EINTR) {
@@ -290,7 +294,7 @@ int rcFlush(rcConn *c) {
         int rc = writeSome(c);
         if (rc < 0) return RC_ERR;
         if (rc == 1) return RC_OK;
-        int ready = aeWait(c->fd, AE_WRITABLE, waitMs(c));
+        int ready = rcConnWait(c, AE_WRITABLE, waitMs(c));
         if (ready == 0) return setError(c, RC_E_TIMEOUT, "Timeout writing to server");
         if (ready < 0 && errno != EINTR) return setIoError(c, errno);
     }
@@ -304,7 +308,7 @@ static int readSome(rcConn *c) {
     char *space = rcParserSpace(c->parser, RC_READ_CHUNK, &avail);
     if (space == NULL) return setError(c, RC_E_OOM, "Out of memory");
     for (;;) {
-        ssize_t n = read(c->fd, space, avail);
+        ssize_t n = rcConnRead(c, space, avail);
         if (n > 0) {
             rcParserCommit(c->parser, (size_t)n);
             return 1;
@@ -347,7 +351,7 @@ int rcReadReply(rcConn *c, rcReply **reply) {
     for (;;) {
         if (rcTryReadReply(c, reply) == RC_ERR) return RC_ERR;
         if (*reply) return RC_OK;
-        int ready = aeWait(c->fd, AE_READABLE, waitMs(c));
+        int ready = rcConnWait(c, AE_READABLE, waitMs(c));
         if (ready == 0) return setError(c, RC_E_TIMEOUT, "Timeout reading from server");
         if (ready < 0 && errno != EINTR) return setIoError(c, errno);
     }

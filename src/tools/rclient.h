@@ -162,6 +162,7 @@ typedef struct rcConn {
     char *addr;                 /* rcConnAddr()'s text */
     sds obuf;                   /* appended, not yet written */
     rcParser *parser;           /* the reply stream */
+    struct rcShm *shm;          /* after rcUpgradeShm: the rings (rclient_shm.c) */
 } rcConn;
 
 /* Both always return a connection (NULL only when out of memory): check
@@ -201,6 +202,28 @@ int rcTryReadReply(rcConn *c, rcReply **reply);
 rcReply *rcCommandArgv(rcConn *c, int argc, const char **argv, const size_t *argvlen);
 /* The same from NUL-terminated strings (at most 64): rcCommand(c, "SELECT", "2", NULL). */
 rcReply *rcCommand(rcConn *c, const char *arg0, ...) __attribute__((sentinel));
+
+/* ---- shared memory (rclient_shm.c) ---------------------------------------- */
+/* On a unix-socket connection with nothing in flight: CLIENT SHM [RINGSIZE
+ * ring_size] (0: the server's default), then every later byte goes through
+ * the rings. RC_ERR with c->err set (RC_E_CONNECT and the server's error
+ * text when it refused). */
+int rcUpgradeShm(rcConn *c, unsigned long long ring_size);
+/* The transport's raw I/O, read(2)/write(2) semantics (-1 EAGAIN when
+ * nothing can move now; read 0 when the server closed), for programs that
+ * run their own event loop (redis-benchmark). */
+ssize_t rcConnRead(rcConn *c, void *buf, size_t len);
+ssize_t rcConnWrite(rcConn *c, const void *buf, size_t len);
+/* The fd to watch for "readable": the socket, or the shm wake-up eventfd
+ * (a read that found nothing has asked the server to signal it). */
+int rcConnEventFd(const rcConn *c);
+/* The socket too, for shm: readable when the server went away. -1 if none. */
+int rcConnLivenessFd(const rcConn *c);
+/* Blocks until the transport can take output (AE_WRITABLE) or has input
+ * (AE_READABLE), up to ms (-1: forever). 1 ready, 0 timeout, -1 error. */
+int rcConnWait(rcConn *c, int mask, long long ms);
+/* Internal: rcFree releases the rings through it. */
+void rcShmFree(rcConn *c);
 
 /* ---- addresses -------------------------------------------------------------- */
 /* redis://[[user]:password@]host[:port][/db] (rclient_uri.c). Absent parts

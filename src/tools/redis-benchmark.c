@@ -89,6 +89,7 @@ static struct config {
     long long dbnum;
     int resp3;
     int keepalive;
+    int shm;              /* --shm: each connection moves to shared memory (CLIENT SHM) */
     int quiet;
     int csv;
     int loop;
@@ -235,6 +236,7 @@ static rcConn *openClientConnection(void) {
         const char *select[] = { "SELECT", db };
         setupCommand(c, 2, select);
     }
+    if (cfg.shm && rcUpgradeShm(c, 0) != RC_OK) fatal("CLIENT SHM failed: %s", c->errstr);
     return c;
 }
 
@@ -317,11 +319,13 @@ static void abortTest(const char *why, benchClient *bc) {
 /* Writes what the socket accepts; arms the writable event if it is full. */
 static void writeBatch(benchClient *bc) {
     while (bc->written < bc->req_len) {
-        ssize_t n = write(bc->conn->fd, bc->req + bc->written, bc->req_len - bc->written);
+        ssize_t n = rcConnWrite(bc->conn, bc->req + bc->written, bc->req_len - bc->written);
         if (n > 0) {
             bc->written += (size_t)n;
         } else if (n == -1 && errno == EINTR) {
             continue;
+        } else if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK) && bc->conn->shm) {
+            if (rcConnWait(bc->conn, AE_WRITABLE, -1) < 0) abortTest("waiting for ring room failed", bc);
         } else if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (!(aeGetFileEvents(bc->worker->el, bc->conn->fd) & AE_WRITABLE))
                 aeCreateFileEvent(bc->worker->el, bc->conn->fd, AE_WRITABLE, writeHandler, bc);
@@ -360,14 +364,23 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
     writeBatch(data);
 }
 
+/* With --shm the wake-up eventfd and the socket (the server going away). */
 static void attachClient(benchClient *bc) {
-    if (aeCreateFileEvent(bc->worker->el, bc->conn->fd, AE_READABLE, readHandler, bc) == AE_ERR)
+    int live = rcConnLivenessFd(bc->conn);
+    if (aeCreateFileEvent(bc->worker->el, rcConnEventFd(bc->conn), AE_READABLE, readHandler, bc) == AE_ERR ||
+        (live != -1 && aeCreateFileEvent(bc->worker->el, live, AE_READABLE, readHandler, bc) == AE_ERR))
         fatal("Cannot watch a connection: %s (raise the open files limit?)", strerror(errno));
+}
+
+static void detachClient(benchWorker *w, benchClient *bc) {
+    int live = rcConnLivenessFd(bc->conn);
+    aeDeleteFileEvent(w->el, rcConnEventFd(bc->conn), AE_READABLE | AE_WRITABLE);
+    if (live != -1) aeDeleteFileEvent(w->el, live, AE_READABLE);
 }
 
 /* -k 0: a new connection for every batch. */
 static void reconnect(benchClient *bc) {
-    aeDeleteFileEvent(bc->worker->el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+    detachClient(bc->worker, bc);
     rcFree(bc->conn);
     bc->conn = openClientConnection();
     attachClient(bc);
@@ -406,6 +419,7 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
 
 static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
     (void)mask;
+    (void)fd;
     benchClient *bc = data;
     if (run.failed) { /* another worker's connection broke */
         aeStop(el);
@@ -414,7 +428,7 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
     size_t avail;
     char *space = rcParserSpace(bc->conn->parser, READ_CHUNK, &avail);
     if (space == NULL) fatal("Out of memory");
-    ssize_t n = read(fd, space, avail);
+    ssize_t n = rcConnRead(bc->conn, space, avail);
     if (n <= 0) {
         if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
         if (n == 0) snprintf(bc->conn->errstr, sizeof(bc->conn->errstr), "Server closed the connection");
@@ -577,7 +591,7 @@ static void freeClients(void) {
         benchWorker *w = &run.workers[t];
         for (long long i = 0; i < w->nclients; i++) {
             benchClient *bc = &w->clients[i];
-            aeDeleteFileEvent(w->el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+            detachClient(w, bc);
             rcFree(bc->conn);
             if (bc->own_req) zfree(bc->req);
         }
@@ -750,6 +764,7 @@ static void usage(FILE *out) {
 " -h <hostname>      Server hostname (default 127.0.0.1)\n"
 " -p <port>          Server port (default 6379)\n"
 " -s <socket>        Server socket (overrides host and port)\n"
+" --shm              Move each -s connection to shared memory (CLIENT SHM)\n"
 " -a <password>      Password for Redis Auth\n"
 " --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
 " -u <uri>           Server URI.\n"
@@ -866,6 +881,7 @@ static void parseOptions(int argc, char **argv) {
         if (!strcmp(o, "-h")) cfg.host = optionArg(argc, argv, &i);
         else if (!strcmp(o, "-p")) cfg.port = (int)numberArg(argc, argv, &i, 1, 65535);
         else if (!strcmp(o, "-s")) cfg.socket = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--shm")) cfg.shm = 1;
         else if (!strcmp(o, "-a")) cfg.password = optionArg(argc, argv, &i);
         else if (!strcmp(o, "--user")) cfg.user = optionArg(argc, argv, &i);
         else if (!strcmp(o, "-u")) parseUri(optionArg(argc, argv, &i));
