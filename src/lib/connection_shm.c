@@ -206,6 +206,17 @@ static int shmWriteReady(shmConnection *sc) {
     return room != 0;
 }
 
+/* A write handler still installed stopped early (a fair share per event)
+ * or on a full ring. Like a socket's writable event, it must fire again:
+ * at once if there is room, else when the client frees some (flag armed,
+ * then looked at once more). */
+static void shmKeepWriteHandlerLive(shmConnection *sc) {
+    if (sc->c.fd == -1 || !sc->c.write_handler || sc->c.state != CONN_STATE_CONNECTED) return;
+    ssize_t room = shmringWritable(&sc->replies);
+    if (room == 0) room = shmringProducerPrepareSleep(&sc->replies);
+    if (room != 0) shmringSignal(sc->server_efd);
+}
+
 /* The aeFileProc of both fds: the same dispatch as a socket's (read before
  * write unless the barrier is set), whichever fd woke us. */
 static void connShmEventHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
@@ -229,6 +240,7 @@ static void connShmEventHandler(aeEventLoop *el, int fd, void *clientData, int m
     /* Nobody read (no handler, or one that is done with this client): the
      * signal must not keep the loop spinning. */
     if (!sc->read_called && conn->fd != -1) shmringDrain(sc->server_efd);
+    shmKeepWriteHandlerLive(sc);
 }
 
 /* The eventfd is watched while any handler is set, the socket while a read
