@@ -12,7 +12,9 @@
 #    then speaks through shared memory;
 #  - tests/unit/shm-fault.c, a client that commits one fault per run.
 # redis-cli --shm and redis-benchmark --shm are used as they are built.
-# Our own command: tagged so a run against Redis skips it.
+# CLIENT SHM is our own command: Redis has nothing to compare with (these
+# blocks need a unix socket, so external mode skips them; --tags -shm skips
+# the file).
 
 set ::shm_tmp [file join $::harness::opt(run_dir) shm-[pid]]
 file mkdir $::shm_tmp
