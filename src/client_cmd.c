@@ -696,5 +696,6 @@ void clientCommand(client *c) {
     else if (!strcasecmp(sub, "caching")) clientCachingCommand(c);
     else if (!strcasecmp(sub, "getredir")) addReplyLongLong(c, trackingRedirectId(c));
     else if (!strcasecmp(sub, "trackinginfo")) clientTrackinginfoCommand(c);
+    else if (!strcasecmp(sub, "shm")) clientShmCommand(c);
     else addReplySubcommandSyntaxError(c);
 }

@@ -21,6 +21,7 @@
 #include "acl.h"
 #include "argpool.h"
 #include "client_eviction.h"
+#include "connection_shm.h"
 #include "tracking.h"
 
 #include <errno.h>
@@ -815,6 +816,7 @@ static void clientFlagsString(client *c, char *flags) {
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
     if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    if (connIsShm(c->conn)) *p++ = 'm'; /* shared-memory transport (shm.c) */
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';

@@ -393,6 +393,9 @@ struct redisServer {
     int sofd;
     int tcpkeepalive;
     int protected_mode;
+    int shm_enabled;                 /* shm-enabled: CLIENT SHM allowed (shm.c) */
+    long long shm_ring_size;         /* shm-ring-size: default bytes per ring */
+    unsigned int shm_max_clients;    /* shm-max-clients */
     list *clients;
     list *clients_to_close;
     list *clients_pending_write;
@@ -601,6 +604,7 @@ unsigned long getClientOutputBufferMemoryUsage(client *c);
 void clientSetAuthenticated(client *c, int authenticated);
 void closeClientOnOutputBufferLimitReached(client *c);
 void clientsCron(void);
+void clientShmCommand(client *c); /* shm.c: CLIENT SHM */
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
 
 /* ---- prefetch.c -------------------------------------------------------------------------- */

@@ -13,6 +13,7 @@ typedef struct cliConfig {
     const char *host;
     int port;
     const char *socket;
+    int shm;                  /* --shm: CLIENT SHM after connecting (needs -s) */
     const char *user;
     const char *auth;
     int no_auth_warning;

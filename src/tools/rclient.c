@@ -12,9 +12,10 @@
  *  - Reads go straight into the parser's buffer (no intermediate copy).
  *  - Errors are sticky: after an I/O or protocol error the connection
  *    reports the same error on every call until freed.
- *  - All socket I/O goes through rcConnRead/rcConnWrite, so a transport
- *    (TLS, rclient_tls.c) slots in under everything; the blocking waits
- *    wait for what the transport asked for (want_events).
+ *  - All I/O goes through rcConnRead/rcConnWrite and all waiting through
+ *    rcConnWait, so a transport slots in under everything: TLS
+ *    (rclient_tls.c) and the shared-memory rings (rclient_shm.c). The
+ *    socket's own waits wait for what the transport asked for (want_events).
  */
 #include "rclient.h"
 
@@ -258,6 +259,19 @@ ssize_t rcConnWrite(rcConn *c, const void *buf, size_t len) {
     return write(c->fd, buf, len);
 }
 
+int rcConnWait(rcConn *c, int mask, long long ms) {
+    if (c->transport && c->transport->wait) return c->transport->wait(c, mask, ms);
+    return aeWait(c->fd, c->want_events ? c->want_events : mask, ms);
+}
+
+int rcConnEventFd(const rcConn *c) {
+    return c->transport && c->transport->event_fd ? c->transport->event_fd(c) : c->fd;
+}
+
+int rcConnLivenessFd(const rcConn *c) {
+    return c->transport && c->transport->liveness_fd ? c->transport->liveness_fd(c) : -1;
+}
+
 /* ---- output ---------------------------------------------------------------------------- */
 
 int rcAppendCommandArgv(rcConn *c, int argc, const char **argv, const size_t *argvlen) {
@@ -312,7 +326,7 @@ int rcFlush(rcConn *c) {
         int rc = writeSome(c);
         if (rc < 0) return RC_ERR;
         if (rc == 1) return RC_OK;
-        int ready = aeWait(c->fd, c->want_events ? c->want_events : AE_WRITABLE, waitMs(c));
+        int ready = rcConnWait(c, AE_WRITABLE, waitMs(c));
         if (ready == 0) return setError(c, RC_E_TIMEOUT, "Timeout writing to server");
         if (ready < 0 && errno != EINTR) return setIoError(c, errno);
     }
@@ -369,7 +383,7 @@ int rcReadReply(rcConn *c, rcReply **reply) {
     for (;;) {
         if (rcTryReadReply(c, reply) == RC_ERR) return RC_ERR;
         if (*reply) return RC_OK;
-        int ready = aeWait(c->fd, c->want_events ? c->want_events : AE_READABLE, waitMs(c));
+        int ready = rcConnWait(c, AE_READABLE, waitMs(c));
         if (ready == 0) return setError(c, RC_E_TIMEOUT, "Timeout reading from server");
         if (ready < 0 && errno != EINTR) return setIoError(c, errno);
     }

@@ -164,6 +164,12 @@ typedef struct rcTransport {
     ssize_t (*write)(struct rcConn *c, const void *buf, size_t len);
     int (*buffered)(struct rcConn *c); /* 1: input read from the socket, not returned yet */
     void (*free)(struct rcConn *c); /* releases transport_data; the fd is closed by rcFree */
+    /* Optional (NULL: the socket's own): rcConnWait, rcConnEventFd and
+     * rcConnLivenessFd for a transport whose data doesn't come through the
+     * socket (the shared-memory rings). */
+    int (*wait)(struct rcConn *c, int mask, long long ms);
+    int (*event_fd)(const struct rcConn *c);
+    int (*liveness_fd)(const struct rcConn *c);
 } rcTransport;
 
 typedef struct rcConn {
@@ -252,6 +258,24 @@ int rcTryReadReply(rcConn *c, rcReply **reply);
 rcReply *rcCommandArgv(rcConn *c, int argc, const char **argv, const size_t *argvlen);
 /* The same from NUL-terminated strings (at most 64): rcCommand(c, "SELECT", "2", NULL). */
 rcReply *rcCommand(rcConn *c, const char *arg0, ...) __attribute__((sentinel));
+
+/* ---- shared memory (rclient_shm.c) ---------------------------------------- */
+/* On a unix-socket connection with nothing in flight: CLIENT SHM [RINGSIZE
+ * ring_size] (0: the server's default), then every later byte goes through
+ * the rings. RC_ERR with c->err set (RC_E_CONNECT and the server's error
+ * text when it refused). */
+int rcUpgradeShm(rcConn *c, unsigned long long ring_size);
+/* 1 once rcUpgradeShm succeeded: ring room is then waited for with
+ * rcConnWait, no fd event says it. */
+int rcConnUsesShm(const rcConn *c);
+/* The fd to watch for "readable": the socket, or the shm wake-up eventfd
+ * (a read that found nothing has asked the server to signal it). */
+int rcConnEventFd(const rcConn *c);
+/* The socket too, for shm: readable when the server went away. -1 if none. */
+int rcConnLivenessFd(const rcConn *c);
+/* Blocks until the transport can take output (AE_WRITABLE) or has input
+ * (AE_READABLE), up to ms (-1: forever). 1 ready, 0 timeout, -1 error. */
+int rcConnWait(rcConn *c, int mask, long long ms);
 
 /* ---- addresses -------------------------------------------------------------- */
 /* redis://[[user]:password@]host[:port][/db], or rediss:// (rclient_uri.c). Absent parts

@@ -115,7 +115,7 @@ static int tlsBuffered(rcConn *c) {
     return SSL_pending(t->ssl) > 0;
 }
 
-static const rcTransport tls_transport = {tlsRead, tlsWrite, tlsBuffered, tlsFree};
+static const rcTransport tls_transport = {.read = tlsRead, .write = tlsWrite, .buffered = tlsBuffered, .free = tlsFree};
 
 static int setupFailed(rcConn *c, rcTls *t, const char *why) {
     t->setup_error = 1;

@@ -89,6 +89,7 @@ static struct config {
     long long dbnum;
     int resp3;
     int keepalive;
+    int shm;              /* --shm: each connection moves to shared memory (CLIENT SHM) */
     int quiet;
     int csv;
     int loop;
@@ -241,6 +242,7 @@ static rcConn *openClientConnection(void) {
         const char *select[] = { "SELECT", db };
         setupCommand(c, 2, select);
     }
+    if (cfg.shm && rcUpgradeShm(c, 0) != RC_OK) fatal("CLIENT SHM failed: %s", c->errstr);
     return c;
 }
 
@@ -328,6 +330,8 @@ static void writeBatch(benchClient *bc) {
             bc->written += (size_t)n;
         } else if (n == -1 && errno == EINTR) {
             continue;
+        } else if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK) && rcConnUsesShm(bc->conn)) {
+            if (rcConnWait(bc->conn, AE_WRITABLE, -1) < 0) abortTest("waiting for ring room failed", bc);
         } else if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (!(aeGetFileEvents(bc->worker->el, bc->conn->fd) & AE_WRITABLE))
                 aeCreateFileEvent(bc->worker->el, bc->conn->fd, AE_WRITABLE, writeHandler, bc);
@@ -366,14 +370,23 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
     writeBatch(data);
 }
 
+/* With --shm the wake-up eventfd and the socket (the server going away). */
 static void attachClient(benchClient *bc) {
-    if (aeCreateFileEvent(bc->worker->el, bc->conn->fd, AE_READABLE, readHandler, bc) == AE_ERR)
+    int live = rcConnLivenessFd(bc->conn);
+    if (aeCreateFileEvent(bc->worker->el, rcConnEventFd(bc->conn), AE_READABLE, readHandler, bc) == AE_ERR ||
+        (live != -1 && aeCreateFileEvent(bc->worker->el, live, AE_READABLE, readHandler, bc) == AE_ERR))
         fatal("Cannot watch a connection: %s (raise the open files limit?)", strerror(errno));
+}
+
+static void detachClient(benchWorker *w, benchClient *bc) {
+    int live = rcConnLivenessFd(bc->conn);
+    aeDeleteFileEvent(w->el, rcConnEventFd(bc->conn), AE_READABLE | AE_WRITABLE);
+    if (live != -1) aeDeleteFileEvent(w->el, live, AE_READABLE);
 }
 
 /* -k 0: a new connection for every batch. */
 static void reconnect(benchClient *bc) {
-    aeDeleteFileEvent(bc->worker->el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+    detachClient(bc->worker, bc);
     rcFree(bc->conn);
     bc->conn = openClientConnection();
     attachClient(bc);
@@ -412,6 +425,7 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
 
 static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
     (void)mask;
+    (void)fd;
     benchClient *bc = data;
     if (run.failed) { /* another worker's connection broke */
         aeStop(el);
@@ -591,7 +605,7 @@ static void freeClients(void) {
         benchWorker *w = &run.workers[t];
         for (long long i = 0; i < w->nclients; i++) {
             benchClient *bc = &w->clients[i];
-            aeDeleteFileEvent(w->el, bc->conn->fd, AE_READABLE | AE_WRITABLE);
+            detachClient(w, bc);
             rcFree(bc->conn);
             if (bc->own_req) zfree(bc->req);
         }
@@ -764,6 +778,7 @@ static void usage(FILE *out) {
 " -h <hostname>      Server hostname (default 127.0.0.1)\n"
 " -p <port>          Server port (default 6379)\n"
 " -s <socket>        Server socket (overrides host and port)\n"
+" --shm              Move each -s connection to shared memory (CLIENT SHM)\n"
 " -a <password>      Password for Redis Auth\n"
 " --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
 " -u <uri>           Server URI.\n"
@@ -897,6 +912,7 @@ static void parseOptions(int argc, char **argv) {
         if (!strcmp(o, "-h")) cfg.host = optionArg(argc, argv, &i);
         else if (!strcmp(o, "-p")) cfg.port = (int)numberArg(argc, argv, &i, 1, 65535);
         else if (!strcmp(o, "-s")) cfg.socket = optionArg(argc, argv, &i);
+        else if (!strcmp(o, "--shm")) cfg.shm = 1;
         else if (!strcmp(o, "-a")) cfg.password = optionArg(argc, argv, &i);
         else if (!strcmp(o, "--user")) cfg.user = optionArg(argc, argv, &i);
         else if (!strcmp(o, "-u")) parseUri(optionArg(argc, argv, &i));

@@ -107,6 +107,7 @@ static void usage(int status) {
             "  -h <hostname>      Server hostname (default: 127.0.0.1).\n"
             "  -p <port>          Server port (default: 6379).\n"
             "  -s <socket>        Server socket (overrides hostname and port).\n"
+            "  --shm              Switch the -s connection to shared memory (CLIENT SHM).\n"
             "  -a <password>      Password to use when connecting to the server.\n"
             "                     You can also use the REDISCLI_AUTH environment\n"
             "                     variable to pass this password more safely\n"
@@ -260,6 +261,7 @@ static int applyFlag(const char *opt) {
     else if (!strcmp(opt, "--quoted-input")) config.quoted_input = 1;
     else if (!strcmp(opt, "--no-auth-warning")) config.no_auth_warning = 1;
     else if (!strcmp(opt, "--pipe")) config.pipe_mode = 1;
+    else if (!strcmp(opt, "--shm")) config.shm = 1;
     else if (!strcmp(opt, "--scan")) config.scan_mode = 1;
     else if (!strcmp(opt, "--bigkeys")) config.bigkeys = 1;
     else if (!strcmp(opt, "--memkeys")) config.memkeys = 1;
@@ -414,7 +416,8 @@ int cliConnect(int force) {
         return RC_ERR;
     }
     config.in_multi = 0;
-    if (authenticate() != RC_OK || selectDatabase() != RC_OK || switchProtocol() != RC_OK) {
+    if (authenticate() != RC_OK || (config.shm && rcUpgradeShm(context, 0) != RC_OK) ||
+        selectDatabase() != RC_OK || switchProtocol() != RC_OK) {
         fprintf(stderr, "Error: %s\n", context->errstr);
         rcFree(context);
         context = NULL;

@@ -101,6 +101,8 @@ proc ::resp::connect_unix {path args} {
 # first line, then copies stdin to the socket and the socket to stdout until
 # either side reaches end of file.
 proc ::resp::unix_relay_command {path} {
+    # A test may put its own relay first (tests/unit/shm.tcl: shared memory).
+    if {[info exists ::resp::relay_override]} { return [list {*}$::resp::relay_override $path 2>@stderr] }
     set script {
         use Socket;
         binmode STDIN; binmode STDOUT; $| = 1;

@@ -518,6 +518,7 @@ start_server {tags {cli} unixsocket 1} {
         # ours only: --scan's --count and --type, and the true --precision default
         foreach line [split $ours \n] {
             if {[string match "  --count *" $line] || [string match "  --type *" $line]} continue
+            if {[string match "  --shm *" $line]} continue ;# our shared-memory transport
             if {[string match "*in --bigkeys and --memkeys per 100 cycles.*" $line]} continue
             if {[string match "*--pattern <pat>*" $line] || [string match "*options (default: \\*)*" $line]} continue
             assert {[lsearch -exact $known $line] >= 0} "not in Redis's --help: '$line'"

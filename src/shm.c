@@ -1,0 +1,147 @@
+/* shm.c -- CLIENT SHM: the handshake that moves a unix-socket client onto the
+ * shared-memory transport (src/lib/connection_shm.c, rings in shmring.h).
+ *
+ *   client                                   server
+ *   CLIENT SHM [RINGSIZE bytes]  ─ socket ─►  checks; creates the segment
+ *                                            (sealed memfd) and two eventfds
+ *                    +OK + SCM_RIGHTS   ◄──  one sendmsg: "+OK\r\n" carrying
+ *                    [memfd, server eventfd, client eventfd]
+ *   from here on requests and replies go through the rings; the socket
+ *   carries nothing and closing it (either side) ends the connection.
+ *
+ * Design decisions:
+ *  - Only a unix-socket client may upgrade: the socket's permissions and
+ *    requirepass/AUTH already decided who it is, and SCM_RIGHTS needs it.
+ *  - The upgrade must be the only thing in flight (no earlier reply still
+ *    queued, nothing pipelined behind it): the reply that carries the
+ *    descriptors is the last byte on the socket, the first request in the
+ *    ring the next one. It is the one reply written straight to the socket
+ *    rather than through reply.c, because the descriptors must travel with
+ *    it (sendmsg on the connection's fd, an exception to connGetFd's rule).
+ *  - The client gets a new connection object on a dup of the socket, with
+ *    the old one's read handler; the old one is closed (its struct lives on
+ *    until the read callback we run in returns). Everything above the
+ *    connection interface -- MULTI, pub/sub, blocking, MONITOR, limits,
+ *    eviction -- is unchanged; CLIENT LIST shows flag 'm'.
+ *  - Limits: shm-enabled, shm-max-clients, and the ring size (RINGSIZE or
+ *    shm-ring-size, rounded up to a power of two, 4 KB to 256 MB).
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "connection_shm.h"
+
+#define SHM_RING_MAX (256u * 1024 * 1024)
+
+static void shmLogViolation(connection *conn, const char *why) {
+    client *c = connGetPrivateData(conn);
+    serverLog(LL_WARNING, "Shared-memory protocol violation by client id=%llu (%s): closing it",
+              c ? (unsigned long long)c->id : 0ULL, why);
+}
+
+/* Sends "+OK\r\n" with the three descriptors in one message. */
+static int sendUpgradeReply(int sockfd, const int fds[3]) {
+    char payload[] = "+OK\r\n";
+    struct iovec iov = {.iov_base = payload, .iov_len = sizeof(payload) - 1};
+    union {
+        char buf[CMSG_SPACE(3 * sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof(control));
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                         .msg_controllen = sizeof(control.buf)};
+    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(3 * sizeof(int));
+    memcpy(CMSG_DATA(cmsg), fds, 3 * sizeof(int));
+    ssize_t n;
+    do n = sendmsg(sockfd, &msg, MSG_NOSIGNAL);
+    while (n == -1 && errno == EINTR);
+    return n == (ssize_t)iov.iov_len ? C_OK : C_ERR;
+}
+
+/* The refusals, in the order they are checked. NULL: the client may upgrade. */
+static const char *shmRefusal(client *c) {
+    if (connIsShm(c->conn)) return "-ERR this connection already uses shared memory";
+    if (!(c->flags & CLIENT_UNIX_SOCKET) || c->conn == NULL)
+        return "-ERR CLIENT SHM is only available on a unix socket connection";
+    if (!server.shm_enabled) return "-ERR shared-memory transport is disabled (shm-enabled no)";
+    if ((unsigned)connShmCount() >= server.shm_max_clients)
+        return "-ERR max number of shared-memory clients reached";
+    if (c->flags & CLIENT_MULTI || server.in_exec) return "-ERR CLIENT SHM is not allowed in a transaction";
+    if (c->bufpos || listLength(c->reply) || sdslen(c->querybuf) > c->qb_pos)
+        return "-ERR CLIENT SHM must be the only command in flight (read earlier replies, pipeline nothing after it)";
+    return NULL;
+}
+
+/* RINGSIZE's value, or the configured default; C_ERR after replying. */
+static int shmRingSizeArg(client *c, uint32_t *size) {
+    long long want = server.shm_ring_size;
+    if (c->argc == 4 && !strcasecmp(c->argv[2]->ptr, "ringsize")) {
+        if (getLongLongFromObjectOrReply(c, c->argv[3], &want, NULL) != C_OK) return C_ERR;
+        if (want < (long long)SHMRING_MIN_SIZE || want > (long long)SHM_RING_MAX) {
+            addReplyErrorFormat(c, "RINGSIZE must be between %u and %u", SHMRING_MIN_SIZE, SHM_RING_MAX);
+            return C_ERR;
+        }
+    } else if (c->argc != 2) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return C_ERR;
+    }
+    *size = shmringRoundSize((unsigned long long)want);
+    return C_OK;
+}
+
+/* Builds the new connection and sends the reply; C_ERR (errno set) with
+ * everything undone. */
+static int shmUpgrade(client *c, uint32_t ring_size) {
+    shmringSegment seg;
+    if (shmringSegmentCreate(&seg, ring_size) == SHMRING_ERR) return C_ERR;
+    int server_efd = shmringEventfd(), client_efd = shmringEventfd();
+    int sockfd = dup(connGetFd(c->conn));
+    connection *conn = NULL;
+    if (server_efd != -1 && client_efd != -1 && sockfd != -1)
+        conn = connCreateShm(server.el, sockfd, &seg, server_efd, client_efd);
+    int fds[3] = {seg.fd, server_efd, client_efd};
+    if (conn && connSetReadHandler(conn, c->conn->read_handler) == CONN_OK &&
+        sendUpgradeReply(connGetFd(c->conn), fds) == C_OK) {
+        connection *old = c->conn;
+        connSetPrivateData(conn, c);
+        c->conn = conn;
+        connClose(old);
+        sdsfree(c->peerid);
+        c->peerid = NULL;
+        return C_OK;
+    }
+    int saved = errno;
+    if (conn) {
+        connClose(conn); /* closes all it took */
+    } else {
+        if (sockfd != -1) close(sockfd);
+        if (server_efd != -1) close(server_efd);
+        if (client_efd != -1) close(client_efd);
+        shmringSegmentRelease(&seg);
+    }
+    errno = saved;
+    return C_ERR;
+}
+
+void clientShmCommand(client *c) {
+    const char *refusal = shmRefusal(c);
+    if (refusal) {
+        addReplyError(c, refusal);
+        return;
+    }
+    uint32_t ring_size;
+    if (shmRingSizeArg(c, &ring_size) != C_OK) return;
+    connShmSetViolationReporter(shmLogViolation);
+    if (shmUpgrade(c, ring_size) != C_OK) {
+        addReplyErrorFormat(c, "could not set up shared memory: %s", strerror(errno));
+        return;
+    }
+    serverLog(LL_VERBOSE, "Client id=%llu moved to shared memory (rings of %u bytes)",
+              (unsigned long long)c->id, ring_size);
+}

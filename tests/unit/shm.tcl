@@ -1,0 +1,261 @@
+# tests/unit/shm.tcl -- the shared-memory transport (CLIENT SHM, src/shm.c,
+# src/lib/connection_shm.c): the handshake and its refusals, commands of
+# every kind through the rings (strings, lists, MULTI, pub/sub, blocking,
+# MONITOR, values many times the ring size, output buffer limits), clients
+# that break the protocol, and a server killed under a waiting client.
+#
+# Tcl can't pass descriptors, so the shm clients are programs compiled here
+# with the system C compiler:
+#  - utils/shm-example.c, the documented example, which is also a relay
+#    between a pipe and the rings: installed as the harness's unix relay
+#    (::resp::relay_override), every "redis_client -unix 1" of this file
+#    then speaks through shared memory;
+#  - tests/unit/shm-fault.c, a client that commits one fault per run.
+# redis-cli --shm and redis-benchmark --shm are used as they are built.
+# CLIENT SHM is our own command: Redis has nothing to compare with (these
+# blocks need a unix socket, so external mode skips them; --tags -shm skips
+# the file).
+
+set ::shm_tmp [file join $::harness::opt(run_dir) shm-[pid]]
+file mkdir $::shm_tmp
+set ::shm_tools_dir [file dirname $::harness::opt(server)]
+
+proc shm_source {rel} {
+    set src [file normalize [file join [file dirname [info script]] .. .. $rel]]
+    if {![file exists $src]} { set src [file normalize $rel] }
+    return $src
+}
+
+proc need_shm_tools {} {
+    if {[info exists ::shm_example] && [file executable $::shm_example]} return
+    set cc [auto_execok cc]
+    if {$cc eq ""} { set cc [auto_execok gcc] }
+    if {$cc eq ""} { skip "no C compiler to build utils/shm-example.c" }
+    set ::shm_example [file join $::shm_tmp shm-example]
+    set ::shm_fault [file join $::shm_tmp shm-fault]
+    exec {*}$cc -O2 -o $::shm_example [shm_source utils/shm-example.c]
+    set lib [shm_source src/lib]
+    exec {*}$cc -O2 -I$lib -o $::shm_fault [shm_source tests/unit/shm-fault.c] \
+        [file join $lib shmring.c] [file join $lib libassert.c]
+}
+
+# A client whose bytes go through the rings (ring size as asked).
+proc shm_client {{ringsize ""} {deferred 0}} {
+    need_shm_tools
+    set ::resp::relay_override [list $::shm_example]
+    if {$ringsize ne ""} {
+        set ::resp::relay_override [list sh -c "exec [list $::shm_example] \"\$0\" $ringsize"]
+    }
+    set code [catch {redis_client -unix 1 -deferred $deferred} c]
+    unset ::resp::relay_override
+    if {$code} { error $c }
+    return $c
+}
+
+proc shm_fault {mode} {
+    need_shm_tools
+    set out [exec timeout [::harness::scaled 30] $::shm_fault [srv unixsocket] $mode]
+    return [string trim $out]
+}
+
+proc cli_shm {args} {
+    set cli [file join $::shm_tools_dir redis-cli]
+    return [exec {*}$::harness::opt(wrapper) $cli -s [srv unixsocket] --shm {*}$args]
+}
+
+start_server {tags {shm our-own} unixsocket 1} {
+    test "CLIENT SHM over TCP is refused" {
+        assert_error "*only available on a unix socket*" {r client shm}
+    }
+
+    test "COMMAND DOCS shows CLIENT SHM" {
+        set docs [r command docs client|shm]
+        assert_match "*shared-memory*" [dict get [lindex $docs 1] summary]
+    }
+
+    test "redis-cli --shm: a round trip, and CLIENT LIST shows flag m" {
+        assert_equal PONG [cli_shm ping]
+        set line [cli_shm client info]
+        assert_match "*flags=Um *" $line
+    }
+
+    test "shm-enabled no refuses the upgrade" {
+        r config set shm-enabled no
+        catch {cli_shm ping} err
+        r config set shm-enabled yes
+        assert_match "*shared-memory transport is disabled*" $err
+    }
+
+    test "shm-max-clients is enforced" {
+        r config set shm-max-clients 1
+        set c [shm_client]
+        assert_equal PONG [$c ping]
+        catch {cli_shm ping} err
+        $c close
+        r config set shm-max-clients 256
+        assert_match "*max number of shared-memory clients reached*" $err
+    }
+
+    test "RINGSIZE out of bounds is refused" {
+        need_shm_tools
+        catch {exec $::shm_example [srv unixsocket] 100} err
+        assert_match "*RINGSIZE must be between*" $err
+    }
+
+    test "requirepass applies before the upgrade" {
+        r config set requirepass secret
+        catch {cli_shm ping} err
+        r config set requirepass ""
+        assert_match "*NOAUTH*" $err
+    }
+
+    test "strings and lists through the rings" {
+        set c [shm_client]
+        $c del s l
+        assert_equal OK [$c set s hello]
+        assert_equal 10 [$c append s world]
+        assert_equal helloworld [$c get s]
+        assert_equal 3 [$c rpush l a b c]
+        assert_equal {a b c} [$c lrange l 0 -1]
+        assert_equal 7 [$c incrby n 7]
+        assert_equal helloworld [r get s]
+        $c close
+    }
+
+    test "values many times the ring stream in pieces" {
+        set c [shm_client 4096]
+        set big [string repeat "0123456789abcdef" 65536]
+        assert_equal OK [$c set big $big]
+        assert_equal $big [$c get big]
+        assert_equal [string length $big] [r strlen big]
+        $c close
+    }
+
+    test "a pipeline of many commands" {
+        set c [shm_client 4096 1]
+        for {set i 0} {$i < 2000} {incr i} { $c incr pipelined }
+        $c flush
+        for {set i 1} {$i <= 2000} {incr i} { assert_equal $i [$c read] }
+        $c close
+    }
+
+    test "MULTI/EXEC and WATCH" {
+        set c [shm_client]
+        $c del m
+        $c watch m
+        $c multi
+        $c incr m
+        $c incr m
+        assert_equal {1 2} [$c exec]
+        $c watch m
+        r set m changed
+        $c multi
+        $c incr m
+        assert_equal {} [$c exec]
+        $c close
+    }
+
+    test "pub/sub through the rings" {
+        set sub [shm_client "" 1]
+        $sub subscribe news
+        assert_equal {subscribe news 1} [$sub read]
+        assert_equal 1 [r publish news hello]
+        assert_equal {message news hello} [$sub read]
+        $sub close
+    }
+
+    test "blocking commands are served" {
+        set c [shm_client "" 1]
+        r del q
+        $c blpop q 0
+        wait_for_blocked_clients 1
+        r rpush q v
+        assert_equal {q v} [$c read]
+        $c close
+    }
+
+    test "MONITOR over shared memory" {
+        set mon [shm_client "" 1]
+        $mon monitor
+        assert_equal OK [$mon read]
+        r set monitored 1
+        assert_match "*\"set\" \"monitored\" \"1\"*" [$mon read]
+        $mon close
+    }
+
+    test "the output buffer limit closes a shm subscriber that does not read" {
+        r config set client-output-buffer-limit "pubsub 256k 0 0"
+        set before [s client_output_buffer_limit_disconnections]
+        set sub [shm_client 4096 1]
+        $sub subscribe flood
+        assert_equal {subscribe flood 1} [$sub read]
+        set payload [string repeat x 10000]
+        # The relay blocks on the pipe nobody reads, the ring fills, then the
+        # server's output buffer grows past the limit.
+        for {set i 0} {$i < 400} {incr i} { r publish flood $payload }
+        wait_for_condition 100 50 {
+            [s client_output_buffer_limit_disconnections] > $before
+        } else { fail "the subscriber was not disconnected" }
+        catch {$sub close}
+        r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
+    }
+
+    test "redis-benchmark --shm, pipelined" {
+        set bench [file join $::shm_tools_dir redis-benchmark]
+        set before [s total_commands_processed]
+        exec {*}$::harness::opt(wrapper) $bench -s [srv unixsocket] --shm -n 20000 -c 4 -P 16 -q -t set,get
+        assert {[s total_commands_processed] - $before >= 40000}
+    }
+
+    # ---- faults: the server survives every one, closes the client, logs why ----
+
+    foreach {mode expected logged} {
+        garbage        closed           0
+        head-beyond    closed           1
+        head-backwards {+PONG closed}   1
+        wrap-twice     closed           1
+        tail-lie       closed           1
+        socket-bytes   closed           1
+        truncate       {refused refused +PONG} 0
+        unmap          unmapped         0
+        half-request   exiting          0
+    } {
+        test "fault: $mode" {
+            set from [log_line_count]
+            set out [shm_fault $mode]
+            assert_equal $expected [string map {"\n" " "} $out]
+            assert_equal PONG [r ping]
+            if {$logged} { wait_for_log "*Shared-memory protocol violation*" -from $from }
+            wait_for_condition 50 50 {
+                ![string match "*flags=Um*" [r client list]]
+            } else { fail "the faulty client is still listed" }
+        }
+    }
+
+    test "the key written before the unmap is there" {
+        assert_equal 1 [r get u]
+    }
+}
+
+# The server is started by hand so it can be killed: the client must get
+# an error, not hang.
+start_server {tags {shm our-own}} {
+    test "a killed server gives a waiting shm client an error" {
+        need_shm_tools
+        set sock [file join $::shm_tmp killed.sock]
+        set pid [exec {*}$::harness::opt(wrapper) $::harness::opt(server) --port 0 --unixsocket $sock \
+                     --save "" --logfile [file join $::shm_tmp killed.log] &]
+        wait_for_condition 100 50 { [file exists $sock] } else { fail "server did not start" }
+        set out [file join $::shm_tmp wait-reply.out]
+        set client [exec $::shm_fault $sock wait-reply > $out 2>@1 &]
+        wait_for_condition 100 50 {
+            [string match "*+PONG*" [::harness::read_file $out]]
+        } else { fail "no PONG: [::harness::read_file $out]" }
+        after [::harness::scaled 100]
+        exec kill -9 $pid
+        wait_for_condition 100 50 {
+            [string match "*error: server closed the connection*" [::harness::read_file $out]]
+        } else { fail "the client did not notice: [::harness::read_file $out]" }
+        catch {exec kill $client}
+    }
+}
