@@ -26,6 +26,7 @@
  *   propagated, or lost): -UNKILLABLE, as in Redis.
  */
 #include "script.h"
+#include "acl.h"
 #include "aof.h"
 
 static scriptRunCtx *current_run;
@@ -222,7 +223,34 @@ static int verifyMemory(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
     return C_ERR;
 }
 
-static int verifyCommand(scriptRunCtx *ctx, redisCommand *cmd, int argc, sds *err) {
+/* The caller's user may run the command on these keys and channels (a
+ * client without a user -- the AOF loader's -- may run anything). */
+int scriptAclCheck(scriptRunCtx *ctx, redisCommand *cmd, robj **argv, int argc, int *errpos) {
+    aclUser *user = ctx->caller ? ctx->caller->user : NULL;
+    if (user == NULL) return ACL_OK;
+    return aclCheckCommandOfUser(user, cmd, argv, argc, errpos);
+}
+
+/* A refusal is logged in ACL LOG with the "lua" context, under the
+ * caller's name, with Redis 7.0's texts for the script's error. */
+static int verifyAcl(scriptRunCtx *ctx, redisCommand *cmd, robj **argv, int argc, sds *err) {
+    int errpos = 0;
+    int result = scriptAclCheck(ctx, cmd, argv, argc, &errpos);
+    if (result == ACL_OK) return C_OK;
+    robj *culprit = argv[errpos];
+    sds object = result == ACL_DENIED_CMD ? sdsdup(cmd->fullname)
+                 : sdsEncodedObject(culprit) ? sdsdup(culprit->ptr)
+                                             : sdsfromlonglong((long)culprit->ptr);
+    aclLogAdd(ctx->caller, result, ACL_LOG_CTX_LUA, errpos, NULL, object);
+    *err = sdsnew(result == ACL_DENIED_CMD ? "The user executing the script can't run this command or subcommand"
+                  : result == ACL_DENIED_KEY
+                      ? "The user executing the script can't access at least one of the keys mentioned in the "
+                        "command arguments"
+                      : "The user executing the script can't publish to the channel mentioned in the command");
+    return C_ERR;
+}
+
+static int verifyCommand(scriptRunCtx *ctx, redisCommand *cmd, robj **argv, int argc, sds *err) {
     if (cmd == NULL) {
         *err = sdsnew("Unknown Redis command called from script");
         return C_ERR;
@@ -235,6 +263,7 @@ static int verifyCommand(scriptRunCtx *ctx, redisCommand *cmd, int argc, sds *er
         *err = sdsnew("This Redis command is not allowed from script");
         return C_ERR;
     }
+    if (verifyAcl(ctx, cmd, argv, argc, err) != C_OK) return C_ERR;
     if (verifyWriteAllowed(ctx, cmd, err) != C_OK) return C_ERR;
     return verifyMemory(ctx, cmd, err);
 }
@@ -254,7 +283,7 @@ static void countRefusal(redisCommand *cmd, sds err) {
 void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err) {
     client *c = ctx->fake;
     redisCommand *cmd = lookupCommand(argv, argc);
-    if (verifyCommand(ctx, cmd, argc, err) != C_OK) {
+    if (verifyCommand(ctx, cmd, argv, argc, err) != C_OK) {
         countRefusal(cmd, *err);
         return;
     }

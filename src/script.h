@@ -61,6 +61,8 @@ scriptRunCtx *scriptCurrentRun(void); /* NULL when no script runs */
 /* redis.call: runs argv on the fake client; on refusal *err gets the error
  * (Redis's text, without code: the engine adds it) and nothing ran. */
 void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err);
+/* ACL_OK or ACL_DENIED_*: may the script's caller run this (redis.acl_check_cmd)? */
+int scriptAclCheck(scriptRunCtx *ctx, redisCommand *cmd, robj **argv, int argc, int *errpos);
 
 /* Called by the engine every so many instructions: past the threshold it
  * serves clients (once per call); returns 1 when the script must stop. */

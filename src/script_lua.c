@@ -52,6 +52,7 @@
  * count it again (the caller's command still counts as failed).
  */
 #include "script_lua.h"
+#include "acl.h"
 #include "sha1.h"
 
 #include <lauxlib.h>
@@ -640,18 +641,21 @@ static int luaRedisNoop(lua_State *lua) {
     return 0;
 }
 
-/* No ACL here: every user may run every command, so the question is
- * only whether the command exists. */
+/* redis.acl_check_cmd(cmd, args...): may the script's caller run it?
+ * Nothing is logged (Redis's behaviour: it is a question, not a call). */
 static int luaRedisAclCheckCmd(lua_State *lua) {
     int argc = lua_gettop(lua);
     if (argc == 0) return raiseErrorText(lua, "Please specify at least one argument for this redis lib call");
     robj **argv = argvFromLua(lua, argc);
     if (argv == NULL) return raiseErrorText(lua, "Lua redis lib command arguments must be strings or integers");
     redisCommand *cmd = lookupCommand(argv, argc);
+    int allowed = 0, errpos = 0;
+    scriptRunCtx *ctx = scriptCurrentRun();
+    if (cmd && ctx) allowed = scriptAclCheck(ctx, cmd, argv, argc, &errpos) == ACL_OK;
     for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
     zfree(argv);
     if (cmd == NULL) return raiseErrorText(lua, "Invalid command passed to redis.acl_check_cmd()");
-    lua_pushboolean(lua, 1);
+    lua_pushboolean(lua, allowed);
     return 1;
 }
 

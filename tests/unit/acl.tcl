@@ -399,6 +399,48 @@ start_server {tags {acl}} {
         assert_error "ERR This Redis instance is not configured to use an ACL file*" {r acl load}
     }
 
+    test "a script's redis.call runs with its caller's permissions (commands, keys, channels), logged as lua" {
+        r acl setuser scr on {>pw} {~a*} {&x} +eval +get +publish
+        set c [acl_client scr pw]
+        r acl log reset
+        assert_error "ERR The user executing the script can't run this command or subcommand script: *" \
+            {$c eval "return redis.call('set','a1','v')" 0}
+        assert_error "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: *" \
+            {$c eval "return redis.call('get','zz')" 0}
+        assert_error "ERR The user executing the script can't publish to the channel mentioned in the command script: *" \
+            {$c eval "return redis.call('publish','ch','m')" 0}
+        assert_equal {ERR The user executing the script can't run this command or subcommand} \
+            [$c eval {return redis.pcall('set','a1','v')['err']} 0]
+        assert_equal {} [$c eval "return redis.call('get','a1')" 0]
+        assert_equal 0 [r exists a1]
+        set entries [r acl log]
+        assert_equal 3 [llength $entries]
+        foreach entry $entries want {{command set} {channel ch} {key zz}} {
+            assert_equal lua [dict get $entry context]
+            assert_equal scr [dict get $entry username]
+            assert_equal $want [list [dict get $entry reason] [dict get $entry object]]
+        }
+        $c close
+        r acl deluser scr
+    }
+
+    test "redis.acl_check_cmd answers for the caller and logs nothing" {
+        r acl setuser chk on {>pw} {~a*} +eval +get
+        set c [acl_client chk pw]
+        r acl log reset
+        assert_equal 1 [$c eval "return redis.acl_check_cmd('get','a1')" 0]
+        assert_equal {} [$c eval "return redis.acl_check_cmd('get','zz')" 0]
+        assert_equal {} [$c eval "return redis.acl_check_cmd('set','a1','v')" 0]
+        assert_error "ERR Invalid command passed to redis.acl_check_cmd() script: *" \
+            {$c eval "return redis.acl_check_cmd('nosuch')" 0}
+        assert_error "ERR Please specify at least one argument for this redis lib call script: *" \
+            {$c eval "return redis.acl_check_cmd()" 0}
+        assert_equal 1 [r eval "return redis.acl_check_cmd('set','zz','v')" 0]
+        assert_equal {} [r acl log]
+        $c close
+        r acl deluser chk
+    }
+
     test "CLIENT KILL USER and CLIENT LIST's user field" {
         r acl setuser k on {>pw} +@all
         set c [acl_client k pw]
