@@ -34,15 +34,21 @@
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-#define CLIENT_TYPE_MATCHES_NONE (-2) /* "master": we have no master link */
+#define CLIENT_TYPE_MASTER_LINK (-2) /* "master": our primary's link (replica.c) */
 
 /* -1 for an unknown name. */
 static int clientTypeByName(const char *name) {
     if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
     if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return CLIENT_TYPE_REPLICA;
     if (!strcasecmp(name, "pubsub")) return CLIENT_TYPE_PUBSUB;
-    if (!strcasecmp(name, "master")) return CLIENT_TYPE_MATCHES_NONE;
+    if (!strcasecmp(name, "master")) return CLIENT_TYPE_MASTER_LINK;
     return -1;
+}
+
+/* The primary's link is of type "master" only (TYPE normal spares it). */
+static int clientIsOfType(client *c, int type) {
+    if (type == CLIENT_TYPE_MASTER_LINK || (c->flags & CLIENT_MASTER)) return type == CLIENT_TYPE_MASTER_LINK && (c->flags & CLIENT_MASTER);
+    return getClientType(c) == type;
 }
 
 /* Returns 1 and sets *on for "on"/"off", otherwise replies a syntax error. */
@@ -86,7 +92,7 @@ static void clientListByType(client *c, int type) {
     listRewind(server.clients, &li);
     while ((ln = listNext(&li)) != NULL) {
         client *each = listNodeValue(ln);
-        if (type == -1 || getClientType(each) == type) out = catClientLine(out, each);
+        if (type == -1 || clientIsOfType(each, type)) out = catClientLine(out, each);
     }
     addReplyVerbatim(c, out, sdslen(out), "txt");
     sdsfree(out);
@@ -144,7 +150,7 @@ typedef struct killFilter {
 static int killFilterMatches(const killFilter *f, client *self, client *c) {
     if (c->conn == NULL) return 0; /* fake clients (AOF loading) cannot be killed */
     if (f->id && c->id != f->id) return 0;
-    if (f->type != -1 && getClientType(c) != f->type) return 0;
+    if (f->type != -1 && !clientIsOfType(c, f->type)) return 0;
     if (f->addr && strcmp(getClientPeerId(c), f->addr) != 0) return 0;
     if (f->laddr) {
         char local[NET_ADDR_STR_LEN] = "?:0";

@@ -76,21 +76,6 @@ static int metricsCron(struct aeEventLoop *el, long long id, void *data) {
     return STATS_METRIC_PERIOD_MS;
 }
 
-/* ---- replication ids (no replication yet: what INFO and DEBUG show) --------------------------- */
-
-static char master_replid[CONFIG_RUN_ID_SIZE + 1];
-
-void changeReplicationId(void) {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char raw[CONFIG_RUN_ID_SIZE / 2];
-    osRandomBytes(raw, sizeof raw);
-    for (int j = 0; j < CONFIG_RUN_ID_SIZE / 2; j++) {
-        master_replid[2 * j] = hex[raw[j] >> 4];
-        master_replid[2 * j + 1] = hex[raw[j] & 15];
-    }
-    master_replid[CONFIG_RUN_ID_SIZE] = '\0';
-}
-
 void infoInit(void) {
     changeReplicationId();
     long long now = mstime();
@@ -310,6 +295,8 @@ static sds infoPersistence(sds info) {
 /* Fields for what this server lacks (replication, client eviction, defrag,
  * tracking, I/O threads, reply buffer resizing) report their idle value. */
 static sds infoStats(sds info) {
+    long long syncs[3];
+    replicationSyncCounts(syncs);
     info = sdscatprintf(info,
                         "total_connections_received:%lld\r\n"
                         "total_commands_processed:%lld\r\n"
@@ -323,9 +310,9 @@ static sds infoStats(sds info) {
                         "instantaneous_input_repl_kbps:0.00\r\n"
                         "instantaneous_output_repl_kbps:0.00\r\n"
                         "rejected_connections:%lld\r\n"
-                        "sync_full:0\r\n"
-                        "sync_partial_ok:0\r\n"
-                        "sync_partial_err:0\r\n"
+                        "sync_full:%lld\r\n"
+                        "sync_partial_ok:%lld\r\n"
+                        "sync_partial_err:%lld\r\n"
                         "expired_keys:%lld\r\n"
                         "expired_stale_perc:%.2f\r\n"
                         "expired_time_cap_reached_count:%lld\r\n"
@@ -339,7 +326,7 @@ static sds infoStats(sds info) {
                         server.stat_numconnections, server.stat_numcommands, getMetric(METRIC_COMMANDS),
                         server.stat_net_input_bytes, server.stat_net_output_bytes,
                         (double)getMetric(METRIC_NET_INPUT) / 1024, (double)getMetric(METRIC_NET_OUTPUT) / 1024,
-                        server.stat_rejected_conn, server.stat_expiredkeys,
+                        server.stat_rejected_conn, syncs[0], syncs[1], syncs[2], server.stat_expiredkeys,
                         (double)server.stat_expired_stale_perc, server.stat_expired_time_cap_reached_count,
                         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys,
                         server.stat_evictedclients,
@@ -381,21 +368,7 @@ static sds infoStats(sds info) {
                         server.stat_client_outbuf_limit_disconnections);
 }
 
-static sds infoReplication(sds info) {
-    return sdscatprintf(info,
-                        "role:master\r\n"
-                        "connected_slaves:0\r\n"
-                        "master_failover_state:no-failover\r\n"
-                        "master_replid:%s\r\n"
-                        "master_replid2:0000000000000000000000000000000000000000\r\n"
-                        "master_repl_offset:0\r\n"
-                        "second_repl_offset:-1\r\n"
-                        "repl_backlog_active:0\r\n"
-                        "repl_backlog_size:1048576\r\n"
-                        "repl_backlog_first_byte_offset:0\r\n"
-                        "repl_backlog_histlen:0\r\n",
-                        master_replid);
-}
+static sds infoReplication(sds info) { return replicationInfoString(info); }
 
 static double timevalSeconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1000000; }
 
