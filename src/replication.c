@@ -239,14 +239,15 @@ replClient *replClientOf(client *c) {
 static const char *replicaIp(client *c) {
     replClient *r = c->repl;
     if (r->announced_ip[0]) return r->announced_ip;
-    static char ip[NET_IP_STR_LEN];
-    int port;
-    if (c->conn == NULL || connPeerToString(c->conn, ip, sizeof ip, &port) == -1) return "?";
+    static char ip[NET_ADDR_STR_LEN];
+    snprintf(ip, sizeof ip, "%s", getClientPeerId(c)); /* "ip:port", cached: it outlives the socket */
+    char *colon = strrchr(ip, ':');
+    if (colon) *colon = '\0';
     return ip;
 }
 
 static const char *replicaName(client *c) {
-    static char name[NET_ADDR_STR_LEN];
+    static char name[NET_ADDR_STR_LEN + 16];
     snprintf(name, sizeof name, "%s:%d", replicaIp(c), c->repl->listening_port);
     return name;
 }
