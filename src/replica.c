@@ -562,24 +562,29 @@ void replicaofCommand(client *c) {
 /* `replicaof host port` in the config file (start-up): the link starts
  * from replicaInit(). */
 int replicaConfigSet(sds *argv, int argc, sds *err) {
+    if (argc == 0) { /* the default: no primary */
+        zfree(S.host);
+        S.host = NULL;
+        return C_OK;
+    }
     if (argc != 2) {
         *err = sdsnew("wrong number of arguments");
-        return 0;
+        return C_ERR;
     }
     if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) {
         zfree(S.host);
         S.host = NULL;
-        return 1;
+        return C_OK;
     }
     long long port;
     if (!string2ll(argv[1], sdslen(argv[1]), &port) || port < 0 || port > 65535) {
         *err = sdsnew("Invalid master port");
-        return 0;
+        return C_ERR;
     }
     zfree(S.host);
     S.host = zstrdup(argv[0]);
     S.port = (int)port;
-    return 1;
+    return C_OK;
 }
 
 sds replicaConfigGet(sds out) {

@@ -828,12 +828,38 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
     return 100;
 }
 
+/* The snapshot loaded at start-up ended this history: we continue it, so
+ * replicas (or our primary, if we are a replica) can resync partially. */
+static struct {
+    char replid[CONFIG_RUN_ID_SIZE + 1];
+    long long offset;
+    int has_id, has_offset;
+} loaded;
+
+void replicationLoadedAux(const char *key, const char *value) {
+    if (!strcmp(key, "repl-id") && strlen(value) == CONFIG_RUN_ID_SIZE) {
+        memcpy(loaded.replid, value, CONFIG_RUN_ID_SIZE + 1);
+        loaded.has_id = 1;
+    } else if (!strcmp(key, "repl-offset")) {
+        loaded.has_offset = string2ll(value, strlen(value), &loaded.offset);
+    }
+}
+
+static void restoreLoadedHistory(void) {
+    if (!loaded.has_id || !loaded.has_offset || server.aof_enabled) return;
+    memcpy(R.replid, loaded.replid, sizeof R.replid);
+    R.offset = loaded.offset;
+    replicationCreateBacklogIfNone();
+    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", R.replid, R.offset);
+}
+
 void replicationInit(void) {
     R.replicas = listCreate();
     R.waiters = listCreate();
     R.resume = listCreate();
     clearReplicationId2();
     if (R.replid[0] == '\0') changeReplicationId();
+    restoreLoadedHistory();
     R.no_replicas_since = mstime();
     if (aeCreateTimeEvent(server.el, 100, replicationCron, NULL, NULL) == AE_ERR)
         serverPanic("Can't create the replication timer");

@@ -874,11 +874,12 @@ int replicaIsApplyingStream(void);     /* the primary's commands are running */
 int replicationIsReplica(void);        /* replicaof is set */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
 int replicationChildActive(void);
-int replicaConfigSet(sds *argv, int argc, sds *err); /* `replicaof host port` / `no one` */
+int replicaConfigSet(sds *argv, int argc, sds *err); /* `replicaof host port` / `no one`: C_OK or C_ERR */
 sds replicaConfigGet(sds out);
 sds replicationInfoString(sds info);   /* INFO replication */
 const char *replicationReplId(void);
 long long replicationOffset(void);
+void replicationLoadedAux(const char *key, const char *value); /* rdb.c: repl-id / repl-offset of a loaded RDB */
 void replicationSyncCounts(long long out[3]); /* INFO stats: sync_full, sync_partial_ok, sync_partial_err */
 
 /* ---- aof*.c, bio.c (see aof.h for the internals) ------------------------------------------- */

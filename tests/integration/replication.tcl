@@ -219,6 +219,23 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {save "3600 1"}} {
+        test "a restarted replica continues with a partial sync (repl-id/repl-offset in its RDB, replicaof rewritten)" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r config rewrite
+            fill_every_type -1 rs 20
+            wait_offsets_equal -1 0
+            set ok [s -1 sync_partial_ok]
+            restart_server 0
+            wait_link_up 0
+            wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 1} else { fail "no partial resync after the restart" }
+            wait_same_digest -1 0
+        }
+    }
+}
+
 start_server {} {
     test "REPLICAOF a dead port or itself: logged, retried, never a crash" {
         set dead [::harness::find_free_port]
