@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 
 #include "replication.h"
+#include "aof.h"
 
 #define LINK_NONE 0
 #define LINK_CONNECT 1     /* a connection is due */
@@ -343,7 +344,12 @@ static void transferDone(void) {
     }
     if (rename(S.tmpfile, server.rdb_filename) == -1) unlink(S.tmpfile);
     replicationSetHistory(S.sync_replid, S.sync_offset);
+    replicationDropReplicas(); /* our own replicas hold the old history: they sync again */
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+    if (server.aof_enabled) { /* the AOF holds the old dataset: a new base from the loaded one */
+        aofRewriteKill();
+        aofRewriteStart();
+    }
     becomeConnected(0);
 }
 

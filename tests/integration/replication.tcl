@@ -236,6 +236,26 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    fill_every_type 0 aof 50
+    start_server {overrides {appendonly yes}} {
+        test "a replica with the AOF on rewrites it after a full sync: a restart loads the primary's dataset" {
+            r set local-only 1
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 set streamed 1
+            wait_for_condition 50 100 {[r get streamed] eq 1} else { fail "no stream" }
+            wait_for_condition 100 100 {
+                [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0 && [s aof_rewrites] >= 1
+            } else { fail "no AOF rewrite after the sync" }
+            set digest [r -1 debug digest]
+            restart_server 0 -kill
+            assert_equal $digest [r debug digest]
+            assert_equal 0 [r exists local-only]
+        }
+    }
+}
+
 start_server {} {
     test "REPLICAOF a dead port or itself: logged, retried, never a crash" {
         set dead [::harness::find_free_port]
