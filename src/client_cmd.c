@@ -269,7 +269,8 @@ static int commandMayWrite(client *c) {
 }
 
 int postponeCommandIfPaused(client *c) {
-    if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & CLIENT_FAKE) return 0;
+    if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & (CLIENT_FAKE | CLIENT_MASTER | CLIENT_SLAVE))
+        return 0; /* the replication links are never paused */
     if (pause_state.type == PAUSE_WRITE && !commandMayWrite(c)) return 0;
     if (pause_state.waiting == NULL) {
         pause_state.waiting = listCreate();
@@ -344,6 +345,10 @@ static void pauseClients(int type, long long end_ms) {
     if (delay > INT_MAX) delay = INT_MAX;
     pause_state.timer_id = aeCreateTimeEvent(server.el, delay, pauseTimerProc, NULL, NULL);
 }
+
+/* FAILOVER (replication.c): writes wait until it ends or end_ms. */
+void clientsPauseWrites(long long end_ms) { pauseClients(PAUSE_WRITE, end_ms); }
+void clientsUnpause(void) { unpauseClients(); }
 
 static void clientPauseCommand(client *c) {
     int type = PAUSE_ALL;

@@ -72,6 +72,7 @@ static struct {
     long long read_total;      /* bytes read since the master client exists */
     long long applied_total;
     int master_db;             /* the db the primary's stream had selected when the link went */
+    int failover;              /* FAILOVER: our PSYNC asks the target to take over */
 } S = {.tmpfd = -1};
 
 int replicationIsReplica(void) { return S.host != NULL; }
@@ -95,6 +96,10 @@ static void cancelLink(void) {
     sdsfree(S.inbuf);
     S.inbuf = NULL;
     if (S.state != LINK_NONE) S.state = LINK_CONNECT;
+    if (S.failover) {
+        S.failover = 0;
+        replicationFailoverFailed();
+    }
 }
 
 static void linkFailed(const char *why) {
@@ -160,6 +165,7 @@ static int sendStep(int step) {
     case STEP_PSYNC:
         snprintf(off, sizeof off, "%lld", replicationOffset() + 1);
         serverLog(LL_NOTICE, "Trying a partial resynchronization (request %s:%s).", replicationReplId(), off);
+        if (S.failover) return sendCommand(4, (const char *[]){"PSYNC", replicationReplId(), off, "FAILOVER"});
         return sendCommand(3, (const char *[]){"PSYNC", replicationReplId(), off});
     }
     return 0;
@@ -356,6 +362,10 @@ static void transferDone(void) {
 /* ---- the handshake ------------------------------------------------------------------------- */
 
 static int psyncReply(sds line) {
+    if (S.failover && line[0] == '+') {
+        S.failover = 0;
+        replicationFailoverDone();
+    }
     if (!strncmp(line, "+FULLRESYNC", 11)) {
         char *id = line + 12;
         if (sdslen(line) < 12 + CONFIG_RUN_ID_SIZE + 2) {
@@ -541,6 +551,21 @@ static void unsetPrimary(void) {
     replicationShiftId();
     replicationNoteStreamDb(-1);
     replicationDropReplicas();
+}
+
+void replicaFailoverTo(const char *host, int port) {
+    setPrimary(host, port);
+    S.failover = 1;
+}
+
+void replicaFailoverRevert(void) {
+    S.failover = 0;
+    unsetPrimary();
+}
+
+void replicaPromoteForFailover(void) {
+    unsetPrimary();
+    serverLog(LL_NOTICE, "MASTER MODE enabled (failover request from our primary)");
 }
 
 void replicaofCommand(client *c) {

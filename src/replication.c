@@ -356,6 +356,18 @@ static int tryPartialResync(client *c, const char *replid, const char *offstr) {
 
 void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
+    int psync = !strcasecmp(c->argv[0]->ptr, "psync");
+    if (psync && c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "failover")) {
+        if (strcasecmp(c->argv[1]->ptr, R.replid)) {
+            addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        serverLog(LL_NOTICE, "Failover request received for replid %s.", R.replid);
+        replicaPromoteForFailover();
+    } else if (psync && c->argc != 3) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
     if (replicationIsReplica() && !replicaLinkUp()) {
         addReplyError(c, "-NOMASTERSYNC Can't SYNC while not connected with my master");
         return;
@@ -365,7 +377,6 @@ void syncCommand(client *c) {
         return;
     }
     replClient *r = replClientOf(c);
-    int psync = !strcasecmp(c->argv[0]->ptr, "psync");
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
     c->flags |= CLIENT_SLAVE;
     listAddNodeTail(R.replicas, c);
@@ -692,6 +703,166 @@ sds replicationRefusal(client *c) {
     return NULL;
 }
 
+/* ---- FAILOVER ------------------------------------------------------------------------------------
+ * Writes are paused, the target (named, or the first replica to catch up)
+ * must acknowledge our whole stream, then we become its replica with
+ * "PSYNC <replid> <offset> FAILOVER", which makes it promote itself and
+ * continue our history: we resync partially from it. */
+
+#define FAILOVER_NONE 0
+#define FAILOVER_WAIT_FOR_SYNC 1
+#define FAILOVER_IN_PROGRESS 2
+
+static struct {
+    int state;
+    char host[NET_IP_STR_LEN];
+    int port;             /* 0: any replica */
+    long long deadline_ms; /* 0: none */
+    int force;
+} F;
+
+static const char *failoverStateName(void) {
+    return F.state == FAILOVER_WAIT_FOR_SYNC ? "waiting-for-sync"
+         : F.state == FAILOVER_IN_PROGRESS   ? "failover-in-progress"
+                                             : "no-failover";
+}
+
+static void failoverReset(void) {
+    F.state = FAILOVER_NONE;
+    F.host[0] = '\0';
+    F.port = 0;
+    clientsUnpause();
+}
+
+static void abortFailover(const char *why) {
+    if (F.state == FAILOVER_NONE) return;
+    serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", F.host[0] ? F.host : "any", F.port, why);
+    if (F.state == FAILOVER_IN_PROGRESS) replicaFailoverRevert();
+    failoverReset();
+}
+
+void replicationFailoverDone(void) {
+    if (F.state != FAILOVER_IN_PROGRESS) return;
+    serverLog(LL_NOTICE, "Failover target %s:%d is now our primary: failover complete", F.host, F.port);
+    failoverReset();
+}
+
+void replicationFailoverFailed(void) { abortFailover("the target did not accept the failover"); }
+
+static client *findReplica(const char *host, int port) {
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->repl->state == REPLICA_ONLINE && c->repl->listening_port == port && !strcmp(replicaIp(c), host))
+            return c;
+    }
+    return NULL;
+}
+
+static client *caughtUpReplica(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->repl->state != REPLICA_ONLINE || c->repl->ack_off != R.offset) continue;
+        if (F.port == 0 || (c->repl->listening_port == F.port && !strcmp(replicaIp(c), F.host))) return c;
+    }
+    return NULL;
+}
+
+static void failoverProceed(const char *host, int port) {
+    if (host != F.host) snprintf(F.host, sizeof F.host, "%s", host);
+    F.port = port;
+    F.state = FAILOVER_IN_PROGRESS;
+    serverLog(LL_NOTICE, "Failover target %s:%d caught up: starting the failover", host, port);
+    replicaFailoverTo(F.host, F.port);
+}
+
+static void failoverCron(void) {
+    if (F.state != FAILOVER_WAIT_FOR_SYNC) return;
+    client *c = caughtUpReplica();
+    if (c) {
+        failoverProceed(replicaIp(c), c->repl->listening_port);
+    } else if (F.deadline_ms && server.mstime >= F.deadline_ms) {
+        if (F.force && F.port) failoverProceed(F.host, F.port);
+        else abortFailover("Replica never caught up before timeout");
+    }
+}
+
+static int parseFailoverArgs(client *c, int *abort_it) {
+    long long timeout = 0;
+    for (int j = 1; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "to") && j + 2 < c->argc && !F.port) {
+            long port;
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 2], 1, 65535, &port, NULL) != C_OK) return 0;
+            snprintf(F.host, sizeof F.host, "%s", (char *)c->argv[j + 1]->ptr);
+            F.port = (int)port;
+            j += 2;
+        } else if (!strcasecmp(opt, "force")) {
+            F.force = 1;
+        } else if (!strcasecmp(opt, "abort")) {
+            *abort_it = 1;
+        } else if (!strcasecmp(opt, "timeout") && j + 1 < c->argc && !timeout) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &timeout, NULL) != C_OK) return 0;
+            if (timeout <= 0) {
+                addReplyError(c, "FAILOVER timeout must be greater than 0");
+                return 0;
+            }
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return 0;
+        }
+    }
+    F.deadline_ms = timeout ? server.mstime + timeout : 0;
+    return 1;
+}
+
+static const char *failoverRefusal(int abort_it, int had_target) {
+    if (abort_it) return (had_target || F.force) ? "FAILOVER ABORT takes no other argument" : NULL;
+    if (replicationIsReplica()) return "FAILOVER is not valid when server is a replica.";
+    if (replicationPrimaryOnline() == 0) return "FAILOVER requires connected replicas.";
+    if (F.force && (!F.deadline_ms || !had_target))
+        return "FAILOVER with force option requires both a timeout and target HOST and IP.";
+    if (had_target && !findReplica(F.host, F.port)) return "FAILOVER target HOST and PORT is not a replica.";
+    return NULL;
+}
+
+void failoverCommand(client *c) {
+    int abort_it = 0;
+    if (F.state != FAILOVER_NONE) {
+        if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "abort")) {
+            abortFailover("Failover manually aborted");
+            addReply(c, shared.ok);
+        } else {
+            addReplyError(c, "FAILOVER already in progress.");
+        }
+        return;
+    }
+    F.host[0] = '\0';
+    F.port = 0;
+    F.force = 0;
+    if (!parseFailoverArgs(c, &abort_it)) {
+        F.port = 0;
+        return;
+    }
+    const char *refusal = failoverRefusal(abort_it, F.port != 0);
+    if (abort_it && !refusal) refusal = "No failover in progress.";
+    if (refusal) {
+        F.port = 0;
+        addReplyError(c, refusal);
+        return;
+    }
+    F.state = FAILOVER_WAIT_FOR_SYNC;
+    clientsPauseWrites(LLONG_MAX / 2);
+    requestAcks();
+    serverLog(LL_NOTICE, "FAILOVER requested to %s:%d.", F.port ? F.host : "any", F.port);
+    addReply(c, shared.ok);
+}
+
 /* ---- INFO and ROLE ----------------------------------------------------------------------------- */
 
 static const char *replicaStateName(int state) {
@@ -724,7 +895,7 @@ sds replicationInfoString(sds info) {
     else info = sdscat(info, "role:master\r\n");
     info = catReplicas(info);
     return sdscatprintf(info,
-                        "master_failover_state:no-failover\r\n"
+                        "master_failover_state:%s\r\n"
                         "master_replid:%s\r\n"
                         "master_replid2:%s\r\n"
                         "master_repl_offset:%lld\r\n"
@@ -733,7 +904,7 @@ sds replicationInfoString(sds info) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        R.replid, R.replid2, R.offset, R.second_offset, R.backlog != NULL,
+                        failoverStateName(), R.replid, R.replid2, R.offset, R.second_offset, R.backlog != NULL,
                         R.backlog ? R.backlog_size : server.repl_backlog_size, R.backlog ? R.backlog_off : 0,
                         R.backlog ? R.backlog_histlen : 0);
 }
@@ -816,6 +987,7 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
         if (waitpid(R.child, &status, WNOHANG) == R.child) childDone(status);
     }
     startFullSyncIfDue();
+    failoverCron();
     if (listLength(R.waiters)) checkWaiters();
     resumeReleasedClients();
     if (listLength(R.replicas) && server.mstime - R.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {

@@ -51,6 +51,11 @@ void replicaRoleReply(client *c);
 int replicaLinkUp(void);
 void replicaInit(void);
 void replicaMasterFreed(client *c); /* the primary's link is gone */
-void replicaSendAck(void);          /* REPLCONF ACK <offset> to the primary */
+void replicaSendAck(void);
+void replicaFailoverTo(const char *host, int port); /* FAILOVER: follow the target with PSYNC ... FAILOVER */
+void replicaFailoverRevert(void);    /* FAILOVER aborted while following the target: primary again */
+void replicaPromoteForFailover(void); /* PSYNC ... FAILOVER from our primary: we take over */
+void replicationFailoverDone(void);  /* the target accepted our PSYNC */
+void replicationFailoverFailed(void); /* the link to the target failed */          /* REPLCONF ACK <offset> to the primary */
 
 #endif

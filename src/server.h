@@ -858,6 +858,8 @@ void infoInit(void);                         /* after the event loop exists */
 void changeReplicationId(void);
 int postponeCommandIfPaused(client *c);      /* 1: c waits for CLIENT UNPAUSE */
 int clientsArePaused(void);                  /* expiry/eviction stop while true */
+void clientsPauseWrites(long long end_ms);    /* FAILOVER: like CLIENT PAUSE WRITE */
+void clientsUnpause(void);
 void slowlogInit(void);
 void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration); /* call() */
 int commandArgIsRedacted(robj **argv, int argc, int j); /* AUTH/HELLO secrets */

@@ -256,6 +256,56 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync-delay 0 repl-backlog-size 16kb}} {
+    start_server {} {
+        test "PSYNC for an offset the backlog no longer holds: a logged full sync" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            set full [s -1 sync_full]
+            set rd [redis_deferring_client 0]
+            $rd debug sleep 2
+            after 100
+            r -1 client kill type replica
+            set big [string repeat y 1000]
+            for {set i 0} {$i < 100} {incr i} { r -1 set overflow:$i $big }
+            $rd read
+            $rd close
+            wait_for_log "*for lack of backlog*" -level -1 -tries 100
+            wait_link_up 0
+            assert_equal [expr {$full + 1}] [s -1 sync_full]
+            wait_same_digest -1 0
+        }
+
+        test "PSYNC with an unknown replication id: a logged full sync" {
+            set rd [redis_deferring_client -1]
+            $rd psync 0123456789012345678901234567890123456789 100
+            set reply [$rd read]
+            assert_match "FULLRESYNC *" $reply
+            $rd close
+            wait_for_log "*Replication ID mismatch*" -level -1
+        }
+
+        test "FAILOVER: errors, then the replica takes over and the old primary follows it" {
+            assert_error "*FAILOVER is not valid when server is a replica*" {r failover}
+            assert_error "*No failover in progress*" {r -1 failover abort}
+            assert_error "*FAILOVER target HOST and PORT is not a replica*" {r -1 failover to 127.0.0.1 1}
+            assert_error "*FAILOVER with force option requires both a timeout and target HOST and IP*" {r -1 failover force}
+            r -1 set before-failover 1
+            set ok [s 0 sync_partial_ok]
+            assert_equal OK [r -1 failover to 127.0.0.1 [srv 0 port] timeout 5000]
+            wait_for_condition 100 100 {[lindex [r role] 0] eq "master" && [lindex [r -1 role] 0] eq "slave"} else {
+                fail "no failover: [r role] / [r -1 role]"
+            }
+            wait_link_up -1
+            assert_equal [expr {$ok + 1}] [s 0 sync_partial_ok]
+            assert_equal no-failover [s -1 master_failover_state]
+            r set after-failover 1
+            wait_for_condition 50 100 {[r -1 get after-failover] eq 1} else { fail "no stream from the new primary" }
+            assert_equal 1 [r get before-failover]
+        }
+    }
+}
+
 start_server {} {
     test "REPLICAOF a dead port or itself: logged, retried, never a crash" {
         set dead [::harness::find_free_port]
