@@ -28,7 +28,7 @@
  * - Error texts, value formats, bounds and the order of checks are those of
  *   Redis 7 (checked against the Debian 7.0 server), because clients and
  *   test suites match on them.
- * - Redis directives of features not built yet (replication, ACL users,
+ * - Redis directives of features not built yet (ACL users,
  *   TLS, cluster, modules, scripting limits: unbuilt_directives) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
@@ -1866,8 +1866,8 @@ void configWarnNoEffectDirectives(void) {
         sdsfree(value);
     }
     if (sdslen(names))
-        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (this server has no replication, "
-                              "ACL log or streams): %s", names);
+        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (replication tuning this server "
+                              "does not do, the ACL log, streams): %s", names);
     sdsfree(names);
     if (config_io_threads > 1 || config_io_threads_do_reads)
         serverLog(LL_WARNING, "WARNING: io-threads %d%s ignored: this server is single-threaded by design and "

@@ -12,8 +12,8 @@
  * Decisions:
  * - Field names and formats are Redis's, so redis-cli, client libraries and
  *   monitoring tools that parse INFO work unchanged. Fields for subsystems
- *   that do not exist yet report their idle value (role:master,
- *   connected_slaves:0, async_loading:0, module_fork_in_progress:0 ...).
+ *   that do not exist yet report their idle value (async_loading:0,
+ *   module_fork_in_progress:0 ...); replication's come from replication.c.
  * - redis_version is the Redis release we match (version.h); the project's
  *   own name and version follow it as server_name and <name>_version, the
  *   fields Valkey uses, so tools that know them can tell us apart.

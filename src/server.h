@@ -490,8 +490,9 @@ struct redisServer {
     int lazyfree_lazy_user_del;
     int lazyfree_lazy_user_flush;
 
-    /* accepted so Redis config files load, without effect: this server has
-     * no replication, ACL log or streams (config.c warns when one is set) */
+    /* replication (replication.c, replica.c), and knobs accepted so Redis
+     * config files load, without effect (CF_NO_EFFECT in config.c: the ACL
+     * log, streams, some replication tuning; config.c warns when one is set) */
     int rdb_del_sync_files;
     int repl_serve_stale_data;
     int repl_slave_ro;
