@@ -380,7 +380,7 @@ static const configEntry configTable[] = {
     INT_CONFIG("repl-diskless-sync-delay", NULL, 0, repl_diskless_sync_delay, 0, INT_MAX, "5", NULL),
     INT_CONFIG("repl-diskless-sync-max-replicas", NULL, 0, repl_diskless_sync_max_replicas, 0, INT_MAX,
                "0", NULL),
-    ENUM_CONFIG("repl-diskless-load", NULL, CF_NO_EFFECT, repl_diskless_load, repl_diskless_load_enum, "disabled",
+    ENUM_CONFIG("repl-diskless-load", NULL, 0, repl_diskless_load, repl_diskless_load_enum, "disabled",
                 NULL),
     BOOL_CONFIG("repl-disable-tcp-nodelay", NULL, CF_NO_EFFECT, repl_disable_tcp_nodelay, "no", NULL),
     INT_CONFIG("replica-priority", "slave-priority", 0, replica_priority, 0, INT_MAX, "100", NULL),

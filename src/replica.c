@@ -322,17 +322,73 @@ static int consumeTransfer(void) {
     return 1;
 }
 
+/* repl-diskless-load swapdb: the old dataset is set aside while the new one
+ * loads (twice the memory for a while), and comes back if the load fails. */
+#define DISKLESS_LOAD_SWAPDB 2
+
+typedef struct stashedDb {
+    kvtable *keys;
+    dict *expires;
+} stashedDb;
+
+static stashedDb *stashDataset(void) {
+    stashedDb *st = zmalloc(sizeof(stashedDb) * (size_t)server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        redisDb fresh;
+        initDb(&fresh, j);
+        st[j].keys = server.db[j].keys;
+        st[j].expires = server.db[j].expires;
+        server.db[j].keys = fresh.keys;
+        server.db[j].expires = fresh.expires;
+    }
+    return st;
+}
+
+/* back: the stashed dataset replaces the current one; else it is freed */
+static void dropStash(stashedDb *st, int back) {
+    if (st == NULL) return;
+    for (int j = 0; j < server.dbnum; j++) {
+        redisDb *db = &server.db[j];
+        if (back) {
+            emptyData(j);
+            dictRelease(db->expires); /* borrows from keys: first */
+            kvtableRelease(db->keys);
+            db->keys = st[j].keys;
+            db->expires = st[j].expires;
+        } else {
+            dictRelease(st[j].expires);
+            kvtableRelease(st[j].keys);
+        }
+    }
+    zfree(st);
+}
+
 static int loadTransferred(void) {
-    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
-    emptyData(-1);
+    stashedDb *stash = NULL;
+    signalFlushedDb(-1);
+    if (server.repl_diskless_load == DISKLESS_LOAD_SWAPDB) {
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Keeping the old data until the new one is loaded");
+        stash = stashDataset();
+    } else {
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
+        emptyData(-1);
+    }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
     int fd = open(S.tmpfile, O_RDONLY);
-    if (fd == -1) return C_ERR;
+    if (fd == -1) {
+        dropStash(stash, 1);
+        return C_ERR;
+    }
     struct stat st;
     loadingStart(fstat(fd, &st) == 0 ? st.st_size : 0, "RDB");
-    int ret = rdbLoadFd(fd, "from the MASTER", 0);
+    /* loaded as an AOF base is (1): logically expired keys are kept, as a
+     * Redis replica keeps them; the primary's DELs remove them */
+    int ret = rdbLoadFd(fd, "from the MASTER", 1);
     loadingEnd();
     close(fd);
+    if (stash && ret != C_OK)
+        serverLog(LL_WARNING, "MASTER <-> REPLICA sync: Discarding the half-loaded data, restoring the old data");
+    dropStash(stash, ret != C_OK);
     return ret;
 }
 
@@ -342,8 +398,10 @@ static void transferDone(void) {
     connSetReadHandler(S.conn, NULL); /* the load serves clients: not this link */
     if (loadTransferred() != C_OK) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk, check server logs.");
-        emptyData(-1);
-        changeReplicationId(); /* what we hold is no history of the primary's */
+        if (server.repl_diskless_load != DISKLESS_LOAD_SWAPDB) {
+            emptyData(-1);         /* never a half-loaded dataset */
+            changeReplicationId(); /* what we hold is no history of the primary's */
+        }
         unlink(S.tmpfile);
         cancelLink();
         return;
@@ -569,6 +627,10 @@ void replicaPromoteForFailover(void) {
 }
 
 void replicaofCommand(client *c) {
+    if (replicationFailoverInProgress()) {
+        addReplyError(c, "REPLICAOF not allowed while failing over.");
+        return;
+    }
     if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
         if (S.host) {
             unsetPrimary();

@@ -747,6 +747,8 @@ void replicationFailoverDone(void) {
     failoverReset();
 }
 
+int replicationFailoverInProgress(void) { return F.state != FAILOVER_NONE; }
+
 void replicationFailoverFailed(void) { abortFailover("the target did not accept the failover"); }
 
 static client *findReplica(const char *host, int port) {

@@ -56,6 +56,7 @@ void replicaFailoverTo(const char *host, int port); /* FAILOVER: follow the targ
 void replicaFailoverRevert(void);    /* FAILOVER aborted while following the target: primary again */
 void replicaPromoteForFailover(void); /* PSYNC ... FAILOVER from our primary: we take over */
 void replicationFailoverDone(void);  /* the target accepted our PSYNC */
-void replicationFailoverFailed(void); /* the link to the target failed */          /* REPLCONF ACK <offset> to the primary */
+void replicationFailoverFailed(void); /* the link to the target failed */
+int replicationFailoverInProgress(void);          /* REPLCONF ACK <offset> to the primary */
 
 #endif

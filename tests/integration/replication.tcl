@@ -61,7 +61,8 @@ tags {replication external:skip} {
 foreach diskless {yes no} {
     start_server [list overrides [list repl-diskless-sync $diskless repl-diskless-sync-delay 0]] {
         fill_every_type 0 before 200
-        start_server {} {
+        # the replica loads with flush-first (disabled) in one round, swapdb in the other
+        start_server [list overrides [list repl-diskless-load [expr {$diskless eq "yes" ? "disabled" : "swapdb"}]]] {
             test "ours -> ours full sync (diskless $diskless) with writes during the sync ends with equal digests" {
                 r -1 config set rdb-key-save-delay 200
                 r replicaof 127.0.0.1 [srv -1 port]
@@ -384,6 +385,19 @@ start_server {} {
             assert_equal 0 [r dbsize]
             r replicaof no one
         }
+    }
+
+    test "a truncated RDB with repl-diskless-load swapdb: the old dataset stays" {
+        r debug populate 50 kept
+        r config set repl-diskless-load swapdb
+        set rdb "REDIS0010\xfa\x09redis-ver\x067.0.15\xfe\x00\xfb\x02\x00\x00\x01k\x01v\x00\x02k2"
+        with_fake_primary "\$[string length $rdb]\r\n$rdb" {
+            r replicaof 127.0.0.1 $fake_port
+            wait_for_log_pumping "*restoring the old data*"
+            assert_equal 50 [r dbsize]
+            r replicaof no one
+        }
+        r config set repl-diskless-load disabled
     }
 
     test "a wrong \$EOF marker: the transfer never completes and times out" {

@@ -190,7 +190,7 @@ start_server {tags {config} config_lines {"replica-priority 7" "stream-node-max-
         set line [lindex [lsearch -all -inline [split [log_tail 0 100] \n] "*have no effect*"] end]
         assert_no_match "*replica-priority*" $line "replication is built"
         assert_match "*replica-lazy-flush*" $line
-        assert_match "*repl-diskless-load*" $line
+        assert_no_match "*repl-diskless-load*" $line "replication is built"
         assert_no_match "*stream-node-max-entries*" $line "back at its default"
     } {needs:restart}
 }
