@@ -22,7 +22,14 @@
  *
  * Partial syncs (PSYNC replid offset): accepted when the id is ours, or our
  * previous one up to second_repl_offset (a promoted replica's siblings),
- * and the backlog still holds the offset.
+ * and the backlog still holds the offset. A snapshot written while a
+ * backlog exists carries repl-id/repl-offset, and a server that loads it at
+ * start-up continues that history (restart-resync, as Redis 7.0).
+ *
+ * WAIT blocks the client (CLIENT_BLOCKED, our own list) until enough
+ * replicas acknowledge the offset the stream had, asking them at once with
+ * REPLCONF GETACK *. FAILOVER pauses writes, waits for a replica to
+ * acknowledge everything, then follows it with "PSYNC ... FAILOVER".
  *
  * A replica (replica.c) runs its primary's stream through the normal call
  * path and feeds the bytes it applied to replicationFeedRaw(), so its
