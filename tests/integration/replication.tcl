@@ -317,6 +317,16 @@ start_server {} {
         after 1500
         assert_equal PONG [r ping]
         assert_equal "OK Already connected to specified master" [r replicaof 127.0.0.1 [srv port]]
+        r replicaof 127.0.0.1 $dead
+        assert_error "READONLY*" {r set stale 1}
+    }
+
+    test "replica-serve-stale-data no: -MASTERDOWN while the link is down, INFO still answers" {
+        r config set replica-serve-stale-data no
+        assert_error "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'." {r get x}
+        assert_match "*master_link_status:down*" [r info replication]
+        r config set replica-serve-stale-data yes
+        assert_equal {} [r get x]
         r replicaof no one
         assert_equal master [lindex [r role] 0]
     }
