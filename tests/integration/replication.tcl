@@ -307,6 +307,27 @@ start_server {overrides {repl-diskless-sync-delay 0 repl-backlog-size 16kb}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync-delay 0 requirepass s3cret}} {
+    r auth s3cret
+    r set guarded 1
+    start_server {overrides {replica-announce-ip 10.1.2.3 replica-announce-port 4567}} {
+        test "masterauth: without it the handshake fails with a logged reason; with it the link comes up" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_log "*Unexpected reply to PSYNC from master: -NOAUTH*" -tries 100
+            r config set masterauth s3cret
+            wait_link_up 0
+            assert_equal 1 [r get guarded]
+        }
+
+        test "replica-announce-ip/port are what the primary lists" {
+            wait_for_condition 50 100 {[string match "*slave0:ip=10.1.2.3,port=4567,state=online*" [r -1 info replication]]} else {
+                fail "announced address not listed: [r -1 info replication]"
+            }
+            assert_equal {10.1.2.3 4567} [lrange [lindex [lindex [r -1 role] 2] 0] 0 1]
+        }
+    }
+}
+
 start_server {} {
     test "REPLICAOF a dead port or itself: logged, retried, never a crash" {
         set dead [::harness::find_free_port]
