@@ -8,6 +8,10 @@ set ::reference_bin /usr/bin/redis-server
 
 proc have_reference {} { file executable $::reference_bin }
 
+# Whether the server under test is ours (the file also runs with --server
+# /usr/bin/redis-server, to check its expectations against Redis).
+proc ours {} { expr {[file normalize $::harness::opt(server)] ne $::reference_bin} }
+
 # A nested start_server running Redis's binary instead of ours.
 proc start_reference_server {overrides body} {
     set saved $::harness::opt(server)
@@ -409,6 +413,7 @@ start_server {} {
     }
 
     test "a truncated RDB: the load fails, nothing half-loaded is served" {
+        if {![ours]} { skip "Redis 7.0 exits on a truncated snapshot from its primary" }
         set rdb "REDIS0010\xfa\x09redis-ver\x067.0.15\xfe\x00\xfb\x02\x00\x00\x01k\x01v\x00\x02k2"
         with_fake_primary "\$[string length $rdb]\r\n$rdb" {
             r replicaof 127.0.0.1 $fake_port
@@ -419,6 +424,7 @@ start_server {} {
     }
 
     test "a truncated RDB with repl-diskless-load swapdb: the old dataset stays" {
+        if {![ours]} { skip "Redis 7.0 exits on a truncated snapshot from its primary" }
         r debug populate 50 kept
         r config set repl-diskless-load swapdb
         set rdb "REDIS0010\xfa\x09redis-ver\x067.0.15\xfe\x00\xfb\x02\x00\x00\x01k\x01v\x00\x02k2"
