@@ -292,10 +292,10 @@ static sds infoPersistence(sds info) {
     return loadingInfoString(info);
 }
 
-/* Fields for what this server lacks (replication, client eviction, defrag,
+/* Fields for what this server lacks (client eviction, defrag,
  * tracking, I/O threads, reply buffer resizing) report their idle value. */
 static sds infoStats(sds info) {
-    long long syncs[3];
+    long long syncs[5];
     replicationSyncCounts(syncs);
     info = sdscatprintf(info,
                         "total_connections_received:%lld\r\n"
@@ -303,8 +303,8 @@ static sds infoStats(sds info) {
                         "instantaneous_ops_per_sec:%lld\r\n"
                         "total_net_input_bytes:%lld\r\n"
                         "total_net_output_bytes:%lld\r\n"
-                        "total_net_repl_input_bytes:0\r\n"
-                        "total_net_repl_output_bytes:0\r\n"
+                        "total_net_repl_input_bytes:%lld\r\n"
+                        "total_net_repl_output_bytes:%lld\r\n"
                         "instantaneous_input_kbps:%.2f\r\n"
                         "instantaneous_output_kbps:%.2f\r\n"
                         "instantaneous_input_repl_kbps:0.00\r\n"
@@ -324,7 +324,7 @@ static sds infoStats(sds info) {
                         "keyspace_hits:%lld\r\n"
                         "keyspace_misses:%lld\r\n",
                         server.stat_numconnections, server.stat_numcommands, getMetric(METRIC_COMMANDS),
-                        server.stat_net_input_bytes, server.stat_net_output_bytes,
+                        server.stat_net_input_bytes, server.stat_net_output_bytes, syncs[3], syncs[4],
                         (double)getMetric(METRIC_NET_INPUT) / 1024, (double)getMetric(METRIC_NET_OUTPUT) / 1024,
                         server.stat_rejected_conn, syncs[0], syncs[1], syncs[2], server.stat_expiredkeys,
                         (double)server.stat_expired_stale_perc, server.stat_expired_time_cap_reached_count,

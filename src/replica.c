@@ -237,6 +237,7 @@ static void readFromMaster(connection *conn) {
     c->querybuf = sdscatlen(c->querybuf, buf, (size_t)n);
     S.unfed = sdscatlen(S.unfed, buf, (size_t)n);
     S.read_total += n;
+    replicationNetInputBytes += n;
     S.applying = 1;
     processInputBuffer(c);
     S.applying = 0;

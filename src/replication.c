@@ -66,6 +66,7 @@ static struct {
     long long no_replicas_since;
     long long last_ping_ms;
     long long sync_full, sync_partial_ok, sync_partial_err;
+    long long net_output_bytes; /* the stream, as queued to replicas */
 } R = {.second_offset = -1, .seldb = -1, .child = -1};
 
 /* ---- ids and offsets ------------------------------------------------------------------------ */
@@ -211,7 +212,10 @@ void replicationFeedRaw(const char *buf, size_t len) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
-        if (r->state == REPLICA_ONLINE) addReplyProto(c, buf, len);
+        if (r->state == REPLICA_ONLINE) {
+            addReplyProto(c, buf, len);
+            R.net_output_bytes += (long long)len;
+        }
         else if (r->state == REPLICA_WAIT_BGSAVE_END) gatherPending(c, r, buf, len);
     }
 }
@@ -918,10 +922,14 @@ sds replicationInfoString(sds info) {
                         R.backlog ? R.backlog_histlen : 0);
 }
 
-void replicationSyncCounts(long long out[3]) {
+long long replicationNetInputBytes; /* replica.c: the primary's stream, read */
+
+void replicationSyncCounts(long long out[5]) {
     out[0] = R.sync_full;
     out[1] = R.sync_partial_ok;
     out[2] = R.sync_partial_err;
+    out[3] = replicationNetInputBytes;
+    out[4] = R.net_output_bytes;
 }
 
 void roleCommand(client *c) {

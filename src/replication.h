@@ -57,6 +57,7 @@ void replicaFailoverRevert(void);    /* FAILOVER aborted while following the tar
 void replicaPromoteForFailover(void); /* PSYNC ... FAILOVER from our primary: we take over */
 void replicationFailoverDone(void);  /* the target accepted our PSYNC */
 void replicationFailoverFailed(void); /* the link to the target failed */
-int replicationFailoverInProgress(void);          /* REPLCONF ACK <offset> to the primary */
+int replicationFailoverInProgress(void);
+extern long long replicationNetInputBytes;          /* REPLCONF ACK <offset> to the primary */
 
 #endif

@@ -883,7 +883,8 @@ sds replicationInfoString(sds info);   /* INFO replication */
 const char *replicationReplId(void);
 long long replicationOffset(void);
 void replicationLoadedAux(const char *key, const char *value); /* rdb.c: repl-id / repl-offset of a loaded RDB */
-void replicationSyncCounts(long long out[3]); /* INFO stats: sync_full, sync_partial_ok, sync_partial_err */
+/* INFO stats: sync_full, sync_partial_ok, sync_partial_err, total_net_repl_input_bytes, _output_bytes */
+void replicationSyncCounts(long long out[5]);
 
 /* ---- aof*.c, bio.c (see aof.h for the internals) ------------------------------------------- */
 void aofInit(void);
