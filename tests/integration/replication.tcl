@@ -93,6 +93,8 @@ foreach diskless {yes no} {
                 assert_equal connected [lindex $role 3]
                 wait_for_condition 50 100 {[llength [lindex [r -1 role] 2]] == 1} else { fail "ROLE lists no replica" }
                 assert_equal master [lindex [r -1 role] 0]
+                assert_morethan [s -1 total_net_repl_output_bytes] 0
+                assert_morethan [s 0 total_net_repl_input_bytes] 0
                 assert_match "*flags=S *cmd=*" [r -1 client list type replica]
                 assert_match "*flags=M *" [r client list type master]
             }
