@@ -358,6 +358,7 @@ static int tryPartialResync(client *c, const char *replid, const char *offstr) {
                            : snprintf(line, sizeof line, "+CONTINUE\r\n");
     addReplyProto(c, line, (size_t)n);
     long long sent = sendBacklogFrom(c, off);
+    R.net_output_bytes += sent;
     serverLog(LL_NOTICE,
               "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from offset "
               "%lld.",
@@ -561,6 +562,7 @@ static void replicaSynced(client *c) {
     r->state = REPLICA_ONLINE;
     r->ack_ms = server.mstime;
     if (sdslen(r->pending)) addReplyProto(c, r->pending, sdslen(r->pending));
+    R.net_output_bytes += (long long)sdslen(r->pending);
     sdsfree(r->pending);
     r->pending = NULL;
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
