@@ -212,11 +212,12 @@ void replicationFeedRaw(const char *buf, size_t len) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
-        if (r->state == REPLICA_ONLINE) {
+        if (r->state == REPLICA_ONLINE && !r->wait_first_ack) {
             addReplyProto(c, buf, len);
             R.net_output_bytes += (long long)len;
+        } else if (r->state == REPLICA_WAIT_BGSAVE_END || r->wait_first_ack) {
+            gatherPending(c, r, buf, len);
         }
-        else if (r->state == REPLICA_WAIT_BGSAVE_END) gatherPending(c, r, buf, len);
     }
 }
 
@@ -557,14 +558,25 @@ static void startFullSyncIfDue(void) {
 
 int replicationChildActive(void) { return R.child != -1; }
 
-static void replicaSynced(client *c) {
+/* The stream gathered during the snapshot goes out. After an "$EOF:"
+ * transfer it waits for the replica's first ACK (it has read the mark):
+ * sent earlier, it could arrive in the read that ends with the mark, and a
+ * replica (Redis's too) would not see the mark at the end of its data. */
+static void sendPending(client *c) {
     replClient *r = c->repl;
-    r->state = REPLICA_ONLINE;
-    r->ack_ms = server.mstime;
+    r->wait_first_ack = 0;
     if (sdslen(r->pending)) addReplyProto(c, r->pending, sdslen(r->pending));
     R.net_output_bytes += (long long)sdslen(r->pending);
     sdsfree(r->pending);
     r->pending = NULL;
+}
+
+static void replicaSynced(client *c, int diskless) {
+    replClient *r = c->repl;
+    r->state = REPLICA_ONLINE;
+    r->ack_ms = server.mstime;
+    if (diskless) r->wait_first_ack = 1;
+    else sendPending(c);
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
 }
 
@@ -583,7 +595,7 @@ static void childDone(int status) {
             serverLog(LL_WARNING, "Sending the snapshot to replica %s failed: closing its link", replicaName(c));
             freeClientAsync(c);
         } else {
-            replicaSynced(c);
+            replicaSynced(c, R.child_diskless);
         }
     }
 }
@@ -598,6 +610,7 @@ static void replconfAck(client *c, robj *offarg) {
     replClient *r = c->repl;
     if (off > r->ack_off) r->ack_off = off;
     r->ack_ms = server.mstime;
+    if (r->wait_first_ack) sendPending(c);
     if (listLength(R.waiters)) checkWaiters();
 }
 

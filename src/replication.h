@@ -28,6 +28,7 @@ typedef struct replClient {
     sds pending;              /* the stream after the snapshot, while it is being sent */
     long long ack_off, ack_ms;
     int batch_index;          /* position in the snapshot child's batch */
+    int wait_first_ack;       /* online after an $EOF: transfer: the stream waits for its first ACK */
     /* a client blocked in WAIT */
     int waiting;
     long long wait_off, wait_deadline_ms;
