@@ -35,15 +35,21 @@
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-#define CLIENT_TYPE_MATCHES_NONE (-2) /* "master": we have no master link */
+#define CLIENT_TYPE_MASTER_LINK (-2) /* "master": our primary's link (replica.c) */
 
 /* -1 for an unknown name. */
 static int clientTypeByName(const char *name) {
     if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
     if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return CLIENT_TYPE_REPLICA;
     if (!strcasecmp(name, "pubsub")) return CLIENT_TYPE_PUBSUB;
-    if (!strcasecmp(name, "master")) return CLIENT_TYPE_MATCHES_NONE;
+    if (!strcasecmp(name, "master")) return CLIENT_TYPE_MASTER_LINK;
     return -1;
+}
+
+/* The primary's link is of type "master" only (TYPE normal spares it). */
+static int clientIsOfType(client *c, int type) {
+    if (type == CLIENT_TYPE_MASTER_LINK || (c->flags & CLIENT_MASTER)) return type == CLIENT_TYPE_MASTER_LINK && (c->flags & CLIENT_MASTER);
+    return getClientType(c) == type;
 }
 
 /* Returns 1 and sets *on for "on"/"off", otherwise replies a syntax error. */
@@ -87,7 +93,7 @@ static void clientListByType(client *c, int type) {
     listRewind(server.clients, &li);
     while ((ln = listNext(&li)) != NULL) {
         client *each = listNodeValue(ln);
-        if (type == -1 || getClientType(each) == type) out = catClientLine(out, each);
+        if (type == -1 || clientIsOfType(each, type)) out = catClientLine(out, each);
     }
     addReplyVerbatim(c, out, sdslen(out), "txt");
     sdsfree(out);
@@ -146,7 +152,7 @@ typedef struct killFilter {
 static int killFilterMatches(const killFilter *f, client *self, client *c) {
     if (c->conn == NULL) return 0; /* fake clients (AOF loading) cannot be killed */
     if (f->id && c->id != f->id) return 0;
-    if (f->type != -1 && getClientType(c) != f->type) return 0;
+    if (f->type != -1 && !clientIsOfType(c, f->type)) return 0;
     if (f->addr && strcmp(getClientPeerId(c), f->addr) != 0) return 0;
     if (f->user && c->user != f->user) return 0;
     if (f->laddr) {
@@ -268,7 +274,8 @@ static int commandMayWrite(client *c) {
 }
 
 int postponeCommandIfPaused(client *c) {
-    if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & CLIENT_FAKE) return 0;
+    if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & (CLIENT_FAKE | CLIENT_MASTER | CLIENT_SLAVE))
+        return 0; /* the replication links are never paused */
     if (pause_state.type == PAUSE_WRITE && !commandMayWrite(c)) return 0;
     if (pause_state.waiting == NULL) {
         pause_state.waiting = listCreate();
@@ -343,6 +350,10 @@ static void pauseClients(int type, long long end_ms) {
     if (delay > INT_MAX) delay = INT_MAX;
     pause_state.timer_id = aeCreateTimeEvent(server.el, delay, pauseTimerProc, NULL, NULL);
 }
+
+/* FAILOVER (replication.c): writes wait until it ends or end_ms. */
+void clientsPauseWrites(long long end_ms) { pauseClients(PAUSE_WRITE, end_ms); }
+void clientsUnpause(void) { unpauseClients(); }
 
 static void clientPauseCommand(client *c) {
     int type = PAUSE_ALL;

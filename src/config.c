@@ -30,9 +30,9 @@
  *   test suites match on them.
  * - `user` and `rename-command` lines go to acl_file.c (they set no
  *   field of the table); CONFIG REWRITE writes the ACL users back as
- *   `user` lines. Redis directives of features not built yet (replication,
- *   cluster, modules, scripting limits: unbuilt_directives; TLS in a
- *   BUILD_TLS=no build: tlsNotBuiltError) stop
+ *   `user` lines. Redis directives of features not built yet (cluster,
+ *   modules: unbuilt_directives; TLS in a BUILD_TLS=no build:
+ *   tlsNotBuiltError) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
  *   io-threads: the server is single-threaded by design) are accepted and
@@ -202,6 +202,24 @@ static sds getShutdownOnSigint(sds out);
 
 static const configSpecial bind_special = {setBind, getBind, rewriteBind};
 static const configSpecial save_special = {setSave, getSave, rewriteSave};
+static int setReplicaof(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    return replicaConfigSet(argv, argc, err);
+}
+/* "replicaof <host> <port>", or no line at all when we are a primary. */
+static int rewriteReplicaof(const char *name, sds **lines) {
+    sds value = replicaConfigGet(sdsempty());
+    if (sdslen(value) == 0) {
+        sdsfree(value);
+        *lines = NULL;
+        return 0;
+    }
+    *lines = zmalloc(sizeof(sds));
+    (*lines)[0] = sdscatprintf(sdsempty(), "%s %s", name, value);
+    sdsfree(value);
+    return 1;
+}
+static const configSpecial replicaof_special = {setReplicaof, replicaConfigGet, rewriteReplicaof};
 static const configSpecial obuf_special = {setOutputBufferLimits, getOutputBufferLimits, rewriteOutputBufferLimits};
 static const configSpecial notify_special = {setNotifyKeyspaceEvents, getNotifyKeyspaceEvents, NULL};
 static const configSpecial dir_special = {setDir, getDir, NULL};
@@ -370,35 +388,42 @@ static const configEntry configTable[] = {
     SPECIAL_CONFIG("notify-keyspace-events", NULL, 0, notify_special, "", NULL),
     ULONG_CONFIG("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LONG_MAX, "1000000", NULL),
 
-    /* Redis's replication knobs: accepted with Redis's types, bounds and
-     * defaults so its config files load; nothing reads them (the two
-     * stream-node ones among them are read by t_stream.c) */
+    /* replication (replication.c, replica.c); the ones still CF_NO_EFFECT
+     * are accepted with Redis's types, bounds and defaults so its config
+     * files load; nothing reads them (the two stream-node ones among them
+     * are read by t_stream.c) */
+    SPECIAL_CONFIG("replicaof", "slaveof", CF_IMMUTABLE | CF_MULTI_ARG, replicaof_special, "", NULL),
+    STRING_CONFIG("masterauth", NULL, CF_SENSITIVE | CF_EMPTY_IS_NULL, masterauth, "", NULL, NULL),
+    STRING_CONFIG("masteruser", NULL, CF_EMPTY_IS_NULL, masteruser, "", NULL, NULL),
+    STRING_CONFIG("replica-announce-ip", "slave-announce-ip", CF_EMPTY_IS_NULL, replica_announce_ip, "", NULL, NULL),
+    INT_CONFIG("replica-announce-port", "slave-announce-port", 0, replica_announce_port, 0, 65535, "0", NULL),
+    BOOL_CONFIG("replica-announced", NULL, 0, replica_announced, "yes", NULL),
     BOOL_CONFIG("rdb-del-sync-files", NULL, CF_NO_EFFECT, rdb_del_sync_files, "no", NULL),
-    BOOL_CONFIG("replica-serve-stale-data", "slave-serve-stale-data", CF_NO_EFFECT, repl_serve_stale_data, "yes",
+    BOOL_CONFIG("replica-serve-stale-data", "slave-serve-stale-data", 0, repl_serve_stale_data, "yes",
                 NULL),
-    BOOL_CONFIG("replica-read-only", "slave-read-only", CF_NO_EFFECT, repl_slave_ro, "yes", NULL),
-    BOOL_CONFIG("repl-diskless-sync", NULL, CF_NO_EFFECT, repl_diskless_sync, "yes", NULL),
-    INT_CONFIG("repl-diskless-sync-delay", NULL, CF_NO_EFFECT, repl_diskless_sync_delay, 0, INT_MAX, "5", NULL),
-    INT_CONFIG("repl-diskless-sync-max-replicas", NULL, CF_NO_EFFECT, repl_diskless_sync_max_replicas, 0, INT_MAX,
+    BOOL_CONFIG("replica-read-only", "slave-read-only", 0, repl_slave_ro, "yes", NULL),
+    BOOL_CONFIG("repl-diskless-sync", NULL, 0, repl_diskless_sync, "yes", NULL),
+    INT_CONFIG("repl-diskless-sync-delay", NULL, 0, repl_diskless_sync_delay, 0, INT_MAX, "5", NULL),
+    INT_CONFIG("repl-diskless-sync-max-replicas", NULL, 0, repl_diskless_sync_max_replicas, 0, INT_MAX,
                "0", NULL),
-    ENUM_CONFIG("repl-diskless-load", NULL, CF_NO_EFFECT, repl_diskless_load, repl_diskless_load_enum, "disabled",
+    ENUM_CONFIG("repl-diskless-load", NULL, 0, repl_diskless_load, repl_diskless_load_enum, "disabled",
                 NULL),
     BOOL_CONFIG("repl-disable-tcp-nodelay", NULL, CF_NO_EFFECT, repl_disable_tcp_nodelay, "no", NULL),
-    INT_CONFIG("replica-priority", "slave-priority", CF_NO_EFFECT, replica_priority, 0, INT_MAX, "100", NULL),
+    INT_CONFIG("replica-priority", "slave-priority", 0, replica_priority, 0, INT_MAX, "100", NULL),
     BOOL_CONFIG("replica-lazy-flush", "slave-lazy-flush", CF_NO_EFFECT, repl_slave_lazy_flush, "no", NULL),
     ULONG_CONFIG("stream-node-max-bytes", NULL, CF_MEMORY, stream_node_max_bytes, 0, LONG_MAX,
                  "4096", NULL),
     LL_CONFIG("stream-node-max-entries", NULL, 0, stream_node_max_entries, 0, LLONG_MAX, "100", NULL),
-    INT_CONFIG("repl-ping-replica-period", "repl-ping-slave-period", CF_NO_EFFECT, repl_ping_replica_period, 1,
+    INT_CONFIG("repl-ping-replica-period", "repl-ping-slave-period", 0, repl_ping_replica_period, 1,
                INT_MAX, "10", NULL),
-    INT_CONFIG("repl-timeout", NULL, CF_NO_EFFECT, repl_timeout, 1, INT_MAX, "60", NULL),
-    LL_CONFIG("repl-backlog-size", NULL, CF_NO_EFFECT | CF_MEMORY, repl_backlog_size, 1, LLONG_MAX, "1mb", NULL),
-    LL_CONFIG("repl-backlog-ttl", NULL, CF_NO_EFFECT, repl_backlog_ttl, 0, LONG_MAX, "3600", NULL),
-    INT_CONFIG("min-replicas-to-write", "min-slaves-to-write", CF_NO_EFFECT, min_replicas_to_write, 0, INT_MAX,
+    INT_CONFIG("repl-timeout", NULL, 0, repl_timeout, 1, INT_MAX, "60", NULL),
+    LL_CONFIG("repl-backlog-size", NULL, CF_MEMORY, repl_backlog_size, 1, LLONG_MAX, "1mb", NULL),
+    LL_CONFIG("repl-backlog-ttl", NULL, 0, repl_backlog_ttl, 0, LONG_MAX, "3600", NULL),
+    INT_CONFIG("min-replicas-to-write", "min-slaves-to-write", 0, min_replicas_to_write, 0, INT_MAX,
                "0", NULL),
-    INT_CONFIG("min-replicas-max-lag", "min-slaves-max-lag", CF_NO_EFFECT, min_replicas_max_lag, 0, INT_MAX, "10",
+    INT_CONFIG("min-replicas-max-lag", "min-slaves-max-lag", 0, min_replicas_max_lag, 0, INT_MAX, "10",
                NULL),
-    STRING_CONFIG("bind-source-addr", NULL, CF_NO_EFFECT | CF_EMPTY_IS_NULL, bind_source_addr, "", NULL, NULL),
+    STRING_CONFIG("bind-source-addr", NULL, CF_EMPTY_IS_NULL, bind_source_addr, "", NULL, NULL),
 
 #ifdef USE_OPENSSL
     /* TLS (tls.c): Redis 7.0's tls-* directives with its defaults; a change
@@ -1331,10 +1356,6 @@ static const struct {
     const char *name;
     const char *feature;
 } unbuilt_directives[] = {
-    {"replicaof", "replication"},
-    {"slaveof", "replication"},
-    {"masterauth", "replication"},
-    {"masteruser", "replication"},
     {"loadmodule", "module loading"},
     {"cluster-", "cluster mode"},
 };
@@ -1956,8 +1977,8 @@ void configWarnNoEffectDirectives(void) {
         sdsfree(value);
     }
     if (sdslen(names))
-        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (this server has no replication "
-                              "or ACL log): %s", names);
+        serverLog(LL_WARNING, "WARNING: directives set that have no effect here (replication tuning this server "
+                              "does not do): %s", names);
     sdsfree(names);
     if (config_io_threads > 1 || config_io_threads_do_reads)
         serverLog(LL_WARNING, "WARNING: io-threads %d%s ignored: this server is single-threaded by design and "

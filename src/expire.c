@@ -96,13 +96,19 @@ static void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
  * only looks gone, and is deleted by the first access after the pause. */
 int expireIfNeeded(redisDb *db, robj *key, int flags) {
     if (!keyIsExpired(db, key)) return 0;
+    if (replicationIsReplica()) { /* the primary's DEL rules; its own commands still see the key */
+        client *cur = server.current_client;
+        return cur && (cur->flags & CLIENT_MASTER) ? 0 : 1;
+    }
     if (flags & LOOKUP_NOEXPIRE) return 1;
     if (clientsArePaused()) return 1;
     deleteExpiredKeyAndPropagate(db, key);
     return 1;
 }
 
-int checkAlreadyExpired(long long when) { return when <= commandTimeMs() && !server.loading; }
+int checkAlreadyExpired(long long when) {
+    return when <= commandTimeMs() && !server.loading && !replicationIsReplica();
+}
 
 /* ---- the active cycle ------------------------------------------------------------------ */
 
@@ -130,6 +136,7 @@ static int expireSampleOfDb(redisDb *db, long num, long *sampled) {
 }
 
 void activeExpireCycle(int type) {
+    if (replicationIsReplica()) return; /* keys expire on a replica when its primary says so */
     static unsigned int current_db = 0;
     static long long last_fast_cycle = 0;
     int effort = server.active_expire_effort - 1; /* 0..9 */

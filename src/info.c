@@ -12,8 +12,8 @@
  * Decisions:
  * - Field names and formats are Redis's, so redis-cli, client libraries and
  *   monitoring tools that parse INFO work unchanged. Fields for subsystems
- *   that do not exist yet report their idle value (role:master,
- *   connected_slaves:0, async_loading:0, module_fork_in_progress:0 ...).
+ *   that do not exist yet report their idle value (async_loading:0,
+ *   module_fork_in_progress:0 ...); replication's come from replication.c.
  * - redis_version is the Redis release we match (version.h); the project's
  *   own name and version follow it as server_name and <name>_version, the
  *   fields Valkey uses, so tools that know them can tell us apart.
@@ -75,21 +75,6 @@ static int metricsCron(struct aeEventLoop *el, long long id, void *data) {
     trackMetric(METRIC_NET_INPUT, server.stat_net_input_bytes, now);
     trackMetric(METRIC_NET_OUTPUT, server.stat_net_output_bytes, now);
     return STATS_METRIC_PERIOD_MS;
-}
-
-/* ---- replication ids (no replication yet: what INFO and DEBUG show) --------------------------- */
-
-static char master_replid[CONFIG_RUN_ID_SIZE + 1];
-
-void changeReplicationId(void) {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char raw[CONFIG_RUN_ID_SIZE / 2];
-    osRandomBytes(raw, sizeof raw);
-    for (int j = 0; j < CONFIG_RUN_ID_SIZE / 2; j++) {
-        master_replid[2 * j] = hex[raw[j] >> 4];
-        master_replid[2 * j + 1] = hex[raw[j] & 15];
-    }
-    master_replid[CONFIG_RUN_ID_SIZE] = '\0';
 }
 
 void infoInit(void) {
@@ -325,25 +310,27 @@ static sds infoPersistence(sds info) {
     return loadingInfoString(info);
 }
 
-/* Fields for what this server lacks (replication, client eviction, defrag,
+/* Fields for what this server lacks (client eviction, defrag,
  * tracking, I/O threads, reply buffer resizing) report their idle value. */
 static sds infoStats(sds info) {
+    long long syncs[5];
+    replicationSyncCounts(syncs);
     info = sdscatprintf(info,
                         "total_connections_received:%lld\r\n"
                         "total_commands_processed:%lld\r\n"
                         "instantaneous_ops_per_sec:%lld\r\n"
                         "total_net_input_bytes:%lld\r\n"
                         "total_net_output_bytes:%lld\r\n"
-                        "total_net_repl_input_bytes:0\r\n"
-                        "total_net_repl_output_bytes:0\r\n"
+                        "total_net_repl_input_bytes:%lld\r\n"
+                        "total_net_repl_output_bytes:%lld\r\n"
                         "instantaneous_input_kbps:%.2f\r\n"
                         "instantaneous_output_kbps:%.2f\r\n"
                         "instantaneous_input_repl_kbps:0.00\r\n"
                         "instantaneous_output_repl_kbps:0.00\r\n"
                         "rejected_connections:%lld\r\n"
-                        "sync_full:0\r\n"
-                        "sync_partial_ok:0\r\n"
-                        "sync_partial_err:0\r\n"
+                        "sync_full:%lld\r\n"
+                        "sync_partial_ok:%lld\r\n"
+                        "sync_partial_err:%lld\r\n"
                         "expired_keys:%lld\r\n"
                         "expired_stale_perc:%.2f\r\n"
                         "expired_time_cap_reached_count:%lld\r\n"
@@ -355,9 +342,9 @@ static sds infoStats(sds info) {
                         "keyspace_hits:%lld\r\n"
                         "keyspace_misses:%lld\r\n",
                         server.stat_numconnections, server.stat_numcommands, getMetric(METRIC_COMMANDS),
-                        server.stat_net_input_bytes, server.stat_net_output_bytes,
+                        server.stat_net_input_bytes, server.stat_net_output_bytes, syncs[3], syncs[4],
                         (double)getMetric(METRIC_NET_INPUT) / 1024, (double)getMetric(METRIC_NET_OUTPUT) / 1024,
-                        server.stat_rejected_conn, server.stat_expiredkeys,
+                        server.stat_rejected_conn, syncs[0], syncs[1], syncs[2], server.stat_expiredkeys,
                         (double)server.stat_expired_stale_perc, server.stat_expired_time_cap_reached_count,
                         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys,
                         server.stat_evictedclients,
@@ -399,21 +386,7 @@ static sds infoStats(sds info) {
                         server.stat_client_outbuf_limit_disconnections);
 }
 
-static sds infoReplication(sds info) {
-    return sdscatprintf(info,
-                        "role:master\r\n"
-                        "connected_slaves:0\r\n"
-                        "master_failover_state:no-failover\r\n"
-                        "master_replid:%s\r\n"
-                        "master_replid2:0000000000000000000000000000000000000000\r\n"
-                        "master_repl_offset:0\r\n"
-                        "second_repl_offset:-1\r\n"
-                        "repl_backlog_active:0\r\n"
-                        "repl_backlog_size:1048576\r\n"
-                        "repl_backlog_first_byte_offset:0\r\n"
-                        "repl_backlog_histlen:0\r\n",
-                        master_replid);
-}
+static sds infoReplication(sds info) { return replicationInfoString(info); }
 
 static double timevalSeconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1000000; }
 

@@ -120,6 +120,7 @@ void freeClient(client *c) {
     pubsubClientFreed(c);          /* every subscription goes */
     trackingClientFreed(c);        /* tracking off; clients redirecting to it see it gone */
     blockedClientFreed(c);         /* out of every key's queue and the deadline heap */
+    if (c->repl) replicationClientFreed(c); /* a replica, the primary's link, or a WAIT */
     unlinkClient(c);
     sdsfree(c->querybuf);
     freeClientArgv(c);
@@ -493,6 +494,7 @@ void resetClient(client *c) {
 static void processCommandAndResetClient(client *c) {
     server.current_client = c;
     processCommand(c);
+    if (c->flags & CLIENT_MASTER) replicaCommandApplied(c); /* the command's bytes go on to our replicas */
     if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
     server.current_client = NULL;
     /* maxmemory-clients: c itself is a candidate again. Without a limit the
@@ -685,6 +687,8 @@ int handleClientsWithPendingWrites(void) {
 /* ---- output buffer limits --------------------------------------------------------------- */
 
 int getClientType(client *c) {
+    if (c->flags & CLIENT_MASTER) return CLIENT_TYPE_NORMAL; /* never closed for its (absent) output */
+    if (c->flags & CLIENT_SLAVE) return CLIENT_TYPE_REPLICA;
     if (c->flags & CLIENT_PUBSUB) return CLIENT_TYPE_PUBSUB;
     return CLIENT_TYPE_NORMAL;
 }
@@ -730,7 +734,8 @@ void closeClientOnOutputBufferLimitReached(client *c) {
 /* ---- periodic work ------------------------------------------------------------------------- */
 
 static int clientIsIdleTooLong(client *c, long long now_ms) {
-    if (!server.maxidletime || c->flags & (CLIENT_BLOCKED | CLIENT_PUBSUB | CLIENT_MONITOR)) return 0;
+    if (!server.maxidletime || c->flags & (CLIENT_BLOCKED | CLIENT_PUBSUB | CLIENT_MONITOR | CLIENT_MASTER | CLIENT_SLAVE))
+        return 0;
     return (now_ms - c->last_interaction_ms) / 1000 > server.maxidletime;
 }
 
@@ -806,6 +811,8 @@ static char *getClientSockname(client *c) {
 
 static void clientFlagsString(client *c, char *flags) {
     char *p = flags;
+    if (c->flags & CLIENT_SLAVE) *p++ = 'S';
+    if (c->flags & CLIENT_MASTER) *p++ = 'M';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';

@@ -27,8 +27,9 @@
  *   in MULTI/EXEC, so a replay applies all or none (the commands of an EXEC,
  *   a command and the DEL of a key it found expired). Effects produced
  *   outside any command go out at once.
- * - The consumer is called directly (emitOp: aofFeed), and emitOp is where
- *   a replication stream will be fed too. A script's effects wrapped in
+ * - The consumers are called directly (emitOp: aofFeed, then
+ *   replicationFeed, which drops ops while a replica applies its
+ *   primary's stream: that stream is fed on byte for byte, replica.c). A script's effects wrapped in
  *   MULTI/EXEC need nothing new: the commands a script runs are nested
  *   call()s, queued until the outermost one returns.
  * - No target mask and no call() flags: every effect goes to every
@@ -71,7 +72,7 @@ static void queueOp(int dbid, robj **argv, int argc) {
 /* Hands one op to every consumer. */
 static void emitOp(int dbid, robj **argv, int argc) {
     aofFeed(dbid, argv, argc);
-    /* The replication stream will be fed here, with the same op. */
+    replicationFeed(dbid, argv, argc);
 }
 
 static void emitMultiOrExec(int dbid, const char *name) {

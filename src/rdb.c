@@ -355,6 +355,12 @@ static void putHeader(rdbWriter *w, int aof_base) {
     putAux(w, "ctime", num);
     ll2string(num, sizeof num, (long long)zmalloc_used_memory());
     putAux(w, "used-mem", num);
+    if (replicationStreamActive) { /* restart-resync: the history this snapshot ends (replication.c) */
+        putAux(w, "repl-stream-db", "0");
+        putAux(w, "repl-id", replicationReplId());
+        ll2string(num, sizeof num, replicationOffset());
+        putAux(w, "repl-offset", num);
+    }
     putAux(w, "aof-base", aof_base ? "1" : "0");
     saveFunctions(w);
 }
@@ -1350,6 +1356,8 @@ static int loadAux(rdbReader *r) {
     } else if (!strcmp(key, "used-mem")) {
         serverLog(LL_NOTICE, "RDB memory usage when created %.2f Mb", (double)v / (1024 * 1024));
         loadingSetRdbUsedMem(v);
+    } else if (!strcmp(key, "repl-id") || !strcmp(key, "repl-offset")) {
+        replicationLoadedAux(key, value);
     } else if (!strcmp(key, "aof-base") && v != 0) {
         serverLog(LL_NOTICE, "RDB is base AOF");
     }

@@ -337,7 +337,7 @@ int processCommand(client *c) {
     }
     /* As in Redis, every command evicts keys when over maxmemory (client
      * buffers grow used memory without any write); only DENYOOM ones fail. */
-    if (server.maxmemory && overMemoryLimit() && (commandFlags(c) & CMD_DENYOOM)) {
+    if (server.maxmemory && !(c->flags & CLIENT_MASTER) && overMemoryLimit() && (commandFlags(c) & CMD_DENYOOM)) {
         rejectCommand(c, shared.oomerr);
         return C_OK;
     }
@@ -351,13 +351,18 @@ int processCommand(client *c) {
         rejectCommand(c, scriptBusyError());
         return C_OK;
     }
-    if ((commandFlags(c) & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & CLIENT_FAKE)) {
+    if ((commandFlags(c) & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & (CLIENT_FAKE | CLIENT_MASTER))) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();
         if (misconf) {
             rejectCommandSds(c, misconf);
             return C_OK;
         }
+    }
+    sds refusal = replicationRefusal(c); /* -NOREPLICAS, -READONLY, -MASTERDOWN */
+    if (refusal) {
+        rejectCommandSds(c, refusal);
+        return C_OK;
     }
     if (c->flags & CLIENT_PUBSUB && c->resp == 2 && !commandAllowedInSubscribedMode(c->cmd)) {
         rejectCommandSds(c, sdscatprintf(sdsempty(),
@@ -470,7 +475,9 @@ static dictType errorsDictType = {
  * page the parent writes meanwhile gets copied. So, as in Redis, hash tables
  * then grow or shrink only when far out of proportion (which also stops the
  * cron's rehash steps) and lookups leave key access times alone. */
-int hasActiveChildProcess(void) { return aofRewriteInProgress() || rdbBgsaveInProgress(); }
+int hasActiveChildProcess(void) {
+    return aofRewriteInProgress() || rdbBgsaveInProgress() || replicationChildActive();
+}
 
 void updateDictResizePolicy(void) {
     dictSetResizeEnabled(hasActiveChildProcess() ? DICT_RESIZE_AVOID : DICT_RESIZE_ENABLE);
@@ -1001,7 +1008,7 @@ static void addHelloReply(client *c) {
     addReplyBulkCString(c, "mode");
     addReplyBulkCString(c, "standalone");
     addReplyBulkCString(c, "role");
-    addReplyBulkCString(c, "master");
+    addReplyBulkCString(c, replicationIsReplica() ? "replica" : "master");
     addReplyBulkCString(c, "modules");
     addReplyArrayLen(c, 0);
 }
@@ -1245,6 +1252,7 @@ int main(int argc, char **argv) {
     notifyLoading();
     aofInit();
     rdbInit();
+    replicationInit();
     createPidFile();
     if (server.ipfd_count || tlsIsListening()) serverLog(LL_NOTICE, "Ready to accept connections");
     if (server.unixsocket) serverLog(LL_NOTICE, "The server is now ready to accept connections at %s", server.unixsocket);

@@ -211,6 +211,8 @@ typedef struct redisCommand {
 #define CLIENT_PREVENT_PROP (1 << 19) /* the command propagated its effects itself */
 #define CLIENT_FORCE_PROP (1 << 20)   /* propagate even if nothing looked dirty */
 #define CLIENT_SCRIPT (1 << 21)       /* a scripting engine's client: collects replies, no connection */
+#define CLIENT_MASTER (1ULL << 40)    /* our primary's link: its stream is applied (replica.c) */
+#define CLIENT_SLAVE (1ULL << 41)     /* a replica fed our stream (replication.c) */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -274,6 +276,7 @@ typedef struct client {
     robj *lib_name, *lib_ver;     /* CLIENT SETINFO, NULL when unset */
     struct clientTracking *tracking; /* CLIENT TRACKING state (tracking.c), NULL when off */
     size_t mem_counted;           /* share in server.clients_mem_total (client_eviction.c) */
+    struct replClient *repl;      /* replication.c / replica.c: a replica, the primary, or WAIT; NULL */
 } client;
 
 /* ---- databases ------------------------------------------------------------ */
@@ -495,8 +498,9 @@ struct redisServer {
     int lazyfree_lazy_user_del;
     int lazyfree_lazy_user_flush;
 
-    /* accepted so Redis config files load, without effect: this server has
-     * no replication, ACL log or streams (config.c warns when one is set) */
+    /* replication (replication.c, replica.c), and knobs accepted so Redis
+     * config files load, without effect (CF_NO_EFFECT in config.c: the ACL
+     * log, streams, some replication tuning; config.c warns when one is set) */
     int rdb_del_sync_files;
     int repl_serve_stale_data;
     int repl_slave_ro;
@@ -517,6 +521,11 @@ struct redisServer {
     int min_replicas_to_write;
     int min_replicas_max_lag;
     char *bind_source_addr;
+    char *masterauth;             /* replica.c: AUTH sent to the primary, NULL: none */
+    char *masteruser;
+    char *replica_announce_ip;    /* REPLCONF ip-address, NULL: the primary sees our address */
+    int replica_announce_port;    /* REPLCONF listening-port, 0: our port */
+    int replica_announced;
 
     /* collections: compact-encoding thresholds (config.c) */
     unsigned long hash_max_listpack_entries;
@@ -796,7 +805,10 @@ extern struct redisCommand redisCommandTable[]; /* commands.c, from commands.def
  * while the AOF's file is not open (start-up, a failed open). A
  * replication stream will be the second consumer. Replaying a file
  * propagates nothing. A command tests it before building a vector. */
-static inline int propagationEnabled(void) { return server.aof_enabled && !server.loading; }
+extern int replicationStreamActive; /* replication.c: a backlog exists, so ops feed the stream */
+static inline int propagationEnabled(void) {
+    return (server.aof_enabled || replicationStreamActive) && !server.loading;
+}
 void propagateBeforeCall(client *c);
 void propagateAfterCall(client *c, long long dirty_delta);
 void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besides the command's own */
@@ -864,12 +876,32 @@ void infoInit(void);                         /* after the event loop exists */
 void changeReplicationId(void);
 int postponeCommandIfPaused(client *c);      /* 1: c waits for CLIENT UNPAUSE */
 int clientsArePaused(void);                  /* expiry/eviction stop while true */
+void clientsPauseWrites(long long end_ms);    /* FAILOVER: like CLIENT PAUSE WRITE */
+void clientsUnpause(void);
 void slowlogInit(void);
 void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration); /* call() */
 int commandArgIsRedacted(robj **argv, int argc, int j); /* AUTH/HELLO secrets */
 void feedMonitors(client *c, robj **argv, int argc);
 void monitorClientFreed(client *c);
 
+
+/* ---- replication.c (primary side), replica.c (replica side) ---------------------------------- */
+void replicationInit(void);            /* start-up, after the dataset is loaded */
+void replicationFeed(int dbid, robj **argv, int argc); /* propagate.c emitOp: one op to the stream */
+void replicationClientFreed(client *c); /* freeClient(): a replica, the primary link or a WAIT */
+void replicaCommandApplied(client *c); /* after each command of the primary's stream */
+int replicaIsApplyingStream(void);     /* the primary's commands are running */
+int replicationIsReplica(void);        /* replicaof is set */
+sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
+int replicationChildActive(void);
+int replicaConfigSet(sds *argv, int argc, sds *err); /* `replicaof host port` / `no one`: C_OK or C_ERR */
+sds replicaConfigGet(sds out);
+sds replicationInfoString(sds info);   /* INFO replication */
+const char *replicationReplId(void);
+long long replicationOffset(void);
+void replicationLoadedAux(const char *key, const char *value); /* rdb.c: repl-id / repl-offset of a loaded RDB */
+/* INFO stats: sync_full, sync_partial_ok, sync_partial_err, total_net_repl_input_bytes, _output_bytes */
+void replicationSyncCounts(long long out[5]);
 
 /* ---- aof*.c, bio.c (see aof.h for the internals) ------------------------------------------- */
 void aofInit(void);

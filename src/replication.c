@@ -1,0 +1,1071 @@
+/* replication.c -- the primary side of replication: SYNC/PSYNC, the backlog,
+ * replica clients, REPLCONF, WAIT, min-replicas, ROLE and INFO replication.
+ *
+ * The stream: propagate.c hands every op to replicationFeed() (emitOp, next
+ * to the AOF), which writes it as RESP, with a SELECT when the db changes,
+ * to the backlog (a ring of repl-backlog-size bytes) and to every replica.
+ * A replica that is receiving its snapshot gathers the stream in its
+ * `pending` buffer (bounded by the replica class of
+ * client-output-buffer-limit) and gets it once the snapshot is out; an
+ * online one gets it as its output, so the output limit applies as for any
+ * client.
+ *
+ * Full syncs: a fork child writes the snapshot straight to the replicas'
+ * sockets (made blocking in the child, repl-timeout as send timeout). With
+ * repl-diskless-sync it streams the RDB with Redis's "$EOF:<40 chars>"
+ * framing (to several replicas through a pipe from a grandchild that writes
+ * the RDB); without it, it saves dump.rdb first and sends the file with
+ * "$<len>" framing. The parent never writes to a socket the child owns; it
+ * learns from the child's exit status (a bit per failed replica) which
+ * replicas are online. +FULLRESYNC carries the offset at fork time, so the
+ * snapshot plus the gathered stream is exactly the history to that point.
+ *
+ * Partial syncs (PSYNC replid offset): accepted when the id is ours, or our
+ * previous one up to second_repl_offset (a promoted replica's siblings),
+ * and the backlog still holds the offset. A snapshot written while a
+ * backlog exists carries repl-id/repl-offset, and a server that loads it at
+ * start-up continues that history (restart-resync, as Redis 7.0).
+ *
+ * WAIT blocks the client (CLIENT_BLOCKED, our own list) until enough
+ * replicas acknowledge the offset the stream had, asking them at once with
+ * REPLCONF GETACK *. FAILOVER pauses writes, waits for a replica to
+ * acknowledge everything, then follows it with "PSYNC ... FAILOVER".
+ *
+ * A replica (replica.c) runs its primary's stream through the normal call
+ * path and feeds the bytes it applied to replicationFeedRaw(), so its
+ * backlog and its own replicas see the primary's stream byte for byte.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include "replication.h"
+#include "osrandom.h"
+
+int replicationStreamActive = 0;
+
+#define MAX_BATCH 64
+
+static struct {
+    char replid[CONFIG_RUN_ID_SIZE + 1], replid2[CONFIG_RUN_ID_SIZE + 1];
+    long long offset;        /* master_repl_offset */
+    long long second_offset; /* -1: replid2 means nothing */
+    int seldb;               /* the db of the stream's last SELECT, -1: none yet */
+    char *backlog;
+    long long backlog_size, backlog_idx, backlog_histlen, backlog_off;
+    list *replicas;
+    list *waiters;           /* clients blocked in WAIT */
+    list *resume;            /* WAIT clients released: their pipelined input runs in the cron */
+    pid_t child;
+    int child_diskless;
+    long long child_start_ms;
+    long long first_waiting_ms; /* the oldest replica waiting for a full sync, 0: none */
+    long long no_replicas_since;
+    long long last_ping_ms;
+    long long sync_full, sync_partial_ok, sync_partial_err;
+    long long net_output_bytes; /* the stream, as queued to replicas */
+} R = {.second_offset = -1, .seldb = -1, .child = -1};
+
+/* ---- ids and offsets ------------------------------------------------------------------------ */
+
+static void randomHex(char *out, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[64];
+    osRandomBytes(raw, n / 2 + 1);
+    for (size_t j = 0; j < n; j++) out[j] = hex[(raw[j / 2] >> ((j & 1) * 4)) & 15];
+    out[n] = '\0';
+}
+
+void changeReplicationId(void) { randomHex(R.replid, CONFIG_RUN_ID_SIZE); }
+
+static void clearReplicationId2(void) {
+    memset(R.replid2, '0', CONFIG_RUN_ID_SIZE);
+    R.replid2[CONFIG_RUN_ID_SIZE] = '\0';
+    R.second_offset = -1;
+}
+
+const char *replicationReplId(void) { return R.replid; }
+long long replicationOffset(void) { return R.offset; }
+
+void replicationShiftId(void) {
+    memcpy(R.replid2, R.replid, sizeof R.replid);
+    R.second_offset = R.offset + 1;
+    changeReplicationId();
+    serverLog(LL_NOTICE, "Setting secondary replication ID to %s, valid up to offset: %lld. New replication ID is %s",
+              R.replid2, R.second_offset, R.replid);
+}
+
+void replicationContinueWithId(const char *replid) {
+    if (!strcmp(replid, R.replid)) return;
+    memcpy(R.replid2, R.replid, sizeof R.replid);
+    R.second_offset = R.offset + 1;
+    memcpy(R.replid, replid, CONFIG_RUN_ID_SIZE);
+    R.replid[CONFIG_RUN_ID_SIZE] = '\0';
+}
+
+/* After a full sync the history is the primary's: its id, its offset, and
+ * a backlog that starts there. */
+void replicationSetHistory(const char *replid, long long offset) {
+    memcpy(R.replid, replid, CONFIG_RUN_ID_SIZE);
+    R.replid[CONFIG_RUN_ID_SIZE] = '\0';
+    clearReplicationId2();
+    R.offset = offset;
+    if (R.backlog) {
+        R.backlog_histlen = 0;
+        R.backlog_idx = 0;
+        R.backlog_off = offset + 1;
+    }
+    replicationCreateBacklogIfNone();
+}
+
+void replicationNoteStreamDb(int dbid) { R.seldb = dbid; }
+
+/* ---- the backlog -------------------------------------------------------------------------------- */
+
+void replicationCreateBacklogIfNone(void) {
+    if (R.backlog) return;
+    R.backlog_size = server.repl_backlog_size;
+    R.backlog = zmalloc((size_t)R.backlog_size);
+    R.backlog_idx = R.backlog_histlen = 0;
+    R.backlog_off = R.offset + 1;
+    R.seldb = -1;
+    replicationStreamActive = 1;
+}
+
+static void freeBacklog(void) {
+    zfree(R.backlog);
+    R.backlog = NULL;
+    R.backlog_histlen = 0;
+    replicationStreamActive = 0;
+}
+
+static void backlogAppend(const char *p, size_t len) {
+    R.offset += (long long)len;
+    while (len) {
+        size_t room = (size_t)(R.backlog_size - R.backlog_idx), n = len < room ? len : room;
+        memcpy(R.backlog + R.backlog_idx, p, n);
+        R.backlog_idx = (R.backlog_idx + (long long)n) % R.backlog_size;
+        R.backlog_histlen += (long long)n;
+        p += n;
+        len -= n;
+    }
+    if (R.backlog_histlen > R.backlog_size) R.backlog_histlen = R.backlog_size;
+    R.backlog_off = R.offset - R.backlog_histlen + 1;
+}
+
+/* The backlog from offset `from` (which it holds) to its end, as c's output. */
+static long long sendBacklogFrom(client *c, long long from) {
+    long long skip = from - R.backlog_off, len = R.backlog_histlen - skip;
+    long long j = (R.backlog_idx - R.backlog_histlen + skip + 2 * R.backlog_size) % R.backlog_size;
+    long long left = len;
+    while (left > 0) {
+        long long n = R.backlog_size - j < left ? R.backlog_size - j : left;
+        addReplyProto(c, R.backlog + j, (size_t)n);
+        j = (j + n) % R.backlog_size;
+        left -= n;
+    }
+    return len;
+}
+
+/* ---- feeding the stream --------------------------------------------------------------------- */
+
+static sds catBulk(sds buf, const char *p, size_t len) {
+    buf = sdscatfmt(buf, "$%U\r\n", (unsigned long long)len);
+    buf = sdscatlen(buf, p, len);
+    return sdscatlen(buf, "\r\n", 2);
+}
+
+static sds catCommand(sds buf, robj **argv, int argc) {
+    buf = sdscatfmt(buf, "*%i\r\n", argc);
+    for (int j = 0; j < argc; j++) {
+        if (sdsEncodedObject(argv[j])) {
+            buf = catBulk(buf, argv[j]->ptr, sdslen(argv[j]->ptr));
+        } else {
+            char num[LONG_STR_SIZE];
+            int n = ll2string(num, sizeof num, (long)argv[j]->ptr);
+            buf = catBulk(buf, num, (size_t)n);
+        }
+    }
+    return buf;
+}
+
+static void gatherPending(client *c, replClient *r, const char *buf, size_t len) {
+    r->pending = sdscatlen(r->pending, buf, len);
+    unsigned long long hard = server.client_obuf_limits[CLIENT_TYPE_REPLICA].hard_limit_bytes;
+    if (hard && sdslen(r->pending) > hard && !(c->flags & CLIENT_CLOSE_ASAP)) {
+        serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+                  getClientPeerId(c));
+        server.stat_client_outbuf_limit_disconnections++;
+        freeClientAsync(c);
+    }
+}
+
+void replicationFeedRaw(const char *buf, size_t len) {
+    if (!R.backlog) return;
+    backlogAppend(buf, len);
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        replClient *r = c->repl;
+        if (r->state == REPLICA_ONLINE && !r->wait_first_ack) {
+            addReplyProto(c, buf, len);
+            R.net_output_bytes += (long long)len;
+        } else if (r->state == REPLICA_WAIT_BGSAVE_END || r->wait_first_ack) {
+            gatherPending(c, r, buf, len);
+        }
+    }
+}
+
+/* One op of our own (a replica's stream comes through replicationFeedRaw). */
+void replicationFeed(int dbid, robj **argv, int argc) {
+    if (!R.backlog || replicationIsReplica() || replicaIsApplyingStream()) return;
+    sds buf = sdsempty();
+    if (dbid != R.seldb) {
+        char id[LONG_STR_SIZE];
+        int n = ll2string(id, sizeof id, dbid);
+        buf = sdscatfmt(buf, "*2\r\n$6\r\nSELECT\r\n$%i\r\n%s\r\n", n, id);
+        R.seldb = dbid;
+    }
+    buf = catCommand(buf, argv, argc);
+    replicationFeedRaw(buf, sdslen(buf));
+    sdsfree(buf);
+}
+
+static void feedPlain(const char *resp) {
+    if (replicationIsReplica()) return;
+    replicationFeedRaw(resp, strlen(resp));
+}
+
+/* ---- replica clients ------------------------------------------------------------------------ */
+
+replClient *replClientOf(client *c) {
+    if (c->repl == NULL) c->repl = zcalloc(sizeof(replClient));
+    return c->repl;
+}
+
+static const char *replicaIp(client *c) {
+    replClient *r = c->repl;
+    if (r->announced_ip[0]) return r->announced_ip;
+    static char ip[NET_ADDR_STR_LEN];
+    snprintf(ip, sizeof ip, "%s", getClientPeerId(c)); /* "ip:port", cached: it outlives the socket */
+    char *colon = strrchr(ip, ':');
+    if (colon) *colon = '\0';
+    return ip;
+}
+
+static const char *replicaName(client *c) {
+    static char name[NET_ADDR_STR_LEN + 16];
+    snprintf(name, sizeof name, "%s:%d", replicaIp(c), c->repl->listening_port);
+    return name;
+}
+
+void replicationDropReplicas(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) freeClientAsync(listNodeValue(ln));
+}
+
+static int countAcked(long long offset) {
+    int n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replClient *r = ((client *)listNodeValue(ln))->repl;
+        if (r->state == REPLICA_ONLINE && r->ack_off >= offset) n++;
+    }
+    return n;
+}
+
+int replicationPrimaryOnline(void) {
+    int n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) n += ((client *)listNodeValue(ln))->repl->state == REPLICA_ONLINE;
+    return n;
+}
+
+static int countGoodReplicas(void) {
+    int n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replClient *r = ((client *)listNodeValue(ln))->repl;
+        if (r->state == REPLICA_ONLINE && (server.mstime - r->ack_ms) / 1000 <= server.min_replicas_max_lag) n++;
+    }
+    return n;
+}
+
+static void unwait(client *c, int acked);
+
+void replicationClientFreed(client *c) {
+    replClient *r = c->repl;
+    if (c->flags & CLIENT_SLAVE) {
+        listNode *ln = listSearchKey(R.replicas, c);
+        if (ln) listDelNode(R.replicas, ln);
+        if (r->state == REPLICA_WAIT_BGSAVE_END && c->conn) shutdown(connGetFd(c->conn), SHUT_RDWR);
+        serverLog(LL_NOTICE, "Connection with replica %s lost.", replicaName(c));
+        if (listLength(R.replicas) == 0) R.no_replicas_since = server.mstime;
+    }
+    if (r->waiting) {
+        listNode *ln = listSearchKey(R.waiters, c);
+        if (ln) listDelNode(R.waiters, ln);
+    }
+    listNode *ln = listSearchKey(R.resume, c);
+    if (ln) listDelNode(R.resume, ln);
+    if (c->flags & CLIENT_MASTER) replicaMasterFreed(c);
+    sdsfree(r->pending);
+    zfree(r);
+    c->repl = NULL;
+}
+
+/* ---- SYNC and PSYNC ---------------------------------------------------------------------------- */
+
+static int tryPartialResync(client *c, const char *replid, const char *offstr) {
+    long long off;
+    if (string2ll(offstr, strlen(offstr), &off) == 0) return 0;
+    int ours = !strcasecmp(replid, R.replid);
+    int previous = !strcasecmp(replid, R.replid2) && off <= R.second_offset;
+    if (!ours && !previous) {
+        if (strcmp(replid, "?"))
+            serverLog(LL_NOTICE,
+                      "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '%s', my "
+                      "replication IDs are '%s' and '%s')",
+                      replid, R.replid, R.replid2);
+        else
+            serverLog(LL_NOTICE, "Full resync requested by replica %s", replicaName(c));
+        return 0;
+    }
+    if (!R.backlog || off < R.backlog_off || off > R.offset + 1) {
+        serverLog(LL_NOTICE,
+                  "Unable to partial resync with replica %s for lack of backlog (Replica request was: %lld).",
+                  replicaName(c), off);
+        return 0;
+    }
+    replClient *r = c->repl;
+    r->state = REPLICA_ONLINE;
+    r->ack_ms = server.mstime;
+    r->ack_off = off - 1;
+    char line[128];
+    int n = r->capa_psync2 ? snprintf(line, sizeof line, "+CONTINUE %s\r\n", R.replid)
+                           : snprintf(line, sizeof line, "+CONTINUE\r\n");
+    addReplyProto(c, line, (size_t)n);
+    long long sent = sendBacklogFrom(c, off);
+    R.net_output_bytes += sent;
+    serverLog(LL_NOTICE,
+              "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from offset "
+              "%lld.",
+              replicaName(c), sent, off);
+    return 1;
+}
+
+void syncCommand(client *c) {
+    if (c->flags & CLIENT_SLAVE) return;
+    int psync = !strcasecmp(c->argv[0]->ptr, "psync");
+    if (psync && c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "failover")) {
+        if (strcasecmp(c->argv[1]->ptr, R.replid)) {
+            addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        serverLog(LL_NOTICE, "Failover request received for replid %s.", R.replid);
+        replicaPromoteForFailover();
+    } else if (psync && c->argc != 3) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (replicationIsReplica() && !replicaLinkUp()) {
+        addReplyError(c, "-NOMASTERSYNC Can't SYNC while not connected with my master");
+        return;
+    }
+    if (clientHasPendingReplies(c)) {
+        addReplyError(c, "SYNC and PSYNC are invalid with pending output");
+        return;
+    }
+    replClient *r = replClientOf(c);
+    serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
+    c->flags |= CLIENT_SLAVE;
+    listAddNodeTail(R.replicas, c);
+    replicationCreateBacklogIfNone();
+    if (psync && tryPartialResync(c, c->argv[1]->ptr, c->argv[2]->ptr)) {
+        R.sync_partial_ok++;
+        return;
+    }
+    if (psync && strcmp(c->argv[1]->ptr, "?")) R.sync_partial_err++;
+    r->old_sync = !psync;
+    R.sync_full++;
+    r->state = REPLICA_WAIT_BGSAVE_START;
+    if (R.first_waiting_ms == 0) R.first_waiting_ms = server.mstime;
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s",
+              server.repl_diskless_sync && r->capa_eof ? "replicas sockets" : "disk");
+}
+
+/* ---- the snapshot child ------------------------------------------------------------------------ */
+
+static int writeAll(int fd, const char *p, size_t len) {
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n <= 0) {
+            if (n == -1 && errno == EINTR) continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static void prepareSocket(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    struct timeval tv = {.tv_sec = server.repl_timeout, .tv_usec = 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+static int failBit(int j) { return j < 7 ? 1 << j : 1 << 7; }
+
+static int writeToEach(const int *fds, int n, int *failed, const char *p, size_t len) {
+    int live = 0;
+    for (int j = 0; j < n; j++) {
+        if (*failed & failBit(j)) continue;
+        if (writeAll(fds[j], p, len) == -1) *failed |= failBit(j);
+        else live++;
+    }
+    return live;
+}
+
+/* Diskless: "$EOF:<mark>\r\n", the RDB, the mark. One replica gets the RDB
+ * written to its socket; several get it through a pipe from a grandchild. */
+static int sendDiskless(const int *fds, int n) {
+    char mark[CONFIG_RUN_ID_SIZE + 1], head[64];
+    randomHex(mark, CONFIG_RUN_ID_SIZE);
+    int failed = 0;
+    snprintf(head, sizeof head, "$EOF:%s\r\n", mark);
+    writeToEach(fds, n, &failed, head, strlen(head));
+    server.rdb_save_incremental_fsync = 0; /* sockets and pipes can't be fsynced */
+    if (n == 1) {
+        if (!failed && rdbSaveToFd(fds[0], 0) != C_OK) failed = 1;
+    } else {
+        int p[2];
+        if (pipe(p) == -1) return 255;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            _exit(rdbSaveToFd(p[1], 0) == C_OK ? 0 : 1);
+        }
+        close(p[1]);
+        char buf[65536];
+        ssize_t got;
+        while ((got = read(p[0], buf, sizeof buf)) != 0) {
+            if (got == -1 && errno == EINTR) continue;
+            if (got == -1 || writeToEach(fds, n, &failed, buf, (size_t)got) == 0) break;
+        }
+        close(p[0]);
+        int status = 0;
+        if (pid == -1 || waitpid(pid, &status, 0) == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) return 255;
+    }
+    writeToEach(fds, n, &failed, mark, CONFIG_RUN_ID_SIZE);
+    return failed;
+}
+
+/* Disk: save dump.rdb, then "$<len>\r\n" and the file to each replica. */
+static int sendFromDisk(const int *fds, int n) {
+    if (rdbSaveNow() != C_OK) return 255;
+    int failed = 0;
+    for (int j = 0; j < n; j++) {
+        int fd = open(server.rdb_filename, O_RDONLY);
+        struct stat st;
+        if (fd == -1 || fstat(fd, &st) == -1) return 255;
+        char head[64], buf[65536];
+        snprintf(head, sizeof head, "$%lld\r\n", (long long)st.st_size);
+        int ok = writeAll(fds[j], head, strlen(head)) == 0;
+        ssize_t got;
+        while (ok && (got = read(fd, buf, sizeof buf)) > 0) ok = writeAll(fds[j], buf, (size_t)got) == 0;
+        close(fd);
+        if (!ok) failed |= failBit(j);
+    }
+    return failed;
+}
+
+static void childMain(const int *fds, int n, int diskless) {
+    setupForkChild(server.bgsave_cpulist, "the replication snapshot child (bgsave_cpulist)",
+                   diskless ? "redis-rdb-to-slaves" : "redis-rdb-bgsave");
+    for (int j = 0; j < n; j++) prepareSocket(fds[j]);
+    int failed = diskless ? sendDiskless(fds, n) : sendFromDisk(fds, n);
+    _exit(failed);
+}
+
+static void announceFullResync(client *c) {
+    replClient *r = c->repl;
+    r->state = REPLICA_WAIT_BGSAVE_END;
+    r->pending = sdsempty();
+    r->ack_off = R.offset;
+    if (r->old_sync) return;
+    char line[128];
+    int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", R.replid, R.offset);
+    if (connWrite(c->conn, line, (size_t)n) != n) freeClientAsync(c);
+}
+
+static int fullSyncDue(int waiting, int diskless) {
+    if (!waiting || R.child != -1 || hasActiveChildProcess()) return 0;
+    if (!diskless) return 1;
+    if (server.repl_diskless_sync_max_replicas > 0 && waiting >= server.repl_diskless_sync_max_replicas) return 1;
+    return server.mstime - R.first_waiting_ms >= (long long)server.repl_diskless_sync_delay * 1000;
+}
+
+static void startFullSyncIfDue(void) {
+    client *batch[MAX_BATCH];
+    int n = 0, diskless = server.repl_diskless_sync;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li)) && n < MAX_BATCH) {
+        client *c = listNodeValue(ln);
+        if (c->repl->state != REPLICA_WAIT_BGSAVE_START) continue;
+        if (!c->repl->capa_eof || c->repl->old_sync) diskless = 0;
+        batch[n++] = c;
+    }
+    if (!fullSyncDue(n, diskless)) return;
+    int fds[MAX_BATCH];
+    R.seldb = -1; /* the stream after the snapshot starts with a SELECT */
+    for (int j = 0; j < n; j++) {
+        announceFullResync(batch[j]);
+        batch[j]->repl->batch_index = j;
+        fds[j] = connGetFd(batch[j]->conn);
+    }
+    R.first_waiting_ms = 0;
+    pid_t pid = fork();
+    if (pid == 0) childMain(fds, n, diskless);
+    if (pid == -1) {
+        serverLog(LL_WARNING, "Can't start the replication snapshot child: fork: %s", strerror(errno));
+        for (int j = 0; j < n; j++) freeClientAsync(batch[j]);
+        return;
+    }
+    R.child = pid;
+    R.child_diskless = diskless;
+    R.child_start_ms = server.mstime;
+    updateDictResizePolicy();
+    serverLog(LL_NOTICE, "Background RDB transfer started by pid %d (%s)", (int)pid,
+              diskless ? "diskless" : "disk");
+}
+
+int replicationChildActive(void) { return R.child != -1; }
+
+/* The stream gathered during the snapshot goes out. After an "$EOF:"
+ * transfer it waits for the replica's first ACK (it has read the mark):
+ * sent earlier, it could arrive in the read that ends with the mark, and a
+ * replica (Redis's too) would not see the mark at the end of its data. */
+static void sendPending(client *c) {
+    replClient *r = c->repl;
+    r->wait_first_ack = 0;
+    if (sdslen(r->pending)) addReplyProto(c, r->pending, sdslen(r->pending));
+    R.net_output_bytes += (long long)sdslen(r->pending);
+    sdsfree(r->pending);
+    r->pending = NULL;
+}
+
+static void replicaSynced(client *c, int diskless) {
+    replClient *r = c->repl;
+    r->state = REPLICA_ONLINE;
+    r->ack_ms = server.mstime;
+    if (diskless) r->wait_first_ack = 1;
+    else sendPending(c);
+    serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
+}
+
+static void childDone(int status) {
+    int failed = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+    R.child = -1;
+    updateDictResizePolicy();
+    serverLog(failed ? LL_WARNING : LL_NOTICE, "Background RDB transfer %s", failed ? "failed" : "terminated with success");
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->repl->state != REPLICA_WAIT_BGSAVE_END) continue;
+        if (failed & failBit(c->repl->batch_index)) {
+            serverLog(LL_WARNING, "Sending the snapshot to replica %s failed: closing its link", replicaName(c));
+            freeClientAsync(c);
+        } else {
+            replicaSynced(c, R.child_diskless);
+        }
+    }
+}
+
+/* ---- REPLCONF ------------------------------------------------------------------------------------ */
+
+static void checkWaiters(void);
+
+static void replconfAck(client *c, robj *offarg) {
+    long long off;
+    if (!(c->flags & CLIENT_SLAVE) || getLongLongFromObject(offarg, &off) != C_OK) return;
+    replClient *r = c->repl;
+    if (off > r->ack_off) r->ack_off = off;
+    r->ack_ms = server.mstime;
+    if (r->wait_first_ack) sendPending(c);
+    if (listLength(R.waiters)) checkWaiters();
+}
+
+void replconfCommand(client *c) {
+    if (c->argc % 2 == 0) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    replClient *r = replClientOf(c);
+    for (int j = 1; j < c->argc; j += 2) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "ack")) {
+            replconfAck(c, c->argv[j + 1]);
+            return; /* no reply to an ACK */
+        } else if (!strcasecmp(opt, "getack")) {
+            if (c->flags & CLIENT_MASTER) replicaSendAck();
+            return;
+        } else if (!strcasecmp(opt, "listening-port")) {
+            long port;
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 1], 0, 65535, &port, NULL) != C_OK) return;
+            r->listening_port = (int)port;
+        } else if (!strcasecmp(opt, "ip-address")) {
+            sds ip = c->argv[j + 1]->ptr;
+            if (sdslen(ip) >= sizeof r->announced_ip) {
+                addReplyErrorFormat(c, "REPLCONF ip-address provided by replica instance is too long: %zd bytes",
+                                    sdslen(ip));
+                return;
+            }
+            memcpy(r->announced_ip, ip, sdslen(ip) + 1);
+        } else if (!strcasecmp(opt, "capa")) {
+            if (!strcasecmp(c->argv[j + 1]->ptr, "eof")) r->capa_eof = 1;
+            else if (!strcasecmp(c->argv[j + 1]->ptr, "psync2")) r->capa_psync2 = 1;
+        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only")) {
+            /* accepted, as Redis 7.0 does for redis-cli --rdb */
+        } else {
+            addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
+            return;
+        }
+    }
+    addReply(c, shared.ok);
+}
+
+/* ---- WAIT ---------------------------------------------------------------------------------------- */
+
+static void unwait(client *c, int acked) {
+    replClient *r = c->repl;
+    listNode *ln = listSearchKey(R.waiters, c);
+    if (ln) listDelNode(R.waiters, ln);
+    r->waiting = 0;
+    c->flags &= ~CLIENT_BLOCKED;
+    addReplyLongLong(c, acked);
+    resetClient(c);
+    if (sdslen(c->querybuf) > c->qb_pos) listAddNodeTail(R.resume, c);
+}
+
+static void checkWaiters(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(R.waiters, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        replClient *r = c->repl;
+        int acked = countAcked(r->wait_off);
+        if (acked >= r->wait_replicas || (r->wait_deadline_ms && server.mstime >= r->wait_deadline_ms))
+            unwait(c, acked);
+    }
+}
+
+static void requestAcks(void) {
+    feedPlain("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
+}
+
+void waitCommand(client *c) {
+    if (replicationIsReplica()) {
+        addReplyError(c, "WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
+                         "replica is configured to be writable (which is not the default) writes to replicas are "
+                         "just local and are not propagated.");
+        return;
+    }
+    long numreplicas;
+    long long deadline;
+    if (getLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
+    if (getTimeoutFromObjectOrReply(c, c->argv[2], &deadline) != C_OK) return;
+    long long target = R.offset;
+    int acked = countAcked(target);
+    if (acked >= numreplicas || server.in_exec) {
+        addReplyLongLong(c, acked);
+        return;
+    }
+    replClient *r = replClientOf(c);
+    r->waiting = 1;
+    r->wait_off = target;
+    r->wait_replicas = numreplicas;
+    r->wait_deadline_ms = deadline;
+    c->flags |= CLIENT_BLOCKED;
+    listAddNodeTail(R.waiters, c);
+    requestAcks();
+}
+
+/* ---- what other modules ask ------------------------------------------------------------------ */
+
+sds replicationRefusal(client *c) {
+    if (c->flags & CLIENT_MASTER) return NULL;
+    uint64_t flags = c->cmd->flags;
+    if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
+    if (replicationIsReplica()) {
+        if (!replicaLinkUp() && !server.repl_serve_stale_data && !(flags & CMD_STALE))
+            return sdsnew("-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
+        if (server.repl_slave_ro && (flags & CMD_WRITE))
+            return sdsnew("-READONLY You can't write against a read only replica.");
+        return NULL;
+    }
+    if (server.min_replicas_to_write && server.min_replicas_max_lag && (flags & CMD_WRITE) &&
+        countGoodReplicas() < server.min_replicas_to_write)
+        return sdsnew("-NOREPLICAS Not enough good replicas to write.");
+    return NULL;
+}
+
+/* ---- FAILOVER ------------------------------------------------------------------------------------
+ * Writes are paused, the target (named, or the first replica to catch up)
+ * must acknowledge our whole stream, then we become its replica with
+ * "PSYNC <replid> <offset> FAILOVER", which makes it promote itself and
+ * continue our history: we resync partially from it. */
+
+#define FAILOVER_NONE 0
+#define FAILOVER_WAIT_FOR_SYNC 1
+#define FAILOVER_IN_PROGRESS 2
+
+static struct {
+    int state;
+    char host[NET_IP_STR_LEN];
+    int port;             /* 0: any replica */
+    long long deadline_ms; /* 0: none */
+    int force;
+} F;
+
+static const char *failoverStateName(void) {
+    return F.state == FAILOVER_WAIT_FOR_SYNC ? "waiting-for-sync"
+         : F.state == FAILOVER_IN_PROGRESS   ? "failover-in-progress"
+                                             : "no-failover";
+}
+
+static void failoverReset(void) {
+    F.state = FAILOVER_NONE;
+    F.host[0] = '\0';
+    F.port = 0;
+    clientsUnpause();
+}
+
+static void abortFailover(const char *why) {
+    if (F.state == FAILOVER_NONE) return;
+    serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", F.host[0] ? F.host : "any", F.port, why);
+    if (F.state == FAILOVER_IN_PROGRESS) replicaFailoverRevert();
+    failoverReset();
+}
+
+void replicationFailoverDone(void) {
+    if (F.state != FAILOVER_IN_PROGRESS) return;
+    serverLog(LL_NOTICE, "Failover target %s:%d is now our primary: failover complete", F.host, F.port);
+    failoverReset();
+}
+
+int replicationFailoverInProgress(void) { return F.state != FAILOVER_NONE; }
+
+void replicationFailoverFailed(void) { abortFailover("the target did not accept the failover"); }
+
+static client *findReplica(const char *host, int port) {
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->repl->state == REPLICA_ONLINE && c->repl->listening_port == port && !strcmp(replicaIp(c), host))
+            return c;
+    }
+    return NULL;
+}
+
+static client *caughtUpReplica(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->repl->state != REPLICA_ONLINE || c->repl->ack_off != R.offset) continue;
+        if (F.port == 0 || (c->repl->listening_port == F.port && !strcmp(replicaIp(c), F.host))) return c;
+    }
+    return NULL;
+}
+
+static void failoverProceed(const char *host, int port) {
+    if (host != F.host) snprintf(F.host, sizeof F.host, "%s", host);
+    F.port = port;
+    F.state = FAILOVER_IN_PROGRESS;
+    serverLog(LL_NOTICE, "Failover target %s:%d caught up: starting the failover", host, port);
+    replicaFailoverTo(F.host, F.port);
+}
+
+static void failoverCron(void) {
+    if (F.state != FAILOVER_WAIT_FOR_SYNC) return;
+    client *c = caughtUpReplica();
+    if (c) {
+        failoverProceed(replicaIp(c), c->repl->listening_port);
+    } else if (F.deadline_ms && server.mstime >= F.deadline_ms) {
+        if (F.force && F.port) failoverProceed(F.host, F.port);
+        else abortFailover("Replica never caught up before timeout");
+    }
+}
+
+static int parseFailoverArgs(client *c, int *abort_it) {
+    long long timeout = 0;
+    for (int j = 1; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "to") && j + 2 < c->argc && !F.port) {
+            long port;
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 2], 1, 65535, &port, NULL) != C_OK) return 0;
+            snprintf(F.host, sizeof F.host, "%s", (char *)c->argv[j + 1]->ptr);
+            F.port = (int)port;
+            j += 2;
+        } else if (!strcasecmp(opt, "force")) {
+            F.force = 1;
+        } else if (!strcasecmp(opt, "abort")) {
+            *abort_it = 1;
+        } else if (!strcasecmp(opt, "timeout") && j + 1 < c->argc && !timeout) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &timeout, NULL) != C_OK) return 0;
+            if (timeout <= 0) {
+                addReplyError(c, "FAILOVER timeout must be greater than 0");
+                return 0;
+            }
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return 0;
+        }
+    }
+    F.deadline_ms = timeout ? server.mstime + timeout : 0;
+    return 1;
+}
+
+static const char *failoverRefusal(int abort_it, int had_target) {
+    if (abort_it) return (had_target || F.force) ? "FAILOVER ABORT takes no other argument" : NULL;
+    if (replicationIsReplica()) return "FAILOVER is not valid when server is a replica.";
+    if (replicationPrimaryOnline() == 0) return "FAILOVER requires connected replicas.";
+    if (F.force && (!F.deadline_ms || !had_target))
+        return "FAILOVER with force option requires both a timeout and target HOST and IP.";
+    if (had_target && !findReplica(F.host, F.port)) return "FAILOVER target HOST and PORT is not a replica.";
+    return NULL;
+}
+
+void failoverCommand(client *c) {
+    int abort_it = 0;
+    if (F.state != FAILOVER_NONE) {
+        if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "abort")) {
+            abortFailover("Failover manually aborted");
+            addReply(c, shared.ok);
+        } else {
+            addReplyError(c, "FAILOVER already in progress.");
+        }
+        return;
+    }
+    F.host[0] = '\0';
+    F.port = 0;
+    F.force = 0;
+    if (!parseFailoverArgs(c, &abort_it)) {
+        F.port = 0;
+        return;
+    }
+    const char *refusal = failoverRefusal(abort_it, F.port != 0);
+    if (abort_it && !refusal) refusal = "No failover in progress.";
+    if (refusal) {
+        F.port = 0;
+        addReplyError(c, refusal);
+        return;
+    }
+    F.state = FAILOVER_WAIT_FOR_SYNC;
+    clientsPauseWrites(LLONG_MAX / 2);
+    requestAcks();
+    serverLog(LL_NOTICE, "FAILOVER requested to %s:%d.", F.port ? F.host : "any", F.port);
+    addReply(c, shared.ok);
+}
+
+/* ---- INFO and ROLE ----------------------------------------------------------------------------- */
+
+static const char *replicaStateName(int state) {
+    switch (state) {
+    case REPLICA_WAIT_BGSAVE_START:
+    case REPLICA_WAIT_BGSAVE_END: return "wait_bgsave";
+    case REPLICA_ONLINE: return "online";
+    }
+    return "";
+}
+
+static sds catReplicas(sds info) {
+    info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(R.replicas));
+    int j = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        replClient *r = c->repl;
+        info = sdscatprintf(info, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", j++, replicaIp(c),
+                            r->listening_port, replicaStateName(r->state), r->ack_off,
+                            (server.mstime - r->ack_ms) / 1000);
+    }
+    return info;
+}
+
+sds replicationInfoString(sds info) {
+    if (replicationIsReplica()) info = replicaInfoString(info);
+    else info = sdscat(info, "role:master\r\n");
+    info = catReplicas(info);
+    return sdscatprintf(info,
+                        "master_failover_state:%s\r\n"
+                        "master_replid:%s\r\n"
+                        "master_replid2:%s\r\n"
+                        "master_repl_offset:%lld\r\n"
+                        "second_repl_offset:%lld\r\n"
+                        "repl_backlog_active:%d\r\n"
+                        "repl_backlog_size:%lld\r\n"
+                        "repl_backlog_first_byte_offset:%lld\r\n"
+                        "repl_backlog_histlen:%lld\r\n",
+                        failoverStateName(), R.replid, R.replid2, R.offset, R.second_offset, R.backlog != NULL,
+                        R.backlog ? R.backlog_size : server.repl_backlog_size, R.backlog ? R.backlog_off : 0,
+                        R.backlog ? R.backlog_histlen : 0);
+}
+
+long long replicationNetInputBytes; /* replica.c: the primary's stream, read */
+
+void replicationSyncCounts(long long out[5]) {
+    out[0] = R.sync_full;
+    out[1] = R.sync_partial_ok;
+    out[2] = R.sync_partial_err;
+    out[3] = replicationNetInputBytes;
+    out[4] = R.net_output_bytes;
+}
+
+void roleCommand(client *c) {
+    if (replicationIsReplica()) {
+        replicaRoleReply(c);
+        return;
+    }
+    addReplyArrayLen(c, 3);
+    addReplyBulkCBuffer(c, "master", 6);
+    addReplyLongLong(c, R.offset);
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *rc = listNodeValue(ln);
+        if (rc->repl->state != REPLICA_ONLINE) continue;
+        char port[16];
+        snprintf(port, sizeof port, "%d", rc->repl->listening_port);
+        addReplyArrayLen(c, 3);
+        addReplyBulkCString(c, replicaIp(rc));
+        addReplyBulkCString(c, port);
+        char off[LONG_STR_SIZE];
+        ll2string(off, sizeof off, rc->repl->ack_off);
+        addReplyBulkCString(c, off);
+        n++;
+    }
+    setDeferredArrayLen(c, len, n);
+}
+
+/* ---- cron ------------------------------------------------------------------------------------------ */
+
+static void dropTimedOutReplicas(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        replClient *r = c->repl;
+        if (r->state != REPLICA_ONLINE || r->old_sync) continue;
+        if ((server.mstime - r->ack_ms) / 1000 > server.repl_timeout) {
+            serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", replicaName(c));
+            freeClientAsync(c);
+        }
+    }
+}
+
+static void backlogTtlCheck(void) {
+    if (!R.backlog || listLength(R.replicas) || replicationIsReplica() || !server.repl_backlog_ttl) return;
+    if (R.no_replicas_since && (server.mstime - R.no_replicas_since) / 1000 > server.repl_backlog_ttl) {
+        changeReplicationId();
+        clearReplicationId2();
+        freeBacklog();
+        serverLog(LL_NOTICE, "Replication backlog freed after %lld seconds without connected replicas.",
+                  server.repl_backlog_ttl);
+    }
+}
+
+static void resumeReleasedClients(void) {
+    while (listLength(R.resume)) {
+        client *c = listNodeValue(listFirst(R.resume));
+        listDelNode(R.resume, listFirst(R.resume));
+        if (!(c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP))) processInputBuffer(c);
+    }
+}
+
+static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
+    if (R.child != -1) {
+        int status;
+        if (waitpid(R.child, &status, WNOHANG) == R.child) childDone(status);
+    }
+    startFullSyncIfDue();
+    failoverCron();
+    if (listLength(R.waiters)) checkWaiters();
+    resumeReleasedClients();
+    if (listLength(R.replicas) && server.mstime - R.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {
+        R.last_ping_ms = server.mstime;
+        feedPlain("*1\r\n$4\r\nPING\r\n");
+    }
+    dropTimedOutReplicas();
+    backlogTtlCheck();
+    replicaCron();
+    return 100;
+}
+
+/* The snapshot loaded at start-up ended this history: we continue it, so
+ * replicas (or our primary, if we are a replica) can resync partially. */
+static struct {
+    char replid[CONFIG_RUN_ID_SIZE + 1];
+    long long offset;
+    int has_id, has_offset;
+} loaded;
+
+void replicationLoadedAux(const char *key, const char *value) {
+    if (!strcmp(key, "repl-id") && strlen(value) == CONFIG_RUN_ID_SIZE) {
+        memcpy(loaded.replid, value, CONFIG_RUN_ID_SIZE + 1);
+        loaded.has_id = 1;
+    } else if (!strcmp(key, "repl-offset")) {
+        loaded.has_offset = string2ll(value, strlen(value), &loaded.offset);
+    }
+}
+
+static void restoreLoadedHistory(void) {
+    if (!loaded.has_id || !loaded.has_offset || server.aof_enabled) return;
+    memcpy(R.replid, loaded.replid, sizeof R.replid);
+    R.offset = loaded.offset;
+    replicationCreateBacklogIfNone();
+    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", R.replid, R.offset);
+}
+
+void replicationInit(void) {
+    R.replicas = listCreate();
+    R.waiters = listCreate();
+    R.resume = listCreate();
+    clearReplicationId2();
+    if (R.replid[0] == '\0') changeReplicationId();
+    restoreLoadedHistory();
+    R.no_replicas_since = mstime();
+    if (aeCreateTimeEvent(server.el, 100, replicationCron, NULL, NULL) == AE_ERR)
+        serverPanic("Can't create the replication timer");
+    replicaInit();
+}

@@ -1,0 +1,529 @@
+# Replication between our servers, and with Debian's Redis 7.0.15: full and
+# partial syncs, the stream, PSYNC2 after a promotion, replica expiry,
+# INFO/ROLE, WAIT and min-replicas, and faults (a primary sending garbage,
+# a truncated RDB, a wrong $EOF marker, a stalled primary, a replica past its
+# output limit, dead ports). Every block starts several servers on 127.0.0.1.
+
+set ::reference_bin /usr/bin/redis-server
+
+proc have_reference {} { file executable $::reference_bin }
+
+# Whether the server under test is ours (the file also runs with --server
+# /usr/bin/redis-server, to check its expectations against Redis).
+proc ours {} { expr {[file normalize $::harness::opt(server)] ne $::reference_bin} }
+
+# A nested start_server running Redis's binary instead of ours.
+proc start_reference_server {overrides body} {
+    set saved $::harness::opt(server)
+    set ::harness::opt(server) $::reference_bin
+    set restore "set ::harness::opt(server) [list $saved]\n"
+    set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
+    set ::harness::opt(server) $saved
+    if {$code} { return -code $code $err }
+}
+
+proc wait_link_up {level} {
+    wait_for_condition 100 100 {[string match *master_link_status:up* [r $level info replication]]} else {
+        fail "the replica's link never came up: [r $level info replication]"
+    }
+}
+
+proc wait_same_digest {a b} {
+    wait_for_condition 100 100 {[r $a debug digest] eq [r $b debug digest]} else {
+        fail "digests differ: [r $a debug digest] vs [r $b debug digest]"
+    }
+}
+
+proc wait_offsets_equal {primary replica} {
+    wait_for_condition 100 100 {
+        [s $primary master_repl_offset] == [s $replica master_repl_offset]
+    } else {
+        fail "offsets differ: [s $primary master_repl_offset] vs [s $replica master_repl_offset]"
+    }
+}
+
+# Keys of every type we have, some with a TTL, some in db 9.
+proc fill_every_type {level prefix n} {
+    for {set i 0} {$i < $n} {incr i} {
+        r $level set $prefix:s:$i v$i
+        r $level incr $prefix:n:$i
+        r $level rpush $prefix:l:$i a b [expr {$i * 3}]
+        r $level hset $prefix:h:$i f1 v1 f2 $i
+        r $level sadd $prefix:set:$i m1 m2 $i
+        r $level sadd $prefix:iset:$i 1 2 $i
+        r $level zadd $prefix:z:$i 1.5 a 2 b $i c
+        r $level pfadd $prefix:hll:$i x y z
+        r $level setex $prefix:ttl:$i 1000 v
+    }
+    r $level select 9
+    r $level set $prefix:db9 v
+    r $level select 0
+}
+
+tags {replication external:skip} {
+
+foreach diskless {yes no} {
+    start_server [list overrides [list repl-diskless-sync $diskless repl-diskless-sync-delay 0]] {
+        fill_every_type 0 before 200
+        # the replica loads with flush-first (disabled) in one round, swapdb in the other
+        start_server [list overrides [list repl-diskless-load [expr {$diskless eq "yes" ? "disabled" : "swapdb"}]]] {
+            test "ours -> ours full sync (diskless $diskless) with writes during the sync ends with equal digests" {
+                r -1 config set rdb-key-save-delay 200
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_for_condition 50 100 {[s -1 connected_slaves] == 1} else { fail "no replica" }
+                fill_every_type -1 during 50
+                r -1 config set rdb-key-save-delay 0
+                wait_link_up 0
+                fill_every_type -1 after 20
+                wait_same_digest -1 0
+                r select 9
+                assert_equal v [r get during:db9]
+                r select 0
+                wait_for_log "*MASTER <-> REPLICA sync: Finished with success*"
+            }
+
+            test "INFO replication, ROLE and CLIENT LIST on both sides" {
+                set info [r -1 info replication]
+                assert_match "*role:master\r\nconnected_slaves:1\r\nslave0:ip=127.0.0.1,port=[srv 0 port],state=online,*master_failover_state:no-failover\r\nmaster_replid:*master_replid2:*master_repl_offset:*second_repl_offset:*repl_backlog_active:1*" $info
+                set info [r info replication]
+                assert_match "*role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:[srv -1 port]\r\nmaster_link_status:up\r\nmaster_last_io_seconds_ago:*\r\nmaster_sync_in_progress:0\r\nslave_read_repl_offset:*\r\nslave_repl_offset:*\r\nslave_priority:100\r\nslave_read_only:1\r\nreplica_announced:1\r\nconnected_slaves:0\r\n*" $info
+                set role [r role]
+                assert_equal {slave 127.0.0.1} [lrange $role 0 1]
+                assert_equal [srv -1 port] [lindex $role 2]
+                assert_equal connected [lindex $role 3]
+                wait_for_condition 50 100 {[llength [lindex [r -1 role] 2]] == 1} else { fail "ROLE lists no replica" }
+                assert_equal master [lindex [r -1 role] 0]
+                assert_morethan [s -1 total_net_repl_output_bytes] 0
+                assert_morethan [s 0 total_net_repl_input_bytes] 0
+                assert_match "*flags=S *cmd=*" [r -1 client list type replica]
+                assert_match "*flags=M *" [r client list type master]
+            }
+
+            test "a replica refuses writes with -READONLY; WAIT counts it" {
+                assert_error "READONLY You can't write against a read only replica." {r set x y}
+                r -1 set w 1
+                assert_equal 1 [r -1 wait 1 5000]
+                assert_equal 1 [r get w]
+                assert_error "*WAIT cannot be used with replica instances*" {r wait 1 10}
+            }
+
+            test "min-replicas-to-write: -NOREPLICAS when too few good replicas" {
+                r -1 config set min-replicas-to-write 2
+                assert_error "NOREPLICAS Not enough good replicas to write." {r -1 set a b}
+                r -1 config set min-replicas-to-write 1
+                assert_equal OK [r -1 set a b]
+                r -1 config set min-replicas-to-write 0
+            }
+
+            test "partial resync after CLIENT KILL TYPE master and TYPE replica" {
+                set ok [s -1 sync_partial_ok]
+                r client kill type master
+                r -1 incr pr
+                wait_link_up 0
+                wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 1} else { fail "no partial resync" }
+                r -1 client kill type replica
+                r -1 incr pr
+                wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 2} else { fail "no partial resync" }
+                wait_same_digest -1 0
+                assert_equal 2 [r get pr]
+            }
+
+            test "a logically expired key reads as missing on the replica until the primary's DEL" {
+                r -1 debug set-active-expire 0
+                r -1 set shortlived v px 500
+                wait_for_condition 50 10 {[r exists shortlived] == 1} else { fail "the key never reached the replica" }
+                wait_for_condition 50 100 {[r exists shortlived] == 0} else { fail "replica still shows the key" }
+                set n [r dbsize]
+                assert_equal {} [r get shortlived]
+                assert_equal $n [r dbsize] ;# not deleted by the read
+                assert_equal {} [r -1 get shortlived] ;# the primary's lazy expiry sends a DEL
+                wait_for_condition 50 100 {[r dbsize] == $n - 1} else { fail "the DEL did not reach the replica" }
+                r -1 debug set-active-expire 1
+            }
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        start_server {} {
+            test "PSYNC2: after a promotion the sibling continues with a partial sync" {
+                set primary_port [srv -2 port]
+                r -1 replicaof 127.0.0.1 $primary_port
+                r 0 replicaof 127.0.0.1 $primary_port
+                wait_link_up -1
+                wait_link_up 0
+                fill_every_type -2 p 30
+                wait_offsets_equal -2 -1
+                wait_offsets_equal -2 0
+                r -1 replicaof no one
+                set ok [s -1 sync_partial_ok]
+                r 0 replicaof 127.0.0.1 [srv -1 port]
+                wait_link_up 0
+                wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 1} else {
+                    fail "the sibling did a full sync"
+                }
+                r -1 set after-promotion yes
+                wait_for_condition 50 100 {[r get after-promotion] eq "yes"} else { fail "stream broken" }
+                assert_match "*master_replid2:[s -2 master_replid]*" [r -1 info replication]
+                wait_same_digest -1 0
+            }
+
+            test "REPLICAOF NO ONE makes a replica writable again; SLAVEOF works too" {
+                r slaveof no one
+                assert_equal OK [r set mine 1]
+                assert_equal master [lindex [r role] 0]
+            }
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-timeout 2}} {
+        test "a stalled primary (repl-timeout): the replica drops the link and resyncs" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 config set repl-ping-replica-period 1
+            set rd [redis_deferring_client -1]
+            $rd debug sleep 4
+            wait_for_log "*MASTER timeout*" -tries 100
+            $rd read
+            $rd close
+            wait_link_up 0
+            r -1 set back 1
+            wait_for_condition 50 100 {[r get back] eq 1} else { fail "no stream after the stall" }
+        }
+
+        test "a replica past its output buffer limit is disconnected, then syncs again" {
+            r -1 config set client-output-buffer-limit "replica 256kb 0 0"
+            set rd [redis_deferring_client 0]
+            $rd debug sleep 3
+            after 100
+            set big [string repeat x 10000]
+            for {set i 0} {$i < 1000} {incr i} { r -1 set big:$i $big }
+            wait_for_log "*overcoming of output buffer limits*" -level -1 -tries 100
+            $rd read
+            $rd close
+            r -1 config set client-output-buffer-limit "replica 256mb 64mb 60"
+            wait_link_up 0
+            wait_same_digest -1 0
+        }
+
+        test "a link cut mid full sync: the replica syncs again and serves no half dataset" {
+            r -1 debug populate 2000 cut
+            r replicaof no one
+            r flushall
+            r -1 config set rdb-key-save-delay 1000
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 50 100 {[s -1 connected_slaves] == 1} else { fail "no replica" }
+            after 300
+            r -1 client kill type replica
+            assert_equal 0 [r dbsize]
+            r -1 config set rdb-key-save-delay 0
+            wait_link_up 0
+            wait_same_digest -1 0
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {save "3600 1"}} {
+        test "a restarted replica continues with a partial sync (repl-id/repl-offset in its RDB, replicaof rewritten)" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r config rewrite
+            fill_every_type -1 rs 20
+            wait_offsets_equal -1 0
+            set ok [s -1 sync_partial_ok]
+            restart_server 0
+            wait_link_up 0
+            wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 1} else { fail "no partial resync after the restart" }
+            wait_same_digest -1 0
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    fill_every_type 0 aof 50
+    start_server {overrides {appendonly yes}} {
+        test "a replica with the AOF on rewrites it after a full sync: a restart loads the primary's dataset" {
+            r set local-only 1
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 set streamed 1
+            wait_for_condition 50 100 {[r get streamed] eq 1} else { fail "no stream" }
+            wait_for_condition 100 100 {
+                [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0 && [s aof_rewrites] >= 1
+            } else { fail "no AOF rewrite after the sync" }
+            set digest [r -1 debug digest]
+            restart_server 0 -kill
+            assert_equal $digest [r debug digest]
+            assert_equal 0 [r exists local-only]
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0 repl-backlog-size 16kb}} {
+    start_server {} {
+        test "PSYNC for an offset the backlog no longer holds: a logged full sync" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            set full [s -1 sync_full]
+            set rd [redis_deferring_client 0]
+            $rd debug sleep 2
+            after 100
+            r -1 client kill type replica
+            set big [string repeat y 1000]
+            for {set i 0} {$i < 100} {incr i} { r -1 set overflow:$i $big }
+            $rd read
+            $rd close
+            wait_for_log "*for lack of backlog*" -level -1 -tries 100
+            wait_link_up 0
+            assert_equal [expr {$full + 1}] [s -1 sync_full]
+            wait_same_digest -1 0
+        }
+
+        test "PSYNC with an unknown replication id: a logged full sync" {
+            set rd [redis_deferring_client -1]
+            $rd psync 0123456789012345678901234567890123456789 100
+            set reply [$rd read]
+            assert_match "FULLRESYNC *" $reply
+            $rd close
+            wait_for_log "*Replication ID mismatch*" -level -1
+        }
+
+        test "FAILOVER: errors, then the replica takes over and the old primary follows it" {
+            assert_error "*FAILOVER is not valid when server is a replica*" {r failover}
+            assert_error "*No failover in progress*" {r -1 failover abort}
+            assert_error "*FAILOVER target HOST and PORT is not a replica*" {r -1 failover to 127.0.0.1 1}
+            assert_error "*FAILOVER with force option requires both a timeout and target HOST and IP*" {r -1 failover force}
+            r -1 set before-failover 1
+            set ok [s 0 sync_partial_ok]
+            assert_equal OK [r -1 failover to 127.0.0.1 [srv 0 port] timeout 5000]
+            wait_for_condition 100 100 {[lindex [r role] 0] eq "master" && [lindex [r -1 role] 0] eq "slave"} else {
+                fail "no failover: [r role] / [r -1 role]"
+            }
+            wait_link_up -1
+            assert_equal [expr {$ok + 1}] [s 0 sync_partial_ok]
+            assert_equal no-failover [s -1 master_failover_state]
+            r set after-failover 1
+            wait_for_condition 50 100 {[r -1 get after-failover] eq 1} else { fail "no stream from the new primary" }
+            assert_equal 1 [r get before-failover]
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0 requirepass s3cret}} {
+    r auth s3cret
+    r set guarded 1
+    start_server {overrides {replica-announce-ip 10.1.2.3 replica-announce-port 4567}} {
+        test "masterauth: without it the handshake fails with a logged reason; with it the link comes up" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_log "*Unexpected reply to PSYNC from master: -NOAUTH*" -tries 100
+            r config set masterauth s3cret
+            wait_link_up 0
+            assert_equal 1 [r get guarded]
+        }
+
+        test "replica-announce-ip/port are what the primary lists" {
+            wait_for_condition 50 100 {[string match "*slave0:ip=10.1.2.3,port=4567,state=online*" [r -1 info replication]]} else {
+                fail "announced address not listed: [r -1 info replication]"
+            }
+            assert_equal {10.1.2.3 4567} [lrange [lindex [lindex [r -1 role] 2] 0] 0 1]
+        }
+    }
+}
+
+start_server {} {
+    test "REPLICAOF a dead port or itself: logged, retried, never a crash" {
+        set dead [::harness::find_free_port]
+        r replicaof 127.0.0.1 $dead
+        wait_for_log "*Error condition on socket for SYNC*" -tries 100
+        assert_equal down [s master_link_status]
+        r replicaof 127.0.0.1 [srv port]
+        after 1500
+        assert_equal PONG [r ping]
+        assert_equal "OK Already connected to specified master" [r replicaof 127.0.0.1 [srv port]]
+        r replicaof 127.0.0.1 $dead
+        assert_error "READONLY*" {r set stale 1}
+    }
+
+    test "replica-serve-stale-data no: -MASTERDOWN while the link is down, INFO still answers" {
+        r config set replica-serve-stale-data no
+        assert_error "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'." {r get x}
+        assert_match "*master_link_status:down*" [r info replication]
+        r config set replica-serve-stale-data yes
+        assert_equal {} [r get x]
+        r replicaof no one
+        assert_equal master [lindex [r role] 0]
+    }
+}
+
+# A fake primary: answers the handshake, then sends `payload` after
+# +FULLRESYNC (with the given replid and offset 0).
+proc fake_primary_accept {payload sock addr port} {
+    fconfigure $sock -translation binary -buffering none -blocking 1
+    set ::fake_conn $sock
+    while {[gets $sock line] >= 0} {
+        if {[string match {\*[0-9]*} $line]} {
+            set n [string range $line 1 end]
+            set words {}
+            for {set j 0} {$j < $n} {incr j} {
+                gets $sock len
+                set w [read $sock [expr {[string range $len 1 end] + 2}]]
+                lappend words [string range $w 0 end-2]
+            }
+            switch -nocase -- [lindex $words 0] {
+                ping { puts -nonewline $sock "+PONG\r\n" }
+                replconf { puts -nonewline $sock "+OK\r\n" }
+                psync {
+                    puts -nonewline $sock "+FULLRESYNC [string repeat a 40] 0\r\n"
+                    puts -nonewline $sock $payload
+                    flush $sock
+                    return
+                }
+            }
+            flush $sock
+        }
+    }
+}
+
+proc with_fake_primary {payload body} {
+    set port [::harness::find_free_port]
+    set srv [socket -server [list fake_primary_accept $payload] -myaddr 127.0.0.1 $port]
+    set code [catch {uplevel 1 [list set fake_port $port]; uplevel 1 $body} err]
+    close $srv
+    catch {close $::fake_conn}
+    if {$code} { return -code $code $err }
+}
+
+proc wait_for_log_pumping {pattern} {
+    wait_for_condition 100 100 {[update; string match $pattern [log_tail 0 40]]} else {
+        fail "never logged $pattern: [log_tail 0 20]"
+    }
+}
+
+start_server {} {
+    r debug populate 100 mine
+    test "a primary sending garbage: a clear log line and a retry" {
+        with_fake_primary "this is not RESP\r\n" {
+            r replicaof 127.0.0.1 $fake_port
+            wait_for_log_pumping "*Bad protocol from MASTER*"
+            r replicaof no one
+        }
+        assert_equal 100 [r dbsize]
+    }
+
+    test "a truncated RDB: the load fails, nothing half-loaded is served" {
+        if {![ours]} { skip "Redis 7.0 exits on a truncated snapshot from its primary" }
+        set rdb "REDIS0010\xfa\x09redis-ver\x067.0.15\xfe\x00\xfb\x02\x00\x00\x01k\x01v\x00\x02k2"
+        with_fake_primary "\$[string length $rdb]\r\n$rdb" {
+            r replicaof 127.0.0.1 $fake_port
+            wait_for_log_pumping "*Failed trying to load the MASTER synchronization DB*"
+            assert_equal 0 [r dbsize]
+            r replicaof no one
+        }
+    }
+
+    test "a truncated RDB with repl-diskless-load swapdb: the old dataset stays" {
+        if {![ours]} { skip "Redis 7.0 exits on a truncated snapshot from its primary" }
+        r debug populate 50 kept
+        r config set repl-diskless-load swapdb
+        set rdb "REDIS0010\xfa\x09redis-ver\x067.0.15\xfe\x00\xfb\x02\x00\x00\x01k\x01v\x00\x02k2"
+        with_fake_primary "\$[string length $rdb]\r\n$rdb" {
+            r replicaof 127.0.0.1 $fake_port
+            wait_for_log_pumping "*restoring the old data*"
+            assert_equal 50 [r dbsize]
+            r replicaof no one
+        }
+        r config set repl-diskless-load disabled
+    }
+
+    test "a wrong \$EOF marker: the transfer never completes and times out" {
+        r config set repl-timeout 2
+        set mark [string repeat b 40]
+        with_fake_primary "\$EOF:$mark\r\nREDIS0010\xff[string repeat c 40]" {
+            r replicaof 127.0.0.1 $fake_port
+            wait_for_log_pumping "*Timeout receiving bulk data from MASTER*"
+            r replicaof no one
+        }
+        assert_equal PONG [r ping]
+    }
+}
+
+# ---- with Debian's Redis 7.0.15 ---------------------------------------------------------
+
+if {![have_reference]} {
+    test "interoperability with Redis 7.0.15" { skip "$::reference_bin is not installed" }
+} else {
+    start_reference_server {repl-diskless-sync-delay 0} {
+        start_server {} {
+            test "our replica of a Redis primary: full sync with writes during it, equal digests" {
+                fill_every_type -1 before 100
+                r -1 config set rdb-key-save-delay 300
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_for_condition 50 100 {[s -1 connected_slaves] == 1} else { fail "no replica" }
+                fill_every_type -1 during 30
+                r -1 config set rdb-key-save-delay 0
+                wait_link_up 0
+                wait_same_digest -1 0
+            }
+            test "our replica of a Redis primary: partial resync after CLIENT KILL on either side" {
+                set ok [s -1 sync_partial_ok]
+                r client kill type master
+                r -1 incr c
+                wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 1} else { fail "no partial resync" }
+                r -1 client kill type replica
+                r -1 incr c
+                wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 2} else { fail "no partial resync" }
+                wait_same_digest -1 0
+            }
+            start_server {} {
+                test "a chain Redis -> ours -> ours" {
+                    r replicaof 127.0.0.1 [srv -1 port]
+                    wait_link_up 0
+                    r -2 set chained yes
+                    wait_for_condition 50 100 {[r get chained] eq "yes"} else { fail "not chained" }
+                    wait_same_digest -2 0
+                }
+            }
+        }
+    }
+
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        start_reference_server {} {
+            test "a Redis replica of our primary: full sync with writes during it, equal digests" {
+                fill_every_type -1 before 100
+                r -1 config set rdb-key-save-delay 300
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_for_condition 50 100 {[s -1 connected_slaves] == 1} else { fail "no replica" }
+                fill_every_type -1 during 30
+                r -1 config set rdb-key-save-delay 0
+                wait_link_up 0
+                wait_same_digest -1 0
+            }
+            test "a Redis replica of our primary: partial resync after CLIENT KILL on either side" {
+                set ok [s -1 sync_partial_ok]
+                r client kill type master
+                r -1 incr c
+                wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 1} else { fail "no partial resync" }
+                r -1 client kill type replica
+                r -1 incr c
+                wait_for_condition 50 100 {[s -1 sync_partial_ok] == $ok + 2} else { fail "no partial resync" }
+                assert_equal 1 [r -1 wait 1 5000]
+                wait_same_digest -1 0
+            }
+            start_server {} {
+                test "a chain ours -> Redis -> ours" {
+                    r replicaof 127.0.0.1 [srv -1 port]
+                    wait_link_up 0
+                    r -2 set chained yes
+                    wait_for_condition 50 100 {[r get chained] eq "yes"} else { fail "not chained" }
+                    wait_same_digest -2 0
+                }
+            }
+        }
+    }
+}
+
+}
