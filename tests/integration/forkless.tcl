@@ -92,7 +92,7 @@ tags {forkless} {
     start_server {overrides {persistence-mode forkless}} {
         test "forkless BGSAVE: the file has the digest the dataset had when BGSAVE ran" {
             fill_dataset 20000
-            r config set rdb-key-save-delay 30
+            r config set rdb-key-save-delay [::harness::scaled 30]
             set writer [start_writer]
             after 100
             r client pause 100000 write
@@ -242,7 +242,7 @@ tags {forkless} {
     start_server {overrides {persistence-mode forkless appendonly yes}} {
         test "forkless AOF rewrite: nothing lost or applied twice, restart has the final digest" {
             fill_dataset 20000
-            r config set rdb-key-save-delay 30
+            r config set rdb-key-save-delay [::harness::scaled 30]
             set writer [start_writer]
             after 100
             r client pause 100000 write
@@ -262,7 +262,7 @@ tags {forkless} {
         test "forkless AOF rewrite without the RDB preamble" {
             fill_dataset 20000
             r config set aof-use-rdb-preamble no
-            r config set rdb-key-save-delay 30
+            r config set rdb-key-save-delay [::harness::scaled 30]
             r bgrewriteaof
             set rounds [churn_while aof_rewrite_in_progress]
             assert_equal ok [s aof_last_bgrewrite_status]
