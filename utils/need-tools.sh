@@ -3,13 +3,19 @@
 #
 # For each pair, if COMMAND is not on PATH, install PACKAGE with apt-get when
 # running as root (apt-get update runs once first); otherwise stop with a
-# message naming exactly what to install. Used by the Makefile before a port's
-# first compile and by .ci/run.
+# message naming exactly what to install. An empty COMMAND (":libssl-dev")
+# checks that the package itself is installed, for packages with no command
+# to look for (headers, a Python module). Used by the Makefile before a
+# port's first compile and by .ci/run.
 set -u
 missing=()
 for pair in "$@"; do
     cmd=${pair%%:*}; pkg=${pair#*:}
-    command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+    if [ -z "$cmd" ]; then
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || missing+=("$pkg")
+    else
+        command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+    fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
