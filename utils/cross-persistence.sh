@@ -35,7 +35,8 @@ wait_gone() { # pid: bounded wait until the server process is gone
 }
 
 # every type, both encodings of each, TTLs, binary values, awkward scores,
-# streams with a consumer group and a pending entry
+# geo sets (52-bit scores, edge coordinates), streams with a consumer group
+# and a pending entry
 populate() {
     local big
     big=$(seq 1 300 | tr '\n' ' ')
@@ -58,6 +59,8 @@ SADD bigset $big
 ZADD zset 0.1 a 1e-300 b inf c -inf d 3.14159 e
 ZADD bigzset $(for i in $(seq 1 200); do printf '%d.5 m%d ' "$i" "$i"; done)
 PFADD hll $big
+GEOADD geo 13.361389 38.115556 Palermo 15.087269 37.502669 Catania -122.27652 37.805186 Oakland
+GEOADD geo 179.9999 -85.05112878 edge-se -180 85.05112878 edge-nw 0 0 origin
 XADD stream 1-1 name a n 1
 XADD stream 2-1 name b n -2
 XADD stream 3-5 other 12345678901
