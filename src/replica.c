@@ -8,7 +8,9 @@
  * is set, REPLCONF listening-port / ip-address / capa eof capa psync2,
  * PSYNC <our replid> <our offset + 1>) -> TRANSFER (+FULLRESYNC: the RDB,
  * "$<len>" or "$EOF:<mark>" framed, into a temporary file) -> CONNECTED.
- * +CONTINUE goes straight to CONNECTED.
+ * +CONTINUE goes straight to CONNECTED. With tls-replication yes the
+ * connection is a TLS one (tlsCreateConnection); nothing else differs, as
+ * every byte goes through connRead/connWrite.
  *
  * Design decisions:
  * - The snapshot always lands in a file first and is loaded with the RDB
@@ -553,7 +555,7 @@ static void connectedHandler(connection *conn) {
 static void startConnect(void) {
     S.last_connect_ms = S.link_start_ms = S.last_io_ms = server.mstime;
     serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", S.host, S.port);
-    S.conn = connCreateSocket();
+    S.conn = tls_config.replication ? tlsCreateConnection() : connCreateSocket(); /* tls-replication */
     if (connConnect(S.conn, S.host, S.port, server.bind_source_addr, connectedHandler) == C_ERR) {
         serverLog(LL_WARNING, "Unable to connect to MASTER: %s", connGetLastError(S.conn));
         connClose(S.conn);

@@ -38,8 +38,8 @@ typedef struct tlsConfig {
     int session_caching;
     int session_cache_size;
     int session_cache_timeout;
-    int cluster;                 /* tls-cluster, tls-replication: stored; */
-    int replication;             /* the features don't exist yet */
+    int cluster;                 /* tls-cluster: stored, no cluster yet */
+    int replication;             /* tls-replication: a replica connects over TLS */
 } tlsConfig;
 
 extern tlsConfig tls_config;
@@ -58,8 +58,10 @@ void tlsCloseListenersInChild(void); /* a fork child: close(), nothing else */
 int tlsApplyConfig(sds *err);
 int tlsApplyPort(sds *err);
 
-/* An outgoing TLS connection for connConnect (replication, later); it
- * presents tls-client-cert-file (or tls-cert-file). */
+/* An outgoing TLS connection for connConnect (a replica with
+ * tls-replication yes, replica.c); it presents tls-client-cert-file (or
+ * tls-cert-file) and checks the peer against tls-ca-cert-file/dir. Without
+ * TLS built in: a plain TCP connection (tls-replication can't be set). */
 connection *tlsCreateConnection(void);
 
 /* beforeSleep(): run the read handler of connections whose input OpenSSL
