@@ -17,7 +17,9 @@
  * the RDB); without it, it saves dump.rdb first and sends the file with
  * "$<len>" framing. The parent never writes to a socket the child owns; it
  * learns from the child's exit status (a bit per failed replica) which
- * replicas are online. +FULLRESYNC carries the offset at fork time, so the
+ * replicas are online. A TLS replica (tls-port) is the exception: its TLS
+ * session lives in the parent, so the child writes its payload to a pipe
+ * and the parent relays it with connWrite (see "TLS replicas" below). +FULLRESYNC carries the offset at fork time, so the
  * snapshot plus the gathered stream is exactly the history to that point.
  *
  * Partial syncs (PSYNC replid offset): accepted when the id is ours, or our
@@ -305,6 +307,7 @@ static int countGoodReplicas(void) {
 }
 
 static void unwait(client *c, int acked);
+static void relayStop(client *c);
 
 void replicationClientFreed(client *c) {
     replClient *r = c->repl;
@@ -322,6 +325,7 @@ void replicationClientFreed(client *c) {
     listNode *ln = listSearchKey(R.resume, c);
     if (ln) listDelNode(R.resume, ln);
     if (c->flags & CLIENT_MASTER) replicaMasterFreed(c);
+    relayStop(c);
     sdsfree(r->pending);
     zfree(r);
     c->repl = NULL;
@@ -502,6 +506,117 @@ static void childMain(const int *fds, int n, int diskless) {
     _exit(failed);
 }
 
+/* ---- TLS replicas: the snapshot relayed by the parent ------------------------------------------ */
+
+/* The child can't write to a TLS replica's socket: the TLS session state
+ * (sequence numbers, keys) lives in the parent's SSL object, which the
+ * child's writes would not advance. So the child writes such a replica's
+ * payload, framing included, to a pipe, and the parent reads the pipe in
+ * its event loop and passes the bytes on with connWrite, one buffer at a
+ * time (the pipe is not read while the socket can't take the buffer). The
+ * replica goes online when both the child has exited and the relay has
+ * seen the pipe's end. Plain TCP replicas keep the direct path. */
+typedef struct replRelay {
+    int fd;                /* the pipe's read end, -1 once at its end */
+    char buf[16384];
+    size_t len, pos;       /* buf[pos..len) still to be written */
+    int child_done;        /* the child exited with this replica's bit clear */
+    int diskless;          /* that child's kind of transfer */
+} replRelay;
+
+static void replicaSynced(client *c, int diskless);
+static void relayPipeReadable(aeEventLoop *el, int fd, void *privdata, int mask);
+
+static int relayFinished(replRelay *rl) { return rl->fd == -1 && rl->pos == rl->len; }
+
+static void relayStop(client *c) {
+    replRelay *rl = c->repl->relay;
+    if (rl == NULL) return;
+    if (rl->fd != -1) {
+        aeDeleteFileEvent(server.el, rl->fd, AE_READABLE);
+        close(rl->fd);
+    }
+    if (c->conn && rl->pos != rl->len) connSetWriteHandler(c->conn, NULL);
+    zfree(rl);
+    c->repl->relay = NULL;
+}
+
+static void relayCompleted(client *c) {
+    int diskless = c->repl->relay->diskless;
+    relayStop(c);
+    replicaSynced(c, diskless);
+}
+
+/* Writes what the buffer holds; 0 when the client was dropped. */
+static int relayFlush(client *c) {
+    replRelay *rl = c->repl->relay;
+    while (rl->pos < rl->len) {
+        ssize_t n = connWrite(c->conn, rl->buf + rl->pos, rl->len - rl->pos);
+        if (n > 0) {
+            rl->pos += (size_t)n;
+            continue;
+        }
+        if (n == -1 && connGetState(c->conn) == CONN_STATE_CONNECTED) return 1; /* full: wait */
+        serverLog(LL_WARNING, "Sending the snapshot to replica %s failed: %s", replicaName(c),
+                  connGetLastError(c->conn));
+        relayStop(c);
+        freeClientAsync(c);
+        return 0;
+    }
+    return 1;
+}
+
+static void relaySocketWritable(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    replRelay *rl = c->repl->relay;
+    if (rl == NULL || !relayFlush(c) || rl->pos != rl->len) return;
+    connSetWriteHandler(conn, NULL);
+    if (rl->fd != -1) aeCreateFileEvent(server.el, rl->fd, AE_READABLE, relayPipeReadable, c);
+    else if (rl->child_done) relayCompleted(c);
+}
+
+static void relayPipeReadable(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)mask;
+    client *c = privdata;
+    replRelay *rl = c->repl->relay;
+    ssize_t n = read(fd, rl->buf, sizeof rl->buf);
+    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) { /* the child's end: closed (or broken, and its exit status says so) */
+        aeDeleteFileEvent(server.el, fd, AE_READABLE);
+        close(fd);
+        rl->fd = -1;
+        if (rl->child_done) relayCompleted(c);
+        return;
+    }
+    rl->len = (size_t)n;
+    rl->pos = 0;
+    if (!relayFlush(c) || rl->pos == rl->len) return;
+    aeDeleteFileEvent(server.el, fd, AE_READABLE);
+    connSetWriteHandler(c->conn, relaySocketWritable);
+}
+
+/* For a TLS replica: a pipe the child writes to instead (-1: none). */
+static int relayStart(client *c) {
+    if (strcmp(connGetType(c->conn), "tls")) return connGetFd(c->conn);
+    int p[2];
+    if (pipe(p) == -1) return -1;
+    fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    replRelay *rl = zcalloc(sizeof(*rl));
+    rl->fd = p[0];
+    c->repl->relay = rl;
+    aeCreateFileEvent(server.el, p[0], AE_READABLE, relayPipeReadable, c);
+    return p[1];
+}
+
+/* After the fork each side closes the other's ends: the write ends are the
+ * child's, the read ends the parent's (a child holding one would never see
+ * EPIPE when the parent drops the replica). */
+static void relayCloseEnds(client **batch, const int *fds, int n, int in_child) {
+    for (int j = 0; j < n; j++)
+        if (batch[j]->repl->relay) close(in_child ? batch[j]->repl->relay->fd : fds[j]);
+}
+
 static void announceFullResync(client *c) {
     replClient *r = c->repl;
     r->state = REPLICA_WAIT_BGSAVE_END;
@@ -538,11 +653,15 @@ static void startFullSyncIfDue(void) {
     for (int j = 0; j < n; j++) {
         announceFullResync(batch[j]);
         batch[j]->repl->batch_index = j;
-        fds[j] = connGetFd(batch[j]->conn);
+        fds[j] = relayStart(batch[j]);
     }
     R.first_waiting_ms = 0;
     pid_t pid = fork();
-    if (pid == 0) childMain(fds, n, diskless);
+    if (pid == 0) {
+        relayCloseEnds(batch, fds, n, 1);
+        childMain(fds, n, diskless);
+    }
+    relayCloseEnds(batch, fds, n, 0);
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't start the replication snapshot child: fork: %s", strerror(errno));
         for (int j = 0; j < n; j++) freeClientAsync(batch[j]);
@@ -593,8 +712,13 @@ static void childDone(int status) {
         if (c->repl->state != REPLICA_WAIT_BGSAVE_END) continue;
         if (failed & failBit(c->repl->batch_index)) {
             serverLog(LL_WARNING, "Sending the snapshot to replica %s failed: closing its link", replicaName(c));
+            relayStop(c);
             freeClientAsync(c);
+        } else if (c->repl->relay && !relayFinished(c->repl->relay)) {
+            c->repl->relay->child_done = 1; /* online when the relay has sent the rest */
+            c->repl->relay->diskless = R.child_diskless;
         } else {
+            relayStop(c);
             replicaSynced(c, R.child_diskless);
         }
     }

@@ -29,6 +29,7 @@ typedef struct replClient {
     long long ack_off, ack_ms;
     int batch_index;          /* position in the snapshot child's batch */
     int wait_first_ack;       /* online after an $EOF: transfer: the stream waits for its first ACK */
+    struct replRelay *relay;  /* a TLS replica's snapshot, relayed from the child's pipe; NULL */
     /* a client blocked in WAIT */
     int waiting;
     long long wait_off, wait_deadline_ms;
