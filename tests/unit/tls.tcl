@@ -7,7 +7,10 @@
 # SET reloading the certificate (a bad file keeps the old context); an
 # encrypted key, a CA directory; big and pipelined payloads through TLS
 # (input left decrypted inside OpenSSL included); BLPOP and MONITOR;
-# Redis 7.0's tls-* defaults in CONFIG GET.
+# Redis 7.0's tls-* defaults in CONFIG GET; replication over TLS
+# (tls-replication yes): ours -> ours from disk and diskless, Debian's
+# primary -> our replica, our primary -> Debian's replica, and a replica
+# whose certificate is from another CA refused while it keeps retrying.
 #
 # The test harness speaks plain TCP only, so it drives each server on its
 # plain port and every TLS check goes through redis-cli (or openssl
@@ -381,5 +384,126 @@ tags {tls external:skip} {
         lassign [tls_cli_run $port -nocert ping] status
         assert_equal 1 $status
         stop_by_pid $pid
+    }
+}
+
+# ---- replication over TLS (tls-replication) ------------------------------------------------------
+#
+# The replica connects to its primary's tls-port; INFO and DEBUG DIGEST go
+# through the plain ports. Our primary relays a TLS replica's snapshot from
+# the child through a pipe (replication.c), so both framings are covered:
+# "$<len>" from disk and diskless "$EOF:".
+
+# stdout of our redis-cli on a plain PORT.
+proc plain_cli {port args} {
+    lassign [tls_run {*}$::harness::opt(wrapper) $::tls_cli -h 127.0.0.1 -p $port {*}$args] status out err
+    if {$status != 0} { fail "redis-cli -p $port $args: exit $status: $err" }
+    return [string trimright $out "\n"]
+}
+
+proc tls_wait_link_up {port} {
+    wait_for_condition 200 50 {[string match "*master_link_status:up*" [plain_cli $port info replication]]} else {
+        fail "the replica on port $port never got its link up over TLS"
+    }
+}
+
+proc tls_wait_same_digest {pport rport} {
+    wait_for_condition 100 50 {[plain_cli $pport debug digest] eq [plain_cli $rport debug digest]} else {
+        fail "primary and replica digests differ: [plain_cli $pport debug digest] [plain_cli $rport debug digest]"
+    }
+}
+
+# A Debian redis-server with a plain and a TLS port: {pid port tls_port dir}.
+proc start_reference_tls {args} {
+    set dir [::harness::fresh_run_dir tlsrefrepl]
+    set port [::harness::find_free_port]
+    set tport [::harness::find_free_port]
+    set pid [exec [reference_server] --port $port --bind 127.0.0.1 --save "" --dir $dir \
+                 --logfile [file join $dir log] --enable-debug-command yes --tls-port $tport \
+                 --tls-cert-file [tls_cert server.crt] --tls-key-file [tls_cert server.key] \
+                 --tls-ca-cert-file [tls_cert ca.crt] {*}$args &]
+    wait_for_condition 100 50 {[lindex [tls_run redis-cli -p $port ping] 1] eq "PONG\n"} else {
+        stop_by_pid $pid
+        fail "Debian's server did not start: [::harness::read_file [file join $dir log]]"
+    }
+    return [list $pid $port $tport $dir]
+}
+
+foreach diskless {no yes} {
+    set ptls [::harness::find_free_port]
+    start_server [list tags {tls repl external:skip} overrides [tls_overrides $ptls repl-diskless-sync $diskless \
+                                                                  repl-diskless-sync-delay 0]] {
+        r debug populate 20000 tlsrepl 100
+        r set big [string repeat x 200000]
+        set rtls [::harness::find_free_port]
+        start_server [list tags {tls repl} overrides [tls_overrides $rtls tls-replication yes]] {
+            test "TLS replication: ours -> ours over tls-port (diskless $diskless)" {
+                set from [log_line_count -1]
+                r replicaof 127.0.0.1 $ptls
+                tls_wait_link_up [srv 0 port]
+                r -1 rpush tlslist a b c
+                r -1 incrby tlscounter 5
+                tls_wait_same_digest [srv -1 port] [srv 0 port]
+                assert_equal 20003 [r dbsize]
+                set target [expr {$diskless eq "yes" ? "replicas sockets" : "disk"}]
+                wait_for_log "*Starting BGSAVE for SYNC with target: $target" -level -1 -from $from
+                wait_for_log "*Synchronization with replica*succeeded*" -level -1 -from $from
+                assert_match "*laddr=127.0.0.1:$ptls *flags=S*" [r -1 client list]
+                r replicaof no one
+            }
+        }
+    }
+}
+
+tags {tls repl external:skip} {
+    test "TLS replication: Debian's redis-server primary -> our replica" {
+        if {[reference_server] eq ""} { skip "/usr/bin/redis-server not installed" }
+        lassign [start_reference_tls --repl-diskless-sync yes --repl-diskless-sync-delay 0] pid port tport
+        plain_cli $port debug populate 5000 refkey 50
+        set rtls [::harness::find_free_port]
+        start_server [list overrides [tls_overrides $rtls tls-replication yes]] {
+            r replicaof 127.0.0.1 $tport
+            tls_wait_link_up [srv 0 port]
+            plain_cli $port rpush reflist x y z
+            tls_wait_same_digest $port [srv 0 port]
+            assert_equal 5001 [r dbsize]
+        }
+        stop_by_pid $pid
+    }
+
+    test "TLS replication: our primary -> Debian's redis-server replica (tls-replication yes)" {
+        if {[reference_server] eq ""} { skip "/usr/bin/redis-server not installed" }
+        set ptls [::harness::find_free_port]
+        start_server [list overrides [tls_overrides $ptls repl-diskless-sync no]] {
+            r debug populate 5000 ourkey 50
+            lassign [start_reference_tls --tls-replication yes --replicaof 127.0.0.1 $ptls] pid port tport
+            tls_wait_link_up $port
+            r sadd ourset a b c
+            tls_wait_same_digest [srv 0 port] $port
+            assert_equal 5001 [plain_cli $port dbsize]
+            stop_by_pid $pid
+        }
+    }
+}
+
+set ptls [::harness::find_free_port]
+start_server [list tags {tls repl external:skip} overrides [tls_overrides $ptls]] {
+    set rtls [::harness::find_free_port]
+    start_server [list tags {tls repl} overrides [tls_overrides $rtls tls-replication yes \
+                     tls-client-cert-file [tls_cert other.crt] tls-client-key-file [tls_cert other.key]]] {
+        test "TLS replication: a replica's certificate from another CA fails the handshake, retried" {
+            set pfrom [log_line_count -1]
+            set from [log_line_count]
+            r replicaof 127.0.0.1 $ptls
+            wait_for_log "*Error accepting a client connection*certificate verify failed*" -level -1 -from $pfrom
+            wait_for_condition 100 50 {
+                [regexp -all {Connecting to MASTER} [join [lrange [split [::harness::read_file [srv 0 stdout]] \n] $from end] \n]] >= 3
+            } else { fail "the replica did not keep retrying" }
+            assert_match "*master_link_status:down*" [r info replication]
+            assert_equal 0 [s -1 connected_slaves]
+            assert_equal OK [tls_cli $ptls set still serving]
+            assert_equal serving [r -1 get still]
+            r replicaof no one
+        }
     }
 }
