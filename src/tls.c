@@ -816,7 +816,6 @@ void tlsCloseListenersInChild(void) {}
 int tlsApplyConfig(sds *err) { (void)err; return C_OK; }
 int tlsApplyPort(sds *err) { (void)err; return C_OK; }
 int tlsProcessPendingData(void) { return 0; }
-connection *tlsCreateConnection(void) { return connCreateSocket(); } /* tls-replication can't be set */
 int tlsHasPendingData(void) { return 0; }
 connection *tlsCreateConnection(void) { return NULL; }
 

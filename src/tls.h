@@ -61,7 +61,7 @@ int tlsApplyPort(sds *err);
 /* An outgoing TLS connection for connConnect (a replica with
  * tls-replication yes, replica.c); it presents tls-client-cert-file (or
  * tls-cert-file) and checks the peer against tls-ca-cert-file/dir. Without
- * TLS built in: a plain TCP connection (tls-replication can't be set). */
+ * TLS built in: NULL (tls-replication can't be set there). */
 connection *tlsCreateConnection(void);
 
 /* beforeSleep(): run the read handler of connections whose input OpenSSL
