@@ -522,6 +522,8 @@ typedef struct replRelay {
     size_t len, pos;       /* buf[pos..len) still to be written */
     int child_done;        /* the child exited with this replica's bit clear */
     int diskless;          /* that child's kind of transfer */
+    long long last_io_ms;  /* progress; a socket blocked longer than repl-timeout drops the replica,
+                            * as SO_SNDTIMEO does in the child for plain ones */
 } replRelay;
 
 static void replicaSynced(client *c, int diskless);
@@ -554,6 +556,7 @@ static int relayFlush(client *c) {
         ssize_t n = connWrite(c->conn, rl->buf + rl->pos, rl->len - rl->pos);
         if (n > 0) {
             rl->pos += (size_t)n;
+            rl->last_io_ms = server.mstime;
             continue;
         }
         if (n == -1 && connGetState(c->conn) == CONN_STATE_CONNECTED) return 1; /* full: wait */
@@ -590,6 +593,7 @@ static void relayPipeReadable(aeEventLoop *el, int fd, void *privdata, int mask)
     }
     rl->len = (size_t)n;
     rl->pos = 0;
+    rl->last_io_ms = server.mstime;
     if (!relayFlush(c) || rl->pos == rl->len) return;
     aeDeleteFileEvent(server.el, fd, AE_READABLE);
     connSetWriteHandler(c->conn, relaySocketWritable);
@@ -604,6 +608,7 @@ static int relayStart(client *c) {
     fcntl(p[0], F_SETFD, FD_CLOEXEC);
     replRelay *rl = zcalloc(sizeof(*rl));
     rl->fd = p[0];
+    rl->last_io_ms = server.mstime;
     c->repl->relay = rl;
     aeCreateFileEvent(server.el, p[0], AE_READABLE, relayPipeReadable, c);
     return p[1];
@@ -1109,6 +1114,13 @@ static void dropTimedOutReplicas(void) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
+        replRelay *rl = r->relay;
+        if (rl && rl->pos != rl->len && (server.mstime - rl->last_io_ms) / 1000 > server.repl_timeout) {
+            serverLog(LL_WARNING, "Sending the snapshot to replica %s timed out", replicaName(c));
+            relayStop(c); /* the child sees EPIPE */
+            freeClientAsync(c);
+            continue;
+        }
         if (r->state != REPLICA_ONLINE || r->old_sync) continue;
         if ((server.mstime - r->ack_ms) / 1000 > server.repl_timeout) {
             serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", replicaName(c));
