@@ -12,13 +12,15 @@ proc have_reference {} { file executable $::reference_bin }
 # /usr/bin/redis-server, to check its expectations against Redis).
 proc ours {} { expr {[file normalize $::harness::opt(server)] ne $::reference_bin} }
 
-# A nested start_server running Redis's binary instead of ours.
+# A nested start_server running Redis's binary instead of ours: natively,
+# without the emulator our server runs under in the cross-port suites.
 proc start_reference_server {overrides body} {
-    set saved $::harness::opt(server)
+    set saved [list $::harness::opt(server) $::harness::opt(wrapper)]
     set ::harness::opt(server) $::reference_bin
-    set restore "set ::harness::opt(server) [list $saved]\n"
+    set ::harness::opt(wrapper) {}
+    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper)\n"
     set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
-    set ::harness::opt(server) $saved
+    lassign $saved ::harness::opt(server) ::harness::opt(wrapper)
     if {$code} { return -code $code $err }
 }
 
