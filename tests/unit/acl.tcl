@@ -441,6 +441,18 @@ start_server {tags {acl}} {
         r acl deluser chk
     }
 
+    test "Debian's redis-cli --user/--pass (and a URI with a user) logs in as that user" {
+        if {![file executable /usr/bin/redis-cli]} { skip "Debian's redis-cli is not installed (redis-tools)" }
+        if {[::harness::external]} { skip "external mode" }
+        r acl setuser cliuser on {>pw} {~*} +@all
+        set cli [list /usr/bin/redis-cli -h 127.0.0.1 -p [srv port] --no-auth-warning]
+        assert_equal cliuser [exec {*}$cli --user cliuser --pass pw acl whoami]
+        assert_equal cliuser [exec /usr/bin/redis-cli -u redis://cliuser:pw@127.0.0.1:[srv port] --no-auth-warning acl whoami]
+        catch {exec {*}$cli --user cliuser --pass wrong acl whoami 2>@1} out
+        assert_match "*WRONGPASS invalid username-password pair or user is disabled.*" $out
+        r acl deluser cliuser
+    }
+
     test "CLIENT KILL USER and CLIENT LIST's user field" {
         r acl setuser k on {>pw} +@all
         set c [acl_client k pw]
