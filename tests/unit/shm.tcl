@@ -15,6 +15,13 @@
 # CLIENT SHM is our own command: Redis has nothing to compare with (these
 # blocks need a unix socket, so external mode skips them; --tags -shm skips
 # the file).
+#
+# Shared memory never crosses byte orders: the segment is in the server's,
+# and a client of the other order refuses it (shmringSegmentAttach). The
+# helper clients are built for this host, so a server emulated for a CPU of
+# the other byte order (the sparc64 and s390x ports under QEMU) can't be
+# tested through them: the file is skipped there, saying so; the ring
+# itself runs on those ports in the unit tests (test_shmring).
 
 set ::shm_tmp [file join $::harness::opt(run_dir) shm-[pid]]
 file mkdir $::shm_tmp
@@ -61,6 +68,18 @@ proc shm_fault {mode} {
 proc cli_shm {args} {
     set cli [file join $::shm_tools_dir redis-cli]
     return [exec {*}$::harness::opt(wrapper) $cli -s [srv unixsocket] --shm {*}$args]
+}
+
+proc shm_server_byte_order_differs {} {
+    set big_endian_emulator [regexp {qemu-(sparc64|s390x)} [join $::harness::opt(wrapper)]]
+    return [expr {$big_endian_emulator && $::tcl_platform(byteOrder) eq "littleEndian"}]
+}
+
+if {[shm_server_byte_order_differs]} {
+    test "shared-memory transport" {
+        skip "the server runs big-endian under QEMU and the shm test clients are built little-endian for this host (cross-endian segments are refused by design)"
+    }
+    return
 }
 
 start_server {tags {shm our-own} unixsocket 1} {
@@ -245,17 +264,23 @@ start_server {tags {shm our-own}} {
         set sock [file join $::shm_tmp killed.sock]
         set pid [exec {*}$::harness::opt(wrapper) $::harness::opt(server) --port 0 --unixsocket $sock \
                      --save "" --logfile [file join $::shm_tmp killed.log] &]
-        wait_for_condition 100 50 { [file exists $sock] } else { fail "server did not start" }
-        set out [file join $::shm_tmp wait-reply.out]
-        set client [exec $::shm_fault $sock wait-reply > $out 2>@1 &]
-        wait_for_condition 100 50 {
-            [string match "*+PONG*" [::harness::read_file $out]]
-        } else { fail "no PONG: [::harness::read_file $out]" }
-        after [::harness::scaled 100]
-        exec kill -9 $pid
-        wait_for_condition 100 50 {
-            [string match "*error: server closed the connection*" [::harness::read_file $out]]
-        } else { fail "the client did not notice: [::harness::read_file $out]" }
-        catch {exec kill $client}
+        try {
+            wait_for_condition 100 50 { [file exists $sock] } else { fail "server did not start" }
+            set out [file join $::shm_tmp wait-reply.out]
+            set client [exec $::shm_fault $sock wait-reply > $out 2>@1 &]
+            wait_for_condition 100 50 {
+                [string match "*+PONG*" [::harness::read_file $out]]
+            } else { fail "no PONG: [::harness::read_file $out]" }
+            after [::harness::scaled 100]
+            exec kill -9 $pid
+            wait_for_condition 100 50 {
+                [string match "*error: server closed the connection*" [::harness::read_file $out]]
+            } else { fail "the client did not notice: [::harness::read_file $out]" }
+        } finally {
+            # Whatever failed, the hand-started server must not outlive the
+            # test: it holds the worker's output open and the run would hang.
+            catch {exec kill -9 $pid}
+            catch {exec kill $client}
+        }
     }
 }
