@@ -207,13 +207,14 @@ static void rejectConnection(connection *conn, const char *err) {
 }
 
 /* Runs when the transport has finished accepting (at once for plain
- * sockets, after the handshake for TLS). Only a handshake can fail here:
- * that is the peer's doing (garbage, a plaintext client, a certificate we
- * refuse), so it is logged at verbose level, not as a server warning. */
+ * sockets, after the handshake for TLS). Only a handshake can fail here
+ * (garbage, a plaintext client, a certificate we refuse): logged as a
+ * warning with OpenSSL's reason, as Redis 7.0 does, so an operator whose
+ * clients cannot connect finds why at the default loglevel. */
 static void clientAcceptHandler(connection *conn) {
     client *c = connGetPrivateData(conn);
     if (connGetState(conn) != CONN_STATE_CONNECTED) {
-        serverLog(LL_VERBOSE, "Error accepting a client connection: %s", connGetLastError(conn));
+        serverLog(LL_WARNING, "Error accepting a client connection: %s", connGetLastError(conn));
         freeClientAsync(c);
         return;
     }

@@ -27,8 +27,8 @@
  *    retries from wherever its buffer is now, possibly longer).
  *  - A failed handshake (garbage, plaintext on the TLS port, a certificate
  *    from another CA or expired) puts the connection in CONN_STATE_ERROR
- *    with OpenSSL's reason as its last error; networking.c logs it at
- *    verbose level and frees the client. Nothing else happens.
+ *    with OpenSSL's reason as its last error; networking.c logs it as a
+ *    warning (as Redis does) and frees the client. Nothing else happens.
  *  - The context is rebuilt as a whole from tls_config (start-up, CONFIG SET
  *    of any tls-* value) and swapped in only when everything loaded, so a
  *    bad file leaves the running context serving. Connections made earlier
