@@ -227,11 +227,11 @@ $(BUILD)/tests/%.o: tests/c/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBREDIS) $(MALLOC_DEP)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBREDIS) $(LIBS)
 
-$(JEMALLOC_DIR)/lib/libjemalloc.a: deps/jemalloc/build.sh | $(BUILD)/.tools-ok
+$(JEMALLOC_DIR)/lib/libjemalloc.a: deps/jemalloc/build.sh deps/common.sh | $(BUILD)/.tools-ok
 	@deps/jemalloc/build.sh $(JEMALLOC_DIR) "$(CC) $(PORT_CFLAGS)" "$(PORT_JEMALLOC_HOST)" $(PORT_LG_PAGE)
 
 # The port's compiler and flags; HOST only names the archiver (HOST-ar).
-$(LUA_DIR)/lib/liblua.a: deps/lua/build.sh deps/lua/lua.sha256 $(wildcard deps/lua/patches/*.patch) | $(BUILD)/.tools-ok
+$(LUA_DIR)/lib/liblua.a: deps/lua/build.sh deps/common.sh deps/lua/lua.sha256 $(wildcard deps/lua/patches/*.patch) | $(BUILD)/.tools-ok
 	@deps/lua/build.sh $(LUA_DIR) "$(CC) $(PORT_CFLAGS)" "$(PORT_JEMALLOC_HOST)"
 
 -include $(wildcard $(BUILD)/lib/*.d $(BUILD)/obj/*.d $(BUILD)/obj/tools/*.d $(BUILD)/tests/*.d)

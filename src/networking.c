@@ -239,41 +239,38 @@ void acceptCommonHandler(connection *conn, int flags) {
     }
 }
 
-void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
-    (void)el; (void)privdata; (void)mask;
+/* Accepts what is pending on a listener, at most MAX_ACCEPTS_PER_CALL at a
+ * time so other clients are served too. Each socket is wrapped by its
+ * transport (`wrap`: plain sockets, or TLS's) and handed to
+ * acceptCommonHandler with `flags`; `what` names the listener in the log. */
+void acceptConnections(int fd, const char *what, int flags, connection *(*wrap)(int cfd)) {
     char ip[NET_IP_STR_LEN], err[ANET_ERR_LEN];
+    int is_unix = (flags & CLIENT_UNIX_SOCKET) != 0;
     for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
-        int port;
-        int cfd = anetTcpAccept(err, fd, ip, sizeof ip, &port);
+        int port = 0;
+        int cfd = is_unix ? anetUnixAccept(err, fd) : anetTcpAccept(err, fd, ip, sizeof ip, &port);
         if (cfd == ANET_ERR) {
-            int exhausted = openFilesRefuseWhenExhausted(fd, "TCP");
+            int exhausted = openFilesRefuseWhenExhausted(fd, what);
             if (exhausted == 1) continue;
             if (exhausted == -1) return;
             if (errno != EWOULDBLOCK && errno != EAGAIN)
                 serverLog(LL_WARNING, "Accepting client connection: %s", err);
             return;
         }
-        serverLog(LL_VERBOSE, "Accepted %s:%d", ip, port);
-        acceptCommonHandler(connCreateAcceptedSocket(cfd), 0);
+        if (is_unix) serverLog(LL_VERBOSE, "Accepted connection to %s", server.unixsocket);
+        else serverLog(LL_VERBOSE, "Accepted %s:%d", ip, port);
+        acceptCommonHandler(wrap(cfd), flags);
     }
+}
+
+void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el; (void)privdata; (void)mask;
+    acceptConnections(fd, "TCP", 0, connCreateAcceptedSocket);
 }
 
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
     (void)el; (void)privdata; (void)mask;
-    char err[ANET_ERR_LEN];
-    for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
-        int cfd = anetUnixAccept(err, fd);
-        if (cfd == ANET_ERR) {
-            int exhausted = openFilesRefuseWhenExhausted(fd, "unix socket");
-            if (exhausted == 1) continue;
-            if (exhausted == -1) return;
-            if (errno != EWOULDBLOCK && errno != EAGAIN)
-                serverLog(LL_WARNING, "Accepting client connection: %s", err);
-            return;
-        }
-        serverLog(LL_VERBOSE, "Accepted connection to %s", server.unixsocket);
-        acceptCommonHandler(connCreateAcceptedSocket(cfd), CLIENT_UNIX_SOCKET);
-    }
+    acceptConnections(fd, "unix socket", CLIENT_UNIX_SOCKET, connCreateAcceptedSocket);
 }
 
 /* ---- parsing requests ----------------------------------------------------------------- */

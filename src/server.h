@@ -603,6 +603,7 @@ void freeClientArgv(client *c);
 void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 void acceptCommonHandler(connection *conn, int flags); /* tls.c's accept handler too */
+void acceptConnections(int fd, const char *what, int flags, connection *(*wrap)(int cfd)); /* a listener's pending sockets */
 int handleClientsWithPendingWrites(void);
 int clientHasPendingReplies(client *c);
 int processInputBuffer(client *c);

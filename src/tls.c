@@ -362,6 +362,10 @@ static void tlsFree(tlsConnection *tc) {
     zfree(tc);
 }
 
+static void tlsFreeConn(connection *conn) {
+    tlsFree((tlsConnection *)conn);
+}
+
 static void tlsClose(connection *conn) {
     tlsConnection *tc = (tlsConnection *)conn;
     tlsUnmarkPending(tc);
@@ -376,25 +380,13 @@ static void tlsClose(connection *conn) {
         close(conn->fd);
         conn->fd = -1;
     }
-    if (conn->refs > 0) {
-        conn->state = CONN_STATE_CLOSED;
-        conn->flags |= CONN_FLAG_CLOSE_SCHEDULED;
-        return;
-    }
-    tlsFree(tc);
+    connReleaseClosed(conn, tlsFreeConn);
 }
 
 /* As the socket transports do: the handler runs holding a reference; 0
  * when the connection was closed meanwhile (the caller must not touch it). */
 static int tlsRunCallback(connection *conn, ConnectionCallbackFunc handler) {
-    conn->refs++;
-    if (handler) handler(conn);
-    conn->refs--;
-    if (conn->flags & CONN_FLAG_CLOSE_SCHEDULED) {
-        if (conn->refs == 0) tlsFree((tlsConnection *)conn);
-        return 0;
-    }
-    return 1;
+    return connRunHeld(conn, handler, tlsFreeConn);
 }
 
 /* Records a failed SSL call. Returns -1 with errno EAGAIN for "try again
@@ -730,26 +722,19 @@ int tlsHasPendingData(void) {
 static int tls_fds[CONFIG_BINDADDR_MAX];
 static int tls_fd_count;
 
+/* An accepted socket as a TLS connection in the ACCEPTING state; without an
+ * SSL object (out of memory) in the ERROR state, so acceptCommonHandler's
+ * connAccept fails and frees it. */
+static connection *tlsWrapAccepted(int cfd) {
+    connection *conn = tlsNewConn(tls_server_ctx, cfd, CONN_STATE_ACCEPTING);
+    if (((tlsConnection *)conn)->ssl) SSL_set_accept_state(((tlsConnection *)conn)->ssl);
+    else conn->state = CONN_STATE_ERROR;
+    return conn;
+}
+
 static void acceptTlsHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
     (void)el; (void)privdata; (void)mask;
-    char ip[NET_IP_STR_LEN], err[ANET_ERR_LEN];
-    for (int i = 0; i < 1000; i++) {
-        int port;
-        int cfd = anetTcpAccept(err, fd, ip, sizeof ip, &port);
-        if (cfd == ANET_ERR) {
-            int exhausted = openFilesRefuseWhenExhausted(fd, "TLS");
-            if (exhausted == 1) continue;
-            if (exhausted == -1) return;
-            if (errno != EWOULDBLOCK && errno != EAGAIN)
-                serverLog(LL_WARNING, "Accepting client connection: %s", err);
-            return;
-        }
-        serverLog(LL_VERBOSE, "Accepted %s:%d", ip, port);
-        connection *conn = tlsNewConn(tls_server_ctx, cfd, CONN_STATE_ACCEPTING);
-        if (((tlsConnection *)conn)->ssl) SSL_set_accept_state(((tlsConnection *)conn)->ssl);
-        else conn->state = CONN_STATE_ERROR; /* acceptCommonHandler's accept fails and frees it */
-        acceptCommonHandler(conn, 0);
-    }
+    acceptConnections(fd, "TLS", 0, tlsWrapAccepted);
 }
 
 static int tlsOpenListeners(void) {

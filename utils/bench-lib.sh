@@ -10,6 +10,7 @@
 #   stop_server PID
 #   ratio A B                     # "1.23", or "-" when B is 0
 #   throughput_table OURS REF TESTS WIDTH   # needs the caller's rps PORT PIPELINE TEST and $requests
+#   throughput_rows PID_A PORT_A PID_B PORT_B TESTS WIDTH   # the same for servers already started
 #
 # start_server runs `$wrapper BINARY --port P --bind 127.0.0.1 --save '' --dir $tmp ARGS`
 # pinned to $server_cpu ($wrapper, e.g. a QEMU command, may be empty); later
@@ -80,18 +81,27 @@ rps_and_cpu() {
         'BEGIN { printf "%d %.2f\n", r, t * 1e6 / hz / n }'
 }
 
-# Starts OURS and REF (REF may be empty) and prints, for each test of the
+# Starts OURS and REF (REF may be empty) and prints their throughput_rows.
+throughput_table() {
+    local ours=$1 ref=$2 tests=$3 width=$4 port_a pid_a port_b="" pid_b=""
+    port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a") || return 1
+    if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b") || return 1; fi
+    throughput_rows "$pid_a" "$port_a" "$pid_b" "$port_b" "$tests" "$width"
+    stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
+    return 0
+}
+
+# throughput_rows PID_A PORT_A PID_B PORT_B TESTS WIDTH: for each test of the
 # comma-separated TESTS at -P 1 and -P 16, the best of $rounds runs of the
-# caller's `rps PORT PIPELINE TEST` (which must send $requests requests),
+# caller's `rps PORT PIPELINE TEST` (which must send $requests requests)
+# against server A (ours) and B (the reference; PID_B empty for none),
 # measured alternately, and the ratio; then the server's CPU time per
 # request (the lowest of the rounds) and reference/ours of that: the
 # capacity ratio when the load generator, not the server, is the limit.
-throughput_table() {
-    local ours=$1 ref=$2 tests=$3 width=$4 port_a pid_a port_b="" pid_b="" t p a b r ca cb
+throughput_rows() {
+    local pid_a=$1 port_a=$2 pid_b=$3 port_b=$4 tests=$5 width=$6 t p a b r ca cb rc
     printf "%-${width}s %4s %10s %10s %6s   %13s %13s %8s\n" test P ours reference ratio \
         "cpu/req ours" "cpu/req ref" "ref/ours"
-    port_a=$(free_port); pid_a=$(start_server "$ours" "$port_a") || return 1
-    if [ -n "$ref" ]; then port_b=$(free_port); pid_b=$(start_server "$ref" "$port_b") || return 1; fi
     for t in ${tests//,/ }; do
         for p in 1 16; do
             for _ in $(seq 1 "$rounds"); do
@@ -108,6 +118,4 @@ throughput_table() {
                 "$ca" "$cb" "$rc"
         done
     done
-    stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
-    return 0
 }

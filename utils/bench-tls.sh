@@ -67,21 +67,6 @@ if [ -n "$ref" ]; then
     start_tls_server "$ref" || exit 1
     pid_b=$tls_pid; tport_b=$tls_port
 fi
-printf "%-6s %4s %10s %10s %6s   %13s %13s %8s\n" test P ours reference ratio "cpu/req ours" "cpu/req ref" "ref/ours"
-for t in ${tests//,/ }; do
-    for p in 1 16; do
-        for _ in $(seq 1 "$rounds"); do
-            rps_and_cpu "$tport_a" "$p" "$t" "$pid_a" >>"$tmp/a-$t-$p"
-            [ -n "$pid_b" ] && rps_and_cpu "$tport_b" "$p" "$t" "$pid_b" >>"$tmp/b-$t-$p"
-        done
-        a=$(cut -d' ' -f1 "$tmp/a-$t-$p" | best); ca=$(cut -d' ' -f2 "$tmp/a-$t-$p" | sort -n | head -n 1)
-        b="-"; r="-"; cb="-"; rc="-"
-        if [ -n "$pid_b" ]; then
-            b=$(cut -d' ' -f1 "$tmp/b-$t-$p" | best); r=$(ratio "${a:-0}" "${b:-0}")
-            cb=$(cut -d' ' -f2 "$tmp/b-$t-$p" | sort -n | head -n 1); rc=$(ratio "$cb" "$ca")
-        fi
-        printf "%-6s %4s %10s %10s %6s   %11sus %11sus %8s\n" "$t" "$p" "${a:--}" "${b:--}" "$r" "$ca" "$cb" "$rc"
-    done
-done
+throughput_rows "$pid_a" "$tport_a" "$pid_b" "$tport_b" "$tests" 6
 stop_server "$pid_a"; [ -n "$pid_b" ] && stop_server "$pid_b"
 exit 0

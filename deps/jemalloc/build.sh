@@ -15,7 +15,8 @@
 #   EXTRA_CFLAGS  appended to jemalloc's own CFLAGS, not used by configure's
 #                 probes (jemalloc's EXTRA_CFLAGS semantics).
 #
-# Design decisions (details and reasons in deps/jemalloc/README.md):
+# Design decisions (details and reasons in deps/jemalloc/README.md; the
+# fetching, checksum, stamp and isolation helpers are deps/common.sh's):
 # - Source is the pinned upstream 5.3.0 release, fetched as the orig tarball
 #   of Debian's source package (Debian's package mirrors are the only source
 #   registry this project can reach), cached in deps/.cache/ and verified
@@ -39,49 +40,27 @@ readonly JE_TARBALL="jemalloc_${JE_VERSION}.orig.tar.bz2"
 # because configure would otherwise ask `git describe` when OUTDIR lies
 # inside our own git work tree.
 readonly JE_VERSION_STRING="${JE_VERSION}-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"
-readonly JE_SOURCE_PACKAGE=jemalloc
-readonly JE_DEBIAN_SUITE=bookworm
-readonly APT_SOURCE_ENTRY="/etc/apt/sources.list.d/debian-${JE_DEBIAN_SUITE}-src.sources"
+# Debian source package, upstream version, orig tarball (deps/common.sh).
+readonly JE_COMPONENT="jemalloc $JE_VERSION $JE_TARBALL"
 readonly JE_MAKE_JOBS="${JEMALLOC_MAKE_JOBS:-2}"
-readonly FALLBACK_ADVICE="jemalloc could not be built; build with MALLOC=libc instead"
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly SCRIPT_DIR
 readonly CHECKSUM_FILE="$SCRIPT_DIR/jemalloc.sha256"
 readonly CACHE_DIR="${DEPS_CACHE_DIR:-$(dirname "$SCRIPT_DIR")/.cache}"
 
-LOG_FILE=""          # set once OUTDIR exists; fail() shows its tail
+readonly DEP_NAME=jemalloc
+readonly DEP_FALLBACK="jemalloc could not be built; build with MALLOC=libc instead"
+# shellcheck source=../common.sh
+. "$SCRIPT_DIR/../common.sh"
 
 # ---------------------------------------------------------------- reporting
-
-# fail MESSAGE...: explain, show the end of the log, advise, exit 1.
-fail() {
-    {
-        if [ -n "$LOG_FILE" ] && [ -s "$LOG_FILE" ]; then
-            echo "---- last lines of $LOG_FILE ----"
-            tail -n 25 "$LOG_FILE"
-            echo "----"
-        fi
-        local line
-        for line in "$@"; do echo "jemalloc: $line"; done
-        echo "$FALLBACK_ADVICE"
-    } >&2
-    exit 1
-}
 
 usage_error() {
     echo "usage: $0 OUTDIR CC HOST LG_PAGE [EXTRA_CFLAGS...]" >&2
     echo "  e.g. $0 build/native/jemalloc cc '' 16" >&2
     echo "       $0 build/armv7/jemalloc arm-linux-gnueabihf-gcc arm-linux-gnueabihf 16" >&2
     fail "$1"
-}
-
-log() { echo "[$(date '+%H:%M:%S')] $*" >>"$LOG_FILE"; }
-
-# run CMD...: run a command with its output appended to the log.
-run() {
-    log "+ $*"
-    "$@" >>"$LOG_FILE" 2>&1
 }
 
 # ---------------------------------------------------------------- arguments
@@ -95,43 +74,11 @@ parse_arguments() {
     shift 4
     EXTRA_CFLAGS_ARG="$*"
 
-    [ -n "$OUT_DIR" ] || usage_error "OUTDIR must not be empty"
-    [ -n "$BUILD_CC" ] || usage_error "CC must not be empty"
+    check_common_arguments
     case "$LG_PAGE" in
         12|13|14|15|16) ;;
         *) usage_error "LG_PAGE must be 12..16 (4 KiB..64 KiB pages), got '$LG_PAGE'" ;;
     esac
-    case "$HOST_TRIPLET" in
-        *[!A-Za-z0-9_.-]*) usage_error "HOST '$HOST_TRIPLET' is not a GNU triplet" ;;
-    esac
-}
-
-prepare_out_dir() {
-    mkdir -p "$OUT_DIR" || fail "cannot create OUTDIR '$OUT_DIR'"
-    OUT_DIR="$(cd "$OUT_DIR" && pwd)"   # configure --prefix needs it absolute
-    STAMP_FILE="$OUT_DIR/.build-stamp"
-    LOG_FILE="$OUT_DIR/build.log"
-}
-
-# Isolate from whatever make or shell called us (see header).
-clear_inherited_build_environment() {
-    unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
-    unset CFLAGS CPPFLAGS CXXFLAGS LDFLAGS LIBS CPP CXX EXTRA_CFLAGS EXTRA_LDFLAGS
-    export LC_ALL=C
-}
-
-# ---------------------------------------------------------------- checksum
-
-expected_sha256() {
-    [ -r "$CHECKSUM_FILE" ] || fail "checksum file $CHECKSUM_FILE is missing"
-    awk -v name="$JE_TARBALL" '$2 == name || $2 == "*" name { print $1; exit }' \
-        "$CHECKSUM_FILE"
-}
-
-sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
-
-tarball_is_valid() {
-    [ -f "$1" ] && [ "$(sha256_of "$1")" = "$EXPECTED_SHA256" ]
 }
 
 # ---------------------------------------------------------------- stamp
@@ -164,7 +111,7 @@ stamp_text() {
     printf 'CC=%s\nHOST=%s\nLG_PAGE=%s\nEXTRA_CFLAGS=%s\n' \
         "$BUILD_CC" "$HOST_TRIPLET" "$LG_PAGE" "$EXTRA_CFLAGS_ARG"
     printf 'configure: %s\n' "${CONFIGURE_OPTIONS[*]}"
-    printf 'recipe: %s\n' "$(sha256_of "${BASH_SOURCE[0]}")"
+    printf 'recipe: %s\n' "$(recipe_hash "${BASH_SOURCE[0]}")"
 }
 
 outputs_exist() {
@@ -173,125 +120,13 @@ outputs_exist() {
         [ -f "$OUT_DIR/include/jemalloc/jemalloc_page.h" ]
 }
 
-# build_is_up_to_date STAMP
-build_is_up_to_date() {
-    outputs_exist && [ -f "$STAMP_FILE" ] &&
-        [ "$(cat "$STAMP_FILE")" = "$1" ]
-}
-
-# ---------------------------------------------------------------- apt source
-
-apt_has_deb_src_entry() {
-    grep -qsE '^[[:space:]]*deb-src[[:space:]]' \
-        /etc/apt/sources.list /etc/apt/sources.list.d/*.list && return 0
-    grep -qsiE '^Types:.*\bdeb-src\b' /etc/apt/sources.list.d/*.sources
-}
-
-# The Debian mirror already used for binary packages, so the deb-src entry
-# goes through the same mirror (and proxy setup) as everything else.
-configured_debian_mirror() {
-    local uri
-    uri="$(grep -hsiE '^URIs:' /etc/apt/sources.list.d/*.sources |
-        awk '{print $2}' | grep -E '/debian/?$' | head -n 1)"
-    if [ -z "$uri" ]; then
-        uri="$(grep -hsE '^[[:space:]]*deb[[:space:]]' \
-            /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
-            awk '{ for (i = 2; i <= NF; i++) if ($i !~ /^\[/) { print $i; exit } }' |
-            grep -E '/debian/?$' | head -n 1)"
-    fi
-    echo "${uri:-http://deb.debian.org/debian}"
-}
-
-deb_src_entry_text() {
-    local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-    echo "# Added by deps/jemalloc/build.sh: Debian source packages, used only"
-    echo "# to fetch the pinned jemalloc ${JE_VERSION} release tarball."
-    echo "Types: deb-src"
-    echo "URIs: $(configured_debian_mirror)"
-    echo "Suites: $JE_DEBIAN_SUITE"
-    echo "Components: main"
-    if [ -f "$keyring" ]; then echo "Signed-By: $keyring"; fi
-}
-
-instructions_for_non_root() {
-    fail "the jemalloc ${JE_VERSION} source tarball is not cached and apt has no" \
-        "usable deb-src entry; either, as root, run:" \
-        "  printf 'Types: deb-src\\nURIs: $(configured_debian_mirror)\\nSuites: $JE_DEBIAN_SUITE\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' > $APT_SOURCE_ENTRY && apt-get update" \
-        "or put the file $JE_TARBALL (sha256 $EXPECTED_SHA256) into $CACHE_DIR/," \
-        "then run the build again."
-}
-
-# Newest Debian source version whose upstream part is JE_VERSION.
-debian_source_version() {
-    apt-cache showsrc "$JE_SOURCE_PACKAGE" 2>>"$LOG_FILE" |
-        awk -v v="$JE_VERSION" '$1 == "Version:" && index($2, v "-") == 1 { print $2 }' |
-        sort -V | tail -n 1
-}
-
-ensure_apt_knows_source() {
-    SOURCE_VERSION="$(debian_source_version)"
-    [ -n "$SOURCE_VERSION" ] && return 0
-    [ "$(id -u)" -eq 0 ] || instructions_for_non_root
-    if ! apt_has_deb_src_entry; then
-        [ ! -e "$APT_SOURCE_ENTRY" ] ||
-            fail "$APT_SOURCE_ENTRY exists but has no deb-src entry; not overwriting it"
-        log "no deb-src entry configured; writing $APT_SOURCE_ENTRY"
-        deb_src_entry_text >"$APT_SOURCE_ENTRY" || fail "cannot write $APT_SOURCE_ENTRY"
-        cat "$APT_SOURCE_ENTRY" >>"$LOG_FILE"
-    fi
-    run apt-get update || fail "apt-get update failed"
-    SOURCE_VERSION="$(debian_source_version)"
-    [ -n "$SOURCE_VERSION" ] ||
-        fail "apt knows no '$JE_SOURCE_PACKAGE' source package of version ${JE_VERSION}-*"
-}
-
-# Download the source package into a scratch dir, keep only the orig tarball.
-download_tarball() {
-    local scratch
-    scratch="$(mktemp -d "$CACHE_DIR/download.XXXXXX")" || fail "cannot create $CACHE_DIR"
-    # apt drops privileges to _apt while downloading; let it write here.
-    chmod 755 "$scratch"
-    chown _apt "$scratch" 2>/dev/null || true
-    log "fetching $JE_SOURCE_PACKAGE=$SOURCE_VERSION (orig tarball only is kept)"
-    if ! (cd "$scratch" && run apt-get source --download-only --tar-only \
-            "$JE_SOURCE_PACKAGE=$SOURCE_VERSION"); then
-        rm -rf "$scratch"
-        fail "apt-get source could not download $JE_SOURCE_PACKAGE=$SOURCE_VERSION"
-    fi
-    if ! tarball_is_valid "$scratch/$JE_TARBALL"; then
-        log "got sha256 $(sha256_of "$scratch/$JE_TARBALL" 2>/dev/null), expected $EXPECTED_SHA256"
-        rm -rf "$scratch"
-        fail "downloaded $JE_TARBALL is missing or its SHA-256 does not match $CHECKSUM_FILE"
-    fi
-    mv -f "$scratch/$JE_TARBALL" "$TARBALL_PATH"
-    rm -rf "$scratch"
-}
-
-# Parallel port builds share the cache: one downloads, the others wait.
-obtain_tarball() {
-    TARBALL_PATH="$CACHE_DIR/$JE_TARBALL"
-    mkdir -p "$CACHE_DIR" || fail "cannot create cache dir $CACHE_DIR"
-    exec 9>"$CACHE_DIR/.jemalloc.lock"
-    flock 9 || fail "cannot lock $CACHE_DIR/.jemalloc.lock"
-    if tarball_is_valid "$TARBALL_PATH"; then
-        log "using cached $TARBALL_PATH"
-    else
-        if [ -f "$TARBALL_PATH" ]; then
-            log "cached $TARBALL_PATH has the wrong checksum; fetching again"
-            rm -f "$TARBALL_PATH"
-        fi
-        ensure_apt_knows_source
-        download_tarball
-    fi
-    exec 9>&-
-}
-
 # ---------------------------------------------------------------- build
 
 extract_source() {
     SRC_DIR="$OUT_DIR/src"
     rm -rf "${SRC_DIR:?}" "${OUT_DIR:?}/lib" "${OUT_DIR:?}/include"
     mkdir -p "$SRC_DIR"
+    TARBALL_PATH="$CACHE_DIR/$JE_TARBALL"
     run tar -xjf "$TARBALL_PATH" -C "$SRC_DIR" --strip-components=1 \
         --no-same-owner || fail "cannot extract $TARBALL_PATH"
     [ -x "$SRC_DIR/configure" ] || fail "the tarball has no configure script"
@@ -348,16 +183,9 @@ EOF
 
 main() {
     parse_arguments "$@"
-    prepare_out_dir
-    # One build per OUTDIR at a time: two makes of the same port (say, a test
-    # run and a build in another terminal) would otherwise run configure in
-    # the same directory at once and corrupt each other. The second waits,
-    # then finds the build up to date.
-    exec 8>"$OUT_DIR/.build.lock"
-    flock 8 || fail "cannot lock $OUT_DIR/.build.lock"
+    prepare_out_dir   # also locks OUTDIR: one build of a port at a time
     clear_inherited_build_environment
-    EXPECTED_SHA256="$(expected_sha256)"
-    [ -n "$EXPECTED_SHA256" ] || fail "no checksum for $JE_TARBALL in $CHECKSUM_FILE"
+    EXPECTED_SHA256="$(expected_sha256 "$JE_TARBALL")" || exit 1
     configure_options
     local stamp
     stamp="$(stamp_text)"
@@ -370,7 +198,7 @@ main() {
     rm -f "$STAMP_FILE"
     : >"$LOG_FILE"
     log "building jemalloc $JE_VERSION: CC='$BUILD_CC' HOST='$HOST_TRIPLET' LG_PAGE=$LG_PAGE EXTRA_CFLAGS='$EXTRA_CFLAGS_ARG'"
-    obtain_tarball
+    obtain_tarballs "$JE_COMPONENT"
     extract_source
     configure_and_build
     printf '%s\n' "$stamp" >"$STAMP_FILE"

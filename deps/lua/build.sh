@@ -13,7 +13,8 @@
 #                 for a native one; it only names the archiver (HOST-ar).
 #   EXTRA_CFLAGS  appended to the compiler flags below.
 #
-# Design decisions (details and reasons in deps/lua/README.md):
+# Design decisions (details and reasons in deps/lua/README.md; the
+# fetching, checksum, stamp and isolation helpers are deps/common.sh's):
 # - Sources are the pinned upstream releases Lua 5.1.5 and lua-cjson 2.1.0,
 #   fetched as the orig tarballs of Debian's source packages (Debian's
 #   package mirrors are the only source registry this project can reach),
@@ -36,12 +37,12 @@ set -u -o pipefail
 
 readonly LUA_VERSION=5.1.5
 readonly CJSON_VERSION=2.1.0
-# name  Debian-source-package  upstream-version-prefix  tarball  directory
+# Debian source package, upstream version, orig tarball (deps/common.sh),
+# and the directory it is extracted to.
 readonly COMPONENTS=(
     "lua5.1 5.1.5 lua5.1_5.1.5.orig.tar.gz lua"
     "lua-cjson 2.1.0+dfsg lua-cjson_2.1.0+dfsg.orig.tar.gz cjson"
 )
-readonly DEBIAN_SUITE=bookworm
 readonly MAKE_JOBS="${LUA_MAKE_JOBS:-2}"
 
 # The interpreter: core, auxiliary library and every standard library
@@ -72,36 +73,18 @@ readonly CHECKSUM_FILE="$SCRIPT_DIR/lua.sha256"
 readonly PATCH_DIR="$SCRIPT_DIR/patches"
 readonly CACHE_DIR="${DEPS_CACHE_DIR:-$(dirname "$SCRIPT_DIR")/.cache}"
 
-LOG_FILE=""          # set once OUTDIR exists; fail() shows its tail
+readonly DEP_NAME=lua
+readonly DEP_FALLBACK="Lua could not be built; the server needs it for scripting"
+# shellcheck source=../common.sh
+. "$SCRIPT_DIR/../common.sh"
 
 # ---------------------------------------------------------------- reporting
-
-fail() {
-    {
-        if [ -n "$LOG_FILE" ] && [ -s "$LOG_FILE" ]; then
-            echo "---- last lines of $LOG_FILE ----"
-            tail -n 25 "$LOG_FILE"
-            echo "----"
-        fi
-        local line
-        for line in "$@"; do echo "lua: $line"; done
-        echo "Lua could not be built; the server needs it for scripting"
-    } >&2
-    exit 1
-}
 
 usage_error() {
     echo "usage: $0 OUTDIR CC HOST [EXTRA_CFLAGS...]" >&2
     echo "  e.g. $0 build/deps-native/lua cc ''" >&2
     echo "       $0 build/deps-armv7/lua arm-linux-gnueabihf-gcc arm-linux-gnueabihf" >&2
     fail "$1"
-}
-
-log() { echo "[$(date '+%H:%M:%S')] $*" >>"$LOG_FILE"; }
-
-run() {
-    log "+ $*"
-    "$@" >>"$LOG_FILE" 2>&1
 }
 
 # ---------------------------------------------------------------- arguments
@@ -114,44 +97,8 @@ parse_arguments() {
     shift 3
     EXTRA_CFLAGS_ARG="$*"
 
-    [ -n "$OUT_DIR" ] || usage_error "OUTDIR must not be empty"
-    [ -n "$BUILD_CC" ] || usage_error "CC must not be empty"
-    case "$HOST_TRIPLET" in
-        *[!A-Za-z0-9_.-]*) usage_error "HOST '$HOST_TRIPLET' is not a GNU triplet" ;;
-    esac
+    check_common_arguments
     BUILD_AR="${HOST_TRIPLET:+$HOST_TRIPLET-}ar"
-}
-
-prepare_out_dir() {
-    mkdir -p "$OUT_DIR" || fail "cannot create OUTDIR '$OUT_DIR'"
-    OUT_DIR="$(cd "$OUT_DIR" && pwd)"
-    STAMP_FILE="$OUT_DIR/.build-stamp"
-    LOG_FILE="$OUT_DIR/build.log"
-}
-
-clear_inherited_build_environment() {
-    unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
-    unset CFLAGS CPPFLAGS CXXFLAGS LDFLAGS LIBS CPP CXX EXTRA_CFLAGS EXTRA_LDFLAGS
-    export LC_ALL=C
-}
-
-# ---------------------------------------------------------------- checksums
-
-sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
-
-# expected_sha256 TARBALL
-expected_sha256() {
-    [ -r "$CHECKSUM_FILE" ] || fail "checksum file $CHECKSUM_FILE is missing"
-    local sum
-    sum="$(awk -v name="$1" '$2 == name || $2 == "*" name { print $1; exit }' \
-        "$CHECKSUM_FILE")"
-    [ -n "$sum" ] || fail "no checksum for $1 in $CHECKSUM_FILE"
-    echo "$sum"
-}
-
-# tarball_is_valid PATH SHA256
-tarball_is_valid() {
-    [ -f "$1" ] && [ "$(sha256_of "$1")" = "$2" ]
 }
 
 patch_files() {
@@ -177,7 +124,7 @@ stamp_text() {
     for p in "${PATCHES[@]}"; do
         printf 'patch %s %s\n' "$(basename "$p")" "$(sha256_of "$p")"
     done
-    printf 'recipe: %s\n' "$(sha256_of "${BASH_SOURCE[0]}")"
+    printf 'recipe: %s\n' "$(recipe_hash "${BASH_SOURCE[0]}")"
 }
 
 outputs_exist() {
@@ -186,72 +133,6 @@ outputs_exist() {
     for h in "${PUBLIC_HEADERS[@]}"; do
         [ -f "$OUT_DIR/include/$h" ] || return 1
     done
-}
-
-build_is_up_to_date() {
-    outputs_exist && [ -f "$STAMP_FILE" ] && [ "$(cat "$STAMP_FILE")" = "$1" ]
-}
-
-# ---------------------------------------------------------------- download
-
-# Newest Debian source version of PACKAGE whose upstream part is VERSION.
-debian_source_version() {
-    apt-cache showsrc "$1" 2>>"$LOG_FILE" |
-        awk -v v="$2" '$1 == "Version:" && index($2, v "-") == 1 { print $2 }' |
-        sort -V | tail -n 1
-}
-
-no_source_advice() {
-    fail "apt knows no '$1' source package of version $2-*, and $3 is not cached." \
-        "Debian's source packages need a deb-src entry (see deps/jemalloc/README.md," \
-        "whose build.sh adds one when run as root), then 'apt-get update';" \
-        "or put $3 (sha256 $4) into $CACHE_DIR/ by hand."
-}
-
-# download_tarball PACKAGE VERSION TARBALL SHA256
-download_tarball() {
-    local package="$1" version="$2" tarball="$3" sum="$4" source_version scratch
-    source_version="$(debian_source_version "$package" "$version")"
-    if [ -z "$source_version" ] && [ "$(id -u)" -eq 0 ]; then
-        run apt-get update || fail "apt-get update failed"
-        source_version="$(debian_source_version "$package" "$version")"
-    fi
-    [ -n "$source_version" ] || no_source_advice "$package" "$version" "$tarball" "$sum"
-    scratch="$(mktemp -d "$CACHE_DIR/download.XXXXXX")" || fail "cannot create $CACHE_DIR"
-    chmod 755 "$scratch"
-    chown _apt "$scratch" 2>/dev/null || true   # apt downloads as _apt
-    log "fetching $package=$source_version (orig tarball only is kept)"
-    if ! (cd "$scratch" && run apt-get source --download-only --tar-only \
-            "$package=$source_version"); then
-        rm -rf "$scratch"
-        fail "apt-get source could not download $package=$source_version"
-    fi
-    if ! tarball_is_valid "$scratch/$tarball" "$sum"; then
-        log "got sha256 $(sha256_of "$scratch/$tarball" 2>/dev/null), expected $sum"
-        rm -rf "$scratch"
-        fail "downloaded $tarball is missing or its SHA-256 does not match $CHECKSUM_FILE"
-    fi
-    mv -f "$scratch/$tarball" "$CACHE_DIR/$tarball"
-    rm -rf "$scratch"
-}
-
-# Parallel port builds share the cache: one downloads, the others wait.
-obtain_tarballs() {
-    mkdir -p "$CACHE_DIR" || fail "cannot create cache dir $CACHE_DIR"
-    exec 9>"$CACHE_DIR/.lua.lock"
-    flock 9 || fail "cannot lock $CACHE_DIR/.lua.lock"
-    local component name version tarball dir sum
-    for component in "${COMPONENTS[@]}"; do
-        read -r name version tarball dir <<<"$component"
-        sum="$(expected_sha256 "$tarball")"
-        if tarball_is_valid "$CACHE_DIR/$tarball" "$sum"; then
-            log "using cached $CACHE_DIR/$tarball"
-            continue
-        fi
-        rm -f "$CACHE_DIR/$tarball"
-        download_tarball "$name" "$version" "$tarball" "$sum"
-    done
-    exec 9>&-
 }
 
 # ---------------------------------------------------------------- build
@@ -325,11 +206,7 @@ install_outputs() {
 
 main() {
     parse_arguments "$@"
-    prepare_out_dir
-    # One build per OUTDIR at a time; a second caller waits, then finds the
-    # build up to date.
-    exec 8>"$OUT_DIR/.build.lock"
-    flock 8 || fail "cannot lock $OUT_DIR/.build.lock"
+    prepare_out_dir   # also locks OUTDIR: one build of a port at a time
     clear_inherited_build_environment
     patch_files
     local stamp
@@ -343,7 +220,7 @@ main() {
     rm -f "$STAMP_FILE"
     : >"$LOG_FILE"
     log "building lua $LUA_VERSION + cjson $CJSON_VERSION: CC='$BUILD_CC' HOST='$HOST_TRIPLET' EXTRA_CFLAGS='$EXTRA_CFLAGS_ARG'"
-    obtain_tarballs
+    obtain_tarballs "${COMPONENTS[@]}"
     extract_and_patch
     compile_all
     install_outputs

@@ -39,32 +39,45 @@ static connection *connNew(const ConnectionType *type, int fd, ConnectionState s
     return conn;
 }
 
+/* ---- the close-inside-a-callback protocol, shared by every transport ---- */
+
+void connReleaseClosed(connection *conn, void (*free_now)(connection *)) {
+    if (conn->refs > 0) {
+        conn->state = CONN_STATE_CLOSED;
+        conn->flags |= CONN_FLAG_CLOSE_SCHEDULED;
+        return;
+    }
+    free_now(conn);
+}
+
+int connRunHeld(connection *conn, ConnectionCallbackFunc handler, void (*free_now)(connection *)) {
+    conn->refs++;
+    if (handler) handler(conn);
+    conn->refs--;
+    if (conn->flags & CONN_FLAG_CLOSE_SCHEDULED) {
+        if (conn->refs == 0) free_now(conn);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- the socket transports, continued ---------------------------------------- */
+
+static void connSocketFree(connection *conn) {
+    zfree(conn);
+}
+
 static void connSocketClose(connection *conn) {
     if (conn->fd != -1) {
         if (conn->el) aeDeleteFileEvent(conn->el, conn->fd, AE_READABLE | AE_WRITABLE);
         close(conn->fd);
         conn->fd = -1;
     }
-    if (conn->refs > 0) {
-        conn->state = CONN_STATE_CLOSED;
-        conn->flags |= CONN_FLAG_CLOSE_SCHEDULED;
-        return;
-    }
-    zfree(conn);
+    connReleaseClosed(conn, connSocketFree);
 }
 
-/* Runs handler (if any) holding a reference. Returns 0 when the connection
- * was closed meanwhile (and freed, unless an outer callback still runs):
- * the caller must not touch conn then. */
 static int connRunCallback(connection *conn, ConnectionCallbackFunc handler) {
-    conn->refs++;
-    if (handler) handler(conn);
-    conn->refs--;
-    if (conn->flags & CONN_FLAG_CLOSE_SCHEDULED) {
-        if (conn->refs == 0) connSocketClose(conn);
-        return 0;
-    }
-    return 1;
+    return connRunHeld(conn, handler, connSocketFree);
 }
 
 /* Records errno unless it only means "try again later". */

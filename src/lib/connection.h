@@ -142,6 +142,16 @@ int connSockName(connection *conn, char *ip, size_t ip_len, int *port);
 /* "ip:port" / "[ip6]:port" / "/path:0" of the peer (remote=1) or our end. */
 int connFormatAddr(connection *conn, char *buf, size_t buf_len, int remote);
 
+/* ---- for transports: the close-inside-a-callback protocol ---------------------- */
+/* Called by a transport's close once its fd is closed: frees conn with
+ * free_now at once, or, while a callback holds a reference, marks it closed
+ * (CONN_FLAG_CLOSE_SCHEDULED) so the last callback to return frees it. */
+void connReleaseClosed(connection *conn, void (*free_now)(connection *));
+/* Runs handler (if any) holding a reference. Returns 0 when conn was closed
+ * meanwhile -- then freed with free_now unless an outer callback still runs
+ * -- and the caller must not touch conn; 1 otherwise. */
+int connRunHeld(connection *conn, ConnectionCallbackFunc handler, void (*free_now)(connection *));
+
 /* ---- socket options (no-ops returning CONN_OK where they do not apply) ------- */
 int connBlock(connection *conn);
 int connNonBlock(connection *conn);
