@@ -34,6 +34,9 @@
  *    bad file leaves the running context serving. Connections made earlier
  *    keep the context they were made with (OpenSSL counts references).
  *  - Log texts of the configuration errors are Redis 7.0's.
+ *  - A dynamically linked server is not linked with OpenSSL: the first
+ *    tlsConfigure() dlopen()s it (TLS_RUNTIME_LOAD, below), so a server
+ *    without TLS doesn't pay its start-up RSS.
  *
  * Without BUILD_TLS (no USE_OPENSSL) only the no-op functions at the end
  * are compiled (tls.h).
