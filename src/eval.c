@@ -7,7 +7,9 @@
  *   LOAD): a server that runs none keeps its footprint. SCRIPT FLUSH
  *   closes the state and drops the cache; the next script starts afresh.
  * - Each cached body is compiled once and kept in the Lua registry under
- *   "f_<sha>" (Redis's name), so EVALSHA is a registry lookup. The cache
+ *   a reference number held by its cache entry, so EVALSHA is one array
+ *   read (Redis names it "f_<sha>" instead: a string and a hash node more
+ *   per script in the Lua heap, see luaEngineCompile). The cache
  *   (sha -> body and its shebang flags) is what SCRIPT EXISTS answers
  *   and what processCommand() asks for the script's flags
  *   (evalCommandFlags), so a "#!lua" script that may write is refused
@@ -25,6 +27,7 @@
 typedef struct evalScript {
     sds body;
     uint64_t flags; /* SCRIPT_FLAG_*, from the shebang */
+    int ref;        /* the compiled function in the Lua registry */
 } evalScript;
 
 static void evalScriptFree(dict *d, void *val) {
@@ -68,14 +71,6 @@ static void evalReset(void) {
     memset(&ev, 0, sizeof ev);
 }
 
-/* "f_<sha>": the registry name of a cached script. */
-static void functionName(char out[SHA1_HEX_LEN + 3], const char *sha) {
-    out[0] = 'f';
-    out[1] = '_';
-    for (int j = 0; j < SHA1_HEX_LEN; j++) out[j + 2] = (char)tolower((unsigned char)sha[j]);
-    out[SHA1_HEX_LEN + 2] = '\0';
-}
-
 /* What INFO counts for one cached script, in Redis 7.0's terms (its dict
  * entry, its key, its body as an object and a string). */
 static size_t scriptEntryBytes(sds key, sds body) {
@@ -88,12 +83,12 @@ static int evalCacheScript(const char *sha, sds body, sds *err) {
     uint64_t flags;
     size_t shebang_len;
     if (scriptParseShebang(body, sdslen(body), &flags, &shebang_len, err) != C_OK) return C_ERR;
-    char name[SHA1_HEX_LEN + 3];
-    functionName(name, sha);
-    if (luaEngineCompile(ev.lua, name, body, sdslen(body), shebang_len, err) != C_OK) return C_ERR;
+    int ref;
+    if (luaEngineCompile(ev.lua, body, sdslen(body), shebang_len, &ref, err) != C_OK) return C_ERR;
     evalScript *es = zmalloc(sizeof *es);
     es->body = sdsdup(body);
     es->flags = flags;
+    es->ref = ref;
     sds key = sdsnewlen(sha, SHA1_HEX_LEN);
     dictAdd(ev.scripts, key, es);
     ev.scripts_bytes += scriptEntryBytes(key, es->body);
@@ -189,9 +184,7 @@ static void evalGeneric(client *c, int evalsha, int read_only) {
     scriptRunCtx ctx;
     if (scriptPrepareRun(&ctx, ev.fake, c, sha, es->flags, read_only) != C_OK) return;
     ctx.flags |= SCRIPT_RUN_EVAL_MODE;
-    char name[SHA1_HEX_LEN + 3];
-    functionName(name, sha);
-    luaEngineRunEval(&ctx, ev.lua, name, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
+    luaEngineRunEval(&ctx, ev.lua, es->ref, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
                      c->argc - 3 - (int)numkeys);
     scriptResetRun(&ctx);
 }

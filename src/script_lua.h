@@ -17,17 +17,16 @@ size_t luaEngineMemory(lua_State *lua); /* bytes of the Lua heap */
 
 /* Compiles body (its shebang line, shebang_len bytes, skipped but its
  * newline kept so line numbers stay the user's) as chunk "@user_script"
- * and keeps the function in the registry under name. C_ERR: *err says why,
- * in Redis's words ("Error compiling script (new function): ..."). */
-int luaEngineCompile(lua_State *lua, const char *name, const char *body, size_t len, size_t shebang_len,
-                     sds *err);
-int luaEngineHasFunction(lua_State *lua, const char *name);
+ * and keeps the function in the registry under *ref (a luaL_ref number).
+ * C_ERR: *err says why, in Redis's words ("Error compiling script (new
+ * function): ..."). */
+int luaEngineCompile(lua_State *lua, const char *body, size_t len, size_t shebang_len, int *ref, sds *err);
 
-/* Runs the registry function name with KEYS and ARGV set, replying to
+/* Runs the compiled script ref with KEYS and ARGV set, replying to
  * ctx->caller (the script's value, or its error with the "script: ..., on
  * @user_script:N." suffix). */
-void luaEngineRunEval(scriptRunCtx *ctx, lua_State *lua, const char *name, robj **keys, int nkeys,
-                      robj **args, int nargs);
+void luaEngineRunEval(scriptRunCtx *ctx, lua_State *lua, int ref, robj **keys, int nkeys, robj **args,
+                      int nargs);
 
 /* ---- functions (function.c) ---- */
 

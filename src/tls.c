@@ -34,6 +34,9 @@
  *    bad file leaves the running context serving. Connections made earlier
  *    keep the context they were made with (OpenSSL counts references).
  *  - Log texts of the configuration errors are Redis 7.0's.
+ *  - A dynamically linked server is not linked with OpenSSL: the first
+ *    tlsConfigure() dlopen()s it (TLS_RUNTIME_LOAD, below), so a server
+ *    without TLS doesn't pay its start-up RSS.
  *
  * Without BUILD_TLS (no USE_OPENSSL) only the no-op functions at the end
  * are compiled (tls.h).
@@ -51,6 +54,138 @@ tlsConfig tls_config;
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+
+/* ---- OpenSSL, loaded when TLS is first configured ---------------------------------------- *
+ *
+ * With TLS_RUNTIME_LOAD (the Makefile defines it for dynamically linked
+ * builds) the server is not linked with libssl/libcrypto: they are
+ * dlopen()ed by the first tlsConfigure() -- a tls-port, tls-replication or
+ * tls-cluster at start-up or set by CONFIG SET. A server that never uses
+ * TLS then does not map them: their relocation alone (libcrypto's
+ * .data.rel.ro written, its relocation tables read) costs ~1.7 MB of RSS
+ * at start-up even if no OpenSSL function is ever called. The rest of this
+ * file calls OpenSSL by its usual names; each name below is redirected to
+ * the pointer dlsym() found, so the code reads the same either way.
+ * Every entry point that can reach OpenSSL runs after tlsConfigure()
+ * succeeded (connections exist only with a context).
+ */
+#define TLS_OPENSSL_FUNCTIONS(X) \
+    X(BIO_free) \
+    X(BIO_new_file) \
+    X(ERR_clear_error) \
+    X(ERR_error_string_n) \
+    X(ERR_peek_error) \
+    X(EVP_PKEY_free) \
+    X(PEM_read_bio_Parameters) \
+    X(SSL_CTX_ctrl) \
+    X(SSL_CTX_free) \
+    X(SSL_CTX_load_verify_locations) \
+    X(SSL_CTX_new) \
+    X(SSL_CTX_set0_tmp_dh_pkey) \
+    X(SSL_CTX_set_cipher_list) \
+    X(SSL_CTX_set_ciphersuites) \
+    X(SSL_CTX_set_default_passwd_cb) \
+    X(SSL_CTX_set_default_passwd_cb_userdata) \
+    X(SSL_CTX_set_options) \
+    X(SSL_CTX_set_session_id_context) \
+    X(SSL_CTX_set_timeout) \
+    X(SSL_CTX_set_verify) \
+    X(SSL_CTX_use_PrivateKey_file) \
+    X(SSL_CTX_use_certificate_chain_file) \
+    X(SSL_ctrl) \
+    X(SSL_do_handshake) \
+    X(SSL_free) \
+    X(SSL_get_error) \
+    X(SSL_get_fd) \
+    X(SSL_new) \
+    X(SSL_pending) \
+    X(SSL_read) \
+    X(SSL_set_accept_state) \
+    X(SSL_set_connect_state) \
+    X(SSL_set_fd) \
+    X(SSL_shutdown) \
+    X(SSL_write) \
+    X(TLS_client_method) \
+    X(TLS_server_method)
+
+#ifdef TLS_RUNTIME_LOAD
+#include <dlfcn.h>
+
+#define TLS_STRINGIFY2(x) #x
+#define TLS_STRINGIFY(x) TLS_STRINGIFY2(x)
+#define TLS_LIBSSL_SONAME "libssl.so." TLS_STRINGIFY(OPENSSL_VERSION_MAJOR)
+
+static struct {
+#define X(name) __typeof__(name) *p_##name;
+    TLS_OPENSSL_FUNCTIONS(X)
+#undef X
+} openssl;
+
+#define BIO_free (*openssl.p_BIO_free)
+#define BIO_new_file (*openssl.p_BIO_new_file)
+#define ERR_clear_error (*openssl.p_ERR_clear_error)
+#define ERR_error_string_n (*openssl.p_ERR_error_string_n)
+#define ERR_peek_error (*openssl.p_ERR_peek_error)
+#define EVP_PKEY_free (*openssl.p_EVP_PKEY_free)
+#define PEM_read_bio_Parameters (*openssl.p_PEM_read_bio_Parameters)
+#define SSL_CTX_ctrl (*openssl.p_SSL_CTX_ctrl)
+#define SSL_CTX_free (*openssl.p_SSL_CTX_free)
+#define SSL_CTX_load_verify_locations (*openssl.p_SSL_CTX_load_verify_locations)
+#define SSL_CTX_new (*openssl.p_SSL_CTX_new)
+#define SSL_CTX_set0_tmp_dh_pkey (*openssl.p_SSL_CTX_set0_tmp_dh_pkey)
+#define SSL_CTX_set_cipher_list (*openssl.p_SSL_CTX_set_cipher_list)
+#define SSL_CTX_set_ciphersuites (*openssl.p_SSL_CTX_set_ciphersuites)
+#define SSL_CTX_set_default_passwd_cb (*openssl.p_SSL_CTX_set_default_passwd_cb)
+#define SSL_CTX_set_default_passwd_cb_userdata (*openssl.p_SSL_CTX_set_default_passwd_cb_userdata)
+#define SSL_CTX_set_options (*openssl.p_SSL_CTX_set_options)
+#define SSL_CTX_set_session_id_context (*openssl.p_SSL_CTX_set_session_id_context)
+#define SSL_CTX_set_timeout (*openssl.p_SSL_CTX_set_timeout)
+#define SSL_CTX_set_verify (*openssl.p_SSL_CTX_set_verify)
+#define SSL_CTX_use_PrivateKey_file (*openssl.p_SSL_CTX_use_PrivateKey_file)
+#define SSL_CTX_use_certificate_chain_file (*openssl.p_SSL_CTX_use_certificate_chain_file)
+#define SSL_ctrl (*openssl.p_SSL_ctrl)
+#define SSL_do_handshake (*openssl.p_SSL_do_handshake)
+#define SSL_free (*openssl.p_SSL_free)
+#define SSL_get_error (*openssl.p_SSL_get_error)
+#define SSL_get_fd (*openssl.p_SSL_get_fd)
+#define SSL_new (*openssl.p_SSL_new)
+#define SSL_pending (*openssl.p_SSL_pending)
+#define SSL_read (*openssl.p_SSL_read)
+#define SSL_set_accept_state (*openssl.p_SSL_set_accept_state)
+#define SSL_set_connect_state (*openssl.p_SSL_set_connect_state)
+#define SSL_set_fd (*openssl.p_SSL_set_fd)
+#define SSL_shutdown (*openssl.p_SSL_shutdown)
+#define SSL_write (*openssl.p_SSL_write)
+#define TLS_client_method (*openssl.p_TLS_client_method)
+#define TLS_server_method (*openssl.p_TLS_server_method)
+
+/* C_OK once libssl (and with it libcrypto) is loaded and every function
+ * found; C_ERR, logged, when the library is missing or too old. */
+static int tlsLoadOpenssl(void) {
+    static void *lib;
+    if (lib) return C_OK;
+    void *handle = dlopen(TLS_LIBSSL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        serverLog(LL_WARNING, "TLS: cannot load OpenSSL: %s", dlerror());
+        return C_ERR;
+    }
+#define X(name)                                                                     \
+    if ((*(void **)&openssl.p_##name = dlsym(handle, #name)) == NULL) {            \
+        serverLog(LL_WARNING, "TLS: %s has no %s", TLS_LIBSSL_SONAME, #name);       \
+        dlclose(handle);                                                            \
+        return C_ERR;                                                               \
+    }
+    TLS_OPENSSL_FUNCTIONS(X)
+#undef X
+    lib = handle;
+    return C_OK;
+}
+
+#else /* linked with -lssl -lcrypto (static builds) */
+
+static int tlsLoadOpenssl(void) { return C_OK; }
+
+#endif /* TLS_RUNTIME_LOAD */
 
 /* ---- errors ------------------------------------------------------------------------ */
 
@@ -282,7 +417,7 @@ static int tlsSettingsComplete(void) {
 /* Builds both contexts from tls_config and swaps them in; on failure the
  * old ones stay. */
 static int tlsConfigure(void) {
-    if (!tlsSettingsComplete()) return C_ERR;
+    if (!tlsSettingsComplete() || tlsLoadOpenssl() != C_OK) return C_ERR;
     int protocols = tlsParseProtocols(tls_config.protocols);
     if (protocols == -1) return C_ERR;
     SSL_CTX *server_ctx = tlsNewServerContext(protocols);
