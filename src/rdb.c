@@ -394,7 +394,10 @@ int rdbSaveToFd(int fd, int aof_base) {
  * the checksum covers them as they are taken. */
 struct rdbStream {
     rdbWriter w;
-    int dbid; /* the database of the last key written; -1 at first */
+    int dbid;      /* the database of the last key written; -1 at first */
+    int in_part;   /* a key written in parts is open (rdbStreamKeyHead) */
+    sds later;     /* keys written meanwhile: they follow it in the file */
+    int later_dbid;
 };
 
 rdbStream *rdbStreamOpen(int aof_base) {
@@ -402,20 +405,76 @@ rdbStream *rdbStreamOpen(int aof_base) {
     s->w.fd = RDB_WRITER_MEMORY;
     s->w.buf = sdsempty();
     s->dbid = -1;
+    s->later = sdsempty();
     putHeader(&s->w, aof_base);
     return s;
 }
 
-void rdbStreamKey(rdbStream *s, int dbid, kvobj *o) {
-    if (dbid != s->dbid) {
-        putByte(&s->w, RDB_OPCODE_SELECTDB);
-        putLen(&s->w, (uint64_t)dbid);
-        s->dbid = dbid;
-    }
-    saveKey(&s->w, o);
+static void streamSelect(rdbStream *s, int dbid) {
+    if (dbid == s->dbid) return;
+    putByte(&s->w, RDB_OPCODE_SELECTDB);
+    putLen(&s->w, (uint64_t)dbid);
+    s->dbid = dbid;
 }
 
-size_t rdbStreamBuffered(const rdbStream *s) { return sdslen(s->w.buf); }
+void rdbStreamKey(rdbStream *s, int dbid, kvobj *o) {
+    if (!s->in_part) {
+        streamSelect(s, dbid);
+        saveKey(&s->w, o);
+        return;
+    }
+    sds part = s->w.buf; /* the open key's bytes stay where they are */
+    int part_dbid = s->dbid;
+    s->w.buf = s->later;
+    s->dbid = s->later_dbid;
+    streamSelect(s, dbid);
+    saveKey(&s->w, o);
+    s->later = s->w.buf, s->later_dbid = s->dbid;
+    s->w.buf = part, s->dbid = part_dbid;
+}
+
+/* A collection in parts (snapshot.c, for a value too big for one slice):
+ * the head is what saveKey writes before the first element -- expire,
+ * type, key, element count -- and the elements follow, each as saveValue
+ * writes it (a hash's field and value are two elements). The caller writes
+ * exactly the count of elements, with no other key in between. */
+void rdbStreamKeyHead(rdbStream *s, int dbid, kvobj *o) {
+    streamSelect(s, dbid);
+    s->in_part = 1;
+    s->later_dbid = dbid;
+    long long when = kvobjGetExpire(o);
+    if (when != -1) {
+        unsigned char ms[8];
+        store64le(ms, (uint64_t)when);
+        putByte(&s->w, RDB_OPCODE_EXPIRETIME_MS);
+        putBytes(&s->w, ms, 8);
+    }
+    saveType(&s->w, o);
+    sds key = kvobjGetKey(o);
+    putString(&s->w, key, sdslen(key));
+    switch (o->type) {
+    case OBJ_LIST: putLen(&s->w, listTypeLength(o)); break;
+    case OBJ_SET: putLen(&s->w, setTypeSize(o)); break;
+    case OBJ_ZSET: putLen(&s->w, zsetLength(o)); break;
+    case OBJ_HASH: putLen(&s->w, hashTypeLength(o)); break;
+    default: serverPanic("rdbStreamKeyHead: type %d is not written in parts", o->type);
+    }
+}
+
+void rdbStreamElem(rdbStream *s, const elemRef *e) { putElem(&s->w, e); }
+
+void rdbStreamScored(rdbStream *s, const elemRef *member, double score) { saveScored(&s->w, member, score); }
+
+/* The key in parts is complete: the keys written meanwhile follow. */
+void rdbStreamKeyEnd(rdbStream *s) {
+    s->in_part = 0;
+    if (sdslen(s->later) == 0) return;
+    s->w.buf = sdscatsds(s->w.buf, s->later);
+    sdsclear(s->later);
+    s->dbid = s->later_dbid;
+}
+
+size_t rdbStreamBuffered(const rdbStream *s) { return sdslen(s->w.buf) + sdslen(s->later); }
 
 sds rdbStreamTake(rdbStream *s) {
     sds out = s->w.buf;
@@ -437,6 +496,7 @@ sds rdbStreamFinish(rdbStream *s) {
 
 void rdbStreamDiscard(rdbStream *s) {
     sdsfree(s->w.buf);
+    sdsfree(s->later);
     zfree(s->w.lzf);
     zfree(s);
 }

@@ -55,13 +55,19 @@
 #include <time.h>
 
 #include "snapshot.h"
+#include "aof.h"
 #include "dicttype.h"
+#include "listpack.h"
 #include "persistio.h"
+#include "quicklist.h"
+#include "zset_skiplist.h"
 
 #define SLICE_US 1000                       /* the time one slice may take */
 #define FLUSH_AT_BYTES (64 * 1024)          /* the format's bytes go to the writer thread at this size */
 #define DONE_ENTRY_OVERHEAD 48              /* dict entry + sds header, roughly, per key in a done set */
 #define DONE_FREED_PER_SLICE 4096           /* done-set entries freed per slice once every key is written */
+#define BIG_VALUE_ELEMENTS 1024             /* a collection with more elements is written in parts */
+#define ELEMENTS_PER_CLOCK_CHECK 64         /* elements of a big value written between two looks at the clock */
 
 typedef struct tableCursor {
     kvtable *t;          /* the table as of the start (it may since have moved to another db: SWAPDB) */
@@ -74,6 +80,19 @@ typedef struct tableCursor {
     dict *done;          /* keys ahead of the cursor that it must skip */
     size_t done_bytes;   /* roughly what `done` takes */
 } tableCursor;
+
+/* The big value being written in parts: its head is written, `left`
+ * elements are still to come, and no write has reached it (the barrier
+ * writes the rest first). Between slices it is only read, so the walk
+ * stays valid: a dict's safe iterator (which also pauses its rehashing),
+ * or the next quicklist node. */
+typedef struct bigValue {
+    tableCursor *c;      /* NULL: none open */
+    kvobj *o;
+    dictIterator *it;    /* set, hash, sorted set */
+    quicklistNode *node; /* list */
+    unsigned long left;
+} bigValue;
 
 static dictType doneSetType = {
     .hashFunction = dictSdsHash,
@@ -117,11 +136,15 @@ static struct {
     long long paced_until_us; /* rdb-key-save-delay: no bucket before this */
     long long start_us;
     long long keys_written, barrier_keys;
+    bigValue big;
+    long long big_values;     /* written in parts */
+    long long big_barrier;    /* of which the barrier finished at once */
     /* INFO, across snapshots */
     long long snapshots, last_duration_us;
     size_t peak_bytes;        /* of the running or the last snapshot */
     long long longest_slice_us;
     long long longest_slice_cpu_us; /* the same in CPU time: a slice the scheduler paused shows here as short */
+    long long longest_barrier_us;   /* the longest write barrier: a big value's rest, or everything at the cap */
     long long cap_hits;
 } snap = {.fd = -1, .timer_id = -1};
 
@@ -284,8 +307,139 @@ static int freeDoneSets(int max) {
     return 0;
 }
 
+/* ---- big values, in parts ------------------------------------------------------------------- */
+
+/* A collection too big for a slice, in an encoding that can be walked a
+ * part at a time (a listpack or intset is small by its limits and goes
+ * whole; so do strings and streams), when the format can write parts. */
+static int writtenInParts(kvobj *o) {
+    if (snap.fmt->keyHead == NULL) return 0;
+    switch (o->type) {
+    case OBJ_SET: return o->encoding == OBJ_ENCODING_HT && setTypeSize(o) > BIG_VALUE_ELEMENTS;
+    case OBJ_HASH: return o->encoding == OBJ_ENCODING_HT && hashTypeLength(o) > BIG_VALUE_ELEMENTS;
+    case OBJ_ZSET: return o->encoding == OBJ_ENCODING_SKIPLIST && zsetLength(o) > BIG_VALUE_ELEMENTS;
+    case OBJ_LIST: return o->encoding == OBJ_ENCODING_QUICKLIST && listTypeLength(o) > BIG_VALUE_ELEMENTS;
+    default: return 0;
+    }
+}
+
+static void bigBegin(tableCursor *c, kvobj *o) {
+    bigValue *b = &snap.big;
+    b->c = c;
+    b->o = o;
+    snap.fmt->keyHead(snap.out, c->dbid, o);
+    if (o->type == OBJ_LIST) b->node = ((quicklist *)o->ptr)->head;
+    else b->it = dictGetSafeIterator(o->type == OBJ_ZSET ? zsetDictOf(o) : o->ptr);
+    snap.big_values++;
+}
+
+static void elemOfSds(sds s, elemRef *e) {
+    e->s = (const unsigned char *)s;
+    e->len = sdslen(s);
+    e->ll = 0;
+}
+
+/* The next entry of a set, hash or sorted set: 0 when there is none. */
+static int bigDictStep(bigValue *b) {
+    dictEntry *de = dictNext(b->it);
+    if (de == NULL) return 0;
+    elemRef e;
+    elemOfSds(dictGetKey(de), &e);
+    if (b->o->type == OBJ_ZSET) {
+        snap.fmt->scored(snap.out, &e, ((zskiplistNode *)dictGetVal(de))->score);
+        return 1;
+    }
+    snap.fmt->elem(snap.out, &e);
+    if (b->o->type == OBJ_HASH) {
+        elemOfSds(dictGetVal(de), &e);
+        snap.fmt->elem(snap.out, &e);
+    }
+    return 1;
+}
+
+typedef struct listWalk {
+    bigValue *b;
+    long budget; /* elements */
+} listWalk;
+
+/* quicklistVisitNodes' visitor: one node (decompressed for the call, if
+ * it was compressed), whole. */
+static int writeListNode(const unsigned char *data, size_t sz, int container, void *ud) {
+    listWalk *lw = ud;
+    elemRef e = {.s = data, .len = sz};
+    if (container == QUICKLIST_NODE_CONTAINER_PLAIN) {
+        snap.fmt->elem(snap.out, &e);
+        lw->budget--;
+    } else {
+        unsigned char *lp = (unsigned char *)data;
+        for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p), lw->budget--) {
+            e.s = lpGetValue(p, &e.len, &e.ll);
+            snap.fmt->elem(snap.out, &e);
+        }
+    }
+    lw->b->node = lw->b->node->next;
+    return lw->budget > 0;
+}
+
+/* Nodes of a list from b->node on, until about `budget` elements are
+ * written: a view of the list that starts at that node. */
+static int bigListStep(bigValue *b, long budget) {
+    quicklist view = *(quicklist *)b->o->ptr;
+    view.head = b->node;
+    listWalk lw = {b, budget};
+    if (b->node) quicklistVisitNodes(&view, writeListNode, &lw);
+    return b->node != NULL;
+}
+
+/* Writes about n more elements of the big value (LONG_MAX: all); 1 when
+ * it is complete. */
+static int bigContinue(long n) {
+    bigValue *b = &snap.big;
+    if (b->o->type == OBJ_LIST) return !bigListStep(b, n);
+    while (n-- > 0)
+        if (!bigDictStep(b)) return 1;
+    return 0;
+}
+
+static void bigRelease(void) {
+    if (snap.big.it) dictReleaseIterator(snap.big.it);
+    memset(&snap.big, 0, sizeof(snap.big));
+}
+
+static void bigEnd(void) {
+    bigRelease();
+    snap.fmt->keyEnd(snap.out);
+    snap.keys_written++;
+    notePeak();
+    if (snap.fmt->buffered(snap.out) >= FLUSH_AT_BYTES) flushOutput();
+}
+
+static void noteBarrier(long long start_us) {
+    long long took = ustime() - start_us;
+    if (took > snap.longest_barrier_us) snap.longest_barrier_us = took;
+}
+
+/* The barrier's case: the rest of the big value, now. */
+static void bigFinishNow(void) {
+    long long start = ustime();
+    snap.big_barrier++;
+    while (!bigContinue(ELEMENTS_PER_CLOCK_CHECK * 16))
+        if (snap.fmt->buffered(snap.out) >= FLUSH_AT_BYTES) flushOutput();
+    bigEnd();
+    noteBarrier(start);
+}
+
+/* The first big value of the chain not written yet, or NULL. */
+static kvobj *bigValueIn(tableCursor *c, kvobj *chain) {
+    for (kvobj *o = chain; o; o = kvobjGetNext(o))
+        if (writtenInParts(o) && !isDone(c, o)) return o;
+    return NULL;
+}
+
 /* Writes the cursor's current bucket and moves past it: 0 when there is
- * nothing left to write in this table. Returns the keys written in *n. */
+ * nothing left to write in this table. Returns the keys written in *n.
+ * A big value in the bucket is started instead (and marked done): the
+ * bucket is taken again once it is complete. */
 static int cursorStep(tableCursor *c, int *n) {
     *n = 0;
     if (c->finished) return 0;
@@ -298,6 +452,13 @@ static int cursorStep(tableCursor *c, int *n) {
         }
         finishCursor(c);
         return 0;
+    }
+    kvobj *big = bigValueIn(c, t->buckets[c->table][c->bucket]);
+    if (big) {
+        markDone(c, kvobjGetKey(big));
+        bigBegin(c, big);
+        *n = 1;
+        return 1;
     }
     for (kvobj *o = t->buckets[c->table][c->bucket]; o; o = kvobjGetNext(o)) {
         if (isDone(c, o)) continue;
@@ -352,9 +513,19 @@ static int newKeyPassed(tableCursor *c, sds key) {
     return i < c->table || (i == c->table && idx < c->bucket);
 }
 
+/* One step: some elements of the open big value, or the next bucket. 0
+ * when everything is written. */
+static int step(int *n) {
+    if (snap.big.c == NULL) return advance(n);
+    if (bigContinue(ELEMENTS_PER_CLOCK_CHECK)) bigEnd();
+    else if (snap.fmt->buffered(snap.out) >= FLUSH_AT_BYTES) flushOutput(); /* a big value's bytes go out as they come */
+    *n = 1; /* rdb-key-save-delay paces the parts as keys */
+    return 1;
+}
+
 static void writeEverythingNow(void) {
     int n;
-    while (advance(&n)) {}
+    while (step(&n)) {}
     flushOutput();
 }
 
@@ -362,12 +533,23 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key) {
     if (!snap.active) return;
     tableCursor *c = cursorOf(db->keys);
     if (c == NULL || c->finished) return;
+    if (snap.big.c == c && sdscmp(kvobjGetKey(snap.big.o), key) == 0) {
+        bigFinishNow(); /* it is marked done already */
+        return;
+    }
     if (dictSize(c->done) && dictFind(c->done, key)) return;
     kvobj *o = kvtableFind(c->t, key, sdslen(key));
     if (o ? keyPassed(c, o) : newKeyPassed(c, key)) return;
-    if (o) {
+    if (o && writtenInParts(o)) { /* in parts all the same: its bytes go out as they come */
+        if (snap.big.c) bigFinishNow();
+        bigBegin(c, o);
+        bigFinishNow();
+        snap.barrier_keys++;
+    } else if (o) {
+        long long start = ustime();
         writeKey(c, o);
         snap.barrier_keys++;
+        noteBarrier(start);
     }
     markDone(c, key);
     notePeak();
@@ -375,7 +557,9 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key) {
         serverLog(LL_WARNING, "Forkless snapshot: pending memory over forkless-max-pending-memory (%zu bytes): "
                               "writing the rest of the dataset at once", pendingBytes());
         snap.cap_hits++;
+        long long start = ustime();
         writeEverythingNow(); /* the timer completes it at its next tick */
+        noteBarrier(start);
     }
 }
 
@@ -396,8 +580,13 @@ static size_t rdbBuffered(const void *w) { return rdbStreamBuffered(w); }
 static sds rdbTake(void *w) { return rdbStreamTake(w); }
 static sds rdbFinish(void *w) { return rdbStreamFinish(w); }
 static void rdbDiscard(void *w) { rdbStreamDiscard(w); }
+static void rdbKeyHead(void *w, int dbid, kvobj *o) { rdbStreamKeyHead(w, dbid, o); }
+static void rdbElem(void *w, const elemRef *e) { rdbStreamElem(w, e); }
+static void rdbScored(void *w, const elemRef *member, double score) { rdbStreamScored(w, member, score); }
+static void rdbKeyEnd(void *w) { rdbStreamKeyEnd(w); }
 
-const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbTake, rdbFinish, rdbDiscard};
+const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbTake, rdbFinish, rdbDiscard,
+                                          rdbKeyHead, rdbElem, rdbScored, rdbKeyEnd};
 
 /* ---- start, slices, end ---------------------------------------------------------------------- */
 
@@ -417,6 +606,7 @@ static void releaseCursors(void) {
 static void stop(void) {
     if (snap.timer_id != -1) aeDeleteTimeEvent(server.el, snap.timer_id);
     snap.timer_id = -1;
+    bigRelease(); /* before the tables it walks may be freed */
     releaseCursors();
     close(snap.fd);
     snap.fd = -1;
@@ -466,7 +656,7 @@ static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
     int more = 1, n;
     while (more && now - start < SLICE_US) {
         if (keyDelayUs() && now < snap.paced_until_us) break;
-        more = advance(&n);
+        more = step(&n);
         now = ustime();
         if (n && keyDelayUs()) snap.paced_until_us += n * keyDelayUs(); /* on average one key per delay */
     }
@@ -503,7 +693,8 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
     snap.done_bytes = 0;
     snap.keys_written = snap.barrier_keys = 0;
     snap.peak_bytes = 0;
-    snap.longest_slice_us = snap.longest_slice_cpu_us = 0;
+    snap.longest_slice_us = snap.longest_slice_cpu_us = snap.longest_barrier_us = 0;
+    snap.big_values = snap.big_barrier = 0;
     snap.start_us = ustime();
     snap.paced_until_us = snap.start_us;
     snap.snapshots++;
@@ -531,6 +722,11 @@ void snapshotAbort(void) {
 }
 
 /* ---- mode, fork, INFO ---------------------------------------------------------------------- */
+
+int snapshotForkChildExists(void) {
+    if (replicationChildActive()) return 1;
+    return (aofRewriteInProgress() || rdbBgsaveInProgress()) && !snap.active;
+}
 
 int snapshotForklessWanted(void) {
 #if HAVE_FORK
@@ -566,9 +762,13 @@ sds snapshotInfoString(sds info) {
                         "forkless_snapshot_peak_bytes:%zu\r\n"
                         "forkless_longest_slice_us:%lld\r\n"
                         "forkless_longest_slice_cpu_us:%lld\r\n"
+                        "forkless_longest_barrier_us:%lld\r\n"
+                        "forkless_big_values:%lld\r\n"
+                        "forkless_big_values_finished_by_barrier:%lld\r\n"
                         "forkless_last_snapshot_time_ms:%lld\r\n"
                         "forkless_pending_cap_hits:%lld\r\n",
                         snapshotForklessWanted() ? "forkless" : "fork", snap.active, snap.snapshots,
                         snap.keys_written, snap.barrier_keys, snap.active ? pendingBytes() : (size_t)0,
-                        snap.peak_bytes, snap.longest_slice_us, snap.longest_slice_cpu_us, snap.last_duration_us / 1000, snap.cap_hits);
+                        snap.peak_bytes, snap.longest_slice_us, snap.longest_slice_cpu_us, snap.longest_barrier_us,
+                        snap.big_values, snap.big_barrier, snap.last_duration_us / 1000, snap.cap_hits);
 }

@@ -30,6 +30,16 @@ typedef struct snapshotFormat {
     sds (*take)(void *w);     /* the bytes built since the last take */
     sds (*finish)(void *w);   /* the last bytes (trailer); frees w */
     void (*discard)(void *w); /* frees w */
+    /* Optional (NULL: every key is written whole): a big collection in
+     * parts, over several slices. keyHead starts it (the key, its expire and
+     * element count), elem / scored add elements (a hash's field and value
+     * are two elems; scored is for sorted sets), keyEnd closes it. Keys
+     * written with key() meanwhile (the write barrier) come after it in the
+     * file. */
+    void (*keyHead)(void *w, int dbid, kvobj *o);
+    void (*elem)(void *w, const elemRef *e);
+    void (*scored)(void *w, const elemRef *member, double score);
+    void (*keyEnd)(void *w);
 } snapshotFormat;
 extern const snapshotFormat snapshotRdbFormat;
 
@@ -47,6 +57,11 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key);
  * table it still has to write, db gets a new empty one. */
 void snapshotBeforeEmpty(redisDb *db);
 
+/* Is a fork child running, whose pages the parent's writes copy? (A
+ * forkless snapshot copies nothing: tables may resize, lookups may touch
+ * access times while it runs.) */
+int snapshotForkChildExists(void);
+
 /* Persistence without a fork child: asked for, or the only way there is. */
 int snapshotForklessWanted(void);
 /* fork(), or -1 with errno ENOSYS in a build without it (HAVE_FORK=0). */
@@ -61,6 +76,10 @@ sds snapshotInfoString(sds info);
 typedef struct rdbStream rdbStream;
 rdbStream *rdbStreamOpen(int aof_base);
 void rdbStreamKey(rdbStream *s, int dbid, kvobj *o);
+void rdbStreamKeyHead(rdbStream *s, int dbid, kvobj *o);
+void rdbStreamElem(rdbStream *s, const elemRef *e);
+void rdbStreamScored(rdbStream *s, const elemRef *member, double score);
+void rdbStreamKeyEnd(rdbStream *s);
 size_t rdbStreamBuffered(const rdbStream *s);
 sds rdbStreamTake(rdbStream *s);
 sds rdbStreamFinish(rdbStream *s);
