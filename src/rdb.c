@@ -47,7 +47,9 @@
  *   and doing() keeps the step under way (Redis's words) for its report.
  * - BGSAVE forks a child, or with persistence-mode forkless (or without
  *   fork()) hands the file to snapshot.c, which writes it key by key through
- *   rdbStream below while the server runs.
+ *   rdbStream below while the server runs (a big collection in parts:
+ *   rdbStreamKeyHead, then its elements) and, from its writer thread,
+ *   renames it into place.
  * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
  *   fsynced and renamed over the old one: a crash never leaves half a dump.
@@ -1701,13 +1703,7 @@ static void bgsaveForklessDone(int ok, void *privdata) {
     forklessTempName(tmp, sizeof tmp);
     bg.forkless = 0;
     bg.last_time_sec = (mstime() - bg.start_ms) / 1000;
-    if (ok && persistio.rename(tmp, server.rdb_filename) == -1) {
-        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", tmp,
-                  server.rdb_filename, strerror(errno));
-        ok = 0;
-    }
-    if (ok) {
-        persistFsyncDir(".");
+    if (ok) { /* snapshot.c's thread has moved it into place */
         serverLog(LL_NOTICE, "DB saved on disk");
         serverLog(LL_NOTICE, "Background saving terminated with success");
         savedOk(bg.dirty_before);
@@ -1729,6 +1725,7 @@ static int bgsaveStartForkless(void) {
         return C_ERR;
     }
     snapshotStart(fd, &snapshotRdbFormat, 0, bgsaveForklessDone, NULL);
+    snapshotRenameWhenDone(tmp, server.rdb_filename);
     bg.forkless = 1;
     bg.start_ms = mstime();
     bg.saves++;

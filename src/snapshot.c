@@ -8,7 +8,7 @@
  *   the snapshot runs, rehashing of these tables is paused, so a key that
  *   existed at the start stays in its bucket: "the cursor has passed the
  *   key's bucket" is the same as "the key has been written". A bucket is
- *   written whole within one slice.
+ *   written whole within one slice (but for a big value: below).
  * - The write barrier (snapshotBeforeKeyWrite), called by db.c and
  *   expire.c before any key is looked up for writing, created, replaced,
  *   deleted or given/stripped of a TTL: when the key is still ahead of the
@@ -33,12 +33,36 @@
  *   key that expires while the snapshot runs is written before expiry
  *   deletes it.
  *
+ * - Big values: a set, hash or sorted set in a dict or a list in a
+ *   quicklist with more than BIG_VALUE_ELEMENTS elements is written in
+ *   parts, ELEMENTS_PER_CLOCK_CHECK elements (or one list node) at a time,
+ *   over as many slices as it takes: its head (key, expire, count) first,
+ *   the elements as the slices come. The key is marked done when it
+ *   starts. Between slices the value is only read, so its walk stays
+ *   valid (a dict's safe iterator, which also pauses that dict's
+ *   rehashing; or the next quicklist node); the barrier, before a write to
+ *   it, writes the rest at once (INFO forkless_longest_barrier_us says how
+ *   long that took). A key the barrier writes meanwhile is held by the
+ *   format and follows the big value in the file. A big value ahead of the
+ *   cursor that a write reaches is written whole by the barrier, in parts
+ *   too so its bytes go out 64 KB at a time. Strings and streams are
+ *   written whole.
+ *
+ * Time: a slice stops at SLICE_US, looking at the clock after every
+ * bucket (a few keys) or every part of a big value; INFO's
+ * forkless_longest_slice_us / _cpu_us say how long the longest took
+ * (also the latency monitor's "forkless-slice" / "-barrier" / "-end"
+ * events). While clients are being served, they get at least as much time
+ * between two slices as the last slice took; an idle server gives the
+ * snapshot all of it.
+ *
  * Memory: what the snapshot adds is the `done` sets (one sds per key
  * written by the barrier or created since the start) and the writer's
  * buffer. forkless-max-pending-memory caps it: past the cap the rest of the
  * dataset is written at once (one long pause) instead of letting it grow.
- * A single big value is written within one slice: INFO's
- * forkless_longest_slice_us says how long the longest slice took.
+ * Nothing is copied on write, so tables may resize and lookups may update
+ * access times while it runs (snapshotForkChildExists: only a fork child
+ * makes them hold back).
  *
  * The main thread only builds the bytes (serialization of live data stays
  * on the thread that owns it); a writer thread of this file writes them
@@ -46,7 +70,9 @@
  * incremental-fsync) and at the end, and the main thread polls for the end
  * before the caller renames the file into place. The bytes queued for it
  * count as pending memory too: past forkless-max-pending-memory the main
- * thread waits for the disk instead of queueing more.
+ * thread waits for the disk instead of queueing more. With
+ * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
+ * and fsyncs its directory, as a fork child does, off the event loop.
  * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
  * bucket of n keys the next one waits n times the delay.
  */
@@ -119,6 +145,8 @@ static struct {
     int incremental_fsync;
     int failed, err;          /* the first error, and its errno */
     int finished;             /* the last chunk is written and fsynced (or failed) */
+    char *rename_from, *rename_to; /* snapshotRenameWhenDone: moved into place by the thread */
+    int rename_failed;
 } wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
 
 static struct {
@@ -134,6 +162,7 @@ static struct {
     void *privdata;
     size_t done_bytes;        /* what the done sets hold */
     long long paced_until_us; /* rdb-key-save-delay: no bucket before this */
+    long long slice_end_us, slice_len_us, commands_at_slice_end; /* the last slice, for clientsNeedTheTime */
     long long start_us;
     long long keys_written, barrier_keys;
     bigValue big;
@@ -162,6 +191,26 @@ static void writeChunk(chunk *ch, size_t *since_fsync) {
     }
 }
 
+/* After the last chunk: the file into place, and its directory fsynced
+ * (both can take milliseconds the event loop would otherwise wait for). */
+static void renameIntoPlace(void) {
+    pthread_mutex_lock(&wr.lock);
+    int go = !wr.failed && wr.rename_from != NULL;
+    pthread_mutex_unlock(&wr.lock);
+    if (!go) return;
+    if (persistio.rename(wr.rename_from, wr.rename_to) == -1) {
+        pthread_mutex_lock(&wr.lock);
+        wr.err = errno;
+        wr.failed = wr.rename_failed = 1;
+        pthread_mutex_unlock(&wr.lock);
+        return;
+    }
+    char *slash = strrchr(wr.rename_to, '/');
+    sds dir = slash ? sdsnewlen(wr.rename_to, (size_t)(slash - wr.rename_to + 1)) : sdsnew(".");
+    persistFsyncDir(dir);
+    sdsfree(dir);
+}
+
 static void *writerMain(void *arg) {
     (void)arg;
     size_t since_fsync = 0;
@@ -174,6 +223,7 @@ static void *writerMain(void *arg) {
         int failed = wr.failed;
         pthread_mutex_unlock(&wr.lock);
         if (!failed) writeChunk(ch, &since_fsync); /* after a failure the rest is only dropped */
+        if (ch->last) renameIntoPlace();
         pthread_mutex_lock(&wr.lock);
         wr.queued -= sdslen(ch->bytes);
         int last = ch->last;
@@ -186,10 +236,18 @@ static void *writerMain(void *arg) {
     }
 }
 
+static void writerForgetRename(void) {
+    zfree(wr.rename_from);
+    zfree(wr.rename_to);
+    wr.rename_from = wr.rename_to = NULL;
+    wr.rename_failed = 0;
+}
+
 static void writerStart(int fd, int incremental_fsync) {
     wr.fd = fd;
     wr.incremental_fsync = incremental_fsync;
     wr.failed = wr.err = wr.finished = 0;
+    writerForgetRename();
     wr.queued = 0;
     if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
 }
@@ -416,6 +474,7 @@ static void bigEnd(void) {
 
 static void noteBarrier(long long start_us) {
     long long took = ustime() - start_us;
+    LATENCY_SAMPLE("forkless-barrier", took / 1000);
     if (took > snap.longest_barrier_us) snap.longest_barrier_us = took;
 }
 
@@ -618,7 +677,11 @@ static void stop(void) {
 static void complete(void) {
     pthread_join(wr.thread, NULL);
     int ok = !wr.failed;
-    if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(wr.err));
+    if (wr.rename_failed)
+        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", wr.rename_from,
+                  wr.rename_to, strerror(wr.err));
+    else if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(wr.err));
+    writerForgetRename();
     stop();
     serverLog(LL_NOTICE, "Forkless snapshot %s: %lld keys (%lld by the write barrier) in %lld ms, longest slice %lld us",
               ok ? "done" : "failed", snap.keys_written, snap.barrier_keys, snap.last_duration_us / 1000,
@@ -644,14 +707,25 @@ static long long threadCpuUs(void) {
     return 0;
 }
 
+/* While clients are served (commands ran since the last slice), they get
+ * at least as much time between two slices as the last slice took: the
+ * snapshot takes at most about half of a busy server, all of an idle one. */
+static int clientsNeedTheTime(void) {
+    if (server.stat_numcommands == snap.commands_at_slice_end) return 0;
+    return ustime() - snap.slice_end_us < snap.slice_len_us;
+}
+
 static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
     if (snap.finishing) {
         if (!writerFinished()) return 1;
         snap.timer_id = -1; /* AE_NOMORE deletes it */
+        LATENCY_START(done_latency);
         complete();
+        LATENCY_END("forkless-end", done_latency);
         return AE_NOMORE;
     }
+    if (clientsNeedTheTime()) return 0;
     long long start = ustime(), now = start, cpu = threadCpuUs();
     int more = 1, n;
     while (more && now - start < SLICE_US) {
@@ -661,6 +735,10 @@ static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
         if (n && keyDelayUs()) snap.paced_until_us += n * keyDelayUs(); /* on average one key per delay */
     }
     if (now - start > snap.longest_slice_us) snap.longest_slice_us = now - start;
+    LATENCY_SAMPLE("forkless-slice", (now - start) / 1000);
+    snap.slice_end_us = now;
+    snap.slice_len_us = now - start;
+    snap.commands_at_slice_end = server.stat_numcommands;
     cpu = threadCpuUs() - cpu;
     if (cpu > snap.longest_slice_cpu_us) snap.longest_slice_cpu_us = cpu;
     if (!more && freeDoneSets(DONE_FREED_PER_SLICE)) return 0;
@@ -703,6 +781,14 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
     if (snap.timer_id == AE_ERR) serverPanic("Can't create the forkless snapshot timer");
 }
 
+void snapshotRenameWhenDone(const char *tmp, const char *final) {
+    pthread_mutex_lock(&wr.lock);
+    writerForgetRename();
+    wr.rename_from = zstrdup(tmp);
+    wr.rename_to = zstrdup(final);
+    pthread_mutex_unlock(&wr.lock);
+}
+
 int snapshotInProgress(void) { return snap.active; }
 
 void snapshotAbort(void) {
@@ -717,6 +803,7 @@ void snapshotAbort(void) {
     } else {
         pthread_join(wr.thread, NULL);
     }
+    writerForgetRename();
     stop();
     serverLog(LL_NOTICE, "Forkless snapshot stopped after %lld keys", snap.keys_written);
 }

@@ -46,6 +46,11 @@ extern const snapshotFormat snapshotRdbFormat;
 /* Starts writing the dataset as it is now to fd (aof_base: the AUX field
  * of an AOF's RDB preamble). The snapshot owns fd from here on. */
 void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotDoneFn *done, void *privdata);
+/* Optional, right after snapshotStart: once the file is complete and
+ * fsynced, the writer thread renames tmp to final and fsyncs final's
+ * directory (as a fork child would, off the event loop); a failed rename
+ * makes the snapshot fail (ok 0, logged). */
+void snapshotRenameWhenDone(const char *tmp, const char *final);
 int snapshotInProgress(void);
 /* Stops the snapshot now, closing its file; its callback is not called. */
 void snapshotAbort(void);

@@ -11,9 +11,12 @@
 #              snapshot, and (base) the same over as long a time before it
 #              without a snapshot: what waiting behind the benchmark's
 #              pipelines and the machine's load give anyway
-#   srv_ms     the server's own longest stall: the longest forkless slice
-#              (forkless_longest_slice_cpu_us, CPU time) or the fork() call
-#              (latest_fork_usec)
+#   slice_cpu  ours forkless: the longest slice in CPU time
+#              (forkless_longest_slice_cpu_us: what the snapshot itself
+#              holds the event loop for, without the machine's preemptions)
+#   lat_ms     the longest stall the server's latency monitor recorded
+#              (threshold 1 ms, wall time) and its event: fork, a forkless
+#              slice or barrier, the snapshot's end, a command
 #   rss        peak RSS of the server (+ its fork child's private dirty
 #              pages, from rdb_last_cow_size) over its RSS before
 #   snap_ms    BGSAVE's duration
@@ -81,7 +84,7 @@ run() {
     local port pid
     port=$(free_port)
     mkdir -p "$tmp/$label"
-    pid=$(start_server "$bin" "$port" --dir "$tmp/$label" --enable-debug-command yes "$@") || return 1
+    pid=$(start_server "$bin" "$port" --dir "$tmp/$label" --enable-debug-command yes --latency-monitor-threshold 1 "$@") || return 1
     load_keys "$port"
     [ "$(redis-cli -p "$port" dbsize)" = "$keys" ] || { echo "$label: loading $keys keys failed" >&2; stop_server "$pid"; return 1; }
     local rss0 c0 t0 base_ops
@@ -101,6 +104,7 @@ run() {
     taskset -c "$client_cpu" $prio python3 "$tmp/probe.py" "$port" "$tmp/probing" >"$tmp/stall" &
     prober=$!
     c0=$(info_field "$port" total_commands_processed); t0=$(now_ms)
+    redis-cli -p "$port" latency reset >/dev/null
     redis-cli -p "$port" bgsave >/dev/null
     local peak=$rss0 r
     while [ "$(info_field "$port" rdb_bgsave_in_progress)" = 1 ]; do
@@ -111,14 +115,15 @@ run() {
     t1=$(now_ms); c1=$(info_field "$port" total_commands_processed)
     rm -f "$tmp/probing"; wait "$prober"
     kill "$bench"; wait "$bench" 2>/dev/null
-    local cow status srv keys_after
+    local cow status srv lat keys_after
     cow=$(info_field "$port" rdb_last_cow_size); status=$(info_field "$port" rdb_last_bgsave_status)
     keys_after=$(redis-cli -p "$port" dbsize)
     peak=$((peak + ${cow:-0} / 1024))
-    if [ "$label" = "ours forkless" ]; then srv=$(info_field "$port" forkless_longest_slice_cpu_us)
-    else srv=$(info_field "$port" latest_fork_usec); fi
-    printf '%-22s %13s %7s %13s %6s %8s %9s %9s %7s %s\n' "$label" "$(cat "$tmp/stall") ($(cat "$tmp/stall0"))" \
-        "$(awk -v u="${srv:-0}" 'BEGIN { printf "%.2f", u / 1000 }')" \
+    srv=-
+    [ "$label" = "ours forkless" ] && srv=$(awk -v u="$(info_field "$port" forkless_longest_slice_cpu_us)" 'BEGIN { printf "%.2f", u / 1000 }')
+    lat=$(redis-cli -p "$port" latency latest | awk 'NR % 4 == 1 { e = $0 } NR % 4 == 0 && $0 + 0 > m { m = $0; w = e } END { print m ? m " " w : "<1" }')
+    printf '%-22s %13s %9s %-22s %13s %6s %8s %9s %9s %7s %s\n' "$label" "$(cat "$tmp/stall") ($(cat "$tmp/stall0"))" \
+        "$srv" "$lat" \
         "$((rss0 / 1024))->$((peak / 1024))MB" "$(ratio "$peak" "$rss0")" "$((t1 - t0))" \
         "$(( (c1 - c0) * 1000 / (t1 - t0 + 1) ))" "$base_ops" "$status" "$([ "$keys_after" = "$keys" ] || echo "keys now $keys_after")"
     [ "$label" = "ours forkless" ] && echo "    forkless: longest slice $(info_field "$port" forkless_longest_slice_us) us wall ($(info_field "$port" forkless_longest_slice_cpu_us) us of CPU), longest barrier $(info_field "$port" forkless_longest_barrier_us) us, peak pending $(info_field "$port" forkless_snapshot_peak_bytes) bytes, $(info_field "$port" forkless_snapshot_barrier_keys) keys by the barrier"
@@ -127,7 +132,7 @@ run() {
 
 write_probe
 echo "BGSAVE of $keys keys while redis-benchmark -P 16 overwrites them (SET, random existing keys); server cpu $server_cpu, clients cpu $client_cpu${prio:+, $prio}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-22s %13s %7s %13s %6s %8s %9s %9s %7s\n' setup "stall_ms(base)" srv_ms rss "rss x" snap_ms "ops/s" "ops/s0" status
+printf '%-22s %13s %9s %-22s %13s %6s %8s %9s %9s %7s\n' setup "stall_ms(base)" slice_cpu lat_ms rss "rss x" snap_ms "ops/s" "ops/s0" status
 run "ours forkless" "$ours" --persistence-mode forkless
 run "ours fork" "$ours" --persistence-mode fork
 if [ -x "$ref" ]; then run "Redis $("$ref" --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') fork" "$ref"; fi
