@@ -57,8 +57,8 @@
  * snapshot all of it.
  *
  * Memory: what the snapshot adds is the `done` sets (one sds per key
- * written by the barrier or created since the start) and the writer's
- * buffer. forkless-max-pending-memory caps it: past the cap the rest of the
+ * ahead of the cursor written by the barrier or created since the start;
+ * an entry goes when the cursor passes its key) and the writer's buffer. forkless-max-pending-memory caps it: past the cap the rest of the
  * dataset is written at once (one long pause) instead of letting it grow.
  * Nothing is copied on write, so tables may resize and lookups may update
  * access times while it runs (snapshotForkChildExists: only a fork child
@@ -339,6 +339,19 @@ static void markDone(tableCursor *c, sds key) {
     snap.done_bytes += sdslen(key) + DONE_ENTRY_OVERHEAD;
 }
 
+/* The cursor is passing o's bucket: if o is in the done set, it is skipped
+ * and its entry is no longer needed (keys never leave their bucket while the
+ * snapshot runs, and the barrier doesn't look at the set for a bucket the
+ * cursor has passed). Keeps the set to the keys still ahead. 1 if it was. */
+static int passDone(tableCursor *c, kvobj *o) {
+    if (dictSize(c->done) == 0) return 0;
+    sds key = kvobjGetKey(o);
+    if (dictDelete(c->done, key) != DICT_OK) return 0;
+    c->done_bytes -= sdslen(key) + DONE_ENTRY_OVERHEAD;
+    snap.done_bytes -= sdslen(key) + DONE_ENTRY_OVERHEAD;
+    return 1;
+}
+
 /* The done set is freed later, a bounded part per slice (freeDoneSets):
  * freeing 100k keys at once would be a 10 ms pause. */
 static void finishCursor(tableCursor *c) { c->finished = 1; }
@@ -520,7 +533,7 @@ static int cursorStep(tableCursor *c, int *n) {
         return 1;
     }
     for (kvobj *o = t->buckets[c->table][c->bucket]; o; o = kvobjGetNext(o)) {
-        if (isDone(c, o)) continue;
+        if (passDone(c, o)) continue;
         writeKey(c, o);
         (*n)++;
     }
@@ -727,10 +740,11 @@ static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
     }
     if (clientsNeedTheTime()) return 0;
     long long start = ustime(), now = start, cpu = threadCpuUs();
-    int more = 1, n;
+    int more = 1, n, steps = 0;
     while (more && now - start < SLICE_US) {
         if (keyDelayUs() && now < snap.paced_until_us) break;
         more = step(&n);
+        steps++;
         now = ustime();
         if (n && keyDelayUs()) snap.paced_until_us += n * keyDelayUs(); /* on average one key per delay */
     }
@@ -741,6 +755,9 @@ static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
     snap.commands_at_slice_end = server.stat_numcommands;
     cpu = threadCpuUs() - cpu;
     if (cpu > snap.longest_slice_cpu_us) snap.longest_slice_cpu_us = cpu;
+    if (cpu > 5 * SLICE_US) /* one step took that long: say which kind, for whoever chases it */
+        serverLog(LL_VERBOSE, "Forkless snapshot: a slice took %lld us of CPU in %d steps (%s, done sets %zu bytes)", cpu,
+                  steps, snap.big.c ? "in a big value" : "key by key", snap.done_bytes);
     if (!more && freeDoneSets(DONE_FREED_PER_SLICE)) return 0;
     if (!more || writerFailed()) { /* after a write error the rest is not worth building */
         startFinishing();

@@ -14,9 +14,13 @@
 #   slice_cpu  ours forkless: the longest slice in CPU time
 #              (forkless_longest_slice_cpu_us: what the snapshot itself
 #              holds the event loop for, without the machine's preemptions)
-#   lat_ms     the longest stall the server's latency monitor recorded
-#              (threshold 1 ms, wall time) and its event: fork, a forkless
-#              slice or barrier, the snapshot's end, a command
+#   snap_lat   the longest stall of the snapshot's own events in the
+#              server's latency monitor (threshold 1 ms, wall time): fork,
+#              or forkless-slice / -barrier / -end; "<1" when none reached
+#              1 ms
+#   cmd_lat    the longest command in the same monitor: a command does not
+#              wait for the snapshot, so this is how long the machine's load
+#              held the server off the CPU (the noise in the wall times)
 #   rss        peak RSS of the server (+ its fork child's private dirty
 #              pages, from rdb_last_cow_size) over its RSS before
 #   snap_ms    BGSAVE's duration
@@ -57,6 +61,14 @@ now_ms() { date +%s%3N; }
 load_keys() {
     awk -v n="$keys" 'BEGIN { for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$20\r\n%020d\r\n", i, i }' |
         redis-cli -p "$1" --pipe >/dev/null
+}
+
+# The largest max (ms) of the latency monitor's events whose name matches
+# the regex $1, with the event, from $tmp/latency (LATENCY LATEST: event,
+# time, latest, max, one per line).
+lat_max() {
+    awk -v re="$1" 'NR % 4 == 1 { e = $0 } NR % 4 == 0 && e ~ re && $0 + 0 > m { m = $0; w = e }
+        END { if (m) print m " " w; else print "<1" }' "$tmp/latency"
 }
 
 # The probe: PINGs until the file $2 disappears; prints the longest round trip in ms.
@@ -115,15 +127,16 @@ run() {
     t1=$(now_ms); c1=$(info_field "$port" total_commands_processed)
     rm -f "$tmp/probing"; wait "$prober"
     kill "$bench"; wait "$bench" 2>/dev/null
-    local cow status srv lat keys_after
+    local cow status srv lat cmd keys_after
     cow=$(info_field "$port" rdb_last_cow_size); status=$(info_field "$port" rdb_last_bgsave_status)
     keys_after=$(redis-cli -p "$port" dbsize)
     peak=$((peak + ${cow:-0} / 1024))
     srv=-
     [ "$label" = "ours forkless" ] && srv=$(awk -v u="$(info_field "$port" forkless_longest_slice_cpu_us)" 'BEGIN { printf "%.2f", u / 1000 }')
-    lat=$(redis-cli -p "$port" latency latest | awk 'NR % 4 == 1 { e = $0 } NR % 4 == 0 && $0 + 0 > m { m = $0; w = e } END { print m ? m " " w : "<1" }')
-    printf '%-22s %13s %9s %-22s %13s %6s %8s %9s %9s %7s %s\n' "$label" "$(cat "$tmp/stall") ($(cat "$tmp/stall0"))" \
-        "$srv" "$lat" \
+    redis-cli -p "$port" latency latest >"$tmp/latency"
+    lat=$(lat_max '^(fork|forkless-.*)$'); cmd=$(lat_max '^(fast-)?command$')
+    printf '%-22s %13s %9s %-24s %7s %13s %6s %8s %9s %9s %7s %s\n' "$label" "$(cat "$tmp/stall") ($(cat "$tmp/stall0"))" \
+        "$srv" "$lat" "$cmd" \
         "$((rss0 / 1024))->$((peak / 1024))MB" "$(ratio "$peak" "$rss0")" "$((t1 - t0))" \
         "$(( (c1 - c0) * 1000 / (t1 - t0 + 1) ))" "$base_ops" "$status" "$([ "$keys_after" = "$keys" ] || echo "keys now $keys_after")"
     [ "$label" = "ours forkless" ] && echo "    forkless: longest slice $(info_field "$port" forkless_longest_slice_us) us wall ($(info_field "$port" forkless_longest_slice_cpu_us) us of CPU), longest barrier $(info_field "$port" forkless_longest_barrier_us) us, peak pending $(info_field "$port" forkless_snapshot_peak_bytes) bytes, $(info_field "$port" forkless_snapshot_barrier_keys) keys by the barrier"
@@ -132,7 +145,7 @@ run() {
 
 write_probe
 echo "BGSAVE of $keys keys while redis-benchmark -P 16 overwrites them (SET, random existing keys); server cpu $server_cpu, clients cpu $client_cpu${prio:+, $prio}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-22s %13s %9s %-22s %13s %6s %8s %9s %9s %7s\n' setup "stall_ms(base)" slice_cpu lat_ms rss "rss x" snap_ms "ops/s" "ops/s0" status
+printf '%-22s %13s %9s %-24s %7s %13s %6s %8s %9s %9s %7s\n' setup "stall_ms(base)" slice_cpu snap_lat cmd_lat rss "rss x" snap_ms "ops/s" "ops/s0" status
 run "ours forkless" "$ours" --persistence-mode forkless
 run "ours fork" "$ours" --persistence-mode fork
 if [ -x "$ref" ]; then run "Redis $("$ref" --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') fork" "$ref"; fi
