@@ -419,7 +419,8 @@ static sds commandFinish(void *p) {
 }
 
 static const snapshotFormat commandFormat = {commandOpen, commandKey,    commandBuffered,
-                                             commandTake, commandFinish, commandDiscard};
+                                             commandTake, commandFinish, commandDiscard,
+                                             NULL,        NULL,          NULL,           NULL}; /* keys whole */
 
 static void rewriteFinished(pid_t pid, int exited_ok, int termsig);
 

@@ -6,11 +6,14 @@
  * errno; SHORT makes a write store half of its bytes and then fail with
  * ENOSPC. "child-write" fails only the writes of a fork child (an AOF
  * rewrite), which checks persistChildWriteFault() itself: after fork() it
- * has its own copy of this table. Once a fault has been set, the table
+ * has its own copy of this table. The fault counters are taken under a
+ * lock: the forkless snapshot's writer thread writes through here too.
+ * Once a fault has been set, the table
  * points at the faulty wrappers for good; with every fault off they only
  * cost a check.
  */
 #include <errno.h>
+#include <pthread.h>
 
 #include "server.h"
 #include "persistio.h"
@@ -73,45 +76,52 @@ static struct {
     long count; /* calls left to fail, -1 = unlimited */
 } faults[5];
 enum { FAULT_WRITE, FAULT_FSYNC, FAULT_OPEN, FAULT_RENAME, FAULT_CHILD_WRITE };
+/* The forkless snapshot's writer thread (snapshot.c) makes these calls
+ * too, while the main thread writes the AOF or sets faults. */
+static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int faultFires(int which) {
-    if (faults[which].err == 0 || faults[which].count == 0) return 0;
-    if (faults[which].count > 0) faults[which].count--;
-    return 1;
+/* This call's fault, taken under the lock: 0 none, else the errno, or -1
+ * for a short write -- which doesn't use up the count: the write of the
+ * rest comes next, halved again, until one byte is left and fails. */
+static int faultFires(int which, size_t len) {
+    pthread_mutex_lock(&faults_lock);
+    int err = faults[which].err;
+    if (err == 0 || faults[which].count == 0) err = 0;
+    else if ((err != -1 || len <= 1) && faults[which].count > 0) faults[which].count--;
+    pthread_mutex_unlock(&faults_lock);
+    return err;
 }
 
 static ssize_t faultyWrite(int fd, const void *buf, size_t len) {
-    if (!faultFires(FAULT_WRITE)) return sysWrite(fd, buf, len);
-    if (faults[FAULT_WRITE].err == -1 && len > 1) {
-        faults[FAULT_WRITE].count = faults[FAULT_WRITE].count == -1 ? -1 : faults[FAULT_WRITE].count + 1;
-        faults[FAULT_WRITE].err = ENOSPC; /* the rest of this write fails */
-        ssize_t n = sysWrite(fd, buf, len / 2);
-        faults[FAULT_WRITE].err = -1;
-        return n;
-    }
-    errno = faults[FAULT_WRITE].err == -1 ? ENOSPC : faults[FAULT_WRITE].err;
+    int err = faultFires(FAULT_WRITE, len);
+    if (err == 0) return sysWrite(fd, buf, len);
+    if (err == -1 && len > 1) return sysWrite(fd, buf, len / 2);
+    errno = err == -1 ? ENOSPC : err;
     return -1;
 }
 
 static int faultyFsync(int fd) {
-    if (!faultFires(FAULT_FSYNC)) return sysFsync(fd);
-    errno = faults[FAULT_FSYNC].err;
+    int err = faultFires(FAULT_FSYNC, 0);
+    if (err == 0) return sysFsync(fd);
+    errno = err;
     return -1;
 }
 
 static int faultyOpen(const char *path, int flags, mode_t mode) {
-    if (!faultFires(FAULT_OPEN)) return sysOpen(path, flags, mode);
-    errno = faults[FAULT_OPEN].err;
+    int err = faultFires(FAULT_OPEN, 0);
+    if (err == 0) return sysOpen(path, flags, mode);
+    errno = err;
     return -1;
 }
 
 static int faultyRename(const char *from, const char *to) {
-    if (!faultFires(FAULT_RENAME)) return rename(from, to);
-    errno = faults[FAULT_RENAME].err;
+    int err = faultFires(FAULT_RENAME, 0);
+    if (err == 0) return rename(from, to);
+    errno = err;
     return -1;
 }
 
-int persistChildWriteFault(void) { return faultFires(FAULT_CHILD_WRITE) ? faults[FAULT_CHILD_WRITE].err : 0; }
+int persistChildWriteFault(void) { return faultFires(FAULT_CHILD_WRITE, 0); }
 
 static void debugFaultCommand(client *c) {
     static const char *calls[] = {"write", "fsync", "open", "rename", "child-write"};
@@ -129,8 +139,10 @@ static void debugFaultCommand(client *c) {
         if (which == -1) addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
+    pthread_mutex_lock(&faults_lock);
     faults[which].err = err;
     faults[which].count = count;
+    pthread_mutex_unlock(&faults_lock);
     persistio = (persistIo){faultyWrite, faultyFsync, faultyRename, faultyOpen, ftruncate};
     addReply(c, shared.ok);
 }

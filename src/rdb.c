@@ -47,7 +47,9 @@
  *   and doing() keeps the step under way (Redis's words) for its report.
  * - BGSAVE forks a child, or with persistence-mode forkless (or without
  *   fork()) hands the file to snapshot.c, which writes it key by key through
- *   rdbStream below while the server runs.
+ *   rdbStream below while the server runs (a big collection in parts:
+ *   rdbStreamKeyHead, then its elements) and, from its writer thread,
+ *   renames it into place.
  * - Writes go through the persistence seam (persistio.h), so tests can make
  *   a snapshot fail, and a snapshot is written to a temporary file that is
  *   fsynced and renamed over the old one: a crash never leaves half a dump.
@@ -394,7 +396,10 @@ int rdbSaveToFd(int fd, int aof_base) {
  * the checksum covers them as they are taken. */
 struct rdbStream {
     rdbWriter w;
-    int dbid; /* the database of the last key written; -1 at first */
+    int dbid;      /* the database of the last key written; -1 at first */
+    int in_part;   /* a key written in parts is open (rdbStreamKeyHead) */
+    sds later;     /* keys written meanwhile: they follow it in the file */
+    int later_dbid;
 };
 
 rdbStream *rdbStreamOpen(int aof_base) {
@@ -402,20 +407,76 @@ rdbStream *rdbStreamOpen(int aof_base) {
     s->w.fd = RDB_WRITER_MEMORY;
     s->w.buf = sdsempty();
     s->dbid = -1;
+    s->later = sdsempty();
     putHeader(&s->w, aof_base);
     return s;
 }
 
-void rdbStreamKey(rdbStream *s, int dbid, kvobj *o) {
-    if (dbid != s->dbid) {
-        putByte(&s->w, RDB_OPCODE_SELECTDB);
-        putLen(&s->w, (uint64_t)dbid);
-        s->dbid = dbid;
-    }
-    saveKey(&s->w, o);
+static void streamSelect(rdbStream *s, int dbid) {
+    if (dbid == s->dbid) return;
+    putByte(&s->w, RDB_OPCODE_SELECTDB);
+    putLen(&s->w, (uint64_t)dbid);
+    s->dbid = dbid;
 }
 
-size_t rdbStreamBuffered(const rdbStream *s) { return sdslen(s->w.buf); }
+void rdbStreamKey(rdbStream *s, int dbid, kvobj *o) {
+    if (!s->in_part) {
+        streamSelect(s, dbid);
+        saveKey(&s->w, o);
+        return;
+    }
+    sds part = s->w.buf; /* the open key's bytes stay where they are */
+    int part_dbid = s->dbid;
+    s->w.buf = s->later;
+    s->dbid = s->later_dbid;
+    streamSelect(s, dbid);
+    saveKey(&s->w, o);
+    s->later = s->w.buf, s->later_dbid = s->dbid;
+    s->w.buf = part, s->dbid = part_dbid;
+}
+
+/* A collection in parts (snapshot.c, for a value too big for one slice):
+ * the head is what saveKey writes before the first element -- expire,
+ * type, key, element count -- and the elements follow, each as saveValue
+ * writes it (a hash's field and value are two elements). The caller writes
+ * exactly the count of elements, with no other key in between. */
+void rdbStreamKeyHead(rdbStream *s, int dbid, kvobj *o) {
+    streamSelect(s, dbid);
+    s->in_part = 1;
+    s->later_dbid = dbid;
+    long long when = kvobjGetExpire(o);
+    if (when != -1) {
+        unsigned char ms[8];
+        store64le(ms, (uint64_t)when);
+        putByte(&s->w, RDB_OPCODE_EXPIRETIME_MS);
+        putBytes(&s->w, ms, 8);
+    }
+    saveType(&s->w, o);
+    sds key = kvobjGetKey(o);
+    putString(&s->w, key, sdslen(key));
+    switch (o->type) {
+    case OBJ_LIST: putLen(&s->w, listTypeLength(o)); break;
+    case OBJ_SET: putLen(&s->w, setTypeSize(o)); break;
+    case OBJ_ZSET: putLen(&s->w, zsetLength(o)); break;
+    case OBJ_HASH: putLen(&s->w, hashTypeLength(o)); break;
+    default: serverPanic("rdbStreamKeyHead: type %d is not written in parts", o->type);
+    }
+}
+
+void rdbStreamElem(rdbStream *s, const elemRef *e) { putElem(&s->w, e); }
+
+void rdbStreamScored(rdbStream *s, const elemRef *member, double score) { saveScored(&s->w, member, score); }
+
+/* The key in parts is complete: the keys written meanwhile follow. */
+void rdbStreamKeyEnd(rdbStream *s) {
+    s->in_part = 0;
+    if (sdslen(s->later) == 0) return;
+    s->w.buf = sdscatsds(s->w.buf, s->later);
+    sdsclear(s->later);
+    s->dbid = s->later_dbid;
+}
+
+size_t rdbStreamBuffered(const rdbStream *s) { return sdslen(s->w.buf) + sdslen(s->later); }
 
 sds rdbStreamTake(rdbStream *s) {
     sds out = s->w.buf;
@@ -437,6 +498,7 @@ sds rdbStreamFinish(rdbStream *s) {
 
 void rdbStreamDiscard(rdbStream *s) {
     sdsfree(s->w.buf);
+    sdsfree(s->later);
     zfree(s->w.lzf);
     zfree(s);
 }
@@ -1641,13 +1703,7 @@ static void bgsaveForklessDone(int ok, void *privdata) {
     forklessTempName(tmp, sizeof tmp);
     bg.forkless = 0;
     bg.last_time_sec = (mstime() - bg.start_ms) / 1000;
-    if (ok && persistio.rename(tmp, server.rdb_filename) == -1) {
-        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", tmp,
-                  server.rdb_filename, strerror(errno));
-        ok = 0;
-    }
-    if (ok) {
-        persistFsyncDir(".");
+    if (ok) { /* snapshot.c's thread has moved it into place */
         serverLog(LL_NOTICE, "DB saved on disk");
         serverLog(LL_NOTICE, "Background saving terminated with success");
         savedOk(bg.dirty_before);
@@ -1669,6 +1725,7 @@ static int bgsaveStartForkless(void) {
         return C_ERR;
     }
     snapshotStart(fd, &snapshotRdbFormat, 0, bgsaveForklessDone, NULL);
+    snapshotRenameWhenDone(tmp, server.rdb_filename);
     bg.forkless = 1;
     bg.start_ms = mstime();
     bg.saves++;

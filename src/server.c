@@ -26,6 +26,7 @@
  * the loader itself, as Redis's does.
  */
 #include "server.h"
+#include "snapshot.h"
 #include "acl.h"
 #include "aof.h"
 #include "client_eviction.h"
@@ -479,8 +480,10 @@ int hasActiveChildProcess(void) {
     return aofRewriteInProgress() || rdbBgsaveInProgress() || replicationChildActive();
 }
 
+/* Only a fork child makes resizing costly: a forkless snapshot (snapshot.c)
+ * shares no pages, and pauses the rehashing of the tables it walks itself. */
 void updateDictResizePolicy(void) {
-    dictSetResizeEnabled(hasActiveChildProcess() ? DICT_RESIZE_AVOID : DICT_RESIZE_ENABLE);
+    dictSetResizeEnabled(snapshotForkChildExists() ? DICT_RESIZE_AVOID : DICT_RESIZE_ENABLE);
 }
 
 /* ---- cron, and before/after each event-loop pass ------------------------------------------------ */

@@ -8,7 +8,7 @@
  *   the snapshot runs, rehashing of these tables is paused, so a key that
  *   existed at the start stays in its bucket: "the cursor has passed the
  *   key's bucket" is the same as "the key has been written". A bucket is
- *   written whole within one slice.
+ *   written whole within one slice (but for a big value: below).
  * - The write barrier (snapshotBeforeKeyWrite), called by db.c and
  *   expire.c before any key is looked up for writing, created, replaced,
  *   deleted or given/stripped of a TTL: when the key is still ahead of the
@@ -33,12 +33,36 @@
  *   key that expires while the snapshot runs is written before expiry
  *   deletes it.
  *
+ * - Big values: a set, hash or sorted set in a dict or a list in a
+ *   quicklist with more than BIG_VALUE_ELEMENTS elements is written in
+ *   parts, ELEMENTS_PER_CLOCK_CHECK elements (or one list node) at a time,
+ *   over as many slices as it takes: its head (key, expire, count) first,
+ *   the elements as the slices come. The key is marked done when it
+ *   starts. Between slices the value is only read, so its walk stays
+ *   valid (a dict's safe iterator, which also pauses that dict's
+ *   rehashing; or the next quicklist node); the barrier, before a write to
+ *   it, writes the rest at once (INFO forkless_longest_barrier_us says how
+ *   long that took). A key the barrier writes meanwhile is held by the
+ *   format and follows the big value in the file. A big value ahead of the
+ *   cursor that a write reaches is written whole by the barrier, in parts
+ *   too so its bytes go out 64 KB at a time. Strings and streams are
+ *   written whole.
+ *
+ * Time: a slice stops at SLICE_US, looking at the clock after every
+ * bucket (a few keys) or every part of a big value; INFO's
+ * forkless_longest_slice_us / _cpu_us say how long the longest took
+ * (also the latency monitor's "forkless-slice" / "-barrier" / "-end"
+ * events). While clients are being served, they get at least as much time
+ * between two slices as the last slice took; an idle server gives the
+ * snapshot all of it.
+ *
  * Memory: what the snapshot adds is the `done` sets (one sds per key
- * written by the barrier or created since the start) and the writer's
- * buffer. forkless-max-pending-memory caps it: past the cap the rest of the
+ * ahead of the cursor written by the barrier or created since the start;
+ * an entry goes when the cursor passes its key) and the writer's buffer. forkless-max-pending-memory caps it: past the cap the rest of the
  * dataset is written at once (one long pause) instead of letting it grow.
- * A single big value is written within one slice: INFO's
- * forkless_longest_slice_us says how long the longest slice took.
+ * Nothing is copied on write, so tables may resize and lookups may update
+ * access times while it runs (snapshotForkChildExists: only a fork child
+ * makes them hold back).
  *
  * The main thread only builds the bytes (serialization of live data stays
  * on the thread that owns it); a writer thread of this file writes them
@@ -46,7 +70,9 @@
  * incremental-fsync) and at the end, and the main thread polls for the end
  * before the caller renames the file into place. The bytes queued for it
  * count as pending memory too: past forkless-max-pending-memory the main
- * thread waits for the disk instead of queueing more.
+ * thread waits for the disk instead of queueing more. With
+ * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
+ * and fsyncs its directory, as a fork child does, off the event loop.
  * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
  * bucket of n keys the next one waits n times the delay.
  */
@@ -55,13 +81,19 @@
 #include <time.h>
 
 #include "snapshot.h"
+#include "aof.h"
 #include "dicttype.h"
+#include "listpack.h"
 #include "persistio.h"
+#include "quicklist.h"
+#include "zset_skiplist.h"
 
 #define SLICE_US 1000                       /* the time one slice may take */
 #define FLUSH_AT_BYTES (64 * 1024)          /* the format's bytes go to the writer thread at this size */
 #define DONE_ENTRY_OVERHEAD 48              /* dict entry + sds header, roughly, per key in a done set */
 #define DONE_FREED_PER_SLICE 4096           /* done-set entries freed per slice once every key is written */
+#define BIG_VALUE_ELEMENTS 1024             /* a collection with more elements is written in parts */
+#define ELEMENTS_PER_CLOCK_CHECK 64         /* elements of a big value written between two looks at the clock */
 
 typedef struct tableCursor {
     kvtable *t;          /* the table as of the start (it may since have moved to another db: SWAPDB) */
@@ -74,6 +106,19 @@ typedef struct tableCursor {
     dict *done;          /* keys ahead of the cursor that it must skip */
     size_t done_bytes;   /* roughly what `done` takes */
 } tableCursor;
+
+/* The big value being written in parts: its head is written, `left`
+ * elements are still to come, and no write has reached it (the barrier
+ * writes the rest first). Between slices it is only read, so the walk
+ * stays valid: a dict's safe iterator (which also pauses its rehashing),
+ * or the next quicklist node. */
+typedef struct bigValue {
+    tableCursor *c;      /* NULL: none open */
+    kvobj *o;
+    dictIterator *it;    /* set, hash, sorted set */
+    quicklistNode *node; /* list */
+    unsigned long left;
+} bigValue;
 
 static dictType doneSetType = {
     .hashFunction = dictSdsHash,
@@ -100,6 +145,8 @@ static struct {
     int incremental_fsync;
     int failed, err;          /* the first error, and its errno */
     int finished;             /* the last chunk is written and fsynced (or failed) */
+    char *rename_from, *rename_to; /* snapshotRenameWhenDone: moved into place by the thread */
+    int rename_failed;
 } wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
 
 static struct {
@@ -115,13 +162,18 @@ static struct {
     void *privdata;
     size_t done_bytes;        /* what the done sets hold */
     long long paced_until_us; /* rdb-key-save-delay: no bucket before this */
+    long long slice_end_us, slice_len_us, commands_at_slice_end; /* the last slice, for clientsNeedTheTime */
     long long start_us;
     long long keys_written, barrier_keys;
+    bigValue big;
+    long long big_values;     /* written in parts */
+    long long big_barrier;    /* of which the barrier finished at once */
     /* INFO, across snapshots */
     long long snapshots, last_duration_us;
     size_t peak_bytes;        /* of the running or the last snapshot */
     long long longest_slice_us;
     long long longest_slice_cpu_us; /* the same in CPU time: a slice the scheduler paused shows here as short */
+    long long longest_barrier_us;   /* the longest write barrier: a big value's rest, or everything at the cap */
     long long cap_hits;
 } snap = {.fd = -1, .timer_id = -1};
 
@@ -139,6 +191,26 @@ static void writeChunk(chunk *ch, size_t *since_fsync) {
     }
 }
 
+/* After the last chunk: the file into place, and its directory fsynced
+ * (both can take milliseconds the event loop would otherwise wait for). */
+static void renameIntoPlace(void) {
+    pthread_mutex_lock(&wr.lock);
+    int go = !wr.failed && wr.rename_from != NULL;
+    pthread_mutex_unlock(&wr.lock);
+    if (!go) return;
+    if (persistio.rename(wr.rename_from, wr.rename_to) == -1) {
+        pthread_mutex_lock(&wr.lock);
+        wr.err = errno;
+        wr.failed = wr.rename_failed = 1;
+        pthread_mutex_unlock(&wr.lock);
+        return;
+    }
+    char *slash = strrchr(wr.rename_to, '/');
+    sds dir = slash ? sdsnewlen(wr.rename_to, (size_t)(slash - wr.rename_to + 1)) : sdsnew(".");
+    persistFsyncDir(dir);
+    sdsfree(dir);
+}
+
 static void *writerMain(void *arg) {
     (void)arg;
     size_t since_fsync = 0;
@@ -151,6 +223,7 @@ static void *writerMain(void *arg) {
         int failed = wr.failed;
         pthread_mutex_unlock(&wr.lock);
         if (!failed) writeChunk(ch, &since_fsync); /* after a failure the rest is only dropped */
+        if (ch->last) renameIntoPlace();
         pthread_mutex_lock(&wr.lock);
         wr.queued -= sdslen(ch->bytes);
         int last = ch->last;
@@ -163,10 +236,18 @@ static void *writerMain(void *arg) {
     }
 }
 
+static void writerForgetRename(void) {
+    zfree(wr.rename_from);
+    zfree(wr.rename_to);
+    wr.rename_from = wr.rename_to = NULL;
+    wr.rename_failed = 0;
+}
+
 static void writerStart(int fd, int incremental_fsync) {
     wr.fd = fd;
     wr.incremental_fsync = incremental_fsync;
     wr.failed = wr.err = wr.finished = 0;
+    writerForgetRename();
     wr.queued = 0;
     if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
 }
@@ -258,6 +339,19 @@ static void markDone(tableCursor *c, sds key) {
     snap.done_bytes += sdslen(key) + DONE_ENTRY_OVERHEAD;
 }
 
+/* The cursor is passing o's bucket: if o is in the done set, it is skipped
+ * and its entry is no longer needed (keys never leave their bucket while the
+ * snapshot runs, and the barrier doesn't look at the set for a bucket the
+ * cursor has passed). Keeps the set to the keys still ahead. 1 if it was. */
+static int passDone(tableCursor *c, kvobj *o) {
+    if (dictSize(c->done) == 0) return 0;
+    sds key = kvobjGetKey(o);
+    if (dictDelete(c->done, key) != DICT_OK) return 0;
+    c->done_bytes -= sdslen(key) + DONE_ENTRY_OVERHEAD;
+    snap.done_bytes -= sdslen(key) + DONE_ENTRY_OVERHEAD;
+    return 1;
+}
+
 /* The done set is freed later, a bounded part per slice (freeDoneSets):
  * freeing 100k keys at once would be a 10 ms pause. */
 static void finishCursor(tableCursor *c) { c->finished = 1; }
@@ -284,8 +378,140 @@ static int freeDoneSets(int max) {
     return 0;
 }
 
+/* ---- big values, in parts ------------------------------------------------------------------- */
+
+/* A collection too big for a slice, in an encoding that can be walked a
+ * part at a time (a listpack or intset is small by its limits and goes
+ * whole; so do strings and streams), when the format can write parts. */
+static int writtenInParts(kvobj *o) {
+    if (snap.fmt->keyHead == NULL) return 0;
+    switch (o->type) {
+    case OBJ_SET: return o->encoding == OBJ_ENCODING_HT && setTypeSize(o) > BIG_VALUE_ELEMENTS;
+    case OBJ_HASH: return o->encoding == OBJ_ENCODING_HT && hashTypeLength(o) > BIG_VALUE_ELEMENTS;
+    case OBJ_ZSET: return o->encoding == OBJ_ENCODING_SKIPLIST && zsetLength(o) > BIG_VALUE_ELEMENTS;
+    case OBJ_LIST: return o->encoding == OBJ_ENCODING_QUICKLIST && listTypeLength(o) > BIG_VALUE_ELEMENTS;
+    default: return 0;
+    }
+}
+
+static void bigBegin(tableCursor *c, kvobj *o) {
+    bigValue *b = &snap.big;
+    b->c = c;
+    b->o = o;
+    snap.fmt->keyHead(snap.out, c->dbid, o);
+    if (o->type == OBJ_LIST) b->node = ((quicklist *)o->ptr)->head;
+    else b->it = dictGetSafeIterator(o->type == OBJ_ZSET ? zsetDictOf(o) : o->ptr);
+    snap.big_values++;
+}
+
+static void elemOfSds(sds s, elemRef *e) {
+    e->s = (const unsigned char *)s;
+    e->len = sdslen(s);
+    e->ll = 0;
+}
+
+/* The next entry of a set, hash or sorted set: 0 when there is none. */
+static int bigDictStep(bigValue *b) {
+    dictEntry *de = dictNext(b->it);
+    if (de == NULL) return 0;
+    elemRef e;
+    elemOfSds(dictGetKey(de), &e);
+    if (b->o->type == OBJ_ZSET) {
+        snap.fmt->scored(snap.out, &e, ((zskiplistNode *)dictGetVal(de))->score);
+        return 1;
+    }
+    snap.fmt->elem(snap.out, &e);
+    if (b->o->type == OBJ_HASH) {
+        elemOfSds(dictGetVal(de), &e);
+        snap.fmt->elem(snap.out, &e);
+    }
+    return 1;
+}
+
+typedef struct listWalk {
+    bigValue *b;
+    long budget; /* elements */
+} listWalk;
+
+/* quicklistVisitNodes' visitor: one node (decompressed for the call, if
+ * it was compressed), whole. */
+static int writeListNode(const unsigned char *data, size_t sz, int container, void *ud) {
+    listWalk *lw = ud;
+    elemRef e = {.s = data, .len = sz};
+    if (container == QUICKLIST_NODE_CONTAINER_PLAIN) {
+        snap.fmt->elem(snap.out, &e);
+        lw->budget--;
+    } else {
+        unsigned char *lp = (unsigned char *)data;
+        for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p), lw->budget--) {
+            e.s = lpGetValue(p, &e.len, &e.ll);
+            snap.fmt->elem(snap.out, &e);
+        }
+    }
+    lw->b->node = lw->b->node->next;
+    return lw->budget > 0;
+}
+
+/* Nodes of a list from b->node on, until about `budget` elements are
+ * written: a view of the list that starts at that node. */
+static int bigListStep(bigValue *b, long budget) {
+    quicklist view = *(quicklist *)b->o->ptr;
+    view.head = b->node;
+    listWalk lw = {b, budget};
+    if (b->node) quicklistVisitNodes(&view, writeListNode, &lw);
+    return b->node != NULL;
+}
+
+/* Writes about n more elements of the big value (LONG_MAX: all); 1 when
+ * it is complete. */
+static int bigContinue(long n) {
+    bigValue *b = &snap.big;
+    if (b->o->type == OBJ_LIST) return !bigListStep(b, n);
+    while (n-- > 0)
+        if (!bigDictStep(b)) return 1;
+    return 0;
+}
+
+static void bigRelease(void) {
+    if (snap.big.it) dictReleaseIterator(snap.big.it);
+    memset(&snap.big, 0, sizeof(snap.big));
+}
+
+static void bigEnd(void) {
+    bigRelease();
+    snap.fmt->keyEnd(snap.out);
+    snap.keys_written++;
+    notePeak();
+    if (snap.fmt->buffered(snap.out) >= FLUSH_AT_BYTES) flushOutput();
+}
+
+static void noteBarrier(long long start_us) {
+    long long took = ustime() - start_us;
+    LATENCY_SAMPLE("forkless-barrier", took / 1000);
+    if (took > snap.longest_barrier_us) snap.longest_barrier_us = took;
+}
+
+/* The barrier's case: the rest of the big value, now. */
+static void bigFinishNow(void) {
+    long long start = ustime();
+    snap.big_barrier++;
+    while (!bigContinue(ELEMENTS_PER_CLOCK_CHECK * 16))
+        if (snap.fmt->buffered(snap.out) >= FLUSH_AT_BYTES) flushOutput();
+    bigEnd();
+    noteBarrier(start);
+}
+
+/* The first big value of the chain not written yet, or NULL. */
+static kvobj *bigValueIn(tableCursor *c, kvobj *chain) {
+    for (kvobj *o = chain; o; o = kvobjGetNext(o))
+        if (writtenInParts(o) && !isDone(c, o)) return o;
+    return NULL;
+}
+
 /* Writes the cursor's current bucket and moves past it: 0 when there is
- * nothing left to write in this table. Returns the keys written in *n. */
+ * nothing left to write in this table. Returns the keys written in *n.
+ * A big value in the bucket is started instead (and marked done): the
+ * bucket is taken again once it is complete. */
 static int cursorStep(tableCursor *c, int *n) {
     *n = 0;
     if (c->finished) return 0;
@@ -299,8 +525,15 @@ static int cursorStep(tableCursor *c, int *n) {
         finishCursor(c);
         return 0;
     }
+    kvobj *big = bigValueIn(c, t->buckets[c->table][c->bucket]);
+    if (big) {
+        markDone(c, kvobjGetKey(big));
+        bigBegin(c, big);
+        *n = 1;
+        return 1;
+    }
     for (kvobj *o = t->buckets[c->table][c->bucket]; o; o = kvobjGetNext(o)) {
-        if (isDone(c, o)) continue;
+        if (passDone(c, o)) continue;
         writeKey(c, o);
         (*n)++;
     }
@@ -352,9 +585,19 @@ static int newKeyPassed(tableCursor *c, sds key) {
     return i < c->table || (i == c->table && idx < c->bucket);
 }
 
+/* One step: some elements of the open big value, or the next bucket. 0
+ * when everything is written. */
+static int step(int *n) {
+    if (snap.big.c == NULL) return advance(n);
+    if (bigContinue(ELEMENTS_PER_CLOCK_CHECK)) bigEnd();
+    else if (snap.fmt->buffered(snap.out) >= FLUSH_AT_BYTES) flushOutput(); /* a big value's bytes go out as they come */
+    *n = 1; /* rdb-key-save-delay paces the parts as keys */
+    return 1;
+}
+
 static void writeEverythingNow(void) {
     int n;
-    while (advance(&n)) {}
+    while (step(&n)) {}
     flushOutput();
 }
 
@@ -362,12 +605,23 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key) {
     if (!snap.active) return;
     tableCursor *c = cursorOf(db->keys);
     if (c == NULL || c->finished) return;
+    if (snap.big.c == c && sdscmp(kvobjGetKey(snap.big.o), key) == 0) {
+        bigFinishNow(); /* it is marked done already */
+        return;
+    }
     if (dictSize(c->done) && dictFind(c->done, key)) return;
     kvobj *o = kvtableFind(c->t, key, sdslen(key));
     if (o ? keyPassed(c, o) : newKeyPassed(c, key)) return;
-    if (o) {
+    if (o && writtenInParts(o)) { /* in parts all the same: its bytes go out as they come */
+        if (snap.big.c) bigFinishNow();
+        bigBegin(c, o);
+        bigFinishNow();
+        snap.barrier_keys++;
+    } else if (o) {
+        long long start = ustime();
         writeKey(c, o);
         snap.barrier_keys++;
+        noteBarrier(start);
     }
     markDone(c, key);
     notePeak();
@@ -375,7 +629,9 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key) {
         serverLog(LL_WARNING, "Forkless snapshot: pending memory over forkless-max-pending-memory (%zu bytes): "
                               "writing the rest of the dataset at once", pendingBytes());
         snap.cap_hits++;
+        long long start = ustime();
         writeEverythingNow(); /* the timer completes it at its next tick */
+        noteBarrier(start);
     }
 }
 
@@ -396,8 +652,13 @@ static size_t rdbBuffered(const void *w) { return rdbStreamBuffered(w); }
 static sds rdbTake(void *w) { return rdbStreamTake(w); }
 static sds rdbFinish(void *w) { return rdbStreamFinish(w); }
 static void rdbDiscard(void *w) { rdbStreamDiscard(w); }
+static void rdbKeyHead(void *w, int dbid, kvobj *o) { rdbStreamKeyHead(w, dbid, o); }
+static void rdbElem(void *w, const elemRef *e) { rdbStreamElem(w, e); }
+static void rdbScored(void *w, const elemRef *member, double score) { rdbStreamScored(w, member, score); }
+static void rdbKeyEnd(void *w) { rdbStreamKeyEnd(w); }
 
-const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbTake, rdbFinish, rdbDiscard};
+const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbTake, rdbFinish, rdbDiscard,
+                                          rdbKeyHead, rdbElem, rdbScored, rdbKeyEnd};
 
 /* ---- start, slices, end ---------------------------------------------------------------------- */
 
@@ -417,6 +678,7 @@ static void releaseCursors(void) {
 static void stop(void) {
     if (snap.timer_id != -1) aeDeleteTimeEvent(server.el, snap.timer_id);
     snap.timer_id = -1;
+    bigRelease(); /* before the tables it walks may be freed */
     releaseCursors();
     close(snap.fd);
     snap.fd = -1;
@@ -428,7 +690,11 @@ static void stop(void) {
 static void complete(void) {
     pthread_join(wr.thread, NULL);
     int ok = !wr.failed;
-    if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(wr.err));
+    if (wr.rename_failed)
+        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", wr.rename_from,
+                  wr.rename_to, strerror(wr.err));
+    else if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(wr.err));
+    writerForgetRename();
     stop();
     serverLog(LL_NOTICE, "Forkless snapshot %s: %lld keys (%lld by the write barrier) in %lld ms, longest slice %lld us",
               ok ? "done" : "failed", snap.keys_written, snap.barrier_keys, snap.last_duration_us / 1000,
@@ -454,25 +720,44 @@ static long long threadCpuUs(void) {
     return 0;
 }
 
+/* While clients are served (commands ran since the last slice), they get
+ * at least as much time between two slices as the last slice took: the
+ * snapshot takes at most about half of a busy server, all of an idle one. */
+static int clientsNeedTheTime(void) {
+    if (server.stat_numcommands == snap.commands_at_slice_end) return 0;
+    return ustime() - snap.slice_end_us < snap.slice_len_us;
+}
+
 static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
     if (snap.finishing) {
         if (!writerFinished()) return 1;
         snap.timer_id = -1; /* AE_NOMORE deletes it */
+        LATENCY_START(done_latency);
         complete();
+        LATENCY_END("forkless-end", done_latency);
         return AE_NOMORE;
     }
+    if (clientsNeedTheTime()) return 0;
     long long start = ustime(), now = start, cpu = threadCpuUs();
-    int more = 1, n;
+    int more = 1, n, steps = 0;
     while (more && now - start < SLICE_US) {
         if (keyDelayUs() && now < snap.paced_until_us) break;
-        more = advance(&n);
+        more = step(&n);
+        steps++;
         now = ustime();
         if (n && keyDelayUs()) snap.paced_until_us += n * keyDelayUs(); /* on average one key per delay */
     }
     if (now - start > snap.longest_slice_us) snap.longest_slice_us = now - start;
+    LATENCY_SAMPLE("forkless-slice", (now - start) / 1000);
+    snap.slice_end_us = now;
+    snap.slice_len_us = now - start;
+    snap.commands_at_slice_end = server.stat_numcommands;
     cpu = threadCpuUs() - cpu;
     if (cpu > snap.longest_slice_cpu_us) snap.longest_slice_cpu_us = cpu;
+    if (cpu > 5 * SLICE_US) /* one step took that long: say which kind, for whoever chases it */
+        serverLog(LL_VERBOSE, "Forkless snapshot: a slice took %lld us of CPU in %d steps (%s, done sets %zu bytes)", cpu,
+                  steps, snap.big.c ? "in a big value" : "key by key", snap.done_bytes);
     if (!more && freeDoneSets(DONE_FREED_PER_SLICE)) return 0;
     if (!more || writerFailed()) { /* after a write error the rest is not worth building */
         startFinishing();
@@ -503,13 +788,22 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
     snap.done_bytes = 0;
     snap.keys_written = snap.barrier_keys = 0;
     snap.peak_bytes = 0;
-    snap.longest_slice_us = snap.longest_slice_cpu_us = 0;
+    snap.longest_slice_us = snap.longest_slice_cpu_us = snap.longest_barrier_us = 0;
+    snap.big_values = snap.big_barrier = 0;
     snap.start_us = ustime();
     snap.paced_until_us = snap.start_us;
     snap.snapshots++;
     writerStart(fd, aof_base ? server.aof_rewrite_incremental_fsync : server.rdb_save_incremental_fsync);
     snap.timer_id = aeCreateTimeEvent(server.el, 0, sliceProc, NULL, NULL);
     if (snap.timer_id == AE_ERR) serverPanic("Can't create the forkless snapshot timer");
+}
+
+void snapshotRenameWhenDone(const char *tmp, const char *final) {
+    pthread_mutex_lock(&wr.lock);
+    writerForgetRename();
+    wr.rename_from = zstrdup(tmp);
+    wr.rename_to = zstrdup(final);
+    pthread_mutex_unlock(&wr.lock);
 }
 
 int snapshotInProgress(void) { return snap.active; }
@@ -526,11 +820,17 @@ void snapshotAbort(void) {
     } else {
         pthread_join(wr.thread, NULL);
     }
+    writerForgetRename();
     stop();
     serverLog(LL_NOTICE, "Forkless snapshot stopped after %lld keys", snap.keys_written);
 }
 
 /* ---- mode, fork, INFO ---------------------------------------------------------------------- */
+
+int snapshotForkChildExists(void) {
+    if (replicationChildActive()) return 1;
+    return (aofRewriteInProgress() || rdbBgsaveInProgress()) && !snap.active;
+}
 
 int snapshotForklessWanted(void) {
 #if HAVE_FORK
@@ -566,9 +866,13 @@ sds snapshotInfoString(sds info) {
                         "forkless_snapshot_peak_bytes:%zu\r\n"
                         "forkless_longest_slice_us:%lld\r\n"
                         "forkless_longest_slice_cpu_us:%lld\r\n"
+                        "forkless_longest_barrier_us:%lld\r\n"
+                        "forkless_big_values:%lld\r\n"
+                        "forkless_big_values_finished_by_barrier:%lld\r\n"
                         "forkless_last_snapshot_time_ms:%lld\r\n"
                         "forkless_pending_cap_hits:%lld\r\n",
                         snapshotForklessWanted() ? "forkless" : "fork", snap.active, snap.snapshots,
                         snap.keys_written, snap.barrier_keys, snap.active ? pendingBytes() : (size_t)0,
-                        snap.peak_bytes, snap.longest_slice_us, snap.longest_slice_cpu_us, snap.last_duration_us / 1000, snap.cap_hits);
+                        snap.peak_bytes, snap.longest_slice_us, snap.longest_slice_cpu_us, snap.longest_barrier_us,
+                        snap.big_values, snap.big_barrier, snap.last_duration_us / 1000, snap.cap_hits);
 }

@@ -30,12 +30,27 @@ typedef struct snapshotFormat {
     sds (*take)(void *w);     /* the bytes built since the last take */
     sds (*finish)(void *w);   /* the last bytes (trailer); frees w */
     void (*discard)(void *w); /* frees w */
+    /* Optional (NULL: every key is written whole): a big collection in
+     * parts, over several slices. keyHead starts it (the key, its expire and
+     * element count), elem / scored add elements (a hash's field and value
+     * are two elems; scored is for sorted sets), keyEnd closes it. Keys
+     * written with key() meanwhile (the write barrier) come after it in the
+     * file. */
+    void (*keyHead)(void *w, int dbid, kvobj *o);
+    void (*elem)(void *w, const elemRef *e);
+    void (*scored)(void *w, const elemRef *member, double score);
+    void (*keyEnd)(void *w);
 } snapshotFormat;
 extern const snapshotFormat snapshotRdbFormat;
 
 /* Starts writing the dataset as it is now to fd (aof_base: the AUX field
  * of an AOF's RDB preamble). The snapshot owns fd from here on. */
 void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotDoneFn *done, void *privdata);
+/* Optional, right after snapshotStart: once the file is complete and
+ * fsynced, the writer thread renames tmp to final and fsyncs final's
+ * directory (as a fork child would, off the event loop); a failed rename
+ * makes the snapshot fail (ok 0, logged). */
+void snapshotRenameWhenDone(const char *tmp, const char *final);
 int snapshotInProgress(void);
 /* Stops the snapshot now, closing its file; its callback is not called. */
 void snapshotAbort(void);
@@ -46,6 +61,11 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key);
 /* Before db's keys are all dropped (emptyData): the snapshot keeps the
  * table it still has to write, db gets a new empty one. */
 void snapshotBeforeEmpty(redisDb *db);
+
+/* Is a fork child running, whose pages the parent's writes copy? (A
+ * forkless snapshot copies nothing: tables may resize, lookups may touch
+ * access times while it runs.) */
+int snapshotForkChildExists(void);
 
 /* Persistence without a fork child: asked for, or the only way there is. */
 int snapshotForklessWanted(void);
@@ -61,6 +81,10 @@ sds snapshotInfoString(sds info);
 typedef struct rdbStream rdbStream;
 rdbStream *rdbStreamOpen(int aof_base);
 void rdbStreamKey(rdbStream *s, int dbid, kvobj *o);
+void rdbStreamKeyHead(rdbStream *s, int dbid, kvobj *o);
+void rdbStreamElem(rdbStream *s, const elemRef *e);
+void rdbStreamScored(rdbStream *s, const elemRef *member, double score);
+void rdbStreamKeyEnd(rdbStream *s);
 size_t rdbStreamBuffered(const rdbStream *s);
 sds rdbStreamTake(rdbStream *s);
 sds rdbStreamFinish(rdbStream *s);
