@@ -29,8 +29,12 @@
  * start-up continues that history (restart-resync, as Redis 7.0).
  *
  * WAIT blocks the client (CLIENT_BLOCKED, our own list) until enough
- * replicas acknowledge the offset the stream had, asking them at once with
- * REPLCONF GETACK *. FAILOVER pauses writes, waits for a replica to
+ * replicas acknowledge the client's own last write: call() notes, per
+ * client, the stream offset after each command that fed it (woff), as
+ * Redis does, so a WAIT waits for nothing written by others. The replicas
+ * are asked at once with REPLCONF GETACK *. In MULTI it answers at once;
+ * scripts can't call it (CMD_NOSCRIPT); CLIENT UNBLOCK releases it with
+ * the count or -UNBLOCKED (blocked.c asks replicationUnblockWait()). FAILOVER pauses writes, waits for a replica to
  * acknowledge everything, then follows it with "PSYNC ... FAILOVER".
  *
  * A replica (replica.c) runs its primary's stream through the normal call
@@ -784,15 +788,40 @@ void replconfCommand(client *c) {
 
 /* ---- WAIT ---------------------------------------------------------------------------------------- */
 
-static void unwait(client *c, int acked) {
+/* The client leaves WAIT: its reply is already queued. Its pipelined input
+ * runs from the cron, outside the command (a replica's ACK) that released it. */
+static void unwaitQuietly(client *c) {
     replClient *r = c->repl;
     listNode *ln = listSearchKey(R.waiters, c);
     if (ln) listDelNode(R.waiters, ln);
     r->waiting = 0;
     c->flags &= ~CLIENT_BLOCKED;
-    addReplyLongLong(c, acked);
     resetClient(c);
     if (sdslen(c->querybuf) > c->qb_pos) listAddNodeTail(R.resume, c);
+}
+
+static void unwait(client *c, int acked) {
+    addReplyLongLong(c, acked);
+    unwaitQuietly(c);
+}
+
+/* CLIENT UNBLOCK: the count as on timeout, or an -UNBLOCKED error. */
+int replicationUnblockWait(client *c, int with_error) {
+    if (c->repl == NULL || !c->repl->waiting) return 0;
+    if (with_error) {
+        addReplyError(c, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        if (c->cmd) c->cmd->failed_calls++;
+        unwaitQuietly(c);
+    } else {
+        unwait(c, countAcked(c->repl->wait_off));
+    }
+    return 1;
+}
+
+/* A command (not one run inside another) moved the stream: WAIT from this
+ * client now waits for this offset. A client that never wrote waits for 0. */
+void replicationNoteClientWrite(client *c, long long offset_before) {
+    if (R.offset != offset_before) replClientOf(c)->woff = R.offset;
 }
 
 static void checkWaiters(void) {
@@ -812,6 +841,20 @@ static void requestAcks(void) {
     feedPlain("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
 }
 
+/* WAIT's timeout: integer milliseconds (BLPOP's are float seconds), 0 for
+ * none; the absolute deadline in *deadline (0: none). */
+static int getWaitDeadlineOrReply(client *c, robj *arg, long long *deadline) {
+    long long ms;
+    if (getLongLongFromObjectOrReply(c, arg, &ms, "timeout is not an integer or out of range") != C_OK) return C_ERR;
+    if (ms < 0) {
+        addReplyError(c, "timeout is negative");
+        return C_ERR;
+    }
+    long long now = mstime();
+    *deadline = ms > 0 && ms <= LLONG_MAX - now ? now + ms : 0; /* beyond: forever, as 7.0 */
+    return C_OK;
+}
+
 void waitCommand(client *c) {
     if (replicationIsReplica()) {
         addReplyError(c, "WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
@@ -822,10 +865,14 @@ void waitCommand(client *c) {
     long numreplicas;
     long long deadline;
     if (getLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
-    if (getTimeoutFromObjectOrReply(c, c->argv[2], &deadline) != C_OK) return;
-    long long target = R.offset;
+    if (getWaitDeadlineOrReply(c, c->argv[2], &deadline) != C_OK) return;
+    long long target = c->repl ? c->repl->woff : 0;
+    /* Redis feeds a transaction's writes to the stream as they run: a WAIT
+     * after one counts the replicas that have it, none yet. Ours are queued
+     * until EXEC returns. */
+    if (server.in_exec && propagateQueuedOps()) target = R.offset + 1;
     int acked = countAcked(target);
-    if (acked >= numreplicas || server.in_exec) {
+    if (acked >= numreplicas || server.in_exec || (c->flags & CLIENT_MULTI)) {
         addReplyLongLong(c, acked);
         return;
     }

@@ -30,6 +30,7 @@ typedef struct replClient {
     int batch_index;          /* position in the snapshot child's batch */
     int wait_first_ack;       /* online after an $EOF: transfer: the stream waits for its first ACK */
     struct replRelay *relay;  /* a TLS replica's snapshot, relayed from the child's pipe; NULL */
+    long long woff;           /* the stream's offset after this client's last command that fed it (WAIT) */
     /* a client blocked in WAIT */
     int waiting;
     long long wait_off, wait_deadline_ms;

@@ -815,6 +815,7 @@ void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besi
 void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
 void preventCommandPropagation(client *c);
 void callChargeErrors(void);       /* script.c: errors counted outside call() are charged */
+int propagateQueuedOps(void); /* ops queued by the command running now (WAIT inside EXEC) */
 void propagateSetMuted(int muted); /* script.c: redis.set_repl() without REPL_AOF */
 void forceCommandPropagation(client *c); /* propagate even if nothing looked dirty (FLUSH* of an empty db) */
 
@@ -899,6 +900,10 @@ sds replicaConfigGet(sds out);
 sds replicationInfoString(sds info);   /* INFO replication */
 const char *replicationReplId(void);
 long long replicationOffset(void);
+/* call(): after a command, the stream offset if it moved is the client's last write (WAIT) */
+void replicationNoteClientWrite(client *c, long long offset_before);
+/* CLIENT UNBLOCK of a client in WAIT: 0 when it isn't in WAIT */
+int replicationUnblockWait(client *c, int with_error);
 void replicationLoadedAux(const char *key, const char *value); /* rdb.c: repl-id / repl-offset of a loaded RDB */
 /* INFO stats: sync_full, sync_partial_ok, sync_partial_err, total_net_repl_input_bytes, _output_bytes */
 void replicationSyncCounts(long long out[5]);

@@ -109,6 +109,57 @@ foreach diskless {yes no} {
                 assert_error "*WAIT cannot be used with replica instances*" {r wait 1 10}
             }
 
+            test "WAIT waits for the caller's own last write; it counts as blocked; CLIENT UNBLOCK; MULTI and scripts" {
+                set replica_pid [srv 0 pid]
+                set other [redis_client -1]
+                set rd [redis_deferring_client -1]
+                $rd client id
+                set rd_id [$rd read]
+                $rd set own 0
+                $rd read
+                assert_equal 1 [r -1 wait 1 5000]
+                ::harness::send_signal STOP $replica_pid
+                if {[catch {
+                    # a write by someone else: a client whose own writes are acknowledged doesn't wait for it
+                    r -1 incr own-by-main
+                    set t0 [clock milliseconds]
+                    assert_equal 1 [$other wait 1 0]
+                    assert_lessthan [expr {[clock milliseconds] - $t0}] 2000
+                    assert_equal 0 [r -1 wait 1 200]
+                    # its own write isn't acknowledged: blocked, listed as such, released by CLIENT UNBLOCK
+                    $rd incr own
+                    $rd read
+                    $rd wait 1 0
+                    wait_for_blocked_clients 1 -1
+                    set line [$other client list id $rd_id]
+                    assert_equal b [client_field $line flags]
+                    assert_equal wait [client_field $line cmd]
+                    assert_equal 1 [$other client unblock $rd_id]
+                    assert_equal 0 [$rd read]
+                    $rd wait 1 0
+                    wait_for_blocked_clients 1 -1
+                    assert_equal 1 [$other client unblock $rd_id error]
+                    assert_error "UNBLOCKED client unblocked via CLIENT UNBLOCK" {$rd read}
+                    assert_equal 0 [s -1 blocked_clients]
+                    # in MULTI it answers at once; scripts can't call it
+                    $other multi
+                    $other incr own-by-other
+                    $other wait 1 0
+                    assert_equal {1 0} [$other exec]
+                    assert_error "*not allowed from script*" {$other eval {return redis.call('wait', 1, 0)} 0}
+                    # released when the replica acknowledges
+                    $rd wait 1 0
+                    wait_for_blocked_clients 1 -1
+                } err]} {
+                    ::harness::send_signal CONT $replica_pid
+                    error $err $::errorInfo
+                }
+                ::harness::send_signal CONT $replica_pid
+                assert_equal 1 [$rd read]
+                $rd close
+                $other close
+            }
+
             test "min-replicas-to-write: -NOREPLICAS when too few good replicas" {
                 r -1 config set min-replicas-to-write 2
                 assert_error "NOREPLICAS Not enough good replicas to write." {r -1 set a b}
