@@ -1600,8 +1600,14 @@ static struct {
     int forkless;             /* a forkless BGSAVE is running (snapshot.c) */
 } bg = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
-static int bgsaveRunning(void) { return bg.child != -1 || bg.forkless; }
+/* A full sync's snapshot counts as a BGSAVE, as in Redis (it is one
+ * there): BGSAVE and SAVE answer "already in progress", save rules and
+ * AOF rewrites wait, and no two snapshots run at once. */
+static int bgsaveRunning(void) { return bg.child != -1 || bg.forkless || replicationChildActive(); }
 int rdbBgsaveInProgress(void) { return bgsaveRunning(); }
+static long long bgsaveStartMs(void) {
+    return bg.child != -1 || bg.forkless ? bg.start_ms : replicationChildStartMs();
+}
 
 static void savedOk(long long dirty_before) {
     server.dirty -= dirty_before;
@@ -1769,7 +1775,7 @@ static int rdbCron(struct aeEventLoop *el, long long id, void *data) {
         int status;
         if (waitpid(bg.child, &status, WNOHANG) == bg.child) bgsaveDone(status);
         else childInfoPoll();
-    } else if (!bg.forkless && !aofRewriteInProgress() && (bg.scheduled || saveRuleDue())) {
+    } else if (!bgsaveRunning() && !aofRewriteInProgress() && (bg.scheduled || saveRuleDue())) {
         bg.scheduled = 0;
         bgsaveStart();
     }
@@ -1882,6 +1888,6 @@ sds rdbInfoString(sds info) {
                      "rdb_last_cow_size:%U\r\n",
                      server.dirty, bgsaveRunning(), (long long)server.lastsave,
                      bg.last_status == C_OK ? "ok" : "err", bg.last_time_sec,
-                     bgsaveRunning() ? (mstime() - bg.start_ms) / 1000 : -1LL, bg.saves,
+                     bgsaveRunning() ? (mstime() - bgsaveStartMs()) / 1000 : -1LL, bg.saves,
                      (unsigned long long)bg.last_cow);
 }

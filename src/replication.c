@@ -19,8 +19,13 @@
  * learns from the child's exit status (a bit per failed replica) which
  * replicas are online. A TLS replica (tls-port) is the exception: its TLS
  * session lives in the parent, so the child writes its payload to a pipe
- * and the parent relays it with connWrite (see "TLS replicas" below). +FULLRESYNC carries the offset at fork time, so the
- * snapshot plus the gathered stream is exactly the history to that point.
+ * and the parent relays it with connWrite (see "TLS replicas" below).
+ * +FULLRESYNC carries the offset at fork time, so the snapshot plus the
+ * gathered stream is exactly the history to that point. Without fork()
+ * (persistence-mode forkless, HAVE_FORK=0, or a fork refused) snapshot.c
+ * writes dump.rdb in slices from that same moment and the main thread
+ * sends the file; diskless sync then goes through the disk (logged).
+ * The full sync's snapshot counts as a BGSAVE (rdb.c): never two at once.
  *
  * Partial syncs (PSYNC replid offset): accepted when the id is ours, or our
  * previous one up to second_repl_offset (a promoted replica's siblings),
@@ -50,6 +55,8 @@
 
 #include "replication.h"
 #include "osrandom.h"
+#include "persistio.h"
+#include "snapshot.h"
 
 int replicationStreamActive = 0;
 
@@ -66,6 +73,7 @@ static struct {
     list *waiters;           /* clients blocked in WAIT */
     list *resume;            /* WAIT clients released: their pipelined input runs in the cron */
     pid_t child;
+    int forkless_sync;       /* a forkless snapshot (snapshot.c) is writing the RDB for a full sync */
     int child_diskless;
     long long child_start_ms;
     long long first_waiting_ms; /* the oldest replica waiting for a full sync, 0: none */
@@ -412,7 +420,7 @@ void syncCommand(client *c) {
     r->state = REPLICA_WAIT_BGSAVE_START;
     if (R.first_waiting_ms == 0) R.first_waiting_ms = server.mstime;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s",
-              server.repl_diskless_sync && r->capa_eof ? "replicas sockets" : "disk");
+              server.repl_diskless_sync && r->capa_eof && !snapshotForklessWanted() ? "replicas sockets" : "disk");
 }
 
 /* ---- the snapshot child ------------------------------------------------------------------------ */
@@ -626,6 +634,115 @@ static void relayCloseEnds(client **batch, const int *fds, int n, int in_child) 
         if (batch[j]->repl->relay) close(in_child ? batch[j]->repl->relay->fd : fds[j]);
 }
 
+/* ---- full syncs without fork() ------------------------------------------------------------------
+ * With persistence-mode forkless (or no fork()), snapshot.c writes the RDB
+ * to a temp file in time slices, which becomes dump.rdb as a disk-based
+ * sync's file does; then the main thread sends it to each replica of the
+ * batch, "$<len>" framing, through the relay above (a file instead of a
+ * pipe: read when the socket has room). A diskless sync falls back to this
+ * (logged): streaming would need the slices to wait for every socket. */
+
+static void forklessTempName(char *buf, size_t len) {
+    snprintf(buf, len, "temp-repl-forkless-%d.rdb", (int)getpid());
+}
+
+static void fileSendWritable(connection *conn);
+
+/* The file, with its "$<len>" line, to one replica; 0 when it was dropped. */
+static int fileSendStart(client *c) {
+    int fd = open(server.rdb_filename, O_RDONLY);
+    struct stat st;
+    if (fd == -1 || fstat(fd, &st) == -1) {
+        serverLog(LL_WARNING, "Can't open the RDB file for replica %s: %s", replicaName(c), strerror(errno));
+        if (fd != -1) close(fd);
+        freeClientAsync(c);
+        return 0;
+    }
+    replRelay *rl = zcalloc(sizeof(*rl));
+    rl->fd = fd;
+    rl->len = (size_t)snprintf(rl->buf, sizeof rl->buf, "$%lld\r\n", (long long)st.st_size);
+    rl->last_io_ms = server.mstime;
+    rl->child_done = 1;
+    c->repl->relay = rl;
+    connSetWriteHandler(c->conn, fileSendWritable);
+    return 1;
+}
+
+static void fileSendWritable(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    replRelay *rl = c->repl ? c->repl->relay : NULL;
+    if (rl == NULL) return;
+    for (;;) {
+        if (!relayFlush(c) || rl->pos != rl->len) return; /* dropped, or the socket is full */
+        ssize_t n = read(rl->fd, rl->buf, sizeof rl->buf);
+        if (n == -1 && errno == EINTR) continue;
+        if (n == -1) {
+            serverLog(LL_WARNING, "Reading the RDB file for replica %s failed: %s", replicaName(c), strerror(errno));
+            relayStop(c);
+            freeClientAsync(c);
+            return;
+        }
+        if (n == 0) break;
+        rl->len = (size_t)n;
+        rl->pos = 0;
+    }
+    connSetWriteHandler(conn, NULL);
+    close(rl->fd);
+    rl->fd = -1;
+    relayCompleted(c);
+}
+
+static void forklessSyncDone(int ok, void *privdata) {
+    (void)privdata;
+    char tmp[64];
+    forklessTempName(tmp, sizeof tmp);
+    R.forkless_sync = 0;
+    updateDictResizePolicy();
+    if (ok && persistio.rename(tmp, server.rdb_filename) == -1) {
+        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", tmp,
+                  server.rdb_filename, strerror(errno));
+        ok = 0;
+    }
+    if (!ok) unlink(tmp);
+    serverLog(ok ? LL_NOTICE : LL_WARNING, "Background RDB transfer (forkless) %s",
+              ok ? "snapshot on disk: sending it" : "failed");
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->repl->state != REPLICA_WAIT_BGSAVE_END || c->repl->relay) continue;
+        if (!ok) freeClientAsync(c);
+        else fileSendStart(c);
+    }
+}
+
+static void announceFullResync(client *c);
+
+/* announced: +FULLRESYNC went out just before a fork() that failed. */
+static void startForklessSync(client **batch, int n, int wanted_diskless, int announced) {
+    if (snapshotInProgress()) return; /* a forkless BGSAVE or rewrite: the batch waits for it */
+    char tmp[64];
+    forklessTempName(tmp, sizeof tmp);
+    int fd = persistio.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd == -1) {
+        serverLog(LL_WARNING, "Can't start the replication snapshot: opening %s: %s", tmp, strerror(errno));
+        for (int j = 0; j < n; j++) freeClientAsync(batch[j]);
+        return;
+    }
+    if (wanted_diskless)
+        serverLog(LL_NOTICE, "Diskless sync is not available without a fork child: the snapshot goes to disk first");
+    R.seldb = -1; /* the stream after the snapshot starts with a SELECT */
+    for (int j = 0; j < n && !announced; j++) announceFullResync(batch[j]);
+    R.first_waiting_ms = 0;
+    R.forkless_sync = 1;
+    R.child_diskless = 0;
+    R.child_start_ms = server.mstime;
+    snapshotStart(fd, &snapshotRdbFormat, 0, forklessSyncDone, NULL);
+    updateDictResizePolicy();
+    serverLog(LL_NOTICE, "Background RDB transfer started (forkless, disk)");
+}
+
 static void announceFullResync(client *c) {
     replClient *r = c->repl;
     r->state = REPLICA_WAIT_BGSAVE_END;
@@ -638,7 +755,7 @@ static void announceFullResync(client *c) {
 }
 
 static int fullSyncDue(int waiting, int diskless) {
-    if (!waiting || R.child != -1 || hasActiveChildProcess()) return 0;
+    if (!waiting || replicationChildActive() || hasActiveChildProcess() || snapshotInProgress()) return 0;
     if (!diskless) return 1;
     if (server.repl_diskless_sync_max_replicas > 0 && waiting >= server.repl_diskless_sync_max_replicas) return 1;
     return server.mstime - R.first_waiting_ms >= (long long)server.repl_diskless_sync_delay * 1000;
@@ -656,7 +773,13 @@ static void startFullSyncIfDue(void) {
         if (!c->repl->capa_eof || c->repl->old_sync) diskless = 0;
         batch[n++] = c;
     }
+    int wanted_diskless = diskless;
+    if (snapshotForklessWanted()) diskless = 0;
     if (!fullSyncDue(n, diskless)) return;
+    if (snapshotForklessWanted()) {
+        startForklessSync(batch, n, wanted_diskless, 0);
+        return;
+    }
     int fds[MAX_BATCH];
     R.seldb = -1; /* the stream after the snapshot starts with a SELECT */
     for (int j = 0; j < n; j++) {
@@ -665,14 +788,20 @@ static void startFullSyncIfDue(void) {
         fds[j] = relayStart(batch[j]);
     }
     R.first_waiting_ms = 0;
-    pid_t pid = fork();
+    pid_t pid = snapshotFork();
     if (pid == 0) {
         relayCloseEnds(batch, fds, n, 1);
         childMain(fds, n, diskless);
     }
+    int err = errno;
     relayCloseEnds(batch, fds, n, 0);
     if (pid == -1) {
-        serverLog(LL_WARNING, "Can't start the replication snapshot child: fork: %s", strerror(errno));
+        for (int j = 0; j < n; j++) relayStop(batch[j]);
+        if (snapshotForkFailedFallback(err, "replication snapshot")) {
+            startForklessSync(batch, n, wanted_diskless, 1); /* announced: the same moment */
+            return;
+        }
+        serverLog(LL_WARNING, "Can't start the replication snapshot child: fork: %s", strerror(err));
         for (int j = 0; j < n; j++) freeClientAsync(batch[j]);
         return;
     }
@@ -684,7 +813,9 @@ static void startFullSyncIfDue(void) {
               diskless ? "diskless" : "disk");
 }
 
-int replicationChildActive(void) { return R.child != -1; }
+int replicationChildActive(void) { return R.child != -1 || R.forkless_sync; }
+
+long long replicationChildStartMs(void) { return R.child_start_ms; }
 
 /* The stream gathered during the snapshot goes out. After an "$EOF:"
  * transfer it waits for the replica's first ACK (it has read the mark):

@@ -894,7 +894,8 @@ void replicaCommandApplied(client *c); /* after each command of the primary's st
 int replicaIsApplyingStream(void);     /* the primary's commands are running */
 int replicationIsReplica(void);        /* replicaof is set */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
-int replicationChildActive(void);
+int replicationChildActive(void);       /* the full sync's snapshot (fork child or forkless) is running */
+long long replicationChildStartMs(void);
 int replicaConfigSet(sds *argv, int argc, sds *err); /* `replicaof host port` / `no one`: C_OK or C_ERR */
 sds replicaConfigGet(sds out);
 sds replicationInfoString(sds info);   /* INFO replication */
