@@ -149,6 +149,10 @@ void replicationCreateBacklogIfNone(void) {
     replicationStreamActive = 1;
 }
 
+/* INFO mem_replication_backlog, MEMORY STATS replication.backlog: what the
+ * ring takes (allocated whole when the first replica comes). */
+size_t replicationBacklogMemory(void) { return R.backlog ? zmalloc_size(R.backlog) : 0; }
+
 static void freeBacklog(void) {
     zfree(R.backlog);
     R.backlog = NULL;

@@ -896,6 +896,7 @@ int replicationIsReplica(void);        /* replicaof is set */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
 int replicationChildActive(void);       /* the full sync's snapshot (fork child or forkless) is running */
 long long replicationChildStartMs(void);
+size_t replicationBacklogMemory(void);   /* the backlog's allocation, 0 when there is none */
 int replicaConfigSet(sds *argv, int argc, sds *err); /* `replicaof host port` / `no one`: C_OK or C_ERR */
 sds replicaConfigGet(sds out);
 sds replicationInfoString(sds info);   /* INFO replication */

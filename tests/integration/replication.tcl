@@ -387,6 +387,38 @@ start_server {overrides {repl-diskless-sync-delay 0 requirepass s3cret}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync no}} {
+    start_server {} {
+        test "one snapshot at a time: BGSAVE and SAVE during a full sync's, a full sync during a BGSAVE" {
+            r -1 debug populate 10000
+            r -1 config set rdb-key-save-delay [::harness::scaled 200]
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 100 50 {[s -1 rdb_bgsave_in_progress] == 1} else { fail "no snapshot for the sync" }
+            assert_error "*Background save already in progress*" {r -1 bgsave}
+            assert_error "*Background save already in progress*" {r -1 save}
+            assert_match "*scheduled*" [r -1 bgrewriteaof]
+            r -1 config set rdb-key-save-delay 0
+            wait_link_up 0
+            wait_for_condition 100 100 {[s -1 aof_rewrite_in_progress] == 0 && [s -1 aof_rewrite_scheduled] == 0} else {
+                fail "the scheduled rewrite never ran"
+            }
+            wait_for_condition 100 100 {[s -1 rdb_bgsave_in_progress] == 0} else { fail "snapshot still running" }
+            # a replica asking while a BGSAVE runs waits for it, then syncs
+            r replicaof no one
+            r -1 config set rdb-key-save-delay [::harness::scaled 100]
+            assert_equal "Background saving started" [r -1 bgsave]
+            r -1 set during-bgsave 1
+            r replicaof 127.0.0.1 [srv -1 port]
+            after 300
+            assert_equal down [s master_link_status]
+            r -1 config set rdb-key-save-delay 0
+            wait_link_up 0
+            wait_same_digest -1 0
+            assert_equal 1 [r get during-bgsave]
+        }
+    }
+}
+
 start_server {} {
     test "REPLICAOF a dead port or itself: logged, retried, never a crash" {
         set dead [::harness::find_free_port]
