@@ -1538,8 +1538,10 @@ static void logLoaded(rdbReader *r) {
 
 /* The walk shared by a load and a check: header, body, checksum. */
 static int readFile(rdbReader *r) {
-    r->chunk = zmalloc(RDB_READ_CHUNK);
-    r->buf = r->chunk;
+    if (r->fd != -1) { /* file mode: reads fill a chunk (in memory mode buf is the whole input) */
+        r->chunk = zmalloc(RDB_READ_CHUNK);
+        r->buf = r->chunk;
+    }
     doing(r, "start");
     int ok = checkHeader(r) && loadBody(r) && verifyChecksum(r);
     zfree(r->chunk);
@@ -1555,6 +1557,18 @@ int rdbLoadFd(int fd, const char *name, int aof_base) {
     if (!readFile(&r)) {
         serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", name,
                   (long long)readerOffset(&r), r.error);
+        return C_ERR;
+    }
+    logLoaded(&r);
+    return C_OK;
+}
+
+/* The same, from a whole RDB held in memory (a replica's diskless load). */
+int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base) {
+    rdbReader r = {.fd = -1, .buf = buf, .len = len, .aof_base = aof_base};
+    if (!readFile(&r)) {
+        serverLog(LL_WARNING, "Error loading the RDB %s at about byte %lld: %s", name, (long long)readerOffset(&r),
+                  r.error);
         return C_ERR;
     }
     logLoaded(&r);

@@ -419,6 +419,40 @@ start_server {overrides {repl-diskless-sync no}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
+    fill_every_type 0 mem 100
+    start_server {overrides {repl-diskless-load on-empty-db}} {
+        set dump [file join [srv 0 dir] dump.rdb]
+        test "repl-diskless-load on-empty-db: an empty replica loads from memory (no file), a non-empty one via the disk" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            wait_same_digest -1 0
+            assert_equal 0 [file exists $dump]
+            r replicaof no one
+            r set local 1
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            wait_same_digest -1 0
+            assert_equal 1 [file exists $dump]
+        }
+
+        test "repl-diskless-load swapdb: loaded from memory, \$EOF and \$len framing" {
+            r config set repl-diskless-load swapdb
+            foreach sync {yes no} {
+                file delete $dump
+                r -1 config set repl-diskless-sync $sync
+                r replicaof no one
+                r set local 2
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_link_up 0
+                r -1 incr after-sync
+                wait_same_digest -1 0
+                assert_equal 0 [file exists $dump]
+            }
+        }
+    }
+}
+
 start_server {} {
     test "REPLICAOF a dead port or itself: logged, retried, never a crash" {
         set dead [::harness::find_free_port]
