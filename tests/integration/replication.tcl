@@ -13,14 +13,18 @@ proc have_reference {} { file executable $::reference_bin }
 proc ours {} { expr {[file normalize $::harness::opt(server)] ne $::reference_bin} }
 
 # A nested start_server running Redis's binary instead of ours: natively,
-# without the emulator our server runs under in the cross-port suites.
+# without the emulator (or the no-fork launcher) our server runs under in
+# the cross-port suites and `make test-forkless`, and without our
+# persistence-mode directive (REDIS_TEST_FORKLESS).
 proc start_reference_server {overrides body} {
-    set saved [list $::harness::opt(server) $::harness::opt(wrapper)]
+    set forkless [expr {[info exists ::env(REDIS_TEST_FORKLESS)] ? $::env(REDIS_TEST_FORKLESS) : 0}]
+    set saved [list $::harness::opt(server) $::harness::opt(wrapper) $forkless]
     set ::harness::opt(server) $::reference_bin
     set ::harness::opt(wrapper) {}
-    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper)\n"
+    set ::env(REDIS_TEST_FORKLESS) 0
+    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)\n"
     set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
-    lassign $saved ::harness::opt(server) ::harness::opt(wrapper)
+    lassign $saved ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)
     if {$code} { return -code $code $err }
 }
 
