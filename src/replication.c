@@ -923,8 +923,11 @@ void replconfCommand(client *c) {
 
 /* ---- WAIT ---------------------------------------------------------------------------------------- */
 
+static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data);
+
 /* The client leaves WAIT: its reply is already queued. Its pipelined input
- * runs from the cron, outside the command (a replica's ACK) that released it. */
+ * runs from a timer due at once (the next event-loop pass), outside the
+ * command (a replica's ACK) that released it. */
 static void unwaitQuietly(client *c) {
     replClient *r = c->repl;
     listNode *ln = listSearchKey(R.waiters, c);
@@ -932,7 +935,10 @@ static void unwaitQuietly(client *c) {
     r->waiting = 0;
     c->flags &= ~CLIENT_BLOCKED;
     resetClient(c);
-    if (sdslen(c->querybuf) > c->qb_pos) listAddNodeTail(R.resume, c);
+    if (sdslen(c->querybuf) <= c->qb_pos) return;
+    if (listLength(R.resume) == 0 && aeCreateTimeEvent(server.el, 0, resumeTimerProc, NULL, NULL) == AE_ERR)
+        serverPanic("Can't create the WAIT resume timer");
+    listAddNodeTail(R.resume, c);
 }
 
 static void unwait(client *c, int acked) {
@@ -1322,12 +1328,14 @@ static void backlogTtlCheck(void) {
     }
 }
 
-static void resumeReleasedClients(void) {
+static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
     while (listLength(R.resume)) {
         client *c = listNodeValue(listFirst(R.resume));
         listDelNode(R.resume, listFirst(R.resume));
         if (!(c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP))) processInputBuffer(c);
     }
+    return AE_NOMORE;
 }
 
 static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
@@ -1339,7 +1347,6 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
     startFullSyncIfDue();
     failoverCron();
     if (listLength(R.waiters)) checkWaiters();
-    resumeReleasedClients();
     if (listLength(R.replicas) && server.mstime - R.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {
         R.last_ping_ms = server.mstime;
         feedPlain("*1\r\n$4\r\nPING\r\n");
