@@ -26,6 +26,9 @@
  * writes dump.rdb in slices from that same moment and the main thread
  * sends the file; diskless sync then goes through the disk (logged).
  * The full sync's snapshot counts as a BGSAVE (rdb.c): never two at once.
+ * A replica asking while a disk-based sync runs shares it (its +FULLRESYNC
+ * has that sync's offset, its pending stream is a copy of a sibling's) and
+ * gets dump.rdb from the main thread when the snapshot is written.
  *
  * Partial syncs (PSYNC replid offset): accepted when the id is ours, or our
  * previous one up to second_repl_offset (a promoted replica's siblings),
@@ -77,6 +80,8 @@ static struct {
     int child_diskless;
     long long child_start_ms;
     long long first_waiting_ms; /* the oldest replica waiting for a full sync, 0: none */
+    char sync_replid[CONFIG_RUN_ID_SIZE + 1]; /* what the running full sync announced */
+    long long sync_offset;
     long long no_replicas_since;
     long long last_ping_ms;
     long long sync_full, sync_partial_ok, sync_partial_err;
@@ -387,6 +392,32 @@ static int tryPartialResync(client *c, const char *replid, const char *offstr) {
     return 1;
 }
 
+static void announceFullResync(client *c);
+
+/* A disk-based full sync is running: a replica asking now shares its
+ * snapshot, as Redis does, with the stream gathered since the snapshot's
+ * moment copied from a replica of that sync; the file goes to it from the
+ * main thread once written (fileSendStart). */
+static int attachToRunningSync(client *c) {
+    if (!replicationChildActive() || R.child_diskless || strcmp(R.sync_replid, R.replid)) return 0;
+    client *sibling = NULL;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li)) && sibling == NULL) {
+        client *s = listNodeValue(ln);
+        if (s != c && s->repl->state == REPLICA_WAIT_BGSAVE_END && s->repl->pending && !(s->flags & CLIENT_CLOSE_ASAP))
+            sibling = s;
+    }
+    if (sibling == NULL) return 0;
+    announceFullResync(c);
+    sdsfree(c->repl->pending);
+    c->repl->pending = sdsdup(sibling->repl->pending);
+    c->repl->attached = 1;
+    serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
+    return 1;
+}
+
 void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
     int psync = !strcasecmp(c->argv[0]->ptr, "psync");
@@ -422,6 +453,7 @@ void syncCommand(client *c) {
     r->old_sync = !psync;
     R.sync_full++;
     r->state = REPLICA_WAIT_BGSAVE_START;
+    if (attachToRunningSync(c)) return;
     if (R.first_waiting_ms == 0) R.first_waiting_ms = server.mstime;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s",
               server.repl_diskless_sync && r->capa_eof && !snapshotForklessWanted() ? "replicas sockets" : "disk");
@@ -716,6 +748,7 @@ static void forklessSyncDone(int ok, void *privdata) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (c->repl->state != REPLICA_WAIT_BGSAVE_END || c->repl->relay) continue;
+        c->repl->attached = 0;
         if (!ok) freeClientAsync(c);
         else fileSendStart(c);
     }
@@ -747,14 +780,20 @@ static void startForklessSync(client **batch, int n, int wanted_diskless, int an
     serverLog(LL_NOTICE, "Background RDB transfer started (forkless, disk)");
 }
 
+/* +FULLRESYNC with the offset of the snapshot's moment: now for a new
+ * sync, that of the running one for a replica attached to it. */
 static void announceFullResync(client *c) {
     replClient *r = c->repl;
+    if (!replicationChildActive()) {
+        memcpy(R.sync_replid, R.replid, sizeof R.sync_replid);
+        R.sync_offset = R.offset;
+    }
     r->state = REPLICA_WAIT_BGSAVE_END;
     r->pending = sdsempty();
-    r->ack_off = R.offset;
+    r->ack_off = R.sync_offset;
     if (r->old_sync) return;
     char line[128];
-    int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", R.replid, R.offset);
+    int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", R.sync_replid, R.sync_offset);
     if (connWrite(c->conn, line, (size_t)n) != n) freeClientAsync(c);
 }
 
@@ -854,6 +893,12 @@ static void childDone(int status) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (c->repl->state != REPLICA_WAIT_BGSAVE_END) continue;
+        if (c->repl->attached) { /* dump.rdb is written (unless the child failed whole) */
+            c->repl->attached = 0;
+            if (failed == 255) freeClientAsync(c);
+            else fileSendStart(c);
+            continue;
+        }
         if (failed & failBit(c->repl->batch_index)) {
             serverLog(LL_WARNING, "Sending the snapshot to replica %s failed: closing its link", replicaName(c));
             relayStop(c);

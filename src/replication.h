@@ -28,6 +28,7 @@ typedef struct replClient {
     sds pending;              /* the stream after the snapshot, while it is being sent */
     long long ack_off, ack_ms;
     int batch_index;          /* position in the snapshot child's batch */
+    int attached;             /* came while a disk-based sync ran: shares its file, sent by the main thread */
     int wait_first_ack;       /* online after an $EOF: transfer: the stream waits for its first ACK */
     struct replRelay *relay;  /* a TLS replica's snapshot, relayed from the child's pipe; NULL */
     long long woff;           /* the stream's offset after this client's last command that fed it (WAIT) */

@@ -423,6 +423,31 @@ start_server {overrides {repl-diskless-sync no}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync no}} {
+    start_server {} {
+        start_server {} {
+            test "a replica asking during a disk-based full sync shares its snapshot" {
+                r -2 debug populate 10000
+                r -2 config set rdb-key-save-delay [::harness::scaled 200]
+                r -1 replicaof 127.0.0.1 [srv -2 port]
+                wait_for_condition 100 50 {[s -2 rdb_bgsave_in_progress] == 1} else { fail "no snapshot for the sync" }
+                r -2 incr between
+                r replicaof 127.0.0.1 [srv -2 port]
+                wait_for_log "*Waiting for end of BGSAVE for SYNC*" -level -2
+                r -2 incr between
+                r -2 config set rdb-key-save-delay 0
+                wait_link_up -1
+                wait_link_up 0
+                r -2 incr between
+                wait_same_digest -2 -1
+                wait_same_digest -2 0
+                assert_equal 3 [r get between]
+                assert_equal 2 [s -2 sync_full]
+            }
+        }
+    }
+}
+
 start_server {overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
     fill_every_type 0 mem 100
     start_server {overrides {repl-diskless-load on-empty-db}} {
