@@ -353,6 +353,22 @@ int blockedClientUnblockByRequest(client *c, int with_error) {
     return 1;
 }
 
+/* A master turned replica (REPLICAOF): the clients waiting for keys get
+ * err and are closed after it, as Redis does: their command can no longer
+ * be served here. */
+void blockedDisconnectAll(const char *err) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->bstate == NULL || !c->bstate->blocked) continue;
+        addReplyError(c, err);
+        unblockClient(c);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
+}
+
 /* ---- readiness ------------------------------------------------------------------------------ */
 
 static sds readyId(redisDb *db, robj *key) {

@@ -645,6 +645,7 @@ static void setPrimary(const char *host, int port) {
     S.last_connect_ms = 0;
     S.master_db = 0;
     S.down_since_ms = server.mstime;
+    replicationDisconnectBlocked();
     if (was_master) replicationDropReplicas(); /* they follow our new history, with a PSYNC */
 }
 

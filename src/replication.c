@@ -991,6 +991,20 @@ static void unwait(client *c, int acked) {
     unwaitQuietly(c);
 }
 
+/* We become a replica: every blocked client (WAIT, and those waiting for
+ * keys) gets Redis's -UNBLOCKED error and is closed after it. */
+void replicationDisconnectBlocked(void) {
+    static const char *err = "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+                             "replica?)";
+    blockedDisconnectAll(err);
+    while (listLength(R.waiters)) {
+        client *c = listNodeValue(listFirst(R.waiters));
+        addReplyError(c, err);
+        unwaitQuietly(c);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
+}
+
 /* CLIENT UNBLOCK: the count as on timeout, or an -UNBLOCKED error. */
 int replicationUnblockWait(client *c, int with_error) {
     if (c->repl == NULL || !c->repl->waiting) return 0;

@@ -44,6 +44,7 @@ void replicationSetHistory(const char *replid, long long offset); /* a full sync
 void replicationContinueWithId(const char *replid); /* +CONTINUE with a new id: the old one becomes replid2 */
 void replicationShiftId(void);       /* promoted: a new id, the old one kept as replid2 */
 void replicationDropReplicas(void);  /* we follow a new primary: our replicas must sync again */
+void replicationDisconnectBlocked(void); /* we follow a primary: blocked clients get -UNBLOCKED and go */
 void replicationCreateBacklogIfNone(void);
 void replicationNoteStreamDb(int dbid); /* the db the stream's last SELECT chose (-1: force one) */
 int replicationPrimaryOnline(void);  /* replicas online count */

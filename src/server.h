@@ -1165,6 +1165,7 @@ void signalKeyAsReady(redisDb *db, robj *key, int type);
 void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist */
 int clientMayBlock(client *c);
 int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
+void blockedDisconnectAll(const char *err); /* REPLICAOF: each waiting client gets err and is closed */
 void processUnblockedClients(void);
 void handleClientsBlockedOnKeys(void);  /* serve the keys signalled ready */
 void handleBlockedClientsTimeout(void); /* timeout replies whose deadline passed */

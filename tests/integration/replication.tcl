@@ -448,6 +448,26 @@ start_server {overrides {repl-diskless-sync no}} {
     }
 }
 
+start_server {} {
+    start_server {} {
+        test "REPLICAOF: clients blocked in WAIT or BLPOP get -UNBLOCKED and are disconnected, as Redis" {
+            set waiter [redis_deferring_client]
+            set popper [redis_deferring_client]
+            $waiter wait 1 0
+            $popper blpop nokey 0
+            wait_for_blocked_clients 2
+            r replicaof 127.0.0.1 [srv -1 port]
+            foreach c [list $waiter $popper] {
+                assert_error "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)" {$c read}
+                assert_error "*" {$c ping; $c read}
+                $c close
+            }
+            assert_equal 0 [s blocked_clients]
+            r replicaof no one
+        }
+    }
+}
+
 start_server {overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
     fill_every_type 0 mem 100
     start_server {overrides {repl-diskless-load on-empty-db}} {
