@@ -102,6 +102,7 @@ foreach diskless {yes no} {
                 assert_morethan [s -1 total_net_repl_output_bytes] 0
                 assert_morethan [s 0 total_net_repl_input_bytes] 0
                 assert_match "*flags=S *cmd=*" [r -1 client list type replica]
+                assert_morethan [s -1 mem_replication_backlog] 0
                 assert_match "*flags=M *" [r client list type master]
             }
 
