@@ -337,10 +337,11 @@ test-cross:
 # (a seccomp filter: fork, vfork, clone without CLONE_THREAD fail) with
 # persistence-mode forkless (REDIS_TEST_FORKLESS, tests/helpers/server.tcl);
 # blocks tagged `fork` (fork-child.tcl: a child's log lines, copy-on-write)
-# are skipped.
+# are skipped. replication.tcl: full syncs from a forkless snapshot, both
+# ways with Debian's Redis (which runs without the launcher).
 # `make HAVE_FORK=0 test-forkless` runs the same on a build without fork().
 FORKLESS_FILES ?= integration/forkless integration/rdb integration/aof integration/aof-propagation \
-                  integration/loading integration/fork-child
+                  integration/loading integration/fork-child integration/replication
 $(BUILD)/no-fork-launcher: utils/no-fork-launcher.c
 	@mkdir -p $(@D)
 	$(CC) $(STD) -O2 $(WARN) $(PORT_CFLAGS) -o $@ $< $(PORT_LDFLAGS)

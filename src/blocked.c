@@ -331,12 +331,14 @@ static void unblockClient(client *c) {
     }
 }
 
-/* CLIENT UNBLOCK: a client waiting for keys gets its timeout reply at once,
- * or with `with_error` an -UNBLOCKED error (its command then counts as a
- * failed call). 0 when c isn't waiting for keys; a client held by CLIENT
+/* CLIENT UNBLOCK: a client waiting for keys (or in WAIT, replication.c)
+ * gets its timeout reply at once, or with `with_error` an -UNBLOCKED error
+ * (its command then counts as a failed call). 0 when c isn't waiting for
+ * keys or replicas; a client held by CLIENT
  * PAUSE isn't, so its command still runs when the pause ends. */
 int blockedClientUnblockByRequest(client *c, int with_error) {
     blockingState *bs = c->bstate;
+    if (replicationUnblockWait(c, with_error)) return 1;
     if (bs == NULL || !bs->blocked) return 0;
     if (!with_error) {
         replyTimedOut(c);
@@ -349,6 +351,22 @@ int blockedClientUnblockByRequest(client *c, int with_error) {
     }
     unblockClient(c);
     return 1;
+}
+
+/* A master turned replica (REPLICAOF): the clients waiting for keys get
+ * err and are closed after it, as Redis does: their command can no longer
+ * be served here. */
+void blockedDisconnectAll(const char *err) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->bstate == NULL || !c->bstate->blocked) continue;
+        addReplyError(c, err);
+        unblockClient(c);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
 }
 
 /* ---- readiness ------------------------------------------------------------------------------ */

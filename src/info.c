@@ -281,7 +281,7 @@ static sds infoMemory(sds info) {
                         "mem_fragmentation_ratio:%.2f\r\n"
                         "mem_fragmentation_bytes:%lld\r\n"
                         "mem_not_counted_for_evict:%zu\r\n"
-                        "mem_replication_backlog:0\r\n"
+                        "mem_replication_backlog:%zu\r\n"
                         "mem_total_replication_buffers:0\r\n"
                         "mem_clients_slaves:0\r\n"
                         "mem_clients_normal:%zu\r\n"
@@ -292,7 +292,8 @@ static sds infoMemory(sds info) {
                         "lazyfree_pending_objects:0\r\n"
                         "lazyfreed_objects:0\r\n",
                         used ? (double)rss / (double)used : 0.0,
-                        (long long)rss - (long long)used, memoryNotCountedForEviction(), server.clients_mem_total,
+                        (long long)rss - (long long)used, memoryNotCountedForEviction(), replicationBacklogMemory(),
+                        server.clients_mem_total,
                         aofBufferMemory(), zmalloc_allocator_name());
 }
 

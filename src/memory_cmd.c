@@ -10,8 +10,9 @@
  *           zmalloc_size() reports them, so the figure follows the allocator
  *           (jemalloc size classes, or libc's usable sizes).
  *   STATS   Redis's field names in Redis's order; a field for something this
- *           server does not have (replication backlog, cluster links, Lua,
- *           functions) is 0. The per-db overhead is, for "main", the
+ *           server does not have (cluster links, Lua, functions) is 0;
+ *           replication.backlog is the backlog's allocation (replication.c),
+ *           part of the overhead as in Redis. The per-db overhead is, for "main", the
  *           keyspace's bucket arrays plus the fixed head of every kvobj
  *           (object header and chain pointer), and for "expires" the
  *           expires dict's buckets and entries plus the expire slots. The
@@ -186,7 +187,7 @@ static void memoryReportCompute(memoryReport *r) {
     r->startup = startup_allocated;
     clientOverheads(r);
     dbOverheads(r);
-    r->overhead = r->startup + r->clients_replicas + r->clients_normal;
+    r->overhead = r->startup + replicationBacklogMemory() + r->clients_replicas + r->clients_normal;
     for (int j = 0; j < r->dbcount; j++) r->overhead += r->dbs[j].main + r->dbs[j].expires;
     size_t net = r->total > r->startup ? r->total - r->startup : 1;
     r->bytes_per_key = r->keys ? net / r->keys : 0;
@@ -253,7 +254,7 @@ void memoryStatsCommand(client *c) {
     addReplyField(c, "peak.allocated", (long long)r.peak);
     addReplyField(c, "total.allocated", (long long)r.total);
     addReplyField(c, "startup.allocated", (long long)r.startup);
-    addReplyField(c, "replication.backlog", 0);
+    addReplyField(c, "replication.backlog", (long long)replicationBacklogMemory());
     addReplyField(c, "clients.slaves", (long long)r.clients_replicas);
     addReplyField(c, "clients.normal", (long long)r.clients_normal);
     addReplyField(c, "cluster.links", 0);

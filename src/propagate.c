@@ -108,6 +108,8 @@ void propagateCommandAs(client *c, robj **argv, int argc) {
     preventCommandPropagation(c);
 }
 
+int propagateQueuedOps(void) { return pending.count; }
+
 /* While muted, what commands do is not propagated (script.c: a script's
  * redis.set_repl() without REPL_AOF, around each of its commands). */
 void propagateSetMuted(int muted) { pending.muted = muted; }

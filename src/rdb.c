@@ -1600,8 +1600,10 @@ static void logLoaded(rdbReader *r) {
 
 /* The walk shared by a load and a check: header, body, checksum. */
 static int readFile(rdbReader *r) {
-    r->chunk = zmalloc(RDB_READ_CHUNK);
-    r->buf = r->chunk;
+    if (r->fd != -1) { /* file mode: reads fill a chunk (in memory mode buf is the whole input) */
+        r->chunk = zmalloc(RDB_READ_CHUNK);
+        r->buf = r->chunk;
+    }
     doing(r, "start");
     int ok = checkHeader(r) && loadBody(r) && verifyChecksum(r);
     zfree(r->chunk);
@@ -1617,6 +1619,18 @@ int rdbLoadFd(int fd, const char *name, int aof_base) {
     if (!readFile(&r)) {
         serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", name,
                   (long long)readerOffset(&r), r.error);
+        return C_ERR;
+    }
+    logLoaded(&r);
+    return C_OK;
+}
+
+/* The same, from a whole RDB held in memory (a replica's diskless load). */
+int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base) {
+    rdbReader r = {.fd = -1, .buf = buf, .len = len, .aof_base = aof_base};
+    if (!readFile(&r)) {
+        serverLog(LL_WARNING, "Error loading the RDB %s at about byte %lld: %s", name, (long long)readerOffset(&r),
+                  r.error);
         return C_ERR;
     }
     logLoaded(&r);
@@ -1662,8 +1676,14 @@ static struct {
     int forkless;             /* a forkless BGSAVE is running (snapshot.c) */
 } bg = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
-static int bgsaveRunning(void) { return bg.child != -1 || bg.forkless; }
+/* A full sync's snapshot counts as a BGSAVE, as in Redis (it is one
+ * there): BGSAVE and SAVE answer "already in progress", save rules and
+ * AOF rewrites wait, and no two snapshots run at once. */
+static int bgsaveRunning(void) { return bg.child != -1 || bg.forkless || replicationChildActive(); }
 int rdbBgsaveInProgress(void) { return bgsaveRunning(); }
+static long long bgsaveStartMs(void) {
+    return bg.child != -1 || bg.forkless ? bg.start_ms : replicationChildStartMs();
+}
 
 static void savedOk(long long dirty_before) {
     server.dirty -= dirty_before;
@@ -1826,7 +1846,7 @@ static int rdbCron(struct aeEventLoop *el, long long id, void *data) {
         int status;
         if (waitpid(bg.child, &status, WNOHANG) == bg.child) bgsaveDone(status);
         else childInfoPoll();
-    } else if (!bg.forkless && !aofRewriteInProgress() && (bg.scheduled || saveRuleDue())) {
+    } else if (!bgsaveRunning() && !aofRewriteInProgress() && (bg.scheduled || saveRuleDue())) {
         bg.scheduled = 0;
         bgsaveStart();
     }
@@ -1939,6 +1959,6 @@ sds rdbInfoString(sds info) {
                      "rdb_last_cow_size:%U\r\n",
                      server.dirty, bgsaveRunning(), (long long)server.lastsave,
                      bg.last_status == C_OK ? "ok" : "err", bg.last_time_sec,
-                     bgsaveRunning() ? (mstime() - bg.start_ms) / 1000 : -1LL, bg.saves,
+                     bgsaveRunning() ? (mstime() - bgsaveStartMs()) / 1000 : -1LL, bg.saves,
                      (unsigned long long)bg.last_cow);
 }

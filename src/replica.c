@@ -7,16 +7,23 @@
  * command at a time, each reply read as a line: PING, AUTH when masterauth
  * is set, REPLCONF listening-port / ip-address / capa eof capa psync2,
  * PSYNC <our replid> <our offset + 1>) -> TRANSFER (+FULLRESYNC: the RDB,
- * "$<len>" or "$EOF:<mark>" framed, into a temporary file) -> CONNECTED.
+ * "$<len>" or "$EOF:<mark>" framed, into a temporary file or memory) -> CONNECTED.
  * +CONTINUE goes straight to CONNECTED. With tls-replication yes the
  * connection is a TLS one (tlsCreateConnection); nothing else differs, as
  * every byte goes through connRead/connWrite.
  *
  * Design decisions:
- * - The snapshot always lands in a file first and is loaded with the RDB
- *   loader (rdbLoadFd); the old dataset is emptied only once the whole
- *   file is here, and a load that fails empties the dataset again, so a
- *   half-loaded dataset is never served, and the link starts over.
+ * - The snapshot is received whole before anything is loaded: into a
+ *   temporary file (repl-diskless-load disabled, and on-empty-db when we
+ *   hold keys), loaded with rdbLoadFd and kept as dump.rdb, or into memory
+ *   (swapdb, on-empty-db when empty: no disk writes), loaded with
+ *   rdbLoadBuffer. The old dataset is served meanwhile and emptied (or,
+ *   swapdb, set aside) only once the whole snapshot is here; a load that
+ *   fails empties the dataset again (swapdb: brings the old one back), so
+ *   a half-loaded dataset is never served, and the link starts over.
+ *   Parsing while the bytes arrive would save the buffer's memory, but the
+ *   loader is synchronous and the link's bytes after the snapshot (the
+ *   stream) must stay the link's, so it waits for the whole snapshot.
  * - Once synced, the link becomes a client flagged CLIENT_MASTER whose
  *   commands run through processCommand()/call() like any other (with the
  *   primary's SELECTs); it is exempt from -READONLY, OOM and auth checks
@@ -66,6 +73,7 @@ static struct {
     char tail[EOF_MARK_LEN];   /* the last bytes received (EOF framing) */
     int tmpfd;
     char tmpfile[128];
+    sds membuf;                /* diskless load: the snapshot, received into memory (NULL: to tmpfile) */
     char sync_replid[CONFIG_RUN_ID_SIZE + 1];
     long long sync_offset;
     /* the stream */
@@ -84,6 +92,8 @@ int replicaIsApplyingStream(void) { return S.applying; }
 /* ---- ending a link ------------------------------------------------------------------------ */
 
 static void dropTransferFile(void) {
+    sdsfree(S.membuf);
+    S.membuf = NULL;
     if (S.tmpfd == -1) return;
     close(S.tmpfd);
     unlink(S.tmpfile);
@@ -266,6 +276,23 @@ static int openTransferFile(void) {
     return 1;
 }
 
+/* repl-diskless-load swapdb (always) and on-empty-db (when we hold no
+ * key): the snapshot is received into memory and loaded from there, with
+ * no temp file (no writes to an SD card). */
+#define DISKLESS_LOAD_ON_EMPTY_DB 1
+#define DISKLESS_LOAD_SWAPDB 2
+
+static int loadFromMemory(void) {
+    if (server.repl_diskless_load == DISKLESS_LOAD_SWAPDB) return 1;
+    return server.repl_diskless_load == DISKLESS_LOAD_ON_EMPTY_DB && dbTotalServerKeyCount() == 0;
+}
+
+static int startReceiving(void) {
+    if (!loadFromMemory()) return openTransferFile();
+    S.membuf = sdsempty();
+    return 1;
+}
+
 /* "$<len>" or "$EOF:<mark>"; empty lines are the primary's keep-alives. */
 static int readTransferHeader(void) {
     sds line;
@@ -284,15 +311,17 @@ static int readTransferHeader(void) {
     } else if (!strncmp(line + 1, "EOF:", 4) && sdslen(line) == 5 + EOF_MARK_LEN) {
         memcpy(S.mark, line + 5, EOF_MARK_LEN);
         S.size = -1;
-        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to %s",
+                  loadFromMemory() ? "memory" : "disk");
     } else if (string2ll(line + 1, sdslen(line) - 1, &S.size) && S.size >= 0) {
-        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to disk", S.size);
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to %s", S.size,
+                  loadFromMemory() ? "memory" : "disk");
     } else {
         serverLog(LL_WARNING, "Bad transfer header from MASTER: '%s'", line);
         ok = -1;
     }
     sdsfree(line);
-    if (ok == 1 && !openTransferFile()) ok = -1;
+    if (ok == 1 && !startReceiving()) ok = -1;
     S.read = 0;
     return ok;
 }
@@ -311,7 +340,9 @@ static void noteTail(const char *p, size_t len) {
 static int consumeTransfer(void) {
     size_t take = sdslen(S.inbuf);
     if (S.size >= 0 && (long long)take > S.size - S.read) take = (size_t)(S.size - S.read);
-    if (take && write(S.tmpfd, S.inbuf, take) != (ssize_t)take) {
+    if (take && S.membuf) {
+        S.membuf = sdscatlen(S.membuf, S.inbuf, take);
+    } else if (take && write(S.tmpfd, S.inbuf, take) != (ssize_t)take) {
         serverLog(LL_WARNING, "Write error or short write writing to the DB dump file needed for MASTER <-> "
                               "REPLICA synchronization: %s", strerror(errno));
         return -1;
@@ -321,13 +352,13 @@ static int consumeTransfer(void) {
     sdsrange(S.inbuf, (ssize_t)take, -1);
     if (S.size >= 0) return S.read == S.size;
     if (S.read < EOF_MARK_LEN || memcmp(S.tail, S.mark, EOF_MARK_LEN)) return 0;
-    if (ftruncate(S.tmpfd, (off_t)(S.read - EOF_MARK_LEN)) == -1) return -1;
+    if (S.membuf) sdsrange(S.membuf, 0, (ssize_t)(S.read - EOF_MARK_LEN) - 1);
+    else if (ftruncate(S.tmpfd, (off_t)(S.read - EOF_MARK_LEN)) == -1) return -1;
     return 1;
 }
 
 /* repl-diskless-load swapdb: the old dataset is set aside while the new one
  * loads (twice the memory for a while), and comes back if the load fails. */
-#define DISKLESS_LOAD_SWAPDB 2
 
 typedef struct stashedDb {
     kvtable *keys;
@@ -366,7 +397,28 @@ static void dropStash(stashedDb *st, int back) {
     zfree(st);
 }
 
-static int loadTransferred(void) {
+/* loaded as an AOF base is (1): logically expired keys are kept, as a
+ * Redis replica keeps them; the primary's DELs remove them */
+static int loadFromFile(void) {
+    int fd = open(S.tmpfile, O_RDONLY);
+    if (fd == -1) return C_ERR;
+    struct stat st;
+    loadingStart(fstat(fd, &st) == 0 ? st.st_size : 0, "RDB");
+    int ret = rdbLoadFd(fd, "from the MASTER", 1);
+    loadingEnd();
+    close(fd);
+    return ret;
+}
+
+static int loadFromBuffer(sds rdb) {
+    loadingStart((off_t)sdslen(rdb), "RDB");
+    int ret = rdbLoadBuffer(rdb, sdslen(rdb), "received from the MASTER", 1);
+    loadingEnd();
+    return ret;
+}
+
+/* rdb: the snapshot received into memory, or NULL: it is in S.tmpfile. */
+static int loadTransferred(sds rdb) {
     stashedDb *stash = NULL;
     signalFlushedDb(-1);
     if (server.repl_diskless_load == DISKLESS_LOAD_SWAPDB) {
@@ -377,18 +429,7 @@ static int loadTransferred(void) {
         emptyData(-1);
     }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
-    int fd = open(S.tmpfile, O_RDONLY);
-    if (fd == -1) {
-        dropStash(stash, 1);
-        return C_ERR;
-    }
-    struct stat st;
-    loadingStart(fstat(fd, &st) == 0 ? st.st_size : 0, "RDB");
-    /* loaded as an AOF base is (1): logically expired keys are kept, as a
-     * Redis replica keeps them; the primary's DELs remove them */
-    int ret = rdbLoadFd(fd, "from the MASTER", 1);
-    loadingEnd();
-    close(fd);
+    int ret = rdb ? loadFromBuffer(rdb) : loadFromFile(); /* C_ERR for a file that won't open too */
     if (stash && ret != C_OK)
         serverLog(LL_WARNING, "MASTER <-> REPLICA sync: Discarding the half-loaded data, restoring the old data");
     dropStash(stash, ret != C_OK);
@@ -396,20 +437,24 @@ static int loadTransferred(void) {
 }
 
 static void transferDone(void) {
-    close(S.tmpfd);
+    if (S.tmpfd != -1) close(S.tmpfd);
     S.tmpfd = -1;
+    sds rdb = S.membuf; /* ours now: the link may be cancelled while the load serves clients */
+    S.membuf = NULL;
     connSetReadHandler(S.conn, NULL); /* the load serves clients: not this link */
-    if (loadTransferred() != C_OK) {
+    int loaded = loadTransferred(rdb);
+    sdsfree(rdb);
+    if (loaded != C_OK) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk, check server logs.");
         if (server.repl_diskless_load != DISKLESS_LOAD_SWAPDB) {
             emptyData(-1);         /* never a half-loaded dataset */
             changeReplicationId(); /* what we hold is no history of the primary's */
         }
-        unlink(S.tmpfile);
+        if (!rdb) unlink(S.tmpfile);
         cancelLink();
         return;
     }
-    if (rename(S.tmpfile, server.rdb_filename) == -1) unlink(S.tmpfile);
+    if (!rdb && rename(S.tmpfile, server.rdb_filename) == -1) unlink(S.tmpfile);
     replicationSetHistory(S.sync_replid, S.sync_offset);
     replicationDropReplicas(); /* our own replicas hold the old history: they sync again */
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
@@ -509,7 +554,7 @@ static int readLink(void) {
 }
 
 static void handleTransfer(void) {
-    if (S.tmpfd == -1) {
+    if (S.tmpfd == -1 && S.membuf == NULL) {
         int h = readTransferHeader();
         if (h == 0) return;
         if (h == -1) {
@@ -600,6 +645,7 @@ static void setPrimary(const char *host, int port) {
     S.last_connect_ms = 0;
     S.master_db = 0;
     S.down_since_ms = server.mstime;
+    replicationDisconnectBlocked();
     if (was_master) replicationDropReplicas(); /* they follow our new history, with a PSYNC */
 }
 

@@ -19,8 +19,16 @@
  * learns from the child's exit status (a bit per failed replica) which
  * replicas are online. A TLS replica (tls-port) is the exception: its TLS
  * session lives in the parent, so the child writes its payload to a pipe
- * and the parent relays it with connWrite (see "TLS replicas" below). +FULLRESYNC carries the offset at fork time, so the
- * snapshot plus the gathered stream is exactly the history to that point.
+ * and the parent relays it with connWrite (see "TLS replicas" below).
+ * +FULLRESYNC carries the offset at fork time, so the snapshot plus the
+ * gathered stream is exactly the history to that point. Without fork()
+ * (persistence-mode forkless, HAVE_FORK=0, or a fork refused) snapshot.c
+ * writes dump.rdb in slices from that same moment and the main thread
+ * sends the file; diskless sync then goes through the disk (logged).
+ * The full sync's snapshot counts as a BGSAVE (rdb.c): never two at once.
+ * A replica asking while a disk-based sync runs shares it (its +FULLRESYNC
+ * has that sync's offset, its pending stream is a copy of a sibling's) and
+ * gets dump.rdb from the main thread when the snapshot is written.
  *
  * Partial syncs (PSYNC replid offset): accepted when the id is ours, or our
  * previous one up to second_repl_offset (a promoted replica's siblings),
@@ -29,8 +37,12 @@
  * start-up continues that history (restart-resync, as Redis 7.0).
  *
  * WAIT blocks the client (CLIENT_BLOCKED, our own list) until enough
- * replicas acknowledge the offset the stream had, asking them at once with
- * REPLCONF GETACK *. FAILOVER pauses writes, waits for a replica to
+ * replicas acknowledge the client's own last write: call() notes, per
+ * client, the stream offset after each command that fed it (woff), as
+ * Redis does, so a WAIT waits for nothing written by others. The replicas
+ * are asked at once with REPLCONF GETACK *. In MULTI it answers at once;
+ * scripts can't call it (CMD_NOSCRIPT); CLIENT UNBLOCK releases it with
+ * the count or -UNBLOCKED (blocked.c asks replicationUnblockWait()). FAILOVER pauses writes, waits for a replica to
  * acknowledge everything, then follows it with "PSYNC ... FAILOVER".
  *
  * A replica (replica.c) runs its primary's stream through the normal call
@@ -46,6 +58,8 @@
 
 #include "replication.h"
 #include "osrandom.h"
+#include "persistio.h"
+#include "snapshot.h"
 
 int replicationStreamActive = 0;
 
@@ -62,9 +76,12 @@ static struct {
     list *waiters;           /* clients blocked in WAIT */
     list *resume;            /* WAIT clients released: their pipelined input runs in the cron */
     pid_t child;
+    int forkless_sync;       /* a forkless snapshot (snapshot.c) is writing the RDB for a full sync */
     int child_diskless;
     long long child_start_ms;
     long long first_waiting_ms; /* the oldest replica waiting for a full sync, 0: none */
+    char sync_replid[CONFIG_RUN_ID_SIZE + 1]; /* what the running full sync announced */
+    long long sync_offset;
     long long no_replicas_since;
     long long last_ping_ms;
     long long sync_full, sync_partial_ok, sync_partial_err;
@@ -136,6 +153,10 @@ void replicationCreateBacklogIfNone(void) {
     R.seldb = -1;
     replicationStreamActive = 1;
 }
+
+/* INFO mem_replication_backlog, MEMORY STATS replication.backlog: what the
+ * ring takes (allocated whole when the first replica comes). */
+size_t replicationBacklogMemory(void) { return R.backlog ? zmalloc_size(R.backlog) : 0; }
 
 static void freeBacklog(void) {
     zfree(R.backlog);
@@ -371,6 +392,32 @@ static int tryPartialResync(client *c, const char *replid, const char *offstr) {
     return 1;
 }
 
+static void announceFullResync(client *c);
+
+/* A disk-based full sync is running: a replica asking now shares its
+ * snapshot, as Redis does, with the stream gathered since the snapshot's
+ * moment copied from a replica of that sync; the file goes to it from the
+ * main thread once written (fileSendStart). */
+static int attachToRunningSync(client *c) {
+    if (!replicationChildActive() || R.child_diskless || strcmp(R.sync_replid, R.replid)) return 0;
+    client *sibling = NULL;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li)) && sibling == NULL) {
+        client *s = listNodeValue(ln);
+        if (s != c && s->repl->state == REPLICA_WAIT_BGSAVE_END && s->repl->pending && !(s->flags & CLIENT_CLOSE_ASAP))
+            sibling = s;
+    }
+    if (sibling == NULL) return 0;
+    announceFullResync(c);
+    sdsfree(c->repl->pending);
+    c->repl->pending = sdsdup(sibling->repl->pending);
+    c->repl->attached = 1;
+    serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
+    return 1;
+}
+
 void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
     int psync = !strcasecmp(c->argv[0]->ptr, "psync");
@@ -406,9 +453,10 @@ void syncCommand(client *c) {
     r->old_sync = !psync;
     R.sync_full++;
     r->state = REPLICA_WAIT_BGSAVE_START;
+    if (attachToRunningSync(c)) return;
     if (R.first_waiting_ms == 0) R.first_waiting_ms = server.mstime;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s",
-              server.repl_diskless_sync && r->capa_eof ? "replicas sockets" : "disk");
+              server.repl_diskless_sync && r->capa_eof && !snapshotForklessWanted() ? "replicas sockets" : "disk");
 }
 
 /* ---- the snapshot child ------------------------------------------------------------------------ */
@@ -622,19 +670,135 @@ static void relayCloseEnds(client **batch, const int *fds, int n, int in_child) 
         if (batch[j]->repl->relay) close(in_child ? batch[j]->repl->relay->fd : fds[j]);
 }
 
+/* ---- full syncs without fork() ------------------------------------------------------------------
+ * With persistence-mode forkless (or no fork()), snapshot.c writes the RDB
+ * to a temp file in time slices, which becomes dump.rdb as a disk-based
+ * sync's file does; then the main thread sends it to each replica of the
+ * batch, "$<len>" framing, through the relay above (a file instead of a
+ * pipe: read when the socket has room). A diskless sync falls back to this
+ * (logged): streaming would need the slices to wait for every socket. */
+
+static void forklessTempName(char *buf, size_t len) {
+    snprintf(buf, len, "temp-repl-forkless-%d.rdb", (int)getpid());
+}
+
+static void fileSendWritable(connection *conn);
+
+/* The file, with its "$<len>" line, to one replica; 0 when it was dropped. */
+static int fileSendStart(client *c) {
+    int fd = open(server.rdb_filename, O_RDONLY);
+    struct stat st;
+    if (fd == -1 || fstat(fd, &st) == -1) {
+        serverLog(LL_WARNING, "Can't open the RDB file for replica %s: %s", replicaName(c), strerror(errno));
+        if (fd != -1) close(fd);
+        freeClientAsync(c);
+        return 0;
+    }
+    replRelay *rl = zcalloc(sizeof(*rl));
+    rl->fd = fd;
+    rl->len = (size_t)snprintf(rl->buf, sizeof rl->buf, "$%lld\r\n", (long long)st.st_size);
+    rl->last_io_ms = server.mstime;
+    rl->child_done = 1;
+    c->repl->relay = rl;
+    connSetWriteHandler(c->conn, fileSendWritable);
+    return 1;
+}
+
+static void fileSendWritable(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    replRelay *rl = c->repl ? c->repl->relay : NULL;
+    if (rl == NULL) return;
+    for (;;) {
+        if (!relayFlush(c) || rl->pos != rl->len) return; /* dropped, or the socket is full */
+        ssize_t n = read(rl->fd, rl->buf, sizeof rl->buf);
+        if (n == -1 && errno == EINTR) continue;
+        if (n == -1) {
+            serverLog(LL_WARNING, "Reading the RDB file for replica %s failed: %s", replicaName(c), strerror(errno));
+            relayStop(c);
+            freeClientAsync(c);
+            return;
+        }
+        if (n == 0) break;
+        rl->len = (size_t)n;
+        rl->pos = 0;
+    }
+    connSetWriteHandler(conn, NULL);
+    close(rl->fd);
+    rl->fd = -1;
+    relayCompleted(c);
+}
+
+static void forklessSyncDone(int ok, void *privdata) {
+    (void)privdata;
+    char tmp[64];
+    forklessTempName(tmp, sizeof tmp);
+    R.forkless_sync = 0;
+    updateDictResizePolicy();
+    if (ok && persistio.rename(tmp, server.rdb_filename) == -1) {
+        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", tmp,
+                  server.rdb_filename, strerror(errno));
+        ok = 0;
+    }
+    if (!ok) unlink(tmp);
+    serverLog(ok ? LL_NOTICE : LL_WARNING, "Background RDB transfer (forkless) %s",
+              ok ? "snapshot on disk: sending it" : "failed");
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->repl->state != REPLICA_WAIT_BGSAVE_END || c->repl->relay) continue;
+        c->repl->attached = 0;
+        if (!ok) freeClientAsync(c);
+        else fileSendStart(c);
+    }
+}
+
+static void announceFullResync(client *c);
+
+/* announced: +FULLRESYNC went out just before a fork() that failed. */
+static void startForklessSync(client **batch, int n, int wanted_diskless, int announced) {
+    if (snapshotInProgress()) return; /* a forkless BGSAVE or rewrite: the batch waits for it */
+    char tmp[64];
+    forklessTempName(tmp, sizeof tmp);
+    int fd = persistio.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd == -1) {
+        serverLog(LL_WARNING, "Can't start the replication snapshot: opening %s: %s", tmp, strerror(errno));
+        for (int j = 0; j < n; j++) freeClientAsync(batch[j]);
+        return;
+    }
+    if (wanted_diskless)
+        serverLog(LL_NOTICE, "Diskless sync is not available without a fork child: the snapshot goes to disk first");
+    R.seldb = -1; /* the stream after the snapshot starts with a SELECT */
+    for (int j = 0; j < n && !announced; j++) announceFullResync(batch[j]);
+    R.first_waiting_ms = 0;
+    R.forkless_sync = 1;
+    R.child_diskless = 0;
+    R.child_start_ms = server.mstime;
+    snapshotStart(fd, &snapshotRdbFormat, 0, forklessSyncDone, NULL);
+    updateDictResizePolicy();
+    serverLog(LL_NOTICE, "Background RDB transfer started (forkless, disk)");
+}
+
+/* +FULLRESYNC with the offset of the snapshot's moment: now for a new
+ * sync, that of the running one for a replica attached to it. */
 static void announceFullResync(client *c) {
     replClient *r = c->repl;
+    if (!replicationChildActive()) {
+        memcpy(R.sync_replid, R.replid, sizeof R.sync_replid);
+        R.sync_offset = R.offset;
+    }
     r->state = REPLICA_WAIT_BGSAVE_END;
     r->pending = sdsempty();
-    r->ack_off = R.offset;
+    r->ack_off = R.sync_offset;
     if (r->old_sync) return;
     char line[128];
-    int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", R.replid, R.offset);
+    int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", R.sync_replid, R.sync_offset);
     if (connWrite(c->conn, line, (size_t)n) != n) freeClientAsync(c);
 }
 
 static int fullSyncDue(int waiting, int diskless) {
-    if (!waiting || R.child != -1 || hasActiveChildProcess()) return 0;
+    if (!waiting || replicationChildActive() || hasActiveChildProcess() || snapshotInProgress()) return 0;
     if (!diskless) return 1;
     if (server.repl_diskless_sync_max_replicas > 0 && waiting >= server.repl_diskless_sync_max_replicas) return 1;
     return server.mstime - R.first_waiting_ms >= (long long)server.repl_diskless_sync_delay * 1000;
@@ -652,7 +816,13 @@ static void startFullSyncIfDue(void) {
         if (!c->repl->capa_eof || c->repl->old_sync) diskless = 0;
         batch[n++] = c;
     }
+    int wanted_diskless = diskless;
+    if (snapshotForklessWanted()) diskless = 0;
     if (!fullSyncDue(n, diskless)) return;
+    if (snapshotForklessWanted()) {
+        startForklessSync(batch, n, wanted_diskless, 0);
+        return;
+    }
     int fds[MAX_BATCH];
     R.seldb = -1; /* the stream after the snapshot starts with a SELECT */
     for (int j = 0; j < n; j++) {
@@ -661,14 +831,20 @@ static void startFullSyncIfDue(void) {
         fds[j] = relayStart(batch[j]);
     }
     R.first_waiting_ms = 0;
-    pid_t pid = fork();
+    pid_t pid = snapshotFork();
     if (pid == 0) {
         relayCloseEnds(batch, fds, n, 1);
         childMain(fds, n, diskless);
     }
+    int err = errno;
     relayCloseEnds(batch, fds, n, 0);
     if (pid == -1) {
-        serverLog(LL_WARNING, "Can't start the replication snapshot child: fork: %s", strerror(errno));
+        for (int j = 0; j < n; j++) relayStop(batch[j]);
+        if (snapshotForkFailedFallback(err, "replication snapshot")) {
+            startForklessSync(batch, n, wanted_diskless, 1); /* announced: the same moment */
+            return;
+        }
+        serverLog(LL_WARNING, "Can't start the replication snapshot child: fork: %s", strerror(err));
         for (int j = 0; j < n; j++) freeClientAsync(batch[j]);
         return;
     }
@@ -680,7 +856,9 @@ static void startFullSyncIfDue(void) {
               diskless ? "diskless" : "disk");
 }
 
-int replicationChildActive(void) { return R.child != -1; }
+int replicationChildActive(void) { return R.child != -1 || R.forkless_sync; }
+
+long long replicationChildStartMs(void) { return R.child_start_ms; }
 
 /* The stream gathered during the snapshot goes out. After an "$EOF:"
  * transfer it waits for the replica's first ACK (it has read the mark):
@@ -715,6 +893,12 @@ static void childDone(int status) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (c->repl->state != REPLICA_WAIT_BGSAVE_END) continue;
+        if (c->repl->attached) { /* dump.rdb is written (unless the child failed whole) */
+            c->repl->attached = 0;
+            if (failed == 255) freeClientAsync(c);
+            else fileSendStart(c);
+            continue;
+        }
         if (failed & failBit(c->repl->batch_index)) {
             serverLog(LL_WARNING, "Sending the snapshot to replica %s failed: closing its link", replicaName(c));
             relayStop(c);
@@ -784,15 +968,60 @@ void replconfCommand(client *c) {
 
 /* ---- WAIT ---------------------------------------------------------------------------------------- */
 
-static void unwait(client *c, int acked) {
+static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data);
+
+/* The client leaves WAIT: its reply is already queued. Its pipelined input
+ * runs from a timer due at once (the next event-loop pass), outside the
+ * command (a replica's ACK) that released it. */
+static void unwaitQuietly(client *c) {
     replClient *r = c->repl;
     listNode *ln = listSearchKey(R.waiters, c);
     if (ln) listDelNode(R.waiters, ln);
     r->waiting = 0;
     c->flags &= ~CLIENT_BLOCKED;
-    addReplyLongLong(c, acked);
     resetClient(c);
-    if (sdslen(c->querybuf) > c->qb_pos) listAddNodeTail(R.resume, c);
+    if (sdslen(c->querybuf) <= c->qb_pos) return;
+    if (listLength(R.resume) == 0 && aeCreateTimeEvent(server.el, 0, resumeTimerProc, NULL, NULL) == AE_ERR)
+        serverPanic("Can't create the WAIT resume timer");
+    listAddNodeTail(R.resume, c);
+}
+
+static void unwait(client *c, int acked) {
+    addReplyLongLong(c, acked);
+    unwaitQuietly(c);
+}
+
+/* We become a replica: every blocked client (WAIT, and those waiting for
+ * keys) gets Redis's -UNBLOCKED error and is closed after it. */
+void replicationDisconnectBlocked(void) {
+    static const char *err = "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+                             "replica?)";
+    blockedDisconnectAll(err);
+    while (listLength(R.waiters)) {
+        client *c = listNodeValue(listFirst(R.waiters));
+        addReplyError(c, err);
+        unwaitQuietly(c);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
+}
+
+/* CLIENT UNBLOCK: the count as on timeout, or an -UNBLOCKED error. */
+int replicationUnblockWait(client *c, int with_error) {
+    if (c->repl == NULL || !c->repl->waiting) return 0;
+    if (with_error) {
+        addReplyError(c, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        if (c->cmd) c->cmd->failed_calls++;
+        unwaitQuietly(c);
+    } else {
+        unwait(c, countAcked(c->repl->wait_off));
+    }
+    return 1;
+}
+
+/* A command (not one run inside another) moved the stream: WAIT from this
+ * client now waits for this offset. A client that never wrote waits for 0. */
+void replicationNoteClientWrite(client *c, long long offset_before) {
+    if (R.offset != offset_before) replClientOf(c)->woff = R.offset;
 }
 
 static void checkWaiters(void) {
@@ -812,6 +1041,20 @@ static void requestAcks(void) {
     feedPlain("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
 }
 
+/* WAIT's timeout: integer milliseconds (BLPOP's are float seconds), 0 for
+ * none; the absolute deadline in *deadline (0: none). */
+static int getWaitDeadlineOrReply(client *c, robj *arg, long long *deadline) {
+    long long ms;
+    if (getLongLongFromObjectOrReply(c, arg, &ms, "timeout is not an integer or out of range") != C_OK) return C_ERR;
+    if (ms < 0) {
+        addReplyError(c, "timeout is negative");
+        return C_ERR;
+    }
+    long long now = mstime();
+    *deadline = ms > 0 && ms <= LLONG_MAX - now ? now + ms : 0; /* beyond: forever, as 7.0 */
+    return C_OK;
+}
+
 void waitCommand(client *c) {
     if (replicationIsReplica()) {
         addReplyError(c, "WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
@@ -822,10 +1065,14 @@ void waitCommand(client *c) {
     long numreplicas;
     long long deadline;
     if (getLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
-    if (getTimeoutFromObjectOrReply(c, c->argv[2], &deadline) != C_OK) return;
-    long long target = R.offset;
+    if (getWaitDeadlineOrReply(c, c->argv[2], &deadline) != C_OK) return;
+    long long target = c->repl ? c->repl->woff : 0;
+    /* Redis feeds a transaction's writes to the stream as they run: a WAIT
+     * after one counts the replicas that have it, none yet. Ours are queued
+     * until EXEC returns. */
+    if (server.in_exec && propagateQueuedOps()) target = R.offset + 1;
     int acked = countAcked(target);
-    if (acked >= numreplicas || server.in_exec) {
+    if (acked >= numreplicas || server.in_exec || (c->flags & CLIENT_MULTI)) {
         addReplyLongLong(c, acked);
         return;
     }
@@ -1140,12 +1387,14 @@ static void backlogTtlCheck(void) {
     }
 }
 
-static void resumeReleasedClients(void) {
+static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
     while (listLength(R.resume)) {
         client *c = listNodeValue(listFirst(R.resume));
         listDelNode(R.resume, listFirst(R.resume));
         if (!(c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP))) processInputBuffer(c);
     }
+    return AE_NOMORE;
 }
 
 static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
@@ -1157,7 +1406,6 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
     startFullSyncIfDue();
     failoverCron();
     if (listLength(R.waiters)) checkWaiters();
-    resumeReleasedClients();
     if (listLength(R.replicas) && server.mstime - R.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {
         R.last_ping_ms = server.mstime;
         feedPlain("*1\r\n$4\r\nPING\r\n");

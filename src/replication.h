@@ -28,8 +28,10 @@ typedef struct replClient {
     sds pending;              /* the stream after the snapshot, while it is being sent */
     long long ack_off, ack_ms;
     int batch_index;          /* position in the snapshot child's batch */
+    int attached;             /* came while a disk-based sync ran: shares its file, sent by the main thread */
     int wait_first_ack;       /* online after an $EOF: transfer: the stream waits for its first ACK */
     struct replRelay *relay;  /* a TLS replica's snapshot, relayed from the child's pipe; NULL */
+    long long woff;           /* the stream's offset after this client's last command that fed it (WAIT) */
     /* a client blocked in WAIT */
     int waiting;
     long long wait_off, wait_deadline_ms;
@@ -42,6 +44,7 @@ void replicationSetHistory(const char *replid, long long offset); /* a full sync
 void replicationContinueWithId(const char *replid); /* +CONTINUE with a new id: the old one becomes replid2 */
 void replicationShiftId(void);       /* promoted: a new id, the old one kept as replid2 */
 void replicationDropReplicas(void);  /* we follow a new primary: our replicas must sync again */
+void replicationDisconnectBlocked(void); /* we follow a primary: blocked clients get -UNBLOCKED and go */
 void replicationCreateBacklogIfNone(void);
 void replicationNoteStreamDb(int dbid); /* the db the stream's last SELECT chose (-1: force one) */
 int replicationPrimaryOnline(void);  /* replicas online count */

@@ -417,6 +417,7 @@ void call(client *c) {
     long long errors_before = server.stat_total_error_replies;
     long long calls_before = real_cmd->calls; /* unchanged after a run that blocked (blocked.c) */
     int nested = call_depth++ > 0;
+    long long repl_offset = nested ? 0 : replicationOffset();
     c->flags |= CLIENT_EXECUTING_COMMAND;
     long long clock_start = !nested && chained_clock_us > 0 ? chained_clock_us : monotonicUs();
     if (!nested) {
@@ -444,6 +445,7 @@ void call(client *c) {
     if (!(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
     latencyAfterCall(c, real_cmd, duration, calls_before);
     propagateAfterCall(c, server.dirty - dirty);
+    if (!nested) replicationNoteClientWrite(c, repl_offset);
     if (!(real_cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) feedMonitors(c, c->argv, c->argc);
 }
 

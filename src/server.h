@@ -816,6 +816,7 @@ void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besi
 void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
 void preventCommandPropagation(client *c);
 void callChargeErrors(void);       /* script.c: errors counted outside call() are charged */
+int propagateQueuedOps(void); /* ops queued by the command running now (WAIT inside EXEC) */
 void propagateSetMuted(int muted); /* script.c: redis.set_repl() without REPL_AOF */
 void forceCommandPropagation(client *c); /* propagate even if nothing looked dirty (FLUSH* of an empty db) */
 
@@ -894,12 +895,18 @@ void replicaCommandApplied(client *c); /* after each command of the primary's st
 int replicaIsApplyingStream(void);     /* the primary's commands are running */
 int replicationIsReplica(void);        /* replicaof is set */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
-int replicationChildActive(void);
+int replicationChildActive(void);       /* the full sync's snapshot (fork child or forkless) is running */
+long long replicationChildStartMs(void);
+size_t replicationBacklogMemory(void);   /* the backlog's allocation, 0 when there is none */
 int replicaConfigSet(sds *argv, int argc, sds *err); /* `replicaof host port` / `no one`: C_OK or C_ERR */
 sds replicaConfigGet(sds out);
 sds replicationInfoString(sds info);   /* INFO replication */
 const char *replicationReplId(void);
 long long replicationOffset(void);
+/* call(): after a command, the stream offset if it moved is the client's last write (WAIT) */
+void replicationNoteClientWrite(client *c, long long offset_before);
+/* CLIENT UNBLOCK of a client in WAIT: 0 when it isn't in WAIT */
+int replicationUnblockWait(client *c, int with_error);
 void replicationLoadedAux(const char *key, const char *value); /* rdb.c: repl-id / repl-offset of a loaded RDB */
 /* INFO stats: sync_full, sync_partial_ok, sync_partial_err, total_net_repl_input_bytes, _output_bytes */
 void replicationSyncCounts(long long out[5]);
@@ -972,6 +979,7 @@ void rdbInit(void);                   /* at start-up: load the dump when the AOF
 int rdbSaveNow(void);
 int rdbSaveToFd(int fd, int aof_base);
 int rdbLoadFd(int fd, const char *name, int aof_base); /* the caller runs loadingStart/End */
+int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base); /* the same, from memory */
 int rdbSaveOnShutdown(int flags);
 int rdbBgsaveInProgress(void);
 void rdbKillChild(void); /* stop a BGSAVE and drop its unfinished file */
@@ -1158,6 +1166,7 @@ void signalKeyAsReady(redisDb *db, robj *key, int type);
 void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist */
 int clientMayBlock(client *c);
 int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
+void blockedDisconnectAll(const char *err); /* REPLICAOF: each waiting client gets err and is closed */
 void processUnblockedClients(void);
 void handleClientsBlockedOnKeys(void);  /* serve the keys signalled ready */
 void handleBlockedClientsTimeout(void); /* timeout replies whose deadline passed */

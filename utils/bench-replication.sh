@@ -2,7 +2,9 @@
 # bench-replication.sh -- replication against Redis, side by side:
 #  1. the full sync of KEYS small keys (DEBUG POPULATE): primary and replica
 #     both ours, then both Redis; the time from REPLICAOF to
-#     master_link_status:up on the replica;
+#     master_link_status:up on the replica; then ours again with the primary
+#     in persistence-mode forkless (the RDB written in slices, through the
+#     disk), against the same Redis figure;
 #  2. a primary's SET throughput (redis-benchmark -P 16) with no replica and
 #     with one replica attached, ours and Redis.
 # Servers are pinned to one core, the client to the other (bench-lib.sh).
@@ -40,10 +42,11 @@ wait_link_up() { # port
     until redis-cli -p "$1" info replication | grep -q 'master_link_status:up'; do sleep 0.02; done
 }
 
-full_sync_ms() { # binary -> ms
+full_sync_ms() { # binary [primary args...] -> ms
     local bin=$1 p1 p2 t0
+    shift
     p1=$(free_port)
-    launch "$bin" "$p1" --dir "$tmp" --dbfilename p.rdb >/dev/null
+    launch "$bin" "$p1" --dir "$tmp" --dbfilename p.rdb "$@" >/dev/null
     p2=$(free_port)
     mkdir -p "$tmp/r"
     launch "$bin" "$p2" --dir "$tmp/r" >/dev/null
@@ -75,6 +78,8 @@ set_rps() { # binary with-replica -> requests per second
 printf '%-40s %14s %14s %8s\n' "" ours redis ratio
 o=$(full_sync_ms "$ours"); r=$(full_sync_ms "$ref")
 printf '%-40s %12sms %12sms %8s\n' "full sync of $keys keys" "$o" "$r" "$(ratio "$o" "$r")"
+of=$(full_sync_ms "$ours" --persistence-mode forkless)
+printf '%-40s %12sms %12sms %8s\n' "the same, our primary forkless" "$of" "$r" "$(ratio "$of" "$r")"
 o0=$(set_rps "$ours" 0); r0=$(set_rps "$ref" 0)
 printf '%-40s %14s %14s %8s\n' "SET -P 16, no replica (req/s)" "$o0" "$r0" "$(ratio "$o0" "$r0")"
 o1=$(set_rps "$ours" 1); r1=$(set_rps "$ref" 1)

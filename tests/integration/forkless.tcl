@@ -344,3 +344,74 @@ tags {forkless} {
         }
     }
 }
+
+# Replication from a forkless primary: the full sync's RDB is written by
+# snapshot.c in slices (no fork child) and sent from dump.rdb; a diskless
+# sync falls back to that. Runs under the no-fork launcher too.
+proc forkless_wait_link_up {} {
+    wait_for_condition 200 100 {[string match *master_link_status:up* [r info replication]]} else {
+        fail "the replica's link never came up: [r info replication]"
+    }
+}
+
+proc forkless_writes_while_syncing {} {
+    set n 0
+    while {![string match *master_link_status:up* [r info replication]] && $n < 20000} {
+        r -1 incr counter
+        r -1 set during:$n v$n
+        r -1 del key:$n
+        r -1 rpush list:[expr {$n % 300}] new
+        incr n
+    }
+    return $n
+}
+
+tags {forkless replication} {
+    start_server {overrides {persistence-mode forkless repl-diskless-sync no}} {
+        start_server {overrides {persistence-mode forkless}} {
+            test "forkless primary: a full sync with writes during it, a partial resync, a diskless sync via the disk" {
+                r -1 debug populate 20000 key 20
+                for {set i 0} {$i < 300} {incr i} { r -1 rpush list:$i a b $i }
+                r -1 config set rdb-key-save-delay [::harness::scaled 30]
+                r replicaof 127.0.0.1 [srv -1 port]
+                set writes [forkless_writes_while_syncing]
+                forkless_wait_link_up
+                r -1 config set rdb-key-save-delay 0
+                assert_morethan $writes 10
+                wait_for_condition 100 100 {[r -1 debug digest] eq [r debug digest]} else { fail "digests differ" }
+                wait_for_log "*Background RDB transfer started (forkless, disk)*" -level -1
+                assert_equal 1 [s -1 sync_full]
+
+                # the link drops: a partial resync from the backlog
+                r client kill type master
+                r -1 incr after-kill
+                wait_for_condition 100 100 {[s -1 sync_partial_ok] == 1} else { fail "no partial resync" }
+                forkless_wait_link_up
+                wait_for_condition 100 100 {[r -1 debug digest] eq [r debug digest]} else { fail "digests differ" }
+
+                # diskless asked for: logged, and done through the disk
+                r -1 config set repl-diskless-sync yes
+                r -1 config set repl-diskless-sync-delay 0
+                r replicaof no one
+                r replicaof 127.0.0.1 [srv -1 port]
+                forkless_wait_link_up
+                assert_equal 2 [s -1 sync_full]
+                wait_for_log "*Diskless sync is not available without a fork child*" -level -1
+                r -1 set last v
+                wait_for_condition 100 100 {[r -1 debug digest] eq [r debug digest]} else { fail "digests differ" }
+            }
+
+            test "a BGSAVE during a forkless full sync: 'already in progress', as Redis" {
+                r replicaof no one
+                r -1 config set rdb-key-save-delay [::harness::scaled 100]
+                r -1 config set repl-diskless-sync no
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_for_condition 100 50 {[s -1 rdb_bgsave_in_progress] == 1} else { fail "no sync snapshot" }
+                assert_error "*Background save already in progress*" {r -1 bgsave}
+                r -1 config set rdb-key-save-delay 0
+                forkless_wait_link_up
+                wait_for_condition 100 100 {[r -1 debug digest] eq [r debug digest]} else { fail "digests differ" }
+            }
+        }
+    }
+}

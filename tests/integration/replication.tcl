@@ -13,14 +13,18 @@ proc have_reference {} { file executable $::reference_bin }
 proc ours {} { expr {[file normalize $::harness::opt(server)] ne $::reference_bin} }
 
 # A nested start_server running Redis's binary instead of ours: natively,
-# without the emulator our server runs under in the cross-port suites.
+# without the emulator (or the no-fork launcher) our server runs under in
+# the cross-port suites and `make test-forkless`, and without our
+# persistence-mode directive (REDIS_TEST_FORKLESS).
 proc start_reference_server {overrides body} {
-    set saved [list $::harness::opt(server) $::harness::opt(wrapper)]
+    set forkless [expr {[info exists ::env(REDIS_TEST_FORKLESS)] ? $::env(REDIS_TEST_FORKLESS) : 0}]
+    set saved [list $::harness::opt(server) $::harness::opt(wrapper) $forkless]
     set ::harness::opt(server) $::reference_bin
     set ::harness::opt(wrapper) {}
-    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper)\n"
+    set ::env(REDIS_TEST_FORKLESS) 0
+    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)\n"
     set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
-    lassign $saved ::harness::opt(server) ::harness::opt(wrapper)
+    lassign $saved ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)
     if {$code} { return -code $code $err }
 }
 
@@ -98,6 +102,7 @@ foreach diskless {yes no} {
                 assert_morethan [s -1 total_net_repl_output_bytes] 0
                 assert_morethan [s 0 total_net_repl_input_bytes] 0
                 assert_match "*flags=S *cmd=*" [r -1 client list type replica]
+                assert_morethan [s -1 mem_replication_backlog] 0
                 assert_match "*flags=M *" [r client list type master]
             }
 
@@ -107,6 +112,57 @@ foreach diskless {yes no} {
                 assert_equal 1 [r -1 wait 1 5000]
                 assert_equal 1 [r get w]
                 assert_error "*WAIT cannot be used with replica instances*" {r wait 1 10}
+            }
+
+            test "WAIT waits for the caller's own last write; it counts as blocked; CLIENT UNBLOCK; MULTI and scripts" {
+                set replica_pid [srv 0 pid]
+                set other [redis_client -1]
+                set rd [redis_deferring_client -1]
+                $rd client id
+                set rd_id [$rd read]
+                $rd set own 0
+                $rd read
+                assert_equal 1 [r -1 wait 1 5000]
+                ::harness::send_signal STOP $replica_pid
+                if {[catch {
+                    # a write by someone else: a client whose own writes are acknowledged doesn't wait for it
+                    r -1 incr own-by-main
+                    set t0 [clock milliseconds]
+                    assert_equal 1 [$other wait 1 0]
+                    assert_lessthan [expr {[clock milliseconds] - $t0}] 2000
+                    assert_equal 0 [r -1 wait 1 200]
+                    # its own write isn't acknowledged: blocked, listed as such, released by CLIENT UNBLOCK
+                    $rd incr own
+                    $rd read
+                    $rd wait 1 0
+                    wait_for_blocked_clients 1 -1
+                    set line [$other client list id $rd_id]
+                    assert_equal b [client_field $line flags]
+                    assert_equal wait [client_field $line cmd]
+                    assert_equal 1 [$other client unblock $rd_id]
+                    assert_equal 0 [$rd read]
+                    $rd wait 1 0
+                    wait_for_blocked_clients 1 -1
+                    assert_equal 1 [$other client unblock $rd_id error]
+                    assert_error "UNBLOCKED client unblocked via CLIENT UNBLOCK" {$rd read}
+                    assert_equal 0 [s -1 blocked_clients]
+                    # in MULTI it answers at once; scripts can't call it
+                    $other multi
+                    $other incr own-by-other
+                    $other wait 1 0
+                    assert_equal {1 0} [$other exec]
+                    assert_error "*not allowed from script*" {$other eval {return redis.call('wait', 1, 0)} 0}
+                    # released when the replica acknowledges
+                    $rd wait 1 0
+                    wait_for_blocked_clients 1 -1
+                } err]} {
+                    ::harness::send_signal CONT $replica_pid
+                    error $err $::errorInfo
+                }
+                ::harness::send_signal CONT $replica_pid
+                assert_equal 1 [$rd read]
+                $rd close
+                $other close
             }
 
             test "min-replicas-to-write: -NOREPLICAS when too few good replicas" {
@@ -332,6 +388,117 @@ start_server {overrides {repl-diskless-sync-delay 0 requirepass s3cret}} {
                 fail "announced address not listed: [r -1 info replication]"
             }
             assert_equal {10.1.2.3 4567} [lrange [lindex [lindex [r -1 role] 2] 0] 0 1]
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync no}} {
+    start_server {} {
+        test "one snapshot at a time: BGSAVE and SAVE during a full sync's, a full sync during a BGSAVE" {
+            r -1 debug populate 10000
+            r -1 config set rdb-key-save-delay [::harness::scaled 200]
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 100 50 {[s -1 rdb_bgsave_in_progress] == 1} else { fail "no snapshot for the sync" }
+            assert_error "*Background save already in progress*" {r -1 bgsave}
+            assert_error "*Background save already in progress*" {r -1 save}
+            assert_match "*scheduled*" [r -1 bgrewriteaof]
+            r -1 config set rdb-key-save-delay 0
+            wait_link_up 0
+            wait_for_condition 100 100 {[s -1 aof_rewrite_in_progress] == 0 && [s -1 aof_rewrite_scheduled] == 0} else {
+                fail "the scheduled rewrite never ran"
+            }
+            wait_for_condition 100 100 {[s -1 rdb_bgsave_in_progress] == 0} else { fail "snapshot still running" }
+            # a replica asking while a BGSAVE runs waits for it, then syncs
+            r replicaof no one
+            r -1 config set rdb-key-save-delay [::harness::scaled 100]
+            assert_equal "Background saving started" [r -1 bgsave]
+            r -1 set during-bgsave 1
+            r replicaof 127.0.0.1 [srv -1 port]
+            after 300
+            assert_equal down [s master_link_status]
+            r -1 config set rdb-key-save-delay 0
+            wait_link_up 0
+            wait_same_digest -1 0
+            assert_equal 1 [r get during-bgsave]
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync no}} {
+    start_server {} {
+        start_server {} {
+            test "a replica asking during a disk-based full sync shares its snapshot" {
+                r -2 debug populate 10000
+                r -2 config set rdb-key-save-delay [::harness::scaled 200]
+                r -1 replicaof 127.0.0.1 [srv -2 port]
+                wait_for_condition 100 50 {[s -2 rdb_bgsave_in_progress] == 1} else { fail "no snapshot for the sync" }
+                r -2 incr between
+                r replicaof 127.0.0.1 [srv -2 port]
+                wait_for_log "*Waiting for end of BGSAVE for SYNC*" -level -2
+                r -2 incr between
+                r -2 config set rdb-key-save-delay 0
+                wait_link_up -1
+                wait_link_up 0
+                r -2 incr between
+                wait_same_digest -2 -1
+                wait_same_digest -2 0
+                assert_equal 3 [r get between]
+                assert_equal 2 [s -2 sync_full]
+            }
+        }
+    }
+}
+
+start_server {} {
+    start_server {} {
+        test "REPLICAOF: clients blocked in WAIT or BLPOP get -UNBLOCKED and are disconnected, as Redis" {
+            set waiter [redis_deferring_client]
+            set popper [redis_deferring_client]
+            $waiter wait 1 0
+            $popper blpop nokey 0
+            wait_for_blocked_clients 2
+            r replicaof 127.0.0.1 [srv -1 port]
+            foreach c [list $waiter $popper] {
+                assert_error "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)" {$c read}
+                assert_error "*" {$c ping; $c read}
+                $c close
+            }
+            assert_equal 0 [s blocked_clients]
+            r replicaof no one
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
+    fill_every_type 0 mem 100
+    start_server {overrides {repl-diskless-load on-empty-db}} {
+        set dump [file join [srv 0 dir] dump.rdb]
+        test "repl-diskless-load on-empty-db: an empty replica loads from memory (no file), a non-empty one via the disk" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            wait_same_digest -1 0
+            assert_equal 0 [file exists $dump]
+            r replicaof no one
+            r set local 1
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            wait_same_digest -1 0
+            assert_equal 1 [file exists $dump]
+        }
+
+        test "repl-diskless-load swapdb: loaded from memory, \$EOF and \$len framing" {
+            r config set repl-diskless-load swapdb
+            foreach sync {yes no} {
+                file delete $dump
+                r -1 config set repl-diskless-sync $sync
+                r replicaof no one
+                r set local 2
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_link_up 0
+                r -1 incr after-sync
+                wait_same_digest -1 0
+                assert_equal 0 [file exists $dump]
+            }
         }
     }
 }
