@@ -453,9 +453,9 @@ static void shmSpinOutcome(int caught, unsigned length_us, unsigned cap_us) {
  * those with requests (or a broken index: the handler reports it). */
 static int shmPollRings(shmConnection **list, int n, unsigned length_us) {
     uint64_t start = aeMonotonicUs();
-    int found = 0;
+    int found = 0, rounds = n >= 8 ? 1 : 16; /* the clock is read about every 100 ns */
     for (;;) {
-        for (int k = 0; k < 16; k++) {
+        for (int k = 0; k < rounds; k++) {
             for (int i = 0; i < n; i++) {
                 if (shmringReadable(&list[i]->requests) == 0) continue;
                 list[i]->spin_ready = 1;
