@@ -445,7 +445,7 @@ static void shmSpinOutcome(int caught, unsigned length_us, unsigned cap_us) {
         if (spin.budget_us == 0) spin.budget_us = cap_us ? 1 : 0;
     } else {
         spin.misses++;
-        spin.budget_us = length_us / 2;
+        spin.budget_us /= 2; /* a probe's miss leaves it at 0 */
     }
 }
 
