@@ -195,7 +195,7 @@ static sds infoClients(sds info) {
     size_t max_in, max_out;
     long blocked;
     clientBufferPeaks(&max_in, &max_out, &blocked);
-    return sdscatprintf(info,
+    info = sdscatprintf(info,
                         "connected_clients:%lu\r\n"
                         "cluster_connections:0\r\n"
                         "maxclients:%u\r\n"
@@ -206,6 +206,7 @@ static sds infoClients(sds info) {
                         "clients_in_timeout_table:0\r\n",
                         (unsigned long)listLength(server.clients), server.maxclients, max_in, max_out, blocked,
                         server.tracking_clients);
+    return shmCatInfo(info); /* our own: the shared-memory transport's shm_* fields (shm.c) */
 }
 
 static double ratioOf(size_t a, size_t b) { return b ? (double)a / (double)b : 0.0; }

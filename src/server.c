@@ -560,7 +560,9 @@ static void beforeSleep(struct aeEventLoop *el) {
     aofBeforeSleep();                 /* write the AOF buffer, fsync per policy: before any reply */
     handleClientsWithPendingWrites(); /* write replies */
     freeClientsInAsyncFreeQueue();    /* free clients closed during the pass */
-    aeSetDontWait(server.el, tlsHasPendingData()); /* such input left: poll, don't sleep */
+    int shm_served = shmSpinBeforeSleep(); /* shm clients just served: poll their rings a few us and run
+                                            * what arrives (its replies go out next pass, after the AOF) */
+    aeSetDontWait(server.el, tlsHasPendingData() || shm_served); /* such input left or replies queued: don't sleep */
 }
 
 /* ---- listening ------------------------------------------------------------------------- */

@@ -399,6 +399,8 @@ struct redisServer {
     int shm_enabled;                 /* shm-enabled: CLIENT SHM allowed (shm.c) */
     long long shm_ring_size;         /* shm-ring-size: default bytes per ring */
     unsigned int shm_max_clients;    /* shm-max-clients */
+    unsigned int shm_spin_us;        /* shm-spin-us: cap of the spin before sleeping (shm.c) */
+    int shm_force_devshm;            /* shm-force-devshm (hidden, tests): the /dev/shm fallback */
     list *clients;
     list *clients_to_close;
     list *clients_pending_write;
@@ -615,6 +617,8 @@ void clientSetAuthenticated(client *c, int authenticated);
 void closeClientOnOutputBufferLimitReached(client *c);
 void clientsCron(void);
 void clientShmCommand(client *c); /* shm.c: CLIENT SHM */
+int shmSpinBeforeSleep(void);     /* shm.c: beforeSleep's last step; 1: it ran commands, don't sleep */
+sds shmCatInfo(sds info);         /* shm.c: the shm_* fields of INFO clients */
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
 
 /* ---- prefetch.c -------------------------------------------------------------------------- */

@@ -25,6 +25,15 @@
  *    eviction -- is unchanged; CLIENT LIST shows flag 'm'.
  *  - Limits: shm-enabled, shm-max-clients, and the ring size (RINGSIZE or
  *    shm-ring-size, rounded up to a power of two, 4 KB to 256 MB).
+ *  - The server's spin (shmSpinBeforeSleep, the last step of beforeSleep):
+ *    connection_shm.c polls the rings of the clients served since the last
+ *    pass for at most shm-spin-us microseconds (adaptive below that, never
+ *    on a single-CPU machine) and runs what arrives; the replies go out in
+ *    the next pass, which starts without sleeping, after its AOF write as
+ *    always.
+ *  - shm-force-devshm (hidden, for tests): the segment is the unlinked
+ *    /dev/shm file even where memfd_create exists, so the fallback runs.
+ *  - INFO clients ends with the transport's figures (shmCatInfo).
  */
 #include "server.h"
 
@@ -99,7 +108,8 @@ static int shmRingSizeArg(client *c, uint32_t *size) {
  * everything undone. */
 static int shmUpgrade(client *c, uint32_t ring_size) {
     shmringSegment seg;
-    if (shmringSegmentCreate(&seg, ring_size) == SHMRING_ERR) return C_ERR;
+    shmringBacking backing = server.shm_force_devshm ? SHMRING_BACKING_DEVSHM : SHMRING_BACKING_BEST;
+    if (shmringSegmentCreateBacked(&seg, ring_size, backing) == SHMRING_ERR) return C_ERR;
     int server_efd = shmringEventfd(), client_efd = shmringEventfd();
     int sockfd = dup(connGetFd(c->conn));
     connection *conn = NULL;
@@ -144,4 +154,24 @@ void clientShmCommand(client *c) {
     }
     serverLog(LL_VERBOSE, "Client id=%llu moved to shared memory (rings of %u bytes)",
               (unsigned long long)c->id, ring_size);
+}
+
+int shmSpinBeforeSleep(void) {
+    unsigned cap = shmringSpinBudgetUs() ? server.shm_spin_us : 0; /* 0 on a single CPU */
+    return connShmSpin(cap);
+}
+
+sds shmCatInfo(sds info) {
+    connShmStats st;
+    connShmGetStats(&st);
+    return sdscatprintf(info,
+                        "shm_connected_clients:%d\r\n"
+                        "shm_total_connections:%lld\r\n"
+                        "shm_protocol_violations:%lld\r\n"
+                        "shm_spin_hits:%lld\r\n"
+                        "shm_spin_misses:%lld\r\n"
+                        "shm_spin_time_usec:%lld\r\n"
+                        "shm_spin_budget_usec:%u\r\n",
+                        st.connected, st.total_connections, st.violations, st.spin_hits, st.spin_misses,
+                        st.spin_time_us, st.spin_budget_us);
 }

@@ -3,13 +3,17 @@
 # unix socket, with our redis-benchmark (--shm) and one server:
 #
 #   1. latency: one client, one request at a time (-c 1 -P 1): median and
-#      p99 round trip of PING and of GET of a 16-byte value, per transport;
+#      p99 round trip of PING and of GET of a 16-byte value, per transport
+#      (shm twice: with the server's spin, shm-spin-us 20, and without it,
+#      shm-spin-us 0, to show what the spin buys);
 #   2. throughput at -P 1 with 1 and 8 clients, unix socket vs shm
 #      (SET and GET, 16 bytes), and the ratio;
 #   3. idle cost: CPU time used by the server and by 50 connected, idle shm
 #      clients (utils/shm-example.c relays) over 10 seconds.
+# The load average is printed before and after, the server's spin counters
+# (INFO clients shm_spin_*) at the end.
 #
-#   utils/bench-shm.sh            # after make; REQUESTS=N changes -n (default 100000)
+#   utils/bench-shm.sh            # after make; REQUESTS=N changes -n (default 50000)
 #
 # The server is pinned to one core and the load generator to another
 # (bench-lib.sh); on a machine shared with other work the figures move by
@@ -20,20 +24,25 @@ cd "$(dirname "$0")/.." || exit 1
 bench_init
 server=src/redis-server
 bench=src/redis-benchmark
-requests=${REQUESTS:-100000}
+requests=${REQUESTS:-50000}
 sock=$tmp/redis.sock
 for f in "$server" "$bench"; do [ -x "$f" ] || { echo "missing $f: run make" >&2; exit 1; }; done
 
 port=$(free_port)
 pid=$(start_server "$server" "$port" --unixsocket "$sock" --unixsocketperm 700) || exit 1
 
-transport_args() { # tcp | unix | shm
+transport_args() { # tcp | unix | shm | shm-nospin
     case $1 in
         tcp) echo "-h 127.0.0.1 -p $port" ;;
         unix) echo "-s $sock" ;;
-        shm) echo "-s $sock --shm" ;;
+        shm*) echo "-s $sock --shm" ;;
     esac
 }
+
+spin_us() { redis-cli -s "$sock" config set shm-spin-us "$1" >/dev/null; }
+
+echo "server on CPU $server_cpu, load generator on CPU $client_cpu; $(uptime | sed 's/.*load/load/')"
+
 
 # "p50 p99" in microseconds of TEST (PING_MBULK, GET ...) from the benchmark's summary.
 latency() {
@@ -53,12 +62,14 @@ rps_of() { # transport clients test -> requests per second
 }
 
 echo "== 1. round trip, one client, one request at a time (-c 1 -P 1, $requests requests; microseconds)"
-printf "%-6s %-10s %6s %6s\n" transport command p50 p99
-for t in tcp unix shm; do
+printf "%-11s %-10s %6s %6s\n" transport command p50 p99
+for t in tcp unix shm shm-nospin; do
+    [ "$t" = shm-nospin ] && spin_us 0
     read -r p50 p99 < <(latency "$t" ping PING_MBULK)
-    printf "%-6s %-10s %6s %6s\n" "$t" PING "${p50:--}" "${p99:--}"
+    printf "%-11s %-10s %6s %6s\n" "$t" PING "${p50:--}" "${p99:--}"
     read -r p50 p99 < <(latency "$t" set,get GET)
-    printf "%-6s %-10s %6s %6s\n" "$t" "GET 16B" "${p50:--}" "${p99:--}"
+    printf "%-11s %-10s %6s %6s\n" "$t" "GET 16B" "${p50:--}" "${p99:--}"
+    [ "$t" = shm-nospin ] && spin_us 20
 done
 
 echo
@@ -99,4 +110,7 @@ awk -v n="$connected" -v s=$((server_after - server_before)) -v c=$((clients_aft
     printf "server CPU: %.2f s in 10 s (%.2f%% of a core)\n", s / hz, s / hz * 10
     printf "50 clients CPU: %.2f s in 10 s (%.2f%% of a core)\n", c / hz, c / hz * 10 }'
 for r in "${relays[@]}"; do kill "$r" 2>/dev/null; done
+echo
+echo "== server spin counters: $(redis-cli -s "$sock" info clients | tr -d '\r' | grep '^shm_spin' | tr '\n' ' ')"
+echo "$(uptime | sed 's/.*load/load/')"
 stop_server "$pid"

@@ -25,9 +25,24 @@
  * unsealed segment (the /dev/shm fallback) has its size checked with fstat
  * on every event before the mapping is touched.
  *
- * The server does not spin: its event loop serves every client, and a
- * busy-wait there would delay all the others; it relies on the flags
- * instead (a busy pipeline needs no signal in either direction).
+ * Spinning (connShmSpin, called by the server as the last step before its
+ * event loop sleeps): a client doing one request at a time sends its next
+ * request a few microseconds after it got the reply, so instead of sleeping
+ * and being woken through the eventfd the server may poll, for a bounded
+ * and adaptive time, the request rings of the connections that read
+ * requests since the last spin ("hot"; an idle connection is never polled,
+ * so idle clients cost nothing). While polling, their sleep flags are down
+ * (the client publishes without a system call); a ring that gets a request
+ * is served at once by its event handler, and the others announce sleep
+ * again (flag, fence, last look) before the loop sleeps. The served ones
+ * stay awake into the next pass and are re-examined by the next spin,
+ * which the loop reaches without sleeping (connShmSpin returned 1): no
+ * connection ever sleeps with its flag down. The budget doubles (up to the
+ * cap) when a spin catches a request and halves when it does not; at 0 a
+ * spin at the full cap is tried once every SHM_SPIN_PROBE_EVERY chances,
+ * so a client that speeds up is caught again. The cap is the caller's
+ * (shm-spin-us, 0 on a single-CPU machine); the spin's length bounds the
+ * delay it adds to every other client.
  *
  * Closing from inside a callback follows connection.c: resources are
  * released at once, the struct lives until the last callback returns.
@@ -52,9 +67,12 @@ typedef struct shmConnection {
     int peer_closed;       /* EOF seen on the socket */
     int read_called;       /* the read handler called read() this round */
     const char *violation; /* the protocol violation, once there was one */
+    int hot;               /* on the spin list (hot[]) */
+    int spin_ready;        /* the current spin found requests (or a violation) */
 } shmConnection;
 
 static int shm_connections;
+static long long shm_connections_total, shm_violations;
 static connShmViolationReporter *violation_reporter;
 
 void connShmSetViolationReporter(connShmViolationReporter *fn) {
@@ -74,7 +92,37 @@ static void shmViolation(shmConnection *sc, const char *why) {
     sc->violation = why;
     sc->c.last_errno = EPROTO;
     if (sc->c.state == CONN_STATE_CONNECTED) sc->c.state = CONN_STATE_ERROR;
+    shm_violations++;
     if (violation_reporter) violation_reporter(&sc->c, why);
+}
+
+/* ---- the spin list ---------------------------------------------------------------- */
+
+/* Connections the next spin polls: read requests since the last spin, or
+ * served by it (their flag is still down). Bounded: past SHM_SPIN_MAX_HOT
+ * a connection just is not spun for. */
+#define SHM_SPIN_MAX_HOT 64
+#define SHM_SPIN_PROBE_EVERY 16
+
+static shmConnection *hot[SHM_SPIN_MAX_HOT];
+static int hot_count;
+
+static int shmMarkHot(shmConnection *sc) {
+    if (sc->hot) return 1;
+    if (hot_count == SHM_SPIN_MAX_HOT) return 0;
+    hot[hot_count++] = sc;
+    sc->hot = 1;
+    return 1;
+}
+
+static void shmForgetHot(shmConnection *sc) {
+    if (!sc->hot) return;
+    for (int i = 0; i < hot_count; i++) {
+        if (hot[i] != sc) continue;
+        hot[i] = hot[--hot_count];
+        break;
+    }
+    sc->hot = 0;
 }
 
 /* ---- closing ------------------------------------------------------------------ */
@@ -85,6 +133,7 @@ static void shmReleaseResources(shmConnection *sc) {
         aeDeleteFileEvent(sc->c.el, sc->c.fd, AE_READABLE | AE_WRITABLE);
         aeDeleteFileEvent(sc->c.el, sc->server_efd, AE_READABLE | AE_WRITABLE);
     }
+    shmForgetHot(sc);
     close(sc->c.fd);
     close(sc->server_efd);
     close(sc->client_efd);
@@ -139,6 +188,7 @@ static ssize_t connShmRead(connection *conn, void *buf, size_t len) {
     }
     if (n > 0) {
         if (shmringTakeWakeRequest(&sc->requests)) shmringSignal(sc->client_efd);
+        shmMarkHot(sc);
         return n;
     }
     if (sc->peer_closed) {
@@ -367,5 +417,126 @@ connection *connCreateShm(aeEventLoop *el, int sockfd, shmringSegment *seg, int 
     /* Asleep from the start: the first request must signal us. */
     shmringConsumerPrepareSleep(&sc->requests);
     shm_connections++;
+    shm_connections_total++;
     return &sc->c;
+}
+
+/* ---- spinning ------------------------------------------------------------------------ */
+
+static struct {
+    unsigned budget_us;  /* the next spin's length; 0: only probes */
+    unsigned chances;    /* spins skipped at budget 0, for the probe */
+    long long hits, misses, time_us;
+} spin = {.budget_us = ~0u};
+
+/* This spin's length in microseconds (0: don't spin). */
+static unsigned shmSpinLength(unsigned cap_us) {
+    if (spin.budget_us > cap_us) spin.budget_us = cap_us;
+    if (spin.budget_us > 0) return spin.budget_us;
+    if (cap_us == 0 || ++spin.chances < SHM_SPIN_PROBE_EVERY) return 0;
+    spin.chances = 0;
+    return cap_us;
+}
+
+static void shmSpinOutcome(int caught, unsigned length_us, unsigned cap_us) {
+    if (caught) {
+        spin.hits++;
+        spin.budget_us = length_us * 2 > cap_us ? cap_us : length_us * 2;
+        if (spin.budget_us == 0) spin.budget_us = cap_us ? 1 : 0;
+    } else {
+        spin.misses++;
+        spin.budget_us /= 2; /* a probe's miss leaves it at 0 */
+    }
+}
+
+/* Polls the rings of list[0..n) for up to length_us; marks spin_ready on
+ * those with requests (or a broken index: the handler reports it). */
+static int shmPollRings(shmConnection **list, int n, unsigned length_us) {
+    uint64_t start = aeMonotonicUs();
+    int found = 0, rounds = n >= 8 ? 1 : 16; /* the clock is read about every 100 ns */
+    for (;;) {
+        for (int k = 0; k < rounds; k++) {
+            for (int i = 0; i < n; i++) {
+                if (shmringReadable(&list[i]->requests) == 0) continue;
+                list[i]->spin_ready = 1;
+                found = 1;
+            }
+            if (found) break;
+            shmringCpuRelax();
+        }
+        uint64_t elapsed = aeMonotonicUs() - start;
+        if (found || elapsed >= length_us) {
+            spin.time_us += (long long)elapsed;
+            return found;
+        }
+    }
+}
+
+/* A connection that did not get a request announces sleep again; the last
+ * look may still find one. */
+static void shmRearm(shmConnection *sc) {
+    if (sc->spin_ready) return;
+    if (shmringConsumerPrepareSleep(&sc->requests) != 0) sc->spin_ready = 1;
+}
+
+/* After its handler ran: a connection that read stays on the list with its
+ * flag down (the next spin looks at it first); one whose handler did not
+ * read (none installed) announces sleep, and is woken when a read handler
+ * is set again (connShmSetReadHandler looks at the ring), as after an
+ * eventfd signal nobody read. */
+static void shmAfterServe(shmConnection *sc) {
+    if (sc->c.fd == -1) return;
+    if (sc->read_called && shmMarkHot(sc)) return;
+    if (shmringConsumerPrepareSleep(&sc->requests) != 0 && sc->read_called)
+        shmringSignal(sc->server_efd); /* no room on the list: sleep as usual */
+}
+
+/* Runs the event handlers of the ready connections, each held by a
+ * reference (a handler may close any of them). */
+static void shmServeReady(shmConnection **list, int n) {
+    for (int i = 0; i < n; i++)
+        if (list[i]->spin_ready) list[i]->c.refs++;
+    for (int i = 0; i < n; i++) {
+        shmConnection *sc = list[i];
+        if (!sc->spin_ready) continue;
+        sc->spin_ready = 0;
+        sc->read_called = 0;
+        if (sc->c.fd != -1) connShmEventHandler(sc->c.el, sc->server_efd, sc, AE_READABLE);
+        shmAfterServe(sc);
+        if (--sc->c.refs == 0 && (sc->c.flags & CONN_FLAG_CLOSE_SCHEDULED)) connShmClose(&sc->c);
+    }
+}
+
+int connShmSpin(unsigned cap_us) {
+    if (hot_count == 0) return 0;
+    shmConnection *list[SHM_SPIN_MAX_HOT];
+    int n = hot_count;
+    memcpy(list, hot, sizeof(hot[0]) * (size_t)n);
+    for (int i = 0; i < n; i++) list[i]->hot = 0;
+    hot_count = 0;
+
+    unsigned length = shmSpinLength(cap_us);
+    int caught = 0;
+    if (length > 0) {
+        for (int i = 0; i < n; i++) shmringConsumerStayAwake(&list[i]->requests);
+        caught = shmPollRings(list, n, length);
+        shmSpinOutcome(caught, length, cap_us);
+    }
+    int ready = caught;
+    for (int i = 0; i < n; i++) {
+        shmRearm(list[i]);
+        ready |= list[i]->spin_ready;
+    }
+    if (ready) shmServeReady(list, n);
+    return ready;
+}
+
+void connShmGetStats(connShmStats *st) {
+    st->connected = shm_connections;
+    st->total_connections = shm_connections_total;
+    st->violations = shm_violations;
+    st->spin_hits = spin.hits;
+    st->spin_misses = spin.misses;
+    st->spin_time_us = spin.time_us;
+    st->spin_budget_us = spin.budget_us == ~0u ? 0 : spin.budget_us;
 }

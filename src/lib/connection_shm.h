@@ -24,4 +24,24 @@ int connShmCount(void);
 typedef void connShmViolationReporter(connection *conn, const char *why);
 void connShmSetViolationReporter(connShmViolationReporter *fn);
 
+/* The server's last step before its event loop sleeps: polls, for at most
+ * cap_us microseconds (adaptive below that; 0: never), the request rings of
+ * the connections that were served since the last call, and runs the event
+ * handler of those that get a request. 1 when it ran any (their replies
+ * are queued: the loop must not sleep), 0 when every polled ring is armed
+ * for sleep again. Idle connections are never polled. */
+int connShmSpin(unsigned cap_us);
+
+/* For INFO. */
+typedef struct connShmStats {
+    int connected;
+    long long total_connections; /* upgrades accepted since start */
+    long long violations;        /* connections closed for breaking the protocol */
+    long long spin_hits;         /* spins that caught a request */
+    long long spin_misses;       /* spins that ran their length for nothing */
+    long long spin_time_us;      /* time spent polling */
+    unsigned spin_budget_us;     /* the next spin's length */
+} connShmStats;
+void connShmGetStats(connShmStats *st);
+
 #endif /* REDIS_CONNECTION_SHM_H */

@@ -65,13 +65,18 @@ static size_t segmentSize(uint32_t ring_size) {
     return (size_t)SHMRING_HEADER_SIZE + 2 * (size_t)ring_size;
 }
 
-/* A memfd, or an unlinked file in /dev/shm when the kernel has no memfd. */
-static int createBackingFile(int *sealed) {
+/* A memfd, or an unlinked file in /dev/shm when the kernel has no memfd
+ * (or the caller asked for the file). */
+static int createBackingFile(int *sealed, shmringBacking backing) {
     *sealed = 0;
 #if defined(__linux__) && defined(SYS_memfd_create) && defined(MFD_ALLOW_SEALING)
-    int fd = (int)syscall(SYS_memfd_create, "redis-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd != -1) return fd;
-    if (errno != ENOSYS && errno != EINVAL) return -1;
+    if (backing == SHMRING_BACKING_BEST) {
+        int fd = (int)syscall(SYS_memfd_create, "redis-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd != -1) return fd;
+        if (errno != ENOSYS && errno != EINVAL) return -1;
+    }
+#else
+    (void)backing;
 #endif
     char path[] = "/dev/shm/redis-shm-XXXXXX";
     int tmp = mkstemp(path);
@@ -93,6 +98,10 @@ static void writeHeader(unsigned char *base, uint32_t ring_size) {
 }
 
 int shmringSegmentCreate(shmringSegment *seg, uint32_t ring_size) {
+    return shmringSegmentCreateBacked(seg, ring_size, SHMRING_BACKING_BEST);
+}
+
+int shmringSegmentCreateBacked(shmringSegment *seg, uint32_t ring_size, shmringBacking backing) {
     memset(seg, 0, sizeof(*seg));
     seg->fd = -1;
     if (ring_size < SHMRING_MIN_SIZE || ring_size > SHMRING_MAX_SIZE || (ring_size & (ring_size - 1))) {
@@ -100,7 +109,7 @@ int shmringSegmentCreate(shmringSegment *seg, uint32_t ring_size) {
         return SHMRING_ERR;
     }
     size_t len = segmentSize(ring_size);
-    int fd = createBackingFile(&seg->sealed);
+    int fd = createBackingFile(&seg->sealed, backing);
     if (fd == -1) return SHMRING_ERR;
     if (ftruncate(fd, (off_t)len) == -1) goto fail;
 #if defined(F_ADD_SEALS) && defined(F_SEAL_SHRINK)
@@ -274,6 +283,10 @@ int shmringConsumerPrepareSleep(shmring *r) {
     ssize_t avail = shmringReadable(r);
     if (avail < 0) return SHMRING_ERR;
     return avail > 0;
+}
+
+void shmringConsumerStayAwake(shmring *r) {
+    atomic_store_explicit(ctlField(r->ctl, CTL_CONSUMER_SLEEPING), 0, memory_order_relaxed);
 }
 
 int shmringProducerPrepareSleep(shmring *r) {

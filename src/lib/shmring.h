@@ -56,6 +56,14 @@
  * producer signals only when asked, so a busy pipeline makes no system
  * calls. How to signal is the caller's business (the transport uses
  * eventfds: shmringSignal/shmringDrain).
+ *
+ * SPINNING CONSUMER: a consumer that polls the ring for a while instead of
+ * sleeping (the server, right after it answered) first withdraws its
+ * announcement (shmringConsumerStayAwake), so the producer publishes with
+ * no system call, and announces again with shmringConsumerPrepareSleep
+ * (store, fence, look again) before it really sleeps: the same handshake
+ * as above, so a request published while the flag was down is seen by that
+ * last look.
  */
 #ifndef REDIS_SHMRING_H
 #define REDIS_SHMRING_H
@@ -88,6 +96,10 @@
 
 typedef enum { SHMRING_REQUESTS = 0, SHMRING_REPLIES = 1 } shmringDirection;
 typedef enum { SHMRING_PRODUCER = 0, SHMRING_CONSUMER = 1 } shmringRole;
+/* What backs a new segment: a sealed memfd when the kernel has one (else
+ * the /dev/shm file), or always the unlinked /dev/shm file (tests of the
+ * fallback). */
+typedef enum { SHMRING_BACKING_BEST = 0, SHMRING_BACKING_DEVSHM = 1 } shmringBacking;
 
 /* A mapped segment. */
 typedef struct shmringSegment {
@@ -117,6 +129,8 @@ uint32_t shmringRoundSize(unsigned long long requested);
  * without memfd_create, an unlinked file in /dev/shm; writes the header.
  * SHMRING_ERR with errno set. */
 int shmringSegmentCreate(shmringSegment *seg, uint32_t ring_size);
+/* The same with the backing chosen (shmringSegmentCreate: BEST). */
+int shmringSegmentCreateBacked(shmringSegment *seg, uint32_t ring_size, shmringBacking backing);
 /* Peer (client): checks the file's size with fstat, maps it, checks magic,
  * version, byte-order mark and sizes. Takes ownership of fd on success.
  * SHMRING_ERR with a reason in *why. */
@@ -146,6 +160,10 @@ ssize_t shmringReadable(shmring *r);
  * there after all (don't sleep), 0 when armed (sleep until signalled),
  * SHMRING_ERR on a violation. */
 int shmringConsumerPrepareSleep(shmring *r);
+/* Consumer about to poll the ring instead of sleeping: withdraws the
+ * announcement, so the producer publishes without signalling. The caller
+ * must call shmringConsumerPrepareSleep before it sleeps. */
+void shmringConsumerStayAwake(shmring *r);
 /* Producer about to wait for room: the same, 1 when there is room. */
 int shmringProducerPrepareSleep(shmring *r);
 /* After publishing (producer) or freeing room (consumer): 1 when the peer

@@ -1,6 +1,7 @@
 /* test_shmring.c -- unit tests of the shared-memory rings (src/lib/shmring.c):
  * sizes, header checks, wrap-around, every index violation a peer can commit,
- * the sleep/wake handshake, sealing, and stress runs between two threads and
+ * the sleep/wake handshake (and a spinning consumer's withdrawal), sealing,
+ * the /dev/shm fallback, and stress runs between two threads and
  * between two processes that move random-sized writes (1 byte to several
  * ring lengths) through a small ring and check every byte.
  *
@@ -63,6 +64,36 @@ static void test_create_and_attach(void) {
     seg.base[SHMRING_OFF_RINGSIZE] ^= 1;
     close(fd);
     CHECK(shmringSegmentCreate(&peer, 5000) == SHMRING_ERR && errno == EINVAL);
+    shmringSegmentRelease(&seg);
+}
+
+/* The fallback backing: an unlinked /dev/shm file, unsealed (so the owner
+ * checks its size), that a peer attaches like a memfd. */
+static void test_devshm_backing(void) {
+    struct stat st;
+    if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode)) {
+        printf("  (no /dev/shm: skipped)\n");
+        return;
+    }
+    shmringSegment seg, peer;
+    const char *why = NULL;
+    CHECK(shmringSegmentCreateBacked(&seg, 8192, SHMRING_BACKING_DEVSHM) == SHMRING_OK);
+    CHECK(!seg.sealed);
+    CHECK(fstat(seg.fd, &st) == 0 && st.st_nlink == 0); /* unlinked: nothing left in /dev/shm */
+    CHECK(shmringSegmentIntact(&seg));
+    CHECK(shmringSegmentAttach(&peer, dup(seg.fd), &why) == SHMRING_OK);
+    CHECK(!peer.sealed);
+    shmring p, c;
+    shmringOpen(&p, &peer, SHMRING_REQUESTS, SHMRING_PRODUCER);
+    shmringOpen(&c, &seg, SHMRING_REQUESTS, SHMRING_CONSUMER);
+    char out[8];
+    CHECK_EQ_INT(shmringWrite(&p, "ping", 4), 4);
+    CHECK_EQ_INT(shmringRead(&c, out, sizeof(out)), 4);
+    CHECK(memcmp(out, "ping", 4) == 0);
+    /* the peer can truncate an unsealed file: the owner notices */
+    CHECK(ftruncate(peer.fd, 4096) == 0);
+    CHECK(!shmringSegmentIntact(&seg));
+    shmringSegmentRelease(&peer);
     shmringSegmentRelease(&seg);
 }
 
@@ -186,6 +217,16 @@ static void test_wake_handshake(void) {
     CHECK_EQ_INT(shmringConsumerWakes(&c), 1);
     CHECK_EQ_INT(shmringRead(&c, buf, 1), 1);
     CHECK_EQ_INT(shmringProducerPrepareSleep(&p), 1);
+    /* a spinning consumer withdraws its announcement: the producer
+     * publishes without a signal, and the next announcement sees the data */
+    CHECK_EQ_INT(shmringRead(&c, buf, sizeof(buf)), 4095);
+    CHECK_EQ_INT(shmringTakeWakeRequest(&c), 1); /* the producer's flag from above */
+    CHECK_EQ_INT(shmringConsumerPrepareSleep(&c), 0); /* armed */
+    shmringConsumerStayAwake(&c);
+    CHECK_EQ_INT(shmringWrite(&p, "c", 1), 1);
+    CHECK_EQ_INT(shmringTakeWakeRequest(&p), 0);
+    CHECK_EQ_INT(shmringConsumerPrepareSleep(&c), 1); /* don't sleep: it is there */
+    CHECK_EQ_INT(shmringRead(&c, buf, 10), 1);
     /* eventfd signalling */
     int efd = shmringEventfd();
     CHECK(efd >= 0);
@@ -367,6 +408,7 @@ static void test_stress_processes(void) {
 TEST_MAIN(
     RUN(test_round_size);
     RUN(test_create_and_attach);
+    RUN(test_devshm_backing);
     RUN(test_wraparound);
     RUN(test_consumer_rejects_bad_heads);
     RUN(test_producer_rejects_bad_tails);

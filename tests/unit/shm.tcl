@@ -1,8 +1,10 @@
 # tests/unit/shm.tcl -- the shared-memory transport (CLIENT SHM, src/shm.c,
 # src/lib/connection_shm.c): the handshake and its refusals, commands of
 # every kind through the rings (strings, lists, MULTI, pub/sub, blocking,
-# MONITOR, values many times the ring size, output buffer limits), clients
-# that break the protocol, and a server killed under a waiting client.
+# MONITOR, values many times the ring size, output buffer limits), the
+# server's spin (shm-spin-us) and the shm_* fields of INFO clients, the
+# /dev/shm fallback (forced with the hidden shm-force-devshm), clients that
+# break the protocol, and a server killed under a waiting client.
 #
 # Tcl can't pass descriptors, so the shm clients are programs compiled here
 # with the system C compiler:
@@ -226,6 +228,99 @@ start_server {tags {shm our-own} unixsocket 1} {
         assert {[s total_commands_processed] - $before >= 40000}
     }
 
+    # ---- the server's spin, INFO, the /dev/shm fallback ----
+
+    test "shm-spin-us: CONFIG GET/SET and its bounds" {
+        assert_equal {shm-spin-us 20} [r config get shm-spin-us]
+        r config set shm-spin-us 5
+        assert_equal {shm-spin-us 5} [r config get shm-spin-us]
+        assert_error "*shm-spin-us*" {r config set shm-spin-us 1001}
+        r config set shm-spin-us 20
+    }
+
+    test "INFO clients counts shm clients and upgrades" {
+        # the relays of earlier tests end asynchronously
+        wait_for_condition 100 50 {[s shm_connected_clients] == 0} else {
+            fail "shm clients left: [r client list]"
+        }
+        set total [s shm_total_connections]
+        set c [shm_client]
+        assert_equal PONG [$c ping]
+        assert_equal 1 [s shm_connected_clients]
+        assert_equal [expr {$total + 1}] [s shm_total_connections]
+        $c close
+        wait_for_condition 50 50 {[s shm_connected_clients] == 0} else { fail "still counted" }
+        foreach f {shm_protocol_violations shm_spin_hits shm_spin_misses shm_spin_time_usec shm_spin_budget_usec} {
+            assert [string is integer -strict [s $f]]
+        }
+    }
+
+    test "one request at a time: the server's spin catches requests" {
+        # A generous cap so a loaded machine still has hits; on a single-CPU
+        # machine the server never spins and both counters stay still.
+        r config set shm-spin-us 1000
+        set before [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
+        set hits [s shm_spin_hits]
+        set bench [file join $::shm_tools_dir redis-benchmark]
+        exec {*}$::harness::opt(wrapper) $bench -s [srv unixsocket] --shm -n 3000 -c 1 -P 1 -q -t ping
+        r config set shm-spin-us 20
+        if {[exec getconf _NPROCESSORS_ONLN] > 1} {
+            assert {[s shm_spin_hits] > $hits}
+        } else {
+            assert_equal $before [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
+        }
+    }
+
+    test "shm-spin-us 0: no spinning, requests still served" {
+        r config set shm-spin-us 0
+        set spins [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
+        set c [shm_client]
+        for {set i 0} {$i < 200} {incr i} { assert_equal PONG [$c ping] }
+        $c close
+        r config set shm-spin-us 20
+        assert_equal $spins [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
+    }
+
+    test "idle shm clients are never polled" {
+        set clients {}
+        for {set i 0} {$i < 5} {incr i} {
+            set c [shm_client]
+            assert_equal PONG [$c ping]
+            lappend clients $c
+        }
+        after 200 ;# the spins that follow the last requests end
+        set spins [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
+        set spun [s shm_spin_time_usec]
+        after 500
+        assert_equal $spins [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
+        assert_equal $spun [s shm_spin_time_usec]
+        foreach c $clients { assert_equal PONG [$c ping]; $c close }
+    }
+
+    test "the /dev/shm fallback: handshake and commands, nothing left in /dev/shm" {
+        if {![file isdirectory /dev/shm]} { skip "no /dev/shm" }
+        r config set shm-force-devshm yes
+        set c [shm_client 8192]
+        r config set shm-force-devshm no
+        assert_equal OK [$c set viadevshm [string repeat v 20000]]
+        assert_equal 20000 [$c strlen viadevshm]
+        assert_equal 3 [$c rpush dl a b c]
+        assert_equal {a b c} [$c lrange dl 0 -1]
+        # the server holds the segment through an unlinked file
+        set held {}
+        foreach fd [glob -nocomplain /proc/[srv pid]/fd/*] {
+            if {[catch {file readlink $fd} target]} continue
+            if {[string match "/dev/shm/redis-shm-*" $target]} { lappend held $target }
+        }
+        if {[file isdirectory /proc/[srv pid]/fd]} {
+            assert_equal 1 [llength $held]
+            assert_match "* (deleted)" [lindex $held 0]
+            assert ![file exists [lindex [lindex $held 0] 0]]
+        }
+        $c close
+        assert_equal 20000 [r strlen viadevshm]
+    }
+
     # ---- faults: the server survives every one, closes the client, logs why ----
 
     foreach {mode expected logged} {
@@ -247,12 +342,16 @@ start_server {tags {shm our-own} unixsocket 1} {
             if {$logged} { wait_for_log "*Shared-memory protocol violation*" -from $from }
             wait_for_condition 50 50 {
                 ![string match "*flags=Um*" [r client list]]
-            } else { fail "the faulty client is still listed" }
+            } else { fail "the faulty client is still listed: [r client list]" }
         }
     }
 
     test "the key written before the unmap is there" {
         assert_equal 1 [r get u]
+    }
+
+    test "INFO counts the protocol violations" {
+        assert {[s shm_protocol_violations] >= 5}
     }
 }
 
