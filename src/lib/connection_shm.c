@@ -142,27 +142,19 @@ static void shmReleaseResources(shmConnection *sc) {
     shm_connections--;
 }
 
+static void connShmFree(connection *conn) {
+    zfree(conn);
+}
+
 static void connShmClose(connection *conn) {
     shmConnection *sc = (shmConnection *)conn;
     shmReleaseResources(sc);
-    if (conn->refs > 0) {
-        conn->state = CONN_STATE_CLOSED;
-        conn->flags |= CONN_FLAG_CLOSE_SCHEDULED;
-        return;
-    }
-    zfree(sc);
+    connReleaseClosed(conn, connShmFree);
 }
 
 /* As connection.c's: 0 when conn was closed meanwhile. */
 static int shmRunCallback(connection *conn, ConnectionCallbackFunc handler) {
-    conn->refs++;
-    if (handler) handler(conn);
-    conn->refs--;
-    if (conn->flags & CONN_FLAG_CLOSE_SCHEDULED) {
-        if (conn->refs == 0) connShmClose(conn);
-        return 0;
-    }
-    return 1;
+    return connRunHeld(conn, handler, connShmFree);
 }
 
 /* ---- I/O ------------------------------------------------------------------------ */
