@@ -14,6 +14,9 @@
 # (INFO clients shm_spin_*) at the end.
 #
 #   utils/bench-shm.sh            # after make; REQUESTS=N changes -n (default 50000)
+#   PORT=armv7 utils/bench-shm.sh # the port's server and redis-benchmark under
+#                                 # its QEMU (after make PORT=armv7), for the record;
+#                                 # the idle step then uses the port's compiler
 #
 # The server is pinned to one core and the load generator to another
 # (bench-lib.sh); on a machine shared with other work the figures move by
@@ -24,6 +27,18 @@ cd "$(dirname "$0")/.." || exit 1
 bench_init
 server=src/redis-server
 bench=src/redis-benchmark
+example_cc=cc
+run=()     # what runs the load generator and the idle relays: nothing natively
+if [ -n "${PORT:-}" ] && [ "$PORT" != native ]; then
+    portmk=ports/$PORT/port.mk
+    [ -f "$portmk" ] || { echo "unknown PORT $PORT (no $portmk)" >&2; exit 1; }
+    port_var() { awk -v k="$1" '$1 == k { sub(/^[^=]*:= */, ""); print; exit }' "$portmk"; }
+    server=build/$PORT/redis-server
+    bench=build/$PORT/redis-benchmark
+    wrapper=$(port_var PORT_QEMU)             # start_server runs the server under it
+    example_cc="$(port_var PORT_CROSS)gcc $(port_var PORT_CFLAGS) $(port_var PORT_LDFLAGS)"
+    read -r -a run <<<"$wrapper"
+fi
 requests=${REQUESTS:-50000}
 sock=$tmp/redis.sock
 for f in "$server" "$bench"; do [ -x "$f" ] || { echo "missing $f: run make" >&2; exit 1; }; done
@@ -47,7 +62,7 @@ echo "server on CPU $server_cpu, load generator on CPU $client_cpu; $(uptime | s
 # "p50 p99" in microseconds of TEST (PING_MBULK, GET ...) from the benchmark's summary.
 latency() {
     # shellcheck disable=SC2046
-    taskset -c "$client_cpu" "$bench" $(transport_args "$1") -c 1 -P 1 -n "$requests" -d 16 -t "$2" 2>/dev/null |
+    taskset -c "$client_cpu" "${run[@]}" "$bench" $(transport_args "$1") -c 1 -P 1 -n "$requests" -d 16 -t "$2" 2>/dev/null |
         awk -v want="$3" '
             /^====== / { test = $2 }
             /avg +min +p50/ { grab = 1; next }
@@ -57,7 +72,7 @@ latency() {
 
 rps_of() { # transport clients test -> requests per second
     # shellcheck disable=SC2046
-    taskset -c "$client_cpu" "$bench" $(transport_args "$1") -c "$2" -P 1 -n "$requests" -d 16 -t "$3" -q 2>/dev/null |
+    taskset -c "$client_cpu" "${run[@]}" "$bench" $(transport_args "$1") -c "$2" -P 1 -n "$requests" -d 16 -t "$3" -q 2>/dev/null |
         awk -F'[: ]+' -v want="$(echo "$3" | tr a-z A-Z)" '$1 == want { printf "%d\n", $2 }'
 }
 
@@ -86,12 +101,13 @@ done
 echo
 echo "== 3. idle: 50 connected shm clients, 10 seconds"
 example=$tmp/shm-example
-cc -O2 -o "$example" utils/shm-example.c || exit 1
+# shellcheck disable=SC2086  # the port's compiler carries flags
+$example_cc -O2 -o "$example" utils/shm-example.c || exit 1
 relays=()
 mkfifo "$tmp/idle-in"
 exec 3<>"$tmp/idle-in" # a writer that never writes: the relays' stdin stays open and silent
 for _ in $(seq 1 50); do
-    "$example" "$sock" <"$tmp/idle-in" >/dev/null 2>&1 &
+    "${run[@]}" "$example" "$sock" <"$tmp/idle-in" >/dev/null 2>&1 &
     relays+=("$!")
     pids+=("$!")
 done
