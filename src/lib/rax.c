@@ -30,6 +30,11 @@
  * rewritten: walks remember that slot as a byte address ("link"), which is
  * the tree's head field for the root.
  *
+ * The tree counts its nodes as it allocates and frees them (raxNodeCount):
+ * with the shape above that is the figure Redis's own tree reports for the
+ * same keys (XINFO STREAM's radix-tree-nodes). raxFirst/raxLast walk the
+ * leftmost / rightmost path without an iterator (a stream's head and tail).
+ *
  * THE ITERATOR keeps the path from the root to its current node (a stack of
  * nodes) and the key bytes of that path. Keys in pre-order are sorted, so a
  * step forward is "first key below, else the next sibling of the nearest
