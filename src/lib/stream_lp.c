@@ -181,10 +181,11 @@ static void readEntry(unsigned char *lp, const streamID *master, unsigned char *
     e->fields_left = e->nfields;
 }
 
-/* The lp-count element of entry e. */
+/* The lp-count element of entry e: from the fields cursor (e->next, the
+ * first element not read yet), past the fields and values still unread. */
 static unsigned char *entryLastElem(unsigned char *lp, slpEntry *e) {
-    unsigned char *p = e->flags_p;
-    int64_t elems = (e->flags & SLP_FLAG_SAMEFIELDS) ? 3 + e->nfields : 4 + 2 * (int64_t)e->nfields;
+    unsigned char *p = e->next;
+    int64_t elems = (e->flags & SLP_FLAG_SAMEFIELDS) ? e->fields_left : 2 * (int64_t)e->fields_left;
     for (int64_t i = 0; i < elems; i++) p = lpNext(lp, p);
     return p;
 }
@@ -197,8 +198,7 @@ int slpFirst(unsigned char *lp, const streamID *master, slpEntry *e) {
 }
 
 int slpNext(unsigned char *lp, const streamID *master, slpEntry *e) {
-    /* once every field was read, the cursor is on the lp-count element */
-    unsigned char *last = (e->fields_left == 0 && e->next) ? e->next : entryLastElem(lp, e);
+    unsigned char *last = entryLastElem(lp, e); /* the cursor itself once every field was read */
     unsigned char *p = lpNext(lp, last);
     if (p == NULL) return 0;
     readEntry(lp, master, p, e);
