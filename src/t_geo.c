@@ -14,7 +14,8 @@
  *               there are tested against the shape, then sorted, cut to
  *               COUNT and replied, or stored as a sorted set (scores: the
  *               geohash, or the distance with STOREDIST). They replicate as
- *               written.
+ *               written; a store counts one change (dirty) per point
+ *               stored, as 7.0 does.
  *
  * Replies match Redis 7.0's bytes: distances with 4 decimals as bulk
  * strings (RESP3 too; rounded as the reference rounds them, see
@@ -578,8 +579,10 @@ static void storePoints(client *c, geoQuery *q, int flags, geoPoint *p, long n) 
         totelelen += len;
         zsetAddCBuffer(dst, score, p[i].member, len);
     }
+    long long dirty = server.dirty;
     zsetStoreResult(c, q->storekey, dst, flags & GEO_SEARCH ? "geosearchstore" : "georadiusstore", maxelelen,
                     totelelen);
+    if (n > 0) server.dirty = dirty + n; /* as 7.0 counts it: one change per stored point */
 }
 
 static void geoSearchGeneric(client *c, int srcidx, int flags) {

@@ -17,9 +17,9 @@
  *   created, moved or dropped (its stream entry deleted), an XGROUP SETID
  *   ... ENTRIESREAD when the group's last ID moved with no XCLAIM to carry
  *   it; the command's own argv never.
- * - XINFO's radix-tree-nodes is computed from the keys (streamRaxNodes),
- *   as the count of nodes Redis's radix tree has for them in its compact
- *   shape: rax.h keeps its node count private.
+ * - XINFO's radix-tree-nodes is the tree's own node count (raxNodeCount).
+ *   Our tree keeps the compressed shape Redis's builds (a node per key,
+ *   branch point and start of a run; see rax.c), so the counts agree.
  */
 #include "server.h"
 
@@ -1070,50 +1070,6 @@ static void replyEdgeEntry(client *c, stream *s, int last) {
     streamReplyEntry(c, s, &id);
 }
 
-/* XINFO's radix-tree-nodes: the nodes Redis's radix tree has for these
- * keys in its compressed canonical shape (rax.h keeps its own count
- * private). From the sorted 16-byte keys: the root, every key, every
- * branching prefix (found from adjacent keys' common prefixes with a
- * stack), and every child of a branching prefix that is neither a key nor
- * itself branching (the start of a compressed run). */
-static uint64_t streamRaxNodes(rax *r) {
-    uint64_t n = raxSize(r);
-    if (n < 2) return n + 1;
-    int stack[SLP_ID_KEY_LEN + 1], depth = 0;
-    uint64_t branching = 0, branch_children_branching = 0, key_children = 0;
-    int root_branching = 0, prev_lcp = -1;
-    unsigned char prev[SLP_ID_KEY_LEN];
-    raxIterator ri;
-    raxStart(&ri, r);
-    raxSeek(&ri, "^", NULL, 0);
-    for (uint64_t i = 0; raxNext(&ri); i++) {
-        int lcp = -1;
-        if (i > 0) {
-            lcp = 0;
-            while (lcp < SLP_ID_KEY_LEN - 1 && prev[lcp] == ri.key[lcp]) lcp++;
-            while (depth && stack[depth - 1] > lcp) { /* closed: its parent is the next deeper of the two */
-                int closed = stack[--depth];
-                int parent = (depth && stack[depth - 1] > lcp) ? stack[depth - 1] : lcp;
-                if (parent == closed - 1) branch_children_branching++;
-            }
-            if (depth == 0 || stack[depth - 1] < lcp) {
-                stack[depth++] = lcp;
-                branching++;
-                if (lcp == 0) root_branching = 1;
-            }
-            if (prev_lcp == SLP_ID_KEY_LEN - 1 || lcp == SLP_ID_KEY_LEN - 1) key_children++; /* prev's parent */
-        }
-        prev_lcp = lcp;
-        memcpy(prev, ri.key, SLP_ID_KEY_LEN);
-    }
-    if (prev_lcp == SLP_ID_KEY_LEN - 1) key_children++; /* the last key's */
-    for (; depth > 1; depth--)
-        if (stack[depth - 2] == stack[depth - 1] - 1) branch_children_branching++;
-    raxStop(&ri);
-    uint64_t children = branching + n - 1;
-    return 1 + n + (branching - (uint64_t)root_branching) + children - key_children - branch_children_branching;
-}
-
 static void xinfoStream(client *c, stream *s) {
     int full = 0, optc = c->argc - 3;
     robj **optv = c->argv + 3;
@@ -1138,7 +1094,7 @@ static void xinfoStream(client *c, stream *s) {
     addReplyBulkCString(c, "radix-tree-keys");
     addReplyLongLong(c, (long long)raxSize(s->rax));
     addReplyBulkCString(c, "radix-tree-nodes");
-    addReplyLongLong(c, (long long)streamRaxNodes(s->rax));
+    addReplyLongLong(c, (long long)raxNodeCount(s->rax));
     addReplyBulkCString(c, "last-generated-id");
     addReplyStreamID(c, &s->last_id);
     addReplyBulkCString(c, "max-deleted-entry-id");

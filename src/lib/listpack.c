@@ -20,9 +20,11 @@
  *     2-byte backlen covers sizes 128..16382, not 16383), follow the
  *     reference server exactly so the bytes are identical; the unit tests
  *     hold byte vectors taken from Redis 7.0's DUMP output.
- *   - Each change reallocates to the exact new size through zmalloc, as the
- *     allocator's size classes absorb most of the cost; lpShrinkToFit exists
- *     for callers that grew a blob with a generous lpNew() capacity.
+ *   - A change that shrinks the blob reallocates it to the exact new size; one
+ *     that grows it reallocates only when the allocation's usable size is
+ *     exceeded (a stream appends several elements per entry: the allocator's
+ *     in-place realloc, repeated, was most of XADD's cost). So a blob keeps
+ *     its lpNew() capacity while it grows; lpShrinkToFit gives it back.
  *   - Walking functions trust the blob (it was built here or validated with
  *     lpValidateIntegrity(deep=1)); they still abort, rather than read
  *     outside the blob, if an entry's size points past the header's total.
@@ -417,7 +419,7 @@ static unsigned char *lpSplice(unsigned char *lp, size_t off, size_t old_len, co
     }
 
     size_t tail = total - off - old_len;
-    if (new_total > total) lp = zrealloc(lp, (size_t)new_total);
+    if (new_total > total && new_total > zmalloc_size(lp)) lp = zrealloc(lp, (size_t)new_total);
     memmove(lp + off + new_len, lp + off + old_len, tail);
     if (new_total < total) lp = zrealloc(lp, (size_t)new_total);
     if (e) {

@@ -30,6 +30,11 @@
  * rewritten: walks remember that slot as a byte address ("link"), which is
  * the tree's head field for the root.
  *
+ * The tree counts its nodes as it allocates and frees them (raxNodeCount):
+ * with the shape above that is the figure Redis's own tree reports for the
+ * same keys (XINFO STREAM's radix-tree-nodes). raxFirst/raxLast walk the
+ * leftmost / rightmost path without an iterator (a stream's head and tail).
+ *
  * THE ITERATOR keeps the path from the root to its current node (a stack of
  * nodes) and the key bytes of that path. Keys in pre-order are sorted, so a
  * step forward is "first key below, else the next sibling of the nearest
@@ -76,6 +81,8 @@ static uint32_t nodeSize(const raxNode *n) { return n->header >> NODE_SIZE_SHIFT
 static unsigned char *nodeEdges(raxNode *n) { return n->data; }
 static uint32_t nodeChildCount(const raxNode *n) { return nodeIsCompressed(n) ? 1 : nodeSize(n); }
 static int nodeHasValueSlot(const raxNode *n) { return nodeIsKey(n) && !nodeIsNull(n); }
+/* Edge bytes a node contributes to the keys below it. */
+static uint32_t nodeRunLength(const raxNode *n) { return nodeIsCompressed(n) ? nodeSize(n) : 1; }
 
 static uint32_t nodeHeader(uint32_t size, int compressed, int iskey, int isnull) {
     return (size << NODE_SIZE_SHIFT) | (compressed ? NODE_COMPRESSED : 0) |
@@ -189,9 +196,10 @@ static raxNode *nodeSetKey(rax *r, raxNode *n, int iskey, void *value) {
     return n;
 }
 
-/* Plain node n with a new empty leaf under byte c (not yet a child), kept
- * in byte order. Returns the rebuilt node; *idx is the new child's index. */
-static raxNode *nodeAddChild(rax *r, raxNode *n, unsigned char c, uint32_t *idx) {
+/* Plain node n with the childless node leaf added under byte c (not yet a
+ * child), kept in byte order. Returns the rebuilt node; *idx is the new
+ * child's index. */
+static raxNode *nodeAddChild(rax *r, raxNode *n, unsigned char c, raxNode *leaf, uint32_t *idx) {
     uint32_t size = nodeSize(n), pos = nodeFirstChildAbove(n, c);
     raxNode *m = nodeNew(r, size + 1, 0, nodeIsKey(n), nodeValue(n));
     unsigned char *from = nodeEdges(n), *to = nodeEdges(m);
@@ -199,7 +207,7 @@ static raxNode *nodeAddChild(rax *r, raxNode *n, unsigned char c, uint32_t *idx)
     to[pos] = c;
     memcpy(to + pos + 1, from + pos, size - pos);
     memcpy(nodeChildSlot(m, 0), nodeChildSlot(n, 0), (size_t)pos * PTR_SIZE);
-    nodeStorePtr(nodeChildSlot(m, pos), nodeNewLeaf(r));
+    nodeStorePtr(nodeChildSlot(m, pos), leaf);
     memcpy(nodeChildSlot(m, pos + 1), nodeChildSlot(n, pos), (size_t)(size - pos) * PTR_SIZE);
     treeFreeNode(r, n);
     *idx = pos;
@@ -281,6 +289,7 @@ rax *raxNew(void) {
 
 uint64_t raxSize(const rax *r) { return r->numele; }
 size_t raxAllocSize(const rax *r) { return r->alloc_size; }
+uint64_t raxNodeCount(const rax *r) { return r->numnodes; }
 
 /* Where the pointer to `child` is stored: the head field for the root, else
  * its slot in `parent`. */
@@ -339,6 +348,36 @@ void *raxFind(const rax *r, const unsigned char *key, size_t len) {
     return nodeValue(h);
 }
 
+/* Walks from the root always to the first child (last = 0) or to the last
+ * child, stopping at the first key met going first, at the leaf going
+ * last -- the smallest and the largest key. */
+static int treeEdge(const rax *r, int last, unsigned char *key, size_t cap, size_t *len, void **value) {
+    raxNode *h = r->head;
+    size_t n = 0;
+    for (;;) {
+        uint32_t children = nodeChildCount(h);
+        if (children == 0 || (!last && nodeIsKey(h))) break;
+        uint32_t idx = last ? children - 1 : 0;
+        const unsigned char *edges = nodeEdges(h) + (nodeIsCompressed(h) ? 0 : idx);
+        uint32_t run = nodeRunLength(h);
+        for (uint32_t i = 0; i < run; i++, n++)
+            if (n < cap) key[n] = edges[i];
+        h = nodeChild(h, idx);
+    }
+    if (!nodeIsKey(h)) return 0; /* only the empty tree's root */
+    *len = n;
+    *value = nodeValue(h);
+    return 1;
+}
+
+int raxFirst(const rax *r, unsigned char *key, size_t cap, size_t *len, void **value) {
+    return treeEdge(r, 0, key, cap, len, value);
+}
+
+int raxLast(const rax *r, unsigned char *key, size_t cap, size_t *len, void **value) {
+    return treeEdge(r, 1, key, cap, len, value);
+}
+
 /* ---- insertion ----------------------------------------------------------- */
 
 /* The key ends inside h's run, after `split` (> 0) bytes: h becomes the
@@ -373,28 +412,35 @@ static raxNode *splitRunAtMismatch(rax *r, raxNode *h, unsigned char **link, uin
     return branch;
 }
 
-/* Adds key[i..len) below plain node h (linked at `link`), which has no
- * child for key[i], and makes the last node the key. */
+/* The childless node that ends a run appended by appendTail: the key
+ * itself (with its value slot from the start, not added by a realloc) when
+ * it is the last, else an empty node the walk continues from. */
+static raxNode *tailNode(rax *r, int last, void *value) {
+    return last ? nodeNew(r, 0, 0, 1, value) : nodeNewLeaf(r);
+}
+
+/* Adds key[i..len) (i < len) below plain node h (linked at `link`), which
+ * has no child for key[i]; the last node added is the key. */
 static void appendTail(rax *r, raxNode *h, unsigned char *link, const unsigned char *key, size_t i,
                        size_t len, void *value) {
+    libAssert(i < len);
     while (i < len) {
         uint32_t idx = 0;
         if (nodeSize(h) == 0 && len - i > 1) {
             size_t run = len - i < NODE_MAX_SIZE ? len - i : NODE_MAX_SIZE;
-            raxNode *leaf = nodeNewLeaf(r);
+            raxNode *leaf = tailNode(r, i + run == len, value);
             raxNode *m = nodeNewRun(r, key + i, (uint32_t)run, leaf, nodeIsKey(h), nodeValue(h));
             treeFreeNode(r, h);
             h = m;
             i += run;
         } else {
-            h = nodeAddChild(r, h, key[i], &idx);
+            h = nodeAddChild(r, h, key[i], tailNode(r, i + 1 == len, value), &idx);
             i++;
         }
         nodeStorePtr(link, h);
         link = nodeChildSlot(h, idx);
         h = nodeLoadPtr(link);
     }
-    nodeStorePtr(link, nodeSetKey(r, h, 1, value));
 }
 
 static int treeInsert(rax *r, const unsigned char *key, size_t len, void *value, void **old,
@@ -430,8 +476,6 @@ int raxTryInsert(rax *r, const unsigned char *key, size_t len, void *value, void
 
 /* ---- removal ------------------------------------------------------------- */
 
-/* Edge bytes a node contributes to the keys below it. */
-static uint32_t nodeRunLength(const raxNode *n) { return nodeIsCompressed(n) ? nodeSize(n) : 1; }
 
 /* n has exactly one child and path holds its ancestors. If n sits in a
  * chain of single-child nodes of which only the first may be a key, the

@@ -35,6 +35,9 @@ void raxFree(rax *r);
  * included) first. */
 void raxFreeWithCallback(rax *r, void (*free_value)(void *value));
 uint64_t raxSize(const rax *r);      /* number of keys */
+/* Number of nodes (the root included: an empty tree has 1), as XINFO
+ * STREAM's radix-tree-nodes reports it. */
+uint64_t raxNodeCount(const rax *r);
 /* Bytes the tree has allocated (its header and all its nodes, as the
  * allocator counts them), for MEMORY USAGE. */
 size_t raxAllocSize(const rax *r);
@@ -49,6 +52,13 @@ int raxTryInsert(rax *r, const unsigned char *key, size_t len, void *value, void
 int raxRemove(rax *r, const unsigned char *key, size_t len, void **old);
 /* The value, or raxNotFound. */
 void *raxFind(const rax *r, const unsigned char *key, size_t len);
+
+/* The smallest / largest key without an iterator (a stream's head and tail
+ * node on every XADD). Returns 1 and sets *value, copies the key into key
+ * (at most cap bytes) and its full length into *len; 0 if the tree is
+ * empty. */
+int raxFirst(const rax *r, unsigned char *key, size_t cap, size_t *len, void **value);
+int raxLast(const rax *r, unsigned char *key, size_t cap, size_t *len, void **value);
 
 /* For tests: 1 if the tree's nodes are well formed and in canonical shape
  * (sorted edges, no mergeable chain, leaves are keys) and its counters

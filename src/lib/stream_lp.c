@@ -7,6 +7,11 @@
  *    validator insists on what the reader needs, no more.
  *  - Walking backwards uses each entry's lp-count: from the lp-count of the
  *    entry before, step back that many elements to reach its flags.
+ *  - slpFirst/slpLast read the master entry once into the slpEntry (its
+ *    field count, first field, where the entries start); stepping on through
+ *    the node reuses that, so a walk costs per entry only its own elements
+ *    (XREADGROUP and XRANGE skip, from a node's head, the entries before
+ *    their start ID).
  *  - The master entry's counters are rewritten in place with
  *    lpReplaceInteger; the node may move, so every editing function returns
  *    the listpack's new address and refreshes the entry pointers it hands
@@ -101,14 +106,6 @@ int64_t slpDeletedCount(unsigned char *lp) { return elemIntTrusted(lpNext(lp, lp
 
 static unsigned char *masterFieldCountElem(unsigned char *lp) { return lpNext(lp, lpNext(lp, lpFirst(lp))); }
 
-/* The first element after the master entry (NULL if no entries). */
-static unsigned char *firstEntryElem(unsigned char *lp) {
-    unsigned char *p = masterFieldCountElem(lp);
-    int64_t n = elemIntTrusted(p);
-    for (int64_t i = 0; i <= n; i++) p = lpNext(lp, p); /* the fields, then the terminator */
-    return lpNext(lp, p);
-}
-
 /* Adds delta to the master entry's counter at index (0 count, 1 deleted). */
 static unsigned char *bumpCounter(unsigned char *lp, int index, int64_t delta) {
     unsigned char *p = lpFirst(lp);
@@ -152,7 +149,18 @@ unsigned char *slpAppend(unsigned char *lp, const streamID *master, const stream
 
 /* ---- walking ------------------------------------------------------------- */
 
-/* Fills e from the entry whose flags element is p. */
+/* Caches in e what the master entry says: its fields and where the
+ * entries begin. */
+static void loadMaster(unsigned char *lp, slpEntry *e) {
+    unsigned char *p = masterFieldCountElem(lp);
+    e->master_nfields = (int)elemIntTrusted(p);
+    p = lpNext(lp, p);
+    e->master_fields = p;
+    for (int i = 0; i < e->master_nfields; i++) p = lpNext(lp, p);
+    e->first_p = lpNext(lp, p); /* after the terminator */
+}
+
+/* Fills e from the entry whose flags element is p (e's master cache set). */
 static void readEntry(unsigned char *lp, const streamID *master, unsigned char *p, slpEntry *e) {
     e->flags_p = p;
     e->flags = (int)elemIntTrusted(p);
@@ -162,9 +170,8 @@ static void readEntry(unsigned char *lp, const streamID *master, unsigned char *
     e->id.seq = master->seq + (uint64_t)elemIntTrusted(p);
     p = lpNext(lp, p);
     if (e->flags & SLP_FLAG_SAMEFIELDS) {
-        unsigned char *mf = masterFieldCountElem(lp);
-        e->nfields = (int)elemIntTrusted(mf);
-        e->master_field = lpNext(lp, mf);
+        e->nfields = e->master_nfields;
+        e->master_field = e->master_fields;
         e->next = p;
     } else {
         e->nfields = (int)elemIntTrusted(p);
@@ -174,24 +181,24 @@ static void readEntry(unsigned char *lp, const streamID *master, unsigned char *
     e->fields_left = e->nfields;
 }
 
-/* The lp-count element of entry e. */
+/* The lp-count element of entry e: from the fields cursor (e->next, the
+ * first element not read yet), past the fields and values still unread. */
 static unsigned char *entryLastElem(unsigned char *lp, slpEntry *e) {
-    unsigned char *p = e->flags_p;
-    int64_t elems = (e->flags & SLP_FLAG_SAMEFIELDS) ? 3 + e->nfields : 4 + 2 * (int64_t)e->nfields;
+    unsigned char *p = e->next;
+    int64_t elems = (e->flags & SLP_FLAG_SAMEFIELDS) ? e->fields_left : 2 * (int64_t)e->fields_left;
     for (int64_t i = 0; i < elems; i++) p = lpNext(lp, p);
     return p;
 }
 
 int slpFirst(unsigned char *lp, const streamID *master, slpEntry *e) {
-    unsigned char *p = firstEntryElem(lp);
-    if (p == NULL) return 0;
-    readEntry(lp, master, p, e);
+    loadMaster(lp, e);
+    if (e->first_p == NULL) return 0;
+    readEntry(lp, master, e->first_p, e);
     return 1;
 }
 
 int slpNext(unsigned char *lp, const streamID *master, slpEntry *e) {
-    /* once every field was read, the cursor is on the lp-count element */
-    unsigned char *last = (e->fields_left == 0 && e->next) ? e->next : entryLastElem(lp, e);
+    unsigned char *last = entryLastElem(lp, e); /* the cursor itself once every field was read */
     unsigned char *p = lpNext(lp, last);
     if (p == NULL) return 0;
     readEntry(lp, master, p, e);
@@ -206,13 +213,14 @@ static unsigned char *entryStartFromCount(unsigned char *lp, unsigned char *p) {
 }
 
 int slpLast(unsigned char *lp, const streamID *master, slpEntry *e) {
-    if (firstEntryElem(lp) == NULL) return 0;
+    loadMaster(lp, e);
+    if (e->first_p == NULL) return 0;
     readEntry(lp, master, entryStartFromCount(lp, lpLast(lp)), e);
     return 1;
 }
 
 int slpPrev(unsigned char *lp, const streamID *master, slpEntry *e) {
-    if (e->flags_p == firstEntryElem(lp)) return 0;
+    if (e->flags_p == e->first_p) return 0;
     readEntry(lp, master, entryStartFromCount(lp, lpPrev(lp, e->flags_p)), e);
     return 1;
 }
@@ -246,8 +254,9 @@ unsigned char *slpMarkDeleted(unsigned char *lp, slpEntry *e) {
     lp = bumpCounter(lp, 1, 1);
     e->flags_p = lp + lpBytes(lp) - from_end;
     if (e->next) e->next = lp + lpBytes(lp) - next_from_end;
-    if (e->master_field) { /* the master fields may have moved too: find them again */
-        e->master_field = lpNext(lp, masterFieldCountElem(lp));
+    loadMaster(lp, e); /* the master fields and first entry may have moved too */
+    if (e->master_field) {
+        e->master_field = e->master_fields;
         for (int i = e->nfields - e->fields_left; i > 0; i--) e->master_field = lpNext(lp, e->master_field);
     }
     return lp;

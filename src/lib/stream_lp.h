@@ -80,6 +80,11 @@ typedef struct slpEntry {
     int fields_left;
     unsigned char *master_field; /* next master field (SAMEFIELDS) */
     unsigned char *next;         /* next field (or value, SAMEFIELDS) element */
+    /* private: the node's master entry, read once by slpFirst/slpLast (so
+     * stepping through a node never walks it again) */
+    int master_nfields;
+    unsigned char *master_fields; /* the master entry's first field */
+    unsigned char *first_p;       /* the node's first entry (NULL: none) */
     unsigned char fbuf[21], vbuf[21];
 } slpEntry;
 

@@ -9,7 +9,8 @@
  * they share prefixes (a small alphabet, long common stems), include 0x00
  * and 0xff bytes, the empty key and keys of a few KB, which exercises run
  * splitting and merging, the iterator's inline and heap key buffers and its
- * path stack. Other tests cover NULL values, FreeWithCallback, stream-ID
+ * path stack, and raxFirst/raxLast. Other tests cover node counts (Redis's
+ * figures for the same keys), NULL values, FreeWithCallback, stream-ID
  * keys and that memory after removals equals a tree built without them.
  *
  * Sizes scale with TEST_SCALE (test_scaled), so QEMU runs can shrink them.
@@ -200,6 +201,21 @@ static size_t randomKey(unsigned char *buf, size_t max) {
         len -= test_rand() % 2;
     }
     return len;
+}
+
+/* raxFirst/raxLast agree with the model's first and last pairs. */
+static void checkEdges(rax *r, kvModel *m) {
+    static unsigned char key[4096];
+    size_t len;
+    void *value;
+    CHECK_EQ_INT(raxFirst(r, key, sizeof key, &len, &value), m->n > 0);
+    CHECK_EQ_INT(raxLast(r, key, sizeof key, &len, &value), m->n > 0);
+    if (m->n == 0) return;
+    entry *first = &m->e[0], *last = &m->e[m->n - 1];
+    raxFirst(r, key, sizeof key, &len, &value);
+    CHECK(len == first->len && value == first->value && keyCompare(key, len, first->key, first->len) == 0);
+    raxLast(r, key, sizeof key, &len, &value);
+    CHECK(len == last->len && value == last->value && keyCompare(key, len, last->key, last->len) == 0);
 }
 
 /* ---- tests --------------------------------------------------------------- */
@@ -593,6 +609,64 @@ static void test_remove_while_iterating(void) {
 
 /* Random operations against the model; every so often full walks and
  * random seeks. */
+/* The node count XINFO STREAM reports: figures that Redis 7.0.15's tree
+ * gives for the same keys (its shape is the same compressed one). */
+static void test_node_count(void) {
+    rax *r = raxNew();
+    CHECK_EQ_INT(raxNodeCount(r), 1); /* the root */
+    raxInsert(r, S("abc"), tag(1), NULL);
+    CHECK_EQ_INT(raxNodeCount(r), 2); /* run "abc", key leaf */
+    raxInsert(r, S("abd"), tag(2), NULL);
+    CHECK_EQ_INT(raxNodeCount(r), 4); /* run "ab", branch c|d, two leaves */
+    raxInsert(r, S("a"), tag(3), NULL);
+    CHECK_EQ_INT(raxNodeCount(r), 5); /* root -a-> key "a" -b-> branch c|d */
+    CHECK(raxVerify(r));
+    raxRemove(r, S("a"), NULL);
+    CHECK_EQ_INT(raxNodeCount(r), 4);
+    raxRemove(r, S("abd"), NULL);
+    CHECK_EQ_INT(raxNodeCount(r), 2);
+    raxRemove(r, S("abc"), NULL);
+    CHECK_EQ_INT(raxNodeCount(r), 1);
+    CHECK(raxVerify(r));
+    raxFree(r);
+}
+
+/* raxFirst/raxLast: the edge keys with their values, the empty tree, the
+ * empty key, and a key longer than the caller's buffer (truncated copy,
+ * full length). */
+static void test_first_last(void) {
+    rax *r = raxNew();
+    unsigned char key[8];
+    size_t len = 99;
+    void *value = tag(99);
+    CHECK_EQ_INT(raxFirst(r, key, sizeof key, &len, &value), 0);
+    CHECK_EQ_INT(raxLast(r, key, sizeof key, &len, &value), 0);
+    CHECK_EQ_INT(len, 99);
+    raxInsert(r, S("mango"), tag(1), NULL);
+    raxInsert(r, S("apple"), NULL, NULL);
+    raxInsert(r, S("apples-and-pears"), tag(3), NULL);
+    raxInsert(r, S("zebra"), tag(4), NULL);
+    raxInsert(r, S("zebras"), tag(5), NULL);
+    CHECK_EQ_INT(raxFirst(r, key, sizeof key, &len, &value), 1);
+    CHECK_EQ_INT(len, 5);
+    CHECK_EQ_MEM(key, "apple", 5);
+    CHECK(value == NULL);
+    CHECK_EQ_INT(raxLast(r, key, sizeof key, &len, &value), 1);
+    CHECK_EQ_INT(len, 6);
+    CHECK_EQ_MEM(key, "zebras", 6);
+    CHECK(value == tag(5));
+    raxRemove(r, S("apple"), NULL);
+    CHECK_EQ_INT(raxFirst(r, key, sizeof key, &len, &value), 1);
+    CHECK_EQ_INT(len, 16); /* "apples-and-pears", 8 bytes copied */
+    CHECK_EQ_MEM(key, "apples-a", 8);
+    CHECK(value == tag(3));
+    raxInsert(r, S(""), tag(6), NULL);
+    CHECK_EQ_INT(raxFirst(r, key, sizeof key, &len, &value), 1);
+    CHECK_EQ_INT(len, 0);
+    CHECK(value == tag(6));
+    raxFree(r);
+}
+
 static void test_random_against_model(void) {
     static unsigned char key[3300];
     rax *r = raxNew();
@@ -625,6 +699,7 @@ static void test_random_against_model(void) {
             CHECK(raxVerify(r));
             CHECK_EQ_INT(raxSize(r), m.n);
             checkFullWalks(r, &m);
+            checkEdges(r, &m);
             for (int s = 0; s < 300; s++) {
                 size_t klen = randomKey(key, sizeof key);
                 const char *sop = seekOps[test_rand() % 7];
@@ -666,5 +741,7 @@ TEST_MAIN(
     RUN(test_free_with_callback);
     RUN(test_iterator_semantics);
     RUN(test_remove_while_iterating);
+    RUN(test_node_count);
+    RUN(test_first_last);
     RUN(test_random_against_model);
 )

@@ -3,7 +3,7 @@
 # GEOSEARCH and GEOSEARCHSTORE (FROMMEMBER/FROMLONLAT, BYRADIUS/BYBOX, ASC,
 # DESC, COUNT [ANY], WITH*, STORE/STOREDIST), on both sorted-set encodings;
 # RESP3 replies; every error string; what GEOADD and the STORE forms write to
-# the AOF and which keyspace events they send.
+# the AOF, which keyspace events they send and how many changes they count.
 #
 # Expected replies are golden values taken from Redis 7.0.15 (the digits of
 # coordinates and distances included: every port must print the same), and
@@ -406,5 +406,28 @@ start_server {tags {geo}} {
         assert_equal {zadd g georadiusstore dst geosearchstore dst del dst set marker} $events
         $rd close
         r config set notify-keyspace-events ""
+    }
+
+    test "The STORE forms count one change per stored point (rdb_changes_since_last_save), as 7.0" {
+        r del g dst dst2 dst3
+        r geoadd g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania 12.5 41.9 Rome 2.35 48.85 Paris
+        set changes {}
+        foreach cmd {
+            {georadius g 15 37 200 km store dst}
+            {georadius g 15 37 2000 km storedist dst}
+            {geosearchstore dst2 g fromlonlat 15 37 byradius 5000 km}
+            {geosearchstore dst2 g fromlonlat 15 37 byradius 5000 km count 2}
+            {georadiusbymember g Rome 10 km store dst3}
+            {geosearchstore dst2 g fromlonlat 0 0 byradius 1 km}
+            {geosearchstore dst2 g fromlonlat 0 0 byradius 1 km}
+            {geosearchstore dst4 nosuch fromlonlat 0 0 byradius 1 km}
+            {georadius nosuch 0 0 1 km store dst}
+        } {
+            set before [s rdb_changes_since_last_save]
+            r {*}$cmd
+            lappend changes [expr {[s rdb_changes_since_last_save] - $before}]
+        }
+        # figures from Redis 7.0.15: stored points, or 1 for a deleted destination
+        assert_equal {2 4 4 2 1 1 0 0 1} $changes
     }
 }

@@ -440,6 +440,36 @@ start_server {tags {stream}} {
         $rd close
     }
 
+    test "XINFO STREAM radix-tree-nodes counts the tree's nodes as 7.0 does" {
+        # Figures from Redis 7.0.15 for the same IDs: after appends, after
+        # XDELs that free whole nodes in the middle, and after a trim.
+        r del s
+        r config set stream-node-max-entries 3
+        for {set i 1} {$i <= 400} {incr i} {
+            r xadd s [expr {($i*$i*7919) % 1000003 + $i*1000004}]-[expr {$i*$i % 5}] f v
+        }
+        set nodes {}
+        lappend nodes [dict get [r xinfo stream s] radix-tree-nodes]
+        set n 0
+        foreach e [r xrange s - +] {
+            incr n
+            if {$n % 6 < 3 || $n % 17 == 0} {r xdel s [lindex $e 0]}
+        }
+        lappend nodes [dict get [r xinfo stream s] radix-tree-nodes]
+        set n 0
+        foreach e [r xrange s - +] {
+            incr n
+            if {$n % 2 == 1} {r xdel s [lindex $e 0]}
+        }
+        lappend nodes [dict get [r xinfo stream s] radix-tree-nodes]
+        r xtrim s maxlen 10
+        lappend nodes [dict get [r xinfo stream s] radix-tree-nodes]
+        r del s
+        lappend nodes [dict get [r xinfo stream [r xadd s 1-1 f v; set s s]] radix-tree-nodes]
+        r config set stream-node-max-entries 100
+        assert_equal {294 286 214 25 2} $nodes
+    }
+
     test "Keyspace events of stream commands" {
         r del s
         r config set notify-keyspace-events KEA
