@@ -7,11 +7,23 @@
 
 #include <string.h>
 
-lathist *lathistCreate(void) { return zcalloc(sizeof(lathist)); }
+lathist *lathistCreate(void) {
+    lathist *h = zmalloc(sizeof(*h));
+    h->total = 0;
+    h->counts = zcalloc(sizeof(h->counts[0]) * LATHIST_BUCKETS);
+    return h;
+}
 
-void lathistFree(lathist *h) { zfree(h); }
+void lathistFree(lathist *h) {
+    if (h == NULL) return;
+    zfree(h->counts);
+    zfree(h);
+}
 
-void lathistReset(lathist *h) { memset(h, 0, sizeof(*h)); }
+void lathistReset(lathist *h) {
+    h->total = 0;
+    memset(h->counts, 0, sizeof(h->counts[0]) * LATHIST_BUCKETS);
+}
 
 /* Index i >= LATHIST_LINEAR: the top bits (i >> SUB_BITS) say which power
  * of two, the low bits which of its 128 slices. */

@@ -11,7 +11,10 @@
  *    values it holds: a value is known to within 1/128 (0.78%) of itself
  *    (more than two significant decimal digits), whatever its magnitude.
  *  - 3072 buckets of 64-bit counters cover [0, 2^30): 24 KB per histogram,
- *    allocated only for commands that are actually called.
+ *    allocated only for commands that are actually called. The counters
+ *    are an allocation of their own, exactly 24576 bytes (an allocator size
+ *    class); with the 8-byte total beside them in one block, jemalloc would
+ *    round it up to the next class, 28 KB.
  *  - This is the layout of an HdrHistogram with two significant digits and
  *    a lowest value of 1, the one Redis 7 keeps per command; so the
  *    percentiles and LATENCY HISTOGRAM's bucket edges come out as the same
@@ -37,7 +40,7 @@
 
 typedef struct lathist {
     uint64_t total;                   /* samples recorded */
-    uint64_t counts[LATHIST_BUCKETS];
+    uint64_t *counts;                 /* LATHIST_BUCKETS of them */
 } lathist;
 
 /* One point of a cumulative distribution: `cumulative` samples were <= `upper`. */
