@@ -37,6 +37,12 @@
  *   behaviour, and test timings that don't depend on it); the shipped
  *   redis.conf, tuned for a small board, sets 10 (the child still gets
  *   about a tenth of a core the server keeps busy).
+ * - The forkless snapshot's writer thread (snapshot.c) does a fork child's
+ *   background work inside the process, so it gets the same treatment:
+ *   bgsave_cpulist, bgchild-nice and bgchild-sched-idle, applied by the
+ *   thread to itself from a copy the main thread took (CONFIG SET may
+ *   change the originals meanwhile). Not the OOM score: that belongs to the
+ *   whole process.
  * - bgchild-sched-idle (ours, Linux): the child runs under SCHED_IDLE. Where
  *   bgchild-nice only shrinks the child's share, this makes the server
  *   preempt the child the moment a client's request wakes it (a nice child
@@ -165,14 +171,16 @@ static void childToIdlePolicy(const char *who) {
 #endif
 }
 
-/* In a fork child: bgchild-nice lower than the server, or the idle policy. */
-static void lowerChildPriority(const char *who) {
-    if (server.bgchild_sched_idle) childToIdlePolicy(who);
-    if (server.bgchild_nice <= 0) return;
+/* In a fork child, or a background thread of ours: bgchild-nice lower than
+ * the server, or the idle policy (on Linux both apply to the calling thread
+ * alone: setpriority and sched_setscheduler with 0 name the caller). */
+static void lowerPriority(int nice_delta, int sched_idle, const char *who) {
+    if (sched_idle) childToIdlePolicy(who);
+    if (nice_delta <= 0) return;
     errno = 0;
     int current = getpriority(PRIO_PROCESS, 0);
     if (current == -1 && errno != 0) return;
-    int wanted = current + server.bgchild_nice;
+    int wanted = current + nice_delta;
     if (wanted > 19) wanted = 19;
     if (setpriority(PRIO_PROCESS, 0, wanted) == -1)
         serverLog(LL_WARNING, "Can't lower the CPU priority of %s (bgchild-nice): %s", who, strerror(errno));
@@ -224,9 +232,14 @@ void cpuAffinityBioThread(const char *name) {
     prctl(PR_SET_NAME, name, 0, 0, 0); /* named once pinned: whoever sees the name sees the mask */
 }
 
+void cpuAffinityBackgroundThread(const bgThreadPolicy *p, const char *who) {
+    applyCpuList(p->cpulist, who);
+    lowerPriority(p->nice_delta, p->sched_idle, who);
+}
+
 void cpuAffinityChild(const char *cpulist, const char *who) {
     applyCpuList(cpulist, who);
-    lowerChildPriority(who);
+    lowerPriority(server.bgchild_nice, server.bgchild_sched_idle, who);
     oomScoreApply(OOM_CLASS_BGCHILD); /* oom.c: the child's oom-score-adj-values entry */
 }
 
@@ -242,8 +255,12 @@ void cpuAffinityBioThread(const char *name) { (void)name; }
 
 void cpuAffinityChild(const char *cpulist, const char *who) {
     (void)cpulist;
-    lowerChildPriority(who);
+    lowerPriority(server.bgchild_nice, server.bgchild_sched_idle, who);
     oomScoreApply(OOM_CLASS_BGCHILD);
+}
+
+void cpuAffinityBackgroundThread(const bgThreadPolicy *p, const char *who) {
+    lowerPriority(p->nice_delta, p->sched_idle, who);
 }
 
 #endif

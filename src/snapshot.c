@@ -72,7 +72,10 @@
  * count as pending memory too: past forkless-max-pending-memory the main
  * thread waits for the disk instead of queueing more. With
  * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
- * and fsyncs its directory, as a fork child does, off the event loop.
+ * and fsyncs its directory, as a fork child does, off the event loop. The
+ * thread takes a fork child's scheduling too (bgsave_cpulist, bgchild-nice,
+ * bgchild-sched-idle: cpuaffinity.c), so on a shared core the scheduler
+ * prefers the thread that serves clients.
  * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
  * bucket of n keys the next one waits n times the delay.
  */
@@ -147,6 +150,7 @@ static struct {
     int finished;             /* the last chunk is written and fsynced (or failed) */
     char *rename_from, *rename_to; /* snapshotRenameWhenDone: moved into place by the thread */
     int rename_failed;
+    bgThreadPolicy policy;    /* bgsave_cpulist, bgchild-nice/-sched-idle, as a fork child */
 } wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
 
 static struct {
@@ -213,6 +217,7 @@ static void renameIntoPlace(void) {
 
 static void *writerMain(void *arg) {
     (void)arg;
+    cpuAffinityBackgroundThread(&wr.policy, "the forkless snapshot writer");
     size_t since_fsync = 0;
     for (;;) {
         pthread_mutex_lock(&wr.lock);
@@ -249,6 +254,9 @@ static void writerStart(int fd, int incremental_fsync) {
     wr.failed = wr.err = wr.finished = 0;
     writerForgetRename();
     wr.queued = 0;
+    snprintf(wr.policy.cpulist, sizeof wr.policy.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
+    wr.policy.nice_delta = server.bgchild_nice;
+    wr.policy.sched_idle = server.bgchild_sched_idle;
     if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
 }
 

@@ -27,6 +27,10 @@
 #   ops/s      commands per second the server processed while it ran
 #              (INFO total_commands_processed), and without a snapshot
 #
+# Ours runs twice per mode: as built in, and (", bg") with the shipped
+# redis.conf's background policy, bgchild-nice 10 and bgchild-sched-idle
+# yes, which the fork child and the forkless writer thread both take.
+#
 # Usage: utils/bench-forkless.sh [--keys N] [--ours PATH] [--ref PATH]
 # Defaults: --keys 1000000. Server on cpu 0, load and probe on cpu 1
 # (utils/bench-lib.sh); as root the servers and the probe run at nice -10,
@@ -139,7 +143,7 @@ run() {
         "$srv" "$lat" "$cmd" \
         "$((rss0 / 1024))->$((peak / 1024))MB" "$(ratio "$peak" "$rss0")" "$((t1 - t0))" \
         "$(( (c1 - c0) * 1000 / (t1 - t0 + 1) ))" "$base_ops" "$status" "$([ "$keys_after" = "$keys" ] || echo "keys now $keys_after")"
-    [ "$label" = "ours forkless" ] && echo "    forkless: longest slice $(info_field "$port" forkless_longest_slice_us) us wall ($(info_field "$port" forkless_longest_slice_cpu_us) us of CPU), longest barrier $(info_field "$port" forkless_longest_barrier_us) us, peak pending $(info_field "$port" forkless_snapshot_peak_bytes) bytes, $(info_field "$port" forkless_snapshot_barrier_keys) keys by the barrier"
+    [[ "$label" == "ours forkless"* ]] && echo "    forkless: longest slice $(info_field "$port" forkless_longest_slice_us) us wall ($(info_field "$port" forkless_longest_slice_cpu_us) us of CPU), longest barrier $(info_field "$port" forkless_longest_barrier_us) us, peak pending $(info_field "$port" forkless_snapshot_peak_bytes) bytes, $(info_field "$port" forkless_snapshot_barrier_keys) keys by the barrier"
     stop_server "$pid"
 }
 
@@ -147,6 +151,8 @@ write_probe
 echo "BGSAVE of $keys keys while redis-benchmark -P 16 overwrites them (SET, random existing keys); server cpu $server_cpu, clients cpu $client_cpu${prio:+, $prio}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-22s %13s %9s %-24s %7s %13s %6s %8s %9s %9s %7s\n' setup "stall_ms(base)" slice_cpu snap_lat cmd_lat rss "rss x" snap_ms "ops/s" "ops/s0" status
 run "ours forkless" "$ours" --persistence-mode forkless
+run "ours forkless, bg" "$ours" --persistence-mode forkless --bgchild-nice 10 --bgchild-sched-idle yes
 run "ours fork" "$ours" --persistence-mode fork
+run "ours fork, bg" "$ours" --persistence-mode fork --bgchild-nice 10 --bgchild-sched-idle yes
 if [ -x "$ref" ]; then run "Redis $("$ref" --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') fork" "$ref"; fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

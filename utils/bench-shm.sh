@@ -130,3 +130,4 @@ echo
 echo "== server spin counters: $(redis-cli -s "$sock" info clients | tr -d '\r' | grep '^shm_spin' | tr '\n' ' ')"
 echo "$(uptime | sed 's/.*load/load/')"
 stop_server "$pid"
+exit 0

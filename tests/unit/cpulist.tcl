@@ -351,6 +351,38 @@ start_server {tags {cpulist external:skip}} {
     }
 }
 
+# The threads of process PID other than its main thread: {tid nice policy} each.
+proc other_threads_of {pid} {
+    set found {}
+    foreach dir [glob -nocomplain -directory /proc/$pid/task *] {
+        set tid [file tail $dir]
+        if {$tid == $pid} continue
+        if {[catch {list $tid [nice_of $pid/task/$tid] [policy_of $pid/task/$tid]} entry]} continue
+        lappend found $entry
+    }
+    return $found
+}
+
+start_server {tags {cpulist forkless external:skip} overrides {persistence-mode forkless bgchild-nice 5 bgchild-sched-idle yes}} {
+    test "a forkless snapshot's writer thread takes bgchild-nice and bgchild-sched-idle, the main thread neither" {
+        need_proc
+        set server_nice [nice_of [srv pid]]
+        fill_keys 20
+        r config set rdb-key-save-delay 20000
+        r bgsave
+        set want [list [expr {min(19, $server_nice + 5)}] 5]
+        wait_for_condition 100 20 {
+            [lsearch -exact [lmap t [other_threads_of [srv pid]] {lrange $t 1 2}] $want] >= 0
+        } else {
+            fail "no thread at nice/policy $want: [other_threads_of [srv pid]]"
+        }
+        assert_equal $server_nice [nice_of [srv pid]]
+        assert_equal 0 [policy_of [srv pid]]
+        finish_slow_bgsave
+        assert_equal ok [s rdb_last_bgsave_status]
+    }
+}
+
 start_server {tags {cpulist aof external:skip} overrides {appendonly yes bgchild-nice 19}} {
     test "bgchild-nice lowers the AOF rewrite child's priority" {
         need_proc
