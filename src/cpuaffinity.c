@@ -37,12 +37,13 @@
  *   behaviour, and test timings that don't depend on it); the shipped
  *   redis.conf, tuned for a small board, sets 10 (the child still gets
  *   about a tenth of a core the server keeps busy).
- * - The forkless snapshot's writer thread (snapshot.c) does a fork child's
- *   background work inside the process, so it gets the same treatment:
- *   bgsave_cpulist, bgchild-nice and bgchild-sched-idle, applied by the
- *   thread to itself from a copy the main thread took (CONFIG SET may
- *   change the originals meanwhile). Not the OOM score: that belongs to the
- *   whole process.
+ * - The forkless snapshot's writer thread (snapshot.c) does a BGSAVE's
+ *   disk work inside the process: bgsave_cpulist pins it (the thread reads
+ *   a copy the main thread took, never server.*), so a Pi 4 can keep it
+ *   off the core that serves clients. Not bgchild-nice or
+ *   -sched-idle: the main thread waits for the writer when the pending
+ *   bytes reach forkless-max-pending-memory, so a starved writer would
+ *   stall clients (measured: longer slices, more pending memory).
  * - bgchild-sched-idle (ours, Linux): the child runs under SCHED_IDLE. Where
  *   bgchild-nice only shrinks the child's share, this makes the server
  *   preempt the child the moment a client's request wakes it (a nice child
@@ -171,9 +172,7 @@ static void childToIdlePolicy(const char *who) {
 #endif
 }
 
-/* In a fork child, or a background thread of ours: bgchild-nice lower than
- * the server, or the idle policy (on Linux both apply to the calling thread
- * alone: setpriority and sched_setscheduler with 0 name the caller). */
+/* In a fork child: bgchild-nice lower than the server, or the idle policy. */
 static void lowerPriority(int nice_delta, int sched_idle, const char *who) {
     if (sched_idle) childToIdlePolicy(who);
     if (nice_delta <= 0) return;
@@ -232,9 +231,9 @@ void cpuAffinityBioThread(const char *name) {
     prctl(PR_SET_NAME, name, 0, 0, 0); /* named once pinned: whoever sees the name sees the mask */
 }
 
-void cpuAffinityBackgroundThread(const bgThreadPolicy *p, const char *who) {
-    applyCpuList(p->cpulist, who);
-    lowerPriority(p->nice_delta, p->sched_idle, who);
+void cpuAffinitySnapshotThread(const char *cpulist, const char *name) {
+    applyCpuList(cpulist, "the forkless snapshot writer (bgsave_cpulist)");
+    prctl(PR_SET_NAME, name, 0, 0, 0);
 }
 
 void cpuAffinityChild(const char *cpulist, const char *who) {
@@ -259,8 +258,9 @@ void cpuAffinityChild(const char *cpulist, const char *who) {
     oomScoreApply(OOM_CLASS_BGCHILD);
 }
 
-void cpuAffinityBackgroundThread(const bgThreadPolicy *p, const char *who) {
-    lowerPriority(p->nice_delta, p->sched_idle, who);
+void cpuAffinitySnapshotThread(const char *cpulist, const char *name) {
+    (void)cpulist;
+    (void)name;
 }
 
 #endif

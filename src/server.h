@@ -969,14 +969,7 @@ int cpulistValidate(const char *value, sds *err); /* config validator: Redis's "
 void cpuAffinityInit(void);                       /* start-up: pin the main thread (server_cpulist) */
 void cpuAffinityBioThread(const char *name);      /* first thing in the bio thread: name, bio_cpulist */
 void cpuAffinityChild(const char *list, const char *who); /* in a fork child, right after fork(): CPUs, nice */
-/* What a background thread doing a fork child's work gets: a copy taken by
- * the main thread (the thread must not read server.* while CONFIG SET runs). */
-typedef struct bgThreadPolicy {
-    char cpulist[128];      /* bgsave_cpulist ("" = inherited) */
-    int nice_delta;         /* bgchild-nice */
-    int sched_idle;         /* bgchild-sched-idle */
-} bgThreadPolicy;
-void cpuAffinityBackgroundThread(const bgThreadPolicy *p, const char *who); /* first thing in the thread */
+void cpuAffinitySnapshotThread(const char *cpulist, const char *name); /* first in snapshot.c's writer: bgsave_cpulist */
 
 /* ---- thp.c, oom.c: OS tuning (disable-thp, oom-score-adj) ------------------------------ */
 void thpInit(void);          /* start-up: disable THP for the process if asked and `always` */

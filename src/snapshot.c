@@ -150,7 +150,7 @@ static struct {
     int finished;             /* the last chunk is written and fsynced (or failed) */
     char *rename_from, *rename_to; /* snapshotRenameWhenDone: moved into place by the thread */
     int rename_failed;
-    bgThreadPolicy policy;    /* bgsave_cpulist, bgchild-nice/-sched-idle, as a fork child */
+    char cpulist[128];        /* bgsave_cpulist when the snapshot started */
 } wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
 
 static struct {
@@ -217,7 +217,7 @@ static void renameIntoPlace(void) {
 
 static void *writerMain(void *arg) {
     (void)arg;
-    cpuAffinityBackgroundThread(&wr.policy, "the forkless snapshot writer");
+    cpuAffinitySnapshotThread(wr.cpulist, "snapshot_writer");
     size_t since_fsync = 0;
     for (;;) {
         pthread_mutex_lock(&wr.lock);
@@ -254,9 +254,7 @@ static void writerStart(int fd, int incremental_fsync) {
     wr.failed = wr.err = wr.finished = 0;
     writerForgetRename();
     wr.queued = 0;
-    snprintf(wr.policy.cpulist, sizeof wr.policy.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
-    wr.policy.nice_delta = server.bgchild_nice;
-    wr.policy.sched_idle = server.bgchild_sched_idle;
+    snprintf(wr.cpulist, sizeof wr.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
     if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
 }
 

@@ -269,6 +269,22 @@ start_server [list tags {cpulist rdb external:skip} overrides [list server_cpuli
     }
 }
 
+start_server [list tags {cpulist forkless external:skip} \
+                  overrides [list persistence-mode forkless server_cpulist $cpu_a bgsave_cpulist $cpu_b]] {
+    test "bgsave_cpulist pins a forkless snapshot's writer thread (snapshot_writer)" {
+        need_two_cpus
+        fill_keys 20
+        r config set rdb-key-save-delay 20000
+        r bgsave
+        wait_for_condition 100 20 {[cpus_allowed [thread_status [srv pid] snapshot_writer]] eq $cpu_b} else {
+            fail "snapshot_writer: Cpus_allowed_list is '[cpus_allowed [thread_status [srv pid] snapshot_writer]]'"
+        }
+        assert_equal $cpu_a [cpus_allowed /proc/[srv pid]/status] "the main thread keeps server_cpulist"
+        finish_slow_bgsave
+        assert_equal ok [s rdb_last_bgsave_status]
+    }
+}
+
 # ---- bgchild-nice ----------------------------------------------------------------------------
 
 # The nice value of process PID (field 19 of /proc/PID/stat; the fields after
@@ -348,38 +364,6 @@ start_server {tags {cpulist external:skip}} {
         after 100
         assert_equal 0 [policy_of $child]
         finish_slow_bgsave
-    }
-}
-
-# The threads of process PID other than its main thread: {tid nice policy} each.
-proc other_threads_of {pid} {
-    set found {}
-    foreach dir [glob -nocomplain -directory /proc/$pid/task *] {
-        set tid [file tail $dir]
-        if {$tid == $pid} continue
-        if {[catch {list $tid [nice_of $pid/task/$tid] [policy_of $pid/task/$tid]} entry]} continue
-        lappend found $entry
-    }
-    return $found
-}
-
-start_server {tags {cpulist forkless external:skip} overrides {persistence-mode forkless bgchild-nice 5 bgchild-sched-idle yes}} {
-    test "a forkless snapshot's writer thread takes bgchild-nice and bgchild-sched-idle, the main thread neither" {
-        need_proc
-        set server_nice [nice_of [srv pid]]
-        fill_keys 20
-        r config set rdb-key-save-delay 20000
-        r bgsave
-        set want [list [expr {min(19, $server_nice + 5)}] 5]
-        wait_for_condition 100 20 {
-            [lsearch -exact [lmap t [other_threads_of [srv pid]] {lrange $t 1 2}] $want] >= 0
-        } else {
-            fail "no thread at nice/policy $want: [other_threads_of [srv pid]]"
-        }
-        assert_equal $server_nice [nice_of [srv pid]]
-        assert_equal 0 [policy_of [srv pid]]
-        finish_slow_bgsave
-        assert_equal ok [s rdb_last_bgsave_status]
     }
 }
 
