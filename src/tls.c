@@ -98,7 +98,7 @@ tlsConfig tls_config;
     X(SSL_get_error) \
     X(SSL_get_fd) \
     X(SSL_new) \
-    X(SSL_pending) \
+    X(SSL_has_pending) \
     X(SSL_read) \
     X(SSL_set_accept_state) \
     X(SSL_set_connect_state) \
@@ -149,7 +149,7 @@ static struct {
 #define SSL_get_error (*openssl.p_SSL_get_error)
 #define SSL_get_fd (*openssl.p_SSL_get_fd)
 #define SSL_new (*openssl.p_SSL_new)
-#define SSL_pending (*openssl.p_SSL_pending)
+#define SSL_has_pending (*openssl.p_SSL_has_pending)
 #define SSL_read (*openssl.p_SSL_read)
 #define SSL_set_accept_state (*openssl.p_SSL_set_accept_state)
 #define SSL_set_connect_state (*openssl.p_SSL_set_connect_state)
@@ -342,6 +342,7 @@ static SSL_CTX *tlsNewContext(const SSL_METHOD *method, int protocols) {
 #endif
     tlsApplyProtocols(ctx, protocols);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_read_ahead(ctx, 1); /* one read(2) takes what arrived, not a record header then its body */
     if (tls_config.prefer_server_ciphers) SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
     const char *failed = NULL;
     if ((tls_config.ca_cert_file || tls_config.ca_cert_dir) &&
@@ -443,6 +444,7 @@ static int tlsWanted(void) {
 #define TLS_CONN_READ_WANTS_WRITE (1 << 0)
 #define TLS_CONN_WRITE_WANTS_READ (1 << 1)
 #define TLS_CONN_HANDSHAKE_WANTS_WRITE (1 << 2)
+#define TLS_CONN_READ_STARVED (1 << 3) /* the last SSL_read wanted more bytes from the socket */
 
 typedef struct tlsConnection {
     connection c;       /* first: a connection * is a tlsConnection * */
@@ -483,10 +485,15 @@ static void tlsUnmarkPending(tlsConnection *tc) {
     tc->pending = NULL;
 }
 
-/* Queued for beforeSleep() when OpenSSL holds input and someone reads. */
+/* Queued for beforeSleep() when OpenSSL holds input and someone reads.
+ * With read-ahead OpenSSL may hold whole records it has not decrypted yet
+ * (SSL_has_pending, not SSL_pending, sees them), or only part of one: then
+ * the last SSL_read asked for more (READ_STARVED) and the socket's next
+ * bytes wake the connection; queueing it would only spin the event loop. */
 static void tlsMarkPendingIfBuffered(tlsConnection *tc) {
     if (tc->pending || tc->ssl == NULL || tc->c.state != CONN_STATE_CONNECTED) return;
-    if (tc->c.read_handler == NULL || SSL_pending(tc->ssl) <= 0) return;
+    if (tc->c.read_handler == NULL || (tc->tls_flags & TLS_CONN_READ_STARVED)) return;
+    if (!SSL_has_pending(tc->ssl)) return;
     listAddNodeTail(pending, tc);
     tc->pending = listLast(pending);
 }
@@ -563,9 +570,11 @@ static ssize_t tlsRead(connection *conn, void *buf, size_t len) {
     ERR_clear_error();
     int n = SSL_read(tc->ssl, buf, len > INT_MAX ? INT_MAX : (int)len);
     if (n > 0) {
+        tc->tls_flags &= ~TLS_CONN_READ_STARVED;
         tlsMarkPendingIfBuffered(tc);
         return n;
     }
+    if (SSL_get_error(tc->ssl, n) == SSL_ERROR_WANT_READ) tc->tls_flags |= TLS_CONN_READ_STARVED;
     return tlsHandleIoError(tc, n, TLS_CONN_READ_WANTS_WRITE);
 }
 
@@ -621,6 +630,7 @@ static int tlsHandshakeStep(tlsConnection *tc) {
         conn->state = CONN_STATE_CONNECTED;
         tc->tls_flags &= ~TLS_CONN_HANDSHAKE_WANTS_WRITE;
         tlsUpdateEvents(tc);
+        tlsMarkPendingIfBuffered(tc); /* read-ahead may hold a request that came with the handshake */
         return 1;
     }
     int err = SSL_get_error(tc->ssl, ret);
