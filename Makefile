@@ -197,7 +197,7 @@ TOOL_BINS := $(strip $(TOOL_BINS))
 # installation.
 CHECK_RDB := redis-check-rdb
 
-.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless bench build-bench clean distclean tools help
+.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless test-shm bench build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -350,6 +350,20 @@ test-forkless: all $(BUILD)/no-fork-launcher
 	@utils/need-tools.sh tclsh:tcl
 	REDIS_TEST_FORKLESS=1 ./runtest --server $(SERVER) --wrapper "$(CURDIR)/$(BUILD)/no-fork-launcher $(PORT_QEMU)" \
 	  --time-factor $(PORT_TIME_FACTOR) --tags -fork $(FORKLESS_FILES:%=--single %)
+
+# The command suite through the shared-memory transport: every server of
+# these files also gets a unix socket and every test client speaks to it
+# through the rings (./runtest --shm, relayed by utils/shm-example.c).
+# Files that check client addresses, CLIENT LIST/KILL fields or auth before
+# the upgrade are not in the list (their clients are unix-socket ones here).
+SHM_FILES ?= unit/type/string unit/type/incrbyfloat unit/type/hash unit/type/set unit/type/zset \
+	     unit/type/list unit/type/list-blocking unit/type/stream unit/type/stream-cgroups unit/type/geo \
+	     unit/multi unit/expire unit/scripting unit/functions unit/keyspace unit/bitops \
+	     unit/hyperloglog unit/sort unit/scan unit/notify unit/dump
+test-shm: all
+	@utils/need-tools.sh tclsh:tcl cc:gcc
+	./runtest --shm --server $(SERVER) --wrapper "$(PORT_QEMU)" --time-factor $(PORT_TIME_FACTOR) \
+	  $(SHM_FILES:%=--single %)
 
 bench: build-bench
 	$(PORT_QEMU) $(BUILD)/tests/bench_core

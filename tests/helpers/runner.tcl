@@ -28,7 +28,7 @@ namespace eval ::runner {
     array set o {
         singles {} tags {} host "" port "" clients 1 server src/redis-server
         wrapper "" time_factor 1 timeout 600 verbose 0 dont_clean 0
-        list_tests 0 run_dir ""
+        list_tests 0 run_dir "" shm 0
     }
     variable queue {}
     variable running {}
@@ -54,7 +54,10 @@ proc ::runner::usage {} {
   --timeout SECONDS    limit per test file, times the time factor (default 600)
   --verbose            more output (each test as it starts, server start/stop)
   --dont-clean         keep the servers' directories under tests/tmp/
-  --list-tests         list the test files that would run, and exit}
+  --list-tests         list the test files that would run, and exit
+  --shm                every server also gets a unix socket, and the test's
+                       clients talk to it through shared memory (CLIENT SHM,
+                       relayed by utils/shm-example.c built here)}
 }
 
 proc ::runner::die {message} {
@@ -70,6 +73,7 @@ proc ::runner::parse_args {argv} {
             --verbose    { set o(verbose) 1; continue }
             --dont-clean { set o(dont_clean) 1; continue }
             --list-tests { set o(list_tests) 1; continue }
+            --shm        { set o(shm) 1; continue }
             --help - -h  { puts [usage]; exit 0 }
         }
         if {$arg ni {--single --tags --host --port --clients --server --wrapper
@@ -211,7 +215,7 @@ proc ::runner::check_external {} {
 proc ::runner::worker_command {file slot} {
     variable o
     set cmd [list [info nameofexecutable] [file join $::harness_dir worker.tcl]]
-    foreach key {time_factor verbose dont_clean run_dir server wrapper tags host port} {
+    foreach key {time_factor verbose dont_clean run_dir server wrapper tags host port shm} {
         lappend cmd --$key $o($key)
     }
     lappend cmd --port_base [expr {21000 + 500 * ($slot % 22)}] $file

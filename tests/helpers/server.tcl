@@ -131,7 +131,7 @@ proc ::harness::launch {overrides config_lines unixsocket extra_args} {
         $sid,config_file [file join $dir redis.conf] $sid,unixsocket "" \
         $sid,clients {} $sid,client "" $sid,dead 0 $sid,chan "" $sid,pid "" \
         $sid,status "" $sid,args $extra_args]
-    if {$unixsocket} { set S($sid,unixsocket) [file join $dir socket] }
+    if {$unixsocket || $opt(shm)} { set S($sid,unixsocket) [file join $dir socket] }
     # An overridden log file is where the log is; an empty one means the
     # server's stdout, which goes to our stdout file anyway.
     set logfile [dict_get_nocase $overrides logfile]
@@ -252,10 +252,37 @@ proc ::harness::ping_once {sid} {
 
 proc ::harness::connect_to {sid options} {
     variable S
+    variable opt
+    if {$opt(shm) && $S($sid,unixsocket) ne ""} {
+        return [connect_shm $S($sid,unixsocket) $options]
+    }
     if {$S($sid,port) eq "0" && $S($sid,unixsocket) ne ""} {
         return [::resp::connect_unix $S($sid,unixsocket) {*}$options]
     }
     return [::resp::connect $S($sid,host) $S($sid,port) {*}$options]
+}
+
+# ./runtest --shm: a client of the server's unix socket whose bytes go
+# through shared memory, relayed by utils/shm-example.c (built once per
+# worker with the system compiler; tests/unit/shm.tcl uses the same relay).
+proc ::harness::shm_relay {} {
+    variable opt
+    variable shm_relay_path
+    if {[info exists shm_relay_path] && [file executable $shm_relay_path]} { return $shm_relay_path }
+    set cc [auto_execok cc]
+    if {$cc eq ""} { set cc [auto_execok gcc] }
+    if {$cc eq ""} { error "--shm needs a C compiler (cc) to build utils/shm-example.c" }
+    set src [file join [file dirname [file dirname $::harness_dir]] utils shm-example.c]
+    set shm_relay_path [file join $opt(run_dir) shm-relay.[pid]]
+    exec {*}$cc -O2 -o $shm_relay_path $src
+    return $shm_relay_path
+}
+
+proc ::harness::connect_shm {path options} {
+    set ::resp::relay_override [list [shm_relay]]
+    set code [catch {::resp::connect_unix $path {*}$options} client opts]
+    unset ::resp::relay_override
+    return -options $opts $client
 }
 
 # ---- stopping -------------------------------------------------------------------------------
@@ -463,6 +490,7 @@ proc ::harness::sid_at {level} {
 
 proc ::harness::new_client {level options} {
     variable S
+    variable opt
     set sid [sid_at $level]
     set unix 0
     set connect_opts {}
@@ -471,7 +499,11 @@ proc ::harness::new_client {level options} {
     }
     if {$unix} {
         if {$S($sid,unixsocket) eq ""} { error "this server has no unix socket (start_server {unixsocket 1})" }
-        set client [::resp::connect_unix $S($sid,unixsocket) {*}$connect_opts]
+        if {$opt(shm)} {
+            set client [connect_shm $S($sid,unixsocket) $connect_opts]
+        } else {
+            set client [::resp::connect_unix $S($sid,unixsocket) {*}$connect_opts]
+        }
     } else {
         set client [connect_to $sid $connect_opts]
     }

@@ -22,7 +22,7 @@ namespace eval ::harness {
     variable opt
     array set opt {
         time_factor 1 verbose 0 dont_clean 0 run_dir "" server ""
-        wrapper "" tags "" host "" port "" port_base 21000 port_range 500
+        wrapper "" tags "" host "" port "" port_base 21000 port_range 500 shm 0
     }
     variable port_cursor -1
     variable sleep_seq 0
