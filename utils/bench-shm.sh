@@ -44,7 +44,7 @@ sock=$tmp/redis.sock
 for f in "$server" "$bench"; do [ -x "$f" ] || { echo "missing $f: run make" >&2; exit 1; }; done
 
 port=$(free_port)
-pid=$(start_server "$server" "$port" --unixsocket "$sock" --unixsocketperm 700) || exit 1
+pid=$(start_server "$server" "$port" --unixsocket "$sock" --unixsocketperm 700 --shm-spin-us 20) || exit 1
 
 transport_args() { # tcp | unix | shm | shm-nospin
     case $1 in

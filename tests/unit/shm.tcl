@@ -231,11 +231,11 @@ start_server {tags {shm our-own} unixsocket 1} {
     # ---- the server's spin, INFO, the /dev/shm fallback ----
 
     test "shm-spin-us: CONFIG GET/SET and its bounds" {
-        assert_equal {shm-spin-us 20} [r config get shm-spin-us]
+        assert_equal {shm-spin-us 0} [r config get shm-spin-us]
         r config set shm-spin-us 5
         assert_equal {shm-spin-us 5} [r config get shm-spin-us]
         assert_error "*shm-spin-us*" {r config set shm-spin-us 1001}
-        r config set shm-spin-us 20
+        r config set shm-spin-us 0
     }
 
     test "INFO clients counts shm clients and upgrades" {
@@ -263,7 +263,7 @@ start_server {tags {shm our-own} unixsocket 1} {
         set hits [s shm_spin_hits]
         set bench [file join $::shm_tools_dir redis-benchmark]
         exec {*}$::harness::opt(wrapper) $bench -s [srv unixsocket] --shm -n 3000 -c 1 -P 1 -q -t ping
-        r config set shm-spin-us 20
+        r config set shm-spin-us 0
         if {[exec getconf _NPROCESSORS_ONLN] > 1} {
             assert {[s shm_spin_hits] > $hits}
         } else {
@@ -277,11 +277,11 @@ start_server {tags {shm our-own} unixsocket 1} {
         set c [shm_client]
         for {set i 0} {$i < 200} {incr i} { assert_equal PONG [$c ping] }
         $c close
-        r config set shm-spin-us 20
         assert_equal $spins [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
     }
 
     test "idle shm clients are never polled" {
+        r config set shm-spin-us 20
         set clients {}
         for {set i 0} {$i < 5} {incr i} {
             set c [shm_client]
@@ -295,6 +295,7 @@ start_server {tags {shm our-own} unixsocket 1} {
         assert_equal $spins [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
         assert_equal $spun [s shm_spin_time_usec]
         foreach c $clients { assert_equal PONG [$c ping]; $c close }
+        r config set shm-spin-us 0
     }
 
     test "the /dev/shm fallback: handshake and commands, nothing left in /dev/shm" {
@@ -362,7 +363,7 @@ start_server {tags {shm our-own}} {
         need_shm_tools
         set sock [file join $::shm_tmp killed.sock]
         set pid [exec {*}$::harness::opt(wrapper) $::harness::opt(server) --port 0 --unixsocket $sock \
-                     --save "" --logfile [file join $::shm_tmp killed.log] &]
+                     --save "" --dir $::shm_tmp --logfile [file join $::shm_tmp killed.log] &]
         try {
             wait_for_condition 100 50 { [file exists $sock] } else { fail "server did not start" }
             set out [file join $::shm_tmp wait-reply.out]
