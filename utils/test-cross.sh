@@ -31,7 +31,14 @@ for port in "$@"; do
     else
         p=${line%% *}; f=$(echo "$line" | awk '{print $3}' | tr -d ,)
         [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-        [ "$f" -ne 0 ] && grep -vE '^\[ok\]|^(gcc|[a-z0-9_]+-linux-gnu[a-z]*-(gcc|ar))' "$log" | tail -n 60 | sed "s/^/  [$port] /"
+        if [ "$f" -ne 0 ]; then
+            # each failed test with its indented details first (the tail
+            # below may have scrolled past them), then the log's end
+            awk '/^\[err\]/ {show = 1; n = 0; print; next}
+                 show && /^[ \t]/ && n < 25 {print; n++; next}
+                 {show = 0}' "$log" | sed "s/^/  [$port] /"
+            grep -vE '^\[ok\]|^(gcc|[a-z0-9_]+-linux-gnu[a-z]*-(gcc|ar))' "$log" | tail -n 60 | sed "s/^/  [$port] /"
+        fi
     fi
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
     rows+=("$(printf '%-9s %-8s %5ss  %s' "$port" "$canary" "$secs" "$line")")
