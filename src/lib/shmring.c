@@ -277,9 +277,29 @@ ssize_t shmringRead(shmring *r, void *buf, size_t len) {
 
 /* ---- the wait/wake protocol --------------------------------------------------- */
 
+/* The store-load fence of the handshake (shmring.h): a store of ours must
+ * be visible before we load the peer's. QEMU user-mode emulation (Debian
+ * 12's 7.2) translates ARMv6's barrier, the CP15 DMB, as a no-op, so on an
+ * x86 host the emulated store could still sit in the store buffer when the
+ * load runs, and both sides sleep: a lost wake-up, reproduced by
+ * test_shmring's ping-pong under qemu-arm -cpu arm1176 (2 runs in 7 before
+ * this, 0 in 8 after). An atomic read-modify-write is emulated with a
+ * locked host instruction, which is a full fence on the host as well; on
+ * a real ARMv6 it is one more atomic next to the barrier. ARMv7's DMB and
+ * the other targets' fences are emulated faithfully (SPARC's MEMBAR is a
+ * no-op in 7.2 too, but 7.2 orders every emulated SPARC load after earlier
+ * stores). */
+static void storeLoadFence(void) {
+    atomic_thread_fence(memory_order_seq_cst);
+#if defined(__ARM_ARCH) && __ARM_ARCH < 7
+    static _Atomic uint32_t fence_word;
+    atomic_fetch_add_explicit(&fence_word, 1, memory_order_seq_cst);
+#endif
+}
+
 int shmringConsumerPrepareSleep(shmring *r) {
     atomic_store_explicit(ctlField(r->ctl, CTL_CONSUMER_SLEEPING), 1, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_seq_cst);
+    storeLoadFence();
     ssize_t avail = shmringReadable(r);
     if (avail < 0) return SHMRING_ERR;
     return avail > 0;
@@ -291,7 +311,7 @@ void shmringConsumerStayAwake(shmring *r) {
 
 int shmringProducerPrepareSleep(shmring *r) {
     atomic_store_explicit(ctlField(r->ctl, CTL_PRODUCER_SLEEPING), 1, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_seq_cst);
+    storeLoadFence();
     ssize_t room = shmringWritable(r);
     if (room < 0) return SHMRING_ERR;
     return room > 0;
@@ -300,7 +320,7 @@ int shmringProducerPrepareSleep(shmring *r) {
 int shmringTakeWakeRequest(shmring *r) {
     int producer = r->role == SHMRING_PRODUCER;
     _Atomic uint32_t *flag = ctlField(r->ctl, producer ? CTL_CONSUMER_SLEEPING : CTL_PRODUCER_SLEEPING);
-    atomic_thread_fence(memory_order_seq_cst);
+    storeLoadFence();
     if (atomic_load_explicit(flag, memory_order_relaxed) == 0) return 0;
     if (atomic_exchange_explicit(flag, 0, memory_order_acq_rel) == 0) return 0;
     _Atomic uint32_t *count = ctlField(r->ctl, producer ? CTL_PRODUCER_WAKES : CTL_CONSUMER_WAKES);

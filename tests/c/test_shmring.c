@@ -3,7 +3,9 @@
  * the sleep/wake handshake (and a spinning consumer's withdrawal), sealing,
  * the /dev/shm fallback, and stress runs between two threads and
  * between two processes that move random-sized writes (1 byte to several
- * ring lengths) through a small ring and check every byte.
+ * ring lengths) through a small ring and check every byte, and a ping-pong
+ * of single bytes in which every round trip goes through the sleep/wake
+ * handshake (the race a lost wake-up comes from).
  *
  * The stress volume scales with TEST_SCALE (test_scaled); a QEMU run may
  * shrink it. The waits use the real protocol (eventfds, poll), so a lost
@@ -405,6 +407,101 @@ static void test_stress_processes(void) {
     shmringSegmentRelease(&seg);
 }
 
+/* ---- ping-pong: every round trip goes through the sleep/wake handshake --------- */
+
+/* One side of a ping-pong over a segment: it sends one byte on `out`, then
+ * waits for the peer's byte on `in` the way the transport does -- either
+ * asleep at once (announce, look again, poll the eventfd), or like the
+ * server's spin (withdraw the announcement, poll the ring a little, then
+ * announce and look again before sleeping). A lost wake-up leaves both
+ * sides asleep with a byte in a ring: the poll limit turns it into an
+ * error instead of a hang. */
+typedef struct pingSide {
+    shmringSegment *seg;
+    shmringDirection out_dir;  /* the ring this side produces into */
+    int my_efd, peer_efd;
+    unsigned rounds;
+    int serve_first;           /* 1: wait for a byte before sending one */
+    int spin;                  /* 1: the server's stay-awake spin before sleeping */
+    int errors;
+    unsigned sleeps;
+} pingSide;
+
+static int pingAwait(pingSide *s, shmring *in) {
+    if (s->spin) {
+        shmringConsumerStayAwake(in);
+        for (int i = 0; i < 64; i++) {
+            if (shmringReadable(in) != 0) return 0;
+            shmringCpuRelax();
+        }
+    }
+    for (;;) {
+        shmringDrain(s->my_efd);
+        int ready = shmringConsumerPrepareSleep(in);
+        if (ready != 0) return ready < 0 ? -1 : 0;
+        s->sleeps++;
+        struct pollfd pfd = {.fd = s->my_efd, .events = POLLIN};
+        int rc;
+        do rc = poll(&pfd, 1, 2000 * time_factor());
+        while (rc == -1 && errno == EINTR);
+        if (rc != 1) return -1; /* two seconds without the peer's byte */
+        if (shmringReadable(in) != 0) return 0;
+    }
+}
+
+static void *pingRun(void *arg) {
+    pingSide *s = arg;
+    shmring out, in;
+    shmringOpen(&out, s->seg, s->out_dir, SHMRING_PRODUCER);
+    shmringOpen(&in, s->seg, s->out_dir == SHMRING_REQUESTS ? SHMRING_REPLIES : SHMRING_REQUESTS, SHMRING_CONSUMER);
+    unsigned char byte;
+    for (unsigned i = 0; i < s->rounds && !s->errors; i++) {
+        for (int step = 0; step < 2; step++) {
+            if ((step == 0) == (s->serve_first != 0)) {
+                if (pingAwait(s, &in) == -1 || shmringRead(&in, &byte, 1) != 1 || byte != (unsigned char)i) {
+                    s->errors++;
+                    break;
+                }
+                if (shmringTakeWakeRequest(&in)) shmringSignal(s->peer_efd);
+            } else {
+                byte = (unsigned char)i;
+                if (shmringWrite(&out, &byte, 1) != 1) { s->errors++; break; }
+                if (shmringTakeWakeRequest(&out)) shmringSignal(s->peer_efd);
+            }
+        }
+    }
+    return NULL;
+}
+
+static void runPingPong(int server_spins) {
+    shmringSegment seg;
+    CHECK(shmringSegmentCreate(&seg, 4096) == SHMRING_OK);
+    int efd_client = shmringEventfd(), efd_server = shmringEventfd();
+    unsigned rounds = (unsigned)test_scaled(20000);
+    pingSide client = {.seg = &seg, .out_dir = SHMRING_REQUESTS, .my_efd = efd_client,
+                       .peer_efd = efd_server, .rounds = rounds};
+    pingSide server = {.seg = &seg, .out_dir = SHMRING_REPLIES, .my_efd = efd_server,
+                       .peer_efd = efd_client, .rounds = rounds, .serve_first = 1, .spin = server_spins};
+    pthread_t tc, ts;
+    pthread_create(&ts, NULL, pingRun, &server);
+    pthread_create(&tc, NULL, pingRun, &client);
+    pthread_join(tc, NULL);
+    if (client.errors) shmringSignal(efd_server); /* the server may be waiting for a byte that won't come */
+    pthread_join(ts, NULL);
+    CHECK_EQ_INT(client.errors, 0);
+    CHECK_EQ_INT(server.errors, 0);
+    printf("    %u round trips (server %s): client slept %u times, server %u times\n", rounds,
+           server_spins ? "spinning" : "sleeping at once", client.sleeps, server.sleeps);
+    close(efd_client);
+    close(efd_server);
+    shmringSegmentRelease(&seg);
+}
+
+static void test_pingpong_wakeups(void) {
+    runPingPong(0);
+    runPingPong(1);
+}
+
 TEST_MAIN(
     RUN(test_round_size);
     RUN(test_create_and_attach);
@@ -416,4 +513,5 @@ TEST_MAIN(
     RUN(test_wake_handshake);
     RUN(test_stress_threads);
     RUN(test_stress_processes);
+    RUN(test_pingpong_wakeups);
 )
