@@ -354,12 +354,16 @@ test-forkless: all $(BUILD)/no-fork-launcher
 # The command suite through the shared-memory transport: every server of
 # these files also gets a unix socket and every test client speaks to it
 # through the rings (./runtest --shm, relayed by utils/shm-example.c).
-# Files that check client addresses, CLIENT LIST/KILL fields or auth before
-# the upgrade are not in the list (their clients are unix-socket ones here).
+# Left out: files about client addresses and CLIENT LIST/KILL/NO-EVICT
+# fields (client, client-eviction, reset), auth before the upgrade (acl,
+# auth), and the connection being closed by the server (protocol errors,
+# QUIT: the relay and Tcl see the close late).
 SHM_FILES ?= unit/type/string unit/type/incrbyfloat unit/type/hash unit/type/set unit/type/zset \
 	     unit/type/list unit/type/list-blocking unit/type/stream unit/type/stream-cgroups unit/type/geo \
 	     unit/multi unit/expire unit/scripting unit/functions unit/keyspace unit/bitops \
-	     unit/hyperloglog unit/sort unit/scan unit/notify unit/dump
+	     unit/hyperloglog unit/sort unit/scan unit/notify unit/dump unit/pubsub unit/tracking \
+	     unit/type/encodings unit/info unit/latency unit/memory unit/slowlog unit/maxmemory \
+	     unit/replybuf unit/argpool unit/commands unit/command-keyspecs unit/scripting-apps
 test-shm: all
 	@utils/need-tools.sh tclsh:tcl cc:gcc
 	./runtest --shm --server $(SERVER) --wrapper "$(PORT_QEMU)" --time-factor $(PORT_TIME_FACTOR) \

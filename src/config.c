@@ -267,7 +267,7 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("shm-enabled", NULL, 0, shm_enabled, "yes", NULL),
     LL_CONFIG("shm-ring-size", NULL, CF_MEMORY, shm_ring_size, 4096, 256 * MB, "1mb", NULL),
     UINT_CONFIG("shm-max-clients", NULL, 0, shm_max_clients, 0, 65535, "256", NULL),
-    UINT_CONFIG("shm-spin-us", NULL, 0, shm_spin_us, 0, 1000, "0", NULL),
+    UINT_CONFIG("shm-spin-us", NULL, 0, shm_spin_us, 0, 1000, "20", NULL),
     BOOL_CONFIG("shm-force-devshm", NULL, CF_HIDDEN, shm_force_devshm, "no", NULL),
     UINT_CONFIG("maxclients", NULL, 0, maxclients, 1, UINT_MAX, "10000", applyMaxclients),
     SPECIAL_CONFIG("requirepass", NULL, CF_SENSITIVE, requirepass_special, "", NULL),

@@ -743,8 +743,9 @@ static int clientIsIdleTooLong(client *c, long long now_ms) {
 /* A query buffer keeps its room between requests (no reallocation per read)
  * but doesn't waste more than 4 KB for long: it is freed once the client
  * has been quiet for 2 s, and trimmed to the peak seen since the last visit
- * (or the bulk being read) when it is over 32 KB and twice that peak -- a
- * buffer grown by one big request. The peak restarts at each visit. */
+ * when it is over 32 KB and twice that peak -- a buffer grown by one big
+ * request. The peak restarts at each visit; a big argument being read
+ * counts with its announced length, so its buffer is left alone. */
 static void resizeQueryBuffer(client *c, long long now_ms) {
     if (c->qb_pos == 0 && sdsavail(c->querybuf) > 4 * 1024) {
         size_t size = sdsalloc(c->querybuf);
@@ -753,8 +754,11 @@ static void resizeQueryBuffer(client *c, long long now_ms) {
         } else if (size > QUERYBUF_RESIZE_THRESHOLD && size / 2 > c->querybuf_peak) {
             size_t keep = sdslen(c->querybuf);
             if (keep < c->querybuf_peak) keep = c->querybuf_peak;
-            if (c->bulklen > 0 && keep < (size_t)c->bulklen) keep = (size_t)c->bulklen;
-            c->querybuf = sdsResize(c->querybuf, keep, 1);
+            /* a trim, never a growth: the peak counts a big argument's
+             * announced length, and reserving that would undo what
+             * bigArgReadRoom() saves (a header and three bytes made this
+             * 256 MB) */
+            if (keep < size) c->querybuf = sdsResize(c->querybuf, keep, 1);
         }
     }
     c->querybuf_peak = sdslen(c->querybuf);

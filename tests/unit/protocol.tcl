@@ -362,6 +362,24 @@ start_server {tags {protocol}} {
         assert_lessthan $grown [expr {8 * 1024 * 1024}] "used_memory grew by $grown bytes for 8 idle headers"
     }
 
+    test "An announced 256 MB argument whose first bytes come in a second read reserves nothing, even after a cron visit" {
+        if {[s server_name] eq ""} { skip "Redis 7.0 reserves the announced length at once" }
+        set before [s used_memory]
+        set c [raw_client]
+        $c write "*2\r\n\$3\r\nGET\r\n\$268435456\r\n"
+        $c flush
+        wait_for_condition 100 20 {[regexp {argv-mem=3 } [r client list]]} else { fail "header not read" }
+        $c write "abc"
+        $c flush
+        wait_for_condition 100 20 {[regexp {qbuf=3 } [r client list]]} else { fail "bytes not read" }
+        # the cron visits each client about once a second and trims query
+        # buffers: it must not grow this one to the announced length
+        after [expr {1500 * $::harness::opt(time_factor)}]
+        set grown [expr {[s used_memory] - $before}]
+        $c close
+        assert_lessthan $grown [expr {1024 * 1024}] "used_memory grew by $grown bytes"
+    }
+
     test "Idle clients that announce a million arguments cost little memory" {
         set grown [idle_headers_memory "*1000000\r\n\$3\r\nSET\r\n" {argv-mem=3 }]
         assert_lessthan $grown [expr {8 * 1024 * 1024}] "used_memory grew by $grown bytes for 8 idle headers"

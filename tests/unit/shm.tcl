@@ -231,11 +231,11 @@ start_server {tags {shm our-own} unixsocket 1} {
     # ---- the server's spin, INFO, the /dev/shm fallback ----
 
     test "shm-spin-us: CONFIG GET/SET and its bounds" {
-        assert_equal {shm-spin-us 0} [r config get shm-spin-us]
+        assert_equal {shm-spin-us 20} [r config get shm-spin-us]
         r config set shm-spin-us 5
         assert_equal {shm-spin-us 5} [r config get shm-spin-us]
         assert_error "*shm-spin-us*" {r config set shm-spin-us 1001}
-        r config set shm-spin-us 0
+        r config set shm-spin-us 20
     }
 
     test "INFO clients counts shm clients and upgrades" {
@@ -263,7 +263,7 @@ start_server {tags {shm our-own} unixsocket 1} {
         set hits [s shm_spin_hits]
         set bench [file join $::shm_tools_dir redis-benchmark]
         exec {*}$::harness::opt(wrapper) $bench -s [srv unixsocket] --shm -n 3000 -c 1 -P 1 -q -t ping
-        r config set shm-spin-us 0
+        r config set shm-spin-us 20
         if {[exec getconf _NPROCESSORS_ONLN] > 1} {
             assert {[s shm_spin_hits] > $hits}
         } else {
@@ -295,7 +295,7 @@ start_server {tags {shm our-own} unixsocket 1} {
         assert_equal $spins [expr {[s shm_spin_hits] + [s shm_spin_misses]}]
         assert_equal $spun [s shm_spin_time_usec]
         foreach c $clients { assert_equal PONG [$c ping]; $c close }
-        r config set shm-spin-us 0
+        r config set shm-spin-us 20
     }
 
     test "the /dev/shm fallback: handshake and commands, nothing left in /dev/shm" {
