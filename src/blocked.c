@@ -180,6 +180,19 @@ int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout_ms) 
     return C_OK;
 }
 
+int getMsTimeoutFromObjectOrReply(client *c, robj *object, long long *deadline_ms) {
+    long long ms;
+    if (getLongLongFromObjectOrReply(c, object, &ms, "timeout is not an integer or out of range") != C_OK)
+        return C_ERR;
+    if (ms < 0) {
+        addReplyError(c, "timeout is negative");
+        return C_ERR;
+    }
+    long long now = mstime();
+    *deadline_ms = ms > 0 && ms <= LLONG_MAX - now ? now + ms : 0;
+    return C_OK;
+}
+
 static void unblockClient(client *c);
 
 /* A command counts as one call when it completes (served or timed out),

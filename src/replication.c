@@ -1041,20 +1041,6 @@ static void requestAcks(void) {
     feedPlain("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
 }
 
-/* WAIT's timeout: integer milliseconds (BLPOP's are float seconds), 0 for
- * none; the absolute deadline in *deadline (0: none). */
-static int getWaitDeadlineOrReply(client *c, robj *arg, long long *deadline) {
-    long long ms;
-    if (getLongLongFromObjectOrReply(c, arg, &ms, "timeout is not an integer or out of range") != C_OK) return C_ERR;
-    if (ms < 0) {
-        addReplyError(c, "timeout is negative");
-        return C_ERR;
-    }
-    long long now = mstime();
-    *deadline = ms > 0 && ms <= LLONG_MAX - now ? now + ms : 0; /* beyond: forever, as 7.0 */
-    return C_OK;
-}
-
 void waitCommand(client *c) {
     if (replicationIsReplica()) {
         addReplyError(c, "WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
@@ -1065,7 +1051,7 @@ void waitCommand(client *c) {
     long numreplicas;
     long long deadline;
     if (getLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
-    if (getWaitDeadlineOrReply(c, c->argv[2], &deadline) != C_OK) return;
+    if (getMsTimeoutFromObjectOrReply(c, c->argv[2], &deadline) != C_OK) return;
     long long target = c->repl ? c->repl->woff : 0;
     /* Redis feeds a transaction's writes to the stream as they run: a WAIT
      * after one counts the replicas that have it, none yet. Ours are queued

@@ -1166,6 +1166,9 @@ void zsetStoreResult(client *c, robj *dstkey, robj *dst, const char *event, size
  * inside MULTI/EXEC (clientMayBlock() says whether it may): it then replies
  * as if the timeout had expired. */
 int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout_ms); /* absolute ms, 0 = forever */
+/* The same for a timeout in integer milliseconds (XREAD BLOCK, WAIT); one
+ * whose deadline would pass LLONG_MAX blocks forever, as in Redis 7.0. */
+int getMsTimeoutFromObjectOrReply(client *c, robj *object, long long *deadline_ms);
 void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms);
 void signalKeyAsReady(redisDb *db, robj *key, int type);
 void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist */

@@ -958,26 +958,6 @@ typedef struct streamReadArgs {
     int noack;
 } streamReadArgs;
 
-/* BLOCK's milliseconds, as an absolute deadline (0 = forever). */
-static int getTimeoutMsFromObjectOrReply(client *c, robj *o, long long *timeout) {
-    long long ms;
-    if (getLongLongFromObjectOrReply(c, o, &ms, "timeout is not an integer or out of range") != C_OK) return C_ERR;
-    if (ms < 0) {
-        addReplyError(c, "timeout is negative");
-        return C_ERR;
-    }
-    if (ms > 0) {
-        long long now = mstime();
-        if (ms > LLONG_MAX - now) {
-            addReplyError(c, "timeout is out of range");
-            return C_ERR;
-        }
-        ms += now;
-    }
-    *timeout = ms;
-    return C_OK;
-}
-
 /* Options of XREAD / XREADGROUP; -1 after replying with an error. */
 static int parseReadArgs(client *c, int group_cmd, streamReadArgs *a) {
     memset(a, 0, sizeof(*a));
@@ -987,7 +967,7 @@ static int parseReadArgs(client *c, int group_cmd, streamReadArgs *a) {
         robj *o = c->argv[i];
         if (ownWord(o, "block") && moreargs) {
             i++;
-            if (getTimeoutMsFromObjectOrReply(c, c->argv[i], &a->timeout) != C_OK) return -1;
+            if (getMsTimeoutFromObjectOrReply(c, c->argv[i], &a->timeout) != C_OK) return -1;
         } else if (ownWord(o, "count") && moreargs) {
             i++;
             if (getLongLongFromObjectOrReply(c, c->argv[i], &a->count, NULL) != C_OK) return -1;

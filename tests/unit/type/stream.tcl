@@ -316,6 +316,22 @@ start_server {tags {stream}} {
         assert_error "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead." {r xread noack streams s 0}
     }
 
+    test "XREAD BLOCK with a timeout past the end of time waits like BLOCK 0 (Redis 7.0)" {
+        r del s
+        set rd [redis_deferring_client]
+        $rd client id
+        set id [$rd read]
+        $rd xread block 9223372036854775807 streams s $
+        wait_for_condition 50 20 {[s blocked_clients] == 1} else { fail "not blocked" }
+        r xadd s 1-1 a 1
+        assert_equal {{s {{1-1 {a 1}}}}} [$rd read]
+        $rd xread block 9223372036854775000 streams s $
+        wait_for_condition 50 20 {[s blocked_clients] == 1} else { fail "not blocked" }
+        assert_equal 1 [r client unblock $id]
+        assert_equal {} [$rd read]
+        $rd close
+    }
+
     test "XREAD BLOCK is served at once when there is data" {
         r del s
         r xadd s 1-1 a 1
