@@ -52,7 +52,10 @@
  * bucket (a few keys) or every part of a big value; INFO's
  * forkless_longest_slice_us / _cpu_us say how long the longest took
  * (also the latency monitor's "forkless-slice" / "-barrier" / "-end"
- * events). While clients are being served, they get at least as much time
+ * events), and forkless_longest_slice_usage / forkless_slices_usage where
+ * its wall time went: CPU, run delay (runnable while another thread ran),
+ * page faults, context switches (usageRead). Freeing the done sets at the
+ * end is bounded by the same clock. While clients are being served, they get at least as much time
  * between two slices as the last slice took; an idle server gives the
  * snapshot all of it.
  *
@@ -68,9 +71,13 @@
  * on the thread that owns it); a writer thread of this file writes them
  * through persistio, fsyncs every 4 MB (rdb-save- / aof-rewrite-
  * incremental-fsync) and at the end, and the main thread polls for the end
- * before the caller renames the file into place. The bytes queued for it
- * count as pending memory too: past forkless-max-pending-memory the main
- * thread waits for the disk instead of queueing more. With
+ * before the caller renames the file into place. The main thread hands
+ * the bytes over once per event-loop pass, with a trylock, never in the
+ * middle of a slice and never waiting (writerPoll: why, there). The bytes
+ * queued for the thread count as pending memory too: while it has more
+ * than 16 MB (or half of forkless-max-pending-memory) queued, slices stop
+ * and wait for the next passes; only a barrier past the cap waits for the
+ * disk (that pause is the cap's purpose). With
  * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
  * and fsyncs its directory, as a fork child does, off the event loop. The
  * thread takes a fork child's scheduling too (bgsave_cpulist, bgchild-nice,
@@ -80,8 +87,13 @@
  * bucket of n keys the next one waits n times the delay.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <time.h>
+#if defined(__linux__) && !defined(RUSAGE_THREAD)
+#define RUSAGE_THREAD 1
+#endif
 
 #include "snapshot.h"
 #include "aof.h"
@@ -94,7 +106,8 @@
 #define SLICE_US 1000                       /* the time one slice may take */
 #define FLUSH_AT_BYTES (64 * 1024)          /* the format's bytes go to the writer thread at this size */
 #define DONE_ENTRY_OVERHEAD 48              /* dict entry + sds header, roughly, per key in a done set */
-#define DONE_FREED_PER_SLICE 4096           /* done-set entries freed per slice once every key is written */
+#define DONE_FREED_PER_STEP 256             /* done-set entries freed between two looks at the clock, at the end */
+#define QUEUE_LIMIT_BYTES (16 * 1024 * 1024) /* slices wait while the writer thread has more than this queued */
 #define BIG_VALUE_ELEMENTS 1024             /* a collection with more elements is written in parts */
 #define ELEMENTS_PER_CLOCK_CHECK 64         /* elements of a big value written between two looks at the clock */
 
@@ -131,7 +144,19 @@ static dictType doneSetType = {
 
 /* The writer thread: chunks of the file, in order, written and fsynced
  * (every 4 MB with rdb-save- / aof-rewrite-incremental-fsync, and at the
- * end) off the main thread. */
+ * end) off the main thread.
+ *
+ * The main thread never waits for it inside a slice or a barrier (but for
+ * the cap: below). It stages chunks on a list of its own and hands them
+ * over with a trylock, once per event-loop pass (writerPoll, at the top of
+ * each slice) and not in the middle of a slice: waking the thread there
+ * let it preempt the slice on a shared core (it had slept, so the
+ * scheduler favours it), which made a 1 ms slice take 1.5-2 ms of wall
+ * time. A busy lock (the thread holds it for a few list operations, but
+ * may be descheduled meanwhile) only means the hand-over waits for the
+ * next pass. What the thread has written, failed or finished is read at
+ * the same moment, so the main thread's view of the queue may be a pass
+ * late, never early. */
 typedef struct chunk {
     sds bytes;
     struct chunk *next;
@@ -142,20 +167,37 @@ static struct {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;      /* a chunk came, or one was written */
-    chunk *head, *tail;
-    size_t queued;            /* bytes waiting */
-    int fd;
-    int incremental_fsync;
+    /* shared, under the lock */
+    chunk *head, *tail;       /* handed over, not written yet */
+    size_t written;           /* bytes written (or dropped after a failure) */
     int failed, err;          /* the first error, and its errno */
     int finished;             /* the last chunk is written and fsynced (or failed) */
     char *rename_from, *rename_to; /* snapshotRenameWhenDone: moved into place by the thread */
     int rename_failed;
+    long long cpu_us;         /* the thread's CPU time, set as it ends */
+    /* set before the thread starts */
+    int fd;
+    int incremental_fsync;
     char cpulist[128];        /* bgsave_cpulist when the snapshot started */
+    /* the main thread's own */
+    chunk *staged_head, *staged_tail; /* built, not handed over yet */
+    size_t pushed;            /* bytes built so far */
+    size_t written_seen;      /* `written`, `failed`, `finished` as of the last hand-over */
+    int failed_seen, finished_seen;
 } wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
+
+/* What a slice used, or the sum over slices (usageRead). */
+typedef struct sliceUsage {
+    long long wall_us, cpu_us, run_delay_us;
+    long long minflt, majflt, vol_switches, invol_switches;
+} sliceUsage;
 
 static struct {
     int active;
     int finishing;            /* everything is handed to the writer thread: waiting for it */
+    int in_slice;             /* sliceProc is running: nothing may wait for the writer thread */
+    dictIterator *free_it;    /* freeDoneSets: the walk of done set free_j */
+    int free_j;
     int fd;
     const snapshotFormat *fmt;
     void *out;                /* fmt's writer */
@@ -179,7 +221,13 @@ static struct {
     long long longest_slice_cpu_us; /* the same in CPU time: a slice the scheduler paused shows here as short */
     long long longest_barrier_us;   /* the longest write barrier: a big value's rest, or everything at the cap */
     long long cap_hits;
-} snap = {.fd = -1, .timer_id = -1};
+    long long slices;         /* of the running or the last snapshot; and what they used: */
+    sliceUsage slices_usage, longest_slice_usage;
+    long long writer_cpu_us;  /* the last snapshot's writer thread */
+    int schedstat_fd;         /* the main thread's /proc/thread-self/schedstat while a snapshot runs */
+} snap = {.fd = -1, .timer_id = -1, .schedstat_fd = -1};
+
+static long long threadCpuUs(void);
 
 static void writeChunk(chunk *ch, size_t *since_fsync) {
     size_t len = sdslen(ch->bytes);
@@ -230,14 +278,17 @@ static void *writerMain(void *arg) {
         if (!failed) writeChunk(ch, &since_fsync); /* after a failure the rest is only dropped */
         if (ch->last) renameIntoPlace();
         pthread_mutex_lock(&wr.lock);
-        wr.queued -= sdslen(ch->bytes);
+        wr.written += sdslen(ch->bytes);
         int last = ch->last;
         if (last) wr.finished = 1;
         pthread_cond_broadcast(&wr.cond);
         pthread_mutex_unlock(&wr.lock);
         sdsfree(ch->bytes);
         zfree(ch);
-        if (last) return NULL;
+        if (last) {
+            wr.cpu_us = threadCpuUs(); /* read after the join */
+            return NULL;
+        }
     }
 }
 
@@ -253,57 +304,79 @@ static void writerStart(int fd, int incremental_fsync) {
     wr.incremental_fsync = incremental_fsync;
     wr.failed = wr.err = wr.finished = 0;
     writerForgetRename();
-    wr.queued = 0;
+    wr.head = wr.tail = wr.staged_head = wr.staged_tail = NULL;
+    wr.written = wr.pushed = wr.written_seen = 0;
+    wr.failed_seen = wr.finished_seen = 0;
+    wr.cpu_us = 0;
     snprintf(wr.cpulist, sizeof wr.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
     if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
 }
 
+/* Stages a chunk: the thread gets it at the next hand-over. */
 static void writerPush(sds bytes, int last) {
     chunk *ch = zmalloc(sizeof(*ch));
     ch->bytes = bytes;
     ch->next = NULL;
     ch->last = last;
-    pthread_mutex_lock(&wr.lock);
-    if (wr.tail) wr.tail->next = ch;
-    else wr.head = ch;
-    wr.tail = ch;
-    wr.queued += sdslen(bytes);
-    pthread_cond_broadcast(&wr.cond);
+    if (wr.staged_tail) wr.staged_tail->next = ch;
+    else wr.staged_head = ch;
+    wr.staged_tail = ch;
+    wr.pushed += sdslen(bytes);
+}
+
+/* Under the lock: the staged chunks go to the thread (woken if there were
+ * any), and its progress is read. */
+static void handOverLocked(void) {
+    if (wr.staged_head) {
+        if (wr.tail) wr.tail->next = wr.staged_head;
+        else wr.head = wr.staged_head;
+        wr.tail = wr.staged_tail;
+        wr.staged_head = wr.staged_tail = NULL;
+        pthread_cond_signal(&wr.cond);
+    }
+    wr.written_seen = wr.written;
+    wr.failed_seen = wr.failed;
+    wr.finished_seen = wr.finished;
+}
+
+/* The hand-over, unless the thread holds the lock right now: then at the
+ * next call. Never waits. */
+static void writerPoll(void) {
+    if (pthread_mutex_trylock(&wr.lock) != 0) return;
+    handOverLocked();
     pthread_mutex_unlock(&wr.lock);
 }
 
-/* Waits until the thread has no more than `bytes` queued. */
+/* Bytes built and not written yet, as of the last hand-over (never less
+ * than what is really waiting). */
+static size_t writerQueued(void) { return wr.pushed - wr.written_seen; }
+
+static int writerFailed(void) { return wr.failed_seen; }
+
+static int writerFinished(void) { return wr.finished_seen; }
+
+/* The cap's long pause (not a slice's): hands everything over and waits
+ * until the thread has no more than `bytes` queued. */
 static void writerWaitBelow(size_t bytes) {
     pthread_mutex_lock(&wr.lock);
-    while (wr.queued > bytes && !wr.failed) pthread_cond_wait(&wr.cond, &wr.lock);
+    handOverLocked();
+    while (wr.pushed - wr.written > bytes && !wr.failed) pthread_cond_wait(&wr.cond, &wr.lock);
+    handOverLocked();
     pthread_mutex_unlock(&wr.lock);
 }
 
-static size_t writerQueued(void) {
+/* The hand-over, waiting for the lock if need be (abort, stop). */
+static void writerHandOver(void) {
     pthread_mutex_lock(&wr.lock);
-    size_t n = wr.queued;
+    handOverLocked();
     pthread_mutex_unlock(&wr.lock);
-    return n;
-}
-
-static int writerFailed(void) {
-    pthread_mutex_lock(&wr.lock);
-    int f = wr.failed;
-    pthread_mutex_unlock(&wr.lock);
-    return f;
-}
-
-static int writerFinished(void) {
-    pthread_mutex_lock(&wr.lock);
-    int f = wr.finished;
-    pthread_mutex_unlock(&wr.lock);
-    return f;
 }
 
 /* Ends the thread: `tail` (may be an empty sds) is the last chunk. Waits
  * for it. */
 static void writerStop(sds tail) {
     writerPush(tail, 1);
+    writerHandOver();
     pthread_join(wr.thread, NULL);
 }
 
@@ -318,13 +391,14 @@ static void notePeak(void) {
     if (now > snap.peak_bytes) snap.peak_bytes = now;
 }
 
-/* Hands the format's bytes to the writer thread. Past the cap, waits for
- * the disk rather than let the queue grow. */
+/* Stages the format's bytes for the writer thread. A barrier outside a
+ * slice, past the cap, waits for the disk rather than let the queue grow
+ * (a slice instead stops early and the next ones wait: sliceProc). */
 static void flushOutput(void) {
     if (snap.fmt->buffered(snap.out) == 0) return;
     writerPush(snap.fmt->take(snap.out), 0);
     size_t cap = server.forkless_max_pending_memory;
-    if (cap && writerQueued() > cap) writerWaitBelow(cap / 2);
+    if (!snap.in_slice && cap && writerQueued() > cap) writerWaitBelow(cap / 2);
 }
 
 static void writeKey(tableCursor *c, kvobj *o) {
@@ -363,25 +437,34 @@ static int passDone(tableCursor *c, kvobj *o) {
 static void finishCursor(tableCursor *c) { c->finished = 1; }
 
 /* Frees up to `max` entries of the (finished) done sets: 1 while some are
- * left. */
+ * left. One safe iterator walks each set across calls (deleting the entry
+ * it returned is allowed), so every bucket is looked at once in all:
+ * starting a walk at bucket 0 on each call would scan the emptied front
+ * of a big set again and again. */
 static int freeDoneSets(int max) {
-    for (int j = 0; j < snap.ncursors && max > 0; j++) {
-        tableCursor *c = &snap.cursors[j];
-        if (dictSize(c->done) == 0) continue;
-        dictIterator *it = dictGetSafeIterator(c->done);
-        dictEntry *de;
-        while (max > 0 && (de = dictNext(it)) != NULL) {
-            size_t bytes = sdslen(dictGetKey(de)) + DONE_ENTRY_OVERHEAD;
-            dictDelete(c->done, dictGetKey(de));
-            c->done_bytes -= bytes;
-            snap.done_bytes -= bytes;
-            max--;
+    while (max > 0 && snap.free_j < snap.ncursors) {
+        tableCursor *c = &snap.cursors[snap.free_j];
+        if (snap.free_it == NULL) snap.free_it = dictGetSafeIterator(c->done);
+        dictEntry *de = dictNext(snap.free_it);
+        if (de == NULL) {
+            dictReleaseIterator(snap.free_it);
+            snap.free_it = NULL;
+            snap.free_j++;
+            continue;
         }
-        dictReleaseIterator(it);
+        size_t bytes = sdslen(dictGetKey(de)) + DONE_ENTRY_OVERHEAD;
+        dictDelete(c->done, dictGetKey(de));
+        c->done_bytes -= bytes;
+        snap.done_bytes -= bytes;
+        max--;
     }
-    for (int j = 0; j < snap.ncursors; j++)
-        if (dictSize(snap.cursors[j].done)) return 1;
-    return 0;
+    return snap.free_j < snap.ncursors;
+}
+
+static void freeDoneSetsStop(void) {
+    if (snap.free_it) dictReleaseIterator(snap.free_it);
+    snap.free_it = NULL;
+    snap.free_j = 0;
 }
 
 /* ---- big values, in parts ------------------------------------------------------------------- */
@@ -668,7 +751,79 @@ const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbTake,
 
 /* ---- start, slices, end ---------------------------------------------------------------------- */
 
+/* Where a slice's wall time goes: its CPU time, the time it was runnable
+ * but another thread ran (run delay, Linux's schedstat), page faults and
+ * context switches (voluntary: it slept, waiting for something;
+ * involuntary: preempted). What is left of the wall time beyond CPU and
+ * run delay, with no switch, is time the machine took from it (a
+ * hypervisor's steal). INFO shows the longest slice's and the sum of all. */
+static void usageRead(sliceUsage *u) {
+    u->wall_us = ustime();
+    u->cpu_us = threadCpuUs();
+    u->run_delay_us = 0;
+    if (snap.schedstat_fd != -1) {
+        char buf[128];
+        ssize_t n = pread(snap.schedstat_fd, buf, sizeof buf - 1, 0);
+        unsigned long long ran_ns, waited_ns;
+        if (n > 0) {
+            buf[n] = 0;
+            if (sscanf(buf, "%llu %llu", &ran_ns, &waited_ns) == 2) u->run_delay_us = (long long)(waited_ns / 1000);
+        }
+    }
+    u->minflt = u->majflt = u->vol_switches = u->invol_switches = 0;
+#ifdef RUSAGE_THREAD
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+        u->minflt = ru.ru_minflt;
+        u->majflt = ru.ru_majflt;
+        u->vol_switches = ru.ru_nvcsw;
+        u->invol_switches = ru.ru_nivcsw;
+    }
+#endif
+}
+
+/* *u becomes what was used since *u was read; added to the sum. */
+static void usageEnd(sliceUsage *u) {
+    sliceUsage now;
+    usageRead(&now);
+    u->wall_us = now.wall_us - u->wall_us;
+    u->cpu_us = now.cpu_us - u->cpu_us;
+    u->run_delay_us = now.run_delay_us - u->run_delay_us;
+    u->minflt = now.minflt - u->minflt;
+    u->majflt = now.majflt - u->majflt;
+    u->vol_switches = now.vol_switches - u->vol_switches;
+    u->invol_switches = now.invol_switches - u->invol_switches;
+    sliceUsage *t = &snap.slices_usage;
+    t->wall_us += u->wall_us, t->cpu_us += u->cpu_us, t->run_delay_us += u->run_delay_us;
+    t->minflt += u->minflt, t->majflt += u->majflt;
+    t->vol_switches += u->vol_switches, t->invol_switches += u->invol_switches;
+    if (u->wall_us > snap.longest_slice_usage.wall_us) snap.longest_slice_usage = *u;
+}
+
+static void usageStart(void) {
+    memset(&snap.slices_usage, 0, sizeof(sliceUsage));
+    memset(&snap.longest_slice_usage, 0, sizeof(sliceUsage));
+    snap.slices = 0;
+#ifdef __linux__
+    snap.schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+#endif
+}
+
+static void usageStop(void) {
+    if (snap.schedstat_fd != -1) close(snap.schedstat_fd);
+    snap.schedstat_fd = -1;
+}
+
+static sds usageInfo(sds info, const char *name, const sliceUsage *u) {
+    return sdscatprintf(info,
+                        "%s:wall_us=%lld,cpu_us=%lld,run_delay_us=%lld,minflt=%lld,majflt=%lld,"
+                        "vol_switches=%lld,invol_switches=%lld\r\n",
+                        name, u->wall_us, u->cpu_us, u->run_delay_us, u->minflt, u->majflt, u->vol_switches,
+                        u->invol_switches);
+}
+
 static void releaseCursors(void) {
+    freeDoneSetsStop(); /* its iterator before the sets */
     for (int j = 0; j < snap.ncursors; j++) {
         tableCursor *c = &snap.cursors[j];
         dictRelease(c->done);
@@ -688,6 +843,7 @@ static void stop(void) {
     releaseCursors();
     close(snap.fd);
     snap.fd = -1;
+    usageStop();
     snap.active = snap.finishing = 0;
     snap.last_duration_us = ustime() - snap.start_us;
 }
@@ -695,6 +851,7 @@ static void stop(void) {
 /* The writer thread has written and fsynced everything (or failed). */
 static void complete(void) {
     pthread_join(wr.thread, NULL);
+    snap.writer_cpu_us = wr.cpu_us;
     int ok = !wr.failed;
     if (wr.rename_failed)
         serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", wr.rename_from,
@@ -713,6 +870,7 @@ static void startFinishing(void) {
     writerPush(snap.fmt->finish(snap.out), 1);
     snap.out = NULL;
     snap.finishing = 1;
+    writerPoll();
 }
 
 /* rdb-key-save-delay: the delay per key in microseconds, 0 for none. */
@@ -726,6 +884,7 @@ static long long threadCpuUs(void) {
     return 0;
 }
 
+
 /* While clients are served (commands ran since the last slice), they get
  * at least as much time between two slices as the last slice took: the
  * snapshot takes at most about half of a busy server, all of an idle one. */
@@ -734,8 +893,46 @@ static int clientsNeedTheTime(void) {
     return ustime() - snap.slice_end_us < snap.slice_len_us;
 }
 
+/* While the writer thread has more than this queued, slices wait for it
+ * (they never wait inside: the next one just starts later). */
+static size_t sliceQueueLimit(void) {
+    size_t cap = server.forkless_max_pending_memory;
+    return cap && cap / 2 < QUEUE_LIMIT_BYTES ? cap / 2 : QUEUE_LIMIT_BYTES;
+}
+
+/* Up to SLICE_US of work from `start`: buckets (or parts of a big value),
+ * then, once everything is written, the done sets' entries. 1 while
+ * something is left. */
+static int sliceWork(long long start, int *steps) {
+    long long now = start;
+    int more = 1, n;
+    while (now - start < SLICE_US && writerQueued() <= sliceQueueLimit()) {
+        if (keyDelayUs() && now < snap.paced_until_us) break;
+        if (more) more = step(&n);
+        else if (!freeDoneSets(DONE_FREED_PER_STEP)) return 0;
+        (*steps)++;
+        now = ustime();
+        if (more && n && keyDelayUs()) snap.paced_until_us += n * keyDelayUs(); /* on average one key per delay */
+    }
+    return 1;
+}
+
+static void noteSlice(long long start, long long cpu, int steps) {
+    long long now = ustime();
+    if (now - start > snap.longest_slice_us) snap.longest_slice_us = now - start;
+    LATENCY_SAMPLE("forkless-slice", (now - start) / 1000);
+    snap.slice_end_us = now;
+    snap.slice_len_us = now - start;
+    snap.commands_at_slice_end = server.stat_numcommands;
+    if (cpu > snap.longest_slice_cpu_us) snap.longest_slice_cpu_us = cpu;
+    if (cpu > 5 * SLICE_US) /* one step took that long: say which kind, for whoever chases it */
+        serverLog(LL_VERBOSE, "Forkless snapshot: a slice took %lld us of CPU in %d steps (%s, done sets %zu bytes)", cpu,
+                  steps, snap.big.c ? "in a big value" : "key by key", snap.done_bytes);
+}
+
 static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
+    writerPoll(); /* what the last slice or barriers built goes to the writer thread */
     if (snap.finishing) {
         if (!writerFinished()) return 1;
         snap.timer_id = -1; /* AE_NOMORE deletes it */
@@ -744,28 +941,24 @@ static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
         LATENCY_END("forkless-end", done_latency);
         return AE_NOMORE;
     }
-    if (clientsNeedTheTime()) return 0;
-    long long start = ustime(), now = start, cpu = threadCpuUs();
-    int more = 1, n, steps = 0;
-    while (more && now - start < SLICE_US) {
-        if (keyDelayUs() && now < snap.paced_until_us) break;
-        more = step(&n);
-        steps++;
-        now = ustime();
-        if (n && keyDelayUs()) snap.paced_until_us += n * keyDelayUs(); /* on average one key per delay */
+    if (writerFailed()) { /* after a write error the rest is not worth building */
+        startFinishing();
+        return 1;
     }
-    if (now - start > snap.longest_slice_us) snap.longest_slice_us = now - start;
-    LATENCY_SAMPLE("forkless-slice", (now - start) / 1000);
-    snap.slice_end_us = now;
-    snap.slice_len_us = now - start;
-    snap.commands_at_slice_end = server.stat_numcommands;
+    if (writerQueued() > sliceQueueLimit()) return 1; /* the disk is behind: let it catch up */
+    if (clientsNeedTheTime()) return 0;
+    sliceUsage usage;
+    usageRead(&usage);
+    long long start = ustime(), cpu = threadCpuUs();
+    int steps = 0;
+    snap.in_slice = 1;
+    int more = sliceWork(start, &steps);
+    snap.in_slice = 0;
     cpu = threadCpuUs() - cpu;
-    if (cpu > snap.longest_slice_cpu_us) snap.longest_slice_cpu_us = cpu;
-    if (cpu > 5 * SLICE_US) /* one step took that long: say which kind, for whoever chases it */
-        serverLog(LL_VERBOSE, "Forkless snapshot: a slice took %lld us of CPU in %d steps (%s, done sets %zu bytes)", cpu,
-                  steps, snap.big.c ? "in a big value" : "key by key", snap.done_bytes);
-    if (!more && freeDoneSets(DONE_FREED_PER_SLICE)) return 0;
-    if (!more || writerFailed()) { /* after a write error the rest is not worth building */
+    noteSlice(start, cpu, steps);
+    snap.slices++;
+    usageEnd(&usage);
+    if (!more) {
         startFinishing();
         return 1;
     }
@@ -796,6 +989,8 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
     snap.peak_bytes = 0;
     snap.longest_slice_us = snap.longest_slice_cpu_us = snap.longest_barrier_us = 0;
     snap.big_values = snap.big_barrier = 0;
+    snap.in_slice = 0;
+    usageStart();
     snap.start_us = ustime();
     snap.paced_until_us = snap.start_us;
     snap.snapshots++;
@@ -824,6 +1019,7 @@ void snapshotAbort(void) {
         pthread_mutex_unlock(&wr.lock);
         writerStop(sdsempty());
     } else {
+        writerHandOver(); /* the last chunk may still be staged */
         pthread_join(wr.thread, NULL);
     }
     writerForgetRename();
@@ -862,7 +1058,7 @@ int snapshotForkFailedFallback(int err, const char *what) {
 }
 
 sds snapshotInfoString(sds info) {
-    return sdscatprintf(info,
+    info = sdscatprintf(info,
                         "persistence_mode:%s\r\n"
                         "forkless_snapshot_in_progress:%d\r\n"
                         "forkless_snapshots:%lld\r\n"
@@ -876,9 +1072,14 @@ sds snapshotInfoString(sds info) {
                         "forkless_big_values:%lld\r\n"
                         "forkless_big_values_finished_by_barrier:%lld\r\n"
                         "forkless_last_snapshot_time_ms:%lld\r\n"
-                        "forkless_pending_cap_hits:%lld\r\n",
+                        "forkless_pending_cap_hits:%lld\r\n"
+                        "forkless_slices:%lld\r\n"
+                        "forkless_writer_cpu_us:%lld\r\n",
                         snapshotForklessWanted() ? "forkless" : "fork", snap.active, snap.snapshots,
                         snap.keys_written, snap.barrier_keys, snap.active ? pendingBytes() : (size_t)0,
                         snap.peak_bytes, snap.longest_slice_us, snap.longest_slice_cpu_us, snap.longest_barrier_us,
-                        snap.big_values, snap.big_barrier, snap.last_duration_us / 1000, snap.cap_hits);
+                        snap.big_values, snap.big_barrier, snap.last_duration_us / 1000, snap.cap_hits,
+                        snap.slices, snap.writer_cpu_us);
+    info = usageInfo(info, "forkless_slices_usage", &snap.slices_usage);
+    return usageInfo(info, "forkless_longest_slice_usage", &snap.longest_slice_usage);
 }

@@ -13,7 +13,12 @@
 #              pipelines and the machine's load give anyway
 #   slice_cpu  ours forkless: the longest slice in CPU time
 #              (forkless_longest_slice_cpu_us: what the snapshot itself
-#              holds the event loop for, without the machine's preemptions)
+#              holds the event loop for, without the machine's preemptions);
+#              below the table, where the longest slice's wall time and all
+#              slices' went (CPU, run delay: runnable while another thread
+#              ran, faults, voluntary / involuntary context switches; wall
+#              time beyond CPU + run delay with no switch is the machine's,
+#              e.g. a hypervisor's steal), and the writer thread's CPU time
 #   snap_lat   the longest stall of the snapshot's own events in the
 #              server's latency monitor (threshold 1 ms, wall time): fork,
 #              or forkless-slice / -barrier / -end; "<1" when none reached
@@ -142,7 +147,11 @@ run() {
         "$srv" "$lat" "$cmd" \
         "$((rss0 / 1024))->$((peak / 1024))MB" "$(ratio "$peak" "$rss0")" "$((t1 - t0))" \
         "$(( (c1 - c0) * 1000 / (t1 - t0 + 1) ))" "$base_ops" "$status" "$([ "$keys_after" = "$keys" ] || echo "keys now $keys_after")"
-    [[ "$label" == "ours forkless"* ]] && echo "    forkless: longest slice $(info_field "$port" forkless_longest_slice_us) us wall ($(info_field "$port" forkless_longest_slice_cpu_us) us of CPU), longest barrier $(info_field "$port" forkless_longest_barrier_us) us, peak pending $(info_field "$port" forkless_snapshot_peak_bytes) bytes, $(info_field "$port" forkless_snapshot_barrier_keys) keys by the barrier"
+    if [[ "$label" == "ours forkless"* ]]; then
+        echo "    forkless: longest slice $(info_field "$port" forkless_longest_slice_us) us wall ($(info_field "$port" forkless_longest_slice_cpu_us) us of CPU), longest barrier $(info_field "$port" forkless_longest_barrier_us) us, peak pending $(info_field "$port" forkless_snapshot_peak_bytes) bytes, $(info_field "$port" forkless_snapshot_barrier_keys) keys by the barrier"
+        echo "    longest slice: $(info_field "$port" forkless_longest_slice_usage)"
+        echo "    all $(info_field "$port" forkless_slices) slices: $(info_field "$port" forkless_slices_usage); writer thread $(info_field "$port" forkless_writer_cpu_us) us of CPU"
+    fi
     stop_server "$pid"
 }
 

@@ -207,6 +207,25 @@ tags {forkless} {
             assert_equal $digest [r debug digest]
         }
 
+        test "forkless BGSAVE: with little room for the writer thread's queue, slices wait for it instead of blocking" {
+            fill_dataset 20000
+            r config set forkless-max-pending-memory 20000
+            set hits [s forkless_pending_cap_hits]
+            set digest [r debug digest]
+            r bgsave
+            wait_for_bgsave
+            r config set forkless-max-pending-memory 256mb
+            assert_equal ok [s rdb_last_bgsave_status]
+            assert_equal $hits [s forkless_pending_cap_hits] ;# nothing wrote: no barrier reached the cap
+            # the slices' own accounting: they ran, and their CPU time is within their wall time
+            assert_morethan [s forkless_slices] 1
+            assert {[regexp {wall_us=(\d+),cpu_us=(\d+)} [s forkless_slices_usage] -> wall cpu]}
+            assert_morethan $wall 0
+            assert {$cpu <= $wall}
+            r debug reload nosave
+            assert_equal $digest [r debug digest]
+        }
+
         # Big collections are written in parts over many slices; a write to
         # one that is partly written has the rest written first.
         proc fill_big {name kind n} {
