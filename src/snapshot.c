@@ -80,9 +80,10 @@
  * disk (that pause is the cap's purpose). With
  * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
  * and fsyncs its directory, as a fork child does, off the event loop. The
- * thread takes a fork child's scheduling too (bgsave_cpulist, bgchild-nice,
- * bgchild-sched-idle: cpuaffinity.c), so on a shared core the scheduler
- * prefers the thread that serves clients.
+ * thread runs on a fork child's CPUs (bgsave_cpulist: cpuaffinity.c) but
+ * keeps the server's priority: a niced writer measured longer slices and
+ * more pending bytes, since the main thread must then wait for it at the
+ * cap.
  * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
  * bucket of n keys the next one waits n times the delay.
  */
