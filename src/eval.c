@@ -21,8 +21,8 @@
  */
 #include "script_lua.h"
 #include "sha1.h"
+#include "util.h"
 
-#include <ctype.h>
 
 typedef struct evalScript {
     sds body;
@@ -49,6 +49,7 @@ static struct {
     client *fake;      /* runs the scripts' redis.call commands */
     dict *scripts;     /* sha (40 lower-case hex digits) -> evalScript */
     size_t scripts_bytes; /* the entries' memory, for INFO used_memory_scripts_eval */
+    sds lookup_key;    /* 40 bytes reused by every lookup (evalFindScript) */
 } ev;
 
 /* ---- the engine, created on first use --------------------------------------------------- */
@@ -61,6 +62,7 @@ static void evalEnsureEngine(void) {
     clientSetAuthenticated(ev.fake, 1);
     ev.scripts = dictCreate(&evalScriptsDictType);
     ev.scripts_bytes = 0;
+    ev.lookup_key = sdsnewlen(NULL, SHA1_HEX_LEN);
 }
 
 static void evalReset(void) {
@@ -68,6 +70,7 @@ static void evalReset(void) {
     luaEngineClose(ev.lua);
     freeClient(ev.fake);
     dictRelease(ev.scripts);
+    sdsfree(ev.lookup_key);
     memset(&ev, 0, sizeof ev);
 }
 
@@ -95,12 +98,18 @@ static int evalCacheScript(const char *sha, sds body, sds *err) {
     return C_OK;
 }
 
-static evalScript *evalFindScript(const char *sha) {
+/* The entry of a sha given in any case (SHA1_HEX_LEN bytes), or NULL.
+ * Every EVALSHA looks its script up twice (its flags in processCommand,
+ * then the run), so this allocates nothing: the digits are lowered into a
+ * key kept for lookups. */
+static dictEntry *evalFindEntry(const char *sha) {
     if (ev.lua == NULL) return NULL;
-    sds key = sdsnewlen(sha, SHA1_HEX_LEN);
-    sdstolower(key);
-    dictEntry *de = dictFind(ev.scripts, key);
-    sdsfree(key);
+    memLowerAscii(ev.lookup_key, sha, SHA1_HEX_LEN);
+    return dictFind(ev.scripts, ev.lookup_key);
+}
+
+static evalScript *evalFindScript(const char *sha) {
+    dictEntry *de = evalFindEntry(sha);
     return de ? dictGetVal(de) : NULL;
 }
 
@@ -170,17 +179,21 @@ static void evalGeneric(client *c, int evalsha, int read_only) {
     preventCommandPropagation(c); /* its commands are, not the script */
     feedMonitors(c, c->argv, c->argc); /* before its commands (EVAL is skip-monitor in call()) */
     if (parseNumkeys(c, &numkeys) != C_OK) return;
+    evalScript *es;
     if (evalsha) {
-        if (sdslen(c->argv[1]->ptr) != SHA1_HEX_LEN || evalFindScript(c->argv[1]->ptr) == NULL) {
+        dictEntry *de = sdslen(c->argv[1]->ptr) == SHA1_HEX_LEN ? evalFindEntry(c->argv[1]->ptr) : NULL;
+        if (de == NULL) {
             addReplyErrorObject(c, shared.noscripterr);
             return;
         }
-        for (int j = 0; j < SHA1_HEX_LEN; j++) sha[j] = (char)tolower(((unsigned char *)c->argv[1]->ptr)[j]);
+        es = dictGetVal(de);
+        memcpy(sha, dictGetKey(de), SHA1_HEX_LEN); /* the digits in lower case, as stored */
         sha[SHA1_HEX_LEN] = '\0';
     } else if (evalLoadBody(c, c->argv[1]->ptr, sha) != C_OK) {
         return;
+    } else {
+        es = evalFindScript(sha);
     }
-    evalScript *es = evalFindScript(sha);
     scriptRunCtx ctx;
     if (scriptPrepareRun(&ctx, ev.fake, c, sha, es->flags, read_only) != C_OK) return;
     ctx.flags |= SCRIPT_RUN_EVAL_MODE;

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "portable.h"
 #include "zmalloc.h"
 
 /* ========================================================================
@@ -435,4 +436,20 @@ int fixedpoint_d2string(char *dst, size_t dstlen, double dvalue, int fractional_
     if (fractional_digits < 1 || fractional_digits > 17 || !isfinite(dvalue))
         return no_room(dst, dstlen);
     return snprintf_fitted(snprintf(dst, dstlen, "%.*f", fractional_digits, dvalue), dst, dstlen);
+}
+
+/* Eight bytes at a time: in each byte,
+ * bit 7 of (b & 0x7f) + (0x80 - 'A') says b >= 'A', of (b & 0x7f) +
+ * (0x80 - 'Z' - 1) says b > 'Z' (no sum carries into the next byte), and
+ * bytes >= 0x80 are left alone; the flag, moved to bit 5, is 0x20. */
+void memLowerAscii(char *dst, const char *src, size_t len) {
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    size_t j = 0;
+    for (; j + 8 <= len; j += 8) {
+        uint64_t w = load64(src + j), low7 = w & ~high;
+        uint64_t ge_a = (low7 + ones * (0x80 - 'A')) & high;
+        uint64_t gt_z = (low7 + ones * (0x80 - 'Z' - 1)) & high;
+        store64(dst + j, w | ((ge_a & ~gt_z & ~w) >> 2));
+    }
+    for (; j < len; j++) dst[j] = src[j] >= 'A' && src[j] <= 'Z' ? (char)(src[j] - 'A' + 'a') : src[j];
 }

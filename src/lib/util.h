@@ -1,4 +1,5 @@
-/* util.h -- strict string <-> number conversions and glob-style matching.
+/* util.h -- strict string <-> number conversions, glob-style matching and
+ * ASCII case folding.
  *
  * These functions decide what the server accepts as a number, so they follow
  * the reference server's observable rules exactly (checked against redis 7.0
@@ -78,5 +79,9 @@ int ull2string(char *dst, size_t dstlen, unsigned long long value);
 int ld2string(char *buf, size_t len, long double value, ld2string_mode mode);
 int d2string(char *buf, size_t len, double value);
 int fixedpoint_d2string(char *dst, size_t dstlen, double dvalue, int fractional_digits);
+
+/* dst[0..len) = src[0..len) with ASCII A-Z in lower case and every other
+ * byte as it is; dst may be src. */
+void memLowerAscii(char *dst, const char *src, size_t len);
 
 #endif /* REDIS_UTIL_H */

@@ -746,6 +746,29 @@ static void test_glob_star_limit(void) {
     free(key_star);
 }
 
+/* ---- memLowerAscii ------------------------------------------------------------------ */
+
+static void test_mem_lower_ascii(void) {
+    char src[300], dst[300];
+    /* every byte value, at every alignment and length of the tail */
+    for (int off = 0; off < 8; off++) {
+        for (int i = 0; i < 256; i++) src[off + i] = (char)i;
+        for (size_t len = 250; len <= 256; len++) {
+            memset(dst, 0x55, sizeof(dst));
+            memLowerAscii(dst + off, src + off, len);
+            for (size_t i = 0; i < len; i++) {
+                int want = i >= 'A' && i <= 'Z' ? (int)i + 32 : (int)i;
+                CHECK_EQ_INT((unsigned char)dst[off + i], want);
+            }
+            CHECK_EQ_INT((unsigned char)dst[off + len], 0x55); /* nothing past len */
+        }
+    }
+    /* in place, and a sha1 in capitals */
+    char sha[] = "0123456789ABCDEFabcdef@[`{Z\x80\xc1\xda" "Az";
+    memLowerAscii(sha, sha, strlen(sha));
+    CHECK(memcmp(sha, "0123456789abcdefabcdef@[`{z\x80\xc1\xda" "az", strlen(sha)) == 0);
+}
+
 TEST_MAIN(
     RUN(test_string2ll_accepts);
     RUN(test_string2ll_rejects);
@@ -781,4 +804,5 @@ TEST_MAIN(
     RUN(test_glob_against_naive);
     RUN(test_glob_star_limit);
     RUN(test_glob_pathological);
+    RUN(test_mem_lower_ascii);
 )
