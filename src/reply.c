@@ -12,7 +12,11 @@
  * end, like KEYS): addReplyDeferredLen() appends an empty block to the reply
  * list and returns its node; setDeferred*Len() later fills in the header,
  * merging it into a neighbouring block when there is room so that many
- * deferred replies do not fragment the output into tiny writes.
+ * deferred replies do not fragment the output into tiny writes. When the
+ * header fits before the placeholder, the block after it (the reply's body)
+ * is moved there too if it fits: pipelined replies built this way (XREAD,
+ * GEOSEARCH ...) then share the inline buffer and go out in one write(2)
+ * instead of one per block.
  */
 #include "server.h"
 #include "client_eviction.h"
@@ -262,10 +266,47 @@ void *addReplyDeferredLen(client *c) {
     return listLast(c->reply);
 }
 
-/* Fills a placeholder with `hdr`: into the previous block's spare room if it
- * fits, else the next block's front if it has room, else a new block. */
+/* Appends to what comes before list node `prev` -- the inline buffer when
+ * `prev` is NULL (the placeholder was the list's first node), else that
+ * block -- if it has room for all `len` bytes. Returns 1 if it did. */
+static int appendBefore(client *c, listNode *prev, const char *s, size_t len) {
+    char *dst;
+    if (prev == NULL) {
+        if (c->buf_usable_size - c->bufpos < len) return 0;
+        dst = c->buf + c->bufpos;
+        c->bufpos += len;
+    } else {
+        clientReplyBlock *block = listNodeValue(prev);
+        if (block->size - block->used < len) return 0;
+        dst = block->buf + block->used;
+        block->used += len;
+    }
+    memcpy(dst, s, len);
+    return 1;
+}
+
+/* After a placeholder between `prev` and `next` is gone: moves the block
+ * `next` into the spare room before it when it fits, so one deferred reply
+ * does not leave its header and its body in separate blocks (each would be
+ * a write(2) of its own). An unfilled placeholder is left where it is. */
+static void foldIntoPrevious(client *c, listNode *prev, listNode *next) {
+    clientReplyBlock *block = listNodeValue(next);
+    if (block->size == 0 || !appendBefore(c, prev, block->buf, block->used)) return;
+    c->reply_bytes -= block->size;
+    listDelNode(c->reply, next); /* the list's free method frees the block */
+    clientMemoryChanged(c);
+}
+
+/* Fills a placeholder with `hdr`: into the spare room before it (the inline
+ * buffer or the previous block) if it fits, then folding the block after it
+ * in as well; else the next block's front if it has room; else a new block. */
 static void setDeferredReply(client *c, listNode *node, const char *hdr, size_t len) {
-    listNode *next = listNextNode(node);
+    listNode *prev = listPrevNode(node), *next = listNextNode(node);
+    if (appendBefore(c, prev, hdr, len)) {
+        listDelNode(c->reply, node); /* the list's free method frees the placeholder */
+        if (next) foldIntoPrevious(c, prev, next);
+        return;
+    }
     clientReplyBlock *next_block = next ? listNodeValue(next) : NULL;
     if (next_block && next_block->size - next_block->used >= len && next_block->used < PROTO_REPLY_CHUNK_BYTES / 4) {
         memmove(next_block->buf + len, next_block->buf, next_block->used);

@@ -598,6 +598,7 @@ static void geoSearchGeneric(client *c, int srcidx, int flags) {
     if (q.count && q.sort == GEO_SORT_NONE && !q.any) q.sort = GEO_SORT_ASC;
 
     geoResults r = {.limit = q.any ? (size_t)q.count : 0, .shape = &q.shape};
+    geohashShapePrepare(&q.shape);
     collectPoints(zobj, &q.shape, &r);
     long n = (q.count == 0 || (long long)r.used < q.count) ? (long)r.used : (long)q.count;
     if (q.sort != GEO_SORT_NONE && n < (long)r.used) {

@@ -19,6 +19,13 @@
  *   box, neighbours outside the box dropped, a repeat of the cell scanned
  *   just before skipped), because which members a COUNT ANY search meets
  *   first, and the order of an unsorted reply, depend on them.
+ * - Most members of the scanned cells are outside a circle, and the
+ *   haversine (sin, cos, asin) is most of a search's cost, so
+ *   geohashShapePrepare() derives, once, a latitude and a longitude span
+ *   beyond which no member can be inside (provable bounds, widened by far
+ *   more than any rounding), and the centre's cosine; members beyond the
+ *   spans are dropped unmeasured, every other one gets Redis's exact test,
+ *   so the members found and their distances are unchanged.
  */
 #include "geohash.h"
 
@@ -234,14 +241,19 @@ static double latDistance(double lat1, double lat2) {
     return GEOHASH_EARTH_RADIUS_M * fabs(degToRad(lat2) - degToRad(lat1));
 }
 
-/* Redis's haversine, with its shortcut for points on one meridian. */
-static double distance(double lon1, double lat1, double lon2, double lat2) {
+/* Redis's haversine, with its shortcut for points on one meridian;
+ * cos_lat1 is cos(degToRad(lat1)), given when the caller has it already. */
+static double distanceCos(double lon1, double lat1, double cos_lat1, double lon2, double lat2) {
     double v = libm(sin, (degToRad(lon2) - degToRad(lon1)) / 2);
     if (v == 0.0) return latDistance(lat1, lat2);
     double lat1r = degToRad(lat1), lat2r = degToRad(lat2);
     double u = libm(sin, (lat2r - lat1r) / 2);
-    double a = u * u + libm(cos, lat1r) * libm(cos, lat2r) * v * v;
+    double a = u * u + cos_lat1 * libm(cos, lat2r) * v * v;
     return 2.0 * GEOHASH_EARTH_RADIUS_M * libm(asin, sqrt(a));
+}
+
+static double distance(double lon1, double lat1, double lon2, double lat2) {
+    return distanceCos(lon1, lat1, libm(cos, degToRad(lat1)), lon2, lat2);
 }
 
 static FPU_BODY double distanceBody(double lon1, double lat1, double lon2, double lat2) {
@@ -382,15 +394,71 @@ int geohashShapeCells(const geohashShape *shape, geohashBits cells[9]) {
     return n;
 }
 
+/* ---- the prefilter of a circle ------------------------------------------ */
+
+/* The prefilter's bounds are widened by this much (relative, plus a
+ * micrometre) over the exact ones: rounding moves a haversine of at most
+ * GEOHASH_PREFILTER_MAX_M by a few parts in 10^15, so a point the
+ * prefilter drops is far outside the radius by any rounding. */
+#define PREFILTER_SLACK 1e-7
+#define PREFILTER_SLACK_M 1e-6
+#define HALF_PI 1.5707963267948966
+
+/* For a point of the circle, R*|dlat| <= d, so |dlat| <= reach/R. With
+ * both latitudes in that band, a point at longitude difference dlon is at
+ * least 2R*asin(sqrt(cos(lat1)*cos_min)*|sin(dlon/2)|) away, cos_min the
+ * smallest cosine in the band; solved for dlon, that is the widest
+ * longitude difference a point of the circle can have. */
+static void circleSpans(geohashShape *s) {
+    double reach = s->radius * s->unit_m * (1 + PREFILTER_SLACK) + PREFILTER_SLACK_M;
+    double dlat = reach / GEOHASH_EARTH_RADIUS_M;
+    s->max_dlat = radToDeg(dlat);
+    s->max_dlon = 360; /* no longitude bound */
+    double far_lat = fabs(degToRad(s->xy[1])) + dlat;
+    if (far_lat >= HALF_PI) return;
+    double k = s->cos_lat * libm(cos, far_lat);
+    double sin_dlon = libm(sin, reach / (2 * GEOHASH_EARTH_RADIUS_M)) / sqrt(k);
+    if (!(sin_dlon < 0.5)) return; /* asin is well conditioned below this */
+    s->max_dlon = radToDeg(2 * libm(asin, sin_dlon)) * (1 + PREFILTER_SLACK);
+}
+
+static FPU_BODY void shapePrepareBody(geohashShape *s) {
+    s->cos_lat = libm(cos, degToRad(s->xy[1]));
+    s->max_dlat = s->max_dlon = 360; /* no bound */
+    if (s->kind == GEOHASH_SHAPE_CIRCLE && s->radius * s->unit_m <= GEOHASH_PREFILTER_MAX_M) circleSpans(s);
+}
+
+void geohashShapePrepare(geohashShape *shape) {
+    fpuState fpu = fpuEnterDouble();
+    shapePrepareBody(shape);
+    fpuLeave(fpu);
+}
+
+/* 1 if the prefilter shows the point is outside the shape. */
+static int prefilterRejects(const geohashShape *s, double lon, double lat) {
+    if (s->cos_lat == 0) return 0; /* not prepared */
+    if (fabs(lat - s->xy[1]) > s->max_dlat) return 1;
+    double dlon = fabs(lon - s->xy[0]);
+    if (dlon > 180) dlon = 360 - dlon; /* the same sin^2(dlon/2) */
+    return dlon > s->max_dlon;
+}
+
+/* The distance from the centre, with its cosine taken once if prepared. */
+static double distanceFromCentre(const geohashShape *s, double lon, double lat) {
+    if (s->cos_lat == 0) return distance(s->xy[0], s->xy[1], lon, lat);
+    return distanceCos(s->xy[0], s->xy[1], s->cos_lat, lon, lat);
+}
+
 static FPU_BODY int shapeContainsBody(const geohashShape *s, double lon, double lat, double *dist) {
-    double cx = s->xy[0], cy = s->xy[1];
+    double cy = s->xy[1];
     if (s->kind == GEOHASH_SHAPE_CIRCLE) {
-        *dist = distance(cx, cy, lon, lat);
+        if (prefilterRejects(s, lon, lat)) return 0;
+        *dist = distanceFromCentre(s, lon, lat);
         return *dist <= s->radius * s->unit_m;
     }
     if (latDistance(lat, cy) > s->height * s->unit_m / 2) return 0;
-    if (distance(lon, lat, cx, lat) > s->width * s->unit_m / 2) return 0;
-    *dist = distance(cx, cy, lon, lat);
+    if (distance(lon, lat, s->xy[0], lat) > s->width * s->unit_m / 2) return 0;
+    *dist = distanceFromCentre(s, lon, lat);
     return 1;
 }
 

@@ -110,7 +110,21 @@ typedef struct geohashShape {
     double radius;        /* circle */
     double width, height; /* box */
     double unit_m;        /* metres per unit */
+    /* Filled by geohashShapePrepare(); all 0 (not prepared) means every
+     * point gets the exact test only. */
+    double cos_lat;  /* cos of the centre's latitude, in radians */
+    double max_dlat; /* degrees: a point further north or south is outside */
+    double max_dlon; /* degrees: a point further east or west is outside */
 } geohashShape;
+
+/* Works out, once per search, what geohashShapeContains() would otherwise
+ * compute for every point: the centre's cosine, and for a circle of up to
+ * GEOHASH_PREFILTER_MAX_M the latitude and longitude spans outside which
+ * no point can be within the radius (a cheap rejection, taken with a
+ * margin far above the rounding error, so the exact test decides every
+ * point near the edge and the set found is the same). */
+#define GEOHASH_PREFILTER_MAX_M 1000000.0
+void geohashShapePrepare(geohashShape *shape);
 
 /* The cells to scan for a shape, in Redis's order and without the ones it
  * leaves out (outside the shape's bounding box, or the same as the cell

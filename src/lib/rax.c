@@ -128,12 +128,18 @@ static int nodeFindChild(raxNode *n, unsigned char c) {
     return hit ? (int)(hit - edges) : -1;
 }
 
-/* Index of the first child of plain node n whose byte is > c (size if none). */
+/* Index of the first child of plain node n whose byte is > c (size if none).
+ * A binary search: a stream's IDs fill nodes of up to 256 children, and
+ * each new ID goes after the last of them. */
 static uint32_t nodeFirstChildAbove(raxNode *n, unsigned char c) {
     const unsigned char *edges = nodeEdges(n);
-    uint32_t i = 0, size = nodeSize(n);
-    while (i < size && edges[i] <= c) i++;
-    return i;
+    uint32_t lo = 0, hi = nodeSize(n); /* edges[0, lo) <= c < edges[hi, size) */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (edges[mid] <= c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 /* ---- allocation, with the tree's byte count ------------------------------- */

@@ -6,7 +6,8 @@
  * These run on every port (under QEMU too), so the x87 FPU of i386, the
  * fused multiply-add of aarch64/s390x and soft-float ARM must all give the
  * same digits. Plus the neighbours' wrap-around, odd scores decoded as the
- * reference does, and the cells of a search.
+ * reference does, the cells of a search, and a prepared search shape
+ * (its prefilter) answering as an unprepared one.
  */
 #include "test.h"
 #include "geohash.h"
@@ -230,8 +231,39 @@ static void test_box_contains(void) {
     CHECK(!geohashShapeContains(&box, p[0], p[1], &d));
 }
 
+static double rand_between(double lo, double hi) { return lo + (hi - lo) * (double)(test_rand() >> 11) / 9007199254740992.0; }
+
+/* geohashShapePrepare()'s prefilter only saves work: for circles of every
+ * size it bounds (and none beyond) and centres from the equator to the
+ * poles and across the date line, a prepared shape finds exactly the
+ * points an unprepared one finds, at the same distances. The points are
+ * taken around the circle's edge, where a wrong bound would show. */
+static void test_prepared_shape_same_answers(void) {
+    static const double radii_m[] = {0, 1, 150, 5000, 50000, 400000, 999000, 1500000};
+    for (int t = 0; t < 400; t++) {
+        double r = radii_m[t % 8] * rand_between(0.5, 1.0);
+        double lat = t % 5 == 0 ? rand_between(-85, 85) : rand_between(-84.9, 84.9) * (t % 3 ? 1 : 0.1);
+        double lon = t % 7 == 0 ? 179.99 : rand_between(-180, 180);
+        geohashShape raw = {.kind = GEOHASH_SHAPE_CIRCLE, .xy = {lon, lat}, .radius = r / 1000, .unit_m = 1000};
+        geohashShape fast = raw;
+        geohashShapePrepare(&fast);
+        for (int i = 0; i < 200; i++) {
+            double reach = (r + 1) * 1.3 / 111000;
+            double plat = lat + rand_between(-reach, reach), plon = lon + rand_between(-reach, reach) * 3;
+            if (plat > 85 || plat < -85) continue;
+            if (plon > 180) plon -= 360;
+            if (plon < -180) plon += 360;
+            double d1 = -1, d2 = -1;
+            int in1 = geohashShapeContains(&raw, plon, plat, &d1), in2 = geohashShapeContains(&fast, plon, plat, &d2);
+            if (!CHECK(in1 == in2)) return;
+            if (in1 && !CHECK(d1 == d2)) return;
+        }
+    }
+}
+
 TEST_MAIN(RUN(test_encode_matches_reference); RUN(test_decode_matches_reference);
           RUN(test_geohash_string_matches_reference); RUN(test_distance_matches_reference);
           RUN(test_distance_rounding_matches_reference);
           RUN(test_out_of_range_refused); RUN(test_odd_scores); RUN(test_neighbors_wrap);
-          RUN(test_shape_cells_cover_circle); RUN(test_box_contains);)
+          RUN(test_shape_cells_cover_circle); RUN(test_box_contains);
+          RUN(test_prepared_shape_same_answers);)
