@@ -182,6 +182,14 @@ char *zstrdup(const char *s) {
 
 size_t zmalloc_size(const void *ptr) { return block_size(ptr); }
 
+/* The allocator itself, not counted in used_memory: for a library that
+ * takes allocation hooks (OpenSSL), whose buffers are not the dataset's
+ * but should not pay libc malloc's cost either. No size prefix: these
+ * blocks never meet zfree or zmalloc_size. */
+void *zmalloc_uncounted(size_t size) { return raw_malloc(size); }
+void *zrealloc_uncounted(void *ptr, size_t size) { return raw_realloc(ptr, size); }
+void zfree_uncounted(void *ptr) { raw_free(ptr); }
+
 size_t zmalloc_used_memory(void) { return __atomic_load_n(&used_memory, __ATOMIC_RELAXED); }
 
 const char *zmalloc_allocator_name(void) { return ALLOCATOR_NAME; }

@@ -33,6 +33,12 @@ void *zmalloc_usable(size_t size, size_t *usable);
 void *zrealloc_usable(void *ptr, size_t size, size_t *usable);
 
 size_t zmalloc_size(const void *ptr);   /* usable size of a live allocation */
+
+/* The allocator without accounting, for third-party libraries' own memory
+ * (OpenSSL's hooks): not in used_memory, as in Redis. Never mix with zfree. */
+void *zmalloc_uncounted(size_t size);
+void *zrealloc_uncounted(void *ptr, size_t size);
+void zfree_uncounted(void *ptr);
 size_t zmalloc_used_memory(void);       /* bytes currently allocated */
 size_t zmalloc_get_rss(void);           /* resident set size, 0 if unknown */
 const char *zmalloc_allocator_name(void); /* e.g. "jemalloc-5.3.0" or "libc" */

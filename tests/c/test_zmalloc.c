@@ -133,6 +133,21 @@ static void test_oom_handler_called(void) {
     zmalloc_set_oom_handler(NULL);
 }
 
+/* The uncounted trio (OpenSSL's hooks) leaves used_memory alone, keeps
+ * content across realloc and gives aligned blocks. */
+static void test_uncounted_is_not_counted(void) {
+    size_t start = zmalloc_used_memory();
+    char *p = zmalloc_uncounted(100);
+    CHECK(((uintptr_t)p % ZMALLOC_MIN_ALIGNMENT) == 0);
+    memset(p, 'x', 100);
+    p = zrealloc_uncounted(p, 30000);
+    CHECK(p[0] == 'x' && p[99] == 'x');
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+    zfree_uncounted(p);
+    zfree_uncounted(NULL);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
 static void test_strdup_and_name(void) {
     char *s = zstrdup("hello\tworld");
     CHECK_EQ_STR(s, "hello\tworld");
@@ -187,6 +202,7 @@ TEST_MAIN(
     RUN(test_null_and_zero_cases);
     RUN(test_try_variants_fail_cleanly);
     RUN(test_oom_handler_called);
+    RUN(test_uncounted_is_not_counted);
     RUN(test_strdup_and_name);
     RUN(test_rss_and_page_check);
     RUN(test_allocator_figures_stats_and_purge);
