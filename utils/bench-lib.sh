@@ -72,12 +72,18 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # rps_and_cpu PORT PIPELINE TEST PID -> "req/s server-cpu-us-per-request":
 # the caller's rps, and what the server spent on it, from /proc (so the
 # figure does not depend on how fast the load generator is).
+# requests_for PIPELINE: how many requests a run at that pipeline depth
+# sends: $requests, or $requests_p16 at -P 16 where a script sets it.
+requests_for() {
+    if [ "$1" = 16 ] && [ -n "${requests_p16:-}" ]; then echo "$requests_p16"; else echo "$requests"; fi
+}
+
 rps_and_cpu() {
     local before after r
     before=$(cpu_ticks "$4")
     r=$(rps "$1" "$2" "$3")
     after=$(cpu_ticks "$4")
-    awk -v r="${r:-0}" -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+    awk -v r="${r:-0}" -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$(requests_for "$2")" \
         'BEGIN { printf "%d %.2f\n", r, t * 1e6 / hz / n }'
 }
 
