@@ -32,6 +32,7 @@
  */
 #include "server.h"
 #include "monotonic.h"
+#include "snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -139,10 +140,14 @@ size_t childInfoFinish(void) {
     return ci.final_cow;
 }
 
-/* The current_* fields of INFO persistence, in Redis's order. */
+/* The current_* fields of INFO persistence, in Redis's order. A forkless
+ * snapshot (snapshot.c) reports its progress in the same fields, with no
+ * copy-on-write. */
 sds childInfoString(sds info) {
     long long age = ci.cow_updated_ms ? (mstime() - ci.cow_updated_ms) / 1000 : 0;
-    double perc = ci.keys_total ? (double)ci.keys_processed * 100 / (double)ci.keys_total : 0.0;
+    size_t processed = ci.keys_processed, total = ci.keys_total;
+    if (snapshotInProgress()) snapshotProgress(&processed, &total);
+    double perc = total ? (double)processed * 100 / (double)total : 0.0;
     return sdscatprintf(info,
                         "current_cow_peak:%zu\r\n"
                         "current_cow_size:%zu\r\n"
@@ -150,7 +155,7 @@ sds childInfoString(sds info) {
                         "current_fork_perc:%.2f\r\n"
                         "current_save_keys_processed:%zu\r\n"
                         "current_save_keys_total:%zu\r\n",
-                        ci.cow_peak, ci.cow, age, perc, ci.keys_processed, ci.keys_total);
+                        ci.cow_peak, ci.cow, age, perc, processed, total);
 }
 
 /* ---- the child ----------------------------------------------------------------------------- */

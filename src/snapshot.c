@@ -212,6 +212,7 @@ static struct {
     long long slice_end_us, slice_len_us, commands_at_slice_end; /* the last slice, for clientsNeedTheTime */
     long long start_us;
     long long keys_written, barrier_keys;
+    long long keys_total;           /* keys in the dataset at the start (INFO progress) */
     bigValue big;
     long long big_values;     /* written in parts */
     long long big_barrier;    /* of which the barrier finished at once */
@@ -987,6 +988,7 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
     }
     snap.done_bytes = 0;
     snap.keys_written = snap.barrier_keys = 0;
+    snap.keys_total = dbTotalServerKeyCount();
     snap.peak_bytes = 0;
     snap.longest_slice_us = snap.longest_slice_cpu_us = snap.longest_barrier_us = 0;
     snap.big_values = snap.big_barrier = 0;
@@ -1009,6 +1011,11 @@ void snapshotRenameWhenDone(const char *tmp, const char *final) {
 }
 
 int snapshotInProgress(void) { return snap.active; }
+
+void snapshotProgress(size_t *keys_processed, size_t *keys_total) {
+    *keys_processed = snap.active ? (size_t)snap.keys_written : 0;
+    *keys_total = snap.active ? (size_t)snap.keys_total : 0;
+}
 
 void snapshotAbort(void) {
     if (!snap.active) return;

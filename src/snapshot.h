@@ -52,6 +52,9 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
  * makes the snapshot fail (ok 0, logged). */
 void snapshotRenameWhenDone(const char *tmp, const char *final);
 int snapshotInProgress(void);
+/* Keys written so far and keys there were at the start (0, 0 when no
+ * snapshot runs): INFO's current_save_keys_processed/_total. */
+void snapshotProgress(size_t *keys_processed, size_t *keys_total);
 /* Stops the snapshot now, closing its file; its callback is not called. */
 void snapshotAbort(void);
 

@@ -110,6 +110,23 @@ tags {forkless} {
             assert_equal $digest [r debug digest]
         }
 
+        test "forkless BGSAVE: INFO current_save_keys_processed/_total show its progress" {
+            wait_for_bgsave
+            fill_dataset 2000
+            set total 0
+            foreach {- n} [regexp -all -inline {keys=(\d+)} [r info keyspace]] { incr total $n }
+            r config set rdb-key-save-delay 500
+            r bgsave
+            wait_for_condition 100 20 {[s current_save_keys_processed] > 0} else { fail "no progress shown" }
+            assert_equal $total [s current_save_keys_total]
+            assert_lessthan [s current_save_keys_processed] $total
+            assert_morethan [s current_fork_perc] 0
+            r config set rdb-key-save-delay 0
+            wait_for_bgsave
+            assert_equal 0 [s current_save_keys_processed]
+            assert_equal 0 [s current_save_keys_total]
+        }
+
         test "forkless BGSAVE: a second BGSAVE is refused while one runs" {
             r config set rdb-key-save-delay 100
             r bgsave
