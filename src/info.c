@@ -283,8 +283,8 @@ static sds infoMemory(sds info) {
                         "mem_fragmentation_bytes:%lld\r\n"
                         "mem_not_counted_for_evict:%zu\r\n"
                         "mem_replication_backlog:%zu\r\n"
-                        "mem_total_replication_buffers:0\r\n"
-                        "mem_clients_slaves:0\r\n"
+                        "mem_total_replication_buffers:%zu\r\n"
+                        "mem_clients_slaves:%zu\r\n"
                         "mem_clients_normal:%zu\r\n"
                         "mem_cluster_links:0\r\n"
                         "mem_aof_buffer:%zu\r\n"
@@ -294,7 +294,7 @@ static sds infoMemory(sds info) {
                         "lazyfreed_objects:0\r\n",
                         used ? (double)rss / (double)used : 0.0,
                         (long long)rss - (long long)used, memoryNotCountedForEviction(), replicationBacklogMemory(),
-                        server.clients_mem_total,
+                        replicationBacklogMemory() + m.replica_output, m.clients_replicas, server.clients_mem_total,
                         aofBufferMemory(), zmalloc_allocator_name());
 }
 

@@ -100,7 +100,7 @@ typedef struct dbOverhead {
 } dbOverhead;
 
 typedef struct memoryReport {
-    size_t peak, total, startup, clients_replicas, clients_normal;
+    size_t peak, total, startup, clients_replicas, clients_normal, replica_output;
     size_t normal_clients;
     dbOverhead *dbs; /* the non-empty databases only */
     int dbcount;
@@ -153,13 +153,14 @@ static size_t clientMemoryUsage(client *c) {
 static void clientOverheads(memoryReport *r) {
     listIter li;
     listNode *ln;
-    r->clients_replicas = r->clients_normal = 0;
+    r->clients_replicas = r->clients_normal = r->replica_output = 0;
     r->normal_clients = 0;
     listRewind(server.clients, &li);
     while ((ln = listNext(&li)) != NULL) {
         client *c = listNodeValue(ln);
         if (getClientType(c) == CLIENT_TYPE_REPLICA) {
             r->clients_replicas += clientMemoryUsage(c);
+            r->replica_output += getClientOutputBufferMemoryUsage(c);
         } else {
             r->clients_normal += clientMemoryUsage(c);
             r->normal_clients++;
@@ -205,7 +206,8 @@ void memoryGetOverview(memoryOverview *m) {
     memoryReportCompute(&r);
     *m = (memoryOverview){.used = r.total, .peak = r.peak, .startup = r.startup, .overhead = r.overhead,
                           .dataset = r.dataset, .dataset_perc = r.dataset_perc, .allocated = r.allocated,
-                          .active = r.active, .resident = r.resident, .rss = r.rss};
+                          .active = r.active, .resident = r.resident, .rss = r.rss,
+                          .clients_replicas = r.clients_replicas, .replica_output = r.replica_output};
     memoryReportRelease(&r);
 }
 

@@ -1075,6 +1075,8 @@ typedef struct memoryOverview {
     size_t used, peak, startup, overhead, dataset;
     double dataset_perc;
     size_t allocated, active, resident, rss; /* the allocator's view; used memory and RSS without jemalloc */
+    size_t clients_replicas;                 /* the replicas' clients, their output buffers included */
+    size_t replica_output;                   /* those output buffers alone */
 } memoryOverview;
 void memoryGetOverview(memoryOverview *m);
 void replyBufferInit(void);

@@ -103,6 +103,9 @@ foreach diskless {yes no} {
                 assert_morethan [s 0 total_net_repl_input_bytes] 0
                 assert_match "*flags=S *cmd=*" [r -1 client list type replica]
                 assert_morethan [s -1 mem_replication_backlog] 0
+                assert_morethan [s -1 mem_clients_slaves] 0
+                assert {[s -1 mem_total_replication_buffers] >= [s -1 mem_replication_backlog]}
+                assert_equal 0 [s 0 mem_clients_slaves]
                 assert_match "*flags=M *" [r client list type master]
             }
 
