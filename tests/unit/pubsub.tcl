@@ -22,7 +22,7 @@ proc subscribe_to {rd command names} {
 # the next test starts with no leftover subscriptions.
 proc close_clients {args} {
     foreach c $args { catch {$c close} }
-    wait_for_condition 100 20 {[s connected_clients] == 1} else { fail "clients still connected" }
+    wait_for_condition 250 20 {[s connected_clients] == 1} else { fail "clients still connected" }
 }
 
 proc unsubscribe_from {rd command names} {
@@ -188,7 +188,7 @@ start_server {tags {pubsub}} {
         assert_equal {} [r pubsub numsub]
         assert_equal 2 [r pubsub numpat]
         close_clients $s1 $s2
-        wait_for_condition 50 20 {[r pubsub numpat] == 0} else { fail "patterns not released" }
+        wait_for_condition 250 20 {[r pubsub numpat] == 0} else { fail "patterns not released" }
         assert_equal {} [r pubsub channels]
     }
 
@@ -222,7 +222,7 @@ start_server {tags {pubsub}} {
         assert_equal 1 [s pubsub_patterns]
         assert_equal 1 [s pubsubshard_channels]
         close_clients $s
-        wait_for_condition 50 20 {[s pubsub_channels] == 0} else { fail "channels not released" }
+        wait_for_condition 250 20 {[s pubsub_channels] == 0} else { fail "channels not released" }
     }
 
     test "CLIENT LIST shows the subscriptions and the P flag" {
@@ -315,7 +315,7 @@ start_server {tags {pubsub}} {
         subscribe_to $s subscribe {gone}
         subscribe_to $s psubscribe {gone*}
         close_clients $s
-        wait_for_condition 50 20 {[r publish gone x] == 0} else { fail "subscriber still counted" }
+        wait_for_condition 250 20 {[r publish gone x] == 0} else { fail "subscriber still counted" }
         assert_equal {gone 0} [r pubsub numsub gone]
         assert_equal 0 [r pubsub numpat]
     }
@@ -343,7 +343,7 @@ start_server {tags {pubsub}} {
         subscribe_to $fine subscribe {small}
         set payload [string repeat x 100000]
         r publish big $payload
-        wait_for_condition 50 20 {[r pubsub numsub big] eq {big 0}} else {
+        wait_for_condition 250 20 {[r pubsub numsub big] eq {big 0}} else {
             fail "slow subscriber not disconnected"
         }
         assert_equal 1 [r publish small ok]

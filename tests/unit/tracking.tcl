@@ -398,7 +398,7 @@ start_server {tags {tracking}} {
         $c client tracking on redirect $tid
         $c get br
         $target close
-        wait_for_condition 50 20 {[string first "id=$tid " [r client list]] < 0} else { fail "target still there" }
+        wait_for_condition 250 20 {[string first "id=$tid " [r client list]] < 0} else { fail "target still there" }
         r set br 1
         assert_equal [list tracking-redir-broken $tid] [$c read]
         assert_equal {on broken_redirect} [dict get [$c client trackinginfo] flags]
@@ -416,7 +416,7 @@ start_server {tags {tracking}} {
         $c client tracking on redirect $tid
         $c get br2
         $target close
-        wait_for_condition 50 20 {[string first "id=$tid " [r client list]] < 0} else { fail "target still there" }
+        wait_for_condition 250 20 {[string first "id=$tid " [r client list]] < 0} else { fail "target still there" }
         r set br2 1
         assert_match "*flags=tR *" [without_transport_flags [$c client info]]
         assert [no_push_pending $c]
@@ -456,7 +456,7 @@ start_server {tags {tracking}} {
     }
 
     test "INFO: tracking_clients and tracking_total_prefixes follow the clients" {
-        wait_for_condition 50 20 {[info_field tracking_clients] == 0} else { fail "trackers left over" }
+        wait_for_condition 250 20 {[info_field tracking_clients] == 0} else { fail "trackers left over" }
         set before 0
         set a [redis_client]
         set b [redis_client]
@@ -468,7 +468,7 @@ start_server {tags {tracking}} {
         assert_equal [expr {$before + 1}] [info_field tracking_clients]
         assert_equal 1 [info_field tracking_total_prefixes]
         $b close
-        wait_for_condition 50 20 {[info_field tracking_clients] == $before} else { fail "client still counted" }
+        wait_for_condition 250 20 {[info_field tracking_clients] == $before} else { fail "client still counted" }
         assert_equal 0 [info_field tracking_total_prefixes]
         $a close
     }
