@@ -1032,7 +1032,15 @@ static void debugLog(client *c) {
     addReply(c, shared.ok);
 }
 
-static void debugError(client *c) { addReplyErrorSds(c, sdscatsds(sdsnew("-"), c->argv[2]->ptr)); }
+/* The text goes out as an error line as it is (line breaks made spaces),
+ * and, as in Redis 7.0, no error statistic counts it. */
+static void debugError(client *c) {
+    sds line = sdscatsds(sdsnew("-"), c->argv[2]->ptr);
+    line = sdsmapchars(line, "\r\n", "  ", 2);
+    line = sdscatlen(line, "\r\n", 2);
+    addReplyProto(c, line, sdslen(line));
+    sdsfree(line);
+}
 
 /* The subcommands below never return: the server dies. */
 static void debugSegfaultCommand(client *c) { (void)c; debugSegfault(); }
