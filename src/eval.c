@@ -23,7 +23,6 @@
 #include "sha1.h"
 #include "util.h"
 
-
 typedef struct evalScript {
     sds body;
     uint64_t flags; /* SCRIPT_FLAG_*, from the shebang */
