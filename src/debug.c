@@ -63,6 +63,7 @@
  */
 #define _GNU_SOURCE
 #include "server.h"
+#include "listpack.h"
 #include "quicklist.h"
 
 #include <errno.h>
@@ -686,6 +687,15 @@ static sds catQuicklistShape(sds s, const quicklist *ql) {
                         ql->compress != 0, raw);
 }
 
+/* A small list is one listpack, which Redis 7.0 would hold as a quicklist of
+ * one uncompressed node: DEBUG OBJECT describes it that way (see
+ * objectEncodingName()). */
+static sds catListpackListShape(sds s, unsigned char *lp) {
+    unsigned long count = lpLength(lp);
+    return sdscatprintf(s, " ql_nodes:%d ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:0 ql_uncompressed_size:%zu",
+                        count != 0, (double)count, server.list_max_listpack_size, lpBytes(lp));
+}
+
 static void debugObject(client *c) {
     robj *val = debugLookup(c, c->argv[2]);
     if (val == NULL) {
@@ -694,9 +704,10 @@ static void debugObject(client *c) {
     }
     size_t serialized = rdbSerializedValueLength(val); /* what a snapshot spends on it */
     sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%d lru_seconds_idle:%llu",
-                         (void *)val, val->refcount, strEncoding(val->encoding), serialized, (int)val->lru,
+                         (void *)val, val->refcount, objectEncodingName(val), serialized, (int)val->lru,
                          estimateObjectIdleTime(val) / 1000);
     if (val->encoding == OBJ_ENCODING_QUICKLIST) s = catQuicklistShape(s, val->ptr);
+    else if (val->type == OBJ_LIST) s = catListpackListShape(s, val->ptr);
     addReplyStatusLength(c, s, sdslen(s));
     sdsfree(s);
 }

@@ -687,7 +687,7 @@ int getDoubleFromObjectOrReply(client *c, robj *o, double *target, const char *m
 int checkType(client *c, robj *o, int type);
 struct xfloat;
 int xfloatSumOrReply(client *c, struct xfloat value, struct xfloat incr, char *buf);
-const char *strEncoding(int encoding);
+const char *objectEncodingName(const robj *o);
 const char *strObjectType(int type);
 void registerObjectFreeFunction(int type, void (*fn)(robj *o));
 /* MEMORY USAGE: the bytes a value takes outside its object's own block, as

@@ -11,6 +11,9 @@
  * mode); a quicklist with a single packed node becomes a listpack again when
  * it shrinks to half that limit, so a list hovering at the limit does not
  * convert back and forth on every push and pop.
+ * Redis 7.0 calls every list a quicklist (its small lists are a quicklist of
+ * one node), so OBJECT ENCODING and DEBUG OBJECT report a listpack list that
+ * way (objectEncodingName() in object.c).
  *
  * Design decisions:
  * - Commands never look at an encoding: they go through a small layer

@@ -8,6 +8,9 @@
  *              set-max-listpack-entries members of at most
  *              set-max-listpack-value bytes each;
  *   - HT       a dict whose keys are the members (sds) and values NULL.
+ * Redis 7.0 has no listpack sets: OBJECT ENCODING reports a listpack set as
+ * "hashtable", 7.0's name for it (objectEncodingName() in object.c), and RDB
+ * files get the plain set type, which every Redis loads.
  * A set only ever moves towards HT (intset -> listpack -> HT, or straight to
  * HT); removing members never converts back, as in Redis. Results computed
  * into a new set (SINTERSTORE, SPOP's "keep the rest" strategy ...) start

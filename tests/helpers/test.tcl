@@ -390,6 +390,22 @@ proc assert_encoding {encoding key {level 0}} {
     fail "expected key [::harness::show $key] to have encoding '$encoding', it has '$actual'"
 }
 
+# The encoding a value is really stored in. OBJECT ENCODING gives Redis 7.0's
+# names, so a small list or set kept as one listpack says "quicklist" or
+# "hashtable"; DEBUG LISTPACK accepts only a listpack (here and in Redis), so
+# it tells the two apart. Against Redis 7.0 this is OBJECT ENCODING's answer.
+proc storage_encoding {key {level 0}} {
+    set reported [r $level object encoding $key]
+    if {$reported in {quicklist hashtable} && ![catch {r $level debug listpack $key}]} { return listpack }
+    return $reported
+}
+
+proc assert_storage {encoding key {level 0}} {
+    set actual [storage_encoding $key $level]
+    if {$actual eq $encoding} { return }
+    fail "expected key [::harness::show $key] to be stored as '$encoding', it is stored as '$actual'"
+}
+
 proc assert_type {type key {level 0}} {
     set actual [r $level type $key]
     if {$actual eq $type} { return }

@@ -71,8 +71,8 @@ set ::db_fields {overhead.hashtable.main overhead.hashtable.expires overhead.has
 # SMALL and BIGGER are both ENCODING; BIGGER measures more, and a compact
 # encoding is measured whole whatever SAMPLES says.
 proc assert_small_pair {encoding small bigger} {
-    assert_encoding $encoding $small
-    assert_encoding $encoding $bigger
+    assert_storage $encoding $small
+    assert_storage $encoding $bigger
     assert_morethan [usage $bigger] [usage $small]
     assert_equal [usage $bigger] [usage $bigger samples 0]
 }

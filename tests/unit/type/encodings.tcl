@@ -1,5 +1,7 @@
 # encodings.tcl -- TYPE and OBJECT ENCODING of every encoding of every type,
 # the conversions between them (forced through the config thresholds),
+# (checked with assert_storage: OBJECT ENCODING gives Redis 7.0's names, so a
+# small list or set kept as a listpack reports "quicklist" / "hashtable"),
 # and the operations that must not care about the encoding: COPY, RENAME,
 # MOVE and DEBUG DIGEST. DEBUG LISTPACK / INTSET / ENCODING-CHECK check that
 # the compact encodings are well-formed blobs.
@@ -97,28 +99,44 @@ proc contents {key} {
 }
 
 start_server {tags {encodings}} {
+    test "OBJECT ENCODING and DEBUG OBJECT name small lists and sets as Redis 7.0 does" {
+        default_thresholds
+        r del l s i
+        r rpush l a b c
+        r sadd s a b c
+        r sadd i 1 2 3
+        assert_encoding quicklist l
+        assert_encoding hashtable s
+        assert_encoding intset i
+        assert_match "*encoding:quicklist *ql_nodes:1 ql_avg_node:3.00 ql_listpack_max:-2 ql_compressed:0 *" [r debug object l]
+        assert_match "*encoding:hashtable *" [r debug object s]
+        r sadd i x
+        assert_encoding hashtable i
+        r del l s i
+    }
+
     test "Strings: int, embstr and raw" {
         r set n 12345
         assert_type string n
-        assert_encoding int n
+        assert_storage int n
         # int encoding holds what fits a C long: 64 or 32 bits
         r set n -2147483648
-        assert_encoding int n
+        assert_storage int n
         r set n -9223372036854775808
-        assert_encoding [expr {[s arch_bits] == 64 ? "int" : "embstr"}] n
+        assert_storage [expr {[s arch_bits] == 64 ? "int" : "embstr"}] n
         r set s abc
-        assert_encoding embstr s
+        assert_storage embstr s
         r set s 0123 ;# not canonical: stays a string
-        assert_encoding embstr s
+        assert_storage embstr s
         r set s 123456789012345678901234567890
-        assert_encoding embstr s
+        assert_storage embstr s
         r set s [string repeat x 44]
-        assert_encoding embstr s
+        assert_storage embstr s
         r set s [string repeat x 45]
-        assert_encoding raw s
+        assert_storage raw s
         r set s abc
         r append s def
-        assert_encoding raw s
+        assert_storage raw s
         assert_equal abcdef [r get s]
     }
 
@@ -129,10 +147,10 @@ start_server {tags {encodings}} {
         test "$kind: TYPE and OBJECT ENCODING of both encodings" {
             $builder k 1
             assert_type $type k
-            assert_encoding $compact k
+            assert_storage $compact k
             $builder k2 0
             assert_type $type k2
-            assert_encoding $big k2
+            assert_storage $big k2
             assert_equal [contents k] [contents k2]
         } $tags
 
@@ -141,7 +159,7 @@ start_server {tags {encodings}} {
                 $builder src $c
                 r del dst
                 assert_equal 1 [r copy src dst]
-                assert_equal [r object encoding src] [r object encoding dst]
+                assert_equal [storage_encoding src] [storage_encoding dst]
                 assert_equal [contents src] [contents dst]
                 assert_equal [r debug digest-value src] [r debug digest-value dst]
                 # the copy is independent of the original
@@ -160,7 +178,7 @@ start_server {tags {encodings}} {
                 r set dst2 x
                 assert_equal 0 [r copy src dst2]
                 assert_equal 1 [r copy src dst2 replace]
-                assert_equal [r object encoding src] [r object encoding dst2]
+                assert_equal [storage_encoding src] [storage_encoding dst2]
                 set want [contents src]
                 r select 1
                 assert_equal $want [contents dst]
@@ -172,18 +190,18 @@ start_server {tags {encodings}} {
         test "$kind: RENAME and MOVE keep the encoding" {
             foreach c {1 0} {
                 $builder src $c
-                set enc [r object encoding src]
+                set enc [storage_encoding src]
                 set want [contents src]
                 r del renamed
                 r rename src renamed
-                assert_encoding $enc renamed
+                assert_storage $enc renamed
                 assert_equal $want [contents renamed]
                 r select 1
                 r del renamed
                 r select 0
                 assert_equal 1 [r move renamed 1]
                 r select 1
-                assert_encoding $enc renamed
+                assert_storage $enc renamed
                 assert_equal $want [contents renamed]
                 r del renamed
                 r select 0
@@ -193,7 +211,7 @@ start_server {tags {encodings}} {
         test "$kind: DEBUG DIGEST-VALUE does not depend on the encoding" {
             $builder a 1
             $builder b 0
-            assert_not_equal [r object encoding a] [r object encoding b]
+            assert_not_equal [storage_encoding a] [storage_encoding b]
             assert_equal [r debug digest-value a] [r debug digest-value b]
             # ... and it does depend on the contents
             r del a
@@ -225,9 +243,9 @@ start_server {tags {encodings}} {
         small_thresholds
         r del l
         r rpush l a b c d
-        assert_encoding listpack l
+        assert_storage listpack l
         r rpush l e
-        assert_encoding quicklist l
+        assert_storage quicklist l
         assert_equal {a b c d e} [r lrange l 0 -1]
         default_thresholds
     } {redis7.2}
@@ -235,9 +253,9 @@ start_server {tags {encodings}} {
     test "list: a big element makes a quicklist (size limit)" {
         r del l
         r rpush l a
-        assert_encoding listpack l
+        assert_storage listpack l
         r rpush l [string repeat x 9000]
-        assert_encoding quicklist l
+        assert_storage quicklist l
         assert_equal 9000 [string length [r lindex l 1]]
     } {redis7.2}
 
@@ -245,9 +263,9 @@ start_server {tags {encodings}} {
         small_thresholds
         r del l
         r rpush l a b c d e f g
-        assert_encoding quicklist l
+        assert_storage quicklist l
         r ltrim l 0 0
-        assert_encoding listpack l
+        assert_storage listpack l
         assert_equal {a} [r lrange l 0 -1]
         default_thresholds
     } {redis7.2}
@@ -256,11 +274,11 @@ start_server {tags {encodings}} {
         small_thresholds
         r del h
         r hset h f1 1 f2 2 f3 3 f4 4
-        assert_encoding listpack h
+        assert_storage listpack h
         r hset h f5 5
-        assert_encoding hashtable h
+        assert_storage hashtable h
         r hdel h f1 f2 f3 f4
-        assert_encoding hashtable h
+        assert_storage hashtable h
         assert_equal {f5 5} [r hgetall h]
         default_thresholds
     }
@@ -269,11 +287,11 @@ start_server {tags {encodings}} {
         small_thresholds
         r del h1 h2
         r hset h1 f 12345678
-        assert_encoding listpack h1
+        assert_storage listpack h1
         r hset h1 g 123456789
-        assert_encoding hashtable h1
+        assert_storage hashtable h1
         r hset h2 123456789 v
-        assert_encoding hashtable h2
+        assert_storage hashtable h2
         default_thresholds
     }
 
@@ -281,9 +299,9 @@ start_server {tags {encodings}} {
         small_thresholds
         r del s
         r sadd s 1 2 3 4
-        assert_encoding intset s
+        assert_storage intset s
         r sadd s 5
-        assert_encoding hashtable s
+        assert_storage hashtable s
         assert_equal {1 2 3 4 5} [lsort -integer [r smembers s]]
         default_thresholds
     }
@@ -293,11 +311,11 @@ start_server {tags {encodings}} {
         r config set set-max-listpack-entries 3
         r del s s2
         r sadd s 1 2
-        assert_encoding intset s
+        assert_storage intset s
         r sadd s 3
-        assert_encoding hashtable s
+        assert_storage hashtable s
         r sadd s2 1 2 3 ;# too many for an intset from the start, fits a listpack
-        assert_encoding listpack s2
+        assert_storage listpack s2
         assert_equal {1 2 3} [lsort -integer [r smembers s2]]
         default_thresholds
     } {redis7.2}
@@ -306,9 +324,9 @@ start_server {tags {encodings}} {
         default_thresholds
         r del s
         r sadd s 1
-        assert_encoding intset s
+        assert_storage intset s
         r sadd s 40000 -9223372036854775808 9223372036854775807
-        assert_encoding intset s
+        assert_storage intset s
         assert_equal {-9223372036854775808 1 40000 9223372036854775807} [r sort s]
     }
 
@@ -317,11 +335,11 @@ start_server {tags {encodings}} {
         r del s
         r sadd s 1 2
         r sadd s a
-        assert_encoding listpack s
+        assert_storage listpack s
         r sadd s b
-        assert_encoding listpack s
+        assert_storage listpack s
         r sadd s c
-        assert_encoding hashtable s
+        assert_storage hashtable s
         assert_equal {1 2 a b c} [lsort [r smembers s]]
         default_thresholds
     } {redis7.2}
@@ -331,7 +349,7 @@ start_server {tags {encodings}} {
         r del s
         r sadd s 1 2
         r sadd s 123456789x
-        assert_encoding hashtable s
+        assert_storage hashtable s
         default_thresholds
     }
 
@@ -339,11 +357,11 @@ start_server {tags {encodings}} {
         small_thresholds
         r del z
         r zadd z 1 a 2 b 3 c 4 d
-        assert_encoding listpack z
+        assert_storage listpack z
         r zadd z 5 e
-        assert_encoding skiplist z
+        assert_storage skiplist z
         r zrem z a b c d
-        assert_encoding skiplist z
+        assert_storage skiplist z
         assert_equal {e 5} [r zrange z 0 -1 withscores]
         default_thresholds
     }
@@ -352,9 +370,9 @@ start_server {tags {encodings}} {
         small_thresholds
         r del z
         r zadd z 1 12345678
-        assert_encoding listpack z
+        assert_storage listpack z
         r zadd z 2 123456789
-        assert_encoding skiplist z
+        assert_storage skiplist z
         default_thresholds
     }
 
@@ -362,9 +380,9 @@ start_server {tags {encodings}} {
         small_thresholds
         r del z dst
         r zadd z 1 a 2 b 3 c 4 d 5 e 6 f
-        assert_encoding skiplist z
+        assert_storage skiplist z
         assert_equal 2 [r zrangestore dst z 0 1]
-        assert_encoding listpack dst
+        assert_storage listpack dst
         assert_equal {a 1 b 2} [r zrange dst 0 -1 withscores]
         default_thresholds
     }
@@ -373,7 +391,7 @@ start_server {tags {encodings}} {
         r del l dst
         r rpush l 3 1 2
         r sort l store dst
-        assert_encoding listpack dst
+        assert_storage listpack dst
         assert_equal {1 2 3} [r lrange dst 0 -1]
     } {redis7.2}
 
@@ -384,12 +402,12 @@ start_server {tags {encodings}} {
         r del s
         r sadd s a b 1
         foreach key {l h z s} {
-            if {[r object encoding $key] ne "listpack"} { continue }
+            if {[storage_encoding $key] ne "listpack"} { continue }
             # ours: OK (Redis: "Listpack structure printed on stdout")
             set reply [r debug listpack $key]
             assert {$reply eq "OK" || [string match "*printed*" $reply]} "DEBUG LISTPACK $key: $reply"
         }
-        foreach key {l h z} { assert_encoding listpack $key }
+        foreach key {l h z} { assert_storage listpack $key }
     } {redis7.2}
 
     test "DEBUG LISTPACK refuses other encodings and missing keys" {
@@ -441,7 +459,7 @@ start_server {tags {encodings}} {
         r config set list-max-listpack-size 4
         r del c
         for {set i 0} {$i < 10} {incr i} { r rpush c [string repeat "v$i " 20] [string repeat w 30] }
-        assert_encoding quicklist c
+        assert_storage quicklist c
         assert_equal OK [r debug quicklist c]
         assert_equal OK [r debug encoding-check c]
         default_thresholds
@@ -457,7 +475,7 @@ start_server {tags {encodings}} {
         foreach {kind spec} $kinds {
             foreach c {1 0} {
                 [lindex $spec 1] k $c
-                assert_equal OK [r debug encoding-check k] "$kind compact=$c [r object encoding k]"
+                assert_equal OK [r debug encoding-check k] "$kind compact=$c [storage_encoding k]"
             }
         }
         r set str x

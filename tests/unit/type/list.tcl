@@ -21,7 +21,7 @@ proc make_list {key enc elements} {
     r config set list-max-listpack-size [fill_for $enc]
     r del $key
     r rpush $key {*}$elements
-    if {$::small_lists_are_listpacks && [llength $elements] >= 3} { assert_encoding $enc $key }
+    if {$::small_lists_are_listpacks && [llength $elements] >= 3} { assert_storage $enc $key }
 }
 
 # The raw first line of a reply (e.g. "*-1", "$-1", "_").
@@ -43,7 +43,7 @@ proc raw_first_line {args} {
 
 start_server {tags {list}} {
     r rpush probe a
-    set ::small_lists_are_listpacks [expr {[r object encoding probe] eq "listpack"}]
+    set ::small_lists_are_listpacks [expr {[storage_encoding probe] eq "listpack"}]
     r del probe
 
     foreach enc {listpack quicklist} {
@@ -561,12 +561,12 @@ start_server {tags {list redis7.2}} {
         r config set list-max-listpack-size 4
         r del l
         r rpush l a b c d
-        assert_encoding listpack l
+        assert_storage listpack l
         r rpush l e
-        assert_encoding quicklist l
+        assert_storage quicklist l
         r del l
         r rpush l a b c d e
-        assert_encoding quicklist l
+        assert_storage quicklist l
         assert_equal {a b c d e} [r lrange l 0 -1]
     }
 
@@ -574,13 +574,13 @@ start_server {tags {list redis7.2}} {
         r config set list-max-listpack-size 4
         r del l
         r rpush l a b c d e
-        assert_encoding quicklist l
+        assert_storage quicklist l
         r rpop l
-        assert_encoding quicklist l
+        assert_storage quicklist l
         r rpop l
-        assert_encoding quicklist l
+        assert_storage quicklist l
         r rpop l
-        assert_encoding listpack l
+        assert_storage listpack l
         assert_equal {a b} [r lrange l 0 -1]
     }
 
@@ -588,12 +588,12 @@ start_server {tags {list redis7.2}} {
         r config set list-max-listpack-size -1
         r del l
         r rpush l [string repeat x 1000] [string repeat y 1000] [string repeat z 1000]
-        assert_encoding listpack l
+        assert_storage listpack l
         r rpush l [string repeat w 1500]
-        assert_encoding quicklist l
+        assert_storage quicklist l
         r rpop l
         r rpop l
-        assert_encoding listpack l
+        assert_storage listpack l
         assert_equal 2 [r llen l]
     }
 
@@ -602,10 +602,10 @@ start_server {tags {list redis7.2}} {
         r del l
         r rpush l a
         r rpush l [string repeat x 9000]
-        assert_encoding quicklist l
+        assert_storage quicklist l
         assert_equal 9000 [string length [r lindex l 1]]
         r rpop l
-        assert_encoding listpack l
+        assert_storage listpack l
     }
 
     test "LSET and LINSERT with a big element convert first" {
@@ -613,12 +613,12 @@ start_server {tags {list redis7.2}} {
         r del l
         r rpush l a b c
         r lset l 1 [string repeat x 10000]
-        assert_encoding quicklist l
+        assert_storage quicklist l
         assert_equal [list a [string repeat x 10000] c] [r lrange l 0 -1]
         r lset l 1 b
-        assert_encoding listpack l
+        assert_storage listpack l
         r linsert l before b [string repeat y 10000]
-        assert_encoding quicklist l
+        assert_storage quicklist l
         assert_equal 4 [r llen l]
     }
 
@@ -626,17 +626,17 @@ start_server {tags {list redis7.2}} {
         r config set list-max-listpack-size 4
         r del l
         r rpush l 1 2 3 4 5 6 7 8 9
-        assert_encoding quicklist l
+        assert_storage quicklist l
         r ltrim l 0 1
-        assert_encoding listpack l
+        assert_storage listpack l
         r rpush l 3 4 5 6 7
-        assert_encoding quicklist l
+        assert_storage quicklist l
         r lrem l 0 3
         r lrem l 0 4
         r lrem l 0 5
         r lrem l 0 6
         r lrem l 0 7
-        assert_encoding listpack l
+        assert_storage listpack l
         assert_equal {1 2} [r lrange l 0 -1]
     }
 
@@ -649,7 +649,7 @@ start_server {tags {list redis7.2}} {
             r rpush l "element-$i-[string repeat a 20]"
             lappend model "element-$i-[string repeat a 20]"
         }
-        assert_encoding quicklist l
+        assert_storage quicklist l
         assert_equal $model [r lrange l 0 -1]
         assert_equal [lindex $model 100] [r lindex l 100]
         r lset l 100 changed

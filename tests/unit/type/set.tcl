@@ -63,7 +63,7 @@ proc make_set {key enc members} {
     use_encoding $enc
     r del $key
     r sadd $key {*}$members
-    assert_encoding $enc $key
+    assert_storage $enc $key
 }
 
 proc smembers_sorted {key} { return [lsort [r smembers $key]] }
@@ -136,7 +136,7 @@ start_server {tags {set}} {
             make_set s $enc $members
             assert_equal 2 [r srem s [lindex $members 0] nope [lindex $members 1] [lindex $members 1]]
             assert_equal [lsort [lrange $members 2 end]] [smembers_sorted s]
-            assert_encoding $enc s
+            assert_storage $enc s
             assert_equal 4 [r srem s {*}$members nope]
             assert_equal 0 [r exists s]
             assert_equal 0 [r srem s anything]
@@ -190,7 +190,7 @@ start_server {tags {set}} {
             assert_equal 100 [llength $got]
             foreach m $got { assert {[lsearch -exact $members $m] >= 0} }
             assert_equal 20 [r scard s]
-            assert_encoding $enc s
+            assert_storage $enc s
             restore_defaults
         } [enc_tags $enc]
 
@@ -240,7 +240,7 @@ start_server {tags {set}} {
         r del s
         r sadd s 1 2 3
         r sadd s a
-        assert_encoding listpack s
+        assert_storage listpack s
         assert_equal {1 2 3 a} [smembers_sorted s]
         assert_equal 1 [r sismember s 2]
     } {set-7.2}
@@ -251,7 +251,7 @@ start_server {tags {set}} {
         r del s
         r sadd s 1 2 3
         r sadd s a
-        assert_encoding hashtable s
+        assert_storage hashtable s
         assert_equal {1 2 3 a} [smembers_sorted s]
         restore_defaults
     } {set-7.2}
@@ -262,11 +262,11 @@ start_server {tags {set}} {
         r del s
         r sadd s 1 1234567
         r sadd s a
-        assert_encoding hashtable s
+        assert_storage hashtable s
         r del s
         r sadd s 1 12345
         r sadd s a
-        assert_encoding listpack s
+        assert_storage listpack s
         restore_defaults
     } {set-7.2}
 
@@ -277,7 +277,7 @@ start_server {tags {set}} {
         for {set i 0} {$i < 16} {incr i} { r sadd s $i }
         assert_encoding intset s
         r sadd s 16
-        assert_encoding hashtable s
+        assert_storage hashtable s
         assert_equal 17 [r scard s]
         assert_equal 1 [r sismember s 16]
         restore_defaults
@@ -288,11 +288,11 @@ start_server {tags {set}} {
         r config set set-max-intset-entries 4
         r del s
         r sadd s 1 2 3 4 5
-        assert_encoding listpack s
+        assert_storage listpack s
         r config set set-max-listpack-entries 4
         r del s
         r sadd s 1 2 3 4 5
-        assert_encoding hashtable s
+        assert_storage hashtable s
         restore_defaults
     } {set-7.2}
 
@@ -305,7 +305,7 @@ start_server {tags {set}} {
         assert_encoding intset s
         # More arguments than an intset may hold, even if none is new.
         r sadd s 1 1 1 1 1
-        assert_encoding hashtable s
+        assert_storage hashtable s
         assert_equal {1} [r smembers s]
         restore_defaults
     } {set-7.2}
@@ -315,9 +315,9 @@ start_server {tags {set}} {
         r config set set-max-listpack-entries 8
         r del s
         for {set i 0} {$i < 8} {incr i} { r sadd s "x$i" }
-        assert_encoding listpack s
+        assert_storage listpack s
         r sadd s x8
-        assert_encoding hashtable s
+        assert_storage hashtable s
         assert_equal 9 [r scard s]
         restore_defaults
     } {set-7.2}
@@ -326,15 +326,15 @@ start_server {tags {set}} {
         restore_defaults
         r del s
         r sadd s a b
-        assert_encoding listpack s
+        assert_storage listpack s
         r sadd s [string repeat x 65]
-        assert_encoding hashtable s
+        assert_storage hashtable s
         r del s
         r sadd s [string repeat y 65]
-        assert_encoding hashtable s
+        assert_storage hashtable s
         r del s
         r sadd s [string repeat z 64]
-        assert_encoding listpack s
+        assert_storage listpack s
     } {set-7.2}
 
     test "Sets never convert back when members are removed" {
@@ -344,7 +344,7 @@ start_server {tags {set}} {
         r del s
         r sadd s 1 2 3 4 5
         r srem s 1 2 3
-        assert_encoding hashtable s
+        assert_storage hashtable s
         restore_defaults
     }
 
@@ -491,7 +491,7 @@ start_server {tags {set}} {
         set members {}
         for {set i 0} {$i < 1000} {incr i} { lappend members "e$i" }
         r sadd s {*}$members
-        assert_encoding hashtable s
+        assert_storage hashtable s
         set few [r spop s 10]
         assert_equal 10 [llength [lsort -unique $few]]
         set most [r spop s 900]
@@ -511,10 +511,10 @@ start_server {tags {set}} {
         for {set i 0} {$i < 1000} {incr i} { lappend ints $i }
         r config set set-max-intset-entries 100
         r sadd s {*}$ints
-        assert_encoding hashtable s
+        assert_storage hashtable s
         r spop s 995
         assert_equal 5 [r scard s]
-        assert {[r object encoding s] in {intset listpack}}
+        assert {[storage_encoding s] in {intset listpack}}
         restore_defaults
     } {set-7.2}
 
@@ -580,7 +580,7 @@ start_server {tags {set}} {
         r sadd h 1 4 x z
         restore_defaults
         assert_encoding intset i
-        assert_encoding hashtable h
+        assert_storage hashtable h
         assert_equal {4} [lsort [r sinter i l h]]
         assert_equal {1 4} [lsort [r sinter h i]]
         assert_equal {1 2 3 4 5 6 x y z} [lsort [r sunion i l h]]
@@ -598,7 +598,7 @@ start_server {tags {set}} {
         r del a b
         r sadd a 1 2 3 x
         r sadd b 1 2 3 y
-        assert_encoding hashtable a
+        assert_storage hashtable a
         restore_defaults
         r sinterstore d a b
         assert_encoding intset d
@@ -616,10 +616,10 @@ start_server {tags {set}} {
         r sadd a x y z 1
         r sadd b y z w
         r sunionstore d a b
-        assert_encoding listpack d
+        assert_storage listpack d
         r config set set-max-listpack-entries 3
         r sunionstore d a b
-        assert_encoding hashtable d
+        assert_storage hashtable d
         restore_defaults
     } {set-7.2}
 
@@ -716,7 +716,7 @@ start_server {tags {set}} {
         r sadd small k1 k2 k3 zz
         assert_equal {k1 zz} [lsort [r sdiff small b c]]
         assert_equal [llength [model_union $a $b $c]] [r sunionstore u a b c]
-        assert_encoding hashtable u
+        assert_storage hashtable u
     } {slow}
 
     # ---- SSCAN -------------------------------------------------------------------------------------------
@@ -726,7 +726,7 @@ start_server {tags {set}} {
         set members {}
         for {set i 0} {$i < 1000} {incr i} { lappend members "m$i" }
         r sadd s {*}$members
-        assert_encoding hashtable s
+        assert_storage hashtable s
         lassign [sscan_all s count 10] seen calls
         assert_equal [lsort $members] $seen
         assert_morethan $calls 10
@@ -791,7 +791,7 @@ start_server {tags {set}} {
         r sadd i 1 -2 300000
         use_encoding hashtable
         r sadd h 300000 1 -2
-        assert_encoding hashtable h
+        assert_storage hashtable h
         restore_defaults
         assert_encoding intset i
         assert_equal [r debug digest-value i] [r debug digest-value h]
@@ -804,10 +804,10 @@ start_server {tags {set}} {
         r del l h
         use_encoding listpack
         r sadd l a 1 bb
-        assert_encoding listpack l
+        assert_storage listpack l
         use_encoding hashtable
         r sadd h bb 1 a
-        assert_encoding hashtable h
+        assert_storage hashtable h
         restore_defaults
         assert_equal [r debug digest-value l] [r debug digest-value h]
     } {set-7.2}
@@ -818,7 +818,7 @@ start_server {tags {set}} {
             make_set s $enc $members
             r del c
             assert_equal 1 [r copy s c]
-            assert_encoding $enc c
+            assert_storage $enc c
             r sadd c extra
             r srem s [lindex $members 0]
             assert_equal [lsort [concat $members extra]] [smembers_sorted c]
