@@ -10,8 +10,11 @@
  *           zmalloc_size() reports them, so the figure follows the allocator
  *           (jemalloc size classes, or libc's usable sizes).
  *   STATS   Redis's field names in Redis's order; a field for something this
- *           server does not have (cluster links, Lua, functions) is 0;
- *           replication.backlog is the backlog's allocation (replication.c),
+ *           server does not have (cluster links, the AOF buffer) is 0;
+ *           lua.caches and functions.caches are the script cache and the
+ *           function libraries outside the Lua heaps (INFO's
+ *           used_memory_scripts_eval and used_memory_functions), part of
+ *           the overhead as in Redis; replication.backlog is the backlog's allocation (replication.c),
  *           part of the overhead as in Redis. The per-db overhead is, for "main", the
  *           keyspace's bucket arrays plus the fixed head of every kvobj
  *           (object header and chain pointer), and for "expires" the
@@ -101,6 +104,7 @@ typedef struct dbOverhead {
 
 typedef struct memoryReport {
     size_t peak, total, startup, clients_replicas, clients_normal, replica_output;
+    size_t lua_caches, functions_caches;
     size_t normal_clients;
     dbOverhead *dbs; /* the non-empty databases only */
     int dbcount;
@@ -188,7 +192,10 @@ static void memoryReportCompute(memoryReport *r) {
     r->startup = startup_allocated;
     clientOverheads(r);
     dbOverheads(r);
-    r->overhead = r->startup + replicationBacklogMemory() + r->clients_replicas + r->clients_normal;
+    r->lua_caches = evalMemoryScripts();
+    r->functions_caches = functionsMemoryOverhead();
+    r->overhead = r->startup + replicationBacklogMemory() + r->clients_replicas + r->clients_normal +
+                  r->lua_caches + r->functions_caches;
     for (int j = 0; j < r->dbcount; j++) r->overhead += r->dbs[j].main + r->dbs[j].expires;
     size_t net = r->total > r->startup ? r->total - r->startup : 1;
     r->bytes_per_key = r->keys ? net / r->keys : 0;
@@ -261,8 +268,8 @@ void memoryStatsCommand(client *c) {
     addReplyField(c, "clients.normal", (long long)r.clients_normal);
     addReplyField(c, "cluster.links", 0);
     addReplyField(c, "aof.buffer", 0);
-    addReplyField(c, "lua.caches", 0);
-    addReplyField(c, "functions.caches", 0);
+    addReplyField(c, "lua.caches", (long long)r.lua_caches);
+    addReplyField(c, "functions.caches", (long long)r.functions_caches);
     addReplyDbOverheads(c, &r);
     addReplyField(c, "overhead.total", (long long)r.overhead);
     addReplyField(c, "keys.count", (long long)r.keys);

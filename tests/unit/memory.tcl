@@ -309,10 +309,26 @@ start_server {tags {memory}} {
         assert_range [dict get $stats dataset.percentage] 0 100
         assert_range [dict get $stats peak.percentage] 0 100
         assert_morethan [dict get $stats allocator.allocated] 0
-        foreach f {replication.backlog clients.slaves cluster.links lua.caches} {
+        foreach f {replication.backlog clients.slaves cluster.links} {
             assert_equal 0 [dict get $stats $f] $f
         }
         r flushall
+    }
+
+    test "MEMORY STATS lua.caches and functions.caches are INFO's script cache figures" {
+        r eval {return 'memory-stats-probe'} 0
+        r function load replace "#!lua name=memstats\nredis.register_function('memstats_f', function() return 1 end)"
+        set stats [r memory stats]
+        set eval_cache [s used_memory_scripts_eval]
+        assert_morethan $eval_cache 0
+        assert_equal $eval_cache [dict get $stats lua.caches]
+        assert_morethan [dict get $stats functions.caches] 0
+        assert_equal [s used_memory_scripts] [expr {$eval_cache + [dict get $stats functions.caches]}]
+        # both count as overhead, as in Redis
+        set parts [expr {[dict get $stats startup.allocated] + [dict get $stats lua.caches] + [dict get $stats functions.caches]}]
+        assert {[dict get $stats overhead.total] >= $parts}
+        r function delete memstats
+        r script flush
     }
 
     # ---- MEMORY USAGE by type and encoding -----------------------------------------------------
@@ -446,8 +462,10 @@ start_server {tags {memory}} {
         assert_range [usage [string repeat k 16]] 40 64
     } {ourlayout}
 
-    test "MEMORY STATS: nothing for features this server does not have" {
+    test "MEMORY STATS: no AOF buffer, and no script caches before the first script" {
+        r script flush
+        r function flush
         set stats [r memory stats]
-        foreach f {aof.buffer functions.caches} { assert_equal 0 [dict get $stats $f] $f }
+        foreach f {aof.buffer lua.caches functions.caches} { assert_equal 0 [dict get $stats $f] $f }
     } {ourlayout}
 }
