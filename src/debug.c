@@ -964,6 +964,8 @@ static void debugHelp(client *c) {
         "    Crash the server simulating a panic.",
         "PAUSE-CRON <0|1>",
         "    Stop periodic cron job processing.",
+        "SET-DISABLE-DENY-SCRIPTS <0|1>",
+        "    Let scripts call commands that are not allowed from scripts (for tests).",
         "POPULATE <count> [<prefix>] [<size>]",
         "    Create <count> string keys named key:<num>. If <prefix> is specified then",
         "    it is used instead of the 'key' prefix.",
@@ -1016,6 +1018,13 @@ static void debugSetSkipChecksumValidation(client *c) {
 
 static void debugPauseCron(client *c) {
     server.pause_cron = atoi(c->argv[2]->ptr) != 0;
+    addReply(c, shared.ok);
+}
+
+/* For tests: lets scripts call commands flagged noscript (DEBUG SLEEP inside
+ * a script, as Redis's own tests do). */
+static void debugSetDisableDenyScripts(client *c) {
+    server.script_disable_deny_script = atoi(c->argv[2]->ptr) != 0;
     addReply(c, shared.ok);
 }
 
@@ -1079,6 +1088,7 @@ static const struct {
     {"set-active-expire", 3, 3, debugSetActiveExpire},
     {"set-skip-checksum-validation", 3, 3, debugSetSkipChecksumValidation},
     {"pause-cron", 3, 3, debugPauseCron},
+    {"set-disable-deny-scripts", 3, 3, debugSetDisableDenyScripts},
     {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
     {"argpool", 2, 2, debugArgpool},
     {"object", 3, 3, debugObject},

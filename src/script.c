@@ -259,7 +259,7 @@ static int verifyCommand(scriptRunCtx *ctx, redisCommand *cmd, robj **argv, int 
         *err = sdsnew("Wrong number of args calling Redis command from script");
         return C_ERR;
     }
-    if (cmd->flags & CMD_NOSCRIPT) {
+    if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) {
         *err = sdsnew("This Redis command is not allowed from script");
         return C_ERR;
     }

@@ -137,6 +137,21 @@ start_server {tags {scripting}} {
         assert_equal {ERR This Redis command is not allowed from script} [r eval {return redis.pcall('multi')['err']} 0]
     }
 
+    test "DEBUG SET-DISABLE-DENY-SCRIPTS lets a script call a noscript command" {
+        r debug set-disable-deny-scripts 1
+        r del k
+        # the script's clock stands still: a 1 ms TTL outlives a 10 ms sleep
+        set exists [r eval {
+            redis.call('set', KEYS[1], 'v', 'px', 1)
+            redis.call('debug', 'sleep', '0.01')
+            return redis.call('exists', KEYS[1])
+        } 1 k]
+        r debug set-disable-deny-scripts 0
+        assert_equal 1 $exists
+        assert_error "ERR This Redis command is not allowed from script script: *" {r eval {return redis.call('debug', 'sleep', '0')} 0}
+        r del k
+    } {needs:debug}
+
     test "Blocking commands allowed in scripts do not block" {
         r del nolist
         assert_equal {} [r eval {return redis.call('blmpop', 0, 1, 'nolist', 'left')} 0]
