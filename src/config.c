@@ -144,6 +144,10 @@ static const configEnumItem loglevel_enum[] = {
     {"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE},
     {"warning", LL_WARNING}, {"nothing", LL_NOTHING}, {NULL, 0}};
 
+static const configEnumItem propagation_error_enum[] = {
+    {"ignore", PROPAGATION_ERR_IGNORE}, {"panic", PROPAGATION_ERR_PANIC},
+    {"panic-on-replicas", PROPAGATION_ERR_PANIC_ON_REPLICAS}, {NULL, 0}};
+
 static const configEnumItem supervised_enum[] = {
     {"upstart", SUPERVISED_UPSTART}, {"systemd", SUPERVISED_SYSTEMD},
     {"auto", SUPERVISED_AUTODETECT}, {"no", SUPERVISED_NONE}, {NULL, 0}};
@@ -404,6 +408,8 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("replica-serve-stale-data", "slave-serve-stale-data", 0, repl_serve_stale_data, "yes",
                 NULL),
     BOOL_CONFIG("replica-read-only", "slave-read-only", 0, repl_slave_ro, "yes", NULL),
+    ENUM_CONFIG("propagation-error-behavior", NULL, 0, propagation_error_behavior, propagation_error_enum,
+                "ignore", NULL),
     BOOL_CONFIG("repl-diskless-sync", NULL, 0, repl_diskless_sync, "yes", NULL),
     INT_CONFIG("repl-diskless-sync-delay", NULL, 0, repl_diskless_sync_delay, 0, INT_MAX, "5", NULL),
     INT_CONFIG("repl-diskless-sync-max-replicas", NULL, 0, repl_diskless_sync_max_replicas, 0, INT_MAX,

@@ -350,14 +350,40 @@ void setDeferredSetLen(client *c, void *node, long length) {
 
 /* ---- errors ----------------------------------------------------------------------- */
 
-/* Every error reply passes here: counted per error code for INFO errorstats. */
-static void afterErrorReply(client *c, const char *s, size_t len) {
-    (void)c;
+/* An error sent to our master (we are its replica), to a replica, or to
+ * the AOF being loaded means the two copies of the data may now differ:
+ * as in Redis it is logged, counted (INFO unexpected_error_replies) and,
+ * as propagation-error-behavior says, the server panics -- a replica only
+ * when it is read-only (a writable one may legitimately fail commands). */
+static void reportUnexpectedError(client *c, const char *s, size_t len) {
+    int from_master = (c->flags & CLIENT_MASTER) != 0, to_replica = (c->flags & CLIENT_SLAVE) != 0;
+    const char *who = from_master ? "replica" : to_replica ? "master" : "server";
+    const char *peer = from_master ? "master" : to_replica ? "replica" : "AOF";
+    const char *cmdname = c->lastcmd ? c->lastcmd->fullname : "<unknown>";
+    serverLog(LL_WARNING, "== CRITICAL == This %s is sending an error to its %s: '%.*s' after processing the command '%s'",
+              who, peer, (int)len, s, cmdname);
+    server.stat_unexpected_error_replies++;
+    int behavior = server.propagation_error_behavior;
+    int panic_replica = from_master && server.repl_slave_ro && behavior != PROPAGATION_ERR_IGNORE;
+    int panic_aof = !from_master && !to_replica && behavior == PROPAGATION_ERR_PANIC;
+    if (panic_replica || panic_aof)
+        serverPanic("This %s panicked sending an error to its %s after processing the command '%s'", who, peer, cmdname);
+}
+
+/* Every error reply passes here, as the text the caller gave: either a
+ * message ("value is ...", code ERR) or "-CODE message". Counted per error
+ * code for INFO errorstats. */
+static void afterErrorReply(client *c, const char *text, size_t len) {
     server.stat_total_error_replies++;
-    if (s[0] == '-') { s++; len--; }
-    size_t code_len = 0;
-    while (code_len < len && s[code_len] != ' ' && s[code_len] != '\r') code_len++;
-    incrementErrorCount(s, code_len);
+    if (text[0] == '-') {
+        size_t code_len = 0;
+        while (code_len + 1 < len && text[code_len + 1] != ' ' && text[code_len + 1] != '\r') code_len++;
+        incrementErrorCount(text + 1, code_len);
+    } else {
+        incrementErrorCount("ERR", 3);
+    }
+    int loading_aof = (c->flags & (CLIENT_FAKE | CLIENT_SCRIPT)) == CLIENT_FAKE;
+    if (c->flags & (CLIENT_MASTER | CLIENT_SLAVE) || loading_aof) reportUnexpectedError(c, text, len > 4096 ? 4096 : len);
 }
 
 /* Sends "-<err>\r\n", prefixing "ERR " unless the message has its own code.
@@ -377,7 +403,7 @@ static sds sanitizeErrorText(sds err) {
 void addReplyError(client *c, const char *err) {
     size_t len = strlen(err);
     addReplyErrorLength(c, err, len);
-    afterErrorReply(c, err[0] == '-' ? err : "ERR", err[0] == '-' ? len : 3);
+    afterErrorReply(c, err, len);
 }
 
 void addReplyErrorSds(client *c, sds err) {

@@ -204,6 +204,12 @@ typedef struct redisCommand {
 #define CLIENT_PROTECTED (1 << 12)
 #define CLIENT_NO_EVICT (1 << 13)
 #define CLIENT_FAKE (1 << 14)       /* AOF loading, no connection */
+
+/* propagation-error-behavior: what an error reply to our master, or to the
+ * AOF being loaded, does besides being logged and counted */
+#define PROPAGATION_ERR_IGNORE 0
+#define PROPAGATION_ERR_PANIC 1
+#define PROPAGATION_ERR_PANIC_ON_REPLICAS 2
 #define CLIENT_DIRTY_CAS (1 << 15)
 #define CLIENT_PUSHING (1 << 16)
 #define CLIENT_EXECUTING_COMMAND (1 << 17)
@@ -507,6 +513,7 @@ struct redisServer {
     int rdb_del_sync_files;
     int repl_serve_stale_data;
     int repl_slave_ro;
+    int propagation_error_behavior; /* PROPAGATION_ERR_* */
     int repl_diskless_sync;
     int repl_diskless_sync_delay;
     int repl_diskless_sync_max_replicas;

@@ -302,6 +302,32 @@ start_server {tags {aof} overrides {appendonly yes}} {
         restart_server
     }
 
+    test "A command that fails while loading is logged and counted; propagation-error-behavior panic stops start-up" {
+        r set str text
+        set path [last_incr_path]
+        shutdown_server
+        set bad "*2\r\n\$4\r\nincr\r\n\$3\r\nstr\r\n"
+        append_bytes $path $bad
+        restart_server
+        assert_equal text [r get str]
+        assert_equal 1 [s unexpected_error_replies]
+        assert_match "*== CRITICAL == This server is sending an error to its AOF: '*value is not an integer or out of range' after processing the command 'incr'*" [log_tail 0 100]
+        shutdown_server
+        assert_equal SIGSEGV [server_exit_status --propagation-error-behavior panic] ;# serverPanic crashes on purpose, as Redis does
+        assert_match "*This server panicked sending an error to its AOF after processing the command 'incr'*" [log_tail 0 200]
+        # panic-on-replicas only concerns a replica's master stream
+        restart_server
+        r config set propagation-error-behavior panic-on-replicas
+        r debug loadaof
+        assert_equal text [r get str]
+        assert_equal 2 [s unexpected_error_replies]
+        assert_error "*must be one of the following: ignore, panic, panic-on-replicas*" {r config set propagation-error-behavior crash}
+        shutdown_server
+        truncate_by $path [string length $bad]
+        restart_server
+        assert_equal 0 [s unexpected_error_replies]
+    }
+
     test "A manifest naming a missing file stops start-up" {
         set path [last_incr_path]
         shutdown_server

@@ -240,6 +240,27 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
 }
 
 start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {replica-read-only no}} {
+        test "a command from the primary that fails on the replica is logged and counted" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 set counter 1
+            wait_for_condition 50 100 {[r get counter] eq 1} else { fail "counter not replicated" }
+            # a writable replica diverges, then becomes read-only again
+            r set counter text
+            r config set replica-read-only yes
+            assert_equal 0 [s unexpected_error_replies]
+            r -1 incr counter
+            wait_for_condition 50 100 {[s unexpected_error_replies] == 1} else { fail "the failed INCR was not counted" }
+            wait_for_log "*== CRITICAL == This replica is sending an error to its master: '*not an integer*' after processing the command 'incr'*"
+            assert_equal text [r get counter]
+            assert_equal 0 [s -1 unexpected_error_replies]
+            r replicaof no one
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0}} {
     start_server {overrides {repl-timeout 2}} {
         test "a stalled primary (repl-timeout): the replica drops the link and resyncs" {
             r replicaof 127.0.0.1 [srv -1 port]
