@@ -587,7 +587,7 @@ static void functionHelp(client *c) {
 /* ---- DUMP / RESTORE and persistence ------------------------------------------------------ */
 
 /* Each library as RDB_OPCODE_FUNCTION2 + its code as an RDB string. */
-sds functionsSerialize(void) {
+SCRIPT_RESIDENT sds functionsSerialize(void) {
     sds out = sdsempty();
     if (fn.current == NULL) return out;
     dictIterator *it = dictGetIterator(fn.current->libraries);
@@ -708,7 +708,7 @@ int functionsLoadLibraryCode(sds code, int replace, sds *err) {
 void functionsFlushAll(void) { functionsReset(); }
 
 /* The FUNCTION LOAD commands of a rewritten AOF, as RESP. */
-sds functionsAofCommands(void) {
+SCRIPT_RESIDENT sds functionsAofCommands(void) {
     sds out = sdsempty();
     if (fn.current == NULL) return out;
     dictIterator *it = dictGetIterator(fn.current->libraries);

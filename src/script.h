@@ -44,12 +44,13 @@ typedef struct scriptRunCtx {
     long long start_us;     /* monotonic */
 } scriptRunCtx;
 
-/* The scripting objects' code lies in one run at the end of the image
- * (src/scripting.ld), so a server that runs no script leaves it unpaged.
- * The few functions of these objects that the server calls with no script
- * (every command's flags, the busy check, INFO's figures) are marked
- * SCRIPT_RESIDENT: they go with the hot server code, so calling them does
- * not page that run in. Only placement: nothing else about them changes. */
+/* The scripting objects' code has a segment of its own (src/scripting.ld),
+ * so a server that runs no script leaves it unpaged. The few functions of
+ * these objects that the server calls with no script (every command's
+ * flags, the busy check, INFO's figures, the functions' part of an RDB
+ * save or an AOF rewrite) are marked SCRIPT_RESIDENT: they go with the hot
+ * server code, so calling them does not page that segment in. Only their
+ * placement changes. */
 #if defined(__GNUC__) && defined(__ELF__)
 #define SCRIPT_RESIDENT __attribute__((section(".text.hot.script_resident")))
 #else
