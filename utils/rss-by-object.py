@@ -22,11 +22,13 @@ symbols and relocations, .eh_frame_hdr).
 many of their pages are resident); --brief prints only "scripting BYTES rest
 BYTES" (for utils/bench-script-memory.sh).
 
-Why bytes on resident pages: a page is resident as a whole, and fault-around
-maps the 64 KB window around each faulting address, so code that never ran
-becomes resident when it shares a window with code that did. The scripting
-figure is therefore what a fresh server would save if that code were not in
-the binary at all (give or take the partial windows at its edges).
+Why bytes on resident pages: a page is resident as a whole, and the kernel
+maps the pages around each faulting address that are in the page cache
+(fault-around, 64 KB; a whole large folio on recent kernels), so code that
+never ran becomes resident when it shares a window with code that did. The
+scripting figure is therefore what the server would save if that code were
+not in the binary at all. It varies from run to run with the page cache's
+folios: compare several runs (utils/bench-script-memory.sh --fresh does).
 
 Limits: the process must run natively (under QEMU user mode the PID is the
 emulator's); reading pagemap needs the same user or root (the present bit is
@@ -42,9 +44,9 @@ import struct
 import subprocess
 import sys
 
-# Object files that exist only for scripting. Keep in step with the
-# Makefile's SCRIPTING_OBJS (server objects) and deps/lua/build.sh (the
-# archive holds Lua and lua-cjson).
+# Object files that exist only for scripting. Keep in step with
+# src/scripting.ld (which places them) and deps/lua/build.sh (liblua.a
+# holds Lua and lua-cjson).
 CJSON_MEMBERS = ("lua_cjson.o", "strbuf.o", "fpconv.o")
 GLUE_OBJS = ("eval.o", "function.o", "script.o", "script_lua.o")
 LUA_LIB_OBJS = ("lua_bit.o", "lua_cmsgpack.o", "lua_struct.o")
