@@ -22,7 +22,11 @@
 #              scripting objects (Lua, cjson, lua_*, eval/function/script)
 #              that are resident, per run (utils/rss-by-object.py): what
 #              scripting costs a server that ran no script. Issue #17's
-#              target is at most 64 KB.
+#              target is at most 64 KB. For an A/B of two builds, give both
+#              binaries the same page-cache history (copy both just before
+#              the run): the kernel maps whole large folios around a fault,
+#              so a file read back from disk and one just written page in
+#              differently (about 100 KB apart here).
 #
 # Usage: utils/bench-script-memory.sh [--fresh] [-n SCRIPTS] [-r ROUNDS] [--ours PATH] [--ref PATH]
 #        [--base PATH] [--conf FILE]
