@@ -15,7 +15,10 @@
 # its own directory under build/, so variants coexist and switching between
 # them never needs a clean. jemalloc and Lua depend only on the port, so they
 # are built once per port under build/deps-<port>/ and shared by that port's
-# variants (and kept by `make clean`).
+# variants (and kept by `make clean`). The server's link adds a linker script
+# fragment, src/scripting.ld, that gives the scripting code and constants
+# segments of their own (a server that runs no script does not page them
+# in), and writes the linker map next to the binary (redis-server.map).
 
 PORT ?= native
 PORTS_ALL := $(sort $(notdir $(patsubst %/port.mk,%,$(wildcard ports/*/port.mk))))
@@ -238,8 +241,17 @@ $(LIBREDIS): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(SERVER): $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(MALLOC_DEP) $(LUA_DEP)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(SERVER_LIBS)
+# The server's link adds src/scripting.ld: the scripting code and constants
+# (Lua, cjson, the lua_* libraries, the eval/function/script glue) go to
+# segments of their own after the server's, so a server that runs no script
+# does not page them in (the file says why and how). It also writes the
+# linker map next to the binary (redis-server.map: which object is where),
+# from which utils/rss-by-object.py tells what of a running server is
+# resident. The map costs the link ~0.1 s and 3 MB of disk.
+SERVER_LAYOUT_LDFLAGS = -Wl,-T,src/scripting.ld -Wl,-Map=$@.map
+
+$(SERVER): $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(MALLOC_DEP) $(LUA_DEP) src/scripting.ld
+	$(CC) $(ALL_LDFLAGS) $(SERVER_LAYOUT_LDFLAGS) -o $@ $(BUILD)/obj/server.o $(SERVER_OBJS) $(LIBREDIS) $(SERVER_LIBS)
 
 $(BUILD)/tests/%.o: tests/c/%.c | $(BUILD)/.tools-ok $(MALLOC_DEP)
 	@mkdir -p $(@D)

@@ -134,7 +134,7 @@ static int isEvalSha(redisCommand *cmd) { return cmd->proc == evalShaCommand || 
 
 /* processCommand(): the flags of an EVAL are its script's, when the script
  * declared some (a body not cached yet is read for its shebang). */
-uint64_t evalCommandFlags(client *c, uint64_t cmd_flags) {
+SCRIPT_RESIDENT uint64_t evalCommandFlags(client *c, uint64_t cmd_flags) {
     if (!isEvalCommand(c->cmd) || c->argc < 2) return cmd_flags;
     sds arg = c->argv[1]->ptr;
     uint64_t script_flags;
@@ -279,14 +279,14 @@ void scriptCommand(client *c) {
 
 /* ---- INFO ------------------------------------------------------------------------------- */
 
-size_t evalMemoryLua(void) { return luaEngineMemory(ev.lua); }
+SCRIPT_RESIDENT size_t evalMemoryLua(void) { return luaEngineMemory(ev.lua); }
 
 /* The cache, counted as Redis 7.0 counts it: per script its dict entry,
  * its sha key and its body (an object and its string), plus the buckets. */
-size_t evalMemoryScripts(void) {
+SCRIPT_RESIDENT size_t evalMemoryScripts(void) {
     if (ev.scripts == NULL) return 0;
     return ev.scripts_bytes + dictSlots(ev.scripts) * sizeof(void *);
 }
 
 
-unsigned long evalCachedScripts(void) { return ev.scripts ? dictSize(ev.scripts) : 0; }
+SCRIPT_RESIDENT unsigned long evalCachedScripts(void) { return ev.scripts ? dictSize(ev.scripts) : 0; }

@@ -355,7 +355,7 @@ static int librarySetJoin(librarySet *to, librarySet *from, int replace, sds *er
 static int isFcall(redisCommand *cmd) { return cmd->proc == fcallCommand || cmd->proc == fcallroCommand; }
 
 /* processCommand(): FCALL has its function's flags. */
-uint64_t fcallCommandFlags(client *c, uint64_t cmd_flags) {
+SCRIPT_RESIDENT uint64_t fcallCommandFlags(client *c, uint64_t cmd_flags) {
     if (!isFcall(c->cmd) || c->argc < 2 || fn.current == NULL) return cmd_flags;
     functionInfo *fi = dictFetchValue(fn.current->functions, c->argv[1]->ptr);
     if (fi == NULL) return cmd_flags;
@@ -587,7 +587,7 @@ static void functionHelp(client *c) {
 /* ---- DUMP / RESTORE and persistence ------------------------------------------------------ */
 
 /* Each library as RDB_OPCODE_FUNCTION2 + its code as an RDB string. */
-sds functionsSerialize(void) {
+SCRIPT_RESIDENT sds functionsSerialize(void) {
     sds out = sdsempty();
     if (fn.current == NULL) return out;
     dictIterator *it = dictGetIterator(fn.current->libraries);
@@ -708,7 +708,7 @@ int functionsLoadLibraryCode(sds code, int replace, sds *err) {
 void functionsFlushAll(void) { functionsReset(); }
 
 /* The FUNCTION LOAD commands of a rewritten AOF, as RESP. */
-sds functionsAofCommands(void) {
+SCRIPT_RESIDENT sds functionsAofCommands(void) {
     sds out = sdsempty();
     if (fn.current == NULL) return out;
     dictIterator *it = dictGetIterator(fn.current->libraries);
@@ -725,11 +725,11 @@ sds functionsAofCommands(void) {
 
 /* ---- INFO ------------------------------------------------------------------------------------ */
 
-size_t functionsMemoryLua(void) { return luaEngineMemory(fn.lua); }
-unsigned long functionsCount(void) { return fn.current ? dictSize(fn.current->functions) : 0; }
-unsigned long functionsLibraryCount(void) { return fn.current ? dictSize(fn.current->libraries) : 0; }
+SCRIPT_RESIDENT size_t functionsMemoryLua(void) { return luaEngineMemory(fn.lua); }
+SCRIPT_RESIDENT unsigned long functionsCount(void) { return fn.current ? dictSize(fn.current->functions) : 0; }
+SCRIPT_RESIDENT unsigned long functionsLibraryCount(void) { return fn.current ? dictSize(fn.current->libraries) : 0; }
 
-size_t functionsMemoryOverhead(void) {
+SCRIPT_RESIDENT size_t functionsMemoryOverhead(void) {
     if (fn.current == NULL) return 0;
     size_t bytes = 0;
     dictIterator *it = dictGetIterator(fn.current->libraries);

@@ -339,7 +339,7 @@ int scriptInterrupt(scriptRunCtx *ctx) {
     return (ctx->flags & SCRIPT_RUN_KILLED) != 0;
 }
 
-int scriptIsTimedOut(void) { return current_run && (current_run->flags & SCRIPT_RUN_TIMEDOUT); }
+SCRIPT_RESIDENT int scriptIsTimedOut(void) { return current_run && (current_run->flags & SCRIPT_RUN_TIMEDOUT); }
 
 int scriptIsEval(void) { return current_run && (current_run->flags & SCRIPT_RUN_EVAL_MODE); }
 

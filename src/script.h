@@ -44,6 +44,19 @@ typedef struct scriptRunCtx {
     long long start_us;     /* monotonic */
 } scriptRunCtx;
 
+/* The scripting objects' code has a segment of its own (src/scripting.ld),
+ * so a server that runs no script leaves it unpaged. The few functions of
+ * these objects that the server calls with no script (every command's
+ * flags, the busy check, INFO's figures, the functions' part of an RDB
+ * save or an AOF rewrite) are marked SCRIPT_RESIDENT: they go with the hot
+ * server code, so calling them does not page that segment in. Only their
+ * placement changes. */
+#if defined(__GNUC__) && defined(__ELF__)
+#define SCRIPT_RESIDENT __attribute__((section(".text.hot.script_resident")))
+#else
+#define SCRIPT_RESIDENT
+#endif
+
 /* The shebang's flags (*flags), its length (the first line, newline
  * excluded; 0 if none); C_ERR with *err (Redis's wording) on a bad one. */
 int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *shebang_len, sds *err);

@@ -995,7 +995,7 @@ lua_State *luaEngineCreate(void) {
 
 void luaEngineClose(lua_State *lua) { lua_close(lua); }
 
-size_t luaEngineMemory(lua_State *lua) { return lua ? (size_t)lua_gc(lua, LUA_GCCOUNT, 0) * 1024 : 0; }
+SCRIPT_RESIDENT size_t luaEngineMemory(lua_State *lua) { return lua ? (size_t)lua_gc(lua, LUA_GCCOUNT, 0) * 1024 : 0; }
 
 /* ---- compiling and running -------------------------------------------------------------- */
 

@@ -16,7 +16,17 @@
 #              after it answered PING; the median run, then Rss,
 #              Private_Dirty and Shared (clean + dirty) per mapping of the
 #              last run. --base PATH adds a third binary (e.g. an older
-#              build of this server).
+#              build of this server). For a binary with its linker map
+#              (<binary>.map, which the Makefile writes; src/redis-server's
+#              is build/native/redis-server.map), also the bytes of its
+#              scripting objects (Lua, cjson, lua_*, eval/function/script)
+#              that are resident, per run (utils/rss-by-object.py): what
+#              scripting costs a server that ran no script. Issue #17's
+#              target is at most 64 KB. For an A/B of two builds, give both
+#              binaries the same page-cache history (copy both just before
+#              the run): the kernel maps whole large folios around a fault,
+#              so a file read back from disk and one just written page in
+#              differently (about 100 KB apart here).
 #
 # Usage: utils/bench-script-memory.sh [--fresh] [-n SCRIPTS] [-r ROUNDS] [--ours PATH] [--ref PATH]
 #        [--base PATH] [--conf FILE]
@@ -126,19 +136,35 @@ mappings() {
         "/proc/$1/smaps" | sort -k2 -n -r
 }
 
+# "SCRIPTING REST": resident bytes of the scripting objects of PID's binary
+# and of the rest of its image, or nothing (no linker map for the binary:
+# Debian's build, another build made without one)
+image_resident() { utils/rss-by-object.py --brief "$1" 2>/dev/null | awk '$1 == "scripting" { print $2, $4 }'; }
+
+median_kb() { # column of $tmp/image -> "a b c (median m)", in kB
+    awk -v c="$1" '{ printf "%.1f ", $c / 1024 }' "$tmp/image"
+    sort -n -k"$1" "$tmp/image" | sed -n "$(((rounds + 1) / 2))p" | awk -v c="$1" '{ printf "(median %.1f)", $c / 1024 }'
+}
+
 fresh_one() { # binary label
     local pid port j
     : >"$tmp/fresh"
+    : >"$tmp/image"
     for j in $(seq 1 "$rounds"); do
         read -r pid port < <(start "$1") || return 1
         sleep 1
         echo "$(rss_kb "$pid") $(awk '/^(Rss|Private_Dirty|Shared_Clean|Shared_Dirty):/ { printf "%s%s ", $1, $2 }' \
             "/proc/$pid/smaps_rollup")" >>"$tmp/fresh"
+        image_resident "$pid" >>"$tmp/image"
         [ "$j" = "$rounds" ] && mappings "$pid" >"$tmp/maps"
         stop_server "$pid"
     done
     echo "$2 ($1): VmRSS of $rounds runs (kB): $(cut -d' ' -f1 "$tmp/fresh" | tr '\n' ' ')"
     echo "    median run: $(sort -n "$tmp/fresh" | sed -n "$(((rounds + 1) / 2))p" | cut -d' ' -f2-)"
+    if [ -s "$tmp/image" ]; then
+        echo "    image resident (kB, utils/rss-by-object.py): scripting objects $(median_kb 1), target <= 64"
+        echo "                                                 the rest $(median_kb 2)"
+    fi
     printf "    %-28s %6s %6s %6s\n" "mapping (last run, kB)" Rss PrivDy Shared
     cat "$tmp/maps"
 }
