@@ -159,6 +159,7 @@ write_probe
 echo "BGSAVE of $keys keys while redis-benchmark -P 16 overwrites them (SET, random existing keys); server cpu $server_cpu, clients cpu $client_cpu${prio:+, $prio}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-22s %13s %9s %-24s %7s %13s %6s %8s %9s %9s %7s\n' setup "stall_ms(base)" slice_cpu snap_lat cmd_lat rss "rss x" snap_ms "ops/s" "ops/s0" status
 run "ours forkless" "$ours" --persistence-mode forkless
+run "ours forkless, idle" "$ours" --persistence-mode forkless --bgchild-sched-idle yes
 run "ours fork" "$ours" --persistence-mode fork
 run "ours fork, bg" "$ours" --persistence-mode fork --bgchild-nice 10 --bgchild-sched-idle yes
 if [ -x "$ref" ]; then run "Redis $("$ref" --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') fork" "$ref"; fi
