@@ -401,6 +401,7 @@ struct redisServer {
     unsigned int shm_max_clients;    /* shm-max-clients */
     unsigned int shm_spin_us;        /* shm-spin-us: cap of the spin before sleeping (shm.c) */
     int shm_force_devshm;            /* shm-force-devshm (hidden, tests): the /dev/shm fallback */
+    unsigned int event_loop_spin_us; /* event-loop-spin-us: poll this long after a busy pass before sleeping */
     list *clients;
     list *clients_to_close;
     list *clients_pending_write;
