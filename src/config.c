@@ -1154,10 +1154,18 @@ static int applyJemallocBgThread(sds *err) {
     return C_OK;
 }
 
-/* At start-up server.c hands the value to the loop once it exists. */
+/* Hands event-loop-spin-us to the loop (server.c calls it once the loop
+ * exists). Never on a single-CPU machine: there the spin would only keep the
+ * client it waits for off the CPU. */
+void configApplyEventLoopSpin(void) {
+    static long cpus = 0;
+    if (cpus == 0) cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (server.el != NULL) aeSetSpinBudget(server.el, cpus > 1 ? server.event_loop_spin_us : 0);
+}
+
 static int applyEventLoopSpin(sds *err) {
     (void)err;
-    if (server.el != NULL) aeSetSpinBudget(server.el, server.event_loop_spin_us);
+    configApplyEventLoopSpin();
     return C_OK;
 }
 

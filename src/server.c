@@ -761,7 +761,7 @@ static void initServer(void) {
         serverPanic("Can't create event loop timers.");
     aeSetBeforeSleepProc(server.el, beforeSleep);
     aeSetAfterSleepProc(server.el, afterSleep);
-    aeSetSpinBudget(server.el, server.event_loop_spin_us); /* event-loop-spin-us */
+    configApplyEventLoopSpin(); /* event-loop-spin-us */
     initModules();
 }
 

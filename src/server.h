@@ -861,6 +861,7 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options);
 int configPrintDirectives(FILE *fp); /* --list-config-directives */
 int configRewriteFile(int force_all);
 void configWarnNoEffectDirectives(void); /* start-up: one line naming compat-only directives set */
+void configApplyEventLoopSpin(void);     /* event-loop-spin-us to server.el (0 on a single CPU) */
 
 /* ---- debug.c ------------------------------------------------------------------- */
 #define serverAssert(e) (likely(e) ? (void)0 : (serverAssertFailed(#e, __FILE__, __LINE__), abort()))

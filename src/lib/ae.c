@@ -37,7 +37,12 @@
  * writes the replies: they must be on the wire before we wait for the next
  * request), never runs when the previous pass found nothing (an idle loop
  * blocks at once and costs no CPU), never when the wait would not block
- * anyway (AE_DONT_WAIT), and never past the earliest timer's deadline. The
+ * anyway (AE_DONT_WAIT), and never past the earliest timer's deadline.
+ * The length adapts below the budget: a spin that catches events restores
+ * the full budget for the next one, a spin that runs its whole length in
+ * vain halves the next (so clients whose requests come too far apart for
+ * the spin to catch soon stop costing it), and at 0 one busy wait in 16
+ * spins the full budget again to find out whether it would now pay. The
  * backends need nothing for it: aeApiPoll with a zero timeout is a poll. No
  * CPU relax hint between polls: each poll is a system call, far longer
  * than a hint's pause.
@@ -94,6 +99,8 @@ struct aeEventLoop {
     aeBeforeSleepProc *beforesleep;
     aeBeforeSleepProc *aftersleep;
     uint64_t spinBudgetUs;    /* aeSetSpinBudget; 0: never spin */
+    uint64_t spinNextUs;      /* the next spin's length, adapted, <= budget */
+    unsigned spinSkipped;     /* busy waits without a spin, for the probes */
     int spinArmed;            /* the last pass dispatched a file event */
     aeSpinStats spinStats;
 };
@@ -270,7 +277,8 @@ void aeSetDontWait(aeEventLoop *el, int noWait) {
 }
 
 void aeSetSpinBudget(aeEventLoop *el, unsigned int us) {
-    el->spinBudgetUs = us;
+    el->spinBudgetUs = el->spinNextUs = us;
+    el->spinStats.nextSpinUs = us;
 }
 
 unsigned int aeGetSpinBudget(aeEventLoop *el) {
@@ -497,6 +505,26 @@ static int aeSpinPoll(aeEventLoop *el, uint64_t limitUs) {
     return numevents;
 }
 
+/* The length of this wait's spin, 0 for none (see the top of this file):
+ * the adapted length, or at 0 the full budget once in AE_SPIN_PROBE_EVERY
+ * busy waits, to notice when spinning pays again. */
+#define AE_SPIN_PROBE_EVERY 16
+
+static uint64_t aeSpinLength(aeEventLoop *el) {
+    if (el->spinNextUs > el->spinBudgetUs) el->spinNextUs = el->spinBudgetUs; /* budget lowered */
+    if (el->spinNextUs > 0) return el->spinNextUs;
+    return ++el->spinSkipped % AE_SPIN_PROBE_EVERY == 0 ? el->spinBudgetUs : 0;
+}
+
+/* After a spin of `lengthUs`: a hit restores the full budget, a spin that
+ * ran its whole length in vain halves the next one. A spin cut short by a
+ * timer says nothing about the clients and changes nothing. */
+static void aeSpinAdapt(aeEventLoop *el, uint64_t lengthUs, uint64_t limitUs, int numevents) {
+    if (numevents > 0) el->spinNextUs = el->spinBudgetUs;
+    else if (numevents == 0 && limitUs == lengthUs) el->spinNextUs = lengthUs / 2;
+    el->spinStats.nextSpinUs = el->spinNextUs;
+}
+
 /* The wait of one iteration: a spin first when the last pass was busy (see
  * the top of this file), then the normal wait for the rest of the timeout.
  * Returns aeApiPoll's result. */
@@ -504,9 +532,12 @@ static int aeWaitForEvents(aeEventLoop *el, int flags) {
     int64_t timeoutUs = aeSleepTimeoutUs(el, flags);
     if (!el->spinArmed || el->spinBudgetUs == 0 || timeoutUs == 0 || !(flags & AE_FILE_EVENTS))
         return aeApiPoll(el, timeoutUs);
-    uint64_t limitUs = el->spinBudgetUs;
+    uint64_t lengthUs = aeSpinLength(el);
+    if (lengthUs == 0) return aeApiPoll(el, timeoutUs);
+    uint64_t limitUs = lengthUs;
     if (timeoutUs > 0 && (uint64_t)timeoutUs < limitUs) limitUs = (uint64_t)timeoutUs;
     int numevents = aeSpinPoll(el, limitUs);
+    aeSpinAdapt(el, lengthUs, limitUs, numevents);
     if (numevents != 0) return numevents;
     return aeApiPoll(el, aeSleepTimeoutUs(el, flags)); /* the timer is now that much nearer */
 }

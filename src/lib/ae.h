@@ -102,13 +102,15 @@ void aeSetDontWait(aeEventLoop *el, int noWait);
 
 /* Spinning before sleeping (see the top of ae.c): after an iteration that
  * handled file events, the next one polls without blocking for up to `us`
- * microseconds before it sleeps. 0 (the default) never spins. */
+ * microseconds before it sleeps (less after spins that caught nothing: the
+ * length adapts below `us`). 0 (the default) never spins. */
 void aeSetSpinBudget(aeEventLoop *el, unsigned int us);
 unsigned int aeGetSpinBudget(aeEventLoop *el);
 typedef struct aeSpinStats {
     unsigned long long spins;      /* waits that began with a spin */
     unsigned long long hits;       /* ... and found events while spinning */
     unsigned long long spinTimeUs; /* time spent spinning, in total */
+    unsigned long long nextSpinUs; /* the next spin's length (0: a probe only) */
 } aeSpinStats;
 void aeGetSpinStats(aeEventLoop *el, aeSpinStats *stats);
 

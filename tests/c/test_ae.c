@@ -741,6 +741,54 @@ static void test_spin_stops_at_the_next_timer(void) {
     aeDeleteEventLoop(el);
 }
 
+static void test_spin_length_adapts(void) {
+    aeEventLoop *el = aeCreateEventLoop(16);
+    int sp[2];
+    make_socketpair(sp);
+    spin_reads = 0;
+    CHECK_EQ_INT(aeCreateFileEvent(el, sp[0], AE_READABLE, spin_read_proc, NULL), AE_OK);
+    aeSetSpinBudget(el, 400);
+    aeSpinStats st;
+    /* Spins that catch nothing halve the next one: 400, 200, ... 1, 0. A
+     * timer 30 ms away ends each blocking wait. */
+    unsigned long long expect = 400;
+    for (int i = 0; expect > 0; i++) {
+        busy_pass(el, sp, AE_FILE_EVENTS);
+        aeCreateTimeEvent(el, 30, log_timer, NULL, NULL);
+        aeProcessEvents(el, AE_ALL_EVENTS);
+        expect /= 2;
+        aeGetSpinStats(el, &st);
+        CHECK(st.spins == (unsigned long long)i + 1);
+        CHECK(st.nextSpinUs == expect);
+    }
+    /* At 0 only one busy wait in 16 spins (the full budget), a probe. */
+    unsigned long long spins = st.spins;
+    for (int i = 0; i < 16; i++) {
+        busy_pass(el, sp, AE_FILE_EVENTS);
+        aeCreateTimeEvent(el, 1, log_timer, NULL, NULL);
+        aeProcessEvents(el, AE_ALL_EVENTS);
+    }
+    aeGetSpinStats(el, &st);
+    CHECK(st.spins == spins + 1);
+    CHECK(st.hits == 0);
+    /* A spin that catches an event restores the full budget. */
+    aeSetSpinBudget(el, 10 * 1000 * 1000);
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    aeCreateTimeEvent(el, 30, log_timer, NULL, NULL);
+    aeProcessEvents(el, AE_ALL_EVENTS);     /* ended by the timer: no change */
+    aeGetSpinStats(el, &st);
+    CHECK(st.nextSpinUs == 10 * 1000 * 1000);
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    pid_t child = write_later(sp[1], 2000);
+    CHECK_EQ_INT(aeProcessEvents(el, AE_FILE_EVENTS), 1);
+    reap(child);
+    aeGetSpinStats(el, &st);
+    CHECK(st.hits == 1);
+    CHECK(st.nextSpinUs == 10 * 1000 * 1000);
+    close_pair(sp);
+    aeDeleteEventLoop(el);
+}
+
 /* ---- set size ------------------------------------------------------------------------ */
 
 static void test_fd_out_of_range(void) {
@@ -925,6 +973,7 @@ TEST_MAIN(
     RUN(test_spin_catches_an_event_arriving_soon);
     RUN(test_spin_gives_up_after_its_budget_then_blocks);
     RUN(test_spin_stops_at_the_next_timer);
+    RUN(test_spin_length_adapts);
     RUN(test_fd_out_of_range);
     RUN(test_resize_set_size);
     RUN(test_resize_from_inside_a_handler);
