@@ -270,7 +270,7 @@ static const configEntry configTable[] = {
     UINT_CONFIG("shm-max-clients", NULL, 0, shm_max_clients, 0, 65535, "256", NULL),
     UINT_CONFIG("shm-spin-us", NULL, 0, shm_spin_us, 0, 1000, "20", NULL),
     BOOL_CONFIG("shm-force-devshm", NULL, CF_HIDDEN, shm_force_devshm, "no", NULL),
-    UINT_CONFIG("event-loop-spin-us", NULL, 0, event_loop_spin_us, 0, 1000, "0", applyEventLoopSpin),
+    UINT_CONFIG("event-loop-spin-us", NULL, 0, event_loop_spin_us, 0, 1000, "20", applyEventLoopSpin),
     UINT_CONFIG("maxclients", NULL, 0, maxclients, 1, UINT_MAX, "10000", applyMaxclients),
     SPECIAL_CONFIG("requirepass", NULL, CF_SENSITIVE, requirepass_special, "", NULL),
     LL_CONFIG("proto-max-bulk-len", NULL, CF_MEMORY, proto_max_bulk_len, MB, LONG_MAX, "512mb", NULL),
