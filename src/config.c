@@ -249,6 +249,7 @@ static int applyLogfile(sds *err);
 static int applyLocaleCollate(sds *err);
 static int applyOomScoreAdj(sds *err);
 static int applyJemallocBgThread(sds *err);
+static int applyEventLoopSpin(sds *err);
 
 #define MB (1024LL * 1024)
 
@@ -273,6 +274,7 @@ static const configEntry configTable[] = {
     UINT_CONFIG("shm-max-clients", NULL, 0, shm_max_clients, 0, 65535, "256", NULL),
     UINT_CONFIG("shm-spin-us", NULL, 0, shm_spin_us, 0, 1000, "20", NULL),
     BOOL_CONFIG("shm-force-devshm", NULL, CF_HIDDEN, shm_force_devshm, "no", NULL),
+    UINT_CONFIG("event-loop-spin-us", NULL, 0, event_loop_spin_us, 0, 1000, "20", applyEventLoopSpin),
     UINT_CONFIG("maxclients", NULL, 0, maxclients, 1, UINT_MAX, "10000", applyMaxclients),
     SPECIAL_CONFIG("requirepass", NULL, CF_SENSITIVE, requirepass_special, "", NULL),
     LL_CONFIG("proto-max-bulk-len", NULL, CF_MEMORY, proto_max_bulk_len, MB, LONG_MAX, "512mb", NULL),
@@ -1155,6 +1157,21 @@ static int applyOomScoreAdj(sds *err) {
 static int applyJemallocBgThread(sds *err) {
     (void)err;
     if (server.el != NULL) zmalloc_set_background_thread(server.jemalloc_bg_thread);
+    return C_OK;
+}
+
+/* Hands event-loop-spin-us to the loop (server.c calls it once the loop
+ * exists). Never on a single-CPU machine: there the spin would only keep the
+ * client it waits for off the CPU. */
+void configApplyEventLoopSpin(void) {
+    static long cpus = 0;
+    if (cpus == 0) cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (server.el != NULL) aeSetSpinBudget(server.el, cpus > 1 ? server.event_loop_spin_us : 0);
+}
+
+static int applyEventLoopSpin(sds *err) {
+    (void)err;
+    configApplyEventLoopSpin();
     return C_OK;
 }
 

@@ -761,6 +761,7 @@ static void initServer(void) {
         serverPanic("Can't create event loop timers.");
     aeSetBeforeSleepProc(server.el, beforeSleep);
     aeSetAfterSleepProc(server.el, afterSleep);
+    configApplyEventLoopSpin(); /* event-loop-spin-us */
     initModules();
 }
 

@@ -408,6 +408,7 @@ struct redisServer {
     unsigned int shm_max_clients;    /* shm-max-clients */
     unsigned int shm_spin_us;        /* shm-spin-us: cap of the spin before sleeping (shm.c) */
     int shm_force_devshm;            /* shm-force-devshm (hidden, tests): the /dev/shm fallback */
+    unsigned int event_loop_spin_us; /* event-loop-spin-us: poll this long after a busy pass before sleeping */
     list *clients;
     list *clients_to_close;
     list *clients_pending_write;
@@ -868,6 +869,7 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options);
 int configPrintDirectives(FILE *fp); /* --list-config-directives */
 int configRewriteFile(int force_all);
 void configWarnNoEffectDirectives(void); /* start-up: one line naming compat-only directives set */
+void configApplyEventLoopSpin(void);     /* event-loop-spin-us to server.el (0 on a single CPU) */
 
 /* ---- debug.c ------------------------------------------------------------------- */
 #define serverAssert(e) (likely(e) ? (void)0 : (serverAssertFailed(#e, __FILE__, __LINE__), abort()))

@@ -26,6 +26,26 @@
  * a callback reschedules, deletes or creates timers. Within one pass due
  * timers run earliest deadline first (ties: oldest first); each runs at most
  * once per pass, and timers created during a pass wait for the next one.
+ *
+ * Spinning before sleeping (aeSetSpinBudget). A busy peer often sends its
+ * next request a few microseconds after the server finished a batch; if the
+ * server is asleep by then, waking it costs the peer a scheduler wake-up,
+ * which can be dearer than the request itself. So after a pass that
+ * dispatched at least one file event, the next wait first polls with a zero
+ * timeout, re-reading the monotonic clock, until events arrive or the budget
+ * is used, and only then blocks. The spin starts after beforesleep (which
+ * writes the replies: they must be on the wire before we wait for the next
+ * request), never runs when the previous pass found nothing (an idle loop
+ * blocks at once and costs no CPU), never when the wait would not block
+ * anyway (AE_DONT_WAIT), and never past the earliest timer's deadline.
+ * The length adapts below the budget: a spin that catches events restores
+ * the full budget for the next one, a spin that runs its whole length in
+ * vain halves the next (so clients whose requests come too far apart for
+ * the spin to catch soon stop costing it), and at 0 one busy wait in 16
+ * spins the full budget again to find out whether it would now pay. The
+ * backends need nothing for it: aeApiPoll with a zero timeout is a poll. No
+ * CPU relax hint between polls: each poll is a system call, far longer
+ * than a hint's pause.
  */
 #include "ae.h"
 
@@ -78,6 +98,11 @@ struct aeEventLoop {
     void *apidata;            /* backend state */
     aeBeforeSleepProc *beforesleep;
     aeBeforeSleepProc *aftersleep;
+    uint64_t spinBudgetUs;    /* aeSetSpinBudget; 0: never spin */
+    uint64_t spinNextUs;      /* the next spin's length, adapted, <= budget */
+    unsigned spinSkipped;     /* busy waits without a spin, for the probes */
+    int spinArmed;            /* the last pass dispatched a file event */
+    aeSpinStats spinStats;
 };
 
 #define AE_IO_MASK (AE_READABLE | AE_WRITABLE)
@@ -249,6 +274,19 @@ int aeResizeSetSize(aeEventLoop *el, int setsize) {
 void aeSetDontWait(aeEventLoop *el, int noWait) {
     if (noWait) el->flags |= AE_DONT_WAIT;
     else el->flags &= ~AE_DONT_WAIT;
+}
+
+void aeSetSpinBudget(aeEventLoop *el, unsigned int us) {
+    el->spinBudgetUs = el->spinNextUs = us;
+    el->spinStats.nextSpinUs = us;
+}
+
+unsigned int aeGetSpinBudget(aeEventLoop *el) {
+    return (unsigned int)el->spinBudgetUs;
+}
+
+void aeGetSpinStats(aeEventLoop *el, aeSpinStats *stats) {
+    *stats = el->spinStats;
 }
 
 void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *beforesleep) {
@@ -451,6 +489,59 @@ static int64_t aeSleepTimeoutUs(aeEventLoop *el, int flags) {
     return -1;
 }
 
+/* Polls with a zero timeout until events arrive or `limitUs` (> 0) pass.
+ * Returns what the last poll returned: > 0 events, 0 none within the limit,
+ * -1 a poller error. */
+static int aeSpinPoll(aeEventLoop *el, uint64_t limitUs) {
+    uint64_t start = aeMonotonicUs(), now = start;
+    int numevents = 0;
+    el->spinStats.spins++;
+    while (numevents == 0 && now - start < limitUs) {
+        numevents = aeApiPoll(el, 0);
+        now = aeMonotonicUs();
+    }
+    el->spinStats.spinTimeUs += now - start;
+    if (numevents > 0) el->spinStats.hits++;
+    return numevents;
+}
+
+/* The length of this wait's spin, 0 for none (see the top of this file):
+ * the adapted length, or at 0 the full budget once in AE_SPIN_PROBE_EVERY
+ * busy waits, to notice when spinning pays again. */
+#define AE_SPIN_PROBE_EVERY 16
+
+static uint64_t aeSpinLength(aeEventLoop *el) {
+    if (el->spinNextUs > el->spinBudgetUs) el->spinNextUs = el->spinBudgetUs; /* budget lowered */
+    if (el->spinNextUs > 0) return el->spinNextUs;
+    return ++el->spinSkipped % AE_SPIN_PROBE_EVERY == 0 ? el->spinBudgetUs : 0;
+}
+
+/* After a spin of `lengthUs`: a hit restores the full budget, a spin that
+ * ran its whole length in vain halves the next one. A spin cut short by a
+ * timer says nothing about the clients and changes nothing. */
+static void aeSpinAdapt(aeEventLoop *el, uint64_t lengthUs, uint64_t limitUs, int numevents) {
+    if (numevents > 0) el->spinNextUs = el->spinBudgetUs;
+    else if (numevents == 0 && limitUs == lengthUs) el->spinNextUs = lengthUs / 2;
+    el->spinStats.nextSpinUs = el->spinNextUs;
+}
+
+/* The wait of one iteration: a spin first when the last pass was busy (see
+ * the top of this file), then the normal wait for the rest of the timeout.
+ * Returns aeApiPoll's result. */
+static int aeWaitForEvents(aeEventLoop *el, int flags) {
+    int64_t timeoutUs = aeSleepTimeoutUs(el, flags);
+    if (!el->spinArmed || el->spinBudgetUs == 0 || timeoutUs == 0 || !(flags & AE_FILE_EVENTS))
+        return aeApiPoll(el, timeoutUs);
+    uint64_t lengthUs = aeSpinLength(el);
+    if (lengthUs == 0) return aeApiPoll(el, timeoutUs);
+    uint64_t limitUs = lengthUs;
+    if (timeoutUs > 0 && (uint64_t)timeoutUs < limitUs) limitUs = (uint64_t)timeoutUs;
+    int numevents = aeSpinPoll(el, limitUs);
+    aeSpinAdapt(el, lengthUs, limitUs, numevents);
+    if (numevents != 0) return numevents;
+    return aeApiPoll(el, aeSleepTimeoutUs(el, flags)); /* the timer is now that much nearer */
+}
+
 int aeProcessEvents(aeEventLoop *el, int flags) {
     int processed = 0, pollErrno = 0;
     if (!(flags & AE_ALL_EVENTS)) return 0;
@@ -461,15 +552,18 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
         /* Before computing the timeout: beforesleep may add timers, write
          * replies, or call aeSetDontWait. */
         if (el->beforesleep && (flags & AE_CALL_BEFORE_SLEEP)) el->beforesleep(el);
-        int numevents = aeApiPoll(el, aeSleepTimeoutUs(el, flags));
+        int numevents = aeWaitForEvents(el, flags);
         if (numevents < 0) {
             pollErrno = errno;
             numevents = 0;
         }
         if (!(flags & AE_FILE_EVENTS)) numevents = 0;
         if (el->aftersleep && (flags & AE_CALL_AFTER_SLEEP)) el->aftersleep(el);
+        int dispatched = 0;
         for (int j = 0; j < numevents; j++)
-            processed += aeDispatchFileEvent(el, el->fired[j].fd, el->fired[j].mask);
+            dispatched += aeDispatchFileEvent(el, el->fired[j].fd, el->fired[j].mask);
+        el->spinArmed = dispatched > 0;
+        processed += dispatched;
     }
     if (flags & AE_TIME_EVENTS) processed += aeProcessTimeEvents(el);
     if (pollErrno) {

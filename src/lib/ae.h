@@ -24,6 +24,9 @@
  *    an fd inverts the order (write before read) for distinct handlers.
  *  - The loop structure is opaque: use the accessors below.
  *  - Errors are AE_OK/AE_ERR with errno set; nothing here logs or exits.
+ *  - Optionally, after a busy iteration the loop polls without blocking for
+ *    a few microseconds before it sleeps (aeSetSpinBudget), so a peer that
+ *    answers quickly does not have to wake it up.
  */
 #ifndef REDIS_AE_H
 #define REDIS_AE_H
@@ -96,6 +99,20 @@ int aeGetSetSize(aeEventLoop *el);
 int aeResizeSetSize(aeEventLoop *el, int setsize);
 /* While set, iterations never sleep (e.g. work is pending in beforesleep). */
 void aeSetDontWait(aeEventLoop *el, int noWait);
+
+/* Spinning before sleeping (see the top of ae.c): after an iteration that
+ * handled file events, the next one polls without blocking for up to `us`
+ * microseconds before it sleeps (less after spins that caught nothing: the
+ * length adapts below `us`). 0 (the default) never spins. */
+void aeSetSpinBudget(aeEventLoop *el, unsigned int us);
+unsigned int aeGetSpinBudget(aeEventLoop *el);
+typedef struct aeSpinStats {
+    unsigned long long spins;      /* waits that began with a spin */
+    unsigned long long hits;       /* ... and found events while spinning */
+    unsigned long long spinTimeUs; /* time spent spinning, in total */
+    unsigned long long nextSpinUs; /* the next spin's length (0: a probe only) */
+} aeSpinStats;
+void aeGetSpinStats(aeEventLoop *el, aeSpinStats *stats);
 
 /* Microseconds on a clock that never goes backwards; its origin is arbitrary. */
 uint64_t aeMonotonicUs(void);

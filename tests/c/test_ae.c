@@ -5,13 +5,16 @@
  * Timing: assertions are about order and "at least this late", never "at
  * most this late", so they hold under QEMU and on loaded CI machines. Every
  * wait loop is bounded (AE_TEST_DEADLINE_US) so a broken loop fails instead
- * of hanging the run.
+ * of hanging the run. The spin tests use budgets far longer than the waits
+ * they expect (seconds), so "the spin stopped before its budget" shows the
+ * stop had another cause (events, a timer) even on a slow emulator.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ae.h"
@@ -590,6 +593,202 @@ static void test_before_sleep_can_cancel_the_sleep(void) {
     aeDeleteEventLoop(el);
 }
 
+/* ---- spinning before sleeping ---------------------------------------------------- */
+
+static int spin_reads;
+static void spin_read_proc(aeEventLoop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)data;
+    (void)mask;
+    char buf[64];
+    while (read(fd, buf, sizeof(buf)) > 0) { /* drain */ }
+    spin_reads++;
+}
+
+/* One busy iteration: a byte is waiting on sp[0], so the pass dispatches it. */
+static void busy_pass(aeEventLoop *el, int sp[2], int flags) {
+    int before = spin_reads;
+    CHECK(write(sp[1], "x", 1) == 1);
+    CHECK_EQ_INT(aeProcessEvents(el, flags), 1);
+    CHECK_EQ_INT(spin_reads, before + 1);
+}
+
+/* A child that writes one byte to fd after `us` microseconds and exits. */
+static pid_t write_later(int fd, useconds_t us) {
+    pid_t pid = fork();
+    CHECK(pid != -1);
+    if (pid == 0) {
+        usleep(us);
+        _exit(write(fd, "y", 1) == 1 ? 0 : 1);
+    }
+    return pid;
+}
+
+static void reap(pid_t pid) {
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_spin_off_by_default_and_after_idle_passes(void) {
+    aeEventLoop *el = aeCreateEventLoop(16);
+    int sp[2];
+    make_socketpair(sp);
+    aeSpinStats st;
+    CHECK_EQ_INT(aeGetSpinBudget(el), 0);
+    CHECK_EQ_INT(aeCreateFileEvent(el, sp[0], AE_READABLE, spin_read_proc, NULL), AE_OK);
+    /* No budget: a busy pass is followed by a plain wait. */
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    aeCreateTimeEvent(el, 1, log_timer, NULL, NULL);
+    aeProcessEvents(el, AE_ALL_EVENTS);
+    aeGetSpinStats(el, &st);
+    CHECK(st.spins == 0);
+
+    /* With a budget, a pass that found nothing (here: only a timer ran)
+     * is followed by a plain wait: an idle loop never spins. */
+    aeSetSpinBudget(el, 10 * 1000 * 1000);
+    CHECK_EQ_INT(aeGetSpinBudget(el), 10 * 1000 * 1000);
+    tlog.count = 0;
+    aeCreateTimeEvent(el, 1, log_timer, NULL, NULL);
+    while (tlog.count == 0) aeProcessEvents(el, AE_ALL_EVENTS);
+    aeCreateTimeEvent(el, 1, log_timer, NULL, NULL);
+    while (tlog.count == 1) aeProcessEvents(el, AE_ALL_EVENTS);
+    aeGetSpinStats(el, &st);
+    CHECK(st.spins == 0);
+
+    /* A wait that would not block anyway (AE_DONT_WAIT) does not spin. */
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    CHECK_EQ_INT(aeProcessEvents(el, AE_FILE_EVENTS | AE_DONT_WAIT), 0);
+    aeGetSpinStats(el, &st);
+    CHECK(st.spins == 0);
+    close_pair(sp);
+    aeDeleteEventLoop(el);
+}
+
+static void test_spin_catches_an_event_arriving_soon(void) {
+    aeEventLoop *el = aeCreateEventLoop(16);
+    int sp[2];
+    make_socketpair(sp);
+    spin_reads = 0;
+    CHECK_EQ_INT(aeCreateFileEvent(el, sp[0], AE_READABLE, spin_read_proc, NULL), AE_OK);
+    aeSetSpinBudget(el, 10 * 1000 * 1000);
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    /* The byte comes 2 ms later, well inside the 10 s budget: the spin sees
+     * it, and the loop never blocks. */
+    pid_t child = write_later(sp[1], 2000);
+    uint64_t start = aeMonotonicUs();
+    CHECK_EQ_INT(aeProcessEvents(el, AE_FILE_EVENTS), 1);
+    CHECK(aeMonotonicUs() - start < 10 * 1000 * 1000);
+    CHECK_EQ_INT(spin_reads, 2);
+    reap(child);
+    aeSpinStats st;
+    aeGetSpinStats(el, &st);
+    CHECK(st.spins == 1);
+    CHECK(st.hits == 1);
+    close_pair(sp);
+    aeDeleteEventLoop(el);
+}
+
+static void test_spin_gives_up_after_its_budget_then_blocks(void) {
+    aeEventLoop *el = aeCreateEventLoop(16);
+    int sp[2];
+    make_socketpair(sp);
+    spin_reads = 0;
+    CHECK_EQ_INT(aeCreateFileEvent(el, sp[0], AE_READABLE, spin_read_proc, NULL), AE_OK);
+    aeSetSpinBudget(el, 1000);
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    /* The byte comes long after the 1 ms spin gave up (200 ms: even a slow
+     * emulator starts the spin sooner): the blocking wait gets it. */
+    pid_t child = write_later(sp[1], 200 * 1000);
+    CHECK_EQ_INT(aeProcessEvents(el, AE_FILE_EVENTS), 1);
+    CHECK_EQ_INT(spin_reads, 2);
+    reap(child);
+    aeSpinStats st;
+    aeGetSpinStats(el, &st);
+    CHECK(st.spins == 1);
+    CHECK(st.hits == 0);
+    CHECK(st.spinTimeUs >= 1000);
+    close_pair(sp);
+    aeDeleteEventLoop(el);
+}
+
+static void test_spin_stops_at_the_next_timer(void) {
+    aeEventLoop *el = aeCreateEventLoop(16);
+    int sp[2];
+    make_socketpair(sp);
+    hook_len = 0;
+    hook_seq[0] = '\0';
+    aeSetBeforeSleepProc(el, before_hook);
+    aeSetAfterSleepProc(el, after_hook);
+    CHECK_EQ_INT(aeCreateFileEvent(el, sp[0], AE_READABLE, spin_read_proc, NULL), AE_OK);
+    aeSetSpinBudget(el, 10 * 1000 * 1000);
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    /* A timer 5 ms away ends the 10 s spin; the hooks run once around the
+     * whole wait (beforesleep before the spin: it writes the replies). */
+    aeCreateTimeEvent(el, 5, hook_timer, NULL, NULL);
+    uint64_t start = aeMonotonicUs();
+    while (!strchr(hook_seq, 't') && aeMonotonicUs() - start < AE_TEST_DEADLINE_US)
+        aeProcessEvents(el, AE_ALL_EVENTS | AE_CALL_BEFORE_SLEEP | AE_CALL_AFTER_SLEEP);
+    uint64_t elapsed = aeMonotonicUs() - start;
+    CHECK(elapsed >= 5000);
+    CHECK(elapsed < 10 * 1000 * 1000);
+    CHECK_EQ_STR(hook_seq, "bat");
+    aeSpinStats st;
+    aeGetSpinStats(el, &st);
+    CHECK(st.spins == 1);
+    CHECK(st.hits == 0);
+    close_pair(sp);
+    aeDeleteEventLoop(el);
+}
+
+static void test_spin_length_adapts(void) {
+    aeEventLoop *el = aeCreateEventLoop(16);
+    int sp[2];
+    make_socketpair(sp);
+    spin_reads = 0;
+    CHECK_EQ_INT(aeCreateFileEvent(el, sp[0], AE_READABLE, spin_read_proc, NULL), AE_OK);
+    aeSetSpinBudget(el, 400);
+    aeSpinStats st;
+    /* Spins that catch nothing halve the next one: 400, 200, ... 1, 0. A
+     * timer 30 ms away ends each blocking wait. */
+    unsigned long long expect = 400;
+    for (int i = 0; expect > 0; i++) {
+        busy_pass(el, sp, AE_FILE_EVENTS);
+        aeCreateTimeEvent(el, 30, log_timer, NULL, NULL);
+        aeProcessEvents(el, AE_ALL_EVENTS);
+        expect /= 2;
+        aeGetSpinStats(el, &st);
+        CHECK(st.spins == (unsigned long long)i + 1);
+        CHECK(st.nextSpinUs == expect);
+    }
+    /* At 0 only one busy wait in 16 spins (the full budget), a probe. */
+    unsigned long long spins = st.spins;
+    for (int i = 0; i < 16; i++) {
+        busy_pass(el, sp, AE_FILE_EVENTS);
+        aeCreateTimeEvent(el, 1, log_timer, NULL, NULL);
+        aeProcessEvents(el, AE_ALL_EVENTS);
+    }
+    aeGetSpinStats(el, &st);
+    CHECK(st.spins == spins + 1);
+    CHECK(st.hits == 0);
+    /* A spin that catches an event restores the full budget. */
+    aeSetSpinBudget(el, 10 * 1000 * 1000);
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    aeCreateTimeEvent(el, 30, log_timer, NULL, NULL);
+    aeProcessEvents(el, AE_ALL_EVENTS);     /* ended by the timer: no change */
+    aeGetSpinStats(el, &st);
+    CHECK(st.nextSpinUs == 10 * 1000 * 1000);
+    busy_pass(el, sp, AE_FILE_EVENTS);
+    pid_t child = write_later(sp[1], 2000);
+    CHECK_EQ_INT(aeProcessEvents(el, AE_FILE_EVENTS), 1);
+    reap(child);
+    aeGetSpinStats(el, &st);
+    CHECK(st.hits == 1);
+    CHECK(st.nextSpinUs == 10 * 1000 * 1000);
+    close_pair(sp);
+    aeDeleteEventLoop(el);
+}
+
 /* ---- set size ------------------------------------------------------------------------ */
 
 static void test_fd_out_of_range(void) {
@@ -770,6 +969,11 @@ TEST_MAIN(
     RUN(test_many_fds_and_removal_from_the_middle);
     RUN(test_before_and_after_sleep_hooks);
     RUN(test_before_sleep_can_cancel_the_sleep);
+    RUN(test_spin_off_by_default_and_after_idle_passes);
+    RUN(test_spin_catches_an_event_arriving_soon);
+    RUN(test_spin_gives_up_after_its_budget_then_blocks);
+    RUN(test_spin_stops_at_the_next_timer);
+    RUN(test_spin_length_adapts);
     RUN(test_fd_out_of_range);
     RUN(test_resize_set_size);
     RUN(test_resize_from_inside_a_handler);
