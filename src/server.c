@@ -1191,6 +1191,30 @@ static void logStartBanner(const char *executable, int argc) {
         serverLog(LL_WARNING, "Configuration loaded");
 }
 
+/* Where Redis shows its ASCII-art logo (always-show-logo yes, or a terminal
+ * with no log file and no syslog) it carries the version, the mode, the
+ * port and the PID; tools read those lines (Redis's own test harness waits
+ * for " PID: <pid>"). We give the same facts as a plain block of our own,
+ * and elsewhere the one line Redis logs instead. */
+static void logServerIdentity(void) {
+    int terminal = !server.syslog_enabled && (server.logfile == NULL || server.logfile[0] == '\0') &&
+                   isatty(fileno(stdout));
+    if (!server.always_show_logo && !terminal) {
+        serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+        return;
+    }
+    char block[512];
+    snprintf(block, sizeof block,
+             "\n"
+             "    Redis-compatible portable server, Redis %s, %d bit\n"
+             "    Running in standalone mode\n"
+             "    Port: %d\n"
+             "    PID: %ld\n"
+             "\n",
+             REDIS_VERSION, SIZEOF_POINTER_BITS, server.port, (long)getpid());
+    serverLog(LL_NOTICE | LL_RAW, "%s", block);
+}
+
 /* redis-check-rdb: the loader needs the configuration's defaults (limits,
  * encodings' thresholds), the shared objects and the types' set-up; no
  * event loop, listener or dataset. */
@@ -1252,7 +1276,7 @@ int main(int argc, char **argv) {
     oomScoreApply(OOM_CLASS_MAIN); /* logs its own failure; start-up goes on, as in Redis */
     serverLog(LL_VERBOSE, "Command durations are timed with: %s", monotonicInit());
     updateCachedTime(); /* the wall clock's offset from the clock just chosen, before loading runs commands */
-    serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+    logServerIdentity();
     serverLog(LL_WARNING, "Server initialized");
     warnAboutSystemSettings();
     configWarnNoEffectDirectives();

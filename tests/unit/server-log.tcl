@@ -83,6 +83,16 @@ start_server {tags {log}} {
     }
 }
 
+start_server {tags {log} overrides {always-show-logo yes}} {
+    test "always-show-logo: a block with the version, the mode, the port and \" PID: <pid>\" instead of Running mode=" {
+        wait_for_log "*Ready to accept connections*"
+        set log [log_tail 0 100]
+        assert_match "*\n    Port: [srv port]\n    PID: [srv pid]\n*" $log
+        assert_match "*Redis 7.0.15, * bit*Running in standalone mode*" $log
+        assert_no_match "*Running mode=*" $log
+    } {external:skip}
+}
+
 start_server {tags {log} overrides {pidfile redis-test.pid}} {
     test "SIGTERM: Received SIGTERM scheduling shutdown..., then the pid file goes" {
         set pidfile [file join [srv dir] redis-test.pid]
