@@ -475,6 +475,11 @@ static void serveClientsBlockedOnKey(redisDb *db, robj *key) {
 static void handleReadyKeys(void) {
     if (B.handling) return;
     B.handling = 1;
+    /* The keys are looked at now, outside any command: with the clock of
+     * now, not of the command that made them ready (as in Redis 7.0). A key
+     * that expired meanwhile -- a MULTI that slept past a TTL it set -- is
+     * deleted here, its DEL propagated, and its waiters stay blocked. */
+    updateCachedTime();
     while (listLength(B.ready_keys)) {
         listNode *ln = listFirst(B.ready_keys);
         readyKey *rk = listNodeValue(ln);

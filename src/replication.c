@@ -1392,7 +1392,11 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
     startFullSyncIfDue();
     failoverCron();
     if (listLength(R.waiters)) checkWaiters();
-    if (listLength(R.replicas) && server.mstime - R.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {
+    /* The period runs while there are replicas: the first one attached
+     * gets its first PING a period later, not at once (tools that read the
+     * stream set a long period to see only the commands). */
+    if (listLength(R.replicas) == 0) R.last_ping_ms = server.mstime;
+    else if (server.mstime - R.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {
         R.last_ping_ms = server.mstime;
         feedPlain("*1\r\n$4\r\nPING\r\n");
     }
@@ -1434,7 +1438,7 @@ void replicationInit(void) {
     clearReplicationId2();
     if (R.replid[0] == '\0') changeReplicationId();
     restoreLoadedHistory();
-    R.no_replicas_since = mstime();
+    R.no_replicas_since = R.last_ping_ms = mstime();
     if (aeCreateTimeEvent(server.el, 100, replicationCron, NULL, NULL) == AE_ERR)
         serverPanic("Can't create the replication timer");
     replicaInit();

@@ -12,7 +12,7 @@
 package require Tcl 8.6
 
 set ::harness_dir [file dirname [file normalize [info script]]]
-foreach helper {util redis test server binaries} {
+foreach helper {util redis test server binaries aof} {
     source [file join $::harness_dir $helper.tcl]
 }
 

@@ -239,6 +239,26 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync-delay 0 repl-diskless-sync no repl-ping-replica-period 3600}} {
+    test "the first replica gets its first PING a period after it attached, not at once" {
+        set s [socket 127.0.0.1 [srv port]]
+        fconfigure $s -translation binary
+        puts -nonewline $s "SYNC\r\n"
+        flush $s
+        # newlines may come while the snapshot is made; then $<len> and the payload
+        while {[set line [gets $s]] eq ""} {}
+        assert_match {$*} $line
+        read $s [string range $line 1 end-1]
+        r set after-sync 1
+        # the stream starts with the write (its SELECT first), no PING before it
+        set first [string trimright [gets $s] \r]
+        gets $s
+        set name [string tolower [string trimright [gets $s] \r]]
+        assert_equal {*2 select} [list $first $name]
+        close $s
+    }
+}
+
 start_server {overrides {repl-diskless-sync-delay 0}} {
     start_server {overrides {replica-read-only no}} {
         test "a command from the primary that fails on the replica is logged and counted" {

@@ -514,72 +514,38 @@ start_server {tags {scripting}} {
 }
 
 start_server {tags {scripting aof} overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}} {
-    proc aof_dir {} { return [file join [srv dir] appendonlydir] }
-    proc aof_incr {} {
-        set fd [open [file join [aof_dir] appendonly.aof.manifest]]
-        set lines [split [string trim [read $fd]] \n]
-        close $fd
-        return [file join [aof_dir] [lindex [lindex $lines end] 1]]
-    }
-    # The commands appended to the AOF by `script`, each as a list (SELECT skipped).
-    proc aof_written {script} {
-        set mark [file size [aof_incr]]
-        uplevel 1 $script
-        set fd [open [aof_incr] rb]
-        seek $fd $mark
-        set data [read $fd]
-        close $fd
-        set commands {}
-        set pos 0
-        while {$pos < [string length $data]} {
-            set eol [string first "\r\n" $data $pos]
-            set argc [string range $data [expr {$pos + 1}] [expr {$eol - 1}]]
-            set pos [expr {$eol + 2}]
-            set argv {}
-            for {set j 0} {$j < $argc} {incr j} {
-                set eol [string first "\r\n" $data $pos]
-                set len [string range $data [expr {$pos + 1}] [expr {$eol - 1}]]
-                set pos [expr {$eol + 2}]
-                lappend argv [string range $data $pos [expr {$pos + $len - 1}]]
-                set pos [expr {$pos + $len + 2}]
-            }
-            if {[string toupper [lindex $argv 0]] ne "SELECT"} { lappend commands $argv }
-        }
-        return $commands
-    }
-
     test "A script's writes go to the AOF in MULTI/EXEC, never the script" {
-        set w [aof_written { r eval {redis.call('set','a','1') redis.call('incr','a')} 0 }]
+        set w [aof_commands_written { r eval {redis.call('set','a','1') redis.call('incr','a')} 0 }]
         assert_equal {MULTI {set a 1} {incr a} EXEC} $w
     }
 
     test "A single write is not wrapped; reads write nothing" {
-        assert_equal {{set b 1}} [aof_written { r eval {redis.call('set','b','1')} 0 }]
-        assert_equal {} [aof_written { r eval {return redis.call('get','b')} 0 }]
+        assert_equal {{set b 1}} [aof_commands_written { r eval {redis.call('set','b','1')} 0 }]
+        assert_equal {} [aof_commands_written { r eval {return redis.call('get','b')} 0 }]
     }
 
     test "A script's commands are propagated in their replayable forms" {
-        set w [aof_written { r eval {redis.call('set','t','v','ex','100')} 0 }]
+        set w [aof_commands_written { r eval {redis.call('set','t','v','ex','100')} 0 }]
         assert_equal {SET t v PXAT} [lrange [lindex $w 0] 0 3]
     }
 
     test "redis.set_repl: REPL_NONE and REPL_REPLICA leave the AOF out" {
-        set w [aof_written { r eval {redis.set_repl(redis.REPL_NONE) redis.call('set','n','1') redis.set_repl(redis.REPL_ALL) redis.call('set','m','1')} 0 }]
+        set w [aof_commands_written { r eval {redis.set_repl(redis.REPL_NONE) redis.call('set','n','1') redis.set_repl(redis.REPL_ALL) redis.call('set','m','1')} 0 }]
         assert_equal {{set m 1}} $w
-        assert_equal {} [aof_written { r eval {redis.set_repl(redis.REPL_REPLICA) redis.call('set','rep','1')} 0 }]
-        assert_equal {{set aof 1}} [aof_written { r eval {redis.set_repl(redis.REPL_AOF) redis.call('set','aof','1')} 0 }]
+        assert_equal {} [aof_commands_written { r eval {redis.set_repl(redis.REPL_REPLICA) redis.call('set','rep','1')} 0 }]
+        assert_equal {{set aof 1}} [aof_commands_written { r eval {redis.set_repl(redis.REPL_AOF) redis.call('set','aof','1')} 0 }]
     }
 
     test "What ran before a run-time error is propagated" {
-        assert_equal {{set z 1}} [aof_written { catch {r eval {redis.call('set','z','1') error('x')} 0} }]
+        assert_equal {{set z 1}} [aof_commands_written { catch {r eval {redis.call('set','z','1') error('x')} 0} }]
     }
 
     test "SCRIPT LOAD and SCRIPT FLUSH are not propagated" {
-        assert_equal {} [aof_written { r script load {return 1}; r script flush }]
+        assert_equal {} [aof_commands_written { r script load {return 1}; r script flush }]
     }
 
     test "EVAL inside MULTI: one transaction in the AOF" {
-        set w [aof_written {
+        set w [aof_commands_written {
             r multi
             r eval {redis.call('set','x1','1')} 0
             r set x2 2

@@ -586,3 +586,29 @@ start_server {tags {list blocking}} {
         r swapdb $db $other
     }
 }
+
+start_server {tags {list blocking aof} overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}} {
+    test "A key that expired inside the MULTI that made it ready: deleted and DEL propagated after EXEC, the waiter stays blocked" {
+        r debug set-active-expire 0
+        r del k
+        set rd [rd]
+        $rd client id
+        set id [$rd read]
+        $rd brpop k 0
+        wait_for_blocked_clients 1
+        set written [aof_commands_written {
+            r multi
+            r rpush k hello
+            r pexpire k 100
+            r debug sleep 0.2
+            r exec
+        }]
+        assert_equal {MULTI {rpush k hello} PEXPIREAT EXEC {DEL k}} [lreplace $written 2 2 [lindex $written 2 0]]
+        assert_match "*flags=b*" [r client list id $id]
+        assert_equal 0 [r exists k]
+        r client unblock $id
+        assert_equal {} [$rd read]
+        $rd close
+        r debug set-active-expire 1
+    } {needs:debug}
+}
