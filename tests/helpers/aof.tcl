@@ -4,7 +4,7 @@
 #   aof_commands_written SCRIPT   runs SCRIPT in the caller's scope and
 #                                 returns the commands the server appended to
 #                                 its last incremental AOF meanwhile, each as a
-#                                 list (SELECTs left out)
+#                                 list (SELECTs and #TS annotations left out)
 #
 # The server of level 0 must run with appendonly yes and appendfsync always
 # (so each command is in the file when its reply comes) and without an RDB
@@ -19,14 +19,16 @@ proc ::harness::aof_last_incr {} {
     return [file join $dir [lindex [lindex $lines end] 1]]
 }
 
-# The RESP arrays in DATA, as lists.
+# The RESP arrays in DATA, as lists (annotation lines, "#TS:...", skipped).
 proc ::harness::parse_resp_arrays {data} {
     set commands {}
     set pos 0
     while {$pos < [string length $data]} {
         set eol [string first "\r\n" $data $pos]
-        set argc [string range $data [expr {$pos + 1}] [expr {$eol - 1}]]
+        set line [string range $data $pos [expr {$eol - 1}]]
         set pos [expr {$eol + 2}]
+        if {[string index $line 0] eq "#"} continue
+        set argc [string range $line 1 end]
         set argv {}
         for {set j 0} {$j < $argc} {incr j} {
             set eol [string first "\r\n" $data $pos]

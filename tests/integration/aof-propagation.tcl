@@ -10,53 +10,9 @@
 # Design decisions:
 # - The AOF is written before replies go out, so once a reply is read the
 #   commands are in the file: no polling is needed.
-# - The file is parsed as RESP (SELECT and #TS annotations skipped), so a
-#   test compares whole commands, not substrings.
-
-proc aofp_dir {} { return [file join [srv dir] appendonlydir] }
-
-proc aofp_last_incr {} {
-    set fd [open [file join [aofp_dir] appendonly.aof.manifest]]
-    set lines [split [string trim [read $fd]] \n]
-    close $fd
-    return [file join [aofp_dir] [lindex [lindex $lines end] 1]]
-}
-
-proc aofp_mark {} { return [file size [aofp_last_incr]] }
-
-# The commands written to the AOF since `offset`, each a list of arguments.
-proc aofp_commands_since {offset} {
-    set fd [open [aofp_last_incr] rb]
-    seek $fd $offset
-    set data [read $fd]
-    close $fd
-    set commands {}
-    set pos 0
-    while {$pos < [string length $data]} {
-        set eol [string first "\r\n" $data $pos]
-        set line [string range $data $pos [expr {$eol - 1}]]
-        set pos [expr {$eol + 2}]
-        if {[string index $line 0] eq "#"} continue
-        set argc [string range $line 1 end]
-        set argv {}
-        for {set j 0} {$j < $argc} {incr j} {
-            set eol [string first "\r\n" $data $pos]
-            set len [string range $data [expr {$pos + 1}] [expr {$eol - 1}]]
-            set pos [expr {$eol + 2}]
-            lappend argv [string range $data $pos [expr {$pos + $len - 1}]]
-            set pos [expr {$pos + $len + 2}]
-        }
-        if {[string toupper [lindex $argv 0]] ne "SELECT"} { lappend commands $argv }
-    }
-    return $commands
-}
-
-# Runs `script` and returns what it appended to the AOF.
-proc aofp_written {script} {
-    set mark [aofp_mark]
-    uplevel 1 $script
-    return [aofp_commands_since $mark]
-}
+# - The file is parsed as RESP (SELECT and #TS annotations skipped:
+#   aof_commands_written, tests/helpers/aof.tcl), so a test compares whole
+#   commands, not substrings.
 
 proc aofp_now_ms {} { return [clock milliseconds] }
 
@@ -69,13 +25,13 @@ proc aofp_assert_absolute {cmd name at lo hi} {
 
 start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}} {
     test "Plain SET and INCR are written as sent" {
-        set written [aofp_written { r set plain v; r incr counter }]
+        set written [aof_commands_written { r set plain v; r incr counter }]
         assert_equal {{set plain v} {incr counter}} $written
     }
 
     test "SET EX / PX are written as SET PXAT with the absolute time" {
         set before [aofp_now_ms]
-        set written [aofp_written { r set k1 v ex 100; r set k2 v px 200000 }]
+        set written [aof_commands_written { r set k1 v ex 100; r set k2 v px 200000 }]
         set after [aofp_now_ms]
         assert_equal 2 [llength $written]
         aofp_assert_absolute [lindex $written 0] SET 4 [expr {$before + 100000}] [expr {$after + 100000}]
@@ -87,13 +43,13 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
     test "SET EXAT / PXAT are written as SET PXAT, in milliseconds" {
         set secs [expr {[clock seconds] + 1000}]
         set ms [expr {[aofp_now_ms] + 2000000}]
-        set written [aofp_written { r set k3 v exat $secs; r set k4 v pxat $ms }]
+        set written [aof_commands_written { r set k3 v exat $secs; r set k4 v pxat $ms }]
         assert_equal [list [list SET k3 v PXAT [expr {$secs * 1000}]] [list SET k4 v PXAT $ms]] $written
     }
 
     test "SET KEEPTTL is written with KEEPTTL; NX, XX and GET are dropped" {
         r set kt v ex 500
-        set written [aofp_written {
+        set written [aof_commands_written {
             r set kt v2 keepttl
             r set nx v nx
             r set nx other nx
@@ -104,7 +60,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
 
     test "SETEX and PSETEX are written as SET PXAT" {
         set before [aofp_now_ms]
-        set written [aofp_written { r setex se 100 v; r psetex pse 300000 v }]
+        set written [aof_commands_written { r setex se 100 v; r psetex pse 300000 v }]
         set after [aofp_now_ms]
         aofp_assert_absolute [lindex $written 0] SET 4 [expr {$before + 100000}] [expr {$after + 100000}]
         aofp_assert_absolute [lindex $written 1] SET 4 [expr {$before + 300000}] [expr {$after + 300000}]
@@ -115,7 +71,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
     test "GETEX EX is written as PEXPIREAT, GETEX PERSIST as PERSIST" {
         r set g v
         set before [aofp_now_ms]
-        set written [aofp_written { r getex g ex 100; r getex g persist; r getex g persist; r getex g }]
+        set written [aof_commands_written { r getex g ex 100; r getex g persist; r getex g persist; r getex g }]
         set after [aofp_now_ms]
         assert_equal 2 [llength $written]
         aofp_assert_absolute [lindex $written 0] PEXPIREAT 2 [expr {$before + 100000}] [expr {$after + 100000}]
@@ -124,7 +80,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
 
     test "GETEX with a time already past is written as DEL" {
         r set gone v
-        set written [aofp_written { assert_equal v [r getex gone pxat 1] }]
+        set written [aof_commands_written { assert_equal v [r getex gone pxat 1] }]
         assert_equal {{DEL gone}} $written
         assert_equal 0 [r exists gone]
     }
@@ -133,7 +89,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
         r set e v
         set before [aofp_now_ms]
         set secs [expr {[clock seconds] + 5000}]
-        set written [aofp_written {
+        set written [aof_commands_written {
             r expire e 100
             r pexpire e 200000
             r expireat e $secs
@@ -151,26 +107,26 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
     test "An EXPIRE with a time already past is written as DEL" {
         r set past1 v
         r set past2 v
-        set written [aofp_written { r expire past1 -1; r pexpireat past2 1 }]
+        set written [aof_commands_written { r expire past1 -1; r pexpireat past2 1 }]
         assert_equal {{DEL past1} {DEL past2}} $written
         assert_equal 0 [r exists past1 past2]
     }
 
     test "INCRBYFLOAT is written as SET of its result, keeping the TTL" {
         r set f 10.5 ex 1000
-        set written [aofp_written { r incrbyfloat f 0.25; r incrbyfloat fnew 3 }]
+        set written [aof_commands_written { r incrbyfloat f 0.25; r incrbyfloat fnew 3 }]
         assert_equal {{SET f 10.75 KEEPTTL} {SET fnew 3 KEEPTTL}} $written
     }
 
     test "HINCRBYFLOAT is written as HSET of its result" {
         r hset h n 1.5
-        set written [aofp_written { r hincrbyfloat h n 2.25; r hincrbyfloat h new 1 }]
+        set written [aof_commands_written { r hincrbyfloat h n 2.25; r hincrbyfloat h new 1 }]
         assert_equal {{HSET h n 3.75} {HSET h new 1}} $written
     }
 
     test "A pipelined MULTI/EXEC is written inside one MULTI/EXEC, translated" {
         set rd [redis_deferring_client]
-        set written [aofp_written {
+        set written [aof_commands_written {
             foreach cmd {{multi} {set tx1 a} {set tx2 b keepttl} {incrbyfloat tx3 1.5} {exec}} { $rd {*}$cmd }
             $rd flush
             foreach cmd {multi set set incrbyfloat exec} { $rd read }
