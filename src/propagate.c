@@ -108,6 +108,18 @@ void propagateCommandAs(client *c, robj **argv, int argc) {
     preventCommandPropagation(c);
 }
 
+/* The command's effect as `name key [count]`: how Redis rewrites a pop
+ * that must replay without blocking or choosing (a served BLPOP as LPOP,
+ * LMPOP as LPOP key n, ZMPOP as ZPOPMIN key n, GETDEL as DEL key). */
+void propagateAsKeyCommand(client *c, const char *name, robj *key, long long count, int with_count) {
+    if (!propagationEnabled()) return;
+    robj *argv[3] = {createStringObject(name, strlen(name)), key,
+                     with_count ? createStringObjectFromLongLong(count) : NULL};
+    propagateCommandAs(c, argv, with_count ? 3 : 2);
+    decrRefCount(argv[0]);
+    if (with_count) decrRefCount(argv[2]);
+}
+
 int propagateQueuedOps(void) { return pending.count; }
 
 /* While muted, what commands do is not propagated (script.c: a script's

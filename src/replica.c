@@ -635,8 +635,12 @@ void replicaCron(void) {
 
 /* ---- REPLICAOF ------------------------------------------------------------------------------ */
 
+/* Our own replicas stay connected, as in Redis 7.0: while we have no link
+ * nothing is fed to them, and if our new primary continues our history
+ * (PSYNC +CONTINUE with our id) they simply go on with its stream. They are
+ * dropped, to sync again, when the history changes: a full sync, or a
+ * +CONTINUE under another id (replicationContinueWithId). */
 static void setPrimary(const char *host, int port) {
-    int was_master = S.host == NULL;
     dropMasterLink();
     zfree(S.host);
     S.host = zstrdup(host);
@@ -646,7 +650,6 @@ static void setPrimary(const char *host, int port) {
     S.master_db = 0;
     S.down_since_ms = server.mstime;
     replicationDisconnectBlocked();
-    if (was_master) replicationDropReplicas(); /* they follow our new history, with a PSYNC */
 }
 
 static void unsetPrimary(void) {

@@ -123,6 +123,7 @@ void replicationContinueWithId(const char *replid) {
     R.second_offset = R.offset + 1;
     memcpy(R.replid, replid, CONFIG_RUN_ID_SIZE);
     R.replid[CONFIG_RUN_ID_SIZE] = '\0';
+    replicationDropReplicas(); /* they must learn the new id: they PSYNC again, and continue */
 }
 
 /* After a full sync the history is the primary's: its id, its offset, and
@@ -1383,12 +1384,19 @@ static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data) {
     return AE_NOMORE;
 }
 
+/* The snapshot child that serves full syncs, reaped as soon as it exits
+ * (before every sleep as well as from the cron): its replicas go online
+ * then, so a write right after a replica read its payload reaches it
+ * before anything can drop the link. */
+void replicationReapChild(void) {
+    if (R.child == -1) return;
+    int status;
+    if (waitpid(R.child, &status, WNOHANG) == R.child) childDone(status);
+}
+
 static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
-    if (R.child != -1) {
-        int status;
-        if (waitpid(R.child, &status, WNOHANG) == R.child) childDone(status);
-    }
+    replicationReapChild();
     startFullSyncIfDue();
     failoverCron();
     if (listLength(R.waiters)) checkWaiters();

@@ -555,6 +555,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     handleClientsBlockedOnKeys();     /* serve clients blocked on keys made ready: their commands run now */
     handleBlockedClientsTimeout();    /* blocked clients whose deadline passed get their timeout reply */
     processUnblockedClients();        /* run what unblocked clients pipelined while they waited */
+    replicationReapChild();           /* a full sync's child that exited: its replicas go online */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST); /* active expiry */
     trackingBeforeSleep();            /* client-side caching: pending and BCAST invalidations */
     aofBeforeSleep();                 /* write the AOF buffer, fsync per policy: before any reply */

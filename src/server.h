@@ -827,6 +827,7 @@ void propagateBeforeCall(client *c);
 void propagateAfterCall(client *c, long long dirty_delta);
 void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besides the command's own */
 void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
+void propagateAsKeyCommand(client *c, const char *name, robj *key, long long count, int with_count); /* name key [count] */
 void preventCommandPropagation(client *c);
 void callChargeErrors(void);       /* script.c: errors counted outside call() are charged */
 int propagateQueuedOps(void); /* ops queued by the command running now (WAIT inside EXEC) */
@@ -903,6 +904,7 @@ void monitorClientFreed(client *c);
 
 /* ---- replication.c (primary side), replica.c (replica side) ---------------------------------- */
 void replicationInit(void);            /* start-up, after the dataset is loaded */
+void replicationReapChild(void);      /* beforeSleep: a full sync child that exited is reaped at once */
 void replicationFeed(int dbid, robj **argv, int argc); /* propagate.c emitOp: one op to the stream */
 void replicationClientFreed(client *c); /* freeClient(): a replica, the primary link or a WAIT */
 void replicaCommandApplied(client *c); /* after each command of the primary's stream */

@@ -733,11 +733,7 @@ static void propagateInstead(client *c, robj **argv, int argc) {
 static robj *nameObject(const char *name) { return createStringObject(name, strlen(name)); }
 
 static void propagateAsPop(client *c, robj *key, int where, long long count, int with_count) {
-    if (!propagationEnabled()) return;
-    robj *argv[3] = {nameObject(where == LIST_HEAD ? "LPOP" : "RPOP"), key, NULL};
-    incrRefCount(key);
-    if (with_count) argv[2] = createStringObjectFromLongLong(count);
-    propagateInstead(c, argv, with_count ? 3 : 2);
+    propagateAsKeyCommand(c, where == LIST_HEAD ? "LPOP" : "RPOP", key, count, with_count);
 }
 
 /* ---- LPOP, RPOP, LMPOP --------------------------------------------------------------------------------- */

@@ -234,6 +234,8 @@ void getexCommand(client *c) {
 void getdelCommand(client *c) {
     if (getGenericCommand(c) == C_ERR) return;
     if (dbSyncDelete(c->db, c->argv[1])) {
+        /* replays as DEL (UNLINK with lazyfree-lazy-user-del), as in Redis 7.0 */
+        propagateAsKeyCommand(c, server.lazyfree_lazy_user_del ? "UNLINK" : "DEL", c->argv[1], 0, 0);
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
         server.dirty++;

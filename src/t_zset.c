@@ -1619,6 +1619,10 @@ static void zsetPopAndReply(client *c, robj *key, robj *zobj, int where, long lo
     }
     if (where == ZSET_MIN) zsetDeleteRanks(zobj, 0, n - 1);
     else zsetDeleteRanks(zobj, llen - n, llen - 1);
+    /* as Redis 7.0: BZPOPMIN replays as ZPOPMIN key, [B]ZMPOP as ZPOPMIN key <popped> */
+    const char *pop_name = where == ZSET_MIN ? "ZPOPMIN" : "ZPOPMAX";
+    if (shape == ZPOP_WITHKEY) propagateAsKeyCommand(c, pop_name, key, 0, 0);
+    else if (shape == ZPOP_MULTI) propagateAsKeyCommand(c, pop_name, key, n, 1);
     server.dirty += n;
     notifyKeyspaceEvent(NOTIFY_ZSET, where == ZSET_MIN ? "zpopmin" : "zpopmax", key, c->db->id);
     zsetDeleteIfEmpty(c, key, zobj);

@@ -156,4 +156,38 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
         assert_equal 0 [r exists gone past1 past2]
         assert_equal 1.5 [r get tx3]
     }
+
+    test "GETDEL is written as DEL (UNLINK with lazyfree-lazy-user-del); a GETDEL of nothing writes nothing" {
+        r set gd v
+        assert_equal {{DEL gd}} [aof_commands_written { assert_equal v [r getdel gd] }]
+        assert_equal {} [aof_commands_written { r getdel gd }]
+        r config set lazyfree-lazy-user-del yes
+        r set gd v
+        assert_equal {{UNLINK gd}} [aof_commands_written { r getdel gd }]
+        r config set lazyfree-lazy-user-del no
+    }
+
+    test "ZMPOP and BZMPOP are written as ZPOPMIN/ZPOPMAX key <popped>, BZPOPMIN as ZPOPMIN key" {
+        r del z1 z2
+        r zadd z1 1 a 2 b 3 c
+        set written [aof_commands_written {
+            r zmpop 1 z1 min
+            r zmpop 2 z2 z1 max count 10
+            r zmpop 1 z1 min
+        }]
+        assert_equal {{ZPOPMIN z1 1} {ZPOPMAX z1 2}} $written
+        r zadd z1 1 a 2 b
+        assert_equal {{ZPOPMAX z1} {ZPOPMIN z1 1}} [aof_commands_written { r bzpopmax z1 0; r bzmpop 0 1 z1 min }]
+        # served after blocking
+        set rd [rd]
+        $rd bzmpop 0 1 z2 max count 5
+        wait_for_blocked_clients 1
+        set written [aof_commands_written {
+            r zadd z2 1 x 2 y
+            assert_equal {z2 {{y 2} {x 1}}} [$rd read]
+        }]
+        assert_equal {{zadd z2 1 x 2 y} {ZPOPMAX z2 2}} $written
+        $rd close
+    }
+
 }

@@ -257,6 +257,30 @@ start_server {overrides {repl-diskless-sync-delay 0 repl-diskless-sync no repl-p
         assert_equal {*2 select} [list $first $name]
         close $s
     }
+
+    test "REPLICAOF inside MULTI: the transaction is not propagated and our replicas stay connected" {
+        set s [socket 127.0.0.1 [srv port]]
+        fconfigure $s -translation binary
+        puts -nonewline $s "SYNC\r\n"
+        flush $s
+        while {[set line [gets $s]] eq ""} {}
+        read $s [string range $line 1 end-1]
+        r set before-multi 1
+        r multi
+        r set in-multi 1
+        r replicaof 127.0.0.1 [::harness::find_free_port] ;# nobody there: the link never comes up
+        r exec
+        assert_error "READONLY*" {r set after-demotion 1}
+        assert_equal 1 [s connected_slaves]
+        r replicaof no one
+        # REPLICAOF NO ONE starts a new history: the replica is dropped, and
+        # its stream held the write before the MULTI and nothing after it
+        set stream ""
+        while {![eof $s]} { append stream [read $s 1] }
+        close $s
+        assert_match "*before-multi*" $stream
+        assert_no_match "*in-multi*" $stream
+    }
 }
 
 start_server {overrides {repl-diskless-sync-delay 0}} {
