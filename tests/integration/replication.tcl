@@ -28,6 +28,20 @@ proc start_reference_server {overrides body} {
     if {$code} { return -code $code $err }
 }
 
+# A raw SYNC connection to the server of level 0, past its snapshot: what
+# is read from it next is the replication stream.
+proc attach_sync_stream {} {
+    set s [socket 127.0.0.1 [srv port]]
+    fconfigure $s -translation binary
+    puts -nonewline $s "SYNC\r\n"
+    flush $s
+    # newlines may come while the snapshot is made; then $<len> and the payload
+    while {[set line [gets $s]] eq ""} {}
+    assert_match {$*} $line
+    read $s [string range $line 1 end-1]
+    return $s
+}
+
 proc wait_link_up {level} {
     wait_for_condition 100 100 {[string match *master_link_status:up* [r $level info replication]]} else {
         fail "the replica's link never came up: [r $level info replication]"
@@ -241,14 +255,7 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
 
 start_server {overrides {repl-diskless-sync-delay 0 repl-diskless-sync no repl-ping-replica-period 3600}} {
     test "the first replica gets its first PING a period after it attached, not at once" {
-        set s [socket 127.0.0.1 [srv port]]
-        fconfigure $s -translation binary
-        puts -nonewline $s "SYNC\r\n"
-        flush $s
-        # newlines may come while the snapshot is made; then $<len> and the payload
-        while {[set line [gets $s]] eq ""} {}
-        assert_match {$*} $line
-        read $s [string range $line 1 end-1]
+        set s [attach_sync_stream]
         r set after-sync 1
         # the stream starts with the write (its SELECT first), no PING before it
         set first [string trimright [gets $s] \r]
@@ -259,12 +266,7 @@ start_server {overrides {repl-diskless-sync-delay 0 repl-diskless-sync no repl-p
     }
 
     test "REPLICAOF inside MULTI: the transaction is not propagated and our replicas stay connected" {
-        set s [socket 127.0.0.1 [srv port]]
-        fconfigure $s -translation binary
-        puts -nonewline $s "SYNC\r\n"
-        flush $s
-        while {[set line [gets $s]] eq ""} {}
-        read $s [string range $line 1 end-1]
+        set s [attach_sync_stream]
         r set before-multi 1
         r multi
         r set in-multi 1
