@@ -1078,9 +1078,12 @@ void waitCommand(client *c) {
 sds replicationRefusal(client *c) {
     if (c->flags & CLIENT_MASTER) return NULL;
     uint64_t flags = c->cmd->flags;
-    if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
+    int is_exec = c->cmd->proc == execCommand;
+    if (is_exec) flags |= multiQueuedFlags(c);
+    /* EXEC itself may run on a stale replica, not a queued command that may not */
+    int denied_when_stale = !(flags & CMD_STALE) || (is_exec && (multiQueuedMissingFlags(c) & CMD_STALE));
     if (replicationIsReplica()) {
-        if (!replicaLinkUp() && !server.repl_serve_stale_data && !(flags & CMD_STALE))
+        if (!replicaLinkUp() && !server.repl_serve_stale_data && denied_when_stale)
             return sdsnew("-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         if (server.repl_slave_ro && (flags & CMD_WRITE))
             return sdsnew("-READONLY You can't write against a read only replica.");

@@ -526,4 +526,32 @@ start_server {tags {multi}} {
         assert_match {*cmdstat_exec:calls=1,*,rejected_calls=0,failed_calls=0*} $info
         assert_match {*cmdstat_lpush:calls=1,*,rejected_calls=0,failed_calls=1*} $info
     }
+
+    test "EXEC on a server that became a stale or read-only replica since the commands were queued" {
+        r config set replica-serve-stale-data no
+        set admin [redis_client]
+        set nowhere [::harness::find_free_port]
+        r set xx 1
+        foreach queued {{get xx} {ping}} {
+            r multi
+            r {*}$queued
+            $admin replicaof 127.0.0.1 $nowhere
+            assert_error "EXECABORT Transaction discarded because of: MASTERDOWN*" {r exec}
+            $admin replicaof no one
+        }
+        # EXEC itself and MULTI may run on a stale replica: an empty transaction does
+        $admin replicaof 127.0.0.1 $nowhere
+        r multi
+        assert_equal {} [r exec]
+        $admin replicaof no one
+        r multi
+        r set xx 2
+        $admin config set replica-serve-stale-data yes
+        $admin replicaof 127.0.0.1 $nowhere
+        assert_error "EXECABORT Transaction discarded because of: READONLY*" {r exec}
+        $admin replicaof no one
+        assert_equal 1 [r get xx]
+        $admin close
+    } {needs:repl}
+
 }
