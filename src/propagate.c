@@ -32,18 +32,27 @@
  *   primary's stream: that stream is fed on byte for byte, replica.c). A script's effects wrapped in
  *   MULTI/EXEC need nothing new: the commands a script runs are nested
  *   call()s, queued until the outermost one returns.
- * - No target mask and no call() flags: every effect goes to every
- *   consumer, and replaying a file (server.loading) propagates nothing, as
- *   its effects are already in the file. A script's redis.set_repl()
- *   without REPL_AOF mutes propagation around its commands
- *   (propagateSetMuted); with a replication stream this becomes a mask on
- *   propagateOp.
+ * - One target flag instead of call() flags: every effect goes to every
+ *   consumer, except PUBLISH, which goes to the replicas only
+ *   (propagateToReplicasOnly: their subscribers get the message; replaying
+ *   it from the AOF would publish it again); MULTI/EXEC reach the AOF only
+ *   around two or more ops of its own. Replaying a file (server.loading)
+ *   propagates nothing, as its effects are already in the file. A script's
+ *   redis.set_repl() without REPL_AOF mutes propagation around its
+ *   commands (propagateSetMuted).
  */
 #include "server.h"
+
+/* Where an op goes: every consumer, or only the replicas (PUBLISH, so a
+ * replica's subscribers get the messages; replaying it from the AOF would
+ * publish them again). */
+#define TO_ALL 0
+#define TO_REPLICAS 1
 
 typedef struct propagateOp {
     int dbid;
     int argc;
+    int target; /* TO_ALL or TO_REPLICAS */
     robj **argv;
 } propagateOp;
 
@@ -54,7 +63,7 @@ static struct {
     int muted; /* a script's redis.set_repl() left the AOF out: nothing is queued */
 } pending;
 
-static void queueOp(int dbid, robj **argv, int argc) {
+static void queueOp(int dbid, robj **argv, int argc, int target) {
     if (pending.count == pending.capacity) {
         pending.capacity = pending.capacity ? pending.capacity * 2 : 8;
         pending.ops = zrealloc(pending.ops, sizeof(propagateOp) * (size_t)pending.capacity);
@@ -62,6 +71,7 @@ static void queueOp(int dbid, robj **argv, int argc) {
     propagateOp *op = &pending.ops[pending.count++];
     op->dbid = dbid;
     op->argc = argc;
+    op->target = target;
     op->argv = zmalloc(sizeof(robj *) * (size_t)argc);
     for (int j = 0; j < argc; j++) {
         op->argv[j] = argv[j];
@@ -69,28 +79,32 @@ static void queueOp(int dbid, robj **argv, int argc) {
     }
 }
 
-/* Hands one op to every consumer. */
-static void emitOp(int dbid, robj **argv, int argc) {
-    aofFeed(dbid, argv, argc);
+/* Hands one op to its consumers. */
+static void emitOp(int dbid, robj **argv, int argc, int target) {
+    if (target == TO_ALL) aofFeed(dbid, argv, argc);
     replicationFeed(dbid, argv, argc);
 }
 
-static void emitMultiOrExec(int dbid, const char *name) {
+/* MULTI or EXEC around the pending ops, for the AOF only when more than one
+ * of them goes there (the replicas get every op). */
+static void emitMultiOrExec(int dbid, const char *name, int aof_ops) {
     robj *argv[1] = {createStringObject(name, strlen(name))};
-    emitOp(dbid, argv, 1);
+    if (aof_ops > 1) aofFeed(dbid, argv, 1);
+    replicationFeed(dbid, argv, 1);
     decrRefCount(argv[0]);
 }
 
 static void flushPendingOps(void) {
-    int wrap = pending.count > 1;
-    if (wrap) emitMultiOrExec(pending.ops[0].dbid, "MULTI");
+    int wrap = pending.count > 1, aof_ops = 0;
+    for (int j = 0; j < pending.count; j++) aof_ops += pending.ops[j].target == TO_ALL;
+    if (wrap) emitMultiOrExec(pending.ops[0].dbid, "MULTI", aof_ops);
     for (int j = 0; j < pending.count; j++) {
         propagateOp *op = &pending.ops[j];
-        emitOp(op->dbid, op->argv, op->argc);
+        emitOp(op->dbid, op->argv, op->argc, op->target);
         for (int i = 0; i < op->argc; i++) decrRefCount(op->argv[i]);
         zfree(op->argv);
     }
-    if (wrap) emitMultiOrExec(pending.ops[pending.count - 1].dbid, "EXEC");
+    if (wrap) emitMultiOrExec(pending.ops[pending.count - 1].dbid, "EXEC", aof_ops);
     pending.count = 0;
 }
 
@@ -99,8 +113,16 @@ static void flushPendingOps(void) {
 /* argv stays the caller's: the op keeps references of its own. */
 void alsoPropagate(int dbid, robj **argv, int argc) {
     if (!propagationEnabled() || pending.muted) return;
-    if (pending.depth == 0) emitOp(dbid, argv, argc);
-    else queueOp(dbid, argv, argc);
+    if (pending.depth == 0) emitOp(dbid, argv, argc, TO_ALL);
+    else queueOp(dbid, argv, argc, TO_ALL);
+}
+
+/* The command goes to the replicas as it is, and not to the AOF (PUBLISH). */
+void propagateToReplicasOnly(client *c) {
+    if (!propagationEnabled() || pending.muted) return;
+    if (pending.depth == 0) emitOp(c->db->id, c->argv, c->argc, TO_REPLICAS);
+    else queueOp(c->db->id, c->argv, c->argc, TO_REPLICAS);
+    preventCommandPropagation(c);
 }
 
 void propagateCommandAs(client *c, robj **argv, int argc) {
@@ -142,6 +164,6 @@ void propagateAfterCall(client *c, long long dirty_delta) {
     int wanted = dirty_delta > 0 || (c->flags & CLIENT_FORCE_PROP);
     c->flags &= ~(uint64_t)(CLIENT_PREVENT_PROP | CLIENT_FORCE_PROP);
     if (wanted && !prevented && !pending.muted && c->cmd->proc != execCommand && propagationEnabled())
-        queueOp(c->db->id, c->argv, c->argc);
+        queueOp(c->db->id, c->argv, c->argc, TO_ALL);
     if (--pending.depth == 0 && pending.count) flushPendingOps();
 }

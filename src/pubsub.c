@@ -266,8 +266,17 @@ long pubsubPublishMessage(robj *channel, robj *msg, int sharded) {
     return receivers;
 }
 
-void publishCommand(client *c) { addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 0)); }
-void spublishCommand(client *c) { addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 1)); }
+/* The message also goes to the replicas (not the AOF), so their
+ * subscribers get it too, as in Redis 7.0 without cluster. */
+void publishCommand(client *c) {
+    addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 0));
+    propagateToReplicasOnly(c);
+}
+
+void spublishCommand(client *c) {
+    addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 1));
+    propagateToReplicasOnly(c);
+}
 
 /* ---- PUBSUB ------------------------------------------------------------------------------- */
 

@@ -827,6 +827,7 @@ void propagateBeforeCall(client *c);
 void propagateAfterCall(client *c, long long dirty_delta);
 void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besides the command's own */
 void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
+void propagateToReplicasOnly(client *c);                       /* the command to the replicas, not the AOF (PUBLISH) */
 void propagateAsKeyCommand(client *c, const char *name, robj *key, long long count, int with_count); /* name key [count] */
 void preventCommandPropagation(client *c);
 void callChargeErrors(void);       /* script.c: errors counted outside call() are charged */

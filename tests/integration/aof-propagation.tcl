@@ -157,6 +157,17 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
         assert_equal 1.5 [r get tx3]
     }
 
+    test "PUBLISH is not written (it goes to the replicas only), alone or in MULTI" {
+        assert_equal {} [aof_commands_written { r publish ch msg }]
+        set written [aof_commands_written {
+            r multi
+            r publish ch msg
+            r set afterpub 1
+            r exec
+        }]
+        assert_equal {{set afterpub 1}} $written
+    }
+
     test "GETDEL is written as DEL (UNLINK with lazyfree-lazy-user-del); a GETDEL of nothing writes nothing" {
         r set gd v
         assert_equal {{DEL gd}} [aof_commands_written { assert_equal v [r getdel gd] }]

@@ -265,6 +265,19 @@ start_server {overrides {repl-diskless-sync-delay 0 repl-diskless-sync no repl-p
         close $s
     }
 
+    test "PUBLISH (also inside MULTI) goes to the replicas as it is" {
+        set s [attach_sync_stream]
+        r multi
+        r publish bla bla
+        r exec
+        r set after-publish 1
+        set stream ""
+        while {![string match "*after-publish*" $stream]} { append stream "[string trimright [gets $s] \r]|" }
+        close $s
+        assert_match {*publish|$3|bla|$3|bla|*after-publish*} $stream
+        assert_no_match "*MULTI*" $stream
+    }
+
     test "REPLICAOF inside MULTI: the transaction is not propagated and our replicas stay connected" {
         set s [attach_sync_stream]
         r set before-multi 1

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# redis-suite.sh -- Redis's own test suite, from Debian's `redis` source
+# package, run against this server: a compatibility check by the tests the
+# Redis release we implement (7.0) ships, not by ours.
+#
+# Usage: utils/redis-suite.sh [UNIT ...] [-- RUNTEST-OPTIONS ...]
+#   UNIT: a test file of the suite without .tcl, e.g. unit/type/list,
+#   unit/multi; none: the default list below (the units of what we
+#   implement). Extra options go to Redis's runtest (--clients N, --tags ...).
+#   Example: utils/redis-suite.sh unit/type/zset -- --clients 1
+#
+# Design decisions:
+# - The suite is a measuring instrument, never part of the product: it is
+#   unpacked under build/redis-suite/ from the same pinned upstream tarball
+#   utils/build-reference-redis.sh fetches (apt-get source --download-only,
+#   checksums verified by apt), and nothing of it enters the repository.
+# - Redis's runtest starts src/redis-server (and uses src/redis-cli,
+#   redis-benchmark, redis-check-aof ...) of its tree: those names are made
+#   links to our build, so the suite starts our server with its own
+#   configs. Our server must therefore accept every directive of the
+#   suite's tests/assets/default.conf.
+# - Not run by `make test` or CI: a full run takes long and some units test
+#   what we leave out on purpose (cluster, modules, a Lua debugger) or
+#   behaviour we changed deliberately (see the note of each issue). The
+#   default list is the units whose failures are worth a look.
+# - It ends with Redis's own summary line ("All tests passed" or the list
+#   of failed tests); the exit status is runtest's.
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+units=(); extra=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --) shift; extra=("$@"); break ;;
+        *) units+=("$1"); shift ;;
+    esac
+done
+if [ ${#units[@]} -eq 0 ]; then
+    units=(unit/type/list unit/type/list-2 unit/type/list-3 unit/type/set unit/type/hash unit/type/zset
+           unit/type/string unit/type/incr unit/type/stream unit/type/stream-cgroups unit/keyspace unit/expire
+           unit/multi unit/scan unit/sort unit/bitops unit/bitfield unit/hyperloglog unit/pubsub unit/geo
+           unit/info-command unit/dump unit/protocol unit/other unit/scripting unit/functions)
+fi
+
+[ -x src/redis-server ] || { echo "src/redis-server not built: run make" >&2; exit 1; }
+utils/need-tools.sh tclsh:tcl dpkg-source:dpkg-dev || exit 1
+
+cache=deps/.cache/redis-source
+tarball=$(ls "$cache"/redis_*.orig.tar.gz 2>/dev/null | head -n 1)
+if [ -z "$tarball" ]; then
+    mkdir -p "$cache"
+    (cd "$cache" && apt-get source --download-only redis >/dev/null 2>&1) ||
+        { echo "could not fetch Debian's redis source package (a deb-src line is needed in /etc/apt/sources.list)" >&2; exit 1; }
+    tarball=$(ls "$cache"/redis_*.orig.tar.gz | head -n 1)
+fi
+
+suite=build/redis-suite
+if [ "$(cat "$suite/tarball" 2>/dev/null)" != "$tarball" ]; then
+    rm -rf "$suite" && mkdir -p "$suite"
+    tar xzf "$tarball" -C "$suite" --strip-components=1 --wildcards '*/tests' '*/runtest' ||
+        { echo "cannot unpack the tests of $tarball" >&2; exit 1; }
+    echo "$tarball" >"$suite/tarball"
+fi
+mkdir -p "$suite/src"
+for tool in redis-server redis-cli redis-benchmark redis-check-aof redis-check-rdb; do
+    ln -sfn "$(pwd)/src/$tool" "$suite/src/$tool"
+done
+rm -rf "$suite/tests/tmp" && mkdir -p "$suite/tests/tmp"
+
+args=()
+for u in "${units[@]}"; do args+=(--single "$u"); done
+cd "$suite" && ./runtest --clients 2 "${args[@]}" "${extra[@]}"
