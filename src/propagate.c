@@ -94,8 +94,11 @@ static void emitMultiOrExec(int dbid, const char *name, int aof_ops) {
     decrRefCount(argv[0]);
 }
 
-static void flushPendingOps(void) {
-    int wrap = pending.count > 1, aof_ops = 0;
+/* `wrappable`: MULTI/EXEC may go around several ops. Not when the command
+ * was SCAN or RANDOMKEY run directly: the DELs of the keys they found
+ * expired are independent, and Redis 7.0 sends them bare. */
+static void flushPendingOps(int wrappable) {
+    int wrap = wrappable && pending.count > 1, aof_ops = 0;
     for (int j = 0; j < pending.count; j++) aof_ops += pending.ops[j].target == TO_ALL;
     if (wrap) emitMultiOrExec(pending.ops[0].dbid, "MULTI", aof_ops);
     for (int j = 0; j < pending.count; j++) {
@@ -165,5 +168,8 @@ void propagateAfterCall(client *c, long long dirty_delta) {
     c->flags &= ~(uint64_t)(CLIENT_PREVENT_PROP | CLIENT_FORCE_PROP);
     if (wanted && !prevented && !pending.muted && c->cmd->proc != execCommand && propagationEnabled())
         queueOp(c->db->id, c->argv, c->argc, TO_ALL);
-    if (--pending.depth == 0 && pending.count) flushPendingOps();
+    if (--pending.depth == 0 && pending.count) {
+        int arbitrary_keys = c->cmd->proc == scanCommand || c->cmd->proc == randomkeyCommand;
+        flushPendingOps(!arbitrary_keys);
+    }
 }

@@ -525,6 +525,10 @@ static int luaRedisCommand(lua_State *lua, int raise) {
         pushErrorTable(lua, msg, strlen(msg));
         return raise ? raiseTop(lua) : 1;
     }
+    /* argv holds copies: the arguments leave the Lua stack, so a call with
+     * nearly LUAI_MAXCSTACK of them (unpack of 7999 values) has room for its
+     * reply */
+    lua_settop(lua, 0);
     sds err = NULL;
     scriptCall(ctx, argv, argc, &err);
     if (err) {

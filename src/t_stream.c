@@ -966,6 +966,11 @@ static int parseReadArgs(client *c, int group_cmd, streamReadArgs *a) {
         int moreargs = c->argc - i - 1;
         robj *o = c->argv[i];
         if (ownWord(o, "block") && moreargs) {
+            if (c->flags & CLIENT_SCRIPT) { /* refused outright in scripts, as in Redis 7.0 */
+                addReplyErrorFormat(c, "%s command is not allowed with BLOCK option from scripts",
+                                    (char *)c->argv[0]->ptr);
+                return -1;
+            }
             i++;
             if (getMsTimeoutFromObjectOrReply(c, c->argv[i], &a->timeout) != C_OK) return -1;
         } else if (ownWord(o, "count") && moreargs) {

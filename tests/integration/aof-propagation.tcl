@@ -157,6 +157,20 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
         assert_equal 1.5 [r get tx3]
     }
 
+    test "Keys SCAN and RANDOMKEY find expired: bare DELs, not in MULTI/EXEC" {
+        r debug set-active-expire 0
+        foreach cmd {{scan 0} {randomkey}} {
+            r flushall
+            r set exp1 v px 1
+            r set exp2 v px 1
+            after 3
+            set written [aof_commands_written { r {*}$cmd; r {*}$cmd }]
+            # FLUSHALL-free: only the two DELs, each on its own
+            assert_equal {{DEL exp1} {DEL exp2}} [lsort $written] $cmd
+        }
+        r debug set-active-expire 1
+    } {needs:debug}
+
     test "PUBLISH is not written (it goes to the replicas only), alone or in MULTI" {
         assert_equal {} [aof_commands_written { r publish ch msg }]
         set written [aof_commands_written {

@@ -137,6 +137,21 @@ start_server {tags {scripting}} {
         assert_equal {ERR This Redis command is not allowed from script} [r eval {return redis.pcall('multi')['err']} 0]
     }
 
+    test "redis.call with 7999 arguments from unpack (the Lua stack holds them and the reply)" {
+        r del l
+        assert_equal 7999 [r eval {
+            local a = {}
+            for i = 1, 7999 do a[i] = 1 end
+            return redis.call('lpush', KEYS[1], unpack(a))
+        } 1 l]
+        r del l
+    }
+
+    test "XREAD and XREADGROUP with BLOCK are refused in scripts" {
+        assert_error "*xread command is not allowed with BLOCK option from scripts*" {r eval {return redis.pcall('xread', 'BLOCK', 0, 'STREAMS', 's', '$')} 0}
+        assert_error "*xreadgroup command is not allowed with BLOCK option from scripts*" {r eval {return redis.pcall('xreadgroup', 'group', 'g', 'c', 'BLOCK', 0, 'STREAMS', 's', '>')} 0}
+    }
+
     test "DEBUG SET-DISABLE-DENY-SCRIPTS lets a script call a noscript command" {
         r debug set-disable-deny-scripts 1
         r del k
