@@ -348,6 +348,7 @@ void debugLoadAofCommand(client *c) {
         return;
     }
     emptyData(-1);
+    functionsFlushAll(); /* the files bring them back (base and FUNCTION LOADs), as DEBUG RELOAD's dump does */
     off_t total;
     if (aofLoadFiles(aofCurrentManifest(), &total) == AOF_LOAD_FAILED) {
         addReplyError(c, "Error trying to load the AOF files, check the server logs.");

@@ -202,7 +202,15 @@ static int verifyWriteAllowed(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
         *err = sdsnew("Write commands are not allowed from read-only scripts.");
         return C_ERR;
     }
-    if (!(cmd->flags & CMD_WRITE) || (ctx->flags & SCRIPT_RUN_WRITE_DIRTY)) return C_OK;
+    if (!(cmd->flags & CMD_WRITE)) return C_OK;
+    /* a script without flags (checked before the run otherwise) writing on a
+     * read-only replica; its primary and the AOF loader are obeyed */
+    if (replicationIsReplica() && server.repl_slave_ro && ctx->caller &&
+        !(ctx->caller->flags & (CLIENT_MASTER | CLIENT_FAKE))) {
+        *err = sdsnew("-READONLY You can't write against a read only replica.");
+        return C_ERR;
+    }
+    if (ctx->flags & SCRIPT_RUN_WRITE_DIRTY) return C_OK;
     sds misconf = aofWriteDeniedError();
     if (misconf == NULL) misconf = rdbWriteDeniedError();
     if (misconf) {

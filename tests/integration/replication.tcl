@@ -299,6 +299,29 @@ start_server {overrides {repl-diskless-sync-delay 0 repl-diskless-sync no repl-p
 }
 
 start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "scripts on a read-only replica: a function that may write is refused, a no-writes one runs" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 function load "#!lua name=rolib\nredis.register_function('rw', function() return redis.call('set', 'x', '1') end)\nredis.register_function{function_name='ro', callback=function() return redis.call('get', 'x') end, flags={'no-writes'}}"
+            r -1 set x 0
+            wait_for_condition 50 100 {[r get x] eq 0} else { fail "not replicated" }
+            assert_error "READONLY You can't write against a read only replica." {r fcall rw 0}
+            assert_equal 0 [r fcall ro 0]
+            # a script without flags runs, and its write is refused
+            assert_error "READONLY You can't write against a read only replica.*" {r eval {return redis.call('set', 'x', '2')} 0}
+            assert_equal 0 [r eval {return redis.call('get', 'x')} 0]
+            assert_error "READONLY You can't write against a read only replica.*" {r eval "#!lua\nreturn redis.call('set', 'x', '2')" 0}
+            assert_equal 0 [r get x]
+            # the primary's own effects still apply
+            r -1 fcall rw 0
+            wait_for_condition 50 100 {[r get x] eq 1} else { fail "the primary's FCALL did not replicate" }
+            r replicaof no one
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0}} {
     start_server {overrides {replica-read-only no}} {
         test "a command from the primary that fails on the replica is logged and counted" {
             r replicaof 127.0.0.1 [srv -1 port]

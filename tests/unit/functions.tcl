@@ -346,6 +346,16 @@ start_server {tags {functions aof} overrides {appendonly yes appendfsync always 
         assert_error "ERR Function not found" {r fcall af2 0}
     } {needs:debug}
 
+    test "DEBUG LOADAOF starts from no functions: a library in the file loads without an error" {
+        r config set propagation-error-behavior panic
+        r config resetstat
+        r debug loadaof
+        r debug loadaof
+        assert_equal 0 [s unexpected_error_replies]
+        assert_equal {a1} [lmap lib [r function list] {dict get $lib library_name}]
+        r config set propagation-error-behavior ignore
+    } {needs:debug}
+
     test "A rewritten AOF starts with FUNCTION LOAD" {
         r bgrewriteaof
         wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite did not end" }
