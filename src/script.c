@@ -26,6 +26,7 @@
  *   propagated, or lost): -UNKILLABLE, as in Redis.
  */
 #include "script.h"
+#include "replication.h"
 #include "acl.h"
 #include "aof.h"
 
@@ -269,6 +270,11 @@ static int verifyCommand(scriptRunCtx *ctx, redisCommand *cmd, robj **argv, int 
     }
     if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) {
         *err = sdsnew("This Redis command is not allowed from script");
+        return C_ERR;
+    }
+    /* an allow-stale script on a stale replica runs only "stale" commands */
+    if (replicationIsReplica() && !replicaLinkUp() && !server.repl_serve_stale_data && !(cmd->flags & CMD_STALE)) {
+        *err = sdsnew("Can not execute the command on a stale replica");
         return C_ERR;
     }
     if (verifyAcl(ctx, cmd, argv, argc, err) != C_OK) return C_ERR;

@@ -1116,12 +1116,20 @@ typedef struct registerArgs {
     uint64_t flags;
 } registerArgs;
 
+/* The string at idx whole, NUL bytes included: a name "a\0b" must fail the
+ * name check, not pass as "a". */
+static sds sdsFromLua(lua_State *lua, int idx) {
+    size_t len;
+    const char *s = lua_tolstring(lua, idx, &len);
+    return sdsnewlen(s, len);
+}
+
 static const char *readNamedArg(lua_State *lua, registerArgs *a) {
     const char *key = lua_tostring(lua, -2);
     if (!strcasecmp(key, "function_name")) {
         if (!lua_isstring(lua, -1)) return "function_name argument given to redis.register_function must be a string";
         sdsfree(a->name);
-        a->name = sdsnew(lua_tostring(lua, -1));
+        a->name = sdsFromLua(lua, -1);
     } else if (!strcasecmp(key, "description")) {
         if (!lua_isstring(lua, -1)) return "description argument given to redis.register_function must be a string";
         sdsfree(a->desc);
@@ -1159,7 +1167,7 @@ static const char *readNamedArgs(lua_State *lua, registerArgs *a) {
 static const char *readPositionalArgs(lua_State *lua, registerArgs *a) {
     if (!lua_isstring(lua, 1)) return "first argument to redis.register_function must be a string";
     if (!lua_isfunction(lua, 2)) return "second argument to redis.register_function must be a function";
-    a->name = sdsnew(lua_tostring(lua, 1));
+    a->name = sdsFromLua(lua, 1);
     lua_pushvalue(lua, 2);
     a->ref = luaL_ref(lua, LUA_REGISTRYINDEX);
     return NULL;

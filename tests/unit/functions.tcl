@@ -363,3 +363,29 @@ start_server {tags {functions aof} overrides {appendonly yes appendfsync always 
         assert_equal 4 [r fcall af1 1 counter]
     } {needs:restart}
 }
+
+start_server {tags {functions}} {
+    test "A function name with a NUL byte is refused" {
+        assert_error "*can only contain letters, numbers, or underscores(_)*" {r function load "#!lua name=nullib\nredis.register_function('test\\0test', function() return 1 end)"}
+        assert_error "*can only contain letters, numbers, or underscores(_)*" {r function load "#!lua name=nullib\nredis.register_function{function_name='x\\0y', callback=function() return 1 end}"}
+        assert_equal {} [r function list]
+    }
+
+    test "On a stale replica an allow-stale function runs, but only commands flagged stale" {
+        r function load replace "#!lua name=stale\n
+            redis.register_function{function_name='f1', callback=function() return 'hello' end, flags={'no-writes'}}
+            redis.register_function{function_name='f2', callback=function() return 'hello' end, flags={'allow-stale', 'no-writes'}}
+            redis.register_function{function_name='f3', callback=function() return redis.call('get', 'x') end, flags={'allow-stale', 'no-writes'}}
+            redis.register_function{function_name='f4', callback=function() return redis.call('info', 'server') end, flags={'allow-stale', 'no-writes'}}"
+        r config set replica-serve-stale-data no
+        r replicaof 127.0.0.1 [::harness::find_free_port] ;# nobody there: the link stays down
+        assert_error "MASTERDOWN *" {r fcall f1 0}
+        assert_equal hello [r fcall f2 0]
+        assert_error "ERR Can not execute the command on a stale replica*" {r fcall f3 0}
+        assert_match "*redis_version*" [r fcall f4 0]
+        r replicaof no one
+        r config set replica-serve-stale-data yes
+        r function delete stale
+    }
+}
+
