@@ -982,7 +982,7 @@ int cpulistValidate(const char *value, sds *err); /* config validator: Redis's "
 void cpuAffinityInit(void);                       /* start-up: pin the main thread (server_cpulist) */
 void cpuAffinityBioThread(const char *name);      /* first thing in the bio thread: name, bio_cpulist */
 void cpuAffinityChild(const char *list, const char *who); /* in a fork child, right after fork(): CPUs, nice */
-void cpuAffinitySnapshotThread(const char *cpulist, int sched_idle, const char *name); /* first in snapshot.c's writer: bgsave_cpulist */
+void cpuAffinitySnapshotThread(const char *cpulist, const char *name); /* first in snapshot.c's writer: bgsave_cpulist */
 
 /* ---- thp.c, oom.c: OS tuning (disable-thp, oom-score-adj) ------------------------------ */
 void thpInit(void);          /* start-up: disable THP for the process if asked and `always` */

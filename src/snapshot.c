@@ -80,10 +80,10 @@
  * disk (that pause is the cap's purpose). With
  * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
  * and fsyncs its directory, as a fork child does, off the event loop. The
- * thread runs on a fork child's CPUs (bgsave_cpulist: cpuaffinity.c) and,
- * with bgchild-sched-idle, under the idle policy like a fork child, but it
- * is never niced: a niced writer measured longer slices and more pending
- * bytes, since the main thread must then wait for it at the cap.
+ * thread runs on a fork child's CPUs (bgsave_cpulist: cpuaffinity.c) but
+ * keeps the server's priority: a niced writer measured longer slices and
+ * more pending bytes, since the main thread must then wait for it at the
+ * cap.
  * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
  * bucket of n keys the next one waits n times the delay.
  */
@@ -180,7 +180,6 @@ static struct {
     int fd;
     int incremental_fsync;
     char cpulist[128];        /* bgsave_cpulist when the snapshot started */
-    int sched_idle;           /* bgchild-sched-idle, likewise */
     /* the main thread's own */
     chunk *staged_head, *staged_tail; /* built, not handed over yet */
     size_t pushed;            /* bytes built so far */
@@ -268,7 +267,7 @@ static void renameIntoPlace(void) {
 
 static void *writerMain(void *arg) {
     (void)arg;
-    cpuAffinitySnapshotThread(wr.cpulist, wr.sched_idle, "snapshot_writer");
+    cpuAffinitySnapshotThread(wr.cpulist, "snapshot_writer");
     size_t since_fsync = 0;
     for (;;) {
         pthread_mutex_lock(&wr.lock);
@@ -312,7 +311,6 @@ static void writerStart(int fd, int incremental_fsync) {
     wr.failed_seen = wr.finished_seen = 0;
     wr.cpu_us = 0;
     snprintf(wr.cpulist, sizeof wr.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
-    wr.sched_idle = server.bgchild_sched_idle;
     if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
 }
 

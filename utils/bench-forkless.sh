@@ -37,7 +37,7 @@
 #
 # Usage: utils/bench-forkless.sh [--keys N] [--ours PATH] [--ref PATH]
 # Defaults: --keys 1000000. Server on cpu 0, load and probe on cpu 1
-# (utils/bench-lib.sh); as root the servers and the probe run at nice -10,
+# (utils/bench-lib.sh; this script and its polling on cpu 1 as well); as root the servers and the probe run at nice -10,
 # so other work on a shared machine preempts them less (the same for all
 # three setups; a fork child inherits it). Needs redis-benchmark, redis-cli (redis-tools),
 # python3 for the probe.
@@ -59,6 +59,9 @@ command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: apt-ge
 [ "$(id -u)" = 0 ] && wrapper="nice -n -10"
 . utils/bench-lib.sh
 bench_init
+# this script's own polling (redis-cli every 20 ms, reading /proc) runs on
+# the clients' cpu too: on the server's it preempted the server
+taskset -cp "$client_cpu" $$ >/dev/null 2>&1
 prio=${wrapper:-}
 
 info_field() { redis-cli -p "$1" info all | awk -F: -v f="$2" '$1 == f { gsub(/\r/, "", $2); print $2 }'; }
@@ -159,7 +162,6 @@ write_probe
 echo "BGSAVE of $keys keys while redis-benchmark -P 16 overwrites them (SET, random existing keys); server cpu $server_cpu, clients cpu $client_cpu${prio:+, $prio}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-22s %13s %9s %-24s %7s %13s %6s %8s %9s %9s %7s\n' setup "stall_ms(base)" slice_cpu snap_lat cmd_lat rss "rss x" snap_ms "ops/s" "ops/s0" status
 run "ours forkless" "$ours" --persistence-mode forkless
-run "ours forkless, idle" "$ours" --persistence-mode forkless --bgchild-sched-idle yes
 run "ours fork" "$ours" --persistence-mode fork
 run "ours fork, bg" "$ours" --persistence-mode fork --bgchild-nice 10 --bgchild-sched-idle yes
 if [ -x "$ref" ]; then run "Redis $("$ref" --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') fork" "$ref"; fi

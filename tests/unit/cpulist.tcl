@@ -367,24 +367,6 @@ start_server {tags {cpulist external:skip}} {
     }
 }
 
-start_server {tags {cpulist forkless external:skip} overrides {persistence-mode forkless bgchild-sched-idle yes}} {
-    test "bgchild-sched-idle puts a forkless snapshot's writer thread, not the main thread, under SCHED_IDLE" {
-        need_proc
-        fill_keys 20
-        r config set rdb-key-save-delay 20000
-        r bgsave
-        # policy_of reads /proc/<pid>/stat: a thread's is /proc/<pid>/task/<tid>/stat
-        wait_for_condition 100 20 {[thread_status [srv pid] snapshot_writer] ne ""} else { fail "no snapshot_writer thread" }
-        set tid [file tail [file dirname [thread_status [srv pid] snapshot_writer]]]
-        wait_for_condition 100 20 {[policy_of [srv pid]/task/$tid] == 5} else {
-            fail "the writer's policy is [policy_of [srv pid]/task/$tid], expected 5 (SCHED_IDLE)"
-        }
-        assert_equal 0 [policy_of [srv pid]]
-        finish_slow_bgsave
-        assert_equal ok [s rdb_last_bgsave_status]
-    }
-}
-
 start_server {tags {cpulist aof external:skip} overrides {appendonly yes bgchild-nice 19}} {
     test "bgchild-nice lowers the AOF rewrite child's priority" {
         need_proc
