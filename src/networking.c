@@ -7,7 +7,8 @@
  * processCommand(). Replies accumulate in the client's buffers (reply.c);
  * beforeSleep() calls handleClientsWithPendingWrites(), which writes
  * directly and installs a write handler only for what the socket could not
- * take -- most replies never need an extra event-loop round.
+ * take -- most replies never need an extra event-loop round. The inline
+ * buffer and the blocks after it go out in one gathered write.
  *
  * Protocol errors reply "-ERR Protocol error: ..." and close the connection
  * after the reply, with the same texts and limits as Redis, plus one of our
@@ -597,40 +598,85 @@ static void readQueryFromClient(connection *conn) {
 
 int clientHasPendingReplies(client *c) { return c->bufpos || listLength(c->reply); }
 
-/* Writes what it can of the pending replies. Returns C_ERR if the client was
- * freed (or scheduled to be). */
+#define WRITE_MAX_PIECES 16 /* 16 blocks of 16 KB is past NET_MAX_WRITES_PER_EVENT */
+
+/* Points iov at the pending replies in order -- the inline buffer, then the
+ * blocks -- up to WRITE_MAX_PIECES pieces or NET_MAX_WRITES_PER_EVENT bytes.
+ * c->sentlen counts what was already sent of the first piece. Returns the
+ * number of pieces; empty blocks (unused placeholders) are skipped here and
+ * dropped by dropWrittenReplies(). */
+static int gatherPendingReplies(client *c, struct iovec *iov, size_t *total) {
+    int count = 0;
+    size_t skip = c->sentlen;
+    *total = 0;
+    if (c->bufpos > 0) {
+        iov[count].iov_base = c->buf + skip;
+        iov[count].iov_len = c->bufpos - skip;
+        *total += iov[count++].iov_len;
+        skip = 0;
+    }
+    for (listNode *ln = listFirst(c->reply); ln && count < WRITE_MAX_PIECES; ln = listNextNode(ln)) {
+        if (*total >= NET_MAX_WRITES_PER_EVENT) break;
+        clientReplyBlock *block = listNodeValue(ln);
+        if (block->used > skip) {
+            iov[count].iov_base = block->buf + skip;
+            iov[count].iov_len = block->used - skip;
+            *total += iov[count++].iov_len;
+        }
+        skip = 0;
+    }
+    return count;
+}
+
+/* Forgets the first `written` pending bytes: the inline buffer first, then
+ * whole blocks, leaving c->sentlen at the offset into what is left. */
+static void dropWrittenReplies(client *c, size_t written) {
+    if (c->bufpos > 0) {
+        size_t left = c->bufpos - c->sentlen;
+        if (written < left) {
+            c->sentlen += written;
+            return;
+        }
+        written -= left;
+        replyBufferNoteFlush(c);
+        c->bufpos = c->sentlen = 0;
+    }
+    while (listLength(c->reply)) {
+        clientReplyBlock *block = listNodeValue(listFirst(c->reply));
+        size_t left = block->used - c->sentlen;
+        if (written < left) {
+            c->sentlen += written;
+            return;
+        }
+        written -= left;
+        c->reply_bytes -= block->size;
+        listDelNode(c->reply, listFirst(c->reply));
+        c->sentlen = 0;
+    }
+}
+
+/* Writes what it can of the pending replies, the buffer and the blocks in
+ * one writev() where there are several pieces, as Redis does: a reply that
+ * overflowed the inline buffer then reaches the peer in one segment, and
+ * the peer reads it in one wake-up instead of two. Returns C_ERR if the
+ * client was freed (or scheduled to be). */
 static int writeToClient(client *c, int handler_installed) {
     server.stat_total_writes_processed++; /* every write attempt, as Redis counts them */
     ssize_t totwritten = 0;
     while (clientHasPendingReplies(c)) {
-        const char *data;
-        size_t len;
-        clientReplyBlock *block = NULL;
-        if (c->bufpos > 0) {
-            data = c->buf + c->sentlen;
-            len = c->bufpos - c->sentlen;
-        } else {
-            block = listNodeValue(listFirst(c->reply));
-            if (block->used == 0) { /* an empty block (e.g. unused placeholder) */
-                c->reply_bytes -= block->size;
-                listDelNode(c->reply, listFirst(c->reply));
-                continue;
-            }
-            data = block->buf + c->sentlen;
-            len = block->used - c->sentlen;
+        struct iovec iov[WRITE_MAX_PIECES];
+        size_t total;
+        int pieces = gatherPendingReplies(c, iov, &total);
+        if (pieces == 0) { /* only empty blocks are left */
+            dropWrittenReplies(c, 0);
+            continue;
         }
-        int nwritten = connWrite(c->conn, data, len);
+        ssize_t nwritten = pieces == 1 ? connWrite(c->conn, iov[0].iov_base, iov[0].iov_len)
+                                       : connWritev(c->conn, iov, pieces);
         if (nwritten <= 0) break;
-        c->sentlen += (size_t)nwritten;
+        dropWrittenReplies(c, (size_t)nwritten);
         totwritten += nwritten;
-        if (block == NULL && c->sentlen == c->bufpos) {
-            replyBufferNoteFlush(c);
-            c->bufpos = c->sentlen = 0;
-        } else if (block && c->sentlen == block->used) {
-            c->reply_bytes -= block->size;
-            listDelNode(c->reply, listFirst(c->reply));
-            c->sentlen = 0;
-        }
+        if ((size_t)nwritten < total) break;                 /* the socket is full */
         if (totwritten > NET_MAX_WRITES_PER_EVENT) break; /* be fair to other clients */
     }
     server.stat_net_output_bytes += totwritten;

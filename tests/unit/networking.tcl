@@ -101,6 +101,30 @@ start_server {tags {networking}} {
         assert_equal 5000000 [r strlen big]
     }
 
+    test "Replies over the inline buffer and many blocks reach a slow reader whole and in order" {
+        # Values of distinct content and sizes across the 16 KB buffer and
+        # the blocks after it: a reader that waits before reading fills the
+        # socket, so the pieces go out in partial gathered writes.
+        set sizes {7 16380 16390 40000 3 120000 900}
+        foreach n $sizes { r set piece:$n [string range [string repeat "$n-abcdefgh." [expr {$n / 4 + 1}]] 0 [expr {$n - 1}]] }
+        set c [redis_deferring_client]
+        for {set round 0} {$round < 30} {incr round} {
+            foreach n $sizes { $c get piece:$n }
+            $c ping
+        }
+        $c flush
+        after 200
+        for {set round 0} {$round < 30} {incr round} {
+            foreach n $sizes {
+                set v [$c read]
+                assert_equal $n [string length $v]
+                assert_equal [r get piece:$n] $v
+            }
+            assert_equal PONG [$c read]
+        }
+        $c close
+    }
+
     test "A client that disconnects in the middle of a pipeline" {
         set c [redis_deferring_client]
         for {set i 0} {$i < 5000} {incr i} { $c set pipe:$i $i }
