@@ -195,6 +195,8 @@ static sds getNotifyKeyspaceEvents(sds out);
 static int setDir(sds *argv, int argc, int accumulate, sds *err);
 static int setRequirepass(sds *argv, int argc, int accumulate, sds *err);
 static sds getRequirepass(sds out);
+static int setMasterauth(sds *argv, int argc, int accumulate, sds *err);
+static sds getMasterauth(sds out);
 static sds getDir(sds out);
 static int setOomScoreAdjValues(sds *argv, int argc, int accumulate, sds *err);
 static sds getOomScoreAdjValues(sds out);
@@ -228,6 +230,7 @@ static const configSpecial obuf_special = {setOutputBufferLimits, getOutputBuffe
 static const configSpecial notify_special = {setNotifyKeyspaceEvents, getNotifyKeyspaceEvents, NULL};
 static const configSpecial dir_special = {setDir, getDir, NULL};
 static const configSpecial requirepass_special = {setRequirepass, getRequirepass, NULL};
+static const configSpecial masterauth_special = {setMasterauth, getMasterauth, NULL};
 static const configSpecial sigterm_special = {setShutdownOnSigterm, getShutdownOnSigterm, NULL};
 static const configSpecial sigint_special = {setShutdownOnSigint, getShutdownOnSigint, NULL};
 static const configSpecial oom_values_special = {setOomScoreAdjValues, getOomScoreAdjValues,
@@ -401,7 +404,7 @@ static const configEntry configTable[] = {
      * files load; nothing reads them (the two stream-node ones among them
      * are read by t_stream.c) */
     SPECIAL_CONFIG("replicaof", "slaveof", CF_IMMUTABLE | CF_MULTI_ARG, replicaof_special, "", NULL),
-    STRING_CONFIG("masterauth", NULL, CF_SENSITIVE | CF_EMPTY_IS_NULL, masterauth, "", NULL, NULL),
+    SPECIAL_CONFIG("masterauth", NULL, CF_SENSITIVE, masterauth_special, "", NULL),
     STRING_CONFIG("masteruser", NULL, CF_EMPTY_IS_NULL, masteruser, "", NULL, NULL),
     STRING_CONFIG("replica-announce-ip", "slave-announce-ip", CF_EMPTY_IS_NULL, replica_announce_ip, "", NULL, NULL),
     INT_CONFIG("replica-announce-port", "slave-announce-port", 0, replica_announce_port, 0, 65535, "0", NULL),
@@ -975,19 +978,33 @@ static int applyBind(sds *err) { return reopenListeners("Failed to bind to speci
 
 /* ---- special: requirepass (any bytes, kept as an sds; "" is no password) ---------------- */
 
-static int setRequirepass(sds *argv, int argc, int accumulate, sds *err) {
-    (void)accumulate;
+/* A password config: any bytes, NUL included, kept as an sds; "" is none (NULL). */
+static int setPassword(sds *target, sds *argv, int argc, sds *err) {
     if (argc != 1) {
         *err = sdsnew("wrong number of arguments");
         return C_ERR;
     }
-    sdsfree(server.requirepass);
-    server.requirepass = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    sdsfree(*target);
+    *target = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    return C_OK;
+}
+
+static int setRequirepass(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    if (setPassword(&server.requirepass, argv, argc, err) != C_OK) return C_ERR;
     aclUpdateDefaultUserPassword(); /* the default user's password is requirepass */
     return C_OK;
 }
 
 static sds getRequirepass(sds out) { return server.requirepass ? sdscatsds(out, server.requirepass) : out; }
+
+/* masterauth: the same kind of value, sent to the primary by replica.c. */
+static int setMasterauth(sds *argv, int argc, int accumulate, sds *err) {
+    (void)accumulate;
+    return setPassword(&server.masterauth, argv, argc, err);
+}
+
+static sds getMasterauth(sds out) { return server.masterauth ? sdscatsds(out, server.masterauth) : out; }
 
 static int setDir(sds *argv, int argc, int accumulate, sds *err) {
     (void)accumulate;

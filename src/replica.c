@@ -142,14 +142,21 @@ static void dropMasterLink(void) {
 
 /* ---- talking during the handshake --------------------------------------------------------- */
 
-static int sendCommand(int argc, const char **argv) {
+static int sendCommandLen(int argc, const char **argv, const size_t *lens) {
     sds cmd = sdscatfmt(sdsempty(), "*%i\r\n", argc);
-    for (int j = 0; j < argc; j++) cmd = sdscatfmt(cmd, "$%U\r\n%s\r\n", (unsigned long long)strlen(argv[j]), argv[j]);
+    for (int j = 0; j < argc; j++) {
+        size_t len = lens ? lens[j] : strlen(argv[j]);
+        cmd = sdscatfmt(cmd, "$%U\r\n", (unsigned long long)len);
+        cmd = sdscatlen(cmd, argv[j], len);
+        cmd = sdscatlen(cmd, "\r\n", 2);
+    }
     ssize_t n = connWrite(S.conn, cmd, sdslen(cmd));
     int ok = n == (ssize_t)sdslen(cmd);
     sdsfree(cmd);
     return ok;
 }
+
+static int sendCommand(int argc, const char **argv) { return sendCommandLen(argc, argv, NULL); }
 
 /* The next whole line of the input (without its end), or NULL. */
 static sds nextLine(void) {
@@ -167,8 +174,10 @@ static int sendStep(int step) {
     switch (step) {
     case STEP_PING: return sendCommand(1, (const char *[]){"PING"});
     case STEP_AUTH:
-        if (server.masteruser) return sendCommand(3, (const char *[]){"AUTH", server.masteruser, server.masterauth});
-        return sendCommand(2, (const char *[]){"AUTH", server.masterauth});
+        if (server.masteruser)
+            return sendCommandLen(3, (const char *[]){"AUTH", server.masteruser, server.masterauth},
+                                  (const size_t[]){4, strlen(server.masteruser), sdslen(server.masterauth)});
+        return sendCommandLen(2, (const char *[]){"AUTH", server.masterauth}, (const size_t[]){4, sdslen(server.masterauth)});
     case STEP_PORT:
         snprintf(port, sizeof port, "%d", server.replica_announce_port ? server.replica_announce_port : server.port);
         return sendCommand(3, (const char *[]){"REPLCONF", "listening-port", port});

@@ -532,7 +532,7 @@ struct redisServer {
     int min_replicas_to_write;
     int min_replicas_max_lag;
     char *bind_source_addr;
-    char *masterauth;             /* replica.c: AUTH sent to the primary, NULL: none */
+    sds masterauth;               /* replica.c: AUTH sent to the primary (any bytes), NULL: none */
     char *masteruser;
     char *replica_announce_ip;    /* REPLCONF ip-address, NULL: the primary sees our address */
     int replica_announce_port;    /* REPLCONF listening-port, 0: our port */

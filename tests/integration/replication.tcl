@@ -498,6 +498,21 @@ start_server {overrides {repl-diskless-sync-delay 0 requirepass s3cret}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    r config set requirepass "pass\x00word"
+    start_server {} {
+        test "masterauth is binary-safe: a prefix up to a NUL byte is refused, the whole password works" {
+            r config set masterauth "pass"
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_log "*Unable to AUTH to MASTER*" -tries 100
+            assert_equal down [s 0 master_link_status]
+            r config set masterauth "pass\x00word"
+            assert_equal "masterauth pass\x00word" [r config get masterauth]
+            wait_link_up 0
+        }
+    }
+}
+
 start_server {overrides {repl-diskless-sync no}} {
     start_server {} {
         test "one snapshot at a time: BGSAVE and SAVE during a full sync's, a full sync during a BGSAVE" {
