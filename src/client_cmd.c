@@ -12,6 +12,9 @@
  * queued command may write) is kept in the client's argv, the client is
  * flagged CLIENT_BLOCKED so networking.c stops parsing its input, and its
  * id is remembered; expiry and eviction stop meanwhile (expire.c, evict.c).
+ * Our primary's link is paused like a client, as in Redis: its stream is
+ * still read (slave_read_repl_offset grows) but not applied or passed on
+ * (slave_repl_offset stays) until the pause ends; our replicas never are.
  * The pause ends at its deadline (a timer of ours) or on CLIENT UNPAUSE;
  * then, from a timer (so never nested inside another command), each
  * remembered client still connected runs its command and the rest of its
@@ -274,8 +277,8 @@ static int commandMayWrite(client *c) {
 }
 
 int postponeCommandIfPaused(client *c) {
-    if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & (CLIENT_FAKE | CLIENT_MASTER | CLIENT_SLAVE))
-        return 0; /* the replication links are never paused */
+    if (pause_state.type == PAUSE_NONE || c->cmd == NULL || c->flags & (CLIENT_FAKE | CLIENT_SLAVE))
+        return 0; /* our replicas are never paused; our primary's stream is, as in Redis (read on, not applied) */
     if (pause_state.type == PAUSE_WRITE && !commandMayWrite(c)) return 0;
     if (pause_state.waiting == NULL) {
         pause_state.waiting = listCreate();
@@ -294,6 +297,7 @@ static void resumeClient(client *c) {
     if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY) || c->argc == 0) return;
     server.current_client = c;
     processCommand(c);
+    if ((c->flags & (CLIENT_MASTER | CLIENT_BLOCKED)) == CLIENT_MASTER) replicaCommandApplied(c);
     if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
     server.current_client = NULL;
     if (!(c->flags & CLIENT_BLOCKED)) processInputBuffer(c);

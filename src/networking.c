@@ -493,7 +493,8 @@ void resetClient(client *c) {
 static void processCommandAndResetClient(client *c) {
     server.current_client = c;
     processCommand(c);
-    if (c->flags & CLIENT_MASTER) replicaCommandApplied(c); /* the command's bytes go on to our replicas */
+    if ((c->flags & (CLIENT_MASTER | CLIENT_BLOCKED)) == CLIENT_MASTER) /* not when paused (CLIENT PAUSE) */
+        replicaCommandApplied(c); /* the command's bytes go on to our replicas */
     if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
     server.current_client = NULL;
     /* maxmemory-clients: c itself is a candidate again. Without a limit the

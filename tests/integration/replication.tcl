@@ -322,6 +322,31 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
 }
 
 start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "CLIENT PAUSE WRITE on a replica: the primary's stream is read on but applied only after the pause" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 set before 1
+            wait_for_condition 50 100 {[s slave_repl_offset] == [s -1 master_repl_offset]} else { fail "not caught up" }
+            set applied [s slave_repl_offset]
+            r client pause 100000 write
+            r -1 set during 1
+            r -1 incr before
+            wait_for_condition 50 100 {[s slave_read_repl_offset] == [s -1 master_repl_offset]} else {
+                fail "the stream was not read during the pause"
+            }
+            assert_equal $applied [s slave_repl_offset]
+            assert_equal {} [r get during]
+            assert_equal 1 [r get before]
+            r client unpause
+            wait_for_condition 50 100 {[s slave_repl_offset] == [s -1 master_repl_offset]} else { fail "not applied after the pause" }
+            assert_equal {1 2} [list [r get during] [r get before]]
+            r replicaof no one
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0}} {
     start_server {overrides {replica-read-only no}} {
         test "a command from the primary that fails on the replica is logged and counted" {
             r replicaof 127.0.0.1 [srv -1 port]
