@@ -347,7 +347,7 @@ void debugLoadAofCommand(client *c) {
         addReplyError(c, "DEBUG LOADAOF found no AOF to load: appendonly is no and no BGREWRITEAOF wrote one");
         return;
     }
-    emptyData(-1);
+    emptyData(-1, 0);
     functionsFlushAll(); /* the files bring them back (base and FUNCTION LOADs), as DEBUG RELOAD's dump does */
     off_t total;
     if (aofLoadFiles(aofCurrentManifest(), &total) == AOF_LOAD_FAILED) {

@@ -41,6 +41,7 @@
  *   an error message, so the same code serves the file and CONFIG SET.
  */
 #include "server.h"
+#include "lazyfree.h"
 #include "acl.h"
 #include "client_eviction.h"
 
@@ -423,7 +424,7 @@ static const configEntry configTable[] = {
                 NULL),
     BOOL_CONFIG("repl-disable-tcp-nodelay", NULL, CF_NO_EFFECT, repl_disable_tcp_nodelay, "no", NULL),
     INT_CONFIG("replica-priority", "slave-priority", 0, replica_priority, 0, INT_MAX, "100", NULL),
-    BOOL_CONFIG("replica-lazy-flush", "slave-lazy-flush", CF_NO_EFFECT, repl_slave_lazy_flush, "no", NULL),
+    BOOL_CONFIG("replica-lazy-flush", "slave-lazy-flush", 0, repl_slave_lazy_flush, "no", NULL),
     ULONG_CONFIG("stream-node-max-bytes", NULL, CF_MEMORY, stream_node_max_bytes, 0, LONG_MAX,
                  "4096", NULL),
     LL_CONFIG("stream-node-max-entries", NULL, 0, stream_node_max_entries, 0, LLONG_MAX, "100", NULL),
@@ -1759,6 +1760,7 @@ static void resetServerStats(void) {
     server.stat_total_error_replies = 0;
     server.stat_client_qbuf_limit_disconnections = 0;
     server.stat_client_outbuf_limit_disconnections = 0;
+    lazyfreeResetStats();
 }
 
 void configResetStatCommand(client *c) {

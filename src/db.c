@@ -28,6 +28,7 @@
 #include "server.h"
 #include "tracking.h"
 #include "snapshot.h"
+#include "lazyfree.h"
 
 /* ---- table types ---------------------------------------------------------------- */
 
@@ -228,11 +229,19 @@ int dbSyncDelete(redisDb *db, robj *key) {
     return 1;
 }
 
-/* Values are freed in the main thread (no background freer); "async" keeps
- * the API and UNLINK / FLUSH ASYNC's semantics towards clients. */
-int dbAsyncDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
+/* UNLINK's delete: a value costly to free is freed by lazyfree.c's thread. */
+int dbAsyncDelete(redisDb *db, robj *key) {
+    robj *o = dbDetach(db, key);
+    if (o == NULL) return 0;
+    lazyfreeValue(o);
+    return 1;
+}
 
-int dbDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
+/* The server's own deletes (a key overwritten by RENAME, a STORE target, a
+ * RESTORE REPLACE ...): lazy with lazyfree-lazy-server-del, as in Redis. */
+int dbDelete(redisDb *db, robj *key) {
+    return server.lazyfree_lazy_server_del ? dbAsyncDelete(db, key) : dbSyncDelete(db, key);
+}
 
 /* Turns a possibly shared or embedded string value into a private raw one
  * that may be modified in place (APPEND, SETRANGE). */
@@ -265,16 +274,21 @@ robj *dbRandomKey(redisDb *db) {
     }
 }
 
-/* Empties one db (dbnum >= 0) or all (-1); returns the number of keys removed. */
-long long emptyData(int dbnum) {
+/* Empties one db (dbnum >= 0) or all (-1); returns the number of keys
+ * removed. With `async` the old tables are freed in the background. */
+long long emptyData(int dbnum, int async) {
     long long removed = 0;
     int start = dbnum == -1 ? 0 : dbnum;
     int end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
         removed += (long long)kvtableSize(server.db[j].keys);
         snapshotBeforeEmpty(&server.db[j]); /* a forkless snapshot keeps the table it still writes */
-        dictEmpty(server.db[j].expires, NULL); /* borrows from keys: first */
-        kvtableEmpty(server.db[j].keys, NULL);
+        if (async && kvtableSize(server.db[j].keys)) {
+            lazyfreeDbTables(&server.db[j]);
+        } else {
+            dictEmpty(server.db[j].expires, NULL); /* borrows from keys: first */
+            kvtableEmpty(server.db[j].keys, NULL);
+        }
         server.db[j].avg_ttl = 0;
         server.db[j].expires_cursor = 0;
     }

@@ -21,6 +21,7 @@
  * by default), and says so at start.
  */
 #include "server.h"
+#include "lazyfree.h"
 
 #include <math.h>
 #include <sys/resource.h>
@@ -192,16 +193,35 @@ static long long evictKey(int dbid, sds key) {
     robj *keyobj = createStringObject(key, sdslen(key));
     long long before = (long long)zmalloc_used_memory();
     LATENCY_START(del_latency);
-    dbSyncDelete(db, keyobj);
+    if (server.lazyfree_lazy_eviction) dbAsyncDelete(db, keyobj); /* freed later: not in `freed` */
+    else dbSyncDelete(db, keyobj);
     LATENCY_END("eviction-del", del_latency);
     long long freed = before - (long long)zmalloc_used_memory();
     server.stat_evictedkeys++;
     signalModifiedKey(NULL, db, keyobj);
     notifyKeyspaceEvent(NOTIFY_EVICTED, "evicted", keyobj, dbid);
-    robj *argv[2] = {shared.del_cmd, keyobj};
+    robj *argv[2] = {server.lazyfree_lazy_eviction ? shared.unlink_cmd : shared.del_cmd, keyobj};
     alsoPropagate(dbid, argv, 2);
     decrRefCount(keyobj);
     return freed;
+}
+
+/* With lazyfree-lazy-eviction what the background thread frees is not in
+ * evictKey()'s count: used memory itself says when enough was evicted
+ * (checked every 16 keys, as Redis does), and when nothing is left to evict
+ * the pending frees get up to a millisecond to bring it under the limit. */
+#define LAZY_EVICTION_CHECK_EVERY 16
+#define LAZY_EVICTION_WAIT_US 1000
+
+static int underLimitNow(void) { return memoryCountedForEviction() <= server.maxmemory; }
+
+static int waitForLazyFrees(void) {
+    long long start = ustime();
+    while (lazyfreePendingObjects() && ustime() - start < LAZY_EVICTION_WAIT_US) {
+        if (underLimitNow()) return C_OK;
+        usleep(100);
+    }
+    return underLimitNow() ? C_OK : C_ERR;
 }
 
 /* Evicts until the keys deleted have given back what used memory was over
@@ -218,15 +238,18 @@ int performEvictions(void) {
     long long limit = dbTotalServerKeyCount();
     long long to_free = (long long)(used - server.maxmemory), freed = 0;
     LATENCY_START(cycle_latency);
+    long long evicted = 0;
     while (freed < to_free && limit-- > 0) {
         int dbid = 0;
         sds key = random_policy ? selectRandomKey(&dbid) : selectPoolKey(&dbid);
-        if (key == NULL) return C_ERR;
+        if (key == NULL) return server.lazyfree_lazy_eviction ? waitForLazyFrees() : C_ERR;
         freed += evictKey(dbid, key);
         sdsfree(key);
+        if (server.lazyfree_lazy_eviction && ++evicted % LAZY_EVICTION_CHECK_EVERY == 0 && underLimitNow()) break;
     }
     LATENCY_END("eviction-cycle", cycle_latency);
-    return freed >= to_free ? C_OK : C_ERR;
+    if (freed >= to_free || (server.lazyfree_lazy_eviction && underLimitNow())) return C_OK;
+    return server.lazyfree_lazy_eviction ? waitForLazyFrees() : C_ERR;
 }
 
 /* ---- 32-bit default cap ------------------------------------------------------------------ */

@@ -83,9 +83,10 @@ int keyIsExpired(redisDb *db, robj *key) {
 }
 
 static void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
-    dbSyncDelete(db, keyobj);
+    if (server.lazyfree_lazy_expire) dbAsyncDelete(db, keyobj);
+    else dbSyncDelete(db, keyobj);
     server.stat_expiredkeys++;
-    robj *argv[2] = {shared.del_cmd, keyobj};
+    robj *argv[2] = {server.lazyfree_lazy_expire ? shared.unlink_cmd : shared.del_cmd, keyobj};
     alsoPropagate(db->id, argv, 2);
     signalModifiedKey(NULL, db, keyobj);
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);

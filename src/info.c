@@ -26,6 +26,7 @@
  *   state only and never replies.
  */
 #include "server.h"
+#include "lazyfree.h"
 #include "osrandom.h"
 #include "tracking.h"
 #include "snapshot.h"
@@ -290,12 +291,13 @@ static sds infoMemory(sds info) {
                         "mem_aof_buffer:%zu\r\n"
                         "mem_allocator:%s\r\n"
                         "active_defrag_running:0\r\n"
-                        "lazyfree_pending_objects:0\r\n"
-                        "lazyfreed_objects:0\r\n",
+                        "lazyfree_pending_objects:%zu\r\n"
+                        "lazyfreed_objects:%zu\r\n",
                         used ? (double)rss / (double)used : 0.0,
                         (long long)rss - (long long)used, memoryNotCountedForEviction(), replicationBacklogMemory(),
                         replicationBacklogMemory() + m.replica_output, m.clients_replicas, server.clients_mem_total,
-                        aofBufferMemory(), zmalloc_allocator_name());
+                        aofBufferMemory(), zmalloc_allocator_name(), lazyfreePendingObjects(),
+                        lazyfreeFreedObjects());
 }
 
 static sds infoPersistence(sds info) {

@@ -32,7 +32,7 @@ static void delGenericCommand(client *c, int lazy) {
     addReplyLongLong(c, deleted);
 }
 
-void delCommand(client *c) { delGenericCommand(c, 0); }
+void delCommand(client *c) { delGenericCommand(c, server.lazyfree_lazy_user_del); }
 void unlinkCommand(client *c) { delGenericCommand(c, 1); }
 
 void existsCommand(client *c) {
@@ -441,20 +441,26 @@ int getRandomRepeatsOrReply(client *c, long long count, long items_per_pick, uns
 
 void dbsizeCommand(client *c) { addReplyLongLong(c, (long long)kvtableSize(c->db->keys)); }
 
-/* FLUSHDB/FLUSHALL [ASYNC | SYNC]: both accepted; values are freed on the
- * main thread either way (db.c has no background freer). */
-static int parseFlushOption(client *c) {
+/* FLUSHDB/FLUSHALL [ASYNC | SYNC]: ASYNC frees the old data in the
+ * background (lazyfree.c), SYNC at once; without either,
+ * lazyfree-lazy-user-flush decides. Sets *async; C_ERR after a syntax error. */
+static int parseFlushOption(client *c, int *async) {
+    *async = server.lazyfree_lazy_user_flush;
     if (c->argc == 1) return C_OK;
-    if (c->argc == 2 && (!strcasecmp(c->argv[1]->ptr, "async") || !strcasecmp(c->argv[1]->ptr, "sync")))
-        return C_OK;
-    addReplyErrorObject(c, shared.syntaxerr);
-    return C_ERR;
+    if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "async")) *async = 1;
+    else if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "sync")) *async = 0;
+    else {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return C_ERR;
+    }
+    return C_OK;
 }
 
 void flushdbCommand(client *c) {
-    if (parseFlushOption(c) != C_OK) return;
+    int async;
+    if (parseFlushOption(c, &async) != C_OK) return;
     signalFlushedDb(c->db->id);
-    server.dirty += emptyData(c->db->id);
+    server.dirty += emptyData(c->db->id, async);
     forceCommandPropagation(c); /* reaches the AOF even if the db was empty */
     addReply(c, shared.ok);
 }
@@ -463,9 +469,10 @@ void flushdbCommand(client *c) {
  * once, so rdb_changes_since_last_save restarts at 0 as in Redis 7 (not
  * while replaying an AOF: the dataset is only half loaded). */
 void flushallCommand(client *c) {
-    if (parseFlushOption(c) != C_OK) return;
+    int async;
+    if (parseFlushOption(c, &async) != C_OK) return;
     signalFlushedDb(-1);
-    server.dirty += emptyData(-1);
+    server.dirty += emptyData(-1, async);
     rdbKillChild(); /* a snapshot of the old data must not land after this */
     if (server.saveparamslen > 0 && !server.loading) rdbSaveNow();
     forceCommandPropagation(c);

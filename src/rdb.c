@@ -1933,7 +1933,7 @@ void debugReloadCommand(client *c) {
         return;
     }
     if (flush) {
-        emptyData(-1);
+        emptyData(-1, 0);
         functionsFlushAll(); /* as Redis's emptyData: the dump has the functions too */
     }
     load_replaces_existing = merge;

@@ -393,7 +393,7 @@ static void dropStash(stashedDb *st, int back) {
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
         if (back) {
-            emptyData(j);
+            emptyData(j, 0);
             dictRelease(db->expires); /* borrows from keys: first */
             kvtableRelease(db->keys);
             db->keys = st[j].keys;
@@ -435,7 +435,7 @@ static int loadTransferred(sds rdb) {
         stash = stashDataset();
     } else {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
-        emptyData(-1);
+        emptyData(-1, server.repl_slave_lazy_flush);
     }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
     int ret = rdb ? loadFromBuffer(rdb) : loadFromFile(); /* C_ERR for a file that won't open too */
@@ -456,7 +456,7 @@ static void transferDone(void) {
     if (loaded != C_OK) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk, check server logs.");
         if (server.repl_diskless_load != DISKLESS_LOAD_SWAPDB) {
-            emptyData(-1);         /* never a half-loaded dataset */
+            emptyData(-1, 0);      /* never a half-loaded dataset */
             changeReplicationId(); /* what we hold is no history of the primary's */
         }
         if (!rdb) unlink(S.tmpfile);

@@ -757,7 +757,7 @@ int dbDelete(redisDb *db, robj *key);
 int dbSyncDelete(redisDb *db, robj *key);
 int dbAsyncDelete(redisDb *db, robj *key);
 robj *dbRandomKey(redisDb *db);
-long long emptyData(int dbnum); /* one db, or all with -1; returns the keys removed */
+long long emptyData(int dbnum, int async); /* one db, or all with -1; returns the keys removed */
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, redisDb *db, robj *key);
 void signalFlushedDb(int dbid); /* before a FLUSHDB (dbid) or FLUSHALL (-1) */

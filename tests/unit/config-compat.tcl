@@ -164,7 +164,7 @@ start_server {tags {config}} {
     }
 }
 
-start_server {tags {config} config_lines {"replica-priority 7" "stream-node-max-entries 50" "slave-lazy-flush yes"}} {
+start_server {tags {config} config_lines {"replica-priority 7" "stream-node-max-entries 50" "slave-lazy-flush yes" "repl-disable-tcp-nodelay yes"}} {
     test "compatibility directives from the file, CONFIG REWRITE keeps them" {
         assert_equal 7 [config_value replica-priority]
         assert_equal 50 [config_value stream-node-max-entries]
@@ -189,7 +189,8 @@ start_server {tags {config} config_lines {"replica-priority 7" "stream-node-max-
         wait_for_log "*have no effect*"
         set line [lindex [lsearch -all -inline [split [log_tail 0 100] \n] "*have no effect*"] end]
         assert_no_match "*replica-priority*" $line "replication is built"
-        assert_match "*replica-lazy-flush*" $line
+        assert_match "*repl-disable-tcp-nodelay*" $line
+        assert_no_match "*replica-lazy-flush*" $line "the replica flushes lazily with it"
         assert_no_match "*repl-diskless-load*" $line "replication is built"
         assert_no_match "*stream-node-max-entries*" $line "back at its default"
     } {needs:restart}

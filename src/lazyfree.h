@@ -1,0 +1,15 @@
+/* lazyfree.h -- freeing big values and flushed databases in a background
+ * thread (lazyfree.c). */
+#ifndef LAZYFREE_H
+#define LAZYFREE_H
+
+#include <stddef.h>
+
+size_t lazyfreeEffort(robj *o);
+void lazyfreeValue(robj *o);
+void lazyfreeDbTables(redisDb *db);
+size_t lazyfreePendingObjects(void);
+size_t lazyfreeFreedObjects(void);
+void lazyfreeResetStats(void);
+
+#endif
