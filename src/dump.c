@@ -33,7 +33,7 @@
 
 /* ---- the payload ------------------------------------------------------------------------------ */
 
-static sds createDumpPayload(robj *o) {
+sds dumpPayloadCreate(robj *o) {
     sds payload = rdbSerializeValue(o);
     unsigned char footer[DUMP_FOOTER_LEN];
     store16le(footer, RDB_VERSION);
@@ -59,7 +59,7 @@ void dumpCommand(client *c) {
         addReplyNull(c);
         return;
     }
-    addReplyBulkSds(c, createDumpPayload(o));
+    addReplyBulkSds(c, dumpPayloadCreate(o));
 }
 
 /* ---- RESTORE --------------------------------------------------------------------------------- */
