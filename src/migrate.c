@@ -215,6 +215,8 @@ static migrateLink *linkGet(client *c, long timeout, int *reused) {
     return link;
 }
 
+unsigned long migrateCachedLinks(void) { return migrate_links ? dictSize(migrate_links) : 0; }
+
 /* serverCron: close the links idle for more than MIGRATE_LINK_IDLE_SECS. */
 void migrateCron(void) {
     if (migrate_links == NULL || dictSize(migrate_links) == 0) return;

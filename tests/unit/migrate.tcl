@@ -2,9 +2,10 @@
 # kept, COPY, REPLACE and BUSYKEY, KEYS with missing keys, NOKEY, another
 # database, AUTH and AUTH2 (and their errors), I/O errors (a closed port, a
 # target that never answers, an unresolvable host), the cached link (reused,
-# re-made after the target closed it, closed when idle), the DEL that
-# propagates instead of MIGRATE, every type's value, every argument error,
-# COMMAND GETKEYS, and the credentials redacted in SLOWLOG.
+# re-made after the target closed it, closed when idle, counted in INFO's
+# migrate_cached_sockets), the DEL that propagates instead of MIGRATE,
+# every type's value, every argument error, COMMAND GETKEYS, and the
+# credentials redacted in SLOWLOG.
 #
 # Design decisions:
 # - Three servers: a plain target (level -2), a target with a password and
@@ -209,6 +210,8 @@ start_server {tags {migrate} overrides {appendonly yes appendfsync always aof-us
         assert_equal 1 [llength $ids]
         assert_equal OK [migrate_to -2 reuse2 0]
         assert_equal $ids [link_ids -2]
+        # this one and the one to the AUTH target; those that failed are gone
+        assert_equal 2 [s migrate_cached_sockets]
     }
 
     test "MIGRATE retries on a fresh link when the target closed the cached one" {
@@ -227,6 +230,7 @@ start_server {tags {migrate} overrides {appendonly yes appendfsync always aof-us
         wait_for_condition 150 100 {[llength [link_ids -2]] == 0} else {
             fail "the link is still open: [r -2 client list]"
         }
+        assert_equal 0 [s migrate_cached_sockets]
     } {slow}
 
     test "MIGRATE propagates DEL of the keys that moved, and nothing for COPY or NOKEY" {
