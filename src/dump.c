@@ -5,6 +5,7 @@
  * byte, then the value, no key), then the RDB version that wrote it (2
  * bytes, little-endian) and the CRC-64 (Jones) of everything before, also
  * little-endian. So a payload DUMPed here RESTOREs into Redis and back.
+ * MIGRATE (migrate.c) sends the same payload, built by dumpPayloadCreate().
  *
  * Design decisions:
  * - The value is written and read by rdb.c's own encoder and validating
