@@ -344,16 +344,14 @@ static void readReplies(migrateLink *link, const migrateArgs *a, migrateBatch *b
                         migrateOutcome *out) {
     char line[MIGRATE_LINE_MAX];
     int refused = 0;
-    if (a->password || selecting) {
-        for (int n = (a->password != NULL) + selecting; n > 0; n--) {
-            if (!linkReadLine(link, line, a->timeout)) {
-                out->io_error = 1;
-                return;
-            }
-            if (line[0] == '-') {
-                noteTargetError(out, line);
-                refused = 1;
-            }
+    for (int n = (a->password != NULL) + selecting; n > 0; n--) { /* AUTH's, SELECT's */
+        if (!linkReadLine(link, line, a->timeout)) {
+            out->io_error = 1;
+            return;
+        }
+        if (line[0] == '-') {
+            noteTargetError(out, line);
+            refused = 1;
         }
     }
     for (int j = 0; j < b->count; j++) {
