@@ -124,7 +124,7 @@ static const struct {
     {"sort", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
     {"sort_ro", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
     {"restore", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
-    {"migrate", ACL_BIT(ACL_DANGEROUS)},
+    {"migrate", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
 };
 
 /* 1 and *cats set when the command (or its container) is in that table. */

@@ -5,6 +5,7 @@
  * byte, then the value, no key), then the RDB version that wrote it (2
  * bytes, little-endian) and the CRC-64 (Jones) of everything before, also
  * little-endian. So a payload DUMPed here RESTOREs into Redis and back.
+ * MIGRATE (migrate.c) sends the same payload, built by dumpPayloadCreate().
  *
  * Design decisions:
  * - The value is written and read by rdb.c's own encoder and validating
@@ -33,7 +34,7 @@
 
 /* ---- the payload ------------------------------------------------------------------------------ */
 
-static sds createDumpPayload(robj *o) {
+sds dumpPayloadCreate(robj *o) {
     sds payload = rdbSerializeValue(o);
     unsigned char footer[DUMP_FOOTER_LEN];
     store16le(footer, RDB_VERSION);
@@ -59,7 +60,7 @@ void dumpCommand(client *c) {
         addReplyNull(c);
         return;
     }
-    addReplyBulkSds(c, createDumpPayload(o));
+    addReplyBulkSds(c, dumpPayloadCreate(o));
 }
 
 /* ---- RESTORE --------------------------------------------------------------------------------- */

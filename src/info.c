@@ -359,7 +359,7 @@ static sds infoStats(sds info) {
                         "pubsubshard_channels:%lu\r\n"
                         "latest_fork_usec:%lld\r\n"
                         "total_forks:%lld\r\n"
-                        "migrate_cached_sockets:0\r\n"
+                        "migrate_cached_sockets:%lu\r\n"
                         "slave_expires_tracked_keys:0\r\n"
                         "active_defrag_hits:0\r\n"
                         "active_defrag_misses:0\r\n"
@@ -382,7 +382,7 @@ static sds infoStats(sds info) {
                         "client_query_buffer_limit_disconnections:%lld\r\n"
                         "client_output_buffer_limit_disconnections:%lld\r\n",
                         pubsubTotalChannels(), pubsubTotalPatterns(), pubsubTotalShardChannels(),
-                        aofLatestForkUsec(), aofTotalForks(), trackingTotalKeys(), trackingTotalItems(),
+                        aofLatestForkUsec(), aofTotalForks(), migrateCachedLinks(), trackingTotalKeys(), trackingTotalItems(),
                         trackingTotalPrefixes(), server.stat_unexpected_error_replies,
                         server.stat_total_error_replies, server.stat_total_reads_processed,
                         server.stat_total_writes_processed, server.stat_reply_buffer_shrinks,

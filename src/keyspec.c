@@ -16,7 +16,8 @@
  *   command's own getkeys function decides instead, and without one there
  *   are no keys.
  * - Those functions reproduce Redis's: SET and BITFIELD compute the flags
- *   from the arguments; SORT finds its STORE anywhere after the key; the
+ *   from the arguments; SORT finds its STORE anywhere after the key;
+ *   MIGRATE's KEYS takes every argument after it; the
  *   numkeys commands read the count the lenient way (leading blanks, a
  *   sign and trailing junk accepted) and report their keys without flags,
  *   the store variants listing the destination last.
@@ -200,6 +201,28 @@ int bitfieldGetKeys(redisCommand *cmd, robj **argv, int argc, getKeysResult *res
         else readonly = 0; /* SET, INCRBY, or a syntax error */
     }
     addKey(result, 1, readonly ? KSPEC_RO | KSPEC_ACCESS : KSPEC_RW | KSPEC_ACCESS | KSPEC_UPDATE);
+    return result->numkeys;
+}
+
+/* MIGRATE host port key db timeout [options] [KEYS key...]: the key, or
+ * with KEYS (which needs the key argument empty) everything after it. The
+ * scan for KEYS skips the arguments of AUTH (one) and AUTH2 (two). */
+int migrateGetKeys(redisCommand *cmd, robj **argv, int argc, getKeysResult *result) {
+    (void)cmd;
+    const uint64_t flags = KSPEC_RW | KSPEC_ACCESS | KSPEC_DELETE;
+    for (int i = 6; i < argc; i++) {
+        const char *opt = argv[i]->ptr;
+        if (!strcasecmp(opt, "auth")) {
+            i += 1;
+        } else if (!strcasecmp(opt, "auth2")) {
+            i += 2;
+        } else if (!strcasecmp(opt, "keys")) {
+            if (sdslen(argv[3]->ptr) != 0) return 0;
+            for (int k = i + 1; k < argc; k++) addKey(result, k, flags);
+            return result->numkeys;
+        }
+    }
+    addKey(result, 3, flags);
     return result->numkeys;
 }
 

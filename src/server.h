@@ -1010,6 +1010,9 @@ sds rdbEncodeString(const char *p, size_t len); /* one string in the stream's en
 sds rdbDecodeFunction(const unsigned char *p, size_t len, size_t *used, sds *err); /* FUNCTION RESTORE */
 robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *err);
 size_t rdbSerializedValueLength(robj *o); /* DEBUG OBJECT serializedlength */
+sds dumpPayloadCreate(robj *o);          /* dump.c: DUMP's payload (MIGRATE sends it too) */
+void migrateCron(void);                  /* migrate.c: close the cached links left idle */
+unsigned long migrateCachedLinks(void);  /* migrate.c: INFO migrate_cached_sockets */
 
 /* redis-check-rdb (rdb_check.c) walks a file with the loader itself, every
  * validation included, through rdbCheckFd(): the loader hands it each key

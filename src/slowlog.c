@@ -7,8 +7,9 @@
  *   [id, unix time, duration in microseconds, [args], "ip:port", name]
  * with at most 32 arguments (the 32nd then says "... (N more arguments)")
  * and each argument cut at 128 bytes ("... (N more bytes)"), so one huge
- * command cannot make the log huge. Passwords given to AUTH and HELLO are
- * stored as "(redacted)" (commandArgIsRedacted(), shared with MONITOR).
+ * command cannot make the log huge. Credentials given to AUTH, HELLO and
+ * MIGRATE are stored as "(redacted)" (commandArgIsRedacted(), shared with
+ * MONITOR).
  *
  * A negative slowlog-log-slower-than disables logging, 0 logs everything.
  * Ids keep increasing across SLOWLOG RESET, as in Redis.
@@ -30,11 +31,29 @@ typedef struct slowlogEntry {
 
 /* ---- redaction ---------------------------------------------------------------------- */
 
+/* MIGRATE's AUTH password and AUTH2 username password, in the options its
+ * parser reads (up to KEYS or the first it does not know). */
+static int migrateArgIsRedacted(robj **argv, int argc, int j) {
+    for (int k = 6; k < argc && k < j; k++) {
+        if (!sdsEncodedObject(argv[k])) return 0;
+        const char *opt = argv[k]->ptr;
+        int more = argc - 1 - k, takes = 0;
+        if (!strcasecmp(opt, "auth") && more >= 1) takes = 1;
+        else if (!strcasecmp(opt, "auth2") && more >= 2) takes = 2;
+        else if (strcasecmp(opt, "copy") && strcasecmp(opt, "replace")) return 0;
+        if (j <= k + takes) return 1;
+        k += takes;
+    }
+    return 0;
+}
+
 /* AUTH [user] password, and HELLO ... AUTH user password: every argument
- * after the command name (or after HELLO's AUTH) is a credential. */
+ * after the command name (or after HELLO's AUTH) is a credential; so are
+ * MIGRATE's. */
 int commandArgIsRedacted(robj **argv, int argc, int j) {
     if (j == 0 || !sdsEncodedObject(argv[0])) return 0;
     if (!strcasecmp(argv[0]->ptr, "auth")) return 1;
+    if (!strcasecmp(argv[0]->ptr, "migrate")) return migrateArgIsRedacted(argv, argc, j);
     if (!strcasecmp(argv[0]->ptr, "acl")) /* ACL SETUSER: the user and its rules (passwords) */
         return j >= 2 && sdsEncodedObject(argv[1]) && !strcasecmp(argv[1]->ptr, "setuser");
     if (strcasecmp(argv[0]->ptr, "hello")) return 0;
