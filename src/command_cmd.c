@@ -125,6 +125,8 @@ static const struct {
     {"sort_ro", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
     {"restore", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
     {"migrate", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
+    {"role", ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS)},
+    {"wait", ACL_BIT(ACL_CONNECTION)},
 };
 
 /* 1 and *cats set when the command (or its container) is in that table. */
