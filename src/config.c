@@ -245,6 +245,7 @@ static int validateDbfilename(const char *value, sds *err);
 static int validateAofDirname(const char *value, sds *err);
 static int applyHz(sds *err);
 static int applyPort(sds *err);
+static int applyUnixsocketgroup(sds *err);
 static int applyBind(sds *err);
 static int applyAppendonly(sds *err);
 static int applyMaxclients(sds *err);
@@ -269,7 +270,7 @@ static const configEntry configTable[] = {
     INT_CONFIG("tcp-backlog", NULL, CF_IMMUTABLE, tcp_backlog, 0, INT_MAX, "511", NULL),
     STRING_CONFIG("unixsocket", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, unixsocket, "", NULL, NULL),
     UINT_CONFIG("unixsocketperm", NULL, CF_IMMUTABLE | CF_OCTAL, unixsocketperm, 0, 0777, "0", NULL),
-    STRING_CONFIG("unixsocketgroup", NULL, CF_IMMUTABLE | CF_EMPTY_IS_NULL, unixsocketgroup, "", NULL, NULL),
+    STRING_CONFIG("unixsocketgroup", NULL, CF_EMPTY_IS_NULL, unixsocketgroup, "", NULL, applyUnixsocketgroup),
     INT_CONFIG("timeout", NULL, 0, maxidletime, 0, INT_MAX, "0", NULL),
     INT_CONFIG("tcp-keepalive", NULL, 0, tcpkeepalive, 0, INT_MAX, "300", NULL),
     BOOL_CONFIG("protected-mode", NULL, 0, protected_mode, "yes", NULL),
@@ -971,6 +972,16 @@ static int reopenListeners(const char *failure, sds *err) {
     if (server.el == NULL) return C_OK; /* start-up: initServer() listens */
     if (restartTcpListeners() == C_OK) return C_OK;
     *err = sdsnew(failure);
+    return C_ERR;
+}
+
+/* unixsocketgroup (Redis 7.2's directive): CONFIG SET gives the open socket
+ * to the new group at once ("": back to our own group). */
+static int applyUnixsocketgroup(sds *err) {
+    char anet_err[ANET_ERR_LEN];
+    if (server.unixsocket == NULL || server.sofd == -1) return C_OK;
+    if (anetUnixSetGroup(anet_err, server.unixsocket, server.unixsocketgroup) == ANET_OK) return C_OK;
+    *err = sdsnew(anet_err);
     return C_ERR;
 }
 

@@ -631,6 +631,13 @@ static int listenOnUnixSocket(void) {
         serverLog(LL_WARNING, "Failed opening Unix socket: %s", err);
         return C_ERR;
     }
+    if (server.unixsocketgroup && anetUnixSetGroup(err, server.unixsocket, server.unixsocketgroup) == ANET_ERR) {
+        serverLog(LL_WARNING, "Failed opening Unix socket: %s", err);
+        close(server.sofd);
+        unlink(server.unixsocket);
+        server.sofd = -1;
+        return C_ERR;
+    }
     anetNonBlock(NULL, server.sofd);
     anetCloexec(server.sofd);
     return C_OK;

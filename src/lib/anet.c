@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -26,6 +27,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -466,6 +468,29 @@ int anetUnixServer(char *err, const char *path, mode_t perm, int backlog) {
         return anetFail(fd);
     }
     return fd;
+}
+
+/* Gives the socket file at `path` to `group` -- a group name, or a number --
+ * or back to the process's own group when group is NULL. */
+int anetUnixSetGroup(char *err, const char *path, const char *group) {
+    gid_t gid = getegid();
+    if (group) {
+        struct group *gr = getgrnam(group);
+        char *end;
+        errno = 0;
+        unsigned long n = strtoul(group, &end, 10);
+        if (gr) gid = gr->gr_gid;
+        else if (*group && *end == '\0' && errno == 0 && n == (gid_t)n) gid = (gid_t)n;
+        else {
+            anetSetError(err, "unknown group %s", group);
+            return ANET_ERR;
+        }
+    }
+    if (chown(path, (uid_t)-1, gid) == -1) {
+        anetSetError(err, "chown %s: %s", path, strerror(errno));
+        return ANET_ERR;
+    }
+    return ANET_OK;
 }
 
 /* ---- accepting ------------------------------------------------------------------- */

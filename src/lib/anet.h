@@ -57,6 +57,7 @@ int anetTcp6Server(char *err, int port, const char *bindaddr, int backlog);
  * applied with chmod after bind (until then the umask decides; put the
  * socket in a private directory if that window matters). */
 int anetUnixServer(char *err, const char *path, mode_t perm, int backlog);
+int anetUnixSetGroup(char *err, const char *path, const char *group); /* NULL: our own group */
 /* Return a non-blocking, close-on-exec fd; ip/port may be NULL. ANET_ERR with
  * errno EAGAIN/EWOULDBLOCK when nothing is pending on a non-blocking server. */
 int anetTcpAccept(char *err, int serversock, char *ip, size_t ip_len, int *port);

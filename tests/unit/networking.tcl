@@ -170,6 +170,36 @@ start_server {tags {networking unixsocket} unixsocket 1} {
         assert_equal socket [file type $path]
         assert_equal 0700 [format %04o [expr {[file attributes $path -permissions] & 0777}]]
     }
+
+    test "unixsocketgroup: CONFIG SET gives the socket to a group by name or number; an unknown one is refused" {
+        set path [srv unixsocket]
+        set own [file attributes $path -group]
+        if {[catch {exec getent group daemon}]} { skip "no group daemon here" }
+        assert_equal OK [r config set unixsocketgroup daemon]
+        assert_equal daemon [file attributes $path -group]
+        assert_equal OK [r config set unixsocketgroup ""]
+        assert_equal $own [file attributes $path -group]
+        assert_equal OK [r config set unixsocketgroup 1]
+        assert_equal daemon [file attributes $path -group]
+        assert_error "*unknown group no-such-group-here*" {r config set unixsocketgroup no-such-group-here}
+        assert_equal {unixsocketgroup 1} [r config get unixsocketgroup]
+        assert_equal PONG [[redis_client -unix 1] ping]
+    }
+}
+
+start_server {tags {networking unixsocket} unixsocket 1 overrides {unixsocketgroup daemon}} {
+    test "unixsocketgroup from the configuration applies at start-up" {
+        if {[catch {exec getent group daemon}]} { skip "no group daemon here" }
+        assert_equal daemon [file attributes [srv unixsocket] -group]
+    }
+}
+
+test "An unknown unixsocketgroup stops start-up with the reason" {
+    set path [file join [::harness::fresh_run_dir badgroup] sock]
+    lassign [run_failing_server --port 0 --unixsocket $path --unixsocketgroup no-such-group-here] status err log
+    assert_equal 1 $status
+    assert_match "*Failed opening Unix socket: unknown group no-such-group-here*" $log
+    assert_equal 0 [file exists $path]
 }
 
 start_server {tags {networking unixsocket} unixsocket 1 overrides {port 0}} {
