@@ -306,10 +306,10 @@ void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err) {
     c->argc = argc;
     c->argv_len = argc;
     c->cmd = c->lastcmd = c->realcmd = cmd;
-    int muted = !(ctx->repl & SCRIPT_REPL_AOF);
-    if (muted) propagateSetMuted(1);
+    int narrowed = ctx->repl != SCRIPT_REPL_ALL; /* redis.set_repl() */
+    if (narrowed) propagateSetTargets(ctx->repl & SCRIPT_REPL_AOF, ctx->repl & SCRIPT_REPL_REPLICA);
     call(c);
-    if (muted) propagateSetMuted(0);
+    if (narrowed) propagateSetTargets(1, 1);
     serverAssert(!(c->flags & CLIENT_BLOCKED));
 }
 
