@@ -167,6 +167,30 @@ start_server {tags {scripting}} {
         r del k
     } {needs:debug}
 
+    test "RESP3 attributes in a command's reply are not shown to the script" {
+        r debug set-disable-deny-scripts 1
+        set plain [r eval {redis.setresp(3) return redis.call('debug', 'protocol', 'attrib')} 0]
+        set nested [r eval {redis.setresp(3) return {redis.pcall('debug', 'protocol', 'attrib'), 'after'}} 0]
+        set resp2 [r eval {return redis.call('debug', 'protocol', 'attrib')} 0]
+        r debug set-disable-deny-scripts 0
+        assert_equal {Some real reply following the attribute} $plain
+        assert_equal {{Some real reply following the attribute} after} $nested
+        assert_equal {Some real reply following the attribute} $resp2
+    } {needs:debug}
+
+    test "SORT BY a constant of a set is sorted for a script, in native order for a client" {
+        r del myset mylist
+        r sadd myset c a bb b aa 10 9
+        assert_equal {10 9 a aa b bb c} [r eval {return redis.call('sort', KEYS[1], 'by', 'nosort')} 1 myset]
+        assert_equal {10 9 a aa b bb c} [r eval {return redis.call('sort_ro', KEYS[1], 'by', 'nosort')} 1 myset]
+        assert_equal [lsort [r smembers myset]] [lsort [r sort myset by nosort]]
+        # a list keeps its order: it is already deterministic
+        r rpush mylist c a b
+        assert_equal {c a b} [r eval {return redis.call('sort', KEYS[1], 'by', 'nosort')} 1 mylist]
+        assert_error "ERR syntax error script: *" {r eval {return redis.call('sort', KEYS[1], 'by', 'nosort', 'limit')} 1 myset}
+        r del myset mylist
+    }
+
     test "Blocking commands allowed in scripts do not block" {
         r del nolist
         assert_equal {} [r eval {return redis.call('blmpop', 0, 1, 'nolist', 'left')} 0]
@@ -255,6 +279,32 @@ start_server {tags {scripting}} {
         assert_equal 1 [r eval {return getmetatable('').__index == string} 0]
         assert_error "*Attempt to modify a readonly table*" {r eval {getmetatable('').__index = {}} 0}
         assert_equal ABC [r eval {return ('abc'):upper()} 0]
+    }
+
+    test "The sandbox: setmetatable and getmetatable cannot unlock _G or a library" {
+        # refused from C, so the message has no position (as Redis's)
+        foreach target {_G redis string {getmetatable('')} {getmetatable(_G)}} {
+            assert_error "ERR Attempt to modify a readonly table script: *" {r eval "setmetatable($target, {})" 0}
+        }
+        assert_error "ERR Attempt to modify a readonly table script: *" {r eval {setmetatable(_G, nil)} 0}
+        # what getmetatable(_G) shows is read-only too, and raises for a missing name
+        assert_error "ERR user_script:1: Attempt to modify a readonly table script: *" {r eval {local g = getmetatable(_G) g.__index = {}} 0}
+        assert_error "ERR Attempt to modify a readonly table script: *" {r eval {rawset(getmetatable(_G), '__index', {})} 0}
+        assert_equal {function nil} [r eval {local g = getmetatable(_G) return {type(g.__index), type(g.__newindex)}} 0]
+        assert_equal {nil nil} [r eval {return {type(getmetatable(redis)), type(getmetatable(cjson))}} 0]
+        assert_equal {{} {Attempt to modify a readonly table}} [r eval {return {pcall(setmetatable, _G, {})}} 0]
+        assert_error "*Script attempted to access nonexistent global variable 'x'*" {r eval {return x} 0}
+    }
+
+    test "The sandbox: setmetatable and getmetatable on bad input, and on ordinary tables" {
+        assert_error "ERR user_script:1: bad argument #2 to 'setmetatable' (nil or table expected) script: *" {r eval {setmetatable(_G)} 0}
+        assert_error "ERR user_script:1: bad argument #1 to 'setmetatable' (table expected, got number) script: *" {r eval {setmetatable(1, {})} 0}
+        assert_error "ERR user_script:1: bad argument #2 to 'setmetatable' (nil or table expected) script: *" {r eval {setmetatable({}, 1)} 0}
+        assert_error "ERR user_script:1: bad argument #1 to 'getmetatable' (value expected) script: *" {r eval {return getmetatable()} 0}
+        assert_error "ERR user_script:1: cannot change a protected metatable script: *" {r eval {setmetatable(setmetatable({}, {__metatable = 1}), {})} 0}
+        assert_equal a! [r eval {return setmetatable({}, {__index = function(t, k) return k .. '!' end}).a} 0]
+        assert_equal x [r eval {return getmetatable(setmetatable({}, {__metatable = 'x'}))} 0]
+        assert_equal nil [r eval {return type(getmetatable(1))} 0]
     }
 
     test "The sandbox: what is there and what is not" {
@@ -515,6 +565,34 @@ start_server {tags {scripting}} {
         assert_equal {lua-time-limit 100} [r config get lua-time-limit]
     }
 
+    test "A client blocked on a key a busy script pushed to is served when the script ends" {
+        r del x
+        set blocked [redis_deferring_client]
+        set runner [redis_deferring_client]
+        set admin [redis_client]
+        $blocked blpop x 0
+        wait_for_blocked_clients 1
+        r debug set-disable-deny-scripts 1
+        # the script spins until a client named letgo shows up
+        $runner eval {
+            redis.call('lpush', KEYS[1], 'first')
+            while not string.find(redis.call('client', 'list'), 'letgo') do end
+            redis.call('lpush', KEYS[1], 'last')
+            return 'done'
+        } 1 x
+        wait_for_condition 100 20 {[catch {r ping} e] && [string match "BUSY*" $e]} else { fail "no BUSY reply" }
+        # HELLO runs while the script is busy; the pushed key must wait for the script
+        assert_match {*proto 2*} [$admin hello 2 setname letgo]
+        assert_equal {x last} [$blocked read]
+        assert_equal done [$runner read]
+        assert_equal first [r lrange x 0 -1]
+        r debug set-disable-deny-scripts 0
+        $blocked close
+        $runner close
+        $admin close
+        r del x
+    } {needs:debug}
+
     test "A busy script that wrote is UNKILLABLE; SHUTDOWN NOSAVE ends the server" {
         set rd [redis_deferring_client]
         $rd eval {redis.call('set', 'x', 'y') local i = 0 while true do i = i + 1 end} 0
@@ -575,5 +653,28 @@ start_server {tags {scripting aof} overrides {appendonly yes appendfsync always 
         r debug loadaof
         assert_equal 1 [r get r1]
         assert_equal {a b} [r lrange r2 0 -1]
+    }
+}
+
+start_server {tags {scripting repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "redis.set_repl: REPL_AOF stays off the replicas, REPL_REPLICA reaches them" {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {[string match "*master_link_status:up*" [r info replication]]} else { fail "the replica did not sync" }
+            r -1 eval {
+                redis.call('set', 'a', '1')
+                redis.set_repl(redis.REPL_NONE)
+                redis.call('set', 'b', '2')
+                redis.set_repl(redis.REPL_AOF)
+                redis.call('set', 'c', '3')
+                redis.set_repl(redis.REPL_REPLICA)
+                redis.call('set', 'e', '5')
+                redis.set_repl(redis.REPL_ALL)
+                redis.call('set', 'd', '4')
+            } 0
+            wait_for_condition 100 20 {[r get d] eq 4} else { fail "the script's effects did not reach the replica" }
+            assert_equal {1 {} {} 4 5} [r mget a b c d e]
+            assert_equal {1 2 3 4 5} [r -1 mget a b c d e]
+        } {needs:repl}
     }
 }
