@@ -2,8 +2,9 @@
 # cache, the sandbox, redis.* and the conversions between Lua and RESP2/RESP3,
 # the errors (compile, run time, redis.call's), shebang flags and their
 # refusals, propagation to the AOF (the script's effects in MULTI/EXEC, never
-# the script), commandstats, busy scripts (-BUSY, SCRIPT KILL, UNKILLABLE,
-# SHUTDOWN NOSAVE) and a server that survives hostile scripts.
+# the script) and to a replica (redis.set_repl), commandstats, busy scripts
+# (-BUSY, SCRIPT KILL, UNKILLABLE, SHUTDOWN NOSAVE, blocked clients served
+# only when the script ends) and a server that survives hostile scripts.
 #
 # Every expected reply and error text is Redis 7.0.15's: the file passes
 # against it (./runtest --server /usr/bin/redis-server --single
