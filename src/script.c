@@ -198,6 +198,19 @@ scriptRunCtx *scriptCurrentRun(void) { return current_run; }
 
 /* ---- redis.call --------------------------------------------------------------------------- */
 
+/* min-replicas-to-write not met: -NOREPLICAS, as processCommand() says it
+ * (reached by a script without flags: one with flags that may write was
+ * refused before it ran). A replica's refusals are checked apart. */
+static int verifyGoodReplicas(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
+    if (replicationIsReplica() || !server.min_replicas_to_write) return C_OK;
+    client *c = ctx->fake;
+    redisCommand *saved = c->cmd;
+    c->cmd = cmd;
+    *err = replicationRefusal(c);
+    c->cmd = saved;
+    return *err ? C_ERR : C_OK;
+}
+
 static int verifyWriteAllowed(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
     if ((ctx->flags & SCRIPT_RUN_READ_ONLY) && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE))) {
         *err = sdsnew("Write commands are not allowed from read-only scripts.");
@@ -218,7 +231,7 @@ static int verifyWriteAllowed(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
         *err = misconf; /* "-MISCONF ..." */
         return C_ERR;
     }
-    return C_OK;
+    return verifyGoodReplicas(ctx, cmd, err);
 }
 
 /* Out of memory when the script started, and it has not written yet: a

@@ -517,6 +517,23 @@ start_server {tags {scripting}} {
         assert_equal PONG [r ping]
     }
 
+    test "min-replicas-to-write not met: a flagless script's write is refused with NOREPLICAS, its reads run" {
+        r set x v
+        r config set min-replicas-to-write 1
+        set reads [r eval {return redis.call('get', KEYS[1])} 1 x]
+        set ro [r eval "#!lua flags=no-writes\nreturn redis.call('get', KEYS\[1\])" 1 x]
+        catch {r eval {return redis.call('set', KEYS[1], 'w')} 1 x} call_err
+        set pcalled [r eval {local e = redis.pcall('set', KEYS[1], 'w') return {e['err'], redis.call('get', KEYS[1])}} 1 x]
+        catch {r eval "#!lua\nreturn redis.call('get', KEYS\[1\])" 1 x} flagged_err
+        r config set min-replicas-to-write 0
+        assert_equal {v v} [list $reads $ro]
+        assert_match "NOREPLICAS Not enough good replicas to write. script: *" $call_err
+        assert_equal {{NOREPLICAS Not enough good replicas to write.} v} $pcalled
+        assert_equal "NOREPLICAS Not enough good replicas to write." $flagged_err
+        assert_equal v [r get x]
+        assert_equal OK [r eval {return redis.call('set', KEYS[1], 'w')} 1 x]
+    }
+
     test "A script that allocates until maxmemory fails its write, the server stays up" {
         r flushall
         r config set maxmemory 1
