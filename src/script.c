@@ -147,10 +147,20 @@ uint64_t scriptFlagsToCmdFlags(uint64_t cmd_flags, uint64_t script_flags) {
 
 static int overMaxmemory(void) { return server.maxmemory && zmalloc_used_memory() > server.maxmemory; }
 
-/* Refusals that depend on the script's declared flags (a body without a
- * shebang has none of them checked here, as in Redis). */
+static int runningStale(void) {
+    return replicationIsReplica() && !replicaLinkUp() && !server.repl_serve_stale_data;
+}
+
+/* Refusals that depend on the script's declared flags. A body without a
+ * shebang has none of them checked here, as in Redis, but is refused as a
+ * whole on a stale replica: EVAL itself is flagged stale, and Redis 7.0
+ * fails such a run (a failed call, not a rejected one) with -MASTERDOWN. */
 static int refuseByFlags(client *caller, uint64_t script_flags, int read_only) {
-    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return 0;
+    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) {
+        if (!runningStale()) return 0;
+        addReplyError(caller, "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
+        return 1;
+    }
     if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();
@@ -286,7 +296,7 @@ static int verifyCommand(scriptRunCtx *ctx, redisCommand *cmd, robj **argv, int 
         return C_ERR;
     }
     /* an allow-stale script on a stale replica runs only "stale" commands */
-    if (replicationIsReplica() && !replicaLinkUp() && !server.repl_serve_stale_data && !(cmd->flags & CMD_STALE)) {
+    if (runningStale() && !(cmd->flags & CMD_STALE)) {
         *err = sdsnew("Can not execute the command on a stale replica");
         return C_ERR;
     }

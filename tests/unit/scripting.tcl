@@ -534,6 +534,48 @@ start_server {tags {scripting}} {
         assert_equal OK [r eval {return redis.call('set', KEYS[1], 'w')} 1 x]
     }
 
+    test "On a stale replica a script without a shebang fails as a whole with MASTERDOWN" {
+        r config resetstat
+        r config set replica-serve-stale-data no
+        r replicaof 127.0.0.1 [::harness::find_free_port] ;# nobody there: the link stays down
+        catch {r eval {return 1} 0} flagless
+        catch {r eval {return redis.call('get', KEYS[1])} 1 x} flagless_get
+        catch {r eval "#!lua flags=no-writes\nreturn 1" 0} flagged
+        set stale_ok [r eval "#!lua flags=allow-stale,no-writes\nreturn redis.call('echo', 'e')" 0]
+        catch {r eval "#!lua flags=allow-stale,no-writes\nreturn redis.call('get', 'x')" 0} stale_get
+        set stats [r info commandstats]
+        r replicaof no one
+        r config set replica-serve-stale-data yes
+        foreach e [list $flagless $flagless_get $flagged] {
+            assert_equal "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'." $e
+        }
+        assert_equal e $stale_ok
+        assert_match "ERR Can not execute the command on a stale replica script: *" $stale_get
+        # the flagless runs failed (EVAL is flagged stale), the flagged one was rejected
+        assert_match "*cmdstat_eval:calls=4,*rejected_calls=1,failed_calls=3*" $stats
+        assert_equal 1 [r eval {return 1} 0]
+    }
+
+    test "MULTI: a queued script that may write aborts EXEC on a read-only replica" {
+        set writer [redis_client]
+        set flagless [redis_client]
+        set reader [redis_client]
+        foreach c [list $writer $flagless $reader] { $c multi }
+        $writer eval "#!lua\nreturn 1" 0
+        $flagless eval {redis.call('set', KEYS[1], '1') return 1} 1 x
+        $reader eval "#!lua flags=no-writes\nreturn 1" 0
+        r replicaof 127.0.0.1 [::harness::find_free_port]
+        catch {$writer exec} writer_err
+        catch {$flagless exec} flagless_reply
+        set reader_reply [$reader exec]
+        r replicaof no one
+        foreach c [list $writer $flagless $reader] { $c close }
+        assert_equal "EXECABORT Transaction discarded because of: READONLY You can't write against a read only replica." $writer_err
+        # a script without a shebang runs, and its write is refused inside it
+        assert_match "READONLY You can't write against a read only replica. script: *" $flagless_reply
+        assert_equal 1 $reader_reply
+    }
+
     test "A script that allocates until maxmemory fails its write, the server stays up" {
         r flushall
         r config set maxmemory 1
