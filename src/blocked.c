@@ -494,9 +494,12 @@ static void handleReadyKeys(void) {
     B.handling = 0;
 }
 
-/* After each command and before sleeping: serve the keys signalled ready. */
+/* After each command and before sleeping: serve the keys signalled ready.
+ * Not while a busy script serves clients (a command allowed then, such as
+ * HELLO, ends here too): a popped value would be served, and propagated,
+ * in the middle of the script; the keys wait until it ends. */
 void handleClientsBlockedOnKeys(void) {
-    if (listLength(B.ready_keys)) handleReadyKeys();
+    if (listLength(B.ready_keys) && !scriptIsTimedOut()) handleReadyKeys();
 }
 
 /* Before sleeping: clients whose deadline passed get their timeout reply,

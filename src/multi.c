@@ -84,8 +84,9 @@ void queueMultiCommand(client *c) {
     qc->argv = zmalloc(sizeof(robj *) * (size_t)c->argc);
     memcpy(qc->argv, c->argv, sizeof(robj *) * (size_t)c->argc);
     qc->cmd = c->cmd;
-    ms->cmd_flags |= c->cmd->flags;
-    ms->cmd_missing_flags |= ~c->cmd->flags;
+    uint64_t flags = fcallCommandFlags(c, evalCommandFlags(c, c->cmd->flags)); /* a script's declared flags */
+    ms->cmd_flags |= flags;
+    ms->cmd_missing_flags |= ~flags;
     ms->argv_mem += c->argv_len_sum + sizeof(robj *) * (size_t)c->argc;
     c->argc = 0; /* the references moved to the queue */
     c->argv_len_sum = 0;

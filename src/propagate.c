@@ -38,21 +38,22 @@
  *   it from the AOF would publish it again); MULTI/EXEC reach the AOF only
  *   around two or more ops of its own. Replaying a file (server.loading)
  *   propagates nothing, as its effects are already in the file. A script's
- *   redis.set_repl() without REPL_AOF mutes propagation around its
- *   commands (propagateSetMuted).
+ *   redis.set_repl() narrows the targets of what its commands do
+ *   (propagateSetTargets): the AOF, the replicas, both or neither.
  */
 #include "server.h"
 
-/* Where an op goes: every consumer, or only the replicas (PUBLISH, so a
- * replica's subscribers get the messages; replaying it from the AOF would
- * publish them again). */
-#define TO_ALL 0
-#define TO_REPLICAS 1
+/* Where an op goes, a mask: every consumer, or only the replicas (PUBLISH,
+ * so a replica's subscribers get the messages; replaying it from the AOF
+ * would publish them again), or what a script's redis.set_repl() chose. */
+#define TO_AOF 1
+#define TO_REPLICAS 2
+#define TO_ALL (TO_AOF | TO_REPLICAS)
 
 typedef struct propagateOp {
     int dbid;
     int argc;
-    int target; /* TO_ALL or TO_REPLICAS */
+    int target; /* TO_AOF, TO_REPLICAS or both */
     robj **argv;
 } propagateOp;
 
@@ -60,10 +61,12 @@ static struct {
     propagateOp *ops;
     int count, capacity;
     int depth; /* nesting of call() */
-    int muted; /* a script's redis.set_repl() left the AOF out: nothing is queued */
-} pending;
+    int targets; /* TO_ALL, or what a script's redis.set_repl() left (0: nothing is queued) */
+} pending = {.targets = TO_ALL};
 
 static void queueOp(int dbid, robj **argv, int argc, int target) {
+    target &= pending.targets;
+    if (target == 0) return;
     if (pending.count == pending.capacity) {
         pending.capacity = pending.capacity ? pending.capacity * 2 : 8;
         pending.ops = zrealloc(pending.ops, sizeof(propagateOp) * (size_t)pending.capacity);
@@ -81,8 +84,8 @@ static void queueOp(int dbid, robj **argv, int argc, int target) {
 
 /* Hands one op to its consumers. */
 static void emitOp(int dbid, robj **argv, int argc, int target) {
-    if (target == TO_ALL) aofFeed(dbid, argv, argc);
-    replicationFeed(dbid, argv, argc);
+    if (target & TO_AOF) aofFeed(dbid, argv, argc);
+    if (target & TO_REPLICAS) replicationFeed(dbid, argv, argc);
 }
 
 /* MULTI or EXEC around the pending ops, for the AOF only when more than one
@@ -99,7 +102,7 @@ static void emitMultiOrExec(int dbid, const char *name, int aof_ops) {
  * expired are independent, and Redis 7.0 sends them bare. */
 static void flushPendingOps(int wrappable) {
     int wrap = wrappable && pending.count > 1, aof_ops = 0;
-    for (int j = 0; j < pending.count; j++) aof_ops += pending.ops[j].target == TO_ALL;
+    for (int j = 0; j < pending.count; j++) aof_ops += (pending.ops[j].target & TO_AOF) != 0;
     if (wrap) emitMultiOrExec(pending.ops[0].dbid, "MULTI", aof_ops);
     for (int j = 0; j < pending.count; j++) {
         propagateOp *op = &pending.ops[j];
@@ -115,14 +118,14 @@ static void flushPendingOps(int wrappable) {
 
 /* argv stays the caller's: the op keeps references of its own. */
 void alsoPropagate(int dbid, robj **argv, int argc) {
-    if (!propagationEnabled() || pending.muted) return;
+    if (!propagationEnabled() || pending.targets == 0) return;
     if (pending.depth == 0) emitOp(dbid, argv, argc, TO_ALL);
     else queueOp(dbid, argv, argc, TO_ALL);
 }
 
 /* The command goes to the replicas as it is, and not to the AOF (PUBLISH). */
 void propagateToReplicasOnly(client *c) {
-    if (!propagationEnabled() || pending.muted) return;
+    if (!propagationEnabled() || !(pending.targets & TO_REPLICAS)) return;
     if (pending.depth == 0) emitOp(c->db->id, c->argv, c->argc, TO_REPLICAS);
     else queueOp(c->db->id, c->argv, c->argc, TO_REPLICAS);
     preventCommandPropagation(c);
@@ -147,9 +150,11 @@ void propagateAsKeyCommand(client *c, const char *name, robj *key, long long cou
 
 int propagateQueuedOps(void) { return pending.count; }
 
-/* While muted, what commands do is not propagated (script.c: a script's
- * redis.set_repl() without REPL_AOF, around each of its commands). */
-void propagateSetMuted(int muted) { pending.muted = muted; }
+/* Where what commands do is propagated to, until set back (script.c:
+ * around each command of a script that called redis.set_repl()). */
+void propagateSetTargets(int to_aof, int to_replicas) {
+    pending.targets = (to_aof ? TO_AOF : 0) | (to_replicas ? TO_REPLICAS : 0);
+}
 
 void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
 void forceCommandPropagation(client *c) { c->flags |= CLIENT_FORCE_PROP; }
@@ -166,7 +171,7 @@ void propagateAfterCall(client *c, long long dirty_delta) {
     int prevented = c->flags & CLIENT_PREVENT_PROP;
     int wanted = dirty_delta > 0 || (c->flags & CLIENT_FORCE_PROP);
     c->flags &= ~(uint64_t)(CLIENT_PREVENT_PROP | CLIENT_FORCE_PROP);
-    if (wanted && !prevented && !pending.muted && c->cmd->proc != execCommand && propagationEnabled())
+    if (wanted && !prevented && c->cmd->proc != execCommand && propagationEnabled())
         queueOp(c->db->id, c->argv, c->argc, TO_ALL);
     if (--pending.depth == 0 && pending.count) {
         int arbitrary_keys = c->cmd->proc == scanCommand || c->cmd->proc == randomkeyCommand;

@@ -147,10 +147,20 @@ uint64_t scriptFlagsToCmdFlags(uint64_t cmd_flags, uint64_t script_flags) {
 
 static int overMaxmemory(void) { return server.maxmemory && zmalloc_used_memory() > server.maxmemory; }
 
-/* Refusals that depend on the script's declared flags (a body without a
- * shebang has none of them checked here, as in Redis). */
+static int runningStale(void) {
+    return replicationIsReplica() && !replicaLinkUp() && !server.repl_serve_stale_data;
+}
+
+/* Refusals that depend on the script's declared flags. A body without a
+ * shebang has none of them checked here, as in Redis, but is refused as a
+ * whole on a stale replica: EVAL itself is flagged stale, and Redis 7.0
+ * fails such a run (a failed call, not a rejected one) with -MASTERDOWN. */
 static int refuseByFlags(client *caller, uint64_t script_flags, int read_only) {
-    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return 0;
+    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) {
+        if (!runningStale()) return 0;
+        addReplyError(caller, "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
+        return 1;
+    }
     if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();
@@ -198,6 +208,19 @@ scriptRunCtx *scriptCurrentRun(void) { return current_run; }
 
 /* ---- redis.call --------------------------------------------------------------------------- */
 
+/* min-replicas-to-write not met: -NOREPLICAS, as processCommand() says it
+ * (reached by a script without flags: one with flags that may write was
+ * refused before it ran). A replica's refusals are checked apart. */
+static int verifyGoodReplicas(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
+    if (replicationIsReplica() || !server.min_replicas_to_write) return C_OK;
+    client *c = ctx->fake;
+    redisCommand *saved = c->cmd;
+    c->cmd = cmd;
+    *err = replicationRefusal(c);
+    c->cmd = saved;
+    return *err ? C_ERR : C_OK;
+}
+
 static int verifyWriteAllowed(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
     if ((ctx->flags & SCRIPT_RUN_READ_ONLY) && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE))) {
         *err = sdsnew("Write commands are not allowed from read-only scripts.");
@@ -218,7 +241,7 @@ static int verifyWriteAllowed(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
         *err = misconf; /* "-MISCONF ..." */
         return C_ERR;
     }
-    return C_OK;
+    return verifyGoodReplicas(ctx, cmd, err);
 }
 
 /* Out of memory when the script started, and it has not written yet: a
@@ -273,7 +296,7 @@ static int verifyCommand(scriptRunCtx *ctx, redisCommand *cmd, robj **argv, int 
         return C_ERR;
     }
     /* an allow-stale script on a stale replica runs only "stale" commands */
-    if (replicationIsReplica() && !replicaLinkUp() && !server.repl_serve_stale_data && !(cmd->flags & CMD_STALE)) {
+    if (runningStale() && !(cmd->flags & CMD_STALE)) {
         *err = sdsnew("Can not execute the command on a stale replica");
         return C_ERR;
     }
@@ -306,10 +329,10 @@ void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err) {
     c->argc = argc;
     c->argv_len = argc;
     c->cmd = c->lastcmd = c->realcmd = cmd;
-    int muted = !(ctx->repl & SCRIPT_REPL_AOF);
-    if (muted) propagateSetMuted(1);
+    int narrowed = ctx->repl != SCRIPT_REPL_ALL; /* redis.set_repl() */
+    if (narrowed) propagateSetTargets(ctx->repl & SCRIPT_REPL_AOF, ctx->repl & SCRIPT_REPL_REPLICA);
     call(c);
-    if (muted) propagateSetMuted(0);
+    if (narrowed) propagateSetTargets(1, 1);
     serverAssert(!(c->flags & CLIENT_BLOCKED));
 }
 

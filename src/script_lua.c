@@ -30,10 +30,13 @@
  *   environment.
  * - The library tables (redis, string, math, table, coroutine, bit,
  *   cjson, struct, cmsgpack) are proxies the same way;
- *   rawset on a proxy is refused too, and pairs/next see through proxies
- *   so iterating a library still works. The metatables are protected
- *   (__metatable), so getmetatable cannot reach the real table; the
- *   strings' metatable shows a read-only view of itself.
+ *   rawset and setmetatable on a proxy are refused too (with Redis's
+ *   "Attempt to modify a readonly table"), and pairs/next see through
+ *   proxies so iterating a library still works. The metatables are
+ *   protected (__metatable), so getmetatable cannot reach the real table:
+ *   a library shows none, _G a read-only view of one whose __index raises
+ *   for missing names, the strings' metatable a read-only view of itself
+ *   (what Redis 7.0's read-only tables show).
  * - Removed, as in Redis: print, loadfile, dofile, setfenv, getfenv,
  *   newproxy, the package library (require, module), io, os and debug
  *   (the error handler keeps a private reference to debug.getinfo).
@@ -231,10 +234,23 @@ static const char *protoVerbatim(lua_State *lua, const char *p) {
     return body + len + 2;
 }
 
+/* |n attributes: n key/value pairs that scripts do not see (as in Redis
+ * 7.0), then the reply they annotate, which is what gets pushed. */
+static const char *protoSkipAttributes(lua_State *lua, const char *p) {
+    long long n = protoNumber(p);
+    p = lineEnd(p) + 2;
+    for (long long j = 0; j < 2 * n; j++) {
+        p = protoToLua(lua, p);
+        lua_pop(lua, 1);
+    }
+    return protoToLua(lua, p);
+}
+
 /* One reply at p, pushed; returns what follows it. */
 static const char *protoToLua(lua_State *lua, const char *p) {
     const char *end = lineEnd(p);
     switch (*p) {
+    case '|': return protoSkipAttributes(lua, p);
     case ':': lua_pushnumber(lua, (lua_Number)protoNumber(p)); return end + 2;
     case '$': return protoBulk(lua, p);
     case '*': return protoArray(lua, p);
@@ -773,20 +789,58 @@ static int luaPairs(lua_State *lua) {
     return 3;
 }
 
+static int isProxy(lua_State *lua, int idx) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_PROXIES);
+    lua_pushvalue(lua, idx);
+    lua_rawget(lua, -2);
+    int proxy = !lua_isnil(lua, -1);
+    lua_pop(lua, 2);
+    return proxy;
+}
+
+/* What rawset and setmetatable raise on a read-only table: the bare
+ * message, with no position (Redis 7.0 raises it so from C). */
+static int raiseReadonlyNoPosition(lua_State *lua) {
+    lua_pushstring(lua, "Attempt to modify a readonly table");
+    return lua_error(lua);
+}
+
 static int luaRawset(lua_State *lua) {
     luaL_checktype(lua, 1, LUA_TTABLE);
     luaL_checkany(lua, 2);
     luaL_checkany(lua, 3);
-    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_PROXIES);
-    lua_pushvalue(lua, 1);
-    lua_rawget(lua, -2);
-    if (!lua_isnil(lua, -1)) {
-        lua_pushstring(lua, "Attempt to modify a readonly table"); /* no position, as Redis */
-        return lua_error(lua);
-    }
-    lua_pop(lua, 2);
+    if (isProxy(lua, 1)) return raiseReadonlyNoPosition(lua);
     lua_settop(lua, 3);
     lua_rawset(lua, 1);
+    return 1;
+}
+
+/* setmetatable(t, mt): Lua's checks in Lua's order, then a read-only table
+ * (a proxy: _G, a library, a metatable shown by getmetatable) is refused
+ * as Redis refuses it; its own metatable is what makes it read-only. */
+static int luaSetmetatable(lua_State *lua) {
+    luaL_checktype(lua, 1, LUA_TTABLE);
+    int mt_type = lua_type(lua, 2);
+    luaL_argcheck(lua, mt_type == LUA_TNIL || mt_type == LUA_TTABLE, 2, "nil or table expected");
+    if (isProxy(lua, 1)) return raiseReadonlyNoPosition(lua);
+    if (luaL_getmetafield(lua, 1, "__metatable")) return luaL_error(lua, "cannot change a protected metatable");
+    lua_settop(lua, 2);
+    lua_setmetatable(lua, 1);
+    return 1;
+}
+
+/* getmetatable(v) as Lua's, except that a proxy whose metatable is hidden
+ * (__metatable false: the libraries) has none, as Redis's read-only
+ * library tables have none. */
+static int luaGetmetatable(lua_State *lua) {
+    luaL_checkany(lua, 1);
+    if (!lua_getmetatable(lua, 1)) {
+        lua_pushnil(lua);
+        return 1;
+    }
+    luaL_getmetafield(lua, 1, "__metatable");
+    if (lua_isboolean(lua, -1) && !lua_toboolean(lua, -1) && lua_istable(lua, 1) && isProxy(lua, 1))
+        lua_pushnil(lua);
     return 1;
 }
 
@@ -943,9 +997,24 @@ static void installErrorHandler(lua_State *lua) {
 
 /* The environment scripts run in: a proxy of the globals that refuses new
  * globals and reads of missing ones; _G names it. */
+/* What getmetatable(_G) shows, on the proxy on top: a read-only view of a
+ * metatable whose __index raises for a missing name, as the metatable
+ * Redis 7.0 gives its globals (the real one reads through to the globals
+ * with no C call, and must not be reachable). */
+static void showGlobalsMetatable(lua_State *lua) {
+    lua_getmetatable(lua, -1);
+    lua_newtable(lua);
+    lua_pushcfunction(lua, luaMissingGlobal);
+    lua_setfield(lua, -2, "__index");
+    makeProxy(lua, NULL);
+    lua_setfield(lua, -2, "__metatable");
+    lua_pop(lua, 1);
+}
+
 static void installScriptEnvironment(lua_State *lua) {
     lua_pushvalue(lua, LUA_GLOBALSINDEX);
     makeProxy(lua, NULL);
+    showGlobalsMetatable(lua);
     lua_pushvalue(lua, -1);
     lua_setglobal(lua, "_G");
     lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
@@ -993,6 +1062,10 @@ lua_State *luaEngineCreate(void) {
     lua_setglobal(lua, "next");
     lua_pushcfunction(lua, luaRawset);
     lua_setglobal(lua, "rawset");
+    lua_pushcfunction(lua, luaSetmetatable);
+    lua_setglobal(lua, "setmetatable");
+    lua_pushcfunction(lua, luaGetmetatable);
+    lua_setglobal(lua, "getmetatable");
     protectGlobals(lua);
     return lua;
 }

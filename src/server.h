@@ -832,7 +832,7 @@ void propagateAsKeyCommand(client *c, const char *name, robj *key, long long cou
 void preventCommandPropagation(client *c);
 void callChargeErrors(void);       /* script.c: errors counted outside call() are charged */
 int propagateQueuedOps(void); /* ops queued by the command running now (WAIT inside EXEC) */
-void propagateSetMuted(int muted); /* script.c: redis.set_repl() without REPL_AOF */
+void propagateSetTargets(int to_aof, int to_replicas); /* script.c: redis.set_repl() */
 void forceCommandPropagation(client *c); /* propagate even if nothing looked dirty (FLUSH* of an empty db) */
 
 /* ---- notify.c: keyspace notifications ---------------------------------------------------- */

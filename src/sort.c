@@ -391,8 +391,9 @@ static sortItem *loadForSort(robj *o, const sortSpec *spec, size_t *loaded, unsi
 
 /* Sorts o (NULL: a missing key, sorted as empty) and replies or stores. */
 static void sortValue(client *c, robj *o, sortSpec *spec) {
-    if (o && o->type == OBJ_SET && spec->dontsort && spec->store) {
-        /* what is stored must not depend on a hash table's order */
+    if (o && o->type == OBJ_SET && spec->dontsort && (spec->store || (c->flags & CLIENT_SCRIPT))) {
+        /* what is stored, or a script sees (its effects replicate), must not
+         * depend on a hash table's order: sorted as strings, as Redis does */
         spec->dontsort = 0;
         spec->alpha = 1;
         sdsfree(spec->by);

@@ -161,6 +161,22 @@ start_server {tags {functions}} {
         assert_error "ERR user_function:8: attempt to call field 'register_function' (a nil value) script: ef8, on @user_function:8." {r fcall ef8 0}
     }
 
+    test "A function cannot unlock _G or a library with setmetatable" {
+        r function load replace [lib_code mt \
+            {redis.register_function('mt1', function() setmetatable(_G, {}) end)} \
+            {redis.register_function('mt2', function() local g = getmetatable(_G) g.__index = {} end)} \
+            {redis.register_function('mt3', function() return {type(getmetatable(_G).__index), type(getmetatable(redis))} end)} \
+            {redis.register_function('mt4', function() setmetatable(redis) end)}]
+        assert_error "ERR Attempt to modify a readonly table script: mt1, on @user_function:2." {r fcall mt1 0}
+        assert_error "ERR user_function:3: Attempt to modify a readonly table script: mt2, on @user_function:3." {r fcall mt2 0}
+        assert_equal {function nil} [r fcall mt3 0]
+        assert_error "ERR user_function:5: bad argument #2 to 'setmetatable' (nil or table expected) script: mt4, on @user_function:5." {r fcall mt4 0}
+        # while a library loads, neither exists
+        assert_error "*nonexistent global variable 'setmetatable'" {r function load [lib_code probe {setmetatable(_G, {})}]}
+        assert_error "*nonexistent global variable 'getmetatable'" {r function load [lib_code probe {local g = getmetatable(_G)}]}
+        r function delete mt
+    }
+
     test "FCALL_RO and no-writes functions" {
         assert_equal OK [r fcall ef5 1 k v]
         assert_error "ERR Write commands are not allowed from read-only scripts. script: ef6, on @user_function:7." {r fcall ef6 1 k v}

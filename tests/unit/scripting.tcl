@@ -2,8 +2,9 @@
 # cache, the sandbox, redis.* and the conversions between Lua and RESP2/RESP3,
 # the errors (compile, run time, redis.call's), shebang flags and their
 # refusals, propagation to the AOF (the script's effects in MULTI/EXEC, never
-# the script), commandstats, busy scripts (-BUSY, SCRIPT KILL, UNKILLABLE,
-# SHUTDOWN NOSAVE) and a server that survives hostile scripts.
+# the script) and to a replica (redis.set_repl), commandstats, busy scripts
+# (-BUSY, SCRIPT KILL, UNKILLABLE, SHUTDOWN NOSAVE, blocked clients served
+# only when the script ends) and a server that survives hostile scripts.
 #
 # Every expected reply and error text is Redis 7.0.15's: the file passes
 # against it (./runtest --server /usr/bin/redis-server --single
@@ -167,6 +168,30 @@ start_server {tags {scripting}} {
         r del k
     } {needs:debug}
 
+    test "RESP3 attributes in a command's reply are not shown to the script" {
+        r debug set-disable-deny-scripts 1
+        set plain [r eval {redis.setresp(3) return redis.call('debug', 'protocol', 'attrib')} 0]
+        set nested [r eval {redis.setresp(3) return {redis.pcall('debug', 'protocol', 'attrib'), 'after'}} 0]
+        set resp2 [r eval {return redis.call('debug', 'protocol', 'attrib')} 0]
+        r debug set-disable-deny-scripts 0
+        assert_equal {Some real reply following the attribute} $plain
+        assert_equal {{Some real reply following the attribute} after} $nested
+        assert_equal {Some real reply following the attribute} $resp2
+    } {needs:debug}
+
+    test "SORT BY a constant of a set is sorted for a script, in native order for a client" {
+        r del myset mylist
+        r sadd myset c a bb b aa 10 9
+        assert_equal {10 9 a aa b bb c} [r eval {return redis.call('sort', KEYS[1], 'by', 'nosort')} 1 myset]
+        assert_equal {10 9 a aa b bb c} [r eval {return redis.call('sort_ro', KEYS[1], 'by', 'nosort')} 1 myset]
+        assert_equal [lsort [r smembers myset]] [lsort [r sort myset by nosort]]
+        # a list keeps its order: it is already deterministic
+        r rpush mylist c a b
+        assert_equal {c a b} [r eval {return redis.call('sort', KEYS[1], 'by', 'nosort')} 1 mylist]
+        assert_error "ERR syntax error script: *" {r eval {return redis.call('sort', KEYS[1], 'by', 'nosort', 'limit')} 1 myset}
+        r del myset mylist
+    }
+
     test "Blocking commands allowed in scripts do not block" {
         r del nolist
         assert_equal {} [r eval {return redis.call('blmpop', 0, 1, 'nolist', 'left')} 0]
@@ -255,6 +280,32 @@ start_server {tags {scripting}} {
         assert_equal 1 [r eval {return getmetatable('').__index == string} 0]
         assert_error "*Attempt to modify a readonly table*" {r eval {getmetatable('').__index = {}} 0}
         assert_equal ABC [r eval {return ('abc'):upper()} 0]
+    }
+
+    test "The sandbox: setmetatable and getmetatable cannot unlock _G or a library" {
+        # refused from C, so the message has no position (as Redis's)
+        foreach target {_G redis string {getmetatable('')} {getmetatable(_G)}} {
+            assert_error "ERR Attempt to modify a readonly table script: *" {r eval "setmetatable($target, {})" 0}
+        }
+        assert_error "ERR Attempt to modify a readonly table script: *" {r eval {setmetatable(_G, nil)} 0}
+        # what getmetatable(_G) shows is read-only too, and raises for a missing name
+        assert_error "ERR user_script:1: Attempt to modify a readonly table script: *" {r eval {local g = getmetatable(_G) g.__index = {}} 0}
+        assert_error "ERR Attempt to modify a readonly table script: *" {r eval {rawset(getmetatable(_G), '__index', {})} 0}
+        assert_equal {function nil} [r eval {local g = getmetatable(_G) return {type(g.__index), type(g.__newindex)}} 0]
+        assert_equal {nil nil} [r eval {return {type(getmetatable(redis)), type(getmetatable(cjson))}} 0]
+        assert_equal {{} {Attempt to modify a readonly table}} [r eval {return {pcall(setmetatable, _G, {})}} 0]
+        assert_error "*Script attempted to access nonexistent global variable 'x'*" {r eval {return x} 0}
+    }
+
+    test "The sandbox: setmetatable and getmetatable on bad input, and on ordinary tables" {
+        assert_error "ERR user_script:1: bad argument #2 to 'setmetatable' (nil or table expected) script: *" {r eval {setmetatable(_G)} 0}
+        assert_error "ERR user_script:1: bad argument #1 to 'setmetatable' (table expected, got number) script: *" {r eval {setmetatable(1, {})} 0}
+        assert_error "ERR user_script:1: bad argument #2 to 'setmetatable' (nil or table expected) script: *" {r eval {setmetatable({}, 1)} 0}
+        assert_error "ERR user_script:1: bad argument #1 to 'getmetatable' (value expected) script: *" {r eval {return getmetatable()} 0}
+        assert_error "ERR user_script:1: cannot change a protected metatable script: *" {r eval {setmetatable(setmetatable({}, {__metatable = 1}), {})} 0}
+        assert_equal a! [r eval {return setmetatable({}, {__index = function(t, k) return k .. '!' end}).a} 0]
+        assert_equal x [r eval {return getmetatable(setmetatable({}, {__metatable = 'x'}))} 0]
+        assert_equal nil [r eval {return type(getmetatable(1))} 0]
     }
 
     test "The sandbox: what is there and what is not" {
@@ -466,6 +517,65 @@ start_server {tags {scripting}} {
         assert_equal PONG [r ping]
     }
 
+    test "min-replicas-to-write not met: a flagless script's write is refused with NOREPLICAS, its reads run" {
+        r set x v
+        r config set min-replicas-to-write 1
+        set reads [r eval {return redis.call('get', KEYS[1])} 1 x]
+        set ro [r eval "#!lua flags=no-writes\nreturn redis.call('get', KEYS\[1\])" 1 x]
+        catch {r eval {return redis.call('set', KEYS[1], 'w')} 1 x} call_err
+        set pcalled [r eval {local e = redis.pcall('set', KEYS[1], 'w') return {e['err'], redis.call('get', KEYS[1])}} 1 x]
+        catch {r eval "#!lua\nreturn redis.call('get', KEYS\[1\])" 1 x} flagged_err
+        r config set min-replicas-to-write 0
+        assert_equal {v v} [list $reads $ro]
+        assert_match "NOREPLICAS Not enough good replicas to write. script: *" $call_err
+        assert_equal {{NOREPLICAS Not enough good replicas to write.} v} $pcalled
+        assert_equal "NOREPLICAS Not enough good replicas to write." $flagged_err
+        assert_equal v [r get x]
+        assert_equal OK [r eval {return redis.call('set', KEYS[1], 'w')} 1 x]
+    }
+
+    test "On a stale replica a script without a shebang fails as a whole with MASTERDOWN" {
+        r config resetstat
+        r config set replica-serve-stale-data no
+        r replicaof 127.0.0.1 [::harness::find_free_port] ;# nobody there: the link stays down
+        catch {r eval {return 1} 0} flagless
+        catch {r eval {return redis.call('get', KEYS[1])} 1 x} flagless_get
+        catch {r eval "#!lua flags=no-writes\nreturn 1" 0} flagged
+        set stale_ok [r eval "#!lua flags=allow-stale,no-writes\nreturn redis.call('echo', 'e')" 0]
+        catch {r eval "#!lua flags=allow-stale,no-writes\nreturn redis.call('get', 'x')" 0} stale_get
+        set stats [r info commandstats]
+        r replicaof no one
+        r config set replica-serve-stale-data yes
+        foreach e [list $flagless $flagless_get $flagged] {
+            assert_equal "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'." $e
+        }
+        assert_equal e $stale_ok
+        assert_match "ERR Can not execute the command on a stale replica script: *" $stale_get
+        # the flagless runs failed (EVAL is flagged stale), the flagged one was rejected
+        assert_match "*cmdstat_eval:calls=4,*rejected_calls=1,failed_calls=3*" $stats
+        assert_equal 1 [r eval {return 1} 0]
+    }
+
+    test "MULTI: a queued script that may write aborts EXEC on a read-only replica" {
+        set writer [redis_client]
+        set flagless [redis_client]
+        set reader [redis_client]
+        foreach c [list $writer $flagless $reader] { $c multi }
+        $writer eval "#!lua\nreturn 1" 0
+        $flagless eval {redis.call('set', KEYS[1], '1') return 1} 1 x
+        $reader eval "#!lua flags=no-writes\nreturn 1" 0
+        r replicaof 127.0.0.1 [::harness::find_free_port]
+        catch {$writer exec} writer_err
+        catch {$flagless exec} flagless_reply
+        set reader_reply [$reader exec]
+        r replicaof no one
+        foreach c [list $writer $flagless $reader] { $c close }
+        assert_equal "EXECABORT Transaction discarded because of: READONLY You can't write against a read only replica." $writer_err
+        # a script without a shebang runs, and its write is refused inside it
+        assert_match "READONLY You can't write against a read only replica. script: *" $flagless_reply
+        assert_equal 1 $reader_reply
+    }
+
     test "A script that allocates until maxmemory fails its write, the server stays up" {
         r flushall
         r config set maxmemory 1
@@ -514,6 +624,34 @@ start_server {tags {scripting}} {
         r config set busy-reply-threshold 100
         assert_equal {lua-time-limit 100} [r config get lua-time-limit]
     }
+
+    test "A client blocked on a key a busy script pushed to is served when the script ends" {
+        r del x
+        set blocked [redis_deferring_client]
+        set runner [redis_deferring_client]
+        set admin [redis_client]
+        $blocked blpop x 0
+        wait_for_blocked_clients 1
+        r debug set-disable-deny-scripts 1
+        # the script spins until a client named letgo shows up
+        $runner eval {
+            redis.call('lpush', KEYS[1], 'first')
+            while not string.find(redis.call('client', 'list'), 'letgo') do end
+            redis.call('lpush', KEYS[1], 'last')
+            return 'done'
+        } 1 x
+        wait_for_condition 100 20 {[catch {r ping} e] && [string match "BUSY*" $e]} else { fail "no BUSY reply" }
+        # HELLO runs while the script is busy; the pushed key must wait for the script
+        assert_match {*proto 2*} [$admin hello 2 setname letgo]
+        assert_equal {x last} [$blocked read]
+        assert_equal done [$runner read]
+        assert_equal first [r lrange x 0 -1]
+        r debug set-disable-deny-scripts 0
+        $blocked close
+        $runner close
+        $admin close
+        r del x
+    } {needs:debug}
 
     test "A busy script that wrote is UNKILLABLE; SHUTDOWN NOSAVE ends the server" {
         set rd [redis_deferring_client]
@@ -575,5 +713,28 @@ start_server {tags {scripting aof} overrides {appendonly yes appendfsync always 
         r debug loadaof
         assert_equal 1 [r get r1]
         assert_equal {a b} [r lrange r2 0 -1]
+    }
+}
+
+start_server {tags {scripting repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "redis.set_repl: REPL_AOF stays off the replicas, REPL_REPLICA reaches them" {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {[string match "*master_link_status:up*" [r info replication]]} else { fail "the replica did not sync" }
+            r -1 eval {
+                redis.call('set', 'a', '1')
+                redis.set_repl(redis.REPL_NONE)
+                redis.call('set', 'b', '2')
+                redis.set_repl(redis.REPL_AOF)
+                redis.call('set', 'c', '3')
+                redis.set_repl(redis.REPL_REPLICA)
+                redis.call('set', 'e', '5')
+                redis.set_repl(redis.REPL_ALL)
+                redis.call('set', 'd', '4')
+            } 0
+            wait_for_condition 100 20 {[r get d] eq 4} else { fail "the script's effects did not reach the replica" }
+            assert_equal {1 {} {} 4 5} [r mget a b c d e]
+            assert_equal {1 2 3 4 5} [r -1 mget a b c d e]
+        } {needs:repl}
     }
 }
