@@ -127,6 +127,9 @@ static const struct {
     {"migrate", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
     {"role", ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS)},
     {"wait", ACL_BIT(ACL_CONNECTION)},
+    {"readonly", ACL_BIT(ACL_CONNECTION)},
+    {"readwrite", ACL_BIT(ACL_CONNECTION)},
+    {"asking", ACL_BIT(ACL_CONNECTION)},
 };
 
 /* 1 and *cats set when the command (or its container) is in that table. */
@@ -396,7 +399,8 @@ static const char *scalarTypeFor(const char *name) {
     static const char *keys[] = {"key", "newkey", "source", "destination", "key1", "key2", NULL};
     static const char *integers[] = {"seconds", "milliseconds", "count", "offset", "start", "end", "index1",
                                      "index2", "db", "destination-db", "cursor", "timeout", "client-id",
-                                     "protover", "min-match-len", "decrement", "index", NULL};
+                                     "protover", "min-match-len", "decrement", "index", "port", "slot",
+                                     "start-slot", "end-slot", "cluster_bus_port", "config-epoch", NULL};
     for (int j = 0; keys[j]; j++)
         if (!strcmp(name, keys[j])) return "key";
     for (int j = 0; integers[j]; j++)
