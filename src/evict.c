@@ -176,7 +176,7 @@ static sds selectRandomKey(int *dbid) {
 /* ---- evicting ---------------------------------------------------------------------------- */
 
 /* Used memory as maxmemory sees it: the AOF buffer is left out. */
-size_t memoryNotCountedForEviction(void) { return aofBufferMemory(); }
+size_t memoryNotCountedForEviction(void) { return aofBufferMemory() + replicationReplicasOutputMemory(); }
 
 static size_t memoryCountedForEviction(void) {
     size_t used = zmalloc_used_memory(), excluded = memoryNotCountedForEviction();

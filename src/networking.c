@@ -739,7 +739,7 @@ int getClientType(client *c) {
 }
 
 unsigned long getClientOutputBufferMemoryUsage(client *c) {
-    return (unsigned long)c->reply_bytes + (unsigned long)(sizeof(listNode) * listLength(c->reply));
+    return (unsigned long)(c->reply_bytes + sizeof(listNode) * listLength(c->reply) + replicationPendingMemory(c));
 }
 
 /* A client that never authenticated while a password is required gets only

@@ -159,6 +159,23 @@ void replicationCreateBacklogIfNone(void) {
  * ring takes (allocated whole when the first replica comes). */
 size_t replicationBacklogMemory(void) { return R.backlog ? zmalloc_size(R.backlog) : 0; }
 
+/* The stream a replica has not been sent yet while its snapshot is sent or
+ * its first ACK awaited: part of its output buffer. */
+size_t replicationPendingMemory(const client *c) {
+    return c->repl && c->repl->pending ? sdsAllocSize(c->repl->pending) : 0;
+}
+
+/* What our replicas' output buffers hold: like the AOF buffer, not counted
+ * against maxmemory (as in Redis), so a slow replica never evicts keys. */
+size_t replicationReplicasOutputMemory(void) {
+    size_t total = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) total += getClientOutputBufferMemoryUsage(listNodeValue(ln));
+    return total;
+}
+
 static void freeBacklog(void) {
     zfree(R.backlog);
     R.backlog = NULL;
@@ -475,6 +492,9 @@ static int writeAll(int fd, const char *p, size_t len) {
     return 0;
 }
 
+/* Blocking writes that give up after repl-timeout. The socket's flags are
+ * the parent's too: it restores them once the child is done
+ * (restoreSocketAfterChild). */
 static void prepareSocket(int fd) {
     int flags = fcntl(fd, F_GETFL);
     fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -874,8 +894,21 @@ static void sendPending(client *c) {
     r->pending = NULL;
 }
 
+/* The snapshot child made the replica's socket blocking, with a send
+ * timeout (prepareSocket). Both belong to the socket, which the parent
+ * shares: put back, or the stream's writes to a replica that stops reading
+ * would block the whole server for up to repl-timeout each. */
+static void restoreSocketAfterChild(client *c) {
+    int fd = connGetFd(c->conn);
+    if (fd == -1) return;
+    anetNonBlock(NULL, fd);
+    struct timeval none = {0, 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+}
+
 static void replicaSynced(client *c, int diskless) {
     replClient *r = c->repl;
+    restoreSocketAfterChild(c);
     r->state = REPLICA_ONLINE;
     r->ack_ms = server.mstime;
     if (diskless) r->wait_first_ack = 1;

@@ -915,6 +915,8 @@ sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN
 int replicationChildActive(void);       /* the full sync's snapshot (fork child or forkless) is running */
 long long replicationChildStartMs(void);
 size_t replicationBacklogMemory(void);   /* the backlog's allocation, 0 when there is none */
+size_t replicationPendingMemory(const client *c); /* a replica's stream held back during its sync */
+size_t replicationReplicasOutputMemory(void);     /* all replicas' output buffers */
 int replicaConfigSet(sds *argv, int argc, sds *err); /* `replicaof host port` / `no one`: C_OK or C_ERR */
 sds replicaConfigGet(sds out);
 sds replicationInfoString(sds info);   /* INFO replication */

@@ -323,6 +323,44 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
 
 start_server {overrides {repl-diskless-sync-delay 0}} {
     start_server {} {
+        test "A stopped replica's stream counts as its output buffer, and not against maxmemory" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 set warm 1
+            wait_for_condition 50 100 {[s slave_repl_offset] == [s -1 master_repl_offset]} else { fail "not caught up" }
+            for {set i 0} {$i < 50} {incr i} { r -1 set key:$i [string repeat v 1000] }
+            set replica_pid [srv 0 pid]
+            ::harness::send_signal STOP $replica_pid
+            if {[catch {
+                # 24 MB of stream, more than the kernel's socket buffers take
+                set rd [redis_deferring_client -1]
+                set value [string repeat A 2000]
+                for {set batch 0} {$batch < 12} {incr batch} {
+                    for {set i 0} {$i < 1000} {incr i} { $rd setrange key:0 0 $value }
+                    $rd flush
+                    for {set i 0} {$i < 1000} {incr i} { $rd read }
+                }
+                $rd close
+                set omem [client_field [r -1 client list type replica] omem]
+                assert_morethan $omem 4000000
+                assert_morethan [s -1 mem_clients_slaves] $omem
+                assert_morethan [expr {[s -1 mem_not_counted_for_evict] + 1}] $omem
+                # a limit just over what the keys and the rest use: the replica's buffer evicts nothing
+                r -1 config set maxmemory-policy allkeys-random
+                r -1 config set maxmemory [expr {[s -1 used_memory] - [s -1 mem_not_counted_for_evict] + 500000}]
+                r -1 set one-more 1
+                assert_equal 0 [s -1 evicted_keys]
+                r -1 config set maxmemory 0
+            } err]} {
+                ::harness::send_signal CONT $replica_pid
+                error $err $::errorInfo
+            }
+            ::harness::send_signal CONT $replica_pid
+            wait_for_condition 100 100 {[s slave_repl_offset] == [s -1 master_repl_offset]} else { fail "not caught up" }
+            assert_equal $value [string range [r get key:0] 0 1999]
+            r replicaof no one
+        }
+
         test "CLIENT PAUSE WRITE on a replica: the primary's stream is read on but applied only after the pause" {
             r replicaof 127.0.0.1 [srv -1 port]
             wait_link_up 0
