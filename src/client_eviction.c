@@ -22,7 +22,8 @@
  *   (`caller`): it is closed with freeClientAsync(), stops counting at once
  *   and has its query and reply buffers released right away.
  * - Never evicted: clients with CLIENT NO-EVICT, clients without a
- *   connection (the AOF loader's fake client is not even counted) and the
+ *   connection (the AOF loader's fake client is not even counted), our
+ *   replicas (not counted either: theirs is mem_clients_slaves) and the
  *   client whose command is running (server.current_client); networking.c
  *   checks again right after the command ends.
  * - The setting is a memory value or a whole percentage of maxmemory
@@ -56,10 +57,13 @@ size_t clientTotalMemory(client *c) {
 }
 
 /* Brings c's share of the running total up to date. A client being closed
- * counts for nothing. */
+ * counts for nothing, and so does a replica of ours, as in Redis: its
+ * memory is INFO's mem_clients_slaves, and a slow replica's stream must not
+ * get ordinary clients evicted. */
 void clientMemoryChanged(client *c) {
     if (c->conn == NULL && c->mem_counted == 0) return;
-    size_t now = (c->conn == NULL || c->flags & CLIENT_CLOSE_ASAP) ? 0 : clientTotalMemory(c);
+    int counted = c->conn != NULL && !(c->flags & CLIENT_CLOSE_ASAP) && getClientType(c) != CLIENT_TYPE_REPLICA;
+    size_t now = counted ? clientTotalMemory(c) : 0;
     server.clients_mem_total = server.clients_mem_total - c->mem_counted + now;
     c->mem_counted = now;
 }

@@ -1239,14 +1239,15 @@ static int applyMaxmemory(sds *err) {
         return C_ERR;
     }
     if (server.el == NULL || server.maxmemory == 0) return C_OK;
-    size_t used = zmalloc_used_memory();
+    size_t all = zmalloc_used_memory(), excluded = memoryNotCountedForEviction();
+    size_t used = all > excluded ? all - excluded : 0;
     if (server.maxmemory < used)
         serverLog(LL_WARNING,
                   "WARNING: the new maxmemory value set via CONFIG SET (%llu) is smaller than the current memory "
                   "usage (%zu). This will result in key eviction and/or the inability to accept new write "
                   "commands depending on the maxmemory-policy.",
                   server.maxmemory, used);
-    performEvictions();
+    evictSoon();
     return C_OK;
 }
 

@@ -252,6 +252,24 @@ int performEvictions(void) {
     return server.lazyfree_lazy_eviction ? waitForLazyFrees() : C_ERR;
 }
 
+/* CONFIG SET maxmemory evicts from a timer once the command (and the
+ * transaction it may be in) has finished, as Redis 7.0 does: the rest of
+ * a MULTI still sees its keys, and the DELs are propagated on their own,
+ * not inside the command's effects. */
+static long long evict_timer_id = -1;
+
+static int evictTimerProc(struct aeEventLoop *el, long long id, void *data) {
+    (void)el; (void)id; (void)data;
+    evict_timer_id = -1;
+    performEvictions();
+    return AE_NOMORE;
+}
+
+void evictSoon(void) {
+    if (evict_timer_id != -1) return;
+    evict_timer_id = aeCreateTimeEvent(server.el, 0, evictTimerProc, NULL, NULL);
+}
+
 /* ---- 32-bit default cap ------------------------------------------------------------------ */
 
 /* The most this process can usefully address: 3 GB on 32-bit builds (the

@@ -859,7 +859,8 @@ static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, i
 /* ---- evict.c ------------------------------------------------------------------------ */
 void evictApplyDefaultCap(void);
 int performEvictions(void);
-size_t memoryNotCountedForEviction(void); /* the AOF buffer (evict.c) */
+void evictSoon(void); /* CONFIG SET maxmemory: evict from a timer, after the command */
+size_t memoryNotCountedForEviction(void); /* the AOF buffer, replicas' output (evict.c) */
 unsigned long long evictAddressSpaceLimit(void);
 void updateLFU(robj *val);
 unsigned long lfuDecrAndReturn(robj *o);

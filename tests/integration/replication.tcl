@@ -345,6 +345,7 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
                 assert_morethan $omem 4000000
                 assert_morethan [s -1 mem_clients_slaves] $omem
                 assert_morethan [expr {[s -1 mem_not_counted_for_evict] + 1}] $omem
+                assert_lessthan [s -1 mem_clients_normal] 1000000 ;# a replica's buffer is not a client's
                 # a limit just over what the keys and the rest use: the replica's buffer evicts nothing
                 r -1 config set maxmemory-policy allkeys-random
                 r -1 config set maxmemory [expr {[s -1 used_memory] - [s -1 mem_not_counted_for_evict] + 500000}]

@@ -189,3 +189,27 @@ start_server {tags {maxmemory tracking}} {
         assert [string is integer -strict [info_field $info mem_aof_buffer]]
     }
 }
+
+start_server {tags {maxmemory aof external:skip} overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}} {
+    test "CONFIG SET maxmemory evicts after the command: MULTI still sees its keys, DELs written on their own" {
+        r config set maxmemory-policy allkeys-lru
+        r set x 0
+        r multi
+        r incr x
+        r config set maxmemory 1
+        r incr x
+        assert_equal {1 OK 2} [r exec]
+        wait_for_condition 100 20 {[r dbsize] == 0} else { fail "not evicted" }
+        r config set maxmemory 0
+        r set a 1
+        r set b 2
+        set written [aof_commands_written {
+            r config set maxmemory 1
+            wait_for_condition 100 20 {[r dbsize] == 0} else { fail "not evicted" }
+            r config set maxmemory 0
+            r set after 1
+        }]
+        assert_equal {{DEL a} {DEL b} {set after 1}} [lsort [lsearch -all -inline -not -glob $written {config*}]]
+        r config set maxmemory-policy noeviction
+    }
+}
