@@ -1161,15 +1161,31 @@ static int checkSystem(void) {
     return zmalloc_used_memory() == 0 ? 0 : 1;
 }
 
+/* Whether argv[j] starts with "--". */
+static int dashedArg(int argc, char **argv, int j) { return j < argc && argv[j][0] == '-' && argv[j][1] == '-'; }
+
+/* Whether one argument holds an option's name and its value ("--port 6380"
+ * as a single word): it is then taken as a config file line. */
+static int argHasValue(const char *arg) {
+    int count = 0;
+    sds *words = sdssplitargs(arg, &count);
+    if (words) sdsfreesplitres(words, count);
+    return count > 1;
+}
+
 /* Turns "--port 6380 --bind a b" into "port 6380\nbind a b\n". As in
- * Redis, a "--word" right after an option that has no value yet is that
- * value ("--logfile --my-log" logs to "--my-log"), so a missing value
- * shows up in the error as the option swallowing the next one. */
+ * Redis 7.0:
+ * - a "--word" right after an option that has no value yet is that value
+ *   ("--logfile --my-log" logs to "--my-log"), so a missing value shows up
+ *   in the error as the option swallowing the next one;
+ * - one argument may hold the name and the value ("--maxmemory 700mb"),
+ *   taken as written, quotes included;
+ * - a --save followed by another option, or last, means `save ""`. */
 static sds optionsFromArgs(int argc, char **argv, int first, int *read_stdin) {
     sds options = sdsempty();
     int in_option = 0, has_value = 0;
     for (int j = first; j < argc; j++) {
-        int dashed = argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2];
+        int dashed = dashedArg(argc, argv, j) && argv[j][2];
         if (!strcmp(argv[j], "-")) {
             *read_stdin = 1;
         } else if (dashed && (!in_option || has_value)) {
@@ -1177,7 +1193,11 @@ static sds optionsFromArgs(int argc, char **argv, int first, int *read_stdin) {
             options = sdscat(options, argv[j] + 2);
             options = sdscat(options, " ");
             in_option = 1;
-            has_value = 0;
+            has_value = argHasValue(argv[j]);
+            if (!has_value && !strcasecmp(argv[j], "--save") && (j == argc - 1 || dashedArg(argc, argv, j + 1))) {
+                options = sdscat(options, "\"\"");
+                has_value = 1;
+            }
         } else {
             options = sdscatrepr(options, argv[j], strlen(argv[j]));
             options = sdscat(options, " ");

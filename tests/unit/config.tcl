@@ -852,6 +852,22 @@ test "an option still without a value takes the next --word as its value, as Red
         "argument(s) must be one of the following: default, save, nosave, now, force"] $err
 }
 
+test "one argument may hold an option and its value, quotes included; --save before an option or last is save \"\"" {
+    set dir [scratch_dir onearg]
+    lassign [start_bare_server $dir "" "--maxmemory 700mb" "--maxmemory-policy 'volatile-lru'" \
+                 --save --proc-title-template --my--title "--loglevel verbose"] pid client
+    set got [list [lindex [$client config get maxmemory] 1] [lindex [$client config get maxmemory-policy] 1] \
+                 [lindex [$client config get save] 1] [lindex [$client config get proc-title-template] 1] \
+                 [lindex [$client config get loglevel] 1]]
+    stop_bare_server $pid $client
+    assert_equal {734003200 volatile-lru {} --my--title verbose} $got
+    set dir [scratch_dir lastsave]
+    lassign [start_bare_server $dir "" --hz 12 --save] pid client
+    set got [list [lindex [$client config get hz] 1] [lindex [$client config get save] 1]]
+    stop_bare_server $pid $client
+    assert_equal {12 {}} $got
+}
+
 test "shutdown-on-sigterm and shutdown-on-sigint choose how each signal shuts down" {
     set dir [scratch_dir signals]
     set dump [file join $dir dump.rdb]
