@@ -470,21 +470,53 @@ int anetUnixServer(char *err, const char *path, mode_t perm, int backlog) {
     return fd;
 }
 
+/* A group's id from /etc/group itself: a static glibc build's getgrnam()
+ * needs the NSS modules of the glibc it was linked with, which a machine
+ * (or an emulator) running it may not have. 1 found. */
+static int anetGroupFromFile(const char *group, gid_t *gid) {
+    FILE *fp = fopen("/etc/group", "r");
+    if (fp == NULL) return 0;
+    char line[1024];
+    size_t len = strlen(group);
+    int found = 0;
+    while (!found && fgets(line, sizeof line, fp)) {
+        if (strncmp(line, group, len) != 0 || line[len] != ':') continue;
+        char *gidField = strchr(line + len + 1, ':'); /* after the password field */
+        if (gidField == NULL) continue;
+        char *end;
+        unsigned long n = strtoul(gidField + 1, &end, 10);
+        if (end != gidField + 1 && (*end == ':' || *end == '\n' || *end == '\0')) {
+            *gid = (gid_t)n;
+            found = 1;
+        }
+    }
+    fclose(fp);
+    return found;
+}
+
+/* A group name, or a number, as a gid. 1 found. */
+static int anetResolveGroup(const char *group, gid_t *gid) {
+    struct group *gr = getgrnam(group);
+    if (gr) {
+        *gid = gr->gr_gid;
+        return 1;
+    }
+    if (anetGroupFromFile(group, gid)) return 1;
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(group, &end, 10);
+    if (*group == '\0' || *end != '\0' || errno != 0 || n != (gid_t)n) return 0;
+    *gid = (gid_t)n;
+    return 1;
+}
+
 /* Gives the socket file at `path` to `group` -- a group name, or a number --
  * or back to the process's own group when group is NULL. */
 int anetUnixSetGroup(char *err, const char *path, const char *group) {
     gid_t gid = getegid();
-    if (group) {
-        struct group *gr = getgrnam(group);
-        char *end;
-        errno = 0;
-        unsigned long n = strtoul(group, &end, 10);
-        if (gr) gid = gr->gr_gid;
-        else if (*group && *end == '\0' && errno == 0 && n == (gid_t)n) gid = (gid_t)n;
-        else {
-            anetSetError(err, "unknown group %s", group);
-            return ANET_ERR;
-        }
+    if (group && !anetResolveGroup(group, &gid)) {
+        anetSetError(err, "unknown group %s", group);
+        return ANET_ERR;
     }
     if (chown(path, (uid_t)-1, gid) == -1) {
         anetSetError(err, "chown %s: %s", path, strerror(errno));
