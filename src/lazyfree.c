@@ -83,8 +83,10 @@ static void runJob(lazyfreeJob *job) {
     if (job->value) decrRefCount(job->value);
     if (job->expires) dictRelease(job->expires); /* borrows from keys: first */
     if (job->keys) kvtableRelease(job->keys);
-    __atomic_sub_fetch(&pending_objects, job->objects, __ATOMIC_RELAXED);
+    /* release: whoever reads pending_objects back at 0 (acquire) also sees
+     * the frees' used_memory updates */
     __atomic_add_fetch(&freed_objects, job->objects, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&pending_objects, job->objects, __ATOMIC_RELEASE);
 }
 
 static void *workerMain(void *arg) {
@@ -145,6 +147,6 @@ void lazyfreeDbTables(redisDb *db) {
     submit(job);
 }
 
-size_t lazyfreePendingObjects(void) { return __atomic_load_n(&pending_objects, __ATOMIC_RELAXED); }
+size_t lazyfreePendingObjects(void) { return __atomic_load_n(&pending_objects, __ATOMIC_ACQUIRE); }
 size_t lazyfreeFreedObjects(void) { return __atomic_load_n(&freed_objects, __ATOMIC_RELAXED); }
 void lazyfreeResetStats(void) { __atomic_store_n(&freed_objects, 0, __ATOMIC_RELAXED); }

@@ -40,7 +40,7 @@ start_server {tags {lazyfree}} {
         assert_equal 1 [r unlink h]
         assert_equal 0 [r exists h]
         assert_equal 1 [lazy_freed]
-        assert_lessthan [s used_memory] [expr {$before - $size * 9 / 10}]
+        assert_lessthan [s used_memory] [expr {$before - $size / 2}] ;# MEMORY USAGE is an estimate
     }
 
     test "UNLINK of cheap values frees them at once (not counted)" {
