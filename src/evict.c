@@ -193,10 +193,15 @@ static long long evictKey(int dbid, sds key) {
     robj *keyobj = createStringObject(key, sdslen(key));
     long long before = (long long)zmalloc_used_memory();
     LATENCY_START(del_latency);
-    if (server.lazyfree_lazy_eviction) dbAsyncDelete(db, keyobj); /* freed later: not in `freed` */
-    else dbSyncDelete(db, keyobj);
+    size_t freed_later = 0; /* lazyfree-lazy-eviction: what the thread will give back */
+    if (server.lazyfree_lazy_eviction) {
+        robj *o = dbDetach(db, keyobj);
+        if (o) freed_later = lazyfreeValue(o);
+    } else {
+        dbSyncDelete(db, keyobj);
+    }
     LATENCY_END("eviction-del", del_latency);
-    long long freed = before - (long long)zmalloc_used_memory();
+    long long freed = before - (long long)zmalloc_used_memory() + (long long)freed_later;
     server.stat_evictedkeys++;
     signalModifiedKey(NULL, db, keyobj);
     notifyKeyspaceEvent(NOTIFY_EVICTED, "evicted", keyobj, dbid);
@@ -206,10 +211,11 @@ static long long evictKey(int dbid, sds key) {
     return freed;
 }
 
-/* With lazyfree-lazy-eviction what the background thread frees is not in
- * evictKey()'s count: used memory itself says when enough was evicted
- * (checked every 16 keys, as Redis does), and when nothing is left to evict
- * the pending frees get up to a millisecond to bring it under the limit. */
+/* With lazyfree-lazy-eviction what the background thread will free counts
+ * as MEMORY USAGE estimates it (evictKey), so about as many keys go as
+ * without it; used memory itself is also checked every 16 keys (as Redis
+ * does), and when nothing is left to evict the pending frees get up to a
+ * millisecond to bring it under the limit. */
 #define LAZY_EVICTION_CHECK_EVERY 16
 #define LAZY_EVICTION_WAIT_US 1000
 

@@ -31,7 +31,8 @@
 
 #include <pthread.h>
 
-#define LAZYFREE_THRESHOLD 64 /* Redis's: above this many allocations, free in the background */
+#define LAZYFREE_THRESHOLD 64   /* Redis's: above this many allocations, free in the background */
+#define LAZYFREE_SIZE_SAMPLES 5 /* MEMORY USAGE's default, for the estimate eviction counts */
 
 typedef struct lazyfreeJob {
     robj *value;      /* a detached value, or NULL */
@@ -123,16 +124,20 @@ static void submit(lazyfreeJob *job) {
 /* ---- the API ------------------------------------------------------------------------------- */
 
 /* Drops the keyspace's reference to a value just detached from it: in the
- * background when that is worth it and nothing else holds the value. */
-void lazyfreeValue(robj *o) {
+ * background when that is worth it and nothing else holds the value.
+ * Returns an estimate of the memory the thread will give back (MEMORY
+ * USAGE's, from a few sampled elements), 0 when it was freed at once. */
+size_t lazyfreeValue(robj *o) {
     if (o->refcount != 1 || lazyfreeEffort(o) <= LAZYFREE_THRESHOLD) {
         decrRefCount(o);
-        return;
+        return 0;
     }
+    size_t estimate = zmalloc_size(o) + objectPayloadMemoryUsage(o, LAZYFREE_SIZE_SAMPLES);
     lazyfreeJob *job = zcalloc(sizeof(*job));
     job->value = o;
     job->objects = 1;
     submit(job);
+    return estimate;
 }
 
 /* Takes a db's tables, leaving it new empty ones, and frees the old ones in

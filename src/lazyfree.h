@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 size_t lazyfreeEffort(robj *o);
-void lazyfreeValue(robj *o);
+size_t lazyfreeValue(robj *o); /* what the thread will free (an estimate), 0: freed at once */
 void lazyfreeDbTables(redisDb *db);
 size_t lazyfreePendingObjects(void);
 size_t lazyfreeFreedObjects(void);
