@@ -739,7 +739,8 @@ int getClientType(client *c) {
 }
 
 unsigned long getClientOutputBufferMemoryUsage(client *c) {
-    return (unsigned long)(c->reply_bytes + sizeof(listNode) * listLength(c->reply) + replicationPendingMemory(c));
+    size_t held_back = (c->flags & CLIENT_SLAVE) ? replicationPendingMemory(c) : 0; /* not for the common client */
+    return (unsigned long)(c->reply_bytes + sizeof(listNode) * listLength(c->reply) + held_back);
 }
 
 /* A client that never authenticated while a password is required gets only
