@@ -175,11 +175,13 @@ static sds selectRandomKey(int *dbid) {
 
 /* ---- evicting ---------------------------------------------------------------------------- */
 
-/* Used memory as maxmemory sees it: the AOF buffer is left out. */
+/* Used memory as maxmemory sees it: the AOF buffer and the replicas'
+ * output are left out (INFO's mem_not_counted_for_evict), and so is what
+ * the lazyfree thread has yet to free. */
 size_t memoryNotCountedForEviction(void) { return aofBufferMemory() + replicationReplicasOutputMemory(); }
 
 static size_t memoryCountedForEviction(void) {
-    size_t used = zmalloc_used_memory(), excluded = memoryNotCountedForEviction();
+    size_t used = zmalloc_used_memory(), excluded = memoryNotCountedForEviction() + lazyfreePendingBytes();
     return used > excluded ? used - excluded : 0;
 }
 

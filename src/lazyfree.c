@@ -21,6 +21,12 @@
  * - INFO's lazyfree_pending_objects counts the values (a flushed table
  *   counts its keys) queued and not yet freed, and lazyfreed_objects those
  *   freed since the start or CONFIG RESETSTAT, as Redis counts them.
+ * - The memory a queued value holds is counted (MEMORY USAGE's estimate)
+ *   until the worker has freed it, and eviction leaves it out of used
+ *   memory: otherwise every command run before the worker gets there would
+ *   see the same excess and evict yet another key. It drops after the
+ *   free, so for a moment the value may count as gone twice (evicting
+ *   less), never as still there.
  * - The worker starts with the first job, so a server that never frees
  *   lazily has no extra thread.
  */
@@ -39,6 +45,7 @@ typedef struct lazyfreeJob {
     kvtable *keys;    /* a flushed db's tables, or NULL */
     dict *expires;
     size_t objects;   /* what the job counts for in the statistics */
+    size_t bytes;     /* the estimate lazyfreeValue() returned, 0 for a flush */
     struct lazyfreeJob *next;
 } lazyfreeJob;
 
@@ -48,6 +55,7 @@ static pthread_cond_t newjob = PTHREAD_COND_INITIALIZER;
 static lazyfreeJob *head, *tail;
 static int started;
 static size_t pending_objects, freed_objects; /* under the atomics below */
+static size_t pending_bytes; /* estimated memory the queued values hold */
 
 /* ---- the cost of freeing a value ---------------------------------------------------------- */
 
@@ -87,6 +95,7 @@ static void runJob(lazyfreeJob *job) {
     /* release: whoever reads pending_objects back at 0 (acquire) also sees
      * the frees' used_memory updates */
     __atomic_add_fetch(&freed_objects, job->objects, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&pending_bytes, job->bytes, __ATOMIC_RELEASE);
     __atomic_sub_fetch(&pending_objects, job->objects, __ATOMIC_RELEASE);
 }
 
@@ -113,6 +122,7 @@ static void submit(lazyfreeJob *job) {
     }
     job->next = NULL;
     __atomic_add_fetch(&pending_objects, job->objects, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&pending_bytes, job->bytes, __ATOMIC_RELAXED);
     pthread_mutex_lock(&lock);
     if (tail) tail->next = job;
     else head = job;
@@ -136,6 +146,7 @@ size_t lazyfreeValue(robj *o) {
     lazyfreeJob *job = zcalloc(sizeof(*job));
     job->value = o;
     job->objects = 1;
+    job->bytes = estimate;
     submit(job);
     return estimate;
 }
@@ -153,5 +164,6 @@ void lazyfreeDbTables(redisDb *db) {
 }
 
 size_t lazyfreePendingObjects(void) { return __atomic_load_n(&pending_objects, __ATOMIC_ACQUIRE); }
+size_t lazyfreePendingBytes(void) { return __atomic_load_n(&pending_bytes, __ATOMIC_ACQUIRE); }
 size_t lazyfreeFreedObjects(void) { return __atomic_load_n(&freed_objects, __ATOMIC_RELAXED); }
 void lazyfreeResetStats(void) { __atomic_store_n(&freed_objects, 0, __ATOMIC_RELAXED); }

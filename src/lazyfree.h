@@ -9,6 +9,7 @@ size_t lazyfreeEffort(robj *o);
 size_t lazyfreeValue(robj *o); /* what the thread will free (an estimate), 0: freed at once */
 void lazyfreeDbTables(redisDb *db);
 size_t lazyfreePendingObjects(void);
+size_t lazyfreePendingBytes(void); /* estimated memory of the values still queued */
 size_t lazyfreeFreedObjects(void);
 void lazyfreeResetStats(void);
 
