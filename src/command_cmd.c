@@ -76,8 +76,8 @@ static const struct {
     {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
     {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
     {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
-    {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"},
-    {CMD_NO_AUTH, "no_auth"},   {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"}, /* may_replicate: internal, not listed */
+    {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_ASKING, "asking"}, {CMD_FAST, "fast"},
+    {CMD_NO_AUTH, "no_auth"},   {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"}, /* may_replicate, protected: internal, not listed */
     {CMD_NO_ASYNC_LOADING, "no_async_loading"}, {CMD_NO_MULTI, "no_multi"},
     {FLAG_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"},
 };
@@ -124,6 +124,7 @@ static const struct {
     {"sort", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
     {"sort_ro", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
     {"restore", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
+    {"restore-asking", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
     {"migrate", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
     {"role", ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS)},
     {"wait", ACL_BIT(ACL_CONNECTION)},

@@ -1597,7 +1597,9 @@ static int clientIsLocal(client *c) {
     return c->conn == NULL || connIsLocal(c->conn) == 1;
 }
 
-static int protectedActionAllowed(int setting, client *c) {
+/* enable-debug-command, enable-module-command, enable-protected-configs:
+ * no, yes, or local (a unix socket or a loopback peer). */
+int protectedActionAllowed(int setting, client *c) {
     return setting == PROTECTED_ACTION_ALLOWED_YES ||
            (setting == PROTECTED_ACTION_ALLOWED_LOCAL && clientIsLocal(c));
 }

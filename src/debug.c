@@ -998,12 +998,6 @@ static void debugHelp(client *c) {
     addReplyHelp(c, help);
 }
 
-static int debugCommandAllowed(client *c) {
-    if (server.enable_debug_cmd == PROTECTED_ACTION_ALLOWED_YES) return 1;
-    if (server.enable_debug_cmd != PROTECTED_ACTION_ALLOWED_LOCAL) return 0;
-    return (c->flags & CLIENT_UNIX_SOCKET) || (c->conn && connIsLocal(c->conn) == 1);
-}
-
 /* ---- DEBUG dispatch ------------------------------------------------------------------------------------------------ */
 
 static void debugSetActiveExpire(client *c) {
@@ -1133,12 +1127,6 @@ static int debugChangesDataset(const char *sub) {
 static int argcFits(client *c, int min, int max) { return c->argc >= min && (max == -1 || c->argc <= max); }
 
 void debugCommand(client *c) {
-    if (!debugCommandAllowed(c)) {
-        addReplyError(c, "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
-                         "you can run it from a local connection, otherwise you need to set this option in the "
-                         "configuration file, and then restart the server.");
-        return;
-    }
     const char *sub = c->argv[1]->ptr;
     if (server.loading && debugChangesDataset(sub)) { /* clients are served while a load runs */
         addReplyErrorObject(c, shared.loadingerr);

@@ -314,6 +314,24 @@ static int runsWhileLoading(client *c) {
     return c->cmd->proc != execCommand || !(multiQueuedMissingFlags(c) & CMD_LOADING);
 }
 
+/* DEBUG and MODULE LOAD/LOADEX/UNLOAD, as enable-debug-command and
+ * enable-module-command allow them; refused before authentication, as in
+ * Redis. */
+static int protectedCommandIsDebug(client *c) { return c->cmd->proc == debugCommand; }
+
+static int protectedCommandAllowed(client *c) {
+    return protectedActionAllowed(protectedCommandIsDebug(c) ? server.enable_debug_cmd : enable_module_command, c);
+}
+
+static sds protectedCommandRefusal(client *c) {
+    int debug = protectedCommandIsDebug(c);
+    return sdscatprintf(sdsempty(),
+                        "%s command not allowed. If the %s option is set to \"local\", you can run it from a "
+                        "local connection, otherwise you need to set this option in the configuration file, "
+                        "and then restart the server.",
+                        debug ? "DEBUG" : "MODULE", debug ? "enable-debug-command" : "enable-module-command");
+}
+
 int processCommand(client *c) {
     c->cmd = c->lastcmd = c->realcmd = lookupClientCommand(c);
     if (c->cmd == NULL) {
@@ -323,6 +341,10 @@ int processCommand(client *c) {
     if (commandArityMismatch(c->cmd, c->argc)) {
         rejectCommandSds(c, sdscatprintf(sdsempty(), "wrong number of arguments for '%s' command",
                                          c->cmd->fullname));
+        return C_OK;
+    }
+    if ((c->cmd->flags & CMD_PROTECTED) && !protectedCommandAllowed(c)) {
+        rejectCommandSds(c, protectedCommandRefusal(c));
         return C_OK;
     }
     if (!c->authenticated && !(c->cmd->flags & CMD_NO_AUTH) && aclDefaultUserRequiresAuth()) {

@@ -97,10 +97,12 @@ typedef void redisCommandProc(struct client *c);
 #define CMD_STALE (1ULL << 10)
 #define CMD_SKIP_MONITOR (1ULL << 11)
 #define CMD_SKIP_SLOWLOG (1ULL << 12)
+#define CMD_ASKING (1ULL << 13)
 #define CMD_FAST (1ULL << 14)
 #define CMD_NO_AUTH (1ULL << 15)
 #define CMD_MAY_REPLICATE (1ULL << 16)
 #define CMD_NO_MANDATORY_KEYS (1ULL << 19)
+#define CMD_PROTECTED (1ULL << 20) /* refused unless enable-debug/module-command allows it */
 #define CMD_NO_ASYNC_LOADING (1ULL << 23)
 #define CMD_NO_MULTI (1ULL << 24)
 #define CMD_ALLOW_BUSY (1ULL << 26)
@@ -601,6 +603,7 @@ extern struct redisServer server;
 #define PROTECTED_ACTION_ALLOWED_NO 0
 #define PROTECTED_ACTION_ALLOWED_YES 1
 #define PROTECTED_ACTION_ALLOWED_LOCAL 2
+int protectedActionAllowed(int setting, client *c); /* config.c */
 
 /* ---- networking.c: clients, reading and parsing requests, writing replies ---------------- */
 client *createClient(connection *conn);

@@ -126,6 +126,23 @@ start_server {tags {debug} overrides {enable-debug-command no}} {
         assert_error $::debug_not_allowed {r debug segfault}
         assert_equal PONG [r ping]
     }
+
+    test "A refused DEBUG is refused when queued, so EXEC aborts (as in Redis)" {
+        r multi
+        assert_error $::debug_not_allowed {r debug sleep 0}
+        assert_error "EXECABORT*" {r exec}
+    }
+
+    test "A refused DEBUG is refused before authentication is asked for" {
+        r config set requirepass secret
+        set c [redis_client]
+        assert_error $::debug_not_allowed {$c debug help}
+        assert_error "NOAUTH*" {$c ping}
+        assert_error "ERR wrong number of arguments for 'debug' command" {$c debug}
+        $c close
+        r auth secret
+        r config set requirepass ""
+    }
 }
 
 start_server {tags {debug} overrides {enable-debug-command local}} {

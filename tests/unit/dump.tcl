@@ -147,6 +147,19 @@ start_server {tags {dump}} {
         r config set rdbcompression yes
     }
 
+    test "RESTORE-ASKING restores as RESTORE does (on a server without cluster mode)" {
+        r del ra-src ra-dst
+        r rpush ra-src a b c
+        set payload [r dump ra-src]
+        assert_equal OK [r restore-asking ra-dst 0 $payload]
+        assert_equal {a b c} [r lrange ra-dst 0 -1]
+        assert_error "BUSYKEY*" {r restore-asking ra-dst 0 $payload}
+        assert_equal OK [r restore-asking ra-dst 0 $payload REPLACE]
+        assert_error "ERR DUMP payload version or checksum are wrong" {r restore-asking ra-x 0 garbage}
+        assert_error "ERR wrong number of arguments for 'restore-asking' command" {r restore-asking ra-x 0}
+        assert_equal 0 [r exists ra-x]
+    }
+
     test "RESTORE with a relative TTL, ABSTTL, and none" {
         r set src v
         set p [r dump src]
