@@ -403,12 +403,30 @@ void aofInit(void) {
     if (server.aof_enabled) openOrCreateAtStartup();
 }
 
+/* The rewrite that writes the dataset as the new AOF's base. Inside EXEC it
+ * is only scheduled, as in Redis: a base taken now would hold the commands
+ * of the transaction run so far, and the transaction, propagated whole
+ * once it ends, would then be in the incremental file as well (an INCR
+ * applied twice on load). Scheduled, it starts from the cron after EXEC. */
+static int startRewriteForNewAof(void) {
+    if (server.in_exec) {
+        serverLog(LL_WARNING, "AOF was enabled during a transaction. An AOF background was scheduled to start "
+                              "when possible.");
+        aofRewriteSchedule();
+        return C_OK;
+    }
+    if (rdbBgsaveInProgress())
+        serverLog(LL_WARNING, "AOF was enabled but there is already another background operation. An AOF "
+                              "background was scheduled to start when possible.");
+    return aofRewriteStart(); /* which waits for the BGSAVE itself */
+}
+
 /* CONFIG SET appendonly yes|no. Turning it on writes the whole dataset as a
  * new base with a rewrite; writes meanwhile go to a new incremental file. */
 int aofSetEnabled(int on, sds *err) {
     if (on && aof.fd == -1) {
         aofRewriteKill(); /* a BGREWRITEAOF of the AOF-off kind would drop the new incremental file */
-        if (aofPrepareDirAndManifest() != C_OK || aofOpenNewIncr() != C_OK || aofRewriteStart() != C_OK) {
+        if (aofPrepareDirAndManifest() != C_OK || aofOpenNewIncr() != C_OK || startRewriteForNewAof() != C_OK) {
             *err = sdsnew("Failed to enable the AOF: see the server log");
             return C_ERR;
         }

@@ -65,6 +65,7 @@ int aofLoadFiles(aofManifest *am, off_t *total_size);
 
 /* ---- rewriting (aof_rewrite.c) ------------------------------------------------------ */
 int aofRewriteStart(void);            /* C_ERR if it couldn't start */
+void aofRewriteSchedule(void);        /* started by the cron when nothing else runs */
 int aofRewriteInProgress(void);
 void aofRewriteCron(void);            /* reap the child, auto-rewrite */
 sds aofRewriteInfo(sds info);

@@ -473,6 +473,8 @@ static int prepareFiles(void) {
     return C_OK;
 }
 
+void aofRewriteSchedule(void) { rw.scheduled = 1; }
+
 int aofRewriteStart(void) {
     if (aofRewriteInProgress() || rdbBgsaveInProgress()) {
         rw.scheduled = 1;

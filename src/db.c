@@ -292,6 +292,7 @@ long long emptyData(int dbnum, int async) {
         server.db[j].avg_ttl = 0;
         server.db[j].expires_cursor = 0;
     }
+    if (dbnum == -1) forgetReplicaKeysWithExpire();
     return removed;
 }
 

@@ -33,6 +33,80 @@
 #define ACTIVE_EXPIRE_SLOW_TIME_PERC 25
 #define ACTIVE_EXPIRE_ACCEPTABLE_STALE 10
 
+/* ---- keys a writable replica's own clients gave a TTL --------------------------------- */
+
+/* A replica expires nothing by itself: its primary sends a DEL for every
+ * key that expires there. Keys written with a TTL by the replica's own
+ * clients (replica-read-only no) have no such DEL coming, so, as in Redis,
+ * the replica lists them (name -> bitmap of the dbs, 0..63, holding a key
+ * of that name with a TTL it set) and its cron expires them. The list is
+ * dropped with the whole dataset (emptyData: a full sync or FLUSHALL), and
+ * an entry whose key is gone or has no TTL any more leaves it when
+ * sampled. */
+static dict *replica_keys_with_expire;
+
+static dictType replicaKeysWithExpireDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+};
+
+static void rememberReplicaKeyWithExpire(redisDb *db, robj *key) {
+    if (db->id > 63) {
+        static int warned;
+        if (!warned++)
+            serverLog(LL_WARNING, "Keys with a TTL written to a writable replica in a database above 63 are "
+                                  "not expired by the replica itself: they expire once the replica is promoted");
+        return;
+    }
+    if (replica_keys_with_expire == NULL) replica_keys_with_expire = dictCreate(&replicaKeysWithExpireDictType);
+    dictEntry *de = dictFind(replica_keys_with_expire, key->ptr);
+    if (de == NULL) de = dictAddRaw(replica_keys_with_expire, sdsdup(key->ptr), NULL);
+    dictSetUnsignedIntegerVal(de, dictGetUnsignedIntegerVal(de) | (uint64_t)1 << db->id);
+}
+
+void forgetReplicaKeysWithExpire(void) {
+    if (replica_keys_with_expire == NULL) return;
+    dictRelease(replica_keys_with_expire);
+    replica_keys_with_expire = NULL;
+}
+
+static kvobj *findKey(redisDb *db, robj *key);
+static void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj);
+
+/* Checks one listed name in each db of its bitmap: expired keys are
+ * deleted (and propagated, to the AOF), and the dbs where the key is gone
+ * or has no TTL are cleared. Returns how many of its keys are still to
+ * expire. */
+static int expireListedReplicaKey(dictEntry *de) {
+    sds name = dictGetKey(de);
+    robj *keyobj = createStringObject(name, sdslen(name));
+    uint64_t dbs = dictGetUnsignedIntegerVal(de), still = 0;
+    for (int id = 0; id < server.dbnum && id < 64; id++) {
+        if (!(dbs & (uint64_t)1 << id)) continue;
+        kvobj *o = findKey(server.db + id, keyobj);
+        if (o == NULL || !kvobjHasExpire(o)) continue;
+        if (kvobjGetExpire(o) < server.mstime) deleteExpiredKeyAndPropagate(server.db + id, keyobj);
+        else still |= (uint64_t)1 << id;
+    }
+    decrRefCount(keyobj);
+    if (still) dictSetUnsignedIntegerVal(de, still);
+    else dictDelete(replica_keys_with_expire, name);
+    return still != 0;
+}
+
+/* The replica's share of the slow cycle: random entries of the list until
+ * a few are found not yet due, or a millisecond has gone. */
+static void expireReplicaKeys(void) {
+    if (replica_keys_with_expire == NULL) return;
+    long long start = ustime();
+    int not_due = 0;
+    for (long checked = 1; dictSize(replica_keys_with_expire) > 0; checked++) {
+        not_due += expireListedReplicaKey(dictGetRandomKey(replica_keys_with_expire));
+        if (not_due > 3 || (checked % 64 == 0 && ustime() - start > 1000)) break;
+    }
+}
+
 /* ---- storage ------------------------------------------------------------------------ */
 
 static kvobj *findKey(redisDb *db, robj *key) {
@@ -49,7 +123,8 @@ static long long getExpire(redisDb *db, robj *key) {
  * the keyspace and db->expires are relinked to the new block, which is
  * returned. */
 robj *setExpire(client *c, redisDb *db, robj *key, long long when) {
-    (void)c;
+    if (c && !(c->flags & CLIENT_MASTER) && replicationIsReplica() && !server.repl_slave_ro)
+        rememberReplicaKeyWithExpire(db, key);
     snapshotBeforeKeyWrite(db, key->ptr);
     kvobj *o = findKey(db, key);
     serverAssert(o != NULL && when != -1);
@@ -94,12 +169,16 @@ static void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
 
 /* Deletes the key if it has expired; returns 1 if the key is (now) gone.
  * During CLIENT PAUSE the dataset stays as it is, as in Redis: the key
- * only looks gone, and is deleted by the first access after the pause. */
+ * only looks gone, and is deleted by the first access after the pause.
+ * A replica leaves expired keys to its primary's DELs, except that a
+ * writable one (replica-read-only no) deletes them when a command of its
+ * own clients is about to write them, as Redis 7.0 does. */
 int expireIfNeeded(redisDb *db, robj *key, int flags) {
     if (!keyIsExpired(db, key)) return 0;
     if (replicationIsReplica()) { /* the primary's DEL rules; its own commands still see the key */
         client *cur = server.current_client;
-        return cur && (cur->flags & CLIENT_MASTER) ? 0 : 1;
+        if (cur && (cur->flags & CLIENT_MASTER)) return 0;
+        if (!(flags & LOOKUP_WRITE) || server.repl_slave_ro) return 1;
     }
     if (flags & LOOKUP_NOEXPIRE) return 1;
     if (clientsArePaused()) return 1;
@@ -137,7 +216,10 @@ static int expireSampleOfDb(redisDb *db, long num, long *sampled) {
 }
 
 void activeExpireCycle(int type) {
-    if (replicationIsReplica()) return; /* keys expire on a replica when its primary says so */
+    if (replicationIsReplica()) { /* keys expire on a replica when its primary says so */
+        if (type == ACTIVE_EXPIRE_CYCLE_SLOW && !clientsArePaused()) expireReplicaKeys();
+        return;
+    }
     static unsigned int current_db = 0;
     static long long last_fast_cycle = 0;
     int effort = server.active_expire_effort - 1; /* 0..9 */

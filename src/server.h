@@ -788,6 +788,7 @@ int removeExpire(redisDb *db, robj *key);
 int keyIsExpired(redisDb *db, robj *key);
 int expireIfNeeded(redisDb *db, robj *key, int flags);
 void activeExpireCycle(int type);
+void forgetReplicaKeysWithExpire(void); /* a writable replica's own keys with a TTL (expire.c) */
 int checkAlreadyExpired(long long when);
 void propagateExpireAt(client *c, robj *key, long long when); /* the command replays as PEXPIREAT */
 

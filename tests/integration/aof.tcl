@@ -421,6 +421,22 @@ start_server {tags {aof}} {
         assert_match "*.base.*" [lindex [aof_files] 0]
     }
 
+    test "CONFIG SET appendonly yes inside MULTI: the rewrite waits for EXEC, nothing is applied twice" {
+        r config set appendonly no
+        r set counter 5
+        set lines [log_line_count]
+        r multi
+        r incr counter
+        r config set appendonly yes
+        r incr counter
+        assert_equal {6 OK 7} [r exec]
+        wait_for_log "*AOF was enabled during a transaction. An AOF background was scheduled*" -from $lines
+        wait_for_rewrite
+        r incr counter
+        assert_equal OK [r debug loadaof]
+        assert_equal 8 [r get counter]
+    }
+
     test "CONFIG SET appendonly no stops appending" {
         r config set appendonly no
         set path [last_incr_path]

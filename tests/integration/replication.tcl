@@ -407,6 +407,52 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
 }
 
 start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {replica-read-only no appendonly yes}} {
+        test "a writable replica expires the keys its own clients gave a TTL, and only those" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 set from-primary v px 300000
+            r -1 debug set-active-expire 0
+            r -1 set primary-short v px 400
+            wait_for_condition 50 100 {[r dbsize] == 2} else { fail "not replicated" }
+            set before [s expired_keys]
+            r set mine v px 1
+            r select 3
+            r set mine-db3 v
+            r pexpire mine-db3 1
+            r select 9
+            r set long-lived v ex 1000
+            wait_for_condition 100 20 {[s expired_keys] == $before + 2} else { fail "the replica's own keys did not expire" }
+            r select 3
+            assert_equal 0 [r exists mine-db3]
+            r select 9
+            assert_equal 1 [r exists long-lived]
+            r select 0
+            # the primary's key is the primary's to expire: it only looks gone here
+            wait_for_condition 50 20 {[r exists primary-short] == 0} else { fail "primary-short still looks alive" }
+            after 200
+            assert_equal 0 [r exists primary-short]
+            assert_equal 2 [r dbsize] ;# still there, for the primary's DEL
+            assert_equal [expr {$before + 2}] [s expired_keys]
+            r -1 debug set-active-expire 1
+            wait_for_condition 50 100 {[r dbsize] == 1} else { fail "no DEL from the primary" }
+            assert_equal 1 [r exists from-primary]
+        }
+
+        test "a writable replica deletes an expired key its own client writes to" {
+            r -1 debug set-active-expire 0
+            r -1 set shared 5 px 300
+            wait_for_condition 50 100 {[r dbsize] == 2} else { fail "not replicated" }
+            after 350
+            assert_equal OK [r set shared fresh nx]
+            assert_equal fresh [r get shared]
+            r -1 debug set-active-expire 1
+            r replicaof no one
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0}} {
     start_server {overrides {repl-timeout 2}} {
         test "a stalled primary (repl-timeout): the replica drops the link and resyncs" {
             r replicaof 127.0.0.1 [srv -1 port]
