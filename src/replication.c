@@ -1476,10 +1476,15 @@ static void restoreLoadedHistory(void) {
     serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", R.replid, R.offset);
 }
 
-void replicationInit(void) {
+/* The lists, before the dataset loads: clients are served while it loads
+ * (INFO, ROLE, CLIENT LIST ...), before replicationInit has run. */
+void replicationEarlyInit(void) {
     R.replicas = listCreate();
     R.waiters = listCreate();
     R.resume = listCreate();
+}
+
+void replicationInit(void) {
     clearReplicationId2();
     if (R.replid[0] == '\0') changeReplicationId();
     restoreLoadedHistory();

@@ -1332,6 +1332,7 @@ int main(int argc, char **argv) {
     warnAboutSystemSettings();
     configWarnNoEffectDirectives();
     if (aclLoadUsersAtStartup() != C_OK) exit(1);
+    replicationEarlyInit();
     notifyLoading();
     aofInit();
     rdbInit();

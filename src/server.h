@@ -909,6 +909,7 @@ void monitorClientFreed(client *c);
 
 
 /* ---- replication.c (primary side), replica.c (replica side) ---------------------------------- */
+void replicationEarlyInit(void);       /* start-up, before the dataset loads (clients are served meanwhile) */
 void replicationInit(void);            /* start-up, after the dataset is loaded */
 void replicationReapChild(void);      /* beforeSleep: a full sync child that exited is reaped at once */
 void replicationFeed(int dbid, robj **argv, int argc); /* propagate.c emitOp: one op to the stream */

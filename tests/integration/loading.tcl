@@ -89,6 +89,13 @@ proc check_while_loading {c total_script} {
     assert_error "LOADING Redis is loading the dataset in memory" {$c ping}
     assert_error "LOADING*" {$c dbsize}
     assert_equal hi [$c echo hi]
+    # the commands flagged "loading" answer, every INFO section included
+    # (INFO at start-up once crashed: the replicas' list did not exist yet)
+    assert_match "*# Replication*# Keyspace*" [$c info everything]
+    foreach cmd {{role} {client list} {config get maxmemory} {lastsave} {command count} {info memory}} {
+        if {[catch {$c {*}$cmd} err]} { fail "$cmd while loading: $err" }
+    }
+    $c config set loglevel [lindex [$c config get loglevel] 1]
     set before [dict get $f loading_loaded_bytes]
     wait_for_condition [::harness::scaled 300] 10 {
         [dict get [set g [persistence_fields $c]] loading] == 0 ||
