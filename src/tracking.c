@@ -336,18 +336,29 @@ static void rememberKey(client *tracker, robj *keyobj) {
     decrRefCount(decoded);
 }
 
+/* The read-only script commands: as in Redis, not what they declare but
+ * what the script reads decides (below). */
+static int isReadOnlyScriptCommand(redisCommand *cmd) {
+    return cmd->proc == evalRoCommand || cmd->proc == evalShaRoCommand || cmd->proc == fcallroCommand;
+}
+
 /* After a read-only command run by c (or, inside EXEC, for it): the
- * client that sent it remembers its keys, unless OPTIN/OPTOUT says no. */
+ * client that sent it remembers its keys, unless OPTIN/OPTOUT says no.
+ * A read-only command run by a script makes its caller remember the keys
+ * the script declared (EVAL's, FCALL's), not the command's own, as in
+ * Redis 7.0: a script that reads nothing tracks nothing. */
 void trackingRememberKeys(client *c) {
+    if (isReadOnlyScriptCommand(c->cmd)) return;
     client *tracker = server.current_client ? server.current_client : c;
     clientTracking *t = tracker->tracking;
     if (t == NULL || t->flags & TRACKING_BCAST) return;
     int caching = t->flags & TRACKING_CACHING;
     if ((t->flags & TRACKING_OPTIN && !caching) || (t->flags & TRACKING_OPTOUT && caching)) return;
-    if (c->cmd->flags & CMD_PUBSUB) return; /* shard channels are no keys to cache */
+    client *declarer = (c->flags & CLIENT_SCRIPT) ? tracker : c; /* whose arguments name the keys */
+    if (declarer->cmd->flags & CMD_PUBSUB) return;                /* shard channels are no keys to cache */
     getKeysResult result = {0};
-    int n = getKeysFromCommand(c->cmd, c->argv, c->argc, &result);
-    for (int j = 0; j < n; j++) rememberKey(tracker, c->argv[result.keys[j].pos]);
+    int n = getKeysFromCommand(declarer->cmd, declarer->argv, declarer->argc, &result);
+    for (int j = 0; j < n; j++) rememberKey(tracker, declarer->argv[result.keys[j].pos]);
     getKeysFreeResult(&result);
 }
 

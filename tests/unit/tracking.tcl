@@ -75,6 +75,41 @@ start_server {tags {tracking}} {
         $c close
     }
 
+    test "Scripts: a read inside the script tracks the keys it declared; a script that reads nothing tracks nothing" {
+        r flushall
+        set c [resp3_client]
+        assert_equal OK [$c client tracking on]
+        # writes only: nothing tracked, declared keys or not
+        $c eval "redis.call('set', 'inner{t}', 'x')" 2 a{t} b{t}
+        r mset a{t} 1 b{t} 1 inner{t} 1
+        assert [no_push_pending $c]
+        # a read of an undeclared key: the declared keys are what is tracked
+        $c eval "return redis.call('get', 'inner{t}')" 2 a{t} b{t}
+        r mset b{t} 2 a{t} 2 inner{t} 2
+        assert_equal {invalidate b{t}} [$c read]
+        assert_equal {invalidate a{t}} [$c read]
+        assert [no_push_pending $c]
+        # EVAL_RO and FCALL_RO the same: a PING is no read
+        $c eval_ro "return redis.call('ping')" 2 a{t} b{t}
+        r mset a{t} 3 b{t} 3
+        assert [no_push_pending $c]
+        $c eval_ro "return redis.call('exists', 'inner{t}')" 1 a{t}
+        r mset a{t} 4 inner{t} 4
+        assert_equal {invalidate a{t}} [$c read]
+        r function load replace {#!lua name=trk
+            redis.register_function{function_name='peek', callback=function(keys) return redis.call('get', 'inner{t}') end, flags={'no-writes'}}
+            redis.register_function{function_name='quiet', callback=function(keys) return 1 end, flags={'no-writes'}}}
+        $c fcall_ro quiet 1 b{t}
+        r set b{t} 5
+        assert [no_push_pending $c]
+        $c fcall_ro peek 1 b{t}
+        r set b{t} 6
+        assert_equal {invalidate b{t}} [$c read]
+        assert [no_push_pending $c]
+        r function delete trk
+        $c close
+    }
+
     test "Several clients reading a key each get their invalidation" {
         r flushall
         set a [resp3_client]
