@@ -672,7 +672,7 @@ static void disconnectClientsOf(aclUser *u) {
         if (c->user != u) continue;
         c->user = default_user;
         c->authenticated = 0;
-        if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_COMMAND; /* its reply still goes */
         else freeClientAsync(c);
     }
 }
@@ -1086,7 +1086,7 @@ void aclUserChanged(aclUser *u) {
         if (subscriptionsStillAllowed(u, c->pubsub_channels, 0) && subscriptionsStillAllowed(u, c->pubsub_patterns, 1) &&
             subscriptionsStillAllowed(u, c->pubsubshard_channels, 0))
             continue;
-        if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_COMMAND; /* its reply still goes */
         else freeClientAsync(c);
     }
 }

@@ -497,6 +497,11 @@ static void processCommandAndResetClient(client *c) {
         replicaCommandApplied(c); /* the command's bytes go on to our replicas */
     if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
     server.current_client = NULL;
+    if (c->flags & CLIENT_CLOSE_AFTER_COMMAND) { /* e.g. ACL DELUSER of its own user: the reply, then the close */
+        c->flags &= ~CLIENT_CLOSE_AFTER_COMMAND;
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        if (!clientHasPendingReplies(c)) freeClientAsync(c);
+    }
     /* maxmemory-clients: c itself is a candidate again. Without a limit the
      * running total waits for the end of the batch (processInputBuffer). */
     if (clientEvictionLimit()) {

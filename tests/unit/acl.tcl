@@ -365,6 +365,30 @@ start_server {tags {acl}} {
         assert_error "ERR The 'default' user cannot be removed" {r acl deluser x default}
     }
 
+    test "ACL DELUSER of the client's own user: the reply comes, then the connection closes" {
+        r acl setuser self on {>pw} +acl +ping
+        set c [acl_client self pw]
+        assert_equal 1 [$c acl deluser self]
+        assert_error "*" {$c ping}
+        # the same inside MULTI: EXEC's whole reply first
+        r acl setuser self on {>pw} +acl +ping +multi +exec
+        set c [acl_client self pw]
+        $c multi
+        $c acl deluser self
+        $c ping
+        assert_equal {1 PONG} [$c exec]
+        assert_error "*" {$c ping}
+        # and with replies switched off: closed all the same
+        r acl setuser self on {>pw} +acl +client|reply +ping
+        set c [acl_client self pw]
+        $c deferred 1
+        $c client reply off
+        $c acl deluser self
+        $c ping
+        assert_error "*" {$c read} ;# no reply, the connection closed
+        assert_equal PONG [r ping]
+    }
+
     test "a subscriber whose user loses the channel is disconnected" {
         r acl setuser sub on nopass +@all {&news}
         set c [redis_client]
