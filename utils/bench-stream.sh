@@ -20,8 +20,17 @@
 # first connections and commands (not stream memory; it differs by a few KB
 # between the two servers whatever the commands were).
 #
+# The load generator is Debian's redis-benchmark unless --bench names
+# another (e.g. src/redis-benchmark, ours); both servers always get the
+# same one. At -P 1 Debian's tool is the bottleneck on its core for
+# xrange_100 (about 50 us of CPU to parse each 100-entry reply into
+# objects, more than either server spends), so the two servers come out
+# even whatever their speed; ours skips replies without building them
+# (about 24 us a reply) and so measures the servers.
+#
 # Usage: utils/bench-stream.sh [--quick] [-n REQUESTS] [-r ROUNDS]
 #        [--entries N] [--ours PATH] [--ref PATH] [--tests a,b,c] [--no-memory]
+#        [--bench PATH]
 #   --quick   50000 requests, 1 round, 200000 entries: about a minute
 #   default   200000 requests, 3 rounds, 1000000 entries: a few minutes
 # The reference defaults to /usr/bin/redis-server (Debian's redis-server);
@@ -31,6 +40,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 
 requests=200000; rounds=3; entries=1000000; ours=src/redis-server; ref=/usr/bin/redis-server
+bench=redis-benchmark
 memory=1; tests="xadd,xrange_100,xreadgroup_10"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -42,10 +52,11 @@ while [ $# -gt 0 ]; do
         --ref) ref=$2; shift 2 ;;
         --tests) tests=$2; shift 2 ;;
         --no-memory) memory=0; shift ;;
+        --bench) bench=$2; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
-command -v redis-benchmark >/dev/null || { echo "redis-benchmark missing: apt-get install redis-tools" >&2; exit 1; }
+command -v "$bench" >/dev/null || { echo "$bench missing (Debian's: apt-get install redis-tools)" >&2; exit 1; }
 command -v redis-cli >/dev/null || { echo "redis-cli missing: apt-get install redis-tools" >&2; exit 1; }
 [ -x "$ours" ] || { echo "$ours not built: run make" >&2; exit 1; }
 [ -x "$ref" ] || { echo "reference $ref not found: apt-get install redis-server (or --ref PATH)"; ref=""; }
@@ -93,12 +104,12 @@ rps() { # port pipeline test -> requests per second of that test
     [ "$3" = xreadgroup_10 ] && n=$((requests / 2))
     setup "$1" "$3"
     # shellcheck disable=SC2046  # the command's words
-    taskset -c $client_cpu redis-benchmark -p "$1" -c 50 -n "$n" -P "$2" -q --csv $(command_of "$3") 2>/dev/null |
+    taskset -c $client_cpu "$bench" -p "$1" -c 50 -n "$n" -P "$2" -q --csv $(command_of "$3") 2>/dev/null |
         awk -F, 'NR == 2 { gsub(/"/, "", $2); print int($2); exit }'
 }
 
 set -f # the commands' "*" and ">" are words, not globs
-echo "== throughput: $requests requests (xreadgroup_10: $((requests / 2))), c=50, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu)"
+echo "== throughput: $requests requests (xreadgroup_10: $((requests / 2))), c=50, best of $rounds rounds (server on cpu $server_cpu, client on cpu $client_cpu), load generator $bench"
 throughput_table "$ours" "$ref" "$tests" 14 || exit 1
 set +f
 
