@@ -308,7 +308,8 @@ static void addKeyPattern(aclSelector *s, const char *pat, size_t len, int perms
 
 /* ~pattern, %R~pattern, %W~pattern, %RW~pattern */
 static const char *keyRule(aclSelector *s, const char *op, size_t len) {
-    if (s->flags & SEL_ALLKEYS) return err_after_allkeys;
+    int all_keys = len == 2 && op[0] == '~' && op[1] == '*'; /* "~*" is allkeys: never "after allkeys" */
+    if (s->flags & SEL_ALLKEYS && !all_keys) return err_after_allkeys;
     int perms = 0;
     size_t at = 1;
     if (op[0] == '%') {
@@ -335,12 +336,12 @@ static const char *keyRule(aclSelector *s, const char *op, size_t len) {
 }
 
 static const char *channelRule(aclSelector *s, const char *op, size_t len) {
-    if (s->flags & SEL_ALLCHANNELS) return err_after_allchannels;
-    if (len == 2 && op[1] == '*') {
+    if (len == 2 && op[1] == '*') { /* "&*" is allchannels, also when already so (acl-pubsub-default) */
         s->flags |= SEL_ALLCHANNELS;
         listEmpty(s->channels);
         return NULL;
     }
+    if (s->flags & SEL_ALLCHANNELS) return err_after_allchannels;
     listIter li;
     listNode *ln;
     listRewind(s->channels, &li);
@@ -512,7 +513,8 @@ static const char *selectorGroupRule(aclUser *u, const char *op, size_t len) {
     int count = 0;
     sds *parts = sdssplitlen(op + 1, (ssize_t)len - 2, " ", 1, &count);
     const char *why = NULL;
-    for (int j = 0; j < count && why == NULL; j++) why = selectorRule(s, parts[j], sdslen(parts[j]));
+    for (int j = 0; j < count && why == NULL; j++) /* runs of spaces, as "( ~k +get )", split to nothing */
+        if (sdslen(parts[j])) why = selectorRule(s, parts[j], sdslen(parts[j]));
     sdsfreesplitres(parts, count);
     if (why) selectorFree(s);
     else listAddNodeTail(u->selectors, s);

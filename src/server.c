@@ -939,8 +939,15 @@ void shutdownCommand(client *c) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
-    if (abort_requested) {
-        addReplyError(c, "No shutdown in progress.");
+    if (abort_requested) { /* only a signal's shutdown waits (for the cron): SHUTDOWN itself runs at once */
+        if (!server.shutdown_asap) {
+            addReplyError(c, "No shutdown in progress.");
+            return;
+        }
+        server.shutdown_asap = 0;
+        server.shutdown_signal = 0;
+        serverLog(LL_WARNING, "Shutdown manually aborted.");
+        addReply(c, shared.ok);
         return;
     }
     if (scriptIsTimedOut() && !(flags & SHUTDOWN_NOSAVE)) { /* a busy script: only NOSAVE */

@@ -524,4 +524,21 @@ start_server {tags {acl} overrides {acl-pubsub-default allchannels}} {
         r acl setuser pub reset
         assert_equal {user pub off sanitize-payload &* -@all} [lindex [r acl list] 1]
     }
+
+    test "&* and ~* repeat allchannels and allkeys without an error; other patterns after them are refused" {
+        r acl setuser rep on nopass {&*} {~*} {~*} {&*} allchannels allkeys +get
+        assert_match "*~* &* *" [r acl getuser rep]
+        assert_error "*Adding a pattern after the * pattern*" {r acl setuser rep {&news}}
+        assert_error "*Adding a pattern after the * pattern*" {r acl setuser rep {~k}}
+        r acl deluser rep
+    }
+
+    test "selectors: spaces inside the parentheses are separators, however many" {
+        r acl setuser sel on nopass {(~key1 +get )} {( ~key2 +get )} {(  ~key3   +get)}
+        set selectors [dict get [r acl getuser sel] selectors]
+        assert_equal 3 [llength $selectors]
+        assert_equal {~key2} [dict get [lindex $selectors 1] keys]
+        assert_error "*Syntax error*" {r acl setuser sel {( ~key4 bogus )}}
+        r acl deluser sel
+    }
 }

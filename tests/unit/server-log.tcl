@@ -108,6 +108,21 @@ start_server {tags {log} overrides {pidfile redis-test.pid}} {
         }
     } {needs:restart}
 
+    test "SHUTDOWN ABORT cancels the shutdown a SIGTERM scheduled; with none scheduled it is an error" {
+        assert_error "ERR No shutdown in progress." {r shutdown abort}
+        assert_error "ERR syntax error" {r shutdown abort nosave}
+        r debug pause-cron 1 ;# the cron is what would act on the signal
+        set from [log_line_count]
+        ::harness::send_signal TERM [srv pid]
+        wait_for_log "*Received SIGTERM scheduling shutdown..." -from $from
+        assert_equal OK [r shutdown abort]
+        wait_for_log "*Shutdown manually aborted.*" -from $from
+        r debug pause-cron 0
+        after 300
+        assert_equal PONG [r ping]
+        assert_error "ERR No shutdown in progress." {r shutdown abort}
+    } {needs:debug}
+
     test "SIGINT: Received SIGINT scheduling shutdown..." {
         set from [log_line_count]
         ::harness::send_signal INT [srv pid]
