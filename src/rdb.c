@@ -1694,10 +1694,10 @@ static void savedOk(long long dirty_before) {
 
 int rdbSaveNow(void) {
     long long dirty = server.dirty;
-    if (rdbSave(server.rdb_filename) != C_OK) {
-        bg.last_status = C_ERR;
-        return C_ERR;
-    }
+    /* A failed foreground save (SAVE, shutdown) leaves rdb_last_bgsave_status
+     * as it was, as in Redis: only a BGSAVE's failure stops writes (MISCONF),
+     * so a shutdown that could not save keeps serving everything. */
+    if (rdbSave(server.rdb_filename) != C_OK) return C_ERR;
     serverLog(LL_NOTICE, "DB saved on disk");
     bg.saves++;
     savedOk(dirty);

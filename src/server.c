@@ -864,10 +864,19 @@ static int prepareForShutdown(int flags) {
     return C_OK;
 }
 
-/* The log lines are Redis's, written the signal-safe way (debug.c). */
+/* The files a save of this process writes before renaming them into place
+ * (rdb.c): named once the pid is final (after daemonizing), so the signal
+ * handler can remove them with nothing but unlink(). */
+static char shutdown_temp_rdb[64], shutdown_temp_forkless_rdb[64];
+
+/* The log lines are Redis's, written the signal-safe way (debug.c). A
+ * second SIGINT while the shutdown runs (its final save can be long) exits
+ * at once, removing the half-written snapshot as Redis does. */
 static void sigShutdownHandler(int sig) {
     if (server.shutdown_asap && sig == SIGINT) {
         serverLogFromHandler(LL_WARNING, "You insist... exiting now.");
+        unlink(shutdown_temp_rdb);
+        unlink(shutdown_temp_forkless_rdb);
         exit(1);
     }
     if (sig == SIGINT) serverLogFromHandler(LL_WARNING, "Received SIGINT scheduling shutdown...");
@@ -878,6 +887,8 @@ static void sigShutdownHandler(int sig) {
 }
 
 static void setupShutdownSignals(void) {
+    snprintf(shutdown_temp_rdb, sizeof shutdown_temp_rdb, "temp-%d.rdb", (int)getpid());
+    snprintf(shutdown_temp_forkless_rdb, sizeof shutdown_temp_forkless_rdb, "temp-forkless-%d.rdb", (int)getpid());
     struct sigaction act;
     memset(&act, 0, sizeof act);
     sigemptyset(&act.sa_mask);

@@ -159,10 +159,16 @@ start_server {tags {rdb}} {
         assert_equal 0 [r dbsize]
     }
 
-    test "A failed snapshot gives MISCONF while save points exist, and recovers" {
+    test "A failed SAVE is an error but, as in Redis, no MISCONF: only a failed BGSAVE stops writes" {
         r config set save "3600 1"
         r debug aof-fault rename eio
         assert_error "ERR*" {r save}
+        assert_equal ok [s rdb_last_bgsave_status]
+        assert_equal OK [r set k v]
+        assert_equal PONG [r ping]
+        # a failed BGSAVE does stop writes while save points exist
+        r bgsave
+        wait_for_condition 100 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
         assert_equal err [s rdb_last_bgsave_status]
         assert_error "MISCONF*" {r set k v}
         r debug aof-fault rename off

@@ -123,6 +123,24 @@ start_server {tags {log} overrides {pidfile redis-test.pid}} {
         assert_error "ERR No shutdown in progress." {r shutdown abort}
     } {needs:debug}
 
+    test "A second SIGINT during the shutdown's save exits at once and removes the half-written file" {
+        r config set save "3600 1"
+        for {set i 0} {$i < 20} {incr i} { r set k$i $i }
+        r config set rdb-key-save-delay 100000 ;# 2 s for the 20 keys
+        set pid [srv pid]
+        set temp [file join [srv dir] temp-$pid.rdb]
+        set from [log_line_count]
+        ::harness::send_signal INT $pid
+        wait_for_condition 100 20 {[file exists $temp]} else { fail "the shutdown's save did not start" }
+        ::harness::send_signal INT $pid
+        wait_for_condition 100 20 {![::harness::pid_alive $pid]} else { fail "the second SIGINT did not stop the server" }
+        assert {![file exists $temp]}
+        wait_for_log "*You insist... exiting now.*" -from $from
+        file delete [file join [srv dir] dump.rdb]
+        restart_server -kill ;# it is gone already, with status 1 as in Redis
+        r config set save ""
+    } {needs:restart}
+
     test "SIGINT: Received SIGINT scheduling shutdown..." {
         set from [log_line_count]
         ::harness::send_signal INT [srv pid]
