@@ -624,6 +624,7 @@ void aofRewriteKill(void) {
     }
     if (rw.child == -1) return;
     pid_t pid = rw.child;
+    serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)pid); /* Redis's line */
     kill(pid, SIGUSR1);
     int status;
     while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}

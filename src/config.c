@@ -1176,7 +1176,7 @@ static int applyHz(sds *err) {
  * start-up server.c applies them once the server is set up). */
 static int applyOomScoreAdj(sds *err) {
     if (server.el == NULL) return C_OK;
-    if (oomScoreApply(OOM_CLASS_MAIN) == C_OK) return C_OK;
+    if (oomScoreApplyServer() == C_OK) return C_OK;
     *err = sdsnew("Failed to set current oom_score_adj. Check server logs.");
     return C_ERR;
 }

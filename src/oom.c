@@ -96,3 +96,6 @@ int oomScoreApply(int cls) {
 }
 
 #endif
+
+/* The main process's class: a replica's entry while it has a primary. */
+int oomScoreApplyServer(void) { return oomScoreApply(replicationIsReplica() ? OOM_CLASS_REPLICA : OOM_CLASS_MAIN); }

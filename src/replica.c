@@ -659,6 +659,7 @@ static void setPrimary(const char *host, int port) {
     S.master_db = 0;
     S.down_since_ms = server.mstime;
     replicationDisconnectBlocked();
+    oomScoreApplyServer(); /* a replica's oom-score-adj-values entry now */
 }
 
 static void unsetPrimary(void) {
@@ -667,6 +668,7 @@ static void unsetPrimary(void) {
     zfree(S.host);
     S.host = NULL;
     S.state = LINK_NONE;
+    oomScoreApplyServer();
     replicationShiftId();
     replicationNoteStreamDb(-1);
     replicationDropReplicas();

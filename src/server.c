@@ -1342,7 +1342,7 @@ int main(int argc, char **argv) {
     initServer();
     procTitleSet(NULL);
     zmalloc_set_background_thread(server.jemalloc_bg_thread); /* after daemonize(): threads don't survive fork */
-    oomScoreApply(OOM_CLASS_MAIN); /* logs its own failure; start-up goes on, as in Redis */
+    oomScoreApplyServer(); /* logs its own failure; start-up goes on, as in Redis */
     serverLog(LL_VERBOSE, "Command durations are timed with: %s", monotonicInit());
     updateCachedTime(); /* the wall clock's offset from the clock just chosen, before loading runs commands */
     logServerIdentity();

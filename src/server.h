@@ -996,6 +996,7 @@ void cpuAffinitySnapshotThread(const char *cpulist, const char *name); /* first 
 /* ---- thp.c, oom.c: OS tuning (disable-thp, oom-score-adj) ------------------------------ */
 void thpInit(void);          /* start-up: disable THP for the process if asked and `always` */
 int oomScoreApply(int cls);  /* write /proc/self/oom_score_adj for OOM_CLASS_* (or restore it) */
+int oomScoreApplyServer(void); /* the main process: OOM_CLASS_REPLICA while a replica, else MAIN */
 
 /* ---- rdb.c ------------------------------------------------------------------------------ */
 #define SHUTDOWN_NOSAVE 1

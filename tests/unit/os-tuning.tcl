@@ -206,6 +206,21 @@ start_server {tags {os-tuning external:skip}} {
         assert_equal $base [oom_score [srv pid]]
     }
 
+    test "a replica takes the replica value while it has a primary, the main value again after" {
+        need_proc_oom
+        r config set oom-score-adj-values "15 25 35"
+        r config set oom-score-adj absolute
+        assert_equal 15 [oom_score [srv pid]]
+        r replicaof 127.0.0.1 1 ;# nothing listens there: the role is what counts
+        assert_equal 25 [oom_score [srv pid]]
+        r config set oom-score-adj-values "15 26 35"
+        assert_equal 26 [oom_score [srv pid]]
+        r replicaof no one
+        assert_equal 15 [oom_score [srv pid]]
+        r config set oom-score-adj no
+        assert_equal $base [oom_score [srv pid]]
+    }
+
     test "values beyond -1000..1000 are clamped" {
         need_proc_oom
         r config set oom-score-adj-values "2000 200 800"
