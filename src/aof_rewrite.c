@@ -614,6 +614,7 @@ void aofRewriteCron(void) {
 
 void aofRewriteKill(void) {
     if (rw.forkless) {
+        serverLog(LL_NOTICE, "Stopping the running forkless AOF rewrite");
         snapshotAbort();
         rw.forkless = 0;
         sds tmp = tempName(getpid());

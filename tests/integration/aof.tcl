@@ -449,10 +449,14 @@ start_server {tags {aof}} {
         set from [log_line_count]
         r bgrewriteaof
         r config set appendonly no
-        wait_for_log "*Killing running AOF rewrite child:*" -from $from
-        assert_equal 0 [s aof_rewrite_in_progress]
         r config set rdb-key-save-delay 0
-    } {needs:fork}
+        assert_equal 0 [s aof_rewrite_in_progress]
+        if {[info exists ::env(REDIS_TEST_FORKLESS)] && $::env(REDIS_TEST_FORKLESS)} {
+            wait_for_log "*Stopping the running forkless AOF rewrite*" -from $from
+        } else {
+            wait_for_log "*Killing running AOF rewrite child:*" -from $from
+        }
+    }
 
     test "CONFIG SET appendonly no stops appending" {
         r config set appendonly no
