@@ -15,8 +15,9 @@
  * reply is verbatim text ("txt"), a bulk string under RESP2.
  *
  * Decisions: the version is matched as Redis does, on the unsigned 32-bit
- * value ("VERSION 4294967301" is version 5); randomness comes from
- * random(), so each call draws a different picture.
+ * value ("VERSION 4294967301" is version 5); every number is read as 64-bit
+ * (long long), so 32-bit ports answer as 64-bit Redis does; randomness
+ * comes from random(), so each call draws a different picture.
  */
 #include "server.h"
 #include "version.h"
@@ -25,7 +26,7 @@
 
 #define LOLWUT_VERSION_LINE "Redis ver. " REDIS_VERSION "\n"
 
-static long clampLong(long v, long lo, long hi) { return v < lo ? lo : v > hi ? hi : v; }
+static long long clampLong(long long v, long long lo, long long hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static double randomUnit(void) { return (double)random() / RAND_MAX * 2.0 - 1.0; } /* [-1, 1] */
 
@@ -104,10 +105,10 @@ static void drawTiltedSquare(dotCanvas *cv, double cx, double cy, double half, d
 }
 
 static void lolwutSquares(client *c) {
-    long cols = 66, per_row = 8, per_col = 12;
-    if (c->argc > 1 && getLongFromObjectOrReply(c, c->argv[1], &cols, NULL) != C_OK) return;
-    if (c->argc > 2 && getLongFromObjectOrReply(c, c->argv[2], &per_row, NULL) != C_OK) return;
-    if (c->argc > 3 && getLongFromObjectOrReply(c, c->argv[3], &per_col, NULL) != C_OK) return;
+    long long cols = 66, per_row = 8, per_col = 12;
+    if (c->argc > 1 && getLongLongFromObjectOrReply(c, c->argv[1], &cols, NULL) != C_OK) return;
+    if (c->argc > 2 && getLongLongFromObjectOrReply(c, c->argv[2], &per_row, NULL) != C_OK) return;
+    if (c->argc > 3 && getLongLongFromObjectOrReply(c, c->argv[3], &per_col, NULL) != C_OK) return;
     cols = clampLong(cols, 1, 1000);
     per_row = clampLong(per_row, 1, 200);
     per_col = clampLong(per_col, 1, 200);
@@ -115,9 +116,9 @@ static void lolwutSquares(client *c) {
     int width = (int)cols * 2, side = width / (int)(per_row + 2); /* a square's margin on each side */
     if (side < 1) side = 1;
     dotCanvas *cv = canvasCreate(width, side * (int)(per_col + 2));
-    for (long row = 0; row < per_col; row++) {
+    for (long long row = 0; row < per_col; row++) {
         double disorder = (double)row / (double)per_col; /* none on top, most at the bottom */
-        for (long col = 0; col < per_row; col++) {
+        for (long long col = 0; col < per_row; col++) {
             double cx = (col + 1.5) * side + randomUnit() * disorder * side / 3;
             double cy = (row + 1.5) * side + randomUnit() * disorder * side / 3;
             drawTiltedSquare(cv, cx, cy, side / 2.0, randomUnit() * disorder * M_PI / 4);
@@ -137,11 +138,10 @@ static const char *const skyline_colour[] = {"\033[0;44m", "\033[0;97;44m", "\03
 static const char skyline_glyph[] = {' ', '.', ' ', ' '};
 
 static void lolwutSkyline(client *c) {
-    long cols = 80, rows = 20;
-    if (c->argc > 1 && getLongFromObjectOrReply(c, c->argv[1], &cols, NULL) != C_OK) return;
-    if (c->argc > 2 && getLongFromObjectOrReply(c, c->argv[2], &rows, NULL) != C_OK) return;
-    cols = clampLong(cols, 1, 1000);
-    rows = clampLong(rows, 1, 1000);
+    long long cols_asked = 80, rows_asked = 20;
+    if (c->argc > 1 && getLongLongFromObjectOrReply(c, c->argv[1], &cols_asked, NULL) != C_OK) return;
+    if (c->argc > 2 && getLongLongFromObjectOrReply(c, c->argv[2], &rows_asked, NULL) != C_OK) return;
+    long cols = (long)clampLong(cols_asked, 1, 1000), rows = (long)clampLong(rows_asked, 1, 1000);
 
     unsigned char *cell = zmalloc((size_t)cols * (size_t)rows);
     for (long i = 0; i < cols * rows; i++) cell[i] = random() % 40 == 0 ? STAR : SKY;
@@ -177,8 +177,8 @@ void lolwutCommand(client *c) {
     unsigned int version = 0; /* 0: the server's own, which has no drawing */
     int shift = 0;
     if (c->argc >= 3 && !strcasecmp(c->argv[1]->ptr, "version")) {
-        long asked;
-        if (getLongFromObjectOrReply(c, c->argv[2], &asked, NULL) != C_OK) return;
+        long long asked; /* 64-bit on every port, so they all answer alike */
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &asked, NULL) != C_OK) return;
         version = (unsigned int)asked;
         shift = 2;
     }
