@@ -171,6 +171,15 @@ no_source_advice() {
         "or put $3 (sha256 $4) into $CACHE_DIR/ by hand, then build again."
 }
 
+# apt_locked CMD...: CMD under the one apt lock every recipe and
+# utils/need-tools.sh share (APT_LOCK_FILE). apt-get refuses at once, rather
+# than waiting, when another apt holds its own lock, so two recipes of one
+# `make -j2` updating apt's lists together made one of them fail.
+APT_LOCK_FILE="${APT_LOCK_FILE:-/tmp/.redis-portable-apt.lock}"
+apt_locked() {
+    (flock 7 || exit 1; "$@") 7>>"$APT_LOCK_FILE"
+}
+
 # source_version_or_fail PACKAGE VERSION TARBALL SHA256 -> SOURCE_VERSION;
 # as root adds the deb-src entry when there is none and updates apt's lists.
 source_version_or_fail() {
@@ -184,7 +193,7 @@ source_version_or_fail() {
         deb_src_entry_text >"$APT_SOURCE_ENTRY" || fail "cannot write $APT_SOURCE_ENTRY"
         cat "$APT_SOURCE_ENTRY" >>"$LOG_FILE"
     fi
-    run apt-get update || fail "apt-get update failed"
+    apt_locked run apt-get update || fail "apt-get update failed"
     SOURCE_VERSION="$(debian_source_version "$1" "$2")"
     [ -n "$SOURCE_VERSION" ] || no_source_advice "$@"
 }
@@ -197,7 +206,7 @@ download_tarball() {
     chmod 755 "$scratch"
     chown _apt "$scratch" 2>/dev/null || true   # apt downloads as _apt
     log "fetching $package=$SOURCE_VERSION (orig tarball only is kept)"
-    if ! (cd "$scratch" && run apt-get source --download-only --tar-only \
+    if ! (cd "$scratch" && apt_locked run apt-get source --download-only --tar-only \
             "$package=$SOURCE_VERSION"); then
         rm -rf "$scratch"
         fail "apt-get source could not download $package=$SOURCE_VERSION"

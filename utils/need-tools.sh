@@ -25,6 +25,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "installing missing build tools: $pkgs"
 export DEBIAN_FRONTEND=noninteractive
+# The one apt lock shared with deps/common.sh: apt-get refuses at once when
+# another apt-get (a parallel recipe) holds apt's own lock.
+exec 7>>"${APT_LOCK_FILE:-/tmp/.redis-portable-apt.lock}"
+flock 7
 apt-get update -qq >/dev/null && apt-get install -y -qq $pkgs >/dev/null || {
     echo "apt-get could not install: $pkgs" >&2
     exit 1
