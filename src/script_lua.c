@@ -42,8 +42,9 @@
  *   (the error handler keeps a private reference to debug.getinfo).
  *   loadstring/load refuse precompiled chunks (they start with "\27").
  * - math.random/randomseed use a 48-bit linear congruential generator
- *   (the rand48 one) seeded with 0 when the process starts, and reseeded
- *   only by math.randomseed: as in Redis 7.0, which no longer resets it
+ *   (the rand48 one) in its unseeded initial state when the process
+ *   starts, shared by EVAL and FUNCTION, and reseeded only by
+ *   math.randomseed (SCRIPT FLUSH keeps it going): as in Redis 7.0, which no longer resets it
  *   before each script (scripts replicate by effects, so their randomness
  *   needs no replay), a server started afresh gives the same numbers as
  *   Redis in the same order.
@@ -87,7 +88,10 @@ static void *luaZmallocAlloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return ztryrealloc(ptr, nsize);
 }
 
-static uint64_t rand48_state = 0x330e; /* as seeded with 0 */
+/* Never seeded: rand48's documented initial state (X0 = 0x1234ABCD330E),
+ * which is where Redis 7.0's generator starts, since it seeds only on
+ * math.randomseed. Seeding with 0 would give another sequence. */
+static uint64_t rand48_state = 0x1234abcd330eULL;
 
 static void rand48Seed(int32_t seed) { rand48_state = ((uint64_t)(uint32_t)seed << 16) | 0x330e; }
 
@@ -876,7 +880,10 @@ static void protectLibrary(lua_State *lua, const char *name) {
     lua_setglobal(lua, name);
 }
 
-/* Precompiled chunks could break out of the VM: refused. */
+/* Precompiled chunks could break out of the VM: refused. A chunk runs in
+ * the scripts' read-only environment, never in the real globals Lua gives
+ * a loaded chunk by default: there `loadstring("redis = x")()` would
+ * replace the API for every later script of every user. */
 static int luaLoadstring(lua_State *lua) {
     size_t len;
     const char *s = luaL_checklstring(lua, 1, &len);
@@ -886,7 +893,11 @@ static int luaLoadstring(lua_State *lua) {
         lua_pushstring(lua, "loading of precompiled chunks is not allowed");
         return 2;
     }
-    if (luaL_loadbuffer(lua, s, len, chunkname) == 0) return 1;
+    if (luaL_loadbuffer(lua, s, len, chunkname) == 0) {
+        lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
+        lua_setfenv(lua, -2);
+        return 1;
+    }
     lua_pushnil(lua);
     lua_insert(lua, -2);
     return 2;

@@ -738,3 +738,76 @@ start_server {tags {scripting repl} overrides {repl-diskless-sync-delay 0}} {
         } {needs:repl}
     }
 }
+
+# A chunk made by loadstring/load ran in the real globals, not the scripts'
+# read-only environment: an attacker allowed only EVAL on its own keys could
+# define globals, or replace the redis table and act with the rights of the
+# next user who runs a script. The attacker's session and a victim's.
+start_server {tags {scripting acl}} {
+    r acl setuser attacker on >pw ~evil:* +eval +evalsha +fcall +get +set
+    r set secret:token s3cr3t
+    set attacker [redis_client]
+    $attacker auth attacker pw
+
+    test "loadstring and load cannot create or replace globals (sandbox escape)" {
+        assert_error {ERR \[string "y = 5"\]:1: Attempt to modify a readonly table script: *} \
+            {$attacker eval {loadstring("y = 5")() return 1} 0}
+        assert_error {ERR \[string "redis = nil"\]:1: Attempt to modify a readonly table script: *} \
+            {$attacker eval {loadstring("redis = nil")() return 1} 0}
+        assert_error {*Attempt to modify a readonly table*} \
+            {$attacker eval {local parts = {"redis = ", "{}"} local i = 0
+                             load(function() i = i + 1 return parts[i] end)() return 1} 0}
+        assert_error {*Attempt to modify a readonly table*} \
+            {$attacker eval {loadstring("redis.call = function() end")() return 1} 0}
+        assert_error {*Attempt to modify a readonly table*} \
+            {$attacker eval {coroutine.wrap(loadstring("__redis__err__handler = nil"))() return 1} 0}
+        assert_equal {[string "y = 5"]:1: Attempt to modify a readonly table} \
+            [$attacker eval {local ok, e = pcall(loadstring("y = 5")) return e} 0]
+        assert_error {*Script attempted to access nonexistent global variable 'y'*} {r eval {return y} 0}
+    }
+
+    test "A loaded chunk reads the scripts' globals and API as the script does" {
+        assert_equal 1 [$attacker eval {return loadstring("return redis ~= nil and KEYS ~= nil")()} 0]
+        assert_error {*Script attempted to access nonexistent global variable 'x'*} \
+            {$attacker eval {return loadstring("return x")()} 0}
+        assert_equal 6 [$attacker eval {return loadstring("return string.len('abcdef')")()} 0]
+    }
+
+    test "The victim's script still runs with its own rights after the attack" {
+        catch {$attacker eval {loadstring("redis = {call = function() return 'captured' end}")()} 0}
+        assert_equal s3cr3t [r eval {return redis.call('get', 'secret:token')} 0]
+        assert_error {*can't access at least one of the keys*} \
+            {$attacker eval {return redis.call('get', 'secret:token')} 0}
+        assert_equal 1 [r eval {return type(redis.call) == 'function' and 1 or 0} 0]
+    }
+
+    test "A library's loadstring cannot escape either (FUNCTION)" {
+        r function load replace {#!lua name=escape
+            redis.register_function('esc', function() loadstring("z = 1")() return 1 end)}
+        assert_error {ERR \[string "z = 1"\]:1: Attempt to modify a readonly table script: esc, on z = 1:1.} {r fcall esc 0}
+        # while a library loads, its code sees only the library API (as Redis)
+        assert_error {*nonexistent global variable 'loadstring'*} \
+            {r function load replace {#!lua name=escape2
+                loadstring("w = 1")()
+                redis.register_function('f2', function() return 1 end)}}
+        assert_error {*Script attempted to access nonexistent global variable 'z'*} {r eval {return z} 0}
+    }
+    $attacker close
+}
+
+# math.random: the generator starts where Redis 7.0's does (rand48's
+# unseeded state), is shared by EVAL and FUNCTION, and is not reset by
+# SCRIPT FLUSH: a fresh server gives Redis 7.0.15's numbers in its order.
+start_server {tags {scripting}} {
+    test "math.random gives Redis 7.0's sequence on a fresh server" {
+        assert_equal {40 85 0.35333609737146} [r eval {return {math.random(100), math.random(100), tostring(math.random())}} 0]
+        assert_equal {45 32 0.88642843341754} [r eval {return {math.random(100), math.random(100), tostring(math.random())}} 0]
+        assert_equal {27 69 0.26549059351231} [r eval {math.randomseed(7) return {math.random(100), math.random(100), tostring(math.random())}} 0]
+        r script flush
+        assert_equal 13 [r eval {return math.random(100)} 0]
+        r function load replace {#!lua name=rnd
+            redis.register_function('rnd', function() return math.random(100) end)}
+        assert_equal 50 [r fcall rnd 0]
+        assert_equal 30 [r eval {return math.random(100)} 0]
+    }
+}
