@@ -83,6 +83,8 @@ void streamIterStop(streamIter *it);
 robj *createObjectFromStreamID(const streamID *id);
 void addReplyStreamID(client *c, const streamID *id);
 int streamParseIDStrict(robj *o, streamID *id, int *seq_given); /* C_OK / C_ERR, no reply */
+/* An ID, or "-" / "+" (the smallest and the largest); no "(". */
+int streamParseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq);
 int streamParseStrictIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int *seq_given);
 int streamParseIntervalIDOrReply(client *c, robj *o, streamID *id, int *exclusive, uint64_t missing_seq);
 

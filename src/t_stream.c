@@ -432,7 +432,7 @@ int streamParseStrictIDOrReply(client *c, robj *o, streamID *id, uint64_t missin
     return C_OK;
 }
 
-static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq) {
+int streamParseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq) {
     if (parseID(o, id, missing_seq, 0, NULL) != C_OK) return invalidID(c);
     return C_OK;
 }
@@ -450,7 +450,7 @@ int streamParseIntervalIDOrReply(client *c, robj *o, streamID *id, int *exclusiv
         if (r != C_OK) return invalidID(c);
         return C_OK;
     }
-    return parseIDOrReply(c, o, id, missing_seq);
+    return streamParseIDOrReply(c, o, id, missing_seq);
 }
 
 /* ---- replies ---------------------------------------------------------------------------- */

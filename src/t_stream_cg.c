@@ -439,7 +439,7 @@ static void xgroupSetid(client *c, stream *s, streamCG *cg, long long entries_re
     streamID id;
     if (!strcmp(c->argv[4]->ptr, "$")) {
         id = s->last_id;
-    } else if (streamParseIntervalIDOrReply(c, c->argv[4], &id, &(int){0}, 0) != C_OK) {
+    } else if (streamParseIDOrReply(c, c->argv[4], &id, 0) != C_OK) { /* "(" is no ID here */
         return;
     }
     cg->last_id = id;

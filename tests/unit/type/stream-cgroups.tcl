@@ -63,6 +63,17 @@ start_server {tags {stream}} {
         assert_error "ERR value for ENTRIESREAD must be positive or -1" {r xgroup setid s g 0 ENTRIESREAD -3}
         assert_error "ERR unknown subcommand or wrong number of arguments for 'setid'. Try XGROUP HELP." {r xgroup setid s g 0 FOO 1}
         assert_error "NOGROUP No such consumer group 'nog' for key name 's'" {r xgroup setid s nog 0}
+        # an exclusive "(" bound is no ID for SETID (it was taken as 1-0)
+        r xgroup setid s g $
+        foreach bad {(1 (1-1 ( 1- -1 1-x} {
+            assert_error "ERR Invalid stream ID specified as stream command argument" {r xgroup setid s g $bad}
+        }
+        assert_equal 1-1 [dict get [lindex [r xinfo groups s] 0] last-delivered-id]
+        assert_equal OK [r xgroup setid s g -]
+        assert_equal 0-0 [dict get [lindex [r xinfo groups s] 0] last-delivered-id]
+        assert_equal OK [r xgroup setid s g +]
+        assert_equal 18446744073709551615-18446744073709551615 [dict get [lindex [r xinfo groups s] 0] last-delivered-id]
+        r xgroup setid s g $
         assert_error "ERR The XGROUP subcommand requires the key to exist*" {r xgroup setid nokey g 0}
         assert_equal 1 [r xgroup createconsumer s g c1]
         assert_equal 0 [r xgroup createconsumer s g c1]
