@@ -73,7 +73,7 @@ start_server {tags {stream}} {
         assert_equal 0-0 [dict get [lindex [r xinfo groups s] 0] last-delivered-id]
         assert_equal OK [r xgroup setid s g +]
         assert_equal 18446744073709551615-18446744073709551615 [dict get [lindex [r xinfo groups s] 0] last-delivered-id]
-        r xgroup setid s g $
+        r xgroup setid s g 0
         assert_error "ERR The XGROUP subcommand requires the key to exist*" {r xgroup setid nokey g 0}
         assert_equal 1 [r xgroup createconsumer s g c1]
         assert_equal 0 [r xgroup createconsumer s g c1]
