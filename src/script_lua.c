@@ -75,17 +75,20 @@
 
 /* ---- the allocator and the random generator -------------------------------------------- */
 
-/* The Lua heap is zmalloc's (INFO used_memory counts it); a failed
- * allocation returns NULL, which Lua turns into a "not enough memory"
- * error of the script instead of the abort of zrealloc. */
-static void *luaZmallocAlloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+/* The Lua heap is the allocator's but not zmalloc's count: as in Redis,
+ * INFO reports it apart (used_memory_lua, from Lua's own count) and it is
+ * not in used_memory, so a script's tables and garbage never make
+ * maxmemory evict the dataset or refuse writes. A failed allocation
+ * returns NULL, which Lua turns into a "not enough memory" error of the
+ * script instead of an abort. */
+static void *luaHeapAlloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     (void)ud;
     (void)osize;
     if (nsize == 0) {
-        zfree(ptr);
+        zfree_uncounted(ptr);
         return NULL;
     }
-    return ztryrealloc(ptr, nsize);
+    return zrealloc_uncounted(ptr, nsize);
 }
 
 /* Never seeded: rand48's documented initial state (X0 = 0x1234ABCD330E),
@@ -1053,7 +1056,7 @@ static void protectGlobals(lua_State *lua) {
 }
 
 lua_State *luaEngineCreate(void) {
-    lua_State *lua = lua_newstate(luaZmallocAlloc, NULL);
+    lua_State *lua = lua_newstate(luaHeapAlloc, NULL);
     serverAssert(lua != NULL);
     lua_newtable(lua);
     lua_setfield(lua, LUA_REGISTRYINDEX, REGISTRY_PROXIES);

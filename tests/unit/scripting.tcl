@@ -811,3 +811,36 @@ start_server {tags {scripting}} {
         assert_equal 30 [r eval {return math.random(100)} 0]
     }
 }
+
+# The Lua heap is not in used_memory (INFO shows it as used_memory_lua), as
+# in Redis: a script that builds a big table used to make allkeys-lru evict
+# the whole dataset, and noeviction refuse writes until SCRIPT FLUSH.
+start_server {tags {scripting maxmemory}} {
+    set big_table {local t = {} for i = 1, 100000 do t[i] = 'value-' .. i end return #t}
+
+    test "A script's Lua memory does not make maxmemory evict keys" {
+        r config set maxmemory-policy allkeys-lru
+        r debug populate 2000 key 100
+        r config set maxmemory [expr {[s used_memory] + 1024 * 1024}]
+        set lua_before [s used_memory_lua]
+        assert_equal 100000 [r eval $big_table 0]
+        assert_morethan [expr {[s used_memory_lua] - $lua_before}] [expr {2 * 1024 * 1024}]
+        assert_lessthan [s used_memory] [r config get maxmemory]
+        r set after-script 1
+        assert_equal 2001 [r dbsize]
+        assert_equal 0 [s evicted_keys]
+    }
+
+    test "Under noeviction, writes still work after a big script" {
+        r config set maxmemory 0
+        r flushall
+        r script flush
+        r config set maxmemory-policy noeviction
+        r config set maxmemory [expr {[s used_memory] + 1024 * 1024}]
+        assert_equal 100000 [r eval $big_table 0]
+        assert_equal OK [r set k v]
+        assert_equal 100000 [r eval $big_table 0]
+        assert_equal OK [r set k2 v]
+        r config set maxmemory 0
+    }
+}
