@@ -7,10 +7,9 @@
  * password makes one entry with a growing count, not a flood. The log keeps
  * at most acllog-max-len entries, dropping the oldest.
  *
- * Each entry also carries the three fields Redis 7.2 added (entry-id, a
- * number given in creation order that ACL LOG RESET does not restart, and
- * timestamp-created / timestamp-last-updated in unix ms): tools that track
- * the log read them, and a 7.0 client reading fields by name ignores them.
+ * An entry has Redis 7.0's seven fields, not the three Redis 7.2 added
+ * (entry-id, timestamp-created, timestamp-last-updated): clients decide on
+ * redis_version which fields to expect.
  */
 #include "acl.h"
 
@@ -22,14 +21,11 @@ typedef struct aclLogEntry {
     int context;      /* ACL_LOG_CTX_* */
     sds object;       /* the command, key or channel; for AUTH, the command's name */
     sds username;
-    long long entry_id;  /* creation order, from 0 */
-    long long created;   /* unix ms, creation */
     long long ctime;     /* unix ms, last update */
     sds cinfo;        /* CLIENT INFO of the client, at the last update */
 } aclLogEntry;
 
 static list *acl_log;
-static long long acl_log_next_id; /* survives ACL LOG RESET, as in Redis */
 
 static void entryFree(void *p) {
     aclLogEntry *e = p;
@@ -75,7 +71,7 @@ void aclLogAdd(client *c, int reason, int context, int errpos, sds username, sds
     e->context = context;
     e->object = object ? object : deniedObject(c, reason, errpos);
     e->username = username ? username : sdsnew(aclUserName(c->user));
-    e->ctime = e->created = mstime();
+    e->ctime = mstime();
     e->cinfo = catClientInfoString(sdsempty(), c);
     listNode *ln = findSimilar(e);
     if (ln) {
@@ -91,7 +87,6 @@ void aclLogAdd(client *c, int reason, int context, int errpos, sds username, sds
         listAddNodeHead(theLog(), old);
         return;
     }
-    e->entry_id = acl_log_next_id++;
     listAddNodeHead(theLog(), e);
     while (listLength(theLog()) > server.acllog_max_len) listDelNode(theLog(), listLast(theLog()));
 }
@@ -112,7 +107,7 @@ static const char *contextName(int context) {
 }
 
 static void addReplyEntry(client *c, aclLogEntry *e, long long now) {
-    addReplyMapLen(c, 10);
+    addReplyMapLen(c, 7);
     addReplyBulkCString(c, "count");
     addReplyLongLong(c, e->count);
     addReplyBulkCString(c, "reason");
@@ -127,12 +122,6 @@ static void addReplyEntry(client *c, aclLogEntry *e, long long now) {
     addReplyDouble(c, (double)(now - e->ctime) / 1000);
     addReplyBulkCString(c, "client-info");
     addReplyBulkCBuffer(c, e->cinfo, sdslen(e->cinfo));
-    addReplyBulkCString(c, "entry-id");
-    addReplyLongLong(c, e->entry_id);
-    addReplyBulkCString(c, "timestamp-created");
-    addReplyLongLong(c, e->created);
-    addReplyBulkCString(c, "timestamp-last-updated");
-    addReplyLongLong(c, e->ctime);
 }
 
 /* ACL LOG [count | RESET]: the newest `count` entries (10 by default). */

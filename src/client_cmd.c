@@ -1,10 +1,11 @@
-/* client_cmd.c -- CLIENT: ID, INFO, LIST, KILL, SETNAME, GETNAME, SETINFO,
- * PAUSE, UNPAUSE, REPLY, NO-EVICT, NO-TOUCH, TRACKING, CACHING, GETREDIR,
+/* client_cmd.c -- CLIENT: ID, INFO, LIST, KILL, SETNAME, GETNAME,
+ * PAUSE, UNPAUSE, REPLY, NO-EVICT, TRACKING, CACHING, GETREDIR,
  * TRACKINGINFO and HELP; and RESET, which returns a connection to its
  * state right after connecting.
  *
- * Replies and error texts are Redis 7's, byte for byte (CLIENT SETINFO and
- * NO-TOUCH follow 7.2, where they appeared).
+ * Replies and error texts are Redis 7.0's, byte for byte. Redis 7.2's
+ * SETINFO and NO-TOUCH are unknown subcommands, as in 7.0: clients decide
+ * on redis_version whether to send them.
  *
  * CLIENT PAUSE. processCommand() asks postponeCommandIfPaused() right
  * before running a command; while a pause is in effect the command (all
@@ -398,36 +399,6 @@ static void clientSetnameCommand(client *c) {
     addReply(c, shared.ok);
 }
 
-static int validClientAttribute(robj *value) {
-    const char *p = value->ptr;
-    for (size_t j = 0; j < sdslen(value->ptr); j++)
-        if (p[j] < '!' || p[j] > '~') return 0;
-    return 1;
-}
-
-static void clientSetinfoCommand(client *c) {
-    const char *attr = c->argv[2]->ptr;
-    robj *value = c->argv[3];
-    robj **slot;
-    if (!strcasecmp(attr, "lib-name")) slot = &c->lib_name;
-    else if (!strcasecmp(attr, "lib-ver")) slot = &c->lib_ver;
-    else {
-        addReplyErrorFormat(c, "Unrecognized option '%s'", attr);
-        return;
-    }
-    if (!validClientAttribute(value)) {
-        addReplyErrorFormat(c, "%s cannot contain spaces, newlines or special characters.", attr);
-        return;
-    }
-    if (*slot) decrRefCount(*slot);
-    *slot = NULL;
-    if (sdslen(value->ptr)) {
-        *slot = value;
-        incrRefCount(value);
-    }
-    addReply(c, shared.ok);
-}
-
 static void clientReplyCommand(client *c) {
     const char *mode = c->argv[2]->ptr;
     if (!strcasecmp(mode, "on")) {
@@ -495,14 +466,8 @@ static void clientHelpCommand(client *c) {
         "    Control server assisted client side caching.",
         "TRACKINGINFO",
         "    Report tracking status for the current connection.",
-        "SETINFO <option> <value>",
-        "    Set client meta attr. Options are:",
-        "    * LIB-NAME: the client lib name.",
-        "    * LIB-VER: the client lib version.",
         "NO-EVICT (ON|OFF)",
         "    Protect current client connection from eviction.",
-        "NO-TOUCH (ON|OFF)",
-        "    Will not touch LRU/LFU stats when this mode is on.",
         NULL};
     addReplyHelp(c, help);
 }
@@ -661,7 +626,7 @@ void resetCommand(client *c) {
     pubsubResetClient(c);
     if (c->name) decrRefCount(c->name);
     c->name = NULL;
-    c->flags &= ~(uint64_t)(CLIENT_PUBSUB | CLIENT_NO_TOUCH | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP_NEXT);
+    c->flags &= ~(uint64_t)(CLIENT_PUBSUB | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP_NEXT);
     addReplyStatus(c, "RESET");
 }
 
@@ -698,7 +663,6 @@ void clientCommand(client *c) {
     else if (!strcasecmp(sub, "kill")) clientKillCommand(c);
     else if (!strcasecmp(sub, "getname")) clientGetnameCommand(c);
     else if (!strcasecmp(sub, "setname")) clientSetnameCommand(c);
-    else if (!strcasecmp(sub, "setinfo")) clientSetinfoCommand(c);
     else if (!strcasecmp(sub, "pause")) clientPauseCommand(c);
     else if (!strcasecmp(sub, "unblock")) clientUnblockCommand(c);
     else if (!strcasecmp(sub, "unpause")) {
@@ -706,7 +670,6 @@ void clientCommand(client *c) {
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "reply")) clientReplyCommand(c);
     else if (!strcasecmp(sub, "no-evict")) clientFlagSwitchCommand(c, CLIENT_NO_EVICT);
-    else if (!strcasecmp(sub, "no-touch")) clientFlagSwitchCommand(c, CLIENT_NO_TOUCH);
     else if (!strcasecmp(sub, "tracking")) clientTrackingCommand(c);
     else if (!strcasecmp(sub, "caching")) clientCachingCommand(c);
     else if (!strcasecmp(sub, "getredir")) addReplyLongLong(c, trackingRedirectId(c));

@@ -75,7 +75,7 @@ typedef enum {
 #define CF_OCTAL (1u << 6)         /* numeric: written and read in octal */
 #define CF_EMPTY_IS_NULL (1u << 7) /* string: "" is stored as NULL */
 #define CF_NO_EFFECT (1u << 8)     /* accepted for Redis config files; the feature isn't here */
-#define CF_HIDDEN (1u << 9)        /* test-only knob: CONFIG GET shows it by exact name, not to a pattern */
+#define CF_HIDDEN (1u << 9)        /* test-only knob or beyond 7.0: CONFIG GET shows it by exact name, not to a pattern */
 
 typedef struct configEnumItem {
     const char *name;
@@ -344,8 +344,8 @@ static const configEntry configTable[] = {
     INT_CONFIG("list-max-listpack-size", "list-max-ziplist-size", 0, list_max_listpack_size, INT_MIN, INT_MAX, "-2", NULL),
     INT_CONFIG("list-compress-depth", NULL, 0, list_compress_depth, 0, INT_MAX, "0", NULL),
     ULONG_CONFIG("set-max-intset-entries", NULL, 0, set_max_intset_entries, 0, LONG_MAX, "512", NULL),
-    ULONG_CONFIG("set-max-listpack-entries", NULL, 0, set_max_listpack_entries, 0, LONG_MAX, "128", NULL),
-    ULONG_CONFIG("set-max-listpack-value", NULL, CF_MEMORY, set_max_listpack_value, 0, LONG_MAX, "64", NULL),
+    ULONG_CONFIG("set-max-listpack-entries", NULL, CF_HIDDEN, set_max_listpack_entries, 0, LONG_MAX, "128", NULL),
+    ULONG_CONFIG("set-max-listpack-value", NULL, CF_MEMORY | CF_HIDDEN, set_max_listpack_value, 0, LONG_MAX, "64", NULL),
     ULONG_CONFIG("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, zset_max_listpack_entries, 0, LONG_MAX, "128", NULL),
     ULONG_CONFIG("zset-max-listpack-value", "zset-max-ziplist-value", CF_MEMORY, zset_max_listpack_value, 0, LONG_MAX, "64", NULL),
     ULONG_CONFIG("hll-sparse-max-bytes", NULL, CF_MEMORY, hll_sparse_max_bytes, 0, LONG_MAX, "3000", NULL),

@@ -78,8 +78,7 @@ static robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (val && kvobjHasExpire(val) && !(flags & LOOKUP_NOEXPIRE) && expireIfNeeded(db, key, flags))
         val = NULL;
     if (val) {
-        if (!(flags & LOOKUP_NOTOUCH) && !snapshotForkChildExists() &&
-            !(server.current_client && server.current_client->flags & CLIENT_NO_TOUCH))
+        if (!(flags & LOOKUP_NOTOUCH) && !snapshotForkChildExists())
             updateAccessTime(val); /* not while a fork child shares the pages (server.c) */
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_hits++;
     } else {

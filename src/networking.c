@@ -131,8 +131,6 @@ void freeClient(client *c) {
     listRelease(c->watched_keys);
     zfree(c->buf);
     if (c->name) decrRefCount(c->name);
-    if (c->lib_name) decrRefCount(c->lib_name);
-    if (c->lib_ver) decrRefCount(c->lib_ver);
     if (c->flags & CLIENT_MONITOR) monitorClientFreed(c);
     sdsfree(c->peerid);
     sdsfree(c->sockname);
@@ -881,7 +879,6 @@ static void clientFlagsString(client *c, char *flags) {
     if (connIsShm(c->conn)) *p++ = 'm'; /* shared-memory transport (shm.c) */
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
-    if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
     if (p == flags) *p++ = 'N';
     *p = '\0';
@@ -901,7 +898,7 @@ sds catClientInfoString(sds s, client *c) {
         s,
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i "
         "multi=%i qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=%U rbs=%U rbp=%U obl=%U oll=%U omem=%U "
-        "tot-mem=%U events=%s cmd=%s user=%s redir=%I resp=%i lib-name=%s lib-ver=%s",
+        "tot-mem=%U events=%s cmd=%s user=%s redir=%I resp=%i",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? connGetFd(c->conn) : -1,
         c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
         (long long)((server.mstime - c->last_interaction_ms) / 1000), flags, c->db ? c->db->id : 0,
@@ -913,8 +910,7 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)replyBufferPeak(c), (unsigned long long)c->bufpos,
         (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total, events, c->lastcmd ? c->lastcmd->fullname : "NULL",
-        c->user ? aclUserName(c->user) : "default", trackingRedirectId(c), c->resp,
-        c->lib_name ? (char *)c->lib_name->ptr : "", c->lib_ver ? (char *)c->lib_ver->ptr : "");
+        c->user ? aclUserName(c->user) : "default", trackingRedirectId(c), c->resp);
 }
 
 /* ---- rewriting argv ------------------------------------------------------------------------ */

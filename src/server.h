@@ -215,7 +215,6 @@ typedef struct redisCommand {
 #define CLIENT_DIRTY_CAS (1 << 15)
 #define CLIENT_PUSHING (1 << 16)
 #define CLIENT_EXECUTING_COMMAND (1 << 17)
-#define CLIENT_NO_TOUCH (1 << 18)
 #define CLIENT_PREVENT_PROP (1 << 19) /* the command propagated its effects itself */
 #define CLIENT_FORCE_PROP (1 << 20)   /* propagate even if nothing looked dirty */
 #define CLIENT_SCRIPT (1 << 21)       /* a scripting engine's client: collects replies, no connection */
@@ -282,7 +281,6 @@ typedef struct client {
     struct multiState *mstate;
     list *watched_keys;
     struct blockingState *bstate;
-    robj *lib_name, *lib_ver;     /* CLIENT SETINFO, NULL when unset */
     struct clientTracking *tracking; /* CLIENT TRACKING state (tracking.c), NULL when off */
     size_t mem_counted;           /* share in server.clients_mem_total (client_eviction.c) */
     struct replClient *repl;      /* replication.c / replica.c: a replica, the primary, or WAIT; NULL */

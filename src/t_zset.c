@@ -1086,37 +1086,17 @@ static void zcountGenericCommand(client *c, int type) {
 void zcountCommand(client *c) { zcountGenericCommand(c, ZRANGE_SCORE); }
 void zlexcountCommand(client *c) { zcountGenericCommand(c, ZRANGE_LEX); }
 
+/* ZRANK / ZREVRANK key member: Redis 7.0's form (7.2's WITHSCORE is a
+ * wrong number of arguments, from the command table's arity). */
 static void zrankGenericCommand(client *c, int reverse) {
-    int withscore = 0;
-    if (c->argc > 4) {
-        addReplyErrorArity(c);
-        return;
-    }
-    if (c->argc == 4) {
-        if (strcasecmp(c->argv[3]->ptr, "withscore")) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-        withscore = 1;
-    }
-    robj *null = withscore ? shared.nullarray[c->resp] : shared.null[c->resp];
-    robj *zobj = lookupKeyReadOrReply(c, c->argv[1], null);
+    robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null[c->resp]);
     if (zobj == NULL || checkType(c, zobj, OBJ_ZSET)) return;
     sds tofree, ele = argSds(c->argv[2], &tofree);
     double score;
     long rank = zsetRank(zobj, ele, reverse, &score);
     sdsfree(tofree);
-    if (rank < 0) {
-        addReply(c, null);
-        return;
-    }
-    if (withscore) {
-        addReplyArrayLen(c, 2);
-        addReplyLongLong(c, rank);
-        addReplyDouble(c, score);
-    } else {
-        addReplyLongLong(c, rank);
-    }
+    if (rank < 0) addReply(c, shared.null[c->resp]);
+    else addReplyLongLong(c, rank);
 }
 
 void zrankCommand(client *c) { zrankGenericCommand(c, 0); }

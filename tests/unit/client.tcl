@@ -1,6 +1,6 @@
-# client.tcl -- CLIENT: ID, INFO, LIST, KILL, SETNAME/GETNAME, SETINFO,
-# PAUSE/UNPAUSE, REPLY, NO-EVICT, NO-TOUCH and HELP, with every error text
-# asserted in full (Redis 7.x wording).
+# client.tcl -- CLIENT: ID, INFO, LIST, KILL, SETNAME/GETNAME,
+# PAUSE/UNPAUSE, REPLY, NO-EVICT and HELP, with every error text asserted in
+# full (Redis 7.0 wording; 7.2's SETINFO and NO-TOUCH are unknown).
 
 # The ids in a CLIENT LIST reply.
 proc client_list_ids {text} {
@@ -177,26 +177,16 @@ start_server {tags {client}} {
         $bystander close
     }
 
-    test "CLIENT SETINFO LIB-NAME/LIB-VER appear in CLIENT INFO and can be cleared" {
-        set c [redis_client]
-        assert_equal "" [client_field [$c client info] lib-name]
-        assert_equal OK [$c client setinfo lib-name redis-py(extension)]
-        assert_equal OK [$c client setinfo LIB-VER 5.0.1]
-        set info [$c client info]
-        assert_equal redis-py(extension) [client_field $info lib-name]
-        assert_equal 5.0.1 [client_field $info lib-ver]
-        assert_equal OK [$c client setinfo lib-ver ""]
-        assert_equal "" [client_field [$c client info] lib-ver]
-        $c close
-    }
-
-    test "CLIENT SETINFO errors" {
-        assert_error "ERR Unrecognized option 'lib-foo'" {r client setinfo lib-foo x}
-        assert_error "ERR lib-name cannot contain spaces, newlines or special characters." \
-            {r client setinfo lib-name "a b"}
-        assert_error "ERR LIB-VER cannot contain spaces, newlines or special characters." \
-            {r client setinfo LIB-VER "1\n2"}
-        assert_error "ERR wrong number of arguments for 'client|setinfo' command" {r client setinfo lib-name}
+    test "Redis 7.2's CLIENT SETINFO and NO-TOUCH are unknown, as in 7.0 (redis_version says 7.0.15)" {
+        assert_error "ERR unknown subcommand 'setinfo'. Try CLIENT HELP." {r client setinfo lib-name x}
+        assert_error "ERR unknown subcommand 'no-touch'. Try CLIENT HELP." {r client no-touch on}
+        set info [r client info]
+        assert_no_match "*lib-name=*" $info
+        assert_no_match "*lib-ver=*" $info
+        assert_match "* resp=2" [string trim $info]
+        assert_no_match "*SETINFO*" [r client help]
+        assert_no_match "*NO-TOUCH*" [r client help]
+        assert_equal {{} {}} [r command info client|setinfo client|no-touch]
     }
 
     test "CLIENT REPLY OFF silences replies until ON" {
@@ -229,32 +219,15 @@ start_server {tags {client}} {
         assert_error "ERR wrong number of arguments for 'client|reply' command" {r client reply}
     }
 
-    test "CLIENT NO-EVICT and NO-TOUCH set the e and T flags" {
+    test "CLIENT NO-EVICT sets the e flag" {
         set c [redis_client]
         assert_equal N [client_field [$c client info] flags]
         assert_equal OK [$c client no-evict on]
         assert_equal e [client_field [$c client info] flags]
-        assert_equal OK [$c client no-touch ON]
-        assert_equal eT [client_field [$c client info] flags]
         assert_equal OK [$c client no-evict off]
-        assert_equal OK [$c client no-touch off]
         assert_equal N [client_field [$c client info] flags]
         assert_error "ERR syntax error" {$c client no-evict maybe}
-        assert_error "ERR syntax error" {$c client no-touch 1}
         assert_error "ERR wrong number of arguments for 'client|no-evict' command" {$c client no-evict}
-        $c close
-    }
-
-    test "CLIENT NO-TOUCH: reads do not refresh the key's access time" {
-        r set touched v
-        ::harness::sleep_ms 2100
-        set c [redis_client]
-        $c client no-touch on
-        $c get touched
-        assert_morethan [r object idletime touched] 1
-        $c client no-touch off
-        $c get touched
-        assert_lessthan [r object idletime touched] 2
         $c close
     }
 

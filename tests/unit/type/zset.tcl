@@ -216,17 +216,14 @@ start_server {tags {zset}} {
             assert_equal {} [r zrank nokey a]
         }
 
-        test "ZRANK WITHSCORE ($enc)" {
-            if {[lindex [lindex [r command info zrank] 0] 1] == 3} {
-                skip "ZRANK WITHSCORE is 7.2+ (needs arity -3 for zrank in the command table)"
-            }
+        test "ZRANK/ZREVRANK take no WITHSCORE, as in Redis 7.0 ($enc)" {
             zset_force_encoding $enc
             r del z
             r zadd z 1 a 2.5 b
-            assert_equal {1 2.5} [r zrank z b withscore]
-            assert_equal {0 2.5} [r zrevrank z b withscore]
-            assert_equal {} [r zrank z nosuch withscore]
-        } {needs:7.2}
+            assert_error "ERR wrong number of arguments for 'zrank' command" {r zrank z b withscore}
+            assert_error "ERR wrong number of arguments for 'zrevrank' command" {r zrevrank z b withscore}
+            assert_equal 3 [lindex [lindex [r command info zrank] 0] 1]
+        }
 
         test "ZREMRANGEBYRANK / BYSCORE / BYLEX ($enc)" {
             zset_force_encoding $enc
