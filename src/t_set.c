@@ -461,8 +461,53 @@ static void scanCollect(void *privdata, const dictEntry *de) {
     listAddNodeTail(out, sdsdup(dictGetKey(de)));
 }
 
+/* The hash the HT encoding's dict gives a member (setDictType's). */
+static uint64_t memberDictHash(const member *m) {
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    const char *text = memberText(m, buf, &len);
+    return dictGenHashFunction(text, len);
+}
+
+/* SSCAN of a listpack set pages as Redis 7.0 pages the hashtable such a set
+ * is there (7.0 keeps only sets of integers compact, and an intset is
+ * returned whole, as here). The members go into the buckets of a virtual
+ * table of the size that dict would have, by the dict's own hash, and the
+ * cursor walks those buckets in dictScan()'s reverse-binary order with
+ * scanDictBounded()'s stop rule: a client gets 7.0's page sizes (about
+ * COUNT members, not the whole set with cursor 0), and its cursor stays
+ * valid if the set becomes a real hashtable, or shrinks, between calls.
+ * Each call reads the listpack twice: O(members), as returning it whole. */
+static uint64_t setScanListpack(robj *o, uint64_t cursor, long count, list *out) {
+    unsigned long n = setTypeSize(o), size = dictTableSizeFor(n), mask = size - 1, j = 0;
+    unsigned long *bucket = zmalloc(n * sizeof *bucket);
+    unsigned char *chosen = zcalloc(n);
+    setIter it;
+    member m;
+    setIterInit(&it, o);
+    while (setIterNext(&it, &m)) bucket[j++] = (unsigned long)memberDictHash(&m) & mask;
+    setIterRelease(&it);
+    long budget = count > LONG_MAX / 10 ? LONG_MAX : count * 10, taken = 0;
+    do {
+        for (j = 0; j < n; j++)
+            if (bucket[j] == (cursor & mask)) {
+                chosen[j] = 1;
+                taken++;
+            }
+        cursor = dictScanCursorAfter(cursor, size);
+    } while (cursor && budget-- && taken < count);
+    setIterInit(&it, o);
+    for (j = 0; setIterNext(&it, &m); j++)
+        if (chosen[j]) listAddNodeTail(out, memberNewSds(&m));
+    setIterRelease(&it);
+    zfree(bucket);
+    zfree(chosen);
+    return cursor;
+}
+
 static uint64_t setScan(robj *o, uint64_t cursor, long count, list *out) {
-    if (o->encoding != OBJ_ENCODING_HT) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return setScanListpack(o, cursor, count, out);
+    if (o->encoding == OBJ_ENCODING_INTSET) {
         setIter it;
         member m;
         setIterInit(&it, o);

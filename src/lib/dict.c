@@ -554,6 +554,15 @@ unsigned long dictScan(dict *d, unsigned long cursor, dictScanFunction *fn, void
     return cursor;
 }
 
+unsigned long dictTableSizeFor(unsigned long entries) {
+    int exp = htNextExp(entries, DICT_HT_INITIAL_EXP);
+    return exp < 0 ? 0 : 1UL << exp;
+}
+
+unsigned long dictScanCursorAfter(unsigned long cursor, unsigned long size) {
+    return htScanNextCursor(cursor, size - 1);
+}
+
 /* ---- statistics (text format: hashtable_common.h) ------------------------ */
 
 static void dictTableStats(htStatsWriter *w, const dict *d, int table) {

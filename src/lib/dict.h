@@ -194,6 +194,13 @@ dictEntry *dictGetFairRandomKey(dict *d);
 unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count);
 
 unsigned long dictScan(dict *d, unsigned long cursor, dictScanFunction *fn, void *privdata);
+/* For a collection kept in another encoding that must page as a dict
+ * would: the table size a dict that grew to `entries` entries one insert at
+ * a time has (a power of two, at least the initial size; 0 when too big),
+ * and the cursor dictScan() returns after visiting `cursor`'s bucket of a
+ * table of that size. */
+unsigned long dictTableSizeFor(unsigned long entries);
+unsigned long dictScanCursorAfter(unsigned long cursor, unsigned long size);
 
 extern unsigned dictHashSeedGeneration; /* bumped by dictSetHashFunctionSeed() */
 void dictSetHashFunctionSeed(uint8_t *seed);

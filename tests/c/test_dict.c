@@ -632,6 +632,39 @@ static void test_scan_stable_table_returns_each_once(void) {
     }
 }
 
+/* A dict grown one insert at a time has dictTableSizeFor(size) buckets, and
+ * walking a table of that size with dictScanCursorAfter() is dictScan()'s
+ * walk: the same cursors, in the same order (what SSCAN of a listpack set
+ * relies on to page as the hashtable would). */
+static void test_virtual_table_size_and_cursor(void) {
+    CHECK_EQ_INT(dictTableSizeFor(0), 4);
+    CHECK_EQ_INT(dictTableSizeFor(4), 4);
+    CHECK_EQ_INT(dictTableSizeFor(5), 8);
+    CHECK_EQ_INT(dictTableSizeFor(65), 128);
+    CHECK_EQ_INT(dictTableSizeFor(128), 128);
+    CHECK_EQ_INT(dictTableSizeFor(~0UL), 0);
+    for (unsigned long n = 1; n <= 300; n += 37) {
+        dict *d = intDictWith(n);
+        finishRehash(d);
+        CHECK_EQ_INT(dictSlots(d), dictTableSizeFor(n));
+        unsigned long real = 0, virt = 0, steps = 0, size = dictTableSizeFor(n);
+        scanRecord rec = {calloc(n, sizeof(unsigned int)), n};
+        do {
+            real = dictScan(d, real, recordScanned, &rec);
+            virt = dictScanCursorAfter(virt, size);
+            CHECK_EQ_INT(real, virt);
+            steps++;
+        } while (real != 0 && steps <= size);
+        CHECK_EQ_INT(steps, size);
+        free(rec.seen);
+        dictRelease(d);
+    }
+    /* the unmasked bits of a cursor carry over, as in dictScan() */
+    CHECK_EQ_INT(dictScanCursorAfter(0, 4), 2);
+    CHECK_EQ_INT(dictScanCursorAfter(2, 4), 1);
+    CHECK_EQ_INT(dictScanCursorAfter(3, 4), 0);
+}
+
 static void test_scan_while_growing(void) {
     unsigned long n = test_scaled(5000), total = 20 * n;
     dict *d = intDictWith(n);
@@ -1032,6 +1065,7 @@ static void test_stats(void) {
 
 TEST_MAIN(
     RUN(test_empty_dict);
+    RUN(test_virtual_table_size_and_cursor);
     RUN(test_add_find_replace_delete_at_scale);
     RUN(test_operations_during_incremental_rehash);
     RUN(test_rehash_step_per_operation);
