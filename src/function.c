@@ -704,8 +704,44 @@ int functionsLoadLibraryCode(sds code, int replace, sds *err) {
     return name ? C_OK : C_ERR;
 }
 
-/* DEBUG RELOAD, before loading the dump: no library left. */
+/* DEBUG RELOAD and a replica's full sync, before loading the dump: no
+ * library left (the dump brings its own; one of the same name would make
+ * the load fail with "Library ... already exists"). */
 void functionsFlushAll(void) { functionsReset(); }
+
+/* A replica's swapdb load sets the libraries aside with the keys: the
+ * whole engine (Lua state, its client, the set) moves into the stash, so
+ * the load starts from no library, and comes back if the load fails. */
+struct functionsStash {
+    lua_State *lua;
+    client *fake;
+    librarySet *current;
+};
+
+/* Exchanges the current engine with the one in st. */
+static void engineSwap(struct functionsStash *st) {
+    struct functionsStash cur = {fn.lua, fn.fake, fn.current};
+    fn.lua = st->lua;
+    fn.fake = st->fake;
+    fn.current = st->current;
+    *st = cur;
+}
+
+struct functionsStash *functionsStashAll(void) {
+    struct functionsStash *st = zcalloc(sizeof *st);
+    engineSwap(st);
+    return st;
+}
+
+/* back: the stashed libraries replace the current ones; else they are freed. */
+void functionsDropStash(struct functionsStash *st, int back) {
+    if (st == NULL) return;
+    if (back) engineSwap(st); /* st: the engine to free */
+    engineSwap(st);           /* reset it while it is the current one */
+    functionsReset();
+    engineSwap(st);
+    zfree(st);
+}
 
 /* The FUNCTION LOAD commands of a rewritten AOF, as RESP. */
 SCRIPT_RESIDENT sds functionsAofCommands(void) {

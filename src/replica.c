@@ -374,7 +374,10 @@ typedef struct stashedDb {
     dict *expires;
 } stashedDb;
 
+static struct functionsStash *stashed_functions; /* with the stashed keys */
+
 static stashedDb *stashDataset(void) {
+    stashed_functions = functionsStashAll();
     stashedDb *st = zmalloc(sizeof(stashedDb) * (size_t)server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
         redisDb fresh;
@@ -390,6 +393,8 @@ static stashedDb *stashDataset(void) {
 /* back: the stashed dataset replaces the current one; else it is freed */
 static void dropStash(stashedDb *st, int back) {
     if (st == NULL) return;
+    functionsDropStash(stashed_functions, back);
+    stashed_functions = NULL;
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
         if (back) {
@@ -436,6 +441,7 @@ static int loadTransferred(sds rdb) {
     } else {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
         emptyData(-1, server.repl_slave_lazy_flush);
+        functionsFlushAll(); /* the snapshot brings the primary's libraries */
     }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
     int ret = rdb ? loadFromBuffer(rdb) : loadFromFile(); /* C_ERR for a file that won't open too */
@@ -457,6 +463,7 @@ static void transferDone(void) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk, check server logs.");
         if (server.repl_diskless_load != DISKLESS_LOAD_SWAPDB) {
             emptyData(-1, 0);      /* never a half-loaded dataset */
+            functionsFlushAll();
             changeReplicationId(); /* what we hold is no history of the primary's */
         }
         if (!rdb) unlink(S.tmpfile);

@@ -1048,7 +1048,10 @@ unsigned long evalCachedScripts(void); /* INFO number_of_cached_scripts */
 uint64_t fcallCommandFlags(client *c, uint64_t cmd_flags); /* processCommand(): a function's flags */
 sds functionsSerialize(void);       /* RDB_OPCODE_FUNCTION2 + code per library (RDB, FUNCTION DUMP) */
 int functionsLoadLibraryCode(sds code, int replace, sds *err); /* rdb.c: a library from a dump */
-void functionsFlushAll(void);       /* DEBUG RELOAD / LOADAOF: the files bring them back */
+void functionsFlushAll(void);       /* DEBUG RELOAD / LOADAOF / a full sync: the files bring them back */
+struct functionsStash;              /* repl-diskless-load swapdb: the libraries set aside during a load */
+struct functionsStash *functionsStashAll(void);
+void functionsDropStash(struct functionsStash *st, int back);
 sds functionsAofCommands(void);     /* aof_rewrite.c: FUNCTION LOAD per library, as RESP */
 size_t functionsMemoryLua(void);    /* INFO used_memory_vm_functions */
 size_t functionsMemoryOverhead(void); /* INFO used_memory_functions */

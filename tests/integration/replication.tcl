@@ -734,6 +734,42 @@ start_server {overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
     }
 }
 
+# A replica that holds functions takes a second full sync in every load
+# mode: the primary's libraries replace its own (it kept them and failed
+# every load with "Library 'lib1' already exists", retrying with stale data).
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    r function load {#!lua name=lib1
+        redis.register_function{function_name='f1', callback=function() return 'v1' end, flags={'no-writes'}}}
+    r set k1 v1
+    start_server {} {
+        foreach mode {disabled on-empty-db swapdb} {
+            test "a second full sync replaces a replica's functions (repl-diskless-load $mode)" {
+                r config set repl-diskless-load $mode
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_link_up 0
+                wait_same_digest -1 0
+                assert_equal [r -1 fcall_ro f1 0] [r fcall_ro f1 0]
+                set full [s -1 sync_full]
+                r replicaof no one
+                r set local 1
+                r function load replace {#!lua name=lib1
+                    redis.register_function('f1', function() return 'replica' end)}
+                r function load {#!lua name=mine
+                    redis.register_function('mine', function() return 1 end)}
+                r -1 function load replace "#!lua name=lib1\nredis.register_function{function_name='f1', callback=function() return '$mode' end, flags={'no-writes'}}"
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_link_up 0
+                wait_same_digest -1 0
+                assert_equal [expr {$full + 1}] [s -1 sync_full]
+                assert_equal $mode [r fcall_ro f1 0]
+                assert_equal {lib1} [lsort [lmap l [r function list] {dict get $l library_name}]]
+                assert_no_match "*already exists*" [::harness::read_file [srv 0 stdout]]
+                r replicaof no one
+            }
+        }
+    }
+}
+
 start_server {} {
     test "REPLICAOF a dead port or itself: logged, retried, never a crash" {
         set dead [::harness::find_free_port]
@@ -825,17 +861,21 @@ start_server {} {
         }
     }
 
-    test "a truncated RDB with repl-diskless-load swapdb: the old dataset stays" {
+    test "a truncated RDB with repl-diskless-load swapdb: the old dataset stays, with its functions" {
         if {![ours]} { skip "Redis 7.0 exits on a truncated snapshot from its primary" }
         r debug populate 50 kept
+        r function load {#!lua name=keptlib
+            redis.register_function{function_name='kept', callback=function() return 'still here' end, flags={'no-writes'}}}
         r config set repl-diskless-load swapdb
         set rdb "REDIS0010\xfa\x09redis-ver\x067.0.15\xfe\x00\xfb\x02\x00\x00\x01k\x01v\x00\x02k2"
         with_fake_primary "\$[string length $rdb]\r\n$rdb" {
             r replicaof 127.0.0.1 $fake_port
             wait_for_log_pumping "*restoring the old data*"
             assert_equal 50 [r dbsize]
+            assert_equal {still here} [r fcall_ro kept 0]
             r replicaof no one
         }
+        r function flush
         r config set repl-diskless-load disabled
     }
 
