@@ -338,10 +338,17 @@ static void unblockClient(client *c) {
     B.count--;
     c->flags &= ~CLIENT_BLOCKED;
     resetClient(c);
-    if (bs->unblocked_node == NULL) {
-        listAddNodeTail(B.unblocked_clients, c);
-        bs->unblocked_node = listLast(B.unblocked_clients);
-    }
+    queueClientForReprocessing(c);
+}
+
+/* c's input that is already read runs before the next sleep
+ * (processUnblockedClients): an unblocked client's pipeline, or the
+ * primary's stream held back while a script was busy. */
+void queueClientForReprocessing(client *c) {
+    blockingState *bs = clientBlockingState(c);
+    if (bs->unblocked_node) return;
+    listAddNodeTail(B.unblocked_clients, c);
+    bs->unblocked_node = listLast(B.unblocked_clients);
 }
 
 /* CLIENT UNBLOCK: a client waiting for keys (or in WAIT, replication.c)

@@ -512,6 +512,10 @@ int processInputBuffer(client *c) {
     commandClockChain(1);
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        /* While a script is busy (its events served from inside it), the
+         * primary's stream is only read, not run: a -BUSY would drop the
+         * write (or panic); it runs when the script ends (scriptResetRun). */
+        if ((c->flags & CLIENT_MASTER) && scriptIsTimedOut()) break;
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
         int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
         if (ok != C_OK) break;

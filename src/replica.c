@@ -89,6 +89,10 @@ int replicationIsReplica(void) { return S.host != NULL; }
 int replicaLinkUp(void) { return S.state == LINK_CONNECTED && S.master != NULL; }
 int replicaIsApplyingStream(void) { return S.applying; }
 
+void replicaResumeStream(void) {
+    if (S.master) queueClientForReprocessing(S.master);
+}
+
 /* ---- ending a link ------------------------------------------------------------------------ */
 
 static void dropTransferFile(void) {

@@ -54,6 +54,7 @@ void replicaCron(void);
 sds replicaInfoString(sds info);
 void replicaRoleReply(client *c);
 int replicaLinkUp(void);
+void replicaResumeStream(void); /* a busy script ended: run the primary's stream read meanwhile */
 void replicaInit(void);
 void replicaMasterFreed(client *c); /* the primary's link is gone */
 void replicaSendAck(void);

@@ -200,7 +200,10 @@ int scriptPrepareRun(scriptRunCtx *ctx, client *fake, client *caller, const char
 }
 
 void scriptResetRun(scriptRunCtx *ctx) {
-    if (ctx->flags & SCRIPT_RUN_TIMEDOUT) unprotectClient(ctx->caller);
+    if (ctx->flags & SCRIPT_RUN_TIMEDOUT) {
+        unprotectClient(ctx->caller);
+        replicaResumeStream(); /* the primary's stream it held back (processInputBuffer) */
+    }
     current_run = NULL;
 }
 

@@ -1205,6 +1205,7 @@ int clientMayBlock(client *c);
 int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
 void blockedDisconnectAll(const char *err); /* REPLICAOF: each waiting client gets err and is closed */
 void processUnblockedClients(void);
+void queueClientForReprocessing(client *c);
 void handleClientsBlockedOnKeys(void);  /* serve the keys signalled ready */
 void handleBlockedClientsTimeout(void); /* timeout replies whose deadline passed */
 void blockedClientFreed(client *c);     /* freeClient() */

@@ -734,6 +734,48 @@ start_server {overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
     }
 }
 
+# A replica running a busy script only reads its primary's stream, and runs
+# it when the script ends, as Redis 7.0 does: running it then got -BUSY,
+# which dropped the write (the replica diverged) or, with
+# propagation-error-behavior panic, crashed the replica.
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {busy-reply-threshold 50 propagation-error-behavior panic}} {
+        test "the primary's stream is held while the replica runs a busy script, then applied" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            set rd [redis_deferring_client 0]
+            $rd eval {while true do redis.call('get', 'spin') end} 0
+            $rd flush
+            wait_for_condition 100 50 {[catch {r ping} e] && [string match BUSY* $e]} else {
+                fail "the script never became busy"
+            }
+            r -1 set during-script 1
+            r -1 incr counter
+            r -1 rpush list a b c
+            # (INFO is refused while the script is busy: wait until the
+            # primary has sent the stream, then give the replica's event
+            # processing inside the script time to read it)
+            wait_for_condition 100 50 {[string match "*obl=0 oll=0*" [r -1 client list type replica]]} else {
+                fail "the primary did not send the stream"
+            }
+            ::harness::sleep_ms [::harness::scaled 300]
+            assert_equal {} [r -1 get nosuch] ;# the primary is fine meanwhile
+            r script kill
+            catch {$rd read}
+            $rd close
+            wait_for_condition 100 50 {[r get during-script] eq 1} else {
+                fail "the stream read during the script was never applied"
+            }
+            assert_equal 1 [r get counter]
+            assert_equal {a b c} [r lrange list 0 -1]
+            wait_same_digest -1 0
+            assert_no_match "*BUSY*" [::harness::read_file [srv 0 stdout]]
+            r -1 set after-script 2
+            wait_for_condition 100 50 {[r get after-script] eq 2} else { fail "the link stopped after the script" }
+        }
+    }
+}
+
 # A replica that holds functions takes a second full sync in every load
 # mode: the primary's libraries replace its own (it kept them and failed
 # every load with "Library 'lib1' already exists", retrying with stale data).
