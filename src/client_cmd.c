@@ -72,7 +72,7 @@ static void setClientFlag(client *c, uint64_t flag, int on) {
     else c->flags &= ~flag;
 }
 
-static client *clientById(uint64_t id) {
+client *clientById(uint64_t id) {
     listIter li;
     listNode *ln;
     listRewind(server.clients, &li);

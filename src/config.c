@@ -432,6 +432,7 @@ static const configEntry configTable[] = {
     INT_CONFIG("repl-ping-replica-period", "repl-ping-slave-period", 0, repl_ping_replica_period, 1,
                INT_MAX, "10", NULL),
     INT_CONFIG("repl-timeout", NULL, 0, repl_timeout, 1, INT_MAX, "60", NULL),
+    INT_CONFIG("shutdown-timeout", NULL, 0, shutdown_timeout, 0, INT_MAX, "10", NULL),
     LL_CONFIG("repl-backlog-size", NULL, CF_MEMORY, repl_backlog_size, 1, LLONG_MAX, "1mb", NULL),
     LL_CONFIG("repl-backlog-ttl", NULL, 0, repl_backlog_ttl, 0, LONG_MAX, "3600", NULL),
     INT_CONFIG("min-replicas-to-write", "min-slaves-to-write", 0, min_replicas_to_write, 0, INT_MAX,

@@ -1075,6 +1075,34 @@ static void requestAcks(void) {
     feedPlain("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
 }
 
+void replicationRequestAcks(void) {
+    if (listLength(R.replicas)) requestAcks();
+}
+
+static const char *replicaStateName(int state);
+
+/* shutdown-timeout: how many replicas (in any state) have not acknowledged
+ * the whole stream; with log, Redis 7.0's lines for each and the total. */
+int replicationLaggingReplicas(int log) {
+    int lagging = 0, total = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(R.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        replClient *r = c->repl;
+        total++;
+        if (r->ack_off == R.offset) continue;
+        lagging++;
+        if (!log) continue;
+        long long lag = r->state == REPLICA_ONLINE ? (server.mstime - r->ack_ms) / 1000 : 0;
+        serverLog(LL_WARNING, "Lagging replica %s reported offset %lld behind master, lag=%lld, state=%s.",
+                  replicaName(c), R.offset - r->ack_off, lag, replicaStateName(r->state));
+    }
+    if (log && total) serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", total - lagging, total);
+    return lagging;
+}
+
 void waitCommand(client *c) {
     if (replicationIsReplica()) {
         addReplyError(c, "WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "

@@ -43,6 +43,8 @@ void replicationFeedRaw(const char *buf, size_t len); /* bytes to the backlog an
 void replicationSetHistory(const char *replid, long long offset); /* a full sync: the primary's id and offset */
 void replicationContinueWithId(const char *replid); /* +CONTINUE with a new id: the old one becomes replid2 */
 void replicationShiftId(void);       /* promoted: a new id, the old one kept as replid2 */
+int replicationLaggingReplicas(int log); /* shutdown-timeout: replicas behind the stream's end */
+void replicationRequestAcks(void);       /* REPLCONF GETACK * to every replica */
 void replicationDropReplicas(void);  /* we follow a new primary: our replicas must sync again */
 void replicationDisconnectBlocked(void); /* we follow a primary: blocked clients get -UNBLOCKED and go */
 void replicationCreateBacklogIfNone(void);

@@ -34,6 +34,7 @@
 #include "monotonic.h"
 #include "osrandom.h"
 #include "persistio.h"
+#include "replication.h"
 #include "tracking.h"
 
 #include <errno.h>
@@ -527,15 +528,26 @@ static void updatePeakMemory(void) {
     if (used > server.stat_peak_memory) server.stat_peak_memory = used;
 }
 
-/* SIGTERM / SIGINT: shut down from here, outside any command. */
+/* SIGTERM / SIGINT: shut down from here, outside any command; and a
+ * shutdown waiting for its replicas goes on once they caught up or its
+ * time is up. */
 static int prepareForShutdown(int flags); /* below, with SHUTDOWN */
+static int shutdownWaiting(void);
+static void shutdownWaitCheck(void);
 
 void shutdownIfAsked(void) {
+    if (shutdownWaiting()) {
+        shutdownWaitCheck();
+        return;
+    }
     if (!server.shutdown_asap) return;
     int flags = server.shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
-    if (prepareForShutdown(flags) == C_OK) exit(0);
-    server.shutdown_asap = 0;
-    server.shutdown_signal = 0;
+    int ret = prepareForShutdown(flags);
+    if (ret == C_OK) exit(0);
+    if (ret == C_ERR) {
+        server.shutdown_asap = 0;
+        server.shutdown_signal = 0;
+    }
 }
 
 /* Runs server.hz times a second. (The AOF has its own 100 ms timer,
@@ -846,8 +858,70 @@ static void notifyReady(void) {
 
 /* ---- shutdown --------------------------------------------------------------------------- */
 
+/* shutdown-timeout (Redis 7.0): a shutdown of a server whose replicas have
+ * not acknowledged the whole stream pauses writes, asks them for an ACK and
+ * waits (the SHUTDOWN callers blocked, a signal's shutdown pending) until
+ * they all have it or the time is up (serverCron checks), then finishes;
+ * SHUTDOWN NOW, or 0, skips the wait. The callers are remembered by id, so
+ * one that disconnects meanwhile needs no cleanup. */
+#define SHUTDOWN_STARTED_WAIT 1 /* prepareForShutdown: neither C_OK nor C_ERR yet */
+#define SHUTDOWN_MAX_WAITERS 16
+
+static struct {
+    long long deadline_ms;  /* 0: no shutdown is waiting */
+    int flags;              /* the waiting shutdown's SHUTDOWN_* */
+    uint64_t waiters[SHUTDOWN_MAX_WAITERS]; /* ids of the SHUTDOWN callers blocked */
+    int nwaiters;
+} shutdown_wait;
+
+static int finishShutdown(int flags);
+
+static int shutdownWaiting(void) { return shutdown_wait.deadline_ms != 0; }
+
+static void shutdownWaitStart(int flags) {
+    shutdown_wait.deadline_ms = server.mstime + (long long)server.shutdown_timeout * 1000;
+    shutdown_wait.flags = flags;
+    clientsPauseWrites(LLONG_MAX / 2);
+    replicationRequestAcks();
+    serverLog(LL_NOTICE, "Waiting for replicas before shutting down.");
+}
+
+/* The blocked SHUTDOWN callers get `err` (NULL: nothing, the server goes)
+ * and run what they pipelined meanwhile. */
+static void shutdownWaitEnd(const char *err) {
+    for (int j = 0; j < shutdown_wait.nwaiters; j++) {
+        client *c = clientById(shutdown_wait.waiters[j]);
+        if (c == NULL || !(c->flags & CLIENT_BLOCKED)) continue;
+        if (err) addReplyError(c, err);
+        c->flags &= ~CLIENT_BLOCKED;
+        resetClient(c);
+        queueClientForReprocessing(c);
+    }
+    shutdown_wait.nwaiters = 0;
+    shutdown_wait.deadline_ms = 0;
+    clientsUnpause();
+}
+
+static void shutdownWaitCheck(void) {
+    if (server.mstime < shutdown_wait.deadline_ms && replicationLaggingReplicas(0)) return;
+    if (finishShutdown(shutdown_wait.flags) == C_OK) exit(0);
+    shutdownWaitEnd("Errors trying to SHUTDOWN. Check logs."); /* finishShutdown logged why */
+    server.shutdown_asap = 0;
+    server.shutdown_signal = 0;
+}
+
+/* C_OK: ready to exit; C_ERR: refused (logged); SHUTDOWN_STARTED_WAIT. */
 static int prepareForShutdown(int flags) {
     serverLog(LL_WARNING, "User requested shutdown...");
+    if (!(flags & SHUTDOWN_NOW) && server.shutdown_timeout && replicationLaggingReplicas(0)) {
+        shutdownWaitStart(flags);
+        return SHUTDOWN_STARTED_WAIT;
+    }
+    return finishShutdown(flags);
+}
+
+static int finishShutdown(int flags) {
+    replicationLaggingReplicas(1);
     if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE; /* never save a half-loaded dataset */
     if (rdbSaveOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) {
         serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
@@ -930,8 +1004,9 @@ static void createPidFile(void) {
 
 /* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. With save points (or SAVE)
  * a final snapshot is written first; if that fails the server stays up
- * unless FORCE. There are no replicas to wait for, so NOW only needs to be
- * accepted, and ABORT finds no shutdown in progress. */
+ * unless FORCE. Lagging replicas make it wait first (shutdown-timeout,
+ * above), unless NOW; ABORT cancels a shutdown that waits, or a signal's
+ * the cron has not run yet. */
 void shutdownCommand(client *c) {
     int flags = 0, abort_requested = 0;
     for (int j = 1; j < c->argc; j++) {
@@ -950,11 +1025,12 @@ void shutdownCommand(client *c) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
-    if (abort_requested) { /* only a signal's shutdown waits (for the cron): SHUTDOWN itself runs at once */
-        if (!server.shutdown_asap) {
+    if (abort_requested) { /* a signal's shutdown (before the cron) or one waiting for replicas */
+        if (!server.shutdown_asap && !shutdownWaiting()) {
             addReplyError(c, "No shutdown in progress.");
             return;
         }
+        if (shutdownWaiting()) shutdownWaitEnd("Errors trying to SHUTDOWN. Check logs.");
         server.shutdown_asap = 0;
         server.shutdown_signal = 0;
         serverLog(LL_WARNING, "Shutdown manually aborted.");
@@ -965,8 +1041,20 @@ void shutdownCommand(client *c) {
         addReplyErrorObject(c, scriptBusyError());
         return;
     }
-    if (prepareForShutdown(flags) == C_OK) exit(0);
-    addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+    /* inside MULTI or a script nothing can block: no waiting, as Redis */
+    if (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT) || server.in_exec) flags |= SHUTDOWN_NOW;
+    int ret = shutdownWaiting() ? SHUTDOWN_STARTED_WAIT : prepareForShutdown(flags);
+    if (ret == C_OK) exit(0);
+    if (ret == C_ERR) {
+        addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+        return;
+    }
+    if (shutdown_wait.nwaiters == SHUTDOWN_MAX_WAITERS) {
+        addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+        return;
+    }
+    shutdown_wait.waiters[shutdown_wait.nwaiters++] = c->id;
+    c->flags |= CLIENT_BLOCKED; /* answered by shutdownWaitEnd, or never (the server exits) */
 }
 
 /* ---- connection commands ------------------------------------------------------------------ */

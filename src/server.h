@@ -378,6 +378,7 @@ struct redisServer {
     volatile sig_atomic_t shutdown_signal; /* the signal that asked for it, 0: none */
     int shutdown_on_sigterm;      /* SHUTDOWN_* flags used for SIGTERM (shutdown-on-sigterm) */
     int shutdown_on_sigint;       /* ... for SIGINT (shutdown-on-sigint) */
+    int shutdown_timeout;         /* seconds a shutdown waits for lagging replicas (shutdown-timeout) */
     int shutdown_flags;
     long long cronloops;
     char runid[CONFIG_RUN_ID_SIZE + 1];
@@ -900,6 +901,7 @@ int postponeCommandIfPaused(client *c);      /* 1: c waits for CLIENT UNPAUSE */
 int clientsArePaused(void);                  /* expiry/eviction stop while true */
 void clientsPauseWrites(long long end_ms);    /* FAILOVER: like CLIENT PAUSE WRITE */
 void clientsUnpause(void);
+client *clientById(uint64_t id);             /* NULL: no such client (a linear search) */
 void slowlogInit(void);
 void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration); /* call() */
 int commandArgIsRedacted(robj **argv, int argc, int j); /* AUTH/HELLO secrets */

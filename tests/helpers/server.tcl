@@ -48,7 +48,8 @@ proc ::harness::default_directives {port dir} {
         logfile [file join $dir stdout] \
         save {""} \
         appendonly no \
-        enable-debug-command yes]
+        enable-debug-command yes \
+        shutdown-timeout 0]
     if {[info exists ::env(REDIS_TEST_FORKLESS)] && $::env(REDIS_TEST_FORKLESS)} {
         lappend directives persistence-mode forkless
     }
