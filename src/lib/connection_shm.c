@@ -33,7 +33,7 @@
  * connection goes on the wake list (shmWakeSelf), whose handlers
  * connShmRunWakes runs -- in beforeSleep's last step (connShmSpin, which
  * then keeps the loop from sleeping while the list is not empty) and in
- * the loading loop's passes.
+ * the passes that serve clients during a load or a busy script.
  *
  * Nothing the client writes is trusted: every index is checked (shmring.c);
  * a violation is reported once (connShmSetViolationReporter: the server

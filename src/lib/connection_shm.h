@@ -35,7 +35,8 @@ int connShmSpin(unsigned cap_us);
 /* Runs the handlers of the connections that asked to be run without a
  * signal from their client (a handler installed with work already there,
  * a write handler stopped early): connShmSpin does it first; a loop that
- * does not call connShmSpin (the loading loop) calls this. 1 when it ran
+ * does not call connShmSpin (the passes that serve clients during a load
+ * or a busy script) calls this. 1 when it ran
  * any. Those queued while it runs wait for the next call. */
 int connShmRunWakes(void);
 
