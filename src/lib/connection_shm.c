@@ -38,9 +38,10 @@
  * Nothing the client writes is trusted: every index is checked (shmring.c);
  * a violation is reported once (connShmSetViolationReporter: the server
  * logs it), moves the connection to CONN_STATE_ERROR and the next read or
- * write fails, so networking.c closes the client as for a socket error. An
- * unsealed segment (the /dev/shm fallback) has its size checked with fstat
- * on every event before the mapping is touched.
+ * write fails, so networking.c closes the client as for a socket error.
+ * The segment is sealed against resizing (src/shm.c refuses any other:
+ * a truncated segment would SIGBUS us); the size check on every event
+ * (shmringSegmentIntact, free for a sealed one) is only a second line.
  *
  * Spinning (connShmSpin, called by the server as the last step before its
  * event loop sleeps): a client doing one request at a time sends its next

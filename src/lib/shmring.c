@@ -14,8 +14,12 @@
  *  - Sealing: the creator seals the memfd against shrinking and growing,
  *    so the peer can't ftruncate it and make our accesses fault (SIGBUS).
  *    Without memfd_create (old kernels) the /dev/shm fallback can't be
- *    sealed; shmringSegmentIntact() lets the owner check its size with
- *    fstat before each use.
+ *    sealed; shmringSegmentIntact() checks its size with fstat, which is
+ *    only a race against a peer that truncates it: the server refuses an
+ *    unsealed segment (src/shm.c), the fallback serves tests and trusted
+ *    peers.
+ *  - Wake-ups: a datagram socketpair, one end per side, used with
+ *    MSG_DONTWAIT (shmring.h: why not eventfds).
  */
 #define _GNU_SOURCE
 #include "shmring.h"
