@@ -35,6 +35,14 @@
  *    read() (connection_shm.c; tests/unit/shm.tcl's block-* attacks).
  *  - Limits: shm-enabled, shm-max-clients, and the ring size (RINGSIZE or
  *    shm-ring-size, rounded up to a power of two, 4 KB to 256 MB).
+ *  - Descriptors: a shm client holds two (its socket and our wake-up end;
+ *    the memfd is closed once passed, the mapping is enough). The extra
+ *    one counts against maxclients -- here and at accept (networking.c,
+ *    shmExtraDescriptors) -- so the process never needs more than
+ *    maxclients + the reserve that openfiles.c sizes the limit and
+ *    server.c the event loop for: local clients upgrading could otherwise
+ *    eat the descriptors kept for the AOF, RDB and listeners, or push a
+ *    TCP client's descriptor past the event loop.
  *  - Only a sealed segment is offered: an unsealed one (the /dev/shm file
  *    where there is no memfd sealing) can be truncated by the client, and
  *    the server's next access past the new end is a SIGBUS -- checking
@@ -62,6 +70,9 @@
 #include "connection_shm.h"
 
 #define SHM_RING_MAX (256u * 1024 * 1024)
+/* Descriptors a shm client holds beyond a socket client's one: the
+ * wake-up end (the segment's memfd is closed once passed). */
+#define SHM_EXTRA_FDS 1
 
 static void shmLogViolation(connection *conn, const char *why) {
     client *c = connGetPrivateData(conn);
@@ -99,6 +110,8 @@ static const char *shmRefusal(client *c) {
     if (!server.shm_enabled) return "-ERR shared-memory transport is disabled (shm-enabled no)";
     if ((unsigned)connShmCount() >= server.shm_max_clients)
         return "-ERR max number of shared-memory clients reached";
+    if (listLength(server.clients) + shmExtraDescriptors() + SHM_EXTRA_FDS > server.maxclients)
+        return "-ERR max number of clients reached"; /* its wake-up end takes a client's descriptor */
     if (c->flags & CLIENT_MULTI || server.in_exec) return "-ERR CLIENT SHM is not allowed in a transaction";
     if (c->bufpos || listLength(c->reply) || sdslen(c->querybuf) > c->qb_pos)
         return "-ERR CLIENT SHM must be the only command in flight (read earlier replies, pipeline nothing after it)";
@@ -149,6 +162,7 @@ static int shmUpgrade(client *c, uint32_t ring_size, const char **why) {
     if (wake[1] != -1) close(wake[1]); /* the client has its copies now (or never will) */
     if (sent) {
         connection *old = c->conn;
+        connShmSegmentPassed(conn);
         connSetPrivateData(conn, c);
         c->conn = conn;
         connClose(old);
@@ -183,6 +197,10 @@ void clientShmCommand(client *c) {
     }
     serverLog(LL_VERBOSE, "Client id=%llu moved to shared memory (rings of %u bytes)",
               (unsigned long long)c->id, ring_size);
+}
+
+unsigned long shmExtraDescriptors(void) {
+    return (unsigned long)connShmCount() * SHM_EXTRA_FDS;
 }
 
 int shmRunWakes(void) {

@@ -107,6 +107,13 @@ int connIsShm(const connection *conn) {
     return conn && conn->type == &CT_Shm;
 }
 
+void connShmSegmentPassed(connection *conn) {
+    shmConnection *sc = (shmConnection *)conn;
+    if (!connIsShm(conn) || !sc->seg.sealed || sc->seg.fd == -1) return;
+    close(sc->seg.fd); /* the mapping stays valid; shmringSegmentIntact needs no fd when sealed */
+    sc->seg.fd = -1;
+}
+
 static void shmViolation(shmConnection *sc, const char *why) {
     if (sc->violation) return;
     sc->violation = why;

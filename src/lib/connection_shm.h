@@ -17,6 +17,10 @@ extern const ConnectionType CT_Shm;
  * the events can't be registered -- nothing is taken then. */
 connection *connCreateShm(aeEventLoop *el, int sockfd, shmringSegment *seg, int wake_fd);
 int connIsShm(const connection *conn);
+/* The client has the segment's descriptor now: we keep only the mapping
+ * (a sealed segment needs no descriptor of ours), so a connection holds
+ * two descriptors, the socket and the wake-up end. */
+void connShmSegmentPassed(connection *conn);
 /* Live shm connections (for shm-max-clients). */
 int connShmCount(void);
 /* Called once per protocol violation (a bad index, bytes on the control

@@ -119,6 +119,35 @@ start_server {tags {shm our-own} unixsocket 1} {
         assert_match "*max number of shared-memory clients reached*" $err
     }
 
+    test "a shm client's wake-up descriptor counts against maxclients" {
+        # A shm client holds two descriptors (its socket, the wake-up end):
+        # the extra one takes a client's place, so the process stays within
+        # maxclients + the reserve its open-files limit and event loop are
+        # sized for. Without it local clients upgrading could use up the
+        # descriptors kept for the AOF, RDB and listeners.
+        wait_for_condition 100 50 {[s shm_connected_clients] == 0} else { fail "shm clients left" }
+        set connected [s connected_clients]
+        r config set maxclients [expr {$connected + 2}]
+        try {
+            set c [shm_client]        ;# connected + 1 clients, + 1 descriptor: full
+            assert_equal PONG [$c ping]
+            set code [catch {set tcp [redis_client]; $tcp ping} err]
+            assert_equal 1 $code
+            assert_match "*max number of clients reached*" $err
+            $c close
+            wait_for_condition 100 50 {[s shm_connected_clients] == 0} else { fail "still counted" }
+            # one slot left: a plain unix client fits, its upgrade does not
+            r config set maxclients [expr {$connected + 1}]
+            catch {cli_shm ping} err
+            assert_match "*max number of clients reached*" $err
+        } finally {
+            r config set maxclients 10000
+        }
+        set tcp [redis_client]
+        assert_equal PONG [$tcp ping]
+        $tcp close
+    }
+
     test "RINGSIZE out of bounds is refused" {
         need_shm_tools
         catch {exec $::shm_example [srv unixsocket] 100} err
