@@ -119,6 +119,7 @@ static void serveClients(void) {
     client *running = server.current_client;
     updateCachedTime();
     aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    shmRunWakes();                    /* shm handlers queued without a wake-up descriptor (connection_shm.c) */
     aofBeforeSleep();                 /* no reply goes out before the AOF has what it answers */
     handleClientsWithPendingWrites();
     freeClientsInAsyncFreeQueue();    /* the protected client stays queued */

@@ -221,7 +221,7 @@ static void clientAcceptHandler(connection *conn) {
 }
 
 void acceptCommonHandler(connection *conn, int flags) {
-    if (listLength(server.clients) >= server.maxclients) {
+    if (listLength(server.clients) + shmExtraDescriptors() >= server.maxclients) { /* shm.c: "Descriptors" */
         rejectConnection(conn, "-ERR max number of clients reached\r\n");
         return;
     }

@@ -349,6 +349,7 @@ static void serveClientsWhileBusy(void) {
     long long ustime = server.ustime, mstime = server.mstime;
     time_t unixtime = server.unixtime;
     aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    shmRunWakes(); /* shm handlers queued without a wake-up descriptor (connection_shm.c) */
     aofBeforeSleep();
     handleClientsWithPendingWrites();
     freeClientsInAsyncFreeQueue();

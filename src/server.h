@@ -630,6 +630,8 @@ void closeClientOnOutputBufferLimitReached(client *c);
 void clientsCron(void);
 void clientShmCommand(client *c); /* shm.c: CLIENT SHM */
 int shmSpinBeforeSleep(void);     /* shm.c: beforeSleep's last step; 1: it ran commands, don't sleep */
+unsigned long shmExtraDescriptors(void); /* shm.c: descriptors shm clients hold beyond one each (count as clients) */
+int shmRunWakes(void);            /* shm.c: run the shm handlers queued without a signal (loading, busy scripts) */
 sds shmCatInfo(sds info);         /* shm.c: the shm_* fields of INFO clients */
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
 

@@ -4,31 +4,49 @@
  * it upgraded from stays open as the liveness channel.
  *
  * Two fds per connection are in the event loop:
- *  - the server eventfd, which the client signals when it published
- *    requests while we slept, or freed room we were waiting for;
+ *  - our end of the wake-up socketpair (shmringWakePair; the client got the
+ *    other end), which the client signals when it published requests
+ *    while we slept, or freed room we were waiting for; we signal the
+ *    client through it too (a datagram sent on our end arrives on its);
  *  - the socket: readable means the client closed it (EOF: the connection
  *    ends) or broke the protocol (bytes after the upgrade).
  *
+ * NOTHING THE CLIENT DOES TO ITS DESCRIPTORS CAN BLOCK US: our end of the
+ * socketpair is never passed, and we only send/recv on it with
+ * MSG_DONTWAIT (shmring.c), so neither the flags of any descriptor (a
+ * passed descriptor shares O_NONBLOCK with the sender's copy: with the
+ * eventfds of the first design a client could clear it, fill or empty the
+ * counter and hang us in write() or read()) nor a queue the client keeps
+ * full or empty matters. A send that finds the client's queue full means
+ * a wake-up is pending; a drain takes at most SHMRING_DRAIN_MAX datagrams
+ * per call, the rest keep the end readable and bring us back.
+ *
  * "Readable" is level-triggered, as for a socket: read() drains the
- * eventfd only when it finds the ring empty, and then arms the ring's sleep
- * flag and looks once more (shmringConsumerPrepareSleep). So while requests
- * are waiting the eventfd stays readable and the loop keeps calling the read
- * handler, and once the ring is empty the client is asked to signal. A
- * handler installed later self-signals when there is something to do (data
- * already waiting, or room for a pending write), like a socket would be
- * reported ready at once.
+ * wake-up end only when it finds the ring empty, and then arms the ring's
+ * sleep flag and looks once more (shmringConsumerPrepareSleep). So while
+ * requests are waiting the handler keeps being called, and once the ring
+ * is empty the client is asked to signal.
+ *
+ * SELF-WAKES: a handler installed later must run when there is something
+ * to do (data already waiting, or room for a pending write), like a socket
+ * that is reported ready at once. No descriptor carries that: the
+ * connection goes on the wake list (shmWakeSelf), whose handlers
+ * connShmRunWakes runs -- in beforeSleep's last step (connShmSpin, which
+ * then keeps the loop from sleeping while the list is not empty) and in
+ * the passes that serve clients during a load or a busy script.
  *
  * Nothing the client writes is trusted: every index is checked (shmring.c);
  * a violation is reported once (connShmSetViolationReporter: the server
  * logs it), moves the connection to CONN_STATE_ERROR and the next read or
- * write fails, so networking.c closes the client as for a socket error. An
- * unsealed segment (the /dev/shm fallback) has its size checked with fstat
- * on every event before the mapping is touched.
+ * write fails, so networking.c closes the client as for a socket error.
+ * The segment is sealed against resizing (src/shm.c refuses any other:
+ * a truncated segment would SIGBUS us); the size check on every event
+ * (shmringSegmentIntact, free for a sealed one) is only a second line.
  *
  * Spinning (connShmSpin, called by the server as the last step before its
  * event loop sleeps): a client doing one request at a time sends its next
  * request a few microseconds after it got the reply, so instead of sleeping
- * and being woken through the eventfd the server may poll, for a bounded
+ * and being woken through its wake-up socket the server may poll, for a bounded
  * and adaptive time, the request rings of the connections that read
  * requests since the last spin ("hot"; an idle connection is never polled,
  * so idle clients cost nothing). While polling, their sleep flags are down
@@ -63,12 +81,14 @@ typedef struct shmConnection {
     shmringSegment seg;
     shmring requests;      /* we consume */
     shmring replies;       /* we produce */
-    int server_efd, client_efd;
+    int wake_fd;           /* our end of the wake-up socketpair (never passed) */
     int peer_closed;       /* EOF seen on the socket */
     int read_called;       /* the read handler called read() this round */
     const char *violation; /* the protocol violation, once there was one */
     int hot;               /* on the spin list (hot[]) */
     int spin_ready;        /* the current spin found requests (or a violation) */
+    int wake_pending;      /* on the wake list */
+    struct shmConnection *wake_prev, *wake_next;
 } shmConnection;
 
 static int shm_connections;
@@ -85,6 +105,13 @@ int connShmCount(void) {
 
 int connIsShm(const connection *conn) {
     return conn && conn->type == &CT_Shm;
+}
+
+void connShmSegmentPassed(connection *conn) {
+    shmConnection *sc = (shmConnection *)conn;
+    if (!connIsShm(conn) || !sc->seg.sealed || sc->seg.fd == -1) return;
+    close(sc->seg.fd); /* the mapping stays valid; shmringSegmentIntact needs no fd when sealed */
+    sc->seg.fd = -1;
 }
 
 static void shmViolation(shmConnection *sc, const char *why) {
@@ -125,18 +152,47 @@ static void shmForgetHot(shmConnection *sc) {
     sc->hot = 0;
 }
 
+/* ---- the wake list ------------------------------------------------------------- */
+
+/* Connections whose handler must run without a signal from the client
+ * (a doubly-linked list through the connections: no bound, no allocation). */
+static shmConnection *wake_head, *wake_tail;
+static int wake_count;
+
+static void shmWakeSelf(shmConnection *sc) {
+    if (sc->wake_pending || sc->c.fd == -1) return;
+    sc->wake_pending = 1;
+    sc->wake_next = NULL;
+    sc->wake_prev = wake_tail;
+    if (wake_tail) wake_tail->wake_next = sc;
+    else wake_head = sc;
+    wake_tail = sc;
+    wake_count++;
+}
+
+static void shmForgetWake(shmConnection *sc) {
+    if (!sc->wake_pending) return;
+    if (sc->wake_prev) sc->wake_prev->wake_next = sc->wake_next;
+    else wake_head = sc->wake_next;
+    if (sc->wake_next) sc->wake_next->wake_prev = sc->wake_prev;
+    else wake_tail = sc->wake_prev;
+    sc->wake_pending = 0;
+    sc->wake_prev = sc->wake_next = NULL;
+    wake_count--;
+}
+
 /* ---- closing ------------------------------------------------------------------ */
 
 static void shmReleaseResources(shmConnection *sc) {
     if (sc->c.fd == -1) return;
     if (sc->c.el) {
         aeDeleteFileEvent(sc->c.el, sc->c.fd, AE_READABLE | AE_WRITABLE);
-        aeDeleteFileEvent(sc->c.el, sc->server_efd, AE_READABLE | AE_WRITABLE);
+        aeDeleteFileEvent(sc->c.el, sc->wake_fd, AE_READABLE | AE_WRITABLE);
     }
     shmForgetHot(sc);
+    shmForgetWake(sc);
     close(sc->c.fd);
-    close(sc->server_efd);
-    close(sc->client_efd);
+    close(sc->wake_fd);
     shmringSegmentRelease(&sc->seg);
     sc->c.fd = -1;
     shm_connections--;
@@ -170,7 +226,7 @@ static ssize_t connShmRead(connection *conn, void *buf, size_t len) {
     if (conn->state != CONN_STATE_CONNECTED) return conn->state == CONN_STATE_CLOSED ? 0 : shmFail(sc);
     ssize_t n = shmringRead(&sc->requests, buf, len);
     if (n == 0 && !sc->peer_closed) {
-        shmringDrain(sc->server_efd);
+        shmringDrain(sc->wake_fd);
         int ready = shmringConsumerPrepareSleep(&sc->requests);
         n = ready > 0 ? shmringRead(&sc->requests, buf, len) : ready;
     }
@@ -179,7 +235,7 @@ static ssize_t connShmRead(connection *conn, void *buf, size_t len) {
         return shmFail(sc);
     }
     if (n > 0) {
-        if (shmringTakeWakeRequest(&sc->requests)) shmringSignal(sc->client_efd);
+        if (shmringTakeWakeRequest(&sc->requests)) shmringSignal(sc->wake_fd);
         shmMarkHot(sc);
         return n;
     }
@@ -208,7 +264,7 @@ static ssize_t connShmWrite(connection *conn, const void *data, size_t len) {
         shmViolation(sc, sc->replies.violation);
         return shmFail(sc);
     }
-    if (n > 0 && shmringTakeWakeRequest(&sc->replies)) shmringSignal(sc->client_efd);
+    if (n > 0 && shmringTakeWakeRequest(&sc->replies)) shmringSignal(sc->wake_fd);
     if (n == 0 && len > 0) {
         errno = EAGAIN;
         return -1;
@@ -256,7 +312,7 @@ static void shmKeepWriteHandlerLive(shmConnection *sc) {
     if (sc->c.fd == -1 || !sc->c.write_handler || sc->c.state != CONN_STATE_CONNECTED) return;
     ssize_t room = shmringWritable(&sc->replies);
     if (room == 0) room = shmringProducerPrepareSleep(&sc->replies);
-    if (room != 0) shmringSignal(sc->server_efd);
+    if (room != 0) shmWakeSelf(sc);
 }
 
 /* The aeFileProc of both fds: the same dispatch as a socket's (read before
@@ -281,12 +337,12 @@ static void connShmEventHandler(aeEventLoop *el, int fd, void *clientData, int m
     }
     /* Nobody read (no handler, or one that is done with this client): the
      * signal must not keep the loop spinning. */
-    if (!sc->read_called && conn->fd != -1) shmringDrain(sc->server_efd);
+    if (!sc->read_called && conn->fd != -1) shmringDrain(sc->wake_fd);
     shmKeepWriteHandlerLive(sc);
 }
 
-/* The eventfd is watched while any handler is set, the socket while a read
- * handler is (its EOF is reported through read()). */
+/* The wake-up end is watched while any handler is set, the socket while a
+ * read handler is (its EOF is reported through read()). */
 static int shmUpdateEvents(shmConnection *sc) {
     connection *conn = &sc->c;
     if (conn->fd == -1) {
@@ -294,10 +350,10 @@ static int shmUpdateEvents(shmConnection *sc) {
         return CONN_ERR;
     }
     if (conn->read_handler || conn->write_handler) {
-        if (aeCreateFileEvent(conn->el, sc->server_efd, AE_READABLE, connShmEventHandler, sc) == AE_ERR)
+        if (aeCreateFileEvent(conn->el, sc->wake_fd, AE_READABLE, connShmEventHandler, sc) == AE_ERR)
             return CONN_ERR;
     } else {
-        aeDeleteFileEvent(conn->el, sc->server_efd, AE_READABLE);
+        aeDeleteFileEvent(conn->el, sc->wake_fd, AE_READABLE);
     }
     if (conn->read_handler && !sc->peer_closed && !sc->violation) {
         if (aeCreateFileEvent(conn->el, conn->fd, AE_READABLE, connShmEventHandler, sc) == AE_ERR)
@@ -317,7 +373,7 @@ static int connShmSetReadHandler(connection *conn, ConnectionCallbackFunc func) 
         return CONN_ERR;
     }
     /* Requests may have arrived while nobody listened, without a signal. */
-    if (func && shmringReadable(&sc->requests) != 0) shmringSignal(sc->server_efd);
+    if (func && shmringReadable(&sc->requests) != 0) shmWakeSelf(sc);
     return CONN_OK;
 }
 
@@ -331,7 +387,7 @@ static int connShmSetWriteHandler(connection *conn, ConnectionCallbackFunc func,
         conn->write_handler = NULL;
         return CONN_ERR;
     }
-    if (func) shmringSignal(sc->server_efd); /* run it next round if there is room */
+    if (func) shmWakeSelf(sc); /* run it next round if there is room */
     return CONN_OK;
 }
 
@@ -388,24 +444,23 @@ const ConnectionType CT_Shm = {
     .addr = connShmAddr,
 };
 
-connection *connCreateShm(aeEventLoop *el, int sockfd, shmringSegment *seg, int server_efd, int client_efd) {
+connection *connCreateShm(aeEventLoop *el, int sockfd, shmringSegment *seg, int wake_fd) {
     shmConnection *sc = zcalloc(sizeof(*sc));
     sc->c.type = &CT_Shm;
     sc->c.el = el;
     sc->c.fd = sockfd;
     sc->c.state = CONN_STATE_CONNECTED;
     sc->seg = *seg;
-    sc->server_efd = server_efd;
-    sc->client_efd = client_efd;
+    sc->wake_fd = wake_fd;
     shmringOpen(&sc->requests, &sc->seg, SHMRING_REQUESTS, SHMRING_CONSUMER);
     shmringOpen(&sc->replies, &sc->seg, SHMRING_REPLIES, SHMRING_PRODUCER);
     /* The socket is watched from the start, so a client that dies before
      * any handler is set is still noticed once one is. */
-    if (aeCreateFileEvent(el, server_efd, AE_READABLE, connShmEventHandler, sc) == AE_ERR) {
+    if (aeCreateFileEvent(el, wake_fd, AE_READABLE, connShmEventHandler, sc) == AE_ERR) {
         zfree(sc);
         return NULL;
     }
-    aeDeleteFileEvent(el, server_efd, AE_READABLE);
+    aeDeleteFileEvent(el, wake_fd, AE_READABLE);
     /* Asleep from the start: the first request must signal us. */
     shmringConsumerPrepareSleep(&sc->requests);
     shm_connections++;
@@ -475,12 +530,12 @@ static void shmRearm(shmConnection *sc) {
  * flag down (the next spin looks at it first); one whose handler did not
  * read (none installed) announces sleep, and is woken when a read handler
  * is set again (connShmSetReadHandler looks at the ring), as after an
- * eventfd signal nobody read. */
+ * wake-up nobody read. */
 static void shmAfterServe(shmConnection *sc) {
     if (sc->c.fd == -1) return;
     if (sc->read_called && shmMarkHot(sc)) return;
     if (shmringConsumerPrepareSleep(&sc->requests) != 0 && sc->read_called)
-        shmringSignal(sc->server_efd); /* no room on the list: sleep as usual */
+        shmWakeSelf(sc); /* no room on the list: served as a self-wake */
 }
 
 /* Runs the event handlers of the ready connections, each held by a
@@ -493,14 +548,29 @@ static void shmServeReady(shmConnection **list, int n) {
         if (!sc->spin_ready) continue;
         sc->spin_ready = 0;
         sc->read_called = 0;
-        if (sc->c.fd != -1) connShmEventHandler(sc->c.el, sc->server_efd, sc, AE_READABLE);
+        if (sc->c.fd != -1) connShmEventHandler(sc->c.el, sc->wake_fd, sc, AE_READABLE);
         shmAfterServe(sc);
         if (--sc->c.refs == 0 && (sc->c.flags & CONN_FLAG_CLOSE_SCHEDULED)) connShmClose(&sc->c);
     }
 }
 
+int connShmRunWakes(void) {
+    int n = wake_count, ran = 0; /* those queued meanwhile wait for the next call */
+    while (n-- > 0 && wake_head) {
+        shmConnection *sc = wake_head;
+        shmForgetWake(sc);
+        sc->c.refs++;
+        sc->read_called = 0;
+        connShmEventHandler(sc->c.el, sc->wake_fd, sc, AE_READABLE);
+        if (--sc->c.refs == 0 && (sc->c.flags & CONN_FLAG_CLOSE_SCHEDULED)) connShmClose(&sc->c);
+        ran = 1;
+    }
+    return ran;
+}
+
 int connShmSpin(unsigned cap_us) {
-    if (hot_count == 0) return 0;
+    int woke = connShmRunWakes();
+    if (hot_count == 0) return woke || wake_count > 0;
     shmConnection *list[SHM_SPIN_MAX_HOT];
     int n = hot_count;
     memcpy(list, hot, sizeof(hot[0]) * (size_t)n);
@@ -520,7 +590,7 @@ int connShmSpin(unsigned cap_us) {
         ready |= list[i]->spin_ready;
     }
     if (ready) shmServeReady(list, n);
-    return ready;
+    return ready || woke || wake_count > 0;
 }
 
 void connShmGetStats(connShmStats *st) {

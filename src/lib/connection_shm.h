@@ -11,12 +11,16 @@
 extern const ConnectionType CT_Shm;
 
 /* A connected shm connection on loop el. Takes ownership of sockfd (the
- * unix socket, kept as the liveness channel), the segment and both eventfds
- * (server_efd: the client signals it; client_efd: we signal the client).
- * NULL (errno set) when the events can't be registered -- nothing is
- * taken then. */
-connection *connCreateShm(aeEventLoop *el, int sockfd, shmringSegment *seg, int server_efd, int client_efd);
+ * unix socket, kept as the liveness channel), the segment and wake_fd, our
+ * end of the wake-up socketpair (shmringWakePair; the client has the other
+ * end: it signals us through it and we signal it). NULL (errno set) when
+ * the events can't be registered -- nothing is taken then. */
+connection *connCreateShm(aeEventLoop *el, int sockfd, shmringSegment *seg, int wake_fd);
 int connIsShm(const connection *conn);
+/* The client has the segment's descriptor now: we keep only the mapping
+ * (a sealed segment needs no descriptor of ours), so a connection holds
+ * two descriptors, the socket and the wake-up end. */
+void connShmSegmentPassed(connection *conn);
 /* Live shm connections (for shm-max-clients). */
 int connShmCount(void);
 /* Called once per protocol violation (a bad index, bytes on the control
@@ -29,8 +33,16 @@ void connShmSetViolationReporter(connShmViolationReporter *fn);
  * the connections that were served since the last call, and runs the event
  * handler of those that get a request. 1 when it ran any (their replies
  * are queued: the loop must not sleep), 0 when every polled ring is armed
- * for sleep again. Idle connections are never polled. */
+ * for sleep again, and no self-wake is queued (connShmRunWakes). Idle
+ * connections are never polled. */
 int connShmSpin(unsigned cap_us);
+/* Runs the handlers of the connections that asked to be run without a
+ * signal from their client (a handler installed with work already there,
+ * a write handler stopped early): connShmSpin does it first; a loop that
+ * does not call connShmSpin (the passes that serve clients during a load
+ * or a busy script) calls this. 1 when it ran
+ * any. Those queued while it runs wait for the next call. */
+int connShmRunWakes(void);
 
 /* For INFO. */
 typedef struct connShmStats {

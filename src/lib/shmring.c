@@ -14,8 +14,12 @@
  *  - Sealing: the creator seals the memfd against shrinking and growing,
  *    so the peer can't ftruncate it and make our accesses fault (SIGBUS).
  *    Without memfd_create (old kernels) the /dev/shm fallback can't be
- *    sealed; shmringSegmentIntact() lets the owner check its size with
- *    fstat before each use.
+ *    sealed; shmringSegmentIntact() checks its size with fstat, which is
+ *    only a race against a peer that truncates it: the server refuses an
+ *    unsealed segment (src/shm.c), the fallback serves tests and trusted
+ *    peers.
+ *  - Wake-ups: a datagram socketpair, one end per side, used with
+ *    MSG_DONTWAIT (shmring.h: why not eventfds).
  */
 #define _GNU_SOURCE
 #include "shmring.h"
@@ -27,10 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #endif
 
@@ -338,32 +342,57 @@ uint32_t shmringConsumerWakes(const shmring *r) {
 
 /* ---- signalling ------------------------------------------------------------------ */
 
-int shmringEventfd(void) {
-#ifdef __linux__
-    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-#else
-    errno = ENOSYS;
-    return -1;
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0 /* where there is none, SIGPIPE is ignored by the caller */
 #endif
+
+/* Small: the kernel rounds it up to its minimum, room for a few datagrams. */
+#define SHMRING_WAKE_SNDBUF 4096
+
+static int wakeEndSetup(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags == -1 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1) return -1;
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) return -1;
+    int sndbuf = SHMRING_WAKE_SNDBUF;
+    (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)); /* best effort */
+    return 0;
 }
 
-int shmringSignal(int efd) {
+int shmringWakePair(int fds[2]) {
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, fds) == -1) return SHMRING_ERR;
+    if (wakeEndSetup(fds[0]) == -1 || wakeEndSetup(fds[1]) == -1) {
+        int saved = errno;
+        close(fds[0]);
+        close(fds[1]);
+        errno = saved;
+        return SHMRING_ERR;
+    }
+    return SHMRING_OK;
+}
+
+int shmringSignal(int fd) {
     unsigned char one[8];
     store64(one, 1);
     for (;;) {
-        if (write(efd, one, sizeof(one)) == (ssize_t)sizeof(one)) return SHMRING_OK;
+        if (send(fd, one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(one)) return SHMRING_OK;
         if (errno == EINTR) continue;
-        return errno == EAGAIN ? SHMRING_OK : SHMRING_ERR; /* counter saturated: still readable */
+        /* a full queue: the peer has unread wake-ups, this one is pending */
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS ? SHMRING_OK : SHMRING_ERR;
     }
 }
 
-int shmringDrain(int efd) {
+int shmringDrain(int fd) {
     unsigned char buf[8];
-    for (;;) {
-        if (read(efd, buf, sizeof(buf)) == (ssize_t)sizeof(buf)) return SHMRING_OK;
+    int n = 0;
+    while (n < SHMRING_DRAIN_MAX) {
+        if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0) { /* a longer datagram is truncated, 0 is an empty one */
+            n++;
+            continue;
+        }
         if (errno == EINTR) continue;
-        return errno == EAGAIN ? SHMRING_OK : SHMRING_ERR;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? n : SHMRING_ERR;
     }
+    return n;
 }
 
 /* ---- spinning --------------------------------------------------------------------- */

@@ -54,8 +54,22 @@
  * consumer sees the new head and does not sleep, or the producer sees the
  * flag and signals. The same holds for a producer waiting for room. A
  * producer signals only when asked, so a busy pipeline makes no system
- * calls. How to signal is the caller's business (the transport uses
- * eventfds: shmringSignal/shmringDrain).
+ * calls. How to signal is the caller's business (the transport uses one
+ * datagram socketpair per connection: shmringWakePair, shmringSignal,
+ * shmringDrain).
+ *
+ * WAKE-UP SOCKETS, NOT EVENTFDS: a descriptor passed to the peer shares its
+ * open file description -- O_NONBLOCK included -- with the sender's copy,
+ * so the peer can make any descriptor the two share blocking. An eventfd
+ * needs both sides on one descriptor, so the peer could clear O_NONBLOCK,
+ * fill the counter (or empty it) and block the other side in write() (or
+ * read()) for good. A socketpair gives each side an end of its own: the
+ * creator keeps one and passes the other, the peer sends to it and reads
+ * from it as it did with the eventfds ("write 8 bytes" signals, "read 8
+ * bytes" takes one signal), and the owner of the end kept uses send/recv
+ * with MSG_DONTWAIT, non-blocking per call whatever any descriptor's
+ * flags. A full send queue means the peer has wake-ups it has not read
+ * yet: the signal is already pending (shmringSignal's EAGAIN is success).
  *
  * SPINNING CONSUMER: a consumer that polls the ring for a while instead of
  * sleeping (the server, right after it answered) first withdraws its
@@ -174,13 +188,23 @@ int shmringTakeWakeRequest(shmring *r);
 uint32_t shmringProducerWakes(const shmring *r);
 uint32_t shmringConsumerWakes(const shmring *r);
 
-/* Eventfd helpers (a pipe would do too: any fd readable when signalled).
- * Signal adds 1; Drain empties it without blocking. SHMRING_ERR on errors
- * other than "would block". */
-int shmringSignal(int efd);
-int shmringDrain(int efd);
-/* A non-blocking, close-on-exec eventfd, or -1 with errno. */
-int shmringEventfd(void);
+/* The wake-up channel: an AF_UNIX datagram socketpair, both ends
+ * non-blocking and close-on-exec, with small send buffers (a handful of
+ * wake-ups in flight is all the protocol needs, so a peer that never reads
+ * its end ties up little kernel memory). SHMRING_OK, or SHMRING_ERR with
+ * errno. */
+int shmringWakePair(int fds[2]);
+/* One 8-byte datagram to the other end, never blocking (MSG_DONTWAIT):
+ * SHMRING_OK also when the other end's queue is full (a wake-up is
+ * pending), SHMRING_ERR (errno) when the other end is gone. */
+int shmringSignal(int fd);
+/* Reads at most SHMRING_DRAIN_MAX datagrams of any size, never blocking:
+ * how many, or SHMRING_ERR (errno) on an error other than "empty". More
+ * may be left: the descriptor then stays readable (a level-triggered
+ * caller comes back), so a peer that floods it costs bounded work per
+ * wake-up. */
+#define SHMRING_DRAIN_MAX 64
+int shmringDrain(int fd);
 
 /* ---- spinning --------------------------------------------------------------------- */
 /* Microseconds a waiter may spin before sleeping: 0 on a single-CPU

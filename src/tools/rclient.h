@@ -268,7 +268,7 @@ int rcUpgradeShm(rcConn *c, unsigned long long ring_size);
 /* 1 once rcUpgradeShm succeeded: ring room is then waited for with
  * rcConnWait, no fd event says it. */
 int rcConnUsesShm(const rcConn *c);
-/* The fd to watch for "readable": the socket, or the shm wake-up eventfd
+/* The fd to watch for "readable": the socket, or the shm wake-up socket
  * (a read that found nothing has asked the server to signal it). */
 int rcConnEventFd(const rcConn *c);
 /* The socket too, for shm: readable when the server went away. -1 if none. */

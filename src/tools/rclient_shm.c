@@ -4,18 +4,22 @@
  *
  * The handshake (see src/shm.c for the server's side): on a unix socket with
  * nothing in flight, send CLIENT SHM [RINGSIZE n]; read the reply with
- * recvmsg, which also brings [memfd, server eventfd, client eventfd]; map
- * and check the segment (shmringSegmentAttach: size by fstat, magic,
- * version, byte-order mark). From then on we produce into the request ring
- * and consume the reply ring; the socket carries nothing and is watched
- * only to notice the server going away.
+ * recvmsg, which also brings [memfd, wake end, wake end]: the segment and,
+ * twice, our end of the server's wake-up socketpair (a datagram we send on
+ * it wakes the server, one the server sends arrives on it); map and check
+ * the segment (shmringSegmentAttach: size by fstat, magic, version,
+ * byte-order mark). We keep one copy of the wake end (3 descriptors per
+ * connection with the socket). From then on we produce into the request
+ * ring and consume the reply ring; the socket carries nothing and is
+ * watched only to notice the server going away.
  *
  * Waiting: a reader that finds the ring empty first spins for a few
  * microseconds (adaptive: the budget doubles when a spin succeeds and
  * halves when it does not, never on a single-CPU machine), then drains its
- * eventfd, arms the ring's sleep flag, looks once more and sleeps in poll()
- * on the eventfd and the socket. A read that finds nothing also arms the
- * flag, so an event loop can simply watch rcConnEventFd() (the benchmark).
+ * wake end, arms the ring's sleep flag, looks once more and sleeps in
+ * poll() on the wake end and the socket. A read that finds nothing also
+ * arms the flag, so an event loop can simply watch rcConnEventFd() (the
+ * benchmark).
  * The server being killed closes the socket: poll wakes, the read returns
  * 0 and the caller gets "Server closed the connection", never a hang.
  */
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ae.h"
@@ -37,7 +42,7 @@ typedef struct rcShm {
     shmringSegment seg;
     shmring requests;    /* we produce */
     shmring replies;     /* we consume */
-    int server_efd, client_efd;
+    int wake_fd;         /* our end of the wake-up socketpair */
     int server_gone;     /* EOF on the socket */
     unsigned spin_us, spin_max_us;
 } rcShm;
@@ -65,13 +70,13 @@ static ssize_t shmRead(rcConn *c, void *buf, size_t len) {
     rcShm *sh = c->transport_data;
     ssize_t n = shmringRead(&sh->replies, buf, len);
     if (n == 0) {
-        shmringDrain(sh->client_efd);
+        shmringDrain(sh->wake_fd);
         int ready = shmringConsumerPrepareSleep(&sh->replies);
         n = ready > 0 ? shmringRead(&sh->replies, buf, len) : ready;
     }
     if (n < 0) return shmBroken(sh, sh->replies.violation);
     if (n > 0) {
-        if (shmringTakeWakeRequest(&sh->replies)) shmringSignal(sh->server_efd);
+        if (shmringTakeWakeRequest(&sh->replies)) shmringSignal(sh->wake_fd);
         return n;
     }
     if (serverGone(c)) return 0;
@@ -87,7 +92,7 @@ static ssize_t shmWrite(rcConn *c, const void *buf, size_t len) {
     }
     ssize_t n = shmringWrite(&sh->requests, buf, len);
     if (n < 0) return shmBroken(sh, sh->requests.violation);
-    if (n > 0 && shmringTakeWakeRequest(&sh->requests)) shmringSignal(sh->server_efd);
+    if (n > 0 && shmringTakeWakeRequest(&sh->requests)) shmringSignal(sh->wake_fd);
     if (n == 0 && len > 0) {
         errno = EAGAIN;
         return -1;
@@ -103,7 +108,7 @@ static int shmBuffered(rcConn *c) {
 
 static int shmEventFd(const rcConn *c) {
     const rcShm *sh = c->transport_data;
-    return sh->client_efd;
+    return sh->wake_fd;
 }
 
 static int shmLivenessFd(const rcConn *c) {
@@ -135,7 +140,7 @@ static int shmSpin(rcShm *sh, int mask) {
 
 /* Arms the sleep flag: 1 when what we wait for arrived meanwhile. */
 static int shmArm(rcShm *sh, int mask) {
-    shmringDrain(sh->client_efd);
+    shmringDrain(sh->wake_fd);
     int ready = mask & AE_READABLE ? shmringConsumerPrepareSleep(&sh->replies)
                                    : shmringProducerPrepareSleep(&sh->requests);
     return ready != 0;
@@ -144,7 +149,7 @@ static int shmArm(rcShm *sh, int mask) {
 static int shmWait(rcConn *c, int mask, long long ms) {
     rcShm *sh = c->transport_data;
     if (shmReady(sh, mask) || shmSpin(sh, mask) || shmArm(sh, mask)) return 1;
-    struct pollfd pfd[2] = {{.fd = sh->client_efd, .events = POLLIN}, {.fd = c->fd, .events = POLLIN}};
+    struct pollfd pfd[2] = {{.fd = sh->wake_fd, .events = POLLIN}, {.fd = c->fd, .events = POLLIN}};
     int rc = poll(pfd, 2, ms < 0 ? -1 : (int)ms);
     if (rc <= 0) return rc;
     if (pfd[1].revents) serverGone(c);
@@ -155,8 +160,7 @@ static void shmFree(rcConn *c) {
     rcShm *sh = c->transport_data;
     if (sh == NULL) return;
     shmringSegmentRelease(&sh->seg);
-    close(sh->server_efd);
-    close(sh->client_efd);
+    close(sh->wake_fd);
     zfree(sh);
     c->transport_data = NULL;
 }
@@ -211,6 +215,14 @@ static int recvWithFds(rcConn *c, int fds[3], int *nfds) {
     return 1;
 }
 
+/* 1 when a and b are descriptors of one socket (the server sends its
+ * wake-up end twice, where a server of the first design sent two eventfds). */
+static int sameSocket(int a, int b) {
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && S_ISSOCK(sa.st_mode) && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 static int upgradeFailed(rcConn *c, int fds[3], int nfds, rcErrorCode code, const char *why) {
     closeFds(fds, nfds);
     snprintf(c->errstr, sizeof(c->errstr), "%s", why);
@@ -231,18 +243,17 @@ static int readUpgradeReply(rcConn *c, rcReply **reply, int fds[3], int *nfds) {
     }
 }
 
-static void attachRings(rcConn *c, const shmringSegment *seg, int server_efd, int client_efd) {
+static void attachRings(rcConn *c, const shmringSegment *seg, int wake_fd) {
     rcShm *sh = zcalloc(sizeof(*sh));
     sh->seg = *seg;
     shmringOpen(&sh->requests, &sh->seg, SHMRING_REQUESTS, SHMRING_PRODUCER);
     shmringOpen(&sh->replies, &sh->seg, SHMRING_REPLIES, SHMRING_CONSUMER);
-    sh->server_efd = server_efd;
-    sh->client_efd = client_efd;
+    sh->wake_fd = wake_fd;
     sh->spin_max_us = shmringSpinBudgetUs();
     sh->spin_us = sh->spin_max_us;
-    /* Asleep from the start, so an event loop watching the eventfd is
-     * signalled for the first reply (the invariant: the eventfd is readable
-     * or the flag armed). */
+    /* Asleep from the start, so an event loop watching the wake end is
+     * signalled for the first reply (the invariant: the wake end is
+     * readable or the flag armed). */
     shmringConsumerPrepareSleep(&sh->replies);
     c->transport_data = sh;
     c->transport = &shm_transport;
@@ -270,10 +281,13 @@ int rcUpgradeShm(rcConn *c, unsigned long long ring_size) {
     int ok = reply->type == RC_REPLY_STATUS && reply->len == 2 && !memcmp(reply->str, "OK", 2);
     rcFreeReply(reply);
     if (!ok || nfds != 3) return upgradeFailed(c, fds, nfds, RC_E_PROTOCOL, "Protocol error: no descriptors with CLIENT SHM's reply");
+    if (!sameSocket(fds[1], fds[2]))
+        return upgradeFailed(c, fds, nfds, RC_E_PROTOCOL, "Protocol error: CLIENT SHM's wake-up descriptors are not one socket");
     shmringSegment seg;
     const char *why;
     if (shmringSegmentAttach(&seg, fds[0], &why) == SHMRING_ERR) return upgradeFailed(c, fds, nfds, RC_E_PROTOCOL, why);
-    attachRings(c, &seg, fds[1], fds[2]);
+    close(fds[2]); /* the same socket as fds[1] */
+    attachRings(c, &seg, fds[1]);
     return RC_OK;
 }
 

@@ -370,7 +370,7 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
     writeBatch(data);
 }
 
-/* With --shm the wake-up eventfd and the socket (the server going away). */
+/* With --shm the wake-up socket and the unix socket (the server going away). */
 static void attachClient(benchClient *bc) {
     int live = rcConnLivenessFd(bc->conn);
     if (aeCreateFileEvent(bc->worker->el, rcConnEventFd(bc->conn), AE_READABLE, readHandler, bc) == AE_ERR ||
@@ -985,15 +985,25 @@ static void fetchServerConfig(void) {
     rcFree(c);
 }
 
+/* Descriptors one connection may hold: the socket; with --shm also the
+ * segment and the wake-up end, plus its duplicate during the handshake
+ * (rclient_shm.c closes it). */
+#define BENCH_FDS_PER_CLIENT 1
+#define BENCH_FDS_PER_SHM_CLIENT 4
+#define BENCH_FDS_SPARE 128 /* stdio, the config connection, libraries */
+
 /* One worker per --threads (one without). Every loop is sized for every
- * descriptor the process may use, since descriptors are process-wide. */
+ * descriptor the process may use, since descriptors are process-wide and
+ * the loop indexes its events by descriptor: with --shm a client holds up
+ * to four ("Cannot watch a connection" at -c 50 when it was sized for one). */
 static void createWorkers(void) {
     run.nworkers = cfg.threads > 0 ? cfg.threads : 1;
     run.workers = zcalloc(sizeof(benchWorker) * (size_t)run.nworkers);
     uint64_t seed = aeMonotonicUs() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
     for (int t = 0; t < run.nworkers; t++) {
         benchWorker *w = &run.workers[t];
-        w->el = aeCreateEventLoop((int)cfg.clients + 128);
+        int per_client = cfg.shm ? BENCH_FDS_PER_SHM_CLIENT : BENCH_FDS_PER_CLIENT;
+        w->el = aeCreateEventLoop((int)cfg.clients * per_client + BENCH_FDS_SPARE);
         if (w->el == NULL) fatal("Cannot create the event loop: %s", strerror(errno));
         w->rng = seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(t + 1);
     }

@@ -8,17 +8,19 @@
  * handshake (the race a lost wake-up comes from).
  *
  * The stress volume scales with TEST_SCALE (test_scaled); a QEMU run may
- * shrink it. The waits use the real protocol (eventfds, poll), so a lost
+ * shrink it. The waits use the real protocol (the wake-up socketpair, poll), so a lost
  * wake-up shows as a hang, which run-unit.sh's timeout turns into a failure;
  * a 10-second (x TIME_FACTOR) poll limit per wait reports it sooner.
  */
 #include "test.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "shmring.h"
@@ -229,19 +231,60 @@ static void test_wake_handshake(void) {
     CHECK_EQ_INT(shmringTakeWakeRequest(&p), 0);
     CHECK_EQ_INT(shmringConsumerPrepareSleep(&c), 1); /* don't sleep: it is there */
     CHECK_EQ_INT(shmringRead(&c, buf, 10), 1);
-    /* eventfd signalling */
-    int efd = shmringEventfd();
-    CHECK(efd >= 0);
-    struct pollfd pfd = {.fd = efd, .events = POLLIN};
+    /* signalling through the wake-up socketpair: a datagram sent on one end
+     * makes the other readable */
+    int w[2];
+    CHECK(shmringWakePair(w) == SHMRING_OK);
+    struct pollfd pfd = {.fd = w[1], .events = POLLIN};
     CHECK_EQ_INT(poll(&pfd, 1, 0), 0);
-    CHECK(shmringSignal(efd) == SHMRING_OK);
-    CHECK(shmringSignal(efd) == SHMRING_OK);
+    CHECK(shmringSignal(w[0]) == SHMRING_OK);
+    CHECK(shmringSignal(w[0]) == SHMRING_OK);
     CHECK_EQ_INT(poll(&pfd, 1, 0), 1);
-    CHECK(shmringDrain(efd) == SHMRING_OK);
+    CHECK_EQ_INT(shmringDrain(w[1]), 2);
     CHECK_EQ_INT(poll(&pfd, 1, 0), 0);
-    CHECK(shmringDrain(efd) == SHMRING_OK); /* empty: not an error */
-    close(efd);
+    CHECK_EQ_INT(shmringDrain(w[1]), 0); /* empty: not an error */
+    pfd.fd = w[0];
+    CHECK_EQ_INT(poll(&pfd, 1, 0), 0); /* our own signals never wake us */
+    close(w[0]);
+    close(w[1]);
     shmringSegmentRelease(&seg);
+}
+
+static void setBlocking(int fd) {
+    int fl = fcntl(fd, F_GETFL);
+    CHECK(fl != -1 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0);
+}
+
+/* The peer owns the other end and may do anything to it (and to the flags
+ * of the descriptors it got): signalling and draining our end never block.
+ * This is what the eventfds of the first design failed (a passed
+ * descriptor shares O_NONBLOCK with the sender's copy). */
+static void test_wake_never_blocks(void) {
+    int w[2];
+    CHECK(shmringWakePair(w) == SHMRING_OK);
+    setBlocking(w[0]);
+    setBlocking(w[1]);
+    CHECK_EQ_INT(shmringDrain(w[0]), 0); /* empty and blocking: returns at once */
+    /* the peer never reads: our signals fill its queue, then are "pending" */
+    for (int i = 0; i < 10000; i++) CHECK(shmringSignal(w[0]) == SHMRING_OK);
+    /* the peer floods us (with as big a send buffer as it may have): a
+     * drain takes a bounded number, the rest stays readable */
+    int big = 1 << 20;
+    CHECK(setsockopt(w[1], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big)) == 0);
+    unsigned char b[64] = {0};
+    int sent = 0;
+    while (sent < 10000 && send(w[1], b, sizeof(b), MSG_DONTWAIT) > 0) sent++;
+    CHECK(sent > SHMRING_DRAIN_MAX);
+    CHECK_EQ_INT(shmringDrain(w[0]), SHMRING_DRAIN_MAX);
+    struct pollfd pfd = {.fd = w[0], .events = POLLIN};
+    CHECK_EQ_INT(poll(&pfd, 1, 0), 1);
+    while (shmringDrain(w[0]) > 0) {}
+    CHECK_EQ_INT(poll(&pfd, 1, 0), 0);
+    /* the peer closed its end: an error, not a hang */
+    close(w[1]);
+    CHECK(shmringSignal(w[0]) == SHMRING_ERR);
+    CHECK_EQ_INT(shmringDrain(w[0]), 0);
+    close(w[0]);
 }
 
 /* ---- stress: two threads, then two processes ------------------------------------- */
@@ -344,11 +387,13 @@ static void *stressConsumer(void *arg) {
 static void runThreadStress(uint32_t ring_size, uint64_t total, uint64_t seed) {
     shmringSegment seg;
     CHECK(shmringSegmentCreate(&seg, ring_size) == SHMRING_OK);
-    int efd_p = shmringEventfd(), efd_c = shmringEventfd();
-    stressSide prod = {.seg = &seg, .my_efd = efd_p, .peer_efd = efd_c, .total = total, .ring_size = ring_size, .seed = seed};
+    int w[2]; /* each side signals and waits on its own end */
+    CHECK(shmringWakePair(w) == SHMRING_OK);
+    int efd_p = w[0], efd_c = w[1];
+    stressSide prod = {.seg = &seg, .my_efd = efd_p, .peer_efd = efd_p, .total = total, .ring_size = ring_size, .seed = seed};
     stressSide cons = prod;
     cons.my_efd = efd_c;
-    cons.peer_efd = efd_p;
+    cons.peer_efd = efd_c;
     pthread_t tp, tc;
     pthread_create(&tc, NULL, stressConsumer, &cons);
     pthread_create(&tp, NULL, stressProducer, &prod);
@@ -378,7 +423,9 @@ static void test_stress_processes(void) {
     uint32_t ring_size = 4096;
     uint64_t total = test_scaled(4UL << 20);
     CHECK(shmringSegmentCreate(&seg, ring_size) == SHMRING_OK);
-    int efd_p = shmringEventfd(), efd_c = shmringEventfd(), result[2];
+    int w[2], result[2];
+    CHECK(shmringWakePair(w) == SHMRING_OK);
+    int efd_p = w[0], efd_c = w[1];
     CHECK(pipe(result) == 0);
     fflush(stdout);
     pid_t pid = fork();
@@ -386,12 +433,12 @@ static void test_stress_processes(void) {
         shmringSegment mine;
         const char *why;
         if (shmringSegmentAttach(&mine, dup(seg.fd), &why) != SHMRING_OK) _exit(2);
-        stressSide prod = {.seg = &mine, .my_efd = efd_p, .peer_efd = efd_c, .total = total, .ring_size = ring_size, .seed = 99};
+        stressSide prod = {.seg = &mine, .my_efd = efd_p, .peer_efd = efd_p, .total = total, .ring_size = ring_size, .seed = 99};
         stressProducer(&prod);
         if (write(result[1], &prod.sum, sizeof(prod.sum)) != sizeof(prod.sum)) _exit(3);
         _exit(prod.errors ? 1 : 0);
     }
-    stressSide cons = {.seg = &seg, .my_efd = efd_c, .peer_efd = efd_p, .total = total, .ring_size = ring_size, .seed = 99};
+    stressSide cons = {.seg = &seg, .my_efd = efd_c, .peer_efd = efd_c, .total = total, .ring_size = ring_size, .seed = 99};
     stressConsumer(&cons);
     int status = -1;
     waitpid(pid, &status, 0);
@@ -411,7 +458,7 @@ static void test_stress_processes(void) {
 
 /* One side of a ping-pong over a segment: it sends one byte on `out`, then
  * waits for the peer's byte on `in` the way the transport does -- either
- * asleep at once (announce, look again, poll the eventfd), or like the
+ * asleep at once (announce, look again, poll the wake-up end), or like the
  * server's spin (withdraw the announcement, poll the ring a little, then
  * announce and look again before sleeping). A lost wake-up leaves both
  * sides asleep with a byte in a ring: the poll limit turns it into an
@@ -476,17 +523,19 @@ static void *pingRun(void *arg) {
 static void runPingPong(int server_spins) {
     shmringSegment seg;
     CHECK(shmringSegmentCreate(&seg, 4096) == SHMRING_OK);
-    int efd_client = shmringEventfd(), efd_server = shmringEventfd();
+    int w[2];
+    CHECK(shmringWakePair(w) == SHMRING_OK);
+    int efd_client = w[0], efd_server = w[1];
     unsigned rounds = (unsigned)test_scaled(20000);
     pingSide client = {.seg = &seg, .out_dir = SHMRING_REQUESTS, .my_efd = efd_client,
-                       .peer_efd = efd_server, .rounds = rounds};
+                       .peer_efd = efd_client, .rounds = rounds};
     pingSide server = {.seg = &seg, .out_dir = SHMRING_REPLIES, .my_efd = efd_server,
-                       .peer_efd = efd_client, .rounds = rounds, .serve_first = 1, .spin = server_spins};
+                       .peer_efd = efd_server, .rounds = rounds, .serve_first = 1, .spin = server_spins};
     pthread_t tc, ts;
     pthread_create(&ts, NULL, pingRun, &server);
     pthread_create(&tc, NULL, pingRun, &client);
     pthread_join(tc, NULL);
-    if (client.errors) shmringSignal(efd_server); /* the server may be waiting for a byte that won't come */
+    if (client.errors) shmringSignal(efd_client); /* the server may be waiting for a byte that won't come */
     pthread_join(ts, NULL);
     CHECK_EQ_INT(client.errors, 0);
     CHECK_EQ_INT(server.errors, 0);
@@ -511,6 +560,7 @@ TEST_MAIN(
     RUN(test_producer_rejects_bad_tails);
     RUN(test_random_indexes);
     RUN(test_wake_handshake);
+    RUN(test_wake_never_blocks);
     RUN(test_stress_threads);
     RUN(test_stress_processes);
     RUN(test_pingpong_wakeups);

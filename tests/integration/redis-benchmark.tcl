@@ -215,6 +215,21 @@ start_server {tags {tools benchmark} unixsocket 1} {
         assert_equal 50 [calls_of ping]
     }
 
+    # Each --shm connection holds several descriptors (socket, segment,
+    # wake-up end); the event loop was sized for one per client and the
+    # default 50 clients failed with "Cannot watch a connection".
+    foreach clients {50 200} {
+        test "redis-benchmark -s --shm with $clients clients completes" {
+            need_bench
+            r config resetstat
+            set n [expr {$clients * 2}]
+            lassign [bench_status -s [srv unixsocket] --shm -q -n $n -c $clients -t ping_mbulk] status out
+            assert_equal 0 $status $out
+            assert_match {PING_MBULK: * requests per second*} $out
+            assert_equal $n [calls_of ping]
+        }
+    }
+
     test "redis-benchmark reports bad options and exits non-zero" {
         need_bench
         lassign [bench_status --no-such-option] status out

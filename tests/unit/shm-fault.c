@@ -14,6 +14,22 @@
  *   half-request   half a command, then exit                -> "exiting"
  *   wait-reply     PING, then block for the reply (the test kills the
  *                  server meanwhile)                        -> "+PONG", then "error: ..."
+ *   block-signal   clears O_NONBLOCK on every descriptor it got, fills the
+ *                  one the server signals (an eventfd's counter to its
+ *                  maximum; a socket: a datagram, then the server's side
+ *                  as full as it goes), raises its "sleeping" flag and
+ *                  sends PING: a server that writes its wake-up into a
+ *                  descriptor the client can make blocking hangs there
+ *                                                           -> "attacked", then waits
+ *   block-drain    clears O_NONBLOCK, gets its connection closing after a
+ *                  reply bigger than the ring (COMMAND, QUIT), empties the
+ *                  server's wake-up descriptor itself and writes a byte on
+ *                  the socket: a server that then drains that descriptor
+ *                  with a plain read() hangs there             -> "attacked", then waits
+ *
+ * The two "block-" modes use plain system calls on the descriptors, not
+ * the ring library's wake-up helpers, so they attack any server the same
+ * way (they were written against the eventfd handshake, which hung).
  *
  * Built by the test with: cc -Isrc/lib tests/unit/shm-fault.c src/lib/shmring.c src/lib/libassert.c
  * (the ring library itself, so the faults are precise; the server must
@@ -21,6 +37,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -36,7 +53,7 @@
 static int sock;
 static shmringSegment seg;
 static shmring req, rep;
-static int server_efd, my_efd;
+static int server_efd, my_efd, seg_fd;
 
 static void fail(const char *what) {
     printf("error: %s\n", what);
@@ -61,6 +78,7 @@ static void upgrade(const char *path) {
     memcpy(fds, CMSG_DATA(cm), sizeof(fds));
     const char *why;
     if (shmringSegmentAttach(&seg, fds[0], &why) != SHMRING_OK) fail(why);
+    seg_fd = fds[0];
     server_efd = fds[1];
     my_efd = fds[2];
     shmringOpen(&req, &seg, SHMRING_REQUESTS, SHMRING_PRODUCER);
@@ -85,7 +103,7 @@ static void send_(const char *s) {
     shmringSignal(server_efd);
 }
 
-/* Reads one reply line through the ring (blocking on our eventfd). */
+/* Reads one reply line through the ring (waiting on our wake-up end). */
 static void printReply(void) {
     char line[256];
     size_t len = 0;
@@ -108,6 +126,78 @@ static void printReply(void) {
     line[len] = '\0';
     printf("%s\n", line);
     fflush(stdout);
+}
+
+/* ---- the denial-of-service attempts ---- */
+
+static void setNonblocking(int fd, int on) {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl == -1 || fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK) == -1) fail("fcntl");
+}
+
+/* O_NONBLOCK is a property of the open file description: clearing it on
+ * our copy clears it on the server's copy of the same descriptor. */
+static void makeAllBlocking(void) {
+    setNonblocking(seg_fd, 0);
+    setNonblocking(server_efd, 0);
+    setNonblocking(my_efd, 0);
+}
+
+static void writeU64(int fd, uint64_t v) {
+    unsigned char b[8];
+    memcpy(b, &v, 8);
+    if (write(fd, b, 8) != 8) fail("write to a wake-up descriptor");
+}
+
+static void publish(const char *s) {
+    if (shmringWrite(&req, s, strlen(s)) != (ssize_t)strlen(s)) fail("ring write");
+}
+
+static void holdOn(void) {
+    printf("attacked\n");
+    fflush(stdout);
+    sleep(120); /* the test kills us */
+}
+
+static void attackSignal(void) {
+    makeAllBlocking();
+    writeU64(my_efd, 0xfffffffffffffffeULL); /* an eventfd: the largest count; +1 would block */
+    atomic_store((_Atomic uint32_t *)(void *)(seg.base + SHMRING_OFF_REP_CTL + 128), 1); /* wake me */
+    publish("*1\r\n$4\r\nPING\r\n");
+    writeU64(server_efd, 1);
+    unsigned char b[8] = {1};
+    for (int i = 0; i < 100000; i++) /* a socket: fill the server's side (an eventfd: ENOTSOCK at once) */
+        if (send(server_efd, b, 8, MSG_DONTWAIT) != 8) break;
+    /* The server publishes the reply, then signals: once +PONG is in the
+     * ring, a server that can block is blocked (or about to be). */
+    _Atomic uint32_t *rep_head = (_Atomic uint32_t *)(void *)(seg.base + SHMRING_OFF_REP_CTL);
+    for (int i = 0; atomic_load(rep_head) < 7; i++) {
+        if (i == 10000) fail("no reply");
+        usleep(1000);
+    }
+    holdOn();
+}
+
+static void attackDrain(void) {
+    makeAllBlocking();
+    publish("*1\r\n$7\r\nCOMMAND\r\n*1\r\n$4\r\nQUIT\r\n");
+    writeU64(server_efd, 1);
+    /* The reply ring fills (COMMAND's reply is far bigger), QUIT has been
+     * read with it: the read handler now returns without reading. */
+    _Atomic uint32_t *rep_head = (_Atomic uint32_t *)(void *)(seg.base + SHMRING_OFF_REP_CTL);
+    for (int i = 0; atomic_load(rep_head) != seg.ring_size; i++) {
+        if (i == 10000) fail("the reply ring did not fill");
+        usleep(1000);
+    }
+    /* Empty the server's wake-up descriptor ourselves (non-blocking for a
+     * moment, so we don't hang on it), then make the server look at it:
+     * bytes on the socket wake its handler, which drains it. */
+    setNonblocking(server_efd, 1);
+    unsigned char b[8];
+    for (int i = 0; i < 100000 && read(server_efd, b, 8) > 0; i++) {}
+    setNonblocking(server_efd, 0);
+    if (write(sock, "x", 1) != 1) fail("socket write");
+    holdOn();
 }
 
 int main(int argc, char **argv) {
@@ -158,6 +248,10 @@ int main(int argc, char **argv) {
         printReply();
         send_("*3\r\n$5\r\nBLPOP\r\n$7\r\nnothing\r\n$1\r\n0\r\n");
         printReply(); /* fails when the server is killed */
+    } else if (!strcmp(mode, "block-signal")) {
+        attackSignal();
+    } else if (!strcmp(mode, "block-drain")) {
+        attackDrain();
     } else {
         return 2;
     }

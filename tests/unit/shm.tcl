@@ -3,8 +3,10 @@
 # every kind through the rings (strings, lists, MULTI, pub/sub, blocking,
 # MONITOR, values many times the ring size, output buffer limits), the
 # server's spin (shm-spin-us) and the shm_* fields of INFO clients, the
-# /dev/shm fallback (forced with the hidden shm-force-devshm), clients that
-# break the protocol, and a server killed under a waiting client.
+# refusal of an unsealed segment (the /dev/shm file, forced with the hidden
+# shm-force-devshm), clients that break the protocol, clients that try to
+# block the server through their wake-up descriptors, and a server killed
+# under a waiting client.
 #
 # Tcl can't pass descriptors, so the shm clients are programs compiled here
 # with the system C compiler:
@@ -115,6 +117,35 @@ start_server {tags {shm our-own} unixsocket 1} {
         $c close
         r config set shm-max-clients 256
         assert_match "*max number of shared-memory clients reached*" $err
+    }
+
+    test "a shm client's wake-up descriptor counts against maxclients" {
+        # A shm client holds two descriptors (its socket, the wake-up end):
+        # the extra one takes a client's place, so the process stays within
+        # maxclients + the reserve its open-files limit and event loop are
+        # sized for. Without it local clients upgrading could use up the
+        # descriptors kept for the AOF, RDB and listeners.
+        wait_for_condition 100 50 {[s shm_connected_clients] == 0} else { fail "shm clients left" }
+        set connected [s connected_clients]
+        r config set maxclients [expr {$connected + 2}]
+        try {
+            set c [shm_client]        ;# connected + 1 clients, + 1 descriptor: full
+            assert_equal PONG [$c ping]
+            set code [catch {set tcp [redis_client]; $tcp ping} err]
+            assert_equal 1 $code
+            assert_match "*max number of clients reached*" $err
+            $c close
+            wait_for_condition 100 50 {[s shm_connected_clients] == 0} else { fail "still counted" }
+            # one slot left: a plain unix client fits, its upgrade does not
+            r config set maxclients [expr {$connected + 1}]
+            catch {cli_shm ping} err
+            assert_match "*max number of clients reached*" $err
+        } finally {
+            r config set maxclients 10000
+        }
+        set tcp [redis_client]
+        assert_equal PONG [$tcp ping]
+        $tcp close
     }
 
     test "RINGSIZE out of bounds is refused" {
@@ -298,28 +329,30 @@ start_server {tags {shm our-own} unixsocket 1} {
         r config set shm-spin-us 20
     }
 
-    test "the /dev/shm fallback: handshake and commands, nothing left in /dev/shm" {
+    test "an unsealed segment (the /dev/shm file) is refused, nothing left behind" {
+        # A client can truncate a segment that is not sealed, and the
+        # server's next access past the new end is a SIGBUS (checking the
+        # size first is a race, and the server also touches the rings
+        # outside any event): without memfd sealing CLIENT SHM is refused.
+        # shm-force-devshm forces the file here.
         if {![file isdirectory /dev/shm]} { skip "no /dev/shm" }
+        need_shm_tools
         r config set shm-force-devshm yes
-        set c [shm_client 8192]
+        catch {exec $::shm_example [srv unixsocket] 8192 < /dev/null} out
         r config set shm-force-devshm no
-        assert_equal OK [$c set viadevshm [string repeat v 20000]]
-        assert_equal 20000 [$c strlen viadevshm]
-        assert_equal 3 [$c rpush dl a b c]
-        assert_equal {a b c} [$c lrange dl 0 -1]
-        # the server holds the segment through an unlinked file
-        set held {}
-        foreach fd [glob -nocomplain /proc/[srv pid]/fd/*] {
-            if {[catch {file readlink $fd} target]} continue
-            if {[string match "/dev/shm/redis-shm-*" $target]} { lappend held $target }
-        }
+        assert_match "*could not set up shared memory: the segment can't be sealed*" $out
+        # the server holds no segment file
         if {[file isdirectory /proc/[srv pid]/fd]} {
-            assert_equal 1 [llength $held]
-            assert_match "* (deleted)" [lindex $held 0]
-            assert ![file exists [lindex [lindex $held 0] 0]]
+            foreach fd [glob -nocomplain /proc/[srv pid]/fd/*] {
+                if {[catch {file readlink $fd} target]} continue
+                assert {![string match "/dev/shm/redis-shm-*" $target]}
+            }
         }
+        # and a sealed one still works
+        set c [shm_client 8192]
+        assert_equal OK [$c set viamemfd [string repeat v 20000]]
+        assert_equal 20000 [$c strlen viamemfd]
         $c close
-        assert_equal 20000 [r strlen viadevshm]
     }
 
     # ---- faults: the server survives every one, closes the client, logs why ----
@@ -353,6 +386,58 @@ start_server {tags {shm our-own} unixsocket 1} {
 
     test "INFO counts the protocol violations" {
         assert {[s shm_protocol_violations] >= 5}
+    }
+}
+
+# A client can't freeze the server through the descriptors it was given.
+# The old handshake passed it eventfds the server also used: clearing
+# O_NONBLOCK on its copy cleared it on the server's (one open file
+# description), and a full counter (block-signal) or an empty one
+# (block-drain) then blocked the server in write()/read() for good. Each
+# attack runs against a server of its own; a TCP client must still get
+# its PONG (with a bounded read: a frozen server times it out), and the
+# server must still stop, by SHUTDOWN and by SIGTERM.
+foreach {mode stop} {block-signal shutdown block-drain sigterm} {
+    start_server {tags {shm our-own} unixsocket 1} {
+        test "a client can't block the server through its wake-up descriptors ($mode)" {
+            need_shm_tools
+            set ::shm_attack_out [file join $::shm_tmp $mode.out]
+            set from [log_line_count]
+            set ::shm_attacker [exec $::shm_fault [srv unixsocket] $mode > $::shm_attack_out 2>@1 &]
+            wait_for_condition 100 50 {
+                [string match "*attacked*" [::harness::read_file $::shm_attack_out]]
+            } else { fail "the attack did not run: [::harness::read_file $::shm_attack_out]" }
+            if {$mode eq "block-drain"} {
+                # the server saw the byte on the socket: its handler runs now
+                wait_for_log "*Shared-memory protocol violation*control socket*" -from $from
+            }
+            set victim [redis_client -timeout [::harness::scaled 5]]
+            for {set i 0} {$i < 3} {incr i} {
+                assert_equal PONG [$victim ping]
+                assert_equal OK [$victim set after-attack $i]
+            }
+            $victim close
+        }
+
+        test "the server under attack still stops ($stop)" {
+            set pid [srv pid]
+            try {
+                if {$stop eq "shutdown"} {
+                    set victim [redis_client -timeout [::harness::scaled 5]]
+                    catch {$victim shutdown nosave}
+                    catch {$victim close}
+                } else {
+                    exec kill -TERM $pid
+                }
+                wait_for_condition 100 50 {![::harness::pid_alive $pid]} else {
+                    fail "the server did not stop"
+                }
+            } finally {
+                catch {exec kill $::shm_attacker}
+            }
+            restart_server ;# the block ends with a running server
+            assert_equal PONG [r ping]
+        }
     }
 }
 
