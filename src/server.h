@@ -1199,7 +1199,8 @@ int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout_ms);
 int getMsTimeoutFromObjectOrReply(client *c, robj *object, long long *deadline_ms);
 void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms);
 void signalKeyAsReady(redisDb *db, robj *key, int type);
-void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist */
+void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist or are gone */
+void blockedDbFlushed(int dbid);          /* FLUSHDB/FLUSHALL (-1): XREADGROUP hears its stream is gone */
 int clientMayBlock(client *c);
 int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
 void blockedDisconnectAll(const char *err); /* REPLICAOF: each waiting client gets err and is closed */

@@ -323,6 +323,63 @@ start_server {tags {stream}} {
         $rd close
     }
 
+    # Issue #35: FLUSHALL, FLUSHDB and SWAPDB left the reader blocked forever;
+    # 7.0.15 answers -UNBLOCKED for each, as for DEL.
+    foreach flush {{flushall} {flushall async} {flushdb} {swapdb 0 1}} {
+        test "Blocking XREADGROUP: stream removed by [lindex $flush 0]" {
+            r flushall
+            r xgroup create s g $ MKSTREAM
+            set rd [redis_deferring_client]
+            $rd xreadgroup group g c block 0 streams s >
+            $rd flush
+            wait_for_blocked_clients 1
+            r {*}$flush
+            assert_error "UNBLOCKED the stream key no longer exists" {$rd read}
+            wait_for_blocked_clients 0
+            $rd close
+        }
+    }
+
+    test "Blocking XREADGROUP: SWAPDB bringing a stream with or without the group" {
+        r flushall
+        r xgroup create s g $ MKSTREAM
+        r select 1
+        r xgroup create s g $ MKSTREAM
+        r select 0
+        set rd [redis_deferring_client]
+        $rd xreadgroup group g c block 0 streams s >
+        $rd flush
+        wait_for_blocked_clients 1
+        r swapdb 0 1 ;# the same group there: still waiting
+        r xadd s 1-1 f v
+        assert_equal {{s {{1-1 {f v}}}}} [$rd read]
+        r select 1
+        r del s
+        r xadd s 1-1 f v
+        r select 0
+        $rd xreadgroup group g c block 0 streams s >
+        $rd flush
+        wait_for_blocked_clients 1
+        r swapdb 0 1 ;# a stream without the group
+        assert_error "NOGROUP the consumer group this client was blocked on no longer exists" {$rd read}
+        r multi
+        r flushall
+        r xgroup create s g $ MKSTREAM
+        r exec
+        $rd xreadgroup group g c block 0 streams s >
+        $rd flush
+        wait_for_blocked_clients 1
+        r multi
+        r flushall
+        r xgroup create s g $ MKSTREAM
+        r exec ;# gone and back within one EXEC: still waiting
+        assert_equal 1 [s blocked_clients]
+        r xadd s 1-1 f v
+        assert_equal {{s {{1-1 {f v}}}}} [$rd read]
+        $rd close
+        r flushall
+    }
+
     test "Consumers are created by reads and claims, with keyspace events" {
         r del s
         r xadd s 1-1 f v
