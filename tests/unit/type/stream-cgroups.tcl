@@ -415,6 +415,36 @@ start_server {tags {stream external:skip} overrides {appendonly yes appendfsync 
         assert_no_match "*xreadgroup*" $flat
     }
 
+    # Issue #35: a consumer created by XREADGROUP ... NOACK was not in the AOF
+    # (no XCLAIM carries it), so DEBUG LOADAOF or a restart lost it. 7.0.15
+    # writes XGROUP CREATECONSUMER before the read's XGROUP SETID, in MULTI.
+    test "XREADGROUP NOACK: consumers it creates are in the AOF and survive DEBUG LOADAOF" {
+        r flushall
+        r xadd s 1-1 f v
+        r xgroup create s g 0
+        r xreadgroup group g fresh noack streams s >
+        r xreadgroup group g hist noack streams s 0
+        r xreadgroup group g fresh noack streams s 0 ;# exists already: nothing more
+        r xreadgroup group g idle noack streams s > ;# nothing to read: not created, as in 7.0
+        set rd [redis_deferring_client]
+        $rd xreadgroup group g blk noack block 0 streams s >
+        $rd flush
+        wait_for_blocked_clients 1
+        r xadd s 2-1 f v
+        assert_equal {{s {{2-1 {f v}}}}} [$rd read]
+        $rd close
+        set names [lmap x [r xinfo consumers s g] {dict get $x name}]
+        assert_equal {blk fresh hist} $names
+        set aof [exec cat {*}[glob [lindex [r config get dir] 1]/appendonlydir/*.incr.aof]]
+        set flat [string map {"\r\n" " " "\n" " "} $aof]
+        assert_match "*MULTI \\*5 \$6 XGROUP \$14 CREATECONSUMER \$1 s \$1 g \$5 fresh \\*7 \$6 XGROUP \$5 SETID \$1 s \$1 g \$3 1-1 *EXEC*" $flat
+        assert_match "*\$4 EXEC \\*5 \$6 XGROUP \$14 CREATECONSUMER \$1 s \$1 g \$4 hist \\*5*" $flat
+        assert_equal 1 [regexp -all {CREATECONSUMER \$1 s \$1 g \$5 fresh} $flat]
+        assert_match "*CREATECONSUMER \$1 s \$1 g \$3 blk \\*7 \$6 XGROUP \$5 SETID \$1 s \$1 g \$3 2-1 *" $flat
+        r debug loadaof
+        assert_equal $names [lmap x [r xinfo consumers s g] {dict get $x name}]
+    }
+
     test "AOF rewrite and reload keep streams, groups, consumers and PELs" {
         r flushall
         r config set stream-node-max-entries 5
