@@ -1140,9 +1140,10 @@ int elemRefEqual(const elemRef *e, const char *s, size_t len);
 typedef uint64_t objectScanProc(robj *o, uint64_t cursor, long count, list *out);
 void registerScanFunction(int type, objectScanProc *proc, int pairs);
 /* A table encoding's scan: dictScan() from `cursor`, fn appending to out,
- * until out holds `count` items (a pair is two, as in Redis), the scan ends
- * or 10 * count buckets were visited. Returns the next cursor. */
-uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, dictScanFunction *fn, list *out);
+ * until out holds `count` entries (with pairs: 2 * count items, as Redis 7.0
+ * counts), the scan ends or 10 * count buckets were visited. Returns the
+ * next cursor. */
+uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, int pairs, dictScanFunction *fn, list *out);
 void registerObjectDupFunction(int type, robj *(*fn)(robj *o));
 
 /* Iteration callbacks return 0 to go on, non-zero to stop early. */
