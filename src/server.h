@@ -1007,6 +1007,7 @@ void rdbInit(void);                   /* at start-up: load the dump when the AOF
 int rdbSaveNow(void);
 int rdbSaveToFd(int fd, int aof_base);
 int rdbLoadFd(int fd, const char *name, int aof_base); /* the caller runs loadingStart/End */
+int rdbLoadFdPrefix(int fd, const char *name, int aof_base, off_t *end); /* an RDB with data after it */
 int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base); /* the same, from memory */
 int rdbSaveOnShutdown(int flags);
 int rdbBgsaveInProgress(void);
