@@ -23,6 +23,10 @@
  * With `appendfsync always` a failed write or fsync can't keep its promise,
  * so the server exits, as Redis does.
  *
+ * Start-up on the data directory of Redis <= 6.2 (one appendonly.aof, no
+ * folder, no manifest): the file is adopted as the base of the multi-part
+ * layout, crash-safely, as Redis 7.0 does (adoptOldStyleAof).
+ *
  * Flash statistics in INFO persistence: bytes written, write calls, fsync
  * calls and their latency, so write amplification can be computed.
  */
@@ -310,8 +314,14 @@ static off_t fileSize(const char *name) {
 /* Reopens the last incremental file the manifest names, for appending. */
 static int openLastIncr(void) {
     aofManifest *am = aof.manifest;
-    if (am->incr_count == 0) return aofOpenNewIncr();
+    if (am->incr_count == 0) {
+        if (aofOpenNewIncr() != C_OK) return C_ERR;
+        am = aof.manifest;
+        serverLog(LL_NOTICE, "Creating AOF incr file %s on server start", am->incrs[am->incr_count - 1]->name);
+        return C_OK;
+    }
     const char *name = am->incrs[am->incr_count - 1]->name;
+    serverLog(LL_NOTICE, "Opening AOF incr file %s on server start", name);
     int fd = openForAppend(name);
     if (fd == -1) return C_ERR;
     switchToFile(fd);
@@ -326,26 +336,99 @@ static void exitOnLoadFailure(void) {
     exit(1);
 }
 
-/* Loads an existing AOF (the manifest decides which files) or creates an
- * empty one, then opens the last incremental file for appending. */
-static void openOrCreateAtStartup(void) {
-    if (ensureDir() != C_OK) exit(1);
-    sds mpath = aofManifestPath();
-    aofManifest *am = NULL;
-    sds err = NULL;
-    off_t total = 0;
-    if (access(mpath, F_OK) == 0) {
-        if (aofManifestLoad(mpath, &am, &err) != C_OK) {
-            serverLog(LL_WARNING, "%s", err);
-            sdsfree(err);
-            exitOnLoadFailure();
-        }
-        if (aofLoadFiles(am, &total) == AOF_LOAD_FAILED) exitOnLoadFailure();
-        aofSetCurrentManifest(am);
-    } else {
-        aofSetCurrentManifest(aofManifestCreate());
+/* ---- adopting the single AOF of Redis <= 6.2 ------------------------------------------------ */
+
+static int isRegularFile(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Whether <dir>/<appendfilename> is an AOF of Redis <= 6.2 to adopt, in
+ * Redis 7.0's three cases: no manifest (no appenddirname folder, or one
+ * left by a crash before the manifest was written); a manifest that names
+ * no file; or the manifest this adoption writes, naming it as the base,
+ * when the crash came before the file was moved. A complete layout wins:
+ * the old file is then left alone, as Redis 7.0 does. */
+static int oldStyleAofToAdopt(const aofManifest *am) {
+    if (!isRegularFile(server.aof_filename)) return 0;
+    if (am == NULL || (am->base == NULL && am->incr_count == 0)) return 1;
+    if (am->base == NULL || am->incr_count != 0 || strcmp(am->base->name, server.aof_filename) != 0) return 0;
+    sds moved = aofPathJoin(server.aof_dirname, server.aof_filename);
+    int missing = access(moved, F_OK) != 0;
+    sdsfree(moved);
+    return missing;
+}
+
+/* fsync of a directory, fatal before the old file moves: a directory
+ * entry a power cut can undo must not be what the next step relies on
+ * (EINVAL: a file system that can't, where nothing better is possible). */
+static int fsyncDirOrLog(const char *dir, int fatal) {
+    if (persistFsyncDir(dir) == 0 || errno == EINVAL) return C_OK;
+    serverLog(LL_WARNING, "Can't fsync the directory %s while migrating the old-style AOF: %s", dir, strerror(errno));
+    return fatal ? C_ERR : C_OK;
+}
+
+/* Makes the old file the base of the multi-part layout, as Redis 7.0 does
+ * (it keeps its name: "file appendonly.aof seq 1 type b"). The steps, each
+ * durable before the next: the folder exists (the working directory
+ * fsynced), the manifest naming the base is written (write, fsync, rename,
+ * fsync of the folder), then the file is moved in (rename, both folders
+ * fsynced). A crash at any point leaves a state oldStyleAofToAdopt()
+ * adopts again, or the finished layout: never a manifest without its base
+ * file. Any failure stops start-up with the old data untouched. */
+static aofManifest *adoptOldStyleAof(void) {
+    aofManifest *am = aofManifestCreate();
+    aofManifestSetBase(am, server.aof_filename, 1);
+    am->curr_base_seq = 1;
+    sds mpath = aofManifestPath(), moved = aofPathJoin(server.aof_dirname, server.aof_filename);
+    int ok = fsyncDirOrLog(".", 1) == C_OK && aofManifestPersist(am, server.aof_dirname, mpath) == C_OK &&
+             fsyncDirOrLog(server.aof_dirname, 1) == C_OK;
+    if (ok && persistio.rename(server.aof_filename, moved) == -1) {
+        serverLog(LL_WARNING, "Error trying to rename the existing AOF to old AOF file: %s", strerror(errno));
+        ok = 0;
     }
     sdsfree(mpath);
+    sdsfree(moved);
+    if (!ok) {
+        serverLog(LL_WARNING, "Can't migrate the old-style AOF file %s into the AOF directory %s: the server can't "
+                              "start.", server.aof_filename, server.aof_dirname);
+        exit(1);
+    }
+    fsyncDirOrLog(server.aof_dirname, 0);
+    fsyncDirOrLog(".", 0);
+    serverLog(LL_NOTICE, "Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).",
+              server.aof_filename, server.aof_dirname);
+    return am;
+}
+
+/* ---- start-up ------------------------------------------------------------------------------ */
+
+/* The manifest on disk, NULL if there is none; a corrupt one stops start-up. */
+static aofManifest *manifestAtStartup(void) {
+    sds mpath = aofManifestPath(), err = NULL;
+    aofManifest *am = NULL;
+    if (access(mpath, F_OK) == 0 && aofManifestLoad(mpath, &am, &err) != C_OK) {
+        serverLog(LL_WARNING, "%s", err);
+        sdsfree(err);
+        exitOnLoadFailure();
+    }
+    sdsfree(mpath);
+    return am;
+}
+
+/* Loads an existing AOF (the manifest decides which files; an old-style
+ * single file is adopted first) or creates an empty one, then opens the
+ * last incremental file for appending. */
+static void openOrCreateAtStartup(void) {
+    if (ensureDir() != C_OK) exit(1);
+    aofManifest *am = manifestAtStartup();
+    off_t total = 0;
+    if (oldStyleAofToAdopt(am)) {
+        aofManifestFree(am);
+        am = adoptOldStyleAof();
+    }
+    if (am != NULL && aofLoadFiles(am, &total) == AOF_LOAD_FAILED) exitOnLoadFailure();
+    aofSetCurrentManifest(am ? am : aofManifestCreate());
     if (openLastIncr() != C_OK) exit(1);
     aof.current_size = total > aof.incr_size ? total : aof.incr_size;
     aof.base_size = aof.current_size; /* auto-rewrite measures growth from here */

@@ -13,6 +13,10 @@
  *   end counts as truncated at the MULTI, so a transaction is replayed
  *   whole or not at all. Anything malformed before the end stops start-up
  *   with the file name, the byte offset and what to do about it.
+ * - A file that starts with "REDIS" is an RDB snapshot followed by
+ *   commands (none in a .base.rdb; an old-style AOF's tail): the RDB is
+ *   loaded, then the commands after it, as Redis 7.0 does.
+ * - A read error is a failed load, never taken for the end of the file.
  * - Lines starting with '#' between commands are annotations (Redis 7's
  *   "#TS:<unix time>" from aof-timestamp-enabled) and are skipped.
  * - The file is read in large chunks into a buffer and parsed in place; no
@@ -40,6 +44,7 @@ typedef struct aofReader {
     size_t len, pos;  /* bytes in buf, parse position */
     off_t consumed;   /* file offset of buf[0] */
     int eof;
+    int read_errno;   /* a read() that failed (EIO ...): 0 if none */
 } aofReader;
 
 /* ---- reading ---------------------------------------------------------------------------- */
@@ -57,6 +62,7 @@ static int readerFill(aofReader *r, size_t need) {
         r->buf = zrealloc(r->buf, r->len + want);
         ssize_t n = read(r->fd, r->buf + r->len, want);
         if (n == -1 && errno == EINTR) continue;
+        if (n == -1) r->read_errno = errno; /* not an end of file: the load fails */
         if (n <= 0) r->eof = 1;
         else r->len += (size_t)n;
     }
@@ -208,6 +214,16 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t *valid_
         robj **argv = NULL;
         int argc = 0;
         int ret = readCommand(r, &argv, &argc);
+        if (r->read_errno) { /* whatever it looked like, the file was not read to its end */
+            serverLog(LL_WARNING, "Unrecoverable error reading the append only file %s: %s", path,
+                      strerror(r->read_errno));
+            if (ret == READ_OK) {
+                for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+                zfree(argv);
+            }
+            result = AOF_LOAD_FAILED;
+            break;
+        }
         if (ret == READ_EOF) {
             *valid_len = readerOffset(r); /* annotations after the last command included */
             if (multi_start != -1) { /* a transaction without its EXEC */
@@ -247,8 +263,9 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t *valid_
     return result;
 }
 
-/* A base file written with aof-use-rdb-preamble (ours or Redis 7's
- * appendonly.aof.N.base.rdb) is an RDB snapshot: it starts with "REDIS". */
+/* A file that starts with "REDIS" opens with an RDB snapshot: a base
+ * written with aof-use-rdb-preamble (ours or Redis 7's .base.rdb), or the
+ * single AOF of Redis 4-6.2 with its preamble, then commands. */
 static int startsWithRdbMagic(int fd) {
     char magic[5];
     int is_rdb = read(fd, magic, 5) == 5 && memcmp(magic, "REDIS", 5) == 0;
@@ -256,22 +273,33 @@ static int startsWithRdbMagic(int fd) {
     return is_rdb;
 }
 
+/* Loads the RDB part and leaves r at the commands after it (none in a
+ * .base.rdb). An old-style file (named appendfilename: adopted from Redis
+ * <= 6.2, see aof.c) is logged as 7.0 logs its "preamble". */
+static int loadRdbPart(aofReader *r, const char *path, const char *name) {
+    int old_style = !strcmp(name, server.aof_filename);
+    serverLog(LL_NOTICE, old_style ? "Reading RDB preamble from AOF file..." : "Reading RDB base file on AOF loading...");
+    off_t end = 0;
+    if (rdbLoadFdPrefix(r->fd, path, 1, &end) != C_OK || lseek(r->fd, end, SEEK_SET) != end) {
+        serverLog(LL_WARNING, "Error reading the RDB %s of the AOF file %s, AOF loading aborted",
+                  old_style ? "preamble" : "base file", path);
+        return C_ERR;
+    }
+    if (old_style) serverLog(LL_NOTICE, "Reading the remaining AOF tail...");
+    r->consumed = end;
+    return C_OK;
+}
+
 /* Replays one file. valid_len: the offset after the last complete command. */
-static int aofReplayFile(const char *path, int is_last, off_t *valid_len) {
+static int aofReplayFile(const char *path, const char *name, int is_last, off_t *valid_len) {
     aofReader r = {.fd = open(path, O_RDONLY)};
     if (r.fd == -1) {
         serverLog(LL_WARNING, "Can't open the append-only file %s: %s", path, strerror(errno));
         return AOF_LOAD_FAILED;
     }
-    if (startsWithRdbMagic(r.fd)) {
-        serverLog(LL_NOTICE, "Reading RDB base file on AOF loading...");
-        int ok = rdbLoadFd(r.fd, path, 1) == C_OK;
-        struct stat st;
-        *valid_len = fstat(r.fd, &st) == 0 ? st.st_size : 0;
-        close(r.fd);
-        return ok ? AOF_LOAD_OK : AOF_LOAD_FAILED;
-    }
-    int result = replayFrom(&r, path, is_last, valid_len);
+    int result = AOF_LOAD_FAILED;
+    if (!startsWithRdbMagic(r.fd) || loadRdbPart(&r, path, name) == C_OK)
+        result = replayFrom(&r, path, is_last, valid_len);
     close(r.fd);
     zfree(r.buf);
     return result;
@@ -308,7 +336,7 @@ int aofLoadFiles(aofManifest *am, off_t *total_size) {
         off_t valid = 0;
         long long file_start = ustime();
         loadingFileStart(loaded);
-        int ret = aofReplayFile(paths[j], j == n - 1, &valid);
+        int ret = aofReplayFile(paths[j], names[j], j == n - 1, &valid);
         if (ret == AOF_LOAD_FAILED || ret == AOF_LOAD_TRUNCATED) result = ret;
         if (ret != AOF_LOAD_FAILED && sizeOf(paths[j]) > 0) /* an empty file: not logged, as in Redis */
             serverLog(LL_NOTICE, "DB loaded from %s file %s: %.3f seconds", am->base && j == 0 ? "base" : "incr",

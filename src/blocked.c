@@ -24,7 +24,9 @@
  *   for comes from its command's group, and a ready key of another type
  *   (the key became a string or a set) serves nobody, as Redis does --
  *   except XREADGROUP, which 7.0 tells (with an error) that its stream was
- *   deleted or replaced: db.c signals a removed stream key ready for it.
+ *   deleted or replaced: db.c signals a removed stream key ready for it,
+ *   and FLUSHDB, FLUSHALL and SWAPDB signal every waited-for key of their
+ *   databases (blockedDbFlushed, blockedDbSwapped).
  * - Ready keys are handled iteratively, never recursively: a served BLMOVE
  *   pushing into a key another client waits on queues that key, and the
  *   outer loop serves it next, so chains of any length use constant stack.
@@ -411,23 +413,34 @@ void signalKeyAsReady(redisDb *db, robj *key, int type) {
     listAddNodeTail(B.ready_keys, rk);
 }
 
-/* SWAPDB: a waited-for key may now exist in either database. */
-static void signalWaitedKeysThatExist(redisDb *db) {
+/* Every key someone waits for in db is queued as ready; whether it can
+ * serve a waiter (or, for XREADGROUP, is gone) is decided per client when
+ * it is handled, after the command that called this. */
+static void signalWaitedKeys(redisDb *db) {
     if (db->blocking_keys == NULL || dictSize(db->blocking_keys) == 0) return;
     dictIterator *di = dictGetSafeIterator(db->blocking_keys);
     dictEntry *de;
     while ((de = dictNext(di)) != NULL) {
         sds name = dictGetKey(de);
         robj *key = createStringObject(name, sdslen(name));
-        if (dbExists(db, key)) signalKeyAsReady(db, key, -1);
+        signalKeyAsReady(db, key, -1);
         decrRefCount(key);
     }
     dictReleaseIterator(di);
 }
 
+/* SWAPDB: a waited-for key may now exist in either database, or be gone
+ * (XREADGROUP's stream swapped away: -UNBLOCKED, as in 7.0). */
 void blockedDbSwapped(int id1, int id2) {
-    signalWaitedKeysThatExist(&server.db[id1]);
-    signalWaitedKeysThatExist(&server.db[id2]);
+    signalWaitedKeys(&server.db[id1]);
+    signalWaitedKeys(&server.db[id2]);
+}
+
+/* FLUSHDB / FLUSHALL (dbid -1): the streams XREADGROUP waits on go, and
+ * 7.0 tells those clients so (-UNBLOCKED) instead of leaving them blocked. */
+void blockedDbFlushed(int dbid) {
+    int start = dbid == -1 ? 0 : dbid, end = dbid == -1 ? server.dbnum - 1 : dbid;
+    for (int j = start; j <= end; j++) signalWaitedKeys(&server.db[j]);
 }
 
 /* Runs c's command again. Returns 1 if it was served (or failed) and is no

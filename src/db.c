@@ -316,6 +316,7 @@ void signalModifiedKey(client *c, redisDb *db, robj *key) {
 
 void signalFlushedDb(int dbid) {
     touchWatchedKeysOnFlush(dbid); /* WATCH */
+    blockedDbFlushed(dbid);         /* XREADGROUP hears its stream is gone */
     if (server.tracking_clients) trackingInvalidateKeysOnFlush();
 }
 

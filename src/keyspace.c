@@ -351,11 +351,15 @@ void registerScanFunction(int type, objectScanProc *proc, int pairs) {
     scanners[type].pairs = pairs;
 }
 
-uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, dictScanFunction *fn, list *out) {
+/* COUNT is a number of entries, as in Redis 7.0: a hash field with its
+ * value, or a sorted-set member with its score, is one entry but two items
+ * of `out` (pairs), so HSCAN h 0 COUNT 50 answers about 50 fields, not 25. */
+uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, int pairs, dictScanFunction *fn, list *out) {
     long budget = scanBucketBudget(count);
+    unsigned long per_entry = pairs ? 2 : 1;
     do {
         cursor = dictScan(d, (unsigned long)cursor, fn, out); /* see scanKeyspace() */
-    } while (cursor && budget-- && (long)listLength(out) < count);
+    } while (cursor && budget-- && listLength(out) / per_entry < (unsigned long)count);
     return cursor;
 }
 

@@ -1614,13 +1614,19 @@ static int readFile(rdbReader *r) {
 /* Loads an RDB stream from fd (named `name` in messages) into the dataset
  * (aof_base: the base file of an AOF). C_ERR with a logged reason. The
  * caller brackets it with loadingStart()/loadingEnd(). */
-int rdbLoadFd(int fd, const char *name, int aof_base) {
+int rdbLoadFd(int fd, const char *name, int aof_base) { return rdbLoadFdPrefix(fd, name, aof_base, NULL); }
+
+/* The same, for an RDB followed by more data (an AOF's RDB preamble and its
+ * command tail): *end (if not NULL) gets the offset just past the RDB --
+ * the reads went further, in chunks, so the caller seeks back to it. */
+int rdbLoadFdPrefix(int fd, const char *name, int aof_base, off_t *end) {
     rdbReader r = {.fd = fd, .aof_base = aof_base};
     if (!readFile(&r)) {
         serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", name,
                   (long long)readerOffset(&r), r.error);
         return C_ERR;
     }
+    if (end) *end = readerOffset(&r);
     logLoaded(&r);
     return C_OK;
 }

@@ -1009,6 +1009,7 @@ void rdbInit(void);                   /* at start-up: load the dump when the AOF
 int rdbSaveNow(void);
 int rdbSaveToFd(int fd, int aof_base);
 int rdbLoadFd(int fd, const char *name, int aof_base); /* the caller runs loadingStart/End */
+int rdbLoadFdPrefix(int fd, const char *name, int aof_base, off_t *end); /* an RDB with data after it */
 int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base); /* the same, from memory */
 int rdbSaveOnShutdown(int flags);
 int rdbBgsaveInProgress(void);
@@ -1145,9 +1146,10 @@ int elemRefEqual(const elemRef *e, const char *s, size_t len);
 typedef uint64_t objectScanProc(robj *o, uint64_t cursor, long count, list *out);
 void registerScanFunction(int type, objectScanProc *proc, int pairs);
 /* A table encoding's scan: dictScan() from `cursor`, fn appending to out,
- * until out holds `count` items (a pair is two, as in Redis), the scan ends
- * or 10 * count buckets were visited. Returns the next cursor. */
-uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, dictScanFunction *fn, list *out);
+ * until out holds `count` entries (with pairs: 2 * count items, as Redis 7.0
+ * counts), the scan ends or 10 * count buckets were visited. Returns the
+ * next cursor. */
+uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, int pairs, dictScanFunction *fn, list *out);
 void registerObjectDupFunction(int type, robj *(*fn)(robj *o));
 
 /* Iteration callbacks return 0 to go on, non-zero to stop early. */
@@ -1204,7 +1206,8 @@ int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout_ms);
 int getMsTimeoutFromObjectOrReply(client *c, robj *object, long long *deadline_ms);
 void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms);
 void signalKeyAsReady(redisDb *db, robj *key, int type);
-void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist */
+void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist or are gone */
+void blockedDbFlushed(int dbid);          /* FLUSHDB/FLUSHALL (-1): XREADGROUP hears its stream is gone */
 int clientMayBlock(client *c);
 int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
 void blockedDisconnectAll(const char *err); /* REPLICAOF: each waiting client gets err and is closed */

@@ -112,6 +112,7 @@ size_t streamReplyConsumerHistory(client *c, stream *s, streamConsumer *consumer
 size_t streamReplyGroupNew(client *c, stream *s, robj *key, robj *groupname, streamCG *cg, streamConsumer *consumer,
                            size_t count, int noack);
 streamConsumer *streamConsumerForRead(client *c, robj *key, streamCG *cg, sds name); /* looked up or created */
+void streamPropagateConsumerCreation(client *c, robj *key, robj *groupname, sds name);
 int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end);
 
 #endif /* STREAM_H */

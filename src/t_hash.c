@@ -297,7 +297,7 @@ static uint64_t scanHashObject(robj *o, uint64_t cursor, long count, list *out) 
         hashTypeForEach(o, scanCollectPair, out);
         return 0;
     }
-    return scanDictBounded(o->ptr, cursor, count, scanCollectEntry, out);
+    return scanDictBounded(o->ptr, cursor, count, 1, scanCollectEntry, out);
 }
 
 /* MEMORY USAGE: a listpack is one block; a table entry owns its field and

@@ -515,7 +515,7 @@ static uint64_t setScan(robj *o, uint64_t cursor, long count, list *out) {
         setIterRelease(&it);
         return 0;
     }
-    return scanDictBounded(o->ptr, cursor, count, scanCollect, out);
+    return scanDictBounded(o->ptr, cursor, count, 0, scanCollect, out);
 }
 
 /* MEMORY USAGE: an intset or a listpack is one block; a table entry owns

@@ -1163,7 +1163,9 @@ static int serveGroupSync(client *c, streamReadArgs *a, streamID *ids, streamCG 
         if (served++ == 0) len = addReplyDeferredLen(c);
         if (c->resp == 2) addReplyArrayLen(c, 2);
         addReplyBulk(c, key);
+        int is_new = streamLookupConsumer(groups[k], a->consumer->ptr) == NULL;
         streamConsumer *consumer = streamConsumerForRead(c, key, groups[k], a->consumer->ptr);
+        if (is_new && a->noack) streamPropagateConsumerCreation(c, key, a->group, consumer->name);
         if (history) {
             streamID start = ids[k];
             streamIDIncr(&start);

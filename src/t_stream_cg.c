@@ -16,7 +16,8 @@
  *   XCLAIM ... TIME RETRYCOUNT FORCE JUSTID LASTID per pending entry
  *   created, moved or dropped (its stream entry deleted), an XGROUP SETID
  *   ... ENTRIESREAD when the group's last ID moved with no XCLAIM to carry
- *   it; the command's own argv never.
+ *   it, an XGROUP CREATECONSUMER for a consumer a NOACK read created; the
+ *   command's own argv never.
  * - XINFO's radix-tree-nodes is the tree's own node count (raxNodeCount).
  *   Our tree keeps the compressed shape Redis's builds (a node per key,
  *   branch point and start of a run; see rax.c), so the counts agree.
@@ -242,6 +243,22 @@ static void propagateGroupID(client *c, robj *key, streamCG *cg, robj *groupname
     argv[5] = word("ENTRIESREAD");
     argv[6] = createStringObjectFromLongLong(cg->entries_read);
     propagateOwned(c, argv, 7);
+}
+
+/* XGROUP CREATECONSUMER: a consumer XREADGROUP ... NOACK created, which
+ * no XCLAIM will create on the replica or at AOF load (7.0 writes it so,
+ * before the read's XGROUP SETID, both in one MULTI). */
+void streamPropagateConsumerCreation(client *c, robj *key, robj *groupname, sds name) {
+    if (!propagationEnabled()) return;
+    robj *argv[5];
+    incrRefCount(key);
+    incrRefCount(groupname);
+    argv[0] = word("XGROUP");
+    argv[1] = word("CREATECONSUMER");
+    argv[2] = key;
+    argv[3] = groupname;
+    argv[4] = createStringObject(name, sdslen(name));
+    propagateOwned(c, argv, 5);
 }
 
 /* ---- consumers ------------------------------------------------------------------------------ */

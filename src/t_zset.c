@@ -664,7 +664,7 @@ static uint64_t zsetScan(robj *o, uint64_t cursor, long count, list *out) {
         zsetTypeForEach(o, 0, scanVisitor, out);
         return 0;
     }
-    return scanDictBounded(((zset *)o->ptr)->dict, cursor, count, zsetScanEntry, out);
+    return scanDictBounded(((zset *)o->ptr)->dict, cursor, count, 1, zsetScanEntry, out);
 }
 
 /* MEMORY USAGE: a listpack is one block. A skiplist set is its zset

@@ -86,4 +86,42 @@ start_server {tags {scan}} {
             }
         }
     }
+
+    # Issue #35: COUNT is a number of entries, as Redis 7.0 counts it: HSCAN
+    # and ZSCAN on a table answered COUNT/2 fields (a field and its value
+    # are two items of the reply). Every reply but the last carries at least
+    # COUNT entries (at most a bucket's chain more); SSCAN and SCAN are
+    # unchanged. A full walk still returns every entry once.
+    test "COUNT counts entries: HSCAN and ZSCAN pairs, SSCAN members, SCAN keys" {
+        fill_scan_keys
+        r flushdb
+        for {set i 0} {$i < 200} {incr i} {
+            r hset h f$i v$i
+            r zadd z $i m$i
+            r sadd s m$i
+            r set k$i v
+        }
+        assert_equal {hashtable skiplist hashtable} [list [r object encoding h] [r object encoding z] [r object encoding s]]
+        foreach {cmd per_entry total} {{hscan h} 2 200 {zscan z} 2 200 {sscan s} 1 200 {scan} 1 203} {
+            set cursor 0
+            set seen {}
+            set calls 0
+            while 1 {
+                lassign [r {*}$cmd $cursor count 50] cursor items
+                incr calls
+                set entries [expr {[llength $items] / $per_entry}]
+                if {$cursor != 0} {
+                    assert_range $entries 50 99
+                }
+                if {$per_entry == 2} {
+                    foreach {name _} $items { lappend seen $name }
+                } else {
+                    lappend seen {*}$items
+                }
+                if {$cursor == 0} break
+            }
+            assert_equal $total [llength [lsort -unique $seen]] "$cmd"
+            assert_range $calls 2 5
+        }
+    }
 }

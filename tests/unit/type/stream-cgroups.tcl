@@ -334,6 +334,63 @@ start_server {tags {stream}} {
         $rd close
     }
 
+    # Issue #35: FLUSHALL, FLUSHDB and SWAPDB left the reader blocked forever;
+    # 7.0.15 answers -UNBLOCKED for each, as for DEL.
+    foreach flush {{flushall} {flushall async} {flushdb} {swapdb 0 1}} {
+        test "Blocking XREADGROUP: stream removed by [lindex $flush 0]" {
+            r flushall
+            r xgroup create s g $ MKSTREAM
+            set rd [redis_deferring_client]
+            $rd xreadgroup group g c block 0 streams s >
+            $rd flush
+            wait_for_blocked_clients 1
+            r {*}$flush
+            assert_error "UNBLOCKED the stream key no longer exists" {$rd read}
+            wait_for_blocked_clients 0
+            $rd close
+        }
+    }
+
+    test "Blocking XREADGROUP: SWAPDB bringing a stream with or without the group" {
+        r flushall
+        r xgroup create s g $ MKSTREAM
+        r select 1
+        r xgroup create s g $ MKSTREAM
+        r select 0
+        set rd [redis_deferring_client]
+        $rd xreadgroup group g c block 0 streams s >
+        $rd flush
+        wait_for_blocked_clients 1
+        r swapdb 0 1 ;# the same group there: still waiting
+        r xadd s 1-1 f v
+        assert_equal {{s {{1-1 {f v}}}}} [$rd read]
+        r select 1
+        r del s
+        r xadd s 1-1 f v
+        r select 0
+        $rd xreadgroup group g c block 0 streams s >
+        $rd flush
+        wait_for_blocked_clients 1
+        r swapdb 0 1 ;# a stream without the group
+        assert_error "NOGROUP the consumer group this client was blocked on no longer exists" {$rd read}
+        r multi
+        r flushall
+        r xgroup create s g $ MKSTREAM
+        r exec
+        $rd xreadgroup group g c block 0 streams s >
+        $rd flush
+        wait_for_blocked_clients 1
+        r multi
+        r flushall
+        r xgroup create s g $ MKSTREAM
+        r exec ;# gone and back within one EXEC: still waiting
+        assert_equal 1 [s blocked_clients]
+        r xadd s 1-1 f v
+        assert_equal {{s {{1-1 {f v}}}}} [$rd read]
+        $rd close
+        r flushall
+    }
+
     test "Consumers are created by reads and claims, with keyspace events" {
         r del s
         r xadd s 1-1 f v
@@ -367,6 +424,36 @@ start_server {tags {stream external:skip} overrides {appendonly yes appendfsync 
         assert_match "*XCLAIM \$1 s \$1 g \$1 c \$1 0 \$3 1-1 \$4 TIME *RETRYCOUNT \$1 1 \$5 FORCE \$6 JUSTID \$6 LASTID \$3 1-1*" $flat
         assert_match "*XGROUP \$5 SETID \$1 s \$1 g \$3 3-1 \$11 ENTRIESREAD \$1 3*" $flat
         assert_no_match "*xreadgroup*" $flat
+    }
+
+    # Issue #35: a consumer created by XREADGROUP ... NOACK was not in the AOF
+    # (no XCLAIM carries it), so DEBUG LOADAOF or a restart lost it. 7.0.15
+    # writes XGROUP CREATECONSUMER before the read's XGROUP SETID, in MULTI.
+    test "XREADGROUP NOACK: consumers it creates are in the AOF and survive DEBUG LOADAOF" {
+        r flushall
+        r xadd s 1-1 f v
+        r xgroup create s g 0
+        r xreadgroup group g fresh noack streams s >
+        r xreadgroup group g hist noack streams s 0
+        r xreadgroup group g fresh noack streams s 0 ;# exists already: nothing more
+        r xreadgroup group g idle noack streams s > ;# nothing to read: not created, as in 7.0
+        set rd [redis_deferring_client]
+        $rd xreadgroup group g blk noack block 0 streams s >
+        $rd flush
+        wait_for_blocked_clients 1
+        r xadd s 2-1 f v
+        assert_equal {{s {{2-1 {f v}}}}} [$rd read]
+        $rd close
+        set names [lmap x [r xinfo consumers s g] {dict get $x name}]
+        assert_equal {blk fresh hist} $names
+        set aof [exec cat {*}[glob [lindex [r config get dir] 1]/appendonlydir/*.incr.aof]]
+        set flat [string map {"\r\n" " " "\n" " "} $aof]
+        assert_match "*MULTI \\*5 \$6 XGROUP \$14 CREATECONSUMER \$1 s \$1 g \$5 fresh \\*7 \$6 XGROUP \$5 SETID \$1 s \$1 g \$3 1-1 *EXEC*" $flat
+        assert_match "*\$4 EXEC \\*5 \$6 XGROUP \$14 CREATECONSUMER \$1 s \$1 g \$4 hist \\*5*" $flat
+        assert_equal 1 [regexp -all {CREATECONSUMER \$1 s \$1 g \$5 fresh} $flat]
+        assert_match "*CREATECONSUMER \$1 s \$1 g \$3 blk \\*7 \$6 XGROUP \$5 SETID \$1 s \$1 g \$3 2-1 *" $flat
+        r debug loadaof
+        assert_equal $names [lmap x [r xinfo consumers s g] {dict get $x name}]
     }
 
     test "AOF rewrite and reload keep streams, groups, consumers and PELs" {
