@@ -1145,35 +1145,35 @@ static struct {
     int port;             /* 0: any replica */
     long long deadline_ms; /* 0: none */
     int force;
-} F;
+} failover;
 
 static const char *failoverStateName(void) {
-    return F.state == FAILOVER_WAIT_FOR_SYNC ? "waiting-for-sync"
-         : F.state == FAILOVER_IN_PROGRESS   ? "failover-in-progress"
+    return failover.state == FAILOVER_WAIT_FOR_SYNC ? "waiting-for-sync"
+         : failover.state == FAILOVER_IN_PROGRESS   ? "failover-in-progress"
                                              : "no-failover";
 }
 
 static void failoverReset(void) {
-    F.state = FAILOVER_NONE;
-    F.host[0] = '\0';
-    F.port = 0;
+    failover.state = FAILOVER_NONE;
+    failover.host[0] = '\0';
+    failover.port = 0;
     clientsUnpause();
 }
 
 static void abortFailover(const char *why) {
-    if (F.state == FAILOVER_NONE) return;
-    serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", F.host[0] ? F.host : "any", F.port, why);
-    if (F.state == FAILOVER_IN_PROGRESS) replicaFailoverRevert();
+    if (failover.state == FAILOVER_NONE) return;
+    serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", failover.host[0] ? failover.host : "any", failover.port, why);
+    if (failover.state == FAILOVER_IN_PROGRESS) replicaFailoverRevert();
     failoverReset();
 }
 
 void replicationFailoverDone(void) {
-    if (F.state != FAILOVER_IN_PROGRESS) return;
-    serverLog(LL_NOTICE, "Failover target %s:%d is now our primary: failover complete", F.host, F.port);
+    if (failover.state != FAILOVER_IN_PROGRESS) return;
+    serverLog(LL_NOTICE, "Failover target %s:%d is now our primary: failover complete", failover.host, failover.port);
     failoverReset();
 }
 
-int replicationFailoverInProgress(void) { return F.state != FAILOVER_NONE; }
+int replicationFailoverInProgress(void) { return failover.state != FAILOVER_NONE; }
 
 void replicationFailoverFailed(void) { abortFailover("the target did not accept the failover"); }
 
@@ -1196,26 +1196,26 @@ static client *caughtUpReplica(void) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (c->repl->state != REPLICA_ONLINE || c->repl->ack_off != repl.offset) continue;
-        if (F.port == 0 || (c->repl->listening_port == F.port && !strcmp(replicaIp(c), F.host))) return c;
+        if (failover.port == 0 || (c->repl->listening_port == failover.port && !strcmp(replicaIp(c), failover.host))) return c;
     }
     return NULL;
 }
 
 static void failoverProceed(const char *host, int port) {
-    if (host != F.host) snprintf(F.host, sizeof F.host, "%s", host);
-    F.port = port;
-    F.state = FAILOVER_IN_PROGRESS;
+    if (host != failover.host) snprintf(failover.host, sizeof failover.host, "%s", host);
+    failover.port = port;
+    failover.state = FAILOVER_IN_PROGRESS;
     serverLog(LL_NOTICE, "Failover target %s:%d caught up: starting the failover", host, port);
-    replicaFailoverTo(F.host, F.port);
+    replicaFailoverTo(failover.host, failover.port);
 }
 
 static void failoverCron(void) {
-    if (F.state != FAILOVER_WAIT_FOR_SYNC) return;
+    if (failover.state != FAILOVER_WAIT_FOR_SYNC) return;
     client *c = caughtUpReplica();
     if (c) {
         failoverProceed(replicaIp(c), c->repl->listening_port);
-    } else if (F.deadline_ms && server.mstime >= F.deadline_ms) {
-        if (F.force && F.port) failoverProceed(F.host, F.port);
+    } else if (failover.deadline_ms && server.mstime >= failover.deadline_ms) {
+        if (failover.force && failover.port) failoverProceed(failover.host, failover.port);
         else abortFailover("Replica never caught up before timeout");
     }
 }
@@ -1224,14 +1224,14 @@ static int parseFailoverArgs(client *c, int *abort_it) {
     long long timeout = 0;
     for (int j = 1; j < c->argc; j++) {
         const char *opt = c->argv[j]->ptr;
-        if (!strcasecmp(opt, "to") && j + 2 < c->argc && !F.port) {
+        if (!strcasecmp(opt, "to") && j + 2 < c->argc && !failover.port) {
             long port;
             if (getRangeLongFromObjectOrReply(c, c->argv[j + 2], 1, 65535, &port, NULL) != C_OK) return 0;
-            snprintf(F.host, sizeof F.host, "%s", (char *)c->argv[j + 1]->ptr);
-            F.port = (int)port;
+            snprintf(failover.host, sizeof failover.host, "%s", (char *)c->argv[j + 1]->ptr);
+            failover.port = (int)port;
             j += 2;
         } else if (!strcasecmp(opt, "force")) {
-            F.force = 1;
+            failover.force = 1;
         } else if (!strcasecmp(opt, "abort")) {
             *abort_it = 1;
         } else if (!strcasecmp(opt, "timeout") && j + 1 < c->argc && !timeout) {
@@ -1245,23 +1245,23 @@ static int parseFailoverArgs(client *c, int *abort_it) {
             return 0;
         }
     }
-    F.deadline_ms = timeout ? server.mstime + timeout : 0;
+    failover.deadline_ms = timeout ? server.mstime + timeout : 0;
     return 1;
 }
 
 static const char *failoverRefusal(int abort_it, int had_target) {
-    if (abort_it) return (had_target || F.force) ? "FAILOVER ABORT takes no other argument" : NULL;
+    if (abort_it) return (had_target || failover.force) ? "FAILOVER ABORT takes no other argument" : NULL;
     if (replicationIsReplica()) return "FAILOVER is not valid when server is a replica.";
     if (replicationPrimaryOnline() == 0) return "FAILOVER requires connected replicas.";
-    if (F.force && (!F.deadline_ms || !had_target))
+    if (failover.force && (!failover.deadline_ms || !had_target))
         return "FAILOVER with force option requires both a timeout and target HOST and IP.";
-    if (had_target && !findReplica(F.host, F.port)) return "FAILOVER target HOST and PORT is not a replica.";
+    if (had_target && !findReplica(failover.host, failover.port)) return "FAILOVER target HOST and PORT is not a replica.";
     return NULL;
 }
 
 void failoverCommand(client *c) {
     int abort_it = 0;
-    if (F.state != FAILOVER_NONE) {
+    if (failover.state != FAILOVER_NONE) {
         if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "abort")) {
             abortFailover("Failover manually aborted");
             addReply(c, shared.ok);
@@ -1270,24 +1270,24 @@ void failoverCommand(client *c) {
         }
         return;
     }
-    F.host[0] = '\0';
-    F.port = 0;
-    F.force = 0;
+    failover.host[0] = '\0';
+    failover.port = 0;
+    failover.force = 0;
     if (!parseFailoverArgs(c, &abort_it)) {
-        F.port = 0;
+        failover.port = 0;
         return;
     }
-    const char *refusal = failoverRefusal(abort_it, F.port != 0);
+    const char *refusal = failoverRefusal(abort_it, failover.port != 0);
     if (abort_it && !refusal) refusal = "No failover in progress.";
     if (refusal) {
-        F.port = 0;
+        failover.port = 0;
         addReplyError(c, refusal);
         return;
     }
-    F.state = FAILOVER_WAIT_FOR_SYNC;
+    failover.state = FAILOVER_WAIT_FOR_SYNC;
     clientsPauseWrites(LLONG_MAX / 2);
     requestAcks();
-    serverLog(LL_NOTICE, "FAILOVER requested to %s:%d.", F.port ? F.host : "any", F.port);
+    serverLog(LL_NOTICE, "FAILOVER requested to %s:%d.", failover.port ? failover.host : "any", failover.port);
     addReply(c, shared.ok);
 }
 
