@@ -66,12 +66,12 @@ int replicationStreamActive = 0;
 #define MAX_BATCH 64
 
 static struct {
-    char replid[CONFIG_RUN_ID_SIZE + 1], replid2[CONFIG_RUN_ID_SIZE + 1];
-    long long offset;        /* master_repl_offset */
-    long long second_offset; /* -1: replid2 means nothing */
+    char master_replid[CONFIG_RUN_ID_SIZE + 1], master_replid2[CONFIG_RUN_ID_SIZE + 1];
+    long long master_repl_offset;
+    long long second_repl_offset; /* -1: master_replid2 means nothing */
     int seldb;               /* the db of the stream's last SELECT, -1: none yet */
-    char *backlog;
-    long long backlog_size, backlog_idx, backlog_histlen, backlog_off;
+    char *repl_backlog;      /* a ring of repl_backlog_size bytes, NULL: no backlog */
+    long long repl_backlog_size, repl_backlog_idx, repl_backlog_histlen, repl_backlog_first_byte_offset;
     list *replicas;
     list *waiters;           /* clients blocked in WAIT */
     list *resume;            /* WAIT clients released: their pipelined input runs in the cron */
@@ -86,7 +86,7 @@ static struct {
     long long last_ping_ms;
     long long sync_full, sync_partial_ok, sync_partial_err;
     long long net_output_bytes; /* the stream, as queued to replicas */
-} repl = {.second_offset = -1, .seldb = -1, .child = -1};
+} repl = {.second_repl_offset = -1, .seldb = -1, .child = -1};
 
 /* ---- ids and offsets ------------------------------------------------------------------------ */
 
@@ -98,45 +98,45 @@ static void randomHex(char *out, size_t n) {
     out[n] = '\0';
 }
 
-void changeReplicationId(void) { randomHex(repl.replid, CONFIG_RUN_ID_SIZE); }
+void changeReplicationId(void) { randomHex(repl.master_replid, CONFIG_RUN_ID_SIZE); }
 
 static void clearReplicationId2(void) {
-    memset(repl.replid2, '0', CONFIG_RUN_ID_SIZE);
-    repl.replid2[CONFIG_RUN_ID_SIZE] = '\0';
-    repl.second_offset = -1;
+    memset(repl.master_replid2, '0', CONFIG_RUN_ID_SIZE);
+    repl.master_replid2[CONFIG_RUN_ID_SIZE] = '\0';
+    repl.second_repl_offset = -1;
 }
 
-const char *replicationReplId(void) { return repl.replid; }
-long long replicationOffset(void) { return repl.offset; }
+const char *replicationReplId(void) { return repl.master_replid; }
+long long replicationOffset(void) { return repl.master_repl_offset; }
 
 void replicationShiftId(void) {
-    memcpy(repl.replid2, repl.replid, sizeof repl.replid);
-    repl.second_offset = repl.offset + 1;
+    memcpy(repl.master_replid2, repl.master_replid, sizeof repl.master_replid);
+    repl.second_repl_offset = repl.master_repl_offset + 1;
     changeReplicationId();
     serverLog(LL_NOTICE, "Setting secondary replication ID to %s, valid up to offset: %lld. New replication ID is %s",
-              repl.replid2, repl.second_offset, repl.replid);
+              repl.master_replid2, repl.second_repl_offset, repl.master_replid);
 }
 
 void replicationContinueWithId(const char *replid) {
-    if (!strcmp(replid, repl.replid)) return;
-    memcpy(repl.replid2, repl.replid, sizeof repl.replid);
-    repl.second_offset = repl.offset + 1;
-    memcpy(repl.replid, replid, CONFIG_RUN_ID_SIZE);
-    repl.replid[CONFIG_RUN_ID_SIZE] = '\0';
+    if (!strcmp(replid, repl.master_replid)) return;
+    memcpy(repl.master_replid2, repl.master_replid, sizeof repl.master_replid);
+    repl.second_repl_offset = repl.master_repl_offset + 1;
+    memcpy(repl.master_replid, replid, CONFIG_RUN_ID_SIZE);
+    repl.master_replid[CONFIG_RUN_ID_SIZE] = '\0';
     replicationDropReplicas(); /* they must learn the new id: they PSYNC again, and continue */
 }
 
 /* After a full sync the history is the primary's: its id, its offset, and
  * a backlog that starts there. */
 void replicationSetHistory(const char *replid, long long offset) {
-    memcpy(repl.replid, replid, CONFIG_RUN_ID_SIZE);
-    repl.replid[CONFIG_RUN_ID_SIZE] = '\0';
+    memcpy(repl.master_replid, replid, CONFIG_RUN_ID_SIZE);
+    repl.master_replid[CONFIG_RUN_ID_SIZE] = '\0';
     clearReplicationId2();
-    repl.offset = offset;
-    if (repl.backlog) {
-        repl.backlog_histlen = 0;
-        repl.backlog_idx = 0;
-        repl.backlog_off = offset + 1;
+    repl.master_repl_offset = offset;
+    if (repl.repl_backlog) {
+        repl.repl_backlog_histlen = 0;
+        repl.repl_backlog_idx = 0;
+        repl.repl_backlog_first_byte_offset = offset + 1;
     }
     replicationCreateBacklogIfNone();
 }
@@ -146,18 +146,18 @@ void replicationNoteStreamDb(int dbid) { repl.seldb = dbid; }
 /* ---- the backlog -------------------------------------------------------------------------------- */
 
 void replicationCreateBacklogIfNone(void) {
-    if (repl.backlog) return;
-    repl.backlog_size = server.repl_backlog_size;
-    repl.backlog = zmalloc((size_t)repl.backlog_size);
-    repl.backlog_idx = repl.backlog_histlen = 0;
-    repl.backlog_off = repl.offset + 1;
+    if (repl.repl_backlog) return;
+    repl.repl_backlog_size = server.repl_backlog_size;
+    repl.repl_backlog = zmalloc((size_t)repl.repl_backlog_size);
+    repl.repl_backlog_idx = repl.repl_backlog_histlen = 0;
+    repl.repl_backlog_first_byte_offset = repl.master_repl_offset + 1;
     repl.seldb = -1;
     replicationStreamActive = 1;
 }
 
 /* INFO mem_replication_backlog, MEMORY STATS replication.backlog: what the
  * ring takes (allocated whole when the first replica comes). */
-size_t replicationBacklogMemory(void) { return repl.backlog ? zmalloc_size(repl.backlog) : 0; }
+size_t replicationBacklogMemory(void) { return repl.repl_backlog ? zmalloc_size(repl.repl_backlog) : 0; }
 
 /* The stream a replica has not been sent yet while its snapshot is sent or
  * its first ACK awaited: part of its output buffer. */
@@ -177,35 +177,35 @@ size_t replicationReplicasOutputMemory(void) {
 }
 
 static void freeBacklog(void) {
-    zfree(repl.backlog);
-    repl.backlog = NULL;
-    repl.backlog_histlen = 0;
+    zfree(repl.repl_backlog);
+    repl.repl_backlog = NULL;
+    repl.repl_backlog_histlen = 0;
     replicationStreamActive = 0;
 }
 
 static void backlogAppend(const char *p, size_t len) {
-    repl.offset += (long long)len;
+    repl.master_repl_offset += (long long)len;
     while (len) {
-        size_t room = (size_t)(repl.backlog_size - repl.backlog_idx), n = len < room ? len : room;
-        memcpy(repl.backlog + repl.backlog_idx, p, n);
-        repl.backlog_idx = (repl.backlog_idx + (long long)n) % repl.backlog_size;
-        repl.backlog_histlen += (long long)n;
+        size_t room = (size_t)(repl.repl_backlog_size - repl.repl_backlog_idx), n = len < room ? len : room;
+        memcpy(repl.repl_backlog + repl.repl_backlog_idx, p, n);
+        repl.repl_backlog_idx = (repl.repl_backlog_idx + (long long)n) % repl.repl_backlog_size;
+        repl.repl_backlog_histlen += (long long)n;
         p += n;
         len -= n;
     }
-    if (repl.backlog_histlen > repl.backlog_size) repl.backlog_histlen = repl.backlog_size;
-    repl.backlog_off = repl.offset - repl.backlog_histlen + 1;
+    if (repl.repl_backlog_histlen > repl.repl_backlog_size) repl.repl_backlog_histlen = repl.repl_backlog_size;
+    repl.repl_backlog_first_byte_offset = repl.master_repl_offset - repl.repl_backlog_histlen + 1;
 }
 
 /* The backlog from offset `from` (which it holds) to its end, as c's output. */
 static long long sendBacklogFrom(client *c, long long from) {
-    long long skip = from - repl.backlog_off, len = repl.backlog_histlen - skip;
-    long long j = (repl.backlog_idx - repl.backlog_histlen + skip + 2 * repl.backlog_size) % repl.backlog_size;
+    long long skip = from - repl.repl_backlog_first_byte_offset, len = repl.repl_backlog_histlen - skip;
+    long long j = (repl.repl_backlog_idx - repl.repl_backlog_histlen + skip + 2 * repl.repl_backlog_size) % repl.repl_backlog_size;
     long long left = len;
     while (left > 0) {
-        long long n = repl.backlog_size - j < left ? repl.backlog_size - j : left;
-        addReplyProto(c, repl.backlog + j, (size_t)n);
-        j = (j + n) % repl.backlog_size;
+        long long n = repl.repl_backlog_size - j < left ? repl.repl_backlog_size - j : left;
+        addReplyProto(c, repl.repl_backlog + j, (size_t)n);
+        j = (j + n) % repl.repl_backlog_size;
         left -= n;
     }
     return len;
@@ -245,7 +245,7 @@ static void gatherPending(client *c, replClient *r, const char *buf, size_t len)
 }
 
 void replicationFeedRaw(const char *buf, size_t len) {
-    if (!repl.backlog) return;
+    if (!repl.repl_backlog) return;
     backlogAppend(buf, len);
     listIter li;
     listNode *ln;
@@ -264,7 +264,7 @@ void replicationFeedRaw(const char *buf, size_t len) {
 
 /* One op of our own (a replica's stream comes through replicationFeedRaw). */
 void replicationFeed(int dbid, robj **argv, int argc) {
-    if (!repl.backlog || replicationIsReplica() || replicaIsApplyingStream()) return;
+    if (!repl.repl_backlog || replicationIsReplica() || replicaIsApplyingStream()) return;
     sds buf = sdsempty();
     if (dbid != repl.seldb) {
         char id[LONG_STR_SIZE];
@@ -375,19 +375,19 @@ void replicationClientFreed(client *c) {
 static int tryPartialResync(client *c, const char *replid, const char *offstr) {
     long long off;
     if (string2ll(offstr, strlen(offstr), &off) == 0) return 0;
-    int ours = !strcasecmp(replid, repl.replid);
-    int previous = !strcasecmp(replid, repl.replid2) && off <= repl.second_offset;
+    int ours = !strcasecmp(replid, repl.master_replid);
+    int previous = !strcasecmp(replid, repl.master_replid2) && off <= repl.second_repl_offset;
     if (!ours && !previous) {
         if (strcmp(replid, "?"))
             serverLog(LL_NOTICE,
                       "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '%s', my "
                       "replication IDs are '%s' and '%s')",
-                      replid, repl.replid, repl.replid2);
+                      replid, repl.master_replid, repl.master_replid2);
         else
             serverLog(LL_NOTICE, "Full resync requested by replica %s", replicaName(c));
         return 0;
     }
-    if (!repl.backlog || off < repl.backlog_off || off > repl.offset + 1) {
+    if (!repl.repl_backlog || off < repl.repl_backlog_first_byte_offset || off > repl.master_repl_offset + 1) {
         serverLog(LL_NOTICE,
                   "Unable to partial resync with replica %s for lack of backlog (Replica request was: %lld).",
                   replicaName(c), off);
@@ -398,7 +398,7 @@ static int tryPartialResync(client *c, const char *replid, const char *offstr) {
     r->ack_ms = server.mstime;
     r->ack_off = off - 1;
     char line[128];
-    int n = r->capa_psync2 ? snprintf(line, sizeof line, "+CONTINUE %s\r\n", repl.replid)
+    int n = r->capa_psync2 ? snprintf(line, sizeof line, "+CONTINUE %s\r\n", repl.master_replid)
                            : snprintf(line, sizeof line, "+CONTINUE\r\n");
     addReplyProto(c, line, (size_t)n);
     long long sent = sendBacklogFrom(c, off);
@@ -417,7 +417,7 @@ static void announceFullResync(client *c);
  * moment copied from a replica of that sync; the file goes to it from the
  * main thread once written (fileSendStart). */
 static int attachToRunningSync(client *c) {
-    if (!replicationChildActive() || repl.child_diskless || strcmp(repl.sync_replid, repl.replid)) return 0;
+    if (!replicationChildActive() || repl.child_diskless || strcmp(repl.sync_replid, repl.master_replid)) return 0;
     client *sibling = NULL;
     listIter li;
     listNode *ln;
@@ -440,11 +440,11 @@ void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
     int psync = !strcasecmp(c->argv[0]->ptr, "psync");
     if (psync && c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "failover")) {
-        if (strcasecmp(c->argv[1]->ptr, repl.replid)) {
+        if (strcasecmp(c->argv[1]->ptr, repl.master_replid)) {
             addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
             return;
         }
-        serverLog(LL_NOTICE, "Failover request received for replid %s.", repl.replid);
+        serverLog(LL_NOTICE, "Failover request received for replid %s.", repl.master_replid);
         replicaPromoteForFailover();
     } else if (psync && c->argc != 3) {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -806,8 +806,8 @@ static void startForklessSync(client **batch, int n, int wanted_diskless, int an
 static void announceFullResync(client *c) {
     replClient *r = c->repl;
     if (!replicationChildActive()) {
-        memcpy(repl.sync_replid, repl.replid, sizeof repl.sync_replid);
-        repl.sync_offset = repl.offset;
+        memcpy(repl.sync_replid, repl.master_replid, sizeof repl.sync_replid);
+        repl.sync_offset = repl.master_repl_offset;
     }
     r->state = REPLICA_WAIT_BGSAVE_END;
     r->pending = sdsempty();
@@ -1055,7 +1055,7 @@ int replicationUnblockWait(client *c, int with_error) {
 /* A command (not one run inside another) moved the stream: WAIT from this
  * client now waits for this offset. A client that never wrote waits for 0. */
 void replicationNoteClientWrite(client *c, long long offset_before) {
-    if (repl.offset != offset_before) replClientOf(c)->woff = repl.offset;
+    if (repl.master_repl_offset != offset_before) replClientOf(c)->woff = repl.master_repl_offset;
 }
 
 static void checkWaiters(void) {
@@ -1090,7 +1090,7 @@ void waitCommand(client *c) {
     /* Redis feeds a transaction's writes to the stream as they run: a WAIT
      * after one counts the replicas that have it, none yet. Ours are queued
      * until EXEC returns. */
-    if (server.in_exec && propagateQueuedOps()) target = repl.offset + 1;
+    if (server.in_exec && propagateQueuedOps()) target = repl.master_repl_offset + 1;
     int acked = countAcked(target);
     if (acked >= numreplicas || server.in_exec || (c->flags & CLIENT_MULTI)) {
         addReplyLongLong(c, acked);
@@ -1195,7 +1195,7 @@ static client *caughtUpReplica(void) {
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
-        if (c->repl->state != REPLICA_ONLINE || c->repl->ack_off != repl.offset) continue;
+        if (c->repl->state != REPLICA_ONLINE || c->repl->ack_off != repl.master_repl_offset) continue;
         if (failover.port == 0 || (c->repl->listening_port == failover.port && !strcmp(replicaIp(c), failover.host))) return c;
     }
     return NULL;
@@ -1332,9 +1332,9 @@ sds replicationInfoString(sds info) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        failoverStateName(), repl.replid, repl.replid2, repl.offset, repl.second_offset, repl.backlog != NULL,
-                        repl.backlog ? repl.backlog_size : server.repl_backlog_size, repl.backlog ? repl.backlog_off : 0,
-                        repl.backlog ? repl.backlog_histlen : 0);
+                        failoverStateName(), repl.master_replid, repl.master_replid2, repl.master_repl_offset, repl.second_repl_offset, repl.repl_backlog != NULL,
+                        repl.repl_backlog ? repl.repl_backlog_size : server.repl_backlog_size, repl.repl_backlog ? repl.repl_backlog_first_byte_offset : 0,
+                        repl.repl_backlog ? repl.repl_backlog_histlen : 0);
 }
 
 long long replicationNetInputBytes; /* replica.c: the primary's stream, read */
@@ -1354,7 +1354,7 @@ void roleCommand(client *c) {
     }
     addReplyArrayLen(c, 3);
     addReplyBulkCBuffer(c, "master", 6);
-    addReplyLongLong(c, repl.offset);
+    addReplyLongLong(c, repl.master_repl_offset);
     void *len = addReplyDeferredLen(c);
     long n = 0;
     listIter li;
@@ -1401,7 +1401,7 @@ static void dropTimedOutReplicas(void) {
 }
 
 static void backlogTtlCheck(void) {
-    if (!repl.backlog || listLength(repl.replicas) || replicationIsReplica() || !server.repl_backlog_ttl) return;
+    if (!repl.repl_backlog || listLength(repl.replicas) || replicationIsReplica() || !server.repl_backlog_ttl) return;
     if (repl.no_replicas_since && (server.mstime - repl.no_replicas_since) / 1000 > server.repl_backlog_ttl) {
         changeReplicationId();
         clearReplicationId2();
@@ -1470,10 +1470,10 @@ void replicationLoadedAux(const char *key, const char *value) {
 
 static void restoreLoadedHistory(void) {
     if (!loaded.has_id || !loaded.has_offset || server.aof_enabled) return;
-    memcpy(repl.replid, loaded.replid, sizeof repl.replid);
-    repl.offset = loaded.offset;
+    memcpy(repl.master_replid, loaded.replid, sizeof repl.master_replid);
+    repl.master_repl_offset = loaded.offset;
     replicationCreateBacklogIfNone();
-    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", repl.replid, repl.offset);
+    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", repl.master_replid, repl.master_repl_offset);
 }
 
 /* The lists, before the dataset loads: clients are served while it loads
@@ -1486,7 +1486,7 @@ void replicationEarlyInit(void) {
 
 void replicationInit(void) {
     clearReplicationId2();
-    if (repl.replid[0] == '\0') changeReplicationId();
+    if (repl.master_replid[0] == '\0') changeReplicationId();
     restoreLoadedHistory();
     repl.no_replicas_since = repl.last_ping_ms = mstime();
     if (aeCreateTimeEvent(server.el, 100, replicationCron, NULL, NULL) == AE_ERR)
