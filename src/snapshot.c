@@ -185,7 +185,7 @@ static struct {
     size_t pushed;            /* bytes built so far */
     size_t written_seen;      /* `written`, `failed`, `finished` as of the last hand-over */
     int failed_seen, finished_seen;
-} wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
+} writer = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
 
 /* What a slice used, or the sum over slices (usageRead). */
 typedef struct sliceUsage {
@@ -234,84 +234,84 @@ static long long threadCpuUs(void);
 static void writeChunk(chunk *ch, size_t *since_fsync) {
     size_t len = sdslen(ch->bytes);
     int fail = 0;
-    if (len && persistWriteFully(wr.fd, ch->bytes, len, NULL) != (ssize_t)len) fail = 1;
-    else if (persistIncrementalFsync(wr.fd, since_fsync, len, wr.incremental_fsync) == -1) fail = 1;
-    else if (ch->last && persistio.fsync(wr.fd) == -1) fail = 1;
+    if (len && persistWriteFully(writer.fd, ch->bytes, len, NULL) != (ssize_t)len) fail = 1;
+    else if (persistIncrementalFsync(writer.fd, since_fsync, len, writer.incremental_fsync) == -1) fail = 1;
+    else if (ch->last && persistio.fsync(writer.fd) == -1) fail = 1;
     if (fail) {
-        pthread_mutex_lock(&wr.lock);
-        if (!wr.failed) wr.err = errno;
-        wr.failed = 1;
-        pthread_mutex_unlock(&wr.lock);
+        pthread_mutex_lock(&writer.lock);
+        if (!writer.failed) writer.err = errno;
+        writer.failed = 1;
+        pthread_mutex_unlock(&writer.lock);
     }
 }
 
 /* After the last chunk: the file into place, and its directory fsynced
  * (both can take milliseconds the event loop would otherwise wait for). */
 static void renameIntoPlace(void) {
-    pthread_mutex_lock(&wr.lock);
-    int go = !wr.failed && wr.rename_from != NULL;
-    pthread_mutex_unlock(&wr.lock);
+    pthread_mutex_lock(&writer.lock);
+    int go = !writer.failed && writer.rename_from != NULL;
+    pthread_mutex_unlock(&writer.lock);
     if (!go) return;
-    if (persistio.rename(wr.rename_from, wr.rename_to) == -1) {
-        pthread_mutex_lock(&wr.lock);
-        wr.err = errno;
-        wr.failed = wr.rename_failed = 1;
-        pthread_mutex_unlock(&wr.lock);
+    if (persistio.rename(writer.rename_from, writer.rename_to) == -1) {
+        pthread_mutex_lock(&writer.lock);
+        writer.err = errno;
+        writer.failed = writer.rename_failed = 1;
+        pthread_mutex_unlock(&writer.lock);
         return;
     }
-    char *slash = strrchr(wr.rename_to, '/');
-    sds dir = slash ? sdsnewlen(wr.rename_to, (size_t)(slash - wr.rename_to + 1)) : sdsnew(".");
+    char *slash = strrchr(writer.rename_to, '/');
+    sds dir = slash ? sdsnewlen(writer.rename_to, (size_t)(slash - writer.rename_to + 1)) : sdsnew(".");
     persistFsyncDir(dir);
     sdsfree(dir);
 }
 
 static void *writerMain(void *arg) {
     (void)arg;
-    cpuAffinitySnapshotThread(wr.cpulist, "snapshot_writer");
+    cpuAffinitySnapshotThread(writer.cpulist, "snapshot_writer");
     size_t since_fsync = 0;
     for (;;) {
-        pthread_mutex_lock(&wr.lock);
-        while (wr.head == NULL) pthread_cond_wait(&wr.cond, &wr.lock);
-        chunk *ch = wr.head;
-        wr.head = ch->next;
-        if (wr.head == NULL) wr.tail = NULL;
-        int failed = wr.failed;
-        pthread_mutex_unlock(&wr.lock);
+        pthread_mutex_lock(&writer.lock);
+        while (writer.head == NULL) pthread_cond_wait(&writer.cond, &writer.lock);
+        chunk *ch = writer.head;
+        writer.head = ch->next;
+        if (writer.head == NULL) writer.tail = NULL;
+        int failed = writer.failed;
+        pthread_mutex_unlock(&writer.lock);
         if (!failed) writeChunk(ch, &since_fsync); /* after a failure the rest is only dropped */
         if (ch->last) renameIntoPlace();
-        pthread_mutex_lock(&wr.lock);
-        wr.written += sdslen(ch->bytes);
+        pthread_mutex_lock(&writer.lock);
+        writer.written += sdslen(ch->bytes);
         int last = ch->last;
-        if (last) wr.finished = 1;
-        pthread_cond_broadcast(&wr.cond);
-        pthread_mutex_unlock(&wr.lock);
+        if (last) writer.finished = 1;
+        pthread_cond_broadcast(&writer.cond);
+        pthread_mutex_unlock(&writer.lock);
         sdsfree(ch->bytes);
         zfree(ch);
         if (last) {
-            wr.cpu_us = threadCpuUs(); /* read after the join */
+            writer.cpu_us = threadCpuUs(); /* read after the join */
             return NULL;
         }
     }
 }
 
 static void writerForgetRename(void) {
-    zfree(wr.rename_from);
-    zfree(wr.rename_to);
-    wr.rename_from = wr.rename_to = NULL;
-    wr.rename_failed = 0;
+    zfree(writer.rename_from);
+    zfree(writer.rename_to);
+    writer.rename_from = writer.rename_to = NULL;
+    writer.rename_failed = 0;
 }
 
 static void writerStart(int fd, int incremental_fsync) {
-    wr.fd = fd;
-    wr.incremental_fsync = incremental_fsync;
-    wr.failed = wr.err = wr.finished = 0;
+    writer.fd = fd;
+    writer.incremental_fsync = incremental_fsync;
+    writer.failed = writer.err = writer.finished = 0;
     writerForgetRename();
-    wr.head = wr.tail = wr.staged_head = wr.staged_tail = NULL;
-    wr.written = wr.pushed = wr.written_seen = 0;
-    wr.failed_seen = wr.finished_seen = 0;
-    wr.cpu_us = 0;
-    snprintf(wr.cpulist, sizeof wr.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
-    if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
+    writer.head = writer.tail = writer.staged_head = writer.staged_tail = NULL;
+    writer.written = writer.pushed = writer.written_seen = 0;
+    writer.failed_seen = writer.finished_seen = 0;
+    writer.cpu_us = 0;
+    snprintf(writer.cpulist, sizeof writer.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
+    if (pthread_create(&writer.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
 }
 
 /* Stages a chunk: the thread gets it at the next hand-over. */
@@ -320,58 +320,58 @@ static void writerPush(sds bytes, int last) {
     ch->bytes = bytes;
     ch->next = NULL;
     ch->last = last;
-    if (wr.staged_tail) wr.staged_tail->next = ch;
-    else wr.staged_head = ch;
-    wr.staged_tail = ch;
-    wr.pushed += sdslen(bytes);
+    if (writer.staged_tail) writer.staged_tail->next = ch;
+    else writer.staged_head = ch;
+    writer.staged_tail = ch;
+    writer.pushed += sdslen(bytes);
 }
 
 /* Under the lock: the staged chunks go to the thread (woken if there were
  * any), and its progress is read. */
 static void handOverLocked(void) {
-    if (wr.staged_head) {
-        if (wr.tail) wr.tail->next = wr.staged_head;
-        else wr.head = wr.staged_head;
-        wr.tail = wr.staged_tail;
-        wr.staged_head = wr.staged_tail = NULL;
-        pthread_cond_signal(&wr.cond);
+    if (writer.staged_head) {
+        if (writer.tail) writer.tail->next = writer.staged_head;
+        else writer.head = writer.staged_head;
+        writer.tail = writer.staged_tail;
+        writer.staged_head = writer.staged_tail = NULL;
+        pthread_cond_signal(&writer.cond);
     }
-    wr.written_seen = wr.written;
-    wr.failed_seen = wr.failed;
-    wr.finished_seen = wr.finished;
+    writer.written_seen = writer.written;
+    writer.failed_seen = writer.failed;
+    writer.finished_seen = writer.finished;
 }
 
 /* The hand-over, unless the thread holds the lock right now: then at the
  * next call. Never waits. */
 static void writerPoll(void) {
-    if (pthread_mutex_trylock(&wr.lock) != 0) return;
+    if (pthread_mutex_trylock(&writer.lock) != 0) return;
     handOverLocked();
-    pthread_mutex_unlock(&wr.lock);
+    pthread_mutex_unlock(&writer.lock);
 }
 
 /* Bytes built and not written yet, as of the last hand-over (never less
  * than what is really waiting). */
-static size_t writerQueued(void) { return wr.pushed - wr.written_seen; }
+static size_t writerQueued(void) { return writer.pushed - writer.written_seen; }
 
-static int writerFailed(void) { return wr.failed_seen; }
+static int writerFailed(void) { return writer.failed_seen; }
 
-static int writerFinished(void) { return wr.finished_seen; }
+static int writerFinished(void) { return writer.finished_seen; }
 
 /* The cap's long pause (not a slice's): hands everything over and waits
  * until the thread has no more than `bytes` queued. */
 static void writerWaitBelow(size_t bytes) {
-    pthread_mutex_lock(&wr.lock);
+    pthread_mutex_lock(&writer.lock);
     handOverLocked();
-    while (wr.pushed - wr.written > bytes && !wr.failed) pthread_cond_wait(&wr.cond, &wr.lock);
+    while (writer.pushed - writer.written > bytes && !writer.failed) pthread_cond_wait(&writer.cond, &writer.lock);
     handOverLocked();
-    pthread_mutex_unlock(&wr.lock);
+    pthread_mutex_unlock(&writer.lock);
 }
 
 /* The hand-over, waiting for the lock if need be (abort, stop). */
 static void writerHandOver(void) {
-    pthread_mutex_lock(&wr.lock);
+    pthread_mutex_lock(&writer.lock);
     handOverLocked();
-    pthread_mutex_unlock(&wr.lock);
+    pthread_mutex_unlock(&writer.lock);
 }
 
 /* Ends the thread: `tail` (may be an empty sds) is the last chunk. Waits
@@ -379,7 +379,7 @@ static void writerHandOver(void) {
 static void writerStop(sds tail) {
     writerPush(tail, 1);
     writerHandOver();
-    pthread_join(wr.thread, NULL);
+    pthread_join(writer.thread, NULL);
 }
 
 /* ---- writing ------------------------------------------------------------------------------- */
@@ -852,13 +852,13 @@ static void stop(void) {
 
 /* The writer thread has written and fsynced everything (or failed). */
 static void complete(void) {
-    pthread_join(wr.thread, NULL);
-    snap.writer_cpu_us = wr.cpu_us;
-    int ok = !wr.failed;
-    if (wr.rename_failed)
-        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", wr.rename_from,
-                  wr.rename_to, strerror(wr.err));
-    else if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(wr.err));
+    pthread_join(writer.thread, NULL);
+    snap.writer_cpu_us = writer.cpu_us;
+    int ok = !writer.failed;
+    if (writer.rename_failed)
+        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", writer.rename_from,
+                  writer.rename_to, strerror(writer.err));
+    else if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(writer.err));
     writerForgetRename();
     stop();
     serverLog(LL_NOTICE, "Forkless snapshot %s: %lld keys (%lld by the write barrier) in %lld ms, longest slice %lld us",
@@ -1003,11 +1003,11 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
 }
 
 void snapshotRenameWhenDone(const char *tmp, const char *final) {
-    pthread_mutex_lock(&wr.lock);
+    pthread_mutex_lock(&writer.lock);
     writerForgetRename();
-    wr.rename_from = zstrdup(tmp);
-    wr.rename_to = zstrdup(final);
-    pthread_mutex_unlock(&wr.lock);
+    writer.rename_from = zstrdup(tmp);
+    writer.rename_to = zstrdup(final);
+    pthread_mutex_unlock(&writer.lock);
 }
 
 int snapshotInProgress(void) { return snap.active; }
@@ -1022,13 +1022,13 @@ void snapshotAbort(void) {
     if (!snap.finishing) {
         snap.fmt->discard(snap.out);
         snap.out = NULL;
-        pthread_mutex_lock(&wr.lock);
-        wr.failed = 1; /* what is queued is dropped, not written */
-        pthread_mutex_unlock(&wr.lock);
+        pthread_mutex_lock(&writer.lock);
+        writer.failed = 1; /* what is queued is dropped, not written */
+        pthread_mutex_unlock(&writer.lock);
         writerStop(sdsempty());
     } else {
         writerHandOver(); /* the last chunk may still be staged */
-        pthread_join(wr.thread, NULL);
+        pthread_join(writer.thread, NULL);
     }
     writerForgetRename();
     stop();
