@@ -158,7 +158,7 @@ void lazyfreeDbTables(redisDb *db) {
     job->keys = db->keys;
     job->expires = db->expires;
     job->objects = kvtableSize(db->keys);
-    db->keys = kvtableCreate(job->keys->type);
+    db->keys = kvtableCreate(kvtableGetType(job->keys));
     db->expires = dictCreate(job->expires->type);
     submit(job);
 }

@@ -116,9 +116,7 @@ typedef struct tableCursor {
     kvtable *t;          /* the table as of the start (it may since have moved to another db: SWAPDB) */
     int dbid;            /* the database it was then: the SELECTDB written */
     int adopted;         /* a flush gave it to the snapshot: nobody else sees it any more */
-    int table;           /* the cursor: table 0 or 1, bucket */
-    unsigned long bucket;
-    int walk_table1;     /* the table was rehashing at the start: table 1 holds keys to write */
+    kvtableCursor walk;  /* where the cursor is in t (kvtable.h: its ordering guarantees) */
     int finished;
     dict *done;          /* keys ahead of the cursor that it must skip */
     size_t done_bytes;   /* roughly what `done` takes */
@@ -606,29 +604,24 @@ static kvobj *bigValueIn(tableCursor *c, kvobj *chain) {
 static int cursorStep(tableCursor *c, int *n) {
     *n = 0;
     if (c->finished) return 0;
-    kvtable *t = c->t;
-    if (c->bucket >= KVTABLE_SIZE(t->sizeExp[c->table])) {
-        if (c->table == 0 && c->walk_table1) {
-            c->table = 1;
-            c->bucket = 0;
-            return 1;
-        }
+    kvobj *chain;
+    if (!kvtableCursorBucket(c->t, &c->walk, &chain)) {
         finishCursor(c);
         return 0;
     }
-    kvobj *big = bigValueIn(c, t->buckets[c->table][c->bucket]);
+    kvobj *big = bigValueIn(c, chain);
     if (big) {
         markDone(c, kvobjGetKey(big));
         bigBegin(c, big);
         *n = 1;
         return 1;
     }
-    for (kvobj *o = t->buckets[c->table][c->bucket]; o; o = kvobjGetNext(o)) {
+    for (kvobj *o = chain; o; o = kvobjGetNext(o)) {
         if (passDone(c, o)) continue;
         writeKey(c, o);
         (*n)++;
     }
-    c->bucket++;
+    kvtableCursorNext(&c->walk);
     return 1;
 }
 
@@ -647,33 +640,15 @@ static tableCursor *cursorOf(kvtable *t) {
     return NULL;
 }
 
-/* Has the cursor passed o's bucket? o is found by pointer in the bucket
- * its hash selects in either table (rehashing is paused: it is where it
- * was at the start). A key in neither is newer than the snapshot. */
-static int keyPassed(tableCursor *c, kvobj *o) {
-    kvtable *t = c->t;
-    sds key = kvobjGetKey(o);
-    uint64_t hash = kvtableHashKey(key, sdslen(key));
-    for (int i = 0; i <= 1; i++) {
-        if (t->sizeExp[i] == -1) continue;
-        unsigned long idx = hash & (KVTABLE_SIZE(t->sizeExp[i]) - 1);
-        for (kvobj *e = t->buckets[i][idx]; e; e = kvobjGetNext(e))
-            if (e == o) return i < c->table || (i == c->table && idx < c->bucket) || (i == 1 && !c->walk_table1);
-    }
-    return 1;
-}
+/* Has the cursor passed o's bucket (so o is written, or newer than the
+ * snapshot)? */
+static int keyPassed(tableCursor *c, kvobj *o) { return kvtableCursorPassed(c->t, &c->walk, o); }
 
-/* Will a key created now land in a bucket the cursor has passed? It goes
- * to table 1 while the table is rehashing (a table 1 made since the start
- * is never walked), else to table 0; an unallocated table 0 is allocated
- * by the insertion, at a size the cursor has not seen. */
+/* Will a key created now land in a bucket the cursor has passed? When the
+ * answer is no, the barrier marks the key done, so the cursor skips
+ * whatever is created under that name. */
 static int newKeyPassed(tableCursor *c, sds key) {
-    kvtable *t = c->t;
-    int i = kvtableIsRehashing(t) ? 1 : 0;
-    if (i == 1 && !c->walk_table1) return 1;
-    if (t->sizeExp[i] == -1) return 0;
-    unsigned long idx = kvtableHashKey(key, sdslen(key)) & (KVTABLE_SIZE(t->sizeExp[i]) - 1);
-    return i < c->table || (i == c->table && idx < c->bucket);
+    return kvtableCursorPassedNewKey(c->t, &c->walk, key, sdslen(key));
 }
 
 /* One step: some elements of the open big value, or the next bucket. 0
@@ -732,7 +707,7 @@ void snapshotBeforeEmpty(redisDb *db) {
     if (c == NULL) return;
     if (c->finished) return;
     c->adopted = 1;
-    db->keys = kvtableCreate(c->t->type);
+    db->keys = kvtableCreate(kvtableGetType(c->t));
 }
 
 /* ---- the RDB format: rdb.c's writer ---------------------------------------------------------- */
@@ -830,7 +805,7 @@ static void releaseCursors(void) {
         tableCursor *c = &snap.cursors[j];
         dictRelease(c->done);
         if (c->adopted) kvtableRelease(c->t);
-        else if (c->t->pauserehash > 0) kvtableResumeRehashing(c->t);
+        else kvtableCursorRelease(c->t, &c->walk);
     }
     zfree(snap.cursors);
     snap.cursors = NULL;
@@ -982,9 +957,8 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
         tableCursor *c = &snap.cursors[j];
         c->t = server.db[j].keys;
         c->dbid = j;
-        c->walk_table1 = kvtableIsRehashing(c->t);
         c->done = dictCreate(&doneSetType);
-        kvtablePauseRehashing(c->t);
+        kvtableCursorStart(c->t, &c->walk);
     }
     snap.done_bytes = 0;
     snap.keys_written = snap.barrier_keys = 0;
