@@ -1,91 +1,30 @@
-/* snapshot.c -- persistence without fork(): a point-in-time RDB stream of
- * the dataset, written by the main thread in time slices of about 1 ms
- * between event-loop passes, while clients keep reading and writing.
+/* snapshot.c -- persistence without fork(): a point-in-time RDB stream (or
+ * AOF rewrite base) of the dataset, built by the main thread in slices of
+ * about 1 ms between event-loop passes while clients keep reading and
+ * writing, and written to disk by a thread of this file.
  *
- * How the file stays exactly the dataset as of the start:
- * - Each database's table (kvtable) is walked bucket by bucket by a cursor:
- *   table 0, then table 1 when the table was rehashing at the start. While
- *   the snapshot runs, rehashing of these tables is paused, so a key that
- *   existed at the start stays in its bucket: "the cursor has passed the
- *   key's bucket" is the same as "the key has been written". A bucket is
- *   written whole within one slice (but for a big value: below).
- * - The write barrier (snapshotBeforeKeyWrite), called by db.c and
- *   expire.c before any key is looked up for writing, created, replaced,
- *   deleted or given/stripped of a TTL: when the key is still ahead of the
- *   cursor, its current value (the value at the start: nothing changed it
- *   yet) is written at once, and the key goes into the table's `done` set
- *   of keys the cursor must skip. A key that doesn't exist goes there too
- *   (whatever is created under that name is newer than the snapshot),
- *   unless it would be created in a bucket the cursor has passed.
- *   Everything that modifies a key reaches db.c (commands, expiry,
- *   eviction, MOVE, RENAME, COPY, RESTORE, scripts), so the barrier is in
- *   a few central functions there, not in commands.
- * - Whole-database changes: the state of a cursor is attached to the table,
- *   not to the database number, so SWAPDB (which swaps the tables between
- *   two databases) needs nothing; a flush of a database (FLUSHDB,
- *   emptyData) hands the table to the snapshot, which writes the rest and
- *   frees it at the end, and gives the database a new empty table. FLUSHALL
- *   and SHUTDOWN stop the snapshot (rdb.c), as they stop a fork child.
- * - Keys are written by a snapshotFormat (snapshot.h): the RDB format is
- *   rdb.c's own writer (rdbStream: the per-type value writer of rdb.c, so
- *   a new data type written there is written here too), the AOF rewrite's
- *   command base is aof_rewrite.c's. Each key carries its expire time; a
- *   key that expires while the snapshot runs is written before expiry
- *   deletes it.
+ * Why: a fork child may need as much memory again as the dataset, and some
+ * platforms have no usable fork(). `persistence-mode forkless`, a build
+ * with HAVE_FORK=0 and a failed fork() use this for BGSAVE, the save
+ * points, BGREWRITEAOF and a replica's full sync (rdb.c, aof_rewrite.c,
+ * replication.c call snapshotStart()).
  *
- * - Big values: a set, hash or sorted set in a dict or a list in a
- *   quicklist with more than BIG_VALUE_ELEMENTS elements is written in
- *   parts, ELEMENTS_PER_CLOCK_CHECK elements (or one list node) at a time,
- *   over as many slices as it takes: its head (key, expire, count) first,
- *   the elements as the slices come. The key is marked done when it
- *   starts. Between slices the value is only read, so its walk stays
- *   valid (a dict's safe iterator, which also pauses that dict's
- *   rehashing; or the next quicklist node); the barrier, before a write to
- *   it, writes the rest at once (INFO forkless_longest_barrier_us says how
- *   long that took). A key the barrier writes meanwhile is held by the
- *   format and follows the big value in the file. A big value ahead of the
- *   cursor that a write reaches is written whole by the barrier, in parts
- *   too so its bytes go out 64 KB at a time. Strings and streams are
- *   written whole.
+ * How the file stays the dataset as of the start:
+ * - Each database's table is walked bucket by bucket by a kvtable cursor
+ *   (kvtable.h), which pauses the table's rehashing: a key present at the
+ *   start stays in its bucket, so "the cursor has passed the key" is "the
+ *   key has been written".
+ * - A write barrier (snapshotBeforeKeyWrite), called by db.c and expire.c
+ *   before any key changes, writes a key still ahead of the cursor at once,
+ *   with the value it had at the start, and puts it in the table's `done`
+ *   set for the cursor to skip.
+ * - Nothing is copied on write. What the snapshot holds -- the done sets,
+ *   the format's buffer, the bytes queued for the writer thread -- is
+ *   capped by forkless-max-pending-memory.
  *
- * Time: a slice stops at SLICE_US, looking at the clock after every
- * bucket (a few keys) or every part of a big value; INFO's
- * forkless_longest_slice_us / _cpu_us say how long the longest took
- * (also the latency monitor's "forkless-slice" / "-barrier" / "-end"
- * events), and forkless_longest_slice_usage / forkless_slices_usage where
- * its wall time went: CPU, run delay (runnable while another thread ran),
- * page faults, context switches (usageRead). Freeing the done sets at the
- * end is bounded by the same clock. While clients are being served, they get at least as much time
- * between two slices as the last slice took; an idle server gives the
- * snapshot all of it.
- *
- * Memory: what the snapshot adds is the `done` sets (one sds per key
- * ahead of the cursor written by the barrier or created since the start;
- * an entry goes when the cursor passes its key) and the writer's buffer. forkless-max-pending-memory caps it: past the cap the rest of the
- * dataset is written at once (one long pause) instead of letting it grow.
- * Nothing is copied on write, so tables may resize and lookups may update
- * access times while it runs (snapshotForkChildExists: only a fork child
- * makes them hold back).
- *
- * The main thread only builds the bytes (serialization of live data stays
- * on the thread that owns it); a writer thread of this file writes them
- * through persistio, fsyncs every 4 MB (rdb-save- / aof-rewrite-
- * incremental-fsync) and at the end, and the main thread polls for the end
- * before the caller renames the file into place. The main thread hands
- * the bytes over once per event-loop pass, with a trylock, never in the
- * middle of a slice and never waiting (writerPoll: why, there). The bytes
- * queued for the thread count as pending memory too: while it has more
- * than 16 MB (or half of forkless-max-pending-memory) queued, slices stop
- * and wait for the next passes; only a barrier past the cap waits for the
- * disk (that pause is the cap's purpose). With
- * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
- * and fsyncs its directory, as a fork child does, off the event loop. The
- * thread runs on a fork child's CPUs (bgsave_cpulist: cpuaffinity.c) but
- * keeps the server's priority: a niced writer measured longer slices and
- * more pending bytes, since the main thread must then wait for it at the
- * cap.
- * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
- * bucket of n keys the next one waits n times the delay.
+ * The file: the writer thread; writing and the done sets; big values,
+ * written in parts; the cursor and the barrier; the formats; slices, start
+ * and end. Each decision is described next to the code it concerns.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -126,7 +65,18 @@ typedef struct tableCursor {
  * elements are still to come, and no write has reached it (the barrier
  * writes the rest first). Between slices it is only read, so the walk
  * stays valid: a dict's safe iterator (which also pauses its rehashing),
- * or the next quicklist node. */
+ * or the next quicklist node.
+ *
+ * A set, hash or sorted set in a dict, or a list in a quicklist, with more
+ * than BIG_VALUE_ELEMENTS elements is written ELEMENTS_PER_CLOCK_CHECK
+ * elements (or one list node) at a time, over as many slices as it takes:
+ * its head (key, expire, count) first, the elements as the slices come. The
+ * key is marked done when it starts. The barrier, before a write to it,
+ * writes the rest at once (INFO forkless_longest_barrier_us says how long
+ * that took); a key the barrier writes meanwhile is held by the format and
+ * follows the big value in the file. A big value ahead of the cursor that a
+ * write reaches is written whole by the barrier, in parts too so its bytes
+ * go out 64 KB at a time. Strings and streams are written whole. */
 typedef struct bigValue {
     tableCursor *c;      /* NULL: none open */
     kvobj *o;
@@ -143,7 +93,13 @@ static dictType doneSetType = {
 
 /* The writer thread: chunks of the file, in order, written and fsynced
  * (every 4 MB with rdb-save- / aof-rewrite-incremental-fsync, and at the
- * end) off the main thread.
+ * end) through persistio, off the main thread: serialization of live data
+ * stays on the thread that owns it, only the bytes cross. With
+ * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
+ * and fsyncs its directory, as a fork child does. It runs on a fork child's
+ * CPUs (bgsave_cpulist: cpuaffinity.c) but keeps the server's priority: a
+ * niced writer measured longer slices and more pending bytes, since the
+ * main thread must then wait for it at the cap.
  *
  * The main thread never waits for it inside a slice or a barrier (but for
  * the cap: below). It stages chunks on a list of its own and hands them
@@ -382,6 +338,15 @@ static void writerStop(sds tail) {
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
+/* What the snapshot holds: the done sets (one sds per key ahead of the
+ * cursor that the barrier wrote or that was created since the start; an
+ * entry goes when the cursor passes its key), the format's buffer and the
+ * bytes queued for the writer thread. Past forkless-max-pending-memory the
+ * barrier writes the rest of the dataset at once (one long pause) instead of
+ * letting it grow; while the thread has more than sliceQueueLimit() queued,
+ * slices wait for the next passes. Nothing else is kept: tables may resize
+ * and lookups may update access times while the snapshot runs
+ * (snapshotForkChildExists: only a fork child makes them hold back). */
 static size_t pendingBytes(void) {
     return snap.done_bytes + (snap.out ? snap.fmt->buffered(snap.out) : 0) + writerQueued();
 }
@@ -667,6 +632,17 @@ static void writeEverythingNow(void) {
     flushOutput();
 }
 
+/* The barrier: db.c and expire.c call it before any key is looked up for
+ * writing, created, replaced, deleted or given/stripped of a TTL. When the
+ * key is still ahead of the cursor, its current value (the value at the
+ * start: nothing changed it yet) is written at once, and the key goes into
+ * the done set. A key that doesn't exist goes there too (whatever is
+ * created under that name is newer than the snapshot), unless it would be
+ * created in a bucket the cursor has passed. Everything that modifies a key
+ * reaches db.c (commands, expiry, eviction, MOVE, RENAME, COPY, RESTORE,
+ * scripts), so the barrier sits in a few central functions there, not in
+ * commands. Each key carries its expire time: a key that expires while the
+ * snapshot runs is written before expiry deletes it. */
 void snapshotBeforeKeyWrite(redisDb *db, sds key) {
     if (!snap.active) return;
     tableCursor *c = cursorOf(db->keys);
@@ -701,6 +677,12 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key) {
     }
 }
 
+/* Whole-database changes: a cursor belongs to the table, not to the
+ * database number, so SWAPDB (which swaps the tables of two databases)
+ * needs nothing. A flush of a database (FLUSHDB, emptyData) hands the table
+ * to the snapshot, which writes the rest and frees it at the end, and gives
+ * the database a new empty table. FLUSHALL and SHUTDOWN stop the snapshot
+ * (rdb.c), as they stop a fork child. */
 void snapshotBeforeEmpty(redisDb *db) {
     if (!snap.active) return;
     tableCursor *c = cursorOf(db->keys);
@@ -711,6 +693,10 @@ void snapshotBeforeEmpty(redisDb *db) {
 }
 
 /* ---- the RDB format: rdb.c's writer ---------------------------------------------------------- */
+
+/* Keys are written by a snapshotFormat (snapshot.h). The RDB one is rdb.c's
+ * own per-type value writer (rdbStream), so a data type written there is
+ * written here too; the AOF rewrite's command base is aof_rewrite.c's. */
 
 static void *rdbOpen(int aof_base) { return rdbStreamOpen(aof_base); }
 static void rdbKey(void *w, int dbid, kvobj *o) { rdbStreamKey(w, dbid, o); }
@@ -850,7 +836,9 @@ static void startFinishing(void) {
     writerPoll();
 }
 
-/* rdb-key-save-delay: the delay per key in microseconds, 0 for none. */
+/* rdb-key-save-delay: the delay per key in microseconds, 0 for none. Tests
+ * use it to keep a snapshot running; it paces the cursor instead of
+ * sleeping: after a bucket of n keys the next one waits n times the delay. */
 static long long keyDelayUs(void) { return server.rdb_key_save_delay > 0 ? server.rdb_key_save_delay : 0; }
 
 static long long threadCpuUs(void) {
@@ -879,7 +867,12 @@ static size_t sliceQueueLimit(void) {
 
 /* Up to SLICE_US of work from `start`: buckets (or parts of a big value),
  * then, once everything is written, the done sets' entries. 1 while
- * something is left. */
+ * something is left. The clock is read after every bucket (a few keys) or
+ * every part of a big value; freeing the done sets at the end is bounded by
+ * the same clock. INFO's forkless_longest_slice_us / _cpu_us say how long
+ * the longest slice took (also the latency monitor's "forkless-slice",
+ * "-barrier" and "-end" events), forkless_longest_slice_usage /
+ * forkless_slices_usage where its wall time went (usageRead). */
 static int sliceWork(long long start, int *steps) {
     long long now = start;
     int more = 1, n;
