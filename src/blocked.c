@@ -27,7 +27,7 @@
  *   deleted or replaced: db.c signals a removed stream key ready for it.
  * - Ready keys are handled iteratively, never recursively: a served BLMOVE
  *   pushing into a key another client waits on queues that key, and the
- *   outer loop serves it next, so chains of any length use constant stack.
+ *   outer loop then serves it, so chains of any length use constant stack.
  * - An unblocked client is reset at once (its argv freed) but whatever it
  *   pipelined while blocked runs from beforeSleep (processUnblockedClients),
  *   outside any other client's command.
