@@ -78,7 +78,7 @@ static struct {
     long long sync_offset;
     /* the stream */
     int applying;
-    sds unfed;                 /* bytes read from the primary, not yet applied and fed on */
+    sds unfed;                 /* bytes read from the primary, still to apply and feed on */
     long long read_total;      /* bytes read since the master client exists */
     long long applied_total;
     int master_db;             /* the db the primary's stream had selected when the link went */
