@@ -444,7 +444,8 @@ static int rewriteStartForkless(void) {
         aof_rewrite.last_failure_ms = mstime();
         return C_ERR;
     }
-    aof_rewrite.forkless_fault = persistChildWriteFault() != 0; /* DEBUG AOF-FAULT child-write: the rewrite's writes fail */
+    /* DEBUG AOF-FAULT child-write: the rewrite's writes fail */
+    aof_rewrite.forkless_fault = persistChildWriteFault() != 0;
     snapshotStart(fd, aof_rewrite.preamble ? &snapshotRdbFormat : &commandFormat, 1, rewriteForklessDone, NULL);
     aof_rewrite.forkless = 1;
     updateDictResizePolicy();
@@ -522,7 +523,8 @@ static void deleteFile(const char *name) {
 static int installNewBase(pid_t pid) {
     aofManifest *old = aofCurrentManifest();
     aofManifest *am = aofManifestDup(old);
-    sds tmp = tempName(pid), base = aofManifestNewBaseName(am, server.aof_filename, aof_rewrite.preamble ? "rdb" : "aof");
+    sds tmp = tempName(pid);
+    sds base = aofManifestNewBaseName(am, server.aof_filename, aof_rewrite.preamble ? "rdb" : "aof");
     sds tmppath = aofPathJoin(server.aof_dirname, tmp), basepath = aofPathJoin(server.aof_dirname, base);
     sds mpath = aofManifestPath();
     LATENCY_START(rename_latency);
@@ -648,7 +650,8 @@ sds aofRewriteInfo(sds info) {
                      "aof_rewrites_consecutive_failures:%I\r\n",
                      aofRewriteInProgress(), aof_rewrite.scheduled, aof_rewrite.last_time_sec,
                      aofRewriteInProgress() ? (mstime() - aof_rewrite.start_ms) / 1000 : -1LL,
-                     aof_rewrite.last_status == C_OK ? "ok" : "err", aof_rewrite.rewrites, aof_rewrite.consecutive_failures);
+                     aof_rewrite.last_status == C_OK ? "ok" : "err", aof_rewrite.rewrites,
+                     aof_rewrite.consecutive_failures);
 }
 
 /* The fields Redis lists after aof_last_write_status: the rewrite child's

@@ -132,7 +132,8 @@ static void heapInsert(client *c) {
     if (blocking.heap_len == blocking.heap_cap) {
         blocking.heap_cap = blocking.heap_cap ? blocking.heap_cap * 2 : 16;
         blocking.heap = zrealloc(blocking.heap, sizeof(*blocking.heap) * (size_t)blocking.heap_cap);
-        blocking.heap_clients = zrealloc(blocking.heap_clients, sizeof(*blocking.heap_clients) * (size_t)blocking.heap_cap);
+        blocking.heap_clients =
+            zrealloc(blocking.heap_clients, sizeof(*blocking.heap_clients) * (size_t)blocking.heap_cap);
     }
     heapPlace(blocking.heap_len++, c);
     heapSiftUp(blocking.heap_len - 1);

@@ -726,8 +726,12 @@ SCRIPT_RESIDENT sds functionsAofCommands(void) {
 /* ---- INFO ------------------------------------------------------------------------------------ */
 
 SCRIPT_RESIDENT size_t functionsMemoryLua(void) { return luaEngineMemory(functions.lua); }
-SCRIPT_RESIDENT unsigned long functionsCount(void) { return functions.current ? dictSize(functions.current->functions) : 0; }
-SCRIPT_RESIDENT unsigned long functionsLibraryCount(void) { return functions.current ? dictSize(functions.current->libraries) : 0; }
+SCRIPT_RESIDENT unsigned long functionsCount(void) {
+    return functions.current ? dictSize(functions.current->functions) : 0;
+}
+SCRIPT_RESIDENT unsigned long functionsLibraryCount(void) {
+    return functions.current ? dictSize(functions.current->libraries) : 0;
+}
 
 SCRIPT_RESIDENT size_t functionsMemoryOverhead(void) {
     if (functions.current == NULL) return 0;

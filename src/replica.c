@@ -186,7 +186,8 @@ static int sendStep(int step) {
     case STEP_PSYNC:
         snprintf(off, sizeof off, "%lld", replicationOffset() + 1);
         serverLog(LL_NOTICE, "Trying a partial resynchronization (request %s:%s).", replicationReplId(), off);
-        if (replica_state.failover) return sendCommand(4, (const char *[]){"PSYNC", replicationReplId(), off, "FAILOVER"});
+        if (replica_state.failover)
+            return sendCommand(4, (const char *[]){"PSYNC", replicationReplId(), off, "FAILOVER"});
         return sendCommand(3, (const char *[]){"PSYNC", replicationReplId(), off});
     }
     return 0;
@@ -275,7 +276,8 @@ void replicaSendAck(void) {
 /* ---- the snapshot ------------------------------------------------------------------------------ */
 
 static int openTransferFile(void) {
-    snprintf(replica_state.tmpfile, sizeof replica_state.tmpfile, "temp-%d.%lld.rdb", (int)getpid(), (long long)server.mstime);
+    snprintf(replica_state.tmpfile, sizeof replica_state.tmpfile, "temp-%d.%lld.rdb", (int)getpid(),
+             (long long)server.mstime);
     replica_state.tmpfd = open(replica_state.tmpfile, O_CREAT | O_WRONLY | O_TRUNC | O_EXCL, 0644);
     if (replica_state.tmpfd == -1) {
         serverLog(LL_WARNING, "Opening the temp file needed for MASTER <-> REPLICA synchronization: %s",
@@ -348,7 +350,8 @@ static void noteTail(const char *p, size_t len) {
  * -1 on an error. What follows the snapshot stays in replica_state.inbuf. */
 static int consumeTransfer(void) {
     size_t take = sdslen(replica_state.inbuf);
-    if (replica_state.size >= 0 && (long long)take > replica_state.size - replica_state.read) take = (size_t)(replica_state.size - replica_state.read);
+    if (replica_state.size >= 0 && (long long)take > replica_state.size - replica_state.read)
+        take = (size_t)(replica_state.size - replica_state.read);
     if (take && replica_state.membuf) {
         replica_state.membuf = sdscatlen(replica_state.membuf, replica_state.inbuf, take);
     } else if (take && write(replica_state.tmpfd, replica_state.inbuf, take) != (ssize_t)take) {
@@ -610,7 +613,8 @@ static void startConnect(void) {
     replica_state.last_connect_ms = replica_state.link_start_ms = replica_state.last_io_ms = server.mstime;
     serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", replica_state.host, replica_state.port);
     replica_state.conn = tls_config.replication ? tlsCreateConnection() : connCreateSocket(); /* tls-replication */
-    if (connConnect(replica_state.conn, replica_state.host, replica_state.port, server.bind_source_addr, connectedHandler) == C_ERR) {
+    if (connConnect(replica_state.conn, replica_state.host, replica_state.port, server.bind_source_addr,
+                    connectedHandler) == C_ERR) {
         serverLog(LL_WARNING, "Unable to connect to MASTER: %s", connGetLastError(replica_state.conn));
         connClose(replica_state.conn);
         replica_state.conn = NULL;
@@ -711,7 +715,8 @@ void replicaofCommand(client *c) {
         return;
     }
     setPrimary(c->argv[1]->ptr, (int)port);
-    serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", replica_state.host, replica_state.port, getClientPeerId(c));
+    serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", replica_state.host, replica_state.port,
+              getClientPeerId(c));
     addReply(c, shared.ok);
 }
 
@@ -788,7 +793,8 @@ sds replicaInfoString(sds info) {
                         "slave_read_repl_offset:%lld\r\n"
                         "slave_repl_offset:%lld\r\n",
                         replica_state.host, replica_state.port, replicaLinkUp() ? "up" : "down",
-                        replica_state.master ? (int)((server.mstime - replica_state.last_io_ms) / 1000) : -1, replica_state.state == LINK_TRANSFER,
+                        replica_state.master ? (int)((server.mstime - replica_state.last_io_ms) / 1000) : -1,
+                        replica_state.state == LINK_TRANSFER,
                         replica_state.master ? offset + (long long)sdslen(replica_state.unfed) : offset, offset);
     if (replica_state.state == LINK_TRANSFER) {
         long long total = replica_state.size < 0 ? 0 : replica_state.size;
@@ -798,7 +804,8 @@ sds replicaInfoString(sds info) {
                             "master_sync_left_bytes:%lld\r\n"
                             "master_sync_perc:%.2f\r\n"
                             "master_sync_last_io_seconds_ago:%d\r\n",
-                            replica_state.size, replica_state.read, total - replica_state.read, total ? (double)replica_state.read * 100 / (double)total : 0.0,
+                            replica_state.size, replica_state.read, total - replica_state.read,
+                            total ? (double)replica_state.read * 100 / (double)total : 0.0,
                             (int)((server.mstime - replica_state.last_io_ms) / 1000));
     }
     if (!replicaLinkUp())

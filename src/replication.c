@@ -200,7 +200,8 @@ static void backlogAppend(const char *p, size_t len) {
 /* The backlog from offset `from` (which it holds) to its end, as c's output. */
 static long long sendBacklogFrom(client *c, long long from) {
     long long skip = from - repl.repl_backlog_first_byte_offset, len = repl.repl_backlog_histlen - skip;
-    long long j = (repl.repl_backlog_idx - repl.repl_backlog_histlen + skip + 2 * repl.repl_backlog_size) % repl.repl_backlog_size;
+    long long j = (repl.repl_backlog_idx - repl.repl_backlog_histlen + skip + 2 * repl.repl_backlog_size) %
+                  repl.repl_backlog_size;
     long long left = len;
     while (left > 0) {
         long long n = repl.repl_backlog_size - j < left ? repl.repl_backlog_size - j : left;
@@ -1196,7 +1197,8 @@ static client *caughtUpReplica(void) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (c->repl->state != REPLICA_ONLINE || c->repl->ack_off != repl.master_repl_offset) continue;
-        if (failover.port == 0 || (c->repl->listening_port == failover.port && !strcmp(replicaIp(c), failover.host))) return c;
+        if (failover.port == 0 || (c->repl->listening_port == failover.port && !strcmp(replicaIp(c), failover.host)))
+            return c;
     }
     return NULL;
 }
@@ -1255,7 +1257,8 @@ static const char *failoverRefusal(int abort_it, int had_target) {
     if (replicationPrimaryOnline() == 0) return "FAILOVER requires connected replicas.";
     if (failover.force && (!failover.deadline_ms || !had_target))
         return "FAILOVER with force option requires both a timeout and target HOST and IP.";
-    if (had_target && !findReplica(failover.host, failover.port)) return "FAILOVER target HOST and PORT is not a replica.";
+    if (had_target && !findReplica(failover.host, failover.port))
+        return "FAILOVER target HOST and PORT is not a replica.";
     return NULL;
 }
 
@@ -1332,8 +1335,10 @@ sds replicationInfoString(sds info) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        failoverStateName(), repl.master_replid, repl.master_replid2, repl.master_repl_offset, repl.second_repl_offset, repl.repl_backlog != NULL,
-                        repl.repl_backlog ? repl.repl_backlog_size : server.repl_backlog_size, repl.repl_backlog ? repl.repl_backlog_first_byte_offset : 0,
+                        failoverStateName(), repl.master_replid, repl.master_replid2, repl.master_repl_offset,
+                        repl.second_repl_offset, repl.repl_backlog != NULL,
+                        repl.repl_backlog ? repl.repl_backlog_size : server.repl_backlog_size,
+                        repl.repl_backlog ? repl.repl_backlog_first_byte_offset : 0,
                         repl.repl_backlog ? repl.repl_backlog_histlen : 0);
 }
 
@@ -1473,7 +1478,8 @@ static void restoreLoadedHistory(void) {
     memcpy(repl.master_replid, loaded.replid, sizeof repl.master_replid);
     repl.master_repl_offset = loaded.offset;
     replicationCreateBacklogIfNone();
-    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", repl.master_replid, repl.master_repl_offset);
+    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", repl.master_replid,
+              repl.master_repl_offset);
 }
 
 /* The lists, before the dataset loads: clients are served while it loads
