@@ -326,6 +326,7 @@ test: all
 	@utils/run-suites.sh "unit tests" "$(MAKE) --no-print-directory test-unit" \
 	  "page sizes" "$(MAKE) --no-print-directory test-pagesize" \
 	  "source rules" "utils/check-casts.sh" \
+	  "source names and comments" "utils/check-source-names.sh" \
 	  "config documented" "utils/check-config-doc.sh" \
 	  "make install" "tests/install-check.sh" \
 	  "integration (./runtest)" '$(RUNTEST)'

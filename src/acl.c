@@ -18,7 +18,7 @@
  *   clears the first only, as Redis does.
  * - The description of a selector's commands is rebuilt from the bitmap
  *   the way Redis 7.0 does it: start from +@all or -@all, then repeatedly
- *   take the category that best fits the commands not yet described, then
+ *   take the category that best fits the commands left to describe, then
  *   name single commands that still differ. Single commands follow the
  *   command table's order (Redis follows its hash table's, which changes
  *   from run to run).

@@ -60,7 +60,7 @@ static struct {
     int preamble;             /* this rewrite writes the base as an RDB snapshot */
     int forkless;             /* a forkless rewrite is running (snapshot.c) */
     int forkless_fault;       /* DEBUG AOF-FAULT child-write hit this forkless rewrite: it fails */
-} rw = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
+} aof_rewrite = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
 static sds tempName(pid_t pid) { return sdscatfmt(sdsempty(), "temp-rewriteaof-bg-%i.aof", (int)pid); }
 
@@ -340,7 +340,7 @@ static void rewriteDb(rewriteWriter *w, int dbid) {
 static int rewriteToFile(const char *path) {
     rewriteWriter w = {persistio.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), sdsempty(), 0, 0};
     if (w.fd == -1) return C_ERR;
-    if (rw.preamble) {
+    if (aof_rewrite.preamble) {
         w.failed = persistChildWriteFault() || rdbSaveToFd(w.fd, 1) != C_OK;
     } else {
         /* aof-timestamp-enabled: a command base opens with the rewrite's time, as in Redis */
@@ -426,9 +426,9 @@ static void rewriteFinished(pid_t pid, int exited_ok, int termsig);
 
 static void rewriteForklessDone(int ok, void *privdata) {
     (void)privdata;
-    rw.forkless = 0;
+    aof_rewrite.forkless = 0;
     updateDictResizePolicy();
-    ok = ok && !rw.forkless_fault;
+    ok = ok && !aof_rewrite.forkless_fault;
     if (ok) serverLog(LL_NOTICE, "Successfully created the temporary AOF base file (forkless)");
     rewriteFinished(getpid(), ok, 0);
 }
@@ -440,23 +440,24 @@ static int rewriteStartForkless(void) {
     if (fd == -1) serverLog(LL_WARNING, "Can't open the temporary AOF base file %s: %s", path, strerror(errno));
     sdsfree(dir), sdsfree(name), sdsfree(path);
     if (fd == -1) {
-        rw.last_status = C_ERR;
-        rw.last_failure_ms = mstime();
+        aof_rewrite.last_status = C_ERR;
+        aof_rewrite.last_failure_ms = mstime();
         return C_ERR;
     }
-    rw.forkless_fault = persistChildWriteFault() != 0; /* DEBUG AOF-FAULT child-write: the rewrite's writes fail */
-    snapshotStart(fd, rw.preamble ? &snapshotRdbFormat : &commandFormat, 1, rewriteForklessDone, NULL);
-    rw.forkless = 1;
+    /* DEBUG AOF-FAULT child-write: the rewrite's writes fail */
+    aof_rewrite.forkless_fault = persistChildWriteFault() != 0;
+    snapshotStart(fd, aof_rewrite.preamble ? &snapshotRdbFormat : &commandFormat, 1, rewriteForklessDone, NULL);
+    aof_rewrite.forkless = 1;
     updateDictResizePolicy();
-    rw.start_ms = mstime();
-    rw.scheduled = 0;
+    aof_rewrite.start_ms = mstime();
+    aof_rewrite.scheduled = 0;
     serverLog(LL_NOTICE, "Background append only file rewriting started (forkless)");
     return C_OK;
 }
 
 /* ---- the parent --------------------------------------------------------------------------- */
 
-int aofRewriteInProgress(void) { return rw.child != -1 || rw.forkless; }
+int aofRewriteInProgress(void) { return aof_rewrite.child != -1 || aof_rewrite.forkless; }
 
 /* With the AOF on, writes from now on go to a new incremental file and the
  * new base replaces everything before it. With it off (BGREWRITEAOF, as
@@ -465,23 +466,23 @@ int aofRewriteInProgress(void) { return rw.child != -1 || rw.forkless; }
 static int prepareFiles(void) {
     if (!server.aof_enabled) {
         if (aofPrepareDirAndManifest() != C_OK) return C_ERR;
-        rw.boundary_seq = LLONG_MAX;
+        aof_rewrite.boundary_seq = LLONG_MAX;
         return C_OK;
     }
     if (aofOpenNewIncr() != C_OK) return C_ERR;
-    rw.boundary_seq = aofCurrentManifest()->curr_incr_seq;
+    aof_rewrite.boundary_seq = aofCurrentManifest()->curr_incr_seq;
     return C_OK;
 }
 
-void aofRewriteSchedule(void) { rw.scheduled = 1; }
+void aofRewriteSchedule(void) { aof_rewrite.scheduled = 1; }
 
 int aofRewriteStart(void) {
     if (aofRewriteInProgress() || rdbBgsaveInProgress()) {
-        rw.scheduled = 1;
+        aof_rewrite.scheduled = 1;
         return C_OK;
     }
     if (prepareFiles() != C_OK) return C_ERR;
-    rw.preamble = server.aof_use_rdb_preamble;
+    aof_rewrite.preamble = server.aof_use_rdb_preamble;
     if (snapshotForklessWanted()) return rewriteStartForkless();
     childInfoPrepare();
     long long start = ustime();
@@ -493,20 +494,20 @@ int aofRewriteStart(void) {
         childInfoFinish();
         if (snapshotForkFailedFallback(err, "AOF rewrite")) return rewriteStartForkless();
         serverLog(LL_WARNING, "Can't rewrite the append only file in background: fork: %s", strerror(err));
-        rw.last_status = C_ERR;
-        rw.last_failure_ms = mstime();
+        aof_rewrite.last_status = C_ERR;
+        aof_rewrite.last_failure_ms = mstime();
         return C_ERR;
     }
-    rw.latest_fork_usec = ustime() - start;
-    LATENCY_SAMPLE("fork", rw.latest_fork_usec / 1000);
-    rw.total_forks++;
-    if (rw.latest_fork_usec > 500000)
+    aof_rewrite.latest_fork_usec = ustime() - start;
+    LATENCY_SAMPLE("fork", aof_rewrite.latest_fork_usec / 1000);
+    aof_rewrite.total_forks++;
+    if (aof_rewrite.latest_fork_usec > 500000)
         serverLog(LL_WARNING, "Slow fork: %lld ms to start the AOF rewrite child (a large dataset, or little free "
-                              "memory)", rw.latest_fork_usec / 1000);
-    rw.child = pid;
+                              "memory)", aof_rewrite.latest_fork_usec / 1000);
+    aof_rewrite.child = pid;
     updateDictResizePolicy();
-    rw.start_ms = mstime();
-    rw.scheduled = 0;
+    aof_rewrite.start_ms = mstime();
+    aof_rewrite.scheduled = 0;
     serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
     return C_OK;
 }
@@ -522,7 +523,8 @@ static void deleteFile(const char *name) {
 static int installNewBase(pid_t pid) {
     aofManifest *old = aofCurrentManifest();
     aofManifest *am = aofManifestDup(old);
-    sds tmp = tempName(pid), base = aofManifestNewBaseName(am, server.aof_filename, rw.preamble ? "rdb" : "aof");
+    sds tmp = tempName(pid);
+    sds base = aofManifestNewBaseName(am, server.aof_filename, aof_rewrite.preamble ? "rdb" : "aof");
     sds tmppath = aofPathJoin(server.aof_dirname, tmp), basepath = aofPathJoin(server.aof_dirname, base);
     sds mpath = aofManifestPath();
     LATENCY_START(rename_latency);
@@ -532,14 +534,14 @@ static int installNewBase(pid_t pid) {
     else serverLog(LL_NOTICE, "Successfully renamed the temporary AOF base file %s into %s", tmp, base);
     if (ok) {
         aofManifestSetBase(am, base, am->curr_base_seq);
-        aofManifestDropIncrsUpTo(am, rw.boundary_seq - 1);
+        aofManifestDropIncrsUpTo(am, aof_rewrite.boundary_seq - 1);
         ok = aofManifestPersist(am, server.aof_dirname, mpath) == C_OK;
         if (!ok) unlink(basepath);
     }
     if (ok) {
         if (old->base) deleteFile(old->base->name);
         for (int j = 0; j < old->incr_count; j++)
-            if (old->incrs[j]->seq < rw.boundary_seq) deleteFile(old->incrs[j]->name);
+            if (old->incrs[j]->seq < aof_rewrite.boundary_seq) deleteFile(old->incrs[j]->name);
         struct stat st;
         aofSetCurrentManifest(am);
         LATENCY_START(fstat_latency);
@@ -555,30 +557,30 @@ static int installNewBase(pid_t pid) {
 static void rewriteDone(pid_t pid, int status) {
     int exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     size_t cow = childInfoFinish();
-    rw.child = -1;
+    aof_rewrite.child = -1;
     updateDictResizePolicy(); /* tables may grow again from the next write on */
-    if (exited_ok) rw.last_cow_bytes = (long long)cow;
+    if (exited_ok) aof_rewrite.last_cow_bytes = (long long)cow;
     rewriteFinished(pid, exited_ok, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* The new base is written (exited_ok) or not: install it or clean up.
  * `pid` names the temporary file. */
 static void rewriteFinished(pid_t pid, int exited_ok, int termsig) {
-    rw.last_time_sec = (mstime() - rw.start_ms) / 1000;
+    aof_rewrite.last_time_sec = (mstime() - aof_rewrite.start_ms) / 1000;
     if (exited_ok) serverLog(LL_NOTICE, "Background AOF rewrite terminated with success");
     if (exited_ok && installNewBase(pid) == C_OK) {
-        rw.last_status = C_OK;
-        rw.rewrites++;
-        rw.consecutive_failures = 0;
+        aof_rewrite.last_status = C_OK;
+        aof_rewrite.rewrites++;
+        aof_rewrite.consecutive_failures = 0;
         serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
         return;
     }
     sds tmp = tempName(pid);
     deleteFile(tmp);
     sdsfree(tmp);
-    rw.last_status = C_ERR;
-    rw.last_failure_ms = mstime();
-    rw.consecutive_failures++;
+    aof_rewrite.last_status = C_ERR;
+    aof_rewrite.last_failure_ms = mstime();
+    aof_rewrite.consecutive_failures++;
     if (termsig) serverLog(LL_WARNING, "Background AOF rewrite terminated by signal %d", termsig);
     else serverLog(LL_WARNING, "Background AOF rewrite failed: the current AOF is unchanged; will retry");
 }
@@ -594,17 +596,17 @@ static int autoRewriteDue(void) {
 }
 
 void aofRewriteCron(void) {
-    if (rw.child != -1) {
+    if (aof_rewrite.child != -1) {
         int status;
-        pid_t pid = waitpid(rw.child, &status, WNOHANG);
-        if (pid == rw.child) rewriteDone(pid, status);
+        pid_t pid = waitpid(aof_rewrite.child, &status, WNOHANG);
+        if (pid == aof_rewrite.child) rewriteDone(pid, status);
         else childInfoPoll();
         return;
     }
-    if (rw.forkless) return; /* snapshot.c calls back when it is done */
-    int retry_allowed = rw.last_status == C_OK || mstime() - rw.last_failure_ms > REWRITE_RETRY_MS;
+    if (aof_rewrite.forkless) return; /* snapshot.c calls back when it is done */
+    int retry_allowed = aof_rewrite.last_status == C_OK || mstime() - aof_rewrite.last_failure_ms > REWRITE_RETRY_MS;
     if (rdbBgsaveInProgress()) return;
-    if (rw.scheduled && retry_allowed) { /* BGREWRITEAOF may be scheduled with the AOF off */
+    if (aof_rewrite.scheduled && retry_allowed) { /* BGREWRITEAOF may be scheduled with the AOF off */
         aofRewriteStart();
     } else if (retry_allowed && autoRewriteDue()) {
         serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on growth");
@@ -613,18 +615,18 @@ void aofRewriteCron(void) {
 }
 
 void aofRewriteKill(void) {
-    if (rw.forkless) {
+    if (aof_rewrite.forkless) {
         serverLog(LL_NOTICE, "Stopping the running forkless AOF rewrite");
         snapshotAbort();
-        rw.forkless = 0;
+        aof_rewrite.forkless = 0;
         sds tmp = tempName(getpid());
         deleteFile(tmp);
         sdsfree(tmp);
         updateDictResizePolicy();
         return;
     }
-    if (rw.child == -1) return;
-    pid_t pid = rw.child;
+    if (aof_rewrite.child == -1) return;
+    pid_t pid = aof_rewrite.child;
     serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)pid); /* Redis's line */
     kill(pid, SIGUSR1);
     int status;
@@ -633,7 +635,7 @@ void aofRewriteKill(void) {
     sds tmp = tempName(pid);
     deleteFile(tmp);
     sdsfree(tmp);
-    rw.child = -1;
+    aof_rewrite.child = -1;
     updateDictResizePolicy();
 }
 
@@ -646,9 +648,10 @@ sds aofRewriteInfo(sds info) {
                      "aof_last_bgrewrite_status:%s\r\n"
                      "aof_rewrites:%I\r\n"
                      "aof_rewrites_consecutive_failures:%I\r\n",
-                     aofRewriteInProgress(), rw.scheduled, rw.last_time_sec,
-                     aofRewriteInProgress() ? (mstime() - rw.start_ms) / 1000 : -1LL,
-                     rw.last_status == C_OK ? "ok" : "err", rw.rewrites, rw.consecutive_failures);
+                     aofRewriteInProgress(), aof_rewrite.scheduled, aof_rewrite.last_time_sec,
+                     aofRewriteInProgress() ? (mstime() - aof_rewrite.start_ms) / 1000 : -1LL,
+                     aof_rewrite.last_status == C_OK ? "ok" : "err", aof_rewrite.rewrites,
+                     aof_rewrite.consecutive_failures);
 }
 
 /* The fields Redis lists after aof_last_write_status: the rewrite child's
@@ -658,11 +661,11 @@ sds aofRewriteCowInfo(sds info) {
                      "aof_last_cow_size:%I\r\n"
                      "module_fork_in_progress:0\r\n"
                      "module_fork_last_cow_size:0\r\n",
-                     rw.last_cow_bytes);
+                     aof_rewrite.last_cow_bytes);
 }
 
-long long aofLatestForkUsec(void) { return rw.latest_fork_usec; }
-long long aofTotalForks(void) { return rw.total_forks; }
+long long aofLatestForkUsec(void) { return aof_rewrite.latest_fork_usec; }
+long long aofTotalForks(void) { return aof_rewrite.total_forks; }
 
 /* As Redis: an error while a rewrite runs; scheduled while a BGSAVE child
  * runs or inside EXEC (a fork there would split the transaction's writes). */
@@ -672,7 +675,7 @@ void bgrewriteaofCommand(client *c) {
         return;
     }
     if (rdbBgsaveInProgress() || server.in_exec) {
-        rw.scheduled = 1;
+        aof_rewrite.scheduled = 1;
         addReplyStatus(c, "Background append only file rewriting scheduled");
         return;
     }

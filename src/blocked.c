@@ -29,7 +29,7 @@
  *   databases (blockedDbFlushed, blockedDbSwapped).
  * - Ready keys are handled iteratively, never recursively: a served BLMOVE
  *   pushing into a key another client waits on queues that key, and the
- *   outer loop serves it next, so chains of any length use constant stack.
+ *   outer loop then serves it, so chains of any length use constant stack.
  * - An unblocked client is reset at once (its argv freed) but whatever it
  *   pipelined while blocked runs from beforeSleep (processUnblockedClients),
  *   outside any other client's command.
@@ -71,7 +71,7 @@ static struct {
     dict *ready_set;             /* "<dbid>:<key>" of queued ready keys */
     list *unblocked_clients;     /* clients whose pipelined input must run */
     int handling;                /* inside handleReadyKeys() */
-} B = {.timer_id = -1};
+} blocking = {.timer_id = -1};
 
 typedef struct readyKey {
     redisDb *db;
@@ -99,15 +99,15 @@ static dictType readySetDictType = {
 /* ---- the deadline heap ------------------------------------------------------------------- */
 
 static void heapPlace(long i, client *c) {
-    B.heap_clients[i] = c;
-    B.heap[i] = c->bstate;
+    blocking.heap_clients[i] = c;
+    blocking.heap[i] = c->bstate;
     c->bstate->heap_index = i;
 }
 
-static int heapLess(long a, long b) { return B.heap[a]->timeout < B.heap[b]->timeout; }
+static int heapLess(long a, long b) { return blocking.heap[a]->timeout < blocking.heap[b]->timeout; }
 
 static void heapSwap(long a, long b) {
-    client *ca = B.heap_clients[a], *cb = B.heap_clients[b];
+    client *ca = blocking.heap_clients[a], *cb = blocking.heap_clients[b];
     heapPlace(a, cb);
     heapPlace(b, ca);
 }
@@ -122,8 +122,8 @@ static void heapSiftUp(long i) {
 static void heapSiftDown(long i) {
     for (;;) {
         long l = 2 * i + 1, r = l + 1, min = i;
-        if (l < B.heap_len && heapLess(l, min)) min = l;
-        if (r < B.heap_len && heapLess(r, min)) min = r;
+        if (l < blocking.heap_len && heapLess(l, min)) min = l;
+        if (r < blocking.heap_len && heapLess(r, min)) min = r;
         if (min == i) return;
         heapSwap(i, min);
         i = min;
@@ -131,22 +131,23 @@ static void heapSiftDown(long i) {
 }
 
 static void heapInsert(client *c) {
-    if (B.heap_len == B.heap_cap) {
-        B.heap_cap = B.heap_cap ? B.heap_cap * 2 : 16;
-        B.heap = zrealloc(B.heap, sizeof(*B.heap) * (size_t)B.heap_cap);
-        B.heap_clients = zrealloc(B.heap_clients, sizeof(*B.heap_clients) * (size_t)B.heap_cap);
+    if (blocking.heap_len == blocking.heap_cap) {
+        blocking.heap_cap = blocking.heap_cap ? blocking.heap_cap * 2 : 16;
+        blocking.heap = zrealloc(blocking.heap, sizeof(*blocking.heap) * (size_t)blocking.heap_cap);
+        blocking.heap_clients =
+            zrealloc(blocking.heap_clients, sizeof(*blocking.heap_clients) * (size_t)blocking.heap_cap);
     }
-    heapPlace(B.heap_len++, c);
-    heapSiftUp(B.heap_len - 1);
+    heapPlace(blocking.heap_len++, c);
+    heapSiftUp(blocking.heap_len - 1);
 }
 
 static void heapRemove(client *c) {
     long i = c->bstate->heap_index;
     if (i < 0) return;
     c->bstate->heap_index = -1;
-    B.heap_len--;
-    if (i == B.heap_len) return;
-    heapPlace(i, B.heap_clients[B.heap_len]);
+    blocking.heap_len--;
+    if (i == blocking.heap_len) return;
+    heapPlace(i, blocking.heap_clients[blocking.heap_len]);
     heapSiftDown(i);
     heapSiftUp(i);
 }
@@ -212,14 +213,14 @@ static void replyTimedOut(client *c) {
 
 static void expireTimedOutClients(void) {
     long long now = mstime();
-    while (B.heap_len > 0 && B.heap[0]->timeout <= now) replyTimedOut(B.heap_clients[0]);
+    while (blocking.heap_len > 0 && blocking.heap[0]->timeout <= now) replyTimedOut(blocking.heap_clients[0]);
 }
 
 static void armTimer(void);
 
 static int timeoutTimerProc(struct aeEventLoop *el, long long id, void *data) {
     (void)el; (void)id; (void)data;
-    B.timer_id = -1;
+    blocking.timer_id = -1;
     expireTimedOutClients();
     armTimer();
     return AE_NOMORE;
@@ -227,18 +228,18 @@ static int timeoutTimerProc(struct aeEventLoop *el, long long id, void *data) {
 
 /* Keeps one timer armed for the earliest deadline (if any). */
 static void armTimer(void) {
-    if (B.heap_len == 0) return;
-    long long when = B.heap[0]->timeout;
-    if (B.timer_id != -1) {
-        if (B.timer_when <= when) return;
-        aeDeleteTimeEvent(server.el, B.timer_id);
-        B.timer_id = -1;
+    if (blocking.heap_len == 0) return;
+    long long when = blocking.heap[0]->timeout;
+    if (blocking.timer_id != -1) {
+        if (blocking.timer_when <= when) return;
+        aeDeleteTimeEvent(server.el, blocking.timer_id);
+        blocking.timer_id = -1;
     }
     long long delay = when - mstime();
     if (delay < 0) delay = 0;
-    B.timer_id = aeCreateTimeEvent(server.el, delay, timeoutTimerProc, NULL, NULL);
-    if (B.timer_id < 0) B.timer_id = -1; /* the cron's beforeSleep pass still expires clients */
-    B.timer_when = when;
+    blocking.timer_id = aeCreateTimeEvent(server.el, delay, timeoutTimerProc, NULL, NULL);
+    if (blocking.timer_id < 0) blocking.timer_id = -1; /* the cron's beforeSleep pass still expires clients */
+    blocking.timer_when = when;
 }
 
 /* ---- blocking ------------------------------------------------------------------------------ */
@@ -306,7 +307,7 @@ void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms) {
         bs->numkeys++;
     }
     c->flags |= CLIENT_BLOCKED;
-    B.count++;
+    blocking.count++;
     if (timeout_ms > 0) {
         heapInsert(c);
         armTimer();
@@ -337,7 +338,7 @@ static void unblockClient(client *c) {
     forgetKeys(c);
     heapRemove(c);
     bs->blocked = 0;
-    B.count--;
+    blocking.count--;
     c->flags &= ~CLIENT_BLOCKED;
     resetClient(c);
     queueClientForReprocessing(c);
@@ -349,8 +350,8 @@ static void unblockClient(client *c) {
 void queueClientForReprocessing(client *c) {
     blockingState *bs = clientBlockingState(c);
     if (bs->unblocked_node) return;
-    listAddNodeTail(B.unblocked_clients, c);
-    bs->unblocked_node = listLast(B.unblocked_clients);
+    listAddNodeTail(blocking.unblocked_clients, c);
+    bs->unblocked_node = listLast(blocking.unblocked_clients);
 }
 
 /* CLIENT UNBLOCK: a client waiting for keys (or in WAIT, replication.c)
@@ -403,14 +404,14 @@ void signalKeyAsReady(redisDb *db, robj *key, int type) {
     (void)type; /* the type is checked against each client's when serving */
     if (keyWaiters(db, key, 0) == NULL) return;
     sds id = readyId(db, key);
-    if (dictAdd(B.ready_set, id, NULL) != DICT_OK) {
+    if (dictAdd(blocking.ready_set, id, NULL) != DICT_OK) {
         sdsfree(id);
         return;
     }
     readyKey *rk = zmalloc(sizeof(*rk));
     rk->db = db;
     rk->key = createStringObject(key->ptr, sdslen(key->ptr));
-    listAddNodeTail(B.ready_keys, rk);
+    listAddNodeTail(blocking.ready_keys, rk);
 }
 
 /* Every key someone waits for in db is queued as ready; whether it can
@@ -493,25 +494,25 @@ static void serveClientsBlockedOnKey(redisDb *db, robj *key) {
 }
 
 static void handleReadyKeys(void) {
-    if (B.handling) return;
-    B.handling = 1;
+    if (blocking.handling) return;
+    blocking.handling = 1;
     /* The keys are looked at now, outside any command: with the clock of
      * now, not of the command that made them ready (as in Redis 7.0). A key
      * that expired meanwhile -- a MULTI that slept past a TTL it set -- is
      * deleted here, its DEL propagated, and its waiters stay blocked. */
     updateCachedTime();
-    while (listLength(B.ready_keys)) {
-        listNode *ln = listFirst(B.ready_keys);
+    while (listLength(blocking.ready_keys)) {
+        listNode *ln = listFirst(blocking.ready_keys);
         readyKey *rk = listNodeValue(ln);
-        listDelNode(B.ready_keys, ln);
+        listDelNode(blocking.ready_keys, ln);
         sds id = readyId(rk->db, rk->key);
-        dictDelete(B.ready_set, id);
+        dictDelete(blocking.ready_set, id);
         sdsfree(id);
         serveClientsBlockedOnKey(rk->db, rk->key);
         decrRefCount(rk->key);
         zfree(rk);
     }
-    B.handling = 0;
+    blocking.handling = 0;
 }
 
 /* After each command and before sleeping: serve the keys signalled ready.
@@ -519,7 +520,7 @@ static void handleReadyKeys(void) {
  * HELLO, ends here too): a popped value would be served, and propagated,
  * in the middle of the script; the keys wait until it ends. */
 void handleClientsBlockedOnKeys(void) {
-    if (listLength(B.ready_keys) && !scriptIsTimedOut()) handleReadyKeys();
+    if (listLength(blocking.ready_keys) && !scriptIsTimedOut()) handleReadyKeys();
 }
 
 /* Before sleeping: clients whose deadline passed get their timeout reply,
@@ -532,14 +533,14 @@ void handleBlockedClientsTimeout(void) {
 
 /* Runs what unblocked clients pipelined while they waited. */
 void processUnblockedClients(void) {
-    while (listLength(B.unblocked_clients)) {
-        listNode *ln = listFirst(B.unblocked_clients);
+    while (listLength(blocking.unblocked_clients)) {
+        listNode *ln = listFirst(blocking.unblocked_clients);
         client *c = listNodeValue(ln);
-        listDelNode(B.unblocked_clients, ln);
+        listDelNode(blocking.unblocked_clients, ln);
         c->bstate->unblocked_node = NULL;
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) continue;
         processInputBuffer(c);
-        if (listLength(B.ready_keys)) handleReadyKeys();
+        if (listLength(blocking.ready_keys)) handleReadyKeys();
     }
 }
 
@@ -552,16 +553,16 @@ void blockedClientFreed(client *c) {
         forgetKeys(c);
         heapRemove(c);
         bs->blocked = 0;
-        B.count--;
+        blocking.count--;
         c->flags &= ~CLIENT_BLOCKED;
     }
-    if (bs->unblocked_node) listDelNode(B.unblocked_clients, bs->unblocked_node);
+    if (bs->unblocked_node) listDelNode(blocking.unblocked_clients, bs->unblocked_node);
     zfree(bs);
     c->bstate = NULL;
 }
 
 void blockedInit(void) {
-    B.ready_keys = listCreate(); /* entries are freed by handleReadyKeys() */
-    B.ready_set = dictCreate(&readySetDictType);
-    B.unblocked_clients = listCreate();
+    blocking.ready_keys = listCreate(); /* entries are freed by handleReadyKeys() */
+    blocking.ready_set = dictCreate(&readySetDictType);
+    blocking.unblocked_clients = listCreate();
 }

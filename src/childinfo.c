@@ -62,7 +62,7 @@ static struct {
     size_t child_cow_peak;
     unsigned long long child_cow_sum;
     unsigned long long child_cow_samples;
-} ci = {.fds = {-1, -1}};
+} childinfo = {.fds = {-1, -1}};
 
 static void closeFd(int *fd) {
     if (*fd != -1) close(*fd);
@@ -92,60 +92,60 @@ static size_t privateDirtyBytes(void) {
 /* ---- the parent ---------------------------------------------------------------------------- */
 
 static void resetCurrent(void) {
-    ci.keys_total = ci.keys_processed = 0;
-    ci.cow = ci.cow_peak = 0;
-    ci.cow_updated_ms = 0;
+    childinfo.keys_total = childinfo.keys_processed = 0;
+    childinfo.cow = childinfo.cow_peak = 0;
+    childinfo.cow_updated_ms = 0;
 }
 
 /* Before fork(). Without a pipe the child simply reports nothing. */
 void childInfoPrepare(void) {
-    closeFd(&ci.fds[0]);
-    closeFd(&ci.fds[1]);
+    closeFd(&childinfo.fds[0]);
+    closeFd(&childinfo.fds[1]);
     resetCurrent();
-    ci.final_cow = 0;
-    ci.keys_total = (size_t)dbTotalServerKeyCount();
-    if (pipe(ci.fds) == -1) {
-        ci.fds[0] = ci.fds[1] = -1;
+    childinfo.final_cow = 0;
+    childinfo.keys_total = (size_t)dbTotalServerKeyCount();
+    if (pipe(childinfo.fds) == -1) {
+        childinfo.fds[0] = childinfo.fds[1] = -1;
         return;
     }
-    fcntl(ci.fds[0], F_SETFL, O_NONBLOCK);
-    fcntl(ci.fds[1], F_SETFL, O_NONBLOCK);
+    fcntl(childinfo.fds[0], F_SETFL, O_NONBLOCK);
+    fcntl(childinfo.fds[1], F_SETFL, O_NONBLOCK);
 }
 
 /* In the parent after fork() (also when it failed). */
-void childInfoParentStarted(void) { closeFd(&ci.fds[1]); }
+void childInfoParentStarted(void) { closeFd(&childinfo.fds[1]); }
 
 static void receiveMessage(const childInfoMessage *m) {
     if (m->kind == CHILDINFO_FINAL) {
-        ci.final_cow = m->cow;
+        childinfo.final_cow = m->cow;
         return;
     }
-    ci.keys_processed = m->keys;
-    ci.cow = m->cow;
-    if (m->cow > ci.cow_peak) ci.cow_peak = m->cow;
-    ci.cow_updated_ms = mstime();
+    childinfo.keys_processed = m->keys;
+    childinfo.cow = m->cow;
+    if (m->cow > childinfo.cow_peak) childinfo.cow_peak = m->cow;
+    childinfo.cow_updated_ms = mstime();
 }
 
 void childInfoPoll(void) {
     childInfoMessage m;
-    while (ci.fds[0] != -1 && read(ci.fds[0], &m, sizeof m) == (ssize_t)sizeof m) receiveMessage(&m);
+    while (childinfo.fds[0] != -1 && read(childinfo.fds[0], &m, sizeof m) == (ssize_t)sizeof m) receiveMessage(&m);
 }
 
 /* The child has exited: its last messages, then the pipe closes. Returns
  * the copy-on-write size it reported at the end (0 if it did not). */
 size_t childInfoFinish(void) {
     childInfoPoll();
-    closeFd(&ci.fds[0]);
+    closeFd(&childinfo.fds[0]);
     resetCurrent();
-    return ci.final_cow;
+    return childinfo.final_cow;
 }
 
 /* The current_* fields of INFO persistence, in Redis's order. A forkless
  * snapshot (snapshot.c) reports its progress in the same fields, with no
  * copy-on-write. */
 sds childInfoString(sds info) {
-    long long age = ci.cow_updated_ms ? (mstime() - ci.cow_updated_ms) / 1000 : 0;
-    size_t processed = ci.keys_processed, total = ci.keys_total;
+    long long age = childinfo.cow_updated_ms ? (mstime() - childinfo.cow_updated_ms) / 1000 : 0;
+    size_t processed = childinfo.keys_processed, total = childinfo.keys_total;
     if (snapshotInProgress()) snapshotProgress(&processed, &total);
     double perc = total ? (double)processed * 100 / (double)total : 0.0;
     return sdscatprintf(info,
@@ -155,45 +155,45 @@ sds childInfoString(sds info) {
                         "current_fork_perc:%.2f\r\n"
                         "current_save_keys_processed:%zu\r\n"
                         "current_save_keys_total:%zu\r\n",
-                        ci.cow_peak, ci.cow, age, perc, processed, total);
+                        childinfo.cow_peak, childinfo.cow, age, perc, processed, total);
 }
 
 /* ---- the child ----------------------------------------------------------------------------- */
 
 static void sendMessage(childInfoKind kind, size_t cow) {
-    if (ci.fds[1] == -1) return;
-    childInfoMessage m = {.kind = kind, .keys = ci.keys_saved, .cow = cow};
-    ssize_t ignored = write(ci.fds[1], &m, sizeof m); /* a full pipe drops it: see the top comment */
+    if (childinfo.fds[1] == -1) return;
+    childInfoMessage m = {.kind = kind, .keys = childinfo.keys_saved, .cow = cow};
+    ssize_t ignored = write(childinfo.fds[1], &m, sizeof m); /* a full pipe drops it: see the top comment */
     (void)ignored;
 }
 
 static size_t measure(void) {
     size_t cow = privateDirtyBytes();
-    if (cow > ci.child_cow_peak) ci.child_cow_peak = cow;
-    ci.child_cow_sum += cow;
-    ci.child_cow_samples++;
+    if (cow > childinfo.child_cow_peak) childinfo.child_cow_peak = cow;
+    childinfo.child_cow_sum += cow;
+    childinfo.child_cow_samples++;
     return cow;
 }
 
 /* First thing in the child after fork(). */
 void childInfoChildStart(void) {
-    closeFd(&ci.fds[0]);
-    ci.reporting = 1;
-    ci.keys_saved = 0;
-    ci.child_cow_peak = 0;
-    ci.child_cow_sum = ci.child_cow_samples = 0;
-    ci.last_report_us = monotonicUs();
+    closeFd(&childinfo.fds[0]);
+    childinfo.reporting = 1;
+    childinfo.keys_saved = 0;
+    childinfo.child_cow_peak = 0;
+    childinfo.child_cow_sum = childinfo.child_cow_samples = 0;
+    childinfo.last_report_us = monotonicUs();
 }
 
 /* After each key a writer has written; a no-op outside a reporting child
  * (SAVE, DEBUG RELOAD write in the parent). */
 void childInfoKeySaved(void) {
-    if (!ci.reporting) return;
-    ci.keys_saved++;
+    if (!childinfo.reporting) return;
+    childinfo.keys_saved++;
     long long now = monotonicUs();
-    if (now - ci.last_report_us < CHILDINFO_REPORT_US) return;
+    if (now - childinfo.last_report_us < CHILDINFO_REPORT_US) return;
     sendMessage(CHILDINFO_PROGRESS, measure());
-    ci.last_report_us = monotonicUs(); /* after measuring: a slow /proc read doesn't eat the next interval */
+    childinfo.last_report_us = monotonicUs(); /* after measuring: a slow /proc read doesn't eat the next interval */
 }
 
 /* The child is done writing; `what` names it in the log ("RDB", "AOF
@@ -201,6 +201,6 @@ void childInfoKeySaved(void) {
 void childInfoSendFinal(const char *what) {
     size_t cow = measure();
     serverLog(LL_NOTICE, "Fork CoW for %s: current %zu MB, peak %zu MB, average %llu MB", what, cow >> 20,
-              ci.child_cow_peak >> 20, (ci.child_cow_sum / ci.child_cow_samples) >> 20);
+              childinfo.child_cow_peak >> 20, (childinfo.child_cow_sum / childinfo.child_cow_samples) >> 20);
     sendMessage(CHILDINFO_FINAL, cow);
 }

@@ -4,8 +4,9 @@
  *
  * Design decisions:
  * - A client's memory is what CLIENT LIST shows as tot-mem: the struct, the
- *   query buffer, the current argv, the inline reply buffer and the reply
- *   list (clientTotalMemory()). Each client remembers the amount it last
+ *   query buffer, the current argv, the inline reply buffer, the reply
+ *   list (clientTotalMemory()), and its MULTI queue, WATCHed keys, pub/sub
+ *   subscriptions and tracking prefixes (clientStateMemory()). Each client remembers the amount it last
  *   contributed (c->mem_counted) and server.clients_mem_total is the sum,
  *   so an update after a read, a write, a new reply block, a command or a
  *   cron resize is O(1): subtract the old figure, add the new one. Nothing
@@ -31,8 +32,6 @@
  *   is at least 128 KB, as in Redis. Parsing, validation
  *   messages and the CONFIG GET form are those of Redis 7.0, except that a
  *   value past LLONG_MAX is refused as "not a memory value" (Redis wraps).
- * - Not counted (yet): memory held for MULTI queues, WATCHed keys, pub/sub
- *   subscriptions and tracking prefixes.
  */
 #include "client_eviction.h"
 #include "tracking.h"

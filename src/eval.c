@@ -49,28 +49,28 @@ static struct {
     dict *scripts;     /* sha (40 lower-case hex digits) -> evalScript */
     size_t scripts_bytes; /* the entries' memory, for INFO used_memory_scripts_eval */
     sds lookup_key;    /* 40 bytes reused by every lookup (evalFindScript) */
-} ev;
+} eval_state;
 
 /* ---- the engine, created on first use --------------------------------------------------- */
 
 static void evalEnsureEngine(void) {
-    if (ev.lua) return;
-    ev.lua = luaEngineCreate();
-    ev.fake = createClient(NULL);
-    ev.fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
-    clientSetAuthenticated(ev.fake, 1);
-    ev.scripts = dictCreate(&evalScriptsDictType);
-    ev.scripts_bytes = 0;
-    ev.lookup_key = sdsnewlen(NULL, SHA1_HEX_LEN);
+    if (eval_state.lua) return;
+    eval_state.lua = luaEngineCreate();
+    eval_state.fake = createClient(NULL);
+    eval_state.fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+    clientSetAuthenticated(eval_state.fake, 1);
+    eval_state.scripts = dictCreate(&evalScriptsDictType);
+    eval_state.scripts_bytes = 0;
+    eval_state.lookup_key = sdsnewlen(NULL, SHA1_HEX_LEN);
 }
 
 static void evalReset(void) {
-    if (ev.lua == NULL) return;
-    luaEngineClose(ev.lua);
-    freeClient(ev.fake);
-    dictRelease(ev.scripts);
-    sdsfree(ev.lookup_key);
-    memset(&ev, 0, sizeof ev);
+    if (eval_state.lua == NULL) return;
+    luaEngineClose(eval_state.lua);
+    freeClient(eval_state.fake);
+    dictRelease(eval_state.scripts);
+    sdsfree(eval_state.lookup_key);
+    memset(&eval_state, 0, sizeof eval_state);
 }
 
 /* What INFO counts for one cached script, in Redis 7.0's terms (its dict
@@ -86,14 +86,14 @@ static int evalCacheScript(const char *sha, sds body, sds *err) {
     size_t shebang_len;
     if (scriptParseShebang(body, sdslen(body), &flags, &shebang_len, err) != C_OK) return C_ERR;
     int ref;
-    if (luaEngineCompile(ev.lua, body, sdslen(body), shebang_len, &ref, err) != C_OK) return C_ERR;
+    if (luaEngineCompile(eval_state.lua, body, sdslen(body), shebang_len, &ref, err) != C_OK) return C_ERR;
     evalScript *es = zmalloc(sizeof *es);
     es->body = sdsdup(body);
     es->flags = flags;
     es->ref = ref;
     sds key = sdsnewlen(sha, SHA1_HEX_LEN);
-    dictAdd(ev.scripts, key, es);
-    ev.scripts_bytes += scriptEntryBytes(key, es->body);
+    dictAdd(eval_state.scripts, key, es);
+    eval_state.scripts_bytes += scriptEntryBytes(key, es->body);
     return C_OK;
 }
 
@@ -102,9 +102,9 @@ static int evalCacheScript(const char *sha, sds body, sds *err) {
  * then the run), so this allocates nothing: the digits are lowered into a
  * key kept for lookups. */
 static dictEntry *evalFindEntry(const char *sha) {
-    if (ev.lua == NULL) return NULL;
-    memLowerAscii(ev.lookup_key, sha, SHA1_HEX_LEN);
-    return dictFind(ev.scripts, ev.lookup_key);
+    if (eval_state.lua == NULL) return NULL;
+    memLowerAscii(eval_state.lookup_key, sha, SHA1_HEX_LEN);
+    return dictFind(eval_state.scripts, eval_state.lookup_key);
 }
 
 static evalScript *evalFindScript(const char *sha) {
@@ -194,9 +194,9 @@ static void evalGeneric(client *c, int evalsha, int read_only) {
         es = evalFindScript(sha);
     }
     scriptRunCtx ctx;
-    if (scriptPrepareRun(&ctx, ev.fake, c, sha, es->flags, read_only) != C_OK) return;
+    if (scriptPrepareRun(&ctx, eval_state.fake, c, sha, es->flags, read_only) != C_OK) return;
     ctx.flags |= SCRIPT_RUN_EVAL_MODE;
-    luaEngineRunEval(&ctx, ev.lua, es->ref, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
+    luaEngineRunEval(&ctx, eval_state.lua, es->ref, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
                      c->argc - 3 - (int)numkeys);
     scriptResetRun(&ctx);
 }
@@ -279,14 +279,14 @@ void scriptCommand(client *c) {
 
 /* ---- INFO ------------------------------------------------------------------------------- */
 
-SCRIPT_RESIDENT size_t evalMemoryLua(void) { return luaEngineMemory(ev.lua); }
+SCRIPT_RESIDENT size_t evalMemoryLua(void) { return luaEngineMemory(eval_state.lua); }
 
 /* The cache, counted as Redis 7.0 counts it: per script its dict entry,
  * its sha key and its body (an object and its string), plus the buckets. */
 SCRIPT_RESIDENT size_t evalMemoryScripts(void) {
-    if (ev.scripts == NULL) return 0;
-    return ev.scripts_bytes + dictSlots(ev.scripts) * sizeof(void *);
+    if (eval_state.scripts == NULL) return 0;
+    return eval_state.scripts_bytes + dictSlots(eval_state.scripts) * sizeof(void *);
 }
 
 
-SCRIPT_RESIDENT unsigned long evalCachedScripts(void) { return ev.scripts ? dictSize(ev.scripts) : 0; }
+SCRIPT_RESIDENT unsigned long evalCachedScripts(void) { return eval_state.scripts ? dictSize(eval_state.scripts) : 0; }

@@ -96,7 +96,7 @@ static int expireListedReplicaKey(dictEntry *de) {
 }
 
 /* The replica's share of the slow cycle: random entries of the list until
- * a few are found not yet due, or a millisecond has gone. */
+ * a few are found that are not due, or a millisecond has gone. */
 static void expireReplicaKeys(void) {
     if (replica_keys_with_expire == NULL) return;
     long long start = ustime();

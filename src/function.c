@@ -58,14 +58,14 @@ static struct {
     lua_State *lua;   /* NULL until the first library */
     client *fake;
     librarySet *current;
-} fn;
+} functions;
 
 /* ---- libraries and sets ------------------------------------------------------------------ */
 
 static void functionInfoFree(dict *d, void *val) {
     (void)d;
     functionInfo *fi = val;
-    if (fn.lua && fi->ref != LUA_NOREF) luaEngineUnref(fn.lua, fi->ref);
+    if (functions.lua && fi->ref != LUA_NOREF) luaEngineUnref(functions.lua, fi->ref);
     sdsfree(fi->name);
     sdsfree(fi->desc);
     zfree(fi);
@@ -138,33 +138,33 @@ static void libraryUnlink(librarySet *set, functionLib *lib) {
 }
 
 static void functionsEnsureEngine(void) {
-    if (fn.lua) return;
-    fn.lua = luaEngineCreateForFunctions();
-    fn.fake = createClient(NULL);
-    fn.fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
-    clientSetAuthenticated(fn.fake, 1);
-    if (fn.current == NULL) fn.current = librarySetCreate();
+    if (functions.lua) return;
+    functions.lua = luaEngineCreateForFunctions();
+    functions.fake = createClient(NULL);
+    functions.fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+    clientSetAuthenticated(functions.fake, 1);
+    if (functions.current == NULL) functions.current = librarySetCreate();
 }
 
 static librarySet *currentSet(void) {
-    if (fn.current == NULL) fn.current = librarySetCreate();
-    return fn.current;
+    if (functions.current == NULL) functions.current = librarySetCreate();
+    return functions.current;
 }
 
 /* All libraries gone; the Lua state closed (its references with it). */
 static void functionsReset(void) {
-    if (fn.current) {
-        lua_State *lua = fn.lua;
-        fn.lua = NULL; /* the state goes as a whole: no unref one by one */
-        librarySetFree(fn.current);
-        fn.current = NULL;
-        fn.lua = lua;
+    if (functions.current) {
+        lua_State *lua = functions.lua;
+        functions.lua = NULL; /* the state goes as a whole: no unref one by one */
+        librarySetFree(functions.current);
+        functions.current = NULL;
+        functions.lua = lua;
     }
-    if (fn.lua) {
-        luaEngineClose(fn.lua);
-        freeClient(fn.fake);
-        fn.lua = NULL;
-        fn.fake = NULL;
+    if (functions.lua) {
+        luaEngineClose(functions.lua);
+        freeClient(functions.fake);
+        functions.lua = NULL;
+        functions.fake = NULL;
     }
 }
 
@@ -248,7 +248,7 @@ static functionLib *libraryCompile(sds code, sds name, size_t header_len, sds *e
     lib->name = sdsdup(name);
     lib->code = sdsdup(code);
     lib->functions = dictCreate(&libraryFunctionsDictType);
-    if (luaEngineLoadLibrary(fn.lua, code, sdslen(code), header_len, registerIntoLibrary, lib, err) != C_OK) {
+    if (luaEngineLoadLibrary(functions.lua, code, sdslen(code), header_len, registerIntoLibrary, lib, err) != C_OK) {
         functionLibFree(lib);
         return NULL;
     }
@@ -356,8 +356,8 @@ static int isFcall(redisCommand *cmd) { return cmd->proc == fcallCommand || cmd-
 
 /* processCommand(): FCALL has its function's flags. */
 SCRIPT_RESIDENT uint64_t fcallCommandFlags(client *c, uint64_t cmd_flags) {
-    if (!isFcall(c->cmd) || c->argc < 2 || fn.current == NULL) return cmd_flags;
-    functionInfo *fi = dictFetchValue(fn.current->functions, c->argv[1]->ptr);
+    if (!isFcall(c->cmd) || c->argc < 2 || functions.current == NULL) return cmd_flags;
+    functionInfo *fi = dictFetchValue(functions.current->functions, c->argv[1]->ptr);
     if (fi == NULL) return cmd_flags;
     return scriptFlagsToCmdFlags(cmd_flags, fi->flags);
 }
@@ -365,7 +365,7 @@ SCRIPT_RESIDENT uint64_t fcallCommandFlags(client *c, uint64_t cmd_flags) {
 static void fcallGeneric(client *c, int read_only) {
     feedMonitors(c, c->argv, c->argc);
     preventCommandPropagation(c);
-    functionInfo *fi = fn.current ? dictFetchValue(fn.current->functions, c->argv[1]->ptr) : NULL;
+    functionInfo *fi = functions.current ? dictFetchValue(functions.current->functions, c->argv[1]->ptr) : NULL;
     if (fi == NULL) {
         addReplyError(c, "Function not found");
         return;
@@ -384,8 +384,8 @@ static void fcallGeneric(client *c, int read_only) {
         return;
     }
     scriptRunCtx ctx;
-    if (scriptPrepareRun(&ctx, fn.fake, c, fi->name, fi->flags, read_only) != C_OK) return;
-    luaEngineRunFunction(&ctx, fn.lua, fi->ref, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
+    if (scriptPrepareRun(&ctx, functions.fake, c, fi->name, fi->flags, read_only) != C_OK) return;
+    luaEngineRunFunction(&ctx, functions.lua, fi->ref, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
                          c->argc - 3 - (int)numkeys);
     scriptResetRun(&ctx);
 }
@@ -415,12 +415,12 @@ static void functionLoad(client *c) {
 }
 
 static void functionDelete(client *c) {
-    functionLib *lib = fn.current ? dictFetchValue(fn.current->libraries, c->argv[2]->ptr) : NULL;
+    functionLib *lib = functions.current ? dictFetchValue(functions.current->libraries, c->argv[2]->ptr) : NULL;
     if (lib == NULL) {
         addReplyError(c, "Library not found");
         return;
     }
-    libraryUnlink(fn.current, lib);
+    libraryUnlink(functions.current, lib);
     functionLibFree(lib);
     server.dirty++;
     addReply(c, shared.ok);
@@ -536,9 +536,9 @@ static void functionStats(client *c) {
     addReplyBulkCString(c, "LUA");
     addReplyMapLen(c, 2);
     addReplyBulkCString(c, "libraries_count");
-    addReplyLongLong(c, fn.current ? (long long)dictSize(fn.current->libraries) : 0);
+    addReplyLongLong(c, functions.current ? (long long)dictSize(functions.current->libraries) : 0);
     addReplyBulkCString(c, "functions_count");
-    addReplyLongLong(c, fn.current ? (long long)dictSize(fn.current->functions) : 0);
+    addReplyLongLong(c, functions.current ? (long long)dictSize(functions.current->functions) : 0);
 }
 
 static void functionHelp(client *c) {
@@ -589,8 +589,8 @@ static void functionHelp(client *c) {
 /* Each library as RDB_OPCODE_FUNCTION2 + its code as an RDB string. */
 SCRIPT_RESIDENT sds functionsSerialize(void) {
     sds out = sdsempty();
-    if (fn.current == NULL) return out;
-    dictIterator *it = dictGetIterator(fn.current->libraries);
+    if (functions.current == NULL) return out;
+    dictIterator *it = dictGetIterator(functions.current->libraries);
     dictEntry *de;
     while ((de = dictNext(it))) {
         functionLib *lib = dictGetVal(de);
@@ -666,11 +666,11 @@ static void functionRestore(client *c) {
     sds err = NULL;
     if (functionsDeserialize(staged, (unsigned char *)data, sdslen(data), 0, &err) == C_OK) {
         if (policy_flush) {
-            librarySetFree(fn.current);
-            fn.current = staged;
+            librarySetFree(functions.current);
+            functions.current = staged;
             staged = NULL;
         } else {
-            librarySetJoin(fn.current, staged, policy_replace, &err);
+            librarySetJoin(functions.current, staged, policy_replace, &err);
         }
     }
     librarySetFree(staged);
@@ -720,10 +720,10 @@ struct functionsStash {
 
 /* Exchanges the current engine with the one in st. */
 static void engineSwap(struct functionsStash *st) {
-    struct functionsStash cur = {fn.lua, fn.fake, fn.current};
-    fn.lua = st->lua;
-    fn.fake = st->fake;
-    fn.current = st->current;
+    struct functionsStash cur = {functions.lua, functions.fake, functions.current};
+    functions.lua = st->lua;
+    functions.fake = st->fake;
+    functions.current = st->current;
     *st = cur;
 }
 
@@ -746,8 +746,8 @@ void functionsDropStash(struct functionsStash *st, int back) {
 /* The FUNCTION LOAD commands of a rewritten AOF, as RESP. */
 SCRIPT_RESIDENT sds functionsAofCommands(void) {
     sds out = sdsempty();
-    if (fn.current == NULL) return out;
-    dictIterator *it = dictGetIterator(fn.current->libraries);
+    if (functions.current == NULL) return out;
+    dictIterator *it = dictGetIterator(functions.current->libraries);
     dictEntry *de;
     while ((de = dictNext(it))) {
         functionLib *lib = dictGetVal(de);
@@ -761,14 +761,18 @@ SCRIPT_RESIDENT sds functionsAofCommands(void) {
 
 /* ---- INFO ------------------------------------------------------------------------------------ */
 
-SCRIPT_RESIDENT size_t functionsMemoryLua(void) { return luaEngineMemory(fn.lua); }
-SCRIPT_RESIDENT unsigned long functionsCount(void) { return fn.current ? dictSize(fn.current->functions) : 0; }
-SCRIPT_RESIDENT unsigned long functionsLibraryCount(void) { return fn.current ? dictSize(fn.current->libraries) : 0; }
+SCRIPT_RESIDENT size_t functionsMemoryLua(void) { return luaEngineMemory(functions.lua); }
+SCRIPT_RESIDENT unsigned long functionsCount(void) {
+    return functions.current ? dictSize(functions.current->functions) : 0;
+}
+SCRIPT_RESIDENT unsigned long functionsLibraryCount(void) {
+    return functions.current ? dictSize(functions.current->libraries) : 0;
+}
 
 SCRIPT_RESIDENT size_t functionsMemoryOverhead(void) {
-    if (fn.current == NULL) return 0;
+    if (functions.current == NULL) return 0;
     size_t bytes = 0;
-    dictIterator *it = dictGetIterator(fn.current->libraries);
+    dictIterator *it = dictGetIterator(functions.current->libraries);
     dictEntry *de;
     while ((de = dictNext(it))) {
         functionLib *lib = dictGetVal(de);

@@ -19,7 +19,7 @@
  *   allocator's used_memory counter is atomic (zmalloc.c), so no lock is
  *   held while freeing.
  * - INFO's lazyfree_pending_objects counts the values (a flushed table
- *   counts its keys) queued and not yet freed, and lazyfreed_objects those
+ *   counts its keys) queued and still to free, and lazyfreed_objects those
  *   freed since the start or CONFIG RESETSTAT, as Redis counts them.
  * - The memory a queued value holds is counted (MEMORY USAGE's estimate)
  *   until the worker has freed it, and eviction leaves it out of used
@@ -158,7 +158,7 @@ void lazyfreeDbTables(redisDb *db) {
     job->keys = db->keys;
     job->expires = db->expires;
     job->objects = kvtableSize(db->keys);
-    db->keys = kvtableCreate(job->keys->type);
+    db->keys = kvtableCreate(kvtableGetType(job->keys));
     db->expires = dictCreate(job->expires->type);
     submit(job);
 }

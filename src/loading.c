@@ -52,42 +52,42 @@ static struct {
     off_t bytes_at_serve;
     long long last_serve_us, last_log_ms;
     client *running;             /* the client whose command loads, protected */
-} ld;
+} loading;
 
 /* ---- start and end ---------------------------------------------------------------------- */
 
 void loadingStart(off_t total_bytes, const char *what) {
     serverAssert(!server.loading);
     server.loading = 1;
-    ld.what = what;
-    ld.start_time = time(NULL);
-    ld.start_ms = mstime();
-    ld.total_bytes = total_bytes;
-    ld.file_start = ld.loaded_bytes = ld.bytes_at_serve = 0;
-    ld.rdb_used_mem = 0;
-    ld.keys_loaded = ld.keys_expired = 0;
-    ld.calls = 0;
-    ld.last_serve_us = monotonicUs();
-    ld.last_log_ms = ld.start_ms;
-    ld.running = server.current_client;
-    if (ld.running) protectClient(ld.running);
+    loading.what = what;
+    loading.start_time = time(NULL);
+    loading.start_ms = mstime();
+    loading.total_bytes = total_bytes;
+    loading.file_start = loading.loaded_bytes = loading.bytes_at_serve = 0;
+    loading.rdb_used_mem = 0;
+    loading.keys_loaded = loading.keys_expired = 0;
+    loading.calls = 0;
+    loading.last_serve_us = monotonicUs();
+    loading.last_log_ms = loading.start_ms;
+    loading.running = server.current_client;
+    if (loading.running) protectClient(loading.running);
 }
 
 void loadingEnd(void) {
     server.loading = 0;
-    if (ld.running) unprotectClient(ld.running);
-    ld.running = NULL;
+    if (loading.running) unprotectClient(loading.running);
+    loading.running = NULL;
 }
 
 /* The next file (of the AOF's base and incrementals) starts at this
  * offset of the total. */
-void loadingFileStart(off_t bytes_before) { ld.file_start = ld.loaded_bytes = bytes_before; }
+void loadingFileStart(off_t bytes_before) { loading.file_start = loading.loaded_bytes = bytes_before; }
 
-void loadingSetRdbUsedMem(long long bytes) { ld.rdb_used_mem = bytes; }
+void loadingSetRdbUsedMem(long long bytes) { loading.rdb_used_mem = bytes; }
 
 void loadingCountKey(int expired) {
-    if (expired) ld.keys_expired++;
-    else ld.keys_loaded++;
+    if (expired) loading.keys_expired++;
+    else loading.keys_loaded++;
 }
 
 /* key-load-delay, for tests: microseconds of sleep per key or command
@@ -101,15 +101,15 @@ void loadingKeyDelay(void) {
 /* ---- serving clients meanwhile ---------------------------------------------------------- */
 
 static double loadedPercent(void) {
-    return (double)ld.loaded_bytes / (double)(ld.total_bytes + 1) * 100;
+    return (double)loading.loaded_bytes / (double)(loading.total_bytes + 1) * 100;
 }
 
 static void logProgressIfDue(void) {
     long long now = mstime();
-    if (now - ld.last_log_ms < LOADING_LOG_EVERY_MS) return;
-    ld.last_log_ms = now;
-    serverLog(LL_NOTICE, "Loading the %s: %.1f%% (%lld of %lld bytes)", ld.what, loadedPercent(),
-              (long long)ld.loaded_bytes, (long long)ld.total_bytes);
+    if (now - loading.last_log_ms < LOADING_LOG_EVERY_MS) return;
+    loading.last_log_ms = now;
+    serverLog(LL_NOTICE, "Loading the %s: %.1f%% (%lld of %lld bytes)", loading.what, loadedPercent(),
+              (long long)loading.loaded_bytes, (long long)loading.total_bytes);
 }
 
 /* One pass of the event loop without its timers, then what has to follow
@@ -129,13 +129,13 @@ static void serveClients(void) {
 
 /* The loader consumed file_offset bytes of the current file. */
 void loadingProgress(off_t file_offset) {
-    ld.loaded_bytes = ld.file_start + file_offset;
-    int by_bytes = ld.loaded_bytes - ld.bytes_at_serve >= (off_t)server.loading_process_events_interval_bytes;
-    if (!by_bytes && ++ld.calls % LOADING_CLOCK_EVERY != 0 && server.key_load_delay == 0) return;
+    loading.loaded_bytes = loading.file_start + file_offset;
+    int by_bytes = loading.loaded_bytes - loading.bytes_at_serve >= (off_t)server.loading_process_events_interval_bytes;
+    if (!by_bytes && ++loading.calls % LOADING_CLOCK_EVERY != 0 && server.key_load_delay == 0) return;
     long long now = monotonicUs();
-    if (!by_bytes && now - ld.last_serve_us < LOADING_SERVE_EVERY_US) return;
-    ld.last_serve_us = now;
-    ld.bytes_at_serve = ld.loaded_bytes;
+    if (!by_bytes && now - loading.last_serve_us < LOADING_SERVE_EVERY_US) return;
+    loading.last_serve_us = now;
+    loading.bytes_at_serve = loading.loaded_bytes;
     logProgressIfDue();
     serveClients();
 }
@@ -146,7 +146,7 @@ sds loadingLastLoadInfo(sds info) {
     return sdscatprintf(info,
                         "rdb_last_load_keys_expired:%lld\r\n"
                         "rdb_last_load_keys_loaded:%lld\r\n",
-                        ld.keys_expired, ld.keys_loaded);
+                        loading.keys_expired, loading.keys_loaded);
 }
 
 /* The loading_* fields, while loading: Redis's names, formats and sums
@@ -154,9 +154,9 @@ sds loadingLastLoadInfo(sds info) {
  * fake 1 in the first second). */
 sds loadingInfoString(sds info) {
     if (!server.loading) return info;
-    long long elapsed = (long long)(time(NULL) - ld.start_time);
-    long long remaining = (long long)(ld.total_bytes - ld.loaded_bytes);
-    long long eta = elapsed == 0 ? 1 : elapsed * remaining / ((long long)ld.loaded_bytes + 1);
+    long long elapsed = (long long)(time(NULL) - loading.start_time);
+    long long remaining = (long long)(loading.total_bytes - loading.loaded_bytes);
+    long long eta = elapsed == 0 ? 1 : elapsed * remaining / ((long long)loading.loaded_bytes + 1);
     return sdscatprintf(info,
                         "loading_start_time:%lld\r\n"
                         "loading_total_bytes:%lld\r\n"
@@ -164,6 +164,6 @@ sds loadingInfoString(sds info) {
                         "loading_loaded_bytes:%lld\r\n"
                         "loading_loaded_perc:%.2f\r\n"
                         "loading_eta_seconds:%lld\r\n",
-                        (long long)ld.start_time, (long long)ld.total_bytes, ld.rdb_used_mem,
-                        (long long)ld.loaded_bytes, loadedPercent(), eta);
+                        (long long)loading.start_time, (long long)loading.total_bytes, loading.rdb_used_mem,
+                        (long long)loading.loaded_bytes, loadedPercent(), eta);
 }

@@ -113,15 +113,6 @@ typedef struct memoryReport {
     size_t allocated, active, resident, rss;
 } memoryReport;
 
-/* The bucket arrays; the table structs were allocated at start-up and are
- * part of startup.allocated already. */
-static size_t kvtableBucketBytes(kvtable *t) {
-    size_t bytes = 0;
-    for (int j = 0; j < 2; j++)
-        if (t->buckets[j]) bytes += zmalloc_size(t->buckets[j]);
-    return bytes;
-}
-
 static size_t dictBucketBytes(dict *d) {
     size_t bytes = 0;
     for (int j = 0; j < 2; j++)
@@ -139,7 +130,8 @@ static void dbOverheads(memoryReport *r) {
         if (keys == 0) continue;
         dbOverhead *o = &r->dbs[r->dbcount++];
         o->id = j;
-        o->main = kvtableBucketBytes(db->keys) + keys * sizeof(kvobjHead);
+        /* the bucket arrays (the table structs are in startup.allocated) and the entries' heads */
+        o->main = kvtableBucketArrayBytes(db->keys) + keys * sizeof(kvobjHead);
         o->expires = dictBucketBytes(db->expires) + expires * (sizeof(dictEntry) + sizeof(int64_t));
         r->keys += keys;
     }

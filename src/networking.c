@@ -346,7 +346,7 @@ static int processInlineBuffer(client *c) {
 
 /* The common "*N\r\n" / "$N\r\n" line, N of 1 to 9 digits without a
  * leading zero, read in one pass; anything else (signs, leading zeros,
- * long numbers, a line not yet whole) goes the general way. Pipelined
+ * long numbers, an incomplete line) goes the general way. Pipelined
  * MSETs spent a sixth of their time on these lines. */
 static inline int readSmallCount(const char *start, size_t avail, long long *value, size_t *linelen) {
     long long v = 0;

@@ -17,8 +17,10 @@
  * - The original score is read once, the first time the server takes
  *   control, and kept in a static: later changes are computed from it, not
  *   from whatever the previous setting wrote.
- * - This server has no replication, so the main process is always in the
- *   "main" class; the replica value is accepted, stored and shown only.
+ * - The main process takes the "replica" value while it replicates from a
+ *   primary (REPLICAOF host port; replica.c calls oomScoreApplyServer()
+ *   when the primary is set and when it is dropped), the "main" value
+ *   otherwise.
  * - A fork child sets its bgchild value right after fork() (from the child
  *   hook in cpuaffinity.c), so the parent's score never changes.
  * - Lowering the score below where it started needs CAP_SYS_RESOURCE. A

@@ -82,7 +82,7 @@ static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* This call's fault, taken under the lock: 0 none, else the errno, or -1
  * for a short write -- which doesn't use up the count: the write of the
- * rest comes next, halved again, until one byte is left and fails. */
+ * rest follows, halved again, until one byte is left and fails. */
 static int faultFires(int which, size_t len) {
     pthread_mutex_lock(&faults_lock);
     int err = faults[which].err;

@@ -191,7 +191,7 @@ int procTitleValidateTemplate(const char *value, sds *err) {
     return C_ERR;
 }
 
-/* Before start-up is over (server.el not yet created) main() sets the
+/* Before start-up is over (no server.el exists) main() sets the
  * first title itself, once the listeners are known. */
 int procTitleApplyTemplate(sds *err) {
     if (server.el == NULL) return C_OK;

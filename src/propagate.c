@@ -1,5 +1,5 @@
-/* propagate.c -- what a command changed, as commands, for the AOF (and,
- * next, a replication stream).
+/* propagate.c -- what a command changed, as commands, for the AOF and the
+ * replication stream.
  *
  * call() (server.c) brackets every command with propagateBeforeCall() and
  * propagateAfterCall(). A command that changed the dataset (server.dirty

@@ -1680,22 +1680,22 @@ static struct {
     long long saves;          /* snapshots taken: SAVE and BGSAVE (INFO rdb_saves) */
     size_t last_cow;          /* copy-on-write of the last successful BGSAVE child */
     int forkless;             /* a forkless BGSAVE is running (snapshot.c) */
-} bg = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
+} bgsave = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
 
 /* A full sync's snapshot counts as a BGSAVE, as in Redis (it is one
  * there): BGSAVE and SAVE answer "already in progress", save rules and
  * AOF rewrites wait, and no two snapshots run at once. */
-static int bgsaveRunning(void) { return bg.child != -1 || bg.forkless || replicationChildActive(); }
+static int bgsaveRunning(void) { return bgsave.child != -1 || bgsave.forkless || replicationChildActive(); }
 int rdbBgsaveInProgress(void) { return bgsaveRunning(); }
 static long long bgsaveStartMs(void) {
-    return bg.child != -1 || bg.forkless ? bg.start_ms : replicationChildStartMs();
+    return bgsave.child != -1 || bgsave.forkless ? bgsave.start_ms : replicationChildStartMs();
 }
 
 static void savedOk(long long dirty_before) {
     server.dirty -= dirty_before;
     if (server.dirty < 0) server.dirty = 0;
     server.lastsave = time(NULL);
-    bg.last_status = C_OK;
+    bgsave.last_status = C_OK;
 }
 
 int rdbSaveNow(void) {
@@ -1705,7 +1705,7 @@ int rdbSaveNow(void) {
      * so a shutdown that could not save keeps serving everything. */
     if (rdbSave(server.rdb_filename) != C_OK) return C_ERR;
     serverLog(LL_NOTICE, "DB saved on disk");
-    bg.saves++;
+    bgsave.saves++;
     savedOk(dirty);
     return C_OK;
 }
@@ -1727,16 +1727,16 @@ static void bgsaveForklessDone(int ok, void *privdata) {
     (void)privdata;
     char tmp[64];
     forklessTempName(tmp, sizeof tmp);
-    bg.forkless = 0;
-    bg.last_time_sec = (mstime() - bg.start_ms) / 1000;
+    bgsave.forkless = 0;
+    bgsave.last_time_sec = (mstime() - bgsave.start_ms) / 1000;
     if (ok) { /* snapshot.c's thread has moved it into place */
         serverLog(LL_NOTICE, "DB saved on disk");
         serverLog(LL_NOTICE, "Background saving terminated with success");
-        savedOk(bg.dirty_before);
+        savedOk(bgsave.dirty_before);
     } else {
         unlink(tmp);
         serverLog(LL_WARNING, "Background saving error");
-        bg.last_status = C_ERR;
+        bgsave.last_status = C_ERR;
     }
 }
 
@@ -1747,21 +1747,21 @@ static int bgsaveStartForkless(void) {
     if (fd == -1) {
         serverLog(LL_WARNING, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp,
                   server.dir ? server.dir : ".", strerror(errno));
-        bg.last_status = C_ERR;
+        bgsave.last_status = C_ERR;
         return C_ERR;
     }
     snapshotStart(fd, &snapshotRdbFormat, 0, bgsaveForklessDone, NULL);
     snapshotRenameWhenDone(tmp, server.rdb_filename);
-    bg.forkless = 1;
-    bg.start_ms = mstime();
-    bg.saves++;
+    bgsave.forkless = 1;
+    bgsave.start_ms = mstime();
+    bgsave.saves++;
     serverLog(LL_NOTICE, "Background saving started (forkless)");
     return C_OK;
 }
 
 static int bgsaveStart(void) {
-    bg.last_try_ms = mstime();
-    bg.dirty_before = server.dirty;
+    bgsave.last_try_ms = mstime();
+    bgsave.dirty_before = server.dirty;
     if (snapshotForklessWanted()) return bgsaveStartForkless();
     childInfoPrepare();
     LATENCY_START(fork_latency);
@@ -1773,30 +1773,30 @@ static int bgsaveStart(void) {
         childInfoFinish();
         if (snapshotForkFailedFallback(err, "background save")) return bgsaveStartForkless();
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(err));
-        bg.last_status = C_ERR;
+        bgsave.last_status = C_ERR;
         return C_ERR;
     }
     LATENCY_END("fork", fork_latency);
-    bg.child = pid;
+    bgsave.child = pid;
     updateDictResizePolicy();
-    bg.start_ms = mstime();
-    bg.saves++;
+    bgsave.start_ms = mstime();
+    bgsave.saves++;
     serverLog(LL_NOTICE, "Background saving started by pid %d", (int)pid);
     return C_OK;
 }
 
 static void bgsaveDone(int status) {
     size_t cow = childInfoFinish();
-    bg.child = -1;
+    bgsave.child = -1;
     updateDictResizePolicy(); /* tables may grow again from the next write on, not from the next cron tick */
-    bg.last_time_sec = (mstime() - bg.start_ms) / 1000;
+    bgsave.last_time_sec = (mstime() - bgsave.start_ms) / 1000;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
-        bg.last_cow = cow;
-        savedOk(bg.dirty_before);
+        bgsave.last_cow = cow;
+        savedOk(bgsave.dirty_before);
     } else {
         serverLog(LL_WARNING, "Background saving error");
-        bg.last_status = C_ERR;
+        bgsave.last_status = C_ERR;
     }
 }
 
@@ -1819,7 +1819,7 @@ void bgsaveCommand(client *c) {
         addReplyError(c, "Background save already in progress");
     } else if (aofRewriteInProgress()) {
         if (schedule) {
-            bg.scheduled = 1;
+            bgsave.scheduled = 1;
             addReplyStatus(c, "Background saving scheduled");
         } else {
             addReplyError(c, "Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE "
@@ -1835,7 +1835,7 @@ void bgsaveCommand(client *c) {
 /* `save <seconds> <changes>` rules; a failed snapshot is retried after 5 s. */
 static int saveRuleDue(void) {
     time_t now = time(NULL);
-    if (bg.last_status == C_ERR && mstime() - bg.last_try_ms < 5000) return 0;
+    if (bgsave.last_status == C_ERR && mstime() - bgsave.last_try_ms < 5000) return 0;
     for (int j = 0; j < server.saveparamslen; j++) {
         struct saveparam *sp = &server.saveparams[j];
         if (server.dirty >= sp->changes && now - server.lastsave > sp->seconds) {
@@ -1848,12 +1848,12 @@ static int saveRuleDue(void) {
 
 static int rdbCron(struct aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
-    if (bg.child != -1) {
+    if (bgsave.child != -1) {
         int status;
-        if (waitpid(bg.child, &status, WNOHANG) == bg.child) bgsaveDone(status);
+        if (waitpid(bgsave.child, &status, WNOHANG) == bgsave.child) bgsaveDone(status);
         else childInfoPoll();
-    } else if (!bgsaveRunning() && !aofRewriteInProgress() && (bg.scheduled || saveRuleDue())) {
-        bg.scheduled = 0;
+    } else if (!bgsaveRunning() && !aofRewriteInProgress() && (bgsave.scheduled || saveRuleDue())) {
+        bgsave.scheduled = 0;
         bgsaveStart();
     }
     return 100;
@@ -1861,7 +1861,7 @@ static int rdbCron(struct aeEventLoop *el, long long id, void *data) {
 
 /* MISCONF while snapshots fail and stop-writes-on-bgsave-error is on. */
 sds rdbWriteDeniedError(void) {
-    if (!server.stop_writes_on_bgsave_err || server.saveparamslen == 0 || bg.last_status == C_OK) return NULL;
+    if (!server.stop_writes_on_bgsave_err || server.saveparamslen == 0 || bgsave.last_status == C_OK) return NULL;
     return sdsnew("-MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
                   "disk. Commands that may modify the data set are disabled, because this instance is configured to "
                   "report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
@@ -1871,22 +1871,22 @@ sds rdbWriteDeniedError(void) {
 /* Stops a running BGSAVE child and removes its unfinished file: its data is
  * no longer what should reach the disk (FLUSHALL, SHUTDOWN). */
 void rdbKillChild(void) {
-    if (bg.forkless) {
+    if (bgsave.forkless) {
         char tmp[64];
         forklessTempName(tmp, sizeof tmp);
         snapshotAbort();
         unlink(tmp);
-        bg.forkless = 0;
+        bgsave.forkless = 0;
         serverLog(LL_NOTICE, "Forkless background saving stopped");
         return;
     }
-    if (bg.child == -1) return;
-    pid_t pid = bg.child;
+    if (bgsave.child == -1) return;
+    pid_t pid = bgsave.child;
     kill(pid, SIGUSR1);
     int status;
     while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
     childInfoFinish();
-    bg.child = -1;
+    bgsave.child = -1;
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)pid);
     LATENCY_START(unlink_latency);
@@ -1964,7 +1964,7 @@ sds rdbInfoString(sds info) {
                      "rdb_saves:%I\r\n"
                      "rdb_last_cow_size:%U\r\n",
                      server.dirty, bgsaveRunning(), (long long)server.lastsave,
-                     bg.last_status == C_OK ? "ok" : "err", bg.last_time_sec,
-                     bgsaveRunning() ? (mstime() - bgsaveStartMs()) / 1000 : -1LL, bg.saves,
-                     (unsigned long long)bg.last_cow);
+                     bgsave.last_status == C_OK ? "ok" : "err", bgsave.last_time_sec,
+                     bgsaveRunning() ? (mstime() - bgsaveStartMs()) / 1000 : -1LL, bgsave.saves,
+                     (unsigned long long)bgsave.last_cow);
 }

@@ -78,42 +78,42 @@ static struct {
     long long sync_offset;
     /* the stream */
     int applying;
-    sds unfed;                 /* bytes read from the primary, not yet applied and fed on */
+    sds unfed;                 /* bytes read from the primary, still to apply and feed on */
     long long read_total;      /* bytes read since the master client exists */
     long long applied_total;
     int master_db;             /* the db the primary's stream had selected when the link went */
     int failover;              /* FAILOVER: our PSYNC asks the target to take over */
-} S = {.tmpfd = -1};
+} replica_state = {.tmpfd = -1};
 
-int replicationIsReplica(void) { return S.host != NULL; }
-int replicaLinkUp(void) { return S.state == LINK_CONNECTED && S.master != NULL; }
-int replicaIsApplyingStream(void) { return S.applying; }
+int replicationIsReplica(void) { return replica_state.host != NULL; }
+int replicaLinkUp(void) { return replica_state.state == LINK_CONNECTED && replica_state.master != NULL; }
+int replicaIsApplyingStream(void) { return replica_state.applying; }
 
 void replicaResumeStream(void) {
-    if (S.master) queueClientForReprocessing(S.master);
+    if (replica_state.master) queueClientForReprocessing(replica_state.master);
 }
 
 /* ---- ending a link ------------------------------------------------------------------------ */
 
 static void dropTransferFile(void) {
-    sdsfree(S.membuf);
-    S.membuf = NULL;
-    if (S.tmpfd == -1) return;
-    close(S.tmpfd);
-    unlink(S.tmpfile);
-    S.tmpfd = -1;
+    sdsfree(replica_state.membuf);
+    replica_state.membuf = NULL;
+    if (replica_state.tmpfd == -1) return;
+    close(replica_state.tmpfd);
+    unlink(replica_state.tmpfile);
+    replica_state.tmpfd = -1;
 }
 
 /* Closes a link that is not (yet) a client; the next try comes from the cron. */
 static void cancelLink(void) {
-    if (S.conn) connClose(S.conn);
-    S.conn = NULL;
+    if (replica_state.conn) connClose(replica_state.conn);
+    replica_state.conn = NULL;
     dropTransferFile();
-    sdsfree(S.inbuf);
-    S.inbuf = NULL;
-    if (S.state != LINK_NONE) S.state = LINK_CONNECT;
-    if (S.failover) {
-        S.failover = 0;
+    sdsfree(replica_state.inbuf);
+    replica_state.inbuf = NULL;
+    if (replica_state.state != LINK_NONE) replica_state.state = LINK_CONNECT;
+    if (replica_state.failover) {
+        replica_state.failover = 0;
         replicationFailoverFailed();
     }
 }
@@ -124,20 +124,20 @@ static void linkFailed(const char *why) {
 }
 
 void replicaMasterFreed(client *c) {
-    if (c != S.master) return;
+    if (c != replica_state.master) return;
     serverLog(LL_NOTICE, "Connection with master lost.");
-    S.master_db = c->db ? c->db->id : 0;
-    S.master = NULL;
-    S.conn = NULL; /* freeClient closes it */
-    sdsfree(S.unfed);
-    S.unfed = NULL;
-    S.down_since_ms = server.mstime;
-    if (S.state == LINK_CONNECTED) S.state = LINK_CONNECT;
+    replica_state.master_db = c->db ? c->db->id : 0;
+    replica_state.master = NULL;
+    replica_state.conn = NULL; /* freeClient closes it */
+    sdsfree(replica_state.unfed);
+    replica_state.unfed = NULL;
+    replica_state.down_since_ms = server.mstime;
+    if (replica_state.state == LINK_CONNECTED) replica_state.state = LINK_CONNECT;
 }
 
 static void dropMasterLink(void) {
-    if (S.master) {
-        client *m = S.master;
+    if (replica_state.master) {
+        client *m = replica_state.master;
         replicaMasterFreed(m);
         freeClient(m);
     }
@@ -154,7 +154,7 @@ static int sendCommandLen(int argc, const char **argv, const size_t *lens) {
         cmd = sdscatlen(cmd, argv[j], len);
         cmd = sdscatlen(cmd, "\r\n", 2);
     }
-    ssize_t n = connWrite(S.conn, cmd, sdslen(cmd));
+    ssize_t n = connWrite(replica_state.conn, cmd, sdslen(cmd));
     int ok = n == (ssize_t)sdslen(cmd);
     sdsfree(cmd);
     return ok;
@@ -164,17 +164,17 @@ static int sendCommand(int argc, const char **argv) { return sendCommandLen(argc
 
 /* The next whole line of the input (without its end), or NULL. */
 static sds nextLine(void) {
-    char *nl = memchr(S.inbuf, '\n', sdslen(S.inbuf));
+    char *nl = memchr(replica_state.inbuf, '\n', sdslen(replica_state.inbuf));
     if (nl == NULL) return NULL;
-    size_t len = (size_t)(nl - S.inbuf);
-    sds line = sdsnewlen(S.inbuf, len && nl[-1] == '\r' ? len - 1 : len);
-    sdsrange(S.inbuf, (ssize_t)len + 1, -1);
+    size_t len = (size_t)(nl - replica_state.inbuf);
+    sds line = sdsnewlen(replica_state.inbuf, len && nl[-1] == '\r' ? len - 1 : len);
+    sdsrange(replica_state.inbuf, (ssize_t)len + 1, -1);
     return line;
 }
 
 static int sendStep(int step) {
     char port[16], off[LONG_STR_SIZE + 1];
-    S.step = step;
+    replica_state.step = step;
     switch (step) {
     case STEP_PING: return sendCommand(1, (const char *[]){"PING"});
     case STEP_AUTH:
@@ -190,7 +190,8 @@ static int sendStep(int step) {
     case STEP_PSYNC:
         snprintf(off, sizeof off, "%lld", replicationOffset() + 1);
         serverLog(LL_NOTICE, "Trying a partial resynchronization (request %s:%s).", replicationReplId(), off);
-        if (S.failover) return sendCommand(4, (const char *[]){"PSYNC", replicationReplId(), off, "FAILOVER"});
+        if (replica_state.failover)
+            return sendCommand(4, (const char *[]){"PSYNC", replicationReplId(), off, "FAILOVER"});
         return sendCommand(3, (const char *[]){"PSYNC", replicationReplId(), off});
     }
     return 0;
@@ -208,41 +209,41 @@ static int stepAfter(int step) {
 static void readFromMaster(connection *conn);
 
 static void becomeConnected(int db) {
-    client *c = createClient(S.conn);
-    connSetReadHandler(S.conn, readFromMaster);
+    client *c = createClient(replica_state.conn);
+    connSetReadHandler(replica_state.conn, readFromMaster);
     c->flags |= CLIENT_MASTER | CLIENT_REPLY_OFF;
     clientSetAuthenticated(c, 1);
     selectDb(c, db);
     replClientOf(c);
-    S.master = c;
-    S.unfed = sdsempty();
-    S.read_total = S.applied_total = 0;
-    S.state = LINK_CONNECTED;
-    S.last_io_ms = server.mstime;
-    S.down_since_ms = 0;
-    if (sdslen(S.inbuf)) { /* the stream that came with the last reply */
-        c->querybuf = sdscatsds(c->querybuf, S.inbuf);
-        S.unfed = sdscatsds(S.unfed, S.inbuf);
-        S.read_total += (long long)sdslen(S.inbuf);
+    replica_state.master = c;
+    replica_state.unfed = sdsempty();
+    replica_state.read_total = replica_state.applied_total = 0;
+    replica_state.state = LINK_CONNECTED;
+    replica_state.last_io_ms = server.mstime;
+    replica_state.down_since_ms = 0;
+    if (sdslen(replica_state.inbuf)) { /* the stream that came with the last reply */
+        c->querybuf = sdscatsds(c->querybuf, replica_state.inbuf);
+        replica_state.unfed = sdscatsds(replica_state.unfed, replica_state.inbuf);
+        replica_state.read_total += (long long)sdslen(replica_state.inbuf);
     }
-    sdsfree(S.inbuf);
-    S.inbuf = NULL;
+    sdsfree(replica_state.inbuf);
+    replica_state.inbuf = NULL;
     replicaSendAck();
     if (sdslen(c->querybuf)) {
-        S.applying = 1;
+        replica_state.applying = 1;
         processInputBuffer(c);
-        S.applying = 0;
+        replica_state.applying = 0;
     }
 }
 
 void replicaCommandApplied(client *c) {
-    if (c != S.master || S.unfed == NULL) return;
-    long long applied = S.read_total - (long long)(sdslen(c->querybuf) - c->qb_pos);
-    long long delta = applied - S.applied_total;
+    if (c != replica_state.master || replica_state.unfed == NULL) return;
+    long long applied = replica_state.read_total - (long long)(sdslen(c->querybuf) - c->qb_pos);
+    long long delta = applied - replica_state.applied_total;
     if (delta <= 0) return;
-    replicationFeedRaw(S.unfed, (size_t)delta);
-    sdsrange(S.unfed, (ssize_t)delta, -1);
-    S.applied_total = applied;
+    replicationFeedRaw(replica_state.unfed, (size_t)delta);
+    sdsrange(replica_state.unfed, (ssize_t)delta, -1);
+    replica_state.applied_total = applied;
 }
 
 static void readFromMaster(connection *conn) {
@@ -257,31 +258,32 @@ static void readFromMaster(connection *conn) {
         freeClientAsync(c);
         return;
     }
-    S.last_io_ms = c->last_interaction_ms = server.mstime;
+    replica_state.last_io_ms = c->last_interaction_ms = server.mstime;
     server.stat_net_input_bytes += n;
     c->querybuf = sdscatlen(c->querybuf, buf, (size_t)n);
-    S.unfed = sdscatlen(S.unfed, buf, (size_t)n);
-    S.read_total += n;
+    replica_state.unfed = sdscatlen(replica_state.unfed, buf, (size_t)n);
+    replica_state.read_total += n;
     replicationNetInputBytes += n;
-    S.applying = 1;
+    replica_state.applying = 1;
     processInputBuffer(c);
-    S.applying = 0;
+    replica_state.applying = 0;
 }
 
 void replicaSendAck(void) {
-    if (!S.master || !S.master->conn) return;
+    if (!replica_state.master || !replica_state.master->conn) return;
     char off[LONG_STR_SIZE], cmd[96];
     int len = ll2string(off, sizeof off, replicationOffset());
     int n = snprintf(cmd, sizeof cmd, "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", len, off);
-    connWrite(S.master->conn, cmd, (size_t)n);
+    connWrite(replica_state.master->conn, cmd, (size_t)n);
 }
 
 /* ---- the snapshot ------------------------------------------------------------------------------ */
 
 static int openTransferFile(void) {
-    snprintf(S.tmpfile, sizeof S.tmpfile, "temp-%d.%lld.rdb", (int)getpid(), (long long)server.mstime);
-    S.tmpfd = open(S.tmpfile, O_CREAT | O_WRONLY | O_TRUNC | O_EXCL, 0644);
-    if (S.tmpfd == -1) {
+    snprintf(replica_state.tmpfile, sizeof replica_state.tmpfile, "temp-%d.%lld.rdb", (int)getpid(),
+             (long long)server.mstime);
+    replica_state.tmpfd = open(replica_state.tmpfile, O_CREAT | O_WRONLY | O_TRUNC | O_EXCL, 0644);
+    if (replica_state.tmpfd == -1) {
         serverLog(LL_WARNING, "Opening the temp file needed for MASTER <-> REPLICA synchronization: %s",
                   strerror(errno));
         return 0;
@@ -302,7 +304,7 @@ static int loadFromMemory(void) {
 
 static int startReceiving(void) {
     if (!loadFromMemory()) return openTransferFile();
-    S.membuf = sdsempty();
+    replica_state.membuf = sdsempty();
     return 1;
 }
 
@@ -322,12 +324,12 @@ static int readTransferHeader(void) {
                   line);
         ok = -1;
     } else if (!strncmp(line + 1, "EOF:", 4) && sdslen(line) == 5 + EOF_MARK_LEN) {
-        memcpy(S.mark, line + 5, EOF_MARK_LEN);
-        S.size = -1;
+        memcpy(replica_state.mark, line + 5, EOF_MARK_LEN);
+        replica_state.size = -1;
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to %s",
                   loadFromMemory() ? "memory" : "disk");
-    } else if (string2ll(line + 1, sdslen(line) - 1, &S.size) && S.size >= 0) {
-        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to %s", S.size,
+    } else if (string2ll(line + 1, sdslen(line) - 1, &replica_state.size) && replica_state.size >= 0) {
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to %s", replica_state.size,
                   loadFromMemory() ? "memory" : "disk");
     } else {
         serverLog(LL_WARNING, "Bad transfer header from MASTER: '%s'", line);
@@ -335,38 +337,39 @@ static int readTransferHeader(void) {
     }
     sdsfree(line);
     if (ok == 1 && !startReceiving()) ok = -1;
-    S.read = 0;
+    replica_state.read = 0;
     return ok;
 }
 
 static void noteTail(const char *p, size_t len) {
     if (len >= EOF_MARK_LEN) {
-        memcpy(S.tail, p + len - EOF_MARK_LEN, EOF_MARK_LEN);
+        memcpy(replica_state.tail, p + len - EOF_MARK_LEN, EOF_MARK_LEN);
     } else {
-        memmove(S.tail, S.tail + len, EOF_MARK_LEN - len);
-        memcpy(S.tail + EOF_MARK_LEN - len, p, len);
+        memmove(replica_state.tail, replica_state.tail + len, EOF_MARK_LEN - len);
+        memcpy(replica_state.tail + EOF_MARK_LEN - len, p, len);
     }
 }
 
 /* Writes what arrived of the snapshot; 1 when it is complete, 0 for more,
- * -1 on an error. What follows the snapshot stays in S.inbuf. */
+ * -1 on an error. What follows the snapshot stays in replica_state.inbuf. */
 static int consumeTransfer(void) {
-    size_t take = sdslen(S.inbuf);
-    if (S.size >= 0 && (long long)take > S.size - S.read) take = (size_t)(S.size - S.read);
-    if (take && S.membuf) {
-        S.membuf = sdscatlen(S.membuf, S.inbuf, take);
-    } else if (take && write(S.tmpfd, S.inbuf, take) != (ssize_t)take) {
+    size_t take = sdslen(replica_state.inbuf);
+    if (replica_state.size >= 0 && (long long)take > replica_state.size - replica_state.read)
+        take = (size_t)(replica_state.size - replica_state.read);
+    if (take && replica_state.membuf) {
+        replica_state.membuf = sdscatlen(replica_state.membuf, replica_state.inbuf, take);
+    } else if (take && write(replica_state.tmpfd, replica_state.inbuf, take) != (ssize_t)take) {
         serverLog(LL_WARNING, "Write error or short write writing to the DB dump file needed for MASTER <-> "
                               "REPLICA synchronization: %s", strerror(errno));
         return -1;
     }
-    if (S.size < 0) noteTail(S.inbuf, take);
-    S.read += (long long)take;
-    sdsrange(S.inbuf, (ssize_t)take, -1);
-    if (S.size >= 0) return S.read == S.size;
-    if (S.read < EOF_MARK_LEN || memcmp(S.tail, S.mark, EOF_MARK_LEN)) return 0;
-    if (S.membuf) sdsrange(S.membuf, 0, (ssize_t)(S.read - EOF_MARK_LEN) - 1);
-    else if (ftruncate(S.tmpfd, (off_t)(S.read - EOF_MARK_LEN)) == -1) return -1;
+    if (replica_state.size < 0) noteTail(replica_state.inbuf, take);
+    replica_state.read += (long long)take;
+    sdsrange(replica_state.inbuf, (ssize_t)take, -1);
+    if (replica_state.size >= 0) return replica_state.read == replica_state.size;
+    if (replica_state.read < EOF_MARK_LEN || memcmp(replica_state.tail, replica_state.mark, EOF_MARK_LEN)) return 0;
+    if (replica_state.membuf) sdsrange(replica_state.membuf, 0, (ssize_t)(replica_state.read - EOF_MARK_LEN) - 1);
+    else if (ftruncate(replica_state.tmpfd, (off_t)(replica_state.read - EOF_MARK_LEN)) == -1) return -1;
     return 1;
 }
 
@@ -418,7 +421,7 @@ static void dropStash(stashedDb *st, int back) {
 /* loaded as an AOF base is (1): logically expired keys are kept, as a
  * Redis replica keeps them; the primary's DELs remove them */
 static int loadFromFile(void) {
-    int fd = open(S.tmpfile, O_RDONLY);
+    int fd = open(replica_state.tmpfile, O_RDONLY);
     if (fd == -1) return C_ERR;
     struct stat st;
     loadingStart(fstat(fd, &st) == 0 ? st.st_size : 0, "RDB");
@@ -435,7 +438,7 @@ static int loadFromBuffer(sds rdb) {
     return ret;
 }
 
-/* rdb: the snapshot received into memory, or NULL: it is in S.tmpfile. */
+/* rdb: the snapshot received into memory, or NULL: it is in replica_state.tmpfile. */
 static int loadTransferred(sds rdb) {
     stashedDb *stash = NULL;
     signalFlushedDb(-1);
@@ -456,11 +459,11 @@ static int loadTransferred(sds rdb) {
 }
 
 static void transferDone(void) {
-    if (S.tmpfd != -1) close(S.tmpfd);
-    S.tmpfd = -1;
-    sds rdb = S.membuf; /* ours now: the link may be cancelled while the load serves clients */
-    S.membuf = NULL;
-    connSetReadHandler(S.conn, NULL); /* the load serves clients: not this link */
+    if (replica_state.tmpfd != -1) close(replica_state.tmpfd);
+    replica_state.tmpfd = -1;
+    sds rdb = replica_state.membuf; /* ours now: the link may be cancelled while the load serves clients */
+    replica_state.membuf = NULL;
+    connSetReadHandler(replica_state.conn, NULL); /* the load serves clients: not this link */
     int loaded = loadTransferred(rdb);
     sdsfree(rdb);
     if (loaded != C_OK) {
@@ -470,12 +473,12 @@ static void transferDone(void) {
             functionsFlushAll();
             changeReplicationId(); /* what we hold is no history of the primary's */
         }
-        if (!rdb) unlink(S.tmpfile);
+        if (!rdb) unlink(replica_state.tmpfile);
         cancelLink();
         return;
     }
-    if (!rdb && rename(S.tmpfile, server.rdb_filename) == -1) unlink(S.tmpfile);
-    replicationSetHistory(S.sync_replid, S.sync_offset);
+    if (!rdb && rename(replica_state.tmpfile, server.rdb_filename) == -1) unlink(replica_state.tmpfile);
+    replicationSetHistory(replica_state.sync_replid, replica_state.sync_offset);
     replicationDropReplicas(); /* our own replicas hold the old history: they sync again */
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
     if (server.aof_enabled) { /* the AOF holds the old dataset: a new base from the loaded one */
@@ -488,8 +491,8 @@ static void transferDone(void) {
 /* ---- the handshake ------------------------------------------------------------------------- */
 
 static int psyncReply(sds line) {
-    if (S.failover && line[0] == '+') {
-        S.failover = 0;
+    if (replica_state.failover && line[0] == '+') {
+        replica_state.failover = 0;
         replicationFailoverDone();
     }
     if (!strncmp(line, "+FULLRESYNC", 11)) {
@@ -498,12 +501,12 @@ static int psyncReply(sds line) {
             serverLog(LL_WARNING, "Master replied with wrong +FULLRESYNC syntax.");
             return -1;
         }
-        memcpy(S.sync_replid, id, CONFIG_RUN_ID_SIZE);
-        S.sync_replid[CONFIG_RUN_ID_SIZE] = '\0';
-        S.sync_offset = strtoll(id + CONFIG_RUN_ID_SIZE + 1, NULL, 10);
-        serverLog(LL_NOTICE, "Full resync from master: %s:%lld", S.sync_replid, S.sync_offset);
-        S.state = LINK_TRANSFER;
-        S.tmpfd = -1;
+        memcpy(replica_state.sync_replid, id, CONFIG_RUN_ID_SIZE);
+        replica_state.sync_replid[CONFIG_RUN_ID_SIZE] = '\0';
+        replica_state.sync_offset = strtoll(id + CONFIG_RUN_ID_SIZE + 1, NULL, 10);
+        serverLog(LL_NOTICE, "Full resync from master: %s:%lld", replica_state.sync_replid, replica_state.sync_offset);
+        replica_state.state = LINK_TRANSFER;
+        replica_state.tmpfd = -1;
         return 1;
     }
     if (!strncmp(line, "+CONTINUE", 9)) {
@@ -513,7 +516,7 @@ static int psyncReply(sds line) {
         }
         serverLog(LL_NOTICE, "Successful partial resynchronization with master.");
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
-        becomeConnected(S.master_db);
+        becomeConnected(replica_state.master_db);
         return 2;
     }
     serverLog(LL_WARNING, "Unexpected reply to PSYNC from master: %s", line);
@@ -525,7 +528,7 @@ static int psyncReply(sds line) {
 static int handshakeReply(sds line) {
     if (sdslen(line) == 0) return 1; /* a keep-alive newline */
     int err = line[0] == '-';
-    switch (S.step) {
+    switch (replica_state.step) {
     case STEP_PING:
         if (err && strncmp(line, "-NOAUTH", 7) && strncmp(line, "-NOPERM", 7) &&
             strncmp(line, "-ERR operation not permitted", 28)) {
@@ -554,27 +557,27 @@ static int handshakeReply(sds line) {
         return r == -1 ? -1 : r == 2 ? 0 : 1;
     }
     }
-    return sendStep(stepAfter(S.step)) ? 1 : -1;
+    return sendStep(stepAfter(replica_state.step)) ? 1 : -1;
 }
 
-/* Reads into S.inbuf; 0 when nothing came (or the link failed). */
+/* Reads into replica_state.inbuf; 0 when nothing came (or the link failed). */
 static int readLink(void) {
     char buf[PROTO_IOBUF_LEN];
-    ssize_t n = connRead(S.conn, buf, sizeof buf);
-    if (n == -1 && connGetState(S.conn) == CONN_STATE_CONNECTED) return 0;
+    ssize_t n = connRead(replica_state.conn, buf, sizeof buf);
+    if (n == -1 && connGetState(replica_state.conn) == CONN_STATE_CONNECTED) return 0;
     if (n <= 0) {
-        linkFailed(S.state == LINK_TRANSFER ? "I/O error trying to sync with MASTER: connection lost"
+        linkFailed(replica_state.state == LINK_TRANSFER ? "I/O error trying to sync with MASTER: connection lost"
                                             : "Master closed the connection during the handshake");
         return 0;
     }
-    S.inbuf = sdscatlen(S.inbuf, buf, (size_t)n);
-    S.last_io_ms = server.mstime;
+    replica_state.inbuf = sdscatlen(replica_state.inbuf, buf, (size_t)n);
+    replica_state.last_io_ms = server.mstime;
     server.stat_net_input_bytes += n;
     return 1;
 }
 
 static void handleTransfer(void) {
-    if (S.tmpfd == -1 && S.membuf == NULL) {
+    if (replica_state.tmpfd == -1 && replica_state.membuf == NULL) {
         int h = readTransferHeader();
         if (h == 0) return;
         if (h == -1) {
@@ -590,7 +593,7 @@ static void handleTransfer(void) {
 static void readLinkHandler(connection *conn) {
     (void)conn;
     if (!readLink()) return;
-    while (S.state == LINK_HANDSHAKE) {
+    while (replica_state.state == LINK_HANDSHAKE) {
         sds line = nextLine();
         if (line == NULL) return;
         int r = handshakeReply(line);
@@ -601,7 +604,7 @@ static void readLinkHandler(connection *conn) {
         }
         if (r == 0) return;
     }
-    if (S.state == LINK_TRANSFER) handleTransfer();
+    if (replica_state.state == LINK_TRANSFER) handleTransfer();
 }
 
 static void connectedHandler(connection *conn) {
@@ -611,43 +614,44 @@ static void connectedHandler(connection *conn) {
         return;
     }
     serverLog(LL_NOTICE, "Non blocking connect for SYNC fired the event.");
-    S.state = LINK_HANDSHAKE;
-    S.inbuf = sdsempty();
+    replica_state.state = LINK_HANDSHAKE;
+    replica_state.inbuf = sdsempty();
     connSetReadHandler(conn, readLinkHandler);
     if (!sendStep(STEP_PING)) linkFailed("Error writing PING to the master");
 }
 
 static void startConnect(void) {
-    S.last_connect_ms = S.link_start_ms = S.last_io_ms = server.mstime;
-    serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", S.host, S.port);
-    S.conn = tls_config.replication ? tlsCreateConnection() : connCreateSocket(); /* tls-replication */
-    if (connConnect(S.conn, S.host, S.port, server.bind_source_addr, connectedHandler) == C_ERR) {
-        serverLog(LL_WARNING, "Unable to connect to MASTER: %s", connGetLastError(S.conn));
-        connClose(S.conn);
-        S.conn = NULL;
+    replica_state.last_connect_ms = replica_state.link_start_ms = replica_state.last_io_ms = server.mstime;
+    serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", replica_state.host, replica_state.port);
+    replica_state.conn = tls_config.replication ? tlsCreateConnection() : connCreateSocket(); /* tls-replication */
+    if (connConnect(replica_state.conn, replica_state.host, replica_state.port, server.bind_source_addr,
+                    connectedHandler) == C_ERR) {
+        serverLog(LL_WARNING, "Unable to connect to MASTER: %s", connGetLastError(replica_state.conn));
+        connClose(replica_state.conn);
+        replica_state.conn = NULL;
         return;
     }
-    S.state = LINK_CONNECTING;
+    replica_state.state = LINK_CONNECTING;
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync started");
 }
 
 /* ---- cron ----------------------------------------------------------------------------------- */
 
 void replicaCron(void) {
-    if (S.host == NULL) return;
-    long long idle = server.mstime - S.last_io_ms, limit = (long long)server.repl_timeout * 1000;
-    if ((S.state == LINK_CONNECTING || S.state == LINK_HANDSHAKE) && idle > limit) {
+    if (replica_state.host == NULL) return;
+    long long idle = server.mstime - replica_state.last_io_ms, limit = (long long)server.repl_timeout * 1000;
+    if ((replica_state.state == LINK_CONNECTING || replica_state.state == LINK_HANDSHAKE) && idle > limit) {
         linkFailed("Timeout connecting to the MASTER...");
-    } else if (S.state == LINK_TRANSFER && idle > limit) {
+    } else if (replica_state.state == LINK_TRANSFER && idle > limit) {
         linkFailed("Timeout receiving bulk data from MASTER... If the problem persists try to set the "
                    "'repl-timeout' parameter in redis.conf to a larger value.");
-    } else if (S.state == LINK_CONNECTED && S.master && idle > limit) {
+    } else if (replica_state.state == LINK_CONNECTED && replica_state.master && idle > limit) {
         serverLog(LL_WARNING, "MASTER timeout: no data nor PING received...");
-        freeClientAsync(S.master);
+        freeClientAsync(replica_state.master);
     }
-    if (S.state == LINK_CONNECT && server.mstime - S.last_connect_ms >= 1000) startConnect();
+    if (replica_state.state == LINK_CONNECT && server.mstime - replica_state.last_connect_ms >= 1000) startConnect();
     static long long last_ack;
-    if (S.state == LINK_CONNECTED && server.mstime - last_ack >= 1000) {
+    if (replica_state.state == LINK_CONNECTED && server.mstime - last_ack >= 1000) {
         last_ack = server.mstime;
         replicaSendAck();
     }
@@ -662,23 +666,23 @@ void replicaCron(void) {
  * +CONTINUE under another id (replicationContinueWithId). */
 static void setPrimary(const char *host, int port) {
     dropMasterLink();
-    zfree(S.host);
-    S.host = zstrdup(host);
-    S.port = port;
-    S.state = LINK_CONNECT;
-    S.last_connect_ms = 0;
-    S.master_db = 0;
-    S.down_since_ms = server.mstime;
+    zfree(replica_state.host);
+    replica_state.host = zstrdup(host);
+    replica_state.port = port;
+    replica_state.state = LINK_CONNECT;
+    replica_state.last_connect_ms = 0;
+    replica_state.master_db = 0;
+    replica_state.down_since_ms = server.mstime;
     replicationDisconnectBlocked();
     oomScoreApplyServer(); /* a replica's oom-score-adj-values entry now */
 }
 
 static void unsetPrimary(void) {
-    if (S.host == NULL) return;
+    if (replica_state.host == NULL) return;
     dropMasterLink();
-    zfree(S.host);
-    S.host = NULL;
-    S.state = LINK_NONE;
+    zfree(replica_state.host);
+    replica_state.host = NULL;
+    replica_state.state = LINK_NONE;
     oomScoreApplyServer();
     replicationShiftId();
     replicationNoteStreamDb(-1);
@@ -687,11 +691,11 @@ static void unsetPrimary(void) {
 
 void replicaFailoverTo(const char *host, int port) {
     setPrimary(host, port);
-    S.failover = 1;
+    replica_state.failover = 1;
 }
 
 void replicaFailoverRevert(void) {
-    S.failover = 0;
+    replica_state.failover = 0;
     unsetPrimary();
 }
 
@@ -706,7 +710,7 @@ void replicaofCommand(client *c) {
         return;
     }
     if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
-        if (S.host) {
+        if (replica_state.host) {
             unsetPrimary();
             serverLog(LL_NOTICE, "MASTER MODE enabled (user request from '%s')", getClientPeerId(c));
         }
@@ -715,14 +719,15 @@ void replicaofCommand(client *c) {
     }
     long port;
     if (getRangeLongFromObjectOrReply(c, c->argv[2], 0, 65535, &port, "Invalid master port") != C_OK) return;
-    if (S.host && !strcasecmp(S.host, c->argv[1]->ptr) && S.port == port) {
+    if (replica_state.host && !strcasecmp(replica_state.host, c->argv[1]->ptr) && replica_state.port == port) {
         serverLog(LL_NOTICE, "REPLICAOF would result into synchronization with the master we are already "
                              "connected with. No operation performed.");
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
     setPrimary(c->argv[1]->ptr, (int)port);
-    serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", S.host, S.port, getClientPeerId(c));
+    serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", replica_state.host, replica_state.port,
+              getClientPeerId(c));
     addReply(c, shared.ok);
 }
 
@@ -730,8 +735,8 @@ void replicaofCommand(client *c) {
  * from replicaInit(). */
 int replicaConfigSet(sds *argv, int argc, sds *err) {
     if (argc == 0) { /* the default: no primary */
-        zfree(S.host);
-        S.host = NULL;
+        zfree(replica_state.host);
+        replica_state.host = NULL;
         return C_OK;
     }
     if (argc != 2) {
@@ -739,8 +744,8 @@ int replicaConfigSet(sds *argv, int argc, sds *err) {
         return C_ERR;
     }
     if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) {
-        zfree(S.host);
-        S.host = NULL;
+        zfree(replica_state.host);
+        replica_state.host = NULL;
         return C_OK;
     }
     long long port;
@@ -748,27 +753,27 @@ int replicaConfigSet(sds *argv, int argc, sds *err) {
         *err = sdsnew("Invalid master port");
         return C_ERR;
     }
-    zfree(S.host);
-    S.host = zstrdup(argv[0]);
-    S.port = (int)port;
+    zfree(replica_state.host);
+    replica_state.host = zstrdup(argv[0]);
+    replica_state.port = (int)port;
     return C_OK;
 }
 
 sds replicaConfigGet(sds out) {
-    if (S.host) out = sdscatprintf(out, "%s %d", S.host, S.port);
+    if (replica_state.host) out = sdscatprintf(out, "%s %d", replica_state.host, replica_state.port);
     return out;
 }
 
 void replicaInit(void) {
-    if (S.host == NULL) return;
-    S.state = LINK_CONNECT;
-    S.down_since_ms = mstime();
+    if (replica_state.host == NULL) return;
+    replica_state.state = LINK_CONNECT;
+    replica_state.down_since_ms = mstime();
 }
 
 /* ---- INFO and ROLE --------------------------------------------------------------------------- */
 
 static const char *roleStateName(void) {
-    switch (S.state) {
+    switch (replica_state.state) {
     case LINK_CONNECT: return "connect";
     case LINK_CONNECTING: return "connecting";
     case LINK_HANDSHAKE: return "handshake";
@@ -781,10 +786,10 @@ static const char *roleStateName(void) {
 void replicaRoleReply(client *c) {
     addReplyArrayLen(c, 5);
     addReplyBulkCBuffer(c, "slave", 5);
-    addReplyBulkCString(c, S.host);
-    addReplyLongLong(c, S.port);
+    addReplyBulkCString(c, replica_state.host);
+    addReplyLongLong(c, replica_state.port);
     addReplyBulkCString(c, roleStateName());
-    addReplyLongLong(c, S.master ? replicationOffset() : -1);
+    addReplyLongLong(c, replica_state.master ? replicationOffset() : -1);
 }
 
 sds replicaInfoString(sds info) {
@@ -798,23 +803,25 @@ sds replicaInfoString(sds info) {
                         "master_sync_in_progress:%d\r\n"
                         "slave_read_repl_offset:%lld\r\n"
                         "slave_repl_offset:%lld\r\n",
-                        S.host, S.port, replicaLinkUp() ? "up" : "down",
-                        S.master ? (int)((server.mstime - S.last_io_ms) / 1000) : -1, S.state == LINK_TRANSFER,
-                        S.master ? offset + (long long)sdslen(S.unfed) : offset, offset);
-    if (S.state == LINK_TRANSFER) {
-        long long total = S.size < 0 ? 0 : S.size;
+                        replica_state.host, replica_state.port, replicaLinkUp() ? "up" : "down",
+                        replica_state.master ? (int)((server.mstime - replica_state.last_io_ms) / 1000) : -1,
+                        replica_state.state == LINK_TRANSFER,
+                        replica_state.master ? offset + (long long)sdslen(replica_state.unfed) : offset, offset);
+    if (replica_state.state == LINK_TRANSFER) {
+        long long total = replica_state.size < 0 ? 0 : replica_state.size;
         info = sdscatprintf(info,
                             "master_sync_total_bytes:%lld\r\n"
                             "master_sync_read_bytes:%lld\r\n"
                             "master_sync_left_bytes:%lld\r\n"
                             "master_sync_perc:%.2f\r\n"
                             "master_sync_last_io_seconds_ago:%d\r\n",
-                            S.size, S.read, total - S.read, total ? (double)S.read * 100 / (double)total : 0.0,
-                            (int)((server.mstime - S.last_io_ms) / 1000));
+                            replica_state.size, replica_state.read, total - replica_state.read,
+                            total ? (double)replica_state.read * 100 / (double)total : 0.0,
+                            (int)((server.mstime - replica_state.last_io_ms) / 1000));
     }
     if (!replicaLinkUp())
         info = sdscatprintf(info, "master_link_down_since_seconds:%lld\r\n",
-                            S.down_since_ms ? (server.mstime - S.down_since_ms) / 1000 : -1LL);
+                            replica_state.down_since_ms ? (server.mstime - replica_state.down_since_ms) / 1000 : -1LL);
     return sdscatprintf(info, "slave_priority:%d\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
                         server.replica_priority, server.repl_slave_ro, server.replica_announced);
 }

@@ -66,12 +66,12 @@ int replicationStreamActive = 0;
 #define MAX_BATCH 64
 
 static struct {
-    char replid[CONFIG_RUN_ID_SIZE + 1], replid2[CONFIG_RUN_ID_SIZE + 1];
-    long long offset;        /* master_repl_offset */
-    long long second_offset; /* -1: replid2 means nothing */
+    char master_replid[CONFIG_RUN_ID_SIZE + 1], master_replid2[CONFIG_RUN_ID_SIZE + 1];
+    long long master_repl_offset;
+    long long second_repl_offset; /* -1: master_replid2 means nothing */
     int seldb;               /* the db of the stream's last SELECT, -1: none yet */
-    char *backlog;
-    long long backlog_size, backlog_idx, backlog_histlen, backlog_off;
+    char *repl_backlog;      /* a ring of repl_backlog_size bytes, NULL: no backlog */
+    long long repl_backlog_size, repl_backlog_idx, repl_backlog_histlen, repl_backlog_first_byte_offset;
     list *replicas;
     list *waiters;           /* clients blocked in WAIT */
     list *resume;            /* WAIT clients released: their pipelined input runs in the cron */
@@ -86,7 +86,7 @@ static struct {
     long long last_ping_ms;
     long long sync_full, sync_partial_ok, sync_partial_err;
     long long net_output_bytes; /* the stream, as queued to replicas */
-} R = {.second_offset = -1, .seldb = -1, .child = -1};
+} repl = {.second_repl_offset = -1, .seldb = -1, .child = -1};
 
 /* ---- ids and offsets ------------------------------------------------------------------------ */
 
@@ -98,66 +98,66 @@ static void randomHex(char *out, size_t n) {
     out[n] = '\0';
 }
 
-void changeReplicationId(void) { randomHex(R.replid, CONFIG_RUN_ID_SIZE); }
+void changeReplicationId(void) { randomHex(repl.master_replid, CONFIG_RUN_ID_SIZE); }
 
 static void clearReplicationId2(void) {
-    memset(R.replid2, '0', CONFIG_RUN_ID_SIZE);
-    R.replid2[CONFIG_RUN_ID_SIZE] = '\0';
-    R.second_offset = -1;
+    memset(repl.master_replid2, '0', CONFIG_RUN_ID_SIZE);
+    repl.master_replid2[CONFIG_RUN_ID_SIZE] = '\0';
+    repl.second_repl_offset = -1;
 }
 
-const char *replicationReplId(void) { return R.replid; }
-long long replicationOffset(void) { return R.offset; }
+const char *replicationReplId(void) { return repl.master_replid; }
+long long replicationOffset(void) { return repl.master_repl_offset; }
 
 void replicationShiftId(void) {
-    memcpy(R.replid2, R.replid, sizeof R.replid);
-    R.second_offset = R.offset + 1;
+    memcpy(repl.master_replid2, repl.master_replid, sizeof repl.master_replid);
+    repl.second_repl_offset = repl.master_repl_offset + 1;
     changeReplicationId();
     serverLog(LL_NOTICE, "Setting secondary replication ID to %s, valid up to offset: %lld. New replication ID is %s",
-              R.replid2, R.second_offset, R.replid);
+              repl.master_replid2, repl.second_repl_offset, repl.master_replid);
 }
 
 void replicationContinueWithId(const char *replid) {
-    if (!strcmp(replid, R.replid)) return;
-    memcpy(R.replid2, R.replid, sizeof R.replid);
-    R.second_offset = R.offset + 1;
-    memcpy(R.replid, replid, CONFIG_RUN_ID_SIZE);
-    R.replid[CONFIG_RUN_ID_SIZE] = '\0';
+    if (!strcmp(replid, repl.master_replid)) return;
+    memcpy(repl.master_replid2, repl.master_replid, sizeof repl.master_replid);
+    repl.second_repl_offset = repl.master_repl_offset + 1;
+    memcpy(repl.master_replid, replid, CONFIG_RUN_ID_SIZE);
+    repl.master_replid[CONFIG_RUN_ID_SIZE] = '\0';
     replicationDropReplicas(); /* they must learn the new id: they PSYNC again, and continue */
 }
 
 /* After a full sync the history is the primary's: its id, its offset, and
  * a backlog that starts there. */
 void replicationSetHistory(const char *replid, long long offset) {
-    memcpy(R.replid, replid, CONFIG_RUN_ID_SIZE);
-    R.replid[CONFIG_RUN_ID_SIZE] = '\0';
+    memcpy(repl.master_replid, replid, CONFIG_RUN_ID_SIZE);
+    repl.master_replid[CONFIG_RUN_ID_SIZE] = '\0';
     clearReplicationId2();
-    R.offset = offset;
-    if (R.backlog) {
-        R.backlog_histlen = 0;
-        R.backlog_idx = 0;
-        R.backlog_off = offset + 1;
+    repl.master_repl_offset = offset;
+    if (repl.repl_backlog) {
+        repl.repl_backlog_histlen = 0;
+        repl.repl_backlog_idx = 0;
+        repl.repl_backlog_first_byte_offset = offset + 1;
     }
     replicationCreateBacklogIfNone();
 }
 
-void replicationNoteStreamDb(int dbid) { R.seldb = dbid; }
+void replicationNoteStreamDb(int dbid) { repl.seldb = dbid; }
 
 /* ---- the backlog -------------------------------------------------------------------------------- */
 
 void replicationCreateBacklogIfNone(void) {
-    if (R.backlog) return;
-    R.backlog_size = server.repl_backlog_size;
-    R.backlog = zmalloc((size_t)R.backlog_size);
-    R.backlog_idx = R.backlog_histlen = 0;
-    R.backlog_off = R.offset + 1;
-    R.seldb = -1;
+    if (repl.repl_backlog) return;
+    repl.repl_backlog_size = server.repl_backlog_size;
+    repl.repl_backlog = zmalloc((size_t)repl.repl_backlog_size);
+    repl.repl_backlog_idx = repl.repl_backlog_histlen = 0;
+    repl.repl_backlog_first_byte_offset = repl.master_repl_offset + 1;
+    repl.seldb = -1;
     replicationStreamActive = 1;
 }
 
 /* INFO mem_replication_backlog, MEMORY STATS replication.backlog: what the
  * ring takes (allocated whole when the first replica comes). */
-size_t replicationBacklogMemory(void) { return R.backlog ? zmalloc_size(R.backlog) : 0; }
+size_t replicationBacklogMemory(void) { return repl.repl_backlog ? zmalloc_size(repl.repl_backlog) : 0; }
 
 /* The stream a replica has not been sent yet while its snapshot is sent or
  * its first ACK awaited: part of its output buffer. */
@@ -171,41 +171,42 @@ size_t replicationReplicasOutputMemory(void) {
     size_t total = 0;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) total += getClientOutputBufferMemoryUsage(listNodeValue(ln));
     return total;
 }
 
 static void freeBacklog(void) {
-    zfree(R.backlog);
-    R.backlog = NULL;
-    R.backlog_histlen = 0;
+    zfree(repl.repl_backlog);
+    repl.repl_backlog = NULL;
+    repl.repl_backlog_histlen = 0;
     replicationStreamActive = 0;
 }
 
 static void backlogAppend(const char *p, size_t len) {
-    R.offset += (long long)len;
+    repl.master_repl_offset += (long long)len;
     while (len) {
-        size_t room = (size_t)(R.backlog_size - R.backlog_idx), n = len < room ? len : room;
-        memcpy(R.backlog + R.backlog_idx, p, n);
-        R.backlog_idx = (R.backlog_idx + (long long)n) % R.backlog_size;
-        R.backlog_histlen += (long long)n;
+        size_t room = (size_t)(repl.repl_backlog_size - repl.repl_backlog_idx), n = len < room ? len : room;
+        memcpy(repl.repl_backlog + repl.repl_backlog_idx, p, n);
+        repl.repl_backlog_idx = (repl.repl_backlog_idx + (long long)n) % repl.repl_backlog_size;
+        repl.repl_backlog_histlen += (long long)n;
         p += n;
         len -= n;
     }
-    if (R.backlog_histlen > R.backlog_size) R.backlog_histlen = R.backlog_size;
-    R.backlog_off = R.offset - R.backlog_histlen + 1;
+    if (repl.repl_backlog_histlen > repl.repl_backlog_size) repl.repl_backlog_histlen = repl.repl_backlog_size;
+    repl.repl_backlog_first_byte_offset = repl.master_repl_offset - repl.repl_backlog_histlen + 1;
 }
 
 /* The backlog from offset `from` (which it holds) to its end, as c's output. */
 static long long sendBacklogFrom(client *c, long long from) {
-    long long skip = from - R.backlog_off, len = R.backlog_histlen - skip;
-    long long j = (R.backlog_idx - R.backlog_histlen + skip + 2 * R.backlog_size) % R.backlog_size;
+    long long skip = from - repl.repl_backlog_first_byte_offset, len = repl.repl_backlog_histlen - skip;
+    long long j = (repl.repl_backlog_idx - repl.repl_backlog_histlen + skip + 2 * repl.repl_backlog_size) %
+                  repl.repl_backlog_size;
     long long left = len;
     while (left > 0) {
-        long long n = R.backlog_size - j < left ? R.backlog_size - j : left;
-        addReplyProto(c, R.backlog + j, (size_t)n);
-        j = (j + n) % R.backlog_size;
+        long long n = repl.repl_backlog_size - j < left ? repl.repl_backlog_size - j : left;
+        addReplyProto(c, repl.repl_backlog + j, (size_t)n);
+        j = (j + n) % repl.repl_backlog_size;
         left -= n;
     }
     return len;
@@ -245,17 +246,17 @@ static void gatherPending(client *c, replClient *r, const char *buf, size_t len)
 }
 
 void replicationFeedRaw(const char *buf, size_t len) {
-    if (!R.backlog) return;
+    if (!repl.repl_backlog) return;
     backlogAppend(buf, len);
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
         if (r->state == REPLICA_ONLINE && !r->wait_first_ack) {
             addReplyProto(c, buf, len);
-            R.net_output_bytes += (long long)len;
+            repl.net_output_bytes += (long long)len;
         } else if (r->state == REPLICA_WAIT_BGSAVE_END || r->wait_first_ack) {
             gatherPending(c, r, buf, len);
         }
@@ -264,13 +265,13 @@ void replicationFeedRaw(const char *buf, size_t len) {
 
 /* One op of our own (a replica's stream comes through replicationFeedRaw). */
 void replicationFeed(int dbid, robj **argv, int argc) {
-    if (!R.backlog || replicationIsReplica() || replicaIsApplyingStream()) return;
+    if (!repl.repl_backlog || replicationIsReplica() || replicaIsApplyingStream()) return;
     sds buf = sdsempty();
-    if (dbid != R.seldb) {
+    if (dbid != repl.seldb) {
         char id[LONG_STR_SIZE];
         int n = ll2string(id, sizeof id, dbid);
         buf = sdscatfmt(buf, "*2\r\n$6\r\nSELECT\r\n$%i\r\n%s\r\n", n, id);
-        R.seldb = dbid;
+        repl.seldb = dbid;
     }
     buf = catCommand(buf, argv, argc);
     replicationFeedRaw(buf, sdslen(buf));
@@ -308,7 +309,7 @@ static const char *replicaName(client *c) {
 void replicationDropReplicas(void) {
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) freeClientAsync(listNodeValue(ln));
 }
 
@@ -316,7 +317,7 @@ static int countAcked(long long offset) {
     int n = 0;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         replClient *r = ((client *)listNodeValue(ln))->repl;
         if (r->state == REPLICA_ONLINE && r->ack_off >= offset) n++;
@@ -328,7 +329,7 @@ int replicationPrimaryOnline(void) {
     int n = 0;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) n += ((client *)listNodeValue(ln))->repl->state == REPLICA_ONLINE;
     return n;
 }
@@ -337,7 +338,7 @@ static int countGoodReplicas(void) {
     int n = 0;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         replClient *r = ((client *)listNodeValue(ln))->repl;
         if (r->state == REPLICA_ONLINE && (server.mstime - r->ack_ms) / 1000 <= server.min_replicas_max_lag) n++;
@@ -351,18 +352,18 @@ static void relayStop(client *c);
 void replicationClientFreed(client *c) {
     replClient *r = c->repl;
     if (c->flags & CLIENT_SLAVE) {
-        listNode *ln = listSearchKey(R.replicas, c);
-        if (ln) listDelNode(R.replicas, ln);
+        listNode *ln = listSearchKey(repl.replicas, c);
+        if (ln) listDelNode(repl.replicas, ln);
         if (r->state == REPLICA_WAIT_BGSAVE_END && c->conn) shutdown(connGetFd(c->conn), SHUT_RDWR);
         serverLog(LL_NOTICE, "Connection with replica %s lost.", replicaName(c));
-        if (listLength(R.replicas) == 0) R.no_replicas_since = server.mstime;
+        if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.mstime;
     }
     if (r->waiting) {
-        listNode *ln = listSearchKey(R.waiters, c);
-        if (ln) listDelNode(R.waiters, ln);
+        listNode *ln = listSearchKey(repl.waiters, c);
+        if (ln) listDelNode(repl.waiters, ln);
     }
-    listNode *ln = listSearchKey(R.resume, c);
-    if (ln) listDelNode(R.resume, ln);
+    listNode *ln = listSearchKey(repl.resume, c);
+    if (ln) listDelNode(repl.resume, ln);
     if (c->flags & CLIENT_MASTER) replicaMasterFreed(c);
     relayStop(c);
     sdsfree(r->pending);
@@ -375,19 +376,19 @@ void replicationClientFreed(client *c) {
 static int tryPartialResync(client *c, const char *replid, const char *offstr) {
     long long off;
     if (string2ll(offstr, strlen(offstr), &off) == 0) return 0;
-    int ours = !strcasecmp(replid, R.replid);
-    int previous = !strcasecmp(replid, R.replid2) && off <= R.second_offset;
+    int ours = !strcasecmp(replid, repl.master_replid);
+    int previous = !strcasecmp(replid, repl.master_replid2) && off <= repl.second_repl_offset;
     if (!ours && !previous) {
         if (strcmp(replid, "?"))
             serverLog(LL_NOTICE,
                       "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '%s', my "
                       "replication IDs are '%s' and '%s')",
-                      replid, R.replid, R.replid2);
+                      replid, repl.master_replid, repl.master_replid2);
         else
             serverLog(LL_NOTICE, "Full resync requested by replica %s", replicaName(c));
         return 0;
     }
-    if (!R.backlog || off < R.backlog_off || off > R.offset + 1) {
+    if (!repl.repl_backlog || off < repl.repl_backlog_first_byte_offset || off > repl.master_repl_offset + 1) {
         serverLog(LL_NOTICE,
                   "Unable to partial resync with replica %s for lack of backlog (Replica request was: %lld).",
                   replicaName(c), off);
@@ -398,11 +399,11 @@ static int tryPartialResync(client *c, const char *replid, const char *offstr) {
     r->ack_ms = server.mstime;
     r->ack_off = off - 1;
     char line[128];
-    int n = r->capa_psync2 ? snprintf(line, sizeof line, "+CONTINUE %s\r\n", R.replid)
+    int n = r->capa_psync2 ? snprintf(line, sizeof line, "+CONTINUE %s\r\n", repl.master_replid)
                            : snprintf(line, sizeof line, "+CONTINUE\r\n");
     addReplyProto(c, line, (size_t)n);
     long long sent = sendBacklogFrom(c, off);
-    R.net_output_bytes += sent;
+    repl.net_output_bytes += sent;
     serverLog(LL_NOTICE,
               "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from offset "
               "%lld.",
@@ -417,11 +418,11 @@ static void announceFullResync(client *c);
  * moment copied from a replica of that sync; the file goes to it from the
  * main thread once written (fileSendStart). */
 static int attachToRunningSync(client *c) {
-    if (!replicationChildActive() || R.child_diskless || strcmp(R.sync_replid, R.replid)) return 0;
+    if (!replicationChildActive() || repl.child_diskless || strcmp(repl.sync_replid, repl.master_replid)) return 0;
     client *sibling = NULL;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li)) && sibling == NULL) {
         client *s = listNodeValue(ln);
         if (s != c && s->repl->state == REPLICA_WAIT_BGSAVE_END && s->repl->pending && !(s->flags & CLIENT_CLOSE_ASAP))
@@ -440,11 +441,11 @@ void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
     int psync = !strcasecmp(c->argv[0]->ptr, "psync");
     if (psync && c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "failover")) {
-        if (strcasecmp(c->argv[1]->ptr, R.replid)) {
+        if (strcasecmp(c->argv[1]->ptr, repl.master_replid)) {
             addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
             return;
         }
-        serverLog(LL_NOTICE, "Failover request received for replid %s.", R.replid);
+        serverLog(LL_NOTICE, "Failover request received for replid %s.", repl.master_replid);
         replicaPromoteForFailover();
     } else if (psync && c->argc != 3) {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -461,18 +462,18 @@ void syncCommand(client *c) {
     replClient *r = replClientOf(c);
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
     c->flags |= CLIENT_SLAVE;
-    listAddNodeTail(R.replicas, c);
+    listAddNodeTail(repl.replicas, c);
     replicationCreateBacklogIfNone();
     if (psync && tryPartialResync(c, c->argv[1]->ptr, c->argv[2]->ptr)) {
-        R.sync_partial_ok++;
+        repl.sync_partial_ok++;
         return;
     }
-    if (psync && strcmp(c->argv[1]->ptr, "?")) R.sync_partial_err++;
+    if (psync && strcmp(c->argv[1]->ptr, "?")) repl.sync_partial_err++;
     r->old_sync = !psync;
-    R.sync_full++;
+    repl.sync_full++;
     r->state = REPLICA_WAIT_BGSAVE_START;
     if (attachToRunningSync(c)) return;
-    if (R.first_waiting_ms == 0) R.first_waiting_ms = server.mstime;
+    if (repl.first_waiting_ms == 0) repl.first_waiting_ms = server.mstime;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s",
               server.repl_diskless_sync && r->capa_eof && !snapshotForklessWanted() ? "replicas sockets" : "disk");
 }
@@ -753,7 +754,7 @@ static void forklessSyncDone(int ok, void *privdata) {
     (void)privdata;
     char tmp[64];
     forklessTempName(tmp, sizeof tmp);
-    R.forkless_sync = 0;
+    repl.forkless_sync = 0;
     updateDictResizePolicy();
     if (ok && persistio.rename(tmp, server.rdb_filename) == -1) {
         serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", tmp,
@@ -765,7 +766,7 @@ static void forklessSyncDone(int ok, void *privdata) {
               ok ? "snapshot on disk: sending it" : "failed");
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (c->repl->state != REPLICA_WAIT_BGSAVE_END || c->repl->relay) continue;
@@ -790,12 +791,12 @@ static void startForklessSync(client **batch, int n, int wanted_diskless, int an
     }
     if (wanted_diskless)
         serverLog(LL_NOTICE, "Diskless sync is not available without a fork child: the snapshot goes to disk first");
-    R.seldb = -1; /* the stream after the snapshot starts with a SELECT */
+    repl.seldb = -1; /* the stream after the snapshot starts with a SELECT */
     for (int j = 0; j < n && !announced; j++) announceFullResync(batch[j]);
-    R.first_waiting_ms = 0;
-    R.forkless_sync = 1;
-    R.child_diskless = 0;
-    R.child_start_ms = server.mstime;
+    repl.first_waiting_ms = 0;
+    repl.forkless_sync = 1;
+    repl.child_diskless = 0;
+    repl.child_start_ms = server.mstime;
     snapshotStart(fd, &snapshotRdbFormat, 0, forklessSyncDone, NULL);
     updateDictResizePolicy();
     serverLog(LL_NOTICE, "Background RDB transfer started (forkless, disk)");
@@ -806,15 +807,15 @@ static void startForklessSync(client **batch, int n, int wanted_diskless, int an
 static void announceFullResync(client *c) {
     replClient *r = c->repl;
     if (!replicationChildActive()) {
-        memcpy(R.sync_replid, R.replid, sizeof R.sync_replid);
-        R.sync_offset = R.offset;
+        memcpy(repl.sync_replid, repl.master_replid, sizeof repl.sync_replid);
+        repl.sync_offset = repl.master_repl_offset;
     }
     r->state = REPLICA_WAIT_BGSAVE_END;
     r->pending = sdsempty();
-    r->ack_off = R.sync_offset;
+    r->ack_off = repl.sync_offset;
     if (r->old_sync) return;
     char line[128];
-    int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", R.sync_replid, R.sync_offset);
+    int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", repl.sync_replid, repl.sync_offset);
     if (connWrite(c->conn, line, (size_t)n) != n) freeClientAsync(c);
 }
 
@@ -822,7 +823,7 @@ static int fullSyncDue(int waiting, int diskless) {
     if (!waiting || replicationChildActive() || hasActiveChildProcess() || snapshotInProgress()) return 0;
     if (!diskless) return 1;
     if (server.repl_diskless_sync_max_replicas > 0 && waiting >= server.repl_diskless_sync_max_replicas) return 1;
-    return server.mstime - R.first_waiting_ms >= (long long)server.repl_diskless_sync_delay * 1000;
+    return server.mstime - repl.first_waiting_ms >= (long long)server.repl_diskless_sync_delay * 1000;
 }
 
 static void startFullSyncIfDue(void) {
@@ -830,7 +831,7 @@ static void startFullSyncIfDue(void) {
     int n = 0, diskless = server.repl_diskless_sync;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li)) && n < MAX_BATCH) {
         client *c = listNodeValue(ln);
         if (c->repl->state != REPLICA_WAIT_BGSAVE_START) continue;
@@ -845,13 +846,13 @@ static void startFullSyncIfDue(void) {
         return;
     }
     int fds[MAX_BATCH];
-    R.seldb = -1; /* the stream after the snapshot starts with a SELECT */
+    repl.seldb = -1; /* the stream after the snapshot starts with a SELECT */
     for (int j = 0; j < n; j++) {
         announceFullResync(batch[j]);
         batch[j]->repl->batch_index = j;
         fds[j] = relayStart(batch[j]);
     }
-    R.first_waiting_ms = 0;
+    repl.first_waiting_ms = 0;
     pid_t pid = snapshotFork();
     if (pid == 0) {
         relayCloseEnds(batch, fds, n, 1);
@@ -869,17 +870,17 @@ static void startFullSyncIfDue(void) {
         for (int j = 0; j < n; j++) freeClientAsync(batch[j]);
         return;
     }
-    R.child = pid;
-    R.child_diskless = diskless;
-    R.child_start_ms = server.mstime;
+    repl.child = pid;
+    repl.child_diskless = diskless;
+    repl.child_start_ms = server.mstime;
     updateDictResizePolicy();
     serverLog(LL_NOTICE, "Background RDB transfer started by pid %d (%s)", (int)pid,
               diskless ? "diskless" : "disk");
 }
 
-int replicationChildActive(void) { return R.child != -1 || R.forkless_sync; }
+int replicationChildActive(void) { return repl.child != -1 || repl.forkless_sync; }
 
-long long replicationChildStartMs(void) { return R.child_start_ms; }
+long long replicationChildStartMs(void) { return repl.child_start_ms; }
 
 /* The stream gathered during the snapshot goes out. After an "$EOF:"
  * transfer it waits for the replica's first ACK (it has read the mark):
@@ -889,7 +890,7 @@ static void sendPending(client *c) {
     replClient *r = c->repl;
     r->wait_first_ack = 0;
     if (sdslen(r->pending)) addReplyProto(c, r->pending, sdslen(r->pending));
-    R.net_output_bytes += (long long)sdslen(r->pending);
+    repl.net_output_bytes += (long long)sdslen(r->pending);
     sdsfree(r->pending);
     r->pending = NULL;
 }
@@ -918,12 +919,12 @@ static void replicaSynced(client *c, int diskless) {
 
 static void childDone(int status) {
     int failed = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
-    R.child = -1;
+    repl.child = -1;
     updateDictResizePolicy();
     serverLog(failed ? LL_WARNING : LL_NOTICE, "Background RDB transfer %s", failed ? "failed" : "terminated with success");
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (c->repl->state != REPLICA_WAIT_BGSAVE_END) continue;
@@ -939,10 +940,10 @@ static void childDone(int status) {
             freeClientAsync(c);
         } else if (c->repl->relay && !relayFinished(c->repl->relay)) {
             c->repl->relay->child_done = 1; /* online when the relay has sent the rest */
-            c->repl->relay->diskless = R.child_diskless;
+            c->repl->relay->diskless = repl.child_diskless;
         } else {
             relayStop(c);
-            replicaSynced(c, R.child_diskless);
+            replicaSynced(c, repl.child_diskless);
         }
     }
 }
@@ -958,7 +959,7 @@ static void replconfAck(client *c, robj *offarg) {
     if (off > r->ack_off) r->ack_off = off;
     r->ack_ms = server.mstime;
     if (r->wait_first_ack) sendPending(c);
-    if (listLength(R.waiters)) checkWaiters();
+    if (listLength(repl.waiters)) checkWaiters();
 }
 
 void replconfCommand(client *c) {
@@ -1009,15 +1010,15 @@ static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data);
  * command (a replica's ACK) that released it. */
 static void unwaitQuietly(client *c) {
     replClient *r = c->repl;
-    listNode *ln = listSearchKey(R.waiters, c);
-    if (ln) listDelNode(R.waiters, ln);
+    listNode *ln = listSearchKey(repl.waiters, c);
+    if (ln) listDelNode(repl.waiters, ln);
     r->waiting = 0;
     c->flags &= ~CLIENT_BLOCKED;
     resetClient(c);
     if (sdslen(c->querybuf) <= c->qb_pos) return;
-    if (listLength(R.resume) == 0 && aeCreateTimeEvent(server.el, 0, resumeTimerProc, NULL, NULL) == AE_ERR)
+    if (listLength(repl.resume) == 0 && aeCreateTimeEvent(server.el, 0, resumeTimerProc, NULL, NULL) == AE_ERR)
         serverPanic("Can't create the WAIT resume timer");
-    listAddNodeTail(R.resume, c);
+    listAddNodeTail(repl.resume, c);
 }
 
 static void unwait(client *c, int acked) {
@@ -1031,8 +1032,8 @@ void replicationDisconnectBlocked(void) {
     static const char *err = "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
                              "replica?)";
     blockedDisconnectAll(err);
-    while (listLength(R.waiters)) {
-        client *c = listNodeValue(listFirst(R.waiters));
+    while (listLength(repl.waiters)) {
+        client *c = listNodeValue(listFirst(repl.waiters));
         addReplyError(c, err);
         unwaitQuietly(c);
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
@@ -1055,13 +1056,13 @@ int replicationUnblockWait(client *c, int with_error) {
 /* A command (not one run inside another) moved the stream: WAIT from this
  * client now waits for this offset. A client that never wrote waits for 0. */
 void replicationNoteClientWrite(client *c, long long offset_before) {
-    if (R.offset != offset_before) replClientOf(c)->woff = R.offset;
+    if (repl.master_repl_offset != offset_before) replClientOf(c)->woff = repl.master_repl_offset;
 }
 
 static void checkWaiters(void) {
     listIter li;
     listNode *ln;
-    listRewind(R.waiters, &li);
+    listRewind(repl.waiters, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
@@ -1076,7 +1077,7 @@ static void requestAcks(void) {
 }
 
 void replicationRequestAcks(void) {
-    if (listLength(R.replicas)) requestAcks();
+    if (listLength(repl.replicas)) requestAcks();
 }
 
 static const char *replicaStateName(int state);
@@ -1087,17 +1088,17 @@ int replicationLaggingReplicas(int log) {
     int lagging = 0, total = 0;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
         total++;
-        if (r->ack_off == R.offset) continue;
+        if (r->ack_off == repl.master_repl_offset) continue;
         lagging++;
         if (!log) continue;
         long long lag = r->state == REPLICA_ONLINE ? (server.mstime - r->ack_ms) / 1000 : 0;
         serverLog(LL_WARNING, "Lagging replica %s reported offset %lld behind master, lag=%lld, state=%s.",
-                  replicaName(c), R.offset - r->ack_off, lag, replicaStateName(r->state));
+                  replicaName(c), repl.master_repl_offset - r->ack_off, lag, replicaStateName(r->state));
     }
     if (log && total) serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", total - lagging, total);
     return lagging;
@@ -1118,7 +1119,7 @@ void waitCommand(client *c) {
     /* Redis feeds a transaction's writes to the stream as they run: a WAIT
      * after one counts the replicas that have it, none yet. Ours are queued
      * until EXEC returns. */
-    if (server.in_exec && propagateQueuedOps()) target = R.offset + 1;
+    if (server.in_exec && propagateQueuedOps()) target = repl.master_repl_offset + 1;
     int acked = countAcked(target);
     if (acked >= numreplicas || server.in_exec || (c->flags & CLIENT_MULTI)) {
         addReplyLongLong(c, acked);
@@ -1130,7 +1131,7 @@ void waitCommand(client *c) {
     r->wait_replicas = numreplicas;
     r->wait_deadline_ms = deadline;
     c->flags |= CLIENT_BLOCKED;
-    listAddNodeTail(R.waiters, c);
+    listAddNodeTail(repl.waiters, c);
     requestAcks();
 }
 
@@ -1173,42 +1174,42 @@ static struct {
     int port;             /* 0: any replica */
     long long deadline_ms; /* 0: none */
     int force;
-} F;
+} failover;
 
 static const char *failoverStateName(void) {
-    return F.state == FAILOVER_WAIT_FOR_SYNC ? "waiting-for-sync"
-         : F.state == FAILOVER_IN_PROGRESS   ? "failover-in-progress"
+    return failover.state == FAILOVER_WAIT_FOR_SYNC ? "waiting-for-sync"
+         : failover.state == FAILOVER_IN_PROGRESS   ? "failover-in-progress"
                                              : "no-failover";
 }
 
 static void failoverReset(void) {
-    F.state = FAILOVER_NONE;
-    F.host[0] = '\0';
-    F.port = 0;
+    failover.state = FAILOVER_NONE;
+    failover.host[0] = '\0';
+    failover.port = 0;
     clientsUnpause();
 }
 
 static void abortFailover(const char *why) {
-    if (F.state == FAILOVER_NONE) return;
-    serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", F.host[0] ? F.host : "any", F.port, why);
-    if (F.state == FAILOVER_IN_PROGRESS) replicaFailoverRevert();
+    if (failover.state == FAILOVER_NONE) return;
+    serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", failover.host[0] ? failover.host : "any", failover.port, why);
+    if (failover.state == FAILOVER_IN_PROGRESS) replicaFailoverRevert();
     failoverReset();
 }
 
 void replicationFailoverDone(void) {
-    if (F.state != FAILOVER_IN_PROGRESS) return;
-    serverLog(LL_NOTICE, "Failover target %s:%d is now our primary: failover complete", F.host, F.port);
+    if (failover.state != FAILOVER_IN_PROGRESS) return;
+    serverLog(LL_NOTICE, "Failover target %s:%d is now our primary: failover complete", failover.host, failover.port);
     failoverReset();
 }
 
-int replicationFailoverInProgress(void) { return F.state != FAILOVER_NONE; }
+int replicationFailoverInProgress(void) { return failover.state != FAILOVER_NONE; }
 
 void replicationFailoverFailed(void) { abortFailover("the target did not accept the failover"); }
 
 static client *findReplica(const char *host, int port) {
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (c->repl->state == REPLICA_ONLINE && c->repl->listening_port == port && !strcmp(replicaIp(c), host))
@@ -1220,30 +1221,31 @@ static client *findReplica(const char *host, int port) {
 static client *caughtUpReplica(void) {
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
-        if (c->repl->state != REPLICA_ONLINE || c->repl->ack_off != R.offset) continue;
-        if (F.port == 0 || (c->repl->listening_port == F.port && !strcmp(replicaIp(c), F.host))) return c;
+        if (c->repl->state != REPLICA_ONLINE || c->repl->ack_off != repl.master_repl_offset) continue;
+        if (failover.port == 0 || (c->repl->listening_port == failover.port && !strcmp(replicaIp(c), failover.host)))
+            return c;
     }
     return NULL;
 }
 
 static void failoverProceed(const char *host, int port) {
-    if (host != F.host) snprintf(F.host, sizeof F.host, "%s", host);
-    F.port = port;
-    F.state = FAILOVER_IN_PROGRESS;
+    if (host != failover.host) snprintf(failover.host, sizeof failover.host, "%s", host);
+    failover.port = port;
+    failover.state = FAILOVER_IN_PROGRESS;
     serverLog(LL_NOTICE, "Failover target %s:%d caught up: starting the failover", host, port);
-    replicaFailoverTo(F.host, F.port);
+    replicaFailoverTo(failover.host, failover.port);
 }
 
 static void failoverCron(void) {
-    if (F.state != FAILOVER_WAIT_FOR_SYNC) return;
+    if (failover.state != FAILOVER_WAIT_FOR_SYNC) return;
     client *c = caughtUpReplica();
     if (c) {
         failoverProceed(replicaIp(c), c->repl->listening_port);
-    } else if (F.deadline_ms && server.mstime >= F.deadline_ms) {
-        if (F.force && F.port) failoverProceed(F.host, F.port);
+    } else if (failover.deadline_ms && server.mstime >= failover.deadline_ms) {
+        if (failover.force && failover.port) failoverProceed(failover.host, failover.port);
         else abortFailover("Replica never caught up before timeout");
     }
 }
@@ -1252,14 +1254,14 @@ static int parseFailoverArgs(client *c, int *abort_it) {
     long long timeout = 0;
     for (int j = 1; j < c->argc; j++) {
         const char *opt = c->argv[j]->ptr;
-        if (!strcasecmp(opt, "to") && j + 2 < c->argc && !F.port) {
+        if (!strcasecmp(opt, "to") && j + 2 < c->argc && !failover.port) {
             long port;
             if (getRangeLongFromObjectOrReply(c, c->argv[j + 2], 1, 65535, &port, NULL) != C_OK) return 0;
-            snprintf(F.host, sizeof F.host, "%s", (char *)c->argv[j + 1]->ptr);
-            F.port = (int)port;
+            snprintf(failover.host, sizeof failover.host, "%s", (char *)c->argv[j + 1]->ptr);
+            failover.port = (int)port;
             j += 2;
         } else if (!strcasecmp(opt, "force")) {
-            F.force = 1;
+            failover.force = 1;
         } else if (!strcasecmp(opt, "abort")) {
             *abort_it = 1;
         } else if (!strcasecmp(opt, "timeout") && j + 1 < c->argc && !timeout) {
@@ -1273,23 +1275,24 @@ static int parseFailoverArgs(client *c, int *abort_it) {
             return 0;
         }
     }
-    F.deadline_ms = timeout ? server.mstime + timeout : 0;
+    failover.deadline_ms = timeout ? server.mstime + timeout : 0;
     return 1;
 }
 
 static const char *failoverRefusal(int abort_it, int had_target) {
-    if (abort_it) return (had_target || F.force) ? "FAILOVER ABORT takes no other argument" : NULL;
+    if (abort_it) return (had_target || failover.force) ? "FAILOVER ABORT takes no other argument" : NULL;
     if (replicationIsReplica()) return "FAILOVER is not valid when server is a replica.";
     if (replicationPrimaryOnline() == 0) return "FAILOVER requires connected replicas.";
-    if (F.force && (!F.deadline_ms || !had_target))
+    if (failover.force && (!failover.deadline_ms || !had_target))
         return "FAILOVER with force option requires both a timeout and target HOST and IP.";
-    if (had_target && !findReplica(F.host, F.port)) return "FAILOVER target HOST and PORT is not a replica.";
+    if (had_target && !findReplica(failover.host, failover.port))
+        return "FAILOVER target HOST and PORT is not a replica.";
     return NULL;
 }
 
 void failoverCommand(client *c) {
     int abort_it = 0;
-    if (F.state != FAILOVER_NONE) {
+    if (failover.state != FAILOVER_NONE) {
         if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "abort")) {
             abortFailover("Failover manually aborted");
             addReply(c, shared.ok);
@@ -1298,24 +1301,24 @@ void failoverCommand(client *c) {
         }
         return;
     }
-    F.host[0] = '\0';
-    F.port = 0;
-    F.force = 0;
+    failover.host[0] = '\0';
+    failover.port = 0;
+    failover.force = 0;
     if (!parseFailoverArgs(c, &abort_it)) {
-        F.port = 0;
+        failover.port = 0;
         return;
     }
-    const char *refusal = failoverRefusal(abort_it, F.port != 0);
+    const char *refusal = failoverRefusal(abort_it, failover.port != 0);
     if (abort_it && !refusal) refusal = "No failover in progress.";
     if (refusal) {
-        F.port = 0;
+        failover.port = 0;
         addReplyError(c, refusal);
         return;
     }
-    F.state = FAILOVER_WAIT_FOR_SYNC;
+    failover.state = FAILOVER_WAIT_FOR_SYNC;
     clientsPauseWrites(LLONG_MAX / 2);
     requestAcks();
-    serverLog(LL_NOTICE, "FAILOVER requested to %s:%d.", F.port ? F.host : "any", F.port);
+    serverLog(LL_NOTICE, "FAILOVER requested to %s:%d.", failover.port ? failover.host : "any", failover.port);
     addReply(c, shared.ok);
 }
 
@@ -1331,11 +1334,11 @@ static const char *replicaStateName(int state) {
 }
 
 static sds catReplicas(sds info) {
-    info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(R.replicas));
+    info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(repl.replicas));
     int j = 0;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
@@ -1360,19 +1363,21 @@ sds replicationInfoString(sds info) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        failoverStateName(), R.replid, R.replid2, R.offset, R.second_offset, R.backlog != NULL,
-                        R.backlog ? R.backlog_size : server.repl_backlog_size, R.backlog ? R.backlog_off : 0,
-                        R.backlog ? R.backlog_histlen : 0);
+                        failoverStateName(), repl.master_replid, repl.master_replid2, repl.master_repl_offset,
+                        repl.second_repl_offset, repl.repl_backlog != NULL,
+                        repl.repl_backlog ? repl.repl_backlog_size : server.repl_backlog_size,
+                        repl.repl_backlog ? repl.repl_backlog_first_byte_offset : 0,
+                        repl.repl_backlog ? repl.repl_backlog_histlen : 0);
 }
 
 long long replicationNetInputBytes; /* replica.c: the primary's stream, read */
 
 void replicationSyncCounts(long long out[5]) {
-    out[0] = R.sync_full;
-    out[1] = R.sync_partial_ok;
-    out[2] = R.sync_partial_err;
+    out[0] = repl.sync_full;
+    out[1] = repl.sync_partial_ok;
+    out[2] = repl.sync_partial_err;
     out[3] = replicationNetInputBytes;
-    out[4] = R.net_output_bytes;
+    out[4] = repl.net_output_bytes;
 }
 
 void roleCommand(client *c) {
@@ -1382,12 +1387,12 @@ void roleCommand(client *c) {
     }
     addReplyArrayLen(c, 3);
     addReplyBulkCBuffer(c, "master", 6);
-    addReplyLongLong(c, R.offset);
+    addReplyLongLong(c, repl.master_repl_offset);
     void *len = addReplyDeferredLen(c);
     long n = 0;
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *rc = listNodeValue(ln);
         if (rc->repl->state != REPLICA_ONLINE) continue;
@@ -1409,7 +1414,7 @@ void roleCommand(client *c) {
 static void dropTimedOutReplicas(void) {
     listIter li;
     listNode *ln;
-    listRewind(R.replicas, &li);
+    listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
@@ -1429,8 +1434,8 @@ static void dropTimedOutReplicas(void) {
 }
 
 static void backlogTtlCheck(void) {
-    if (!R.backlog || listLength(R.replicas) || replicationIsReplica() || !server.repl_backlog_ttl) return;
-    if (R.no_replicas_since && (server.mstime - R.no_replicas_since) / 1000 > server.repl_backlog_ttl) {
+    if (!repl.repl_backlog || listLength(repl.replicas) || replicationIsReplica() || !server.repl_backlog_ttl) return;
+    if (repl.no_replicas_since && (server.mstime - repl.no_replicas_since) / 1000 > server.repl_backlog_ttl) {
         changeReplicationId();
         clearReplicationId2();
         freeBacklog();
@@ -1441,9 +1446,9 @@ static void backlogTtlCheck(void) {
 
 static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
-    while (listLength(R.resume)) {
-        client *c = listNodeValue(listFirst(R.resume));
-        listDelNode(R.resume, listFirst(R.resume));
+    while (listLength(repl.resume)) {
+        client *c = listNodeValue(listFirst(repl.resume));
+        listDelNode(repl.resume, listFirst(repl.resume));
         if (!(c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP))) processInputBuffer(c);
     }
     return AE_NOMORE;
@@ -1454,9 +1459,9 @@ static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data) {
  * then, so a write right after a replica read its payload reaches it
  * before anything can drop the link. */
 void replicationReapChild(void) {
-    if (R.child == -1) return;
+    if (repl.child == -1) return;
     int status;
-    if (waitpid(R.child, &status, WNOHANG) == R.child) childDone(status);
+    if (waitpid(repl.child, &status, WNOHANG) == repl.child) childDone(status);
 }
 
 static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
@@ -1464,13 +1469,13 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
     replicationReapChild();
     startFullSyncIfDue();
     failoverCron();
-    if (listLength(R.waiters)) checkWaiters();
+    if (listLength(repl.waiters)) checkWaiters();
     /* The period runs while there are replicas: the first one attached
      * gets its first PING a period later, not at once (tools that read the
      * stream set a long period to see only the commands). */
-    if (listLength(R.replicas) == 0) R.last_ping_ms = server.mstime;
-    else if (server.mstime - R.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {
-        R.last_ping_ms = server.mstime;
+    if (listLength(repl.replicas) == 0) repl.last_ping_ms = server.mstime;
+    else if (server.mstime - repl.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {
+        repl.last_ping_ms = server.mstime;
         feedPlain("*1\r\n$4\r\nPING\r\n");
     }
     dropTimedOutReplicas();
@@ -1498,25 +1503,26 @@ void replicationLoadedAux(const char *key, const char *value) {
 
 static void restoreLoadedHistory(void) {
     if (!loaded.has_id || !loaded.has_offset || server.aof_enabled) return;
-    memcpy(R.replid, loaded.replid, sizeof R.replid);
-    R.offset = loaded.offset;
+    memcpy(repl.master_replid, loaded.replid, sizeof repl.master_replid);
+    repl.master_repl_offset = loaded.offset;
     replicationCreateBacklogIfNone();
-    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", R.replid, R.offset);
+    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", repl.master_replid,
+              repl.master_repl_offset);
 }
 
 /* The lists, before the dataset loads: clients are served while it loads
  * (INFO, ROLE, CLIENT LIST ...), before replicationInit has run. */
 void replicationEarlyInit(void) {
-    R.replicas = listCreate();
-    R.waiters = listCreate();
-    R.resume = listCreate();
+    repl.replicas = listCreate();
+    repl.waiters = listCreate();
+    repl.resume = listCreate();
 }
 
 void replicationInit(void) {
     clearReplicationId2();
-    if (R.replid[0] == '\0') changeReplicationId();
+    if (repl.master_replid[0] == '\0') changeReplicationId();
     restoreLoadedHistory();
-    R.no_replicas_since = R.last_ping_ms = mstime();
+    repl.no_replicas_since = repl.last_ping_ms = mstime();
     if (aeCreateTimeEvent(server.el, 100, replicationCron, NULL, NULL) == AE_ERR)
         serverPanic("Can't create the replication timer");
     replicaInit();

@@ -1,91 +1,30 @@
-/* snapshot.c -- persistence without fork(): a point-in-time RDB stream of
- * the dataset, written by the main thread in time slices of about 1 ms
- * between event-loop passes, while clients keep reading and writing.
+/* snapshot.c -- persistence without fork(): a point-in-time RDB stream (or
+ * AOF rewrite base) of the dataset, built by the main thread in slices of
+ * about 1 ms between event-loop passes while clients keep reading and
+ * writing, and written to disk by a thread of this file.
  *
- * How the file stays exactly the dataset as of the start:
- * - Each database's table (kvtable) is walked bucket by bucket by a cursor:
- *   table 0, then table 1 when the table was rehashing at the start. While
- *   the snapshot runs, rehashing of these tables is paused, so a key that
- *   existed at the start stays in its bucket: "the cursor has passed the
- *   key's bucket" is the same as "the key has been written". A bucket is
- *   written whole within one slice (but for a big value: below).
- * - The write barrier (snapshotBeforeKeyWrite), called by db.c and
- *   expire.c before any key is looked up for writing, created, replaced,
- *   deleted or given/stripped of a TTL: when the key is still ahead of the
- *   cursor, its current value (the value at the start: nothing changed it
- *   yet) is written at once, and the key goes into the table's `done` set
- *   of keys the cursor must skip. A key that doesn't exist goes there too
- *   (whatever is created under that name is newer than the snapshot),
- *   unless it would be created in a bucket the cursor has passed.
- *   Everything that modifies a key reaches db.c (commands, expiry,
- *   eviction, MOVE, RENAME, COPY, RESTORE, scripts), so the barrier is in
- *   a few central functions there, not in commands.
- * - Whole-database changes: the state of a cursor is attached to the table,
- *   not to the database number, so SWAPDB (which swaps the tables between
- *   two databases) needs nothing; a flush of a database (FLUSHDB,
- *   emptyData) hands the table to the snapshot, which writes the rest and
- *   frees it at the end, and gives the database a new empty table. FLUSHALL
- *   and SHUTDOWN stop the snapshot (rdb.c), as they stop a fork child.
- * - Keys are written by a snapshotFormat (snapshot.h): the RDB format is
- *   rdb.c's own writer (rdbStream: the per-type value writer of rdb.c, so
- *   a new data type written there is written here too), the AOF rewrite's
- *   command base is aof_rewrite.c's. Each key carries its expire time; a
- *   key that expires while the snapshot runs is written before expiry
- *   deletes it.
+ * Why: a fork child may need as much memory again as the dataset, and some
+ * platforms have no usable fork(). `persistence-mode forkless`, a build
+ * with HAVE_FORK=0 and a failed fork() use this for BGSAVE, the save
+ * points, BGREWRITEAOF and a replica's full sync (rdb.c, aof_rewrite.c,
+ * replication.c call snapshotStart()).
  *
- * - Big values: a set, hash or sorted set in a dict or a list in a
- *   quicklist with more than BIG_VALUE_ELEMENTS elements is written in
- *   parts, ELEMENTS_PER_CLOCK_CHECK elements (or one list node) at a time,
- *   over as many slices as it takes: its head (key, expire, count) first,
- *   the elements as the slices come. The key is marked done when it
- *   starts. Between slices the value is only read, so its walk stays
- *   valid (a dict's safe iterator, which also pauses that dict's
- *   rehashing; or the next quicklist node); the barrier, before a write to
- *   it, writes the rest at once (INFO forkless_longest_barrier_us says how
- *   long that took). A key the barrier writes meanwhile is held by the
- *   format and follows the big value in the file. A big value ahead of the
- *   cursor that a write reaches is written whole by the barrier, in parts
- *   too so its bytes go out 64 KB at a time. Strings and streams are
- *   written whole.
+ * How the file stays the dataset as of the start:
+ * - Each database's table is walked bucket by bucket by a kvtable cursor
+ *   (kvtable.h), which pauses the table's rehashing: a key present at the
+ *   start stays in its bucket, so "the cursor has passed the key" is "the
+ *   key has been written".
+ * - A write barrier (snapshotBeforeKeyWrite), called by db.c and expire.c
+ *   before any key changes, writes a key still ahead of the cursor at once,
+ *   with the value it had at the start, and puts it in the table's `done`
+ *   set for the cursor to skip.
+ * - Nothing is copied on write. What the snapshot holds -- the done sets,
+ *   the format's buffer, the bytes queued for the writer thread -- is
+ *   capped by forkless-max-pending-memory.
  *
- * Time: a slice stops at SLICE_US, looking at the clock after every
- * bucket (a few keys) or every part of a big value; INFO's
- * forkless_longest_slice_us / _cpu_us say how long the longest took
- * (also the latency monitor's "forkless-slice" / "-barrier" / "-end"
- * events), and forkless_longest_slice_usage / forkless_slices_usage where
- * its wall time went: CPU, run delay (runnable while another thread ran),
- * page faults, context switches (usageRead). Freeing the done sets at the
- * end is bounded by the same clock. While clients are being served, they get at least as much time
- * between two slices as the last slice took; an idle server gives the
- * snapshot all of it.
- *
- * Memory: what the snapshot adds is the `done` sets (one sds per key
- * ahead of the cursor written by the barrier or created since the start;
- * an entry goes when the cursor passes its key) and the writer's buffer. forkless-max-pending-memory caps it: past the cap the rest of the
- * dataset is written at once (one long pause) instead of letting it grow.
- * Nothing is copied on write, so tables may resize and lookups may update
- * access times while it runs (snapshotForkChildExists: only a fork child
- * makes them hold back).
- *
- * The main thread only builds the bytes (serialization of live data stays
- * on the thread that owns it); a writer thread of this file writes them
- * through persistio, fsyncs every 4 MB (rdb-save- / aof-rewrite-
- * incremental-fsync) and at the end, and the main thread polls for the end
- * before the caller renames the file into place. The main thread hands
- * the bytes over once per event-loop pass, with a trylock, never in the
- * middle of a slice and never waiting (writerPoll: why, there). The bytes
- * queued for the thread count as pending memory too: while it has more
- * than 16 MB (or half of forkless-max-pending-memory) queued, slices stop
- * and wait for the next passes; only a barrier past the cap waits for the
- * disk (that pause is the cap's purpose). With
- * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
- * and fsyncs its directory, as a fork child does, off the event loop. The
- * thread runs on a fork child's CPUs (bgsave_cpulist: cpuaffinity.c) but
- * keeps the server's priority: a niced writer measured longer slices and
- * more pending bytes, since the main thread must then wait for it at the
- * cap.
- * rdb-key-save-delay (tests) paces the cursor instead of sleeping: after a
- * bucket of n keys the next one waits n times the delay.
+ * The file: the writer thread; writing and the done sets; big values,
+ * written in parts; the cursor and the barrier; the formats; slices, start
+ * and end. Each decision is described next to the code it concerns.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,9 +55,7 @@ typedef struct tableCursor {
     kvtable *t;          /* the table as of the start (it may since have moved to another db: SWAPDB) */
     int dbid;            /* the database it was then: the SELECTDB written */
     int adopted;         /* a flush gave it to the snapshot: nobody else sees it any more */
-    int table;           /* the cursor: table 0 or 1, bucket */
-    unsigned long bucket;
-    int walk_table1;     /* the table was rehashing at the start: table 1 holds keys to write */
+    kvtableCursor walk;  /* where the cursor is in t (kvtable.h: its ordering guarantees) */
     int finished;
     dict *done;          /* keys ahead of the cursor that it must skip */
     size_t done_bytes;   /* roughly what `done` takes */
@@ -128,7 +65,18 @@ typedef struct tableCursor {
  * elements are still to come, and no write has reached it (the barrier
  * writes the rest first). Between slices it is only read, so the walk
  * stays valid: a dict's safe iterator (which also pauses its rehashing),
- * or the next quicklist node. */
+ * or the next quicklist node.
+ *
+ * A set, hash or sorted set in a dict, or a list in a quicklist, with more
+ * than BIG_VALUE_ELEMENTS elements is written ELEMENTS_PER_CLOCK_CHECK
+ * elements (or one list node) at a time, over as many slices as it takes:
+ * its head (key, expire, count) first, the elements as the slices come. The
+ * key is marked done when it starts. The barrier, before a write to it,
+ * writes the rest at once (INFO forkless_longest_barrier_us says how long
+ * that took); a key the barrier writes meanwhile is held by the format and
+ * follows the big value in the file. A big value ahead of the cursor that a
+ * write reaches is written whole by the barrier, in parts too so its bytes
+ * go out 64 KB at a time. Strings and streams are written whole. */
 typedef struct bigValue {
     tableCursor *c;      /* NULL: none open */
     kvobj *o;
@@ -145,7 +93,13 @@ static dictType doneSetType = {
 
 /* The writer thread: chunks of the file, in order, written and fsynced
  * (every 4 MB with rdb-save- / aof-rewrite-incremental-fsync, and at the
- * end) off the main thread.
+ * end) through persistio, off the main thread: serialization of live data
+ * stays on the thread that owns it, only the bytes cross. With
+ * snapshotRenameWhenDone (BGSAVE) the thread also moves the file into place
+ * and fsyncs its directory, as a fork child does. It runs on a fork child's
+ * CPUs (bgsave_cpulist: cpuaffinity.c) but keeps the server's priority: a
+ * niced writer measured longer slices and more pending bytes, since the
+ * main thread must then wait for it at the cap.
  *
  * The main thread never waits for it inside a slice or a barrier (but for
  * the cap: below). It stages chunks on a list of its own and hands them
@@ -185,7 +139,7 @@ static struct {
     size_t pushed;            /* bytes built so far */
     size_t written_seen;      /* `written`, `failed`, `finished` as of the last hand-over */
     int failed_seen, finished_seen;
-} wr = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
+} writer = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1};
 
 /* What a slice used, or the sum over slices (usageRead). */
 typedef struct sliceUsage {
@@ -234,84 +188,84 @@ static long long threadCpuUs(void);
 static void writeChunk(chunk *ch, size_t *since_fsync) {
     size_t len = sdslen(ch->bytes);
     int fail = 0;
-    if (len && persistWriteFully(wr.fd, ch->bytes, len, NULL) != (ssize_t)len) fail = 1;
-    else if (persistIncrementalFsync(wr.fd, since_fsync, len, wr.incremental_fsync) == -1) fail = 1;
-    else if (ch->last && persistio.fsync(wr.fd) == -1) fail = 1;
+    if (len && persistWriteFully(writer.fd, ch->bytes, len, NULL) != (ssize_t)len) fail = 1;
+    else if (persistIncrementalFsync(writer.fd, since_fsync, len, writer.incremental_fsync) == -1) fail = 1;
+    else if (ch->last && persistio.fsync(writer.fd) == -1) fail = 1;
     if (fail) {
-        pthread_mutex_lock(&wr.lock);
-        if (!wr.failed) wr.err = errno;
-        wr.failed = 1;
-        pthread_mutex_unlock(&wr.lock);
+        pthread_mutex_lock(&writer.lock);
+        if (!writer.failed) writer.err = errno;
+        writer.failed = 1;
+        pthread_mutex_unlock(&writer.lock);
     }
 }
 
 /* After the last chunk: the file into place, and its directory fsynced
  * (both can take milliseconds the event loop would otherwise wait for). */
 static void renameIntoPlace(void) {
-    pthread_mutex_lock(&wr.lock);
-    int go = !wr.failed && wr.rename_from != NULL;
-    pthread_mutex_unlock(&wr.lock);
+    pthread_mutex_lock(&writer.lock);
+    int go = !writer.failed && writer.rename_from != NULL;
+    pthread_mutex_unlock(&writer.lock);
     if (!go) return;
-    if (persistio.rename(wr.rename_from, wr.rename_to) == -1) {
-        pthread_mutex_lock(&wr.lock);
-        wr.err = errno;
-        wr.failed = wr.rename_failed = 1;
-        pthread_mutex_unlock(&wr.lock);
+    if (persistio.rename(writer.rename_from, writer.rename_to) == -1) {
+        pthread_mutex_lock(&writer.lock);
+        writer.err = errno;
+        writer.failed = writer.rename_failed = 1;
+        pthread_mutex_unlock(&writer.lock);
         return;
     }
-    char *slash = strrchr(wr.rename_to, '/');
-    sds dir = slash ? sdsnewlen(wr.rename_to, (size_t)(slash - wr.rename_to + 1)) : sdsnew(".");
+    char *slash = strrchr(writer.rename_to, '/');
+    sds dir = slash ? sdsnewlen(writer.rename_to, (size_t)(slash - writer.rename_to + 1)) : sdsnew(".");
     persistFsyncDir(dir);
     sdsfree(dir);
 }
 
 static void *writerMain(void *arg) {
     (void)arg;
-    cpuAffinitySnapshotThread(wr.cpulist, "snapshot_writer");
+    cpuAffinitySnapshotThread(writer.cpulist, "snapshot_writer");
     size_t since_fsync = 0;
     for (;;) {
-        pthread_mutex_lock(&wr.lock);
-        while (wr.head == NULL) pthread_cond_wait(&wr.cond, &wr.lock);
-        chunk *ch = wr.head;
-        wr.head = ch->next;
-        if (wr.head == NULL) wr.tail = NULL;
-        int failed = wr.failed;
-        pthread_mutex_unlock(&wr.lock);
+        pthread_mutex_lock(&writer.lock);
+        while (writer.head == NULL) pthread_cond_wait(&writer.cond, &writer.lock);
+        chunk *ch = writer.head;
+        writer.head = ch->next;
+        if (writer.head == NULL) writer.tail = NULL;
+        int failed = writer.failed;
+        pthread_mutex_unlock(&writer.lock);
         if (!failed) writeChunk(ch, &since_fsync); /* after a failure the rest is only dropped */
         if (ch->last) renameIntoPlace();
-        pthread_mutex_lock(&wr.lock);
-        wr.written += sdslen(ch->bytes);
+        pthread_mutex_lock(&writer.lock);
+        writer.written += sdslen(ch->bytes);
         int last = ch->last;
-        if (last) wr.finished = 1;
-        pthread_cond_broadcast(&wr.cond);
-        pthread_mutex_unlock(&wr.lock);
+        if (last) writer.finished = 1;
+        pthread_cond_broadcast(&writer.cond);
+        pthread_mutex_unlock(&writer.lock);
         sdsfree(ch->bytes);
         zfree(ch);
         if (last) {
-            wr.cpu_us = threadCpuUs(); /* read after the join */
+            writer.cpu_us = threadCpuUs(); /* read after the join */
             return NULL;
         }
     }
 }
 
 static void writerForgetRename(void) {
-    zfree(wr.rename_from);
-    zfree(wr.rename_to);
-    wr.rename_from = wr.rename_to = NULL;
-    wr.rename_failed = 0;
+    zfree(writer.rename_from);
+    zfree(writer.rename_to);
+    writer.rename_from = writer.rename_to = NULL;
+    writer.rename_failed = 0;
 }
 
 static void writerStart(int fd, int incremental_fsync) {
-    wr.fd = fd;
-    wr.incremental_fsync = incremental_fsync;
-    wr.failed = wr.err = wr.finished = 0;
+    writer.fd = fd;
+    writer.incremental_fsync = incremental_fsync;
+    writer.failed = writer.err = writer.finished = 0;
     writerForgetRename();
-    wr.head = wr.tail = wr.staged_head = wr.staged_tail = NULL;
-    wr.written = wr.pushed = wr.written_seen = 0;
-    wr.failed_seen = wr.finished_seen = 0;
-    wr.cpu_us = 0;
-    snprintf(wr.cpulist, sizeof wr.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
-    if (pthread_create(&wr.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
+    writer.head = writer.tail = writer.staged_head = writer.staged_tail = NULL;
+    writer.written = writer.pushed = writer.written_seen = 0;
+    writer.failed_seen = writer.finished_seen = 0;
+    writer.cpu_us = 0;
+    snprintf(writer.cpulist, sizeof writer.cpulist, "%s", server.bgsave_cpulist ? server.bgsave_cpulist : "");
+    if (pthread_create(&writer.thread, NULL, writerMain, NULL) != 0) serverPanic("Can't start the forkless snapshot writer");
 }
 
 /* Stages a chunk: the thread gets it at the next hand-over. */
@@ -320,58 +274,58 @@ static void writerPush(sds bytes, int last) {
     ch->bytes = bytes;
     ch->next = NULL;
     ch->last = last;
-    if (wr.staged_tail) wr.staged_tail->next = ch;
-    else wr.staged_head = ch;
-    wr.staged_tail = ch;
-    wr.pushed += sdslen(bytes);
+    if (writer.staged_tail) writer.staged_tail->next = ch;
+    else writer.staged_head = ch;
+    writer.staged_tail = ch;
+    writer.pushed += sdslen(bytes);
 }
 
 /* Under the lock: the staged chunks go to the thread (woken if there were
  * any), and its progress is read. */
 static void handOverLocked(void) {
-    if (wr.staged_head) {
-        if (wr.tail) wr.tail->next = wr.staged_head;
-        else wr.head = wr.staged_head;
-        wr.tail = wr.staged_tail;
-        wr.staged_head = wr.staged_tail = NULL;
-        pthread_cond_signal(&wr.cond);
+    if (writer.staged_head) {
+        if (writer.tail) writer.tail->next = writer.staged_head;
+        else writer.head = writer.staged_head;
+        writer.tail = writer.staged_tail;
+        writer.staged_head = writer.staged_tail = NULL;
+        pthread_cond_signal(&writer.cond);
     }
-    wr.written_seen = wr.written;
-    wr.failed_seen = wr.failed;
-    wr.finished_seen = wr.finished;
+    writer.written_seen = writer.written;
+    writer.failed_seen = writer.failed;
+    writer.finished_seen = writer.finished;
 }
 
 /* The hand-over, unless the thread holds the lock right now: then at the
  * next call. Never waits. */
 static void writerPoll(void) {
-    if (pthread_mutex_trylock(&wr.lock) != 0) return;
+    if (pthread_mutex_trylock(&writer.lock) != 0) return;
     handOverLocked();
-    pthread_mutex_unlock(&wr.lock);
+    pthread_mutex_unlock(&writer.lock);
 }
 
 /* Bytes built and not written yet, as of the last hand-over (never less
  * than what is really waiting). */
-static size_t writerQueued(void) { return wr.pushed - wr.written_seen; }
+static size_t writerQueued(void) { return writer.pushed - writer.written_seen; }
 
-static int writerFailed(void) { return wr.failed_seen; }
+static int writerFailed(void) { return writer.failed_seen; }
 
-static int writerFinished(void) { return wr.finished_seen; }
+static int writerFinished(void) { return writer.finished_seen; }
 
 /* The cap's long pause (not a slice's): hands everything over and waits
  * until the thread has no more than `bytes` queued. */
 static void writerWaitBelow(size_t bytes) {
-    pthread_mutex_lock(&wr.lock);
+    pthread_mutex_lock(&writer.lock);
     handOverLocked();
-    while (wr.pushed - wr.written > bytes && !wr.failed) pthread_cond_wait(&wr.cond, &wr.lock);
+    while (writer.pushed - writer.written > bytes && !writer.failed) pthread_cond_wait(&writer.cond, &writer.lock);
     handOverLocked();
-    pthread_mutex_unlock(&wr.lock);
+    pthread_mutex_unlock(&writer.lock);
 }
 
 /* The hand-over, waiting for the lock if need be (abort, stop). */
 static void writerHandOver(void) {
-    pthread_mutex_lock(&wr.lock);
+    pthread_mutex_lock(&writer.lock);
     handOverLocked();
-    pthread_mutex_unlock(&wr.lock);
+    pthread_mutex_unlock(&writer.lock);
 }
 
 /* Ends the thread: `tail` (may be an empty sds) is the last chunk. Waits
@@ -379,11 +333,20 @@ static void writerHandOver(void) {
 static void writerStop(sds tail) {
     writerPush(tail, 1);
     writerHandOver();
-    pthread_join(wr.thread, NULL);
+    pthread_join(writer.thread, NULL);
 }
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
+/* What the snapshot holds: the done sets (one sds per key ahead of the
+ * cursor that the barrier wrote or that was created since the start; an
+ * entry goes when the cursor passes its key), the format's buffer and the
+ * bytes queued for the writer thread. Past forkless-max-pending-memory the
+ * barrier writes the rest of the dataset at once (one long pause) instead of
+ * letting it grow; while the thread has more than sliceQueueLimit() queued,
+ * slices wait for the next passes. Nothing else is kept: tables may resize
+ * and lookups may update access times while the snapshot runs
+ * (snapshotForkChildExists: only a fork child makes them hold back). */
 static size_t pendingBytes(void) {
     return snap.done_bytes + (snap.out ? snap.fmt->buffered(snap.out) : 0) + writerQueued();
 }
@@ -606,29 +569,24 @@ static kvobj *bigValueIn(tableCursor *c, kvobj *chain) {
 static int cursorStep(tableCursor *c, int *n) {
     *n = 0;
     if (c->finished) return 0;
-    kvtable *t = c->t;
-    if (c->bucket >= KVTABLE_SIZE(t->sizeExp[c->table])) {
-        if (c->table == 0 && c->walk_table1) {
-            c->table = 1;
-            c->bucket = 0;
-            return 1;
-        }
+    kvobj *chain;
+    if (!kvtableCursorBucket(c->t, &c->walk, &chain)) {
         finishCursor(c);
         return 0;
     }
-    kvobj *big = bigValueIn(c, t->buckets[c->table][c->bucket]);
+    kvobj *big = bigValueIn(c, chain);
     if (big) {
         markDone(c, kvobjGetKey(big));
         bigBegin(c, big);
         *n = 1;
         return 1;
     }
-    for (kvobj *o = t->buckets[c->table][c->bucket]; o; o = kvobjGetNext(o)) {
+    for (kvobj *o = chain; o; o = kvobjGetNext(o)) {
         if (passDone(c, o)) continue;
         writeKey(c, o);
         (*n)++;
     }
-    c->bucket++;
+    kvtableCursorNext(&c->walk);
     return 1;
 }
 
@@ -647,33 +605,15 @@ static tableCursor *cursorOf(kvtable *t) {
     return NULL;
 }
 
-/* Has the cursor passed o's bucket? o is found by pointer in the bucket
- * its hash selects in either table (rehashing is paused: it is where it
- * was at the start). A key in neither is newer than the snapshot. */
-static int keyPassed(tableCursor *c, kvobj *o) {
-    kvtable *t = c->t;
-    sds key = kvobjGetKey(o);
-    uint64_t hash = kvtableHashKey(key, sdslen(key));
-    for (int i = 0; i <= 1; i++) {
-        if (t->sizeExp[i] == -1) continue;
-        unsigned long idx = hash & (KVTABLE_SIZE(t->sizeExp[i]) - 1);
-        for (kvobj *e = t->buckets[i][idx]; e; e = kvobjGetNext(e))
-            if (e == o) return i < c->table || (i == c->table && idx < c->bucket) || (i == 1 && !c->walk_table1);
-    }
-    return 1;
-}
+/* Has the cursor passed o's bucket (so o is written, or newer than the
+ * snapshot)? */
+static int keyPassed(tableCursor *c, kvobj *o) { return kvtableCursorPassed(c->t, &c->walk, o); }
 
-/* Will a key created now land in a bucket the cursor has passed? It goes
- * to table 1 while the table is rehashing (a table 1 made since the start
- * is never walked), else to table 0; an unallocated table 0 is allocated
- * by the insertion, at a size the cursor has not seen. */
+/* Will a key created now land in a bucket the cursor has passed? When the
+ * answer is no, the barrier marks the key done, so the cursor skips
+ * whatever is created under that name. */
 static int newKeyPassed(tableCursor *c, sds key) {
-    kvtable *t = c->t;
-    int i = kvtableIsRehashing(t) ? 1 : 0;
-    if (i == 1 && !c->walk_table1) return 1;
-    if (t->sizeExp[i] == -1) return 0;
-    unsigned long idx = kvtableHashKey(key, sdslen(key)) & (KVTABLE_SIZE(t->sizeExp[i]) - 1);
-    return i < c->table || (i == c->table && idx < c->bucket);
+    return kvtableCursorPassedNewKey(c->t, &c->walk, key, sdslen(key));
 }
 
 /* One step: some elements of the open big value, or the next bucket. 0
@@ -692,6 +632,17 @@ static void writeEverythingNow(void) {
     flushOutput();
 }
 
+/* The barrier: db.c and expire.c call it before any key is looked up for
+ * writing, created, replaced, deleted or given/stripped of a TTL. When the
+ * key is still ahead of the cursor, its current value (the value at the
+ * start: nothing changed it yet) is written at once, and the key goes into
+ * the done set. A key that doesn't exist goes there too (whatever is
+ * created under that name is newer than the snapshot), unless it would be
+ * created in a bucket the cursor has passed. Everything that modifies a key
+ * reaches db.c (commands, expiry, eviction, MOVE, RENAME, COPY, RESTORE,
+ * scripts), so the barrier sits in a few central functions there, not in
+ * commands. Each key carries its expire time: a key that expires while the
+ * snapshot runs is written before expiry deletes it. */
 void snapshotBeforeKeyWrite(redisDb *db, sds key) {
     if (!snap.active) return;
     tableCursor *c = cursorOf(db->keys);
@@ -726,16 +677,26 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key) {
     }
 }
 
+/* Whole-database changes: a cursor belongs to the table, not to the
+ * database number, so SWAPDB (which swaps the tables of two databases)
+ * needs nothing. A flush of a database (FLUSHDB, emptyData) hands the table
+ * to the snapshot, which writes the rest and frees it at the end, and gives
+ * the database a new empty table. FLUSHALL and SHUTDOWN stop the snapshot
+ * (rdb.c), as they stop a fork child. */
 void snapshotBeforeEmpty(redisDb *db) {
     if (!snap.active) return;
     tableCursor *c = cursorOf(db->keys);
     if (c == NULL) return;
     if (c->finished) return;
     c->adopted = 1;
-    db->keys = kvtableCreate(c->t->type);
+    db->keys = kvtableCreate(kvtableGetType(c->t));
 }
 
 /* ---- the RDB format: rdb.c's writer ---------------------------------------------------------- */
+
+/* Keys are written by a snapshotFormat (snapshot.h). The RDB one is rdb.c's
+ * own per-type value writer (rdbStream), so a data type written there is
+ * written here too; the AOF rewrite's command base is aof_rewrite.c's. */
 
 static void *rdbOpen(int aof_base) { return rdbStreamOpen(aof_base); }
 static void rdbKey(void *w, int dbid, kvobj *o) { rdbStreamKey(w, dbid, o); }
@@ -830,7 +791,7 @@ static void releaseCursors(void) {
         tableCursor *c = &snap.cursors[j];
         dictRelease(c->done);
         if (c->adopted) kvtableRelease(c->t);
-        else if (c->t->pauserehash > 0) kvtableResumeRehashing(c->t);
+        else kvtableCursorRelease(c->t, &c->walk);
     }
     zfree(snap.cursors);
     snap.cursors = NULL;
@@ -852,13 +813,13 @@ static void stop(void) {
 
 /* The writer thread has written and fsynced everything (or failed). */
 static void complete(void) {
-    pthread_join(wr.thread, NULL);
-    snap.writer_cpu_us = wr.cpu_us;
-    int ok = !wr.failed;
-    if (wr.rename_failed)
-        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", wr.rename_from,
-                  wr.rename_to, strerror(wr.err));
-    else if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(wr.err));
+    pthread_join(writer.thread, NULL);
+    snap.writer_cpu_us = writer.cpu_us;
+    int ok = !writer.failed;
+    if (writer.rename_failed)
+        serverLog(LL_WARNING, "Error moving the temp DB file %s on the final destination %s: %s", writer.rename_from,
+                  writer.rename_to, strerror(writer.err));
+    else if (!ok) serverLog(LL_WARNING, "Forkless snapshot: write error: %s", strerror(writer.err));
     writerForgetRename();
     stop();
     serverLog(LL_NOTICE, "Forkless snapshot %s: %lld keys (%lld by the write barrier) in %lld ms, longest slice %lld us",
@@ -875,7 +836,9 @@ static void startFinishing(void) {
     writerPoll();
 }
 
-/* rdb-key-save-delay: the delay per key in microseconds, 0 for none. */
+/* rdb-key-save-delay: the delay per key in microseconds, 0 for none. Tests
+ * use it to keep a snapshot running; it paces the cursor instead of
+ * sleeping: after a bucket of n keys the next one waits n times the delay. */
 static long long keyDelayUs(void) { return server.rdb_key_save_delay > 0 ? server.rdb_key_save_delay : 0; }
 
 static long long threadCpuUs(void) {
@@ -904,7 +867,12 @@ static size_t sliceQueueLimit(void) {
 
 /* Up to SLICE_US of work from `start`: buckets (or parts of a big value),
  * then, once everything is written, the done sets' entries. 1 while
- * something is left. */
+ * something is left. The clock is read after every bucket (a few keys) or
+ * every part of a big value; freeing the done sets at the end is bounded by
+ * the same clock. INFO's forkless_longest_slice_us / _cpu_us say how long
+ * the longest slice took (also the latency monitor's "forkless-slice",
+ * "-barrier" and "-end" events), forkless_longest_slice_usage /
+ * forkless_slices_usage where its wall time went (usageRead). */
 static int sliceWork(long long start, int *steps) {
     long long now = start;
     int more = 1, n;
@@ -982,9 +950,8 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
         tableCursor *c = &snap.cursors[j];
         c->t = server.db[j].keys;
         c->dbid = j;
-        c->walk_table1 = kvtableIsRehashing(c->t);
         c->done = dictCreate(&doneSetType);
-        kvtablePauseRehashing(c->t);
+        kvtableCursorStart(c->t, &c->walk);
     }
     snap.done_bytes = 0;
     snap.keys_written = snap.barrier_keys = 0;
@@ -1003,11 +970,11 @@ void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotD
 }
 
 void snapshotRenameWhenDone(const char *tmp, const char *final) {
-    pthread_mutex_lock(&wr.lock);
+    pthread_mutex_lock(&writer.lock);
     writerForgetRename();
-    wr.rename_from = zstrdup(tmp);
-    wr.rename_to = zstrdup(final);
-    pthread_mutex_unlock(&wr.lock);
+    writer.rename_from = zstrdup(tmp);
+    writer.rename_to = zstrdup(final);
+    pthread_mutex_unlock(&writer.lock);
 }
 
 int snapshotInProgress(void) { return snap.active; }
@@ -1022,13 +989,13 @@ void snapshotAbort(void) {
     if (!snap.finishing) {
         snap.fmt->discard(snap.out);
         snap.out = NULL;
-        pthread_mutex_lock(&wr.lock);
-        wr.failed = 1; /* what is queued is dropped, not written */
-        pthread_mutex_unlock(&wr.lock);
+        pthread_mutex_lock(&writer.lock);
+        writer.failed = 1; /* what is queued is dropped, not written */
+        pthread_mutex_unlock(&writer.lock);
         writerStop(sdsempty());
     } else {
         writerHandOver(); /* the last chunk may still be staged */
-        pthread_join(wr.thread, NULL);
+        pthread_join(writer.thread, NULL);
     }
     writerForgetRename();
     stop();

@@ -38,7 +38,7 @@ typedef struct tlsConfig {
     int session_caching;
     int session_cache_size;
     int session_cache_timeout;
-    int cluster;                 /* tls-cluster: stored, no cluster yet */
+    int cluster;                 /* tls-cluster: stored only (no cluster mode) */
     int replication;             /* tls-replication: a replica connects over TLS */
 } tlsConfig;
 

@@ -1,4 +1,5 @@
-/* kvtable.c -- the keyspace hash table (model and API in kvtable.h).
+/* kvtable.c -- the keyspace hash table (model and API in kvtable.h, the
+ * layout in kvtable_private.h).
  *
  * Design decisions:
  *  - The algorithms are dict.c's (see its header), and whatever does not
@@ -22,6 +23,7 @@
  *    says.
  */
 #include "kvtable.h"
+#include "kvtable_private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,14 @@
 #include "zmalloc.h"
 
 /* ---- small helpers ------------------------------------------------------------- */
+
+/* Out of line for the server (the layout is private); inlined here. */
+unsigned long kvtableSize(const kvtable *t) { return t->used[0] + t->used[1]; }
+unsigned long kvtableSlots(const kvtable *t) { return KVTABLE_SIZE(t->sizeExp[0]) + KVTABLE_SIZE(t->sizeExp[1]); }
+int kvtableIsRehashing(const kvtable *t) { return t->rehashidx != -1; }
+void kvtablePauseRehashing(kvtable *t) { t->pauserehash++; }
+void kvtableResumeRehashing(kvtable *t) { t->pauserehash--; }
+kvtableType *kvtableGetType(const kvtable *t) { return t->type; }
 
 static unsigned long tableSize(const kvtable *t, int i) { return KVTABLE_SIZE(t->sizeExp[i]); }
 static unsigned long tableMask(const kvtable *t, int i) { return tableSize(t, i) - 1; }
@@ -483,6 +493,68 @@ kvobj *kvtableGetFairRandomKey(kvtable *t) {
     return n ? sample[randomBelow(t, n)] : kvtableGetRandomKey(t);
 }
 
+/* ---- the ordered cursor (guarantees: kvtable.h) ------------------------------------------- */
+
+void kvtableCursorStart(kvtable *t, kvtableCursor *c) {
+    c->table = 0;
+    c->bucket = 0;
+    c->walk_table1 = kvtableIsRehashing(t);
+    kvtablePauseRehashing(t);
+}
+
+/* Table 0's size is read at each step, not at the start: a table 0 that
+ * was not allocated yet may be allocated meanwhile (its entries are all
+ * newer than the walk; the caller skips them). Table 1, walked only when it
+ * existed at the start, cannot change while rehashing is paused. */
+int kvtableCursorBucket(const kvtable *t, kvtableCursor *c, kvobj **chain) {
+    if (c->bucket >= tableSize(t, c->table)) {
+        if (c->table == 1 || !c->walk_table1) return 0;
+        c->table = 1;
+        c->bucket = 0;
+        if (tableSize(t, 1) == 0) return 0;
+    }
+    *chain = t->buckets[c->table][c->bucket];
+    return 1;
+}
+
+void kvtableCursorNext(kvtableCursor *c) { c->bucket++; }
+
+static int cursorPassedBucket(const kvtableCursor *c, int table, unsigned long index) {
+    return table < c->table || (table == c->table && index < c->bucket);
+}
+
+/* o is found by pointer in the bucket its hash selects in either table
+ * (rehashing is paused: it is where it was at the start, or where it was
+ * added since). In neither: it is not in this table at all. */
+int kvtableCursorPassed(const kvtable *t, const kvtableCursor *c, const kvobj *o) {
+    sds key = kvobjGetKey(o);
+    uint64_t hash = kvtableHashKey(key, sdslen(key));
+    for (int i = 0; i <= 1; i++) {
+        if (t->sizeExp[i] == -1) continue;
+        unsigned long index = hash & tableMask(t, i);
+        for (kvobj *e = t->buckets[i][index]; e; e = kvobjGetNext(e))
+            if (e == o) return cursorPassedBucket(c, i, index) || (i == 1 && !c->walk_table1);
+    }
+    return 1;
+}
+
+/* An add goes to table 1 while the table is rehashing (a table 1 made since
+ * the start is never walked), else to table 0; an unallocated table 0 is
+ * allocated by the add, at a size the walk has not seen: 0 then. An add
+ * may also start a grow and land in a new table 1: 0 said here only costs
+ * the caller a key to skip. */
+int kvtableCursorPassedNewKey(const kvtable *t, const kvtableCursor *c, const char *key, size_t len) {
+    int i = kvtableIsRehashing(t) ? 1 : 0;
+    if (i == 1 && !c->walk_table1) return 1;
+    if (t->sizeExp[i] == -1) return 0;
+    return cursorPassedBucket(c, i, kvtableHashKey(key, len) & tableMask(t, i));
+}
+
+void kvtableCursorRelease(kvtable *t, kvtableCursor *c) {
+    (void)c;
+    if (t->pauserehash > 0) kvtableResumeRehashing(t);
+}
+
 /* ---- scan (cursor arithmetic and its guarantee: hashtable_common.h) ---------------------- */
 
 /* What one kvtableScan() call hands to each bucket visit. */
@@ -518,6 +590,13 @@ static void tableStats(htStatsWriter *w, const kvtable *t, int i) {
         htChainStatsAdd(&cs, length);
     }
     htWriteTableStats(w, i, tableSize(t, i), t->used[i], &cs);
+}
+
+size_t kvtableBucketArrayBytes(const kvtable *t) {
+    size_t bytes = 0;
+    for (int i = 0; i < 2; i++)
+        if (t->buckets[i]) bytes += zmalloc_size(t->buckets[i]);
+    return bytes;
 }
 
 void kvtableGetStats(char *buf, size_t bufsize, kvtable *t) {

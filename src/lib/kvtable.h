@@ -44,15 +44,8 @@ typedef struct kvtableType {
     int (*expandAllowed)(size_t moreMem, double usedRatio);
 } kvtableType;
 
-typedef struct kvtable {
-    kvtableType *type;
-    kvobj **buckets[2];
-    unsigned long used[2];
-    long rehashidx;          /* next bucket of table 0 to move; -1: not rehashing */
-    int pauserehash;         /* > 0: rehash steps suspended (safe iterators, scan) */
-    signed char sizeExp[2];  /* table i has 2^sizeExp[i] buckets, none when -1 */
-    uint64_t randomState;    /* PRNG state for the sampling functions */
-} kvtable;
+/* The table's layout is private (kvtable_private.h): callers hold a pointer. */
+typedef struct kvtable kvtable;
 
 typedef struct kvtableIterator {
     kvtable *t;
@@ -64,12 +57,39 @@ typedef struct kvtableIterator {
 
 typedef void kvtableScanFunction(void *privdata, kvobj *o);
 
-#define KVTABLE_SIZE(exp) ((exp) == -1 ? 0 : (unsigned long)1 << (exp))
-#define kvtableSlots(t) (KVTABLE_SIZE((t)->sizeExp[0]) + KVTABLE_SIZE((t)->sizeExp[1]))
-#define kvtableSize(t) ((t)->used[0] + (t)->used[1])
-#define kvtableIsRehashing(t) ((t)->rehashidx != -1)
-#define kvtablePauseRehashing(t) ((t)->pauserehash++)
-#define kvtableResumeRehashing(t) ((t)->pauserehash--)
+/* An ordered walk of the entries a table holds, bucket by bucket: every
+ * bucket of table 0, then every bucket of table 1 when the table was
+ * rehashing as the walk started. Not SCAN's cursor: the walk pauses the
+ * table's rehashing from kvtableCursorStart() to kvtableCursorRelease(), so
+ * an entry present at the start stays in its bucket and "the cursor has
+ * passed the entry's bucket" means "the walk has handed out the entry".
+ * The forkless snapshot (src/snapshot.c) builds its write barrier on that;
+ * the guarantees are pinned by tests/c/test_kvtable.c:
+ *  - every entry present at the start and not deleted is handed out exactly
+ *    once, whatever is added, deleted or resized meanwhile (a grow or a
+ *    shrink may start, but no entry moves until the release);
+ *  - kvtableCursorPassed(o) is 0 until o's bucket has been handed out and
+ *    stepped over (kvtableCursorNext), 1 from then on; 1 for an entry in
+ *    no bucket the walk covers (added to a table 1 made since the start);
+ *  - when kvtableCursorPassedNewKey(key) is 1, an entry added with that key
+ *    now is never handed out (and kvtableCursorPassed says 1 for it); when
+ *    it is 0 the entry may still be handed out, so the caller must be ready
+ *    to skip it.
+ * The fields are kvtable.c's: read them only through these functions. */
+typedef struct kvtableCursor {
+    int table;              /* the table the walk is in: 0, then 1 */
+    unsigned long bucket;   /* the next bucket of that table to hand out */
+    int walk_table1;        /* the table was rehashing at the start: table 1 is walked too */
+} kvtableCursor;
+
+unsigned long kvtableSize(const kvtable *t);   /* entries */
+unsigned long kvtableSlots(const kvtable *t);  /* buckets, both tables */
+int kvtableIsRehashing(const kvtable *t);
+void kvtablePauseRehashing(kvtable *t);
+void kvtableResumeRehashing(kvtable *t);
+kvtableType *kvtableGetType(const kvtable *t);
+/* The allocator's size of the bucket arrays (MEMORY STATS, INFO). */
+size_t kvtableBucketArrayBytes(const kvtable *t);
 
 kvtable *kvtableCreate(kvtableType *type);
 void kvtableRelease(kvtable *t);
@@ -112,6 +132,18 @@ void kvtableReleaseIterator(kvtableIterator *iter);
 kvobj *kvtableGetRandomKey(kvtable *t);
 kvobj *kvtableGetFairRandomKey(kvtable *t);
 unsigned int kvtableGetSomeKeys(kvtable *t, kvobj **out, unsigned int count);
+
+/* Starts a walk at the first bucket and pauses rehashing until the release. */
+void kvtableCursorStart(kvtable *t, kvtableCursor *c);
+/* The chain of the bucket under the cursor (may be NULL: an empty bucket)
+ * in *chain, and 1; 0 once every bucket is handed out. The cursor stays on
+ * that bucket until kvtableCursorNext(). */
+int kvtableCursorBucket(const kvtable *t, kvtableCursor *c, kvobj **chain);
+void kvtableCursorNext(kvtableCursor *c);
+int kvtableCursorPassed(const kvtable *t, const kvtableCursor *c, const kvobj *o);
+int kvtableCursorPassedNewKey(const kvtable *t, const kvtableCursor *c, const char *key, size_t len);
+/* Ends the walk: rehashing resumes (unless kvtableEmpty() reset the pause). */
+void kvtableCursorRelease(kvtable *t, kvtableCursor *c);
 
 unsigned long kvtableScan(kvtable *t, unsigned long cursor, kvtableScanFunction *fn, void *privdata);
 

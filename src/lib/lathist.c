@@ -56,7 +56,7 @@ uint64_t lathistPercentile(const lathist *h, double p) {
 int lathistPowerOfTwoCdf(const lathist *h, uint64_t first, lathistPoint out[LATHIST_MAX_POINTS]) {
     int n = 0;
     uint64_t seen = 0;
-    unsigned next = 0; /* first bucket not yet added to seen */
+    unsigned next = 0; /* first bucket still to add to seen */
     for (uint64_t level = first ? first : 1; seen < h->total && n < LATHIST_MAX_POINTS; level <<= 1) {
         unsigned last = lathistIndex(level);
         if (last >= LATHIST_BUCKETS) break;

@@ -202,8 +202,8 @@ static raxNode *nodeSetKey(rax *r, raxNode *n, int iskey, void *value) {
     return n;
 }
 
-/* Plain node n with the childless node leaf added under byte c (not yet a
- * child), kept in byte order. Returns the rebuilt node; *idx is the new
+/* Plain node n with the childless node leaf added under byte c (n had no
+ * child under c), kept in byte order. Returns the rebuilt node; *idx is the new
  * child's index. */
 static raxNode *nodeAddChild(rax *r, raxNode *n, unsigned char c, raxNode *leaf, uint32_t *idx) {
     uint32_t size = nodeSize(n), pos = nodeFirstChildAbove(n, c);

@@ -352,7 +352,7 @@ static int readSome(rcConn *c) {
     }
 }
 
-/* A complete reply from what is buffered: 1 yes, 0 not yet, -1 error. */
+/* A complete reply from what is buffered: 1 yes, 0 incomplete, -1 error. */
 static int parseBuffered(rcConn *c, rcReply **reply) {
     if (rcParserGetReply(c->parser, reply) == RC_ERR) {
         const char *why = rcParserError(c->parser);

@@ -124,7 +124,7 @@ int rcParserFeed(rcParser *p, const char *buf, size_t len);
  * NULL when out of memory. */
 char *rcParserSpace(rcParser *p, size_t min, size_t *avail);
 void rcParserCommit(rcParser *p, size_t n);
-/* Bytes fed but not yet consumed by a complete reply. */
+/* Bytes fed that no complete reply has consumed. */
 size_t rcParserBuffered(const rcParser *p);
 
 /* Output, as a tree. RC_OK with *reply set to a complete reply (the caller
@@ -182,7 +182,7 @@ typedef struct rcConn {
     long long timeout_ms;       /* for connect, and each blocking read/write;
                                  * 0 = wait forever */
     char *addr;                 /* rcConnAddr()'s text */
-    sds obuf;                   /* appended, not yet written */
+    sds obuf;                   /* appended, still to write */
     rcParser *parser;           /* the reply stream */
     const rcTransport *transport; /* NULL: plain socket I/O */
     void *transport_data;
@@ -236,7 +236,7 @@ int rcTlsSetupError(const rcConn *c);
 /* Queue output (nothing is written until a flush or a blocking read). */
 int rcAppendCommandArgv(rcConn *c, int argc, const char **argv, const size_t *argvlen);
 int rcAppendRaw(rcConn *c, const char *buf, size_t len);
-/* Bytes queued and not yet written. */
+/* Bytes queued and still to write. */
 size_t rcPendingOutput(const rcConn *c);
 
 /* Write everything queued, waiting as needed (up to the timeout per wait).

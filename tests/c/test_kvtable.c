@@ -9,6 +9,11 @@
  * 100k keys for the bulk test); slow emulators may set e.g. TEST_SCALE=0.2.
  * The resize policy is global (dict.c's), so every test that changes it
  * puts it back.
+ *
+ * The ordered cursor's tests (walkAndCheck) pin the guarantees listed in
+ * kvtable.h that the forkless snapshot's write barrier (src/snapshot.c)
+ * relies on: on a stable table, across a grow or a shrink under way when
+ * the walk starts, and across one that starts while it runs.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -22,6 +27,7 @@
 #include "dict.h"
 #include "kvobj.h"
 #include "kvtable.h"
+#include "kvtable_private.h" /* white-box: rehashidx, used[], pauserehash, sizeExp[] */
 #include "test.h"
 #include "zmalloc.h"
 
@@ -707,6 +713,277 @@ static void test_replace_reallocated(void) {
     CHECK_EQ_INT(zmalloc_used_memory(), start);
 }
 
+/* ---- the ordered cursor ---------------------------------------------------------------------- */
+
+/* What a walk saw, per entry index. Entries present at the start are
+ * 0..startRange-1 (some may be missing); entries added during the walk get
+ * fresh indexes, so a deleted one never comes back. */
+typedef struct walkState {
+    unsigned long cap, next;     /* indexes below `next` were used */
+    unsigned char *atStart;      /* present when the walk started */
+    unsigned char *present;
+    unsigned char *handed;       /* times the walk handed it out */
+    unsigned char *deletedEarly; /* deleted before the walk handed it out */
+    unsigned char *newPassed;    /* added with kvtableCursorPassedNewKey() == 1 */
+    unsigned long rehashingSteps; /* steps taken while the table was rehashing */
+    uint64_t seed;
+} walkState;
+
+static void walkStateInit(walkState *w, kvtable *t, unsigned long startRange, unsigned long adds) {
+    w->cap = startRange + adds + 1;
+    w->next = startRange;
+    w->atStart = calloc(w->cap, 1);
+    w->present = calloc(w->cap, 1);
+    w->handed = calloc(w->cap, 1);
+    w->deletedEarly = calloc(w->cap, 1);
+    w->newPassed = calloc(w->cap, 1);
+    w->rehashingSteps = 0;
+    w->seed = 0x9E3779B97F4A7C15ULL;
+    kvtablePauseRehashing(t); /* a find is a rehash step: the table stays as the test set it up */
+    for (unsigned long i = 0; i < startRange; i++) w->atStart[i] = w->present[i] = findIndex(t, i) != NULL;
+    kvtableResumeRehashing(t);
+}
+
+static void walkStateFree(walkState *w) {
+    free(w->atStart), free(w->present), free(w->handed), free(w->deletedEarly), free(w->newPassed);
+}
+
+static unsigned long walkRandom(walkState *w) {
+    w->seed ^= w->seed << 13, w->seed ^= w->seed >> 7, w->seed ^= w->seed << 17;
+    return (unsigned long)(w->seed >> 11);
+}
+
+/* One change between two steps: an add (addPercent of the time, while
+ * fresh indexes last) or a delete of a random present entry. */
+static void walkMutate(kvtable *t, kvtableCursor *c, walkState *w, unsigned addPercent) {
+    if (walkRandom(w) % 100 < addPercent && w->next < w->cap) {
+        unsigned long i = w->next++;
+        char key[32];
+        size_t len = keyName(key, sizeof key, i);
+        int passedNew = kvtableCursorPassedNewKey(t, c, key, len);
+        kvobj *o = entryFor(i);
+        CHECK_EQ_INT(kvtableAdd(t, o, NULL), KVTABLE_OK);
+        w->present[i] = 1;
+        w->newPassed[i] = (unsigned char)passedNew;
+        if (passedNew) CHECK(kvtableCursorPassed(t, c, o));
+        return;
+    }
+    for (int tries = 0; tries < 8 && w->next > 0; tries++) {
+        unsigned long i = walkRandom(w) % w->next;
+        if (!w->present[i]) continue;
+        CHECK_EQ_INT(deleteIndex(t, i), KVTABLE_OK);
+        w->present[i] = 0;
+        if (!w->handed[i]) w->deletedEarly[i] = 1;
+        return;
+    }
+}
+
+/* For every entry present at the start and still there: passed exactly
+ * when handed out. */
+static unsigned long passedMismatches(kvtable *t, kvtableCursor *c, walkState *w) {
+    unsigned long wrong = 0;
+    for (unsigned long i = 0; i < w->next; i++) {
+        if (!w->atStart[i] || !w->present[i]) continue;
+        kvobj *o = findIndex(t, i);
+        wrong += o == NULL || kvtableCursorPassed(t, c, o) != (w->handed[i] > 0);
+    }
+    return wrong;
+}
+
+/* Walks t to the end with `changes` mutations after each step, checking
+ * the guarantees on the way and at the end; releases the walk. */
+static void walkAndCheck(kvtable *t, walkState *w, int changes, unsigned addPercent) {
+    kvtableCursor c;
+    int pausedBefore = t->pauserehash;
+    long rehashidx = t->rehashidx;
+    kvtableCursorStart(t, &c);
+    CHECK_EQ_INT(passedMismatches(t, &c, w), 0);
+    int lastTable = 0;
+    unsigned long lastBucket = 0, steps = 0, orderErrors = 0, handedPassed = 0, stepPassed = 0;
+    kvobj *chain;
+    while (kvtableCursorBucket(t, &c, &chain)) {
+        int inOrder = c.table == lastTable ? c.bucket == lastBucket + 1 : c.table == 1 && c.bucket == 0;
+        if (steps > 0 && !inOrder) orderErrors++;
+        if (steps == 0 && (c.table != 0 || c.bucket != 0)) orderErrors++;
+        lastTable = c.table, lastBucket = c.bucket;
+        for (kvobj *o = chain; o; o = kvobjGetNext(o)) {
+            w->handed[entryIndex(o)]++;
+            handedPassed += kvtableCursorPassed(t, &c, o); /* not yet: the cursor is on its bucket */
+        }
+        kvtableCursorNext(&c);
+        for (kvobj *o = chain; o; o = kvobjGetNext(o)) stepPassed += !kvtableCursorPassed(t, &c, o);
+        for (int k = 0; k < changes; k++) walkMutate(t, &c, w, addPercent);
+        w->rehashingSteps += kvtableIsRehashing(t);
+        if (++steps % 97 == 0) CHECK_EQ_INT(passedMismatches(t, &c, w), 0);
+    }
+    CHECK_EQ_INT(orderErrors, 0);
+    CHECK_EQ_INT(handedPassed, 0);
+    CHECK_EQ_INT(stepPassed, 0);
+    CHECK_EQ_INT(passedMismatches(t, &c, w), 0);
+    /* Nothing moved during the walk: a rehash under way at the start did not
+     * advance; one that started since is still at its first bucket. */
+    CHECK_EQ_INT(t->rehashidx, rehashidx == -1 && t->rehashidx == 0 ? 0 : rehashidx);
+    CHECK_EQ_INT(kvtableCursorBucket(t, &c, &chain), 0); /* stays at the end */
+    unsigned long missed = 0, twice = 0, newHanded = 0;
+    for (unsigned long i = 0; i < w->next; i++) {
+        twice += w->handed[i] > 1;
+        missed += w->atStart[i] && !w->deletedEarly[i] && w->handed[i] != 1;
+        newHanded += w->newPassed[i] && w->handed[i];
+    }
+    CHECK_EQ_INT(missed, 0);
+    CHECK_EQ_INT(twice, 0);
+    CHECK_EQ_INT(newHanded, 0);
+    kvtableCursorRelease(t, &c);
+    CHECK_EQ_INT(t->pauserehash, pausedBefore);
+}
+
+static void test_cursor_stable_table(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = test_scaled(3000);
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    walkState w;
+    walkStateInit(&w, t, n, 0);
+    walkAndCheck(t, &w, 0, 0);
+    CHECK_EQ_INT(w.rehashingSteps, 0);
+    walkStateFree(&w);
+    kvtable *empty = kvtableCreate(&countingType); /* nothing to hand out */
+    kvtableCursor c;
+    kvobj *chain;
+    kvtableCursorStart(empty, &c);
+    CHECK_EQ_INT(kvtableCursorBucket(empty, &c, &chain), 0);
+    kvtableCursorRelease(empty, &c);
+    CHECK_EQ_INT(empty->pauserehash, 0);
+    kvtableRelease(empty);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* A grow under way at the start: entries in both tables, both walked. */
+static void test_cursor_across_grow_under_way(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = test_scaled(3000);
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    CHECK_EQ_INT(kvtableExpand(t, 8 * n), KVTABLE_OK);
+    kvtableRehash(t, (int)(KVTABLE_SIZE(t->sizeExp[0]) / 2)); /* about half of table 0 moved */
+    CHECK(kvtableIsRehashing(t) && t->used[0] > 0 && t->used[1] > 0);
+    walkState w;
+    walkStateInit(&w, t, n, 4 * n);
+    walkAndCheck(t, &w, 1, 50);
+    CHECK(w.rehashingSteps > 0);
+    finishRehash(t); /* released: the rehash goes on */
+    CHECK(!kvtableIsRehashing(t));
+    walkStateFree(&w);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* A shrink under way at the start. */
+static void test_cursor_across_shrink_under_way(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = test_scaled(8000);
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    kvtablePauseRehashing(t); /* the shrink starts, no bucket moves yet */
+    for (unsigned long i = 0; i < n; i++)
+        if (i % 16) deleteIndex(t, i);
+    kvtableResumeRehashing(t);
+    CHECK(kvtableIsRehashing(t));
+    kvtableRehash(t, (int)(KVTABLE_SIZE(t->sizeExp[0]) / 32)); /* a part of table 0 moved */
+    CHECK(kvtableIsRehashing(t) && t->used[0] > 0 && t->used[1] > 0);
+    CHECK(t->sizeExp[1] < t->sizeExp[0]);
+    walkState w;
+    walkStateInit(&w, t, n, n);
+    walkAndCheck(t, &w, 1, 50);
+    finishRehash(t);
+    CHECK(!kvtableIsRehashing(t));
+    walkStateFree(&w);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* A grow that starts during the walk: the new table 1 is not walked, and
+ * what is added to it is passed at once. */
+static void test_cursor_grow_starts_during_walk(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = test_scaled(2048);
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    CHECK(!kvtableIsRehashing(t));
+    walkState w;
+    walkStateInit(&w, t, n, 8 * n);
+    walkAndCheck(t, &w, 2, 90);
+    CHECK(w.rehashingSteps > 0);
+    unsigned long newPassed = 0;
+    for (unsigned long i = n; i < w.next; i++) newPassed += w.newPassed[i];
+    CHECK(newPassed > 0);
+    finishRehash(t);
+    walkStateFree(&w);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* A shrink that starts during the walk. */
+static void test_cursor_shrink_starts_during_walk(void) {
+    size_t start = zmalloc_used_memory();
+    unsigned long n = test_scaled(4096);
+    kvtable *t = tableWith(n);
+    finishRehash(t);
+    CHECK(!kvtableIsRehashing(t));
+    walkState w;
+    walkStateInit(&w, t, n, n);
+    walkAndCheck(t, &w, 2, 5);
+    CHECK(w.rehashingSteps > 0);
+    finishRehash(t);
+    walkStateFree(&w);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* Table 0 not allocated at the start: the first add allocates it at a
+ * size the walk has not seen, so a new key there is never "passed". */
+static void test_cursor_table_allocated_during_walk(void) {
+    size_t start = zmalloc_used_memory();
+    kvtable *t = kvtableCreate(&countingType);
+    kvtableCursor c;
+    kvtableCursorStart(t, &c);
+    char key[32];
+    size_t len = keyName(key, sizeof key, 1);
+    CHECK_EQ_INT(kvtableCursorPassedNewKey(t, &c, key, len), 0);
+    kvobj *o = entryFor(1);
+    kvtableAdd(t, o, NULL);
+    CHECK_EQ_INT(kvtableCursorPassed(t, &c, o), 0);
+    kvtableCursorRelease(t, &c);
+    CHECK_EQ_INT(t->pauserehash, 0);
+    kvtableRelease(t);
+    CHECK_EQ_INT(zmalloc_used_memory(), start);
+}
+
+/* An entry of another table is in no bucket of this one: passed. */
+static void test_cursor_foreign_entry_is_passed(void) {
+    kvtable *t = tableWith(100), *other = kvtableCreate(&countingType);
+    kvobj *o = entryFor(5000);
+    kvtableAdd(other, o, NULL);
+    kvtableCursor c;
+    kvtableCursorStart(t, &c);
+    CHECK_EQ_INT(kvtableCursorPassed(t, &c, o), 1);
+    kvtableCursorRelease(t, &c);
+    kvtableRelease(other);
+    kvtableRelease(t);
+}
+
+static void test_bucket_array_bytes(void) {
+    kvtable *t = kvtableCreate(&countingType);
+    CHECK_EQ_INT(kvtableBucketArrayBytes(t), 0);
+    kvtableAdd(t, entryFor(1), NULL);
+    CHECK(kvtableBucketArrayBytes(t) >= kvtableSlots(t) * sizeof(kvobj *));
+    size_t one = kvtableBucketArrayBytes(t);
+    kvtableExpand(t, 1000);
+    CHECK(kvtableBucketArrayBytes(t) >= one + 1024 * sizeof(kvobj *)); /* both arrays while rehashing */
+    kvtableRelease(t);
+}
+
 /* ---- emptying and statistics ---------------------------------------------------------------------- */
 
 static int emptyCallbacks;
@@ -782,4 +1059,12 @@ TEST_MAIN(
     RUN(test_replace_reallocated);
     RUN(test_empty_with_callback);
     RUN(test_stats);
+    RUN(test_cursor_stable_table);
+    RUN(test_cursor_across_grow_under_way);
+    RUN(test_cursor_across_shrink_under_way);
+    RUN(test_cursor_grow_starts_during_walk);
+    RUN(test_cursor_shrink_starts_during_walk);
+    RUN(test_cursor_table_allocated_during_walk);
+    RUN(test_cursor_foreign_entry_is_passed);
+    RUN(test_bucket_array_bytes);
 )
