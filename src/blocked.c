@@ -245,8 +245,8 @@ static void armTimer(void) {
 /* ---- blocking ------------------------------------------------------------------------------ */
 
 static int blockedTypeOfCommand(redisCommand *cmd) {
-    if (cmd && cmd->group && !strcmp(cmd->group, "sorted-set")) return OBJ_ZSET;
-    if (cmd && cmd->group && !strcmp(cmd->group, "stream")) return OBJ_STREAM;
+    if (cmd && cmd->group == CMD_GROUP_SORTED_SET) return OBJ_ZSET;
+    if (cmd && cmd->group == CMD_GROUP_STREAM) return OBJ_STREAM;
     return OBJ_LIST;
 }
 

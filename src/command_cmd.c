@@ -82,83 +82,58 @@ static const struct {
     {FLAG_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"},
 };
 
-/* In Redis's order, which is the order COMMAND INFO lists them in. */
-enum {
-    ACL_KEYSPACE, ACL_READ, ACL_WRITE, ACL_SET, ACL_SORTEDSET, ACL_LIST, ACL_HASH, ACL_STRING,
-    ACL_BITMAP, ACL_HYPERLOGLOG, ACL_GEO, ACL_STREAM, ACL_PUBSUB, ACL_ADMIN, ACL_FAST, ACL_SLOW,
-    ACL_BLOCKING, ACL_DANGEROUS, ACL_CONNECTION, ACL_TRANSACTION, ACL_SCRIPTING, ACL_COUNT
-};
-#define ACL_BIT(c) (1u << (c))
+#define ACL_KEYSPACE ACL_CAT_KEYSPACE /* the enum (command_groups.h), short names here */
+#define ACL_READ ACL_CAT_READ
+#define ACL_WRITE ACL_CAT_WRITE
+#define ACL_ADMIN ACL_CAT_ADMIN
+#define ACL_DANGEROUS ACL_CAT_DANGEROUS
+#define ACL_PUBSUB ACL_CAT_PUBSUB
+#define ACL_FAST ACL_CAT_FAST
+#define ACL_SLOW ACL_CAT_SLOW
+#define ACL_BLOCKING ACL_CAT_BLOCKING
+#define ACL_SCRIPTING ACL_CAT_SCRIPTING
+#define ACL_COUNT ACL_CAT_COUNT
+#define ACL_BIT(c) ACL_CAT_BIT(c)
 
 static const char *acl_category_names[ACL_COUNT] = {
     "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap", "hyperloglog", "geo",
     "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection", "transaction", "scripting",
 };
 
-static const struct {
-    const char *group;
-    int category;
-} group_categories[] = {
-    {"string", ACL_STRING},   {"generic", ACL_KEYSPACE},    {"list", ACL_LIST},
-    {"hash", ACL_HASH},       {"set", ACL_SET},             {"sorted-set", ACL_SORTEDSET},
-    {"bitmap", ACL_BITMAP},   {"hyperloglog", ACL_HYPERLOGLOG}, {"geo", ACL_GEO},
-    {"stream", ACL_STREAM},   {"transactions", ACL_TRANSACTION},
-    {"scripting", ACL_SCRIPTING}, {"connection", ACL_CONNECTION},
-};
-
-/* Categories Redis assigns by hand rather than from flags and group; they
- * replace the group's. */
-static const struct {
-    const char *fullname;
-    unsigned categories;
-} explicit_categories[] = {
-    {"keys", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
-    {"flushdb", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
-    {"flushall", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
-    {"swapdb", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
-    {"dbsize", ACL_BIT(ACL_KEYSPACE)},
-    {"info", ACL_BIT(ACL_DANGEROUS)},
-    {"lastsave", ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS)},
-    {"time", 0},
-    {"command", ACL_BIT(ACL_CONNECTION)},
-    {"sort", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
-    {"sort_ro", ACL_BIT(ACL_SET) | ACL_BIT(ACL_SORTEDSET) | ACL_BIT(ACL_LIST) | ACL_BIT(ACL_DANGEROUS)},
-    {"restore", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
-    {"restore-asking", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
-    {"migrate", ACL_BIT(ACL_KEYSPACE) | ACL_BIT(ACL_DANGEROUS)},
-    {"role", ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS)},
-    {"wait", ACL_BIT(ACL_CONNECTION)},
-    {"readonly", ACL_BIT(ACL_CONNECTION)},
-    {"readwrite", ACL_BIT(ACL_CONNECTION)},
-    {"asking", ACL_BIT(ACL_CONNECTION)},
-};
-
-/* 1 and *cats set when the command (or its container) is in that table. */
-static int explicitCategories(redisCommand *cmd, unsigned *cats) {
-    redisCommand *top = cmd->parent ? cmd->parent : cmd;
-    for (size_t j = 0; j < sizeof explicit_categories / sizeof explicit_categories[0]; j++) {
-        if (!strcasecmp(top->declared_name, explicit_categories[j].fullname)) {
-            *cats = explicit_categories[j].categories;
-            return 1;
-        }
+/* The category a group gives its commands (none for server, pubsub,
+ * cluster: theirs come from flags or an ACL(...) of the entry). */
+static int groupCategoryOf(int group) {
+    switch (group) {
+    case CMD_GROUP_STRING: return ACL_CAT_STRING;
+    case CMD_GROUP_GENERIC: return ACL_CAT_KEYSPACE;
+    case CMD_GROUP_LIST: return ACL_CAT_LIST;
+    case CMD_GROUP_HASH: return ACL_CAT_HASH;
+    case CMD_GROUP_SET: return ACL_CAT_SET;
+    case CMD_GROUP_SORTED_SET: return ACL_CAT_SORTEDSET;
+    case CMD_GROUP_BITMAP: return ACL_CAT_BITMAP;
+    case CMD_GROUP_HYPERLOGLOG: return ACL_CAT_HYPERLOGLOG;
+    case CMD_GROUP_GEO: return ACL_CAT_GEO;
+    case CMD_GROUP_STREAM: return ACL_CAT_STREAM;
+    case CMD_GROUP_TRANSACTIONS: return ACL_CAT_TRANSACTION;
+    case CMD_GROUP_SCRIPTING: return ACL_CAT_SCRIPTING;
+    case CMD_GROUP_CONNECTION: return ACL_CAT_CONNECTION;
     }
-    return 0;
+    return -1;
 }
 
-/* Containers (CONFIG, CLIENT ...) take no category from their group; their
- * subcommands do. */
-static unsigned groupCategory(redisCommand *cmd) {
+/* The categories Redis assigns by hand (an ACL(...) of the command's entry,
+ * or its container's) replace the group's; containers (CONFIG, CLIENT ...)
+ * take none from their group, their subcommands do. */
+static unsigned handOrGroupCategories(redisCommand *cmd) {
+    redisCommand *top = cmd->parent ? cmd->parent : cmd;
+    if (top->acl_categories_explicit) return top->acl_categories;
     if (cmd->subcommands) return 0;
-    const char *group = cmd->group ? cmd->group : (cmd->parent ? cmd->parent->group : NULL);
-    if (group == NULL) return 0;
-    for (size_t j = 0; j < sizeof group_categories / sizeof group_categories[0]; j++)
-        if (!strcmp(group, group_categories[j].group)) return ACL_BIT(group_categories[j].category);
-    return 0;
+    int category = groupCategoryOf(cmd->group ? cmd->group : top->group);
+    return category < 0 ? 0 : ACL_BIT(category);
 }
 
 unsigned aclCommandCategories(redisCommand *cmd) {
-    unsigned cats;
-    if (!explicitCategories(cmd, &cats)) cats = groupCategory(cmd);
+    unsigned cats = handOrGroupCategories(cmd);
     if (cmd->flags & CMD_WRITE) cats |= ACL_BIT(ACL_WRITE);
     if (cmd->flags & CMD_READONLY && !(cats & ACL_BIT(ACL_SCRIPTING))) cats |= ACL_BIT(ACL_READ);
     if (cmd->flags & CMD_ADMIN) cats |= ACL_BIT(ACL_ADMIN) | ACL_BIT(ACL_DANGEROUS);
@@ -667,7 +642,7 @@ static void addReplyDocArg(client *c, docArg *a) {
 
 static void addReplyCommandDocs(client *c, redisCommand *cmd) {
     redisCommand *top = cmd->parent ? cmd->parent : cmd;
-    const char *group = cmd->group ? cmd->group : top->group;
+    const char *group = commandGroupName(cmd->group ? cmd->group : top->group);
     const char *since = cmd->since ? cmd->since : top->since;
     docArg *args = parseHint(cmd->args_hint);
     long subs = countRegisteredSubcommands(cmd);

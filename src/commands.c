@@ -20,7 +20,7 @@
      .keystep = step, .summary = summary_, .args_hint = args, __VA_ARGS__},
 #define CMD(name, handler, arity_, flags_, fk, lk, step, group_, since_, summary_, args, subs, ...)     \
     {.declared_name = name, .proc = handler, .arity = arity_, .flags = flags_, .firstkey = fk, .lastkey = lk, \
-     .keystep = step, .group = group_, .since = since_, .summary = summary_, .args_hint = args,           \
+     .keystep = step, .group = CMD_GROUP_##group_, .since = since_, .summary = summary_, .args_hint = args,           \
      .subcommands = subs, __VA_ARGS__},
 #define NO_HANDLER NULL
 #define SUBCOMMANDS_BEGIN(parent) static redisCommand parent##Subcommands[] = {
@@ -42,6 +42,7 @@
 #define TIPS(text) .tips = text
 #define GETKEYS(fn) .getkeys_proc = fn
 #define SINCE(version) .since = version
+#define ACL(categories) .acl_categories = (categories), .acl_categories_explicit = 1
 
 #include "commands.def"
 
@@ -64,3 +65,4 @@
 #undef TIPS
 #undef GETKEYS
 #undef SINCE
+#undef ACL

@@ -29,6 +29,7 @@
 #define COMMAND_PROTO_EXTRA_TIPS(text)
 #define COMMAND_PROTO_EXTRA_SINCE(version)
 #define COMMAND_PROTO_EXTRA_GETKEYS(fn) redisGetKeysProc fn;
+#define COMMAND_PROTO_EXTRA_ACL(categories)
 
 #include "commands.def"
 
@@ -45,5 +46,6 @@
 #undef COMMAND_PROTO_EXTRA_TIPS
 #undef COMMAND_PROTO_EXTRA_SINCE
 #undef COMMAND_PROTO_EXTRA_GETKEYS
+#undef COMMAND_PROTO_EXTRA_ACL
 
 #endif

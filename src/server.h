@@ -160,6 +160,8 @@ typedef struct getKeysResult {
     int numkeys, size;
 } getKeysResult;
 
+#include "command_groups.h"
+
 struct redisCommand;
 /* Finds the keys where the key specs cannot (or cannot tell their flags). */
 typedef int redisGetKeysProc(struct redisCommand *cmd, robj **argv, int argc, getKeysResult *result);
@@ -170,7 +172,7 @@ typedef struct redisCommand {
     int arity;                   /* N = exactly N args incl. name; -N = at least N */
     uint64_t flags;
     int firstkey, lastkey, keystep; /* legacy key positions (COMMAND INFO) */
-    const char *group;           /* "string", "generic", "server", "connection" ... */
+    int group;                   /* CMD_GROUP_* (command_groups.h); NONE: a subcommand's is its container's */
     const char *summary;
     const char *since;
     const char *complexity;
@@ -180,6 +182,8 @@ typedef struct redisCommand {
     int key_specs_num;
     const char *tips;            /* space-separated, e.g. "nondeterministic_output"; NULL: none */
     redisGetKeysProc *getkeys_proc; /* NULL: the key specs alone find the keys */
+    unsigned acl_categories;     /* ACL(...): the categories Redis assigns by hand, replacing the group's */
+    int acl_categories_explicit; /* ACL(...) was given (it may be 0: none) */
 
     /* filled at start-up */
     sds fullname;                /* "get", "config|get" */

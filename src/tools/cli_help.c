@@ -34,13 +34,14 @@
 #include <strings.h>
 
 #include "cli_help_extra.h"
+#include "command_groups.h"
 #include "sds.h"
 
 /* ---- the command list ------------------------------------------------------------ */
 
 typedef struct commandDoc {
     const char *name; /* NULL ends a list */
-    const char *group;
+    int group;        /* CMD_GROUP_*; NONE: a subcommand's is its container's */
     const char *since;
     const char *summary;
     const char *args;
@@ -48,7 +49,7 @@ typedef struct commandDoc {
 } commandDoc;
 
 #define CMD(name_, handler, arity, flags, fk, lk, step, group_, since_, summary_, args_, subs, ...)    \
-    {.name = name_, .group = group_, .since = since_, .summary = summary_, .args = args_, .subcommands = subs \
+    {.name = name_, .group = CMD_GROUP_##group_, .since = since_, .summary = summary_, .args = args_, .subcommands = subs \
      CMDDEF_EACH_EXTRA(DOC_EXTRA, __VA_ARGS__)},
 #define SUB(name_, handler, arity, flags, fk, lk, step, summary_, args_, ...) \
     {.name = name_, .summary = summary_, .args = args_ CMDDEF_EACH_EXTRA(DOC_EXTRA, __VA_ARGS__)},
@@ -63,6 +64,7 @@ typedef struct commandDoc {
 #define DOC_EXTRA_TIPS(text)
 #define DOC_EXTRA_GETKEYS(fn)
 #define DOC_EXTRA_SINCE(version) , .since = version
+#define DOC_EXTRA_ACL(categories)
 
 #include "commands.def"
 
@@ -78,6 +80,7 @@ typedef struct commandDoc {
 #undef DOC_EXTRA_TIPS
 #undef DOC_EXTRA_GETKEYS
 #undef DOC_EXTRA_SINCE
+#undef DOC_EXTRA_ACL
 
 /* ---- help entries ------------------------------------------------------------------ */
 
@@ -95,10 +98,9 @@ static size_t entryCount;
 static int hintsEnabled = 1;
 
 /* Sorted: "help <tab>" offers them in this order, before the commands. */
-static const char *knownGroups[] = {
-    "bitmap", "cluster", "connection", "generic", "geo", "hash", "hyperloglog", "list",
-    "pubsub", "scripting", "server", "set", "sorted-set", "stream", "string", "transactions",
-};
+#define KNOWN_GROUP_NAME_(token, name) name,
+static const char *knownGroups[] = {COMMAND_GROUP_LIST(KNOWN_GROUP_NAME_)};
+#undef KNOWN_GROUP_NAME_
 #define KNOWN_GROUPS (sizeof(knownGroups) / sizeof(knownGroups[0]))
 
 static void addEntry(const commandDoc *cmd, const commandDoc *parent) {
@@ -106,7 +108,8 @@ static void addEntry(const commandDoc *cmd, const commandDoc *parent) {
     e->name = parent ? sdscatprintf(sdsempty(), "%s %s", parent->name, cmd->name) : sdsnew(cmd->name);
     sdstoupper(e->name);
     e->words = parent ? 2 : 1;
-    e->group = cmd->group ? cmd->group : (parent ? parent->group : "");
+    const char *group = commandGroupName(cmd->group ? cmd->group : (parent ? parent->group : CMD_GROUP_NONE));
+    e->group = group ? group : "";
     e->since = cmd->since ? cmd->since : (parent ? parent->since : "");
     e->summary = cmd->summary ? cmd->summary : "";
     e->args = cmd->args ? cmd->args : "";
