@@ -418,9 +418,14 @@ static sds commandFinish(void *p) {
     return out;
 }
 
-static const snapshotFormat commandFormat = {commandOpen, commandKey,    commandBuffered,
-                                             commandTake, commandFinish, commandDiscard,
-                                             NULL,        NULL,          NULL,           NULL}; /* keys whole */
+static const snapshotFormat commandFormat = {
+    .open = commandOpen,
+    .key = commandKey,
+    .buffered = commandBuffered,
+    .take = commandTake,
+    .finish = commandFinish,
+    .discard = commandDiscard, /* no keyHead ...: every key is written whole */
+};
 
 static void rewriteFinished(pid_t pid, int exited_ok, int termsig);
 

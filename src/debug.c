@@ -47,9 +47,10 @@
  * Redis: per key, a SHA1 chain mixes the key, the value type and the value;
  * key digests are combined by XOR; each non-empty database mixes its id
  * first. mix(d, x) = SHA1(d XOR SHA1(x)), xor(d, x) = d XOR SHA1(x). Types
- * other than strings plug their value digest in with
- * debugRegisterValueDigest() (lists mix elements in order, sets and hashes
- * xor per-element digests, as Redis does).
+ * other than strings have their value digest in their own file, called by
+ * a switch in mixValueDigest() (lists mix elements in order, sets and
+ * hashes xor per-element digests, as Redis does). Every DEBUG subcommand,
+ * those of other modules too, is listed in debug_subcommands[].
  *
  * DEBUG is refused unless enable-debug-command allows it ("yes", or "local"
  * for loopback and unix-socket clients), with Redis's error text. Its
@@ -609,21 +610,20 @@ static void mixStringObjectDigest(unsigned char digest[20], robj *o) {
     decrRefCount(decoded);
 }
 
-static debugValueDigestProc *value_digest_by_type[16];
-
-void debugRegisterValueDigest(int type, debugValueDigestProc *proc) {
-    serverAssert(type >= 0 && type < 16);
-    value_digest_by_type[type] = proc;
-}
-
 /* Mixes the value's type, the value and "has an expire" into digest; val
  * is a keyspace object (kvobj), which carries its own expire. */
 static void mixValueDigest(robj *val, unsigned char digest[20]) {
     unsigned char type_be[4];
     store32be(type_be, (uint32_t)val->type);
     mixDigest(digest, type_be, sizeof type_be);
-    if (val->type == OBJ_STRING) mixStringObjectDigest(digest, val);
-    else if (value_digest_by_type[val->type]) value_digest_by_type[val->type](digest, val);
+    switch (val->type) {
+    case OBJ_STRING: mixStringObjectDigest(digest, val); break;
+    case OBJ_LIST: listDigest(digest, val); break;
+    case OBJ_SET: setDigest(digest, val); break;
+    case OBJ_ZSET: zsetDigest(digest, val); break;
+    case OBJ_HASH: hashDigest(digest, val); break;
+    case OBJ_STREAM: streamDigest(digest, val); break;
+    }
     if (kvobjGetExpire(val) != -1) xorDigest(digest, "!!expire!!", 10);
 }
 
@@ -1098,25 +1098,15 @@ static const struct {
     {"protocol", 3, 3, debugProtocol},
     {"reload", 2, -1, debugReloadCommand},
     {"loadaof", 2, 2, debugLoadAofCommand},
+    /* those of other modules (declared in server.h) */
+    {"listpack", 3, 3, debugListpackCommand},
+    {"intset", 3, 3, debugIntsetCommand},
+    {"quicklist", 3, 3, debugQuicklistCommand},
+    {"encoding-check", 3, 3, debugEncodingCheckCommand},
+    {"quicklist-packed-threshold", 3, 3, debugQuicklistPackedThresholdCommand},
+    {"replybuffer", 4, 4, debugReplyBufferCommand},
+    {"aof-fault", 4, 5, debugAofFaultCommand},
 };
-
-/* Subcommands of other modules (DEBUG LISTPACK ...), registered at start-up. */
-#define MAX_EXTRA_DEBUG_SUBCOMMANDS 32
-static struct {
-    const char *name;
-    int min_argc, max_argc;
-    void (*proc)(client *c);
-} extra_subcommands[MAX_EXTRA_DEBUG_SUBCOMMANDS];
-static int extra_subcommand_count;
-
-void debugRegisterSubcommand(const char *name, int min_argc, int max_argc, void (*proc)(client *c)) {
-    serverAssert(extra_subcommand_count < MAX_EXTRA_DEBUG_SUBCOMMANDS);
-    extra_subcommands[extra_subcommand_count].name = name;
-    extra_subcommands[extra_subcommand_count].min_argc = min_argc;
-    extra_subcommands[extra_subcommand_count].max_argc = max_argc;
-    extra_subcommands[extra_subcommand_count].proc = proc;
-    extra_subcommand_count++;
-}
 
 /* What would start a second load or add keys the load in progress would
  * then find duplicated: refused with -LOADING while loading. */
@@ -1136,12 +1126,6 @@ void debugCommand(client *c) {
         if (strcasecmp(sub, debug_subcommands[j].name)) continue;
         if (!argcFits(c, debug_subcommands[j].min_argc, debug_subcommands[j].max_argc)) break;
         debug_subcommands[j].proc(c);
-        return;
-    }
-    for (int j = 0; j < extra_subcommand_count; j++) {
-        if (strcasecmp(sub, extra_subcommands[j].name)) continue;
-        if (!argcFits(c, extra_subcommands[j].min_argc, extra_subcommands[j].max_argc)) break;
-        extra_subcommands[j].proc(c);
         return;
     }
     addReplySubcommandSyntaxError(c);

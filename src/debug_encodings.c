@@ -234,7 +234,7 @@ static void replyCheck(client *c, const char *err) {
     else addReply(c, shared.ok);
 }
 
-static void debugListpack(client *c) {
+void debugListpackCommand(client *c) {
     robj *o = lookupForDebug(c);
     if (o == NULL) return;
     if (o->encoding != OBJ_ENCODING_LISTPACK) {
@@ -246,7 +246,7 @@ static void debugListpack(client *c) {
     replyCheck(c, err);
 }
 
-static void debugIntset(client *c) {
+void debugIntsetCommand(client *c) {
     robj *o = lookupForDebug(c);
     if (o == NULL) return;
     if (o->encoding != OBJ_ENCODING_INTSET) {
@@ -258,7 +258,7 @@ static void debugIntset(client *c) {
     replyCheck(c, err);
 }
 
-static void debugQuicklist(client *c) {
+void debugQuicklistCommand(client *c) {
     robj *o = lookupForDebug(c);
     if (o == NULL) return;
     if (o->encoding != OBJ_ENCODING_QUICKLIST) {
@@ -268,7 +268,7 @@ static void debugQuicklist(client *c) {
     replyCheck(c, checkQuicklistValue(o, c->argv[2]));
 }
 
-static void debugEncodingCheck(client *c) {
+void debugEncodingCheckCommand(client *c) {
     robj *o = lookupForDebug(c);
     if (o == NULL) return;
     if (o->encoding == OBJ_ENCODING_LISTPACK) replyCheck(c, checkListpackValue(o));
@@ -277,9 +277,3 @@ static void debugEncodingCheck(client *c) {
     else replyCheck(c, NULL);
 }
 
-void encodingsDebugInit(void) {
-    debugRegisterSubcommand("listpack", 3, 3, debugListpack);
-    debugRegisterSubcommand("intset", 3, 3, debugIntset);
-    debugRegisterSubcommand("quicklist", 3, 3, debugQuicklist);
-    debugRegisterSubcommand("encoding-check", 3, 3, debugEncodingCheck);
-}

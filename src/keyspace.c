@@ -7,9 +7,9 @@
  * dict's reverse-binary cursor: every key present for the whole iteration is
  * returned at least once even while the table is resized. HSCAN, SSCAN and
  * ZSCAN are scanKeyOfTypeCommand() here too (cursor and options parsed once,
- * one reply format); their types register a scanner through
- * registerScanFunction(), and the table encodings walk their dict with
- * scanDictBounded(). Cursors are 64-bit on every build.
+ * one reply format); scanCollection() calls the type's scanner (setScan,
+ * hashScan, zsetScan) by a switch, and the table encodings walk their dict
+ * with scanDictBounded(). Cursors are 64-bit on every build.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -118,14 +118,16 @@ void moveCommand(client *c) {
     addReply(c, shared.cone);
 }
 
-static robj *(*dup_by_type[16])(robj *o);
-
-void registerObjectDupFunction(int type, robj *(*fn)(robj *o)) { dup_by_type[type] = fn; }
-
 static robj *dupObject(robj *o) {
-    if (o->type == OBJ_STRING) return dupStringObject(o);
-    if (dup_by_type[o->type] == NULL) serverPanic("COPY: no dup function for type %d", o->type);
-    return dup_by_type[o->type](o);
+    switch (o->type) {
+    case OBJ_STRING: return dupStringObject(o);
+    case OBJ_LIST: return dupListObject(o);
+    case OBJ_SET: return dupSetObject(o);
+    case OBJ_ZSET: return dupZsetObject(o);
+    case OBJ_HASH: return dupHashObject(o);
+    case OBJ_STREAM: return dupStreamObject(o);
+    }
+    serverPanic("COPY: no dup function for type %d", o->type);
 }
 
 void copyCommand(client *c) {
@@ -341,16 +343,6 @@ void scanCommand(client *c) {
 
 /* ---- collections: the scanners of the types */
 
-static struct {
-    objectScanProc *proc;
-    int pairs;
-} scanners[16];
-
-void registerScanFunction(int type, objectScanProc *proc, int pairs) {
-    scanners[type].proc = proc;
-    scanners[type].pairs = pairs;
-}
-
 /* COUNT is a number of entries, as in Redis 7.0: a hash field with its
  * value, or a sorted-set member with its score, is one entry but two items
  * of `out` (pairs), so HSCAN h 0 COUNT 50 answers about 50 fields, not 25. */
@@ -378,14 +370,19 @@ static void filterScanItems(list *items, int pairs, const sds pattern) {
     }
 }
 
+/* Hashes and sorted sets give (name, value) pairs, MATCH applying to the name. */
 static void scanCollection(client *c, robj *o, uint64_t cursor, scanOptions *opt) {
-    if (scanners[o->type].proc == NULL) {
+    list *items = createSdsList();
+    switch (o->type) {
+    case OBJ_SET: cursor = setScan(o, cursor, opt->count, items); break;
+    case OBJ_HASH: cursor = hashScan(o, cursor, opt->count, items); break;
+    case OBJ_ZSET: cursor = zsetScan(o, cursor, opt->count, items); break;
+    default:
+        listRelease(items);
         addReplyError(c, "SCAN of this type is not supported");
         return;
     }
-    list *items = createSdsList();
-    cursor = scanners[o->type].proc(o, cursor, opt->count, items);
-    filterScanItems(items, scanners[o->type].pairs, opt->pattern);
+    filterScanItems(items, o->type != OBJ_SET, opt->pattern);
     addReplyScanResult(c, cursor, items);
     listRelease(items);
 }

@@ -26,9 +26,9 @@
  *           checks are our own reading of the STATS figures.
  *
  * Design decisions:
- * - How a value is measured is registered per type, next to the type's
- *   free/dup/digest/scan functions (registerObjectSizeFunction in object.c,
- *   one small size function in each t_*.c), rather than decoded here. A
+ * - How a value is measured is each type's, next to the type's
+ *   free/dup/digest/scan functions (one small xxxMemoryUsage in each t_*.c,
+ *   called by objectPayloadMemoryUsage's switch), rather than decoded here. A
  *   sorted set's zset struct is private to t_zset.c and a hash's dict
  *   layout is t_hash.c's business; a central file would have to copy those
  *   definitions and would break silently when an encoding changes. With the

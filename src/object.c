@@ -154,17 +154,18 @@ void incrRefCount(robj *o) {
     else serverAssert(o->refcount == OBJ_SHARED_REFCOUNT);
 }
 
-static void (*free_by_type[16])(robj *o);
-
-void registerObjectFreeFunction(int type, void (*fn)(robj *o)) { free_by_type[type] = fn; }
-
 static void freeObjectValue(robj *o) {
-    if (o->type == OBJ_STRING) {
+    switch (o->type) {
+    case OBJ_STRING:
         if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
-        return;
+        break;
+    case OBJ_LIST: freeListObject(o); break;
+    case OBJ_SET: freeSetObject(o); break;
+    case OBJ_ZSET: freeZsetObject(o); break;
+    case OBJ_HASH: freeHashObject(o); break;
+    case OBJ_STREAM: freeStreamObject(o); break;
+    default: serverPanic("Unknown object type %d", o->type);
     }
-    if (free_by_type[o->type] == NULL) serverPanic("Unknown object type %d", o->type);
-    free_by_type[o->type](o);
 }
 
 void decrRefCount(robj *o) {
@@ -369,16 +370,18 @@ int checkType(client *c, robj *o, int type) {
 
 /* ---- memory usage (MEMORY USAGE) --------------------------------------------------------- */
 
-static objectSizeProc *size_by_type[16];
-
-void registerObjectSizeFunction(int type, objectSizeProc *fn) { size_by_type[type] = fn; }
-
 /* An embedded or integer string lives in the object's own block: nothing
- * beyond it. A type nobody registered a size function for counts nothing
- * rather than guessing. */
+ * beyond it. An unknown type counts nothing rather than guessing. */
 size_t objectPayloadMemoryUsage(robj *o, size_t samples) {
-    if (o->type == OBJ_STRING) return o->encoding == OBJ_ENCODING_RAW ? sdsMemoryUsage(o->ptr) : 0;
-    return size_by_type[o->type] ? size_by_type[o->type](o, samples) : 0;
+    switch (o->type) {
+    case OBJ_STRING: return o->encoding == OBJ_ENCODING_RAW ? sdsMemoryUsage(o->ptr) : 0;
+    case OBJ_LIST: return listMemoryUsage(o, samples);
+    case OBJ_SET: return setMemoryUsage(o, samples);
+    case OBJ_ZSET: return zsetMemoryUsage(o, samples);
+    case OBJ_HASH: return hashMemoryUsage(o, samples);
+    case OBJ_STREAM: return streamMemoryUsage(o, samples);
+    }
+    return 0;
 }
 
 size_t sdsMemoryUsage(sds s) { return zmalloc_size(sdsAllocPtr(s)); }

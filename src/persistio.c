@@ -123,7 +123,7 @@ static int faultyRename(const char *from, const char *to) {
 
 int persistChildWriteFault(void) { return faultFires(FAULT_CHILD_WRITE, 0); }
 
-static void debugFaultCommand(client *c) {
+void debugAofFaultCommand(client *c) {
     static const char *calls[] = {"write", "fsync", "open", "rename", "child-write"};
     int which = -1, err;
     for (int j = 0; j < 5; j++)
@@ -147,4 +147,3 @@ static void debugFaultCommand(client *c) {
     addReply(c, shared.ok);
 }
 
-void persistioInit(void) { debugRegisterSubcommand("aof-fault", 4, 5, debugFaultCommand); }

@@ -33,6 +33,5 @@ int persistFsyncDir(const char *dirname);
  * up. -1 when that fsync failed, else 0. */
 int persistIncrementalFsync(int fd, size_t *since_fsync, size_t written, int enabled);
 int persistChildWriteFault(void); /* errno a fork child's data-file write must fail with, or 0 */
-void persistioInit(void);         /* registers DEBUG AOF-FAULT */
 
 #endif /* PERSISTIO_H */

@@ -394,15 +394,15 @@ int rdbSaveToFd(int fd, int aof_base) {
  * database (no RESIZEDB: it is only a hint). The stream writes nothing
  * itself: the caller takes the bytes (a background thread writes them), and
  * the checksum covers them as they are taken. */
-struct rdbStream {
+typedef struct rdbStream {
     rdbWriter w;
     int dbid;      /* the database of the last key written; -1 at first */
     int in_part;   /* a key written in parts is open (rdbStreamKeyHead) */
     sds later;     /* keys written meanwhile: they follow it in the file */
     int later_dbid;
-};
+} rdbStream;
 
-rdbStream *rdbStreamOpen(int aof_base) {
+static void *rdbStreamOpen(int aof_base) {
     rdbStream *s = zcalloc(sizeof(*s));
     s->w.fd = RDB_WRITER_MEMORY;
     s->w.buf = sdsempty();
@@ -419,7 +419,8 @@ static void streamSelect(rdbStream *s, int dbid) {
     s->dbid = dbid;
 }
 
-void rdbStreamKey(rdbStream *s, int dbid, kvobj *o) {
+static void rdbStreamKey(void *w, int dbid, kvobj *o) {
+    rdbStream *s = w;
     if (!s->in_part) {
         streamSelect(s, dbid);
         saveKey(&s->w, o);
@@ -440,7 +441,8 @@ void rdbStreamKey(rdbStream *s, int dbid, kvobj *o) {
  * type, key, element count -- and the elements follow, each as saveValue
  * writes it (a hash's field and value are two elements). The caller writes
  * exactly the count of elements, with no other key in between. */
-void rdbStreamKeyHead(rdbStream *s, int dbid, kvobj *o) {
+static void rdbStreamKeyHead(void *w, int dbid, kvobj *o) {
+    rdbStream *s = w;
     streamSelect(s, dbid);
     s->in_part = 1;
     s->later_dbid = dbid;
@@ -463,12 +465,15 @@ void rdbStreamKeyHead(rdbStream *s, int dbid, kvobj *o) {
     }
 }
 
-void rdbStreamElem(rdbStream *s, const elemRef *e) { putElem(&s->w, e); }
+static void rdbStreamElem(void *w, const elemRef *e) { putElem(&((rdbStream *)w)->w, e); }
 
-void rdbStreamScored(rdbStream *s, const elemRef *member, double score) { saveScored(&s->w, member, score); }
+static void rdbStreamScored(void *w, const elemRef *member, double score) {
+    saveScored(&((rdbStream *)w)->w, member, score);
+}
 
 /* The key in parts is complete: the keys written meanwhile follow. */
-void rdbStreamKeyEnd(rdbStream *s) {
+static void rdbStreamKeyEnd(void *w) {
+    rdbStream *s = w;
     s->in_part = 0;
     if (sdslen(s->later) == 0) return;
     s->w.buf = sdscatsds(s->w.buf, s->later);
@@ -476,9 +481,13 @@ void rdbStreamKeyEnd(rdbStream *s) {
     s->dbid = s->later_dbid;
 }
 
-size_t rdbStreamBuffered(const rdbStream *s) { return sdslen(s->w.buf) + sdslen(s->later); }
+static size_t rdbStreamBuffered(const void *w) {
+    const rdbStream *s = w;
+    return sdslen(s->w.buf) + sdslen(s->later);
+}
 
-sds rdbStreamTake(rdbStream *s) {
+static sds rdbStreamTake(void *w) {
+    rdbStream *s = w;
     sds out = s->w.buf;
     s->w.crc = crc64(s->w.crc, (const unsigned char *)out, sdslen(out));
     s->w.buf = sdsempty();
@@ -486,7 +495,10 @@ sds rdbStreamTake(rdbStream *s) {
 }
 
 /* EOF and the checksum: the last bytes of the file. Frees s. */
-sds rdbStreamFinish(rdbStream *s) {
+static void rdbStreamDiscard(void *w);
+
+static sds rdbStreamFinish(void *w) {
+    rdbStream *s = w;
     putByte(&s->w, RDB_OPCODE_EOF);
     sds out = rdbStreamTake(s);
     unsigned char sum[8];
@@ -496,12 +508,27 @@ sds rdbStreamFinish(rdbStream *s) {
     return out;
 }
 
-void rdbStreamDiscard(rdbStream *s) {
+static void rdbStreamDiscard(void *w) {
+    rdbStream *s = w;
     sdsfree(s->w.buf);
     sdsfree(s->later);
     zfree(s->w.lzf);
     zfree(s);
 }
+
+/* The fork-less snapshot's RDB format (snapshot.h): these functions. */
+const snapshotFormat snapshotRdbFormat = {
+    .open = rdbStreamOpen,
+    .key = rdbStreamKey,
+    .buffered = rdbStreamBuffered,
+    .take = rdbStreamTake,
+    .finish = rdbStreamFinish,
+    .discard = rdbStreamDiscard,
+    .keyHead = rdbStreamKeyHead,
+    .elem = rdbStreamElem,
+    .scored = rdbStreamScored,
+    .keyEnd = rdbStreamKeyEnd,
+};
 
 /* One value in memory: its type byte and its body, no key (DUMP's payload
  * before the version and the checksum). */

@@ -69,7 +69,7 @@ void replyBufferCron(client *c, long long now_ms) {
     c->buf_usable_size = usable;
 }
 
-static void debugReplyBuffer(client *c) {
+void debugReplyBufferCommand(client *c) {
     const char *what = c->argv[2]->ptr, *arg = c->argv[3]->ptr;
     if (!strcasecmp(what, "resizing")) {
         resizing_enabled = atoi(arg) != 0;
@@ -86,4 +86,3 @@ static void debugReplyBuffer(client *c) {
     addReply(c, shared.ok);
 }
 
-void replyBufferInit(void) { debugRegisterSubcommand("replybuffer", 4, 4, debugReplyBuffer); }

@@ -750,27 +750,15 @@ static void createDatabases(void) {
     for (int j = 0; j < server.dbnum; j++) initDb(&server.db[j], j);
 }
 
-/* The data types register their callbacks (free, dup, digest, scan ...). */
-static void initDataTypes(void) {
-    listTypeInit();
-    hashTypeInit();
-    setTypeInit();
-    zsetTypeInit();
-    streamTypeInit();
-}
-
-/* Modules that keep state, or register their type's callbacks (free, dup,
- * digest, scan ...) and DEBUG subcommands, set themselves up here, once. */
+/* Modules that keep state set themselves up here, once. */
 static void initModules(void) {
     slowlogInit();
     infoInit();
     trackingInit();
-    initDataTypes();
+    hashTypeInit(); /* its random state for HRANDFIELD */
     blockedInit();
-    encodingsDebugInit();
     memoryInit();
-    replyBufferInit();
-    persistioInit();
+    shmInit();
 }
 
 static void initServer(void) {
@@ -1373,14 +1361,14 @@ static void logServerIdentity(void) {
 }
 
 /* redis-check-rdb: the loader needs the configuration's defaults (limits,
- * encodings' thresholds), the shared objects and the types' set-up; no
- * event loop, listener or dataset. */
+ * encodings' thresholds) and the shared objects; no event loop, listener
+ * or dataset. */
 static int runCheckRdb(int argc, char **argv) {
     seedHashFunctions();
     initServerState();
     initConfigValues();
     createSharedObjects();
-    initDataTypes();
+    hashTypeInit();
     return rdbCheckMain(argc, argv);
 }
 

@@ -633,6 +633,7 @@ void clientSetAuthenticated(client *c, int authenticated);
 void closeClientOnOutputBufferLimitReached(client *c);
 void clientsCron(void);
 void clientShmCommand(client *c); /* shm.c: CLIENT SHM */
+void shmInit(void);               /* shm.c: at start-up */
 int shmSpinBeforeSleep(void);     /* shm.c: beforeSleep's last step; 1: it ran commands, don't sleep */
 unsigned long shmExtraDescriptors(void); /* shm.c: descriptors shm clients hold beyond one each (count as clients) */
 int shmRunWakes(void);            /* shm.c: run the shm handlers queued without a signal (loading, busy scripts) */
@@ -707,13 +708,40 @@ struct xfloat;
 int xfloatSumOrReply(client *c, struct xfloat value, struct xfloat incr, char *buf);
 const char *objectEncodingName(const robj *o);
 const char *strObjectType(int type);
-void registerObjectFreeFunction(int type, void (*fn)(robj *o));
-/* MEMORY USAGE: the bytes a value takes outside its object's own block, as
- * the allocator counts them (zmalloc_size). A type registers how its
- * encodings are measured; aggregates measure `samples` elements (SIZE_MAX:
- * all) and scale up with sampledTotal(). */
-typedef size_t objectSizeProc(robj *o, size_t samples);
-void registerObjectSizeFunction(int type, objectSizeProc *fn);
+/* What each type does for the generic code, in the type's file, called by a
+ * switch on the type where it is needed (object.c: free, MEMORY USAGE;
+ * keyspace.c: COPY, HSCAN/SSCAN/ZSCAN; debug.c: DEBUG DIGEST). MEMORY
+ * USAGE counts the bytes a value takes outside its object's own block, as
+ * the allocator counts them (zmalloc_size); aggregates measure `samples`
+ * elements (SIZE_MAX: all) and scale up with sampledTotal(). A digest is
+ * mixed into a key's (lists: mixDigest per element in order; sets and
+ * hashes: xorDigest of per-element digests). A scan appends the elements
+ * visited at `cursor` to `out` (a list of sds; hashes field, value ...;
+ * sorted sets member, score ...) and returns the next cursor (0: done);
+ * `count` is the COUNT hint. */
+void freeListObject(robj *o);
+void freeSetObject(robj *o);
+void freeHashObject(robj *o);
+void freeZsetObject(robj *o);
+void freeStreamObject(robj *o);
+robj *dupListObject(robj *o);
+robj *dupSetObject(robj *o);
+robj *dupHashObject(robj *o);
+robj *dupZsetObject(robj *o);
+robj *dupStreamObject(robj *o);
+size_t listMemoryUsage(robj *o, size_t samples);
+size_t setMemoryUsage(robj *o, size_t samples);
+size_t hashMemoryUsage(robj *o, size_t samples);
+size_t zsetMemoryUsage(robj *o, size_t samples);
+size_t streamMemoryUsage(robj *o, size_t samples);
+void listDigest(unsigned char digest[20], robj *o);
+void setDigest(unsigned char digest[20], robj *o);
+void hashDigest(unsigned char digest[20], robj *o);
+void zsetDigest(unsigned char digest[20], robj *o);
+void streamDigest(unsigned char digest[20], robj *o);
+uint64_t setScan(robj *o, uint64_t cursor, long count, list *out);
+uint64_t hashScan(robj *o, uint64_t cursor, long count, list *out);
+uint64_t zsetScan(robj *o, uint64_t cursor, long count, list *out);
 size_t objectPayloadMemoryUsage(robj *o, size_t samples);
 size_t sdsMemoryUsage(sds s); /* a standalone sds's block */
 size_t sampledTotal(size_t bytes, size_t sampled, size_t total);
@@ -891,11 +919,7 @@ void serverAssertFailed(const char *estr, const char *file, int line);
 void serverPanicFailed(const char *file, int line, const char *msg, ...) PRINTF_FMT(3, 4);
 void setupSignalHandlers(void);
 void serverLogFromHandler(int level, const char *msg); /* signal-safe: open/write only */
-/* Dataset digest (DEBUG DIGEST): types other than strings register how their
- * value is mixed into a key's digest (lists: mixDigest per element in order;
- * sets/hashes: xorDigest of per-element digests). */
-typedef void debugValueDigestProc(unsigned char digest[20], robj *o);
-void debugRegisterValueDigest(int type, debugValueDigestProc *proc);
+/* Dataset digest (DEBUG DIGEST): each type's xxxDigest, above. */
 void xorDigest(unsigned char digest[20], const void *data, size_t len);
 void mixDigest(unsigned char digest[20], const void *data, size_t len);
 
@@ -1096,13 +1120,8 @@ void pubsubResetClient(client *c); /* RESET: unsubscribe from everything, silent
 void pubsubClientFreed(client *c); /* freeClient() */
 
 /* ---- start-up of modules that keep state (called once by initServer()) ------------ */
-void listTypeInit(void);
 void hashTypeInit(void);
-void setTypeInit(void);
-void zsetTypeInit(void);
-void streamTypeInit(void);
 void blockedInit(void);
-void encodingsDebugInit(void);
 void memoryInit(void); /* memory_cmd.c: notes startup.allocated */
 
 /* The figures INFO memory shares with MEMORY STATS (memory_cmd.c computes
@@ -1115,17 +1134,22 @@ typedef struct memoryOverview {
     size_t replica_output;                   /* those output buffers alone */
 } memoryOverview;
 void memoryGetOverview(memoryOverview *m);
-void replyBufferInit(void);
 /* replybuf.c: the inline reply buffer sized to the client's peak use */
 size_t replyBufferPeak(const client *c);
 void replyBufferNoteFlush(client *c);
 void replyBufferCron(client *c, long long now_ms);
 
-/* DEBUG subcommands of other modules (debug.c dispatches them; argc counts
- * DEBUG and the subcommand; max_argc -1 = no limit). */
-void debugRegisterSubcommand(const char *name, int min_argc, int max_argc, void (*proc)(client *c));
-void debugReloadCommand(client *c);  /* DEBUG RELOAD (rdb.c) */
-void debugLoadAofCommand(client *c); /* DEBUG LOADAOF (aof_load.c) */
+/* DEBUG subcommands of other modules, listed with the rest in debug.c's
+ * debug_subcommands[] (the one place that names them all). */
+void debugReloadCommand(client *c);            /* DEBUG RELOAD (rdb.c) */
+void debugLoadAofCommand(client *c);           /* DEBUG LOADAOF (aof_load.c) */
+void debugListpackCommand(client *c);          /* DEBUG LISTPACK (debug_encodings.c) */
+void debugIntsetCommand(client *c);            /* DEBUG INTSET */
+void debugQuicklistCommand(client *c);         /* DEBUG QUICKLIST */
+void debugEncodingCheckCommand(client *c);     /* DEBUG ENCODING-CHECK */
+void debugQuicklistPackedThresholdCommand(client *c); /* DEBUG QUICKLIST-PACKED-THRESHOLD (t_list.c) */
+void debugReplyBufferCommand(client *c);       /* DEBUG REPLYBUFFER (replybuf.c) */
+void debugAofFaultCommand(client *c);          /* DEBUG AOF-FAULT (persistio.c) */
 
 /* ---- collections: the cross-module API ------------------------------------------- */
 /* One element as an encoding holds it: a string (s, len), or, when s is NULL,
@@ -1140,21 +1164,11 @@ robj *elemRefToObject(const elemRef *e);          /* a new string object (refcou
 sds elemRefToSds(const elemRef *e);               /* a new sds */
 int elemRefEqual(const elemRef *e, const char *s, size_t len);
 
-/* HSCAN/SSCAN/ZSCAN: scanKeyOfTypeCommand() (keyspace.c) calls the scanner
- * the type registered. It appends the elements visited at `cursor` to `out`
- * (a list of sds; for hashes field, value, field, value ...; for sorted sets
- * member, score ...) and returns the next cursor (0 when done). Compact
- * encodings return everything at once with cursor 0. `count` is the COUNT
- * hint. pairs: 1 if elements come as (name, value) pairs, MATCH applying to
- * the name. */
-typedef uint64_t objectScanProc(robj *o, uint64_t cursor, long count, list *out);
-void registerScanFunction(int type, objectScanProc *proc, int pairs);
 /* A table encoding's scan: dictScan() from `cursor`, fn appending to out,
  * until out holds `count` entries (with pairs: 2 * count items, as Redis 7.0
  * counts), the scan ends or 10 * count buckets were visited. Returns the
  * next cursor. */
 uint64_t scanDictBounded(dict *d, uint64_t cursor, long count, int pairs, dictScanFunction *fn, list *out);
-void registerObjectDupFunction(int type, robj *(*fn)(robj *o));
 
 /* Iteration callbacks return 0 to go on, non-zero to stop early. */
 typedef int elemVisitor(void *ud, const elemRef *elem);

@@ -181,6 +181,10 @@ static int shmUpgrade(client *c, uint32_t ring_size, const char **why) {
     return C_ERR;
 }
 
+/* At start-up: the connection layer reports a peer's protocol violations
+ * through our log. */
+void shmInit(void) { connShmSetViolationReporter(shmLogViolation); }
+
 void clientShmCommand(client *c) {
     const char *refusal = shmRefusal(c);
     if (refusal) {
@@ -189,7 +193,6 @@ void clientShmCommand(client *c) {
     }
     uint32_t ring_size;
     if (shmRingSizeArg(c, &ring_size) != C_OK) return;
-    connShmSetViolationReporter(shmLogViolation);
     const char *why;
     if (shmUpgrade(c, ring_size, &why) != C_OK) {
         addReplyErrorFormat(c, "could not set up shared memory: %s", why);

@@ -692,26 +692,6 @@ void snapshotBeforeEmpty(redisDb *db) {
     db->keys = kvtableCreate(kvtableGetType(c->t));
 }
 
-/* ---- the RDB format: rdb.c's writer ---------------------------------------------------------- */
-
-/* Keys are written by a snapshotFormat (snapshot.h). The RDB one is rdb.c's
- * own per-type value writer (rdbStream), so a data type written there is
- * written here too; the AOF rewrite's command base is aof_rewrite.c's. */
-
-static void *rdbOpen(int aof_base) { return rdbStreamOpen(aof_base); }
-static void rdbKey(void *w, int dbid, kvobj *o) { rdbStreamKey(w, dbid, o); }
-static size_t rdbBuffered(const void *w) { return rdbStreamBuffered(w); }
-static sds rdbTake(void *w) { return rdbStreamTake(w); }
-static sds rdbFinish(void *w) { return rdbStreamFinish(w); }
-static void rdbDiscard(void *w) { rdbStreamDiscard(w); }
-static void rdbKeyHead(void *w, int dbid, kvobj *o) { rdbStreamKeyHead(w, dbid, o); }
-static void rdbElem(void *w, const elemRef *e) { rdbStreamElem(w, e); }
-static void rdbScored(void *w, const elemRef *member, double score) { rdbStreamScored(w, member, score); }
-static void rdbKeyEnd(void *w) { rdbStreamKeyEnd(w); }
-
-const snapshotFormat snapshotRdbFormat = {rdbOpen, rdbKey, rdbBuffered, rdbTake, rdbFinish, rdbDiscard,
-                                          rdbKeyHead, rdbElem, rdbScored, rdbKeyEnd};
-
 /* ---- start, slices, end ---------------------------------------------------------------------- */
 
 /* Where a slice's wall time goes: its CPU time, the time it was runnable

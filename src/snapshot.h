@@ -80,17 +80,4 @@ int snapshotForkFailedFallback(int err, const char *what);
 
 sds snapshotInfoString(sds info);
 
-/* The RDB writer, key by key, in memory (rdb.c). */
-typedef struct rdbStream rdbStream;
-rdbStream *rdbStreamOpen(int aof_base);
-void rdbStreamKey(rdbStream *s, int dbid, kvobj *o);
-void rdbStreamKeyHead(rdbStream *s, int dbid, kvobj *o);
-void rdbStreamElem(rdbStream *s, const elemRef *e);
-void rdbStreamScored(rdbStream *s, const elemRef *member, double score);
-void rdbStreamKeyEnd(rdbStream *s);
-size_t rdbStreamBuffered(const rdbStream *s);
-sds rdbStreamTake(rdbStream *s);
-sds rdbStreamFinish(rdbStream *s);
-void rdbStreamDiscard(rdbStream *s);
-
 #endif /* SNAPSHOT_H */

@@ -241,12 +241,12 @@ int hashTypeSetFromSds(robj *o, sds field, sds value) {
 
 /* ---- type callbacks: free, dup, digest, scan -------------------------------------- */
 
-static void freeHashObject(robj *o) {
+void freeHashObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
     else dictRelease(o->ptr);
 }
 
-static robj *dupHashObject(robj *o) {
+robj *dupHashObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         robj *copy = createObject(OBJ_HASH, lpDup(o->ptr));
         copy->encoding = OBJ_ENCODING_LISTPACK;
@@ -276,7 +276,7 @@ static int digestPair(void *ud, const elemRef *field, const elemRef *value) {
     return 0;
 }
 
-static void digestHashObject(unsigned char digest[20], robj *o) { hashTypeForEach(o, digestPair, digest); }
+void hashDigest(unsigned char digest[20], robj *o) { hashTypeForEach(o, digestPair, digest); }
 
 static int scanCollectPair(void *ud, const elemRef *field, const elemRef *value) {
     list *out = ud;
@@ -292,7 +292,7 @@ static void scanCollectEntry(void *privdata, const dictEntry *de) {
 }
 
 /* A listpack is returned whole with cursor 0, a table in bounded steps. */
-static uint64_t scanHashObject(robj *o, uint64_t cursor, long count, list *out) {
+uint64_t hashScan(robj *o, uint64_t cursor, long count, list *out) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         hashTypeForEach(o, scanCollectPair, out);
         return 0;
@@ -306,7 +306,7 @@ static size_t hashEntryBytes(const dictEntry *de) {
     return sdsMemoryUsage(dictGetKey(de)) + sdsMemoryUsage(dictGetVal(de));
 }
 
-static size_t hashMemoryUsage(robj *o, size_t samples) {
+size_t hashMemoryUsage(robj *o, size_t samples) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return zmalloc_size(o->ptr);
     return dictMemoryUsage(o->ptr, samples, hashEntryBytes);
 }
@@ -315,11 +315,6 @@ void hashTypeInit(void) {
     unsigned char seed[sizeof hash_random_state];
     osRandomBytes(seed, sizeof seed);
     hash_random_state = load64le(seed);
-    registerObjectFreeFunction(OBJ_HASH, freeHashObject);
-    registerObjectDupFunction(OBJ_HASH, dupHashObject);
-    debugRegisterValueDigest(OBJ_HASH, digestHashObject);
-    registerScanFunction(OBJ_HASH, scanHashObject, 1);
-    registerObjectSizeFunction(OBJ_HASH, hashMemoryUsage);
 }
 
 /* ---- command helpers --------------------------------------------------------------- */

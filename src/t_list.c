@@ -127,13 +127,13 @@ unsigned long listTypeLength(const robj *o) {
     serverPanic("Unknown list encoding %d", o->encoding);
 }
 
-static void freeListObject(robj *o) {
+void freeListObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
     else if (o->encoding == OBJ_ENCODING_QUICKLIST) quicklistRelease(o->ptr);
     else serverPanic("Unknown list encoding %d", o->encoding);
 }
 
-static robj *dupListObject(robj *o) {
+robj *dupListObject(robj *o) {
     robj *copy;
     if (o->encoding == OBJ_ENCODING_LISTPACK) copy = createObject(OBJ_LIST, lpDup(o->ptr));
     else if (o->encoding == OBJ_ENCODING_QUICKLIST) copy = createObject(OBJ_LIST, quicklistDup(o->ptr));
@@ -351,11 +351,11 @@ static int digestElem(void *ud, const elemRef *e) {
     return 0;
 }
 
-static void listDigest(unsigned char digest[20], robj *o) { listTypeForEach(o, digestElem, digest); }
+void listDigest(unsigned char digest[20], robj *o) { listTypeForEach(o, digestElem, digest); }
 
 /* DEBUG QUICKLIST-PACKED-THRESHOLD <size>: elements above size get a PLAIN
  * quicklist node of their own (0 restores the default). */
-static void debugQuicklistPackedThreshold(client *c) {
+void debugQuicklistPackedThresholdCommand(client *c) {
     int err = 0;
     unsigned long long sz = memtoull(c->argv[2]->ptr, &err);
     if (err || sz > SIZE_MAX || !quicklistSetPackedThreshold((size_t)sz)) {
@@ -368,21 +368,13 @@ static void debugQuicklistPackedThreshold(client *c) {
 /* MEMORY USAGE: a listpack is one block; a quicklist is its header plus
  * each node and the node's contents (listpack, plain element or compressed
  * blob), the first `samples` nodes measured. */
-static size_t listMemoryUsage(robj *o, size_t samples) {
+size_t listMemoryUsage(robj *o, size_t samples) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return zmalloc_size(o->ptr);
     quicklist *ql = o->ptr;
     size_t bytes = 0, sampled = 0;
     for (const quicklistNode *n = ql->head; n && sampled < samples; n = n->next, sampled++)
         bytes += zmalloc_size(n) + (n->entry ? zmalloc_size(n->entry) : 0);
     return zmalloc_size(ql) + sampledTotal(bytes, sampled, ql->len);
-}
-
-void listTypeInit(void) {
-    registerObjectFreeFunction(OBJ_LIST, freeListObject);
-    registerObjectDupFunction(OBJ_LIST, dupListObject);
-    debugRegisterValueDigest(OBJ_LIST, listDigest);
-    registerObjectSizeFunction(OBJ_LIST, listMemoryUsage);
-    debugRegisterSubcommand("quicklist-packed-threshold", 3, 3, debugQuicklistPackedThreshold);
 }
 
 /* ---- shared command helpers ------------------------------------------------------------------------ */

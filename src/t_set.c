@@ -416,9 +416,9 @@ void setTypeForEach(robj *o, elemVisitor *fn, void *ud) {
     setIterRelease(&it);
 }
 
-static void freeSetObject(robj *o) { freeSetPayload(o->encoding, o->ptr); }
+void freeSetObject(robj *o) { freeSetPayload(o->encoding, o->ptr); }
 
-static robj *dupSetObject(robj *o) {
+robj *dupSetObject(robj *o) {
     switch (o->encoding) {
     case OBJ_ENCODING_INTSET: {
         robj *copy = createObject(OBJ_SET, intsetDup(o->ptr));
@@ -443,7 +443,7 @@ static robj *dupSetObject(robj *o) {
 }
 
 /* Order-independent and encoding-independent: XOR of each member's text. */
-static void setDigest(unsigned char digest[20], robj *o) {
+void setDigest(unsigned char digest[20], robj *o) {
     setIter it;
     member m;
     setIterInit(&it, o);
@@ -505,7 +505,7 @@ static uint64_t setScanListpack(robj *o, uint64_t cursor, long count, list *out)
     return cursor;
 }
 
-static uint64_t setScan(robj *o, uint64_t cursor, long count, list *out) {
+uint64_t setScan(robj *o, uint64_t cursor, long count, list *out) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return setScanListpack(o, cursor, count, out);
     if (o->encoding == OBJ_ENCODING_INTSET) {
         setIter it;
@@ -522,17 +522,9 @@ static uint64_t setScan(robj *o, uint64_t cursor, long count, list *out) {
  * its member sds (the value is NULL). */
 static size_t setEntryBytes(const dictEntry *de) { return sdsMemoryUsage(dictGetKey(de)); }
 
-static size_t setMemoryUsage(robj *o, size_t samples) {
+size_t setMemoryUsage(robj *o, size_t samples) {
     if (o->encoding != OBJ_ENCODING_HT) return zmalloc_size(o->ptr);
     return dictMemoryUsage(o->ptr, samples, setEntryBytes);
-}
-
-void setTypeInit(void) {
-    registerObjectFreeFunction(OBJ_SET, freeSetObject);
-    registerObjectDupFunction(OBJ_SET, dupSetObject);
-    debugRegisterValueDigest(OBJ_SET, setDigest);
-    registerScanFunction(OBJ_SET, setScan, 0);
-    registerObjectSizeFunction(OBJ_SET, setMemoryUsage);
 }
 
 /* ---- small helpers of the commands ----------------------------------------------------------- */

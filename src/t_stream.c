@@ -1198,9 +1198,9 @@ void xreadgroupCommand(client *c) {
 
 /* ---- type callbacks ---------------------------------------------------------------------- */
 
-static void freeStreamObject(robj *o) { streamFree(o->ptr); }
+void freeStreamObject(robj *o) { streamFree(o->ptr); }
 
-static robj *dupStreamObject(robj *o) {
+robj *dupStreamObject(robj *o) {
     stream *src = o->ptr;
     robj *copy = createStreamObject();
     stream *dst = copy->ptr;
@@ -1220,7 +1220,7 @@ static robj *dupStreamObject(robj *o) {
 
 /* DEBUG DIGEST: each entry's "ms.seq", then its fields and values, mixed
  * in order (as Redis computes it). */
-static void streamDigest(unsigned char digest[20], robj *o) {
+void streamDigest(unsigned char digest[20], robj *o) {
     streamIter it;
     streamID id, min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
     int nfields;
@@ -1238,14 +1238,8 @@ static void streamDigest(unsigned char digest[20], robj *o) {
     streamIterStop(&it);
 }
 
-static size_t streamMemoryUsage(robj *o, size_t samples) {
+size_t streamMemoryUsage(robj *o, size_t samples) {
     (void)samples;
     return streamAllocSize(o->ptr) + streamGroupsAllocSize(o->ptr);
 }
 
-void streamTypeInit(void) {
-    registerObjectFreeFunction(OBJ_STREAM, freeStreamObject);
-    registerObjectDupFunction(OBJ_STREAM, dupStreamObject);
-    debugRegisterValueDigest(OBJ_STREAM, streamDigest);
-    registerObjectSizeFunction(OBJ_STREAM, streamMemoryUsage);
-}

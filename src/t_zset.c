@@ -608,12 +608,12 @@ void zsetTypeForEachInRange(robj *o, double min, double max, scoreFilter *want, 
 
 int zsetTypeScore(robj *o, sds member, double *score) { return zsetScoreOfSds(o, member, score); }
 
-static void zsetFreeObject(robj *o) {
+void freeZsetObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
     else zsetStructFree(o->ptr);
 }
 
-static robj *zsetDupObject(robj *o) {
+robj *dupZsetObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         robj *d = createObject(OBJ_ZSET, lpDup(o->ptr));
         d->encoding = OBJ_ENCODING_LISTPACK;
@@ -640,7 +640,7 @@ static int digestVisitor(void *ud, const elemRef *member, double score) {
     return 0;
 }
 
-static void zsetDigest(unsigned char digest[20], robj *o) { zsetTypeForEach(o, 0, digestVisitor, digest); }
+void zsetDigest(unsigned char digest[20], robj *o) { zsetTypeForEach(o, 0, digestVisitor, digest); }
 
 static void scanAddPair(list *out, const elemRef *member, double score) {
     char buf[MAX_D2STRING_CHARS];
@@ -659,7 +659,7 @@ static int scanVisitor(void *ud, const elemRef *member, double score) {
     return 0;
 }
 
-static uint64_t zsetScan(robj *o, uint64_t cursor, long count, list *out) {
+uint64_t zsetScan(robj *o, uint64_t cursor, long count, list *out) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         zsetTypeForEach(o, 0, scanVisitor, out);
         return 0;
@@ -670,7 +670,7 @@ static uint64_t zsetScan(robj *o, uint64_t cursor, long count, list *out) {
 /* MEMORY USAGE: a listpack is one block. A skiplist set is its zset
  * struct, the dict (entries only: the members belong to the skiplist) and
  * the skiplist's header and nodes with their member sds, both sampled. */
-static size_t zsetMemoryUsage(robj *o, size_t samples) {
+size_t zsetMemoryUsage(robj *o, size_t samples) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return zmalloc_size(o->ptr);
     zset *zs = o->ptr;
     size_t bytes = 0, sampled = 0;
@@ -679,14 +679,6 @@ static size_t zsetMemoryUsage(robj *o, size_t samples) {
         bytes += zmalloc_size(n) + sdsMemoryUsage(n->ele);
     return zmalloc_size(zs) + dictMemoryUsage(zs->dict, samples, NULL) + zmalloc_size(zs->zsl) +
            zmalloc_size(zs->zsl->header) + sampledTotal(bytes, sampled, zs->zsl->length);
-}
-
-void zsetTypeInit(void) {
-    registerObjectFreeFunction(OBJ_ZSET, zsetFreeObject);
-    registerObjectDupFunction(OBJ_ZSET, zsetDupObject);
-    debugRegisterValueDigest(OBJ_ZSET, zsetDigest);
-    registerScanFunction(OBJ_ZSET, zsetScan, 1);
-    registerObjectSizeFunction(OBJ_ZSET, zsetMemoryUsage);
 }
 
 /* ---- range parsing ---------------------------------------------------------------------------------- */
