@@ -68,6 +68,7 @@
 #include "quicklist.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -714,7 +715,7 @@ static void debugObject(client *c) {
 
 static void debugSleep(client *c) {
     double seconds = strtod(c->argv[2]->ptr, NULL);
-    if (!(seconds > 0)) seconds = 0; /* negative or NaN: no sleep */
+    if (!(seconds > 0) || isinf(seconds)) seconds = 0; /* negative, NaN or infinite: no sleep, as in Redis */
     long long usec = seconds > 1e12 ? (long long)1e18 : (long long)(seconds * 1000000);
     struct timespec ts = {.tv_sec = (time_t)(usec / 1000000), .tv_nsec = (long)(usec % 1000000) * 1000};
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
@@ -727,6 +728,10 @@ static void debugPopulate(client *c) {
     long count, size = -1;
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
     if (c->argc == 5 && getPositiveLongFromObjectOrReply(c, c->argv[4], &size, NULL) != C_OK) return;
+    if ((long long)size > server.proto_max_bulk_len) { /* one value nobody could have sent: refused, not an abort */
+        addReplyError(c, "value size exceeds proto-max-bulk-len");
+        return;
+    }
     const char *prefix = c->argc >= 4 ? c->argv[3]->ptr : "key";
     for (long j = 0; j < count; j++) {
         char buf[128];
