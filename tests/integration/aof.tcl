@@ -337,7 +337,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
         shutdown_server
         file rename $path $path.moved
         assert_equal 1 [server_exit_status]
-        assert_match "*doesn't exist*" [log_tail 0 20]
+        assert_match "*Unable to obtain the AOF file [file tail $path] length. stat: No such file or directory*" [log_tail 0 20]
         file rename $path.moved $path
         restart_server
         assert_equal 6 [r get f]
