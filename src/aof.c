@@ -216,6 +216,7 @@ void aofFlush(int force) {
         return;
     }
     if (postponeForBackgroundFsync(force)) return;
+    if (server.aof_flush_sleep > 0) usleep((useconds_t)server.aof_flush_sleep); /* DEBUG AOF-FLUSH-SLEEP */
     size_t len = sdslen(aof.buf);
     LATENCY_START(write_latency);
     ssize_t written = persistWriteFully(aof.fd, aof.buf, len, &aof.write_calls);
