@@ -76,9 +76,14 @@ static off_t readerOffset(aofReader *r) { return r->consumed + (off_t)r->pos; }
 #define READ_TRUNCATED 2 /* the file ends inside a command */
 #define READ_BAD 3       /* malformed */
 
-/* "<prefix><number>\r\n" */
+/* "<prefix><number>\r\n". A line that starts with another byte is
+ * malformed even when the file ends before its newline: garbage at the
+ * end is not a torn write to cut away (Redis 7.0 decides the same way,
+ * by the first byte). */
 static int readNumberLine(aofReader *r, char prefix, long long *out) {
     char *nl;
+    if (!readerFill(r, 1)) return READ_TRUNCATED;
+    if (r->buf[r->pos] != prefix) return READ_BAD;
     for (;;) {
         nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
         if (nl) break;

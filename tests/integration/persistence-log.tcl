@@ -175,6 +175,13 @@ start_server {overrides {appendonly yes}} {
         assert_match "Bad file format reading the append only file $incr_name: make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>*" $::refused_last
     }
 
+    test "AOF: garbage at the end is a bad format, not a short read to cut away (Redis's suite appends \"!!!\")" {
+        foreach tail [list "!!!" "*2\r\n!x"] {
+            refused_with_incr_tail $incr_path $tail
+            assert_match "Bad file format reading the append only file $incr_name:*" $::refused_last
+        }
+    }
+
     test "AOF: an unknown command is named" {
         refused_with_incr_tail $incr_path "*1\r\n\$7\r\nnocmdxy\r\n"
         assert_match "Unknown command 'nocmdxy' reading the append only file $incr_name*" $::refused_last
