@@ -76,6 +76,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -561,6 +562,17 @@ static void watchdogSetTimer(long long ms) {
     it.it_value.tv_sec = (time_t)(ms / 1000);
     it.it_value.tv_usec = (suseconds_t)((ms % 1000) * 1000);
     setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Background threads call this first: the watchdog's SIGALRM (a signal to
+ * the process, which goes to any thread not blocking it) must reach the
+ * main thread, whose stuck stack it reports, and must not interrupt a
+ * background fsync or free. */
+void watchdogBlockInThisThread(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
 static void watchdogDisarm(void) {

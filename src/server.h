@@ -892,7 +892,8 @@ void serverAssertFailed(const char *estr, const char *file, int line);
 void serverPanicFailed(const char *file, int line, const char *msg, ...) PRINTF_FMT(3, 4);
 void setupSignalHandlers(void);
 void serverLogFromHandler(int level, const char *msg); /* signal-safe: open/write only */
-void watchdogSchedule(void); /* serverCron and CONFIG SET watchdog-period: (re)arm or disarm */
+void watchdogSchedule(void);
+void watchdogBlockInThisThread(void); /* first thing in every background thread */ /* serverCron and CONFIG SET watchdog-period: (re)arm or disarm */
 /* Dataset digest (DEBUG DIGEST): types other than strings register how their
  * value is mixed into a key's digest (lists: mixDigest per element in order;
  * sets/hashes: xorDigest of per-element digests). */
