@@ -216,6 +216,7 @@ void aofFlush(int force) {
         return;
     }
     if (postponeForBackgroundFsync(force)) return;
+    if (server.aof_flush_sleep > 0) usleep((useconds_t)server.aof_flush_sleep); /* DEBUG AOF-FLUSH-SLEEP */
     size_t len = sdslen(aof.buf);
     LATENCY_START(write_latency);
     ssize_t written = persistWriteFully(aof.fd, aof.buf, len, &aof.write_calls);
@@ -331,10 +332,9 @@ static int openLastIncr(void) {
 
 /* ---- start-up, enabling and disabling -------------------------------------------------------- */
 
-static void exitOnLoadFailure(void) {
-    serverLog(LL_WARNING, "Fatal error loading the AOF: the server can't start.");
-    exit(1);
-}
+/* The reason is already logged, last, as Redis 7.0 leaves it (operators
+ * and tools read the last line of the log): nothing follows it. */
+static void exitOnLoadFailure(void) { exit(1); }
 
 /* ---- adopting the single AOF of Redis <= 6.2 ------------------------------------------------ */
 
@@ -405,11 +405,11 @@ static aofManifest *adoptOldStyleAof(void) {
 
 /* The manifest on disk, NULL if there is none; a corrupt one stops start-up. */
 static aofManifest *manifestAtStartup(void) {
-    sds mpath = aofManifestPath(), err = NULL;
+    sds mpath = aofManifestPath();
+    aofManifestError err;
     aofManifest *am = NULL;
     if (access(mpath, F_OK) == 0 && aofManifestLoad(mpath, &am, &err) != C_OK) {
-        serverLog(LL_WARNING, "%s", err);
-        sdsfree(err);
+        aofManifestLogError(&err);
         exitOnLoadFailure();
     }
     sdsfree(mpath);
@@ -440,14 +440,15 @@ static void openOrCreateAtStartup(void) {
 int aofPrepareDirAndManifest(void) {
     if (ensureDir() != C_OK) return C_ERR;
     if (aof.manifest != NULL) return C_OK;
-    sds mpath = aofManifestPath(), err = NULL;
+    sds mpath = aofManifestPath();
+    aofManifestError err;
     aofManifest *am = NULL;
     int res = C_OK;
     if (access(mpath, F_OK) != 0) {
         am = aofManifestCreate();
     } else if (aofManifestLoad(mpath, &am, &err) != C_OK) {
-        serverLog(LL_WARNING, "%s", err);
-        sdsfree(err);
+        aofManifestLogError(&err);
+        aofManifestErrorFree(&err);
         res = C_ERR;
     }
     sdsfree(mpath);

@@ -34,7 +34,16 @@ typedef struct aofManifest {
 aofManifest *aofManifestCreate(void);
 void aofManifestFree(aofManifest *am);
 aofManifest *aofManifestDup(const aofManifest *am);
-int aofManifestLoad(const char *path, aofManifest **out, sds *err); /* C_ERR: corrupt (err set) */
+/* Why a manifest was refused: Redis 7.0's reason, and the line it is
+ * about (line NULL when the reason is not about one line). */
+typedef struct aofManifestError {
+    sds reason;
+    long line_no;
+    sds line;
+} aofManifestError;
+int aofManifestLoad(const char *path, aofManifest **out, aofManifestError *err); /* C_ERR: err set */
+void aofManifestLogError(const aofManifestError *err); /* Redis's "FATAL AOF MANIFEST FILE ERROR" lines */
+void aofManifestErrorFree(aofManifestError *err);
 int aofManifestPersist(const aofManifest *am, const char *dirname, const char *path); /* atomic */
 void aofManifestSetBase(aofManifest *am, const char *name, long long seq);
 void aofManifestAddIncr(aofManifest *am, const char *name, long long seq);

@@ -76,9 +76,14 @@ static off_t readerOffset(aofReader *r) { return r->consumed + (off_t)r->pos; }
 #define READ_TRUNCATED 2 /* the file ends inside a command */
 #define READ_BAD 3       /* malformed */
 
-/* "<prefix><number>\r\n" */
+/* "<prefix><number>\r\n". A line that starts with another byte is
+ * malformed even when the file ends before its newline: garbage at the
+ * end is not a torn write to cut away (Redis 7.0 decides the same way,
+ * by the first byte). */
 static int readNumberLine(aofReader *r, char prefix, long long *out) {
     char *nl;
+    if (!readerFill(r, 1)) return READ_TRUNCATED;
+    if (r->buf[r->pos] != prefix) return READ_BAD;
     for (;;) {
         nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
         if (nl) break;
@@ -177,9 +182,13 @@ static int executeLoaded(client *c, robj **argv, int argc) {
 
 /* ---- one file ---------------------------------------------------------------------------- */
 
-static void logTruncated(const char *path, off_t valid_len) {
-    serverLog(LL_WARNING, "!!! Warning: short read while loading the AOF file %s!!!", path);
-    serverLog(LL_WARNING, "!!! Truncating the AOF %s at offset %lld !!!", path, (long long)valid_len);
+/* Messages name a file as Redis 7.0's do: by its name in the manifest
+ * (the directory is appenddirname), with its words first, so that what
+ * operators and tools search the log for is found; our detail (a byte
+ * offset) follows. */
+static void logTruncated(const char *name, off_t valid_len) {
+    serverLog(LL_WARNING, "!!! Warning: short read while loading the AOF file %s!!!", name);
+    serverLog(LL_WARNING, "!!! Truncating the AOF %s at offset %lld !!!", name, (long long)valid_len);
 }
 
 static int truncateFile(const char *path, off_t valid_len) {
@@ -190,22 +199,36 @@ static int truncateFile(const char *path, off_t valid_len) {
     return ok;
 }
 
-static int handleTruncation(const char *path, int is_last, off_t valid_len) {
-    if (!is_last || !server.aof_load_truncated) {
+/* A file that ends inside a command. Only the last file may be cut back
+ * (a hole in the middle of the history is not a torn last write); one
+ * before it is refused with Redis 7.0's line, but left as it is. */
+static int handleTruncation(const char *path, const char *name, int is_last, off_t valid_len) {
+    if (!server.aof_load_truncated) {
         serverLog(LL_WARNING,
-                  "Unexpected end of file reading the append only file %s (after byte %lld). You can: 1) Make a "
-                  "backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. 2) Alternatively "
-                  "you can set the 'aof-load-truncated' configuration option to yes and restart the server.",
-                  path, (long long)valid_len);
+                  "Unexpected end of file reading the append only file %s. You can: 1) Make a backup of your AOF "
+                  "file, then use ./redis-check-aof --fix <filename.manifest>. 2) Alternatively you can set the "
+                  "'aof-load-truncated' configuration option to yes and restart the server. (The last complete "
+                  "command ends at byte %lld.)",
+                  name, (long long)valid_len);
         return AOF_LOAD_FAILED;
     }
-    logTruncated(path, valid_len);
+    if (!is_last) {
+        serverLog(LL_WARNING, "!!! Warning: short read while loading the AOF file %s!!!", name);
+        serverLog(LL_WARNING, "Fatal error: the truncated file is not the last file (%s ends inside a command "
+                              "after byte %lld; it was left as it is)", name, (long long)valid_len);
+        return AOF_LOAD_FAILED;
+    }
+    logTruncated(name, valid_len);
     if (!truncateFile(path, valid_len)) return AOF_LOAD_FAILED;
-    serverLog(LL_WARNING, "AOF %s loaded anyway because aof-load-truncated is enabled", path);
+    serverLog(LL_WARNING, "AOF %s loaded anyway because aof-load-truncated is enabled", name);
     return AOF_LOAD_TRUNCATED;
 }
 
-static int replayFrom(aofReader *r, const char *path, int is_last, off_t *valid_len) {
+static void logRevertMulti(const char *name) {
+    serverLog(LL_WARNING, "Revert incomplete MULTI/EXEC transaction in AOF file %s", name);
+}
+
+static int replayFrom(aofReader *r, const char *path, const char *name, int is_last, off_t *valid_len) {
     client *c = createLoadingClient();
     off_t multi_start = -1; /* offset of an open MULTI */
     int result = AOF_LOAD_OK;
@@ -215,7 +238,7 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t *valid_
         int argc = 0;
         int ret = readCommand(r, &argv, &argc);
         if (r->read_errno) { /* whatever it looked like, the file was not read to its end */
-            serverLog(LL_WARNING, "Unrecoverable error reading the append only file %s: %s", path,
+            serverLog(LL_WARNING, "Unrecoverable error reading the append only file %s: %s", name,
                       strerror(r->read_errno));
             if (ret == READ_OK) {
                 for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
@@ -228,27 +251,30 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t *valid_
             *valid_len = readerOffset(r); /* annotations after the last command included */
             if (multi_start != -1) { /* a transaction without its EXEC */
                 *valid_len = multi_start;
-                result = handleTruncation(path, is_last, multi_start);
+                logRevertMulti(name);
+                result = handleTruncation(path, name, is_last, multi_start);
             }
             break;
         }
         if (ret == READ_TRUNCATED) {
             *valid_len = multi_start != -1 ? multi_start : command_start;
-            result = handleTruncation(path, is_last, *valid_len);
+            if (multi_start != -1) logRevertMulti(name);
+            result = handleTruncation(path, name, is_last, *valid_len);
             break;
         }
         if (ret == READ_BAD) {
             serverLog(LL_WARNING,
-                      "Bad file format reading the append only file %s at byte %lld: make a backup of your AOF "
-                      "file, then use ./redis-check-aof --fix <filename.manifest>",
-                      path, (long long)command_start);
+                      "Bad file format reading the append only file %s: make a backup of your AOF file, then use "
+                      "./redis-check-aof --fix <filename.manifest> (the command at byte %lld)",
+                      name, (long long)command_start);
             result = AOF_LOAD_FAILED;
             break;
         }
         int is_multi = !strcasecmp(argv[0]->ptr, "multi"), is_exec = !strcasecmp(argv[0]->ptr, "exec");
         if (executeLoaded(c, argv, argc) != C_OK) {
-            serverLog(LL_WARNING, "Unknown command or wrong arity '%s' reading the append only file %s at byte %lld",
-                      (char *)argv[0]->ptr, path, (long long)command_start);
+            serverLog(LL_WARNING, "%s '%s' reading the append only file %s (the command at byte %lld)",
+                      lookupCommand(argv, argc) ? "Wrong number of arguments for" : "Unknown command",
+                      (char *)argv[0]->ptr, name, (long long)command_start);
             for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
             zfree(argv);
             result = AOF_LOAD_FAILED;
@@ -299,7 +325,7 @@ static int aofReplayFile(const char *path, const char *name, int is_last, off_t 
     }
     int result = AOF_LOAD_FAILED;
     if (!startsWithRdbMagic(r.fd) || loadRdbPart(&r, path, name) == C_OK)
-        result = replayFrom(&r, path, is_last, valid_len);
+        result = replayFrom(&r, path, name, is_last, valid_len);
     close(r.fd);
     zfree(r.buf);
     return result;
@@ -319,20 +345,22 @@ int aofLoadFiles(aofManifest *am, off_t *total_size) {
     if (am->base) names[n++] = am->base->name;
     for (int j = 0; j < am->incr_count; j++) names[n++] = am->incrs[j]->name;
     off_t total = 0, loaded = 0;
+    int result = nfiles ? AOF_LOAD_OK : AOF_LOAD_EMPTY;
     for (int j = 0; j < n; j++) {
         paths[j] = aofPathJoin(server.aof_dirname, names[j]);
-        total += sizeOf(paths[j]);
+        struct stat st;
+        if (result == AOF_LOAD_FAILED) continue;
+        if (stat(paths[j], &st) == -1) { /* every file must be there before any is loaded, as in Redis */
+            serverLog(LL_WARNING, "Unable to obtain the AOF file %s length. stat: %s", names[j], strerror(errno));
+            result = AOF_LOAD_FAILED;
+            continue;
+        }
+        total += st.st_size;
     }
 
-    int result = nfiles ? AOF_LOAD_OK : AOF_LOAD_EMPTY;
     loadingStart(total, "AOF");
     long long start = ustime();
     for (int j = 0; j < n && result != AOF_LOAD_FAILED; j++) {
-        if (access(paths[j], F_OK) != 0) {
-            serverLog(LL_WARNING, "The AOF file %s listed in the manifest doesn't exist", paths[j]);
-            result = AOF_LOAD_FAILED;
-            break;
-        }
         off_t valid = 0;
         long long file_start = ustime();
         loadingFileStart(loaded);

@@ -69,78 +69,120 @@ sds aofPathJoin(const char *dir, const char *name) { return sdscatfmt(sdsempty()
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-/* One "file <name> seq <n> type <t>" line (keys in any order, as Redis
- * allows). */
-static aofFile *parseLine(sds line, sds *err) {
-    int argc;
+/* The manifest is read with Redis 7.0's rules, so that a manifest one of
+ * the two refuses the other refuses too, with the same words:
+ * - an empty file is an error ("Found an empty AOF manifest");
+ * - a line starting with '#' is a comment;
+ * - every other line must end with a newline within AOF_MANIFEST_MAX_LINE
+ *   bytes (a last line without one is "too long" as well), must not be
+ *   blank, and holds key/value pairs: at least "file", "seq" and "type"
+ *   (keys case-insensitive, unknown keys ignored for forward
+ *   compatibility), a sequence number > 0, a bare file name. */
+#define AOF_MANIFEST_MAX_LINE 1024
+
+static void setError(aofManifestError *err, const char *reason, long line_no, const char *line) {
+    err->reason = sdsnew(reason);
+    err->line_no = line_no;
+    err->line = line ? sdsnew(line) : NULL;
+}
+
+void aofManifestErrorFree(aofManifestError *err) {
+    sdsfree(err->reason);
+    sdsfree(err->line);
+    err->reason = err->line = NULL;
+}
+
+/* Redis 7.0's report, line for line (its lines carry a trailing newline,
+ * so the log shows them separated by blank lines, as Redis's does). */
+void aofManifestLogError(const aofManifestError *err) {
+    serverLog(LL_WARNING, "\n*** FATAL AOF MANIFEST FILE ERROR ***\n");
+    if (err->line) {
+        serverLog(LL_WARNING, "Reading the manifest file, at line %ld\n", err->line_no);
+        serverLog(LL_WARNING, ">>> '%s'\n", err->line);
+    }
+    serverLog(LL_WARNING, "%s\n", err->reason);
+}
+
+/* The pairs of one trimmed, non-blank line; NULL with *reason set if bad. */
+static aofFile *parseLine(sds line, const char **reason) {
+    int argc = 0;
     sds *argv = sdssplitargs(line, &argc);
     aofFile *f = NULL;
     const char *name = NULL;
-    long long seq = -1;
+    long long seq = 0;
     char type = 0;
-    if (argv == NULL || argc % 2 != 0) goto bad;
+    *reason = "Invalid AOF manifest file format";
+    if (argv == NULL || argc < 6 || argc % 2 != 0) goto done;
     for (int j = 0; j < argc; j += 2) {
-        if (!strcmp(argv[j], "file")) name = argv[j + 1];
-        else if (!strcmp(argv[j], "seq") && !string2ll(argv[j + 1], sdslen(argv[j + 1]), &seq)) goto bad;
-        else if (!strcmp(argv[j], "type")) type = sdslen(argv[j + 1]) == 1 ? argv[j + 1][0] : 0;
+        const char *val = argv[j + 1];
+        if (!strcasecmp(argv[j], "file")) name = val;
+        else if (!strcasecmp(argv[j], "seq") && !string2ll(val, sdslen(argv[j + 1]), &seq)) seq = 0;
+        else if (!strcasecmp(argv[j], "type")) type = val[0];
     }
-    if (name == NULL || seq < 0 || (type != AOF_FILE_BASE && type != AOF_FILE_HISTORY && type != AOF_FILE_INCR) ||
-        strchr(name, '/'))
-        goto bad;
+    if (name && strchr(name, '/')) {
+        *reason = "File can't be a path, just a filename";
+        goto done;
+    }
+    if (name == NULL || !name[0] || seq <= 0 || type == 0) goto done;
     f = fileCreate(name, seq, type);
-    sdsfreesplitres(argv, argc);
-    return f;
-bad:
+done:
     if (argv) sdsfreesplitres(argv, argc);
-    *err = sdscatfmt(sdsempty(), "Invalid AOF manifest line: %s", line);
-    return NULL;
+    return f;
 }
 
-static int addParsedFile(aofManifest *am, aofFile *f, sds *err) {
+/* Takes f into am; the reason if the manifest can't hold it. */
+static const char *addParsedFile(aofManifest *am, aofFile *f) {
     if (f->type == AOF_FILE_BASE) {
-        if (am->base) {
-            *err = sdsnew("Found duplicate base file information in the AOF manifest");
-            fileFree(f);
-            return C_ERR;
-        }
+        if (am->base) return "Found duplicate base file information";
         am->base = f;
         am->curr_base_seq = f->seq;
     } else if (f->type == AOF_FILE_INCR) {
-        if (f->seq <= am->curr_incr_seq) {
-            *err = sdsnew("Found a non-monotonic sequence number in the AOF manifest");
-            fileFree(f);
-            return C_ERR;
-        }
+        if (f->seq <= am->curr_incr_seq) return "Found a non-monotonic sequence number";
         addIncr(am, f);
         am->curr_incr_seq = f->seq;
-    } else {
+    } else if (f->type == AOF_FILE_HISTORY) {
         fileFree(f); /* history files are leftovers to delete, not data */
+    } else {
+        return "Unknown AOF file type";
     }
-    return C_OK;
+    return NULL;
 }
 
-int aofManifestLoad(const char *path, aofManifest **out, sds *err) {
+/* One line of the manifest (buf, as fgets() read it); C_ERR with err set. */
+static int loadLine(aofManifest *am, const char *buf, long line_no, aofManifestError *err) {
+    if (buf[0] == '#') return C_OK;
+    if (strchr(buf, '\n') == NULL) {
+        setError(err, "The AOF manifest file contains too long line", line_no, NULL);
+        return C_ERR;
+    }
+    sds line = sdstrim(sdsnew(buf), " \t\r\n");
+    const char *reason = "Invalid AOF manifest file format";
+    aofFile *f = sdslen(line) ? parseLine(line, &reason) : NULL;
+    if (f) reason = addParsedFile(am, f);
+    if (f && reason) fileFree(f);
+    if (reason) setError(err, reason, line_no, line);
+    sdsfree(line);
+    return reason ? C_ERR : C_OK;
+}
+
+int aofManifestLoad(const char *path, aofManifest **out, aofManifestError *err) {
+    memset(err, 0, sizeof(*err));
     FILE *fp = fopen(path, "r");
     if (fp == NULL) {
-        *err = sdscatfmt(sdsempty(), "Can't open the AOF manifest %s: %s", path, strerror(errno));
+        err->reason = sdscatfmt(sdsempty(), "Can't open the AOF manifest %s: %s", path, strerror(errno));
         return C_ERR;
     }
     aofManifest *am = aofManifestCreate();
-    char buf[1024];
+    char buf[AOF_MANIFEST_MAX_LINE + 1];
+    long line_no = 0;
     int ok = 1;
-    while (ok && fgets(buf, sizeof buf, fp) != NULL) {
-        size_t len = strlen(buf);
-        if (len == sizeof buf - 1 && buf[len - 1] != '\n') {
-            *err = sdsnew("The AOF manifest has a line too long");
-            ok = 0;
-            break;
-        }
-        sds line = sdstrim(sdsnew(buf), " \t\r\n");
-        if (sdslen(line) && line[0] != '#') {
-            aofFile *f = parseLine(line, err);
-            ok = f && addParsedFile(am, f, err) == C_OK;
-        }
-        sdsfree(line);
+    while (ok && fgets(buf, sizeof buf, fp) != NULL) ok = loadLine(am, buf, ++line_no, err) == C_OK;
+    if (ok && ferror(fp)) {
+        setError(err, "Read AOF manifest failed", line_no, NULL);
+        ok = 0;
+    } else if (ok && line_no == 0) {
+        setError(err, "Found an empty AOF manifest", 0, NULL);
+        ok = 0;
     }
     fclose(fp);
     if (!ok) {

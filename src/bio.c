@@ -53,6 +53,7 @@ static void runJob(bioJob *job) {
 
 static void *workerMain(void *arg) {
     (void)arg;
+    watchdogBlockInThisThread();
     cpuAffinityBioThread("bio_aof_fsync");
     for (;;) {
         pthread_mutex_lock(&lock);

@@ -255,6 +255,7 @@ static int applyLocaleCollate(sds *err);
 static int applyOomScoreAdj(sds *err);
 static int applyJemallocBgThread(sds *err);
 static int applyEventLoopSpin(sds *err);
+static int applyWatchdogPeriod(sds *err);
 
 #define MB (1024LL * 1024)
 
@@ -308,6 +309,10 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("syslog-enabled", NULL, CF_IMMUTABLE, syslog_enabled, "no", NULL),
     STRING_CONFIG("syslog-ident", NULL, CF_IMMUTABLE, syslog_ident, "redis", NULL, NULL),
     BOOL_CONFIG("always-show-logo", NULL, CF_IMMUTABLE, always_show_logo, "no", NULL),
+    BOOL_CONFIG("crash-log-enabled", NULL, 0, crashlog_enabled, "yes", NULL),
+    BOOL_CONFIG("crash-memcheck-enabled", NULL, 0, memcheck_enabled, "yes", NULL),
+    BOOL_CONFIG("use-exit-on-panic", NULL, CF_HIDDEN, use_exit_on_panic, "no", NULL),
+    INT_CONFIG("watchdog-period", NULL, CF_HIDDEN, watchdog_period, 0, INT_MAX, "0", applyWatchdogPeriod),
     BOOL_CONFIG("set-proc-title", NULL, CF_IMMUTABLE, set_proc_title, "yes", NULL),
     STRING_CONFIG("proc-title-template", NULL, 0, proc_title_template, "{title} {listen-addr} {server-mode}",
                   procTitleValidateTemplate, procTitleApplyTemplate),
@@ -1202,6 +1207,14 @@ void configApplyEventLoopSpin(void) {
 static int applyEventLoopSpin(sds *err) {
     (void)err;
     configApplyEventLoopSpin();
+    return C_OK;
+}
+
+/* The watchdog follows CONFIG SET at once; at start-up the first
+ * serverCron() tick arms it (a long load before the loop runs is no stall). */
+static int applyWatchdogPeriod(sds *err) {
+    (void)err;
+    if (server.el != NULL) watchdogSchedule();
     return C_OK;
 }
 

@@ -13,7 +13,13 @@
  *   - a stack trace through backtrace() where the C library has one;
  *   - the INFO output and the client whose command was running, with argv.
  * Then the default action is restored and the signal raised again, so the
- * exit status (and a core dump, if enabled) tells the truth.
+ * exit status (and a core dump, if enabled) tells the truth. Redis 7.0's
+ * knobs: crash-log-enabled no skips the report; use-exit-on-panic turns
+ * the SIGABRT of an assertion or a panic into exit(1) (crashEnd()).
+ *
+ * Software watchdog (watchdog-period): a SIGALRM timer re-armed every cron
+ * tick; if it fires, the event loop is stuck and the stack of the stuck
+ * code is logged the same signal-safe way (see watchdogSchedule()).
  *
  * Decisions:
  * - The first lines (signal, address, pc, registers, stack trace) use only
@@ -60,7 +66,9 @@
  * the end of a mapped empty file and, where that does not fault (QEMU),
  * performs a misaligned multi-word load on CPUs that trap on it;
  * STACKOVERFLOW recurses until the guard page. DEBUG RELOAD and LOADAOF
- * are debugReloadCommand() (rdb.c) and debugLoadAofCommand() (aof_load.c).
+ * are debugReloadCommand() (rdb.c) and debugLoadAofCommand() (aof_load.c);
+ * AOF-FLUSH-SLEEP and REPLICATE are Redis 7.0's test hooks (aof.c's
+ * aofFlush() sleeps; replication.c feeds the replicas only).
  */
 #define _GNU_SOURCE
 #include "server.h"
@@ -70,10 +78,12 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <ucontext.h>
 
 #ifdef HAVE_BACKTRACE
@@ -85,7 +95,13 @@
 
 /* ---- assertions and panics ------------------------------------------------------------- */
 
+/* Set by an assertion or a panic just before abort(): the crash handler
+ * then knows the SIGABRT is a reported failure, which use-exit-on-panic
+ * turns into exit(1). */
+static volatile sig_atomic_t crash_from_assert;
+
 void serverAssertFailed(const char *estr, const char *file, int line) {
+    crash_from_assert = 1;
     serverLog(LL_WARNING, "=== ASSERTION FAILED ===");
     serverLog(LL_WARNING, "==> %s:%d '%s' is not true", file, line, estr);
 }
@@ -96,6 +112,7 @@ void serverPanicFailed(const char *file, int line, const char *msg, ...) {
     va_start(ap, msg);
     vsnprintf(buf, sizeof buf, msg, ap);
     va_end(ap);
+    crash_from_assert = 1;
     serverLog(LL_WARNING, "------------------------------------------------");
     serverLog(LL_WARNING, "!!! Software Failure. Press left mouse button to continue");
     serverLog(LL_WARNING, "Guru Meditation: %s #%s:%d", buf, file, line);
@@ -481,7 +498,20 @@ static void armCrashReportTimeout(int sig, int fd) {
     alarm(CRASH_REPORT_TIMEOUT_S);
 }
 
+static void watchdogDisarm(void);
+
+/* How the process ends after a crash: an assertion or a panic exits with
+ * status 1 when use-exit-on-panic is set (Redis 7.0's test knob: sanitizers
+ * and test harnesses see an exit, not a signal); everything else dies of
+ * its signal, so the exit status and a core dump tell the truth. */
+static void crashEnd(int sig) {
+    if (sig == SIGABRT && crash_from_assert && server.use_exit_on_panic) _exit(1);
+    raiseWithDefaultAction(sig);
+}
+
 static void crashHandler(int sig, siginfo_t *info, void *ctx) {
+    watchdogDisarm(); /* its SIGALRM must not cut into the report */
+    if (!server.crashlog_enabled) crashEnd(sig); /* crash-log-enabled no: no report, as in Redis */
     crashRegisters regs;
     memset(&regs, 0, sizeof regs);
     if (ctx) readRegisters(ctx, &regs);
@@ -497,7 +527,83 @@ static void crashHandler(int sig, siginfo_t *info, void *ctx) {
     crashPuts(fd, "\n=== REDIS BUG REPORT END. Make sure to include from START to END. ===\n\n");
     crashLogClose(fd);
     if (server.daemonize && server.pidfile) unlink(server.pidfile);
-    raiseWithDefaultAction(sig);
+    crashEnd(sig);
+}
+
+/* ---- the software watchdog (watchdog-period) ----------------------------------------------------- */
+
+/* Redis's software watchdog: serverCron() re-arms a one-shot ITIMER_REAL
+ * timer every tick; when the event loop stays in one call longer than
+ * watchdog-period milliseconds, the timer fires and SIGALRM's handler logs
+ * "--- WATCHDOG TIMER EXPIRED ---" with the stack trace of the code it
+ * interrupted, then the server goes on (it is a diagnostic, not a kill).
+ * The handler writes with the crash report's open/write helpers only. The
+ * period is at least two cron ticks, as in Redis, so a healthy loop never
+ * trips it. The crash report's timeout (alarm()) shares the timer: a crash
+ * disarms the watchdog first. */
+static volatile sig_atomic_t watchdog_installed;
+
+static void watchdogHandler(int sig, siginfo_t *info, void *ctx) {
+    (void)sig;
+    (void)info;
+    int saved_errno = errno;
+    crashRegisters regs;
+    memset(&regs, 0, sizeof regs);
+    if (ctx) readRegisters(ctx, &regs);
+    int fd = crashLogOpen();
+    crashLogLine(fd, "\n--- WATCHDOG TIMER EXPIRED ---");
+    crashLogStackTrace(fd, regs.pc, 0);
+    crashLogLine(fd, "--------");
+    crashLogClose(fd);
+    errno = saved_errno;
+}
+
+static void watchdogSetTimer(long long ms) {
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = (time_t)(ms / 1000);
+    it.it_value.tv_usec = (suseconds_t)((ms % 1000) * 1000);
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Background threads call this first: the watchdog's SIGALRM (a signal to
+ * the process, which goes to any thread not blocking it) must reach the
+ * main thread, whose stuck stack it reports, and must not interrupt a
+ * background fsync or free. */
+void watchdogBlockInThisThread(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+static void watchdogDisarm(void) {
+    if (watchdog_installed) watchdogSetTimer(0);
+}
+
+/* From serverCron() (every tick) and CONFIG SET watchdog-period: installs
+ * the handler the first time, then arms the timer for one more period; a
+ * period of 0 disarms it and ignores a SIGALRM still on its way. */
+void watchdogSchedule(void) {
+    if (server.watchdog_period <= 0) {
+        if (watchdog_installed) {
+            watchdogSetTimer(0);
+            setPlainSignalHandler(SIGALRM, SIG_IGN);
+            watchdog_installed = 0;
+        }
+        return;
+    }
+    if (!watchdog_installed) {
+        struct sigaction act;
+        memset(&act, 0, sizeof act);
+        sigemptyset(&act.sa_mask);
+        act.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+        act.sa_sigaction = watchdogHandler;
+        sigaction(SIGALRM, &act, NULL);
+        watchdog_installed = 1;
+    }
+    long long min_ms = 2 * (1000 / (server.hz > 0 ? server.hz : 1));
+    watchdogSetTimer(server.watchdog_period > min_ms ? server.watchdog_period : min_ms);
 }
 
 /* Big enough for the INFO dump in the handler, whatever the overflowed
@@ -934,6 +1040,8 @@ static NOINLINE long debugRecurse(volatile char *caller, long depth) {
 
 static void debugHelp(client *c) {
     static const char *help[] = {
+        "AOF-FLUSH-SLEEP <microsec>",
+        "    Server will sleep before flushing the AOF, this is used for testing.",
         "ASSERT",
         "    Crash by assertion failed.",
         "CHANGE-REPL-ID",
@@ -978,6 +1086,8 @@ static void debugHelp(client *c) {
         "    Reply with a test value of the specified type. <type> can be: string,",
         "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
         "    true, false.",
+        "REPLICATE <string>",
+        "    Replicates the provided string to replicas, allowing data divergence.",
         "RELOAD [option ...]",
         "    Save the RDB on disk and reload it back to memory.",
         "REPLYBUFFER PEAK-RESET-TIME <NEVER|RESET|time>",
@@ -1028,6 +1138,21 @@ static void debugSetDisableDenyScripts(client *c) {
 }
 
 static void debugArgpool(client *c) { addReplyLongLong(c, c->argpool_count); }
+
+/* DEBUG AOF-FLUSH-SLEEP <microseconds>: each AOF write that has data
+ * sleeps that long first (aofFlush); 0 stops it. Parsed like Redis's (a
+ * non-number is 0). */
+static void debugAofFlushSleep(client *c) {
+    server.aof_flush_sleep = strtoll(c->argv[2]->ptr, NULL, 10);
+    addReply(c, shared.ok);
+}
+
+/* DEBUG REPLICATE <command> [arg ...]: the words go to the replicas as a
+ * command, without running here (see replicationFeedInStreamDb). */
+static void debugReplicate(client *c) {
+    replicationFeedInStreamDb(c->argv + 2, c->argc - 2);
+    addReply(c, shared.ok);
+}
 
 static void debugConfigRewriteForceAll(client *c) {
     if (server.configfile == NULL) {
@@ -1090,6 +1215,8 @@ static const struct {
     {"set-disable-deny-scripts", 3, 3, debugSetDisableDenyScripts},
     {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
     {"argpool", 2, 2, debugArgpool},
+    {"aof-flush-sleep", 3, 3, debugAofFlushSleep},
+    {"replicate", 3, -1, debugReplicate},
     {"object", 3, 3, debugObject},
     {"digest", 2, 2, debugDigest},
     {"digest-value", 2, -1, debugDigestValue},

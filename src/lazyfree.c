@@ -101,6 +101,7 @@ static void runJob(lazyfreeJob *job) {
 
 static void *workerMain(void *arg) {
     (void)arg;
+    watchdogBlockInThisThread();
     cpuAffinityBioThread("bio_lazy_free");
     for (;;) {
         pthread_mutex_lock(&lock);

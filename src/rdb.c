@@ -1609,7 +1609,12 @@ static int verifyChecksum(rdbReader *r) {
     if (!getBytes(r, sum, 8)) return 0;
     uint64_t expected = load64le(sum);
     if (expected != 0 && expected != crc && !server.skip_checksum_validation) {
-        r->error = "Wrong RDB checksum";
+        /* Redis 7.0's words, which runbooks search for: "expected" is what
+         * the bytes give, "got" what the file says. */
+        if (!r->check)
+            serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) but got (%llx). Aborting now.",
+                      (unsigned long long)crc, (unsigned long long)expected);
+        r->error = "RDB CRC error";
         return 0;
     }
     if (r->check) r->check->checksum_verified = expected != 0 && !server.skip_checksum_validation;

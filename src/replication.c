@@ -278,6 +278,11 @@ void replicationFeed(int dbid, robj **argv, int argc) {
     sdsfree(buf);
 }
 
+/* DEBUG REPLICATE: argv goes to the replicas in whatever database the
+ * stream is in (no SELECT), and not to the AOF, as Redis 7.0 sends it: a
+ * test's way to make a replica diverge. */
+void replicationFeedInStreamDb(robj **argv, int argc) { replicationFeed(repl.seldb, argv, argc); }
+
 static void feedPlain(const char *resp) {
     if (replicationIsReplica()) return;
     replicationFeedRaw(resp, strlen(resp));

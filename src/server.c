@@ -554,6 +554,7 @@ void shutdownIfAsked(void) {
  * aofCron in aof.c: write retries, everysec fsync, rewrite children.) */
 static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     (void)el; (void)id; (void)clientData;
+    if (server.watchdog_period) watchdogSchedule(); /* SIGALRM if the loop doesn't come back in time */
     if (server.pause_cron) return 1000 / server.hz; /* DEBUG PAUSE-CRON */
     updateCachedTime();                             /* the clocks */
     server.lruclock = getLRUClock();                /* the LRU clock keys' access times compare to */

@@ -392,6 +392,11 @@ struct redisServer {
     int pause_cron;               /* DEBUG PAUSE-CRON: serverCron does nothing */
     int script_disable_deny_script; /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call "noscript" commands */
     int skip_checksum_validation; /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB files and RESTORE */
+    int use_exit_on_panic;        /* use-exit-on-panic (hidden): an assert/panic exits(1) instead of aborting */
+    int crashlog_enabled;         /* crash-log-enabled: the crash report is written */
+    int memcheck_enabled;         /* crash-memcheck-enabled: accepted; there is no memory test on crash */
+    int watchdog_period;          /* watchdog-period (hidden): ms; 0 = the software watchdog is off */
+    long long aof_flush_sleep;    /* DEBUG AOF-FLUSH-SLEEP: microseconds slept before each AOF write */
     long long mstime;
     time_t unixtime;
     long long dirty;              /* changes since the last save */
@@ -919,6 +924,8 @@ void serverAssertFailed(const char *estr, const char *file, int line);
 void serverPanicFailed(const char *file, int line, const char *msg, ...) PRINTF_FMT(3, 4);
 void setupSignalHandlers(void);
 void serverLogFromHandler(int level, const char *msg); /* signal-safe: open/write only */
+void watchdogSchedule(void);           /* serverCron and CONFIG SET watchdog-period: (re)arm or disarm */
+void watchdogBlockInThisThread(void);  /* first thing in every background thread */
 /* Dataset digest (DEBUG DIGEST): each type's xxxDigest, above. */
 void xorDigest(unsigned char digest[20], const void *data, size_t len);
 void mixDigest(unsigned char digest[20], const void *data, size_t len);
@@ -944,6 +951,7 @@ void replicationEarlyInit(void);       /* start-up, before the dataset loads (cl
 void replicationInit(void);            /* start-up, after the dataset is loaded */
 void replicationReapChild(void);      /* beforeSleep: a full sync child that exited is reaped at once */
 void replicationFeed(int dbid, robj **argv, int argc); /* propagate.c emitOp: one op to the stream */
+void replicationFeedInStreamDb(robj **argv, int argc); /* DEBUG REPLICATE: no SELECT, no AOF */
 void replicationClientFreed(client *c); /* freeClient(): a replica, the primary link or a WAIT */
 void replicaCommandApplied(client *c); /* after each command of the primary's stream */
 int replicaIsApplyingStream(void);     /* the primary's commands are running */

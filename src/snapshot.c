@@ -221,6 +221,7 @@ static void renameIntoPlace(void) {
 
 static void *writerMain(void *arg) {
     (void)arg;
+    watchdogBlockInThisThread();
     cpuAffinitySnapshotThread(writer.cpulist, "snapshot_writer");
     size_t since_fsync = 0;
     for (;;) {

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -281,6 +282,134 @@ static int checkAndMaybeFix(const char *path, int last, int fix, int yes, long l
     return 0;
 }
 
+/* ---- the manifest ------------------------------------------------------------------------ */
+
+/* A manifest is read with the server's rules, which are Redis 7.0's
+ * (src/aof_manifest.c): a manifest the server refuses is refused here with
+ * the same report, never called valid. '#' lines are comments; any other
+ * line ends with a newline within MANIFEST_MAX_LINE bytes, is not blank,
+ * and holds at least "file", "seq" (> 0) and "type" pairs (keys in any
+ * case, unknown keys ignored); the file is a bare name. As Redis's tool
+ * does, an empty manifest is reported as an empty AOF, not an error. */
+#define MANIFEST_MAX_LINE 1024
+#define MANIFEST_MAX_FILES 1024
+#define MANIFEST_MAX_WORDS 64
+
+typedef struct manifestFiles {
+    char names[MANIFEST_MAX_FILES][256]; /* base first, then the incremental files in order */
+    int n, has_base;
+    long long max_incr_seq;
+} manifestFiles;
+
+/* Redis's report; 1 (invalid). line NULL: the reason is not about one line. */
+static int manifestError(long line_no, const char *line, const char *reason) {
+    printf("\n*** FATAL AOF MANIFEST FILE ERROR ***\n\n");
+    if (line) {
+        printf("Reading the manifest file, at line %ld\n\n", line_no);
+        printf(">>> '%s'\n\n", line);
+    }
+    printf("%s\n\n", reason);
+    return 1;
+}
+
+/* Splits line in place into words: bare, or "quoted" with \" \\ \n \r \t
+ * \xHH escapes (how the server writes a name with spaces). -1 if a quote
+ * is not closed or there are too many words. */
+static int splitWords(char *line, char **words, int max) {
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '\0') return n;
+        if (n == max) return -1;
+        char *out = p;
+        words[n++] = out;
+        if (*p != '"') {
+            while (*p && *p != ' ' && *p != '\t') p++;
+            if (*p) *p++ = '\0';
+            continue;
+        }
+        p++;
+        while (*p != '"') {
+            if (*p == '\0') return -1;
+            if (*p == '\\' && p[1]) {
+                p++;
+                if (*p == 'n') *out++ = '\n';
+                else if (*p == 'r') *out++ = '\r';
+                else if (*p == 't') *out++ = '\t';
+                else if (*p == 'x' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+                    char hex[3] = {p[1], p[2], '\0'};
+                    *out++ = (char)strtol(hex, NULL, 16);
+                    p += 2;
+                } else *out++ = *p;
+                p++;
+            } else {
+                *out++ = *p++;
+            }
+        }
+        p++;
+        if (*p != '\0' && *p != ' ' && *p != '\t') return -1; /* "a"b */
+        if (*p) p++;
+        *out = '\0';
+    }
+}
+
+static void trimLine(char *line) {
+    size_t len = strlen(line);
+    while (len && strchr(" \t\r\n", line[len - 1])) line[--len] = '\0';
+    size_t lead = strspn(line, " \t\r\n");
+    memmove(line, line + lead, len - lead + 1);
+}
+
+/* One trimmed, non-blank line into mf; NULL, or the reason it is refused. */
+static const char *addManifestLine(manifestFiles *mf, char *line) {
+    char copy[MANIFEST_MAX_LINE + 1], *words[MANIFEST_MAX_WORDS];
+    snprintf(copy, sizeof copy, "%s", line);
+    int argc = splitWords(copy, words, MANIFEST_MAX_WORDS);
+    if (argc < 6 || argc % 2 != 0) return "Invalid AOF manifest file format";
+    const char *name = NULL;
+    long long seq = 0;
+    char type = 0;
+    for (int j = 0; j < argc; j += 2) {
+        if (!strcasecmp(words[j], "file")) name = words[j + 1];
+        else if (!strcasecmp(words[j], "seq")) seq = strtoll(words[j + 1], NULL, 10);
+        else if (!strcasecmp(words[j], "type")) type = words[j + 1][0];
+    }
+    if (name && strchr(name, '/')) return "File can't be a path, just a filename";
+    if (name == NULL || !name[0] || seq <= 0 || type == 0) return "Invalid AOF manifest file format";
+    if (type == 'h') return NULL; /* history: a leftover to delete, not data */
+    if (type != 'b' && type != 'i') return "Unknown AOF file type";
+    if (type == 'b' && mf->has_base) return "Found duplicate base file information";
+    if (type == 'i' && seq <= mf->max_incr_seq) return "Found a non-monotonic sequence number";
+    if (mf->n == MANIFEST_MAX_FILES || strlen(name) >= sizeof mf->names[0]) return "Invalid AOF manifest file format";
+    if (type == 'b') { /* the base goes first */
+        memmove(mf->names[1], mf->names[0], sizeof mf->names[0] * (size_t)mf->n);
+        snprintf(mf->names[0], sizeof mf->names[0], "%s", name);
+        mf->has_base = 1;
+    } else {
+        snprintf(mf->names[mf->n], sizeof mf->names[0], "%s", name);
+        mf->max_incr_seq = seq;
+    }
+    mf->n++;
+    return NULL;
+}
+
+/* 0: read into mf; 1: refused (reported). */
+static int readManifest(FILE *fp, manifestFiles *mf) {
+    char buf[MANIFEST_MAX_LINE + 1];
+    long line_no = 0;
+    while (fgets(buf, sizeof buf, fp)) {
+        line_no++;
+        if (buf[0] == '#') continue;
+        if (strchr(buf, '\n') == NULL) return manifestError(line_no, NULL, "The AOF manifest file contains too long line");
+        trimLine(buf);
+        const char *reason = buf[0] ? addManifestLine(mf, buf) : "Invalid AOF manifest file format";
+        if (reason) return manifestError(line_no, buf, reason);
+    }
+    if (ferror(fp)) return manifestError(line_no, NULL, "Read AOF manifest failed");
+    return 0;
+}
+
 /* The files a manifest names, joined to the manifest's directory. */
 static int checkManifest(const char *mpath, int fix, int yes, long long to_ts) {
     FILE *fp = fopen(mpath, "r");
@@ -293,34 +422,22 @@ static int checkManifest(const char *mpath, int fix, int yes, long long to_ts) {
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     else snprintf(dir, sizeof dir, ".");
-    char names[1024][256];
-    int n = 0;
-    char line[1024];
-    while (fgets(line, sizeof line, fp) && n < 1024) {
-        char name[256], type[8];
-        long long seq;
-        if (line[0] == '#' || line[0] == '\n') continue;
-        if (sscanf(line, "file %255s seq %lld type %7s", name, &seq, type) != 3 || strchr(name, '/')) {
-            printf("Invalid manifest line: %s", line);
-            fclose(fp);
-            return 1;
-        }
-        if (type[0] == 'h') continue;
-        if (type[0] == 'b' && n > 0) { /* the base goes first */
-            memmove(names[1], names[0], sizeof names[0] * (size_t)n);
-            snprintf(names[0], sizeof names[0], "%s", name);
-        } else {
-            snprintf(names[n], sizeof names[n], "%s", name);
-        }
-        n++;
+    if (fileSize(mpath) == 0) { /* what Redis's tool says of it (the server refuses it) */
+        fclose(fp);
+        printf("Start checking Old-Style AOF\nAOF %s is empty\n", mpath);
+        return 0;
     }
-    fclose(fp);
+    static manifestFiles mf;
+    memset(&mf, 0, sizeof mf);
     printf("Start checking Multi Part AOF\n");
+    int ret = readManifest(fp, &mf);
+    fclose(fp);
+    if (ret != 0) return ret;
     int status = 0;
-    for (int j = 0; j < n && status == 0; j++) {
+    for (int j = 0; j < mf.n && status == 0; j++) {
         char path[4096 + 256 + 2];
-        snprintf(path, sizeof path, "%.4095s/%.255s", dir, names[j]);
-        status = checkAndMaybeFix(path, j == n - 1, fix, yes, to_ts);
+        snprintf(path, sizeof path, "%.4095s/%.255s", dir, mf.names[j]);
+        status = checkAndMaybeFix(path, j == mf.n - 1, fix, yes, to_ts);
     }
     if (status == 0) printf("All AOF files and manifest are valid\n");
     return status;

@@ -337,7 +337,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
         shutdown_server
         file rename $path $path.moved
         assert_equal 1 [server_exit_status]
-        assert_match "*doesn't exist*" [log_tail 0 20]
+        assert_match "*Unable to obtain the AOF file [file tail $path] length. stat: No such file or directory*" [log_tail 0 20]
         file rename $path.moved $path
         restart_server
         assert_equal 6 [r get f]
@@ -609,6 +609,38 @@ start_server {tags {aof} overrides {appendonly yes}} {
         assert_equal $size [file size $path]
         restart_server
         assert_equal 2 [r get a]
+    }
+
+    test "redis-check-aof refuses the manifests the server refuses, with Redis's report" {
+        set manifest [file join [aof_dir] appendonly.aof.manifest]
+        set fd [open $manifest]
+        set good [read $fd]
+        close $fd
+        set first [lindex [split $good \n] 0]
+        foreach {bad reason} [list "$first\n\n" "Invalid AOF manifest file format" \
+                                  "$first\nfile x seq 9 type z\n" "Unknown AOF file type" \
+                                  "$first\nfile x seq 9\n" "Invalid AOF manifest file format" \
+                                  "file a seq 1 type b\nfile b seq 2 type b\n" "Found duplicate base file information" \
+                                  "$first\n$first\n" "Found a non-monotonic sequence number" \
+                                  "$first" "The AOF manifest file contains too long line"] {
+            set fd [open $manifest w]
+            puts -nonewline $fd $bad
+            close $fd
+            lassign [check_aof $manifest] status out
+            assert_equal 1 $status $out
+            assert_match "*\*\*\* FATAL AOF MANIFEST FILE ERROR \*\*\**$reason*" $out
+            assert_no_match "*are valid*" $out
+        }
+        # an empty one is an empty AOF to Redis's tool
+        close [open $manifest w]
+        lassign [check_aof $manifest] status out
+        assert_equal 0 $status $out
+        assert_match "*AOF $manifest is empty*" $out
+        set fd [open $manifest w]
+        puts -nonewline $fd $good
+        close $fd
+        lassign [check_aof $manifest] status out
+        assert_equal 0 $status $out
     }
 
     test "redis-check-aof: bad usage" {

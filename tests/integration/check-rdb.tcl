@@ -177,7 +177,8 @@ test "redis-check-rdb: a flipped byte fails the checksum" {
     lassign [run_check_rdb $path] status out
     assert_equal 1 $status $out
     assert_match "*--- RDB ERROR DETECTED ---\n*" $out
-    if {[ours]} { assert_match "*\\\[offset 9054\\\] Wrong RDB checksum\n*" $out }
+    assert_match "*\\\] RDB CRC error\n*" $out ;# Redis 7.0's words
+    if {[ours]} { assert_match "*\\\[offset 9054\\\] RDB CRC error\n*" $out }
     assert_match "*While doing: check-sum\n*" $out
     assert_no_match "*RDB looks OK*" $out
 }

@@ -2,7 +2,9 @@
 # subcommands (OBJECT, DIGEST, DIGEST-VALUE, SLEEP, SET-ACTIVE-EXPIRE,
 # POPULATE, PROTOCOL, ERROR, LOG, CHANGE-REPL-ID, COMMAND-TABLE, HELP), and
 # the crash report written when the server dies of SIGSEGV, SIGBUS, a stack
-# overflow, a failed assertion or a panic.
+# overflow, a failed assertion or a panic; Redis 7.0's crash-log-enabled,
+# crash-memcheck-enabled, use-exit-on-panic and watchdog-period directives;
+# and its test hooks DEBUG AOF-FLUSH-SLEEP and DEBUG REPLICATE.
 #
 # Crash tests kill their own server on purpose, each in its own block, and
 # then read its log. They run natively and under QEMU (--wrapper): the
@@ -526,5 +528,122 @@ start_server {tags {debug crash external:skip}} {
         assert_match "*killed by SIGABRT*" $how
         assert_match "*!!! Software Failure. Press left mouse button to continue*Guru Meditation: DEBUG PANIC called at Unix time * #*debug.c:*" $log
         assert_crash_report $log SIGABRT panic
+    }
+}
+
+# ---- Redis 7.0's crash and watchdog directives (issue #35 item 8) ------------------------------
+
+start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
+    test "crash-log-enabled, crash-memcheck-enabled, use-exit-on-panic, watchdog-period: Redis 7.0's defaults and CONFIG SET" {
+        assert_equal {crash-log-enabled yes} [r config get crash-log-enabled]
+        assert_equal {crash-memcheck-enabled yes} [r config get crash-memcheck-enabled]
+        assert_equal {use-exit-on-panic no} [r config get use-exit-on-panic]
+        assert_equal {watchdog-period 0} [r config get watchdog-period]
+        # use-exit-on-panic and watchdog-period are hidden in Redis 7.0: by exact name only
+        set all [dict keys [r config get *]]
+        assert {"crash-log-enabled" in $all && "crash-memcheck-enabled" in $all}
+        assert {"use-exit-on-panic" ni $all && "watchdog-period" ni $all}
+        # crash-memcheck-enabled has no effect here, but shows what was set
+        assert_equal OK [r config set crash-memcheck-enabled no]
+        assert_equal {crash-memcheck-enabled no} [r config get crash-memcheck-enabled]
+        r config set crash-memcheck-enabled yes
+        assert_equal OK [r config set use-exit-on-panic yes]
+        assert_equal {use-exit-on-panic yes} [r config get use-exit-on-panic]
+        r config set use-exit-on-panic no
+        assert_error "*argument must be 'yes' or 'no'*" {r config set crash-log-enabled maybe}
+        assert_error "*argument must be between 0 and 2147483647 inclusive*" {r config set watchdog-period -1}
+    }
+
+    test "watchdog-period: a stuck event loop logs WATCHDOG TIMER EXPIRED with a stack trace, and goes on" {
+        assert_equal OK [r config set watchdog-period 200]
+        assert_equal {watchdog-period 200} [r config get watchdog-period]
+        set from [log_line_count]
+        r debug sleep 1
+        wait_for_log "--- WATCHDOG TIMER EXPIRED ---" -from $from
+        wait_for_log "------ STACK TRACE ------" -from $from
+        assert_equal PONG [r ping]
+    }
+
+    test "watchdog-period 0 turns the watchdog off" {
+        r config set watchdog-period 0
+        set from [log_line_count]
+        r debug sleep 1
+        r debug log "after the sleep"
+        wait_for_log "*DEBUG LOG: after the sleep*" -from $from
+        assert_no_match "*WATCHDOG*" [join [lrange [split [::harness::read_file [srv stdout]] \n] $from end] \n]
+    }
+}
+
+start_server {tags {debug crash external:skip} overrides {use-exit-on-panic yes}} {
+    test "use-exit-on-panic yes: a failed assertion exits with status 1 after its report" {
+        lassign [crash_server_with assert] how log
+        assert_match "*exited with status 1*" $how
+        assert_match "*=== ASSERTION FAILED ===*=== REDIS BUG REPORT END.*" $log
+    }
+}
+
+start_server {tags {debug crash external:skip} overrides {use-exit-on-panic yes}} {
+    test "use-exit-on-panic yes: a crash by a signal still dies of it (as in Redis 7.0)" {
+        lassign [crash_server_with segfault] how log
+        assert_match "*killed by SIGSEGV*" $how
+        assert_match "*crashed by signal*" $log
+    }
+}
+
+start_server {tags {debug crash external:skip} overrides {crash-log-enabled no}} {
+    test "crash-log-enabled no: a SIGSEGV writes no crash report" {
+        lassign [crash_server_with segfault] how log
+        assert_match "*killed by SIGSEGV*" $how
+        assert_no_match "*crashed by signal*" $log
+        assert_no_match "*STACK TRACE*" $log
+    }
+}
+
+start_server {tags {debug crash external:skip}} {
+    test "crash-log-enabled no by CONFIG SET: an assertion is logged, without the report" {
+        r config set crash-log-enabled no
+        lassign [crash_server_with assert] how log
+        assert_match "*killed by SIGABRT*" $how
+        assert_match "*=== ASSERTION FAILED ===*" $log
+        assert_no_match "*crashed by signal*" $log
+    }
+}
+
+# ---- DEBUG AOF-FLUSH-SLEEP and DEBUG REPLICATE (issue #35 item 6) -----------------------------------
+
+start_server {tags {debug external:skip} overrides {enable-debug-command yes appendonly yes}} {
+    test "DEBUG AOF-FLUSH-SLEEP: each AOF write sleeps that long first; 0 stops it" {
+        assert_equal OK [r debug aof-flush-sleep 300000]
+        set start [clock milliseconds]
+        r set k v
+        set took [expr {[clock milliseconds] - $start}]
+        assert {$took >= 300} ;# a lower bound: the write slept at least that long
+        assert_equal OK [r debug aof-flush-sleep 0]
+        r debug loadaof
+        assert_equal v [r get k]
+        # as in Redis: a non-number is 0; a missing or extra argument is an error
+        assert_equal OK [r debug aof-flush-sleep abc]
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'aof-flush-sleep'. Try DEBUG HELP." {r debug aof-flush-sleep}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'aof-flush-sleep'. Try DEBUG HELP." {r debug aof-flush-sleep 1 2}
+        assert {"AOF-FLUSH-SLEEP <microsec>" in [r debug help]}
+    }
+
+    start_server {tags {debug external:skip}} {
+        test "DEBUG REPLICATE: the command reaches the replicas only, not the dataset or the AOF" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 100 100 {[string match *master_link_status:up* [r info replication]]} else {
+                fail "the replica's link never came up"
+            }
+            r -1 set a 1
+            wait_for_condition 100 50 {[r get a] eq "1"} else { fail "the replica never got a" }
+            assert_equal OK [r -1 debug replicate set b 2]
+            wait_for_condition 100 50 {[r get b] eq "2"} else { fail "the replica never got b" }
+            assert_equal 0 [r -1 exists b]
+            r -1 debug loadaof
+            assert_equal {1 0} [list [r -1 exists a] [r -1 exists b]]
+            assert_error "ERR unknown subcommand or wrong number of arguments for 'replicate'. Try DEBUG HELP." {r -1 debug replicate}
+            assert {"REPLICATE <string>" in [r -1 debug help]}
+            r replicaof no one
+        }
     }
 }
