@@ -295,7 +295,7 @@ start_server {tags {debug} overrides {enable-debug-command yes}} {
         assert_error "ERR value is out of range, must be positive" {r debug populate -1}
         assert_error "ERR value is out of range, must be positive" {r debug populate 1 x -5}
         # a size no client could send is refused (it aborted on the allocation)
-        assert_error "ERR value size exceeds proto-max-bulk-len" {r debug populate 10 big 99999999999999}
+        assert_error "ERR value size exceeds proto-max-bulk-len" {r debug populate 10 big 600000000}
         # an infinite sleep is no sleep (it hung the server for good)
         assert_equal OK [r debug sleep 1e400]
         assert_equal OK [r debug sleep inf]
