@@ -555,10 +555,12 @@ static size_t bigArgReadRoom(client *c) {
     return whole - have < step ? whole - have : step;
 }
 
-static void readQueryFromClient(connection *conn) {
-    client *c = connGetPrivateData(conn);
-    if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
-    server.stat_total_reads_processed++; /* every read attempt, as Redis counts them */
+/* One read into the query buffer: the bytes read (> 0), 0 when the socket
+ * had nothing (EAGAIN), or -1 when the client is gone or closed for its
+ * query buffer. *full: the read filled the room of a big argument that is
+ * still incomplete, so more may be waiting. */
+static ssize_t readQueryOnce(client *c, int *full) {
+    *full = 0;
     size_t readlen = PROTO_IOBUF_LEN;
     int big_arg = c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen >= PROTO_MBULK_BIG_ARG;
     if (big_arg) readlen = bigArgReadRoom(c);
@@ -571,17 +573,17 @@ static void readQueryFromClient(connection *conn) {
     size_t before = sdslen(c->querybuf);
     size_t room = sdsavail(c->querybuf);
     if (room > readlen && !big_arg) room = readlen;
-    int nread = connRead(conn, c->querybuf + before, room);
+    int nread = connRead(c->conn, c->querybuf + before, room);
     if (nread == -1) {
-        if (connGetState(conn) == CONN_STATE_CONNECTED) return; /* EAGAIN */
-        serverLog(LL_VERBOSE, "Reading from client: %s", connGetLastError(conn));
+        if (connGetState(c->conn) == CONN_STATE_CONNECTED) return 0; /* EAGAIN */
+        serverLog(LL_VERBOSE, "Reading from client: %s", connGetLastError(c->conn));
         freeClientAsync(c);
-        return;
+        return -1;
     }
     if (nread == 0) {
         serverLog(LL_VERBOSE, "Client closed connection");
         freeClientAsync(c);
-        return;
+        return -1;
     }
     sdsIncrLen(c->querybuf, nread);
     if (sdslen(c->querybuf) > c->querybuf_peak) c->querybuf_peak = sdslen(c->querybuf);
@@ -593,11 +595,34 @@ static void readQueryFromClient(connection *conn) {
         sdsfree(info);
         server.stat_client_qbuf_limit_disconnections++;
         freeClientAsync(c);
-        return;
+        return -1;
     }
-    clientMemoryChanged(c);
-    evictClientsIfNeeded(c); /* a growing query buffer counts before it is parsed */
-    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    *full = big_arg && (size_t)nread == room && sdslen(c->querybuf) - c->qb_pos < (size_t)c->bulklen + 2;
+    return nread;
+}
+
+/* A big argument is read on while the socket has more of it: Redis reads it
+ * in one go (into a buffer reserved from the announced length), so the
+ * bytes a client sent at once count -- for maxmemory-clients, the query
+ * buffer limit -- before another client's command runs; ours grows its
+ * buffer as they arrive (bigArgReadRoom), a read per doubling. */
+static void readQueryFromClient(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
+    int full;
+    ssize_t got = 0, nread;
+    do {
+        server.stat_total_reads_processed++; /* every read attempt, as Redis counts them */
+        nread = readQueryOnce(c, &full);
+        if (nread < 0) return;
+        got += nread;
+        if (nread > 0) {
+            clientMemoryChanged(c);
+            evictClientsIfNeeded(c); /* a growing query buffer counts before it is parsed */
+            if (c->flags & CLIENT_CLOSE_ASAP) return;
+        }
+    } while (full);
+    if (got == 0) return;
     processInputBuffer(c);
     evictClientsIfNeeded(c); /* parsing may have reserved room for a big argument */
 }
