@@ -247,9 +247,18 @@ sds aofWriteDeniedError(void) {
 
 /* ---- opening files ------------------------------------------------------------------------- */
 
+/* The folder, and its entry in the working directory made durable when
+ * created: until that fsync a power cut may undo the mkdir and, with it,
+ * every file the AOF then puts there. */
 static int ensureDir(void) {
-    if (mkdir(server.aof_dirname, 0755) == -1 && errno != EEXIST) {
+    if (mkdir(server.aof_dirname, 0755) == -1) {
+        if (errno == EEXIST) return C_OK;
         serverLog(LL_WARNING, "Can't create the append-only directory %s: %s", server.aof_dirname, strerror(errno));
+        return C_ERR;
+    }
+    if (persistFsyncDirOf(server.aof_dirname) == -1) {
+        serverLog(LL_WARNING, "Can't fsync the directory of the append-only directory %s: %s", server.aof_dirname,
+                  strerror(errno));
         return C_ERR;
     }
     return C_OK;
