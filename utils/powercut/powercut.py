@@ -558,8 +558,8 @@ def generate_states(ops, initial, root, ncuts, nstates, seed):
         for mode in modes[:nstates]:
             files, dirs = model.crash_state(rng, mode)
             h = hashlib.sha1(repr((sorted((k, hashlib.sha1(v).hexdigest()) for k, v in files.items()),
-                                   sorted(dirs))).encode()).hexdigest()
-            if h in seen:
+                                   sorted(dirs), seq)).encode()).hexdigest()
+            if h in seen:  # the same files at the same cut (a later cut promises more: tried again)
                 continue
             seen.add(h)
             versions = {k: list(v) for k, v in model.versions.items()}
