@@ -14,6 +14,9 @@
 # - The AOF directory was created without fsyncing its parent: a power cut
 #   could undo the mkdir and with it the whole AOF, and the server started
 #   empty over acknowledged writes.
+# - A replica renamed the snapshot it received over dump.rdb without
+#   fsyncing it (nor the directory after): a power cut could leave a partial
+#   dump.rdb where a good one was.
 # For each, the record of our server before the fix is kept in
 # tests/assets/powercut/<workload>-before-fix (the recorded sequence): the
 # checker must still flag it, and the current server must pass the same
@@ -62,6 +65,7 @@ foreach {case needs_server} {
     acl-save-before-fix 0
     aof-always-before-fix 1
     forkless-aof-before-fix 1
+    replica-sync-before-fix 0
 } {
     test "power cut: the checker flags the recorded sequence $case" {
         if {$::pc_skip ne ""} { skip $::pc_skip }
@@ -75,6 +79,7 @@ foreach {workload what} {
     acl-save "ACL SAVE leaves the old or the new file, the new one once acknowledged"
     aof-always "appendfsync always with a rewrite in the middle: no acknowledged write lost, no manifest naming a missing file"
     forkless-aof "the same with a fork-less rewrite"
+    replica-sync "a replica's full sync never leaves half a snapshot as dump.rdb"
 } {
     test "power cut: $what" {
         if {$::pc_skip ne ""} { skip $::pc_skip }

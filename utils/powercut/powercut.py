@@ -274,6 +274,35 @@ def wl_acl(rec, conn, rng):
         rec.acked_version("users.acl")
 
 
+def wl_replica(rec, conn, rng):
+    """A replica's full sync replaces its dump.rdb (a good one, from a SAVE)
+    with the snapshot it received: never with half of it."""
+    for i in range(20):
+        rec.acked_write(conn, "own%d" % i, "x%d" % rng.randrange(10 ** 6))
+    if conn.call("SAVE") != (False, "OK"):
+        raise RuntimeError("SAVE failed")
+    pdir = os.path.join(rec.workdir, "primary")
+    os.makedirs(pdir)
+    pconf = os.path.join(pdir, "primary.conf")
+    server_conf(pconf, base_conf(pdir, pdir, []))
+    pport = free_port()
+    primary, err = start_server(rec.server, pconf, pport, os.path.join(pdir, "primary.log"))
+    if err:
+        raise RuntimeError("primary: " + err)
+    try:
+        pconn = Conn(pport)
+        for i in range(300):
+            pconn.send("SET", "p%d" % i, "%d-%s" % (i, "y" * rng.randrange(10, 200)))
+        for i in range(300):
+            pconn.reply()
+        conn.call("REPLICAOF", "127.0.0.1", str(pport))
+        wait_info(conn, "replication", {"master_link_status": "up", "master_sync_in_progress": "0"})
+        conn.call("REPLICAOF", "NO", "ONE")
+        pconn.close()
+    finally:
+        stop_server(primary)
+
+
 WORKLOADS = {
     # name: (driver, config lines, targets, checks data, ours only)
     "aof-always": (wl_aof, ["appendonly yes", "appendfsync always"], ["appendonlydir/*.manifest"], True, False),
@@ -282,6 +311,7 @@ WORKLOADS = {
     "rdb-save": (wl_rdb, [], ["dump.rdb"], True, False),
     "config-rewrite": (wl_config, [], ["redis.conf"], False, False),
     "acl-save": (wl_acl, ["aclfile users.acl"], ["users.acl"], False, False),
+    "replica-sync": (wl_replica, ["repl-diskless-load disabled"], ["dump.rdb"], False, False),
     "forkless-rdb": (wl_rdb, ["persistence-mode forkless"], ["dump.rdb"], True, True),
     "forkless-aof": (wl_aof, ["persistence-mode forkless", "appendonly yes", "appendfsync always"],
                      ["appendonlydir/*.manifest"], True, True),
@@ -291,6 +321,7 @@ WORKLOADS = {
 def record_workload(name, server, shim, workdir, seed):
     driver, extra, _targets, _kv, _ours = WORKLOADS[name]
     rec = Recorder(workdir, shim)
+    rec.server = server
     conf_lines = base_conf(rec.data, workdir, extra)
     if name == "config-rewrite":
         conf = os.path.join(rec.data, "redis.conf")
@@ -554,8 +585,11 @@ def generate_states(ops, initial, root, ncuts, nstates, seed):
             i += 1
         seq = ops[cut - 1]["seq"] if cut > 0 else 0
         t = ops[cut - 1]["t"] if cut > 0 else 0.0
-        modes = ["lost", "kept"] + ["mixed"] * max(0, nstates - 2)
-        for mode in modes[:nstates]:
+        # just after a rename, more mixed draws: that is where a file renamed
+        # into place before its data was durable shows
+        extra = 4 if cut > 0 and ops[cut - 1]["op"] == "rename" else 0
+        modes = ["lost", "kept"] + ["mixed"] * max(0, nstates - 2 + extra)
+        for mode in modes[:nstates + extra]:
             files, dirs = model.crash_state(rng, mode)
             h = hashlib.sha1(repr((sorted((k, hashlib.sha1(v).hexdigest()) for k, v in files.items()),
                                    sorted(dirs), seq)).encode()).hexdigest()
