@@ -392,10 +392,11 @@ test-shm: all
 # host compiler whatever the PORT. `make test` validates the checker on toy
 # writers (seconds); `make powercut` runs the workloads on our server within
 # a fixed budget (POWERCUT_FLAGS: --cuts, --states, --seed, --workloads;
-# POWERCUT_SERVERS adds e.g. /usr/bin/redis-server to compare).
+# --strict: a refused start fails too; POWERCUT_SERVERS adds e.g.
+# /usr/bin/redis-server to compare).
 POWERCUT_SHIM := build/powercut-shim.so
 POWERCUT_SERVERS ?= $(SERVER)
-POWERCUT_FLAGS ?=
+POWERCUT_FLAGS ?= --cuts 48 --states 4 --strict
 $(POWERCUT_SHIM): utils/powercut/shim.c
 	@mkdir -p $(@D)
 	gcc $(STD) -O2 $(WARN) -fPIC -shared -o $@ $< -ldl

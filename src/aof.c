@@ -286,8 +286,16 @@ static void switchToFile(int fd) {
 }
 
 /* Starts a new incremental file and records it in the manifest (used at
- * start-up and when a rewrite begins). */
+ * start-up and when a rewrite begins). The current file is written out and
+ * fsynced first, whatever appendfsync says: once the manifest names a file
+ * after it, it is no longer the last, and a tail a power cut cut short is
+ * only forgiven (aof-load-truncated) in the last file (utils/powercut found
+ * the server refusing to start there). */
 int aofOpenNewIncr(void) {
+    if (aof.fd != -1) {
+        aofFlush(1);
+        if (persistio.fsync(aof.fd) == 0) aof.unsynced = 0;
+    }
     aofManifest *am = aofManifestDup(aof.manifest);
     sds name = aofManifestNewIncrName(am, server.aof_filename);
     int fd = openForAppend(name);

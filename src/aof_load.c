@@ -12,7 +12,11 @@
  *   the last file; the offset is logged. A MULTI without its EXEC at the
  *   end counts as truncated at the MULTI, so a transaction is replayed
  *   whole or not at all. Anything malformed before the end stops start-up
- *   with the file name, the byte offset and what to do about it.
+ *   with the file name, the byte offset and what to do about it. So does
+ *   a last command cut short and followed by zero bytes to the end of the
+ *   last file (a power cut that kept the file's size but not its data: the
+ *   power-cut checker, utils/powercut, draws such states), where Redis 7.0
+ *   refuses to start: the zeros are logged, then truncated like a short read.
  * - A file that starts with "REDIS" is an RDB snapshot followed by
  *   commands (none in a .base.rdb; an old-style AOF's tail): the RDB is
  *   loaded, then the commands after it, as Redis 7.0 does.
@@ -205,6 +209,24 @@ static int handleTruncation(const char *path, int is_last, off_t valid_len) {
     return AOF_LOAD_TRUNCATED;
 }
 
+/* 1 when the file from `from` on is some bytes, then only zero bytes (at
+ * least one) to its end: a command cut short by a power cut that kept the
+ * file's new size but not all of its data (the file system fills the rest
+ * with zeros). Any non-zero byte after the first zero means corruption. */
+static int zeroTailFrom(int fd, off_t from) {
+    char buf[65536];
+    int seen_zero = 0;
+    ssize_t n;
+    while ((n = pread(fd, buf, sizeof buf, from)) > 0) {
+        for (ssize_t j = 0; j < n; j++) {
+            if (buf[j] == 0) seen_zero = 1;
+            else if (seen_zero) return 0;
+        }
+        from += n;
+    }
+    return n == 0 && seen_zero;
+}
+
 static int replayFrom(aofReader *r, const char *path, int is_last, off_t *valid_len) {
     client *c = createLoadingClient();
     off_t multi_start = -1; /* offset of an open MULTI */
@@ -233,6 +255,13 @@ static int replayFrom(aofReader *r, const char *path, int is_last, off_t *valid_
             break;
         }
         if (ret == READ_TRUNCATED) {
+            *valid_len = multi_start != -1 ? multi_start : command_start;
+            result = handleTruncation(path, is_last, *valid_len);
+            break;
+        }
+        if (ret == READ_BAD && is_last && server.aof_load_truncated && zeroTailFrom(r->fd, command_start)) {
+            serverLog(LL_WARNING, "!!! Warning: the AOF file %s ends in zero bytes after byte %lld (an append a "
+                                  "power cut interrupted) !!!", path, (long long)command_start);
             *valid_len = multi_start != -1 ? multi_start : command_start;
             result = handleTruncation(path, is_last, *valid_len);
             break;
