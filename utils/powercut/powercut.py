@@ -608,8 +608,11 @@ def generate_states(ops, initial, root, ncuts, nstates, seed):
 # ---- checking a state -------------------------------------------------------------------------
 
 def match_targets(patterns, files):
+    """The checked files of a state; a temporary file ("temp-...", Redis's
+    name for the manifest it is writing) may be anything."""
     import fnmatch
-    return sorted(k for k in files if any(fnmatch.fnmatch(k, p) for p in patterns))
+    return sorted(k for k in files if any(fnmatch.fnmatch(k, p) for p in patterns)
+                  and not os.path.basename(k).startswith("temp-"))
 
 
 def manifest_missing(files):
