@@ -253,6 +253,17 @@ def wl_rdb(rec, conn, rng, forkless=False):
             if r != (False, "OK"):
                 raise RuntimeError("SAVE: %r" % (r,))
             covered_by_snapshot(rec.seq())
+    # the snapshot of a shutdown: done once the process exited with 0
+    for i in range(10):
+        rec.acked_write(conn, "k%d" % rng.randrange(30), "s%d" % i)
+    conn.send("SHUTDOWN", "SAVE")
+    try:
+        conn.reply()
+    except (OSError, ConnectionError):
+        pass  # the connection closes when the server exits
+    if rec.proc.wait(timeout=30) != 0:
+        raise RuntimeError("SHUTDOWN SAVE: exit status %d" % rec.proc.returncode)
+    covered_by_snapshot(rec.seq())
 
 
 def wl_config(rec, conn, rng):
@@ -336,6 +347,7 @@ def record_workload(name, server, shim, workdir, seed):
     proc, err = start_server(server, conf, port, os.path.join(workdir, "record-server.log"), env=rec.env())
     if err:
         raise RuntimeError("recording server: " + err)
+    rec.proc = proc
     try:
         conn = Conn(port)
         driver(rec, conn, random.Random(seed))
