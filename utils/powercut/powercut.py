@@ -3,9 +3,12 @@
 during a workload, build the directory states a power cut may leave, start
 the server on each and check what it promised survived.
 
-  powercut.py run  --server PATH [--workloads a,b] [--cuts N] [--states N] [--seed S]
+  powercut.py run  --server PATH [--server PATH2] [--workloads a,b] [--cuts N] [--states N]
+                   [--seed S] [--strict] [--keep-failures DIR] [--save-record DIR] [--verbose]
   powercut.py toys                       validate the checker on toy writers
-  powercut.py replay LOG DIR.base        (debug) list the cut points of a record
+  powercut.py check-record DIR [--server PATH] [--expect-violations] [--strict]
+                                         check a record saved by run --save-record
+                                         (the regression cases in tests/assets/powercut)
 
 The model, the workloads and the report are described in README.md next to
 this file. Only the standard library is used.
@@ -19,7 +22,6 @@ import hashlib
 import os
 import random
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -211,7 +213,7 @@ def base_conf(data, workdir, extra):
 # Each workload: a function (rec, conn) run against the recording server, the
 # config lines of its server, the files whose versions are checked
 # ("targets"), and whether the dataset is checked.
-def wl_aof(rec, conn, rng, everysec=False, forkless=False):
+def wl_aof(rec, conn, rng, everysec=False):
     n = 36 if everysec else 60
     for i in range(n):
         if i == n // 2:
@@ -233,7 +235,7 @@ def wl_aof(rec, conn, rng, everysec=False, forkless=False):
             rec.promises.append(("time", w[3] + EVERYSEC_WINDOW, idx))
 
 
-def wl_rdb(rec, conn, rng, forkless=False):
+def wl_rdb(rec, conn, rng):
     def covered_by_snapshot(at_seq):
         for idx in range(len(rec.writes)):
             rec.promises.append(("seq", at_seq, idx))
@@ -706,8 +708,8 @@ def check_versions(rec, state, targets, res, label):
 
 
 def check_state(server, rec, wl, state, idx, workdir, res, keep_failures):
-    _driver, extra, targets, check_kv, _ = WORKLOADS[wl] if wl in WORKLOADS else (None, [], wl_targets(wl), False,
-                                                                                  False)
+    spec = WORKLOADS.get(wl)
+    targets, check_kv = (spec[2], spec[3]) if spec else (["target"], False)  # a toy: its one file
     label = "%s state %d (cut %d, seq %d, %s)" % (wl, idx, state["cut"], state["seq"], state["mode"])
     res.states += 1
     bad = check_versions(rec, state, targets, res, label)
@@ -805,10 +807,6 @@ def check_dataset(rec, state, port, res, label):
 # ---- toys: writers with known faults ---------------------------------------------------------
 
 TOYS = ["good", "no-fsync", "no-dir-fsync", "truncate-in-place"]
-
-
-def wl_targets(name):
-    return ["target"]
 
 
 def record_toy(toy, shim, workdir):
