@@ -7,6 +7,7 @@
 #   make test-unit               C unit tests (+ alignment canary)
 #   make PORT=armv7 test-unit    cross-build and run the unit tests under QEMU
 #   make test-cross              unit tests of every cross port, one table
+#   make powercut                power-cut crash states of the data files (utils/powercut)
 #   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment
 #   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
 #   make BUILD_TLS=yes|no        TLS (OpenSSL); default: yes where the port's compiler finds it
@@ -200,7 +201,7 @@ TOOL_BINS := $(strip $(TOOL_BINS))
 # installation.
 CHECK_RDB := redis-check-rdb
 
-.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless test-shm bench build-bench clean distclean tools help
+.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless test-shm test-powercut-toys powercut bench build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -329,6 +330,7 @@ test: all
 	  "source names and comments" "utils/check-source-names.sh" \
 	  "config documented" "utils/check-config-doc.sh" \
 	  "make install" "tests/install-check.sh" \
+	  "power-cut checker toys" "$(MAKE) --no-print-directory test-powercut-toys" \
 	  "integration (./runtest)" '$(RUNTEST)'
 else
 # A cross port: the same C unit tests and integration suite under QEMU. (The
@@ -381,6 +383,31 @@ test-shm: all
 	@utils/need-tools.sh tclsh:tcl cc:gcc
 	./runtest --shm --server $(SERVER) --wrapper "$(PORT_QEMU)" --time-factor $(PORT_TIME_FACTOR) \
 	  $(SHM_FILES:%=--single %)
+
+# The power-cut checker (utils/powercut/README.md): an LD_PRELOAD shim
+# records every file operation of a server in its data directory; the
+# states a power cut may leave are drawn from the record and the server is
+# started on each. The shim is a host library (it is loaded into native
+# servers only: ours, and Debian's Redis for comparison), built with the
+# host compiler whatever the PORT. `make test` validates the checker on toy
+# writers (seconds); `make powercut` runs the workloads on our server within
+# a fixed budget (POWERCUT_FLAGS: --cuts, --states, --seed, --workloads;
+# --strict: a refused start fails too; POWERCUT_SERVERS adds e.g.
+# /usr/bin/redis-server to compare).
+POWERCUT_SHIM := build/powercut-shim.so
+POWERCUT_SERVERS ?= $(SERVER)
+POWERCUT_FLAGS ?= --cuts 48 --states 4 --strict
+$(POWERCUT_SHIM): utils/powercut/shim.c
+	@mkdir -p $(@D)
+	gcc $(STD) -O2 $(WARN) -fPIC -shared -o $@ $< -ldl
+
+test-powercut-toys: $(POWERCUT_SHIM)
+	@utils/need-tools.sh python3:python3
+	python3 utils/powercut/powercut.py toys --shim $(POWERCUT_SHIM)
+
+powercut: all $(POWERCUT_SHIM)
+	@utils/need-tools.sh python3:python3
+	python3 utils/powercut/powercut.py run --shim $(POWERCUT_SHIM) $(POWERCUT_SERVERS:%=--server %) $(POWERCUT_FLAGS)
 
 bench: build-bench
 	$(PORT_QEMU) $(BUILD)/tests/bench_core

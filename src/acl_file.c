@@ -17,9 +17,12 @@
  *   the new rules into it) so its clients stay connected; clients of the
  *   other old users are disconnected.
  * - ACL SAVE writes "user <name> <rules>" lines sorted by name to a
- *   temporary file and renames it over the old one.
+ *   temporary file, fsyncs it, renames it over the old one and fsyncs the
+ *   directory: after a power cut the old file or the new one, and the new
+ *   one once it replied OK (utils/powercut checks both).
  */
 #include "acl.h"
+#include "persistio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -316,7 +319,11 @@ int aclSaveToFile(const char *path, sds *err) {
     if (res == C_OK && fsync(fd) == -1) res = C_ERR;
     if (fd != -1 && close(fd) == -1) res = C_ERR;
     if (res == C_OK && rename(tmp, path) == -1) res = C_ERR;
-    if (res != C_OK) {
+    if (res == C_OK && persistFsyncDirOf(path) == -1) {
+        /* renamed, maybe not durably: the file stays, the error says so */
+        *err = sdscatprintf(sdsempty(), "Saving the ACL file %s: %s", path, strerror(errno));
+        res = C_ERR;
+    } else if (res != C_OK) {
         *err = sdscatprintf(sdsempty(), "Saving the ACL file %s: %s", path, strerror(errno));
         unlink(tmp);
     }

@@ -248,9 +248,18 @@ sds aofWriteDeniedError(void) {
 
 /* ---- opening files ------------------------------------------------------------------------- */
 
+/* The folder, and its entry in the working directory made durable when
+ * created: until that fsync a power cut may undo the mkdir and, with it,
+ * every file the AOF then puts there. */
 static int ensureDir(void) {
-    if (mkdir(server.aof_dirname, 0755) == -1 && errno != EEXIST) {
+    if (mkdir(server.aof_dirname, 0755) == -1) {
+        if (errno == EEXIST) return C_OK;
         serverLog(LL_WARNING, "Can't create the append-only directory %s: %s", server.aof_dirname, strerror(errno));
+        return C_ERR;
+    }
+    if (persistFsyncDirOf(server.aof_dirname) == -1) {
+        serverLog(LL_WARNING, "Can't fsync the directory of the append-only directory %s: %s", server.aof_dirname,
+                  strerror(errno));
         return C_ERR;
     }
     return C_OK;
@@ -278,8 +287,16 @@ static void switchToFile(int fd) {
 }
 
 /* Starts a new incremental file and records it in the manifest (used at
- * start-up and when a rewrite begins). */
+ * start-up and when a rewrite begins). The current file is written out and
+ * fsynced first, whatever appendfsync says: once the manifest names a file
+ * after it, it is no longer the last, and a tail a power cut cut short is
+ * only forgiven (aof-load-truncated) in the last file (utils/powercut found
+ * the server refusing to start there). */
 int aofOpenNewIncr(void) {
+    if (aof.fd != -1) {
+        aofFlush(1);
+        if (persistio.fsync(aof.fd) == 0) aof.unsynced = 0;
+    }
     aofManifest *am = aofManifestDup(aof.manifest);
     sds name = aofManifestNewIncrName(am, server.aof_filename);
     int fd = openForAppend(name);

@@ -12,7 +12,11 @@
  *   the last file; the offset is logged. A MULTI without its EXEC at the
  *   end counts as truncated at the MULTI, so a transaction is replayed
  *   whole or not at all. Anything malformed before the end stops start-up
- *   with the file name, the byte offset and what to do about it.
+ *   with the file name, the byte offset and what to do about it. So does
+ *   a last command cut short and followed by zero bytes to the end of the
+ *   last file (a power cut that kept the file's size but not its data: the
+ *   power-cut checker, utils/powercut, draws such states), where Redis 7.0
+ *   refuses to start: the zeros are logged, then truncated like a short read.
  * - A file that starts with "REDIS" is an RDB snapshot followed by
  *   commands (none in a .base.rdb; an old-style AOF's tail): the RDB is
  *   loaded, then the commands after it, as Redis 7.0 does.
@@ -224,6 +228,24 @@ static int handleTruncation(const char *path, const char *name, int is_last, off
     return AOF_LOAD_TRUNCATED;
 }
 
+/* 1 when the file from `from` on is some bytes, then only zero bytes (at
+ * least one) to its end: a command cut short by a power cut that kept the
+ * file's new size but not all of its data (the file system fills the rest
+ * with zeros). Any non-zero byte after the first zero means corruption. */
+static int zeroTailFrom(int fd, off_t from) {
+    char buf[65536];
+    int seen_zero = 0;
+    ssize_t n;
+    while ((n = pread(fd, buf, sizeof buf, from)) > 0) {
+        for (ssize_t j = 0; j < n; j++) {
+            if (buf[j] == 0) seen_zero = 1;
+            else if (seen_zero) return 0;
+        }
+        from += n;
+    }
+    return n == 0 && seen_zero;
+}
+
 static void logRevertMulti(const char *name) {
     serverLog(LL_WARNING, "Revert incomplete MULTI/EXEC transaction in AOF file %s", name);
 }
@@ -257,6 +279,14 @@ static int replayFrom(aofReader *r, const char *path, const char *name, int is_l
             break;
         }
         if (ret == READ_TRUNCATED) {
+            *valid_len = multi_start != -1 ? multi_start : command_start;
+            if (multi_start != -1) logRevertMulti(name);
+            result = handleTruncation(path, name, is_last, *valid_len);
+            break;
+        }
+        if (ret == READ_BAD && is_last && server.aof_load_truncated && zeroTailFrom(r->fd, command_start)) {
+            serverLog(LL_WARNING, "!!! Warning: the AOF file %s ends in zero bytes after byte %lld (an append a "
+                                  "power cut interrupted) !!!", name, (long long)command_start);
             *valid_len = multi_start != -1 ? multi_start : command_start;
             if (multi_start != -1) logRevertMulti(name);
             result = handleTruncation(path, name, is_last, *valid_len);

@@ -211,6 +211,8 @@ int aofManifestPersist(const aofManifest *am, const char *dirname, const char *p
     } else if (persistWriteFully(fd, content, sdslen(content), NULL) != (ssize_t)sdslen(content) ||
                persistio.fsync(fd) == -1) {
         serverLog(LL_WARNING, "Can't write the AOF manifest file %s: %s", tmp, strerror(errno));
+    } else if (persistFsyncDir(dirname) == -1 && errno != EINVAL) {
+        serverLog(LL_WARNING, "Can't fsync the AOF directory %s: %s", dirname, strerror(errno));
     } else if (persistio.rename(tmp, path) == -1) {
         serverLog(LL_WARNING, "Can't rename the AOF manifest file %s to %s: %s", tmp, path, strerror(errno));
     } else {

@@ -44,6 +44,7 @@
 #include "lazyfree.h"
 #include "acl.h"
 #include "client_eviction.h"
+#include "persistio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1965,8 +1966,10 @@ static int writeAll(int fd, const char *p, size_t len) {
     return C_OK;
 }
 
-/* Write a temporary file next to the old one, fsync it, rename it over:
- * a crash leaves either the old file or the new one, never half of one. */
+/* Write a temporary file next to the old one, fsync it, rename it over,
+ * fsync the directory: a crash leaves either the old file or the new one,
+ * never half of one, and once this returns C_OK the new one (the power-cut
+ * checker, utils/powercut, found the rename undone without the last step). */
 static int replaceFileAtomically(const char *path, sds content) {
     struct stat old;
     int had_old = stat(path, &old) == 0;
@@ -1978,8 +1981,10 @@ static int replaceFileAtomically(const char *path, sds content) {
     if (res == C_OK && fsync(fd) == -1) res = C_ERR;
     int saved = errno;
     if (fd != -1 && close(fd) == -1 && res == C_OK) res = C_ERR, saved = errno;
-    if (res == C_OK && rename(tmp, path) == -1) res = C_ERR, saved = errno;
-    if (res != C_OK) unlink(tmp);
+    int renamed = res == C_OK && rename(tmp, path) == 0;
+    if (res == C_OK && !renamed) res = C_ERR, saved = errno;
+    if (renamed && persistFsyncDirOf(path) == -1) res = C_ERR, saved = errno;
+    if (!renamed) unlink(tmp);
     sdsfree(tmp);
     errno = saved;
     return res;

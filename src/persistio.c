@@ -62,6 +62,16 @@ int persistFsyncDir(const char *dirname) {
     return ret;
 }
 
+int persistFsyncDirOf(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (persistFsyncDir(dir) == 0 || errno == EINVAL) return 0;
+    return -1;
+}
+
 int persistIncrementalFsync(int fd, size_t *since_fsync, size_t written, int enabled) {
     *since_fsync += written;
     if (!enabled || *since_fsync < INCREMENTAL_FSYNC_BYTES) return 0;

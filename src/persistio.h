@@ -28,6 +28,10 @@ extern persistIo persistio;
  * be NULL) counts the write() calls. */
 ssize_t persistWriteFully(int fd, const void *buf, size_t len, long long *calls);
 int persistFsyncDir(const char *dirname);
+/* fsync of the directory that holds `path` (after a rename or a creation
+ * in it: until then a power cut may undo it). EINVAL (a file system whose
+ * directories can't be fsynced) counts as done. */
+int persistFsyncDirOf(const char *path);
 /* aof-rewrite-incremental-fsync / rdb-save-incremental-fsync: counts
  * `written` more bytes on fd and, when `enabled`, fsyncs once 4 MB piled
  * up. -1 when that fsync failed, else 0. */

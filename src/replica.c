@@ -44,6 +44,7 @@
 
 #include "replication.h"
 #include "aof.h"
+#include "persistio.h"
 
 #define LINK_NONE 0
 #define LINK_CONNECT 1     /* a connection is due */
@@ -458,7 +459,16 @@ static int loadTransferred(sds rdb) {
     return ret;
 }
 
+/* The snapshot received to disk is fsynced before it is loaded and then
+ * renamed over the dump, and the directory after the rename: a power cut
+ * never leaves half of it as dump.rdb (utils/powercut found that it could). */
 static void transferDone(void) {
+    if (replica_state.tmpfd != -1 && persistio.fsync(replica_state.tmpfd) == -1) {
+        serverLog(LL_WARNING, "Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: %s",
+                  strerror(errno));
+        cancelLink(); /* drops the temp file; the next try comes from the cron */
+        return;
+    }
     if (replica_state.tmpfd != -1) close(replica_state.tmpfd);
     replica_state.tmpfd = -1;
     sds rdb = replica_state.membuf; /* ours now: the link may be cancelled while the load serves clients */
@@ -478,6 +488,9 @@ static void transferDone(void) {
         return;
     }
     if (!rdb && rename(replica_state.tmpfile, server.rdb_filename) == -1) unlink(replica_state.tmpfile);
+    else if (!rdb && persistFsyncDirOf(server.rdb_filename) == -1)
+        serverLog(LL_WARNING, "Failed trying to sync DB directory %s in MASTER <-> REPLICA synchronization: %s",
+                  server.rdb_filename, strerror(errno));
     replicationSetHistory(replica_state.sync_replid, replica_state.sync_offset);
     replicationDropReplicas(); /* our own replicas hold the old history: they sync again */
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
