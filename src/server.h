@@ -695,6 +695,7 @@ void incrRefCount(robj *o);
 void decrRefCount(robj *o);
 size_t stringObjectLen(robj *o);
 int equalStringObjects(robj *a, robj *b);
+int argIsWord(const robj *arg, const char *word);
 int getLongLongFromObject(robj *o, long long *target);
 int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg);
 int getLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);
