@@ -673,18 +673,19 @@ static int parseAddTrimArgs(client *c, trimArgs *t, int xadd) {
 
 /* ---- propagation of the exact effect ------------------------------------------------------ */
 
-/* Propagates argv with the replacements given (index -> object; index -1
- * unused), as 7.0 rewrites the command for its AOF. */
-static void propagateRewritten(client *c, int idx1, robj *val1, int idx2, robj *val2, int idx3, robj *val3) {
+/* One argument replaced in what is propagated: argv[index] becomes value. */
+typedef struct {
+    int index;
+    robj *value;
+} argReplacement;
+
+/* Propagates argv with the n replacements given (values borrowed), as 7.0
+ * rewrites the command for its AOF. */
+static void propagateRewritten(client *c, const argReplacement *repl, size_t n) {
     if (!propagationEnabled()) return;
     robj **argv = zmalloc(sizeof(robj *) * (size_t)c->argc);
-    for (int j = 0; j < c->argc; j++) {
-        robj *v = c->argv[j];
-        if (j == idx1) v = val1;
-        else if (j == idx2) v = val2;
-        else if (j == idx3) v = val3;
-        argv[j] = v;
-    }
+    for (int j = 0; j < c->argc; j++) argv[j] = c->argv[j];
+    for (size_t j = 0; j < n; j++) argv[repl[j].index] = repl[j].value;
     propagateCommandAs(c, argv, c->argc);
     zfree(argv);
 }
@@ -700,14 +701,15 @@ static robj *trimmedThreshold(stream *s, int strategy) {
 static void propagateAddOrTrim(client *c, stream *s, const trimArgs *t, int rewrite_trim, int id_arg,
                                const streamID *id) {
     if (!propagationEnabled()) return; /* nothing to build for nobody */
-    robj *idobj = id_arg >= 0 ? createObjectFromStreamID(id) : NULL;
-    robj *eq = rewrite_trim ? createStringObject("=", 1) : NULL;
-    robj *threshold = rewrite_trim ? trimmedThreshold(s, t->strategy) : NULL;
-    propagateRewritten(c, id_arg, idobj, rewrite_trim ? t->strategy_arg - 1 : -1, eq,
-                       rewrite_trim ? t->strategy_arg : -1, threshold);
-    if (idobj) decrRefCount(idobj);
-    if (eq) decrRefCount(eq);
-    if (threshold) decrRefCount(threshold);
+    argReplacement repl[3];
+    size_t n = 0;
+    if (id_arg >= 0) repl[n++] = (argReplacement){id_arg, createObjectFromStreamID(id)};
+    if (rewrite_trim) {
+        repl[n++] = (argReplacement){t->strategy_arg - 1, createStringObject("=", 1)};
+        repl[n++] = (argReplacement){t->strategy_arg, trimmedThreshold(s, t->strategy)};
+    }
+    propagateRewritten(c, repl, n);
+    for (size_t j = 0; j < n; j++) decrRefCount(repl[j].value);
 }
 
 /* ---- XADD ------------------------------------------------------------------------------ */
