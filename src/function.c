@@ -202,14 +202,14 @@ static int parseLibraryHeader(sds code, sds *engine, sds *name, size_t *header_l
         *err = sdsnew("Invalid library metadata");
         return C_ERR;
     }
-    *engine = sdsnew(parts[0] + 2);
+    *engine = sdsnew(parts[0] + LITERAL_LEN("#!"));
     for (int j = 1; j < argc && *err == NULL; j++) {
-        if (strncasecmp(parts[j], "name=", 5) != 0)
+        if (strncasecmp(parts[j], "name=", LITERAL_LEN("name=")) != 0)
             *err = sdscatfmt(sdsempty(), "Invalid metadata value given: %s", parts[j]);
         else if (*name)
             *err = sdsnew("Invalid metadata value, name argument was given multiple times");
         else
-            *name = sdsnew(parts[j] + 5);
+            *name = sdsnew(parts[j] + LITERAL_LEN("name="));
     }
     sdsfreesplitres(parts, argc);
     if (*err == NULL && *name == NULL) *err = sdsnew("Library name was not given");

@@ -119,8 +119,8 @@ int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *sh
     }
     *flags = 0;
     for (int j = 1; j < argc && ok == C_OK; j++) {
-        if (strncmp(parts[j], "flags=", 6) == 0) {
-            sdsrange(parts[j], 6, -1);
+        if (strncmp(parts[j], "flags=", LITERAL_LEN("flags=")) == 0) {
+            sdsrange(parts[j], LITERAL_LEN("flags="), -1);
             ok = parseShebangFlags(parts[j], flags, err);
         } else {
             *err = sdscatfmt(sdsempty(), "Unknown lua shebang option: %s", parts[j]);

@@ -54,6 +54,10 @@
 #define C_OK 0
 #define C_ERR -1
 
+/* The length of a string literal, counted by the compiler, not by hand (the
+ * "" around it refuses anything but a literal). */
+#define LITERAL_LEN(lit) (sizeof("" lit "") - 1)
+
 #define CONFIG_DEFAULT_HZ 10
 #define CONFIG_MIN_HZ 1
 #define CONFIG_MAX_HZ 500
