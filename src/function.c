@@ -183,22 +183,15 @@ static const char *badNameError =
 /* "#!<engine> name=<lib>": Redis's parse of the first line. */
 static int parseLibraryHeader(sds code, sds *engine, sds *name, size_t *header_len, sds *err) {
     *engine = *name = NULL;
-    if (strncmp(code, "#!", 2) != 0) {
+    /* strlen: the line ends at the first NUL too, as Redis's strchr() reads it */
+    size_t len = strlen(code);
+    if (!scriptHasShebang(code, len)) {
         *err = sdsnew("Missing library metadata");
         return C_ERR;
     }
-    char *nl = strchr(code, '\n');
-    if (nl == NULL) {
-        *err = sdsnew("Invalid library metadata");
-        return C_ERR;
-    }
-    *header_len = (size_t)(nl - code);
-    sds line = sdsnewlen(code, *header_len);
     int argc;
-    sds *parts = sdssplitargs(line, &argc);
-    sdsfree(line);
-    if (parts == NULL || argc == 0) {
-        if (parts) sdsfreesplitres(parts, argc);
+    sds *parts = scriptSplitFirstLine(code, len, &argc, header_len);
+    if (parts == NULL) {
         *err = sdsnew("Invalid library metadata");
         return C_ERR;
     }

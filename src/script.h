@@ -57,6 +57,13 @@ typedef struct scriptRunCtx {
 #define SCRIPT_RESIDENT
 #endif
 
+/* Whether body starts with "#!", and the words of that first line split like
+ * a command line ("#!lua flags=no-writes" -> "#!lua", "flags=no-writes"),
+ * shared by EVAL's shebang and FUNCTION LOAD's metadata line. The split
+ * returns NULL if no newline ends the line within len or the line has no
+ * word; *line_len is the line's length, newline excluded. */
+int scriptHasShebang(const char *body, size_t len);
+sds *scriptSplitFirstLine(const char *body, size_t len, int *argc, size_t *line_len);
 /* The shebang's flags (*flags), its length (the first line, newline
  * excluded; 0 if none); C_ERR with *err (Redis's wording) on a bad one. */
 int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *shebang_len, sds *err);
