@@ -140,9 +140,7 @@ static void libraryUnlink(librarySet *set, functionLib *lib) {
 static void functionsEnsureEngine(void) {
     if (functions.lua) return;
     functions.lua = luaEngineCreateForFunctions();
-    functions.fake = createClient(NULL);
-    functions.fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
-    clientSetAuthenticated(functions.fake, 1);
+    functions.fake = scriptCreateFakeClient();
     if (functions.current == NULL) functions.current = librarySetCreate();
 }
 

@@ -154,6 +154,13 @@ uint64_t scriptFlagsToCmdFlags(uint64_t cmd_flags, uint64_t script_flags) {
 
 /* ---- a run -------------------------------------------------------------------------------- */
 
+client *scriptCreateFakeClient(void) {
+    client *fake = createClient(NULL);
+    fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+    clientSetAuthenticated(fake, 1);
+    return fake;
+}
+
 static int overMaxmemory(void) { return server.maxmemory && zmalloc_used_memory() > server.maxmemory; }
 
 static int runningStale(void) {

@@ -72,6 +72,9 @@ int scriptParseFlagNameNoCase(const char *name, uint64_t *flag); /* register_fun
 const char *scriptFlagName(int index, uint64_t *flag); /* the index-th flag's name, NULL past the last */
 uint64_t scriptFlagsToCmdFlags(uint64_t cmd_flags, uint64_t script_flags);
 
+/* The client a script's redis.call runs its commands on: fake (no
+ * connection), flagged as a script's, authenticated. */
+client *scriptCreateFakeClient(void);
 /* A run: prepare (may refuse, replying to the caller), run, reset. */
 int scriptPrepareRun(scriptRunCtx *ctx, client *fake, client *caller, const char *funcname,
                      uint64_t script_flags, int read_only);
