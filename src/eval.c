@@ -56,9 +56,7 @@ static struct {
 static void evalEnsureEngine(void) {
     if (eval_state.lua) return;
     eval_state.lua = luaEngineCreate();
-    eval_state.fake = createClient(NULL);
-    eval_state.fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
-    clientSetAuthenticated(eval_state.fake, 1);
+    eval_state.fake = scriptCreateFakeClient();
     eval_state.scripts = dictCreate(&evalScriptsDictType);
     eval_state.scripts_bytes = 0;
     eval_state.lookup_key = sdsnewlen(NULL, SHA1_HEX_LEN);

@@ -140,9 +140,7 @@ static void libraryUnlink(librarySet *set, functionLib *lib) {
 static void functionsEnsureEngine(void) {
     if (functions.lua) return;
     functions.lua = luaEngineCreateForFunctions();
-    functions.fake = createClient(NULL);
-    functions.fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
-    clientSetAuthenticated(functions.fake, 1);
+    functions.fake = scriptCreateFakeClient();
     if (functions.current == NULL) functions.current = librarySetCreate();
 }
 
@@ -183,33 +181,26 @@ static const char *badNameError =
 /* "#!<engine> name=<lib>": Redis's parse of the first line. */
 static int parseLibraryHeader(sds code, sds *engine, sds *name, size_t *header_len, sds *err) {
     *engine = *name = NULL;
-    if (strncmp(code, "#!", 2) != 0) {
+    /* strlen: the line ends at the first NUL too, as Redis's strchr() reads it */
+    size_t len = strlen(code);
+    if (!scriptHasShebang(code, len)) {
         *err = sdsnew("Missing library metadata");
         return C_ERR;
     }
-    char *nl = strchr(code, '\n');
-    if (nl == NULL) {
-        *err = sdsnew("Invalid library metadata");
-        return C_ERR;
-    }
-    *header_len = (size_t)(nl - code);
-    sds line = sdsnewlen(code, *header_len);
     int argc;
-    sds *parts = sdssplitargs(line, &argc);
-    sdsfree(line);
-    if (parts == NULL || argc == 0) {
-        if (parts) sdsfreesplitres(parts, argc);
+    sds *parts = scriptSplitFirstLine(code, len, &argc, header_len);
+    if (parts == NULL) {
         *err = sdsnew("Invalid library metadata");
         return C_ERR;
     }
-    *engine = sdsnew(parts[0] + 2);
+    *engine = sdsnew(parts[0] + LITERAL_LEN("#!"));
     for (int j = 1; j < argc && *err == NULL; j++) {
-        if (strncasecmp(parts[j], "name=", 5) != 0)
+        if (strncasecmp(parts[j], "name=", LITERAL_LEN("name=")) != 0)
             *err = sdscatfmt(sdsempty(), "Invalid metadata value given: %s", parts[j]);
         else if (*name)
             *err = sdsnew("Invalid metadata value, name argument was given multiple times");
         else
-            *name = sdsnew(parts[j] + 5);
+            *name = sdsnew(parts[j] + LITERAL_LEN("name="));
     }
     sdsfreesplitres(parts, argc);
     if (*err == NULL && *name == NULL) *err = sdsnew("Library name was not given");

@@ -27,7 +27,6 @@
  */
 #include "server.h"
 #include "lazyfree.h"
-#include "osrandom.h"
 #include "tracking.h"
 #include "snapshot.h"
 
@@ -79,7 +78,6 @@ static int metricsCron(struct aeEventLoop *el, long long id, void *data) {
 }
 
 void infoInit(void) {
-    changeReplicationId();
     long long now = mstime();
     for (int j = 0; j < METRIC_COUNT; j++) metrics[j].last_sample_ms = now;
     if (aeCreateTimeEvent(server.el, STATS_METRIC_PERIOD_MS, metricsCron, NULL, NULL) == AE_ERR)

@@ -248,6 +248,12 @@ int equalStringObjects(robj *a, robj *b) {
     return compareStringObjects(a, b) == 0;
 }
 
+/* Whether a command argument is the keyword word, case-insensitively (as every
+ * option parser spells it); an integer-encoded argument is never a keyword. */
+int argIsWord(const robj *arg, const char *word) {
+    return sdsEncodedObject(arg) && !strcasecmp(arg->ptr, word);
+}
+
 /* ---- conversions ------------------------------------------------------------------------- */
 
 int getLongLongFromObject(robj *o, long long *target) {

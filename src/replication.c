@@ -1515,9 +1515,11 @@ static void restoreLoadedHistory(void) {
               repl.master_repl_offset);
 }
 
-/* The lists, before the dataset loads: clients are served while it loads
- * (INFO, ROLE, CLIENT LIST ...), before replicationInit has run. */
+/* The lists and a new replication id, before the dataset loads: clients are
+ * served while it loads (INFO, ROLE, CLIENT LIST ...), before
+ * replicationInit has run; an RDB's saved history replaces the id then. */
 void replicationEarlyInit(void) {
+    changeReplicationId();
     repl.replicas = listCreate();
     repl.waiters = listCreate();
     repl.resume = listCreate();
@@ -1525,7 +1527,6 @@ void replicationEarlyInit(void) {
 
 void replicationInit(void) {
     clearReplicationId2();
-    if (repl.master_replid[0] == '\0') changeReplicationId();
     restoreLoadedHistory();
     repl.no_replicas_since = repl.last_ping_ms = mstime();
     if (aeCreateTimeEvent(server.el, 100, replicationCron, NULL, NULL) == AE_ERR)

@@ -91,24 +91,33 @@ static int parseShebangFlags(sds names_list, uint64_t *flags, sds *err) {
     return ok;
 }
 
+int scriptHasShebang(const char *body, size_t len) { return len >= 2 && body[0] == '#' && body[1] == '!'; }
+
+sds *scriptSplitFirstLine(const char *body, size_t len, int *argc, size_t *line_len) {
+    *argc = 0;
+    const char *nl = memchr(body, '\n', len);
+    if (nl == NULL) return NULL;
+    *line_len = (size_t)(nl - body);
+    sds line = sdsnewlen(body, *line_len);
+    sds *parts = sdssplitargs(line, argc);
+    sdsfree(line);
+    if (parts != NULL && *argc == 0) {
+        sdsfreesplitres(parts, 0);
+        parts = NULL;
+    }
+    return parts;
+}
+
 /* "#!lua [flags=a,b]" -- Redis's parse: split like a command line, the
- * engine word first, then only flags= options. */
+ * engine word first, then only flags= options. A shebang and no code (no
+ * newline) is refused, as Redis 7.0 does. */
 int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *shebang_len, sds *err) {
     *flags = SCRIPT_FLAG_EVAL_COMPAT_MODE;
     *shebang_len = 0;
-    if (len < 2 || body[0] != '#' || body[1] != '!') return C_OK;
-    const char *nl = memchr(body, '\n', len);
-    if (nl == NULL) { /* a shebang and no code: Redis 7.0 refuses it so */
-        *err = sdsnew("Invalid script shebang");
-        return C_ERR;
-    }
-    *shebang_len = (size_t)(nl - body);
-    sds line = sdsnewlen(body, *shebang_len);
+    if (!scriptHasShebang(body, len)) return C_OK;
     int argc;
-    sds *parts = sdssplitargs(line, &argc);
-    sdsfree(line);
-    if (parts == NULL || argc == 0) {
-        if (parts) sdsfreesplitres(parts, argc);
+    sds *parts = scriptSplitFirstLine(body, len, &argc, shebang_len);
+    if (parts == NULL) {
         *err = sdsnew("Invalid script shebang");
         return C_ERR;
     }
@@ -119,8 +128,8 @@ int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *sh
     }
     *flags = 0;
     for (int j = 1; j < argc && ok == C_OK; j++) {
-        if (strncmp(parts[j], "flags=", 6) == 0) {
-            sdsrange(parts[j], 6, -1);
+        if (strncmp(parts[j], "flags=", LITERAL_LEN("flags=")) == 0) {
+            sdsrange(parts[j], LITERAL_LEN("flags="), -1);
             ok = parseShebangFlags(parts[j], flags, err);
         } else {
             *err = sdscatfmt(sdsempty(), "Unknown lua shebang option: %s", parts[j]);
@@ -144,6 +153,13 @@ uint64_t scriptFlagsToCmdFlags(uint64_t cmd_flags, uint64_t script_flags) {
 }
 
 /* ---- a run -------------------------------------------------------------------------------- */
+
+client *scriptCreateFakeClient(void) {
+    client *fake = createClient(NULL);
+    fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+    clientSetAuthenticated(fake, 1);
+    return fake;
+}
 
 static int overMaxmemory(void) { return server.maxmemory && zmalloc_used_memory() > server.maxmemory; }
 

@@ -57,6 +57,13 @@ typedef struct scriptRunCtx {
 #define SCRIPT_RESIDENT
 #endif
 
+/* Whether body starts with "#!", and the words of that first line split like
+ * a command line ("#!lua flags=no-writes" -> "#!lua", "flags=no-writes"),
+ * shared by EVAL's shebang and FUNCTION LOAD's metadata line. The split
+ * returns NULL if no newline ends the line within len or the line has no
+ * word; *line_len is the line's length, newline excluded. */
+int scriptHasShebang(const char *body, size_t len);
+sds *scriptSplitFirstLine(const char *body, size_t len, int *argc, size_t *line_len);
 /* The shebang's flags (*flags), its length (the first line, newline
  * excluded; 0 if none); C_ERR with *err (Redis's wording) on a bad one. */
 int scriptParseShebang(const char *body, size_t len, uint64_t *flags, size_t *shebang_len, sds *err);
@@ -65,6 +72,9 @@ int scriptParseFlagNameNoCase(const char *name, uint64_t *flag); /* register_fun
 const char *scriptFlagName(int index, uint64_t *flag); /* the index-th flag's name, NULL past the last */
 uint64_t scriptFlagsToCmdFlags(uint64_t cmd_flags, uint64_t script_flags);
 
+/* The client a script's redis.call runs its commands on: fake (no
+ * connection), flagged as a script's, authenticated. */
+client *scriptCreateFakeClient(void);
 /* A run: prepare (may refuse, replying to the caller), run, reset. */
 int scriptPrepareRun(scriptRunCtx *ctx, client *fake, client *caller, const char *funcname,
                      uint64_t script_flags, int read_only);

@@ -165,8 +165,10 @@ static void markErrorCounted(lua_State *lua) {
 /* Raises the value on top of the stack. */
 static int raiseTop(lua_State *lua) { return lua_error(lua); }
 
+static void pushErrorText(lua_State *lua, const char *text) { pushErrorTable(lua, text, strlen(text)); }
+
 static int raiseErrorText(lua_State *lua, const char *text) {
-    pushErrorTable(lua, text, strlen(text));
+    pushErrorText(lua, text);
     return raiseTop(lua);
 }
 
@@ -228,14 +230,17 @@ static void pushLineField(lua_State *lua, const char *field, const char *s, size
     lua_setfield(lua, -2, field);
 }
 
+/* A verbatim string's body is "fmt:text": a three-letter format, a colon. */
+#define VERBATIM_FORMAT_LEN 3
+
 static const char *protoVerbatim(lua_State *lua, const char *p) {
     long long len = protoNumber(p);
     const char *body = lineEnd(p) + 2;
     lua_newtable(lua);
     lua_newtable(lua);
-    lua_pushlstring(lua, body, 3);
+    lua_pushlstring(lua, body, VERBATIM_FORMAT_LEN);
     lua_setfield(lua, -2, "format");
-    lua_pushlstring(lua, body + 4, (size_t)len - 4);
+    lua_pushlstring(lua, body + VERBATIM_FORMAT_LEN + 1, (size_t)len - VERBATIM_FORMAT_LEN - 1);
     lua_setfield(lua, -2, "string");
     lua_setfield(lua, -2, "verbatim_string");
     return body + len + 2;
@@ -347,9 +352,9 @@ static void replyErrorMaybeCounted(client *c, sds err, int counted) {
         addReplyErrorSds(c, err);
         return;
     }
-    if (err[0] != '-') addReplyProto(c, "-ERR ", 5);
+    if (err[0] != '-') addReplyProto(c, "-ERR ", LITERAL_LEN("-ERR "));
     addReplyProto(c, err, sdslen(err));
-    addReplyProto(c, "\r\n", 2);
+    addReplyProto(c, "\r\n", LITERAL_LEN("\r\n"));
     if (c->realcmd) c->realcmd->failed_calls++;
     sdsfree(err);
 }
@@ -435,7 +440,7 @@ static int replyVerbatim(client *c, lua_State *lua) {
 
 static void replyStatusString(client *c, const char *s, size_t len) {
     sds status = sdsnewlen(s, len);
-    sdsmapchars(status, "\r\n", "  ", 2);
+    sdsmapchars(status, "\r\n", "  ", LITERAL_LEN("\r\n"));
     addReplyStatusLength(c, status, sdslen(status));
     sdsfree(status);
 }
@@ -452,7 +457,7 @@ static void replyTable(client *c, int script_resp, lua_State *lua) {
         addReplyDouble(c, lua_tonumber(lua, -1));
         lua_pop(lua, 1);
     } else if ((s = tableStringField(lua, "big_number", &len))) {
-        sds num = sdsmapchars(sdsnewlen(s, len), "\r\n", "  ", 2);
+        sds num = sdsmapchars(sdsnewlen(s, len), "\r\n", "  ", LITERAL_LEN("\r\n"));
         addReplyBigNum(c, num, sdslen(num));
         sdsfree(num);
     } else if (!replyNestedTable(c, script_resp, lua, "map", replyMap) &&
@@ -539,13 +544,12 @@ static int luaRedisCommand(lua_State *lua, int raise) {
     int argc = lua_gettop(lua);
     if (ctx == NULL) return luaL_error(lua, "redis.call/pcall can only be called inside a script invocation");
     if (argc == 0) {
-        pushErrorTable(lua, "Please specify at least one argument for this redis lib call", 60);
+        pushErrorText(lua, "Please specify at least one argument for this redis lib call");
         return raise ? raiseTop(lua) : 1;
     }
     robj **argv = argvFromLua(lua, argc);
     if (argv == NULL) {
-        const char *msg = "Lua redis lib command arguments must be strings or integers";
-        pushErrorTable(lua, msg, strlen(msg));
+        pushErrorText(lua, "Lua redis lib command arguments must be strings or integers");
         return raise ? raiseTop(lua) : 1;
     }
     /* argv holds copies: the arguments leave the Lua stack, so a call with
@@ -597,7 +601,7 @@ static int luaRedisSha1hex(lua_State *lua) {
 /* redis.error_reply / status_reply build the table; they do not raise. */
 static int luaRedisErrorReply(lua_State *lua) {
     if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
-        pushErrorTable(lua, "wrong number or type of arguments", 33);
+        pushErrorText(lua, "wrong number or type of arguments");
         return 1;
     }
     size_t len;
@@ -610,7 +614,7 @@ static int luaRedisErrorReply(lua_State *lua) {
 
 static int luaRedisStatusReply(lua_State *lua) {
     if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
-        pushErrorTable(lua, "wrong number or type of arguments", 33);
+        pushErrorText(lua, "wrong number or type of arguments");
         return 1;
     }
     lua_newtable(lua);
@@ -631,7 +635,7 @@ static int luaRedisLog(lua_State *lua) {
         size_t len;
         const char *s = lua_tolstring(lua, j, &len);
         if (s == NULL) continue;
-        if (j != 2) msg = sdscatlen(msg, " ", 1);
+        if (j != 2) msg = sdscatlen(msg, " ", LITERAL_LEN(" "));
         msg = sdscatlen(msg, s, len);
     }
     serverLog(level, "%s", msg);

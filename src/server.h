@@ -54,6 +54,10 @@
 #define C_OK 0
 #define C_ERR -1
 
+/* The length of a string literal, counted by the compiler, not by hand (the
+ * "" around it refuses anything but a literal). */
+#define LITERAL_LEN(lit) (sizeof("" lit "") - 1)
+
 #define CONFIG_DEFAULT_HZ 10
 #define CONFIG_MIN_HZ 1
 #define CONFIG_MAX_HZ 500
@@ -700,6 +704,7 @@ void incrRefCount(robj *o);
 void decrRefCount(robj *o);
 size_t stringObjectLen(robj *o);
 int equalStringObjects(robj *a, robj *b);
+int argIsWord(const robj *arg, const char *word);
 int getLongLongFromObject(robj *o, long long *target);
 int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg);
 int getLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);

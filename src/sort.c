@@ -69,8 +69,6 @@ static sds objectText(robj *o) {
     return s;
 }
 
-static int argIs(client *c, int j, const char *name) { return strcasecmp(c->argv[j]->ptr, name) == 0; }
-
 /* Fills spec from argv[2..]; replies and returns C_ERR on a bad option. */
 static int parseSortOptions(client *c, int readonly, sortSpec *spec) {
     memset(spec, 0, sizeof *spec);
@@ -78,20 +76,20 @@ static int parseSortOptions(client *c, int readonly, sortSpec *spec) {
     spec->gets = zmalloc(sizeof(sds) * (size_t)c->argc);
     for (int j = 2; j < c->argc; j++) {
         int left = c->argc - j - 1;
-        if (argIs(c, j, "asc")) {
+        if (argIsWord(c->argv[j], "asc")) {
             spec->desc = 0;
-        } else if (argIs(c, j, "desc")) {
+        } else if (argIsWord(c->argv[j], "desc")) {
             spec->desc = 1;
-        } else if (argIs(c, j, "alpha")) {
+        } else if (argIsWord(c->argv[j], "alpha")) {
             spec->alpha = 1;
-        } else if (argIs(c, j, "limit") && left >= 2) {
+        } else if (argIsWord(c->argv[j], "limit") && left >= 2) {
             if (getLongFromObjectOrReply(c, c->argv[j + 1], &spec->limit_start, NULL) != C_OK ||
                 getLongFromObjectOrReply(c, c->argv[j + 2], &spec->limit_count, NULL) != C_OK)
                 return C_ERR;
             j += 2;
-        } else if (!readonly && argIs(c, j, "store") && left >= 1) {
+        } else if (!readonly && argIsWord(c->argv[j], "store") && left >= 1) {
             spec->store = c->argv[++j];
-        } else if (argIs(c, j, "by") && left >= 1) {
+        } else if (argIsWord(c->argv[j], "by") && left >= 1) {
             sdsfree(spec->by);
             spec->by = objectText(c->argv[++j]);
             spec->dontsort = strchr(spec->by, '*') == NULL;
@@ -99,7 +97,7 @@ static int parseSortOptions(client *c, int readonly, sortSpec *spec) {
                 addReplyError(c, "BY option of SORT denied due to insufficient ACL permissions.");
                 return C_ERR;
             }
-        } else if (argIs(c, j, "get") && left >= 1) {
+        } else if (argIsWord(c->argv[j], "get") && left >= 1) {
             if (!aclClientHasFullKeyAccess(c)) { /* the patterns name keys the ACL check never saw */
                 addReplyError(c, "GET option of SORT denied due to insufficient ACL permissions.");
                 return C_ERR;

@@ -53,8 +53,6 @@
 
 /* ---- arguments ----------------------------------------------------------------------------------------------------- */
 
-static int argIs(robj *o, const char *word) { return sdsEncodedObject(o) && !strcasecmp(o->ptr, word); }
-
 /* A member argument as an sds: borrowed, or made from an integer (*tofree). */
 static sds memberSds(robj *o, sds *tofree) {
     if (sdsEncodedObject(o)) {
@@ -77,10 +75,10 @@ static int parseLonLatOrReply(client *c, robj **argv, double xy[2]) {
 
 /* Metres per unit, or -1 after replying the error. */
 static double parseUnitOrReply(client *c, robj *unit) {
-    if (argIs(unit, "m")) return 1;
-    if (argIs(unit, "km")) return 1000;
-    if (argIs(unit, "ft")) return 0.3048;
-    if (argIs(unit, "mi")) return 1609.34;
+    if (argIsWord(unit, "m")) return 1;
+    if (argIsWord(unit, "km")) return 1000;
+    if (argIsWord(unit, "ft")) return 0.3048;
+    if (argIsWord(unit, "mi")) return 1609.34;
     addReplyError(c, "unsupported unit provided. please use M, KM, FT, MI");
     return -1;
 }
@@ -196,9 +194,9 @@ static robj **geoaddToZaddVector(client *c, int first, int *argc) {
 void geoaddCommand(client *c) {
     int first = 2, nx = 0, xx = 0;
     for (; first < c->argc; first++) {
-        if (argIs(c->argv[first], "nx")) nx = 1;
-        else if (argIs(c->argv[first], "xx")) xx = 1;
-        else if (!argIs(c->argv[first], "ch")) break;
+        if (argIsWord(c->argv[first], "nx")) nx = 1;
+        else if (argIsWord(c->argv[first], "xx")) xx = 1;
+        else if (!argIsWord(c->argv[first], "ch")) break;
     }
     if ((c->argc - first) % 3 || (nx && xx)) {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -448,36 +446,37 @@ static int parseFromMember(client *c, robj *zobj, robj *member, geoQuery *q) {
 static int parseSearchOption(client *c, robj *zobj, int flags, int i, int left, geoQuery *q) {
     robj *arg = c->argv[i];
     int search = flags & GEO_SEARCH;
-    if (argIs(arg, "withdist")) q->withdist = 1;
-    else if (argIs(arg, "withhash")) q->withhash = 1;
-    else if (argIs(arg, "withcoord")) q->withcoord = 1;
-    else if (argIs(arg, "any")) q->any = 1;
-    else if (argIs(arg, "asc")) q->sort = GEO_SORT_ASC;
-    else if (argIs(arg, "desc")) q->sort = GEO_SORT_DESC;
-    else if (argIs(arg, "count") && left >= 1) {
+    if (argIsWord(arg, "withdist")) q->withdist = 1;
+    else if (argIsWord(arg, "withhash")) q->withhash = 1;
+    else if (argIsWord(arg, "withcoord")) q->withcoord = 1;
+    else if (argIsWord(arg, "any")) q->any = 1;
+    else if (argIsWord(arg, "asc")) q->sort = GEO_SORT_ASC;
+    else if (argIsWord(arg, "desc")) q->sort = GEO_SORT_DESC;
+    else if (argIsWord(arg, "count") && left >= 1) {
         if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &q->count, NULL) != C_OK) return -1;
         if (q->count <= 0) {
             addReplyError(c, "COUNT must be > 0");
             return -1;
         }
         return 2;
-    } else if ((argIs(arg, "store") || argIs(arg, "storedist")) && left >= 1 && !(flags & GEO_NOSTORE) && !search) {
+    } else if ((argIsWord(arg, "store") || argIsWord(arg, "storedist")) && left >= 1 && !(flags & GEO_NOSTORE) &&
+               !search) {
         q->storekey = c->argv[i + 1];
-        q->storedist = argIs(arg, "storedist");
+        q->storedist = argIsWord(arg, "storedist");
         return 2;
-    } else if (argIs(arg, "storedist") && (flags & GEO_SEARCHSTORE)) {
+    } else if (argIsWord(arg, "storedist") && (flags & GEO_SEARCHSTORE)) {
         q->storedist = 1;
-    } else if (argIs(arg, "frommember") && left >= 1 && search && !q->fromlonlat) {
+    } else if (argIsWord(arg, "frommember") && left >= 1 && search && !q->fromlonlat) {
         return parseFromMember(c, zobj, c->argv[i + 1], q) == C_OK ? 2 : -1;
-    } else if (argIs(arg, "fromlonlat") && left >= 2 && search && !q->frommember) {
+    } else if (argIsWord(arg, "fromlonlat") && left >= 2 && search && !q->frommember) {
         if (parseLonLatOrReply(c, c->argv + i + 1, q->shape.xy) != C_OK) return -1;
         q->fromlonlat = 1;
         return 3;
-    } else if (argIs(arg, "byradius") && left >= 2 && search && !q->bybox) {
+    } else if (argIsWord(arg, "byradius") && left >= 2 && search && !q->bybox) {
         if (parseRadiusOrReply(c, c->argv + i + 1, &q->shape) != C_OK) return -1;
         q->byradius = 1;
         return 3;
-    } else if (argIs(arg, "bybox") && left >= 3 && search && !q->byradius) {
+    } else if (argIsWord(arg, "bybox") && left >= 3 && search && !q->byradius) {
         if (parseBoxOrReply(c, c->argv + i + 1, &q->shape) != C_OK) return -1;
         q->bybox = 1;
         return 4;

@@ -572,7 +572,6 @@ static robj *lookupWriteOrCreate(client *c, robj *key, int nomkstream) {
 
 /* ---- XADD / XTRIM arguments ----------------------------------------------------------- */
 
-static int ownWord(robj *o, const char *word) { return !strcasecmp(o->ptr, word); }
 static int isSingleChar(robj *o, char ch) { return ((char *)o->ptr)[0] == ch && ((char *)o->ptr)[1] == '\0'; }
 
 /* The ~ / = after MAXLEN or MINID; moves *i past it. */
@@ -631,7 +630,7 @@ static int parseAddTrimArgs(client *c, trimArgs *t, int xadd) {
         robj *opt = c->argv[i];
         if (xadd && isSingleChar(opt, '*')) {
             break;
-        } else if (ownWord(opt, "maxlen") && moreargs) {
+        } else if (argIsWord(opt, "maxlen") && moreargs) {
             if (t->strategy != TRIM_NONE) return bothStrategiesError(c);
             parseTrimOperator(c, &i, moreargs, t);
             if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &t->maxlen, NULL) != C_OK) return -1;
@@ -642,14 +641,14 @@ static int parseAddTrimArgs(client *c, trimArgs *t, int xadd) {
             i++;
             t->strategy = TRIM_MAXLEN;
             t->strategy_arg = i;
-        } else if (ownWord(opt, "minid") && moreargs) {
+        } else if (argIsWord(opt, "minid") && moreargs) {
             if (t->strategy != TRIM_NONE) return bothStrategiesError(c);
             parseTrimOperator(c, &i, moreargs, t);
             if (streamParseStrictIDOrReply(c, c->argv[i + 1], &t->minid, 0, NULL) != C_OK) return -1;
             i++;
             t->strategy = TRIM_MINID;
             t->strategy_arg = i;
-        } else if (ownWord(opt, "limit") && moreargs) {
+        } else if (argIsWord(opt, "limit") && moreargs) {
             if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &t->limit, NULL) != C_OK) return -1;
             if (t->limit < 0) {
                 addReplyError(c, "The LIMIT argument must be >= 0.");
@@ -657,7 +656,7 @@ static int parseAddTrimArgs(client *c, trimArgs *t, int xadd) {
             }
             t->limit_given = 1;
             i++;
-        } else if (xadd && ownWord(opt, "nomkstream")) {
+        } else if (xadd && argIsWord(opt, "nomkstream")) {
             t->nomkstream = 1;
         } else if (xadd) {
             if (streamParseStrictIDOrReply(c, opt, &t->id, 0, &t->seq_given) != C_OK) return -1;
@@ -674,18 +673,19 @@ static int parseAddTrimArgs(client *c, trimArgs *t, int xadd) {
 
 /* ---- propagation of the exact effect ------------------------------------------------------ */
 
-/* Propagates argv with the replacements given (index -> object; index -1
- * unused), as 7.0 rewrites the command for its AOF. */
-static void propagateRewritten(client *c, int idx1, robj *val1, int idx2, robj *val2, int idx3, robj *val3) {
+/* One argument replaced in what is propagated: argv[index] becomes value. */
+typedef struct {
+    int index;
+    robj *value;
+} argReplacement;
+
+/* Propagates argv with the n replacements given (values borrowed), as 7.0
+ * rewrites the command for its AOF. */
+static void propagateRewritten(client *c, const argReplacement *repl, size_t n) {
     if (!propagationEnabled()) return;
     robj **argv = zmalloc(sizeof(robj *) * (size_t)c->argc);
-    for (int j = 0; j < c->argc; j++) {
-        robj *v = c->argv[j];
-        if (j == idx1) v = val1;
-        else if (j == idx2) v = val2;
-        else if (j == idx3) v = val3;
-        argv[j] = v;
-    }
+    for (int j = 0; j < c->argc; j++) argv[j] = c->argv[j];
+    for (size_t j = 0; j < n; j++) argv[repl[j].index] = repl[j].value;
     propagateCommandAs(c, argv, c->argc);
     zfree(argv);
 }
@@ -701,14 +701,15 @@ static robj *trimmedThreshold(stream *s, int strategy) {
 static void propagateAddOrTrim(client *c, stream *s, const trimArgs *t, int rewrite_trim, int id_arg,
                                const streamID *id) {
     if (!propagationEnabled()) return; /* nothing to build for nobody */
-    robj *idobj = id_arg >= 0 ? createObjectFromStreamID(id) : NULL;
-    robj *eq = rewrite_trim ? createStringObject("=", 1) : NULL;
-    robj *threshold = rewrite_trim ? trimmedThreshold(s, t->strategy) : NULL;
-    propagateRewritten(c, id_arg, idobj, rewrite_trim ? t->strategy_arg - 1 : -1, eq,
-                       rewrite_trim ? t->strategy_arg : -1, threshold);
-    if (idobj) decrRefCount(idobj);
-    if (eq) decrRefCount(eq);
-    if (threshold) decrRefCount(threshold);
+    argReplacement repl[3];
+    size_t n = 0;
+    if (id_arg >= 0) repl[n++] = (argReplacement){id_arg, createObjectFromStreamID(id)};
+    if (rewrite_trim) {
+        repl[n++] = (argReplacement){t->strategy_arg - 1, createStringObject("=", 1)};
+        repl[n++] = (argReplacement){t->strategy_arg, trimmedThreshold(s, t->strategy)};
+    }
+    propagateRewritten(c, repl, n);
+    for (size_t j = 0; j < n; j++) decrRefCount(repl[j].value);
 }
 
 /* ---- XADD ------------------------------------------------------------------------------ */
@@ -859,13 +860,13 @@ void xdelCommand(client *c) {
 static int parseSetIDOptions(client *c, const streamID *id, long long *entries_added, streamID *max_deleted) {
     for (int i = 3; i < c->argc; i += 2) {
         int moreargs = c->argc - 1 - i;
-        if (ownWord(c->argv[i], "entriesadded") && moreargs) {
+        if (argIsWord(c->argv[i], "entriesadded") && moreargs) {
             if (getLongLongFromObjectOrReply(c, c->argv[i + 1], entries_added, NULL) != C_OK) return -1;
             if (*entries_added < 0) {
                 addReplyError(c, "entries_added must be positive");
                 return -1;
             }
-        } else if (ownWord(c->argv[i], "maxdeletedid") && moreargs) {
+        } else if (argIsWord(c->argv[i], "maxdeletedid") && moreargs) {
             if (streamParseStrictIDOrReply(c, c->argv[i + 1], max_deleted, 0, NULL) != C_OK) return -1;
             if (streamIDCompare(id, max_deleted) < 0) {
                 addReplyError(c, "The ID specified in XSETID is smaller than the provided max_deleted_entry_id");
@@ -927,7 +928,7 @@ static void rangeCommand(client *c, int rev) {
         return;
     }
     for (int j = 4; j < c->argc; j++) {
-        if (ownWord(c->argv[j], "count") && j + 1 < c->argc) {
+        if (argIsWord(c->argv[j], "count") && j + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &count, NULL) != C_OK) return;
             if (count < 0) count = 0;
             j++;
@@ -965,7 +966,7 @@ static int parseReadArgs(client *c, int group_cmd, streamReadArgs *a) {
     for (int i = 1; i < c->argc; i++) {
         int moreargs = c->argc - i - 1;
         robj *o = c->argv[i];
-        if (ownWord(o, "block") && moreargs) {
+        if (argIsWord(o, "block") && moreargs) {
             if (c->flags & CLIENT_SCRIPT) { /* refused outright in scripts, as in Redis 7.0 */
                 addReplyErrorFormat(c, "%s command is not allowed with BLOCK option from scripts",
                                     (char *)c->argv[0]->ptr);
@@ -973,11 +974,11 @@ static int parseReadArgs(client *c, int group_cmd, streamReadArgs *a) {
             }
             i++;
             if (getMsTimeoutFromObjectOrReply(c, c->argv[i], &a->timeout) != C_OK) return -1;
-        } else if (ownWord(o, "count") && moreargs) {
+        } else if (argIsWord(o, "count") && moreargs) {
             i++;
             if (getLongLongFromObjectOrReply(c, c->argv[i], &a->count, NULL) != C_OK) return -1;
             if (a->count < 0) a->count = 0;
-        } else if (ownWord(o, "streams") && moreargs) {
+        } else if (argIsWord(o, "streams") && moreargs) {
             a->streams_arg = i + 1;
             a->numstreams = c->argc - a->streams_arg;
             if (a->numstreams % 2 != 0) {
@@ -988,7 +989,7 @@ static int parseReadArgs(client *c, int group_cmd, streamReadArgs *a) {
             }
             a->numstreams /= 2;
             break;
-        } else if (ownWord(o, "group") && moreargs >= 2) {
+        } else if (argIsWord(o, "group") && moreargs >= 2) {
             if (!group_cmd) {
                 addReplyError(c, "The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
                 return -1;
@@ -996,7 +997,7 @@ static int parseReadArgs(client *c, int group_cmd, streamReadArgs *a) {
             a->group = c->argv[i + 1];
             a->consumer = c->argv[i + 2];
             i += 2;
-        } else if (ownWord(o, "noack")) {
+        } else if (argIsWord(o, "noack")) {
             if (!group_cmd) {
                 addReplyError(c, "The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
                 return -1;

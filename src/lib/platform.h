@@ -11,6 +11,9 @@
  *                                       fast and safe with unaligned words
  *   HAVE_EPOLL / HAVE_KQUEUE            event-loop backend (poll() is the fallback)
  *   HAVE_FORK, HAVE_BACKTRACE           what the OS offers
+ *   HAVE_MEMFD_CREATE                   Linux's memfd_create(2), through syscall(2)
+ *   PLATFORM_ARM_CP15_BARRIER           ARMv6 or older: the barrier is a CP15 operation
+ *   PLATFORM_SPIN_PAUSE / _YIELD        the CPU's spin-wait hint (x86 PAUSE, ARMv8 YIELD)
  *   SIZEOF_POINTER_BITS                 32 or 64
  *
  * USE_ALIGNED_ACCESS can be forced on any target with -DUSE_ALIGNED_ACCESS
@@ -94,6 +97,29 @@
 #define HAVE_UNWIND_BACKTRACE 1
 #endif
 #endif
+#endif
+
+/* Shared-memory segments (lib/shmring.c) are sealed memfds: Linux's
+ * memfd_create(2), called through syscall(2) as older C libraries have no
+ * wrapper (the caller still checks that its headers name SYS_memfd_create
+ * and MFD_ALLOW_SEALING). Elsewhere an unlinked file in /dev/shm. */
+#if defined(__linux__)
+#define HAVE_MEMFD_CREATE 1
+#endif
+
+/* ---- CPU ordering and spinning ----------------------------------------- */
+/* ARMv6 and older have no DMB instruction: the barrier is a CP15 operation,
+ * which QEMU's user-mode emulation translates as a no-op (lib/shmring.c's
+ * storeLoadFence() adds an atomic read-modify-write for it). */
+#if defined(__ARM_ARCH) && __ARM_ARCH < 7
+#define PLATFORM_ARM_CP15_BARRIER 1
+#endif
+
+/* The hint a spin-wait loop gives the CPU; none elsewhere. */
+#if defined(__x86_64__) || defined(__i386__)
+#define PLATFORM_SPIN_PAUSE 1 /* __builtin_ia32_pause() */
+#elif defined(__aarch64__)
+#define PLATFORM_SPIN_YIELD 1 /* the YIELD instruction */
 #endif
 
 /* ---- compiler helpers -------------------------------------------------- */

@@ -34,12 +34,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/syscall.h>
-#endif
 
 #include "libassert.h"
+#include "platform.h"
 #include "portable.h"
+#ifdef HAVE_MEMFD_CREATE
+#include <sys/syscall.h>
+#endif
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shared-memory rings need lock-free 32-bit atomics");
 
@@ -73,7 +74,7 @@ static size_t segmentSize(uint32_t ring_size) {
  * (or the caller asked for the file). */
 static int createBackingFile(int *sealed, shmringBacking backing) {
     *sealed = 0;
-#if defined(__linux__) && defined(SYS_memfd_create) && defined(MFD_ALLOW_SEALING)
+#if defined(HAVE_MEMFD_CREATE) && defined(SYS_memfd_create) && defined(MFD_ALLOW_SEALING)
     if (backing == SHMRING_BACKING_BEST) {
         int fd = (int)syscall(SYS_memfd_create, "redis-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd != -1) return fd;
@@ -295,7 +296,7 @@ ssize_t shmringRead(shmring *r, void *buf, size_t len) {
  * stores). */
 static void storeLoadFence(void) {
     atomic_thread_fence(memory_order_seq_cst);
-#if defined(__ARM_ARCH) && __ARM_ARCH < 7
+#ifdef PLATFORM_ARM_CP15_BARRIER
     static _Atomic uint32_t fence_word;
     atomic_fetch_add_explicit(&fence_word, 1, memory_order_seq_cst);
 #endif
@@ -409,9 +410,9 @@ unsigned shmringSpinBudgetUs(void) {
 }
 
 void shmringCpuRelax(void) {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(PLATFORM_SPIN_PAUSE)
     __builtin_ia32_pause();
-#elif defined(__aarch64__)
+#elif defined(PLATFORM_SPIN_YIELD)
     __asm__ __volatile__("yield");
 #else
     atomic_signal_fence(memory_order_seq_cst);

@@ -13,7 +13,7 @@
 # Reply types our server never sends (RESP3 verbatim, big numbers, nested
 # maps in arrays ...) come from a fake server: a small tclsh process that
 # answers every command with canned bytes.
-# The interactive tests compile tests/integration/pty-driver.c with the
+# The interactive tests compile tests/helpers/pty-driver.c with the
 # system C compiler into the run directory.
 
 set ::cli_bin [file join [file dirname $::harness::opt(server)] redis-cli]
@@ -629,9 +629,9 @@ proc need_pty_driver {} {
     if {[file executable $::pty_driver]} return
     set cc [auto_execok cc]
     if {$cc eq ""} { set cc [auto_execok gcc] }
-    if {$cc eq ""} { skip "no C compiler to build tests/integration/pty-driver.c" }
-    set src [file normalize [file join [file dirname [info script]] pty-driver.c]]
-    if {![file exists $src]} { set src [file normalize tests/integration/pty-driver.c] }
+    if {$cc eq ""} { skip "no C compiler to build tests/helpers/pty-driver.c" }
+    set src [file normalize [file join [file dirname [info script]] .. helpers pty-driver.c]]
+    if {![file exists $src]} { set src [file normalize tests/helpers/pty-driver.c] }
     exec {*}$cc -O2 -o $::pty_driver $src
 }
 

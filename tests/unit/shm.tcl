@@ -14,7 +14,7 @@
 #    between a pipe and the rings: installed as the harness's unix relay
 #    (::resp::relay_override), every "redis_client -unix 1" of this file
 #    then speaks through shared memory;
-#  - tests/unit/shm-fault.c, a client that commits one fault per run.
+#  - tests/helpers/shm-fault.c, a client that commits one fault per run.
 # redis-cli --shm and redis-benchmark --shm are used as they are built.
 # CLIENT SHM is our own command: Redis has nothing to compare with (these
 # blocks need a unix socket, so external mode skips them; --tags -shm skips
@@ -46,7 +46,7 @@ proc need_shm_tools {} {
     set ::shm_fault [file join $::shm_tmp shm-fault]
     exec {*}$cc -O2 -o $::shm_example [shm_source utils/shm-example.c]
     set lib [shm_source src/lib]
-    exec {*}$cc -O2 -I$lib -o $::shm_fault [shm_source tests/unit/shm-fault.c] \
+    exec {*}$cc -O2 -I$lib -o $::shm_fault [shm_source tests/helpers/shm-fault.c] \
         [file join $lib shmring.c] [file join $lib libassert.c]
 }
 

@@ -31,7 +31,7 @@
  * the ring library's wake-up helpers, so they attack any server the same
  * way (they were written against the eventfd handshake, which hung).
  *
- * Built by the test with: cc -Isrc/lib tests/unit/shm-fault.c src/lib/shmring.c src/lib/libassert.c
+ * Built by the test with: cc -Isrc/lib tests/helpers/shm-fault.c src/lib/shmring.c src/lib/libassert.c
  * (the ring library itself, so the faults are precise; the server must
  * survive every one of them).
  */
