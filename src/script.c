@@ -95,7 +95,9 @@ int scriptHasShebang(const char *body, size_t len) { return len >= 2 && body[0] 
 
 sds *scriptSplitFirstLine(const char *body, size_t len, int *argc, size_t *line_len) {
     *argc = 0;
-    const char *nl = memchr(body, '\n', len);
+    /* the line ends at its newline, which must come before any NUL byte
+     * (Redis 7.0 looks for it with strchr): "#!lua\0\n..." is invalid */
+    const char *nl = memchr(body, '\n', strnlen(body, len));
     if (nl == NULL) return NULL;
     *line_len = (size_t)(nl - body);
     sds line = sdsnewlen(body, *line_len);

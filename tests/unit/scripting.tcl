@@ -328,6 +328,11 @@ start_server {tags {scripting}} {
         assert_equal {1 2 3} [r eval {return cmsgpack.unpack(cmsgpack.pack({1,2,3}))} 0]
     }
 
+    test "A shebang line with a NUL byte before its newline is invalid, as in Redis 7.0" {
+        assert_error "ERR Invalid script shebang" {r eval "#!lua\0\nreturn 1" 0}
+        assert_equal 1 [r eval "#!lua\nreturn 1" 0]
+    }
+
     test "loadstring refuses precompiled chunks" {
         assert_equal {} [r eval {return loadstring(string.dump(function() return 1 end))} 0]
         assert_equal 1 [r eval {return loadstring('return 1')()} 0]
