@@ -458,3 +458,6 @@ distclean:
 
 help:
 	@sed -n '4,15p' Makefile
+
+# ---- fuzzing: make fuzz, make fuzz-run; the corpus replay joins test-unit --------
+include tests/fuzz/fuzz.mk
