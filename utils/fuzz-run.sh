@@ -17,6 +17,7 @@
 set -u
 build=$1; seconds=$2; jobs=$3; shift 3
 root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$build" && pwd) # absolute: libFuzzer writes into these directories
 passed=0; failed=0
 logs="$build/logs"
 mkdir -p "$logs"

@@ -43,6 +43,7 @@ void fuzzServerInit(void) {
     populateCommandTable();
     aclInit();
     server.verbosity = LL_NOTHING; /* logging every refused input would dominate the run */
+    server.saveparamslen = 0;      /* save "": FLUSHALL must not write dump.rdb into the working directory */
     createSharedObjects();
     server.errors = dictCreate(&errorsDictType);
     server.el = aeCreateEventLoop(1024);
