@@ -168,6 +168,19 @@ def main():
     # ---- shmring programs (shmring.c: op byte mod 10, then arguments) ----
     put('shmring', 'honest', bytes([0, 0, 100, 2, 0, 50, 2, 0, 60, 3, 0x10, 0, 1, 0x08, 0, 8, 7, 0, 0x10, 0, 2, 0x10, 0]))
     put('shmring', 'liar', bytes([0, 0, 10, 4, 0xff, 0xff, 0, 0, 2, 0, 10, 5, 0, 0, 0x20, 0, 3, 0, 5, 6, 1, 2, 0, 0, 0, 1, 7, 9, 2, 0, 1]))
+    # ---- config files: the shipped redis.conf's directives, and the hard parts ----
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+    with open(os.path.join(root, 'redis.conf'), 'rb') as fp:
+        lines = [l for l in fp.read().split(b'\n') if l.strip() and not l.lstrip().startswith(b'#')]
+    put('config', 'redis.conf-directives', b'\n'.join(lines) + b'\n')
+    put('config', 'hard-parts',
+        b'save 900 1 300 10\nsave ""\nmaxmemory 1gb\nmaxmemory-policy allkeys-lru\n'
+        b'client-output-buffer-limit normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60\n'
+        b'notify-keyspace-events "KEA"\noom-score-adj-values 0 200 800\nbind 127.0.0.1 -::1\n'
+        b'requirepass "p\\x00ss"\nhz 100\nport 0\nshutdown-on-sigterm nosave force\n'
+        b'user alice on >pw ~k* &ch* +@read -debug (~x* +get)\nproto-max-bulk-len 512mb\n'
+        b'replicaof 127.0.0.1 6380\nmaxmemory-clients 10%\nlist-max-listpack-size -2\n'
+        b"unixsocketperm 700\nappendfsync everysec\ncluster-enabled no\nio-threads 4\n")
     c.call('FLUSHALL')
     c.call('FUNCTION', 'FLUSH')
 

@@ -21,7 +21,10 @@
 
 FUZZ_LIB_HARNESSES := blobs shmring
 FUZZ_LUA_HARNESSES := lua
-FUZZ_SERVER_HARNESSES := resp restore rdb aof
+FUZZ_SERVER_HARNESSES := resp restore rdb aof config
+# A harness that includes a server source file (to reach its static
+# functions) links without that file's object.
+FUZZ_OMIT_config := config.o
 FUZZ_HARNESSES := $(FUZZ_LIB_HARNESSES) $(FUZZ_LUA_HARNESSES) $(FUZZ_SERVER_HARNESSES)
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 2
@@ -43,7 +46,8 @@ $(FUZZ_LUA_HARNESSES:%=$(BUILD)/tests/test_fuzz_%): $(BUILD)/tests/test_fuzz_%: 
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(FUZZ_REPLAY_MAIN) $(LUA_LIB_OBJS) $(LIBREDIS) $(SERVER_LIBS)
 
 $(FUZZ_SERVER_HARNESSES:%=$(BUILD)/tests/test_fuzz_%): $(BUILD)/tests/test_fuzz_%: $(FUZZ_RBUILD)/%.o $(FUZZ_REPLAY_MAIN) $(FUZZ_RBUILD)/fuzz_server.o $(SERVER_OBJS) $(LIBREDIS) $(MALLOC_DEP) $(LUA_DEP)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(FUZZ_REPLAY_MAIN) $(FUZZ_RBUILD)/fuzz_server.o $(SERVER_OBJS) $(LIBREDIS) $(SERVER_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(FUZZ_REPLAY_MAIN) $(FUZZ_RBUILD)/fuzz_server.o \
+	  $(filter-out $(FUZZ_OMIT_$*:%=$(BUILD)/obj/%),$(SERVER_OBJS)) $(LIBREDIS) $(SERVER_LIBS)
 
 test-unit: $(FUZZ_REPLAY_BINS)
 
@@ -103,6 +107,7 @@ $(FUZZ_LUA_HARNESSES:%=$(FUZZ_BUILD)/fuzz_%): $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD
 	$(FUZZ_LINK) -o $@ $< $(FUZZ_LUA_OBJS) $(FUZZ_LIBREDIS) $(FUZZ_LUA) $(FUZZ_SYSLIBS)
 
 $(FUZZ_SERVER_HARNESSES:%=$(FUZZ_BUILD)/fuzz_%): $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/h/%.o $(FUZZ_BUILD)/h/fuzz_server.o $(FUZZ_SERVER_OBJS) $(FUZZ_LIBREDIS) $(FUZZ_LUA)
-	$(FUZZ_LINK) -o $@ $< $(FUZZ_BUILD)/h/fuzz_server.o $(FUZZ_SERVER_OBJS) $(FUZZ_LIBREDIS) $(FUZZ_LUA) $(FUZZ_SYSLIBS)
+	$(FUZZ_LINK) -o $@ $< $(FUZZ_BUILD)/h/fuzz_server.o $(filter-out $(FUZZ_OMIT_$*:%=$(FUZZ_BUILD)/obj/%),$(FUZZ_SERVER_OBJS)) \
+	  $(FUZZ_LIBREDIS) $(FUZZ_LUA) $(FUZZ_SYSLIBS)
 
 -include $(wildcard $(FUZZ_BUILD)/lib/*.d $(FUZZ_BUILD)/obj/*.d $(FUZZ_BUILD)/h/*.d)
