@@ -143,6 +143,8 @@ def main():
     put('resp', 'pipeline', b'\x07*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$0\r\n\r\n*0\r\n*-1\r\nGET k\r\n')
     put('resp', 'partial', b'\x0f*2\r\n$3\r\nGET\r\n$10\r\nab')
     put('resp', 'errors', b'\x01*1\r\n$x\r\n')
+    put('resp', 'unauthenticated', b'\x13*2\r\n$4\r\nAUTH\r\n$4\r\nfuzz\r\n*20000\r\n$1\r\nx\r\n')
+    put('resp', 'unauthenticated-bulk', b'\x11*1\r\n$20000\r\nabc')
 
     # ---- AOF files (byte 0 even) and manifests (odd) ----
     aof = b'*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n' \

@@ -4,7 +4,7 @@
  * Why: it is the first code every byte from the network meets. The input
  * goes through processInputBuffer() -- the path readQueryFromClient() takes
  * after a read -- on a client with the default limits (proto-max-bulk-len
- * 512 MB, the 64 KB inline limit, no password), so the multibulk fast path
+ * 512 MB, the 64 KB inline limit), so the multibulk fast path
  * (readPlainBulks), the general loop and the inline splitter all run. The
  * commands it parses are not run: fuzzCommandHook (fuzz_server.c) takes
  * each one instead of processCommand(), checks that every argument is a
@@ -15,9 +15,14 @@
  * pieces of 1 to 16 bytes (the size from byte 0), each piece followed by
  * processInputBuffer() as after a read; both must yield the same commands,
  * the same protocol-error outcome and the same unparsed rest.
+ *
+ * Byte 0: bits 0-3 the piece size - 1; bit 4 set: the client has not
+ * authenticated yet (a requirepass is set), so the smaller limits for
+ * unauthenticated clients apply (multibulk count, bulk length).
  */
 #include "fuzz.h"
 #include "fuzz_server.h"
+#include "acl.h"
 
 static sds transcript; /* the commands parsed so far: argc, then each argument's length and bytes */
 
@@ -37,8 +42,9 @@ static int recordCommand(client *c) {
 
 /* Feeds data in pieces of `piece` bytes (0: whole); returns the transcript,
  * with the client's final state appended. */
-static sds parse(const uint8_t *data, size_t size, size_t piece) {
+static sds parse(const uint8_t *data, size_t size, size_t piece, int authenticated) {
     client *c = createClient(NULL);
+    clientSetAuthenticated(c, authenticated);
     transcript = sdsempty();
     size_t pos = 0;
     while (pos < size && !(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP))) {
@@ -66,14 +72,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argv;
     fuzzServerInit();
     fuzzCommandHook = recordCommand;
+    server.requirepass = sdsnew("fuzz"); /* what `requirepass fuzz` sets */
+    aclUpdateDefaultUserPassword();
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
     size_t piece = (size_t)(data[0] % 16) + 1;
-    sds whole = parse(data + 1, size - 1, 0);
-    sds pieces = parse(data + 1, size - 1, piece);
+    int authenticated = !(data[0] & 0x10);
+    sds whole = parse(data + 1, size - 1, 0, authenticated);
+    sds pieces = parse(data + 1, size - 1, piece, authenticated);
     if (sdscmp(whole, pieces) != 0) {
         fprintf(stderr, "whole:  %s\npieces: %s\n", whole, pieces);
         FUZZ_CHECK(!"the request parsed differently in pieces");
