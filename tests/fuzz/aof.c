@@ -13,7 +13,8 @@
  *     strings are capped at 1 MB (proto-max-bulk-len) so SETRANGE/SETBIT
  *     cannot make every input a 512 MB allocation.
  *   - Manifest: aofManifestLoad(); an accepted one is written back with
- *     aofManifestPersist() and must load again to the same files.
+ *     aofManifestPersist() and must load again to the same files (or be
+ *     refused for a line too long: escaping makes a line longer).
  */
 #include <unistd.h>
 
@@ -63,25 +64,38 @@ static int sameFile(const aofFile *a, const aofFile *b) {
     return a->seq == b->seq && a->type == b->type && !strcmp(a->name, b->name);
 }
 
-static void fuzzManifest(const uint8_t *data, size_t size) {
-    sds path = writeFile("fuzz.manifest", data, size);
-    aofManifest *am = NULL;
+/* An accepted manifest, written back and read again, must list the same
+ * files -- or be refused for a line too long: a name of raw bytes is
+ * written escaped (\xNN, 4 bytes for 1), and past 1023 bytes the reader
+ * refuses the line, as Redis's reader refuses the same line Redis's writer
+ * makes. Any other refusal is a finding. */
+static void checkRewritten(aofManifest *am) {
+    sds path = sdscatprintf(sdsempty(), "%s/again.manifest", dir);
+    FUZZ_CHECK(aofManifestPersist(am, dir, path) == C_OK);
+    aofManifest *again = NULL;
     sds err = NULL;
-    if (aofManifestLoad(path, &am, &err) == C_OK) {
-        sds again_path = sdscatprintf(sdsempty(), "%s/again.manifest", dir);
-        FUZZ_CHECK(aofManifestPersist(am, dir, again_path) == C_OK);
-        aofManifest *again = NULL;
-        sds err2 = NULL;
-        if (aofManifestLoad(again_path, &again, &err2) != C_OK) fprintf(stderr, "reload: %s\n", err2);
-        FUZZ_CHECK(again != NULL);
+    if (aofManifestLoad(path, &again, &err) != C_OK) {
+        if (strstr(err, "line too long") == NULL) fprintf(stderr, "reload: %s\n", err);
+        FUZZ_CHECK(strstr(err, "line too long") != NULL);
+    } else {
         FUZZ_CHECK((am->base == NULL) == (again->base == NULL));
         if (am->base) FUZZ_CHECK(sameFile(am->base, again->base));
         FUZZ_CHECK(am->incr_count == again->incr_count);
         for (int j = 0; j < am->incr_count; j++) FUZZ_CHECK(sameFile(am->incrs[j], again->incrs[j]));
         aofManifestFree(again);
+    }
+    sdsfree(err);
+    unlink(path);
+    sdsfree(path);
+}
+
+static void fuzzManifest(const uint8_t *data, size_t size) {
+    sds path = writeFile("fuzz.manifest", data, size);
+    aofManifest *am = NULL;
+    sds err = NULL;
+    if (aofManifestLoad(path, &am, &err) == C_OK) {
+        checkRewritten(am);
         aofManifestFree(am);
-        unlink(again_path);
-        sdsfree(again_path);
     }
     sdsfree(err);
     unlink(path);
