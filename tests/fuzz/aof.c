@@ -24,6 +24,8 @@
 
 static char dir[256];
 
+static void removeDir(void) { rmdir(dir); } /* each input's files are gone by then */
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
@@ -33,6 +35,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(dir, sizeof dir, "%s/fuzz-aof-XXXXXX", tmp);
     FUZZ_CHECK(mkdtemp(dir) != NULL);
+    atexit(removeDir);
     zfree(server.aof_dirname);
     server.aof_dirname = zstrdup(dir);
     return 0;
