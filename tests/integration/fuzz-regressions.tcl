@@ -17,3 +17,17 @@ start_server {tags {aof needs:restart external:skip} overrides {appendonly yes} 
         assert_equal v [r get k]
     }
 }
+
+# The config harness (a `user` line's rules): an empty word inside a
+# selector being joined ("(~x" "" ...) was checked for its closing ')' by
+# reading the byte before it (UBSan: pointer overflow in
+# aclMergeSelectorArgs). An empty word closes nothing, as in Redis; the
+# input is tests/fuzz/regressions/config/ (the UBSan build replays it).
+start_server {tags {acl}} {
+    test "ACL selectors: an empty word inside parentheses closes nothing" {
+        assert_error "*Unmatched parenthesis in acl selector starting at '(~x'*" {r acl setuser fuzzu "(~x" ""}
+        assert_equal OK [r acl setuser fuzzu "(~x" "" "+get)"]
+        assert_match "*~x*+get*" [r acl list]
+        r acl deluser fuzzu
+    }
+}
