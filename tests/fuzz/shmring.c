@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "portable.h"
 #include "shmring.h"
 
 #define RING 4096u
