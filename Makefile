@@ -11,6 +11,7 @@
 #   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment
 #   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
 #   make BUILD_TLS=yes|no        TLS (OpenSSL); default: yes where the port's compiler finds it
+#   make fuzz-run FUZZ_SECONDS=60  libFuzzer harnesses, native clang (tests/fuzz/fuzz.mk)
 #
 # Design: each (port, allocator, sanitizer, alignment) combination builds in
 # its own directory under build/, so variants coexist and switching between
@@ -485,4 +486,7 @@ distclean:
 	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof src/redis-check-rdb
 
 help:
-	@sed -n '4,15p' Makefile
+	@sed -n '4,16p' Makefile
+
+# ---- fuzzing: make fuzz, make fuzz-run; the corpus replay joins test-unit --------
+include tests/fuzz/fuzz.mk

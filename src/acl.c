@@ -561,7 +561,7 @@ sds *aclMergeSelectorArgs(sds *argv, int argc, int *merged_argc, int *bad_arg) {
         sds group = sdsdup(argv[j]);
         while (++j < argc) {
             group = sdscatfmt(group, " %S", argv[j]);
-            if (argv[j][sdslen(argv[j]) - 1] == ')') break;
+            if (sdslen(argv[j]) && argv[j][sdslen(argv[j]) - 1] == ')') break; /* "" closes nothing */
         }
         if (j == argc) {
             sdsfree(group);

@@ -195,9 +195,14 @@ int aofManifestLoad(const char *path, aofManifest **out, aofManifestError *err) 
 
 /* ---- writing ------------------------------------------------------------------------------ */
 
+/* A name with a space, a quote or an unprintable byte (appendfilename "my
+ * aof") is written quoted, as Redis writes it: unquoted, the line read
+ * back split into other words and the server could not restart. */
 static sds fileLine(sds out, const aofFile *f) {
     char type[2] = {f->type, '\0'};
-    return sdscatfmt(out, "file %s seq %I type %s\n", f->name, f->seq, type);
+    out = sdscat(out, "file ");
+    out = sdsneedsrepr(f->name) ? sdscatrepr(out, f->name, sdslen(f->name)) : sdscatsds(out, f->name);
+    return sdscatfmt(out, " seq %I type %s\n", f->seq, type);
 }
 
 int aofManifestPersist(const aofManifest *am, const char *dirname, const char *path) {
