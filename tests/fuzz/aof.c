@@ -76,10 +76,10 @@ static void checkRewritten(aofManifest *am) {
     sds path = sdscatprintf(sdsempty(), "%s/again.manifest", dir);
     FUZZ_CHECK(aofManifestPersist(am, dir, path) == C_OK);
     aofManifest *again = NULL;
-    sds err = NULL;
+    aofManifestError err = {NULL, 0, NULL};
     if (aofManifestLoad(path, &again, &err) != C_OK) {
-        if (strstr(err, "too long line") == NULL) fprintf(stderr, "reload: %s\n", err);
-        FUZZ_CHECK(strstr(err, "too long line") != NULL);
+        if (strstr(err.reason, "too long line") == NULL) fprintf(stderr, "reload: %s\n", err.reason);
+        FUZZ_CHECK(strstr(err.reason, "too long line") != NULL);
     } else {
         FUZZ_CHECK((am->base == NULL) == (again->base == NULL));
         if (am->base) FUZZ_CHECK(sameFile(am->base, again->base));
@@ -87,7 +87,7 @@ static void checkRewritten(aofManifest *am) {
         for (int j = 0; j < am->incr_count; j++) FUZZ_CHECK(sameFile(am->incrs[j], again->incrs[j]));
         aofManifestFree(again);
     }
-    sdsfree(err);
+    aofManifestErrorFree(&err);
     unlink(path);
     sdsfree(path);
 }
@@ -95,12 +95,12 @@ static void checkRewritten(aofManifest *am) {
 static void fuzzManifest(const uint8_t *data, size_t size) {
     sds path = writeFile("fuzz.manifest", data, size);
     aofManifest *am = NULL;
-    sds err = NULL;
+    aofManifestError err = {NULL, 0, NULL};
     if (aofManifestLoad(path, &am, &err) == C_OK) {
         checkRewritten(am);
         aofManifestFree(am);
     }
-    sdsfree(err);
+    aofManifestErrorFree(&err);
     unlink(path);
     sdsfree(path);
 }

@@ -76,12 +76,12 @@ static void fuzzListpack(const uint8_t *data, size_t size) {
 }
 
 static void fuzzIntset(const uint8_t *data, size_t size) {
-    unsigned char *blob = copyBlob(data, size);
+    void *blob = copyBlob(data, size); /* zmalloc'd: aligned as an intset is */
     if (!intsetValidateIntegrity(blob, size, 1)) {
         zfree(blob);
         return;
     }
-    intset *is = (intset *)blob;
+    intset *is = blob;
     uint32_t n = intsetLen(is);
     FUZZ_CHECK(n > 0 && intsetBlobLen(is) == size);
     int64_t prev = 0, v;
