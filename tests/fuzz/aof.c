@@ -73,6 +73,11 @@ static int sameFile(const aofFile *a, const aofFile *b) {
  * refuses the line, as Redis's reader refuses the same line Redis's writer
  * makes. Any other refusal is a finding. */
 static void checkRewritten(aofManifest *am) {
+    /* Only history entries (dropped at load: leftovers to delete) leave
+     * nothing to write back, and an empty manifest is refused on reading,
+     * as Redis refuses one; the server never writes one (it starts an INCR
+     * file first). */
+    if (am->base == NULL && am->incr_count == 0) return;
     sds path = sdscatprintf(sdsempty(), "%s/again.manifest", dir);
     FUZZ_CHECK(aofManifestPersist(am, dir, path) == C_OK);
     aofManifest *again = NULL;
