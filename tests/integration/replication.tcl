@@ -39,6 +39,12 @@ proc attach_sync_stream {} {
     while {[set line [gets $s]] eq ""} {}
     assert_match {$*} $line
     read $s [string range $line 1 end-1]
+    # the primary marks the replica online when it has seen the transfer end
+    # (a snapshot child's exit is noticed by its cron): until then the
+    # stream is held for it, and a replica dropped meanwhile never gets it
+    wait_for_condition 100 50 {[string match "*slave*state=online*" [r info replication]]} else {
+        fail "the SYNC replica never came online: [r info replication]"
+    }
     return $s
 }
 
