@@ -37,7 +37,9 @@
 #   takes seconds.
 # - The shim is a host library, loaded into the server by LD_PRELOAD: the
 #   tests run on native builds only (they skip under an emulator wrapper),
-#   and need build/powercut-shim.so (make test builds it first).
+#   and need build/powercut-shim.so (make test builds it first); a server
+#   the shim does not load into (the static musl port, the i386 port on an
+#   x86_64 host) skips them too, found by a probe rather than by name.
 # - Debian's Redis 7.0.15 fails the live checks (the issue's note has its
 #   table): they run on our server only.
 
@@ -50,7 +52,28 @@ proc pc_why_not {} {
     if {[llength $::harness::opt(wrapper)] > 0} { return "the recording shim is a host library: native servers only" }
     if {![file exists $::pc_shim]} { return "build/powercut-shim.so is not built (make build/powercut-shim.so)" }
     if {[auto_execok python3] eq ""} { return "no python3" }
+    if {![pc_shim_loads]} { return "the recording shim does not load into this server (a static binary, or another architecture's)" }
     return ""
+}
+
+# True when build/powercut-shim.so is loaded into the server under test: the
+# shim creates its log at load, so `--version` with it preloaded leaves the
+# file behind. A static binary ignores LD_PRELOAD, and the dynamic loader
+# skips (with a warning) a library of another ELF class (the i386 port runs
+# natively on x86_64 hosts).
+proc pc_shim_loads {} {
+    set dir [file normalize [file join tests tmp powercut-probe-[pid]]]
+    file mkdir $dir
+    set counter [open [file join $dir counter] w]
+    fconfigure $counter -translation binary
+    puts -nonewline $counter [string repeat \0 24]
+    close $counter
+    set log [file join $dir record.log]
+    catch {exec env LD_PRELOAD=$::pc_shim POWERCUT_DIR=$dir POWERCUT_LOG=$log \
+               POWERCUT_COUNTER=[file join $dir counter] $::harness::opt(server) --version 2>@1} out
+    set loaded [file exists $log]
+    file delete -force $dir
+    return $loaded
 }
 
 proc pc_is_redis {} {
