@@ -633,9 +633,7 @@ void aofRewriteKill(void) {
     if (aof_rewrite.child == -1) return;
     pid_t pid = aof_rewrite.child;
     serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)pid); /* Redis's line */
-    kill(pid, SIGUSR1);
-    int status;
-    while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
+    childKill(pid);
     childInfoFinish();
     sds tmp = tempName(pid);
     deleteFile(tmp);

@@ -36,6 +36,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #define CHILDINFO_REPORT_US 1000000 /* the child measures at most once a second */
 
@@ -138,6 +140,31 @@ size_t childInfoFinish(void) {
     closeFd(&childinfo.fds[0]);
     resetCurrent();
     return childinfo.final_cow;
+}
+
+/* Stops a fork child (BGSAVE, AOF rewrite) and reaps it. SIGUSR1 first:
+ * the child exits at once without finishing its file, and the exit is not
+ * counted as a failure (as Redis does). Redis then waits for it without
+ * limit; here a child still there after CHILD_KILL_GRACE_MS gets SIGKILL,
+ * because a child that cannot act on SIGUSR1 (seen once under QEMU's user
+ * mode: a child stuck inside the emulator after fork() in a process with
+ * threads) otherwise hangs the parent in waitpid() -- through SHUTDOWN,
+ * FLUSHALL and every other caller -- until someone kills it by hand. */
+#define CHILD_KILL_GRACE_MS 5000
+void childKill(pid_t pid) {
+    kill(pid, SIGUSR1);
+    int status;
+    long long start = monotonicUs();
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r == -1 && errno != EINTR)) return;
+        if (monotonicUs() - start >= (long long)CHILD_KILL_GRACE_MS * 1000) break;
+        usleep(1000);
+    }
+    serverLog(LL_WARNING, "Child %ld did not exit %d ms after SIGUSR1: killing it with SIGKILL", (long)pid,
+              CHILD_KILL_GRACE_MS);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
 }
 
 /* The current_* fields of INFO persistence, in Redis's order. A forkless

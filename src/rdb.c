@@ -1914,9 +1914,7 @@ void rdbKillChild(void) {
     }
     if (bgsave.child == -1) return;
     pid_t pid = bgsave.child;
-    kill(pid, SIGUSR1);
-    int status;
-    while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
+    childKill(pid);
     childInfoFinish();
     bgsave.child = -1;
     char tmp[64];

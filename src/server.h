@@ -998,6 +998,7 @@ void childInfoPrepare(void);          /* parent, before fork() */
 void childInfoParentStarted(void);    /* parent, after fork() (also when it failed) */
 void childInfoPoll(void);             /* parent, from its cron while the child runs */
 size_t childInfoFinish(void);         /* parent, child gone: its final copy-on-write bytes */
+void childKill(pid_t pid);            /* parent: SIGUSR1, reaped; SIGKILL if still there after 5 s */
 sds childInfoString(sds info);        /* INFO persistence current_* fields */
 void childInfoChildStart(void);       /* child, first thing after fork() */
 void childInfoKeySaved(void);         /* child, after each key written */

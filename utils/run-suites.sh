@@ -3,14 +3,17 @@
 # add up their "N passed, N failed" lines into one final line of the same form.
 #
 # A suite that ends without such a line (it crashed, or failed to build)
-# counts as one failure, so nothing can pass by printing nothing.
+# counts as one failure, so nothing can pass by printing nothing. Each
+# suite's wall-clock time is shown after its line (CI's stage budgets).
 set -u
-total_pass=0; total_fail=0; summary=()
+total_pass=0; total_fail=0; summary=(); all_start=$(date +%s)
 while [ $# -ge 2 ]; do
     name=$1; cmd=$2; shift 2
     log=$(mktemp)
+    start=$(date +%s)
     bash -c "$cmd" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
+    secs=$(( $(date +%s) - start ))
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     rm -f "$log"
     if [ -z "$line" ]; then
@@ -20,8 +23,9 @@ while [ $# -ge 2 ]; do
         [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
     fi
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-    summary+=("$(printf '  %-28s %s' "$name" "$line")")
+    summary+=("$(printf '  %-32s %-40s %5s s' "$name" "$line" "$secs")")
 done
 echo; echo "suites:"; printf '%s\n' "${summary[@]}"
+printf '  %-73s %5s s\n' "all of the above" "$(( $(date +%s) - all_start ))"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

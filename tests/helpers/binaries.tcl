@@ -55,6 +55,10 @@ proc reference_server {} {
     return ""
 }
 
+# True unless the server under test is the reference (a file run with
+# --server /usr/bin/redis-server checks its expectations against Redis).
+proc ours {} { expr {[file normalize $::harness::opt(server)] ne "/usr/bin/redis-server"} }
+
 # Runs the reference REF on a copy of the dump RDB; returns a client, and
 # its pid in the variable named by PIDVAR.
 proc start_reference {ref rdb pidvar} {

@@ -20,7 +20,6 @@
 
 set fixture [file normalize tests/assets/redis-7.0.15-all-types.rdb]
 
-proc ours {} { expr {[file normalize $::harness::opt(server)] ne "/usr/bin/redis-server"} }
 
 # redis-check-rdb of the same build, next to the server (a link to it).
 proc check_rdb_tool {} {

@@ -12,6 +12,8 @@
 #   the parent can write while it runs: SETRANGE on every key rewrites the
 #   pages the child shares, which copy-on-write must then duplicate. The
 #   child reports about once a second, so the waits allow several seconds.
+# - A child that ignores SIGUSR1 is made with SIGSTOP: the parent's kill
+#   must not wait for it forever (Redis does; we send SIGKILL after 5 s).
 # - Copy-on-write is measured from /proc: on a system without it the sizes
 #   are 0 and those assertions are skipped.
 
@@ -97,5 +99,20 @@ start_server {tags {persistence fork}} {
         wait_for_log "*Successfully renamed the temporary AOF base file temp-rewriteaof-bg-${child}.aof into *" -from $from
         wait_for_log "*Background AOF rewrite finished successfully" -from $from
         if {[has_proc_smaps]} { assert {[s aof_last_cow_size] > $keys * 64} }
+    }
+
+    test "a child that does not act on SIGUSR1 gets SIGKILL after 5 s: FLUSHALL does not hang on it" {
+        if {![ours]} { skip "Redis 7.0.15 waits for such a child without limit" }
+        r config set rdb-key-save-delay 100000
+        set from [log_line_count]
+        r bgsave
+        set line [wait_for_log "*Background saving started by pid *" -from $from]
+        regexp {started by pid (\d+)} $line -> child
+        exec kill -STOP $child ;# a stopped process leaves SIGUSR1 pending; SIGKILL still ends it
+        r config set rdb-key-save-delay 0
+        assert_equal OK [r flushall]
+        wait_for_log "*Child $child did not exit 5000 ms after SIGUSR1: killing it with SIGKILL" -from $from
+        assert_equal 0 [s rdb_bgsave_in_progress]
+        assert_equal PONG [r ping]
     }
 }

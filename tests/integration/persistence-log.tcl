@@ -14,7 +14,6 @@
 # - Where Redis's line is the last one it writes before exiting, it must be
 #   the last line here too: tools read the log's last line.
 
-proc ours {} { expr {[file normalize $::harness::opt(server)] ne "/usr/bin/redis-server"} }
 
 proc manifest_path {} { return [file join [srv dir] appendonlydir appendonly.aof.manifest] }
 

@@ -10,7 +10,6 @@ proc have_reference {} { file executable $::reference_bin }
 
 # Whether the server under test is ours (the file also runs with --server
 # /usr/bin/redis-server, to check its expectations against Redis).
-proc ours {} { expr {[file normalize $::harness::opt(server)] ne $::reference_bin} }
 
 # A nested start_server running Redis's binary instead of ours: natively,
 # without the emulator (or the no-fork launcher) our server runs under in

@@ -28,7 +28,6 @@
 
 set pending_directives {latency-monitor-threshold}
 
-proc ours {} { expr {[file normalize $::harness::opt(server)] ne "/usr/bin/redis-server"} }
 
 
 proc set_failed {name reason} {

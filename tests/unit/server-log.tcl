@@ -11,7 +11,6 @@
 #   /proc/sys/vm/overcommit_memory itself and expects the warning exactly
 #   when it is 0 (skipped where there is no such file).
 
-proc ours {} { expr {[file normalize $::harness::opt(server)] ne "/usr/bin/redis-server"} }
 
 # The index of the first line of LINES matching each pattern, in order;
 # fails naming a pattern that matches no line after the previous one.
