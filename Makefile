@@ -319,8 +319,18 @@ test-pagesize: all
 # The integration suite runs the server under the port's emulator (tclsh
 # and the test clients stay native), with every time limit scaled by the
 # port's time factor.
+# A port whose checks another port already makes (PORT_INTEGRATION := data
+# in its port.mk) runs only the files that store, load, send, hash or
+# format multi-byte values and numbers.
+INTEGRATION_DATA_FILES := integration/rdb integration/rdb-legacy integration/aof integration/loading \
+    integration/check-rdb integration/replication integration/functions-interop unit/dump unit/debug \
+    unit/bitops unit/hyperloglog unit/scripting unit/functions unit/scan unit/migrate unit/type/encodings \
+    unit/type/geo unit/type/hash unit/type/incrbyfloat unit/type/list unit/type/set unit/type/stream \
+    unit/type/stream-cgroups unit/type/string unit/type/zset
+PORT_INTEGRATION ?= all
 RUNTEST := ./runtest --server $(SERVER) --clients 2 --time-factor $(PORT_TIME_FACTOR) \
-           $(if $(PORT_QEMU),--wrapper "$(PORT_QEMU)") $(PORT_RUNTEST_FLAGS)
+           $(if $(PORT_QEMU),--wrapper "$(PORT_QEMU)") $(PORT_RUNTEST_FLAGS) \
+           $(if $(filter data,$(PORT_INTEGRATION)),$(INTEGRATION_DATA_FILES:%=--single %))
 
 ifeq ($(PORT),native)
 test: all

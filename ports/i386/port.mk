@@ -11,3 +11,10 @@ PORT_LG_PAGE     := 16
 PORT_TRAPS       := no
 PORT_TIME_FACTOR := 1
 PORT_TOOLS       := i686-linux-gnu-gcc:gcc-i686-linux-gnu
+# The integration suite runs its data files only (INTEGRATION_DATA_FILES
+# in the Makefile: storing, loading, hashing and formatting numbers, where
+# x87 floating point and a 32-bit long show): armv6 and armv7, also 32-bit,
+# run every file and trap on unaligned access besides. The C unit tests all
+# run. (CI's one-hour budget; `make PORT=i386 test PORT_INTEGRATION=all`
+# runs every file.)
+PORT_INTEGRATION := data
