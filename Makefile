@@ -307,7 +307,7 @@ $(BUILD)/tests/test_lua_libs: $(BUILD)/tests/test_lua_libs.o $(LUA_LIB_OBJS) $(L
 
 # ---- running and testing -----------------------------------------------------------
 run: all
-	./src/redis-server redis.conf
+	./src/redis-server redis.conf $(ARGS)
 
 test-unit: $(TEST_BINS) $(CANARY)
 	@PORT=$(PORT) QEMU="$(PORT_QEMU)" TRAPS=$(PORT_TRAPS) SANITIZER=$(SANITIZER) \
