@@ -82,6 +82,8 @@ int cliLruTestMode(long long keys);
 /* cli_sync.c: --rdb / --functions-rdb, --replica. */
 int cliRdbMode(const char *filename, int functions_only);
 int cliReplicaMode(void);
+/* SYNC / PSYNC typed as a command: the replica output mode. */
+int cliSyncCommand(int argc, const char **argv, const size_t *lens);
 /* REPLCONF opt value, reported on stderr: 1 accepted, 0 refused. */
 int cliSendReplconf(const char *opt, const char *value);
 int cliLatencyMode(void);

@@ -5,7 +5,8 @@
  *
  * Compatibility target: Redis 7.0.15's redis-cli, whose stderr lines
  * ("sending REPLCONF capa eof", "SYNC sent to master, writing ...") and exit
- * statuses backup scripts check. Its quirks are kept on purpose, since a
+ * statuses backup scripts check. A SYNC or PSYNC typed as a command enters
+ * the --replica output too, as there. Its quirks are kept on purpose, since a
  * script may depend on them:
  *  - the file is opened without O_TRUNC: with "$<len>" framing an older,
  *    longer file keeps its tail; with "$EOF:<mark>" framing the file is cut
@@ -62,11 +63,14 @@ static ssize_t readRaw(void *buf, size_t len) {
     }
 }
 
-/* Sends SYNC and reads its first line, skipping the newlines a primary sends
+/* Sends SYNC (unless the user's own SYNC or PSYNC went out already) and
+ * reads the first line of the answer, skipping the newlines a primary sends
  * while it prepares the snapshot. Returns the payload length, or 0 with the
- * end mark copied to eofmark for "$EOF:<mark>" framing. */
-static unsigned long long sendSync(char *eofmark) {
-    if (rcAppendRaw(context, "SYNC\r\n", 6) != RC_OK || rcFlush(context) != RC_OK) {
+ * end mark copied to eofmark for "$EOF:<mark>" framing. Any other line
+ * (PSYNC's "+FULLRESYNC ...") also gives 0 with eofmark untouched: Redis's
+ * tool then waits for a mark that never comes, and so does this one. */
+static unsigned long long sendSync(int send, char *eofmark) {
+    if (send && (rcAppendRaw(context, "SYNC\r\n", 6) != RC_OK || rcFlush(context) != RC_OK)) {
         fprintf(stderr, "Error writing to master\n");
         exit(1);
     }
@@ -112,7 +116,7 @@ static int markSeen(markWindow *w, const char *mark, const char *p, size_t n) {
 /* --rdb / --functions-rdb: the snapshot to `filename` ("-": stdout). */
 static int saveSnapshot(const char *filename) {
     char mark[SYNC_EOF_MARK_LEN];
-    unsigned long long left = sendSync(mark);
+    unsigned long long left = sendSync(1, mark);
     int use_mark = left == 0;
     int to_stdout = strcmp(filename, "-") == 0;
     if (use_mark) {
@@ -200,12 +204,13 @@ static void acknowledgeSnapshot(void) {
     cliSendReplconf("ACK", "0");
 }
 
-/* --replica: the stream as CSV lines until the connection ends. */
-int cliReplicaMode(void) {
-    cliSendReplconf("capa", "eof");
-    cliSendReplconf("rdb-filter-only", "");
+/* The snapshot dropped, then the stream as CSV lines until the connection
+ * ends: reported, and the end of the program unless at the prompt (where
+ * Redis's tool goes back to the prompt quietly). */
+static int followStream(int send_sync) {
     char mark[SYNC_EOF_MARK_LEN];
-    unsigned long long len = sendSync(mark);
+    memset(mark, 0, sizeof(mark));
+    unsigned long long len = sendSync(send_sync, mark);
     if (len == 0) {
         fprintf(stderr, "SYNC with master, discarding bytes of bulk transfer until EOF marker...\n");
         unsigned long long size = discardSnapshot(~0ULL, mark);
@@ -219,8 +224,9 @@ int cliReplicaMode(void) {
     for (;;) {
         rcReply *r = NULL;
         if (rcReadReply(context, &r) != RC_OK) {
+            if (config.interactive) return 1;
             fprintf(stderr, "Error: %s\n", context->errstr);
-            return 1;
+            exit(1);
         }
         sds out = cliFormatReply(r, CLI_OUT_CSV, config.elem_delim, config.resp_delim);
         fwrite(out, 1, sdslen(out), stdout);
@@ -228,4 +234,22 @@ int cliReplicaMode(void) {
         sdsfree(out);
         rcFreeReply(r);
     }
+}
+
+/* --replica: what a replica would be sent, without the snapshot's data. */
+int cliReplicaMode(void) {
+    cliSendReplconf("capa", "eof");
+    cliSendReplconf("rdb-filter-only", "");
+    return followStream(1);
+}
+
+/* SYNC or PSYNC typed as a command: sent as it is, then the same output. */
+int cliSyncCommand(int argc, const char **argv, const size_t *lens) {
+    printf("Entering replica output mode...  (press Ctrl-C to quit)\n");
+    fflush(stdout);
+    if (rcAppendCommandArgv(context, argc, argv, lens) != RC_OK || rcFlush(context) != RC_OK) {
+        fprintf(stderr, "Error writing to master\n");
+        exit(1);
+    }
+    return followStream(0);
 }

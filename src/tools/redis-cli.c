@@ -563,6 +563,11 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
     for (int i = 0; i < argc; i++) lens[i] = sdslen(argv[i]);
     int verbatim = cliPrintsVerbatim(argc, argv);
     int status = RC_OK;
+    if (isCommand(argv[0], "sync") || isCommand(argv[0], "psync")) {
+        cliSyncCommand(argc, (const char **)argv, lens);
+        free(lens);
+        return RC_ERR; /* the stream ended with the connection */
+    }
     while (repeat < 0 || repeat-- > 0) {
         if (isCommand(argv[0], "monitor")) config.monitor_mode = 1;
         if (isStreamingCommand(argv[0])) config.pubsub_mode = 1;

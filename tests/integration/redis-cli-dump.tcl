@@ -131,6 +131,58 @@ proc dump_fill {port} {
     dump_cli $port function load "#!lua name=dumplib\nredis.register_function('dumpf', function() return 1 end)"
 }
 
+# Runs `cli -p PORT ARGS` with each cli while commands are written, until
+# CLIENT KILL TYPE replica ends it; stdout and stderr (sizes masked) must be
+# the same. -noack: the stream never starts (the snapshot is not seen to end).
+proc replica_side_by_side {args} {
+    set wait_stream 1
+    if {[lindex $args 0] eq "-noack"} {
+        set wait_stream 0
+        set args [lrange $args 1 end]
+    }
+    set results {}
+    foreach prog {ours ref} {
+        set out [file join $::dump_tmp replica-$prog.out]
+        set err [file join $::dump_tmp replica-$prog.err]
+        set cmd [list $::dump_ref_cli]
+        if {$prog eq "ours"} { set cmd [list {*}$::harness::opt(wrapper) $::dump_cli] }
+        set pid [exec {*}$cmd -p [srv port] {*}$args > $out 2> $err &]
+        set want [expr {$wait_stream ? "*Logging commands*" : "*SYNC with master*"}]
+        wait_for_condition 200 50 {[string match $want [::harness::read_file $err]]} else {
+            catch {exec kill $pid}
+            fail "$prog $args did not sync: [::harness::read_file $err]"
+        }
+        if {$wait_stream} {
+            # an "$EOF:" transfer is acknowledged a second later; the ACK takes the stream's first command
+            if {[string match "*EOF marker*" [::harness::read_file $err]]} {
+                wait_for_condition 200 50 {[string match "*REPLCONF ACK 0*" [::harness::read_file $err]]} else {
+                    catch {exec kill $pid}
+                    fail "$prog $args sent no ACK"
+                }
+                after 200
+            }
+            r set replkey "a b"
+            r select 2
+            r lpush l "c\"d"
+            r select 0
+            wait_for_condition 200 50 {[string match "*lpush*" [::harness::read_file $out]]} else {
+                catch {exec kill $pid}
+                fail "$prog $args printed no stream: [::harness::read_file $out]"
+            }
+        }
+        r client kill type replica
+        wait_for_condition 200 50 {![::harness::pid_alive $pid]} else {
+            catch {exec kill $pid}
+            fail "$prog $args did not end with the connection"
+        }
+        lappend results [::harness::read_file $out] [dump_mask [::harness::read_file $err]]
+    }
+    lassign $results ours_out ours_err ref_out ref_err
+    assert_equal $ref_out $ours_out
+    assert_equal $ref_err $ours_err
+    return [list $ours_out $ours_err]
+}
+
 start_server {tags {cli}} {
     r select 0 ;# the clis' database
 
@@ -230,43 +282,21 @@ start_server {tags {cli}} {
     test "--replica prints the stream as CSV, the same as Debian's redis-cli" {
         need_dump_ref
         r config set repl-diskless-sync no
-        set results {}
-        foreach prog {ours ref} {
-            set out [file join $::dump_tmp replica-$prog.out]
-            set err [file join $::dump_tmp replica-$prog.err]
-            set cmd [list $::dump_ref_cli]
-            if {$prog eq "ours"} { set cmd [list {*}$::harness::opt(wrapper) $::dump_cli] }
-            set pid [exec {*}$cmd -p [srv port] --replica > $out 2> $err &]
-            wait_for_condition 200 50 {[string match "*Logging commands*" [::harness::read_file $err]]} else {
-                catch {exec kill $pid}
-                fail "$prog --replica did not sync: [::harness::read_file $err]"
-            }
-            # the ACK sent a second after the snapshot takes the stream's first command
-            wait_for_condition 200 50 {[string match "*sending REPLCONF ACK 0*" [::harness::read_file $err]]} else {
-                catch {exec kill $pid}
-                fail "$prog --replica sent no ACK"
-            }
-            after 200
-            r set replkey "a b"
-            r select 2
-            r lpush l "c\"d"
-            r select 0
-            wait_for_condition 200 50 {[string match "*lpush*" [::harness::read_file $out]]} else {
-                catch {exec kill $pid}
-                fail "$prog --replica printed no stream: [::harness::read_file $out]"
-            }
-            r client kill type replica
-            wait_for_condition 200 50 {![::harness::pid_alive $pid]} else {
-                catch {exec kill $pid}
-                fail "$prog --replica did not end with the connection"
-            }
-            lappend results [::harness::read_file $out] [dump_mask [::harness::read_file $err]]
-        }
-        lassign $results ours_out ours_err ref_out ref_err
-        assert_equal $ref_out $ours_out
-        assert_equal $ref_err $ours_err
+        lassign [replica_side_by_side --replica] ours_out ours_err
         assert {[string first "\"set\",\"replkey\",\"a b\"\n\"SELECT\",\"2\"\n\"lpush\",\"l\",\"c\\\"d\"\n" $ours_out] >= 0} $ours_out
+        assert_match "*SYNC done after * bytes. Logging commands from master.\nsending REPLCONF ACK 0\n*" $ours_err
         assert_match "*Error: Server closed the connection\n" $ours_err
+    }
+
+    test "SYNC and PSYNC typed as commands enter the replica output mode, as Redis 7.0's tool" {
+        need_dump_ref
+        r config set repl-diskless-sync no
+        lassign [replica_side_by_side sync] ours_out ours_err
+        assert_match "Entering replica output mode...  (press Ctrl-C to quit)\n\"SELECT\",\"0\"\n\"set\",\"replkey\"*" $ours_out
+        assert_match "SYNC with master, discarding * bytes of bulk transfer...\nSYNC done. Logging commands from master.\n*" $ours_err
+        # PSYNC's +FULLRESYNC line is taken for an "$EOF:" one: the snapshot is read to the end of the connection
+        lassign [replica_side_by_side -noack psync ? -1] ours_out ours_err
+        assert_equal "SYNC with master, discarding bytes of bulk transfer until EOF marker...\nError reading RDB payload while SYNCing\n" $ours_err
     }
 
     test "--hotkeys: the LFU policy error, and the hot keys found, as Debian's redis-cli" {
