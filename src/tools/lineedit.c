@@ -566,8 +566,10 @@ char *leReadLine(const char *prompt) {
         free(history[--historyLen]);
         history[historyLen] = NULL;
     }
-    /* Redraw without the hint before leaving the line. */
-    drawLine(prompt, e.buf, e.len, e.len, NULL);
+    /* Redraw without the hint before leaving the line (masked: still '*'). */
+    e.pos = e.len;
+    if (maskMode) refreshLine(&e);
+    else drawLine(prompt, e.buf, e.len, e.len, NULL);
     disableRawMode(STDIN_FILENO);
     writeAll("\n", 1);
     if (r == EDIT_ACCEPT) return e.buf;

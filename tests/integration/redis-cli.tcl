@@ -825,6 +825,18 @@ start_server {tags {cli interactive}} {
         assert_match "*Connection refused*" $out
     }
 
+    test "interactive: --askpass masks the password on a terminal, to the end of the line" {
+        need_pty_driver
+        r config set requirepass hunter2
+        set code [catch {pty_session [join [list \
+            "expect Please input password: " {send hunter2\r} {expect PONG} wait] \n] {*}$hp --askpass ping} out]
+        r auth hunter2
+        r config set requirepass ""
+        if {$code} { error $out }
+        assert_match "*Please input password: \\*\\*\\*\\*\\*\\*\\*\x1b*" $out
+        assert_no_match "*hunter2*" $out
+    }
+
     test "interactive: SUBSCRIBE streams messages until ctrl-c" {
         need_pty_driver
         set out [pty_session [join [list \
