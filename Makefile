@@ -307,7 +307,7 @@ $(BUILD)/tests/test_lua_libs: $(BUILD)/tests/test_lua_libs.o $(LUA_LIB_OBJS) $(L
 
 # ---- running and testing -----------------------------------------------------------
 run: all
-	./src/redis-server redis.conf
+	./src/redis-server redis.conf $(ARGS)
 
 test-unit: $(TEST_BINS) $(CANARY)
 	@PORT=$(PORT) QEMU="$(PORT_QEMU)" TRAPS=$(PORT_TRAPS) SANITIZER=$(SANITIZER) \
@@ -432,8 +432,8 @@ $(BUILD)/tests/bench_core.o: utils/bench_core.c | $(BUILD)/.tools-ok $(MALLOC_DE
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # make install [PREFIX=/usr/local] [SYSCONFDIR=/etc] [DESTDIR=staging] [PORT=armv7]:
-# the programs of the selected build, stripped (the server is ~9 MB with
-# symbols, ~1.6 MB without: it matters on an SD card), the README the unit's
+# the programs of the selected build, stripped (the server is ~12 MB with
+# symbols, ~2.2-2.6 MB without, README.md: it matters on an SD card), the README the unit's
 # Documentation= names, the systemd unit, a logrotate file, and redis.conf
 # unless one is already there (a changed config is never overwritten).
 # Everything but the programs is named after INSTALL_NAME, not "redis": the

@@ -1290,8 +1290,9 @@ static int applyLocaleCollate(sds *err) {
 
 typedef int configApplyFn(sds *err);
 
-/* Runs every distinct apply function of the table once, in table order. */
-static int applyAll(sds *err) {
+/* Runs every distinct apply function of the table once, in table order;
+ * *failed (when not NULL) names the one that refused. */
+static int applyAll(sds *err, configApplyFn **failed) {
     configApplyFn *done[CONFIG_COUNT];
     int ndone = 0;
     for (int j = 0; j < CONFIG_COUNT; j++) {
@@ -1300,7 +1301,10 @@ static int applyAll(sds *err) {
         for (int k = 0; k < ndone && !seen; k++) seen = done[k] == fn;
         if (fn == NULL || seen) continue;
         done[ndone++] = fn;
-        if (fn(err) != C_OK) return C_ERR;
+        if (fn(err) != C_OK) {
+            if (failed) *failed = fn;
+            return C_ERR;
+        }
     }
     return C_OK;
 }
@@ -1318,7 +1322,7 @@ void initConfigValues(void) {
     }
     server.active_expire_enabled = 1;
     sds err = NULL;
-    if (applyAll(&err) != C_OK) serverPanic("config table: applying the defaults failed: %s", err);
+    if (applyAll(&err, NULL) != C_OK) serverPanic("config table: applying the defaults failed: %s", err);
 }
 
 /* ---- loading the config file ------------------------------------------------------------ */
@@ -1335,6 +1339,8 @@ typedef struct configLoadError {
 typedef struct configLoader {
     int depth;                       /* include nesting */
     unsigned char seen[CONFIG_COUNT]; /* set by an earlier line of this load */
+    int lastline[CONFIG_COUNT];      /* where each directive was last set, 0: not in this load */
+    sds lasttext[CONFIG_COUNT];
     configLoadError error;
 } configLoader;
 
@@ -1484,6 +1490,9 @@ static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, cons
     sds err = NULL;
     if (loadDirectiveArgs(l, e, argv + 1, argc - 1, &err) != C_OK) return loadError(l, linenum, line, err);
     l->seen[configIndex(e)] = 1;
+    l->lastline[configIndex(e)] = linenum;
+    sdsfree(l->lasttext[configIndex(e)]);
+    l->lasttext[configIndex(e)] = sdsnew(line);
     return C_OK;
 }
 
@@ -1531,6 +1540,24 @@ static void exitWithLoadError(configLoadError *err) {
     exit(1);
 }
 
+/* A value every line accepted can still be refused when the directives are
+ * applied together after the load (maxmemory beyond a 32-bit address
+ * space): the error names the last line that set a directive of the
+ * refusing apply function, "at line N" and ">>> '...'" as for any other. */
+static void blameLine(configLoader *l, configApplyFn *failed) {
+    /* Only checks Redis makes while reading the line; others (the log file
+     * can't be opened ...) are reported without one, as Redis does. */
+    if (failed != applyMaxmemory) return;
+    int best = -1;
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        if (configTable[j].apply != failed || l->lastline[j] == 0) continue;
+        if (best == -1 || l->lastline[j] > l->lastline[best]) best = j;
+    }
+    if (best == -1) return;
+    l->error.linenum = l->lastline[best];
+    l->error.line = sdsdup(l->lasttext[best]);
+}
+
 /* The file, then stdin, then the command-line options, read as one text so
  * line numbers in errors count across all three, as in Redis. */
 void loadServerConfig(char *filename, char config_from_stdin, char *options) {
@@ -1547,10 +1574,13 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options) {
     }
     if (loadConfigText(l, text) != C_OK) exitWithLoadError(&l->error);
     sds err = NULL;
-    if (applyAll(&err) != C_OK) {
+    configApplyFn *failed = NULL;
+    if (applyAll(&err, &failed) != C_OK) {
+        blameLine(l, failed);
         l->error.msg = err;
         exitWithLoadError(&l->error);
     }
+    for (int j = 0; j < CONFIG_COUNT; j++) sdsfree(l->lasttext[j]);
     sdsfree(text);
     zfree(l);
 }

@@ -307,6 +307,17 @@ static void saveValue(rdbWriter *w, robj *o) {
     }
 }
 
+/* What a replica's REPLCONF rdb-filter-only leaves out of the snapshot
+ * (redis-cli --functions-rdb: the functions only; --replica: neither).
+ * Set only in the replication child that writes that replica's snapshot,
+ * so nothing else the process saves is filtered. */
+static int saveSkipData, saveSkipFunctions;
+
+void rdbSetSaveFilter(int skip_data, int skip_functions) {
+    saveSkipData = skip_data;
+    saveSkipFunctions = skip_functions;
+}
+
 /* Each library's code as RDB_OPCODE_FUNCTION2 + a string, before the keys. */
 static void saveFunctions(rdbWriter *w) {
     sds lib = functionsSerialize();
@@ -364,7 +375,7 @@ static void putHeader(rdbWriter *w, int aof_base) {
         putAux(w, "repl-offset", num);
     }
     putAux(w, "aof-base", aof_base ? "1" : "0");
-    saveFunctions(w);
+    if (!saveSkipFunctions) saveFunctions(w);
 }
 
 /* EOF, then the checksum of everything before it; frees the writer's buffers. */
@@ -384,7 +395,7 @@ int rdbSaveToFd(int fd, int aof_base) {
     rdbWriter w = {.fd = fd, .buf = sdsempty()};
     w.incremental_fsync = aof_base ? server.aof_rewrite_incremental_fsync : server.rdb_save_incremental_fsync;
     putHeader(&w, aof_base);
-    for (int j = 0; j < server.dbnum && !w.failed; j++) saveDb(&w, &server.db[j]);
+    for (int j = 0; j < server.dbnum && !w.failed && !saveSkipData; j++) saveDb(&w, &server.db[j]);
     return putTrailer(&w);
 }
 

@@ -307,7 +307,10 @@ static const char *replicaIp(client *c) {
 
 static const char *replicaName(client *c) {
     static char name[NET_ADDR_STR_LEN + 16];
-    snprintf(name, sizeof name, "%s:%d", replicaIp(c), c->repl->listening_port);
+    if (c->repl->listening_port == 0) /* redis-cli --rdb, a raw SYNC: Redis's words */
+        snprintf(name, sizeof name, "%s:<unknown-replica-port>", replicaIp(c));
+    else
+        snprintf(name, sizeof name, "%s:%d", replicaIp(c), c->repl->listening_port);
     return name;
 }
 
@@ -418,12 +421,24 @@ static int tryPartialResync(client *c, const char *replid, const char *offstr) {
 
 static void announceFullResync(client *c);
 
+/* A replica whose snapshot leaves something out (rdb-filter-only) gets one
+ * of its own, diskless when it declared capa eof, as Redis 7.0 does. */
+static int replicaFiltered(const replClient *r) { return r->skip_data || r->skip_functions; }
+
+/* The snapshot goes to the replica's socket ("$EOF:" framing) rather than
+ * through dump.rdb. A SYNC (not PSYNC) client that declared capa eof
+ * (redis-cli --rdb / --replica) gets it diskless too. */
+static int replicaWantsDiskless(const replClient *r) {
+    return (server.repl_diskless_sync || replicaFiltered(r)) && r->capa_eof;
+}
+
 /* A disk-based full sync is running: a replica asking now shares its
  * snapshot, as Redis does, with the stream gathered since the snapshot's
  * moment copied from a replica of that sync; the file goes to it from the
  * main thread once written (fileSendStart). */
 static int attachToRunningSync(client *c) {
     if (!replicationChildActive() || repl.child_diskless || strcmp(repl.sync_replid, repl.master_replid)) return 0;
+    if (replicaFiltered(c->repl)) return 0;
     client *sibling = NULL;
     listIter li;
     listNode *ln;
@@ -480,7 +495,7 @@ void syncCommand(client *c) {
     if (attachToRunningSync(c)) return;
     if (repl.first_waiting_ms == 0) repl.first_waiting_ms = server.mstime;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s",
-              server.repl_diskless_sync && r->capa_eof && !snapshotForklessWanted() ? "replicas sockets" : "disk");
+              replicaWantsDiskless(r) && !snapshotForklessWanted() ? "replicas sockets" : "disk");
 }
 
 /* ---- the snapshot child ------------------------------------------------------------------------ */
@@ -573,10 +588,12 @@ static int sendFromDisk(const int *fds, int n) {
     return failed;
 }
 
-static void childMain(const int *fds, int n, int diskless) {
+/* filter: the batch's first replica, whose rdb-filter-only all share. */
+static void childMain(const int *fds, int n, int diskless, const replClient *filter) {
     setupForkChild(server.bgsave_cpulist, "the replication snapshot child (bgsave_cpulist)",
                    diskless ? "redis-rdb-to-slaves" : "redis-rdb-bgsave");
     for (int j = 0; j < n; j++) prepareSocket(fds[j]);
+    if (diskless) rdbSetSaveFilter(filter->skip_data, filter->skip_functions);
     int failed = diskless ? sendDiskless(fds, n) : sendFromDisk(fds, n);
     _exit(failed);
 }
@@ -831,21 +848,27 @@ static int fullSyncDue(int waiting, int diskless) {
     return server.mstime - repl.first_waiting_ms >= (long long)server.repl_diskless_sync_delay * 1000;
 }
 
+/* A batch shares one snapshot: its replicas all have the first one's
+ * rdb-filter-only; the others wait for the next batch. */
 static void startFullSyncIfDue(void) {
     client *batch[MAX_BATCH];
-    int n = 0, diskless = server.repl_diskless_sync;
+    int n = 0, diskless = 1;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li)) && n < MAX_BATCH) {
         client *c = listNodeValue(ln);
-        if (c->repl->state != REPLICA_WAIT_BGSAVE_START) continue;
-        if (!c->repl->capa_eof || c->repl->old_sync) diskless = 0;
+        replClient *r = c->repl;
+        if (r->state != REPLICA_WAIT_BGSAVE_START) continue;
+        if (n > 0 && (r->skip_data != batch[0]->repl->skip_data || r->skip_functions != batch[0]->repl->skip_functions))
+            continue;
+        if (!replicaWantsDiskless(r)) diskless = 0;
         batch[n++] = c;
     }
-    int wanted_diskless = diskless;
-    if (snapshotForklessWanted()) diskless = 0;
-    if (!fullSyncDue(n, diskless)) return;
+    int wanted_diskless = n > 0 && diskless;
+    if (snapshotForklessWanted() || n == 0) diskless = 0;
+    /* repl-diskless-sync-delay waits for more replicas only when diskless sync is configured */
+    if (!fullSyncDue(n, diskless && server.repl_diskless_sync)) return;
     if (snapshotForklessWanted()) {
         startForklessSync(batch, n, wanted_diskless, 0);
         return;
@@ -861,7 +884,7 @@ static void startFullSyncIfDue(void) {
     pid_t pid = snapshotFork();
     if (pid == 0) {
         relayCloseEnds(batch, fds, n, 1);
-        childMain(fds, n, diskless);
+        childMain(fds, n, diskless, batch[0]->repl);
     }
     int err = errno;
     relayCloseEnds(batch, fds, n, 0);
@@ -912,9 +935,17 @@ static void restoreSocketAfterChild(client *c) {
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
 }
 
+/* An rdb-only replica (redis-cli --rdb) is done once it has the snapshot:
+ * closed, with Redis 7.0's log line. */
 static void replicaSynced(client *c, int diskless) {
     replClient *r = c->repl;
     restoreSocketAfterChild(c);
+    if (r->rdb_only) {
+        serverLog(LL_NOTICE, "RDB transfer completed, rdb only replica (%s) should be disconnected asap",
+                  replicaName(c));
+        freeClientAsync(c);
+        return;
+    }
     r->state = REPLICA_ONLINE;
     r->ack_ms = server.mstime;
     if (diskless) r->wait_first_ack = 1;
@@ -967,6 +998,31 @@ static void replconfAck(client *c, robj *offarg) {
     if (listLength(repl.waiters)) checkWaiters();
 }
 
+/* REPLCONF rdb-filter-only "<what to keep> ...": everything is left out
+ * but what is named, and "functions" is the only name there is (Redis
+ * 7.0); "" keeps nothing but the header (redis-cli --replica). */
+static int replconfFilter(client *c, replClient *r, const char *value) {
+    int count = 0;
+    sds *names = sdssplitargs(value, &count);
+    if (names == NULL) {
+        addReplyError(c, "Missing rdb-filter-only values");
+        return C_ERR;
+    }
+    int skip_functions = 1;
+    for (int i = 0; i < count; i++) {
+        if (strcasecmp(names[i], "functions") != 0) {
+            addReplyErrorFormat(c, "Unsupported rdb-filter-only option: %s", names[i]);
+            sdsfreesplitres(names, count);
+            return C_ERR;
+        }
+        skip_functions = 0;
+    }
+    sdsfreesplitres(names, count);
+    r->skip_data = 1;
+    r->skip_functions = skip_functions;
+    return C_OK;
+}
+
 void replconfCommand(client *c) {
     if (c->argc % 2 == 0) {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -996,8 +1052,12 @@ void replconfCommand(client *c) {
         } else if (!strcasecmp(opt, "capa")) {
             if (!strcasecmp(c->argv[j + 1]->ptr, "eof")) r->capa_eof = 1;
             else if (!strcasecmp(c->argv[j + 1]->ptr, "psync2")) r->capa_psync2 = 1;
-        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only")) {
-            /* accepted, as Redis 7.0 does for redis-cli --rdb */
+        } else if (!strcasecmp(opt, "rdb-only")) {
+            long rdb_only;
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 1], 0, 1, &rdb_only, NULL) != C_OK) return;
+            r->rdb_only = (int)rdb_only;
+        } else if (!strcasecmp(opt, "rdb-filter-only")) {
+            if (replconfFilter(c, r, c->argv[j + 1]->ptr) != C_OK) return;
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
             return;

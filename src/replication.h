@@ -23,6 +23,8 @@ typedef struct replClient {
     int state;                /* REPLICA_* */
     int old_sync;             /* SYNC, not PSYNC: no +FULLRESYNC line, $len framing */
     int capa_eof, capa_psync2;
+    int rdb_only;             /* REPLCONF rdb-only 1 (redis-cli --rdb): closed once the snapshot is sent */
+    int skip_data, skip_functions; /* REPLCONF rdb-filter-only: what its snapshot leaves out */
     int listening_port;
     char announced_ip[NET_IP_STR_LEN];
     sds pending;              /* the stream after the snapshot, while it is being sent */

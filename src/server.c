@@ -1197,13 +1197,14 @@ static void printVersion(void) {
            zmalloc_allocator_name(), SIZEOF_POINTER_BITS, PROJECT_NAME, PROJECT_VERSION);
 }
 
-/* Redis 7.0's usage text, less what this server lacks (--test-memory,
- * replication, Sentinel), plus its own options. */
+/* Redis 7.0's usage text, less what this server lacks (Sentinel), plus its
+ * own options. */
 static void printUsage(FILE *out) {
     fprintf(out, "Usage: ./redis-server [/path/to/redis.conf] [options] [-]\n"
                  "       ./redis-server - (read config from stdin)\n"
                  "       ./redis-server -v or --version\n"
                  "       ./redis-server -h or --help\n"
+                 "       ./redis-server --test-memory <megabytes>\n"
                  "       ./redis-server --check-system (check allocator and platform, then exit)\n"
                  "       ./redis-server --list-config-directives (every configuration directive, one a line)\n"
                  "       ./redis-check-rdb <rdb-file-name> (this program under that name: check an RDB file)\n\n"
@@ -1386,6 +1387,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (argc == 2 && !strcmp(argv[1], "--check-system")) return checkSystem();
+    if (argc >= 2 && !strcmp(argv[1], "--test-memory")) return memtestMain(argc, argv); /* memtest.c */
     if (argc == 2 && !strcmp(argv[1], "--list-config-directives")) return configPrintDirectives(stdout);
 
     procTitleInit(argc, argv); /* argv's strings move: nothing may keep a pointer into them before this */

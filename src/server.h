@@ -1050,6 +1050,10 @@ int oomScoreApplyServer(void); /* the main process: OOM_CLASS_REPLICA while a re
 void rdbInit(void);                   /* at start-up: load the dump when the AOF is off */
 int rdbSaveNow(void);
 int rdbSaveToFd(int fd, int aof_base);
+void rdbSetSaveFilter(int skip_data, int skip_functions);
+
+/* memtest.c: redis-server --test-memory <megabytes> */
+int memtestMain(int argc, char **argv);
 int rdbLoadFd(int fd, const char *name, int aof_base); /* the caller runs loadingStart/End */
 int rdbLoadFdPrefix(int fd, const char *name, int aof_base, off_t *end); /* an RDB with data after it */
 int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base); /* the same, from memory */

@@ -25,6 +25,9 @@ typedef struct cliConfig {
     double interval;          /* seconds between repetitions / cycles */
     int interval_set;
     int stdin_lastarg;
+    const char *stdin_tag;    /* -X <tag>: the argument read from stdin */
+    int askpass;              /* --askpass: the password read from stdin (masked on a terminal) */
+    int auth_failed;          /* AUTH was refused: the special modes end (Redis's tool does) */
     cliOutputMode output;
     sds elem_delim;           /* -d */
     sds resp_delim;           /* -D */
@@ -39,6 +42,12 @@ typedef struct cliConfig {
     int bigkeys, memkeys;
     long long memkeys_samples;
     int stat_mode;
+    int hotkeys;
+    int lru_test;             /* --lru-test <keys> */
+    long long lru_test_keys;
+    const char *rdb_file;     /* --rdb / --functions-rdb <file> */
+    int rdb_functions_only;
+    int replica_mode;         /* --replica */
     int latency_mode, latency_history, latency_dist;
     int intrinsic_latency_mode;
     long long intrinsic_latency;  /* seconds */
@@ -68,6 +77,15 @@ int cliPipeMode(void);
 int cliScanMode(void);
 int cliBigKeysMode(int memkeys);
 int cliStatMode(void);
+int cliHotKeysMode(void);
+int cliLruTestMode(long long keys);
+/* cli_sync.c: --rdb / --functions-rdb, --replica. */
+int cliRdbMode(const char *filename, int functions_only);
+int cliReplicaMode(void);
+/* SYNC / PSYNC typed as a command: the replica output mode. */
+int cliSyncCommand(int argc, const char **argv, const size_t *lens);
+/* REPLCONF opt value, reported on stderr: 1 accepted, 0 refused. */
+int cliSendReplconf(const char *opt, const char *value);
 int cliLatencyMode(void);
 /* --intrinsic-latency: no connection. */
 int cliIntrinsicLatencyMode(long long seconds);

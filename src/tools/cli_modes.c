@@ -1,6 +1,8 @@
 /* cli_modes.c -- redis-cli's special modes: --pipe, --scan, --bigkeys and
- * --memkeys, --stat, --latency (and -history / -dist), and
- * --intrinsic-latency, the one that needs no server.
+ * --memkeys, --hotkeys, --stat, --latency (and -history / -dist),
+ * --lru-test, and --intrinsic-latency, the one that needs no server.
+ * (--rdb, --functions-rdb and --replica speak the replication protocol:
+ * cli_sync.c.)
  *
  * Each mode runs on the connection main() opened and returns the process
  * exit status. The texts they print (pipe summary, bigkeys summary,
@@ -12,12 +14,14 @@
  * come after every other reply.
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -319,6 +323,178 @@ int cliBigKeysMode(int memkeys) {
     if (status == 0) printBigKeysSummary(sampled, keylen, memkeys);
     fflush(stdout);
     return status;
+}
+
+/* ---- --hotkeys ------------------------------------------------------------------------ */
+
+/* The hottest keys seen, by OBJECT FREQ (which needs an LFU
+ * maxmemory-policy: the server's error is printed otherwise). The table
+ * keeps HOTKEYS_KEPT slots in ascending order of counter; a key hotter than
+ * the coldest slot takes its place, as Redis's tool does, so the "found so
+ * far" lines and the summary come out the same for the same SCAN order. */
+#define HOTKEYS_KEPT 16
+
+typedef struct hotTable {
+    unsigned long long counter[HOTKEYS_KEPT];
+    sds name[HOTKEYS_KEPT];
+} hotTable;
+
+/* Pipelined OBJECT FREQ for one page of keys; exits on an error, as
+ * Redis's tool does (an error means no LFU policy). */
+static void fetchFrequencies(const rcReply *keys, unsigned long long *freq) {
+    for (size_t i = 0; i < keys->elements; i++) {
+        const char *argv[3] = {"OBJECT", "FREQ", keys->element[i]->str};
+        size_t lens[3] = {6, 4, keys->element[i]->len};
+        rcAppendCommandArgv(context, 3, argv, lens);
+    }
+    for (size_t i = 0; i < keys->elements; i++) {
+        rcReply *r = NULL;
+        const rcReply *key = keys->element[i];
+        if (rcReadReply(context, &r) != RC_OK) {
+            sds shown = sdscatrepr(sdsempty(), key->str, key->len);
+            fprintf(stderr, "Error getting freq for key '%s' (%d: %s)\n", shown, (int)context->err, context->errstr);
+            exit(1);
+        }
+        if (r->type == RC_REPLY_INTEGER) {
+            freq[i] = (unsigned long long)r->integer;
+        } else if (r->type == RC_REPLY_ERROR) {
+            fprintf(stderr, "Error: %.*s\n", (int)r->len, r->str);
+            exit(1);
+        } else {
+            fprintf(stderr, "Warning: OBJECT freq on '%s' failed (may have been deleted)\n", key->str);
+            freq[i] = 0;
+        }
+        rcFreeReply(r);
+    }
+}
+
+/* Offers one key to the table; prints it when it gets a slot. */
+static void offerHotKey(hotTable *t, const rcReply *key, unsigned long long freq, double pct) {
+    int colder = 0; /* slots, from the coldest, with a smaller counter */
+    while (colder < HOTKEYS_KEPT && freq > t->counter[colder]) colder++;
+    if (colder == 0) return;
+    int slot = colder - 1;
+    if (slot > 0 && t->counter[slot] != 0) {
+        /* the coldest leaves; the ones up to the slot move down one */
+        sdsfree(t->name[0]);
+        memmove(t->counter, t->counter + 1, sizeof(t->counter[0]) * (size_t)slot);
+        memmove(t->name, t->name + 1, sizeof(t->name[0]) * (size_t)slot);
+    } else {
+        sdsfree(t->name[slot]);
+    }
+    t->counter[slot] = freq;
+    t->name[slot] = sdscatrepr(sdsempty(), key->str, key->len);
+    printf("[%05.2f%%] Hot key '%s' found so far with counter %llu\n", pct, t->name[slot], freq);
+}
+
+int cliHotKeysMode(void) {
+    hotTable table;
+    memset(&table, 0, sizeof(table));
+    long long total_keys = keyspaceSize();
+    unsigned long long sampled = 0, scans = 0;
+    unsigned long long *freq = NULL;
+    size_t freq_room = 0;
+    sds cursor = sdsnew("0");
+    printf("\n# Scanning the entire keyspace to find hot keys as well as\n"
+           "# average sizes per key type.  You can use -i 0.1 to sleep 0.1 sec\n"
+           "# per 100 SCAN commands (not usually needed).\n\n");
+    fflush(stdout);
+    do {
+        double pct = 100 * (double)sampled / (double)total_keys;
+        rcReply *r = scanOnce(cursor, 0);
+        if (!r) exit(1);
+        scans++;
+        rcReply *keys = r->element[1];
+        if (keys->elements > freq_room) {
+            freq_room = keys->elements;
+            freq = realloc(freq, sizeof(*freq) * freq_room);
+            if (!freq) exit(1);
+        }
+        fetchFrequencies(keys, freq);
+        for (size_t i = 0; i < keys->elements; i++) {
+            sampled++;
+            if (sampled % 1000000 == 0) printf("[%05.2f%%] Sampled %llu keys so far\n", pct, sampled);
+            offerHotKey(&table, keys->element[i], freq[i], pct);
+        }
+        cursor = sdscpylen(cursor, r->element[0]->str, r->element[0]->len);
+        rcFreeReply(r);
+        if (config.interval > 0 && scans % 100 == 0) cliSleepSeconds(config.interval);
+    } while (strcmp(cursor, "0") != 0);
+    free(freq);
+    sdsfree(cursor);
+    printf("\n-------- summary -------\n\n");
+    printf("Sampled %llu keys in the keyspace!\n", sampled);
+    for (int slot = HOTKEYS_KEPT - 1; slot >= 0; slot--) {
+        if (table.counter[slot] > 0)
+            printf("hot key found with counter: %llu\tkeyname: %s\n", table.counter[slot], table.name[slot]);
+        sdsfree(table.name[slot]);
+    }
+    fflush(stdout);
+    return 0;
+}
+
+/* ---- --lru-test ------------------------------------------------------------------------ */
+
+/* A cache workload for testing eviction: cycles of one second, each batch
+ * 250 pipelined SETs of random 5-letter values then 250 GETs, on the keys
+ * "lru:1" .. "lru:N" drawn from a power law (most requests go to a few
+ * keys, Redis's tool's "80-20"). One line of hit/miss figures per second,
+ * flushed at once (Redis's tool leaves it to stdio's buffer). Runs until
+ * killed or the connection fails. */
+#define LRU_TEST_BATCH 250
+#define LRU_TEST_PERIOD_MS 1000
+#define LRU_TEST_ALPHA 6.2
+
+/* A key number in [1, n]: the inverse of a power-law distribution's CDF,
+ * mirrored so that the small numbers are the hot ones. */
+static long long lruTestKeyNumber(long long n) {
+    double u = (double)rand() / RAND_MAX;
+    double lo = pow(1.0, LRU_TEST_ALPHA + 1), hi = pow((double)n + 1, LRU_TEST_ALPHA + 1);
+    double x = pow((hi - lo) * u + lo, 1.0 / (LRU_TEST_ALPHA + 1));
+    return (long long)n + 1 - (long long)x;
+}
+
+static void lruTestQueue(const char *cmd, long long keys) {
+    char key[64], value[6];
+    snprintf(key, sizeof(key), "lru:%lld", lruTestKeyNumber(keys));
+    const char *argv[3] = {cmd, key, value};
+    if (cmd[0] == 'S') {
+        for (int i = 0; i < 5; i++) value[i] = (char)('A' + rand() % ('z' - 'A'));
+        value[5] = '\0';
+    }
+    rcAppendCommandArgv(context, cmd[0] == 'S' ? 3 : 2, argv, NULL);
+}
+
+/* Reads a batch of replies, counting GET hits and misses. */
+static void lruTestReplies(long long *hits, long long *misses) {
+    for (int j = 0; j < LRU_TEST_BATCH; j++) {
+        rcReply *r = NULL;
+        if (rcReadReply(context, &r) != RC_OK) {
+            fprintf(stderr, "I/O error during LRU test\n");
+            exit(1);
+        }
+        if (r->type == RC_REPLY_ERROR) fprintf(stderr, "%.*s\n", (int)r->len, r->str);
+        else if (hits && (r->type == RC_REPLY_NIL || r->type == RC_REPLY_NULL)) (*misses)++;
+        else if (hits) (*hits)++;
+        rcFreeReply(r);
+    }
+}
+
+int cliLruTestMode(long long keys) {
+    srand((unsigned)(time(NULL) ^ getpid()));
+    for (;;) {
+        long long start = cliMstime(), hits = 0, misses = 0;
+        while (cliMstime() - start < LRU_TEST_PERIOD_MS) {
+            for (int j = 0; j < LRU_TEST_BATCH; j++) lruTestQueue("SET", keys);
+            lruTestReplies(NULL, NULL);
+            for (int j = 0; j < LRU_TEST_BATCH; j++) lruTestQueue("GET", keys);
+            lruTestReplies(&hits, &misses);
+        }
+        double all = (double)(hits + misses);
+        printf("%lld Gets/sec | Hits: %lld (%.2f%%) | Misses: %lld (%.2f%%)\n", hits + misses, hits,
+               (double)hits / all * 100, misses, (double)misses / all * 100);
+        fflush(stdout);
+    }
 }
 
 /* ---- --stat ----------------------------------------------------------------------------- */

@@ -195,7 +195,21 @@ static void drawLine(const char *prompt, const char *text, size_t len, size_t po
     free(o.b);
 }
 
+static int maskMode;
+
+void leSetMaskMode(int on) { maskMode = on; }
+
+/* A masked line is drawn as as many '*' as it has bytes. */
 static void refreshLine(const editState *e) {
+    if (maskMode) {
+        char *stars = malloc(e->len + 1);
+        if (!stars) return;
+        memset(stars, '*', e->len);
+        stars[e->len] = '\0';
+        drawLine(e->prompt, stars, e->len, e->pos, NULL);
+        free(stars);
+        return;
+    }
     char *hint = (hintFn && e->pos == e->len) ? hintFn(e->buf) : NULL;
     drawLine(e->prompt, e->buf, e->len, e->pos, hint);
     free(hint);
@@ -552,8 +566,10 @@ char *leReadLine(const char *prompt) {
         free(history[--historyLen]);
         history[historyLen] = NULL;
     }
-    /* Redraw without the hint before leaving the line. */
-    drawLine(prompt, e.buf, e.len, e.len, NULL);
+    /* Redraw without the hint before leaving the line (masked: still '*'). */
+    e.pos = e.len;
+    if (maskMode) refreshLine(&e);
+    else drawLine(prompt, e.buf, e.len, e.len, NULL);
     disableRawMode(STDIN_FILENO);
     writeAll("\n", 1);
     if (r == EDIT_ACCEPT) return e.buf;

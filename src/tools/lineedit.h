@@ -45,5 +45,7 @@ int leHistoryLoad(const char *path);
 void leHistoryFree(void);
 
 void leClearScreen(void);
+/* 1: the line is shown as '*' (a password), with no hint. */
+void leSetMaskMode(int on);
 
 #endif

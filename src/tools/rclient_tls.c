@@ -84,6 +84,13 @@ static ssize_t tlsRead(rcConn *c, void *buf, size_t len) {
     ERR_clear_error();
     int n = SSL_read(t->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len);
     if (n > 0) return n;
+    /* 0 is also what OpenSSL returns after the server's fatal alert (no
+     * client certificate while tls-auth-clients is yes ...): reported as
+     * "Server closed the connection", as Redis's tool (hiredis) does. */
+    if (n == 0) {
+        ERR_clear_error();
+        return 0;
+    }
     return tlsIoResult(c, t, n);
 }
 

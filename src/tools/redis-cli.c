@@ -95,9 +95,8 @@ static int isCommand(const char *name, const char *want) { return strcasecmp(nam
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Redis 7.0's text for the options this tool has (no cluster, --ldb,
- * --rdb, --replica, --lru-test, --hotkeys, --askpass, -X), plus --count and
- * --type, which it adds to --scan. */
+/* Redis 7.0's text for the options this tool has (no cluster, -c, --ldb),
+ * plus --shm, and --count and --type, which it adds to --scan. */
 static void usage(int status) {
     FILE *out = status ? stderr : stdout;
     fprintf(out,
@@ -114,16 +113,20 @@ static void usage(int status) {
             "                     (if both are used, this argument takes precedence).\n"
             "  --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
             "  --pass <password>  Alias of -a for consistency with the new --user option.\n"
+            "  --askpass          Force user to input password with mask from STDIN.\n"
+            "                     If this argument is used, '-a' and REDISCLI_AUTH\n"
+            "                     environment variable will be ignored.\n"
             "  -u <uri>           Server URI.\n"
             "  -r <repeat>        Execute specified command N times.\n"
             "  -i <interval>      When -r is used, waits <interval> seconds per command.\n"
             "                     It is possible to specify sub-second times like -i 0.1.\n"
             "                     This interval is also used in --scan and --stat per cycle.\n"
-            "                     and in --bigkeys and --memkeys per 100 cycles.\n"
+            "                     and in --bigkeys, --memkeys, and --hotkeys per 100 cycles.\n"
             "  -n <db>            Database number.\n"
             "  -2                 Start session in RESP2 protocol mode.\n"
             "  -3                 Start session in RESP3 protocol mode.\n"
             "  -x                 Read last argument from STDIN (see example below).\n"
+            "  -X                 Read <tag> argument from STDIN (see example below).\n"
             "  -d <delimiter>     Delimiter between response bulks for raw formatting (default: \\n).\n"
             "  -D <delimiter>     Delimiter between responses for raw formatting (default: \\n).\n"
             "  -e                 Return exit error code when command execution fails.\n"
@@ -164,6 +167,12 @@ static void usage(int status) {
             "                     Default time interval is 15 sec. Change it using -i.\n"
             "  --latency-dist     Shows latency as a spectrum, requires xterm 256 colors.\n"
             "                     Default time interval is 1 sec. Change it using -i.\n"
+            "  --lru-test <keys>  Simulate a cache workload with an 80-20 distribution.\n"
+            "  --replica          Simulate a replica showing commands received from the master.\n"
+            "  --rdb <filename>   Transfer an RDB dump from remote server to local file.\n"
+            "                     Use filename of \"-\" to write to stdout.\n"
+            " --functions-rdb <filename> Like --rdb but only get the functions (not the keys)\n"
+            "                     when getting the RDB dump file.\n"
             "  --pipe             Transfer raw Redis protocol from stdin to server.\n"
             "  --pipe-timeout <n> In --pipe mode, abort with error if after sending all data.\n"
             "                     no reply is received within <n> seconds.\n"
@@ -172,8 +181,10 @@ static void usage(int status) {
             "  --memkeys          Sample Redis keys looking for keys consuming a lot of memory.\n"
             "  --memkeys-samples <n> Sample Redis keys looking for keys consuming a lot of memory.\n"
             "                     And define number of key elements to sample\n"
+            "  --hotkeys          Sample Redis keys looking for hot keys.\n"
+            "                     only works when maxmemory-policy is *lfu.\n"
             "  --scan             List all keys using the SCAN command.\n"
-            "  --pattern <pat>    Keys pattern when using the --scan or --bigkeys\n"
+            "  --pattern <pat>    Keys pattern when using the --scan, --bigkeys or --hotkeys\n"
             "                     options (default: *).\n"
             "  --quoted-pattern <pat> Same as --pattern, but the specified string can be\n"
             "                         quoted, in order to pass an otherwise non binary-safe string.\n"
@@ -189,6 +200,7 @@ static void usage(int status) {
             "\n"
             "Examples:\n"
             "  cat /etc/passwd | redis-cli -x set mypasswd\n"
+            "  redis-cli -D \"\" --raw dump key > key.dump && redis-cli -X dump_tag restore key2 0 dump_tag replace < key.dump\n"
             "  redis-cli -r 100 lpush mylist x\n"
             "  redis-cli -r 100 -i 1 info | grep used_memory_human:\n"
             "  redis-cli --quoted-input set '\"null-\\x00-separated\"' value\n"
@@ -238,7 +250,8 @@ static int optionTakesValue(const char *opt) {
                                        "-d", "-D", "--pipe-timeout", "--pattern", "--quoted-pattern",
                                        "--count", "--type", "--memkeys-samples", "--show-pushes",
                                        "--intrinsic-latency", "--sni", "--cacert", "--cacertdir", "--cert",
-                                       "--key", "--tls-ciphers", "--tls-ciphersuites", "--eval", NULL};
+                                       "--key", "--tls-ciphers", "--tls-ciphersuites", "--eval", "-X",
+                                       "--lru-test", "--rdb", "--functions-rdb", NULL};
     for (int i = 0; with_value[i]; i++)
         if (strcmp(opt, with_value[i]) == 0) return 1;
     return 0;
@@ -266,6 +279,9 @@ static int applyFlag(const char *opt) {
     else if (!strcmp(opt, "--bigkeys")) config.bigkeys = 1;
     else if (!strcmp(opt, "--memkeys")) config.memkeys = 1;
     else if (!strcmp(opt, "--stat")) config.stat_mode = 1;
+    else if (!strcmp(opt, "--hotkeys")) config.hotkeys = 1;
+    else if (!strcmp(opt, "--replica")) config.replica_mode = 1;
+    else if (!strcmp(opt, "--askpass")) config.askpass = 1;
     else if (!strcmp(opt, "--latency")) config.latency_mode = 1;
     else if (!strcmp(opt, "--latency-history")) config.latency_mode = config.latency_history = 1;
     else if (!strcmp(opt, "--latency-dist")) config.latency_mode = config.latency_dist = 1;
@@ -282,6 +298,15 @@ static int applyFlag(const char *opt) {
 
 static void applyOption(const char *opt, const char *v) {
     if (!strcmp(opt, "--eval")) eval_file = v;
+    else if (!strcmp(opt, "-X")) config.stdin_tag = v;
+    else if (!strcmp(opt, "--lru-test")) {
+        config.lru_test = 1;
+        config.lru_test_keys = strtoll(v, NULL, 10);
+    }
+    else if (!strcmp(opt, "--rdb") || !strcmp(opt, "--functions-rdb")) {
+        config.rdb_file = v;
+        config.rdb_functions_only = !strcmp(opt, "--functions-rdb");
+    }
     else if (!strcmp(opt, "-h")) config.host = v;
     else if (!strcmp(opt, "-p")) config.port = atoi(v);
     else if (!strcmp(opt, "-s")) config.socket = v;
@@ -336,6 +361,7 @@ static int parseOptions(int argc, char **argv) {
             die("Unrecognized option or bad number of args for: '%s'\n", opt);
         }
     }
+    if (config.stdin_lastarg && config.stdin_tag) die("Options -x and -X are mutually exclusive.\n");
     return i;
 }
 
@@ -362,7 +388,10 @@ static int authenticate(void) {
     rcReply *r = config.user ? rcCommand(context, "AUTH", config.user, config.auth, NULL)
                              : rcCommand(context, "AUTH", config.auth, NULL);
     if (!r) return RC_ERR;
-    if (r->type == RC_REPLY_ERROR) printReplyError("AUTH", r);
+    if (r->type == RC_REPLY_ERROR) {
+        printReplyError("AUTH", r);
+        config.auth_failed = 1;
+    }
     rcFreeReply(r);
     return RC_OK;
 }
@@ -534,10 +563,21 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
     for (int i = 0; i < argc; i++) lens[i] = sdslen(argv[i]);
     int verbatim = cliPrintsVerbatim(argc, argv);
     int status = RC_OK;
+    if (isCommand(argv[0], "sync") || isCommand(argv[0], "psync")) {
+        cliSyncCommand(argc, (const char **)argv, lens);
+        free(lens);
+        return RC_ERR; /* the stream ended with the connection */
+    }
     while (repeat < 0 || repeat-- > 0) {
         if (isCommand(argv[0], "monitor")) config.monitor_mode = 1;
         if (isStreamingCommand(argv[0])) config.pubsub_mode = 1;
         rcAppendCommandArgv(context, argc, (const char **)argv, lens);
+        /* Redis's tool announces the stream before its first reply, in
+         * every output mode but raw, even when that reply is an error. */
+        if (config.pubsub_mode && config.output != CLI_OUT_RAW) {
+            printf("Reading messages... (press Ctrl-C to quit)\n");
+            fflush(stdout);
+        }
         rcReply *r = NULL;
         if (readReply(&r) != RC_OK) {
             if (isCommand(argv[0], "shutdown") && context->err == RC_E_EOF) break;
@@ -547,6 +587,9 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
         }
         trackState(argc, argv, r);
         if (r->type == RC_REPLY_ERROR) *had_error = 1;
+        /* SUBSCRIBE refused (no channel): the error is printed and the
+         * program goes on, as Redis's tool does; no waiting for messages. */
+        if (r->type == RC_REPLY_ERROR) config.pubsub_mode = 0;
         if (r->type == RC_REPLY_ERROR && config.set_errcode && !config.interactive) {
             fprintf(stderr, "%.*s\n", (int)r->len, r->str);
             rcFreeReply(r);
@@ -555,8 +598,6 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
         writeReply(r, verbatim);
         rcFreeReply(r);
         if (config.pubsub_mode || config.monitor_mode) {
-            if (config.pubsub_mode && config.output == CLI_OUT_TTY)
-                printf("Reading messages... (press Ctrl-C to quit)\n");
             status = streamReplies();
             break;
         }
@@ -591,8 +632,34 @@ static char **buildArgv(int argc, char **args, int *out_argc) {
         }
     }
     if (config.stdin_lastarg) argv[argc++] = readAllStdin();
+    for (int i = 0; config.stdin_tag && i < argc; i++) {
+        if (strcmp(argv[i], config.stdin_tag) != 0) continue;
+        sdsfree(argv[i]);
+        argv[i] = readAllStdin(); /* the first match only */
+        break;
+    }
     *out_argc = argc;
     return argv;
+}
+
+/* -X tag: one of the command's arguments must be the tag (checked before
+ * connecting, as Redis's tool does). */
+static void checkStdinTag(int argc, char **args) {
+    if (!config.stdin_tag) return;
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(args[i], config.stdin_tag)) return;
+    die("Using -X option but stdin tag not match.\n");
+}
+
+/* HELP on the command line is answered here, with no server needed. */
+static int isLocalHelp(const char *name) { return isCommand(name, "help") || isCommand(name, "?"); }
+
+static int localHelp(int argc, char **args) {
+    cliHelpInit();
+    cliHelpCommand(argc, args, CLI_VERSION);
+    fflush(stdout);
+    cliHelpFree();
+    return 0;
 }
 
 static int oneShot(int argc, char **args) {
@@ -814,8 +881,29 @@ static void warnAboutPassword(void) {
                         "may not be safe.\n");
 }
 
+/* --askpass: the password replaces -a and REDISCLI_AUTH; typed on a
+ * terminal it shows as '*'. No line (end of input): no AUTH at all. */
+static void askPassword(void) {
+    leSetMaskMode(1);
+    char *line = leReadLine("Please input password: ");
+    leSetMaskMode(0);
+    config.auth = line ? keepString(&ownedAuth, line, strlen(line)) : NULL;
+    free(line);
+}
+
+static int wantsSpecialMode(void) {
+    return config.pipe_mode || config.scan_mode || config.bigkeys || config.memkeys || config.stat_mode ||
+           config.latency_mode || config.hotkeys || config.lru_test || config.rdb_file || config.replica_mode;
+}
+
+/* A refused AUTH ends these modes (Redis's tool connects for them with
+ * AUTH errors fatal; one-shot commands and the prompt go on). */
 static int runSpecialMode(void) {
-    if (cliConnect(0) != RC_OK) return 1;
+    if (cliConnect(0) != RC_OK || config.auth_failed) return 1;
+    if (config.replica_mode) return cliReplicaMode();
+    if (config.rdb_file) return cliRdbMode(config.rdb_file, config.rdb_functions_only);
+    if (config.lru_test) return cliLruTestMode(config.lru_test_keys);
+    if (config.hotkeys) return cliHotKeysMode();
     if (config.pipe_mode) return cliPipeMode();
     if (config.scan_mode) return cliScanMode();
     if (config.bigkeys || config.memkeys) return cliBigKeysMode(config.memkeys);
@@ -828,6 +916,7 @@ int main(int argc, char **argv) {
     int first = parseOptions(argc, argv);
     if (!config.auth && getenv("REDISCLI_AUTH")) config.auth = getenv("REDISCLI_AUTH");
     warnAboutPassword();
+    if (config.askpass) askPassword();
     /* JSON output speaks RESP3 (maps, booleans ...) unless -2 said not to. */
     if ((config.output == CLI_OUT_JSON || config.output == CLI_OUT_QUOTED_JSON) && !config.resp2_asked)
         config.resp3 = 1;
@@ -837,13 +926,15 @@ int main(int argc, char **argv) {
     int status;
     if (config.intrinsic_latency_mode) {
         status = cliIntrinsicLatencyMode(config.intrinsic_latency);
-    } else if (config.pipe_mode || config.scan_mode || config.bigkeys || config.memkeys || config.stat_mode ||
-        config.latency_mode) {
+    } else if (wantsSpecialMode()) {
         status = runSpecialMode();
     } else if (eval_file) {
         if (cliConnect(0) != RC_OK) return 1;
         status = evalMode(argc - first, argv + first);
+    } else if (first < argc && isLocalHelp(argv[first])) {
+        status = localHelp(argc - first, argv + first);
     } else if (first < argc) {
+        checkStdinTag(argc - first, argv + first);
         if (cliConnect(0) != RC_OK) return 1;
         status = oneShot(argc - first, argv + first);
     } else {

@@ -828,6 +828,66 @@ test "bad values and argument counts stop start-up" {
     }
 }
 
+# maxmemory is checked against the address space once every line is read
+# (config.c, applyMaxmemory): the error still names the line that set it.
+# A 32-bit server refuses 8gb by itself; a 64-bit one is given an address
+# space limit (ulimit -v, RLIMIT_AS), natively only: under QEMU the limit
+# would bind the emulator too.
+test "maxmemory beyond the address space stops start-up naming its line, as every config error" {
+    set dir [scratch_dir fatal]
+    write_file [file join $dir bad.conf] "port 0\nmaxmemory 8gb\n"
+    set bits 64
+    regexp {bits=([0-9]+)} [exec {*}[server_command --version]] - bits
+    if {$bits == 32} {
+        lassign [run_failing_server [file join $dir bad.conf]] status err
+        set limit 3221225472
+    } else {
+        if {[llength $::harness::opt(wrapper)]} { skip "a 64-bit server under a wrapper: ulimit -v would limit the emulator" }
+        set status 0
+        set limit 4294967296
+        set cmd "ulimit -v [expr {$limit / 1024}] && exec $::harness::opt(server) [file join $dir bad.conf]"
+        if {[catch {exec sh -c $cmd < /dev/null 2> [file join $dir err]} out opts]} {
+            set status [lindex [dict get $opts -errorcode] 2]
+        }
+        set err [::harness::read_file [file join $dir err]]
+    }
+    assert_equal 1 $status
+    assert_equal [fatal_config_error 2 "maxmemory 8gb" \
+                      "maxmemory is larger than this $bits-bit process can address ($limit bytes)"] $err
+    lassign [run_failing_server [file join $dir bad.conf] --maxmemory 10gb] status err
+    if {$bits == 32} {
+        assert_equal [fatal_config_error 4 "maxmemory \"10gb\"" \
+                          "maxmemory is larger than this 32-bit process can address ($limit bytes)"] $err
+    }
+}
+
+test "make run passes ARGS to the server (make run ARGS='--port 6380')" {
+    set root [file normalize [file join [file dirname [info script]] .. ..]]
+    if {[auto_execok make] eq "" || ![file exists [file join $root Makefile]]} { skip "no make or no Makefile" }
+    set out [exec make -s -n -C $root run "ARGS=--port 6380 --loglevel verbose"]
+    assert_equal "./src/redis-server redis.conf --port 6380 --loglevel verbose" [lindex [split $out \n] end]
+}
+
+test "--test-memory: Redis 7.0's usage error, and a small run that passes" {
+    foreach args {{--test-memory} {--test-memory 1 2}} {
+        lassign [run_failing_server {*}$args] status err out
+        assert_equal 1 $status
+        assert_equal "Please specify the amount of memory to test in megabytes.\nExample: ./redis-server --test-memory 4096\n\n" $err
+        set ref [reference_server]
+        if {$ref ne ""} {
+            set ref_err [exec sh -c "$ref $args 2>&1 || true"]
+            assert_equal [string trimright $err "\n"] [string trimright $ref_err "\n"]
+        }
+    }
+    lassign [run_failing_server --test-memory 1] status err out
+    assert_equal 0 $status $err
+    assert {[string first "Addressing test \[50\]" $out] > 0 && [string first "Compare \[50\]" $out] > 0} $out
+    set tail "\nYour memory passed this test.\nPlease if you are still in doubt use the following two tools:\n1) memtest86: http://www.memtest86.com/\n2) memtester: http://pyropus.ca/software/memtester/\n"
+    assert_equal $tail [string range $out end-[expr {[string length $tail] - 1}] end]
+    catch {exec {*}[server_command --help] 2>@1} help
+    assert_match "*--test-memory <megabytes>*" $help
+}
+
 test "command-line options are numbered after the file in errors" {
     set dir [scratch_dir fatal]
     write_file [file join $dir ok.conf] "timeout 1\n\nhz 5\n"

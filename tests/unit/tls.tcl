@@ -304,6 +304,23 @@ start_server [list tags {tls external:skip} overrides [tls_overrides $::tls_port
         assert_equal PONG [tls_cli $::tls_port ping]
     }
 
+    test "TLS: no client certificate while tls-auth-clients is yes: Redis 7.0's tool's message" {
+        # The server's alert ends the session: OpenSSL's read returns 0,
+        # which hiredis (and so Redis's tool) reports as a closed connection.
+        lassign [tls_cli_run $::tls_port -nocert ping] status out err
+        if {[file normalize $::harness::opt(server)] eq "/usr/bin/redis-server"} {
+            # Redis's server resets the connection, often before its alert is read
+            assert_match "Error: *" $err
+        } else {
+            assert_equal [list 1 "" "Error: Server closed the connection\n"] [list $status $out $err]
+            if {[file executable /usr/bin/redis-cli]} {
+                assert_equal [list $status $out $err] [tls_cli_run $::tls_port -prog /usr/bin/redis-cli -nocert ping]
+            }
+        }
+        lassign [tls_cli_run $::tls_port -nocert --rdb [file join $::tls_dir nocert.rdb]] status out err
+        assert_equal [list 1 "sending REPLCONF capa eof\n\nI/O error\n"] [list $status $err]
+    }
+
     test "TLS: tls-auth-clients optional and no" {
         assert_equal OK [r config set tls-auth-clients optional]
         assert_equal PONG [tls_cli $::tls_port -nocert ping]
