@@ -22,6 +22,9 @@
  * - A hint costs one hash of the key and the peek's parsing. A wrong one (a
  *   SELECT in the pipeline, a key that is gone) wastes a cache line;
  *   replies never depend on hints.
+ * - No hint when the next request names the current key (a pipeline on one
+ *   hot key): the current command brings its bucket and entry into the
+ *   cache itself, and the hint would only cost a hash.
  * - No hints for a database of fewer than PREFETCH_MIN_KEYS keys: its
  *   buckets and entries (under a megabyte) stay in the CPU's caches, so
  *   the hints would only add their cost (about 5% of a pipelined GET on
@@ -77,6 +80,10 @@ static int peekNextKey(client *c, const char **key, size_t *keylen) {
     return peekBulk(&p, end, key, keylen);
 }
 
+static int sameKey(robj *key, const char *next, size_t nextlen) {
+    return sdsEncodedObject(key) && sdslen(key->ptr) == nextlen && memcmp(key->ptr, next, nextlen) == 0;
+}
+
 void prefetchPipelinedKeys(client *c) {
     int bucket_cached = bucket_requested_for == c;
     bucket_requested_for = NULL;
@@ -89,6 +96,7 @@ void prefetchPipelinedKeys(client *c) {
     const char *next;
     size_t nextlen;
     if (c->qb_pos < sdslen(c->querybuf) && peekNextKey(c, &next, &nextlen)) {
+        if (sameKey(key, next, nextlen)) return; /* its bucket and entry are about to be in cache */
         kvtablePrefetchBuckets(keys, kvtableHashKey(next, nextlen));
         bucket_requested_for = c;
     }
