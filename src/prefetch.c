@@ -37,10 +37,15 @@
 /* The client whose next request's bucket was requested (single-threaded). */
 static client *bucket_requested_for;
 
+/* Whether a pipeline repeating CMD can get hints: its first key is argument 1. */
+static int keyedAtArgumentOne(const redisCommand *cmd) {
+    return cmd != NULL && !cmd->parent && !cmd->subcommands_dict && cmd->firstkey == 1;
+}
+
 /* c's previous command when NAME is that command and its first key is argument 1. */
 static redisCommand *repeatedKeyedCommand(client *c, const char *name, size_t len) {
     redisCommand *cmd = c->lastcmd;
-    if (cmd == NULL || cmd->parent || cmd->subcommands_dict || cmd->firstkey != 1) return NULL;
+    if (!keyedAtArgumentOne(cmd)) return NULL;
     if (len != sdslen(cmd->fullname) || strncasecmp(name, cmd->fullname, len) != 0) return NULL;
     return cmd;
 }
@@ -88,7 +93,8 @@ void prefetchPipelinedKeys(client *c) {
     int bucket_cached = bucket_requested_for == c;
     bucket_requested_for = NULL;
     kvtable *keys = c->db->keys;
-    if (c->argc < 2 || kvtableSize(keys) < PREFETCH_MIN_KEYS) return;
+    /* a pipeline of PUBLISH, EVALSHA ... is not peeked at (~300 instructions each) */
+    if (c->argc < 2 || !keyedAtArgumentOne(c->lastcmd) || kvtableSize(keys) < PREFETCH_MIN_KEYS) return;
     robj *key = c->argv[1];
     if (bucket_cached && sdsEncodedObject(key) && sdsEncodedObject(c->argv[0]) &&
         repeatedKeyedCommand(c, c->argv[0]->ptr, sdslen(c->argv[0]->ptr)))
