@@ -153,15 +153,19 @@ load() { # port workload pipeline n
 }
 
 # The gate's steady state: the keys, fields and members its load names
-# (redis-benchmark's __rand_int__ is 12 digits), and 14000 more keys.
+# (redis-benchmark's __rand_int__ is 12 digits), and 14000 more keys (not
+# DEBUG POPULATE: enable-debug-command is off), so the keyspace passes
+# prefetch.c's PREFETCH_MIN_KEYS (8192) and stays under 16384 (one table size).
+filler_keys=14000
 prefill() { # port
-    redis-cli -p "$1" debug populate 14000 >/dev/null || return 1
-    awk -v n="$names" 'function cmd(a, b, c, d,   s, i, k) { k = split(a " " b " " c " " d, s, " ")
+    awk -v n="$names" -v filler="$filler_keys" 'function cmd(a, b, c, d,   s, i, k) { k = split(a " " b " " c " " d, s, " ")
             printf "*%d\r\n", k; for (i = 1; i <= k; i++) printf "$%d\r\n%s\r\n", length(s[i]), s[i] }
-        BEGIN { for (i = 0; i < n; i++) { r = sprintf("%012d", i)
+        BEGIN { for (i = 0; i < filler; i++) cmd("SET", "filler:" i, "x")
+            for (i = 0; i < n; i++) { r = sprintf("%012d", i)
             cmd("SET", "key:" r, "xxx"); cmd("SET", "counter:" r, "0"); cmd("HSET", "myhash", "element:" r, "xxx")
             cmd("SADD", "myset", "element:" r); cmd("ZADD", "myzset", i, "element:" r); cmd("ZADD", "zupd", i, "element:" r) } }' |
-        redis-cli -p "$1" --pipe >/dev/null
+        redis-cli -p "$1" --pipe >/dev/null || return 1
+    [ "$(redis-cli -p "$1" dbsize)" -ge $((filler_keys + 2 * names)) ] || { echo "prefill failed" >&2; return 1; }
 }
 
 command_of() { case $1 in mset10) echo mset ;; publish*) echo publish ;; zaddupd) echo zadd ;; *) echo "$1" ;; esac; }
