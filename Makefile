@@ -8,6 +8,7 @@
 #   make PORT=armv7 test-unit    cross-build and run the unit tests under QEMU
 #   make test-cross              unit tests of every cross port, one table
 #   make powercut                power-cut crash states of the data files (utils/powercut)
+#   make bench-gate              instructions per request against utils/bench-baseline.txt (+3% fails)
 #   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment
 #   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
 #   make BUILD_TLS=yes|no        TLS (OpenSSL); default: yes where the port's compiler finds it
@@ -202,7 +203,7 @@ TOOL_BINS := $(strip $(TOOL_BINS))
 # installation.
 CHECK_RDB := redis-check-rdb
 
-.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless test-shm test-powercut-toys powercut bench build-bench clean distclean tools help
+.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless test-shm test-powercut-toys powercut bench bench-gate build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -423,6 +424,13 @@ powercut: all $(POWERCUT_SHIM)
 bench: build-bench
 	$(PORT_QEMU) $(BUILD)/tests/bench_core
 
+# Instructions per request of the native server under callgrind against the
+# committed counts (utils/bench-instructions.sh --gate; issue #39): a change
+# that makes any workload more than 3% dearer fails, with the table.
+# `utils/bench-instructions.sh --write-baseline` records new counts.
+bench-gate: all
+	utils/bench-instructions.sh --gate --ours $(BUILD)/redis-server
+
 build-bench: $(BUILD)/tests/bench_core
 
 $(BUILD)/tests/bench_core: $(BUILD)/tests/bench_core.o $(LIBREDIS) $(MALLOC_DEP)
@@ -496,7 +504,7 @@ distclean:
 	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof src/redis-check-rdb
 
 help:
-	@sed -n '4,16p' Makefile
+	@sed -n '4,17p' Makefile
 
 # ---- fuzzing: make fuzz, make fuzz-run; the corpus replay joins test-unit --------
 include tests/fuzz/fuzz.mk

@@ -29,6 +29,7 @@
 #include "lazyfree.h"
 #include "tracking.h"
 #include "snapshot.h"
+#include "client_eviction.h"
 
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -293,7 +294,7 @@ static sds infoMemory(sds info) {
                         "lazyfreed_objects:%zu\r\n",
                         used ? (double)rss / (double)used : 0.0,
                         (long long)rss - (long long)used, memoryNotCountedForEviction(), replicationBacklogMemory(),
-                        replicationBacklogMemory() + m.replica_output, m.clients_replicas, server.clients_mem_total,
+                        replicationBacklogMemory() + m.replica_output, m.clients_replicas, clientsMemoryTotal(),
                         aofBufferMemory(), zmalloc_allocator_name(), lazyfreePendingObjects(),
                         lazyfreeFreedObjects());
 }

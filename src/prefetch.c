@@ -22,6 +22,9 @@
  * - A hint costs one hash of the key and the peek's parsing. A wrong one (a
  *   SELECT in the pipeline, a key that is gone) wastes a cache line;
  *   replies never depend on hints.
+ * - No hint when the next request names the current key (a pipeline on one
+ *   hot key): the current command brings its bucket and entry into the
+ *   cache itself, and the hint would only cost a hash.
  * - No hints for a database of fewer than PREFETCH_MIN_KEYS keys: its
  *   buckets and entries (under a megabyte) stay in the CPU's caches, so
  *   the hints would only add their cost (about 5% of a pipelined GET on
@@ -34,10 +37,15 @@
 /* The client whose next request's bucket was requested (single-threaded). */
 static client *bucket_requested_for;
 
+/* Whether a pipeline repeating CMD can get hints: its first key is argument 1. */
+static int keyedAtArgumentOne(const redisCommand *cmd) {
+    return cmd != NULL && !cmd->parent && !cmd->subcommands_dict && cmd->firstkey == 1;
+}
+
 /* c's previous command when NAME is that command and its first key is argument 1. */
 static redisCommand *repeatedKeyedCommand(client *c, const char *name, size_t len) {
     redisCommand *cmd = c->lastcmd;
-    if (cmd == NULL || cmd->parent || cmd->subcommands_dict || cmd->firstkey != 1) return NULL;
+    if (!keyedAtArgumentOne(cmd)) return NULL;
     if (len != sdslen(cmd->fullname) || strncasecmp(name, cmd->fullname, len) != 0) return NULL;
     return cmd;
 }
@@ -77,11 +85,16 @@ static int peekNextKey(client *c, const char **key, size_t *keylen) {
     return peekBulk(&p, end, key, keylen);
 }
 
+static int sameKey(robj *key, const char *next, size_t nextlen) {
+    return sdsEncodedObject(key) && sdslen(key->ptr) == nextlen && memcmp(key->ptr, next, nextlen) == 0;
+}
+
 void prefetchPipelinedKeys(client *c) {
     int bucket_cached = bucket_requested_for == c;
     bucket_requested_for = NULL;
     kvtable *keys = c->db->keys;
-    if (c->argc < 2 || kvtableSize(keys) < PREFETCH_MIN_KEYS) return;
+    /* a pipeline of PUBLISH, EVALSHA ... is not peeked at (~300 instructions each) */
+    if (c->argc < 2 || !keyedAtArgumentOne(c->lastcmd) || kvtableSize(keys) < PREFETCH_MIN_KEYS) return;
     robj *key = c->argv[1];
     if (bucket_cached && sdsEncodedObject(key) && sdsEncodedObject(c->argv[0]) &&
         repeatedKeyedCommand(c, c->argv[0]->ptr, sdslen(c->argv[0]->ptr)))
@@ -89,6 +102,7 @@ void prefetchPipelinedKeys(client *c) {
     const char *next;
     size_t nextlen;
     if (c->qb_pos < sdslen(c->querybuf) && peekNextKey(c, &next, &nextlen)) {
+        if (sameKey(key, next, nextlen)) return; /* its bucket and entry are about to be in cache */
         kvtablePrefetchBuckets(keys, kvtableHashKey(next, nextlen));
         bucket_requested_for = c;
     }

@@ -265,13 +265,45 @@ static void zsetConvertToListpackIfNeeded(robj *o, size_t maxelelen, size_t tote
 
 /* ---- core operations ------------------------------------------------------------------------------ */
 
+/* Where a member is: its listpack entry or its dict entry, and its score,
+ * so an update does not look it up again (ZADD on an existing member). */
+typedef struct zsetMember {
+    unsigned char *eptr; /* listpack */
+    dictEntry *de;       /* skiplist */
+    double score;
+} zsetMember;
+
+/* 1 and *m if ele is in the set. */
+static int zsetFindMember(robj *o, sds ele, zsetMember *m) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        m->eptr = zzlFind(o->ptr, ele, sdslen(ele), &m->score);
+        return m->eptr != NULL;
+    }
+    m->de = dictFind(((zset *)o->ptr)->dict, ele);
+    if (m->de == NULL) return 0;
+    m->score = ((zskiplistNode *)dictGetVal(m->de))->score;
+    return 1;
+}
+
 /* 1 and *score if member is in the set. */
 static int zsetScoreOfSds(robj *o, sds ele, double *score) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return zzlFind(o->ptr, ele, sdslen(ele), score) != NULL;
-    dictEntry *de = dictFind(((zset *)o->ptr)->dict, ele);
-    if (de == NULL) return 0;
-    *score = ((zskiplistNode *)dictGetVal(de))->score;
+    zsetMember m;
+    if (!zsetFindMember(o, ele, &m)) return 0;
+    *score = m.score;
     return 1;
+}
+
+/* Moves the member found at *m to score (not its current one). */
+static void zsetUpdateMember(robj *o, sds ele, const zsetMember *m, double score) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        o->ptr = zzlDeletePair(o->ptr, m->eptr);
+        o->ptr = zzlInsert(o->ptr, ele, sdslen(ele), score);
+    } else {
+        zset *zs = o->ptr;
+        zskiplistNode *n = dictGetVal(m->de);
+        n = zslUpdateScore(zs->zsl, m->score, n->ele, score);
+        dictSetVal(zs->dict, m->de, n);
+    }
 }
 
 static void zsetMaybeGrow(robj *o, size_t elelen) {
@@ -286,13 +318,14 @@ static void zsetMaybeGrow(robj *o, size_t elelen) {
 static int zsetAdd(robj *o, double score, sds ele, int in, int *out, double *newscore) {
     int incr = in & ZADD_IN_INCR, nx = in & ZADD_IN_NX, xx = in & ZADD_IN_XX;
     int gt = in & ZADD_IN_GT, lt = in & ZADD_IN_LT;
-    double cur;
+    zsetMember found;
     *out = 0;
     if (isnan(score)) {
         *out = ZADD_OUT_NAN;
         return 0;
     }
-    if (zsetScoreOfSds(o, ele, &cur)) {
+    if (zsetFindMember(o, ele, &found)) {
+        double cur = found.score;
         if (nx) {
             *out |= ZADD_OUT_NOP;
             return 1;
@@ -310,17 +343,7 @@ static int zsetAdd(robj *o, double score, sds ele, int in, int *out, double *new
         }
         if (newscore) *newscore = score;
         if (score == cur) return 1;
-        if (o->encoding == OBJ_ENCODING_LISTPACK) {
-            unsigned char *eptr = zzlFind(o->ptr, ele, sdslen(ele), NULL);
-            o->ptr = zzlDeletePair(o->ptr, eptr);
-            o->ptr = zzlInsert(o->ptr, ele, sdslen(ele), score);
-        } else {
-            zset *zs = o->ptr;
-            dictEntry *de = dictFind(zs->dict, ele);
-            zskiplistNode *n = dictGetVal(de);
-            n = zslUpdateScore(zs->zsl, cur, n->ele, score);
-            dictSetVal(zs->dict, de, n);
-        }
+        zsetUpdateMember(o, ele, &found, score);
         *out |= ZADD_OUT_UPDATED;
         return 1;
     }

@@ -62,7 +62,11 @@ static kvobj **nextLink(kvobj *o) { return &((kvobjHead *)o)->next; }
  * entry is prefetched, and by the lookup itself (prefetch.c); SipHash of a
  * short key costs several times a compare of it. Keys up to HASH_MEMO_KEY
  * bytes are remembered; a miss costs a length test (and a short compare
- * for a key of the same length) plus a copy. Entries being rehashed don't
+ * for a key of the same length) plus a copy, and replaces the entry used
+ * least recently: with a plain alternation the next request's key, hashed
+ * by the prefetch before the current one's lookup, could push out the
+ * current key and every later lookup then missed (1.87 hashes per GET at
+ * -P 16, issue #39). Entries being rehashed don't
  * go through it (entryHash): they would only push the useful keys out.
  * Main thread only; a fork child has its own copy. */
 #define HASH_MEMO_KEY 32
@@ -83,8 +87,12 @@ static int memoHolds(const hashMemo *m, const char *key, size_t len) {
 
 uint64_t kvtableHashKey(const char *key, size_t len) {
     if (len > HASH_MEMO_KEY) return dictGenHashFunction(key, len);
-    if (memoHolds(&hash_memo[0], key, len)) return hash_memo[0].hash;
-    if (memoHolds(&hash_memo[1], key, len)) return hash_memo[1].hash;
+    for (unsigned i = 0; i < 2; i++) {
+        if (memoHolds(&hash_memo[i], key, len)) {
+            hash_memo_next = i ^ 1; /* the other one is now the older */
+            return hash_memo[i].hash;
+        }
+    }
     hashMemo *m = &hash_memo[hash_memo_next];
     hash_memo_next ^= 1;
     m->len_plus_1 = len + 1;

@@ -88,6 +88,24 @@ start_server {tags {client-eviction}} {
             fail "mem_clients_normal did not count the query buffer"
         }
         $c close
+        wait_for_condition 100 20 {[s mem_clients_normal] < $before + 100000} else {
+            fail "mem_clients_normal kept a closed client's buffer"
+        }
+    }
+
+    # Without a limit the running total is not kept per event (issue #39):
+    # setting one must count what the clients hold already, so the client
+    # over it goes with the CONFIG SET, not at a later cron tick.
+    test "maxmemory-clients set while a client holds more: evicted by the CONFIG SET itself" {
+        r config resetstat
+        set c [ce_named_client before_limit]
+        ce_start_big_arg $c 2000000
+        ce_wait_tot_mem_over before_limit 1900000 ;# CLIENT LIST: INFO would bring the total up to date
+        r config set maxmemory-clients 1mb
+        assert_no_match "*name=before_limit*" [r client list]
+        assert_equal 1 [s evicted_clients]
+        r config set maxmemory-clients 0
+        $c close
     }
 
     test "a client with a big query buffer is evicted" {

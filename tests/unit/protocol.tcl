@@ -261,6 +261,25 @@ start_server {tags {protocol}} {
         r del pk:1 pk:2 {*}[r keys prefetch-filler*]
     }
 
+    # When the next request names the current key no hint is given (the
+    # command brings the key into the cache itself): each still sees the
+    # one before it.
+    test "A pipeline on one key: each command sees the previous one's write" {
+        r debug populate 9000 prefetch-filler
+        set cmds {{SET pk v1} {GET pk} {APPEND pk 2} {GET pk} {DEL pk} {GET pk} {SET pk v3} {STRLEN pk}}
+        set req ""
+        foreach cmd $cmds {
+            append req "*[llength $cmd]\r\n"
+            foreach a $cmd { append req "\$[string length $a]\r\n$a\r\n" }
+        }
+        set c [raw_client]
+        $c write $req
+        $c flush
+        foreach want {+OK {$2} v1 :3 {$3} v12 :1 {$-1} +OK :2} { assert_equal $want [$c read] }
+        $c close
+        r del pk {*}[r keys prefetch-filler*]
+    }
+
     test "A pipeline of 10000 inline commands in one write" {
         set c [raw_client]
         set buf ""

@@ -285,6 +285,35 @@ start_server {tags {pubsub}} {
         close_clients $s
     }
 
+    # A message is encoded once per publish and its first byte set per
+    # subscriber (issue #39): RESP2 and RESP3 subscribers of one channel, a
+    # message short enough for the stack buffer and one that is not, a
+    # pattern message, and an integer-encoded payload from a script.
+    test "One message to RESP2 and RESP3 subscribers on the wire, short and long" {
+        set s2 [redis_client -deferred 1 -readraw 1]
+        set s3 [redis_client -deferred 1 -readraw 1]
+        $s3 hello 3
+        while {[$s3 read] ne "*0"} {}
+        $s2 subscribe wire
+        $s3 subscribe wire
+        $s2 psubscribe wi*
+        foreach line {*3 \$9 subscribe \$4 wire :1 *3 \$10 psubscribe \$3 wi* :2} { assert_equal $line [$s2 read] }
+        foreach line {>3 \$9 subscribe \$4 wire :1} { assert_equal $line [$s3 read] }
+        set long [string repeat x 300]
+        foreach msg [list hi $long] {
+            assert_equal 3 [r publish wire $msg]
+            set n [string length $msg]
+            foreach line [list *3 \$7 message \$4 wire \$$n $msg *4 \$8 pmessage \$3 wi* \$4 wire \$$n $msg] {
+                assert_equal $line [$s2 read]
+            }
+            foreach line [list >3 \$7 message \$4 wire \$$n $msg] { assert_equal $line [$s3 read] }
+        }
+        assert_equal 3 [r eval {return redis.call('publish', 'wire', 12345)} 0]
+        foreach line {*3 \$7 message \$4 wire \$5 12345} { assert_equal $line [$s2 read] }
+        foreach line {>3 \$7 message \$4 wire \$5 12345} { assert_equal $line [$s3 read] }
+        close_clients $s2 $s3
+    }
+
     test "CLIENT REPLY OFF silences replies but not subscriptions and messages" {
         foreach proto {2 3} {
             set s [rd]
