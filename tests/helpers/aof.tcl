@@ -5,6 +5,9 @@
 #                                 returns the commands the server appended to
 #                                 its last incremental AOF meanwhile, each as a
 #                                 list (SELECTs and #TS annotations left out)
+#   aof_rewrite_idle ?level?      no AOF rewrite running or scheduled, read
+#                                 from one INFO (two calls race the cron
+#                                 starting a scheduled rewrite in between)
 #
 # The server of level 0 must run with appendonly yes and appendfsync always
 # (so each command is in the file when its reply comes) and without an RDB
@@ -55,4 +58,9 @@ proc aof_commands_written {script} {
         if {[string toupper [lindex $argv 0]] ne "SELECT"} { lappend commands $argv }
     }
     return $commands
+}
+
+proc aof_rewrite_idle {{level 0}} {
+    set info [r $level info persistence]
+    expr {[info_field $info aof_rewrite_in_progress] == 0 && [info_field $info aof_rewrite_scheduled] == 0}
 }

@@ -61,7 +61,7 @@ proc up_restore {old_data} {
 
 proc up_wait_rewrite {} {
     wait_for_condition 200 50 {
-        [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        [aof_rewrite_idle]
     } else { fail "AOF rewrite still running" }
 }
 

@@ -32,7 +32,7 @@ proc last_incr_path {} { return [file join [aof_dir] [lindex [aof_files] end]] }
 
 proc wait_for_rewrite {} {
     wait_for_condition 200 50 {
-        [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        [aof_rewrite_idle]
     } else { fail "AOF rewrite still running" }
 }
 

@@ -89,7 +89,7 @@ start_server {overrides {appendonly yes}} {
     r set k0 v0
     r bgrewriteaof
     wait_for_condition 200 50 {
-        [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        [aof_rewrite_idle]
     } else { fail "AOF rewrite still running" }
     r set k1 v1
     # a base and an incremental file, each on its line

@@ -223,7 +223,7 @@ start_server {tags {rdb aof} overrides {appendonly yes aof-use-rdb-preamble yes}
         fill_compressible
         set expected [r debug digest]
         r bgrewriteaof
-        wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else {
+        wait_for_condition 200 50 {[aof_rewrite_idle]} else {
             fail "AOF rewrite still running"
         }
         set base [lindex [lsort -dictionary [glob -directory [file join [server_dir] appendonlydir] *.base.rdb]] end]

@@ -532,7 +532,7 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
             r -1 set streamed 1
             wait_for_condition 50 100 {[r get streamed] eq 1} else { fail "no stream" }
             wait_for_condition 100 100 {
-                [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0 && [s aof_rewrites] >= 1
+                [aof_rewrite_idle] && [s aof_rewrites] >= 1
             } else { fail "no AOF rewrite after the sync" }
             set digest [r -1 debug digest]
             restart_server 0 -kill
@@ -640,7 +640,7 @@ start_server {overrides {repl-diskless-sync no}} {
             assert_match "*scheduled*" [r -1 bgrewriteaof]
             r -1 config set rdb-key-save-delay 0
             wait_link_up 0
-            wait_for_condition 100 100 {[s -1 aof_rewrite_in_progress] == 0 && [s -1 aof_rewrite_scheduled] == 0} else {
+            wait_for_condition 100 100 {[aof_rewrite_idle -1]} else {
                 fail "the scheduled rewrite never ran"
             }
             wait_for_condition 100 100 {[s -1 rdb_bgsave_in_progress] == 0} else { fail "snapshot still running" }

@@ -304,7 +304,7 @@ start_server {tags {config proctitle}} {
         wait_for_condition 200 50 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
 
         r config set appendonly yes
-        wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else {
+        wait_for_condition 200 50 {[aof_rewrite_idle]} else {
             fail "initial AOF rewrite still running"
         }
         r config set rdb-key-save-delay 200000
@@ -448,7 +448,7 @@ start_server {tags {aof config} overrides {appendonly yes aof-timestamp-enabled 
         r config set aof-use-rdb-preamble no
         set start [clock seconds]
         r bgrewriteaof
-        wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else {
+        wait_for_condition 200 50 {[aof_rewrite_idle]} else {
             fail "rewrite still running"
         }
         set base [lindex [glob -directory [aof_dir] *.base.aof] 0]
