@@ -113,6 +113,35 @@ static int markSeen(markWindow *w, const char *mark, const char *p, size_t n) {
     return memcmp(w->last, mark, SYNC_EOF_MARK_LEN) == 0;
 }
 
+/* Reads the snapshot that follows SYNC's reply: `left` bytes, or up to and
+ * including `mark` when it is not NULL (EOF framing). Written to `fd`
+ * unless it is -1. Returns the bytes read; a read or write failure ends
+ * the program with Redis's tool's message (`read_error` for a read). */
+static unsigned long long readSnapshot(unsigned long long left, const char *mark, int fd, const char *read_error) {
+    markWindow window;
+    memset(&window, 0, sizeof(window));
+    unsigned long long got = 0;
+    char buf[4096];
+    while (left) {
+        ssize_t n = readRaw(buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
+        if (n <= 0) {
+            fprintf(stderr, "%s\n", read_error);
+            exit(1);
+        }
+        if (fd != -1) {
+            ssize_t w = write(fd, buf, (size_t)n);
+            if (w != n) {
+                fprintf(stderr, "Error writing data to file: %s\n", w == -1 ? strerror(errno) : "short write");
+                exit(1);
+            }
+        }
+        left -= (unsigned long long)n;
+        got += (unsigned long long)n;
+        if (mark && markSeen(&window, mark, buf, (size_t)n)) break;
+    }
+    return got;
+}
+
 /* --rdb / --functions-rdb: the snapshot to `filename` ("-": stdout). */
 static int saveSnapshot(const char *filename) {
     char mark[SYNC_EOF_MARK_LEN];
@@ -130,25 +159,8 @@ static int saveSnapshot(const char *filename) {
         fprintf(stderr, "Error opening '%s': %s\n", filename, strerror(errno));
         exit(1);
     }
-    markWindow window;
-    memset(&window, 0, sizeof(window));
-    unsigned long long written = 0;
-    char buf[4096];
-    while (left) {
-        ssize_t n = readRaw(buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
-        if (n <= 0) {
-            fprintf(stderr, "I/O Error reading RDB payload from socket\n");
-            exit(1);
-        }
-        ssize_t w = write(fd, buf, (size_t)n);
-        if (w != n) {
-            fprintf(stderr, "Error writing data to file: %s\n", w == -1 ? strerror(errno) : "short write");
-            exit(1);
-        }
-        left -= (unsigned long long)n;
-        written += (unsigned long long)n;
-        if (use_mark && markSeen(&window, mark, buf, (size_t)n)) break;
-    }
+    unsigned long long written =
+        readSnapshot(left, use_mark ? mark : NULL, fd, "I/O Error reading RDB payload from socket");
     if (use_mark) {
         unsigned long long size = written - SYNC_EOF_MARK_LEN;
         if (!to_stdout && ftruncate(fd, (off_t)size) == -1) fprintf(stderr, "ftruncate failed: %s.\n", strerror(errno));
@@ -179,22 +191,7 @@ int cliRdbMode(const char *filename, int functions_only) {
 /* Reads and drops the snapshot; returns the bytes read (for "$EOF:"
  * framing Redis's tool counts the mark too, unlike --rdb's count). */
 static unsigned long long discardSnapshot(unsigned long long left, const char *mark) {
-    int use_mark = mark != NULL;
-    markWindow window;
-    memset(&window, 0, sizeof(window));
-    unsigned long long got = 0;
-    char buf[1024];
-    while (left) {
-        ssize_t n = readRaw(buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
-        if (n <= 0) {
-            fprintf(stderr, "Error reading RDB payload while SYNCing\n");
-            exit(1);
-        }
-        left -= (unsigned long long)n;
-        got += (unsigned long long)n;
-        if (use_mark && markSeen(&window, mark, buf, (size_t)n)) break;
-    }
-    return got;
+    return readSnapshot(left, mark, -1, "Error reading RDB payload while SYNCing");
 }
 
 /* REPLCONF ACK gets no reply: what the server sends next (the stream's
