@@ -450,7 +450,12 @@ $(BUILD)/tests/bench_core.o: utils/bench_core.c | $(BUILD)/.tools-ok $(MALLOC_DE
 # /etc/redis, /var/lib/redis) can stay installed and running on the same
 # board. The programs keep Redis's names in $(PREFIX)/bin, as tools expect.
 # make install-debug puts the symbols next to them in /usr/lib/debug, where
-# gdb finds them through the binaries' debug links.
+# gdb finds them through the binaries' debug links. The unit's paths
+# (ExecStart=, ExecPaths=, Documentation=, the config directory) follow
+# PREFIX and SYSCONFDIR. Installing into the live system (no DESTDIR)
+# refuses, before writing anything, to overwrite a file a Debian package
+# owns (utils/install-guard.sh): PREFIX=/usr would replace Debian's
+# redis-server and redis-cli.
 PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 INSTALL_NAME := redis-portable
@@ -470,13 +475,22 @@ $(BUILD)/stripped/%: $(BUILD)/%
 	$(OBJCOPY) --only-keep-debug $< $@.debug
 	$(OBJCOPY) --strip-all --add-gnu-debuglink=$@.debug $< $@
 
+# Every path this writes, without DESTDIR: what utils/install-guard.sh
+# checks against the dpkg database when installing into the live system.
+INSTALL_PATHS := $(foreach p,$(PROGRAMS) $(CHECK_RDB),$(PREFIX)/bin/$(notdir $(p))) \
+    $(PREFIX)/share/doc/$(INSTALL_NAME)/README.md $(PREFIX)/lib/systemd/system/$(INSTALL_NAME).service \
+    $(SYSCONFDIR)/logrotate.d/$(INSTALL_NAME) $(SYSCONFDIR)/$(INSTALL_NAME)/redis.conf
+
 install: all $(STRIPPED)
+	$(if $(DESTDIR),,@DPKG_ADMINDIR=$(DPKG_ADMINDIR) utils/install-guard.sh $(INSTALL_PATHS))
 	ln -sfn redis-server $(BUILD)/stripped/$(CHECK_RDB)
 	install -d $(INSTALL_BIN) $(INSTALL_DOC) $(INSTALL_UNIT) $(INSTALL_CONF) $(INSTALL_LOGROTATE)
 	$(foreach p,$(STRIPPED),install -m 755 $(p) $(INSTALL_BIN)/$(notdir $(p));)
 	ln -sfn redis-server $(INSTALL_BIN)/$(CHECK_RDB)
 	install -m 644 README.md $(INSTALL_DOC)/README.md
-	install -m 644 utils/$(INSTALL_NAME).service $(INSTALL_UNIT)/$(INSTALL_NAME).service
+	sed -e 's|/usr/local/|$(PREFIX)/|g' -e 's|/etc/$(INSTALL_NAME)|$(SYSCONFDIR)/$(INSTALL_NAME)|g' \
+	  utils/$(INSTALL_NAME).service >$(INSTALL_UNIT)/$(INSTALL_NAME).service
+	chmod 644 $(INSTALL_UNIT)/$(INSTALL_NAME).service
 	install -m 644 utils/$(INSTALL_NAME).logrotate $(INSTALL_LOGROTATE)/$(INSTALL_NAME)
 	@if [ -e $(INSTALL_CONF)/redis.conf ]; then \
 	  echo "kept $(INSTALL_CONF)/redis.conf (exists); the shipped one is redis.conf in the source tree"; \

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # install-check.sh -- `make install DESTDIR=...` installs what a sysadmin
 # expects, and only that: stripped programs with debug links (symbols by
-# `make install-debug`), the README the systemd unit documents, the unit, a
-# logrotate file and redis.conf -- which a second install must not overwrite;
+# `make install-debug`), the README the systemd unit documents, the unit
+# (its paths following PREFIX and SYSCONFDIR), a logrotate file and
+# redis.conf -- which a second install must not overwrite; into the live
+# system, never over a file a Debian package owns;
 # redis-check-rdb as a link to the server (as Debian ships it); `make
 # uninstall` removes every program.
 # The unit is checked with `systemd-analyze` where it exists: it must verify,
@@ -110,6 +112,46 @@ unit_hardened() {
     fi
 }
 
+# The unit names the programs and the config where PREFIX and SYSCONFDIR
+# put them (it named /usr/local/bin whatever PREFIX was).
+unit_follows_prefix() {
+    local other=$stage/prefixed unit
+    make --no-print-directory "$@" DESTDIR="$other" PREFIX=/opt/rp SYSCONFDIR=/etc/rp install >"$stage.log" 2>&1 ||
+        { sed 's/^/    /' "$stage.log"; return 1; }
+    unit=$other/opt/rp/lib/systemd/system/redis-portable.service
+    grep -qx 'ExecStart=/opt/rp/bin/redis-server /etc/rp/redis-portable/redis.conf --supervised systemd --daemonize no' "$unit" &&
+        grep -q '^ExecPaths=/opt/rp/bin/redis-server ' "$unit" &&
+        grep -q ' -/etc/rp/redis-portable$' "$unit" &&
+        [ -s "$other$(sed -n 's|^Documentation=file://||p' "$unit")" ] &&
+        ! grep -q '/usr/local' "$unit" || { echo "    the unit's paths:"; grep -n '/' "$unit" | grep -v '^[0-9]*:#' | sed 's/^/    /'; return 1; }
+}
+
+# Into the live system (no DESTDIR), a file a Debian package owns is not
+# overwritten and nothing is written. The package database is a fake one
+# (DPKG_ADMINDIR) that gives redis-cli, under a PREFIX inside the staging
+# directory, to a package: the real install would go there if the guard let
+# it through.
+guard_refuses_packaged_files() {
+    local live=$stage/live db=$stage/dpkg-db out
+    mkdir -p "$db/info"
+    printf 'Package: fake-redis-tools\nStatus: install ok installed\nVersion: 1\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n\n' >"$db/status"
+    echo "$live/usr/bin/redis-cli" >"$db/info/fake-redis-tools.list"
+    if out=$(make --no-print-directory "$@" DESTDIR= PREFIX="$live/usr" SYSCONFDIR="$live/etc" DPKG_ADMINDIR="$db" install 2>&1); then
+        echo "    make install succeeded over a packaged file"; return 1
+    fi
+    grep -q "refusing to overwrite $live/usr/bin/redis-cli: it belongs to the Debian package 'fake-redis-tools'" <<<"$out" ||
+        { echo "    no refusal naming the package:"; sed 's/^/    /' <<<"$out" | tail -5; return 1; }
+    [ ! -e "$live" ] || { echo "    files were written:"; find "$live" | sed 's/^/    /' | head; return 1; }
+}
+
+# Debian's own packages, when installed: PREFIX=/usr would replace them.
+guard_knows_debian_redis() {
+    local out
+    out=$(utils/install-guard.sh /usr/bin/redis-server /usr/local/bin/redis-server 2>&1) && return 1
+    grep -q "refusing to overwrite /usr/bin/redis-server: it belongs to the Debian package 'redis-server'" <<<"$out" &&
+        ! grep -q "overwrite /usr/local" <<<"$out"
+}
+
 check "make install succeeds into a staging directory" installs_cleanly "$@"
 check "every program is installed and executable" every_program_installed
 check "installed programs are stripped and carry a debug link" programs_stripped_with_debug_link
@@ -123,6 +165,17 @@ if command -v systemd-analyze >/dev/null 2>&1; then
     check "the systemd unit is at least as hardened as Debian's" unit_hardened
 else
     echo "[skip] systemd unit exposure score: systemd-analyze is not installed"
+fi
+check "the unit's ExecStart=, ExecPaths=, Documentation= and config follow PREFIX and SYSCONFDIR" unit_follows_prefix "$@"
+if command -v dpkg-query >/dev/null 2>&1; then
+    check "make install into the system refuses a file a Debian package owns, writing nothing" guard_refuses_packaged_files "$@"
+    if dpkg-query -S /usr/bin/redis-server >/dev/null 2>&1; then
+        check "the install guard names Debian's redis-server package for /usr/bin/redis-server" guard_knows_debian_redis
+    else
+        echo "[skip] install guard against Debian's redis-server: the package is not installed"
+    fi
+else
+    echo "[skip] install guard: no dpkg-query (not a Debian system)"
 fi
 check "make uninstall removes every program" uninstall_removes_programs "$@"
 rm -f "$stage.log"
