@@ -938,6 +938,24 @@ start_server {} {
     }
 }
 
+start_server {} {
+    start_server {} {
+        test "a big command from the primary leaves no buffer of its size on the replica" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            set before [s used_memory]
+            r -1 set big [string repeat x [expr {8 * 1024 * 1024}]]
+            wait_offsets_equal -1 0
+            set value [r memory usage big]
+            # the value, plus at most a few MB (backlog, reply buffers): the
+            # buffer of bytes still to feed on to sub-replicas kept 8+ MB more
+            wait_for_condition 50 100 {[s used_memory] - $before < $value + 3 * 1024 * 1024} else {
+                fail "the replica holds [expr {[s used_memory] - $before}] bytes more for a value of $value"
+            }
+        }
+    }
+}
+
 # ---- with Debian's Redis 7.0.15 ---------------------------------------------------------
 
 if {![have_reference]} {
