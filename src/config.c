@@ -1820,6 +1820,7 @@ static void resetServerStats(void) {
     server.stat_client_qbuf_limit_disconnections = 0;
     server.stat_client_outbuf_limit_disconnections = 0;
     lazyfreeResetStats();
+    replicationResetStats();
 }
 
 void configResetStatCommand(client *c) {

@@ -1488,6 +1488,7 @@ static int storeLoaded(rdbReader *r, redisDb *db, sds key, robj *val, long long 
         } else {
             r->keys_expired++;
             loadingCountKey(1);
+            replicationLoadedExpired(db->id, key);
         }
         decrRefCount(val);
         sdsfree(key);

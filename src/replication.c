@@ -220,6 +220,12 @@ static sds catBulk(sds buf, const char *p, size_t len) {
     return sdscatlen(buf, "\r\n", 2);
 }
 
+static sds catSelect(sds buf, int dbid) {
+    char id[LONG_STR_SIZE];
+    int n = ll2string(id, sizeof id, dbid);
+    return sdscatfmt(buf, "*2\r\n$6\r\nSELECT\r\n$%i\r\n%s\r\n", n, id);
+}
+
 static sds catCommand(sds buf, robj **argv, int argc) {
     buf = sdscatfmt(buf, "*%i\r\n", argc);
     for (int j = 0; j < argc; j++) {
@@ -268,9 +274,7 @@ void replicationFeed(int dbid, robj **argv, int argc) {
     if (!repl.repl_backlog || replicationIsReplica() || replicaIsApplyingStream()) return;
     sds buf = sdsempty();
     if (dbid != repl.seldb) {
-        char id[LONG_STR_SIZE];
-        int n = ll2string(id, sizeof id, dbid);
-        buf = sdscatfmt(buf, "*2\r\n$6\r\nSELECT\r\n$%i\r\n%s\r\n", n, id);
+        buf = catSelect(buf, dbid);
         repl.seldb = dbid;
     }
     buf = catCommand(buf, argv, argc);
@@ -1445,6 +1449,13 @@ void replicationSyncCounts(long long out[5]) {
     out[4] = repl.net_output_bytes;
 }
 
+/* CONFIG RESETSTAT: the INFO stats fields above start again from 0, as in
+ * Redis (tests read sync_partial_ok after a reset). */
+void replicationResetStats(void) {
+    repl.sync_full = repl.sync_partial_ok = repl.sync_partial_err = 0;
+    replicationNetInputBytes = repl.net_output_bytes = 0;
+}
+
 void roleCommand(client *c) {
     if (replicationIsReplica()) {
         replicaRoleReply(c);
@@ -1550,12 +1561,23 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
 }
 
 /* The snapshot loaded at start-up ended this history: we continue it, so
- * replicas (or our primary, if we are a replica) can resync partially. */
+ * replicas (or our primary, if we are a replica) can resync partially.
+ *
+ * As a primary (Redis 7.0's restart-resync): the saved id becomes our
+ * secondary id, valid up to the saved offset + 1, under a new id of our
+ * own, and the keys that expired while we were down are dropped at load
+ * and their DELs (UNLINKs with lazyfree-lazy-expire) start the backlog
+ * after the saved offset -- the replicas resync partially and drop them
+ * too. Too many of them for the backlog, and the replicas resync fully.
+ * As a replica the id is our primary's: we continue it as it is. */
 static struct {
     char replid[CONFIG_RUN_ID_SIZE + 1];
     long long offset;
     int has_id, has_offset;
-} loaded;
+    int primary_startup; /* the start-up load of a primary: expired keys become `expired` */
+    sds expired;         /* their SELECTs and DELs, as the stream will carry them */
+    int expired_db;      /* the db the last SELECT in `expired` names, -1 none */
+} loaded = {.expired_db = -1};
 
 void replicationLoadedAux(const char *key, const char *value) {
     if (!strcmp(key, "repl-id") && strlen(value) == CONFIG_RUN_ID_SIZE) {
@@ -1566,13 +1588,44 @@ void replicationLoadedAux(const char *key, const char *value) {
     }
 }
 
+/* rdb.c, start-up load: a key already expired, dropped. */
+void replicationLoadedExpired(int dbid, sds key) {
+    if (!loaded.primary_startup) return;
+    if (loaded.expired == NULL) loaded.expired = sdsempty();
+    if (dbid != loaded.expired_db) {
+        loaded.expired = catSelect(loaded.expired, dbid);
+        loaded.expired_db = dbid;
+    }
+    robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = 1, .ptr = key};
+    robj *argv[2] = {server.lazyfree_lazy_expire ? shared.unlink_cmd : shared.del_cmd, &keyobj};
+    loaded.expired = catCommand(loaded.expired, argv, 2);
+}
+
 static void restoreLoadedHistory(void) {
-    if (!loaded.has_id || !loaded.has_offset || server.aof_enabled) return;
-    memcpy(repl.master_replid, loaded.replid, sizeof repl.master_replid);
-    repl.master_repl_offset = loaded.offset;
-    replicationCreateBacklogIfNone();
-    serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", repl.master_replid,
-              repl.master_repl_offset);
+    int usable = loaded.has_id && loaded.has_offset && !server.aof_enabled;
+    if (usable && loaded.primary_startup) {
+        memcpy(repl.master_replid2, loaded.replid, sizeof repl.master_replid2);
+        repl.second_repl_offset = loaded.offset + 1;
+        repl.master_repl_offset = loaded.offset;
+        replicationCreateBacklogIfNone();
+        if (loaded.expired) {
+            replicationFeedRaw(loaded.expired, sdslen(loaded.expired)); /* no replica yet: the backlog only */
+            repl.seldb = loaded.expired_db;
+        }
+        serverLog(LL_NOTICE,
+                  "Restored the replication history from the RDB: secondary ID %s valid up to offset %lld, "
+                  "new replication ID %s, offset %lld",
+                  repl.master_replid2, repl.second_repl_offset, repl.master_replid, repl.master_repl_offset);
+    } else if (usable) {
+        memcpy(repl.master_replid, loaded.replid, sizeof repl.master_replid);
+        repl.master_repl_offset = loaded.offset;
+        replicationCreateBacklogIfNone();
+        serverLog(LL_NOTICE, "Restored the replication ID and offset from the RDB: %s:%lld", repl.master_replid,
+                  repl.master_repl_offset);
+    }
+    sdsfree(loaded.expired);
+    loaded.expired = NULL;
+    loaded.primary_startup = 0;
 }
 
 /* The lists and a new replication id, before the dataset loads: clients are
@@ -1580,6 +1633,7 @@ static void restoreLoadedHistory(void) {
  * replicationInit has run; an RDB's saved history replaces the id then. */
 void replicationEarlyInit(void) {
     changeReplicationId();
+    loaded.primary_startup = !replicationIsReplica();
     repl.replicas = listCreate();
     repl.waiters = listCreate();
     repl.resume = listCreate();

@@ -977,8 +977,10 @@ void replicationNoteClientWrite(client *c, long long offset_before);
 /* CLIENT UNBLOCK of a client in WAIT: 0 when it isn't in WAIT */
 int replicationUnblockWait(client *c, int with_error);
 void replicationLoadedAux(const char *key, const char *value); /* rdb.c: repl-id / repl-offset of a loaded RDB */
+void replicationLoadedExpired(int dbid, sds key); /* rdb.c: a key expired at the start-up load (a primary's DEL) */
 /* INFO stats: sync_full, sync_partial_ok, sync_partial_err, total_net_repl_input_bytes, _output_bytes */
 void replicationSyncCounts(long long out[5]);
+void replicationResetStats(void);          /* CONFIG RESETSTAT: sync_full, sync_partial_*, repl net bytes */
 
 /* ---- aof*.c, bio.c (see aof.h for the internals) ------------------------------------------- */
 void aofInit(void);

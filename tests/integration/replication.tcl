@@ -956,6 +956,41 @@ start_server {} {
     }
 }
 
+start_server {overrides {save {3600 1}}} {
+    start_server {} {
+        test "a restarted primary continues its history: old id as secondary, expired keys' DELs after it, partial resync" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 debug set-active-expire 0
+            for {set i 0} {$i < 10} {incr i} { r -1 set vol$i x px 50 }
+            r -1 select 3
+            r -1 set keep yes
+            r -1 select 9
+            wait_offsets_equal -1 0
+            set id [s -1 master_replid]
+            set offset [s -1 master_repl_offset]
+            r -1 config resetstat
+            assert_equal 0 [s -1 sync_full] ;# CONFIG RESETSTAT clears the sync counters, as in Redis
+            after 100 ;# the ten keys are past their time when the primary loads them
+            restart_server -1
+            wait_link_up 0
+            assert_equal $id [s -1 master_replid2]
+            assert_equal [expr {$offset + 1}] [s -1 second_repl_offset]
+            assert {[s -1 master_replid] ne $id}
+            assert_equal 10 [s -1 rdb_last_load_keys_expired]
+            assert_morethan [s -1 master_repl_offset] $offset ;# their DELs, fed before any replica came
+            wait_for_condition 50 100 {[s -1 sync_partial_ok] == 1} else { fail "no partial resync" }
+            assert_equal 0 [s -1 sync_full]
+            wait_offsets_equal -1 0
+            wait_same_digest -1 0
+            r select 3
+            assert_equal yes [r get keep]
+            r select 9
+            assert_equal 0 [r exists vol0 vol9]
+        }
+    }
+}
+
 # ---- with Debian's Redis 7.0.15 ---------------------------------------------------------
 
 if {![have_reference]} {
