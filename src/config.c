@@ -1520,6 +1520,14 @@ static int loadConfigText(configLoader *l, const char *text) {
     return res;
 }
 
+/* A loader and all it holds (the fuzz harness frees one per input). */
+static void configLoaderFree(configLoader *l) {
+    for (int j = 0; j < CONFIG_COUNT; j++) sdsfree(l->lasttext[j]);
+    sdsfree(l->error.msg);
+    sdsfree(l->error.line);
+    zfree(l);
+}
+
 static void readStdin(sds *text) {
     char buf[4096];
     size_t n;
@@ -1580,9 +1588,8 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options) {
         l->error.msg = err;
         exitWithLoadError(&l->error);
     }
-    for (int j = 0; j < CONFIG_COUNT; j++) sdsfree(l->lasttext[j]);
+    configLoaderFree(l);
     sdsfree(text);
-    zfree(l);
 }
 
 /* ---- CONFIG GET ----------------------------------------------------------------------- */

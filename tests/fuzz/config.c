@@ -98,9 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sds text = filteredText(data, size);
     configLoader *l = zcalloc(sizeof(*l));
     if (loadConfigText(l, text) != C_OK) FUZZ_CHECK(l->error.msg != NULL);
-    sdsfree(l->error.msg);
-    sdsfree(l->error.line);
-    zfree(l);
+    configLoaderFree(l);
     sdsfree(text);
     backToDefaults();
     return 0;
