@@ -322,7 +322,7 @@ test-pagesize: all
 # port's time factor.
 # A port whose checks another port already makes (PORT_INTEGRATION := data
 # in its port.mk) runs only the files that store, load, send, hash or
-# format multi-byte values and numbers.
+# format multi-byte values and numbers, and the port's PORT_DATA_EXTRA.
 INTEGRATION_DATA_FILES := integration/rdb integration/rdb-legacy integration/aof integration/loading \
     integration/check-rdb integration/replication integration/functions-interop unit/dump unit/debug \
     unit/bitops unit/hyperloglog unit/scripting unit/functions unit/scan unit/migrate unit/type/encodings \
@@ -331,7 +331,7 @@ INTEGRATION_DATA_FILES := integration/rdb integration/rdb-legacy integration/aof
 PORT_INTEGRATION ?= all
 RUNTEST := ./runtest --server $(SERVER) --clients 2 --time-factor $(PORT_TIME_FACTOR) \
            $(if $(PORT_QEMU),--wrapper "$(PORT_QEMU)") $(PORT_RUNTEST_FLAGS) \
-           $(if $(filter data,$(PORT_INTEGRATION)),$(INTEGRATION_DATA_FILES:%=--single %))
+           $(if $(filter data,$(PORT_INTEGRATION)),$(INTEGRATION_DATA_FILES:%=--single %) $(PORT_DATA_EXTRA:%=--single %))
 
 ifeq ($(PORT),native)
 test: all
