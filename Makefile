@@ -357,8 +357,11 @@ test-integration: all
 	@utils/need-tools.sh tclsh:tcl
 	$(RUNTEST)
 
+# `+`: the script's own `make PORT=...` calls get this make's jobserver
+# (without it each port built at -j1 whatever -j was asked: the first half
+# of every port's time in CI).
 test-cross:
-	@utils/test-cross.sh $(CROSS_PORTS)
+	+@utils/test-cross.sh $(CROSS_PORTS)
 
 # Persistence without fork(): the server runs under utils/no-fork-launcher
 # (a seccomp filter: fork, vfork, clone without CLONE_THREAD fail) with
