@@ -248,6 +248,12 @@ void getsetCommand(client *c) {
     setKey(c, c->db, c->argv[1], c->argv[2], 0);
     notifyKeyspaceEvent(NOTIFY_STRING, "set", c->argv[1], c->db->id);
     server.dirty++;
+    /* Replayed as SET key value, as Redis 7.0 does: a replica's INFO
+     * commandstats count it under set, never getset. */
+    if (propagationEnabled()) {
+        robj *argv[3] = {shared.set_cmd, c->argv[1], c->argv[2]};
+        propagateCommandAs(c, argv, 3);
+    }
 }
 
 void mgetCommand(client *c) {

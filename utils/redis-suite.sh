@@ -28,6 +28,15 @@
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 1
 
+# Environment (used by utils/redis-suite-units.sh): REDIS_SUITE_DIR, where
+# the suite is unpacked (default build/redis-suite; one per set of
+# binaries), REDIS_SUITE_BINDIR, the directory of the binaries it starts
+# (default our src/; /usr/bin runs Debian's Redis through the same suite),
+# REDIS_SUITE_SETUP_ONLY=1 unpack and link only, REDIS_SUITE_KEEP_TMP=1 keep
+# tests/tmp (parallel runs share it: each server has its own directory).
+suite=${REDIS_SUITE_DIR:-build/redis-suite}
+bindir=${REDIS_SUITE_BINDIR:-$(pwd)/src}
+
 units=(); extra=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -42,7 +51,7 @@ if [ ${#units[@]} -eq 0 ]; then
            unit/info-command unit/dump unit/protocol unit/other unit/scripting unit/functions)
 fi
 
-[ -x src/redis-server ] || { echo "src/redis-server not built: run make" >&2; exit 1; }
+[ -x "$bindir/redis-server" ] || { echo "$bindir/redis-server not built: run make" >&2; exit 1; }
 utils/need-tools.sh tclsh:tcl dpkg-source:dpkg-dev || exit 1
 
 cache=deps/.cache/redis-source
@@ -54,7 +63,6 @@ if [ -z "$tarball" ]; then
     tarball=$(ls "$cache"/redis_*.orig.tar.gz | head -n 1)
 fi
 
-suite=build/redis-suite
 if [ "$(cat "$suite/tarball" 2>/dev/null)" != "$tarball" ]; then
     rm -rf "$suite" && mkdir -p "$suite"
     tar xzf "$tarball" -C "$suite" --strip-components=1 --wildcards '*/tests' '*/runtest' ||
@@ -63,9 +71,11 @@ if [ "$(cat "$suite/tarball" 2>/dev/null)" != "$tarball" ]; then
 fi
 mkdir -p "$suite/src"
 for tool in redis-server redis-cli redis-benchmark redis-check-aof redis-check-rdb; do
-    ln -sfn "$(pwd)/src/$tool" "$suite/src/$tool"
+    ln -sfn "$bindir/$tool" "$suite/src/$tool"
 done
-rm -rf "$suite/tests/tmp" && mkdir -p "$suite/tests/tmp"
+[ "${REDIS_SUITE_KEEP_TMP:-0}" = 1 ] || rm -rf "$suite/tests/tmp"
+mkdir -p "$suite/tests/tmp"
+[ "${REDIS_SUITE_SETUP_ONLY:-0}" = 1 ] && exit 0
 
 args=()
 for u in "${units[@]}"; do args+=(--single "$u"); done

@@ -58,6 +58,13 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
         assert_equal {{SET kt v2 KEEPTTL} {SET nx v} {SET nx v3}} $written
     }
 
+    test "GETSET is written as SET (a replica counts it as a SET, as Redis 7.0's)" {
+        r set gs old
+        set written [aof_commands_written { r getset gs new; r getset gs2 first }]
+        assert_equal {{SET gs new} {SET gs2 first}} $written
+        assert_equal new [r get gs]
+    }
+
     test "SETEX and PSETEX are written as SET PXAT" {
         set before [aofp_now_ms]
         set written [aof_commands_written { r setex se 100 v; r psetex pse 300000 v }]

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# redis-suite-units.sh -- every unit of Redis 7.0's own test suite (its
+# `all_tests` list, in tests/test_helper.tcl) in the suite's own mode, one
+# unit per harness run, with a table per unit and one "N passed, N failed"
+# line at the end. Optionally the same units against Debian's Redis 7.0 in
+# the same run, so the counts are compared side by side.
+#
+# Usage: utils/redis-suite-units.sh [--jobs N] [--with-redis] [--baseport P]
+#                                   [--timeout S] [--ours DIR] [UNIT ...]
+#   UNIT: units to run (default: the whole all_tests list).
+#   --jobs N: units run N at a time (each its own harness, own port range).
+#   --with-redis: also run each unit against /usr/bin/redis-server.
+#   --timeout S: a unit still running after S seconds is stopped, counted
+#     as one failure ("timeout") and the next one starts (default 900).
+#   --ours DIR: our binaries (default src/). A long run should get a copy,
+#     so a rebuild during the run does not change the server under test.
+#
+# Why one unit per harness run: an exception in a test (a lost connection,
+# an unexpected error reply) ends Redis's runner for every unit after it,
+# so one fault would hide the rest of the suite.
+#
+# Deliberate differences are listed in utils/redis-suite-differences.txt
+# (one per line: UNIT, a TAB, the test's name as the runner prints it or
+# `*` for the whole unit, a TAB, the reason). A failing test listed there
+# is counted as "differs" instead of failed; a listed unit is not run.
+# Every other failure counts, an exception or a timeout as one failure.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+jobs=1; with_redis=0; baseport=34100; unit_timeout=900; units=(); ours=$(pwd)/src
+while [ $# -gt 0 ]; do
+    case $1 in
+        --jobs) jobs=$2; shift 2 ;;
+        --with-redis) with_redis=1; shift ;;
+        --baseport) baseport=$2; shift 2 ;;
+        --timeout) unit_timeout=$2; shift 2 ;;
+        --ours) ours=$(cd "$2" && pwd) || exit 1; shift 2 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        *) units+=("$1"); shift ;;
+    esac
+done
+differences=utils/redis-suite-differences.txt
+out=build/redis-suite-units
+rm -rf "$out" && mkdir -p "$out"
+
+# Unpack the suite once per set of binaries; parallel runs keep tests/tmp.
+setup() { # DIR BINDIR
+    REDIS_SUITE_DIR=$1 REDIS_SUITE_BINDIR=$2 REDIS_SUITE_SETUP_ONLY=1 utils/redis-suite.sh || exit 1
+}
+setup build/redis-suite "$ours"
+[ $with_redis = 1 ] && setup build/redis-suite-ref /usr/bin
+
+if [ ${#units[@]} -eq 0 ]; then
+    mapfile -t units < <(sed -n '/^set ::all_tests {/,/^}/p' build/redis-suite/tests/test_helper.tcl |
+                         grep -E '^\s+[a-z]' | tr -d ' \t')
+fi
+
+# is_listed UNIT NAME: the test (or `*`, the unit) is a listed difference.
+is_listed() {
+    [ -f "$differences" ] || return 1
+    awk -F'\t' -v u="$1" -v t="$2" '$1 == u && $2 == t {found = 1} END {exit !found}' "$differences"
+}
+
+# run_unit KIND UNIT SLOT: one harness run, its output in $out/KIND/UNIT.log.
+run_unit() {
+    local kind=$1 unit=$2 slot=$3 dir=build/redis-suite log
+    [ "$kind" = redis ] && dir=build/redis-suite-ref
+    log="$out/$kind/$unit.log"; mkdir -p "$(dirname "$log")"
+    local port=$((baseport + slot * 200))
+    ( cd "$dir" && TERM=dumb timeout -k 10 "$unit_timeout" ./runtest --clients 1 --single "$unit" \
+        --baseport "$port" --portcount 200 --timeout 600 ) >"$log" 2>&1
+    echo $? >"$log.status"
+}
+
+# Schedule every (kind, unit) pair, JOBS at a time, each job its own slot.
+pairs=()
+for u in "${units[@]}"; do
+    is_listed "$u" '*' && continue
+    pairs+=("ours $u"); [ $with_redis = 1 ] && pairs+=("redis $u")
+done
+declare -A slot_pid=()
+for pair in "${pairs[@]}"; do
+    while :; do
+        for ((s = 0; s < jobs; s++)); do
+            pid=${slot_pid[$s]:-}
+            if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then break 2; fi
+        done
+        sleep 1
+    done
+    # shellcheck disable=SC2086
+    run_unit $pair "$s" &
+    slot_pid[$s]=$!
+done
+wait
+
+# count KIND UNIT: "ok err differs status" for one log.
+count() {
+    local log="$out/$1/$2.log" ok err=0 differs=0 name
+    ok=$(grep -c '^\[ok\]:' "$log" 2>/dev/null); ok=${ok:-0}
+    while IFS= read -r name; do
+        if is_listed "$2" "$name"; then differs=$((differs + 1)); else err=$((err + 1)); fi
+    done < <(grep -E '^\[err\]:' "$log" 2>/dev/null | sed -E 's/^\[err\]: //; s/ in tests\/.*$//')
+    local status; status=$(cat "$log.status" 2>/dev/null || echo 1)
+    local note=""
+    if grep -q '^\[exception\]' "$log"; then err=$((err + 1)); note=exception
+    elif [ "$status" = 124 ] || [ "$status" = 137 ]; then err=$((err + 1)); note=timeout
+    elif [ "$status" != 0 ] && [ "$err" = 0 ] && [ "$differs" = 0 ]; then err=$((err + 1)); note="exit $status"
+    fi
+    echo "$ok $err $differs ${note:--}"
+}
+
+passed=0; failed=0; differs_total=0
+printf '%-40s %18s' "unit" "ours ok/err/diff"
+[ $with_redis = 1 ] && printf ' %18s' "redis 7.0 ok/err"
+echo
+for u in "${units[@]}"; do
+    if is_listed "$u" '*'; then
+        printf '%-40s %18s  %s\n' "$u" "not run" "$(awk -F'\t' -v u="$u" '$1 == u && $2 == "*" {print $3}' "$differences")"
+        continue
+    fi
+    read -r ok err dif note < <(count ours "$u")
+    passed=$((passed + ok)); failed=$((failed + err)); differs_total=$((differs_total + dif))
+    printf '%-40s %18s' "$u" "$ok/$err/$dif"
+    if [ $with_redis = 1 ]; then
+        read -r rok rerr _ rnote < <(count redis "$u")
+        printf ' %18s' "$rok/$rerr"
+        [ "$rnote" != - ] && printf ' (%s)' "$rnote"
+    fi
+    [ "$note" != - ] && printf '  %s' "$note"
+    echo
+    grep -E '^\[(err|exception)\]' "$out/ours/$u.log" 2>/dev/null | sed 's/^/    /' | head -n 8
+done
+echo "logs: $out/"
+echo "$differs_total tests differ on purpose (utils/redis-suite-differences.txt)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
