@@ -60,6 +60,7 @@ static struct {
     long long fsync_calls, fsync_total_us, fsync_max_us; /* main-thread fsyncs */
     int unsynced;                /* written since the last fsync */
     long long last_ts;           /* second of the last "#TS:" annotation in this file, 0 = none */
+    int awaiting_first_base;     /* turned on at run time, its first rewrite not yet installed */
 } aof = {.fd = -1, .selected_db = -1, .last_write_status = C_OK};
 
 sds aofDirPath(void) { return sdsnew(server.aof_dirname); }
@@ -531,7 +532,9 @@ int aofSetEnabled(int on, sds *err) {
             *err = sdsnew("Failed to enable the AOF: see the server log");
             return C_ERR;
         }
+        aof.awaiting_first_base = 1;
     } else if (!on && aof.fd != -1) {
+        aof.awaiting_first_base = 0;
         aofRewriteKill();
         aofFlush(1);
         if (aof.unsynced) persistio.fsync(aof.fd);
@@ -540,6 +543,18 @@ int aofSetEnabled(int on, sds *err) {
         aof.last_write_status = C_OK;
     }
     return C_OK;
+}
+
+/* Until the rewrite that follows CONFIG SET appendonly yes is installed,
+ * the files hold only the writes made since (Redis's AOF_WAIT_REWRITE):
+ * the dataset before them is nowhere in the AOF. A shutdown then would
+ * restart from an AOF that lacks it, so it is refused, as in Redis 7.0
+ * (shutdownRefusedByAof, server.c), and a failed rewrite is tried again. */
+int aofAwaitingFirstBase(void) { return aof.awaiting_first_base; }
+
+void aofRewriteInstalled(int ok) {
+    if (ok) aof.awaiting_first_base = 0;
+    else if (aof.awaiting_first_base) aofRewriteSchedule();
 }
 
 /* SHUTDOWN: everything written and on disk. */

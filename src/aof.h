@@ -76,6 +76,7 @@ int aofLoadFiles(aofManifest *am, off_t *total_size);
 int aofRewriteStart(void);            /* C_ERR if it couldn't start */
 void aofRewriteSchedule(void);        /* started by the cron when nothing else runs */
 int aofRewriteInProgress(void);
+void aofRewriteInstalled(int ok);     /* a rewrite ended: installed (ok) or failed */
 void aofRewriteCron(void);            /* reap the child, auto-rewrite */
 sds aofRewriteInfo(sds info);
 sds aofRewriteCowInfo(sds info); /* aof_last_cow_size, module_fork_*: after aof_last_write_status */

@@ -578,6 +578,7 @@ static void rewriteFinished(pid_t pid, int exited_ok, int termsig) {
         aof_rewrite.rewrites++;
         aof_rewrite.consecutive_failures = 0;
         serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
+        aofRewriteInstalled(1);
         return;
     }
     sds tmp = tempName(pid);
@@ -588,6 +589,7 @@ static void rewriteFinished(pid_t pid, int exited_ok, int termsig) {
     aof_rewrite.consecutive_failures++;
     if (termsig) serverLog(LL_WARNING, "Background AOF rewrite terminated by signal %d", termsig);
     else serverLog(LL_WARNING, "Background AOF rewrite failed: the current AOF is unchanged; will retry");
+    aofRewriteInstalled(0);
 }
 
 /* auto-aof-rewrite-percentage / -min-size: the AOF grew enough since the

@@ -135,7 +135,7 @@ static sds infoServer(sds info) {
     struct utsname name;
     if (uname(&name) != 0) memset(&name, 0, sizeof name);
     long long uptime = (long long)(server.unixtime - server.stat_starttime);
-    return sdscatprintf(info,
+    info = sdscatprintf(info,
                         "redis_version:%s\r\n"
                         "server_name:%s\r\n"
                         "%s_version:%s\r\n"
@@ -173,6 +173,9 @@ static sds infoServer(sds info) {
                         (long)getpid(), server.runid, server.port, ustime(), uptime, uptime / 86400, server.hz,
                         server.config_hz, (unsigned)server.lruclock, server.executable ? server.executable : "",
                         server.configfile ? server.configfile : "");
+    long long shutdown_left = shutdownRemainingMs();
+    if (shutdown_left >= 0) info = sdscatprintf(info, "shutdown_in_milliseconds:%lld\r\n", shutdown_left);
+    return info;
 }
 
 static void clientBufferPeaks(size_t *max_in, size_t *max_out, long *blocked) {
@@ -204,7 +207,9 @@ static sds infoClients(sds info) {
                         "blocked_clients:%ld\r\n"
                         "tracking_clients:%lu\r\n"
                         "clients_in_timeout_table:0\r\n",
-                        (unsigned long)listLength(server.clients), server.maxclients, max_in, max_out, blocked,
+                        /* replicas are not clients here, as in Redis (INFO replication lists them) */
+                        (unsigned long)(listLength(server.clients) - replicationReplicaCount()), server.maxclients,
+                        max_in, max_out, blocked,
                         server.tracking_clients);
     return shmCatInfo(info); /* our own: the shared-memory transport's shm_* fields (shm.c) */
 }

@@ -1940,7 +1940,6 @@ void rdbKillChild(void) {
 
 /* SHUTDOWN saves when save points exist (or SAVE was asked for). */
 int rdbSaveOnShutdown(int flags) {
-    rdbKillChild();
     int want = (flags & SHUTDOWN_SAVE) || (!(flags & SHUTDOWN_NOSAVE) && server.saveparamslen > 0);
     if (!want) return C_OK;
     serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");

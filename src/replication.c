@@ -157,6 +157,8 @@ void replicationCreateBacklogIfNone(void) {
 
 /* INFO mem_replication_backlog, MEMORY STATS replication.backlog: what the
  * ring takes (allocated whole when the first replica comes). */
+unsigned long replicationReplicaCount(void) { return listLength(repl.replicas); }
+
 size_t replicationBacklogMemory(void) { return repl.repl_backlog ? zmalloc_size(repl.repl_backlog) : 0; }
 
 /* The stream a replica has not been sent yet while its snapshot is sent or
@@ -1403,7 +1405,7 @@ static const char *replicaStateName(int state) {
 }
 
 static sds catReplicas(sds info) {
-    info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(repl.replicas));
+    info = sdscatprintf(info, "connected_slaves:%lu\r\n", replicationReplicaCount());
     int j = 0;
     listIter li;
     listNode *ln;

@@ -867,6 +867,13 @@ static int finishShutdown(int flags);
 
 static int shutdownWaiting(void) { return shutdown_wait.deadline_ms != 0; }
 
+/* INFO's shutdown_in_milliseconds: what is left of a shutdown's wait for
+ * its replicas, -1 when none waits (the field is then left out, as 7.0). */
+long long shutdownRemainingMs(void) {
+    if (!shutdownWaiting()) return -1;
+    return shutdown_wait.deadline_ms > server.mstime ? shutdown_wait.deadline_ms - server.mstime : 0;
+}
+
 static void shutdownWaitStart(int flags) {
     shutdown_wait.deadline_ms = server.mstime + (long long)server.shutdown_timeout * 1000;
     shutdown_wait.flags = flags;
@@ -909,22 +916,54 @@ static int prepareForShutdown(int flags) {
     return finishShutdown(flags);
 }
 
+/* The AOF was turned on at run time and its first rewrite still runs: the
+ * files lack the dataset from before (aofAwaitingFirstBase). Redis 7.0's
+ * lines; SHUTDOWN FORCE exits anyway. */
+static int shutdownRefusedByAof(int flags) {
+    if (!aofAwaitingFirstBase() || !aofRewriteInProgress()) return 0;
+    if (flags & SHUTDOWN_FORCE) {
+        serverLog(LL_WARNING, "Writing initial AOF. Exit anyway.");
+        return 0;
+    }
+    serverLog(LL_WARNING, "Writing initial AOF, can't exit.");
+    if (supervisedBySystemd()) systemdNotify("STATUS=Writing initial AOF, can't exit.\n");
+    return 1;
+}
+
+/* Redis 7.0's order and lines: a snapshot child is stopped (its file
+ * would race the final save), then the AOF (a rewrite child stopped: the
+ * files already hold the whole dataset, unless it is the first rewrite,
+ * shutdownRefusedByAof; the rest written and fsynced), then the final
+ * save. Any refusal leaves the server running, its reason logged first. */
 static int finishShutdown(int flags) {
     replicationLaggingReplicas(1);
+    if (rdbBgsaveInProgress() && !replicationChildActive()) {
+        serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
+    }
+    rdbKillChild();
+    if (shutdownRefusedByAof(flags)) goto refused;
+    if (aofRewriteInProgress()) serverLog(LL_WARNING, "There is a child rewriting the AOF. Killing it!");
+    if (server.aof_enabled) serverLog(LL_NOTICE, "Calling fsync() on the AOF file.");
+    aofShutdown();
     if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE; /* never save a half-loaded dataset */
-    if (rdbSaveOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) {
-        serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
-        return C_ERR;
+    if (rdbSaveOnShutdown(flags) != C_OK) {
+        if (!(flags & SHUTDOWN_FORCE)) {
+            serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
+            goto refused;
+        }
+        serverLog(LL_WARNING, "Error trying to save the DB. Exit anyway.");
     }
     if (supervisedBySystemd()) systemdNotify("STOPPING=1");
     closeListeners();
-    aofShutdown();
     if (server.pidfile) {
         serverLog(LL_NOTICE, "Removing the pid file.");
         unlink(server.pidfile);
     }
     serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
     return C_OK;
+refused:
+    serverLog(LL_WARNING, "Errors trying to shut down the server. Check the logs for more information.");
+    return C_ERR;
 }
 
 /* The files a save of this process writes before renaming them into place

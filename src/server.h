@@ -856,6 +856,7 @@ int listenOnTcpPort(int port, int *fds, int *count); /* the TCP port's and tls.c
 void closeListenerFds(int *fds, int *count);
 void setupForkChild(const char *cpulist, const char *who, const char *title);
 void shutdownIfAsked(void);        /* a signal asked for a shutdown: done here (cron, and while loading) */
+long long shutdownRemainingMs(void); /* INFO shutdown_in_milliseconds: -1 when no shutdown waits for replicas */
 int validateClientName(client *c, robj *name);
 void setClientName(client *c, robj *name);
 extern struct redisCommand redisCommandTable[]; /* commands.c, from commands.def */
@@ -964,6 +965,7 @@ int replicationIsReplica(void);        /* replicaof is set */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
 int replicationChildActive(void);       /* the full sync's snapshot (fork child or forkless) is running */
 long long replicationChildStartMs(void);
+unsigned long replicationReplicaCount(void); /* clients that sent SYNC/PSYNC (INFO connected_slaves) */
 size_t replicationBacklogMemory(void);   /* the backlog's allocation, 0 when there is none */
 size_t replicationPendingMemory(const client *c); /* a replica's stream held back during its sync */
 size_t replicationReplicasOutputMemory(void);     /* all replicas' output buffers */
@@ -988,6 +990,7 @@ void aofShutdown(void);
 void aofBeforeSleep(void);            /* write the buffer, fsync per policy */
 void aofFeed(int dbid, robj **argv, int argc); /* propagate.c: one op, as RESP, to the buffer */
 int aofSetEnabled(int on, sds *err);
+int aofAwaitingFirstBase(void);       /* enabled at run time, its first rewrite not installed yet */
 sds aofWriteDeniedError(void);        /* the -MISCONF reply while the AOF can't be written, or NULL */
 sds aofInfoString(sds info);
 sds aofRewriteCowInfo(sds info);      /* INFO persistence: aof_last_cow_size, module_fork_* */          /* INFO persistence fields */

@@ -39,18 +39,21 @@ while [ $# -gt 0 ]; do
     esac
 done
 differences=utils/redis-suite-differences.txt
-out=build/redis-suite-units
+out=build/redis-suite-units/logs
 rm -rf "$out" && mkdir -p "$out"
 
-# Unpack the suite once per set of binaries; parallel runs keep tests/tmp.
+# One unpacked suite per job slot and set of binaries: Redis's runner
+# empties its tests/tmp when it starts, so two runs must not share one.
 setup() { # DIR BINDIR
     REDIS_SUITE_DIR=$1 REDIS_SUITE_BINDIR=$2 REDIS_SUITE_SETUP_ONLY=1 utils/redis-suite.sh || exit 1
 }
-setup build/redis-suite "$ours"
-[ $with_redis = 1 ] && setup build/redis-suite-ref /usr/bin
+for ((s = 0; s < jobs; s++)); do
+    setup "build/redis-suite-units/suite-ours-$s" "$ours"
+    [ $with_redis = 1 ] && setup "build/redis-suite-units/suite-redis-$s" /usr/bin
+done
 
 if [ ${#units[@]} -eq 0 ]; then
-    mapfile -t units < <(sed -n '/^set ::all_tests {/,/^}/p' build/redis-suite/tests/test_helper.tcl |
+    mapfile -t units < <(sed -n '/^set ::all_tests {/,/^}/p' build/redis-suite-units/suite-ours-0/tests/test_helper.tcl |
                          grep -E '^\s+[a-z]' | tr -d ' \t')
 fi
 
@@ -62,8 +65,7 @@ is_listed() {
 
 # run_unit KIND UNIT SLOT: one harness run, its output in $out/KIND/UNIT.log.
 run_unit() {
-    local kind=$1 unit=$2 slot=$3 dir=build/redis-suite log
-    [ "$kind" = redis ] && dir=build/redis-suite-ref
+    local kind=$1 unit=$2 slot=$3 dir=build/redis-suite-units/suite-$1-$3 log
     log="$out/$kind/$unit.log"; mkdir -p "$(dirname "$log")"
     local port=$((baseport + slot * 200))
     ( cd "$dir" && TERM=dumb timeout -k 10 "$unit_timeout" ./runtest --clients 1 --single "$unit" \

@@ -467,6 +467,43 @@ start_server {tags {aof}} {
         assert_equal $size [file size $path]
     }
 
+    test "SHUTDOWN while the first rewrite after CONFIG SET appendonly yes runs is refused (the data is in no AOF yet)" {
+        r config set appendonly no
+        r set before-enable 1
+        r config set rdb-key-save-delay 10000000
+        set from [log_line_count]
+        r config set appendonly yes
+        assert_equal 1 [s aof_rewrite_in_progress]
+        assert_error "*Errors trying to SHUTDOWN. Check logs.*" {r shutdown}
+        assert_error "*Errors trying to SHUTDOWN. Check logs.*" {r shutdown nosave}
+        wait_for_log "*Writing initial AOF, can't exit.*" -from $from
+        wait_for_log "*Errors trying to shut down the server. Check the logs for more information.*" -from $from
+        assert_equal 1 [r get before-enable] ;# still running, still serving
+        r config set appendonly no
+        r config set rdb-key-save-delay 0
+    }
+
+    test "... and a failed first rewrite is tried again until the AOF holds the dataset" {
+        r config set rdb-key-save-delay 10000000
+        set from [log_line_count]
+        r config set appendonly yes
+        if {[info exists ::env(REDIS_TEST_FORKLESS)] && $::env(REDIS_TEST_FORKLESS)} {
+            r config set rdb-key-save-delay 0
+        } else {
+            set line [wait_for_log "*Background append only file rewriting started by pid*" -from $from]
+            regexp {started by pid (\d+)} $line -> child
+            r config set rdb-key-save-delay 0
+            exec kill -9 $child
+            wait_for_log "*Background AOF rewrite terminated by signal 9*" -from $from
+        }
+        wait_for_condition 100 100 {[s aof_rewrite_in_progress] == 0 && [s aof_last_bgrewrite_status] eq "ok"} else {
+            fail "the first rewrite was not retried"
+        }
+        assert_equal OK [r debug loadaof]
+        assert_equal 1 [r get before-enable]
+        r config set appendonly no
+    }
+
     test "BGREWRITEAOF with the AOF off writes a new base and drops the incremental files" {
         set old [aof_files]
         r set written-while-off 1

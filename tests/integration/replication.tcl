@@ -126,6 +126,12 @@ foreach diskless {yes no} {
                 assert {[s -1 mem_total_replication_buffers] >= [s -1 mem_replication_backlog]}
                 assert_equal 0 [s 0 mem_clients_slaves]
                 assert_match "*flags=M *" [r client list type master]
+                # connected_clients leaves replicas out, as Redis 7.0: only
+                # the test's own connection here (the replica's master link
+                # is a client of the replica)
+                assert_equal 1 [s -1 connected_clients]
+                assert_equal 1 [s -1 connected_slaves]
+                assert_equal 2 [s 0 connected_clients]
             }
 
             test "a replica refuses writes with -READONLY; WAIT counts it" {

@@ -87,7 +87,11 @@ start_server {tags {shutdown repl} overrides {repl-diskless-sync-delay 0 shutdow
                 $rd shutdown nosave
                 $rd flush
                 wait_for_log "*Waiting for replicas before shutting down.*" -level -1 -from $from
+                # INFO shows what is left of the wait only while it lasts
+                set left [s -1 shutdown_in_milliseconds]
+                assert_range $left 1 60000
                 assert_equal OK [r -1 shutdown abort]
+                assert_equal {} [s -1 shutdown_in_milliseconds]
                 assert_error "ERR Errors trying to SHUTDOWN. Check logs." {$rd read}
                 $rd ping
                 $rd flush
