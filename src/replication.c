@@ -1262,7 +1262,10 @@ static void failoverReset(void) {
 
 static void abortFailover(const char *why) {
     if (failover.state == FAILOVER_NONE) return;
-    serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", failover.host[0] ? failover.host : "any", failover.port, why);
+    if (failover.port)
+        serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", failover.host, failover.port, why);
+    else
+        serverLog(LL_NOTICE, "FAILOVER to any replica aborted: %s", why);
     if (failover.state == FAILOVER_IN_PROGRESS) replicaFailoverRevert();
     failoverReset();
 }
@@ -1275,7 +1278,7 @@ void replicationFailoverDone(void) {
 
 int replicationFailoverInProgress(void) { return failover.state != FAILOVER_NONE; }
 
-void replicationFailoverFailed(void) { abortFailover("the target did not accept the failover"); }
+void replicationFailoverFailed(void) { abortFailover("Failover target rejected psync request"); }
 
 static client *findReplica(const char *host, int port) {
     listIter li;
@@ -1302,11 +1305,14 @@ static client *caughtUpReplica(void) {
     return NULL;
 }
 
-static void failoverProceed(const char *host, int port) {
+static void failoverProceed(const char *host, int port, int forced) {
     if (host != failover.host) snprintf(failover.host, sizeof failover.host, "%s", host);
     failover.port = port;
     failover.state = FAILOVER_IN_PROGRESS;
-    serverLog(LL_NOTICE, "Failover target %s:%d caught up: starting the failover", host, port);
+    if (forced) /* Redis 7.0's line for FORCE after TIMEOUT */
+        serverLog(LL_NOTICE, "FAILOVER to %s:%d time out exceeded, failing over.", host, port);
+    else
+        serverLog(LL_NOTICE, "Failover target %s:%d caught up: starting the failover", host, port);
     replicaFailoverTo(failover.host, failover.port);
 }
 
@@ -1314,9 +1320,9 @@ static void failoverCron(void) {
     if (failover.state != FAILOVER_WAIT_FOR_SYNC) return;
     client *c = caughtUpReplica();
     if (c) {
-        failoverProceed(replicaIp(c), c->repl->listening_port);
+        failoverProceed(replicaIp(c), c->repl->listening_port, 0);
     } else if (failover.deadline_ms && server.mstime >= failover.deadline_ms) {
-        if (failover.force && failover.port) failoverProceed(failover.host, failover.port);
+        if (failover.force && failover.port) failoverProceed(failover.host, failover.port, 1);
         else abortFailover("Replica never caught up before timeout");
     }
 }
@@ -1389,7 +1395,10 @@ void failoverCommand(client *c) {
     failover.state = FAILOVER_WAIT_FOR_SYNC;
     clientsPauseWrites(LLONG_MAX / 2);
     requestAcks();
-    serverLog(LL_NOTICE, "FAILOVER requested to %s:%d.", failover.port ? failover.host : "any", failover.port);
+    if (failover.port)
+        serverLog(LL_NOTICE, "FAILOVER requested to %s:%d.", failover.host, failover.port);
+    else
+        serverLog(LL_NOTICE, "FAILOVER requested to any replica.");
     addReply(c, shared.ok);
 }
 

@@ -594,6 +594,31 @@ start_server {overrides {repl-diskless-sync-delay 0 repl-backlog-size 16kb}} {
             r set after-failover 1
             wait_for_condition 50 100 {[r -1 get after-failover] eq 1} else { fail "no stream from the new primary" }
             assert_equal 1 [r get before-failover]
+            wait_for_log "*FAILOVER requested to 127.0.0.1:[srv 0 port].*" -level -1
+        }
+
+        test "FAILOVER log lines: any replica, aborted; FORCE after the timeout (Redis 7.0's texts)" {
+            # srv 0 is the primary now, srv -1 its replica
+            set replica [srv -1 pid]
+            set from [log_line_count 0]
+            ::harness::send_signal STOP $replica
+            try {
+                r set unacked 1
+                assert_equal OK [r failover]
+                wait_for_log "*FAILOVER requested to any replica.*" -from $from
+                assert_equal OK [r failover abort]
+                wait_for_log "*FAILOVER to any replica aborted: Failover manually aborted*" -from $from
+                r set unacked 2
+                assert_equal OK [r failover to 127.0.0.1 [srv -1 port] timeout 100 force]
+                wait_for_log "*FAILOVER to 127.0.0.1:[srv -1 port] time out exceeded, failing over.*" -from $from
+            } finally {
+                ::harness::send_signal CONT $replica
+            }
+            wait_for_condition 100 100 {[lindex [r -1 role] 0] eq "master" && [lindex [r role] 0] eq "slave"} else {
+                fail "no forced failover: [r role] / [r -1 role]"
+            }
+            wait_link_up 0
+            assert_equal 2 [r -1 get unacked]
         }
     }
 }
