@@ -903,16 +903,12 @@ static int openBlob(int rdbtype, sds blob, rdbBlobEntries *b) {
     }
 }
 
-/* The messages of this section name the format: "Duplicate hash field in a
- * ziplist", "Listpack integrity check failed (zset)". One buffer: the
- * reader's error points to it until the next one. */
+/* The messages of this section name the format and what was wrong:
+ * "Listpack integrity check failed (zset)", "Ziplist integrity check
+ * failed (duplicate hash field)" -- Redis's phrase, which operators and
+ * Redis's tests look for in the log. One buffer: the reader's error
+ * points to it until the next one. */
 static char blob_error[96];
-
-static int blobProblem(rdbReader *r, const rdbBlobEntries *b, const char *problem) {
-    snprintf(blob_error, sizeof blob_error, "%s %s", problem, b->format);
-    r->error = blob_error;
-    return 0;
-}
 
 static int blobCorrupt(rdbReader *r, const rdbBlobEntries *b, const char *what) {
     snprintf(blob_error, sizeof blob_error, "%c%s integrity check failed (%s)", toupper((unsigned char)b->format[0]),
@@ -935,7 +931,7 @@ static int nextPair(rdbBlobEntries *b, elemRef *name, elemRef *value) {
 /* How a walk over pairs ended: 1 at the end, else 0 with r->error set. */
 static int pairsEnd(rdbReader *r, const rdbBlobEntries *b, int n, const char *what, const char *odd) {
     if (n == 0) return 1;
-    return n == BLOB_ODD_COUNT ? blobProblem(r, b, odd) : blobCorrupt(r, b, what);
+    return blobCorrupt(r, b, n == BLOB_ODD_COUNT ? odd : what);
 }
 
 static int addListEntries(rdbReader *r, robj *o, rdbBlobEntries *b) {
@@ -956,7 +952,7 @@ static int addSetEntries(rdbReader *r, robj *o, rdbBlobEntries *b) {
         sds m = elemRefToSds(&e);
         int added = setTypeAddCBuffer(o, m, sdslen(m));
         sdsfree(m);
-        if (!added) return blobProblem(r, b, "Duplicate set member in a");
+        if (!added) return blobCorrupt(r, b, "duplicate set member");
     }
     return n == 0 || blobCorrupt(r, b, "set");
 }
@@ -969,9 +965,9 @@ static int addHashPairs(rdbReader *r, robj *o, rdbBlobEntries *b) {
         int added = hashTypeSetFromSds(o, fs, vs);
         sdsfree(fs);
         sdsfree(vs);
-        if (!added) return blobProblem(r, b, "Duplicate hash field in a");
+        if (!added) return blobCorrupt(r, b, "duplicate hash field");
     }
-    return pairsEnd(r, b, n, "hash", "Odd number of entries in a hash");
+    return pairsEnd(r, b, n, "hash", "odd number of hash entries");
 }
 
 /* A score is an integer entry or the text of a double ("1.5", "inf"), never NaN. */
@@ -988,13 +984,13 @@ static int addZsetPairs(rdbReader *r, robj *o, rdbBlobEntries *b) {
     int n;
     while ((n = nextPair(b, &m, &s)) == 1) {
         double score;
-        if (!entryScore(&s, &score)) return blobProblem(r, b, "Invalid score in a zset");
+        if (!entryScore(&s, &score)) return blobCorrupt(r, b, "invalid zset score");
         sds ms = elemRefToSds(&m);
         int added = zsetAddCBuffer(o, score, ms, sdslen(ms));
         sdsfree(ms);
-        if (!added) return blobProblem(r, b, "Duplicate zset member in a");
+        if (!added) return blobCorrupt(r, b, "duplicate zset member");
     }
-    return pairsEnd(r, b, n, "zset", "Odd number of entries in a zset");
+    return pairsEnd(r, b, n, "zset", "odd number of zset entries");
 }
 
 /* Reads one blob of compact type `rdbtype` and adds its entries to o (a

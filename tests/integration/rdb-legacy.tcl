@@ -191,11 +191,11 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
         zllen      "Ziplist integrity check failed (hash)"
         encoding   "Ziplist integrity check failed (list)"
         zltail     "Ziplist integrity check failed (quicklist node)"
-        dup-field  "Duplicate hash field in a ziplist"
-        dup-member "Duplicate zset member in a ziplist"
-        dup-zipmap "Duplicate hash field in a zipmap"
+        dup-field  "Ziplist integrity check failed (duplicate hash field)"
+        dup-member "Ziplist integrity check failed (duplicate zset member)"
+        dup-zipmap "Zipmap integrity check failed (duplicate hash field)"
         zipmap     "Zipmap integrity check failed"
-        odd-hash   "Odd number of entries in a hash ziplist"
+        odd-hash   "Ziplist integrity check failed (odd number of hash entries)"
     } {
         test "A legacy dump with a bad blob ($name) is refused, by Redis too" {
             set path [file normalize tests/assets/legacy-corrupt-$name.rdb]
