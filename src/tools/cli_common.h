@@ -53,6 +53,8 @@ typedef struct cliConfig {
     long long intrinsic_latency;  /* seconds */
     int show_pushes;
     int interactive;
+    int in_repl;              /* reading commands from stdin (a terminal or not): -c prints its redirections */
+    int cluster_mode;         /* -c: follow -MOVED and -ASK */
     int in_multi;
     int pubsub_mode, monitor_mode;
     int tls;                  /* --tls: the connection is upgraded (rclient_tls.c) */
