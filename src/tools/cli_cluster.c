@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli_cluster_int.h"
+#include "lineedit.h"
 
 ccOptions ccOpts = {.timeout = 60000, .pipeline = 10, .threshold = 2.0f};
 ccNode **ccNodes;
@@ -42,6 +43,18 @@ static int sub_argc;
 static char **sub_argv;
 
 int cliClusterWanted(void) { return subcommand != NULL; }
+
+void cliClusterAskPasswords(void) {
+    if (!(ccOpts.flags & CC_FLAG_FROM_ASKPASS)) return;
+    leSetMaskMode(1);
+    char *line = leReadLine("Please input import source node password: ");
+    leSetMaskMode(0);
+    static sds kept;
+    sdsfree(kept);
+    kept = line ? sdsnew(line) : NULL;
+    free(line);
+    ccOpts.from_pass = kept;
+}
 
 static void needValue(int argc, int i) {
     if (i + 1 >= argc) {

@@ -19,6 +19,9 @@ int cliClusterWanted(void);
 /* A positional argument seen after the options: the subcommand's
  * arguments when --cluster named none. Returns how many were taken. */
 int cliClusterTakeArgs(int argc, char **argv, int i);
+/* --cluster-from-askpass: the import source's password, asked once the
+ * options are read (after --askpass's question, as Redis's tool asks). */
+void cliClusterAskPasswords(void);
 /* Runs the subcommand; the process exit status. */
 int cliClusterMode(void);
 

@@ -997,6 +997,7 @@ int main(int argc, char **argv) {
     if (!config.auth && getenv("REDISCLI_AUTH")) config.auth = getenv("REDISCLI_AUTH");
     warnAboutPassword();
     if (config.askpass) askPassword();
+    cliClusterAskPasswords();
     /* JSON output speaks RESP3 (maps, booleans ...) unless -2 said not to. */
     if ((config.output == CLI_OUT_JSON || config.output == CLI_OUT_QUOTED_JSON) && !config.resp2_asked)
         config.resp3 = 1;

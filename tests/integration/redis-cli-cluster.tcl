@@ -141,6 +141,19 @@ proc cc_start_node {} {
     return $port
 }
 
+# A standalone Redis (import's source).
+proc cc_start_plain {} {
+    set port [::harness::find_free_port]
+    set dir [::harness::fresh_run_dir clicluster]
+    set pid [exec /usr/bin/redis-server --port $port --bind 127.0.0.1 --dir $dir --save "" --appendonly no \
+                 --logfile [file join $dir log] &]
+    lappend ::cc_pids $pid
+    wait_for_condition 100 50 {![catch {cc_ref_cmd $port ping} r] && $r eq "PONG"} else {
+        fail "Redis on $port did not start: [::harness::read_file [file join $dir log]]"
+    }
+    return $port
+}
+
 proc cc_stop_all {} {
     foreach pid $::cc_pids { catch {exec kill $pid} }
     foreach pid $::cc_pids {
@@ -321,6 +334,24 @@ start_server {tags {cli}} {
         cc_wait_settled [lrange $::cc_a 0 5] 6
         cc_wait_settled [lrange $::cc_b 0 5] 6
         cc_parallel --cluster info @A
+    }
+
+    test "--cluster import: --cluster-from, --cluster-copy, --cluster-replace, and its errors" {
+        cc_need
+        set src [cc_start_plain]
+        for {set i 0} {$i < 12} {incr i} { cc_ref_cmd $src set imp:$i v$i }
+        cc_ref_cmd $src set "imp:{tag}:x" tagged
+        set a 127.0.0.1:[lindex $::cc_a 0]
+        cc_same --cluster import $a --cluster-from 127.0.0.1:$src --cluster-copy --cluster-replace
+        cc_same --cluster import $a --cluster-from 127.0.0.1:$src --cluster-copy
+        cc_same --cluster import $a
+        cc_same --cluster import $a --cluster-from nocolon
+        cc_same --cluster import $a --cluster-from 127.0.0.1:[::harness::find_free_port]
+        cc_same --cluster import $a --cluster-from 127.0.0.1:[lindex $::cc_a 1]
+        cc_same --cluster import $a --cluster-from 127.0.0.1:$src --cluster-from-pass nopass
+        cc_same -in "nopass\n" --cluster import $a --cluster-from 127.0.0.1:$src --cluster-from-askpass
+        assert_equal v3 [exec $::cc_ref -c -p [lindex $::cc_a 0] get imp:3]
+        foreach k [exec $::cc_ref -p $src keys imp:*] { cc_ref_cmd [lindex $::cc_a 0] -c del $k }
     }
 
     test "--cluster add-node (master, then replica), del-node" {
