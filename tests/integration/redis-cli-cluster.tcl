@@ -354,6 +354,41 @@ start_server {tags {cli}} {
         foreach k [exec $::cc_ref -p $src keys imp:*] { cc_ref_cmd [lindex $::cc_a 0] -c del $k }
     }
 
+    test "redis-benchmark --cluster: the primaries, keys on each, --threads; its errors as Redis 7.0's" {
+        cc_need
+        set bench [file join [file dirname $::harness::opt(server)] redis-benchmark]
+        if {![file executable $bench] || ![file executable /usr/bin/redis-benchmark]} {
+            skip "no redis-benchmark next to the server or no Debian redis-benchmark"
+        }
+        set p [lindex $::cc_a 0]
+        foreach m [lrange $::cc_a 0 2] { cc_ref_cmd $m flushall }
+        set head {}
+        foreach prog [list [list {*}$::harness::opt(wrapper) $bench] /usr/bin/redis-benchmark] {
+            set out [exec {*}$prog --cluster -p $p -n 600 -r 1000 -t set,get,lpush,mset -q 2>@1]
+            regsub -all {[^\n]*\r} $out {} out ;# Debian's progress lines
+            lappend head [lindex [regexp -inline {^Cluster has [^\n]*\n\n(?:Master [^\n]*\n)*\n} $out] 0]
+            assert_match "*\nSET: * requests per second, p50=* msec\n*MSET (10 keys): *" $out
+        }
+        assert_equal [lindex $head 1] [lindex $head 0]
+        assert_match "Cluster has 3 master nodes:\n\nMaster 0: *" [lindex $head 0]
+        foreach m [lrange $::cc_a 0 2] { assert {[cc_ref_cmd $m dbsize] > 0} }
+        set full [exec {*}$::harness::opt(wrapper) $bench --cluster -p $p -n 300 -t get --threads 2]
+        assert {[string first "  cluster mode: yes (3 masters)\n  node \[0\] configuration:\n    save: " $full] >= 0}
+        assert_match "*  multi-thread: yes\n  threads: 2\n*" $full
+        foreach args [list "-p $::cc_plain" "-p [::harness::find_free_port]" "-p $p -a wrongpass"] {
+            set r {}
+            foreach prog [list [list {*}$::harness::opt(wrapper) $bench] /usr/bin/redis-benchmark] {
+                set status 0
+                if {[catch {exec {*}$prog --cluster {*}$args -n 10 -t set -q 2>@1} out opts]} {
+                    set status [lindex [dict get $opts -errorcode] 2]
+                }
+                lappend r [list $status $out]
+            }
+            assert_equal [lindex $r 1] [lindex $r 0]
+        }
+        foreach m [lrange $::cc_a 0 2] { cc_ref_cmd $m flushall }
+    }
+
     test "--cluster add-node (master, then replica), del-node" {
         cc_need
         set na [lindex $::cc_a 6]
