@@ -4,17 +4,21 @@
  * import walks the source's db 0 with SCAN and MIGRATEs each key to the
  * master owning its slot (rclient_slot.c), as Redis 7.0.15's tool does,
  * key by key with a line each.
+ *
+ * fix follows Redis 7.0.15's cases, so it repairs what that tool repairs
+ * and refuses what it refuses ("can't fix this slot yet"): an open slot is
+ * closed by moving its keys to the owner (elected by key count when there
+ * is none or several), uncovered slots are given to the master holding
+ * their keys (a random one without keys) once "yes" is typed, and a slot
+ * with several owners is given to the one with most keys. backup is not
+ * implemented yet.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli_cluster_int.h"
-
-static int notYet(const char *what) {
-    fprintf(stderr, "[ERR] --cluster %s is not implemented by this redis-cli yet\n", what);
-    return 0;
-}
 
 /* ---- import ---------------------------------------------------------------------- */
 
@@ -147,25 +151,426 @@ int ccCmdImport(int argc, char **argv) {
     return ok;
 }
 
-int ccCmdBackup(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    return notYet("backup");
+/* ---- fix: helpers ------------------------------------------------------------------ */
+
+typedef struct nodeList {
+    ccNode **n;
+    int count;
+} nodeList;
+
+static void listAdd(nodeList *l, ccNode *n) {
+    l->n = realloc(l->n, sizeof(ccNode *) * (size_t)(l->count + 1));
+    l->n[l->count++] = n;
+}
+
+static void listRemove(nodeList *l, const ccNode *n) {
+    for (int k = 0; k < l->count; k++) {
+        if (l->n[k] != n) continue;
+        memmove(l->n + k, l->n + k + 1, sizeof(ccNode *) * (size_t)(l->count - k - 1));
+        l->count--;
+        return;
+    }
+}
+
+static int slotCommand(ccNode *n, const char *sub, int slot, const char *extra) {
+    char num[16];
+    snprintf(num, sizeof(num), "%d", slot);
+    rcReply *r = extra ? ccCommand(n, "CLUSTER", sub, num, extra, NULL) : ccCommand(n, "CLUSTER", sub, num, NULL);
+    int ok = ccCheckReply(n, r, NULL);
+    rcFreeReply(r);
+    return ok;
+}
+
+static int clearSlotStatus(ccNode *n, int slot) { return slotCommand(n, "SETSLOT", slot, "STABLE"); }
+
+/* DELSLOTS, a slot nobody serves being no error when asked. */
+static int delSlot(ccNode *n, int slot, int ignore_unassigned) {
+    char num[16];
+    snprintf(num, sizeof(num), "%d", slot);
+    rcReply *r = ccCommand(n, "CLUSTER", "DELSLOTS", num, NULL);
+    sds err = NULL;
+    int ok = ccCheckReply(n, r, &err);
+    if (!ok && r && ignore_unassigned) {
+        sds oerr = NULL;
+        if (!ccSlotOwner(n, slot, &oerr)) {
+            if (!oerr) ok = 1;
+            else ccPrintReplyError(n, oerr);
+        }
+        sdsfree(oerr);
+    }
+    if (!ok && err) ccPrintReplyError(n, err);
+    sdsfree(err);
+    rcFreeReply(r);
+    return ok;
+}
+
+/* MULTI; DELSLOTS; ADDSLOTS; [SETSLOT STABLE]; BUMPEPOCH; EXEC: only an
+ * ADDSLOTS error counts. */
+static int setSlotOwner(ccNode *owner, int slot, int do_clear) {
+    rcReply *r = ccCommand(owner, "MULTI", NULL);
+    int ok = ccCheckReply(owner, r, NULL);
+    rcFreeReply(r);
+    if (!ok) return 0;
+    delSlot(owner, slot, 1);
+    slotCommand(owner, "ADDSLOTS", slot, NULL);
+    if (do_clear) clearSlotStatus(owner, slot);
+    rcFreeReply(ccCommand(owner, "CLUSTER", "BUMPEPOCH", NULL));
+    r = ccCommand(owner, "EXEC", NULL);
+    ok = ccCheckReply(owner, r, NULL) && r->type == RC_REPLY_ARRAY;
+    for (size_t k = 0; ok && k < r->elements; k++) {
+        rcReply *e = r->element[k];
+        if (e->type != RC_REPLY_ERROR) continue;
+        if (k == 1) {
+            ccPrintReplyError(owner, e->str);
+            ok = 0;
+        }
+    }
+    rcFreeReply(r);
+    return ok;
+}
+
+static ccNode *mostKeysInSlot(ccNode **nodes, int count, int slot) {
+    ccNode *best = NULL;
+    long long most = 0;
+    for (int k = 0; k < count; k++) {
+        ccNode *n = nodes[k];
+        if ((n->flags & CC_NODE_SLAVE) || n->replicate) continue;
+        long long keys = ccCountKeysInSlot(n, slot);
+        if (keys < 0) return NULL;
+        if (keys > most || !best) {
+            most = keys;
+            best = n;
+        }
+    }
+    return best;
+}
+
+static ccNode *randomMaster(void) {
+    int masters = 0;
+    for (int k = 0; k < ccNodeCount; k++) masters += !(ccNodes[k]->flags & CC_NODE_SLAVE);
+    srand((unsigned)time(NULL));
+    int idx = rand() % masters;
+    for (int k = 0; k < ccNodeCount; k++)
+        if (!(ccNodes[k]->flags & CC_NODE_SLAVE) && !idx--) return ccNodes[k];
+    return NULL;
+}
+
+static void refuseWithUnreachable(const char *what) {
+    if (ccUnreachableMasters > 0 && !(ccOpts.flags & CC_FLAG_FIX_WITH_UNREACHABLE)) {
+        ccLog(CC_LOG_WARN,
+              "*** Fixing %s with %d unreachable masters is dangerous: redis-cli will assume that slots about "
+              "masters that are not reachable are not covered, and will try to reassign them to the reachable "
+              "nodes. This can cause data loss and is rarely what you want to do. If you really want to proceed "
+              "use the --cluster-fix-with-unreachable-masters option.\n",
+              what, ccUnreachableMasters);
+        exit(1);
+    }
+}
+
+/* ---- fix: uncovered slots ------------------------------------------------------------- */
+
+static void printSlots(const int *slots, int count) {
+    unsigned char *set = calloc(CC_SLOTS, 1);
+    for (int k = 0; k < count; k++) set[slots[k]] = 1;
+    sds s = ccSlotsString(set);
+    printf("%s\n", s);
+    sdsfree(s);
+    free(set);
+}
+
+/* Masters holding keys of an uncovered slot. */
+static int holders(int slot, nodeList *out) {
+    char num[16];
+    snprintf(num, sizeof(num), "%d", slot);
+    for (int k = 0; k < ccNodeCount; k++) {
+        ccNode *n = ccNodes[k];
+        if ((n->flags & CC_NODE_SLAVE) || n->replicate) continue;
+        rcReply *r = ccCommand(n, "CLUSTER", "GETKEYSINSLOT", num, "1", NULL);
+        int ok = ccCheckReply(n, r, NULL);
+        if (ok && r->elements > 0) listAdd(out, n);
+        rcFreeReply(r);
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+static int coverWith(ccNode *n, int slot) {
+    ccLog(CC_LOG_INFO, ">>> Covering slot %d with %s:%d\n", slot, n->ip, n->port);
+    if (!setSlotOwner(n, slot, 0)) return 0;
+    n->slots[slot] = 1;
+    return 1;
+}
+
+static int coverMoving(nodeList *nodes, int slot) {
+    ccNode *target = mostKeysInSlot(nodes->n, nodes->count, slot);
+    if (!target) return 0;
+    ccLog(CC_LOG_INFO, ">>> Covering slot %d moving keys to %s:%d\n", slot, target->ip, target->port);
+    if (!setSlotOwner(target, slot, 1)) return 0;
+    target->slots[slot] = 1;
+    for (int k = 0; k < nodes->count; k++) {
+        ccNode *src = nodes->n[k];
+        if (src == target) continue;
+        if (!ccSetSlot(src, target, slot, "NODE", NULL) || !ccSetSlot(src, target, slot, "IMPORTING", NULL))
+            return 0;
+        if (!ccMoveSlot(src, target, slot, CC_MOVE_VERBOSE | CC_MOVE_COLD, NULL)) return 0;
+        if (!clearSlotStatus(src, slot)) return 0;
+    }
+    return 1;
+}
+
+/* Slots nobody owns: with no keys anywhere, given to a random master; with
+ * keys in one master, to it; in several, to the one with most keys, the
+ * others' keys moved there. Each group is confirmed by typing yes (Redis's
+ * tool asks even with --cluster-yes). Returns the slots fixed, -1 on error. */
+int ccFixSlotsCoverage(unsigned char *all) {
+    refuseWithUnreachable("slots coverage");
+    ccLog(CC_LOG_INFO, ">>> Fixing slots coverage...\n");
+    int *groups[3] = {calloc(CC_SLOTS, sizeof(int)), calloc(CC_SLOTS, sizeof(int)), calloc(CC_SLOTS, sizeof(int))};
+    int counts[3] = {0, 0, 0}, fixed = 0;
+    nodeList *who = calloc(CC_SLOTS, sizeof(nodeList));
+    for (int s = 0; s < CC_SLOTS && fixed >= 0; s++) {
+        if (all[s]) continue;
+        if (!holders(s, &who[s])) fixed = -1;
+        int g = who[s].count > 1 ? 2 : who[s].count;
+        groups[g][counts[g]++] = s;
+    }
+    static const char *titles[3] = {"The following uncovered slots have no keys across the cluster:",
+                                    "The following uncovered slots have keys in just one node:",
+                                    "The following uncovered slots have keys in multiple nodes:"};
+    static const char *questions[3] = {"Fix these slots by covering with a random node?",
+                                       "Fix these slots by covering with those nodes?",
+                                       "Fix these slots by moving keys into a single node?"};
+    for (int g = 0; g < 3 && fixed >= 0; g++) {
+        if (counts[g] == 0) continue;
+        printf("%s\n", titles[g]);
+        printSlots(groups[g], counts[g]);
+        if (!ccConfirm(questions[g], 1)) continue;
+        for (int k = 0; k < counts[g] && fixed >= 0; k++) {
+            int s = groups[g][k];
+            int ok = g == 0 ? coverWith(randomMaster(), s) : g == 1 ? coverWith(who[s].n[0], s) : coverMoving(&who[s], s);
+            fixed = ok ? fixed + 1 : -1;
+        }
+    }
+    for (int s = 0; s < CC_SLOTS; s++) free(who[s].n);
+    free(who);
+    for (int g = 0; g < 3; g++) free(groups[g]);
+    return fixed;
+}
+
+/* ---- fix: open slots ------------------------------------------------------------------ */
+
+static int hasPair(sds *arr, int count, int slot) {
+    for (int k = 0; k < count; k += 2)
+        if (atoi(arr[k]) == slot) return 1;
+    return 0;
+}
+
+static void addNamed(nodeList *l, sds *str, ccNode *n) {
+    *str = sdscatprintf(*str, "%s%s:%d", l->count ? "," : "", n->ip, n->port);
+    listAdd(l, n);
+}
+
+/* Masters owning the slot, or holding keys of it without owning it. */
+static int slotOwners(int slot, nodeList *owners) {
+    for (int k = 0; k < ccNodeCount; k++) {
+        ccNode *n = ccNodes[k];
+        if (n->flags & CC_NODE_SLAVE) continue;
+        if (n->slots[slot]) {
+            listAdd(owners, n);
+            continue;
+        }
+        long long keys = ccCountKeysInSlot(n, slot);
+        if (keys < 0) return 0;
+        if (keys > 0) {
+            ccLog(CC_LOG_WARN, "*** Found keys about slot %d in non-owner node %s:%d!\n", slot, n->ip, n->port);
+            listAdd(owners, n);
+        }
+    }
+    return 1;
+}
+
+static int openSides(int slot, ccNode *owner, nodeList *mig, nodeList *imp, sds *mig_str, sds *imp_str) {
+    for (int k = 0; k < ccNodeCount; k++) {
+        ccNode *n = ccNodes[k];
+        if (n->flags & CC_NODE_SLAVE) continue;
+        if (hasPair(n->migrating, n->migrating_count, slot)) addNamed(mig, mig_str, n);
+        else if (hasPair(n->importing, n->importing_count, slot)) addNamed(imp, imp_str, n);
+        else if (n != owner) {
+            long long keys = ccCountKeysInSlot(n, slot);
+            if (keys < 0) return 0;
+            if (keys > 0) {
+                ccLog(CC_LOG_WARN, "*** Found keys about slot %d in node %s:%d!\n", slot, n->ip, n->port);
+                addNamed(imp, imp_str, n);
+            }
+        }
+    }
+    return 1;
+}
+
+/* Case 2: keys only in importing nodes: all to the owner, the slot closed. */
+static int moveAllToOwner(int slot, ccNode *owner, nodeList *imp) {
+    ccLog(CC_LOG_INFO, ">>> Case 2: Moving all the %d slot keys to its owner %s:%d\n", slot, owner->ip, owner->port);
+    for (int k = 0; k < imp->count; k++) {
+        ccNode *n = imp->n[k];
+        if (n == owner) continue;
+        if (!ccMoveSlot(n, owner, slot, CC_MOVE_VERBOSE | CC_MOVE_COLD, NULL)) return 0;
+        ccLog(CC_LOG_INFO, ">>> Setting %d as STABLE in %s:%d\n", slot, n->ip, n->port);
+        if (!clearSlotStatus(n, slot)) return 0;
+    }
+    for (int k = 0; k < ccNodeCount; k++) {
+        ccNode *n = ccNodes[k];
+        if (n == owner || (n->flags & CC_NODE_SLAVE)) continue;
+        if (!ccSetSlot(n, owner, slot, "NODE", NULL)) return 0;
+    }
+    return 1;
+}
+
+/* Case 3: one migrating node, several importing ones without keys. */
+static int case3(int slot, nodeList *mig, nodeList *imp, int *unhandled) {
+    ccNode *src = mig->n[0], *dst = NULL;
+    const char *target = NULL;
+    for (int k = 0; k < src->migrating_count; k += 2)
+        if (atoi(src->migrating[k]) == slot) target = src->migrating[k + 1];
+    for (int k = 0; k < imp->count; k++) {
+        if (ccCountKeysInSlot(imp->n[k], slot) > 0) {
+            *unhandled = 1;
+            return 0;
+        }
+        if (target && !strcmp(imp->n[k]->name, target)) dst = imp->n[k];
+    }
+    if (dst) {
+        ccLog(CC_LOG_INFO, ">>> Case 3: Moving slot %d from %s:%d to %s:%d and closing it on all the other importing nodes.\n",
+              slot, src->ip, src->port, dst->ip, dst->port);
+        if (!ccMoveSlot(src, dst, slot, CC_MOVE_VERBOSE, NULL)) return 0;
+        for (int k = 0; k < imp->count; k++)
+            if (imp->n[k] != dst && !clearSlotStatus(imp->n[k], slot)) return 0;
+        return 1;
+    }
+    ccLog(CC_LOG_INFO, ">>> Case 3: Closing slot %d on both migrating and importing nodes.\n", slot);
+    if (!clearSlotStatus(src, slot)) return 0;
+    for (int k = 0; k < imp->count; k++)
+        if (!clearSlotStatus(imp->n[k], slot)) return 0;
+    return 1;
+}
+
+/* Case 4: one migrating node, nothing importing, no keys left: closed. */
+static int case4(int slot, ccNode *owner, nodeList *mig, nodeList *imp, int *unhandled) {
+    int close = imp->count == 0 && mig->count == 1;
+    if (close && owner != mig->n[0]) {
+        char num[16];
+        snprintf(num, sizeof(num), "%d", slot);
+        rcReply *r = ccCommand(mig->n[0], "CLUSTER", "GETKEYSINSLOT", num, "10", NULL);
+        int ok = ccCheckReply(mig->n[0], r, NULL);
+        if (ok) close = r->elements == 0;
+        rcFreeReply(r);
+        if (!ok) return 0;
+    }
+    if (!close) {
+        *unhandled = 1;
+        return 0;
+    }
+    ccNode *n = mig->n[0];
+    ccLog(CC_LOG_INFO, ">>> Case 4: Closing slot %d on %s:%d\n", slot, n->ip, n->port);
+    return clearSlotStatus(n, slot);
+}
+
+/* No single owner: the master with most keys becomes it. */
+static ccNode *electOwner(int slot, nodeList *mig, nodeList *imp) {
+    ccLog(CC_LOG_INFO, ">>> No single clear owner for the slot, selecting an owner by # of keys...\n");
+    ccNode *owner = mostKeysInSlot(ccNodes, ccNodeCount, slot);
+    if (!owner) {
+        ccLog(CC_LOG_ERR, "[ERR] Can't select a slot owner. Impossible to fix.\n");
+        return NULL;
+    }
+    ccLog(CC_LOG_WARN, "*** Configuring %s:%d as the slot owner\n", owner->ip, owner->port);
+    if (!clearSlotStatus(owner, slot) || !setSlotOwner(owner, slot, 0)) return NULL;
+    owner->slots[slot] = 1;
+    listRemove(mig, owner);
+    listRemove(imp, owner);
+    return owner;
+}
+
+/* Other owners lose the slot and import it from the owner. */
+static int demoteOwners(int slot, ccNode *owner, nodeList *owners, nodeList *mig, nodeList *imp) {
+    for (int k = 0; k < owners->count; k++) {
+        ccNode *n = owners->n[k];
+        if (n == owner) continue;
+        if (!delSlot(n, slot, 1)) return 0;
+        n->slots[slot] = 0;
+        if (!ccSetSlot(n, owner, slot, "node", NULL) || !ccSetSlot(n, owner, slot, "importing", NULL)) return 0;
+        listRemove(imp, n);
+        listAdd(imp, n);
+        listRemove(mig, n);
+    }
+    return 1;
+}
+
+static int fixOpenCases(int slot, ccNode *owner, nodeList *mig, nodeList *imp, int *unhandled) {
+    if (mig->count == 1 && imp->count == 1) {
+        ccNode *src = mig->n[0], *dst = imp->n[0];
+        ccLog(CC_LOG_INFO, ">>> Case 1: Moving slot %d from %s:%d to %s:%d\n", slot, src->ip, src->port, dst->ip,
+              dst->port);
+        return ccMoveSlot(src, dst, slot, CC_MOVE_VERBOSE | CC_MOVE_UPDATE, NULL);
+    }
+    if (mig->count == 0 && imp->count > 0) return moveAllToOwner(slot, owner, imp);
+    if (mig->count == 1 && imp->count > 1) return case3(slot, mig, imp, unhandled);
+    return case4(slot, owner, mig, imp, unhandled);
 }
 
 int ccFixOpenSlot(int slot) {
-    (void)slot;
-    return notYet("fix (open slots)");
+    refuseWithUnreachable("open slots");
+    ccLog(CC_LOG_INFO, ">>> Fixing open slot %d\n", slot);
+    nodeList owners = {0}, mig = {0}, imp = {0};
+    sds mig_str = sdsempty(), imp_str = sdsempty();
+    int ok = slotOwners(slot, &owners);
+    ccNode *owner = owners.count == 1 ? owners.n[0] : NULL;
+    if (ok) ok = openSides(slot, owner, &mig, &imp, &mig_str, &imp_str);
+    if (ok && sdslen(mig_str)) printf("Set as migrating in: %s\n", mig_str);
+    if (ok && sdslen(imp_str)) printf("Set as importing in: %s\n", imp_str);
+    if (ok && !owner) ok = (owner = electOwner(slot, &mig, &imp)) != NULL;
+    if (ok && owners.count > 1) ok = demoteOwners(slot, owner, &owners, &mig, &imp);
+    int unhandled = 0;
+    if (ok) ok = fixOpenCases(slot, owner, &mig, &imp, &unhandled);
+    if (unhandled)
+        ccLog(CC_LOG_ERR,
+              "[ERR] Sorry, redis-cli can't fix this slot yet (work in progress). Slot is set as migrating in %s, "
+              "as importing in %s, owner is %s:%d\n",
+              mig_str, imp_str, owner->ip, owner->port);
+    free(owners.n);
+    free(mig.n);
+    free(imp.n);
+    sdsfree(mig_str);
+    sdsfree(imp_str);
+    return ok;
 }
 
-int ccFixSlotsCoverage(unsigned char *all) {
-    (void)all;
-    return notYet("fix (slots coverage)");
-}
+/* ---- fix: several owners -------------------------------------------------------------- */
 
 int ccFixMultipleOwners(int slot, ccNode **owners, int count) {
-    (void)slot;
-    (void)owners;
-    (void)count;
-    return notYet("fix (multiple owners)");
+    ccLog(CC_LOG_INFO, ">>> Fixing multiple owners for slot %d...\n", slot);
+    ccNode *owner = mostKeysInSlot(owners, count, slot);
+    if (!owner) owner = owners[0];
+    ccLog(CC_LOG_INFO, ">>> Setting slot %d owner: %s:%d\n", slot, owner->ip, owner->port);
+    if (!setSlotOwner(owner, slot, 0)) return 0;
+    int ok = 0;
+    for (int k = 0; k < ccNodeCount; k++) {
+        ccNode *n = ccNodes[k];
+        if (n == owner || (n->flags & CC_NODE_SLAVE)) continue;
+        long long keys = ccCountKeysInSlot(n, slot);
+        ok = keys >= 0;
+        if (!ok) break;
+        delSlot(n, slot, 1);
+        if (!ccSetSlot(n, owner, slot, "node", NULL)) return 0;
+        if (keys > 0 && !(ok = ccMoveSlot(n, owner, slot, CC_MOVE_VERBOSE | CC_MOVE_COLD, NULL))) break;
+    }
+    return ok;
+}
+
+/* ---- backup ------------------------------------------------------------------------ */
+
+int ccCmdBackup(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "[ERR] --cluster backup is not implemented by this redis-cli yet\n");
+    return 0;
 }

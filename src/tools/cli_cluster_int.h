@@ -120,6 +120,10 @@ int ccCmdAddNode(int argc, char **argv);
 #define CC_MOVE_QUIET 8   /* no "Moving slot ..." line */
 int ccMigrateKeysInSlot(ccNode *src, ccNode *dst, int slot, int verbose, sds *err);
 int ccMoveSlot(ccNode *src, ccNode *dst, int slot, int opts, sds *err);
+/* CLUSTER SETSLOT slot state other-id on `on`; errors to *err or printed. */
+int ccSetSlot(ccNode *on, const ccNode *other, int slot, const char *state, sds *err);
+/* The node serving `slot` in n's CLUSTER SLOTS; NULL and *err NULL: none. */
+ccNode *ccSlotOwner(ccNode *n, int slot, sds *err);
 int ccCmdReshard(int argc, char **argv);
 int ccCmdRebalance(int argc, char **argv);
 int ccCmdImport(int argc, char **argv);

@@ -22,7 +22,7 @@ typedef struct moveItem {
 
 /* ---- one slot -------------------------------------------------------------------- */
 
-static int setSlot(ccNode *on, const ccNode *other, int slot, const char *state, sds *err) {
+int ccSetSlot(ccNode *on, const ccNode *other, int slot, const char *state, sds *err) {
     char num[16];
     snprintf(num, sizeof(num), "%d", slot);
     rcReply *r = ccCommand(on, "CLUSTER", "SETSLOT", num, state, other->name, NULL);
@@ -96,7 +96,7 @@ static void freeDiffs(sds *diffs, int n) {
 }
 
 /* Who owns `slot` in n's CLUSTER SLOTS; NULL with *err NULL: nobody. */
-static ccNode *slotOwner(ccNode *n, int slot, sds *err) {
+ccNode *ccSlotOwner(ccNode *n, int slot, sds *err) {
     *err = NULL;
     rcReply *r = ccCommand(n, "CLUSTER", "SLOTS", NULL);
     if (!ccCheckReply(n, r, err)) {
@@ -156,16 +156,21 @@ static int retryMigrate(ccNode *src, ccNode *dst, int slot, const rcReply *keys,
     int busy = strstr((*mr)->str, "BUSYKEY") != NULL, unserved = 0;
     if (!busy) {
         sds oerr = NULL;
-        if (!slotOwner(src, slot, &oerr)) {
+        if (!ccSlotOwner(src, slot, &oerr)) {
             if (!oerr) unserved = 1;
             else ccPrintReplyError(src, oerr);
         }
         sdsfree(oerr);
     }
-    if (!busy && !unserved) return 0;
+    if (!busy && !unserved) {
+        if (err) *err = sdsnewlen((*mr)->str, (*mr)->len);
+        printf("\n");
+        ccPrintReplyError(src, (*mr)->str);
+        return 0;
+    }
     if ((ccOpts.flags & CC_FLAG_FIX) && unserved) {
         ccLog(CC_LOG_WARN, "*** Slot was not served, setting owner to node %s:%d.\n", dst->ip, dst->port);
-        setSlot(src, dst, slot, "node", NULL);
+        ccSetSlot(src, dst, slot, "node", NULL);
     }
     if (busy && !handleBusy(src, dst, keys)) return -1;
     rcFreeReply(*mr);
@@ -216,8 +221,8 @@ int ccMigrateKeysInSlot(ccNode *src, ccNode *dst, int slot, int verbose, sds *er
  * may have become a replica on losing its last slot: not an error), then
  * every other master, so no client is sent around in circles. */
 static int announceOwner(ccNode *src, ccNode *dst, int slot, sds *err) {
-    if (!setSlot(dst, dst, slot, "node", err)) return 0;
-    if (!setSlot(src, dst, slot, "node", err)) {
+    if (!ccSetSlot(dst, dst, slot, "node", err)) return 0;
+    if (!ccSetSlot(src, dst, slot, "node", err)) {
         const char *fine = "ERR Please use SETSLOT only with masters.";
         if (!(err && *err && !strncmp(*err, fine, strlen(fine)))) return 0;
         sdsfree(*err);
@@ -226,7 +231,7 @@ static int announceOwner(ccNode *src, ccNode *dst, int slot, sds *err) {
     for (int k = 0; k < ccNodeCount; k++) {
         ccNode *n = ccNodes[k];
         if (n == src || n == dst || (n->flags & CC_NODE_SLAVE)) continue;
-        if (!setSlot(n, dst, slot, "node", err)) return 0;
+        if (!ccSetSlot(n, dst, slot, "node", err)) return 0;
     }
     return 1;
 }
@@ -238,8 +243,8 @@ int ccMoveSlot(ccNode *src, ccNode *dst, int slot, int opts, sds *err) {
     }
     if (err) *err = NULL;
     if (!(opts & CC_MOVE_COLD)) {
-        if (!setSlot(dst, src, slot, "importing", err)) return 0;
-        if (!setSlot(src, dst, slot, "migrating", err)) return 0;
+        if (!ccSetSlot(dst, src, slot, "importing", err)) return 0;
+        if (!ccSetSlot(src, dst, slot, "migrating", err)) return 0;
     }
     int ok = ccMigrateKeysInSlot(src, dst, slot, opts & CC_MOVE_VERBOSE, err);
     if (!(opts & CC_MOVE_QUIET)) printf("\n");

@@ -117,6 +117,23 @@ proc cc_parallel {args} {
     return [lindex $results 0]
 }
 
+# cc_same with SETUP run before each cli, and cluster A settled after each.
+proc cc_same_after {setup args} {
+    set input ""
+    if {[lindex $args 0] eq "-in"} { set args [lassign $args - input] }
+    set results {}
+    foreach prog {ours ref} {
+        uplevel 1 $setup
+        lappend results [cc_run -prog $prog -in $input {*}$args]
+        cc_wait_settled [lrange $::cc_a 0 5] 6
+    }
+    lassign $results ours theirs
+    foreach what {status stdout stderr} a $ours b $theirs {
+        if {$a ne $b} { fail "redis-cli $args: $what differs\n--- ours:\n$a\n--- Redis 7.0:\n$b" }
+    }
+    return $ours
+}
+
 proc cc_ref_cmd {port args} { exec $::cc_ref -p $port {*}$args }
 proc cc_id {port} { cc_ref_cmd $port cluster myid }
 
@@ -308,6 +325,61 @@ start_server {tags {cli}} {
         cc_ref_cmd $owner cluster setslot $slot stable
         eval $reset
         cc_wait_settled [lrange $::cc_a 0 5] 6
+    }
+
+    test "--cluster fix: open slots (cases 2 and 4), uncovered slots, multiple owners" {
+        cc_need
+        set p [lindex $::cc_a 0]
+        set owner $p
+        regexp {MOVED \d+ 127\.0\.0\.1:(\d+)} [join [cc_run -prog ref -p $p get foo]] -> owner
+        set other [expr {$owner == $p ? [lindex $::cc_a 1] : $p}]
+        set slot [cc_ref_cmd $p cluster keyslot foo]
+        set oid [cc_id $owner]
+        set xid [cc_id $other]
+        set a 127.0.0.1:$p
+        # importing on a node that holds a key of the slot (the owner more):
+        # case 2, the key goes to the owner
+        cc_same_after {
+            cc_ref_cmd $owner del foo "{foo}b"
+            cc_ref_cmd $owner set foo 1
+            cc_ref_cmd $owner set "{foo}a" 2
+            cc_ref_cmd $other cluster setslot $slot importing $oid
+            cc_write [file join $::cc_tmp asking] "asking\nset {foo}b 3\n"
+            exec $::cc_ref -p $other < [file join $::cc_tmp asking]
+        } --cluster fix $a
+        assert_equal 3 [cc_ref_cmd $owner get "{foo}b"]
+        # migrating with no importing node and no keys: case 4, closed
+        cc_same_after {
+            cc_ref_cmd $owner del foo
+            cc_ref_cmd $owner cluster setslot $slot migrating $xid
+        } --cluster fix $a
+        # a slot nobody owns, its key on the former owner: covered with it when "yes" is typed
+        cc_same_after {
+            cc_ref_cmd $owner set foo bar
+            foreach m [lrange $::cc_a 0 2] { cc_ref_cmd $m cluster delslots $slot }
+        } -in "yes\n" --cluster fix $a
+        assert_equal bar [cc_ref_cmd $owner get foo]
+        # the same slot without keys, "no" typed: nothing changes
+        cc_ref_cmd $owner del foo "{foo}a" "{foo}b"
+        foreach m [lrange $::cc_a 0 2] { cc_ref_cmd $m cluster delslots $slot }
+        wait_for_condition 100 50 {
+            [string match "*cluster_slots_assigned:16383*" [cc_ref_cmd $owner cluster info]]
+        } else { fail "slot $slot still assigned" }
+        cc_same -in "no\n" --cluster fix $a
+        cc_ref_cmd $owner cluster addslots $slot
+        cc_wait_settled [lrange $::cc_a 0 5] 6
+        # two masters with keys of one slot: the one with most keys keeps it
+        cc_same_after {
+            cc_ref_cmd $owner set foo bar
+            cc_ref_cmd $owner set "{foo}a" bar
+            cc_write [file join $::cc_tmp asking] "cluster setslot $slot importing $oid\nasking\nset {foo}x y\ncluster setslot $slot stable\n"
+            exec $::cc_ref -p $other < [file join $::cc_tmp asking]
+        } --cluster fix $a --cluster-search-multiple-owners
+        cc_ref_cmd $owner del foo "{foo}x" "{foo}a" "{foo}b"
+        cc_write [file join $::cc_tmp asking] "cluster setslot $slot importing $oid\nasking\ndel {foo}x\ncluster setslot $slot stable\n"
+        exec $::cc_ref -p $other < [file join $::cc_tmp asking]
+        cc_wait_settled [lrange $::cc_a 0 5] 6
+        assert_match "*\\\[OK\\\] 40 keys in 3 masters.*" [lindex [cc_run -prog ref --cluster info $a] 1]
     }
 
     test "--cluster reshard: --cluster-from/-to/-slots/-yes and -pipeline/-timeout/-replace" {
