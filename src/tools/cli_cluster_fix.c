@@ -10,8 +10,10 @@
  * closed by moving its keys to the owner (elected by key count when there
  * is none or several), uncovered slots are given to the master holding
  * their keys (a random one without keys) once "yes" is typed, and a slot
- * with several owners is given to the one with most keys. backup is not
- * implemented yet.
+ * with several owners is given to the one with most keys.
+ *
+ * backup saves each master's snapshot with a plain SYNC (cli_sync.c) and
+ * the cluster's description as Redis 7.0.15's nodes.json.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,9 +570,80 @@ int ccFixMultipleOwners(int slot, ccNode **owners, int count) {
 
 /* ---- backup ------------------------------------------------------------------------ */
 
+static sds nodeJson(const ccNode *n, int errors) {
+    sds slots = ccSlotsString(n->slots);
+    for (char *p = slots; (p = strchr(p, '-')) != NULL;) *p++ = ',';
+    sds j = sdscatprintf(sdsempty(),
+                         "  {\n    \"name\": \"%s\",\n    \"host\": \"%s\",\n    \"port\": %d,\n    \"replicate\": ",
+                         n->name, n->ip, n->port);
+    j = n->replicate ? sdscatprintf(j, "\"%s\"", n->replicate) : sdscat(j, "null");
+    j = sdscatprintf(j, ",\n    \"slots\": [%s],\n    \"slots_count\": %d,\n    \"flags\": \"%s\",\n    \"current_epoch\": %llu",
+                     slots, n->slots_count, n->flags_str ? n->flags_str : "", (unsigned long long)n->current_epoch);
+    if (errors > 0) j = sdscatprintf(j, ",\n    \"cluster_errors\": %d", errors);
+    for (int pass = 0; pass < 2; pass++) {
+        sds *arr = pass ? n->importing : n->migrating;
+        int cnt = pass ? n->importing_count : n->migrating_count;
+        if (cnt == 0) continue;
+        j = sdscatprintf(j, ",\n    \"%s\": {", pass ? "importing" : "migrating");
+        for (int k = 0; k < cnt; k += 2) j = sdscatprintf(j, "%s\"%s\": \"%s\"", k ? "," : "", arr[k], arr[k + 1]);
+        j = sdscat(j, "}");
+    }
+    sdsfree(slots);
+    return sdscat(j, "\n  }");
+}
+
+static sds inDir(const char *dir, const char *name) {
+    sds path = sdsnew(dir);
+    if (sdslen(path) == 0 || path[sdslen(path) - 1] != '/') path = sdscat(path, "/");
+    return sdscat(path, name);
+}
+
+/* Every master's RDB (SYNC, as --rdb) into the directory as
+ * redis-node-<ip>-<port>-<id>.rdb, and nodes.json describing the cluster. */
 int ccCmdBackup(int argc, char **argv) {
     (void)argc;
-    (void)argv;
-    fprintf(stderr, "[ERR] --cluster backup is not implemented by this redis-cli yet\n");
-    return 0;
+    char *ip;
+    int port;
+    if (!ccHostFromArgs(1, argv, &ip, &port)) return ccInvalidHost();
+    if (!ccLoadInfoFromNode(ccNewNode(ip, port))) return 0;
+    int no_issues = ccCheckCluster(0);
+    int errors = no_issues ? 0 : ccErrorCount;
+    const char *dir = argv[1];
+    sds json = sdsnew("[\n");
+    for (int k = 0; k < ccNodeCount; k++) {
+        ccNode *n = ccNodes[k];
+        if (k) json = sdscat(json, ",\n");
+        sds nj = nodeJson(n, errors);
+        json = sdscatsds(json, nj);
+        sdsfree(nj);
+        if (n->replicate) continue;
+        ccLog(CC_LOG_INFO, ">>> Node %s:%d -> Saving RDB...\n", n->ip, n->port);
+        fflush(stdout);
+        char name[256];
+        snprintf(name, sizeof(name), "redis-node-%s-%d-%s.rdb", n->ip, n->port, n->name);
+        sds file = inDir(dir, name);
+        cliSaveSnapshotOf(n->conn, file);
+        n->conn = NULL;
+        sdsfree(file);
+    }
+    json = sdscat(json, "\n]");
+    sds path = inDir(dir, "nodes.json");
+    fflush(stdout);
+    ccLog(CC_LOG_INFO, "Saving cluster configuration to: %s\n", path);
+    FILE *out = fopen(path, "w+");
+    int ok = out != NULL;
+    if (out) {
+        fputs(json, out);
+        fclose(out);
+    } else {
+        ccLog(CC_LOG_ERR, "Could not save nodes to: %s\n", path);
+    }
+    if (ok && !no_issues)
+        ccLog(CC_LOG_WARN, "*** Cluster seems to have some problems, please be aware of it if you're going to "
+                           "restore this backup.\n");
+    if (ok) ccLog(CC_LOG_OK, "[OK] Backup created into: %s\n", dir);
+    else ccLog(CC_LOG_OK, "[ERR] Failed to back cluster!\n");
+    sdsfree(json);
+    sdsfree(path);
+    return ok;
 }

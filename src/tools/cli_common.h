@@ -83,6 +83,9 @@ int cliHotKeysMode(void);
 int cliLruTestMode(long long keys);
 /* cli_sync.c: --rdb / --functions-rdb, --replica. */
 int cliRdbMode(const char *filename, int functions_only);
+/* SYNC on c (a plain one: no REPLCONF), the snapshot saved to filename as
+ * --rdb does; c is freed. --cluster backup's per-node RDB. */
+int cliSaveSnapshotOf(rcConn *c, const char *filename);
 int cliReplicaMode(void);
 /* SYNC / PSYNC typed as a command: the replica output mode. */
 int cliSyncCommand(int argc, const char **argv, const size_t *lens);

@@ -382,6 +382,25 @@ start_server {tags {cli}} {
         assert_match "*\\\[OK\\\] 40 keys in 3 masters.*" [lindex [cc_run -prog ref --cluster info $a] 1]
     }
 
+    test "--cluster backup: each master's RDB and nodes.json as Redis 7.0's" {
+        cc_need
+        set a 127.0.0.1:[lindex $::cc_a 0]
+        set runs {}
+        foreach prog {ours ref} {
+            set dir [file join $::cc_tmp backup-$prog]
+            file mkdir $dir
+            set r [cc_run -prog $prog --cluster backup $a $dir]
+            lappend runs [list [lindex $r 0] [string map [list $dir DIR] [lindex $r 1]] [string map [list $dir DIR] [lindex $r 2]]]
+            lappend runs [::harness::read_file [file join $dir nodes.json]] [lsort [glob -tails -directory $dir *]]
+        }
+        lassign $runs ours ours_json ours_files theirs theirs_json theirs_files
+        assert_equal $theirs $ours
+        assert_equal $theirs_json $ours_json
+        assert_equal $theirs_files $ours_files
+        assert_equal 4 [llength $ours_files]
+        cc_same --cluster backup $a [file join $::cc_tmp no such dir]
+    }
+
     test "--cluster reshard: --cluster-from/-to/-slots/-yes and -pipeline/-timeout/-replace" {
         cc_need
         cc_parallel --cluster reshard @A --cluster-yes --cluster-slots 30 --cluster-to @ID0 \
