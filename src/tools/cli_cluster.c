@@ -1030,7 +1030,35 @@ static int cmdHelp(void) {
     return 0;
 }
 
+/* -x: stdin is one more argument of the subcommand; -X tag: it replaces
+ * the argument equal to the tag (Redis's tool applies both to --cluster). */
+static int stdinArgument(void) {
+    if (!config.stdin_lastarg && !config.stdin_tag) return 1;
+    static sds arg;
+    static char **argv;
+    arg = sdsempty();
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) arg = sdscatlen(arg, buf, n);
+    argv = calloc((size_t)sub_argc + 2, sizeof(char *));
+    memcpy(argv, sub_argv, sizeof(char *) * (size_t)sub_argc);
+    if (config.stdin_lastarg) {
+        argv[sub_argc++] = arg;
+    } else {
+        int k;
+        for (k = 0; k < sub_argc && strcmp(argv[k], config.stdin_tag) != 0; k++) {}
+        if (k == sub_argc) {
+            fprintf(stderr, "Using -X option but stdin tag not match.\n");
+            return 0;
+        }
+        argv[k] = arg;
+    }
+    sub_argv = argv;
+    return 1;
+}
+
 int cliClusterMode(void) {
+    if (!stdinArgument()) return 1;
     const struct ccCommandDef *def = NULL;
     for (int k = 0; k < COMMAND_COUNT; k++) {
         if (strcmp(commands[k].name, subcommand) != 0) continue;

@@ -585,6 +585,8 @@ int ccCmdRebalance(int argc, char **argv) {
     } else {
         qsort(nodes, (size_t)n, sizeof(*nodes), byBalance);
         ccLog(CC_LOG_INFO, ">>> Rebalancing across %d nodes. Total weight = %.2f\n", n, (double)total_weight);
+        for (int k = 0; config.verbose && k < n; k++)
+            printf("%s:%d balance is %d slots\n", nodes[k]->ip, nodes[k]->port, nodes[k]->balance);
         ok = runRebalance(nodes, n);
     }
     free(nodes);

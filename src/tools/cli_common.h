@@ -55,6 +55,7 @@ typedef struct cliConfig {
     int interactive;
     int in_repl;              /* reading commands from stdin (a terminal or not): -c prints its redirections */
     int cluster_mode;         /* -c: follow -MOVED and -ASK */
+    int verbose;              /* --verbose: --cluster rebalance shows each node's balance */
     int in_multi;
     int pubsub_mode, monitor_mode;
     int tls;                  /* --tls: the connection is upgraded (rclient_tls.c) */

@@ -298,7 +298,7 @@ static int applyFlag(const char *opt) {
     else if (!strcmp(opt, "--latency-dist")) config.latency_mode = config.latency_dist = 1;
     else if (!strcmp(opt, "--tls")) config.tls = 1;
     else if (!strcmp(opt, "--insecure")) config.tls_options.insecure = 1;
-    else if (!strcmp(opt, "--verbose")) { /* accepted, nothing more to say */ }
+    else if (!strcmp(opt, "--verbose")) config.verbose = 1;
     else if (!strcmp(opt, "--help")) usage(0);
     else if (!strcmp(opt, "-v") || !strcmp(opt, "--version")) {
         printf("redis-cli %s\n", CLI_VERSION);

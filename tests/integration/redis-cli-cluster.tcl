@@ -279,6 +279,9 @@ start_server {tags {cli}} {
         cc_same --cluster call $a role --cluster-only-masters
         cc_same --cluster call $a dbsize --cluster-only-replicas
         cc_same --cluster call $a nosuchcommand
+        cc_same -in "dbsize" -x --cluster call $a
+        cc_same -in "dbsize" -X TAG --cluster call $a TAG
+        cc_same -in "dbsize" -X TAG --cluster call $a NOTAG
         cc_same --cluster info $a -a wrongpass
         cc_same --cluster check $a --user someone -a wrongpass
         cc_same --cluster del-node $a 0123456789012345678901234567890123456789
@@ -419,7 +422,7 @@ start_server {tags {cli}} {
     test "--cluster rebalance: threshold, weights, simulation, empty masters" {
         cc_need
         cc_parallel --cluster rebalance @A --cluster-threshold 50
-        cc_parallel --cluster rebalance @A --cluster-weight @ID0=2 --cluster-simulate
+        cc_parallel --cluster rebalance @A --cluster-weight @ID0=2 --cluster-simulate --verbose
         cc_parallel --cluster rebalance @A --cluster-weight nosuchnode=2
         cc_parallel --cluster rebalance @A --cluster-pipeline 5
         cc_wait_settled [lrange $::cc_a 0 5] 6
