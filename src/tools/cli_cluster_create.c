@@ -17,10 +17,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <sys/socket.h>
-
+#include "anet.h"
 #include "cli_cluster_int.h"
 
 /* --cluster-yes answers for us unless ignore_yes; otherwise "yes" on stdin. */
@@ -49,16 +46,7 @@ void ccWaitForClusterJoin(void) {
 
 /* CLUSTER MEET wants an address: a host name is resolved first. */
 static int resolveIp(const char *host, char *out, size_t len) {
-    struct addrinfo hints, *info = NULL;
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(host, NULL, &hints, &info) != 0 || !info) return 0;
-    const void *addr = info->ai_family == AF_INET ? (const void *)&((struct sockaddr_in *)info->ai_addr)->sin_addr
-                                                  : (const void *)&((struct sockaddr_in6 *)info->ai_addr)->sin6_addr;
-    int ok = inet_ntop(info->ai_family, addr, out, (socklen_t)len) != NULL;
-    freeaddrinfo(info);
-    return ok;
+    return anetResolve(NULL, host, out, len, ANET_NONE) != ANET_ERR;
 }
 
 static rcReply *meet(ccNode *n, const ccNode *first, const char *first_ip) {
