@@ -56,13 +56,6 @@ void cliClusterAskPasswords(void) {
     ccOpts.from_pass = kept;
 }
 
-static void needValue(int argc, int i) {
-    if (i + 1 >= argc) {
-        fprintf(stderr, "Unrecognized option or bad number of args for: '%s'\n", "--cluster");
-        exit(1);
-    }
-}
-
 /* --cluster-weight n1=w1 n2=w2 ...: every following argument with a '='
  * that does not start with "--". */
 static void takeWeights(int argc, char **argv, int *i) {
@@ -124,11 +117,7 @@ static int takeValued(int argc, char **argv, int *i) {
 
 /* --cluster <subcommand> [args without a leading '-'] */
 static void takeSubcommand(int argc, char **argv, int *i) {
-    needValue(argc, *i);
-    if (subcommand) {
-        fprintf(stderr, "Unrecognized option or bad number of args for: '%s'\n", "--cluster");
-        exit(1);
-    }
+    /* redis-cli.c shows the usage for a second --cluster or one without a value */
     subcommand = argv[++*i];
     int j = *i + 1;
     while (j < argc && argv[j][0] != '-') j++;

@@ -368,7 +368,7 @@ static int parseOptions(int argc, char **argv) {
             continue;
         }
         if (opt[0] != '-') break;
-        if (!strcmp(opt, "--cluster") && i + 1 >= argc) usage(1);
+        if (!strcmp(opt, "--cluster") && (i + 1 >= argc || cliClusterWanted())) usage(1); /* as Redis 7.0 */
         if (cliClusterParseOption(argc, argv, &i)) continue;
         if (optionTakesValue(opt) && i + 1 < argc) {
             applyOption(opt, argv[++i]);

@@ -209,7 +209,10 @@ start_server {tags {cli}} {
         cc_same --cluster check not-an-address
         cc_same --cluster call 127.0.0.1
         cc_same --cluster set-timeout 127.0.0.1:1 50
-        assert_equal [lindex [cc_run -prog ref --cluster] 0] [lindex [cc_run --cluster] 0] ;# the usage: ours lists more options
+        # the usage: ours lists more options
+        assert_equal [lindex [cc_run -prog ref --cluster] 0] [lindex [cc_run --cluster] 0]
+        assert_equal [lindex [cc_run -prog ref --cluster info --cluster check] 0] [lindex [cc_run --cluster info --cluster check] 0]
+        assert_match "*Cluster Manager Commands:*" [lindex [cc_run --cluster info --cluster check] 2]
         cc_same --cluster-weight a=1 --cluster-weight b=2 --cluster rebalance 127.0.0.1:1
     }
 
