@@ -483,6 +483,19 @@ start_server {tags {cli}} {
             }
             assert_equal [lindex $r 1] [lindex $r 0]
         }
+        # an error reply names the primary that sent it
+        set r {}
+        foreach prog [list [list {*}$::harness::opt(wrapper) $bench] /usr/bin/redis-benchmark] {
+            set status 0
+            set err [file join $::cc_tmp bench.err]
+            if {[catch {exec {*}$prog --cluster -p $p -c 1 -n 5 nosuchcmd > /dev/null 2> $err} out opts]} {
+                set status [lindex [dict get $opts -errorcode] 2]
+            }
+            lappend r [list $status [::harness::read_file $err]]
+        }
+        assert_equal [lindex $r 1] [lindex $r 0]
+        assert_equal 1 [lindex $r 0 0]
+        assert_match "Error from server 127.0.0.1:*: ERR unknown command*" [lindex $r 0 1]
         foreach m [lrange $::cc_a 0 2] { cc_ref_cmd $m flushall }
     }
 
