@@ -53,6 +53,9 @@ typedef struct cliConfig {
     long long intrinsic_latency;  /* seconds */
     int show_pushes;
     int interactive;
+    int in_repl;              /* reading commands from stdin (a terminal or not): -c prints its redirections */
+    int cluster_mode;         /* -c: follow -MOVED and -ASK */
+    int verbose;              /* --verbose: --cluster rebalance shows each node's balance */
     int in_multi;
     int pubsub_mode, monitor_mode;
     int tls;                  /* --tls: the connection is upgraded (rclient_tls.c) */
@@ -81,6 +84,9 @@ int cliHotKeysMode(void);
 int cliLruTestMode(long long keys);
 /* cli_sync.c: --rdb / --functions-rdb, --replica. */
 int cliRdbMode(const char *filename, int functions_only);
+/* SYNC on c (a plain one: no REPLCONF), the snapshot saved to filename as
+ * --rdb does; c is freed. --cluster backup's per-node RDB. */
+int cliSaveSnapshotOf(rcConn *c, const char *filename);
 int cliReplicaMode(void);
 /* SYNC / PSYNC typed as a command: the replica output mode. */
 int cliSyncCommand(int argc, const char **argv, const size_t *lens);

@@ -188,6 +188,14 @@ int cliRdbMode(const char *filename, int functions_only) {
     return saveSnapshot(filename);
 }
 
+int cliSaveSnapshotOf(rcConn *c, const char *filename) {
+    rcConn *saved = context;
+    context = c;
+    int status = saveSnapshot(filename); /* frees c */
+    context = saved;
+    return status;
+}
+
 /* Reads and drops the snapshot; returns the bytes read (for "$EOF:"
  * framing Redis's tool counts the mark too, unlike --rdb's count). */
 static unsigned long long discardSnapshot(unsigned long long left, const char *mark) {

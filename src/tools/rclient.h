@@ -32,6 +32,7 @@
 #define REDIS_RCLIENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "sds.h"
 
@@ -289,5 +290,12 @@ typedef struct rcUri {
 } rcUri;
 int rcParseUri(const char *uri, rcUri *out, const char **err);
 void rcUriFree(rcUri *u);
+
+/* ---- cluster slots (rclient_slot.c) ---- */
+
+/* CRC-16/XMODEM, the checksum Redis Cluster hashes keys with. */
+uint16_t rcCrc16(const char *buf, size_t len);
+/* The slot (0..16383) of a key, honouring a {hash tag}. */
+unsigned int rcKeyHashSlot(const char *key, size_t len);
 
 #endif /* REDIS_RCLIENT_H */

@@ -3,7 +3,7 @@
  *
  *   redis-benchmark [-h host] [-p port | -s socket | -u uri] [-c clients]
  *                   [-n requests] [-P pipeline] [--threads N] [-t tests]
- *                   [-q | --csv] [-I] [-x] [--enable-tracking] [COMMAND ARGS...]
+ *                   [-q | --csv] [-I] [-x] [--enable-tracking] [--cluster] [COMMAND ARGS...]
  *
  * Design decisions:
  *  - Workers: one ae event loop each, and the -c non-blocking connections
@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "ae.h"
+#include "bench_cluster.h"
 #include "bench_hist.h"
 #include "rclient.h"
 #include "sds.h"
@@ -69,6 +70,8 @@
 
 #define RAND_PLACEHOLDER "__rand_int__"
 #define RAND_PLACEHOLDER_LEN 12
+#define TAG_PLACEHOLDER "{tag}"
+#define TAG_PLACEHOLDER_LEN 5
 #define CONNECT_TIMEOUT_MS 10000
 #define READ_CHUNK (16 * 1024)
 #define PROGRESS_INTERVAL_MS 250
@@ -104,6 +107,7 @@ static struct config {
     int tty;                /* stdout is a terminal: show progress */
     int tls;                /* --tls: connections are upgraded (rclient_tls.c) */
     rcTlsOptions tls_options;
+    int cluster;            /* --cluster: clients spread over the primaries */
 } cfg = {
     .host = "127.0.0.1", .port = 6379, .clients = 50, .requests = 100000,
     .datasize = 3, .pipeline = 1, .keepalive = 1,
@@ -122,6 +126,7 @@ typedef struct benchClient {
     size_t written;
     long long pending;      /* replies still expected for this batch */
     uint64_t start_us;      /* when the batch started */
+    int master;             /* --cluster: its primary; -1 otherwise */
 } benchClient;
 
 /* One event loop and its share of the clients (client i belongs to worker
@@ -153,7 +158,13 @@ static struct run {
     uint64_t last_tick_us, last_sum_us;
     size_t progress_width;
     atomic_int failed;      /* a connection broke: abort the test */
+    size_t *tagpos;         /* --cluster: "{tag}" offsets within cmd */
+    size_t ntag;
 } run;
+
+/* --cluster: the primaries, client i talking to masters[i's master]. */
+static benchMaster *masters;
+static int nmasters;
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
@@ -181,9 +192,11 @@ static double usToMs(uint64_t us) {
 
 /* ---- connections ----------------------------------------------------------------------- */
 
-static rcConn *connectServer(void) {
-    rcConn *c = cfg.socket ? rcConnectUnix(cfg.socket, CONNECT_TIMEOUT_MS)
-                           : rcConnectTcp(cfg.host, cfg.port, CONNECT_TIMEOUT_MS);
+/* The configured server, or (--cluster) primary `master` when >= 0. */
+static rcConn *connectServer(int master) {
+    rcConn *c = master >= 0 ? rcConnectTcp(masters[master].ip, masters[master].port, CONNECT_TIMEOUT_MS)
+                : cfg.socket ? rcConnectUnix(cfg.socket, CONNECT_TIMEOUT_MS)
+                             : rcConnectTcp(cfg.host, cfg.port, CONNECT_TIMEOUT_MS);
     if (c == NULL) fatal("Out of memory");
     if (c->err) fatal("Could not connect to Redis at %s: %s", rcConnAddr(c), c->errstr);
     if (cfg.tls && rcTlsUpgrade(c, &cfg.tls_options) != RC_OK) {
@@ -205,6 +218,16 @@ static void serverErrorExit(const char *msg) {
     fatal("Error from server: %s", msg);
 }
 
+/* --cluster: the same, naming the primary. Redis 7.0's tool first tries to
+ * follow -MOVED/-ASK/-CLUSTERDOWN (a slot moved during the run) by
+ * re-reading the slots; this tool stops there too. */
+static void clusterErrorExit(int master, const char *msg) __attribute__((noreturn));
+static void clusterErrorExit(int master, const char *msg) {
+    clearProgress();
+    fflush(stdout);
+    fatal("Error from server %s:%d: %s", masters[master].ip, masters[master].port, msg);
+}
+
 /* Runs a setup command of a benchmark connection; an error reply ends the run. */
 static void setupCommand(rcConn *c, int argc, const char **argv) {
     rcReply *r = rcCommandArgv(c, argc, argv, NULL);
@@ -222,8 +245,8 @@ static int authArgv(const char **argv) {
 }
 
 /* A connection ready for the benchmark: authenticated, database selected. */
-static rcConn *openClientConnection(void) {
-    rcConn *c = connectServer();
+static rcConn *openClientConnection(int master) {
+    rcConn *c = connectServer(master);
     if (cfg.resp3) {
         const char *hello[] = { "HELLO", "3" };
         setupCommand(c, 2, hello);
@@ -273,6 +296,13 @@ static sds fetchConfig(rcConn *c, const char *name) {
 static void prepareCommand(int argc, const char **argv, const size_t *argvlen) {
     run.cmd = rcFormatCommandArgv(NULL, argc, argv, argvlen);
     run.nrand = 0;
+    run.ntag = 0;
+    for (size_t i = 0; cfg.cluster && i + TAG_PLACEHOLDER_LEN <= sdslen(run.cmd); i++) {
+        if (memcmp(run.cmd + i, TAG_PLACEHOLDER, TAG_PLACEHOLDER_LEN) != 0) continue;
+        run.tagpos = zrealloc(run.tagpos, sizeof(size_t) * (run.ntag + 1));
+        run.tagpos[run.ntag++] = i;
+        i += TAG_PLACEHOLDER_LEN - 1;
+    }
     if (cfg.keyspace <= 0) return;
     size_t len = sdslen(run.cmd);
     for (size_t i = 0; i + RAND_PLACEHOLDER_LEN <= len; i++) {
@@ -287,6 +317,16 @@ static void prepareCommand(int argc, const char **argv, const size_t *argvlen) {
 static void prepareInline(const char *line) {
     run.cmd = sdsnew(line);
     run.nrand = 0;
+    run.ntag = 0;
+}
+
+/* --cluster: every copy of the command gets the hash tag of the client's
+ * primary ("{tag}" -> "{xyz}", the same length). */
+static void writeTags(benchClient *bc) {
+    size_t len = sdslen(run.cmd);
+    for (long long i = 0; i < cfg.pipeline; i++)
+        for (size_t j = 0; j < run.ntag; j++)
+            memcpy(bc->req + (size_t)i * len + run.tagpos[j] + 1, masters[bc->master].tag, 3);
 }
 
 static char *repeatCommand(void) {
@@ -388,7 +428,7 @@ static void detachClient(benchWorker *w, benchClient *bc) {
 static void reconnect(benchClient *bc) {
     detachClient(bc->worker, bc);
     rcFree(bc->conn);
-    bc->conn = openClientConnection();
+    bc->conn = openClientConnection(bc->master);
     attachClient(bc);
 }
 
@@ -409,6 +449,7 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
     long long n = 0;
     while (bc->pending > 0 && (rc = rcParserSkipReply(bc->conn->parser, &type, errbuf, sizeof(errbuf))) == 1) {
         if (type == RC_REPLY_PUSH) continue; /* out-of-band (RESP3) */
+        if (type == RC_REPLY_ERROR && bc->master >= 0) clusterErrorExit(bc->master, errbuf);
         if (type == RC_REPLY_ERROR) serverErrorExit(errbuf);
         benchHistRecord(&bc->worker->hist, now - bc->start_us);
         bc->pending--;
@@ -573,8 +614,18 @@ static void reportFull(void) {
     printf("  %lld parallel clients\n", cfg.clients);
     printf("  %lld bytes payload\n", cfg.datasize);
     printf("  keep alive: %d\n", cfg.keepalive);
-    if (server_save) printf("  host configuration \"save\": %s\n", server_save);
-    if (server_appendonly) printf("  host configuration \"appendonly\": %s\n", server_appendonly);
+    if (cfg.cluster) {
+        printf("  cluster mode: yes (%d masters)\n", nmasters);
+        for (int m = 0; m < nmasters; m++) {
+            if (!masters[m].save || !masters[m].appendonly) continue;
+            printf("  node [%d] configuration:\n", m);
+            printf("    save: %s\n", sdslen(masters[m].save) ? masters[m].save : "NONE");
+            printf("    appendonly: %s\n", masters[m].appendonly);
+        }
+    } else {
+        if (server_save) printf("  host configuration \"save\": %s\n", server_save);
+        if (server_appendonly) printf("  host configuration \"appendonly\": %s\n", server_appendonly);
+    }
     if (cfg.threads > 0) printf("  multi-thread: yes\n  threads: %d\n\n", cfg.threads);
     else printf("  multi-thread: no\n\n");
     reportPercentiles(prec);
@@ -591,9 +642,18 @@ static void reportFull(void) {
 
 /* ---- running one test -------------------------------------------------------------------- */
 
+/* --cluster: Redis's placement: client i of thread i % threads goes to that
+ * thread's primary, or round-robin when there are fewer threads than
+ * primaries. */
+static int clientMaster(long long i) {
+    if (!cfg.cluster) return -1;
+    if (run.nworkers < nmasters) return (int)(i % nmasters);
+    return (int)((i % run.nworkers) % nmasters);
+}
+
 /* Connects every client and deals them out to the workers. */
 static void createClients(void) {
-    run.shared_req = run.nrand ? NULL : repeatCommand();
+    run.shared_req = run.nrand || run.ntag ? NULL : repeatCommand();
     for (int t = 0; t < run.nworkers; t++) {
         benchWorker *w = &run.workers[t];
         w->nclients = cfg.clients / run.nworkers + (t < cfg.clients % run.nworkers);
@@ -605,9 +665,11 @@ static void createClients(void) {
         benchWorker *w = &run.workers[i % run.nworkers];
         benchClient *bc = &w->clients[i / run.nworkers];
         bc->worker = w;
-        bc->conn = openClientConnection();
-        bc->own_req = run.nrand > 0;
+        bc->master = clientMaster(i);
+        bc->conn = openClientConnection(bc->master);
+        bc->own_req = run.nrand > 0 || run.ntag > 0;
         bc->req = bc->own_req ? repeatCommand() : run.shared_req;
+        if (run.ntag) writeTags(bc);
         attachClient(bc);
     }
 }
@@ -670,6 +732,8 @@ static void runTest(const char *title) {
     run.cmd = NULL;
     zfree(run.randpos);
     run.randpos = NULL;
+    zfree(run.tagpos);
+    run.tagpos = NULL;
     clearProgress();
     if (run.failed) exit(1);
     if (cfg.csv) reportCsv();
@@ -693,31 +757,38 @@ static void runArgs(const char *title, int argc, const char **argv) {
     runTest(title);
 }
 
+/* A key name: NAME, or with --cluster NAME:{tag} (the tag placeholder that
+ * sends it to the client's primary), then SUFFIX. */
+static sds keyName(const char *name, const char *suffix) {
+    return sdscatprintf(sdsempty(), "%s%s%s", name, cfg.cluster ? ":" TAG_PLACEHOLDER : "", suffix);
+}
+
 static void runDefaultTests(void) {
     sds data = sdsgrowzero(sdsempty(), (size_t)cfg.datasize);
     memset(data, 'x', (size_t)cfg.datasize);
     const char *score = cfg.keyspace > 0 ? RAND_PLACEHOLDER : "0";
-
+    sds key = keyName("key", ":" RAND_PLACEHOLDER), counter = keyName("counter", ":" RAND_PLACEHOLDER);
+    sds mylist = keyName("mylist", ""), myset = keyName("myset", ""), myhash = keyName("myhash", "");
+    sds myzset = keyName("myzset", "");
     if (selected("ping_inline") || selected("ping")) {
         prepareInline("PING\r\n");
         runTest("PING_INLINE");
     }
     if (selected("ping_mbulk") || selected("ping")) runArgs("PING_MBULK", 1, (const char *[]){ "PING" });
-    if (selected("set")) runArgs("SET", 3, (const char *[]){ "SET", "key:" RAND_PLACEHOLDER, data });
-    if (selected("get")) runArgs("GET", 2, (const char *[]){ "GET", "key:" RAND_PLACEHOLDER });
-    if (selected("incr")) runArgs("INCR", 2, (const char *[]){ "INCR", "counter:" RAND_PLACEHOLDER });
-    if (selected("lpush")) runArgs("LPUSH", 3, (const char *[]){ "LPUSH", "mylist", data });
-    if (selected("rpush")) runArgs("RPUSH", 3, (const char *[]){ "RPUSH", "mylist", data });
-    if (selected("lpop")) runArgs("LPOP", 2, (const char *[]){ "LPOP", "mylist" });
-    if (selected("rpop")) runArgs("RPOP", 2, (const char *[]){ "RPOP", "mylist" });
-    if (selected("sadd")) runArgs("SADD", 3, (const char *[]){ "SADD", "myset", "element:" RAND_PLACEHOLDER });
+    if (selected("set")) runArgs("SET", 3, (const char *[]){ "SET", key, data });
+    if (selected("get")) runArgs("GET", 2, (const char *[]){ "GET", key });
+    if (selected("incr")) runArgs("INCR", 2, (const char *[]){ "INCR", counter });
+    if (selected("lpush")) runArgs("LPUSH", 3, (const char *[]){ "LPUSH", mylist, data });
+    if (selected("rpush")) runArgs("RPUSH", 3, (const char *[]){ "RPUSH", mylist, data });
+    if (selected("lpop")) runArgs("LPOP", 2, (const char *[]){ "LPOP", mylist });
+    if (selected("rpop")) runArgs("RPOP", 2, (const char *[]){ "RPOP", mylist });
+    if (selected("sadd")) runArgs("SADD", 3, (const char *[]){ "SADD", myset, "element:" RAND_PLACEHOLDER });
     if (selected("hset"))
-        runArgs("HSET", 4, (const char *[]){ "HSET", "myhash", "element:" RAND_PLACEHOLDER, data });
-    if (selected("spop")) runArgs("SPOP", 2, (const char *[]){ "SPOP", "myset" });
+        runArgs("HSET", 4, (const char *[]){ "HSET", myhash, "element:" RAND_PLACEHOLDER, data });
+    if (selected("spop")) runArgs("SPOP", 2, (const char *[]){ "SPOP", myset });
     if (selected("zadd"))
-        runArgs("ZADD", 4, (const char *[]){ "ZADD", "myzset", score, "element:" RAND_PLACEHOLDER });
-    if (selected("zpopmin")) runArgs("ZPOPMIN", 2, (const char *[]){ "ZPOPMIN", "myzset" });
-
+        runArgs("ZADD", 4, (const char *[]){ "ZADD", myzset, score, "element:" RAND_PLACEHOLDER });
+    if (selected("zpopmin")) runArgs("ZPOPMIN", 2, (const char *[]){ "ZPOPMIN", myzset });
     static const struct { const char *name, *title, *last; } lranges[] = {
         { "lrange_100", "LRANGE_100 (first 100 elements)", "99" },
         { "lrange_300", "LRANGE_300 (first 300 elements)", "299" },
@@ -727,20 +798,26 @@ static void runDefaultTests(void) {
     int any_lrange = selected("lrange");
     for (size_t i = 0; i < sizeof(lranges) / sizeof(lranges[0]); i++) any_lrange |= selected(lranges[i].name);
     if (any_lrange)
-        runArgs("LPUSH (needed to benchmark LRANGE)", 3, (const char *[]){ "LPUSH", "mylist", data });
+        runArgs("LPUSH (needed to benchmark LRANGE)", 3, (const char *[]){ "LPUSH", mylist, data });
     for (size_t i = 0; i < sizeof(lranges) / sizeof(lranges[0]); i++)
         if (selected(lranges[i].name) || selected("lrange"))
-            runArgs(lranges[i].title, 4, (const char *[]){ "LRANGE", "mylist", "0", lranges[i].last });
+            runArgs(lranges[i].title, 4, (const char *[]){ "LRANGE", mylist, "0", lranges[i].last });
 
     if (selected("mset")) {
         const char *argv[21] = { "MSET" };
         for (int i = 0; i < 10; i++) {
-            argv[1 + 2 * i] = "key:" RAND_PLACEHOLDER;
+            argv[1 + 2 * i] = key;
             argv[2 + 2 * i] = data;
         }
         runArgs("MSET (10 keys)", 21, argv);
     }
     sdsfree(data);
+    sdsfree(key);
+    sdsfree(counter);
+    sdsfree(mylist);
+    sdsfree(myset);
+    sdsfree(myhash);
+    sdsfree(myzset);
 }
 
 /* -I: the connections are opened and kept, nothing is sent; the count is
@@ -751,7 +828,7 @@ static void idleMode(void) {
     fflush(stdout);
     rcConn **conns = zcalloc(sizeof(rcConn *) * (size_t)cfg.clients);
     long long opened = 0;
-    for (; opened < cfg.clients; opened++) conns[opened] = openClientConnection();
+    for (; opened < cfg.clients; opened++) conns[opened] = openClientConnection(clientMaster(opened));
     for (;;) {
         printf("clients: %lld\r", opened);
         fflush(stdout);
@@ -800,6 +877,10 @@ static void usage(FILE *out) {
 " --dbnum <db>       SELECT the specified db number (default 0)\n"
 " -3                 Start session in RESP3 protocol mode.\n"
 " --threads <num>    Enable multi-thread mode.\n"
+" --cluster          Enable cluster mode.\n"
+"                    If the command is supplied on the command line in cluster\n"
+"                    mode, the key must contain \"{tag}\". Otherwise, the\n"
+"                    command will not be sent to the right cluster node.\n"
 " --enable-tracking  Send CLIENT TRACKING on before starting benchmark.\n"
 " -k <boolean>       1=keep alive 0=reconnect (default 1)\n"
 " -r <keyspacelen>   Use random keys for SET/GET/INCR, random values for SADD,\n"
@@ -944,6 +1025,7 @@ static void parseOptions(int argc, char **argv) {
         else if (!strcmp(o, "-I")) cfg.idle = 1;
         else if (!strcmp(o, "-x")) cfg.stdin_lastarg = 1;
         else if (!strcmp(o, "--enable-tracking")) cfg.tracking = 1;
+        else if (!strcmp(o, "--cluster")) cfg.cluster = 1;
         else if (!strcmp(o, "-3")) cfg.resp3 = 1;
         else if (!strcmp(o, "--tls")) cfg.tls = 1;
         else if (!strcmp(o, "--insecure")) cfg.tls_options.insecure = 1;
@@ -970,8 +1052,8 @@ static void parseOptions(int argc, char **argv) {
  * every mode, on a connection of its own that only authenticates, so a
  * wrong or missing password stops the run before any test, with Redis's
  * message. */
-static void fetchServerConfig(void) {
-    rcConn *c = connectServer();
+static void fetchConfigOf(int master, sds *save, sds *appendonly) {
+    rcConn *c = connectServer(master);
     if (cfg.password) {
         const char *auth[3];
         rcReply *r = rcCommandArgv(c, authArgv(auth), auth, NULL);
@@ -979,10 +1061,62 @@ static void fetchServerConfig(void) {
         if (r->type == RC_REPLY_ERROR) nodeErrorExit(c, r->str);
         rcFreeReply(r);
     }
-    server_save = fetchConfig(c, "save");
-    server_appendonly = fetchConfig(c, "appendonly");
-    if (!server_save || !server_appendonly) fprintf(stderr, "WARNING: Could not fetch server CONFIG\n");
+    *save = fetchConfig(c, "save");
+    *appendonly = fetchConfig(c, "appendonly");
     rcFree(c);
+}
+
+static void fetchServerConfig(void) {
+    fetchConfigOf(-1, &server_save, &server_appendonly);
+    if (!server_save || !server_appendonly) fprintf(stderr, "WARNING: Could not fetch server CONFIG\n");
+}
+
+static void clusterFetchFailed(void) __attribute__((noreturn));
+static void clusterFetchFailed(void) {
+    if (cfg.socket) fprintf(stderr, "Failed to fetch cluster configuration from %s\n", cfg.socket);
+    else fprintf(stderr, "Failed to fetch cluster configuration from %s:%d\n", cfg.host, cfg.port);
+    exit(1);
+}
+
+/* --cluster: the primaries from the configured node's CLUSTER NODES, each
+ * with its persistence settings for the report; Redis's lines and errors. */
+static void fetchClusterConfig(void) {
+    rcConn *c = connectServer(-1);
+    if (cfg.password) {
+        const char *auth[3];
+        rcReply *r = rcCommandArgv(c, authArgv(auth), auth, NULL);
+        if (r && r->type == RC_REPLY_ERROR) nodeErrorExit(c, r->str);
+        rcFreeReply(r);
+    }
+    rcReply *r = rcCommand(c, "CLUSTER", "NODES", NULL);
+    if (!r) clusterFetchFailed();
+    if (r->type == RC_REPLY_ERROR) {
+        fprintf(stderr, "Cluster node %s replied with error:\n%s\n", rcConnAddr(c), r->str);
+        clusterFetchFailed();
+    }
+    sds err = NULL;
+    nmasters = benchClusterParse(r->str, r->len, &masters, &err);
+    rcFreeReply(r);
+    rcFree(c);
+    if (nmasters < 0) {
+        fprintf(stderr, "%s\n", err);
+        clusterFetchFailed();
+    }
+    if (nmasters <= 1) {
+        fprintf(stderr, "Invalid cluster: %d node(s).\n", nmasters);
+        exit(1);
+    }
+    printf("Cluster has %d master nodes:\n\n", nmasters);
+    for (int m = 0; m < nmasters; m++) {
+        if (sdslen(masters[m].ip) == 0) masters[m].ip = sdscpy(masters[m].ip, cfg.host);
+        printf("Master %d: %s %s:%d\n", m, masters[m].name, masters[m].ip, masters[m].port);
+        fetchConfigOf(m, &masters[m].save, &masters[m].appendonly);
+        if (!masters[m].save || !masters[m].appendonly)
+            fprintf(stderr, "WARNING: Could not fetch node CONFIG %s:%d\n", masters[m].ip, masters[m].port);
+    }
+    printf("\n");
+    fflush(stdout);
+    if (cfg.threads == 0) cfg.threads = nmasters;
 }
 
 /* Descriptors one connection may hold: the socket; with --shm also the
@@ -1018,8 +1152,9 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     parseOptions(argc, argv);
     cfg.tty = isatty(STDOUT_FILENO);
+    if (cfg.cluster) fetchClusterConfig();
     createWorkers();
-    fetchServerConfig();
+    if (!cfg.cluster) fetchServerConfig();
     if (cfg.idle) idleMode();
     do {
         if (cfg.custom_argc > 0) runCustomCommand();
@@ -1029,5 +1164,6 @@ int main(int argc, char **argv) {
     sdsfree(cfg.tests);
     sdsfree(server_save);
     sdsfree(server_appendonly);
+    benchClusterFree(masters, nmasters);
     return 0;
 }

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_cluster.h"
 #include "cli_common.h"
 #include "cli_help.h"
 #include "lineedit.h"
@@ -49,6 +50,9 @@ cliConfig config;
 static const char *eval_file; /* --eval <file> */
 rcConn *context;
 static volatile sig_atomic_t interrupted;
+static int redirected;  /* -c: the last reply moved the command to config.host:port */
+static int send_asking; /* ... with -ASK: ASKING goes first there */
+static int redirect_failed; /* ... and that node did not answer */
 
 /* Strings the program made itself (from a URI, CONNECT, AUTH typed at the
  * prompt) back these config fields; each slot frees its previous value. */
@@ -129,6 +133,7 @@ static void usage(int status) {
             "  -X                 Read <tag> argument from STDIN (see example below).\n"
             "  -d <delimiter>     Delimiter between response bulks for raw formatting (default: \\n).\n"
             "  -D <delimiter>     Delimiter between responses for raw formatting (default: \\n).\n"
+            "  -c                 Enable cluster mode (follow -ASK and -MOVED redirections).\n"
             "  -e                 Return exit error code when command execution fails.\n"
             "  --tls              Establish a secure TLS connection.\n"
             "  --sni <host>       Server name indication for TLS.\n"
@@ -193,10 +198,16 @@ static void usage(int status) {
             "  --intrinsic-latency <sec> Run a test to measure intrinsic system latency.\n"
             "                     The test will run for the specified amount of seconds.\n"
             "  --eval <file>      Send an EVAL command using the Lua script at <file>.\n"
+            "  --cluster <command> [args...] [opts...]\n"
+            "                     Cluster Manager command and arguments (see below).\n"
+            "  --verbose          Verbose mode.\n"
             "  --no-auth-warning  Don't show warning message when using password on command\n"
             "                     line interface.\n"
             "  --help             Output this help and exit.\n"
             "  --version          Output version and exit.\n"
+            "\n"
+            "Cluster Manager Commands:\n"
+            "  Use --cluster help to list all available cluster manager commands.\n"
             "\n"
             "Examples:\n"
             "  cat /etc/passwd | redis-cli -x set mypasswd\n"
@@ -265,7 +276,7 @@ static int applyFlag(const char *opt) {
         config.resp2_asked = 1;
     }
     else if (!strcmp(opt, "-3")) config.resp3 = 1;
-    else if (!strcmp(opt, "-c")) { /* cluster redirections: a standalone server never sends them */ }
+    else if (!strcmp(opt, "-c")) config.cluster_mode = 1;
     else if (!strcmp(opt, "--raw")) config.output = CLI_OUT_RAW;
     else if (!strcmp(opt, "--no-raw")) config.output = CLI_OUT_TTY;
     else if (!strcmp(opt, "--csv")) config.output = CLI_OUT_CSV;
@@ -287,7 +298,7 @@ static int applyFlag(const char *opt) {
     else if (!strcmp(opt, "--latency-dist")) config.latency_mode = config.latency_dist = 1;
     else if (!strcmp(opt, "--tls")) config.tls = 1;
     else if (!strcmp(opt, "--insecure")) config.tls_options.insecure = 1;
-    else if (!strcmp(opt, "--verbose")) { /* accepted, nothing more to say */ }
+    else if (!strcmp(opt, "--verbose")) config.verbose = 1;
     else if (!strcmp(opt, "--help")) usage(0);
     else if (!strcmp(opt, "-v") || !strcmp(opt, "--version")) {
         printf("redis-cli %s\n", CLI_VERSION);
@@ -352,7 +363,13 @@ static int parseOptions(int argc, char **argv) {
     int i;
     for (i = 1; i < argc; i++) {
         const char *opt = argv[i];
+        if (opt[0] != '-' && cliClusterWanted()) {
+            i += cliClusterTakeArgs(argc, argv, i) - 1; /* --cluster's arguments after other options */
+            continue;
+        }
         if (opt[0] != '-') break;
+        if (!strcmp(opt, "--cluster") && (i + 1 >= argc || cliClusterWanted())) usage(1); /* as Redis 7.0 */
+        if (cliClusterParseOption(argc, argv, &i)) continue;
         if (optionTakesValue(opt) && i + 1 < argc) {
             applyOption(opt, argv[++i]);
             if (!strcmp(opt, "-a") || !strcmp(opt, "--pass") || (!strcmp(opt, "-u") && config.auth))
@@ -362,6 +379,7 @@ static int parseOptions(int argc, char **argv) {
         }
     }
     if (config.stdin_lastarg && config.stdin_tag) die("Options -x and -X are mutually exclusive.\n");
+    if (config.socket && config.cluster_mode) die("Options -c and -s are mutually exclusive.\n");
     return i;
 }
 
@@ -555,6 +573,32 @@ static int isStreamingCommand(const char *name) {
     return isCommand(name, "subscribe") || isCommand(name, "psubscribe") || isCommand(name, "ssubscribe");
 }
 
+/* -c: a -MOVED or -ASK reply names the node to send the command to. Redis's
+ * tool prints the redirection only when it reads commands from stdin (a
+ * terminal or not), never for a command on the command line; the reply
+ * itself is not printed and is no error for -e. Returns 1 when redirected. */
+static int noteRedirection(const rcReply *r) {
+    if (!config.cluster_mode || r->type != RC_REPLY_ERROR) return 0;
+    int ask = r->len > 4 && !strncmp(r->str, "ASK ", 4);
+    if (!ask && !(r->len > 6 && !strncmp(r->str, "MOVED ", 6))) return 0;
+    const char *slot = memchr(r->str, ' ', r->len) + 1;
+    const char *addr = memchr(slot, ' ', r->len - (size_t)(slot - r->str));
+    const char *colon = NULL;
+    for (const char *c = addr; c && c < r->str + r->len; c++)
+        if (*c == ':') colon = c;
+    if (!colon) return 0;
+    addr++;
+    config.host = keepString(&ownedHost, addr, (size_t)(colon - addr));
+    config.port = atoi(colon + 1);
+    if (config.in_repl) {
+        printf("-> Redirected to slot [%d] located at %s:%d\n", atoi(slot), config.host, config.port);
+        fflush(stdout);
+    }
+    redirected = 1;
+    send_asking = ask;
+    return 1;
+}
+
 /* Sends argv `repeat` times. RC_ERR on a connection failure; *had_error
  * is set when the server replied with an error. */
 static int sendCommand(int argc, char **argv, long long repeat, int *had_error) {
@@ -585,6 +629,10 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
             status = RC_ERR;
             break;
         }
+        if (noteRedirection(r)) {
+            rcFreeReply(r);
+            break; /* sent again, `repeat` times, to the node named */
+        }
         trackState(argc, argv, r);
         if (r->type == RC_REPLY_ERROR) *had_error = 1;
         /* SUBSCRIBE refused (no channel): the error is printed and the
@@ -604,6 +652,37 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
         if (repeat != 0 && config.interval > 0) cliSleepSeconds(config.interval);
     }
     free(lens);
+    return status;
+}
+
+/* ASKING on the node an -ASK named, before the command it is for. */
+static int sendAsking(void) {
+    send_asking = 0;
+    rcReply *r = rcCommand(context, "ASKING", NULL);
+    if (!r) return RC_ERR;
+    int ok = r->type != RC_REPLY_ERROR;
+    if (!ok) fprintf(stderr, "ASKING failed: %.*s\n", (int)r->len, r->str);
+    rcFreeReply(r);
+    return ok ? RC_OK : RC_ERR;
+}
+
+/* sendCommand, following -c's redirections: each connects to the node named
+ * and sends the command again with its whole repeat count, as Redis's does. */
+static int sendFollowing(int argc, char **argv, long long repeat, int *had_error) {
+    redirect_failed = 0;
+    int status = sendCommand(argc, argv, repeat, had_error);
+    while (status == RC_OK && redirected) {
+        redirected = 0;
+        if (cliConnect(1) != RC_OK) {
+            redirect_failed = 1;
+            return RC_ERR;
+        }
+        if (send_asking && sendAsking() != RC_OK) {
+            printContextError();
+            return RC_ERR;
+        }
+        status = sendCommand(argc, argv, repeat, had_error);
+    }
     return status;
 }
 
@@ -666,7 +745,7 @@ static int oneShot(int argc, char **args) {
     int n;
     char **argv = buildArgv(argc, args, &n);
     int had_error = 0;
-    int status = sendCommand(n, argv, config.repeat, &had_error);
+    int status = sendFollowing(n, argv, config.repeat, &had_error);
     for (int i = 0; i < n; i++) sdsfree(argv[i]);
     free(argv);
     if (status != RC_OK) {
@@ -701,7 +780,7 @@ static int evalMode(int argc, char **args) {
     argv[1] = script;
     argv[2] = sdsfromlonglong(keys);
     int had_error = 0;
-    int status = sendCommand(n, argv, 1, &had_error);
+    int status = sendFollowing(n, argv, 1, &had_error);
     for (int i = 0; i < n; i++) sdsfree(argv[i]);
     free(argv);
     return status != RC_OK || (config.set_errcode && had_error) ? 1 : 0;
@@ -785,9 +864,10 @@ static void loadPreferences(void) {
 /* Runs the command (with a retry after reconnecting) and reports failure. */
 static void runWithReconnect(int argc, char **argv, long long repeat) {
     int had_error = 0;
-    if (context && sendCommand(argc, argv, repeat, &had_error) == RC_OK) return;
+    if (context && sendFollowing(argc, argv, repeat, &had_error) == RC_OK) return;
+    if (redirect_failed) return; /* the node a redirection named did not answer: no retry */
     if (cliConnect(1) != RC_OK) return;
-    if (sendCommand(argc, argv, repeat, &had_error) != RC_OK) {
+    if (sendFollowing(argc, argv, repeat, &had_error) != RC_OK) {
         printContextError();
         rcFree(context);
         context = NULL;
@@ -917,6 +997,7 @@ int main(int argc, char **argv) {
     if (!config.auth && getenv("REDISCLI_AUTH")) config.auth = getenv("REDISCLI_AUTH");
     warnAboutPassword();
     if (config.askpass) askPassword();
+    cliClusterAskPasswords();
     /* JSON output speaks RESP3 (maps, booleans ...) unless -2 said not to. */
     if ((config.output == CLI_OUT_JSON || config.output == CLI_OUT_QUOTED_JSON) && !config.resp2_asked)
         config.resp3 = 1;
@@ -924,7 +1005,9 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
 
     int status;
-    if (config.intrinsic_latency_mode) {
+    if (cliClusterWanted()) {
+        status = cliClusterMode();
+    } else if (config.intrinsic_latency_mode) {
         status = cliIntrinsicLatencyMode(config.intrinsic_latency);
     } else if (wantsSpecialMode()) {
         status = runSpecialMode();
@@ -939,6 +1022,7 @@ int main(int argc, char **argv) {
         status = oneShot(argc - first, argv + first);
     } else {
         config.interactive = isatty(STDIN_FILENO);
+        config.in_repl = 1;
         cliConnect(0);
         repl();
         status = 0;

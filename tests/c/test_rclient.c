@@ -669,6 +669,20 @@ static void test_uri_bad_scheme(void) {
     rcUriFree(&u);
 }
 
+/* CRC-16/XMODEM's catalogue check value, and slots Redis 7.0.15's
+ * CLUSTER KEYSLOT answers for the same keys (hash tags included). */
+static void test_key_hash_slot(void) {
+    CHECK_EQ_INT(rcCrc16("123456789", 9), 0x31C3);
+    CHECK_EQ_INT(rcCrc16("", 0), 0);
+    static const struct { const char *key; unsigned int slot; } v[] = {
+        {"foo", 12182}, {"bar", 5061}, {"{user1000}.following", 3443}, {"{user1000}.followers", 3443},
+        {"foo{}{bar}", 8363}, {"foo{{bar}}zap", 4015}, {"foo{bar}{zap}", 5061}, {"", 0}, {"a", 15495},
+        {"{}", 15257}, {"123456789", 12739}};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        CHECK_EQ_INT(rcKeyHashSlot(v[i].key, strlen(v[i].key)), v[i].slot);
+    CHECK_EQ_INT(rcKeyHashSlot("a{b", 3), rcCrc16("a{b", 3) & 16383); /* no closing brace */
+}
+
 TEST_MAIN(
     signal(SIGPIPE, SIG_IGN);
     RUN(test_resp2_types);
@@ -694,4 +708,5 @@ TEST_MAIN(
     RUN(test_hist_percentiles);
     RUN(test_uri_parts);
     RUN(test_uri_bad_scheme);
+    RUN(test_key_hash_slot);
 )

@@ -525,10 +525,11 @@ start_server {tags {cli} unixsocket 1} {
                      --latency-dist --no-auth-warning --show-pushes --eval} {
             assert_match "*\n  $opt *" $ours
         }
-        foreach opt {--rdb --replica --hotkeys --askpass --lru-test -X} {
+        foreach opt {--rdb --replica --hotkeys --askpass --lru-test -X --cluster -c --verbose} {
             assert_match "*\n  $opt *" $ours
         }
-        foreach opt {--cluster --ldb -c} {
+        assert_match "*\nCluster Manager Commands:\n  Use --cluster help *" $ours
+        foreach opt {--ldb} {
             assert_no_match "*\n  $opt *" $ours
         }
     }
