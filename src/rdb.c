@@ -1480,7 +1480,9 @@ static int storeLoaded(rdbReader *r, redisDb *db, sds key, robj *val, long long 
     int empty = emptyCollection(val), expired = !r->aof_base && expire != -1 && expire < now;
     if (empty || expired) {
         if (empty) {
-            r->empty_skipped++;
+            /* Redis's line, for the first 10 (a bug of old Redis versions
+             * could save empty collections; loading goes on without them) */
+            if (r->empty_skipped++ < 10) serverLog(LL_WARNING, "rdbLoadObject skipping empty key: %s", key);
         } else {
             r->keys_expired++;
             loadingCountKey(1);
@@ -1695,15 +1697,24 @@ int rdbCheckFd(int fd, rdbCheck *check) {
     return ok ? C_OK : C_ERR;
 }
 
-/* Loads `filename` into the (empty) dataset; a missing file is no error. */
+/* Loads `filename` into the (empty) dataset; a missing file is no error.
+ * Redis 7.0's last lines when start-up stops: the file could not be
+ * opened ("Fatal error loading the DB: <errno text>. Exiting."), or its
+ * content was bad, after the reason ("Terminating server after rdb file
+ * reading failure."). */
 static int rdbLoad(const char *filename) {
     int fd = open(filename, O_RDONLY);
-    if (fd == -1) return errno == ENOENT ? C_OK : C_ERR;
+    if (fd == -1) {
+        if (errno == ENOENT) return C_OK;
+        serverLog(LL_WARNING, "Fatal error loading the DB: %s. Exiting.", strerror(errno));
+        return C_ERR;
+    }
     struct stat st;
     loadingStart(fstat(fd, &st) == 0 ? st.st_size : 0, "RDB");
     int ret = rdbLoadFd(fd, filename, 0);
     loadingEnd();
     close(fd);
+    if (ret != C_OK) serverLog(LL_WARNING, "Terminating server after rdb file reading failure.");
     return ret;
 }
 
@@ -1946,10 +1957,7 @@ void rdbInit(void) {
     if (aeCreateTimeEvent(server.el, 100, rdbCron, NULL, NULL) == AE_ERR) serverPanic("Can't create the RDB timer");
     if (server.aof_enabled) return; /* the AOF is the truth then */
     long long start = ustime();
-    if (rdbLoad(server.rdb_filename) != C_OK) {
-        serverLog(LL_WARNING, "Fatal error loading the DB, check server logs. Exiting.");
-        exit(1);
-    }
+    if (rdbLoad(server.rdb_filename) != C_OK) exit(1); /* the reason is logged last */
     if (access(server.rdb_filename, F_OK) == 0)
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1e6);
 }

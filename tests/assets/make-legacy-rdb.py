@@ -12,6 +12,10 @@ directory of this script). Writes:
                               and in s, a second database, LZF strings.
   legacy-corrupt-*.rdb        one bad blob each (see CORRUPT below), in an
                               otherwise valid file with a valid checksum.
+  legacy-empty-keys.rdb       empty collections (an old Redis bug could save
+                              them): an empty set, ziplist list,
+                              hash and zset and quicklist, between
+                              two good strings; loaders skip them.
 
 Everything is written byte by byte from the documented formats, without any
 Redis code: the RDB length and string encodings, LZF (a small greedy
@@ -397,9 +401,23 @@ def corrupt_file(name):
     return rdb_file({0: [key(TYPE_STRING, b"good", rdb_raw(b"before")), key(rdbtype, b"bad", value)]})
 
 
+TYPE_SET = 2
+
+
+def empty_keys_file():
+    keys = [key(TYPE_STRING, b"good1", rdb_raw(b"v1")),
+            key(TYPE_SET, b"set", rdb_len(0)),
+            key(TYPE_LIST_ZIPLIST, b"list_ziplist", rdb_raw(ziplist([]))),
+            key(TYPE_LIST_QUICKLIST, b"list_quicklist", rdb_len(0)),
+            key(TYPE_HASH_ZIPLIST, b"hash_ziplist", rdb_raw(ziplist([]))),
+            key(TYPE_ZSET_ZIPLIST, b"zset_ziplist", rdb_raw(ziplist([]))),
+            key(TYPE_STRING, b"good2", rdb_raw(b"v2"))]
+    return rdb_file({0: keys})
+
+
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    files = {"legacy-v9-all-types.rdb": main_fixture()}
+    files = {"legacy-v9-all-types.rdb": main_fixture(), "legacy-empty-keys.rdb": empty_keys_file()}
     for name in CORRUPT:
         files["legacy-corrupt-%s.rdb" % name] = corrupt_file(name)
     for fname, data in files.items():

@@ -204,6 +204,7 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
             file copy -force $path [file join [srv dir] dump.rdb]
             assert_equal 1 [server_exit_status]
             if {!$redis70} { assert_match "*Error loading the RDB file*: $message*" [log_tail 0 20] }
+            assert_match "*Terminating server after rdb file reading failure.*" [log_tail 0 3]
             set ref [reference_server]
             if {$ref ne ""} {
                 lassign [reference_refuses $ref $path] status log
@@ -213,6 +214,28 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
             file delete [file join [srv dir] dump.rdb]
             restart_server
         }
+    }
+
+    test "Empty collections in a dump are skipped and logged, as Redis 7.0 does" {
+        set path [file normalize tests/assets/legacy-empty-keys.rdb]
+        set from [log_line_count]
+        restart_with $path
+        assert_equal 2 [r dbsize]
+        assert_equal {v1 v2} [r mget good1 good2]
+        foreach k {set list_ziplist list_quicklist hash_ziplist zset_ziplist} {
+            wait_for_log "*rdbLoadObject skipping empty key: $k" -from $from
+        }
+        wait_for_log "*keys loaded: 2, keys expired: 0, empty keys skipped: 5.*" -from $from
+        set ref [reference_server]
+        if {$ref ne ""} {
+            # Redis's own load of the same file: the same keys skipped
+            set rc [start_reference $ref $path ref_pid]
+            assert_equal 2 [$rc dbsize]
+            assert_equal {v1 v2} [$rc mget good1 good2]
+            stop_reference $rc $ref_pid
+        }
+        file delete [file join [srv dir] dump.rdb]
+        restart_server
     }
 
     test "RDB versions 3 to 12 load when their types are known" {
