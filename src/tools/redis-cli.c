@@ -387,8 +387,11 @@ static void setDefaults(void) {
     config.host = "127.0.0.1";
     config.port = 6379;
     config.repeat = 1;
-    config.output = isatty(STDOUT_FILENO) ? CLI_OUT_TTY : CLI_OUT_RAW;
-    config.show_pushes = isatty(STDOUT_FILENO);
+    /* FAKETTY in the environment: formatted output as on a terminal (Redis
+     * 7.0's redis-cli honours it; its test suite and scripts use it) */
+    int tty = isatty(STDOUT_FILENO) || getenv("FAKETTY") != NULL;
+    config.output = tty ? CLI_OUT_TTY : CLI_OUT_RAW;
+    config.show_pushes = tty;
     config.elem_delim = sdsnew("\n");
     config.resp_delim = sdsnew("\n");
     config.pipe_timeout = 30;

@@ -229,6 +229,19 @@ start_server {tags {cli} unixsocket 1} {
         assert_equal "NULL\n" [cli --csv get nosuchkey]
     }
 
+    test "FAKETTY in the environment formats output as on a terminal, as Redis 7.0's tool does" {
+        need_cli
+        set ::env(FAKETTY) 1
+        try {
+            assert_equal "(integer) 1\n" [cli exists greeting]
+            assert_equal "1) \"a\"\n2) \"b\"\n3) \"c d\"\n" [cli lrange list 0 -1]
+            if {[file executable $::cli_ref]} { compare_cli -h [srv host] -p [srv port] lrange list 0 -1 }
+        } finally {
+            unset ::env(FAKETTY)
+        }
+        assert_equal "1\n" [cli exists greeting]
+    }
+
     test "error replies, and -e turns them into exit status 1" {
         need_cli
         lassign [run_cli -h [srv host] -p [srv port] get] status out err
