@@ -404,6 +404,7 @@ static stashedDb *stashDataset(void) {
         server.db[j].keys = fresh.keys;
         server.db[j].expires = fresh.expires;
     }
+    clusterKeysFlushed(0);
     return st;
 }
 
@@ -426,6 +427,7 @@ static void dropStash(stashedDb *st, int back) {
         }
     }
     zfree(st);
+    clusterKeysRecount(); /* db 0's keys came back, or the loaded ones stay */
 }
 
 /* loaded as an AOF base is (1): logically expired keys are kept, as a
