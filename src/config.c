@@ -30,8 +30,8 @@
  *   test suites match on them.
  * - `user` and `rename-command` lines go to acl_file.c (they set no
  *   field of the table); CONFIG REWRITE writes the ACL users back as
- *   `user` lines. Redis directives of features not built yet (cluster,
- *   modules: unbuilt_directives; TLS in a BUILD_TLS=no build:
+ *   `user` lines. Redis directives of features not built yet
+ *   (modules: unbuilt_directives; TLS in a BUILD_TLS=no build:
  *   tlsNotBuiltError) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
