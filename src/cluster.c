@@ -10,6 +10,8 @@
  * 16384 slots, the slots being migrated or imported, epochs), nodes.conf in
  * Redis 7.0's exact format both ways, the cluster state (ok/fail) computed
  * from slot coverage as Redis does, and per-slot key counts of db 0.
+ * A replica (CLUSTER REPLICATE, or a nodes.conf that says so) replicates
+ * its primary through replica.c once the primary's address is known.
  * What is not here yet: the cluster bus (no messages are exchanged: MEET
  * records a node in handshake that never completes), failure detection and
  * failover. See README.md's status table.
@@ -37,6 +39,7 @@
 #include "persistio.h"
 #include "osrandom.h"
 #include "anet.h"
+#include "replication.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -565,6 +568,13 @@ void clusterBeforeSleep(void) {
     if (cl->todo & CLUSTER_TODO_SAVE_CONFIG) saveConfigOrDie();
 }
 
+/* A replica replicates its primary once the primary's address is known
+ * (from CLUSTER REPLICATE or nodes.conf), as Redis's cluster cron does. */
+static void followPrimary(void) {
+    clusterNode *p = cl->myself->replicaof;
+    if (isReplica(cl->myself) && p && p->ip[0] && p->port) replicaClusterFollow(p->ip, p->port);
+}
+
 void clusterCron(void) {
     if (cl == NULL) return;
     /* no bus yet: a handshake nobody answers is dropped after the node timeout, as Redis drops it */
@@ -576,6 +586,7 @@ void clusterCron(void) {
         clusterNode *n = listNodeValue(ln);
         if ((n->flags & NODE_HANDSHAKE) && mstime() - n->ctime > timeout) freeNode(n);
     }
+    followPrimary();
     updateState();
 }
 
@@ -1228,6 +1239,7 @@ static void replicateCommand(client *c) {
     setReplicaOf(me, n);
     memset(cl->migrating_to, 0, sizeof cl->migrating_to);
     memset(cl->importing_from, 0, sizeof cl->importing_from);
+    followPrimary();
     doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
     addReply(c, shared.ok);
 }
@@ -1283,6 +1295,7 @@ static void resetCommandCluster(client *c) {
     if (isReplica(me)) {
         setReplicaOf(me, NULL);
         me->flags = (me->flags & ~NODE_SLAVE) | NODE_MASTER;
+        replicaClusterFollow(NULL, 0);
         emptyData(-1, 0);
         clusterKeysFlushed(0);
     }

@@ -14,7 +14,8 @@ proc have_reference {} { file executable $::reference_bin }
 set ::other_id 0123456789abcdef0123456789abcdef01234567
 
 proc cluster_overrides {} {
-    return [list cluster-enabled yes cluster-port [::harness::find_free_port] cluster-node-timeout 3000]
+    return [list cluster-enabled yes cluster-port [::harness::find_free_port] cluster-node-timeout 3000 \
+                repl-diskless-sync-delay 0]
 }
 
 proc nodes_conf {{level 0}} { file join [srv $level dir] nodes.conf }
@@ -327,6 +328,75 @@ if {[have_reference]} {
             restart_server
             assert_equal $myid [r cluster myid]
             assert_match "$myid *myself,master - 0 0 1 connected 10-20 30\n" [r cluster nodes]
+        }
+    }
+}
+
+# ---- a replica in the cluster: CLUSTER REPLICATE starts replication -----------------
+
+# A nested start_server running Redis's binary (as in replication.tcl).
+proc start_reference_server {overrides body} {
+    set forkless [expr {[info exists ::env(REDIS_TEST_FORKLESS)] ? $::env(REDIS_TEST_FORKLESS) : 0}]
+    set saved [list $::harness::opt(server) $::harness::opt(wrapper) $forkless]
+    set ::harness::opt(server) $::reference_bin
+    set ::harness::opt(wrapper) {}
+    set ::env(REDIS_TEST_FORKLESS) 0
+    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)\n"
+    set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
+    lassign $saved ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)
+    if {$code} { return -code $code $err }
+}
+
+# Levels: 0 the primary (all slots), -1 our replica-to-be. Both learn the
+# other from nodes.conf (there is no bus to introduce them).
+proc replica_pair_tests {primary_kind} {
+    set a [r cluster myid]
+    set b [r -1 cluster myid]
+    set pa [srv 0 port]
+    set pb [srv -1 port]
+    set line_a "$a 127.0.0.1:$pa@[expr {$pa + 10000}]"
+    set line_b "$b 127.0.0.1:$pb@[expr {$pb + 10000}]"
+    shutdown_server 0
+    shutdown_server -1
+    file delete [file join [srv -1 dir] dump.rdb]
+    write_text [nodes_conf 0] "$line_a myself,master - 0 0 1 connected 0-16383\n$line_b master - 0 0 0 connected\nvars currentEpoch 1 lastVoteEpoch 0\n"
+    write_text [nodes_conf -1] "$line_a master - 0 0 1 connected 0-16383\n$line_b myself,master - 0 0 0 connected\nvars currentEpoch 1 lastVoteEpoch 0\n"
+    restart_server 0
+    restart_server -1
+
+    test "CLUSTER REPLICATE of $primary_kind: the replica syncs, READONLY reads, writes and plain reads MOVED" {
+        wait_cluster_ok 0
+        r set foo bar
+        assert_error {ERR REPLICAOF not allowed in cluster mode.} {r -1 replicaof 127.0.0.1 $pa}
+        assert_equal OK [r -1 cluster replicate $a]
+        wait_for_condition 100 100 {[string match *master_link_status:up* [r -1 info replication]]} else {
+            fail "the replica never synced: [r -1 info replication]"
+        }
+        assert_match "*$b 127.0.0.1:$pb@* myself,slave $a 0 0 1 connected*" [r -1 cluster nodes]
+        assert_match "$b *slave $a *" [lindex [r -1 cluster replicas $a] 0]
+        assert_error "MOVED 12182 127.0.0.1:$pa" {r -1 get foo}
+        assert_equal OK [r -1 readonly]
+        wait_for_condition 100 50 {[r -1 get foo] eq "bar"} else { fail "foo never reached the replica" }
+        assert_equal 1 [r -1 cluster countkeysinslot 12182]
+        assert_error "MOVED 12182 127.0.0.1:$pa" {r -1 set foo x}
+        assert_equal OK [r -1 readwrite]
+        assert_error "MOVED 12182 127.0.0.1:$pa" {r -1 get foo}
+        assert_error {ERR Can't forget my master!} {r -1 cluster forget $a}
+        # a replica's RESET makes it an empty primary again
+        assert_equal OK [r -1 cluster reset]
+        assert_match "*role:master*" [r -1 info replication]
+        assert_equal 0 [r -1 dbsize]
+        assert_match "$b * myself,master - 0 0 0 connected\n" [r -1 cluster nodes]
+    }
+}
+
+start_server [list overrides [cluster_overrides]] {
+    start_server [list overrides [cluster_overrides]] {
+        replica_pair_tests "our primary"
+    }
+    if {[have_reference] && [ours]} {
+        start_reference_server [list cluster-enabled yes cluster-node-timeout 3000 repl-diskless-sync-delay 0] {
+            replica_pair_tests "a Redis 7.0.15 primary"
         }
     }
 }
