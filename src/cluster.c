@@ -827,10 +827,13 @@ static int commandTakesKeys(redisCommand *cmd) {
 }
 
 int clusterRedirectIfNeeded(client *c) {
-    if (cl == NULL || (c->flags & (CLIENT_MASTER | CLIENT_FAKE))) return 0;
+    if (cl == NULL) return 0;
+    c->slot = -1;
+    if (c->flags & (CLIENT_MASTER | CLIENT_FAKE)) return 0;
     if (c->cmd->proc != execCommand && !commandTakesKeys(c->cmd)) return 0;
-    int slot = 0, err;
+    int slot = -1, err;
     clusterNode *n = nodeForCommand(c, &slot, &err);
+    c->slot = slot; /* a script's keys must stay in this slot (clusterScriptRefusal) */
     if (n == cl->myself) return 0;
     sds text = redirectionError(n, slot, err);
     if (c->cmd->proc == execCommand) multiResetClient(c);
@@ -838,6 +841,28 @@ int clusterRedirectIfNeeded(client *c) {
     c->cmd->rejected_calls++;
     addReplyErrorSds(c, text);
     return 1;
+}
+
+/* A script may use only keys this node serves, of the caller's slot (the
+ * slot of its declared keys, or of the first key it touched) unless it
+ * declared allow-cross-slot-keys; Redis 7.0's texts. */
+sds clusterScriptRefusal(client *fake, client *caller, int allow_cross_slot) {
+    if (cl == NULL || (caller->flags & (CLIENT_MASTER | CLIENT_FAKE))) return NULL;
+    if (!commandTakesKeys(fake->cmd)) return NULL;
+    fake->flags &= ~(CLIENT_READONLY | CLIENT_ASKING);
+    fake->flags |= caller->flags & (CLIENT_READONLY | CLIENT_ASKING);
+    int slot = -1, err;
+    if (nodeForCommand(fake, &slot, &err) != cl->myself) {
+        if (err == REDIR_DOWN_RO_STATE)
+            return sdsnew("Script attempted to execute a write command while the cluster is down and readonly");
+        if (err == REDIR_DOWN_STATE) return sdsnew("Script attempted to execute a command while the cluster is down");
+        return sdsnew("Script attempted to access a non local key in a cluster node");
+    }
+    if (slot != -1 && !allow_cross_slot) {
+        if (caller->slot == -1) caller->slot = slot;
+        else if (caller->slot != slot) return sdsnew("Script attempted to access keys that do not hash to the same slot");
+    }
+    return NULL;
 }
 
 /* ---- INFO ------------------------------------------------------------------------------------------ */

@@ -23,6 +23,9 @@ void clusterKeyRemoved(int dbid, const char *key, size_t len);
 void clusterKeysFlushed(int dbid);      /* db's keyspace emptied */
 void clusterKeysRecount(void);          /* db 0's table was swapped for another one */
 struct redisCommand;
+/* script.c, before a script's redis.call runs on fake: the refusal (cluster
+ * down, a key not served here, a second slot) or NULL. */
+sds clusterScriptRefusal(struct client *fake, struct client *caller, int allow_cross_slot);
 void clusterCommandDone(struct client *c, struct redisCommand *cmd); /* resetClient: ASKING lasts one command */
 
 #endif /* CLUSTER_H */

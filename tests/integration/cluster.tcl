@@ -213,6 +213,22 @@ start_server [list overrides [cluster_overrides]] {
         r config set cluster-preferred-endpoint-type ip
     }
 
+    test {Scripts: only local keys, of one slot unless allow-cross-slot-keys; no-cluster scripts refused} {
+        assert_equal 15495 [r cluster keyslot a]
+        assert_error {*Script attempted to access a non local key in a cluster node*} \
+            {r eval {return redis.call('get','bar')} 0}
+        # a body with a shebang stays in one slot (the declared keys', or the first touched)
+        assert_error {*Script attempted to access keys that do not hash to the same slot*} \
+            {r eval "#!lua\nredis.call('get','foo'); return redis.call('get','a')" 0}
+        assert_error {*Script attempted to access keys that do not hash to the same slot*} \
+            {r eval "#!lua\nreturn redis.call('get','a')" 1 foo}
+        assert_equal bar [r eval "#!lua\nredis.call('get','foo'); return redis.call('get','foo')" 0]
+        assert_equal bar [r eval "#!lua flags=allow-cross-slot-keys\nredis.call('get','a'); return redis.call('get','foo')" 0]
+        # one without (Redis 7.0's compatibility mode) may cross slots of this node
+        assert_equal bar [r eval {redis.call('get','a'); return redis.call('get','foo')} 0]
+        assert_error {ERR Can not run script on cluster, 'no-cluster' flag is set.} {r eval "#!lua flags=no-cluster\nreturn 1" 0}
+    }
+
     test {MULTI/EXEC: a queued command for another node's slot aborts EXEC} {
         r multi
         assert_error "MOVED 5061 127.0.0.1:7777" {r get bar}
