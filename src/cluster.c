@@ -716,9 +716,28 @@ typedef struct slotQuery {
 
 /* Folds one command line's keys into q; REDIR_CROSS_SLOT or
  * REDIR_DOWN_UNBOUND end the query early. */
+/* The channels of SPUBLISH/SSUBSCRIBE/SUNSUBSCRIBE, by their legacy key
+ * positions (their key specs say "not a key"): they route like keys. */
+static int shardChannelPositions(redisCommand *cmd, int argc, getKeysResult *keys) {
+    int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
+    int n = 0;
+    for (int pos = cmd->firstkey; pos <= last && pos < argc; pos += cmd->keystep) {
+        keys->keys = zrealloc(keys->keys, sizeof(keyReference) * (size_t)(n + 1));
+        keys->keys[n].pos = pos;
+        keys->keys[n].flags = 0;
+        n++;
+    }
+    keys->numkeys = keys->size = n;
+    return n;
+}
+
+static int isShardPubsub(redisCommand *cmd) {
+    return cmd->proc == spublishCommand || cmd->proc == ssubscribeCommand || cmd->proc == sunsubscribeCommand;
+}
+
 static int queryCommandKeys(slotQuery *q, redisCommand *cmd, robj **argv, int argc) {
     getKeysResult keys = {0};
-    int n = getKeysFromCommand(cmd, argv, argc, &keys);
+    int n = isShardPubsub(cmd) ? shardChannelPositions(cmd, argc, &keys) : getKeysFromCommand(cmd, argv, argc, &keys);
     int err = REDIR_NONE;
     for (int j = 0; j < n && err == REDIR_NONE; j++) {
         robj *key = argv[keys.keys[j].pos];
@@ -738,7 +757,7 @@ static int queryCommandKeys(slotQuery *q, redisCommand *cmd, robj **argv, int ar
             if (slot != q->slot) err = REDIR_CROSS_SLOT;
             else q->multiple_keys = 1;
         }
-        if (err == REDIR_NONE && (q->migrating || q->importing)) {
+        if (err == REDIR_NONE && (q->migrating || q->importing) && !isShardPubsub(cmd)) {
             if (keyExistsQuietly(key)) q->existing++;
             else q->missing++;
         }
@@ -770,8 +789,11 @@ static clusterNode *nodeForCommand(client *c, int *slot, int *err) {
     if (q.owner == NULL) return cl->myself; /* no keys */
     uint64_t flags = c->cmd->flags | (is_exec ? multiQueuedFlags(c) : 0);
     int is_write = (flags & CMD_WRITE) != 0;
+    int shard_pubsub = isShardPubsub(c->cmd);
     if (!cl->ok) {
-        if (!server.cluster_allow_reads_when_down) *err = REDIR_DOWN_STATE;
+        if (shard_pubsub) {
+            if (!server.cluster_allow_pubsubshard_when_down) *err = REDIR_DOWN_STATE;
+        } else if (!server.cluster_allow_reads_when_down) *err = REDIR_DOWN_STATE;
         else if (is_write) *err = REDIR_DOWN_RO_STATE;
         if (*err != REDIR_NONE) return NULL;
     }
@@ -792,7 +814,8 @@ static clusterNode *nodeForCommand(client *c, int *slot, int *err) {
         }
         return cl->myself;
     }
-    if ((c->flags & CLIENT_READONLY) && !is_write && isReplica(cl->myself) && cl->myself->replicaof == q.owner)
+    if (((c->flags & CLIENT_READONLY) || shard_pubsub) && !is_write && isReplica(cl->myself) &&
+        cl->myself->replicaof == q.owner)
         return cl->myself;
     if (q.owner != cl->myself) *err = REDIR_MOVED;
     return q.owner;

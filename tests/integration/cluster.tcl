@@ -205,6 +205,11 @@ start_server [list overrides [cluster_overrides]] {
         assert_error "MOVED 5061 127.0.0.1:7777" {r set bar 1}
         assert_equal PONG [r ping]
         assert_match {*rejected_calls=*} [r info commandstats]
+        # shard channels route like keys
+        assert_error "MOVED 5061 127.0.0.1:7777" {r spublish bar hello}
+        assert_equal 0 [r spublish foo hello]
+        assert_error "MOVED 5061 127.0.0.1:7777" {r ssubscribe bar}
+        assert_error {CROSSSLOT*} {r ssubscribe foo a}
         r config set cluster-preferred-endpoint-type hostname
         assert_error "MOVED 5061 other-host:7777" {r get bar}
         assert_equal [list 0 8191 [list other-host 7777 $::other_id [list ip 127.0.0.1]]] [lindex [r cluster slots] 0]
