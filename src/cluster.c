@@ -115,6 +115,11 @@ typedef struct clusterState {
 
 static clusterState *cl; /* NULL unless cluster-enabled */
 
+enum { REDIR_NONE, REDIR_CROSS_SLOT, REDIR_UNSTABLE, REDIR_ASK, REDIR_MOVED, REDIR_DOWN_STATE,
+       REDIR_DOWN_RO_STATE, REDIR_DOWN_UNBOUND };
+struct clusterNode;
+static sds redirectionError(struct clusterNode *n, int slot, int err);
+
 /* ---- nodes ------------------------------------------------------------------------------ */
 
 static dictType clusterNodesDictType = {
@@ -575,6 +580,30 @@ static void followPrimary(void) {
     if (isReplica(cl->myself) && p && p->ip[0] && p->port) replicaClusterFollow(p->ip, p->port);
 }
 
+/* Clients blocked on keys of a slot no longer served here are answered
+ * with -MOVED (or -CLUSTERDOWN) and unblocked, as Redis 7.0's cron does:
+ * their keys will never be served by this node. */
+static void redirectBlockedClients(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        robj *key = blockedFirstKey(c);
+        if (key == NULL) continue;
+        if (!cl->ok) {
+            blockedUnblockWithError(c, redirectionError(NULL, 0, REDIR_DOWN_STATE));
+            continue;
+        }
+        int slot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
+        clusterNode *n = cl->slots[slot];
+        int readonly_ok = (c->flags & CLIENT_READONLY) && c->lastcmd && !(c->lastcmd->flags & CMD_WRITE) &&
+                          isReplica(cl->myself) && cl->myself->replicaof == n;
+        if (n == cl->myself || readonly_ok || cl->importing_from[slot]) continue;
+        blockedUnblockWithError(c, redirectionError(n, slot, n ? REDIR_MOVED : REDIR_DOWN_UNBOUND));
+    }
+}
+
 void clusterCron(void) {
     if (cl == NULL) return;
     /* no bus yet: a handshake nobody answers is dropped after the node timeout, as Redis drops it */
@@ -588,6 +617,7 @@ void clusterCron(void) {
     }
     followPrimary();
     updateState();
+    redirectBlockedClients();
 }
 
 /* ---- start-up ---------------------------------------------------------------------------------- */
@@ -701,9 +731,6 @@ void clusterKeysRecount(void) {
 }
 
 /* ---- redirection -------------------------------------------------------------------------------- */
-
-enum { REDIR_NONE, REDIR_CROSS_SLOT, REDIR_UNSTABLE, REDIR_ASK, REDIR_MOVED, REDIR_DOWN_STATE,
-       REDIR_DOWN_RO_STATE, REDIR_DOWN_UNBOUND };
 
 static int keyExistsQuietly(robj *key) { return kvtableFind(server.db[0].keys, key->ptr, sdslen(key->ptr)) != NULL; }
 

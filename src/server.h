@@ -1277,7 +1277,9 @@ void processUnblockedClients(void);
 void queueClientForReprocessing(client *c);
 void handleClientsBlockedOnKeys(void);  /* serve the keys signalled ready */
 void handleBlockedClientsTimeout(void); /* timeout replies whose deadline passed */
-void blockedClientFreed(client *c);     /* freeClient() */
+void blockedClientFreed(client *c);
+robj *blockedFirstKey(client *c);                 /* cluster.c: NULL unless blocked on keys */
+void blockedUnblockWithError(client *c, sds err); /* cluster.c: -MOVED/-CLUSTERDOWN for a moved slot */     /* freeClient() */
 
 /* keyspec.c: a command's key specs (explicit, or one derived from its legacy
  * positions into *derived) and the keys of a command line (argv[0] is the

@@ -272,6 +272,16 @@ start_server [list overrides [cluster_overrides]] {
         assert_match "*cluster_my_epoch:6*" [r cluster info]
     }
 
+    test {A client blocked on a key whose slot moves away gets -MOVED} {
+        set rd [redis_deferring_client]
+        $rd blpop a 0
+        wait_for_blocked_clients 1
+        assert_equal OK [r cluster setslot 15495 node $::other_id]
+        assert_error "MOVED 15495 127.0.0.1:7777" {$rd read}
+        $rd close
+        assert_equal 0 [s blocked_clients]
+    }
+
     test {READONLY/READWRITE/ASKING answer OK; FORGET and REPLICAS of a known node} {
         assert_equal OK [r readonly]
         assert_equal OK [r readwrite]
