@@ -659,9 +659,21 @@ static void updateMyselfAnnounced(void) {
     me->pport = 0;
     int cport = server.cluster_port ? server.cluster_port : server.port + CLUSTER_PORT_INCR;
     me->cport = server.cluster_announce_bus_port ? server.cluster_announce_bus_port : cport;
+    /* an announced ip replaces the learnt one; unset again, it is learnt anew (as Redis) */
+    static int announced_ip;
     if (server.cluster_announce_ip) snprintf(me->ip, sizeof me->ip, "%s", server.cluster_announce_ip);
+    else if (announced_ip) me->ip[0] = '\0';
+    announced_ip = server.cluster_announce_ip != NULL;
     sdsclear(me->hostname);
     if (server.cluster_announce_hostname) me->hostname = sdscat(me->hostname, server.cluster_announce_hostname);
+}
+
+int clusterApplyAnnounced(sds *err) {
+    (void)err;
+    if (cl == NULL) return C_OK;
+    updateMyselfAnnounced();
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
+    return C_OK;
 }
 
 void clusterInit(void) {

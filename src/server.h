@@ -1055,6 +1055,7 @@ int openFilesRefuseWhenExhausted(int listener, const char *what); /* after a fai
 
 /* ---- cpuaffinity.c: the *_cpulist directives ------------------------------------------ */
 int clusterHostnameValidate(const char *value, sds *err); /* cluster-announce-hostname */
+int clusterApplyAnnounced(sds *err); /* CONFIG SET cluster-announce-*: myself's address follows */
 int cpulistValidate(const char *value, sds *err); /* config validator: Redis's "0-7:2,9" syntax */
 void cpuAffinityInit(void);                       /* start-up: pin the main thread (server_cpulist) */
 void cpuAffinityBioThread(const char *name);      /* first thing in the bio thread: name, bio_cpulist */

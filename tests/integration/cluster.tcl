@@ -67,6 +67,19 @@ start_server [list overrides [cluster_overrides]] {
         assert_equal {cluster-migration-barrier 1} [r config get cluster-migration-barrier]
         assert_error {*cluster-enabled*} {r config set cluster-enabled no}
         assert_error {*alphanumeric characters, hyphens or dots*} {r config set cluster-announce-hostname a_b}
+        # the announced address is myself's, in CLUSTER NODES and nodes.conf
+        r config set cluster-announce-ip 10.1.2.3
+        r config set cluster-announce-port 7001
+        r config set cluster-announce-bus-port 17001
+        r config set cluster-announce-hostname my-host
+        assert_match "$myid 10.1.2.3:7001@17001,my-host myself,master *" [r cluster nodes]
+        r cluster saveconfig
+        assert_match "$myid 10.1.2.3:7001@17001,my-host myself,master *" [read_text [nodes_conf]]
+        r config set cluster-announce-ip ""
+        r config set cluster-announce-port 0
+        r config set cluster-announce-bus-port 0
+        r config set cluster-announce-hostname ""
+        assert_match "$myid :[srv port]@* myself,master *" [r cluster nodes]
     }
 
     test {CLUSTER KEYSLOT: CRC16 of the key or its hash tag, Redis's slots} {
