@@ -376,6 +376,20 @@ int blockedClientUnblockByRequest(client *c, int with_error) {
     return 1;
 }
 
+/* cluster.c: the first key a client waits for (NULL when it waits for
+ * none), and its unblocking with a redirection or -CLUSTERDOWN reply when
+ * that key's slot is no longer served here, as Redis 7.0 does. */
+robj *blockedFirstKey(client *c) {
+    blockingState *bs = c->bstate;
+    if (bs == NULL || !bs->blocked || bs->numkeys == 0) return NULL;
+    return bs->keys[0];
+}
+
+void blockedUnblockWithError(client *c, sds err) {
+    addReplyErrorSds(c, err);
+    unblockClient(c);
+}
+
 /* A master turned replica (REPLICAOF): the clients waiting for keys get
  * err and are closed after it, as Redis does: their command can no longer
  * be served here. */

@@ -1,24 +1,1594 @@
-/* cluster.c -- CLUSTER, READONLY, READWRITE and ASKING on a server without
- * cluster support.
+/* cluster.c -- cluster mode: the node table, nodes.conf, hash slots, the
+ * redirection of commands, and the CLUSTER / READONLY / READWRITE / ASKING
+ * commands, with Redis 7.0's texts and formats.
  *
- * Cluster mode is not built (a `cluster-enabled yes` directive still stops
- * start-up, config.c). These commands exist anyway because a standalone
- * Redis 7.0 (cluster-enabled no) has them: clients send CLUSTER INFO or
- * CLUSTER SLOTS to learn whether a server is a cluster, and expect the
- * commands to be listed by COMMAND with their flags (CLUSTER RESET is
- * noscript, so a script calling it is refused before it runs).
+ * With cluster-enabled no (the default) the commands answer as a Redis 7.0
+ * started that way ("This instance has cluster support disabled") and
+ * nothing here allocates anything.
+ *
+ * What is here: the state a node keeps (its nodes, who serves each of the
+ * 16384 slots, the slots being migrated or imported, epochs), nodes.conf in
+ * Redis 7.0's exact format both ways, the cluster state (ok/fail) computed
+ * from slot coverage as Redis does, and per-slot key counts of db 0.
+ * A replica (CLUSTER REPLICATE, or a nodes.conf that says so) replicates
+ * its primary through replica.c once the primary's address is known.
+ * What is not here yet: the cluster bus (no messages are exchanged: MEET
+ * records a node in handshake that never completes), failure detection and
+ * failover. See README.md's status table.
  *
  * Decisions:
- * - One handler for every subcommand and the three top-level commands,
- *   because a cluster-disabled Redis gives all of them the same error,
- *   CLUSTER HELP included. The checks that come before a handler (arity,
- *   unknown subcommand, noscript, ACL) are the dispatcher's, as for any
- *   command, so their errors match Redis's too.
- * - Nothing here changes state: the commands are declared in commands.def
- *   with Redis 7.0's arity, flags, tips and docs, and only answer.
+ * - The state is allocated by clusterInit() only, so a standalone server
+ *   pays nothing (three slot tables of 16384 pointers are 384 KB on 64-bit).
+ * - Per-slot key counts instead of a per-slot list of keys: 64 KB once and
+ *   0 bytes per key (Redis 7.0 adds two pointers, 16 bytes, to each key),
+ *   COUNTKEYSINSLOT is O(1), and GETKEYSINSLOT walks the keyspace until it
+ *   has the keys asked for (O(keys) when the slot's keys are few or none:
+ *   the price of not growing every key). db.c reports every key added or
+ *   removed (clusterKeyAdded / clusterKeyRemoved); a table swapped in whole
+ *   (a replica's full sync) is recounted.
+ * - nodes.conf is written whole to a temporary file, fsynced, renamed over
+ *   the old one and the directory fsynced (persistio), so a power cut leaves
+ *   the old file or the new one, never half of one. Redis rewrites the file
+ *   in place; both produce the same bytes, so either server reads the other's.
+ * - Nodes are kept in a dict by name (for lookups) and listed in creation
+ *   order (CLUSTER NODES, SHARDS, nodes.conf): Redis lists them in hash
+ *   order, which no tool relies on.
  */
 #include "server.h"
+#include "cluster.h"
+#include "persistio.h"
+#include "osrandom.h"
+#include "anet.h"
+#include "replication.h"
 
-void clusterDisabledCommand(client *c) {
-    addReplyError(c, "This instance has cluster support disabled");
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#define CLUSTER_NAMELEN 40
+#define CLUSTER_PORT_INCR 10000
+#define CLUSTER_WRITABLE_DELAY 2000 /* ms a restarted primary waits before saying ok, as Redis */
+#define NET_IP_STR_LEN 46
+#define NET_HOST_STR_LEN 256
+
+/* Node flags, with nodes.conf's names in this order. */
+#define NODE_MYSELF (1 << 0)
+#define NODE_MASTER (1 << 1)
+#define NODE_SLAVE (1 << 2)
+#define NODE_PFAIL (1 << 3)
+#define NODE_FAIL (1 << 4)
+#define NODE_HANDSHAKE (1 << 5)
+#define NODE_NOADDR (1 << 6)
+#define NODE_NOFAILOVER (1 << 9)
+
+static const struct {
+    int flag;
+    const char *name;
+} node_flag_names[] = {
+    {NODE_MYSELF, "myself"}, {NODE_MASTER, "master"},       {NODE_SLAVE, "slave"},
+    {NODE_PFAIL, "fail?"},   {NODE_FAIL, "fail"},           {NODE_HANDSHAKE, "handshake"},
+    {NODE_NOADDR, "noaddr"}, {NODE_NOFAILOVER, "nofailover"},
+};
+
+enum { ENDPOINT_IP = 0, ENDPOINT_HOSTNAME = 1, ENDPOINT_UNKNOWN = 2 };
+
+typedef struct clusterNode {
+    char name[CLUSTER_NAMELEN];
+    int flags;
+    uint64_t config_epoch;
+    unsigned char slots[CLUSTER_SLOTS / 8];
+    int numslots;
+    struct clusterNode *replicaof;
+    struct clusterNode **replicas;
+    int numreplicas;
+    long long ping_sent, pong_received;
+    char ip[NET_IP_STR_LEN];
+    sds hostname;
+    int port, pport, cport;
+    long long repl_offset;
+    long long ctime;
+    listNode *order; /* its place in cl->order */
+} clusterNode;
+
+typedef struct clusterState {
+    clusterNode *myself;
+    uint64_t current_epoch, last_vote_epoch;
+    dict *nodes;  /* name (sds) -> clusterNode */
+    list *order;  /* the nodes in creation order */
+    clusterNode *slots[CLUSTER_SLOTS];
+    clusterNode *migrating_to[CLUSTER_SLOTS];
+    clusterNode *importing_from[CLUSTER_SLOTS];
+    uint32_t keys_in_slot[CLUSTER_SLOTS];
+    int ok;       /* cluster_state:ok */
+    int size;     /* primaries serving at least one slot */
+    int todo;     /* CLUSTER_TODO_* for clusterBeforeSleep */
+    long long first_update_ms;
+    int lock_fd;
+    int cfd[CONFIG_BINDADDR_MAX];
+    int cfd_count;
+} clusterState;
+
+#define CLUSTER_TODO_UPDATE_STATE (1 << 0)
+#define CLUSTER_TODO_SAVE_CONFIG (1 << 1)
+#define CLUSTER_TODO_FSYNC_CONFIG (1 << 2)
+
+static clusterState *cl; /* NULL unless cluster-enabled */
+
+enum { REDIR_NONE, REDIR_CROSS_SLOT, REDIR_UNSTABLE, REDIR_ASK, REDIR_MOVED, REDIR_DOWN_STATE,
+       REDIR_DOWN_RO_STATE, REDIR_DOWN_UNBOUND };
+struct clusterNode;
+static sds redirectionError(struct clusterNode *n, int slot, int err);
+
+/* ---- nodes ------------------------------------------------------------------------------ */
+
+static dictType clusterNodesDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+};
+
+static int isMaster(const clusterNode *n) { return (n->flags & NODE_MASTER) != 0; }
+static int isReplica(const clusterNode *n) { return (n->flags & NODE_SLAVE) != 0; }
+static int isFailed(const clusterNode *n) { return (n->flags & NODE_FAIL) != 0; }
+static int slotBit(const clusterNode *n, int slot) { return (n->slots[slot >> 3] >> (slot & 7)) & 1; }
+
+/* 40 random lower-case hex digits. */
+static void randomNodeName(char *name) {
+    unsigned char raw[CLUSTER_NAMELEN / 2];
+    if (osRandomBytes(raw, sizeof raw) != 0) osRandomBytesFallback(raw, sizeof raw);
+    static const char hex[] = "0123456789abcdef";
+    for (size_t j = 0; j < sizeof raw; j++) {
+        name[j * 2] = hex[raw[j] >> 4];
+        name[j * 2 + 1] = hex[raw[j] & 15];
+    }
+}
+
+static int validNodeName(const char *s, size_t len) {
+    if (len != CLUSTER_NAMELEN) return 0;
+    for (size_t j = 0; j < len; j++)
+        if (!((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'z'))) return 0;
+    return 1;
+}
+
+static clusterNode *createNode(const char *name, int flags) {
+    clusterNode *n = zcalloc(sizeof(*n));
+    if (name) memcpy(n->name, name, CLUSTER_NAMELEN);
+    else randomNodeName(n->name);
+    n->flags = flags;
+    n->hostname = sdsempty();
+    n->ctime = mstime();
+    return n;
+}
+
+static void addNode(clusterNode *n) {
+    dictAdd(cl->nodes, sdsnewlen(n->name, CLUSTER_NAMELEN), n);
+    listAddNodeTail(cl->order, n);
+    n->order = listLast(cl->order);
+}
+
+static clusterNode *lookupNode(const char *name, size_t len) {
+    if (!validNodeName(name, len)) return NULL;
+    sds s = sdsnewlen(name, len);
+    dictEntry *de = dictFind(cl->nodes, s);
+    sdsfree(s);
+    return de ? dictGetVal(de) : NULL;
+}
+
+static void removeReplica(clusterNode *master, clusterNode *r) {
+    for (int j = 0; j < master->numreplicas; j++) {
+        if (master->replicas[j] != r) continue;
+        memmove(master->replicas + j, master->replicas + j + 1,
+                sizeof(clusterNode *) * (size_t)(master->numreplicas - j - 1));
+        master->numreplicas--;
+        return;
+    }
+}
+
+static void addReplica(clusterNode *master, clusterNode *r) {
+    for (int j = 0; j < master->numreplicas; j++)
+        if (master->replicas[j] == r) return;
+    master->replicas = zrealloc(master->replicas, sizeof(clusterNode *) * (size_t)(master->numreplicas + 1));
+    master->replicas[master->numreplicas++] = r;
+}
+
+static int addSlot(clusterNode *n, int slot) {
+    if (cl->slots[slot]) return C_ERR;
+    n->slots[slot >> 3] |= (unsigned char)(1 << (slot & 7));
+    n->numslots++;
+    cl->slots[slot] = n;
+    return C_OK;
+}
+
+static int delSlot(int slot) {
+    clusterNode *n = cl->slots[slot];
+    if (n == NULL) return C_ERR;
+    n->slots[slot >> 3] &= (unsigned char)~(1 << (slot & 7));
+    n->numslots--;
+    cl->slots[slot] = NULL;
+    return C_OK;
+}
+
+static void delNodeSlots(clusterNode *n) {
+    for (int j = 0; j < CLUSTER_SLOTS; j++)
+        if (cl->slots[j] == n) delSlot(j);
+}
+
+/* Forgets n everywhere: slots, migrations, its primary's list. */
+static void freeNode(clusterNode *n) {
+    for (int j = 0; j < CLUSTER_SLOTS; j++) {
+        if (cl->slots[j] == n) delSlot(j);
+        if (cl->migrating_to[j] == n) cl->migrating_to[j] = NULL;
+        if (cl->importing_from[j] == n) cl->importing_from[j] = NULL;
+    }
+    if (n->replicaof) removeReplica(n->replicaof, n);
+    for (int j = 0; j < n->numreplicas; j++) n->replicas[j]->replicaof = NULL;
+    listDelNode(cl->order, n->order);
+    sds name = sdsnewlen(n->name, CLUSTER_NAMELEN);
+    dictDelete(cl->nodes, name);
+    sdsfree(name);
+    sdsfree(n->hostname);
+    zfree(n->replicas);
+    zfree(n);
+}
+
+static void setReplicaOf(clusterNode *n, clusterNode *master) {
+    if (n->replicaof) removeReplica(n->replicaof, n);
+    n->replicaof = master;
+    if (master) addReplica(master, n);
+}
+
+static uint64_t maxConfigEpoch(void) {
+    uint64_t max = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(cl->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (n->config_epoch > max) max = n->config_epoch;
+    }
+    return max;
+}
+
+/* ---- the node description: CLUSTER NODES, nodes.conf --------------------------------------- */
+
+static sds catNodeFlags(sds s, int flags) {
+    size_t before = sdslen(s);
+    for (size_t j = 0; j < sizeof node_flag_names / sizeof node_flag_names[0]; j++) {
+        if (!(flags & node_flag_names[j].flag)) continue;
+        if (sdslen(s) != before) s = sdscatlen(s, ",", 1);
+        s = sdscat(s, node_flag_names[j].name);
+    }
+    if (sdslen(s) == before) s = sdscat(s, "noflags");
+    return s;
+}
+
+static sds catSlotRanges(sds s, const clusterNode *n) {
+    int start = -1;
+    for (int j = 0; j <= CLUSTER_SLOTS; j++) {
+        int bit = j < CLUSTER_SLOTS && slotBit(n, j);
+        if (bit && start == -1) start = j;
+        if (!bit && start != -1) {
+            if (start == j - 1) s = sdscatprintf(s, " %d", start);
+            else s = sdscatprintf(s, " %d-%d", start, j - 1);
+            start = -1;
+        }
+    }
+    return s;
+}
+
+static sds nodeDescription(const clusterNode *n) {
+    sds s = sdsnewlen(n->name, CLUSTER_NAMELEN);
+    s = sdscatprintf(s, " %s:%d@%d", n->ip, n->port, n->cport);
+    if (sdslen(n->hostname)) s = sdscatprintf(s, ",%s", n->hostname);
+    s = sdscatlen(s, " ", 1);
+    s = catNodeFlags(s, n->flags);
+    s = sdscatlen(s, " ", 1);
+    s = n->replicaof ? sdscatlen(s, n->replicaof->name, CLUSTER_NAMELEN) : sdscatlen(s, "-", 1);
+    uint64_t epoch = isReplica(n) && n->replicaof ? n->replicaof->config_epoch : n->config_epoch;
+    /* no bus links yet: only myself is connected */
+    s = sdscatprintf(s, " %lld %lld %llu %s", n->ping_sent, n->pong_received, (unsigned long long)epoch,
+                     (n->flags & NODE_MYSELF) ? "connected" : "disconnected");
+    if (n->numslots) s = catSlotRanges(s, n);
+    if (n->flags & NODE_MYSELF) {
+        for (int j = 0; j < CLUSTER_SLOTS; j++) {
+            if (cl->migrating_to[j]) s = sdscatprintf(s, " [%d->-%.40s]", j, cl->migrating_to[j]->name);
+            else if (cl->importing_from[j]) s = sdscatprintf(s, " [%d-<-%.40s]", j, cl->importing_from[j]->name);
+        }
+    }
+    return s;
+}
+
+/* Every node, a line each; handshake nodes only with withHandshake (not
+ * in nodes.conf: a handshake that never completes is not remembered). */
+static sds nodesDescription(int withHandshake) {
+    sds all = sdsempty();
+    listIter li;
+    listNode *ln;
+    listRewind(cl->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (!withHandshake && (n->flags & NODE_HANDSHAKE)) continue;
+        sds line = nodeDescription(n);
+        all = sdscatsds(all, line);
+        all = sdscatlen(all, "\n", 1);
+        sdsfree(line);
+    }
+    return all;
+}
+
+/* ---- nodes.conf ------------------------------------------------------------------------------ */
+
+/* Writes the whole file beside the old one, fsyncs it, renames it over the
+ * old one and fsyncs the directory. C_ERR with errno set on failure. */
+static int saveConfig(void) {
+    sds content = nodesDescription(0);
+    content = sdscatprintf(content, "vars currentEpoch %llu lastVoteEpoch %llu\n",
+                           (unsigned long long)cl->current_epoch, (unsigned long long)cl->last_vote_epoch);
+    sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%ld", server.cluster_configfile, (long)getpid());
+    int ok = 0, saved_errno = 0;
+    int fd = persistio.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd != -1) {
+        ok = persistWriteFully(fd, content, sdslen(content), NULL) == (ssize_t)sdslen(content) &&
+             persistio.fsync(fd) == 0;
+        if (!ok) saved_errno = errno;
+        close(fd);
+        if (ok && persistio.rename(tmp, server.cluster_configfile) == -1) {
+            ok = 0;
+            saved_errno = errno;
+        }
+        if (!ok) unlink(tmp);
+        else persistFsyncDirOf(server.cluster_configfile);
+    } else {
+        saved_errno = errno;
+    }
+    sdsfree(tmp);
+    sdsfree(content);
+    cl->todo &= ~(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
+    errno = saved_errno;
+    return ok ? C_OK : C_ERR;
+}
+
+static void saveConfigOrDie(void) {
+    if (saveConfig() == C_OK) return;
+    serverLog(LL_WARNING, "Fatal: can't update cluster config file.");
+    exit(1);
+}
+
+static void loadFailed(const char *filename, const char *why) {
+    serverLog(LL_WARNING, "Unrecoverable error: corrupted cluster config file \"%s\" (%s).", filename, why);
+    exit(1);
+}
+
+/* "vars currentEpoch N lastVoteEpoch N" */
+static int loadVars(sds *argv, int argc) {
+    if (argc % 2 == 0) return C_ERR;
+    for (int j = 1; j < argc; j += 2) {
+        if (!strcasecmp(argv[j], "currentEpoch")) cl->current_epoch = strtoull(argv[j + 1], NULL, 10);
+        else if (!strcasecmp(argv[j], "lastVoteEpoch")) cl->last_vote_epoch = strtoull(argv[j + 1], NULL, 10);
+        else serverLog(LL_WARNING, "Skipping unknown cluster config variable '%s'", argv[j]);
+    }
+    return C_OK;
+}
+
+static clusterNode *lookupOrCreate(const char *name) {
+    clusterNode *n = lookupNode(name, CLUSTER_NAMELEN);
+    if (n == NULL) {
+        n = createNode(name, 0);
+        addNode(n);
+    }
+    return n;
+}
+
+/* "ip:port@cport[,hostname]" */
+static int loadAddress(clusterNode *n, const char *addr) {
+    const char *comma = strchr(addr, ',');
+    sdsclear(n->hostname);
+    size_t len = comma ? (size_t)(comma - addr) : strlen(addr);
+    if (comma) n->hostname = sdscat(n->hostname, comma + 1);
+    char buf[NET_IP_STR_LEN + 32];
+    if (len >= sizeof buf) return C_ERR;
+    memcpy(buf, addr, len);
+    buf[len] = '\0';
+    char *colon = strrchr(buf, ':');
+    if (colon == NULL || (size_t)(colon - buf) >= NET_IP_STR_LEN) return C_ERR;
+    *colon = '\0';
+    memcpy(n->ip, buf, (size_t)(colon - buf) + 1);
+    char *at = strchr(colon + 1, '@');
+    n->port = atoi(colon + 1);
+    n->cport = at ? atoi(at + 1) : n->port + CLUSTER_PORT_INCR;
+    return C_OK;
+}
+
+static int loadFlags(clusterNode *n, sds flags) {
+    int count = 0;
+    sds *f = sdssplitlen(flags, (ssize_t)sdslen(flags), ",", 1, &count);
+    int ok = f != NULL;
+    for (int j = 0; ok && j < count; j++) {
+        int known = !strcasecmp(f[j], "noflags");
+        for (size_t k = 0; !known && k < sizeof node_flag_names / sizeof node_flag_names[0]; k++) {
+            if (strcasecmp(f[j], node_flag_names[k].name)) continue;
+            known = 1;
+            if (node_flag_names[k].flag == NODE_MYSELF) {
+                if (cl->myself) ok = 0;
+                cl->myself = n;
+            }
+            n->flags |= node_flag_names[k].flag;
+        }
+        if (!known) ok = 0;
+    }
+    sdsfreesplitres(f, count);
+    return ok ? C_OK : C_ERR;
+}
+
+/* "N", "N-M", "[N->-name]", "[N-<-name]" */
+static int loadSlotField(clusterNode *n, const char *f) {
+    if (f[0] == '[') {
+        char *end;
+        long slot = strtol(f + 1, &end, 10);
+        if (slot < 0 || slot >= CLUSTER_SLOTS || end[0] != '-' || (end[1] != '>' && end[1] != '<') || end[2] != '-')
+            return C_ERR;
+        const char *name = end + 3;
+        const char *close = strchr(name, ']');
+        if (close == NULL || !validNodeName(name, (size_t)(close - name))) return C_ERR;
+        clusterNode *other = lookupOrCreate(name);
+        if (end[1] == '>') cl->migrating_to[slot] = other;
+        else cl->importing_from[slot] = other;
+        return C_OK;
+    }
+    char *end;
+    long start = strtol(f, &end, 10), stop = start;
+    if (end == f) return C_ERR;
+    if (*end == '-') {
+        const char *second = end + 1;
+        stop = strtol(second, &end, 10);
+        if (end == second) return C_ERR;
+    }
+    if (*end != '\0' || start < 0 || stop >= CLUSTER_SLOTS || start > stop) return C_ERR;
+    for (long s = start; s <= stop; s++) {
+        if (cl->slots[s] && cl->slots[s] != n) return C_ERR;
+        if (!cl->slots[s]) addSlot(n, (int)s);
+    }
+    return C_OK;
+}
+
+static const char *loadNodeLine(sds *argv, int argc) {
+    if (argc < 8) return "a node line has fewer than 8 fields";
+    if (!validNodeName(argv[0], sdslen(argv[0]))) return "bad node id";
+    clusterNode *n = lookupOrCreate(argv[0]);
+    if (loadAddress(n, argv[1]) != C_OK) return "bad address";
+    if (loadFlags(n, argv[2]) != C_OK) return "bad flags";
+    if (argv[3][0] != '-') {
+        if (!validNodeName(argv[3], sdslen(argv[3]))) return "bad primary id";
+        setReplicaOf(n, lookupOrCreate(argv[3]));
+    }
+    if (atoll(argv[4])) n->ping_sent = mstime();
+    if (atoll(argv[5])) n->pong_received = mstime();
+    n->config_epoch = isReplica(n) && n->replicaof ? 0 : strtoull(argv[6], NULL, 10);
+    for (int j = 8; j < argc; j++)
+        if (loadSlotField(n, argv[j]) != C_OK) return "bad slot";
+    return NULL;
+}
+
+/* C_ERR when there is no file or it is empty (a new node); exits on a file
+ * that can't be read or parsed. */
+static int loadConfig(const char *filename) {
+    FILE *fp = fopen(filename, "r");
+    if (fp == NULL) {
+        if (errno == ENOENT) return C_ERR;
+        serverLog(LL_WARNING, "Loading the cluster node config from %s: %s", filename, strerror(errno));
+        exit(1);
+    }
+    sds content = sdsempty();
+    char buf[16384];
+    size_t nread;
+    while ((nread = fread(buf, 1, sizeof buf, fp)) > 0) content = sdscatlen(content, buf, nread);
+    int read_error = ferror(fp);
+    fclose(fp);
+    if (read_error) {
+        serverLog(LL_WARNING, "Loading the cluster node config from %s: %s", filename, strerror(EIO));
+        exit(1);
+    }
+    if (sdslen(content) == 0) {
+        sdsfree(content);
+        return C_ERR;
+    }
+    int nlines = 0;
+    sds *lines = sdssplitlen(content, (ssize_t)sdslen(content), "\n", 1, &nlines);
+    sdsfree(content);
+    const char *why = NULL;
+    for (int j = 0; j < nlines && why == NULL; j++) {
+        if (sdslen(lines[j]) == 0) continue;
+        int argc = 0;
+        sds *argv = sdssplitargs(lines[j], &argc);
+        if (argv == NULL) why = "unbalanced quotes";
+        else if (argc == 0) ;
+        else if (!strcasecmp(argv[0], "vars")) why = loadVars(argv, argc) == C_OK ? NULL : "bad vars line";
+        else why = loadNodeLine(argv, argc);
+        if (argv) sdsfreesplitres(argv, argc);
+    }
+    sdsfreesplitres(lines, nlines);
+    if (why == NULL && cl->myself == NULL) why = "no node is flagged myself";
+    if (why) loadFailed(filename, why);
+    serverLog(LL_NOTICE, "Node configuration loaded, I'm %.40s", cl->myself->name);
+    if (maxConfigEpoch() > cl->current_epoch) cl->current_epoch = maxConfigEpoch();
+    return C_OK;
+}
+
+/* One node per file, as Redis: an flock held for the process's life. */
+static int lockConfig(const char *filename) {
+    int fd = open(filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd == -1) {
+        serverLog(LL_WARNING, "Can't open %s in order to acquire a lock: %s", filename, strerror(errno));
+        return C_ERR;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+        if (errno == EWOULDBLOCK)
+            serverLog(LL_WARNING, "Sorry, the cluster configuration file %s is already used by a different Redis "
+                                  "Cluster node. Please make sure that different nodes use different cluster "
+                                  "configuration files.", filename);
+        else serverLog(LL_WARNING, "Impossible to lock %s: %s", filename, strerror(errno));
+        close(fd);
+        return C_ERR;
+    }
+    cl->lock_fd = fd;
+    return C_OK;
+}
+
+/* ---- the cluster state ------------------------------------------------------------------------ */
+
+/* ok when every slot is served by a node not failed (or full coverage is
+ * not required) and a majority of the slot-serving primaries is reachable;
+ * a primary just started waits CLUSTER_WRITABLE_DELAY before saying ok. */
+static void updateState(void) {
+    cl->todo &= ~CLUSTER_TODO_UPDATE_STATE;
+    if (cl->first_update_ms == 0) cl->first_update_ms = mstime();
+    if (isMaster(cl->myself) && !cl->ok && mstime() - cl->first_update_ms < CLUSTER_WRITABLE_DELAY) return;
+    int ok = 1;
+    if (server.cluster_require_full_coverage) {
+        for (int j = 0; j < CLUSTER_SLOTS && ok; j++)
+            if (cl->slots[j] == NULL || isFailed(cl->slots[j])) ok = 0;
+    }
+    int size = 0, reachable = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(cl->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (!isMaster(n) || n->numslots == 0) continue;
+        size++;
+        if (!(n->flags & (NODE_FAIL | NODE_PFAIL))) reachable++;
+    }
+    cl->size = size;
+    if (reachable < size / 2 + 1) ok = 0;
+    if (ok != cl->ok) serverLog(LL_WARNING, "Cluster state changed: %s", ok ? "ok" : "fail");
+    cl->ok = ok;
+}
+
+static void doBeforeSleep(int flags) { cl->todo |= flags; }
+
+void clusterBeforeSleep(void) {
+    if (cl == NULL) return;
+    if (cl->todo & CLUSTER_TODO_UPDATE_STATE) updateState();
+    if (cl->todo & CLUSTER_TODO_SAVE_CONFIG) saveConfigOrDie();
+}
+
+/* A replica replicates its primary once the primary's address is known
+ * (from CLUSTER REPLICATE or nodes.conf), as Redis's cluster cron does. */
+static void followPrimary(void) {
+    clusterNode *p = cl->myself->replicaof;
+    if (isReplica(cl->myself) && p && p->ip[0] && p->port) replicaClusterFollow(p->ip, p->port);
+}
+
+/* Clients blocked on keys of a slot no longer served here are answered
+ * with -MOVED (or -CLUSTERDOWN) and unblocked, as Redis 7.0's cron does:
+ * their keys will never be served by this node. */
+static void redirectBlockedClients(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        robj *key = blockedFirstKey(c);
+        if (key == NULL) continue;
+        if (!cl->ok) {
+            blockedUnblockWithError(c, redirectionError(NULL, 0, REDIR_DOWN_STATE));
+            continue;
+        }
+        int slot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
+        clusterNode *n = cl->slots[slot];
+        int readonly_ok = (c->flags & CLIENT_READONLY) && c->lastcmd && !(c->lastcmd->flags & CMD_WRITE) &&
+                          isReplica(cl->myself) && cl->myself->replicaof == n;
+        if (n == cl->myself || readonly_ok || cl->importing_from[slot]) continue;
+        blockedUnblockWithError(c, redirectionError(n, slot, n ? REDIR_MOVED : REDIR_DOWN_UNBOUND));
+    }
+}
+
+void clusterCron(void) {
+    if (cl == NULL) return;
+    /* no bus yet: a handshake nobody answers is dropped after the node timeout, as Redis drops it */
+    listIter li;
+    listNode *ln;
+    listRewind(cl->order, &li);
+    long long timeout = server.cluster_node_timeout < 1000 ? 1000 : server.cluster_node_timeout;
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if ((n->flags & NODE_HANDSHAKE) && mstime() - n->ctime > timeout) freeNode(n);
+    }
+    followPrimary();
+    updateState();
+    redirectBlockedClients();
+}
+
+/* ---- start-up ---------------------------------------------------------------------------------- */
+
+static void clusterBusAccept(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    char ip[NET_IP_STR_LEN];
+    int port;
+    int cfd = anetTcpAccept(NULL, fd, ip, sizeof ip, &port);
+    if (cfd != ANET_ERR) close(cfd); /* the bus protocol is not implemented yet */
+}
+
+static void listenOnBus(void) {
+    int port = server.port;
+    if (!server.cluster_port && port > 65535 - CLUSTER_PORT_INCR) {
+        serverLog(LL_WARNING, "Redis port number too high. Cluster communication port is 10,000 port numbers "
+                              "higher than your Redis port. Your Redis port number must be 55535 or less.");
+        exit(1);
+    }
+    if (!server.bindaddr_count) {
+        serverLog(LL_WARNING, "No bind address is configured, but it is required for the Cluster bus.");
+        exit(1);
+    }
+    int cport = server.cluster_port ? server.cluster_port : port + CLUSTER_PORT_INCR;
+    if (listenOnTcpPort(cport, cl->cfd, &cl->cfd_count) != C_OK) {
+        serverLog(LL_WARNING, "Failed listening on port %u (cluster), aborting.", (unsigned)cport);
+        exit(1);
+    }
+    for (int j = 0; j < cl->cfd_count; j++)
+        if (aeCreateFileEvent(server.el, cl->cfd[j], AE_READABLE, clusterBusAccept, NULL) == AE_ERR)
+            serverPanic("Unrecoverable error creating Redis Cluster socket accept handler.");
+}
+
+/* myself's announced address, from the config (an empty ip until a peer
+ * tells us ours: no bus yet, so only cluster-announce-ip sets it). */
+static void updateMyselfAnnounced(void) {
+    clusterNode *me = cl->myself;
+    me->port = server.cluster_announce_port ? server.cluster_announce_port : server.port;
+    me->pport = 0;
+    int cport = server.cluster_port ? server.cluster_port : server.port + CLUSTER_PORT_INCR;
+    me->cport = server.cluster_announce_bus_port ? server.cluster_announce_bus_port : cport;
+    /* an announced ip replaces the learnt one; unset again, it is learnt anew (as Redis) */
+    static int announced_ip;
+    if (server.cluster_announce_ip) snprintf(me->ip, sizeof me->ip, "%s", server.cluster_announce_ip);
+    else if (announced_ip) me->ip[0] = '\0';
+    announced_ip = server.cluster_announce_ip != NULL;
+    sdsclear(me->hostname);
+    if (server.cluster_announce_hostname) me->hostname = sdscat(me->hostname, server.cluster_announce_hostname);
+}
+
+int clusterApplyAnnounced(sds *err) {
+    (void)err;
+    if (cl == NULL) return C_OK;
+    updateMyselfAnnounced();
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
+    return C_OK;
+}
+
+void clusterInit(void) {
+    if (!server.cluster_enabled) return;
+    cl = zcalloc(sizeof(*cl));
+    cl->nodes = dictCreate(&clusterNodesDictType);
+    cl->order = listCreate();
+    cl->lock_fd = -1;
+    cl->size = 1; /* as Redis reports until the first state update */
+    if (lockConfig(server.cluster_configfile) == C_ERR) exit(1);
+    int save = 0;
+    if (loadConfig(server.cluster_configfile) == C_ERR) {
+        cl->myself = createNode(NULL, NODE_MYSELF | NODE_MASTER);
+        addNode(cl->myself);
+        serverLog(LL_NOTICE, "No cluster configuration found, I'm %.40s", cl->myself->name);
+        save = 1;
+    }
+    updateMyselfAnnounced();
+    if (save && saveConfig() != C_OK) {
+        serverLog(LL_WARNING, "Fatal: can't update cluster config file %s: %s", server.cluster_configfile,
+                  strerror(errno));
+        exit(1);
+    }
+    listenOnBus();
+    clusterKeysRecount();
+}
+
+int clusterHostnameValidate(const char *value, sds *err) {
+    if (strlen(value) >= NET_HOST_STR_LEN) {
+        *err = sdsnew("Hostnames must be less than 256 characters");
+        return C_ERR;
+    }
+    for (const char *p = value; *p; p++) {
+        char c = *p;
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) {
+            *err = sdsnew("Hostnames may only contain alphanumeric characters, hyphens or dots");
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+/* ---- keys per slot ------------------------------------------------------------------------------ */
+
+void clusterKeyAdded(int dbid, const char *key, size_t len) {
+    if (cl && dbid == 0) cl->keys_in_slot[keyHashSlot(key, len)]++;
+}
+
+void clusterKeyRemoved(int dbid, const char *key, size_t len) {
+    if (cl && dbid == 0) cl->keys_in_slot[keyHashSlot(key, len)]--;
+}
+
+void clusterKeysFlushed(int dbid) {
+    if (cl && dbid == 0) memset(cl->keys_in_slot, 0, sizeof cl->keys_in_slot);
+}
+
+void clusterKeysRecount(void) {
+    if (cl == NULL) return;
+    memset(cl->keys_in_slot, 0, sizeof cl->keys_in_slot);
+    kvtableIterator *it = kvtableGetIterator(server.db[0].keys);
+    kvobj *o;
+    while ((o = kvtableNext(it)) != NULL) {
+        sds k = kvobjGetKey(o);
+        cl->keys_in_slot[keyHashSlot(k, sdslen(k))]++;
+    }
+    kvtableReleaseIterator(it);
+}
+
+/* ---- redirection -------------------------------------------------------------------------------- */
+
+static int keyExistsQuietly(robj *key) { return kvtableFind(server.db[0].keys, key->ptr, sdslen(key->ptr)) != NULL; }
+
+typedef struct slotQuery {
+    robj *firstkey;
+    int slot;
+    clusterNode *owner;
+    int multiple_keys, migrating, importing, missing, existing;
+} slotQuery;
+
+/* Folds one command line's keys into q; REDIR_CROSS_SLOT or
+ * REDIR_DOWN_UNBOUND end the query early. */
+/* The channels of SPUBLISH/SSUBSCRIBE/SUNSUBSCRIBE, by their legacy key
+ * positions (their key specs say "not a key"): they route like keys. */
+static int shardChannelPositions(redisCommand *cmd, int argc, getKeysResult *keys) {
+    int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
+    int n = 0;
+    for (int pos = cmd->firstkey; pos <= last && pos < argc; pos += cmd->keystep) {
+        keys->keys = zrealloc(keys->keys, sizeof(keyReference) * (size_t)(n + 1));
+        keys->keys[n].pos = pos;
+        keys->keys[n].flags = 0;
+        n++;
+    }
+    keys->numkeys = keys->size = n;
+    return n;
+}
+
+static int isShardPubsub(redisCommand *cmd) {
+    return cmd->proc == spublishCommand || cmd->proc == ssubscribeCommand || cmd->proc == sunsubscribeCommand;
+}
+
+static int queryCommandKeys(slotQuery *q, redisCommand *cmd, robj **argv, int argc) {
+    getKeysResult keys = {0};
+    int n = isShardPubsub(cmd) ? shardChannelPositions(cmd, argc, &keys) : getKeysFromCommand(cmd, argv, argc, &keys);
+    int err = REDIR_NONE;
+    for (int j = 0; j < n && err == REDIR_NONE; j++) {
+        robj *key = argv[keys.keys[j].pos];
+        int slot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
+        if (q->firstkey == NULL) {
+            q->firstkey = key;
+            q->slot = slot;
+            q->owner = cl->slots[slot];
+            if (q->owner == NULL) {
+                err = REDIR_DOWN_UNBOUND;
+                break;
+            }
+            if (q->owner == cl->myself && cl->migrating_to[slot]) q->migrating = 1;
+            else if (cl->importing_from[slot]) q->importing = 1;
+        } else if (sdslen(key->ptr) != sdslen(q->firstkey->ptr) ||
+                   memcmp(key->ptr, q->firstkey->ptr, sdslen(key->ptr))) {
+            if (slot != q->slot) err = REDIR_CROSS_SLOT;
+            else q->multiple_keys = 1;
+        }
+        if (err == REDIR_NONE && (q->migrating || q->importing) && !isShardPubsub(cmd)) {
+            if (keyExistsQuietly(key)) q->existing++;
+            else q->missing++;
+        }
+    }
+    getKeysFreeResult(&keys);
+    return err;
+}
+
+/* The node that must serve c's command, or NULL with *err set; Redis's
+ * getNodeByQuery rules, in its order. */
+static clusterNode *nodeForCommand(client *c, int *slot, int *err) {
+    slotQuery q = {0};
+    *err = REDIR_NONE;
+    int is_exec = c->cmd->proc == execCommand;
+    if (is_exec) {
+        if (!(c->flags & CLIENT_MULTI)) return cl->myself;
+        int count = multiQueuedCount(c);
+        for (int i = 0; i < count && *err == REDIR_NONE; i++) {
+            redisCommand *cmd;
+            robj **argv;
+            int argc;
+            multiQueuedCommand(c, i, &cmd, &argv, &argc);
+            *err = queryCommandKeys(&q, cmd, argv, argc);
+        }
+    } else {
+        *err = queryCommandKeys(&q, c->cmd, c->argv, c->argc);
+    }
+    if (*err != REDIR_NONE) return NULL;
+    if (q.owner == NULL) return cl->myself; /* no keys */
+    uint64_t flags = c->cmd->flags | (is_exec ? multiQueuedFlags(c) : 0);
+    int is_write = (flags & CMD_WRITE) != 0;
+    int shard_pubsub = isShardPubsub(c->cmd);
+    if (!cl->ok) {
+        if (shard_pubsub) {
+            if (!server.cluster_allow_pubsubshard_when_down) *err = REDIR_DOWN_STATE;
+        } else if (!server.cluster_allow_reads_when_down) *err = REDIR_DOWN_STATE;
+        else if (is_write) *err = REDIR_DOWN_RO_STATE;
+        if (*err != REDIR_NONE) return NULL;
+    }
+    *slot = q.slot;
+    if ((q.migrating || q.importing) && c->cmd->proc == migrateCommand) return cl->myself;
+    if (q.migrating && q.missing) {
+        if (q.existing) {
+            *err = REDIR_UNSTABLE;
+            return NULL;
+        }
+        *err = REDIR_ASK;
+        return cl->migrating_to[q.slot];
+    }
+    if (q.importing && ((c->flags & CLIENT_ASKING) || (flags & CMD_ASKING))) {
+        if (q.multiple_keys && q.missing) {
+            *err = REDIR_UNSTABLE;
+            return NULL;
+        }
+        return cl->myself;
+    }
+    if (((c->flags & CLIENT_READONLY) || shard_pubsub) && !is_write && isReplica(cl->myself) &&
+        cl->myself->replicaof == q.owner)
+        return cl->myself;
+    if (q.owner != cl->myself) *err = REDIR_MOVED;
+    return q.owner;
+}
+
+static const char *preferredEndpoint(const clusterNode *n) {
+    switch (server.cluster_preferred_endpoint_type) {
+    case ENDPOINT_HOSTNAME: return sdslen(n->hostname) ? n->hostname : "?";
+    case ENDPOINT_UNKNOWN: return "";
+    default: return n->ip;
+    }
+}
+
+static sds redirectionError(clusterNode *n, int slot, int err) {
+    switch (err) {
+    case REDIR_CROSS_SLOT: return sdsnew("-CROSSSLOT Keys in request don't hash to the same slot");
+    case REDIR_UNSTABLE: return sdsnew("-TRYAGAIN Multiple keys request during rehashing of slot");
+    case REDIR_DOWN_STATE: return sdsnew("-CLUSTERDOWN The cluster is down");
+    case REDIR_DOWN_RO_STATE: return sdsnew("-CLUSTERDOWN The cluster is down and only accepts read commands");
+    case REDIR_DOWN_UNBOUND: return sdsnew("-CLUSTERDOWN Hash slot not served");
+    default:
+        return sdscatprintf(sdsempty(), "-%s %d %s:%d", err == REDIR_ASK ? "ASK" : "MOVED", slot,
+                            preferredEndpoint(n), n->port);
+    }
+}
+
+/* Commands with no key spec and no key-finding function never redirect. */
+static int commandTakesKeys(redisCommand *cmd) {
+    keySpec derived;
+    const keySpec *specs;
+    return cmd->getkeys_proc != NULL || commandKeySpecs(cmd, &specs, &derived) > 0;
+}
+
+int clusterRedirectIfNeeded(client *c) {
+    if (cl == NULL) return 0;
+    c->slot = -1;
+    if (c->flags & (CLIENT_MASTER | CLIENT_FAKE)) return 0;
+    if (c->cmd->proc != execCommand && !commandTakesKeys(c->cmd)) return 0;
+    int slot = -1, err;
+    clusterNode *n = nodeForCommand(c, &slot, &err);
+    c->slot = slot; /* a script's keys must stay in this slot (clusterScriptRefusal) */
+    if (n == cl->myself) return 0;
+    sds text = redirectionError(n, slot, err);
+    if (c->cmd->proc == execCommand) multiResetClient(c);
+    else flagTransaction(c);
+    c->cmd->rejected_calls++;
+    addReplyErrorSds(c, text);
+    return 1;
+}
+
+/* A script may use only keys this node serves, of the caller's slot (the
+ * slot of its declared keys, or of the first key it touched) unless it
+ * declared allow-cross-slot-keys; Redis 7.0's texts. */
+sds clusterScriptRefusal(client *fake, client *caller, int allow_cross_slot) {
+    if (cl == NULL || (caller->flags & (CLIENT_MASTER | CLIENT_FAKE))) return NULL;
+    if (!commandTakesKeys(fake->cmd)) return NULL;
+    fake->flags &= ~(CLIENT_READONLY | CLIENT_ASKING);
+    fake->flags |= caller->flags & (CLIENT_READONLY | CLIENT_ASKING);
+    int slot = -1, err;
+    if (nodeForCommand(fake, &slot, &err) != cl->myself) {
+        if (err == REDIR_DOWN_RO_STATE)
+            return sdsnew("Script attempted to execute a write command while the cluster is down and readonly");
+        if (err == REDIR_DOWN_STATE) return sdsnew("Script attempted to execute a command while the cluster is down");
+        return sdsnew("Script attempted to access a non local key in a cluster node");
+    }
+    if (slot != -1 && !allow_cross_slot) {
+        if (caller->slot == -1) caller->slot = slot;
+        else if (caller->slot != slot) return sdsnew("Script attempted to access keys that do not hash to the same slot");
+    }
+    return NULL;
+}
+
+/* ---- INFO ------------------------------------------------------------------------------------------ */
+
+sds clusterInfoSection(sds info) { return sdscatprintf(info, "cluster_enabled:%d\r\n", cl ? 1 : 0); }
+
+/* ---- CLUSTER subcommands ---------------------------------------------------------------------------- */
+
+static int getSlotOrReply(client *c, robj *o) {
+    long long slot;
+    if (getLongLongFromObject(o, &slot) != C_OK || slot < 0 || slot >= CLUSTER_SLOTS) {
+        addReplyError(c, "Invalid or out of range slot");
+        return -1;
+    }
+    return (int)slot;
+}
+
+static clusterNode *nodeOrReply(client *c, robj *name, const char *fmt) {
+    clusterNode *n = lookupNode(name->ptr, sdslen(name->ptr));
+    if (n == NULL) addReplyErrorFormat(c, fmt, (char *)name->ptr);
+    return n;
+}
+
+static void clusterInfoReply(client *c) {
+    int assigned = 0, ok = 0, pfail = 0, fail = 0;
+    for (int j = 0; j < CLUSTER_SLOTS; j++) {
+        clusterNode *n = cl->slots[j];
+        if (n == NULL) continue;
+        assigned++;
+        if (isFailed(n)) fail++;
+        else if (n->flags & NODE_PFAIL) pfail++;
+        else ok++;
+    }
+    clusterNode *me = cl->myself;
+    uint64_t myepoch = isReplica(me) && me->replicaof ? me->replicaof->config_epoch : me->config_epoch;
+    sds info = sdscatprintf(sdsempty(),
+                            "cluster_state:%s\r\ncluster_slots_assigned:%d\r\ncluster_slots_ok:%d\r\n"
+                            "cluster_slots_pfail:%d\r\ncluster_slots_fail:%d\r\ncluster_known_nodes:%lu\r\n"
+                            "cluster_size:%d\r\ncluster_current_epoch:%llu\r\ncluster_my_epoch:%llu\r\n"
+                            "cluster_stats_messages_sent:0\r\ncluster_stats_messages_received:0\r\n"
+                            "total_cluster_links_buffer_limit_exceeded:0\r\n",
+                            cl->ok ? "ok" : "fail", assigned, ok, pfail, fail, (unsigned long)dictSize(cl->nodes),
+                            cl->size, (unsigned long long)cl->current_epoch, (unsigned long long)myepoch);
+    addReplyVerbatim(c, info, sdslen(info), "txt");
+    sdsfree(info);
+}
+
+static void nodeEntryReply(client *c, const clusterNode *n) {
+    addReplyArrayLen(c, 4);
+    int type = server.cluster_preferred_endpoint_type;
+    if (type == ENDPOINT_IP) addReplyBulkCString(c, n->ip);
+    else if (type == ENDPOINT_HOSTNAME) addReplyBulkCString(c, sdslen(n->hostname) ? n->hostname : "?");
+    else addReplyNull(c);
+    addReplyLongLong(c, n->port);
+    addReplyBulkCBuffer(c, n->name, CLUSTER_NAMELEN);
+    int with_ip = type != ENDPOINT_IP, with_host = type != ENDPOINT_HOSTNAME && sdslen(n->hostname);
+    addReplyMapLen(c, with_ip + with_host);
+    if (with_ip) {
+        addReplyBulkCString(c, "ip");
+        addReplyBulkCString(c, n->ip);
+    }
+    if (with_host) {
+        addReplyBulkCString(c, "hostname");
+        addReplyBulkCString(c, n->hostname);
+    }
+}
+
+static long long nodeOffset(const clusterNode *n) {
+    if (!(n->flags & NODE_MYSELF)) return n->repl_offset;
+    return replicationOffset();
+}
+
+static int replicaAvailable(const clusterNode *n) { return !isFailed(n) && nodeOffset(n) != 0; }
+
+static void slotRangeReply(client *c, clusterNode *n, int start, int end) {
+    int available = 0;
+    for (int j = 0; j < n->numreplicas; j++) available += replicaAvailable(n->replicas[j]);
+    addReplyArrayLen(c, 3 + available);
+    addReplyLongLong(c, start);
+    addReplyLongLong(c, end);
+    nodeEntryReply(c, n);
+    for (int j = 0; j < n->numreplicas; j++)
+        if (replicaAvailable(n->replicas[j])) nodeEntryReply(c, n->replicas[j]);
+}
+
+static void clusterSlotsReply(client *c) {
+    void *len = addReplyDeferredLen(c);
+    int ranges = 0, start = 0;
+    for (int j = 1; j <= CLUSTER_SLOTS; j++) {
+        clusterNode *n = cl->slots[start];
+        if (j < CLUSTER_SLOTS && cl->slots[j] == n) continue;
+        if (n) {
+            slotRangeReply(c, n, start, j - 1);
+            ranges++;
+        }
+        start = j;
+    }
+    setDeferredArrayLen(c, len, ranges);
+}
+
+static void shardNodeReply(client *c, const clusterNode *n) {
+    int fields = 6 + (sdslen(n->hostname) != 0) + (n->port != 0);
+    addReplyMapLen(c, fields);
+    addReplyBulkCString(c, "id");
+    addReplyBulkCBuffer(c, n->name, CLUSTER_NAMELEN);
+    if (n->port) {
+        addReplyBulkCString(c, "port");
+        addReplyLongLong(c, n->port);
+    }
+    addReplyBulkCString(c, "ip");
+    addReplyBulkCString(c, n->ip);
+    addReplyBulkCString(c, "endpoint");
+    addReplyBulkCString(c, preferredEndpoint(n));
+    if (sdslen(n->hostname)) {
+        addReplyBulkCString(c, "hostname");
+        addReplyBulkCString(c, n->hostname);
+    }
+    long long offset = nodeOffset(n);
+    addReplyBulkCString(c, "role");
+    addReplyBulkCString(c, isReplica(n) ? "replica" : "master");
+    addReplyBulkCString(c, "replication-offset");
+    addReplyLongLong(c, offset);
+    addReplyBulkCString(c, "health");
+    addReplyBulkCString(c, isFailed(n) ? "fail" : isReplica(n) && offset == 0 ? "loading" : "online");
+}
+
+/* One shard per primary: its slot ranges as start/end pairs, then itself
+ * and its replicas (6 fields each, plus port and hostname when known). */
+static void clusterShardsReply(client *c) {
+    void *len = addReplyDeferredLen(c);
+    int shards = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(cl->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (!isMaster(n)) continue;
+        shards++;
+        addReplyMapLen(c, 2);
+        addReplyBulkCString(c, "slots");
+        void *slen = addReplyDeferredLen(c);
+        int pairs = 0, start = -1;
+        for (int j = 0; j <= CLUSTER_SLOTS; j++) {
+            int bit = j < CLUSTER_SLOTS && slotBit(n, j);
+            if (bit && start == -1) start = j;
+            if (!bit && start != -1) {
+                addReplyLongLong(c, start);
+                addReplyLongLong(c, j - 1);
+                pairs++;
+                start = -1;
+            }
+        }
+        setDeferredArrayLen(c, slen, pairs * 2);
+        addReplyBulkCString(c, "nodes");
+        addReplyArrayLen(c, 1 + n->numreplicas);
+        shardNodeReply(c, n);
+        for (int j = 0; j < n->numreplicas; j++) shardNodeReply(c, n->replicas[j]);
+    }
+    setDeferredArrayLen(c, len, shards);
+}
+
+/* ADDSLOTS/DELSLOTS and their RANGE forms: every slot is checked before
+ * any changes. */
+static int checkSlotsOrReply(client *c, unsigned char *seen, int del, int start, int end) {
+    for (int s = start; s <= end; s++) {
+        if (del && cl->slots[s] == NULL) {
+            addReplyErrorFormat(c, "Slot %d is already unassigned", s);
+            return C_ERR;
+        }
+        if (!del && cl->slots[s]) {
+            addReplyErrorFormat(c, "Slot %d is already busy", s);
+            return C_ERR;
+        }
+        if (seen[s]++ == 1) {
+            addReplyErrorFormat(c, "Slot %d specified multiple times", s);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+static void applySlots(const unsigned char *seen, int del) {
+    for (int s = 0; s < CLUSTER_SLOTS; s++) {
+        if (!seen[s]) continue;
+        cl->importing_from[s] = NULL;
+        if (del) delSlot(s);
+        else addSlot(cl->myself, s);
+    }
+    doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
+}
+
+static void addDelSlotsCommand(client *c, int del) {
+    unsigned char *seen = zcalloc(CLUSTER_SLOTS);
+    for (int j = 2; j < c->argc; j++)
+        if (getSlotOrReply(c, c->argv[j]) == -1) goto done;
+    for (int j = 2; j < c->argc; j++) {
+        int s = getSlotOrReply(c, c->argv[j]);
+        if (checkSlotsOrReply(c, seen, del, s, s) != C_OK) goto done;
+    }
+    applySlots(seen, del);
+    addReply(c, shared.ok);
+done:
+    zfree(seen);
+}
+
+static void addDelSlotsRangeCommand(client *c, int del) {
+    if (c->argc % 2 == 1) {
+        addReplyErrorArity(c);
+        return;
+    }
+    unsigned char *seen = zcalloc(CLUSTER_SLOTS);
+    for (int j = 2; j < c->argc; j += 2) {
+        int start = getSlotOrReply(c, c->argv[j]);
+        if (start == -1) goto done;
+        int end = getSlotOrReply(c, c->argv[j + 1]);
+        if (end == -1) goto done;
+        if (start > end) {
+            addReplyErrorFormat(c, "start slot number %d is greater than end slot number %d", start, end);
+            goto done;
+        }
+        if (checkSlotsOrReply(c, seen, del, start, end) != C_OK) goto done;
+    }
+    applySlots(seen, del);
+    addReply(c, shared.ok);
+done:
+    zfree(seen);
+}
+
+static int bumpEpochWithoutConsensus(void) {
+    uint64_t max = maxConfigEpoch();
+    clusterNode *me = cl->myself;
+    if (me->config_epoch == 0 || me->config_epoch != max) {
+        cl->current_epoch++;
+        me->config_epoch = cl->current_epoch;
+        doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
+        serverLog(LL_WARNING, "New configEpoch set to %llu", (unsigned long long)me->config_epoch);
+        return C_OK;
+    }
+    return C_ERR;
+}
+
+static void setSlotNode(client *c, int slot) {
+    clusterNode *n = nodeOrReply(c, c->argv[4], "Unknown node %s");
+    if (n == NULL) return;
+    if (isReplica(n)) {
+        addReplyError(c, "Target node is not a master");
+        return;
+    }
+    if (cl->slots[slot] == cl->myself && n != cl->myself && cl->keys_in_slot[slot]) {
+        addReplyErrorFormat(c, "Can't assign hashslot %d to a different node while I still hold keys for this hash "
+                               "slot.", slot);
+        return;
+    }
+    if (cl->keys_in_slot[slot] == 0 && cl->migrating_to[slot]) cl->migrating_to[slot] = NULL;
+    delSlot(slot);
+    addSlot(n, slot);
+    if (n == cl->myself && cl->importing_from[slot]) {
+        if (bumpEpochWithoutConsensus() == C_OK)
+            serverLog(LL_WARNING, "configEpoch updated after importing slot %d", slot);
+        cl->importing_from[slot] = NULL;
+    }
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
+    addReply(c, shared.ok);
+}
+
+static void setSlotCommand(client *c) {
+    if (isReplica(cl->myself)) {
+        addReplyError(c, "Please use SETSLOT only with masters.");
+        return;
+    }
+    int slot = getSlotOrReply(c, c->argv[2]);
+    if (slot == -1) return;
+    const char *action = c->argv[3]->ptr;
+    clusterNode *n;
+    if (!strcasecmp(action, "migrating") && c->argc == 5) {
+        if (cl->slots[slot] != cl->myself) {
+            addReplyErrorFormat(c, "I'm not the owner of hash slot %u", slot);
+            return;
+        }
+        if ((n = nodeOrReply(c, c->argv[4], "I don't know about node %s")) == NULL) return;
+        if (isReplica(n)) {
+            addReplyError(c, "Target node is not a master");
+            return;
+        }
+        cl->migrating_to[slot] = n;
+    } else if (!strcasecmp(action, "importing") && c->argc == 5) {
+        if (cl->slots[slot] == cl->myself) {
+            addReplyErrorFormat(c, "I'm already the owner of hash slot %u", slot);
+            return;
+        }
+        if ((n = nodeOrReply(c, c->argv[4], "I don't know about node %s")) == NULL) return;
+        if (isReplica(n)) {
+            addReplyError(c, "Target node is not a master");
+            return;
+        }
+        cl->importing_from[slot] = n;
+    } else if (!strcasecmp(action, "stable") && c->argc == 4) {
+        cl->importing_from[slot] = NULL;
+        cl->migrating_to[slot] = NULL;
+    } else if (!strcasecmp(action, "node") && c->argc == 5) {
+        setSlotNode(c, slot);
+        return;
+    } else {
+        addReplyError(c, "Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
+        return;
+    }
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
+    addReply(c, shared.ok);
+}
+
+static void getKeysInSlotCommand(client *c) {
+    long long slot, maxkeys;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &slot, NULL) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[3], &maxkeys, NULL) != C_OK) return;
+    if (slot < 0 || slot >= CLUSTER_SLOTS || maxkeys < 0) {
+        addReplyError(c, "Invalid slot or number of keys");
+        return;
+    }
+    long long want = maxkeys > cl->keys_in_slot[slot] ? cl->keys_in_slot[slot] : maxkeys;
+    addReplyArrayLen(c, (long)want);
+    if (want == 0) return;
+    kvtableIterator *it = kvtableGetIterator(server.db[0].keys);
+    kvobj *o;
+    long long found = 0;
+    while (found < want && (o = kvtableNext(it)) != NULL) {
+        sds k = kvobjGetKey(o);
+        if ((long long)keyHashSlot(k, sdslen(k)) != slot) continue;
+        addReplyBulkCBuffer(c, k, sdslen(k));
+        found++;
+    }
+    kvtableReleaseIterator(it);
+    serverAssert(found == want);
+}
+
+static void meetCommand(client *c) {
+    long long port, cport;
+    if (getLongLongFromObject(c->argv[3], &port) != C_OK) {
+        addReplyErrorFormat(c, "Invalid TCP base port specified: %s", (char *)c->argv[3]->ptr);
+        return;
+    }
+    if (c->argc == 5) {
+        if (getLongLongFromObject(c->argv[4], &cport) != C_OK) {
+            addReplyErrorFormat(c, "Invalid TCP bus port specified: %s", (char *)c->argv[4]->ptr);
+            return;
+        }
+    } else {
+        cport = port + CLUSTER_PORT_INCR;
+    }
+    char norm[NET_IP_STR_LEN];
+    if (anetResolve(NULL, c->argv[2]->ptr, norm, sizeof norm, ANET_IP_ONLY) == ANET_ERR || port <= 0 || port > 65535 || cport <= 0 ||
+        cport > 65535) {
+        addReplyErrorFormat(c, "Invalid node address specified: %s:%s", (char *)c->argv[2]->ptr,
+                            (char *)c->argv[3]->ptr);
+        return;
+    }
+    /* recorded in handshake; without the bus it never completes and is dropped by clusterCron */
+    clusterNode *n = createNode(NULL, NODE_HANDSHAKE);
+    snprintf(n->ip, sizeof n->ip, "%s", norm);
+    n->port = (int)port;
+    n->cport = (int)cport;
+    addNode(n);
+    addReply(c, shared.ok);
+}
+
+static void forgetCommand(client *c) {
+    clusterNode *n = nodeOrReply(c, c->argv[2], "Unknown node %s");
+    if (n == NULL) return;
+    if (n == cl->myself) {
+        addReplyError(c, "I tried hard but I can't forget myself...");
+        return;
+    }
+    if (isReplica(cl->myself) && cl->myself->replicaof == n) {
+        addReplyError(c, "Can't forget my master!");
+        return;
+    }
+    freeNode(n);
+    doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
+    addReply(c, shared.ok);
+}
+
+static void replicateCommand(client *c) {
+    clusterNode *n = nodeOrReply(c, c->argv[2], "Unknown node %s");
+    if (n == NULL) return;
+    if (n == cl->myself) {
+        addReplyError(c, "Can't replicate myself");
+        return;
+    }
+    if (isReplica(n)) {
+        addReplyError(c, "I can only replicate a master, not a replica.");
+        return;
+    }
+    if (isMaster(cl->myself) && (cl->myself->numslots || kvtableSize(server.db[0].keys))) {
+        addReplyError(c, "To set a master the node must be empty and without assigned slots.");
+        return;
+    }
+    clusterNode *me = cl->myself;
+    delNodeSlots(me);
+    me->flags = (me->flags & ~NODE_MASTER) | NODE_SLAVE;
+    setReplicaOf(me, n);
+    memset(cl->migrating_to, 0, sizeof cl->migrating_to);
+    memset(cl->importing_from, 0, sizeof cl->importing_from);
+    followPrimary();
+    doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
+    addReply(c, shared.ok);
+}
+
+static void replicasCommand(client *c) {
+    clusterNode *n = nodeOrReply(c, c->argv[2], "Unknown node %s");
+    if (n == NULL) return;
+    if (isReplica(n)) {
+        addReplyError(c, "The specified node is not a master");
+        return;
+    }
+    addReplyArrayLen(c, n->numreplicas);
+    for (int j = 0; j < n->numreplicas; j++) {
+        sds d = nodeDescription(n->replicas[j]);
+        addReplyBulkSds(c, d);
+    }
+}
+
+static void setConfigEpochCommand(client *c) {
+    long long epoch;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &epoch, NULL) != C_OK) return;
+    if (epoch < 0) {
+        addReplyErrorFormat(c, "Invalid config epoch specified: %lld", epoch);
+    } else if (dictSize(cl->nodes) > 1) {
+        addReplyError(c, "The user can assign a config epoch only when the node does not know any other node.");
+    } else if (cl->myself->config_epoch != 0) {
+        addReplyError(c, "Node config epoch is already non-zero");
+    } else {
+        cl->myself->config_epoch = (uint64_t)epoch;
+        serverLog(LL_WARNING, "configEpoch set to %llu via CLUSTER SET-CONFIG-EPOCH", (unsigned long long)epoch);
+        if (cl->current_epoch < (uint64_t)epoch) cl->current_epoch = (uint64_t)epoch;
+        doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
+        addReply(c, shared.ok);
+    }
+}
+
+/* RESET [HARD|SOFT]: back to a primary with no slots that knows no other
+ * node; HARD also takes a new name and zeroes the epochs. */
+static void resetCommandCluster(client *c) {
+    int hard = 0;
+    if (c->argc == 3) {
+        if (!strcasecmp(c->argv[2]->ptr, "hard")) hard = 1;
+        else if (strcasecmp(c->argv[2]->ptr, "soft")) {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    clusterNode *me = cl->myself;
+    if (isMaster(me) && kvtableSize(c->db->keys) != 0) {
+        addReplyError(c, "CLUSTER RESET can't be called with master nodes containing keys");
+        return;
+    }
+    if (isReplica(me)) {
+        setReplicaOf(me, NULL);
+        me->flags = (me->flags & ~NODE_SLAVE) | NODE_MASTER;
+        replicaClusterFollow(NULL, 0);
+        emptyData(-1, 0);
+        clusterKeysFlushed(0);
+    }
+    memset(cl->migrating_to, 0, sizeof cl->migrating_to);
+    memset(cl->importing_from, 0, sizeof cl->importing_from);
+    delNodeSlots(me);
+    while (listLength(cl->order) > 1) {
+        clusterNode *n = listNodeValue(listFirst(cl->order));
+        if (n == me) n = listNodeValue(listLast(cl->order));
+        freeNode(n);
+    }
+    if (hard) {
+        cl->current_epoch = 0;
+        cl->last_vote_epoch = 0;
+        me->config_epoch = 0;
+        serverLog(LL_WARNING, "configEpoch set to 0 via CLUSTER RESET HARD");
+        sds old = sdsnewlen(me->name, CLUSTER_NAMELEN);
+        dictDelete(cl->nodes, old);
+        sdsfree(old);
+        randomNodeName(me->name);
+        dictAdd(cl->nodes, sdsnewlen(me->name, CLUSTER_NAMELEN), me);
+        serverLog(LL_NOTICE, "Node hard reset, now I'm %.40s", me->name);
+    }
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
+    addReply(c, shared.ok);
+}
+
+static void clusterFailoverCommand(client *c) {
+    if (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "force") && strcasecmp(c->argv[2]->ptr, "takeover")) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (isMaster(cl->myself)) addReplyError(c, "You should send CLUSTER FAILOVER to a replica");
+    else if (cl->myself->replicaof == NULL) addReplyError(c, "I'm a replica but my master is unknown to me");
+    else addReplyError(c, "Master is down or failed, please use CLUSTER FAILOVER FORCE");
+}
+
+static const char *cluster_help[] = {
+    "ADDSLOTS <slot> [<slot> ...]",
+    "    Assign slots to current node.",
+    "ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+    "    Assign slots which are between <start-slot> and <end-slot> to current node.",
+    "BUMPEPOCH",
+    "    Advance the cluster config epoch.",
+    "COUNT-FAILURE-REPORTS <node-id>",
+    "    Return number of failure reports for <node-id>.",
+    "COUNTKEYSINSLOT <slot>",
+    "    Return the number of keys in <slot>.",
+    "DELSLOTS <slot> [<slot> ...]",
+    "    Delete slots information from current node.",
+    "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+    "    Delete slots information which are between <start-slot> and <end-slot> from current node.",
+    "FAILOVER [FORCE|TAKEOVER]",
+    "    Promote current replica node to being a master.",
+    "FORGET <node-id>",
+    "    Remove a node from the cluster.",
+    "GETKEYSINSLOT <slot> <count>",
+    "    Return key names stored by current node in a slot.",
+    "FLUSHSLOTS",
+    "    Delete current node own slots information.",
+    "INFO",
+    "    Return information about the cluster.",
+    "KEYSLOT <key>",
+    "    Return the hash slot for <key>.",
+    "MEET <ip> <port> [<bus-port>]",
+    "    Connect nodes into a working cluster.",
+    "MYID",
+    "    Return the node id.",
+    "NODES",
+    "    Return cluster configuration seen by node. Output format:",
+    "    <id> <ip:port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
+    "REPLICATE <node-id>",
+    "    Configure current node as replica to <node-id>.",
+    "RESET [HARD|SOFT]",
+    "    Reset current node (default: soft).",
+    "SET-CONFIG-EPOCH <epoch>",
+    "    Set config epoch of current node.",
+    "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>)",
+    "    Set slot state.",
+    "REPLICAS <node-id>",
+    "    Return <node-id> replicas.",
+    "SAVECONFIG",
+    "    Force saving cluster configuration on disk.",
+    "SLOTS",
+    "    Return information about slots range mappings. Each range is made of:",
+    "    start, end, master and replicas IP addresses, ports and ids",
+    "SHARDS",
+    "    Return information about slot range mappings and the nodes associated with them.",
+    "LINKS",
+    "    Return information about all network links between this node and its peers.",
+    "    Output format is an array where each array element is a map containing attributes of a link",
+    NULL,
+};
+
+/* The subcommands whose replies need no argument checks of their own. */
+static int simpleSubcommand(client *c, const char *sub) {
+    if (!strcasecmp(sub, "help")) addReplyHelp(c, cluster_help);
+    else if (!strcasecmp(sub, "info")) clusterInfoReply(c);
+    else if (!strcasecmp(sub, "myid")) addReplyBulkCBuffer(c, cl->myself->name, CLUSTER_NAMELEN);
+    else if (!strcasecmp(sub, "slots")) clusterSlotsReply(c);
+    else if (!strcasecmp(sub, "shards")) clusterShardsReply(c);
+    else if (!strcasecmp(sub, "links")) addReplyArrayLen(c, 0); /* no bus links yet */
+    else if (!strcasecmp(sub, "nodes")) {
+        sds nodes = nodesDescription(1);
+        addReplyVerbatim(c, nodes, sdslen(nodes), "txt");
+        sdsfree(nodes);
+    } else return 0;
+    return 1;
+}
+
+static void bumpEpochCommand(client *c) {
+    int bumped = bumpEpochWithoutConsensus() == C_OK;
+    sds reply = sdscatprintf(sdsempty(), "%s %llu", bumped ? "BUMPED" : "STILL",
+                             (unsigned long long)cl->myself->config_epoch);
+    addReplyStatus(c, reply);
+    sdsfree(reply);
+}
+
+static void slotCountCommand(client *c) {
+    long long slot;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &slot, NULL) != C_OK) return;
+    if (slot < 0 || slot >= CLUSTER_SLOTS) {
+        addReplyError(c, "Invalid slot");
+        return;
+    }
+    addReplyLongLong(c, cl->keys_in_slot[slot]);
+}
+
+static void flushSlotsCommand(client *c) {
+    if (kvtableSize(server.db[0].keys) != 0) {
+        addReplyError(c, "DB must be empty to perform CLUSTER FLUSHSLOTS.");
+        return;
+    }
+    delNodeSlots(cl->myself);
+    doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
+    addReply(c, shared.ok);
+}
+
+static void saveConfigCommand(client *c) {
+    if (saveConfig() == C_OK) addReply(c, shared.ok);
+    else addReplyErrorFormat(c, "error saving the cluster node config: %s", strerror(errno));
+}
+
+void clusterCommand(client *c) {
+    if (cl == NULL) {
+        addReplyError(c, "This instance has cluster support disabled");
+        return;
+    }
+    const char *sub = c->argv[1]->ptr;
+    int argc = c->argc;
+    if (argc == 2 && simpleSubcommand(c, sub)) return;
+    if (!strcasecmp(sub, "meet") && (argc == 4 || argc == 5)) meetCommand(c);
+    else if (!strcasecmp(sub, "flushslots") && argc == 2) flushSlotsCommand(c);
+    else if (!strcasecmp(sub, "addslots") && argc >= 3) addDelSlotsCommand(c, 0);
+    else if (!strcasecmp(sub, "delslots") && argc >= 3) addDelSlotsCommand(c, 1);
+    else if (!strcasecmp(sub, "addslotsrange") && argc >= 4) addDelSlotsRangeCommand(c, 0);
+    else if (!strcasecmp(sub, "delslotsrange") && argc >= 4) addDelSlotsRangeCommand(c, 1);
+    else if (!strcasecmp(sub, "setslot") && argc >= 4) setSlotCommand(c);
+    else if (!strcasecmp(sub, "bumpepoch") && argc == 2) bumpEpochCommand(c);
+    else if (!strcasecmp(sub, "saveconfig") && argc == 2) saveConfigCommand(c);
+    else if (!strcasecmp(sub, "keyslot") && argc == 3)
+        addReplyLongLong(c, keyHashSlot(c->argv[2]->ptr, sdslen(c->argv[2]->ptr)));
+    else if (!strcasecmp(sub, "countkeysinslot") && argc == 3) slotCountCommand(c);
+    else if (!strcasecmp(sub, "getkeysinslot") && argc == 4) getKeysInSlotCommand(c);
+    else if (!strcasecmp(sub, "forget") && argc == 3) forgetCommand(c);
+    else if (!strcasecmp(sub, "replicate") && argc == 3) replicateCommand(c);
+    else if ((!strcasecmp(sub, "replicas") || !strcasecmp(sub, "slaves")) && argc == 3) replicasCommand(c);
+    else if (!strcasecmp(sub, "count-failure-reports") && argc == 3) {
+        if (nodeOrReply(c, c->argv[2], "Unknown node %s")) addReplyLongLong(c, 0); /* no bus: no reports */
+    } else if (!strcasecmp(sub, "failover") && (argc == 2 || argc == 3)) clusterFailoverCommand(c);
+    else if (!strcasecmp(sub, "set-config-epoch") && argc == 3) setConfigEpochCommand(c);
+    else if (!strcasecmp(sub, "reset") && (argc == 2 || argc == 3)) resetCommandCluster(c);
+    else addReplySubcommandSyntaxError(c);
+}
+
+/* ---- READONLY, READWRITE, ASKING ------------------------------------------------------------------ */
+
+void readonlyCommand(client *c) {
+    if (cl == NULL) {
+        addReplyError(c, "This instance has cluster support disabled");
+        return;
+    }
+    c->flags |= CLIENT_READONLY;
+    addReply(c, shared.ok);
+}
+
+void readwriteCommand(client *c) {
+    if (cl == NULL) {
+        addReplyError(c, "This instance has cluster support disabled");
+        return;
+    }
+    c->flags &= ~CLIENT_READONLY;
+    addReply(c, shared.ok);
+}
+
+void askingCommand(client *c) {
+    if (cl == NULL) {
+        addReplyError(c, "This instance has cluster support disabled");
+        return;
+    }
+    c->flags |= CLIENT_ASKING;
+    addReply(c, shared.ok);
+}
+
+/* After each command (networking.c's resetClient): ASKING lasts one
+ * command, or to the end of a transaction. */
+void clusterCommandDone(client *c, redisCommand *cmd) {
+    if (!(c->flags & CLIENT_MULTI) && cmd && cmd->proc != askingCommand) c->flags &= ~CLIENT_ASKING;
 }

@@ -30,8 +30,8 @@
  *   test suites match on them.
  * - `user` and `rename-command` lines go to acl_file.c (they set no
  *   field of the table); CONFIG REWRITE writes the ACL users back as
- *   `user` lines. Redis directives of features not built yet (cluster,
- *   modules: unbuilt_directives; TLS in a BUILD_TLS=no build:
+ *   `user` lines. Redis directives of features not built yet
+ *   (modules: unbuilt_directives; TLS in a BUILD_TLS=no build:
  *   tlsNotBuiltError) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
@@ -175,6 +175,9 @@ static const configEnumItem oom_score_adj_enum[] = {
 
 static const configEnumItem repl_diskless_load_enum[] = {
     {"disabled", 0}, {"on-empty-db", 1}, {"swapdb", 2}, {NULL, 0}};
+
+static const configEnumItem cluster_endpoint_enum[] = {
+    {"ip", 0}, {"hostname", 1}, {"unknown-endpoint", 2}, {NULL, 0}};
 
 static const configEnumItem persistence_mode_enum[] = {{"fork", 0}, {"forkless", 1}, {NULL, 0}};
 
@@ -406,6 +409,31 @@ static const configEntry configTable[] = {
                    NULL),
     SPECIAL_CONFIG("notify-keyspace-events", NULL, 0, notify_special, "", NULL),
     ULONG_CONFIG("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LONG_MAX, "1000000", NULL),
+
+    /* cluster mode (cluster.c), with Redis 7.0's names, bounds and defaults */
+    BOOL_CONFIG("cluster-enabled", NULL, CF_IMMUTABLE, cluster_enabled, "no", NULL),
+    STRING_CONFIG("cluster-config-file", NULL, CF_IMMUTABLE, cluster_configfile, "nodes.conf", NULL, NULL),
+    LL_CONFIG("cluster-node-timeout", NULL, 0, cluster_node_timeout, 0, LLONG_MAX, "15000", NULL),
+    INT_CONFIG("cluster-port", NULL, CF_IMMUTABLE, cluster_port, 0, 65535, "0", NULL),
+    STRING_CONFIG("cluster-announce-ip", NULL, CF_EMPTY_IS_NULL, cluster_announce_ip, "", NULL, clusterApplyAnnounced),
+    STRING_CONFIG("cluster-announce-hostname", NULL, CF_EMPTY_IS_NULL, cluster_announce_hostname, "",
+                  clusterHostnameValidate, clusterApplyAnnounced),
+    INT_CONFIG("cluster-announce-port", NULL, 0, cluster_announce_port, 0, 65535, "0", clusterApplyAnnounced),
+    INT_CONFIG("cluster-announce-bus-port", NULL, 0, cluster_announce_bus_port, 0, 65535, "0", clusterApplyAnnounced),
+    INT_CONFIG("cluster-announce-tls-port", NULL, 0, cluster_announce_tls_port, 0, 65535, "0", NULL),
+    BOOL_CONFIG("cluster-require-full-coverage", NULL, 0, cluster_require_full_coverage, "yes", NULL),
+    BOOL_CONFIG("cluster-replica-no-failover", "cluster-slave-no-failover", 0, cluster_replica_no_failover, "no",
+                NULL),
+    BOOL_CONFIG("cluster-allow-reads-when-down", NULL, 0, cluster_allow_reads_when_down, "no", NULL),
+    BOOL_CONFIG("cluster-allow-pubsubshard-when-down", NULL, 0, cluster_allow_pubsubshard_when_down, "yes", NULL),
+    BOOL_CONFIG("cluster-allow-replica-migration", NULL, 0, cluster_allow_replica_migration, "yes", NULL),
+    ENUM_CONFIG("cluster-preferred-endpoint-type", NULL, 0, cluster_preferred_endpoint_type,
+                cluster_endpoint_enum, "ip", NULL),
+    INT_CONFIG("cluster-replica-validity-factor", "cluster-slave-validity-factor", 0,
+               cluster_replica_validity_factor, 0, INT_MAX, "10", NULL),
+    INT_CONFIG("cluster-migration-barrier", NULL, 0, cluster_migration_barrier, 0, INT_MAX, "1", NULL),
+    ULL_CONFIG("cluster-link-sendbuf-limit", NULL, CF_MEMORY, cluster_link_sendbuf_limit, 0, ULLONG_MAX, "0",
+               NULL),
 
     /* replication (replication.c, replica.c); the ones still CF_NO_EFFECT
      * are accepted with Redis's types, bounds and defaults so its config
@@ -1433,7 +1461,6 @@ static const struct {
     const char *feature;
 } unbuilt_directives[] = {
     {"loadmodule", "module loading"},
-    {"cluster-", "cluster mode"},
 };
 
 static const char *unbuiltFeature(const char *name) {
@@ -1444,11 +1471,6 @@ static const char *unbuiltFeature(const char *name) {
         if (prefix ? !strncmp(name, d, len) : !strcmp(name, d)) return unbuilt_directives[j].feature;
     }
     return NULL;
-}
-
-/* "cluster-enabled no" asks for what this server is: accepted as it is. */
-static int asksForNoCluster(sds *argv, int argc) {
-    return argc == 2 && !strcmp(argv[0], "cluster-enabled") && !strcasecmp(argv[1], "no");
 }
 
 /* A build without TLS (BUILD_TLS=no) knows the tls-* directives are TLS's
@@ -1483,7 +1505,6 @@ static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, cons
         return loadError(l, linenum, line, acl_err);
     if (!strcmp(argv[0], "user") || !strcmp(argv[0], "rename-command")) return C_OK;
     const configEntry *e = lookupConfig(argv[0]);
-    if (e == NULL && asksForNoCluster(argv, argc)) return C_OK;
     if (e == NULL) return loadError(l, linenum, line, unknownDirectiveError(argv[0]));
     if (!(e->flags & CF_MULTI_ARG) && argc != 2)
         return loadError(l, linenum, line, sdsnew("wrong number of arguments"));

@@ -134,6 +134,7 @@ robj *dbAddWithExpire(redisDb *db, robj *key, robj *val, long long when) {
     kvobj *o = dbCreateEntry(key, val, when);
     int added = kvtableAdd(db->keys, o, NULL);
     serverAssert(added == KVTABLE_OK);
+    clusterKeyAdded(db->id, key->ptr, sdslen(key->ptr)); /* per-slot key counts */
     dbTrackExpire(db, o);
     if (o->type != OBJ_STRING) signalKeyAsReady(db, key, (int)o->type); /* blocked clients */
     notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
@@ -217,6 +218,7 @@ robj *dbDetach(redisDb *db, robj *key) {
     snapshotBeforeKeyWrite(db, key->ptr);
     kvobj *o = kvtableUnlink(db->keys, key->ptr, sdslen(key->ptr));
     if (o && kvobjHasExpire(o)) dictDelete(db->expires, key->ptr);
+    if (o) clusterKeyRemoved(db->id, key->ptr, sdslen(key->ptr));
     if (o && o->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
     return o;
 }
@@ -288,6 +290,7 @@ long long emptyData(int dbnum, int async) {
             dictEmpty(server.db[j].expires, NULL); /* borrows from keys: first */
             kvtableEmpty(server.db[j].keys, NULL);
         }
+        clusterKeysFlushed(j);
         server.db[j].avg_ttl = 0;
         server.db[j].expires_cursor = 0;
     }

@@ -456,7 +456,7 @@ static sds infoErrorStats(sds info) {
 /* Per-command latency percentiles (latency_tracking.c); empty with latency-tracking no. */
 static sds infoLatencyStats(sds info) { return latencyCatInfoStats(info); }
 
-static sds infoCluster(sds info) { return sdscat(info, "cluster_enabled:0\r\n"); }
+static sds infoCluster(sds info) { return clusterInfoSection(info); }
 
 static sds infoKeyspace(sds info) {
     for (int j = 0; j < server.dbnum; j++) {

@@ -97,6 +97,10 @@ static int parseDbIndexOrReply(client *c, robj *arg, int *dbid) {
 
 void moveCommand(client *c) {
     int dbid;
+    if (server.cluster_enabled) {
+        addReplyError(c, "MOVE is not allowed in cluster mode");
+        return;
+    }
     if (parseDbIndexOrReply(c, c->argv[2], &dbid) != C_OK) return;
     redisDb *src = c->db, *dst = &server.db[dbid];
     if (src == dst) {
@@ -149,6 +153,10 @@ void copyCommand(client *c) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
+    }
+    if (server.cluster_enabled && dst != c->db) {
+        addReplyError(c, "Copying to another database is not allowed in cluster mode");
+        return;
     }
     robj *key = c->argv[1], *newkey = c->argv[2];
     if (dst == c->db && sdscmp(key->ptr, newkey->ptr) == 0) {
@@ -482,6 +490,10 @@ void flushallCommand(client *c) {
 
 void swapdbCommand(client *c) {
     int id1, id2;
+    if (server.cluster_enabled) {
+        addReplyError(c, "SWAPDB is not allowed in cluster mode");
+        return;
+    }
     if (getIntFromObjectOrReply(c, c->argv[1], &id1, "invalid first DB index") != C_OK) return;
     if (getIntFromObjectOrReply(c, c->argv[2], &id2, "invalid second DB index") != C_OK) return;
     if (id1 < 0 || id1 >= server.dbnum || id2 < 0 || id2 >= server.dbnum) {

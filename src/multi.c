@@ -106,6 +106,13 @@ int multiQueuedCount(client *c) {
     return c->mstate ? c->mstate->count : 0;
 }
 
+void multiQueuedCommand(client *c, int i, redisCommand **cmd, robj ***argv, int *argc) {
+    queuedCommand *q = &c->mstate->commands[i];
+    *cmd = q->cmd;
+    *argv = q->argv;
+    *argc = q->argc;
+}
+
 /* CLIENT LIST's multi-mem: the queued arguments, by their lengths (not
  * their allocations) plus their pointer arrays, as Redis counts them. */
 size_t multiQueuedArgvMemory(client *c) { return c->mstate ? c->mstate->argv_mem : 0; }

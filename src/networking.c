@@ -480,6 +480,7 @@ void resetClient(client *c) {
     c->bulklen = -1;
     if (prev) c->lastcmd = prev;
     if (c->tracking) trackingCommandDone(c, prev); /* CLIENT CACHING lasts one command */
+    if (c->flags & CLIENT_ASKING) clusterCommandDone(c, prev);
     /* CLIENT REPLY SKIP applies to exactly one command after it. */
     c->flags &= ~CLIENT_REPLY_SKIP;
     if (c->flags & CLIENT_REPLY_SKIP_NEXT) {

@@ -404,6 +404,7 @@ static stashedDb *stashDataset(void) {
         server.db[j].keys = fresh.keys;
         server.db[j].expires = fresh.expires;
     }
+    clusterKeysFlushed(0);
     return st;
 }
 
@@ -426,6 +427,7 @@ static void dropStash(stashedDb *st, int back) {
         }
     }
     zfree(st);
+    clusterKeysRecount(); /* db 0's keys came back, or the loaded ones stay */
 }
 
 /* loaded as an AOF base is (1): logically expired keys are kept, as a
@@ -726,7 +728,25 @@ void replicaPromoteForFailover(void) {
     serverLog(LL_NOTICE, "MASTER MODE enabled (failover request from our primary)");
 }
 
+/* cluster.c: a node set to replicate another (CLUSTER REPLICATE, nodes.conf)
+ * follows it; NULL host: primary again. A no-op when already so. */
+void replicaClusterFollow(const char *host, int port) {
+    if (host == NULL) {
+        if (replica_state.host == NULL) return;
+        unsetPrimary();
+        serverLog(LL_NOTICE, "MASTER MODE enabled (cluster configuration)");
+        return;
+    }
+    if (replica_state.host && !strcmp(replica_state.host, host) && replica_state.port == port) return;
+    setPrimary(host, port);
+    serverLog(LL_NOTICE, "Connecting to MASTER %s:%d (cluster configuration)", host, port);
+}
+
 void replicaofCommand(client *c) {
+    if (server.cluster_enabled) {
+        addReplyError(c, "REPLICAOF not allowed in cluster mode.");
+        return;
+    }
     if (replicationFailoverInProgress()) {
         addReplyError(c, "REPLICAOF not allowed while failing over.");
         return;

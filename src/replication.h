@@ -60,6 +60,7 @@ void replicaRoleReply(client *c);
 int replicaLinkUp(void);
 void replicaResumeStream(void); /* a busy script ended: run the primary's stream read meanwhile */
 void replicaInit(void);
+void replicaClusterFollow(const char *host, int port); /* cluster.c: NULL host = primary again */
 void replicaMasterFreed(client *c); /* the primary's link is gone */
 void replicaSendAck(void);
 void replicaFailoverTo(const char *host, int port); /* FAILOVER: follow the target with PSYNC ... FAILOVER */

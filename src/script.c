@@ -179,6 +179,10 @@ static int refuseByFlags(client *caller, uint64_t script_flags, int read_only) {
         addReplyError(caller, "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         return 1;
     }
+    if ((script_flags & SCRIPT_FLAG_NO_CLUSTER) && server.cluster_enabled) {
+        addReplyError(caller, "Can not run script on cluster, 'no-cluster' flag is set.");
+        return 1;
+    }
     if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();
@@ -211,6 +215,9 @@ int scriptPrepareRun(scriptRunCtx *ctx, client *fake, client *caller, const char
     ctx->over_memory_at_start = overMaxmemory();
     if (read_only || (script_flags & SCRIPT_FLAG_NO_WRITES)) ctx->flags |= SCRIPT_RUN_READ_ONLY;
     if (script_flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) ctx->flags |= SCRIPT_RUN_ALLOW_OOM;
+    /* a body without shebang may touch keys of several slots, as in Redis 7.0 */
+    if (script_flags & (SCRIPT_FLAG_ALLOW_CROSS_SLOT | SCRIPT_FLAG_EVAL_COMPAT_MODE))
+        ctx->flags |= SCRIPT_RUN_ALLOW_CROSS_SLOT;
     fake->db = caller->db;
     fake->resp = 2;
     current_run = ctx;
@@ -350,6 +357,12 @@ void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err) {
     c->argc = argc;
     c->argv_len = argc;
     c->cmd = c->lastcmd = c->realcmd = cmd;
+    /* cluster mode: only this node's keys, of one slot unless allow-cross-slot-keys (cluster.c) */
+    *err = clusterScriptRefusal(c, ctx->caller, (ctx->flags & SCRIPT_RUN_ALLOW_CROSS_SLOT) != 0);
+    if (*err) {
+        countRefusal(cmd, *err);
+        return;
+    }
     int narrowed = ctx->repl != SCRIPT_REPL_ALL; /* redis.set_repl() */
     if (narrowed) propagateSetTargets(ctx->repl & SCRIPT_REPL_AOF, ctx->repl & SCRIPT_REPL_REPLICA);
     call(c);

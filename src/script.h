@@ -27,6 +27,7 @@
 #define SCRIPT_RUN_READ_ONLY (1 << 3)   /* no-writes, or an *_RO command */
 #define SCRIPT_RUN_ALLOW_OOM (1 << 4)
 #define SCRIPT_RUN_EVAL_MODE (1 << 5)   /* EVAL (vs FCALL): which KILL and which -BUSY */
+#define SCRIPT_RUN_ALLOW_CROSS_SLOT (1 << 6) /* allow-cross-slot-keys: keys of several slots (cluster) */
 
 /* redis.set_repl() targets */
 #define SCRIPT_REPL_NONE 0

@@ -359,6 +359,7 @@ int processCommand(client *c) {
         rejectCommandSds(c, err);
         return C_OK;
     }
+    if (clusterRedirectIfNeeded(c)) return C_OK; /* -MOVED, -ASK, -CROSSSLOT ... (cluster-enabled only) */
     /* As in Redis, every command evicts keys when over maxmemory (client
      * buffers grow used memory without any write); only DENYOOM ones fail. */
     if (server.maxmemory && !(c->flags & CLIENT_MASTER) && overMemoryLimit() && (commandFlags(c) & CMD_DENYOOM)) {
@@ -560,6 +561,7 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     server.lruclock = getLRUClock();                /* the LRU clock keys' access times compare to */
     updatePeakMemory();                             /* INFO used_memory_peak */
     shutdownIfAsked();                              /* a signal asked for a shutdown */
+    clusterCron();                                  /* cluster state, handshakes (cluster-enabled only) */
     clientsCron();                                  /* timeouts, buffer resizing, per-client stats */
     clientEvictionCron();                           /* maxmemory-clients, also when no command runs */
     updateDictResizePolicy();                       /* a child may have ended since the last tick */
@@ -591,6 +593,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     handleClientsBlockedOnKeys();     /* serve clients blocked on keys made ready: their commands run now */
     handleBlockedClientsTimeout();    /* blocked clients whose deadline passed get their timeout reply */
     processUnblockedClients();        /* run what unblocked clients pipelined while they waited */
+    clusterBeforeSleep();             /* cluster-enabled: state update, nodes.conf saved when changed */
     replicationReapChild();           /* a full sync's child that exited: its replicas go online */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST); /* active expiry */
     trackingBeforeSleep();            /* client-side caching: pending and BCAST invalidations */
@@ -789,6 +792,7 @@ static void initServer(void) {
         exit(1);
     }
     registerListeners();
+    clusterInit(); /* cluster-enabled: nodes.conf and the bus port, or nothing */
     if (aeCreateTimeEvent(server.el, 1, serverCron, NULL, NULL) == AE_ERR)
         serverPanic("Can't create event loop timers.");
     aeSetBeforeSleepProc(server.el, beforeSleep);
@@ -1122,7 +1126,8 @@ void lastsaveCommand(client *c) { addReplyLongLong(c, (long long)server.lastsave
 void selectCommand(client *c) {
     int id;
     if (getIntFromObjectOrReply(c, c->argv[1], &id, NULL) != C_OK) return;
-    if (selectDb(c, id) == C_ERR) addReplyError(c, "DB index is out of range");
+    if (server.cluster_enabled && id != 0) addReplyError(c, "SELECT is not allowed in cluster mode");
+    else if (selectDb(c, id) == C_ERR) addReplyError(c, "DB index is out of range");
     else addReply(c, shared.ok);
 }
 
@@ -1386,18 +1391,20 @@ static void logServerIdentity(void) {
     int terminal = !server.syslog_enabled && (server.logfile == NULL || server.logfile[0] == '\0') &&
                    isatty(fileno(stdout));
     if (!server.always_show_logo && !terminal) {
-        serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+        serverLog(LL_NOTICE, "Running mode=%s, port=%d.", server.cluster_enabled ? "cluster" : "standalone",
+                  server.port);
         return;
     }
     char block[512];
     snprintf(block, sizeof block,
              "\n"
              "    Redis-compatible portable server, Redis %s, %d bit\n"
-             "    Running in standalone mode\n"
+             "    Running in %s mode\n"
              "    Port: %d\n"
              "    PID: %ld\n"
              "\n",
-             REDIS_VERSION, SIZEOF_POINTER_BITS, server.port, (long)getpid());
+             REDIS_VERSION, SIZEOF_POINTER_BITS, server.cluster_enabled ? "cluster" : "standalone", server.port,
+             (long)getpid());
     serverLog(LL_NOTICE | LL_RAW, "%s", block);
 }
 

@@ -40,6 +40,7 @@
 #include "dict.h"
 #include "dicttype.h"
 #include "kvtable.h"
+#include "cluster.h"
 #include "adlist.h"
 #include "ae.h"
 #include "anet.h"
@@ -229,6 +230,8 @@ typedef struct redisCommand {
 #define CLIENT_CLOSE_AFTER_COMMAND (1 << 22) /* closed once the running command (its EXEC) has replied */
 #define CLIENT_MASTER (1ULL << 40)    /* our primary's link: its stream is applied (replica.c) */
 #define CLIENT_SLAVE (1ULL << 41)     /* a replica fed our stream (replication.c) */
+#define CLIENT_READONLY (1ULL << 42)  /* READONLY: reads of its primary's slots served by this replica (cluster.c) */
+#define CLIENT_ASKING (1ULL << 43)    /* ASKING: the next command may touch an importing slot (cluster.c) */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -404,6 +407,24 @@ struct redisServer {
     long long mstime;
     time_t unixtime;
     long long dirty;              /* changes since the last save */
+
+    /* cluster mode (cluster.c): Redis 7.0's cluster-* directives */
+    int cluster_enabled;
+    char *cluster_configfile;
+    long long cluster_node_timeout;
+    int cluster_port;
+    char *cluster_announce_ip;
+    char *cluster_announce_hostname;
+    int cluster_announce_port, cluster_announce_bus_port, cluster_announce_tls_port;
+    int cluster_require_full_coverage;
+    int cluster_replica_no_failover;
+    int cluster_allow_reads_when_down;
+    int cluster_allow_pubsubshard_when_down;
+    int cluster_allow_replica_migration;
+    int cluster_preferred_endpoint_type;
+    int cluster_replica_validity_factor;
+    int cluster_migration_barrier;
+    unsigned long long cluster_link_sendbuf_limit;
 
     /* networking */
     int port;
@@ -1036,6 +1057,8 @@ void openFilesReserveInit(void);              /* start-up: the spare descriptor 
 int openFilesRefuseWhenExhausted(int listener, const char *what); /* after a failed accept(): 1 refused, -1 out, 0 other */
 
 /* ---- cpuaffinity.c: the *_cpulist directives ------------------------------------------ */
+int clusterHostnameValidate(const char *value, sds *err); /* cluster-announce-hostname */
+int clusterApplyAnnounced(sds *err); /* CONFIG SET cluster-announce-*: myself's address follows */
 int cpulistValidate(const char *value, sds *err); /* config validator: Redis's "0-7:2,9" syntax */
 void cpuAffinityInit(void);                       /* start-up: pin the main thread (server_cpulist) */
 void cpuAffinityBioThread(const char *name);      /* first thing in the bio thread: name, bio_cpulist */
@@ -1121,6 +1144,8 @@ void queueMultiCommand(client *c);
 uint64_t multiQueuedFlags(client *c);
 uint64_t multiQueuedMissingFlags(client *c); /* CMD_* flags some queued command lacks */
 int multiQueuedCount(client *c);
+/* The i-th queued command of c's transaction (cluster.c checks its keys' slots). */
+void multiQueuedCommand(client *c, int i, redisCommand **cmd, robj ***argv, int *argc);
 size_t multiQueuedArgvMemory(client *c);
 size_t multiStateMemory(client *c);
 void execCommandAbort(client *c, const char *error); /* processCommand() refused EXEC */
@@ -1256,7 +1281,9 @@ void processUnblockedClients(void);
 void queueClientForReprocessing(client *c);
 void handleClientsBlockedOnKeys(void);  /* serve the keys signalled ready */
 void handleBlockedClientsTimeout(void); /* timeout replies whose deadline passed */
-void blockedClientFreed(client *c);     /* freeClient() */
+void blockedClientFreed(client *c);
+robj *blockedFirstKey(client *c);                 /* cluster.c: NULL unless blocked on keys */
+void blockedUnblockWithError(client *c, sds err); /* cluster.c: -MOVED/-CLUSTERDOWN for a moved slot */     /* freeClient() */
 
 /* keyspec.c: a command's key specs (explicit, or one derived from its legacy
  * positions into *derived) and the keys of a command line (argv[0] is the

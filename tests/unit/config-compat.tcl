@@ -206,8 +206,6 @@ test "directives of features not built yet stop start-up, naming the feature" {
     set dir [::harness::fresh_run_dir unbuilt]
     foreach {line name feature} {
         "loadmodule /x/module.so"          loadmodule           "module loading"
-        "cluster-enabled yes"              cluster-enabled      "cluster mode"
-        "cluster-config-file nodes.conf"   cluster-config-file  "cluster mode"
     } {
         set conf [file join $dir unbuilt.conf]
         set fd [open $conf w]
@@ -220,9 +218,11 @@ test "directives of features not built yet stop start-up, naming the feature" {
     }
 }
 
-start_server {tags {config} config_lines {"cluster-enabled no"}} {
+start_server {tags {config} config_lines {"cluster-enabled no" "cluster-config-file nodes-x.conf"}} {
     test "cluster-enabled no is accepted: it asks for what the server is" {
         assert_equal PONG [r ping]
+        assert_equal {cluster-enabled no} [r config get cluster-enabled]
+        assert_equal {cluster-config-file nodes-x.conf} [r config get cluster-config-file]
     }
 }
 

@@ -1,0 +1,31 @@
+/* cluster.h -- cluster mode (cluster.c): what the rest of the server calls.
+ *
+ * Every function is a no-op (or answers "not in cluster mode") unless
+ * cluster-enabled is yes, so callers need no checks of their own.
+ */
+#ifndef CLUSTER_H
+#define CLUSTER_H
+
+#include "crc16.h"
+
+struct client;
+
+void clusterInit(void);                 /* start-up, after the listeners: nodes.conf, the bus port */
+void clusterCron(void);                 /* serverCron, once per call */
+void clusterBeforeSleep(void);          /* saves nodes.conf / updates the state when a change asked for it */
+/* processCommand: 1 when the command was refused with a redirection or a
+ * -CROSSSLOT/-TRYAGAIN/-CLUSTERDOWN error (already replied), else 0. */
+int clusterRedirectIfNeeded(struct client *c);
+sds clusterInfoSection(sds info);       /* INFO's "# Cluster" body */
+/* The per-slot key counts of db 0, kept by db.c. */
+void clusterKeyAdded(int dbid, const char *key, size_t len);
+void clusterKeyRemoved(int dbid, const char *key, size_t len);
+void clusterKeysFlushed(int dbid);      /* db's keyspace emptied */
+void clusterKeysRecount(void);          /* db 0's table was swapped for another one */
+struct redisCommand;
+/* script.c, before a script's redis.call runs on fake: the refusal (cluster
+ * down, a key not served here, a second slot) or NULL. */
+sds clusterScriptRefusal(struct client *fake, struct client *caller, int allow_cross_slot);
+void clusterCommandDone(struct client *c, struct redisCommand *cmd); /* resetClient: ASKING lasts one command */
+
+#endif /* CLUSTER_H */
