@@ -30,8 +30,9 @@
  *   test suites match on them.
  * - `user` and `rename-command` lines go to acl_file.c (they set no
  *   field of the table); CONFIG REWRITE writes the ACL users back as
- *   `user` lines. Redis directives of features not built yet (cluster,
- *   modules: unbuilt_directives; TLS in a BUILD_TLS=no build:
+ *   `user` lines. `loadmodule` lines are queued by module.c, which loads
+ *   them at start-up. Redis directives of features not built yet (cluster:
+ *   unbuilt_directives; TLS in a BUILD_TLS=no build:
  *   tlsNotBuiltError) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
@@ -1432,7 +1433,6 @@ static const struct {
     const char *name;
     const char *feature;
 } unbuilt_directives[] = {
-    {"loadmodule", "module loading"},
     {"cluster-", "cluster mode"},
 };
 
@@ -1482,6 +1482,12 @@ static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, cons
     if (!strcmp(argv[0], "rename-command") && aclConfigRenameCommand(argv, argc, &acl_err) != C_OK)
         return loadError(l, linenum, line, acl_err);
     if (!strcmp(argv[0], "user") || !strcmp(argv[0], "rename-command")) return C_OK;
+    if (!strcmp(argv[0], "loadmodule")) {
+        sds mod_err = NULL;
+        if (argc < 2) return loadError(l, linenum, line, sdsnew("Bad directive or wrong number of arguments"));
+        if (moduleQueueLoad(argv + 1, argc - 1, &mod_err) != C_OK) return loadError(l, linenum, line, mod_err);
+        return C_OK;
+    }
     const configEntry *e = lookupConfig(argv[0]);
     if (e == NULL && asksForNoCluster(argv, argc)) return C_OK;
     if (e == NULL) return loadError(l, linenum, line, unknownDirectiveError(argv[0]));

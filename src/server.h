@@ -187,6 +187,7 @@ typedef struct redisCommand {
     const char *tips;            /* space-separated, e.g. "nondeterministic_output"; NULL: none */
     redisGetKeysProc *getkeys_proc; /* NULL: the key specs alone find the keys */
     unsigned acl_categories;     /* ACL(...): the categories Redis assigns by hand, replacing the group's */
+    struct moduleCmd *module_cmd; /* module.c: the module's handler; NULL for a built-in command */
     int acl_categories_explicit; /* ACL(...) was given (it may be 0: none) */
 
     /* filled at start-up */
@@ -842,6 +843,13 @@ void commandClockChain(int open); /* processInputBuffer: a batch's commands shar
 int processCommand(client *c);
 redisCommand *lookupCommand(robj **argv, int argc);
 redisCommand *lookupCommandBySds(sds s);
+int commandTableAdd(redisCommand *cmd, redisCommand *parent); /* module commands, at run time */
+void commandTableRemove(redisCommand *cmd);
+
+/* ---- module.c: Redis 7.0 modules ------------------------------------------------------ */
+int moduleQueueLoad(sds *argv, int argc, sds *err); /* a loadmodule line: path [args] */
+void moduleLoadQueued(void);                        /* start-up: load them, or exit */
+void moduleCommand(client *c);
 redisCommand *lookupCommandByCString(const char *s);
 redisCommand *lookupCommandByFullName(const char *name); /* "get" or "config|get" (command_cmd.c) */
 void serverLog(int level, const char *fmt, ...) PRINTF_FMT(2, 3);

@@ -205,7 +205,6 @@ test "directives of features not built yet stop start-up, naming the feature" {
     if {![ours]} { skip "Redis has these features" }
     set dir [::harness::fresh_run_dir unbuilt]
     foreach {line name feature} {
-        "loadmodule /x/module.so"          loadmodule           "module loading"
         "cluster-enabled yes"              cluster-enabled      "cluster mode"
         "cluster-config-file nodes.conf"   cluster-config-file  "cluster mode"
     } {

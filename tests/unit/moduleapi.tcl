@@ -1,0 +1,291 @@
+# moduleapi.tcl -- Redis 7.0 modules, loaded unchanged (src/module.c,
+# src/module_api.c): MODULE LOAD/LOADEX/UNLOAD/LIST, loadmodule lines, and
+# the API a test module (tests/modules/mtest.c) exercises -- commands,
+# subcommands, every reply kind, strings, RedisModule_Call. The modules are
+# compiled against Redis 7.0.15's own redismodule.h by
+# utils/build-test-modules.sh, so the same .so loads into Redis: run this
+# file with --server /usr/bin/redis-server to check every expectation
+# against Debian's 7.0.15.
+#
+# Modules need a dynamically linked server on this host's CPU: under an
+# emulator (--wrapper, the static cross ports) or with a statically linked
+# binary the tests skip, saying so; one test then checks that a load fails
+# naming the reason.
+
+proc module_skip_reason {} {
+    if {[llength $::harness::opt(wrapper)]} {
+        return "the server runs under an emulator (--wrapper): a cross port links -static and cannot dlopen, and the test modules are built for this host"
+    }
+    if {[catch {exec ldd $::harness::opt(server)} out] && [string match "*not a dynamic executable*" $out]} {
+        return "the server is statically linked: it cannot dlopen modules"
+    }
+    if {[catch {exec [file join [pwd] utils build-test-modules.sh]} out]} {
+        return "test modules not built: $out"
+    }
+    set ::module_dir [lindex [split [string trim $out] \n] end]
+    return ""
+}
+
+set ::module_skip [module_skip_reason]
+set ::module_load_failed "ERR Error loading the extension. Please check the server logs."
+
+proc need_modules {} {
+    if {$::module_skip ne ""} { skip $::module_skip }
+}
+
+proc mtest_path {} { return [file join $::module_dir mtest.so] }
+
+# ---- loading and MODULE ------------------------------------------------------------------
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "MODULE LOAD: the module's OnLoad runs, MODULE LIST shows name, ver, path and args" {
+        need_modules
+        assert_equal OK [r module load [mtest_path] arg1 arg2]
+        assert_equal [list [list name mtest ver 3 path [mtest_path] args {arg1 arg2}]] [r module list]
+        wait_for_log "*Module 'mtest' loaded from [mtest_path]*"
+    }
+
+    test "MODULE LIST in RESP3 is a list of maps" {
+        need_modules
+        r hello 3
+        assert_equal [list [list name mtest ver 3 path [mtest_path] args {arg1 arg2}]] [r module list]
+        r hello 2
+    }
+
+    test "a module command: arguments reach it, its array comes back" {
+        need_modules
+        assert_equal {a b {} c} [r mtest.echo a b "" c]
+        assert_equal {} [r mtest.echo]
+    }
+
+    test "replies: integer, status, errors, bulk strings, nulls, empty array" {
+        need_modules
+        assert_equal -1234567890123 [r mtest.reply longlong]
+        assert_equal FINE [r mtest.reply simple]
+        assert_error "ERR something bad" {r mtest.reply error}
+        assert_error "MYCODE custom" {r mtest.reply codeerror}
+        assert_equal hello [r mtest.reply cstring]
+        assert_equal "a\0b" [r mtest.reply buffer]
+        assert_equal "" [r mtest.reply empty]
+        assert_equal "" [r mtest.reply null]
+        assert_equal "" [r mtest.reply nullarray]
+        assert_equal {} [r mtest.reply emptyarray]
+        assert_equal 1.5 [r mtest.reply longdouble]
+        assert_error "ERR wrong number of arguments for 'mtest.reply' command" {r mtest.reply}
+    }
+
+    test "replies in RESP2: double, bool, big number, verbatim, map and set as RESP2 has them" {
+        need_modules
+        assert_equal 3.25 [r mtest.reply double]
+        assert_equal {1 0} [r mtest.reply bool]
+        assert_equal 123456789012345678901234567890 [r mtest.reply bignum]
+        assert_equal text [r mtest.reply verbatim]
+        assert_equal {a 1 b 2} [r mtest.reply map]
+        assert_equal {x y} [r mtest.reply set]
+    }
+
+    test "replies in RESP3: the RESP3 types, byte for byte" {
+        need_modules
+        set c [redis_client]
+        $c hello 3
+        $c readraw 1
+        foreach {kind lines} {
+            double     {,3.25}
+            bool       {*2 #t #f}
+            bignum     {(123456789012345678901234567890}
+            verbatim   {=8 txt:text}
+            map        {%2 $1 a :1 $1 b :2}
+            set        {~2 $1 x $1 y}
+            null       {_}
+            nullarray  {_}
+        } {
+            set got [list [$c mtest.reply $kind]]
+            while {[llength $got] < [llength $lines]} { lappend got [$c read] }
+            assert_equal [join $lines] [join $got] "mtest.reply $kind"
+        }
+        $c close
+    }
+
+    test "postponed lengths, nested, for arrays and maps" {
+        need_modules
+        assert_equal {0 {0 1} {0 1 2} {k v}} [r mtest.reply postponed]
+    }
+
+    test "strings: created from numbers and formats, converted back, appended, compared" {
+        need_modules
+        assert_equal {-42 0.5 x-7 x-7! 1 1 1 1} [r mtest.strings]
+    }
+
+    test "RedisModule_Call: reply types, elements, errors, unknown command and bad arity give NULL" {
+        need_modules
+        r del mtest:k mtest:l
+        assert_equal [list 0 2 3 3 3 3 4 1 \
+                          "WRONGTYPE Operation against a key holding the wrong kind of value" 1 1 ":2\r\n"] \
+            [r mtest.callinfo]
+        assert_equal v1 [r get mtest:k]
+    }
+
+    test "RedisModule_Call's reply handed on unchanged (ReplyWithCallReply)" {
+        need_modules
+        assert_equal v1 [r mtest.call get mtest:k]
+        assert_equal {a b 3} [r mtest.call lrange mtest:l 0 -1]
+        assert_error "ERR call failed" {r mtest.call nosuchcommand}
+        assert_error "WRONGTYPE*" {r mtest.call incr mtest:l}
+    }
+
+    test "SelectDb, GetSelectedDb, GetClientId" {
+        need_modules
+        assert_equal {0 1 1 1} [r mtest.db]
+        r select 2
+        assert_equal {2 1 1 1} [r mtest.db]
+        r select 9
+    }
+
+    test "a subcommand of a module's container command" {
+        need_modules
+        assert_equal 3 [r mtest.cont sub x]
+        assert_error "ERR wrong number of arguments for 'mtest.cont' command" {r mtest.cont}
+        assert_error "ERR unknown subcommand 'nope'. Try MTEST.CONT HELP." {r mtest.cont nope}
+    }
+
+    test "RedisModule_Log: the line carries the module's name" {
+        need_modules
+        assert_equal OK [r mtest.log hello]
+        wait_for_log "*<mtest> said: hello*"
+    }
+
+    test "a module command in MULTI/EXEC" {
+        need_modules
+        r multi
+        r mtest.echo x
+        r mtest.call set mtest:m 1
+        assert_equal {x OK} [r exec]
+        assert_equal 1 [r get mtest:m]
+    }
+
+    test "loading the same module again: its name is busy, OnLoad fails" {
+        need_modules
+        assert_error $::module_load_failed {r module load [mtest_path]}
+        wait_for_log "*Module [mtest_path] initialization failed. Module not loaded*"
+        assert_equal 1 [llength [r module list]]
+        assert_equal {a} [r mtest.echo a]
+    }
+
+    test "MODULE UNLOAD: the module's commands go with it; a second UNLOAD finds nothing" {
+        need_modules
+        assert_equal OK [r module unload mtest]
+        wait_for_log "*Module mtest unloaded*"
+        assert_equal {} [r module list]
+        assert_error "ERR unknown command 'mtest.echo'*" {r mtest.echo a}
+        assert_error "ERR unknown command 'mtest.cont'*" {r mtest.cont sub}
+        assert_error "ERR Error unloading module: no such module with that name" {r module unload mtest}
+    }
+
+    test "loaded again after the unload, without arguments" {
+        need_modules
+        assert_equal OK [r module load [mtest_path]]
+        assert_equal [list [list name mtest ver 3 path [mtest_path] args {}]] [r module list]
+        assert_equal {z} [r mtest.echo z]
+        assert_equal OK [r module unload mtest]
+    }
+
+    test "an OnUnload that fails keeps the module loaded" {
+        need_modules
+        assert_equal OK [r module load [mtest_path] keep]
+        assert_error "ERR Error unloading module: operation not possible." {r module unload mtest}
+        wait_for_log "*Module mtest OnUnload failed.  Unload canceled.*"
+        assert_equal {y} [r mtest.echo y]
+    }
+}
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "MODULE LOAD of a missing file fails, dlopen's reason in the log" {
+        need_modules
+        assert_error $::module_load_failed {r module load /nonexistent/mtest.so}
+        wait_for_log "*Module /nonexistent/mtest.so failed to load: /nonexistent/mtest.so: cannot open shared object file: No such file or directory*"
+    }
+
+    test "a shared object without RedisModule_OnLoad is not loaded" {
+        need_modules
+        set so [file join $::module_dir noonload.so]
+        assert_error $::module_load_failed {r module load $so}
+        wait_for_log "*Module $so does not export RedisModule_OnLoad() symbol. Module not loaded.*"
+        assert_equal {} [r module list]
+    }
+
+    test "an OnLoad that fails leaves nothing behind: no module, no commands" {
+        need_modules
+        assert_error $::module_load_failed {r module load [mtest_path] fail}
+        wait_for_log "*Module [mtest_path] initialization failed. Module not loaded*"
+        assert_equal {} [r module list]
+        assert_error "ERR unknown command*" {r mtest.echo}
+    }
+
+    test "a module whose command names are taken fails to load and registers none of them" {
+        need_modules
+        assert_equal OK [r module load [mtest_path]]
+        assert_error $::module_load_failed {r module load [mtest_path] name other}
+        assert_equal 1 [llength [r module list]]
+        assert_equal OK [r module unload mtest]
+    }
+
+    test "a file without execute permission is refused before dlopen" {
+        need_modules
+        set copy [file join [::harness::fresh_run_dir noexec] mtest.so]
+        file copy -force [mtest_path] $copy
+        file attributes $copy -permissions 0644
+        assert_error $::module_load_failed {r module load $copy}
+        wait_for_log "*Module $copy failed to load: It does not have execute permissions.*"
+    }
+
+    test "MODULE LOADEX: ARGS are the module's arguments" {
+        need_modules
+        assert_equal OK [r module loadex [mtest_path] ARGS p q]
+        assert_equal [list [list name mtest ver 3 path [mtest_path] args {p q}]] [r module list]
+        assert_equal OK [r module unload mtest]
+        assert_equal OK [r module loadex [mtest_path]]
+        assert_equal OK [r module unload mtest]
+    }
+
+    test "MODULE LOADEX: bad words and configurations the module does not register fail" {
+        need_modules
+        assert_error $::module_load_failed {r module loadex [mtest_path] BOGUS}
+        wait_for_log "*Syntax Error from arguments to loadex around BOGUS.*"
+        assert_error $::module_load_failed {r module loadex [mtest_path] CONFIG onlyname}
+        wait_for_log "*CONFIG specified without name value pair*"
+        assert_error $::module_load_failed {r module loadex [mtest_path] CONFIG mtest.x 1 ARGS a}
+        wait_for_log "*Loadex configurations were not applied, likely due to invalid arguments. Unloading the module.*"
+        assert_equal {} [r module list]
+    }
+}
+
+if {$::module_skip eq ""} {
+    start_server [list tags {module} config_lines [list "loadmodule [mtest_path] one two"]] {
+        test "a loadmodule line loads the module at start-up, with its arguments" {
+            assert_equal [list [list name mtest ver 3 path [mtest_path] args {one two}]] [r module list]
+            assert_equal {w} [r mtest.echo w]
+            assert_error "ERR*MODULE command not allowed*" {r module unload mtest}
+        }
+    }
+}
+
+test "a loadmodule line whose module cannot load stops start-up" {
+    need_modules
+    set dir [::harness::fresh_run_dir loadmodule]
+    set conf [file join $dir bad.conf]
+    set fd [open $conf w]
+    puts $fd "port 0\nunixsocket [file join $dir s.sock]\nloadmodule /nonexistent/mtest.so"
+    close $fd
+    lassign [run_failing_server $conf] status err out
+    assert_equal 1 $status
+    assert_match "*Module /nonexistent/mtest.so failed to load*" $out
+    assert_match "*Can't load module from /nonexistent/mtest.so: server aborting*" $out
+}
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "a statically linked server refuses every load, saying why" {
+        if {![ours] || $::module_skip eq ""} { skip "this server loads modules" }
+        assert_error $::module_load_failed {r module load /nonexistent/mtest.so}
+        wait_for_log "*Module /nonexistent/mtest.so failed to load: this server is statically linked*"
+    }
+}
