@@ -163,6 +163,73 @@ static int cmdLog(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
+/* mtest.key <op> key [arg]: the low-level key API, one operation each. */
+static int cmdKey(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 3) return RedisModule_WrongArity(ctx);
+    const char *op = RedisModule_StringPtrLen(argv[1], NULL);
+    int write = strcmp(op, "type") && strcmp(op, "len") && strcmp(op, "ttl") && strcmp(op, "read");
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[2], REDISMODULE_READ | (write ? REDISMODULE_WRITE : 0));
+    long long n = 0;
+    int res = REDISMODULE_OK;
+    if (!strcmp(op, "type")) {
+        n = RedisModule_KeyType(key);
+    } else if (!strcmp(op, "len")) {
+        n = (long long)RedisModule_ValueLength(key);
+    } else if (!strcmp(op, "ttl")) {
+        n = key ? RedisModule_GetExpire(key) : -1; /* Redis's GetExpire takes no NULL */
+    } else if (!strcmp(op, "read")) {
+        size_t len = 0;
+        char *p = key ? RedisModule_StringDMA(key, &len, REDISMODULE_READ) : NULL;
+        RedisModule_CloseKey(key);
+        if (p == NULL) return RedisModule_ReplyWithNull(ctx);
+        return RedisModule_ReplyWithStringBuffer(ctx, p, len);
+    } else if (!strcmp(op, "set") && argc == 4) {
+        res = RedisModule_StringSet(key, argv[3]);
+    } else if (!strcmp(op, "upper")) {
+        size_t len = 0;
+        char *p = RedisModule_StringDMA(key, &len, REDISMODULE_WRITE);
+        if (p == NULL) res = REDISMODULE_ERR;
+        for (size_t i = 0; p && i < len; i++)
+            if (p[i] >= 'a' && p[i] <= 'z') p[i] = (char)(p[i] - 'a' + 'A');
+    } else if (!strcmp(op, "truncate") && argc == 4) {
+        long long newlen;
+        RedisModule_StringToLongLong(argv[3], &newlen);
+        res = RedisModule_StringTruncate(key, (size_t)newlen);
+    } else if (!strcmp(op, "expire") && argc == 4) {
+        long long ms;
+        RedisModule_StringToLongLong(argv[3], &ms);
+        res = RedisModule_SetExpire(key, ms);
+    } else if (!strcmp(op, "del")) {
+        res = RedisModule_DeleteKey(key);
+    } else if (!strcmp(op, "unlink")) {
+        res = RedisModule_UnlinkKey(key);
+    } else {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR unknown op");
+    }
+    int opened = key != NULL;
+    RedisModule_CloseKey(key);
+    if (write) {
+        if (res == REDISMODULE_OK) RedisModule_ReplicateVerbatim(ctx);
+        return RedisModule_ReplyWithSimpleString(ctx, res == REDISMODULE_OK ? "OK" : "FAILED");
+    }
+    RedisModule_ReplyWithArray(ctx, 2);
+    RedisModule_ReplyWithLongLong(ctx, opened);
+    return RedisModule_ReplyWithLongLong(ctx, n);
+}
+
+/* mtest.repl key value: sets the key through Call without '!' and says
+ * what to propagate with Replicate instead. */
+static int cmdRepl(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleCallReply *r = RedisModule_Call(ctx, "SET", "ss", argv[1], argv[2]);
+    RedisModule_FreeCallReply(r);
+    RedisModule_Replicate(ctx, "SET", "sc", argv[1], "replicated");
+    RedisModuleCallReply *r2 = RedisModule_Call(ctx, "INCR", "!c", "mtest:counter");
+    RedisModule_FreeCallReply(r2);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
 static int cmdSub(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     return RedisModule_ReplyWithLongLong(ctx, argc);
@@ -193,6 +260,8 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         RedisModule_CreateCommand(ctx, "mtest.callinfo", cmdCallInfo, "write", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.db", cmdDb, "", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.log", cmdLog, "admin", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mtest.key", cmdKey, "write", 2, 2, 1) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mtest.repl", cmdRepl, "write", 1, 1, 1) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.cont", NULL, "", 0, 0, 0) == REDISMODULE_ERR)
         return REDISMODULE_ERR;
     RedisModuleCommand *parent = RedisModule_GetCommand(ctx, "mtest.cont");

@@ -163,6 +163,82 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal 1 [r get mtest:m]
     }
 
+    test "keys: the type and length of each kind; a missing key opened for reading is NULL" {
+        need_modules
+        r del s l h st z x
+        r set s hello
+        r rpush l a b c
+        r hset h f v
+        r sadd st a b
+        r zadd z 1 a
+        r xadd x * f v
+        foreach {key type len} {s 1 5 l 2 3 h 3 1 st 4 2 z 5 1 x 7 1} {
+            assert_equal [list 1 $type] [r mtest.key type $key] "type of $key"
+            assert_equal [list 1 $len] [r mtest.key len $key] "length of $key"
+        }
+        assert_equal {0 0} [r mtest.key type nokey]
+        assert_equal {0 0} [r mtest.key len nokey]
+        r set n 12345
+        assert_equal {1 5} [r mtest.key len n]
+        assert_equal 12345 [r mtest.key read n]
+        assert_equal "" [r mtest.key read nokey]
+    }
+
+    test "keys: StringSet, StringDMA written in place, StringTruncate" {
+        need_modules
+        assert_equal OK [r mtest.key set s world]
+        assert_equal world [r get s]
+        assert_equal OK [r mtest.key upper s]
+        assert_equal WORLD [r get s]
+        assert_equal OK [r mtest.key truncate s 2]
+        assert_equal WO [r get s]
+        assert_equal OK [r mtest.key truncate s 4]
+        assert_equal "WO\0\0" [r get s]
+        assert_equal OK [r mtest.key truncate fresh 3]
+        assert_equal "\0\0\0" [r get fresh]
+        assert_equal OK [r mtest.key set l replaced]
+        assert_equal string [r type l]
+        assert_equal FAILED [r mtest.key upper h]
+        assert_equal FAILED [r mtest.key truncate h 1]
+        assert_equal hash [r type h]
+    }
+
+    test "keys: GetExpire and SetExpire" {
+        need_modules
+        assert_equal {1 -1} [r mtest.key ttl s]
+        assert_equal OK [r mtest.key expire s 100000]
+        lassign [r mtest.key ttl s] opened ttl
+        assert_range $ttl 90000 100000
+        assert_range [r pttl s] 90000 100000
+        assert_equal OK [r mtest.key expire s -1]
+        assert_equal -1 [r ttl s]
+        assert_equal {0 -1} [r mtest.key ttl nokey]
+        assert_equal FAILED [r mtest.key expire nokey 1000]
+        assert_equal 0 [r exists nokey]
+    }
+
+    test "keys: DeleteKey and UnlinkKey" {
+        need_modules
+        assert_equal OK [r mtest.key del s]
+        assert_equal 0 [r exists s]
+        assert_equal OK [r mtest.key unlink h]
+        assert_equal 0 [r exists h]
+        assert_equal OK [r mtest.key del nokey]
+    }
+
+    test "a module command needs the user's permission for it; +@all gives it" {
+        need_modules
+        r acl setuser mtuser on nopass +get ~*
+        r acl setuser mtall on nopass +@all ~*
+        set c [redis_client]
+        $c auth mtuser x
+        assert_error "NOPERM this user has no permissions to run the 'mtest.echo' command" {$c mtest.echo a}
+        $c auth mtall x
+        assert_equal {a} [$c mtest.echo a]
+        $c close
+        r acl deluser mtuser mtall
+    }
+
     test "loading the same module again: its name is busy, OnLoad fails" {
         need_modules
         assert_error $::module_load_failed {r module load [mtest_path]}
@@ -256,6 +332,29 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_error $::module_load_failed {r module loadex [mtest_path] CONFIG mtest.x 1 ARGS a}
         wait_for_log "*Loadex configurations were not applied, likely due to invalid arguments. Unloading the module.*"
         assert_equal {} [r module list]
+    }
+}
+
+start_server {tags {module external:skip} overrides {enable-module-command yes appendonly yes appendfsync always aof-use-rdb-preamble no}} {
+    test "propagation: the module command itself is not written; Replicate and Call with '!' are, in MULTI/EXEC" {
+        need_modules
+        r module load [mtest_path]
+        set written [aof_commands_written { assert_equal OK [r mtest.repl rk v] }]
+        assert_equal {MULTI {SET rk replicated} {INCR mtest:counter} EXEC} $written
+        assert_equal v [r get rk]
+    }
+
+    test "propagation: ReplicateVerbatim writes the command as it came" {
+        need_modules
+        set written [aof_commands_written { assert_equal OK [r mtest.key set vk v] }]
+        assert_equal {{mtest.key set vk v}} $written
+    }
+
+    test "propagation: Call without '!' propagates nothing" {
+        need_modules
+        set written [aof_commands_written { assert_equal OK [r mtest.call set ck v] }]
+        assert_equal {} $written
+        assert_equal v [r get ck]
     }
 }
 
