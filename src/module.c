@@ -95,6 +95,7 @@ static void moduleUnregisterCommands(module *m) {
 
 static void moduleFree(module *m) {
     moduleUnregisterCommands(m);
+    moduleTypesRelease(m);
     listRelease(m->commands);
     for (int j = 0; j < m->argc; j++) decrRefCount(m->argv[j]);
     zfree(m->argv);

@@ -107,7 +107,7 @@ static void RM_Log(RedisModuleCtx *ctx, const char *levelstr, const char *fmt, .
 
 /* The object's bytes as an sds: an int-encoded object is turned into a
  * string in place (a module may hold and compare its pointer). */
-static void moduleStringDecode(RString *o) {
+void moduleStringDecode(RString *o) {
     if (o->encoding != OBJ_ENCODING_INT) return;
     char buf[32];
     int len = ll2string(buf, sizeof buf, (long long)(intptr_t)o->ptr);
@@ -521,7 +521,7 @@ static sds takeReplies(client *c) {
  * s (RedisModuleString), b (buffer, length), l (long long), v (vector,
  * count); flag letters set *resp ('3' RESP3, '0' the caller's) and
  * *replicate ('!'); the others (A R E S W M C x) are accepted. */
-static robj **formatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *resp, int *replicate) {
+robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *resp, int *replicate) {
     int cap = 8, n = 0;
     robj **argv = zmalloc(sizeof(robj *) * (size_t)cap);
     argv[n++] = createStringObject(cmdname, strlen(cmdname));
@@ -540,8 +540,10 @@ static robj **formatArgv(const char *cmdname, const char *fmt, va_list *ap, int 
             char *buf = va_arg(*ap, char *);
             size_t len = va_arg(*ap, size_t);
             one = createStringObject(buf, len);
-        } else if (*f == 'l') {
-            one = createStringObjectFromLongLong(va_arg(*ap, long long));
+        } else if (*f == 'l') { /* as text: commands take their arguments as strings, never int-encoded */
+            char num[LONG_STR_SIZE];
+            int len = ll2string(num, sizeof num, va_arg(*ap, long long));
+            one = createStringObject(num, (size_t)len);
         } else if (*f == 'v') {
             vec = va_arg(*ap, RString **);
             veclen = va_arg(*ap, size_t);
@@ -572,7 +574,7 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
     int argc = 0, resp = 2, replicate = 0;
     va_list ap;
     va_start(ap, fmt);
-    robj **argv = formatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
+    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
     va_end(ap);
 
     client *c = moduleFakeClient();
@@ -693,16 +695,10 @@ static int RM_ReplyWithCallReply(RedisModuleCtx *ctx, callReply *r) {
 
 /* ---- keys ------------------------------------------------------------------------------ */
 
-typedef struct moduleKey {
-    RedisModuleCtx *ctx;
-    redisDb *db;
-    robj *key;  /* retained */
-    int mode;   /* MODAPI_KEY_* */
-} moduleKey;
 
 /* The key's value now, without touching its LRU or the hit/miss counters
  * (OpenKey's own lookup did that once). */
-static robj *keyValue(moduleKey *k) {
+robj *moduleKeyValue(moduleKey *k) {
     return lookupKeyReadWithFlags(k->db, k->key, LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY);
 }
 
@@ -736,7 +732,7 @@ static void RM_CloseKey(moduleKey *k) {
 }
 
 static int RM_KeyType(moduleKey *k) {
-    robj *v = k ? keyValue(k) : NULL;
+    robj *v = k ? moduleKeyValue(k) : NULL;
     if (v == NULL) return MODAPI_KEYTYPE_EMPTY;
     switch (v->type) {
     case OBJ_STRING: return MODAPI_KEYTYPE_STRING;
@@ -745,12 +741,13 @@ static int RM_KeyType(moduleKey *k) {
     case OBJ_SET: return MODAPI_KEYTYPE_SET;
     case OBJ_ZSET: return MODAPI_KEYTYPE_ZSET;
     case OBJ_STREAM: return MODAPI_KEYTYPE_STREAM;
+    case OBJ_MODULE: return MODAPI_KEYTYPE_MODULE;
     default: return MODAPI_KEYTYPE_EMPTY;
     }
 }
 
 static size_t RM_ValueLength(moduleKey *k) {
-    robj *v = k ? keyValue(k) : NULL;
+    robj *v = k ? moduleKeyValue(k) : NULL;
     if (v == NULL) return 0;
     switch (v->type) {
     case OBJ_STRING: return stringObjectLen(v);
@@ -771,7 +768,7 @@ static int RM_KeyExists(RedisModuleCtx *ctx, RString *keyname) {
 
 static int keyDelete(moduleKey *k, int async) {
     if (k == NULL || !(k->mode & MODAPI_KEY_WRITE)) return MODAPI_ERR;
-    if (keyValue(k)) {
+    if (moduleKeyValue(k)) {
         if (async) dbAsyncDelete(k->db, k->key);
         else dbSyncDelete(k->db, k->key);
     }
@@ -793,7 +790,7 @@ static int RM_StringSet(moduleKey *k, RString *str) {
  * value is made a private raw string first). */
 static char *RM_StringDMA(moduleKey *k, size_t *len, int mode) {
     static char empty[1];
-    robj *v = k ? keyValue(k) : NULL;
+    robj *v = k ? moduleKeyValue(k) : NULL;
     if (v == NULL) {
         *len = 0;
         return empty;
@@ -807,7 +804,7 @@ static char *RM_StringDMA(moduleKey *k, size_t *len, int mode) {
 
 static int RM_StringTruncate(moduleKey *k, size_t newlen) {
     if (k == NULL || !(k->mode & MODAPI_KEY_WRITE)) return MODAPI_ERR;
-    robj *v = keyValue(k);
+    robj *v = moduleKeyValue(k);
     if (v && v->type != OBJ_STRING) return MODAPI_ERR;
     if (newlen > 512 * 1024 * 1024) return MODAPI_ERR;
     if (v == NULL) {
@@ -825,7 +822,7 @@ static int RM_StringTruncate(moduleKey *k, size_t newlen) {
 }
 
 static long long RM_GetExpire(moduleKey *k) {
-    robj *v = k ? keyValue(k) : NULL;
+    robj *v = k ? moduleKeyValue(k) : NULL;
     if (v == NULL) return MODAPI_NO_EXPIRE;
     long long when = kvobjGetExpire(v);
     if (when == -1) return MODAPI_NO_EXPIRE;
@@ -834,7 +831,7 @@ static long long RM_GetExpire(moduleKey *k) {
 }
 
 static int RM_SetExpire(moduleKey *k, long long expire) {
-    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE) || keyValue(k) == NULL) return MODAPI_ERR;
+    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE) || moduleKeyValue(k) == NULL) return MODAPI_ERR;
     if (expire != MODAPI_NO_EXPIRE && expire < 0) return MODAPI_ERR;
     if (expire == MODAPI_NO_EXPIRE) removeExpire(k->db, k->key);
     else setExpire(k->ctx->client, k->db, k->key, expire + mstime());
@@ -872,7 +869,7 @@ static int RM_Replicate(RedisModuleCtx *ctx, const char *cmdname, const char *fm
     int argc = 0, resp = 2, replicate = 0;
     va_list ap;
     va_start(ap, fmt);
-    robj **argv = formatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
+    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
     va_end(ap);
     if (lookupCommand(argv, argc) == NULL) {
         for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
@@ -932,6 +929,6 @@ int moduleGetApi(const char *name, void *target) {
         memcpy(target, &api_table[j].fn, sizeof(anyFunc));
         return MODAPI_OK;
     }
-    return MODAPI_ERR;
+    return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

@@ -8,6 +8,8 @@
 #include "server.h"
 #include "module_api.h"
 
+#include <stdarg.h>
+
 /* A loaded module. */
 typedef struct module {
     sds name;
@@ -18,7 +20,7 @@ typedef struct module {
     robj **argv;        /* the arguments it was loaded with (MODULE LIST) */
     int argc;
     list *commands;     /* moduleCmd *, in creation order */
-    int types;          /* data types registered: such a module cannot unload */
+    int types;          /* data types registered (module_type.c): such a module cannot unload */
 } module;
 
 /* The binding between a command table entry and a module's handler. */
@@ -58,6 +60,15 @@ struct RedisModuleCtx {
     getKeysResult *keys_result; /* a keys-position request's answer */
 };
 
+/* A key handle (OpenKey): the database and the key name; the value is
+ * looked up again on each use (moduleKeyValue), since the keyspace may move it. */
+typedef struct moduleKey {
+    RedisModuleCtx *ctx;
+    redisDb *db;
+    robj *key;  /* retained */
+    int mode;   /* MODAPI_KEY_* */
+} moduleKey;
+
 /* module.c */
 void moduleCtxInit(RedisModuleCtx *ctx, module *owner, client *c);
 void moduleCtxFinish(RedisModuleCtx *ctx);
@@ -72,6 +83,14 @@ void *moduleCtxPoolAlloc(RedisModuleCtx *ctx, size_t bytes);
 
 /* module_api.c: the function a module asked for by name, or NULL. */
 int moduleGetApi(const char *name, void *target);
+robj *moduleKeyValue(moduleKey *k);
+void moduleStringDecode(robj *o);
+/* Call's and Replicate's format (c s b l v and flag letters) as an argv. */
+robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *resp, int *replicate);
+
+/* module_type.c: data types */
+int moduleTypeGetApi(const char *name, void *target);
+void moduleTypesRelease(module *m); /* a failed load's */
 void moduleCallReplyFree(void *reply); /* a root reply (auto memory's cleanup) */
 void moduleKeyClose(void *key);        /* a key handle (auto memory's cleanup) */
 
