@@ -271,6 +271,17 @@ static int RM_ReplyWithArray(RedisModuleCtx *ctx, long len) { return replyAggreg
 static int RM_ReplyWithMap(RedisModuleCtx *ctx, long len) { return replyAggregate(ctx, len, addReplyMapLen); }
 static int RM_ReplyWithSet(RedisModuleCtx *ctx, long len) { return replyAggregate(ctx, len, addReplySetLen); }
 
+/* RESP3 only, as in Redis; its length may not be postponed here. */
+static int RM_ReplyWithAttribute(RedisModuleCtx *ctx, long len) {
+    client *c = replyClient(ctx);
+    if (c == NULL) return MODAPI_OK;
+    if (c->resp == 2 || len < 0) return MODAPI_ERR;
+    char hdr[32];
+    int n = snprintf(hdr, sizeof hdr, "|%ld\r\n", len);
+    addReplyProto(c, hdr, (size_t)n);
+    return MODAPI_OK;
+}
+
 static void replySetLength(RedisModuleCtx *ctx, long len, void (*set)(client *, void *, long)) {
     if (replyClient(ctx) == NULL) return;
     if (ctx->postponed_len == 0) {
@@ -341,11 +352,18 @@ static int RM_ReplyWithBigNumber(RedisModuleCtx *ctx, const char *bignum, size_t
     return MODAPI_OK;
 }
 
-/* As Redis: the human-friendly form, as a bulk string. */
+/* As Redis: the human-friendly form, a bulk string in RESP2 and a double
+ * (",<text>") in RESP3. */
 static int RM_ReplyWithLongDouble(RedisModuleCtx *ctx, long double ld) {
-    char buf[MAX_LONG_DOUBLE_CHARS];
-    int len = ld2string(buf, sizeof buf, ld, LD_STR_HUMAN);
-    return RM_ReplyWithStringBuffer(ctx, buf, (size_t)len);
+    char buf[MAX_LONG_DOUBLE_CHARS + 3];
+    int len = ld2string(buf + 1, sizeof buf - 3, ld, LD_STR_HUMAN);
+    client *c = replyClient(ctx);
+    if (c == NULL) return MODAPI_OK;
+    if (c->resp == 2) return RM_ReplyWithStringBuffer(ctx, buf + 1, (size_t)len);
+    buf[0] = ',';
+    memcpy(buf + 1 + len, "\r\n", 2);
+    addReplyProto(c, buf, (size_t)len + 3);
+    return MODAPI_OK;
 }
 
 /* ---- Call and its replies ----------------------------------------------------------- */
@@ -908,7 +926,7 @@ static const struct apiEntry {
     API(HoldString), API(StringPtrLen), API(StringToLongLong), API(StringToDouble), API(StringToLongDouble),
     API(StringCompare), API(StringAppendBuffer), API(TrimStringAllocation),
     API(WrongArity), API(ReplyWithLongLong), API(ReplyWithError), API(ReplyWithSimpleString),
-    API(ReplyWithArray), API(ReplyWithMap), API(ReplyWithSet), API(ReplySetArrayLength), API(ReplySetMapLength),
+    API(ReplyWithArray), API(ReplyWithMap), API(ReplyWithSet), API(ReplyWithAttribute), API(ReplySetArrayLength), API(ReplySetMapLength),
     API(ReplySetSetLength), API(ReplyWithNullArray), API(ReplyWithEmptyArray), API(ReplyWithStringBuffer),
     API(ReplyWithCString), API(ReplyWithString), API(ReplyWithEmptyString), API(ReplyWithVerbatimString),
     API(ReplyWithVerbatimStringType), API(ReplyWithNull), API(ReplyWithBool), API(ReplyWithDouble),

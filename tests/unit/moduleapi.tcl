@@ -91,6 +91,7 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         $c readraw 1
         foreach {kind lines} {
             double     {,3.25}
+            longdouble {,1.5}
             bool       {*2 #t #f}
             bignum     {(123456789012345678901234567890}
             verbatim   {=8 txt:text}
