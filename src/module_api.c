@@ -25,6 +25,7 @@
 #include "module_int.h"
 #include "stream.h"
 #include "kvobj.h"
+#include "kvtable.h"
 
 #include <stdarg.h>
 #include <errno.h>
@@ -909,6 +910,167 @@ static int RM_ReplicateVerbatim(RedisModuleCtx *ctx) {
     return MODAPI_OK;
 }
 
+
+/* ---- more of the server ----------------------------------------------------------------- */
+
+static RString *RM_CreateStringFromULongLong(RedisModuleCtx *ctx, unsigned long long ull) {
+    char buf[32];
+    int len = ull2string(buf, sizeof buf, ull);
+    return RM_CreateString(ctx, buf, (size_t)len);
+}
+
+static int RM_StringToULongLong(RString *str, unsigned long long *ull) {
+    size_t len;
+    const char *p = RM_StringPtrLen(str, &len);
+    return string2ull(p, len, ull) ? MODAPI_OK : MODAPI_ERR;
+}
+
+/* 0x00MMmmpp: 7.0.15, the version this server answers as. */
+static int RM_GetServerVersion(void) { return 0x0007000F; }
+
+static void RM_SetModuleOptions(RedisModuleCtx *ctx, int options) {
+    if (ctx->module) ctx->module->options = options;
+}
+
+static const char *RM_GetCurrentCommandName(RedisModuleCtx *ctx) {
+    return ctx->client && ctx->client->cmd ? ctx->client->cmd->fullname : NULL;
+}
+
+static unsigned long long RM_DbSize(RedisModuleCtx *ctx) {
+    redisDb *db = ctx->client ? ctx->client->db : server.db;
+    return (unsigned long long)kvtableSize(db->keys);
+}
+
+static RString *RM_RandomKey(RedisModuleCtx *ctx) {
+    redisDb *db = ctx->client ? ctx->client->db : server.db;
+    robj *key = dbRandomKey(db);
+    return key ? moduleTrack(ctx, key) : NULL;
+}
+
+static void RM_Yield(RedisModuleCtx *ctx, int flags, const char *busy_reply) { (void)ctx, (void)flags, (void)busy_reply; }
+
+/* RedisModule_Assert's target: the server's own assertion report. */
+static void RM__Assert(const char *estr, const char *file, int line) {
+    serverLog(LL_WARNING, "=== ASSERTION FAILED in a module ===");
+    serverLog(LL_WARNING, "==> %s:%d '%s' is not true", file, line, estr);
+    abort();
+}
+
+/* ---- lists and hashes: the basics ---------------------------------------------------------- */
+
+/* The key's value of the given type, created empty for a writer; NULL (and
+ * errno) otherwise, as Redis's list and hash functions answer. */
+static robj *keyCollection(moduleKey *k, int type, robj *(*create)(void)) {
+    if (k == NULL) {
+        errno = EINVAL;
+        return NULL;
+    }
+    robj *v = moduleKeyValue(k);
+    if (v && v->type != type) {
+        errno = ENOTSUP;
+        return NULL;
+    }
+    if (v == NULL && (k->mode & MODAPI_KEY_WRITE)) v = dbAdd(k->db, k->key, create());
+    if (v == NULL) errno = ENOTSUP;
+    return v;
+}
+
+static int RM_ListPush(moduleKey *k, int where, RString *ele) {
+    if (k == NULL || ele == NULL || (where != MODAPI_LIST_HEAD && where != MODAPI_LIST_TAIL)) {
+        errno = EINVAL;
+        return MODAPI_ERR;
+    }
+    if (!(k->mode & MODAPI_KEY_WRITE)) {
+        errno = EBADF;
+        return MODAPI_ERR;
+    }
+    robj *lst = keyCollection(k, OBJ_LIST, createListObject);
+    if (lst == NULL) return MODAPI_ERR;
+    moduleStringDecode(ele);
+    listTypePush(lst, ele, where == MODAPI_LIST_HEAD ? LIST_HEAD : LIST_TAIL);
+    return MODAPI_OK;
+}
+
+#define MODAPI_HASH_NX (1 << 0)
+#define MODAPI_HASH_XX (1 << 1)
+#define MODAPI_HASH_CFIELDS (1 << 2)
+#define MODAPI_HASH_EXISTS (1 << 3)
+#define MODAPI_HASH_COUNT_ALL (1 << 4)
+
+static sds hashField(va_list *ap, int cfields) {
+    if (cfields) {
+        const char *f = va_arg(*ap, const char *);
+        return f ? sdsnew(f) : NULL;
+    }
+    RString *f = va_arg(*ap, RString *);
+    if (f == NULL) return NULL;
+    moduleStringDecode(f);
+    return sdsnewlen(f->ptr, sdslen(f->ptr));
+}
+
+/* Field/value pairs up to a NULL field; deleting (REDISMODULE_HASH_DELETE)
+ * is not supported here: such a pair is skipped. Returns, as Redis 7.0, the
+ * fields that existed and were updated (with COUNT_ALL, inserted too). */
+static int RM_HashSet(moduleKey *k, int flags, ...) {
+    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE)) {
+        errno = EBADF;
+        return 0;
+    }
+    robj *hash = keyCollection(k, OBJ_HASH, createHashObject);
+    if (hash == NULL) return 0;
+    va_list ap;
+    va_start(ap, flags);
+    int count = 0;
+    sds field;
+    while ((field = hashField(&ap, flags & MODAPI_HASH_CFIELDS)) != NULL) {
+        RString *value = va_arg(ap, RString *);
+        robj *old = hashTypeGetValueObject(hash, field);
+        int exists = old != NULL;
+        if (old) decrRefCount(old);
+        int skip = ((flags & MODAPI_HASH_NX) && exists) || ((flags & MODAPI_HASH_XX) && !exists) ||
+                   value == NULL || (uintptr_t)value == 1;
+        if (!skip) {
+            moduleStringDecode(value);
+            sds v = sdsnewlen(value->ptr, sdslen(value->ptr));
+            hashTypeSetFromSds(hash, field, v);
+            sdsfree(v);
+            count += exists || (flags & MODAPI_HASH_COUNT_ALL);
+        }
+        sdsfree(field);
+    }
+    va_end(ap);
+    if (hashTypeLength(hash) == 0) dbSyncDelete(k->db, k->key);
+    return count;
+}
+
+/* Field and pointer pairs up to a NULL field: each pointer gets the value
+ * (a new string, or NULL), or with EXISTS an int 0/1. */
+static int RM_HashGet(moduleKey *k, int flags, ...) {
+    robj *hash = k ? moduleKeyValue(k) : NULL;
+    if (hash && hash->type != OBJ_HASH) return MODAPI_ERR;
+    va_list ap;
+    va_start(ap, flags);
+    sds field;
+    while ((field = hashField(&ap, flags & MODAPI_HASH_CFIELDS)) != NULL) {
+        robj *value = hash ? hashTypeGetValueObject(hash, field) : NULL;
+        if (flags & MODAPI_HASH_EXISTS) {
+            int *out = va_arg(ap, int *);
+            *out = value != NULL;
+            if (value) decrRefCount(value);
+        } else {
+            RString **out = va_arg(ap, RString **);
+            if (value) {
+                moduleStringDecode(value);
+                moduleAutoAdd(k->ctx, AUTO_STRING, value);
+            }
+            *out = value;
+        }
+        sdsfree(field);
+    }
+    va_end(ap);
+    return MODAPI_OK;
+}
+
 /* ---- the lookup table -------------------------------------------------------------- */
 
 typedef void (*anyFunc)(void);
@@ -939,6 +1101,9 @@ static const struct apiEntry {
     API(Replicate), API(ReplicateVerbatim),
     API(OpenKey), API(CloseKey), API(KeyType), API(ValueLength), API(KeyExists), API(DeleteKey), API(UnlinkKey),
     API(StringSet), API(StringDMA), API(StringTruncate), API(GetExpire), API(SetExpire),
+    API(CreateStringFromULongLong), API(StringToULongLong), API(GetServerVersion), API(SetModuleOptions),
+    API(GetCurrentCommandName), API(DbSize), API(RandomKey), API(Yield), API(_Assert),
+    API(ListPush), API(HashSet), API(HashGet),
 };
 
 int moduleGetApi(const char *name, void *target) {

@@ -21,6 +21,7 @@ typedef struct module {
     int argc;
     list *commands;     /* moduleCmd *, in creation order */
     int types;          /* data types registered (module_type.c): such a module cannot unload */
+    int options;        /* SetModuleOptions' (kept; none changes what this server does) */
 } module;
 
 /* The binding between a command table entry and a module's handler. */

@@ -230,6 +230,55 @@ static int cmdRepl(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
+/* mtest.coll key: ListPush on key:l, HashSet/HashGet on key:h, and a few
+ * server facts, as one array. */
+static int cmdColl(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModule_AutoMemory(ctx);
+    RedisModuleString *lname = RedisModule_CreateStringPrintf(ctx, "%s:l", RedisModule_StringPtrLen(argv[1], NULL));
+    RedisModuleString *hname = RedisModule_CreateStringPrintf(ctx, "%s:h", RedisModule_StringPtrLen(argv[1], NULL));
+    RedisModuleKey *l = RedisModule_OpenKey(ctx, lname, REDISMODULE_WRITE);
+    RedisModule_ListPush(l, REDISMODULE_LIST_TAIL, RedisModule_CreateString(ctx, "b", 1));
+    RedisModule_ListPush(l, REDISMODULE_LIST_HEAD, RedisModule_CreateString(ctx, "a", 1));
+    RedisModule_ListPush(l, REDISMODULE_LIST_TAIL, RedisModule_CreateStringFromLongLong(ctx, 3));
+    RedisModuleKey *h = RedisModule_OpenKey(ctx, hname, REDISMODULE_WRITE);
+    int set = RedisModule_HashSet(h, REDISMODULE_HASH_CFIELDS, "f1", RedisModule_CreateString(ctx, "v1", 2),
+                                  "f2", RedisModule_CreateString(ctx, "v2", 2), NULL);
+    int nx = RedisModule_HashSet(h, REDISMODULE_HASH_NX | REDISMODULE_HASH_CFIELDS, "f1",
+                                 RedisModule_CreateString(ctx, "other", 5), NULL);
+    RedisModuleString *v1 = NULL, *none = NULL;
+    int exists = -1;
+    RedisModule_HashGet(h, REDISMODULE_HASH_CFIELDS, "f1", &v1, "nope", &none, NULL);
+    RedisModule_HashGet(h, REDISMODULE_HASH_CFIELDS | REDISMODULE_HASH_EXISTS, "f2", &exists, NULL);
+    unsigned long long ull = 0;
+    RedisModuleString *big = RedisModule_CreateStringFromULongLong(ctx, 18446744073709551615ULL);
+    RedisModule_StringToULongLong(big, &ull);
+    RedisModule_ReplyWithArray(ctx, 9);
+    RedisModule_ReplyWithLongLong(ctx, (long long)RedisModule_ValueLength(l));
+    RedisModule_ReplyWithLongLong(ctx, set);
+    RedisModule_ReplyWithLongLong(ctx, nx);
+    RedisModule_ReplyWithString(ctx, v1);
+    RedisModule_ReplyWithLongLong(ctx, none == NULL);
+    RedisModule_ReplyWithLongLong(ctx, exists);
+    RedisModule_ReplyWithString(ctx, big);
+    RedisModule_ReplyWithLongLong(ctx, ull == 18446744073709551615ULL);
+    RedisModule_ReplyWithCString(ctx, RedisModule_GetCurrentCommandName(ctx));
+    return REDISMODULE_OK;
+}
+
+/* mtest.server: GetServerVersion, DbSize, a RandomKey's existence. */
+static int cmdServer(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv, (void)argc;
+    RedisModule_AutoMemory(ctx);
+    /* Redis's RandomKey takes no empty database */
+    RedisModuleString *rk = RedisModule_DbSize(ctx) ? RedisModule_RandomKey(ctx) : NULL;
+    RedisModule_ReplyWithArray(ctx, 3);
+    RedisModule_ReplyWithLongLong(ctx, RedisModule_GetServerVersion());
+    RedisModule_ReplyWithLongLong(ctx, (long long)RedisModule_DbSize(ctx));
+    if (rk) return RedisModule_ReplyWithString(ctx, rk);
+    return RedisModule_ReplyWithNull(ctx);
+}
+
 static int cmdSub(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     return RedisModule_ReplyWithLongLong(ctx, argc);
@@ -262,6 +311,8 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         RedisModule_CreateCommand(ctx, "mtest.log", cmdLog, "admin", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.key", cmdKey, "write", 2, 2, 1) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.repl", cmdRepl, "write", 1, 1, 1) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mtest.coll", cmdColl, "write", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mtest.server", cmdServer, "readonly", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.cont", NULL, "", 0, 0, 0) == REDISMODULE_ERR)
         return REDISMODULE_ERR;
     RedisModuleCommand *parent = RedisModule_GetCommand(ctx, "mtest.cont");

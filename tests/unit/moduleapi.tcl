@@ -227,6 +227,22 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal OK [r mtest.key del nokey]
     }
 
+    test "ListPush, HashSet (NX too), HashGet (values and EXISTS), ULongLong strings, the command's name" {
+        need_modules
+        r del c:l c:h
+        assert_equal {3 0 0 v1 1 1 18446744073709551615 1 mtest.coll} [r mtest.coll c]
+        assert_equal {a b 3} [r lrange c:l 0 -1]
+        assert_equal {f1 v1 f2 v2} [r hgetall c:h]
+    }
+
+    test "GetServerVersion, DbSize, RandomKey" {
+        need_modules
+        r flushdb
+        assert_equal [list [expr {0x0007000F}] 0 {}] [r mtest.server]
+        r set only 1
+        assert_equal [list [expr {0x0007000F}] 1 only] [r mtest.server]
+    }
+
     test "a module command needs the user's permission for it; +@all gives it" {
         need_modules
         r acl setuser mtuser on nopass +get ~*
