@@ -1031,9 +1031,9 @@ static int RM_HashSet(moduleKey *k, int flags, ...) {
                    value == NULL || (uintptr_t)value == 1;
         if (!skip) {
             moduleStringDecode(value);
-            sds v = sdsnewlen(value->ptr, sdslen(value->ptr));
-            hashTypeSetFromSds(hash, field, v);
-            sdsfree(v);
+            sds copy = sdsnewlen(value->ptr, sdslen(value->ptr));
+            hashTypeSetFromSds(hash, field, copy);
+            sdsfree(copy);
             count += exists || (flags & MODAPI_HASH_COUNT_ALL);
         }
         sdsfree(field);

@@ -249,7 +249,10 @@ size_t moduleValueMemUsage(robj *o) {
     return size;
 }
 
-const char *moduleValueTypeName(robj *o) { return ((moduleValue *)o->ptr)->type->name; }
+const char *moduleValueTypeName(robj *o) {
+    moduleValue *mv = o->ptr;
+    return mv->type->name;
+}
 
 robj *moduleDupValueOrReply(client *c, robj *fromkey, robj *tokey, int todb, robj *o) {
     (void)todb;
