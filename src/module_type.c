@@ -441,6 +441,61 @@ static RedisModuleCtx *RM_GetContextFromIO(RedisModuleIO *io) {
 
 static int RM_GetDbIdFromIO(RedisModuleIO *io) { return io->dbid; }
 
+/* ---- a value as a string (SaveDataTypeToString / LoadDataTypeFromString) -------------------- */
+
+/* The fields alone, as rdb_save writes them: no type id, no EOF. */
+typedef struct stringIO {
+    moduleType *type;
+    void *value;
+    int encver;
+    int error;
+} stringIO;
+
+static void saveFieldsTo(void *writer, void *ud) {
+    stringIO *s = ud;
+    RedisModuleIO io;
+    ioInit(&io, s->type, writer, NULL);
+    io.dbid = -1;
+    s->type->rdb_save(&io, s->value);
+    s->error = io.error;
+    ioFinish(&io);
+}
+
+static void loadFieldsFrom(void *reader, void *ud) {
+    stringIO *s = ud;
+    RedisModuleIO io;
+    ioInit(&io, s->type, reader, NULL);
+    io.dbid = -1;
+    s->value = s->type->rdb_load(&io, s->encver);
+    s->error = io.error;
+    ioFinish(&io);
+}
+
+static robj *RM_SaveDataTypeToString(RedisModuleCtx *ctx, void *data, moduleType *mt) {
+    stringIO s = {.type = mt, .value = data};
+    sds payload = rdbModuleSaveToString(saveFieldsTo, &s);
+    if (s.error) {
+        sdsfree(payload);
+        return NULL;
+    }
+    robj *str = createObject(OBJ_STRING, payload);
+    moduleAutoAdd(ctx, AUTO_STRING, str);
+    return str;
+}
+
+static void *RM_LoadDataTypeFromStringEncver(robj *str, moduleType *mt, int encver) {
+    moduleStringDecode(str);
+    stringIO s = {.type = mt, .encver = encver};
+    rdbModuleLoadFromString((const unsigned char *)str->ptr, sdslen(str->ptr), loadFieldsFrom, &s);
+    if (s.error && s.value) {
+        if (mt->free) mt->free(s.value);
+        s.value = NULL;
+    }
+    return s.value;
+}
+
+static void *RM_LoadDataTypeFromString(robj *str, moduleType *mt) { return RM_LoadDataTypeFromStringEncver(str, mt, 0); }
+
 /* ---- RDB: a whole value ------------------------------------------------------------------- */
 
 void moduleRdbSaveValue(void *writer, sds key, robj *o) {
@@ -611,7 +666,7 @@ static const struct {
     API(LoadStringBuffer), API(LoadDouble), API(LoadFloat), API(LoadLongDouble), API(IsIOError),
     API(GetKeyNameFromIO), API(GetContextFromIO), API(GetDbIdFromIO), API(EmitAOF),
     API(DigestAddStringBuffer), API(DigestAddLongLong), API(DigestEndSequence), API(GetKeyNameFromDigest),
-    API(GetDbIdFromDigest),
+    API(GetDbIdFromDigest), API(SaveDataTypeToString), API(LoadDataTypeFromString), API(LoadDataTypeFromStringEncver),
 };
 
 int moduleTypeGetApi(const char *name, void *target) {

@@ -570,6 +570,15 @@ sds rdbSerializeValue(robj *o) {
     return w.buf;
 }
 
+/* A module type's fields alone, in memory (SaveDataTypeToString): save()
+ * writes them through rdbModulePut* on the writer it is given. */
+sds rdbModuleSaveToString(void (*save)(void *writer, void *ud), void *ud) {
+    rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
+    save(&w, ud);
+    zfree(w.lzf);
+    return w.buf;
+}
+
 /* One string as the stream writes it (FUNCTION DUMP's library code). */
 sds rdbEncodeString(const char *p, size_t len) {
     rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
@@ -1444,6 +1453,13 @@ robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *e
     }
     if (o == NULL && err) *err = sdsnew(r.error ? r.error : "Bad data format");
     return o;
+}
+
+/* A module type's fields read back (LoadDataTypeFromString): the first error, or NULL. */
+const char *rdbModuleLoadFromString(const unsigned char *p, size_t len, void (*load)(void *reader, void *ud), void *ud) {
+    rdbReader r = {.fd = -1, .buf = p, .len = len, .version = 10};
+    load(&r, ud);
+    return r.error;
 }
 
 /* ---- the file ---------------------------------------------------------------------------------- */

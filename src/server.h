@@ -868,6 +868,8 @@ sds rdbModuleGetString(void *reader);
 int rdbModuleGetBytes(void *reader, void *p, size_t len);
 void rdbModuleSetError(void *reader, const char *msg);
 int rdbModuleChecking(void *reader);
+sds rdbModuleSaveToString(void (*save)(void *writer, void *ud), void *ud);
+const char *rdbModuleLoadFromString(const unsigned char *p, size_t len, void (*load)(void *reader, void *ud), void *ud);
 redisCommand *lookupCommandByCString(const char *s);
 redisCommand *lookupCommandByFullName(const char *name); /* "get" or "config|get" (command_cmd.c) */
 void serverLog(int level, const char *fmt, ...) PRINTF_FMT(2, 3);

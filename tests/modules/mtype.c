@@ -189,6 +189,29 @@ static int cmdGet(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return REDISMODULE_OK;
 }
 
+/* mtype.tostring key: the value as SaveDataTypeToString gives it. */
+static int cmdToString(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModule_AutoMemory(ctx);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ);
+    if (key == NULL) return RedisModule_ReplyWithNull(ctx);
+    mvalue *v = openValue(ctx, key, 0);
+    if (v == NULL) return REDISMODULE_OK;
+    RedisModuleString *s = RedisModule_SaveDataTypeToString(ctx, v, MType);
+    return RedisModule_ReplyWithString(ctx, s);
+}
+
+/* mtype.fromstring key payload: a value made by LoadDataTypeFromString. */
+static int cmdFromString(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModule_AutoMemory(ctx);
+    mvalue *v = RedisModule_LoadDataTypeFromStringEncver(argv[2], MType, 2);
+    if (v == NULL) return RedisModule_ReplyWithError(ctx, "ERR cannot load the payload");
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_WRITE);
+    RedisModule_ModuleTypeSetValue(key, MType, v);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (RedisModule_Init(ctx, "mtype", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
     long long encver = 2;
@@ -213,7 +236,9 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (MType == NULL) return REDISMODULE_ERR;
     if (RedisModule_CreateCommand(ctx, "mtype.init", cmdInit, "write deny-oom", 1, 1, 1) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtype.push", cmdPush, "write deny-oom", 1, 1, 1) == REDISMODULE_ERR ||
-        RedisModule_CreateCommand(ctx, "mtype.get", cmdGet, "readonly", 1, 1, 1) == REDISMODULE_ERR)
+        RedisModule_CreateCommand(ctx, "mtype.get", cmdGet, "readonly", 1, 1, 1) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mtype.tostring", cmdToString, "readonly", 1, 1, 1) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mtype.fromstring", cmdFromString, "write", 1, 1, 1) == REDISMODULE_ERR)
         return REDISMODULE_ERR;
     return REDISMODULE_OK;
 }
