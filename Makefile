@@ -160,7 +160,16 @@ ALL_CFLAGS += -DLAZY_LIBM
 endif
 BASE_LIBS := $(MALLOC_LIBS) -Wl,--as-needed -lm -Wl,--no-as-needed -pthread $(PORT_LIBS)
 LIBS := $(TLS_LIBS) $(BASE_LIBS)
-SERVER_LIBS := $(LUA_LIBS) $(SERVER_TLS_LIBS) $(BASE_LIBS)
+# Modules (src/module.c) are shared objects the server dlopen()s: a
+# dynamically linked server links -ldl; a static one cannot load them and
+# is built knowing it (MODULES_STATIC_BUILD: every load fails, saying why).
+ifeq ($(filter -static,$(PORT_LDFLAGS)),)
+MODULE_LIBS := -ldl
+else
+MODULE_LIBS :=
+ALL_CFLAGS += -DMODULES_STATIC_BUILD
+endif
+SERVER_LIBS := $(LUA_LIBS) $(SERVER_TLS_LIBS) $(MODULE_LIBS) $(BASE_LIBS)
 
 # ---- sources ------------------------------------------------------------------
 # Libraries (src/lib/): no server knowledge, each with its own unit tests,

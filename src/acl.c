@@ -122,7 +122,13 @@ static void noteCategories(redisCommand *cmd, void *ud) {
     command_categories[cmd->id] = aclCommandCategories(cmd);
 }
 
-static unsigned categoriesOf(const redisCommand *cmd) { return command_categories[cmd->id]; }
+/* A module's command (module.c) registers after the tables were sized: its
+ * id is past them, and it is judged from the command itself. */
+static int commandIsLate(const redisCommand *cmd) { return cmd->id >= command_slots; }
+
+static unsigned categoriesOf(redisCommand *cmd) {
+    return commandIsLate(cmd) ? aclCommandCategories(cmd) : command_categories[cmd->id];
+}
 
 /* Whether each command has keys to check, computed once. */
 static unsigned char *command_has_keys;
@@ -886,7 +892,9 @@ void aclAddReplyUser(client *c, aclUser *u) {
 /* ---- the checks ----------------------------------------------------------------------- */
 
 static int commandAllowed(const aclSelector *s, redisCommand *cmd, robj **argv, int argc) {
-    if (s->flags & SEL_ALLCOMMANDS || cmd->flags & CMD_NO_AUTH || commandBit(s, cmd->id)) return 1;
+    if (s->flags & SEL_ALLCOMMANDS || cmd->flags & CMD_NO_AUTH) return 1;
+    if (commandIsLate(cmd)) return 0; /* only +@all users may run module commands */
+    if (commandBit(s, cmd->id)) return 1;
     if (argc < 2 || s->firstargs == NULL || s->firstargs[cmd->id] == NULL) return 0;
     listIter li;
     listNode *ln;
@@ -965,7 +973,8 @@ static int commandKeys(redisCommand *cmd, robj **argv, int argc) {
 
 static int selectorCheck(const aclSelector *s, redisCommand *cmd, robj **argv, int argc, int *errpos) {
     if (!commandAllowed(s, cmd, argv, argc)) return ACL_DENIED_CMD;
-    if (!(s->flags & SEL_ALLKEYS) && command_has_keys[cmd->id]) {
+    int has_keys = commandIsLate(cmd) ? commandHasKeys(cmd) : command_has_keys[cmd->id];
+    if (!(s->flags & SEL_ALLKEYS) && has_keys) {
         int n = commandKeys(cmd, argv, argc);
         for (int j = 0; j < n; j++) {
             if (keyAllowed(s, argv[checked_keys.keys[j].pos], checked_keys.keys[j].flags)) continue;

@@ -301,6 +301,7 @@ static void rewriteObject(rewriteWriter *w, sds key, robj *o) {
         zsetTypeForEach(o, 0, rewriteScored, &b);
         break;
     case OBJ_STREAM: rewriteStream(w, key, o->ptr); break;
+    case OBJ_MODULE: w->buf = moduleRewriteValue(w->buf, key, o); break;
     default: serverPanic("Unknown object type %d in the AOF rewrite", o->type);
     }
 }

@@ -30,9 +30,9 @@
  *   test suites match on them.
  * - `user` and `rename-command` lines go to acl_file.c (they set no
  *   field of the table); CONFIG REWRITE writes the ACL users back as
- *   `user` lines. Redis directives of features not built yet
- *   (modules: unbuilt_directives; TLS in a BUILD_TLS=no build:
- *   tlsNotBuiltError) stop
+ *   `user` lines. `loadmodule` lines are queued by module.c, which loads
+ *   them at start-up. The tls-* directives in a BUILD_TLS=no build
+ *   (tlsNotBuiltError) stop
  *   start-up with a message naming the missing feature, in Redis's FATAL
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
  *   io-threads: the server is single-threaded by design) are accepted and
@@ -1450,29 +1450,6 @@ static int loadDirectiveArgs(configLoader *l, const configEntry *e, sds *argv, i
     return res;
 }
 
-/* Redis directives of features this server does not have yet. Starting
- * without the feature would not be what the file asks for, so they stop
- * start-up, but with a message that says why and what to do instead of
- * Redis's "Bad directive". An entry ending in '-' covers every directive
- * with that prefix. When a feature lands its rows go and its directives
- * join the table. */
-static const struct {
-    const char *name;
-    const char *feature;
-} unbuilt_directives[] = {
-    {"loadmodule", "module loading"},
-};
-
-static const char *unbuiltFeature(const char *name) {
-    for (size_t j = 0; j < sizeof unbuilt_directives / sizeof unbuilt_directives[0]; j++) {
-        const char *d = unbuilt_directives[j].name;
-        size_t len = strlen(d);
-        int prefix = d[len - 1] == '-';
-        if (prefix ? !strncmp(name, d, len) : !strcmp(name, d)) return unbuilt_directives[j].feature;
-    }
-    return NULL;
-}
-
 /* A build without TLS (BUILD_TLS=no) knows the tls-* directives are TLS's
  * and says so, in the file and to CONFIG SET; NULL for any other name. */
 static sds tlsNotBuiltError(const char *name) {
@@ -1489,10 +1466,7 @@ static sds tlsNotBuiltError(const char *name) {
 static sds unknownDirectiveError(const char *name) {
     sds no_tls = tlsNotBuiltError(name);
     if (no_tls) return no_tls;
-    const char *feature = unbuiltFeature(name);
-    if (feature == NULL) return sdsnew("Bad directive or wrong number of arguments");
-    return sdscatprintf(sdsempty(), "%s: %s is not implemented by this server yet; remove the line to start without it",
-                        name, feature);
+    return sdsnew("Bad directive or wrong number of arguments");
 }
 
 /* One directive line, already split; argv[0] is lower case. */
@@ -1504,6 +1478,12 @@ static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, cons
     if (!strcmp(argv[0], "rename-command") && aclConfigRenameCommand(argv, argc, &acl_err) != C_OK)
         return loadError(l, linenum, line, acl_err);
     if (!strcmp(argv[0], "user") || !strcmp(argv[0], "rename-command")) return C_OK;
+    if (!strcmp(argv[0], "loadmodule")) {
+        sds mod_err = NULL;
+        if (argc < 2) return loadError(l, linenum, line, sdsnew("Bad directive or wrong number of arguments"));
+        if (moduleQueueLoad(argv + 1, argc - 1, &mod_err) != C_OK) return loadError(l, linenum, line, mod_err);
+        return C_OK;
+    }
     const configEntry *e = lookupConfig(argv[0]);
     if (e == NULL) return loadError(l, linenum, line, unknownDirectiveError(argv[0]));
     if (!(e->flags & CF_MULTI_ARG) && argc != 2)

@@ -730,6 +730,7 @@ static void mixValueDigest(robj *val, unsigned char digest[20]) {
     case OBJ_ZSET: zsetDigest(digest, val); break;
     case OBJ_HASH: hashDigest(digest, val); break;
     case OBJ_STREAM: streamDigest(digest, val); break;
+    case OBJ_MODULE: moduleDigestValue(NULL, 0, val, digest); break;
     }
     if (kvobjGetExpire(val) != -1) xorDigest(digest, "!!expire!!", 10);
 }

@@ -51,7 +51,8 @@ void touchCommand(client *c) {
 
 void typeCommand(client *c) {
     robj *o = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH);
-    addReplyStatus(c, o ? strObjectType(o->type) : "none");
+    if (o && o->type == OBJ_MODULE) addReplyStatus(c, moduleValueTypeName(o));
+    else addReplyStatus(c, o ? strObjectType(o->type) : "none");
 }
 
 /* ---- renaming, moving, copying ------------------------------------------------------ */
@@ -169,14 +170,16 @@ void copyCommand(client *c) {
         return;
     }
     long long expire = kvobjGetExpire(o);
-    if (lookupKeyWrite(dst, newkey) != NULL) {
-        if (!replace) {
-            addReply(c, shared.czero);
-            return;
-        }
-        dbDelete(dst, newkey);
+    int exists = lookupKeyWrite(dst, newkey) != NULL;
+    if (exists && !replace) {
+        addReply(c, shared.czero);
+        return;
     }
-    dbAddWithExpire(dst, newkey, dupObject(o), expire);
+    /* a module's value is copied by its module, which may refuse (as in Redis, before the delete) */
+    robj *copy = o->type == OBJ_MODULE ? moduleDupValueOrReply(c, key, newkey, dst->id, o) : dupObject(o);
+    if (copy == NULL) return;
+    if (exists) dbDelete(dst, newkey);
+    dbAddWithExpire(dst, newkey, copy, expire);
     signalModifiedKey(c, dst, newkey);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "copy_to", newkey, dst->id);
     server.dirty++;

@@ -164,6 +164,7 @@ static void freeObjectValue(robj *o) {
     case OBJ_ZSET: freeZsetObject(o); break;
     case OBJ_HASH: freeHashObject(o); break;
     case OBJ_STREAM: freeStreamObject(o); break;
+    case OBJ_MODULE: moduleFreeValue(o); break;
     default: serverPanic("Unknown object type %d", o->type);
     }
 }
@@ -386,6 +387,7 @@ size_t objectPayloadMemoryUsage(robj *o, size_t samples) {
     case OBJ_ZSET: return zsetMemoryUsage(o, samples);
     case OBJ_HASH: return hashMemoryUsage(o, samples);
     case OBJ_STREAM: return streamMemoryUsage(o, samples);
+    case OBJ_MODULE: return moduleValueMemUsage(o);
     }
     return 0;
 }

@@ -30,8 +30,12 @@
  *   validated and opened by rdb_legacy.c; one set of functions here turns
  *   the entries of any compact blob (old or new format) into the value.
  *   Streams (types 15, 19, 21) load with every node validated and kept
- *   as it is, and are written as type 19, as 7.0 writes them. Modules and
- *   hashes with field TTLs are refused with a message naming the type.
+ *   as it is, and are written as type 19, as 7.0 writes them. Module
+ *   values (type 7) are the loaded module's to write and read
+ *   (moduleRdbSaveValue/moduleRdbLoadValue, module_api.c) through
+ *   rdbModule*, the encoders and decoders of this file; a check walks them
+ *   without the module. Hashes with field TTLs are refused with a message
+ *   naming the type.
  * - Keys already expired at load time are skipped, as a Redis master does,
  *   except in an AOF's base: the incremental files after it were written
  *   against the keys as they were, and may make one persistent.
@@ -78,6 +82,7 @@
 #define RDB_TYPE_SET 2
 #define RDB_TYPE_ZSET 3
 #define RDB_TYPE_HASH 4
+#define RDB_TYPE_MODULE_2 7 /* a module type's value: its 64-bit type id, the module's fields, EOF */
 #define RDB_TYPE_ZSET_2 5
 #define RDB_TYPE_SET_INTSET 11
 #define RDB_TYPE_STREAM_LISTPACKS 15
@@ -224,6 +229,12 @@ static void putString(rdbWriter *w, const void *p, size_t len) {
     putBytes(w, p, len);
 }
 
+/* A module type's fields (module_api.c's RedisModuleIO), written with the
+ * encoders every other value uses. */
+void rdbModulePutLen(void *writer, uint64_t len) { putLen(writer, len); }
+void rdbModulePutString(void *writer, const char *p, size_t len) { putString(writer, p, len); }
+void rdbModulePutBytes(void *writer, const void *p, size_t len) { putBytes(writer, p, len); }
+
 static void putInteger(rdbWriter *w, long long v) {
     if (putIntEncoded(w, v)) return;
     char num[LONG_STR_SIZE];
@@ -277,11 +288,16 @@ static void saveType(rdbWriter *w, robj *o) {
     case OBJ_ZSET: putByte(w, RDB_TYPE_ZSET_2); break;
     case OBJ_HASH: putByte(w, RDB_TYPE_HASH); break;
     case OBJ_STREAM: putByte(w, RDB_TYPE_STREAM_LISTPACKS_2); break;
+    case OBJ_MODULE: putByte(w, RDB_TYPE_MODULE_2); break;
     default: serverPanic("Unknown object type %d in RDB save", o->type);
     }
 }
 
 static void saveStream(rdbWriter *w, stream *s);
+
+/* The key saveKey is writing, for a module's GetKeyNameFromIO; NULL for
+ * DUMP and DEBUG OBJECT, which serialize a value alone. */
+static sds saving_key;
 
 /* The value after its type byte (and, in a file, after the key). */
 static void saveValue(rdbWriter *w, robj *o) {
@@ -304,6 +320,7 @@ static void saveValue(rdbWriter *w, robj *o) {
         hashTypeForEach(o, savePair, w);
         break;
     case OBJ_STREAM: saveStream(w, o->ptr); break;
+    case OBJ_MODULE: moduleRdbSaveValue(w, saving_key, o); break;
     }
 }
 
@@ -336,7 +353,9 @@ static void saveKey(rdbWriter *w, kvobj *o) {
     saveType(w, o);
     sds key = kvobjGetKey(o);
     putString(w, key, sdslen(key));
+    saving_key = key;
     saveValue(w, o);
+    saving_key = NULL;
 }
 
 static void saveDb(rdbWriter *w, redisDb *db) {
@@ -551,6 +570,15 @@ sds rdbSerializeValue(robj *o) {
     return w.buf;
 }
 
+/* A module type's fields alone, in memory (SaveDataTypeToString): save()
+ * writes them through rdbModulePut* on the writer it is given. */
+sds rdbModuleSaveToString(void (*save)(void *writer, void *ud), void *ud) {
+    rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
+    save(&w, ud);
+    zfree(w.lzf);
+    return w.buf;
+}
+
 /* One string as the stream writes it (FUNCTION DUMP's library code). */
 sds rdbEncodeString(const char *p, size_t len) {
     rdbWriter w = {.fd = RDB_WRITER_MEMORY, .buf = sdsempty()};
@@ -747,6 +775,17 @@ static sds getString(rdbReader *r) {
     }
     return s;
 }
+
+/* A module type's fields, read back (module_api.c). A failure leaves the
+ * reader's error set; the module notices through its IO's error flag. */
+int rdbModuleGetLen(void *reader, uint64_t *len) { return getLen(reader, len, NULL); }
+sds rdbModuleGetString(void *reader) { return getString(reader); }
+int rdbModuleGetBytes(void *reader, void *p, size_t len) { return mayHave(reader, len) && getBytes(reader, p, len); }
+void rdbModuleSetError(void *reader, const char *msg) {
+    rdbReader *r = reader;
+    if (r->error == NULL) r->error = msg;
+}
+int rdbModuleChecking(void *reader) { return ((rdbReader *)reader)->check != NULL; }
 
 static int getBinaryDouble(rdbReader *r, double *out) {
     unsigned char b[8];
@@ -1289,8 +1328,12 @@ static robj *unsupportedType(rdbReader *r, int type) {
     return NULL;
 }
 
+/* The key being loaded, for a module's GetKeyNameFromIO (NULL in RESTORE). */
+static robj *loading_key;
+
 static robj *loadValue(rdbReader *r, int type) {
     switch (type) {
+    case RDB_TYPE_MODULE_2: return moduleRdbLoadValue(r, loading_key);
     case RDB_TYPE_STRING: {
         sds s = getString(r);
         return s ? tryObjectEncoding(createObject(OBJ_STRING, s)) : NULL;
@@ -1406,6 +1449,13 @@ robj *rdbDeserializeValue(const unsigned char *p, size_t len, int rdbver, sds *e
     }
     if (o == NULL && err) *err = sdsnew(r.error ? r.error : "Bad data format");
     return o;
+}
+
+/* A module type's fields read back (LoadDataTypeFromString): the first error, or NULL. */
+const char *rdbModuleLoadFromString(const unsigned char *p, size_t len, void (*load)(void *reader, void *ud), void *ud) {
+    rdbReader r = {.fd = -1, .buf = p, .len = len, .version = 10};
+    load(&r, ud);
+    return r.error;
 }
 
 /* ---- the file ---------------------------------------------------------------------------------- */
@@ -1594,7 +1644,10 @@ static int loadBody(rdbReader *r) {
             return 0;
         }
         sds key = loadKey(r, type);
+        if (key) loading_key = createStringObject(key, sdslen(key));
         robj *val = key ? loadValue(r, type) : NULL;
+        if (loading_key) decrRefCount(loading_key);
+        loading_key = NULL;
         if (val == NULL) {
             sdsfree(key);
             return 0;

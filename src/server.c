@@ -202,6 +202,39 @@ static void populateCommandTable(void) {
         registerCommand(server.commands, cmd, NULL);
 }
 
+/* module.c's commands join and leave the table at run time: a top-level
+ * command goes into server.commands, a subcommand into its container's
+ * dict (created on its first subcommand). C_ERR when the name is taken. */
+int commandTableAdd(redisCommand *cmd, redisCommand *parent) {
+    dict *into = server.commands;
+    if (parent) {
+        if (parent->subcommands_dict == NULL) parent->subcommands_dict = dictCreate(&commandTableDictType);
+        into = parent->subcommands_dict;
+    }
+    sds name = sdsnew(cmd->declared_name);
+    if (dictFind(into, name)) {
+        sdsfree(name);
+        return C_ERR;
+    }
+    cmd->parent = parent;
+    cmd->fullname = parent ? sdscatfmt(sdsempty(), "%s|%s", parent->declared_name, cmd->declared_name)
+                           : sdsnew(cmd->declared_name);
+    cmd->id = command_ids++;
+    dictAdd(into, name, cmd);
+    return C_OK;
+}
+
+void commandTableRemove(redisCommand *cmd) {
+    dict *from = cmd->parent ? cmd->parent->subcommands_dict : server.commands;
+    sds name = sdsnew(cmd->declared_name);
+    dictDelete(from, name);
+    sdsfree(name);
+    if (cmd->subcommands_dict) dictRelease(cmd->subcommands_dict);
+    cmd->subcommands_dict = NULL;
+    sdsfree(cmd->fullname);
+    cmd->fullname = NULL;
+}
+
 redisCommand *lookupCommandBySds(sds s) {
     dictEntry *de = dictFind(server.commands, s);
     return de ? dictGetVal(de) : NULL;
@@ -1474,6 +1507,7 @@ int main(int argc, char **argv) {
     serverLog(LL_WARNING, "Server initialized");
     warnAboutSystemSettings();
     configWarnNoEffectDirectives();
+    moduleLoadQueued(); /* loadmodule lines: before the users (their rules may name module commands) */
     if (aclLoadUsersAtStartup() != C_OK) exit(1);
     replicationEarlyInit();
     notifyLoading();

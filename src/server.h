@@ -188,6 +188,7 @@ typedef struct redisCommand {
     const char *tips;            /* space-separated, e.g. "nondeterministic_output"; NULL: none */
     redisGetKeysProc *getkeys_proc; /* NULL: the key specs alone find the keys */
     unsigned acl_categories;     /* ACL(...): the categories Redis assigns by hand, replacing the group's */
+    struct moduleCmd *module_cmd; /* module.c: the module's handler; NULL for a built-in command */
     int acl_categories_explicit; /* ACL(...) was given (it may be 0: none) */
 
     /* filled at start-up */
@@ -863,6 +864,33 @@ void commandClockChain(int open); /* processInputBuffer: a batch's commands shar
 int processCommand(client *c);
 redisCommand *lookupCommand(robj **argv, int argc);
 redisCommand *lookupCommandBySds(sds s);
+int commandTableAdd(redisCommand *cmd, redisCommand *parent); /* module commands, at run time */
+void commandTableRemove(redisCommand *cmd);
+
+/* ---- module.c: Redis 7.0 modules ------------------------------------------------------ */
+int moduleQueueLoad(sds *argv, int argc, sds *err); /* a loadmodule line: path [args] */
+void moduleLoadQueued(void);                        /* start-up: load them, or exit */
+void moduleCommand(client *c);
+/* a module data type's value (OBJ_MODULE): ptr is the module's moduleValue */
+void moduleFreeValue(robj *o);
+size_t moduleValueMemUsage(robj *o);
+const char *moduleValueTypeName(robj *o);       /* TYPE's answer: the type's 9-char name */
+robj *moduleDupValueOrReply(client *c, robj *fromkey, robj *tokey, int todb, robj *o); /* COPY */
+void moduleDigestValue(robj *key, int dbid, robj *o, unsigned char digest[20]);
+sds moduleRewriteValue(sds buf, sds key, robj *o); /* AOF rewrite: the type's commands */
+void moduleRdbSaveValue(void *writer, sds key, robj *o);
+robj *moduleRdbLoadValue(void *reader, robj *key);
+/* rdb.c: the RDB encoders and decoders a module value's fields go through */
+void rdbModulePutLen(void *writer, uint64_t len);
+void rdbModulePutString(void *writer, const char *p, size_t len);
+void rdbModulePutBytes(void *writer, const void *p, size_t len);
+int rdbModuleGetLen(void *reader, uint64_t *len);
+sds rdbModuleGetString(void *reader);
+int rdbModuleGetBytes(void *reader, void *p, size_t len);
+void rdbModuleSetError(void *reader, const char *msg);
+int rdbModuleChecking(void *reader);
+sds rdbModuleSaveToString(void (*save)(void *writer, void *ud), void *ud);
+const char *rdbModuleLoadFromString(const unsigned char *p, size_t len, void (*load)(void *reader, void *ud), void *ud);
 redisCommand *lookupCommandByCString(const char *s);
 redisCommand *lookupCommandByFullName(const char *name); /* "get" or "config|get" (command_cmd.c) */
 void serverLog(int level, const char *fmt, ...) PRINTF_FMT(2, 3);

@@ -257,10 +257,10 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
         restart_server
     }
 
-    test "Modules and hashes with field TTLs are refused, naming the type" {
+    test "Pre-GA modules and hashes with field TTLs are refused, naming the type" {
         if {[is_redis70]} { skip "this server's refusal (Redis 7.0 does not read RDB version 12)" }
         foreach {type name} {
-            6 "module (pre-GA)" 7 module 22 "hash with field TTLs (pre-GA)" 23 "hash listpack with field TTLs (pre-GA)"
+            6 "module (pre-GA)" 22 "hash with field TTLs (pre-GA)" 23 "hash listpack with field TTLs (pre-GA)"
             24 "hash with field TTLs" 25 "hash listpack with field TTLs" 8 unknown 26 unknown
         } {
             shutdown_server
@@ -268,6 +268,11 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
             assert_equal 1 [server_exit_status]
             assert_match "*Unsupported RDB value type $type ($name)*" [log_tail 0 5]
         }
+        # type 7 is a module's value: refused when no loaded module has its type (moduleapi.tcl loads one)
+        shutdown_server
+        put_dump [tiny_rdb 12 "[string_key ok 1][binary format c 7][rdb_str key][rdb_str whatever]"]
+        assert_equal 1 [server_exit_status]
+        assert_match "*The RDB file contains module data I can't load: no matching module type*" [log_tail 0 5]
         file delete [file join [srv dir] dump.rdb]
         restart_server
         assert_equal 0 [r dbsize]

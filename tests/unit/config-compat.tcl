@@ -195,29 +195,6 @@ start_server {tags {config} config_lines {"replica-priority 7" "stream-node-max-
     } {needs:restart}
 }
 
-# ---- directives of features not built yet -------------------------------------------------
-
-proc unbuilt_error {line text reason} {
-    return "\n*** FATAL CONFIG FILE ERROR (Redis [server_version]) ***\nReading the configuration file, at line $line\n>>> '$text'\n$reason\n"
-}
-
-test "directives of features not built yet stop start-up, naming the feature" {
-    if {![ours]} { skip "Redis has these features" }
-    set dir [::harness::fresh_run_dir unbuilt]
-    foreach {line name feature} {
-        "loadmodule /x/module.so"          loadmodule           "module loading"
-    } {
-        set conf [file join $dir unbuilt.conf]
-        set fd [open $conf w]
-        puts $fd "port 0\n$line"
-        close $fd
-        lassign [run_failing_server $conf] status err
-        assert_equal 1 $status "exit status for '$line'"
-        set reason "$name: $feature is not implemented by this server yet; remove the line to start without it"
-        assert_equal [unbuilt_error 2 $line $reason] $err "stderr for '$line'"
-    }
-}
-
 start_server {tags {config} config_lines {"cluster-enabled no" "cluster-config-file nodes-x.conf"}} {
     test "cluster-enabled no is accepted: it asks for what the server is" {
         assert_equal PONG [r ping]

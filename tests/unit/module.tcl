@@ -1,9 +1,10 @@
-# module.tcl -- MODULE on a server that loads no modules (src/module_cmd.c):
-# LIST is empty, HELP lists the subcommands, and LOAD, LOADEX and UNLOAD are
+# module.tcl -- MODULE without a module to load (src/module.c): LIST is
+# empty, HELP lists the subcommands, and LOAD, LOADEX and UNLOAD are
 # "protected" (refused unless enable-module-command allows them, before
-# authentication and when queued in MULTI) and, when allowed, fail as a
-# Redis 7.0 whose module did not load. Also checked against the reference
-# server (./runtest --server /usr/bin/redis-server).
+# authentication and when queued in MULTI) and, when allowed, fail on a
+# missing file as Redis 7.0 does. Loading real modules: moduleapi.tcl. Also
+# checked against the reference server (./runtest --server
+# /usr/bin/redis-server).
 
 set ::module_not_allowed "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
 set ::module_load_failed "ERR Error loading the extension. Please check the server logs."

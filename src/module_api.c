@@ -1,0 +1,1117 @@
+/* module_api.c -- the functions a Redis 7.0 module calls, and the lookup by
+ * name through which it finds them (RedisModule_GetApi).
+ *
+ * Every function here is static and reachable only through api_table: the
+ * server exports no symbol for modules. The table maps the name a module's
+ * RedisModule_Init asks for ("RedisModule_" + the function's name) to our
+ * implementation; a name that is not in it fails the lookup and the
+ * module's pointer stays NULL, exactly as with a Redis that lacks the
+ * function -- the module decides whether it can live without it.
+ *
+ * Decisions:
+ * - A RedisModuleString is our robj. Strings the module creates are raw or
+ *   embstr sds strings; an argument that arrived int-encoded is decoded in
+ *   place before its bytes are handed out (StringPtrLen).
+ * - Replies go to the context's client; a context without one (OnLoad,
+ *   OnUnload) drops them, as Redis's temporary client does in effect.
+ * - Call runs the command on a fake client of the module's, through the
+ *   server's own call(), and parses the RESP it produced into a tree of
+ *   callReply nodes, each keeping its own bytes (ReplyWithCallReply and
+ *   CallReplyProto hand them on unchanged).
+ * - A key handle (OpenKey) remembers the database and the key name, and
+ *   looks the value up again on each use: the keyspace may move a value
+ *   (kvobj) when it is written or given a TTL.
+ */
+#include "module_int.h"
+#include "stream.h"
+#include "kvobj.h"
+#include "kvtable.h"
+
+#include <stdarg.h>
+#include <errno.h>
+#include <math.h>
+
+typedef struct redisObject RString;
+
+/* ---- memory ------------------------------------------------------------------- */
+
+static void *RM_Alloc(size_t bytes) { return zmalloc(bytes); }
+static void *RM_TryAlloc(size_t bytes) { return zmalloc(bytes); }
+static void *RM_Calloc(size_t nmemb, size_t size) { return zcalloc(nmemb * size); }
+static void *RM_Realloc(void *ptr, size_t bytes) { return zrealloc(ptr, bytes); }
+static void RM_Free(void *ptr) { zfree(ptr); }
+static char *RM_Strdup(const char *str) { return zstrdup(str); }
+
+static void *RM_PoolAlloc(RedisModuleCtx *ctx, size_t bytes) { return moduleCtxPoolAlloc(ctx, bytes); }
+
+/* ---- module identity and misc -------------------------------------------------- */
+
+static void RM_SetModuleAttribs(RedisModuleCtx *ctx, const char *name, int ver, int apiver) {
+    moduleSetAttribs(ctx, name, ver, apiver);
+}
+
+static int RM_IsModuleNameBusy(const char *name) { return moduleNameBusy(name); }
+static long long RM_Milliseconds(void) { return mstime(); }
+static uint64_t RM_MonotonicMicroseconds(void) { return (uint64_t)monotonicUs(); }
+static void RM_AutoMemory(RedisModuleCtx *ctx) { ctx->flags |= MODCTX_AUTO_MEMORY; }
+
+static unsigned long long RM_GetClientId(RedisModuleCtx *ctx) { return ctx->client ? ctx->client->id : 0; }
+
+static int RM_GetSelectedDb(RedisModuleCtx *ctx) { return ctx->client ? ctx->client->db->id : 0; }
+
+static int RM_SelectDb(RedisModuleCtx *ctx, int newid) {
+    if (ctx->client == NULL) return MODAPI_ERR;
+    return selectDb(ctx->client, newid) == C_OK ? MODAPI_OK : MODAPI_ERR;
+}
+
+static int RM_GetContextFlags(RedisModuleCtx *ctx) {
+    int flags = 0;
+    if (ctx && ctx->client) {
+        if (ctx->client->flags & CLIENT_MULTI) flags |= MODAPI_CTX_FLAGS_MULTI;
+        if (ctx->client->resp == 3) flags |= MODAPI_CTX_FLAGS_RESP3;
+    }
+    flags |= replicationIsReplica() ? MODAPI_CTX_FLAGS_SLAVE : MODAPI_CTX_FLAGS_MASTER;
+    if (server.aof_enabled) flags |= MODAPI_CTX_FLAGS_AOF;
+    if (server.saveparamslen > 0) flags |= MODAPI_CTX_FLAGS_RDB;
+    if (server.maxmemory) flags |= MODAPI_CTX_FLAGS_MAXMEMORY;
+    if (server.loading) flags |= MODAPI_CTX_FLAGS_LOADING;
+    return flags;
+}
+
+/* ---- logging ------------------------------------------------------------------- */
+
+static int moduleLogLevel(const char *levelstr) {
+    if (!strcasecmp(levelstr, "debug")) return LL_DEBUG;
+    if (!strcasecmp(levelstr, "verbose")) return LL_VERBOSE;
+    if (!strcasecmp(levelstr, "warning")) return LL_WARNING;
+    return LL_NOTICE;
+}
+
+/* "<module:name> text", as Redis 7.0 prefixes a module's lines. */
+static void moduleLogVa(const char *modname, const char *levelstr, const char *fmt, va_list ap) {
+    int level = moduleLogLevel(levelstr);
+    if (level < server.verbosity) return;
+    char msg[8192];
+    int n = snprintf(msg, sizeof msg, "<%s> ", modname);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    serverLog(level, "%s", msg);
+}
+
+static void RM_Log(RedisModuleCtx *ctx, const char *levelstr, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    moduleLogVa(ctx && ctx->module ? ctx->module->name : "module", levelstr, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- strings ------------------------------------------------------------------- */
+
+/* The object's bytes as an sds: an int-encoded object is turned into a
+ * string in place (a module may hold and compare its pointer). */
+void moduleStringDecode(RString *o) {
+    if (o->encoding != OBJ_ENCODING_INT) return;
+    char buf[32];
+    int len = ll2string(buf, sizeof buf, (long long)(intptr_t)o->ptr);
+    o->ptr = sdsnewlen(buf, (size_t)len);
+    o->encoding = OBJ_ENCODING_RAW;
+}
+
+static RString *moduleTrack(RedisModuleCtx *ctx, RString *o) {
+    moduleAutoAdd(ctx, AUTO_STRING, o);
+    return o;
+}
+
+static RString *RM_CreateString(RedisModuleCtx *ctx, const char *ptr, size_t len) {
+    return moduleTrack(ctx, createStringObject(ptr, len));
+}
+
+static RString *RM_CreateStringPrintf(RedisModuleCtx *ctx, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sds s = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    return moduleTrack(ctx, createObject(OBJ_STRING, s));
+}
+
+static RString *RM_CreateStringFromLongLong(RedisModuleCtx *ctx, long long ll) {
+    char buf[32];
+    int len = ll2string(buf, sizeof buf, ll);
+    return RM_CreateString(ctx, buf, (size_t)len);
+}
+
+static RString *RM_CreateStringFromDouble(RedisModuleCtx *ctx, double d) {
+    char buf[MAX_D2STRING_CHARS];
+    int len = d2string(buf, sizeof buf, d);
+    return RM_CreateString(ctx, buf, (size_t)len);
+}
+
+static RString *RM_CreateStringFromLongDouble(RedisModuleCtx *ctx, long double ld, int humanfriendly) {
+    char buf[MAX_LONG_DOUBLE_CHARS];
+    int len = ld2string(buf, sizeof buf, ld, humanfriendly ? LD_STR_HUMAN : LD_STR_AUTO);
+    return RM_CreateString(ctx, buf, (size_t)len);
+}
+
+/* The module's header declares the string const; an int-encoded one is
+ * still decoded in place, so ours takes it as it is. */
+static RString *RM_CreateStringFromString(RedisModuleCtx *ctx, RString *str) {
+    moduleStringDecode(str);
+    return RM_CreateString(ctx, str->ptr, sdslen(str->ptr));
+}
+
+static void RM_FreeString(RedisModuleCtx *ctx, RString *str) {
+    if (ctx && ctx->flags & MODCTX_AUTO_MEMORY) moduleAutoForget(ctx, str);
+    decrRefCount(str);
+}
+
+static void RM_RetainString(RedisModuleCtx *ctx, RString *str) {
+    (void)ctx;
+    incrRefCount(str);
+}
+
+static RString *RM_HoldString(RedisModuleCtx *ctx, RString *str) {
+    if (str == NULL) return NULL;
+    incrRefCount(str);
+    return moduleTrack(ctx, str);
+}
+
+static const char *RM_StringPtrLen(RString *str, size_t *len) {
+    if (str == NULL) {
+        static const char nullmsg[] = "(NULL string reply referenced in module)";
+        if (len) *len = sizeof nullmsg - 1;
+        return nullmsg;
+    }
+    moduleStringDecode(str);
+    if (len) *len = sdslen(str->ptr);
+    return str->ptr;
+}
+
+static int RM_StringToLongLong(RString *str, long long *ll) {
+    size_t len;
+    const char *p = RM_StringPtrLen(str, &len);
+    return string2ll(p, len, ll) ? MODAPI_OK : MODAPI_ERR;
+}
+
+static int RM_StringToDouble(RString *str, double *d) {
+    size_t len;
+    const char *p = RM_StringPtrLen(str, &len);
+    return string2d(p, len, d) && !isnan(*d) ? MODAPI_OK : MODAPI_ERR;
+}
+
+static int RM_StringToLongDouble(RString *str, long double *ld) {
+    size_t len;
+    const char *p = RM_StringPtrLen(str, &len);
+    return string2ld(p, len, ld) && !isnan(*ld) ? MODAPI_OK : MODAPI_ERR;
+}
+
+static int RM_StringCompare(RString *a, RString *b) {
+    size_t la, lb;
+    const char *pa = RM_StringPtrLen(a, &la), *pb = RM_StringPtrLen(b, &lb);
+    int cmp = memcmp(pa, pb, la < lb ? la : lb);
+    if (cmp) return cmp;
+    return la < lb ? -1 : la > lb;
+}
+
+static int RM_StringAppendBuffer(RedisModuleCtx *ctx, RString *str, const char *buf, size_t len) {
+    (void)ctx;
+    if (str->refcount != 1) return MODAPI_ERR;
+    moduleStringDecode(str);
+    if (str->encoding == OBJ_ENCODING_EMBSTR) {
+        sds copy = sdsnewlen(str->ptr, sdslen(str->ptr));
+        str->ptr = copy;
+        str->encoding = OBJ_ENCODING_RAW;
+    }
+    str->ptr = sdscatlen(str->ptr, buf, len);
+    return MODAPI_OK;
+}
+
+static void RM_TrimStringAllocation(RString *str) { (void)str; }
+
+/* ---- replies --------------------------------------------------------------------- */
+
+static client *replyClient(RedisModuleCtx *ctx) { return ctx ? ctx->client : NULL; }
+
+static int RM_WrongArity(RedisModuleCtx *ctx) {
+    client *c = replyClient(ctx);
+    if (c) addReplyErrorFormat(c, "wrong number of arguments for '%s' command", c->cmd ? c->cmd->fullname : "");
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithLongLong(RedisModuleCtx *ctx, long long ll) {
+    if (replyClient(ctx)) addReplyLongLong(ctx->client, ll);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithError(RedisModuleCtx *ctx, const char *err) {
+    if (replyClient(ctx)) addReplyErrorFormat(ctx->client, "-%s", err);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithSimpleString(RedisModuleCtx *ctx, const char *msg) {
+    if (replyClient(ctx)) addReplyStatus(ctx->client, msg);
+    return MODAPI_OK;
+}
+
+static void postponedPush(RedisModuleCtx *ctx, void *node) {
+    if (ctx->postponed_len == ctx->postponed_cap) {
+        ctx->postponed_cap = ctx->postponed_cap ? ctx->postponed_cap * 2 : 8;
+        ctx->postponed = zrealloc(ctx->postponed, sizeof(void *) * (size_t)ctx->postponed_cap);
+    }
+    ctx->postponed[ctx->postponed_len++] = node;
+}
+
+/* An aggregate header of the given kind; len -1 postpones the length. */
+static int replyAggregate(RedisModuleCtx *ctx, long len, void (*header)(client *, long)) {
+    client *c = replyClient(ctx);
+    if (c == NULL) return MODAPI_OK;
+    if (len == MODAPI_POSTPONED_LEN) postponedPush(ctx, addReplyDeferredLen(c));
+    else header(c, len);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithArray(RedisModuleCtx *ctx, long len) { return replyAggregate(ctx, len, addReplyArrayLen); }
+static int RM_ReplyWithMap(RedisModuleCtx *ctx, long len) { return replyAggregate(ctx, len, addReplyMapLen); }
+static int RM_ReplyWithSet(RedisModuleCtx *ctx, long len) { return replyAggregate(ctx, len, addReplySetLen); }
+
+/* RESP3 only, as in Redis; its length may not be postponed here. */
+static int RM_ReplyWithAttribute(RedisModuleCtx *ctx, long len) {
+    client *c = replyClient(ctx);
+    if (c == NULL) return MODAPI_OK;
+    if (c->resp == 2 || len < 0) return MODAPI_ERR;
+    char hdr[32];
+    int n = snprintf(hdr, sizeof hdr, "|%ld\r\n", len);
+    addReplyProto(c, hdr, (size_t)n);
+    return MODAPI_OK;
+}
+
+static void replySetLength(RedisModuleCtx *ctx, long len, void (*set)(client *, void *, long)) {
+    if (replyClient(ctx) == NULL) return;
+    if (ctx->postponed_len == 0) {
+        serverLog(LL_WARNING, "API misuse detected in module %s: ReplySet*Length() called without any "
+                  "postponed reply", ctx->module ? ctx->module->name : "?");
+        return;
+    }
+    set(ctx->client, ctx->postponed[--ctx->postponed_len], len);
+}
+
+static void RM_ReplySetArrayLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredArrayLen); }
+static void RM_ReplySetMapLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredMapLen); }
+static void RM_ReplySetSetLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredSetLen); }
+
+static int RM_ReplyWithNullArray(RedisModuleCtx *ctx) {
+    if (replyClient(ctx)) addReplyNullArray(ctx->client);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithEmptyArray(RedisModuleCtx *ctx) {
+    if (replyClient(ctx)) addReplyArrayLen(ctx->client, 0);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithStringBuffer(RedisModuleCtx *ctx, const char *buf, size_t len) {
+    if (replyClient(ctx)) addReplyBulkCBuffer(ctx->client, buf, len);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithCString(RedisModuleCtx *ctx, const char *buf) {
+    return RM_ReplyWithStringBuffer(ctx, buf, strlen(buf));
+}
+
+static int RM_ReplyWithString(RedisModuleCtx *ctx, RString *str) {
+    size_t len;
+    const char *p = RM_StringPtrLen(str, &len);
+    return RM_ReplyWithStringBuffer(ctx, p, len);
+}
+
+static int RM_ReplyWithEmptyString(RedisModuleCtx *ctx) { return RM_ReplyWithStringBuffer(ctx, "", 0); }
+
+static int RM_ReplyWithVerbatimStringType(RedisModuleCtx *ctx, const char *buf, size_t len, const char *ext) {
+    if (replyClient(ctx)) addReplyVerbatim(ctx->client, buf, len, ext);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithVerbatimString(RedisModuleCtx *ctx, const char *buf, size_t len) {
+    return RM_ReplyWithVerbatimStringType(ctx, buf, len, "txt");
+}
+
+static int RM_ReplyWithNull(RedisModuleCtx *ctx) {
+    if (replyClient(ctx)) addReplyNull(ctx->client);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithBool(RedisModuleCtx *ctx, int b) {
+    if (replyClient(ctx)) addReplyBool(ctx->client, b);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithDouble(RedisModuleCtx *ctx, double d) {
+    if (replyClient(ctx)) addReplyDouble(ctx->client, d);
+    return MODAPI_OK;
+}
+
+static int RM_ReplyWithBigNumber(RedisModuleCtx *ctx, const char *bignum, size_t len) {
+    if (replyClient(ctx)) addReplyBigNum(ctx->client, bignum, len);
+    return MODAPI_OK;
+}
+
+/* As Redis: the human-friendly form, a bulk string in RESP2 and a double
+ * (",<text>") in RESP3. */
+static int RM_ReplyWithLongDouble(RedisModuleCtx *ctx, long double ld) {
+    char buf[MAX_LONG_DOUBLE_CHARS + 3];
+    int len = ld2string(buf + 1, sizeof buf - 3, ld, LD_STR_HUMAN);
+    client *c = replyClient(ctx);
+    if (c == NULL) return MODAPI_OK;
+    if (c->resp == 2) return RM_ReplyWithStringBuffer(ctx, buf + 1, (size_t)len);
+    buf[0] = ',';
+    memcpy(buf + 1 + len, "\r\n", 2);
+    addReplyProto(c, buf, (size_t)len + 3);
+    return MODAPI_OK;
+}
+
+/* ---- Call and its replies ----------------------------------------------------------- */
+
+typedef struct callReply {
+    int type;                 /* MODAPI_REPLY_* */
+    const char *proto;        /* this reply's own RESP bytes, inside root's sds */
+    size_t protolen;
+    const char *str;          /* string, error, verbatim text, big number */
+    size_t len;
+    long long integer;        /* integer; bool */
+    double dbl;
+    char format[4];           /* verbatim's */
+    struct callReply *elements; /* array/set: len; map: 2*len (key, value) */
+    sds root_proto;           /* the root's: all protos point into it */
+    RedisModuleCtx *ctx;      /* the root's auto-memory context, or NULL */
+} callReply;
+
+static long long protoLine(const char *p, const char *end, const char **next) {
+    const char *cr = memchr(p, '\r', (size_t)(end - p));
+    if (cr == NULL) cr = end;
+    long long v = 0;
+    string2ll(p + 1, (size_t)(cr - p - 1), &v);
+    *next = cr + 2 <= end ? cr + 2 : end;
+    return v;
+}
+
+static const char *parseReply(callReply *r, const char *p, const char *end);
+static void moduleCallReplyFreeChildren(callReply *r);
+
+static const char *parseAggregate(callReply *r, const char *p, const char *end, int type, long long n, int pairs) {
+    r->type = type;
+    if (n < 0) { /* RESP2 null array */
+        r->type = MODAPI_REPLY_NULL;
+        return p;
+    }
+    r->len = (size_t)n;
+    size_t count = (size_t)n * (pairs ? 2 : 1);
+    r->elements = count ? zcalloc(sizeof(callReply) * count) : NULL;
+    for (size_t j = 0; j < count; j++) p = parseReply(&r->elements[j], p, end);
+    return p;
+}
+
+static const char *parseReply(callReply *r, const char *p, const char *end) {
+    const char *start = p, *next;
+    memset(r, 0, sizeof(*r));
+    if (p >= end) {
+        r->type = MODAPI_REPLY_UNKNOWN;
+        return end;
+    }
+    char kind = *p;
+    const char *cr = memchr(p, '\r', (size_t)(end - p));
+    if (cr == NULL) cr = end;
+    switch (kind) {
+    case '+':
+    case '-':
+        r->type = kind == '+' ? MODAPI_REPLY_STRING : MODAPI_REPLY_ERROR;
+        r->str = p + 1;
+        r->len = (size_t)(cr - p - 1);
+        next = cr + 2;
+        break;
+    case ':':
+        r->type = MODAPI_REPLY_INTEGER;
+        r->integer = protoLine(p, end, &next);
+        break;
+    case ',': {
+        r->type = MODAPI_REPLY_DOUBLE;
+        char buf[64];
+        size_t n = (size_t)(cr - p - 1) < sizeof buf - 1 ? (size_t)(cr - p - 1) : sizeof buf - 1;
+        memcpy(buf, p + 1, n);
+        buf[n] = '\0';
+        r->dbl = strtod(buf, NULL);
+        next = cr + 2;
+        break;
+    }
+    case '#':
+        r->type = MODAPI_REPLY_BOOL;
+        r->integer = p[1] == 't';
+        next = cr + 2;
+        break;
+    case '_':
+        r->type = MODAPI_REPLY_NULL;
+        next = cr + 2;
+        break;
+    case '(':
+        r->type = MODAPI_REPLY_BIG_NUMBER;
+        r->str = p + 1;
+        r->len = (size_t)(cr - p - 1);
+        next = cr + 2;
+        break;
+    case '$':
+    case '=': {
+        long long n = protoLine(p, end, &next);
+        if (n < 0) {
+            r->type = MODAPI_REPLY_NULL;
+            break;
+        }
+        r->type = kind == '$' ? MODAPI_REPLY_STRING : MODAPI_REPLY_VERBATIM_STRING;
+        r->str = next;
+        r->len = (size_t)n;
+        if (kind == '=' && n >= 4) {
+            memcpy(r->format, next, 3);
+            r->str += 4;
+            r->len -= 4;
+        }
+        next = next + n + 2;
+        break;
+    }
+    case '*':
+    case '~':
+    case '%': {
+        long long n = protoLine(p, end, &next);
+        int type = kind == '*' ? MODAPI_REPLY_ARRAY : kind == '~' ? MODAPI_REPLY_SET : MODAPI_REPLY_MAP;
+        next = parseAggregate(r, next, end, type, n, kind == '%');
+        break;
+    }
+    case '|': { /* an attribute before the reply: kept out of the tree, as a client would */
+        long long n = protoLine(p, end, &next);
+        callReply attr;
+        next = parseAggregate(&attr, next, end, MODAPI_REPLY_ATTRIBUTE, n, 1);
+        moduleCallReplyFreeChildren(&attr);
+        return parseReply(r, next, end);
+    }
+    default:
+        r->type = MODAPI_REPLY_UNKNOWN;
+        next = end;
+    }
+    if (next > end) next = end;
+    r->proto = start;
+    r->protolen = (size_t)(next - start);
+    return next;
+}
+
+static void moduleCallReplyFreeChildren(callReply *r) {
+    size_t count = r->type == MODAPI_REPLY_MAP || r->type == MODAPI_REPLY_ATTRIBUTE ? r->len * 2 : r->len;
+    if (r->elements)
+        for (size_t j = 0; j < count; j++) moduleCallReplyFreeChildren(&r->elements[j]);
+    zfree(r->elements);
+    r->elements = NULL;
+}
+
+void moduleCallReplyFree(void *reply) {
+    callReply *r = reply;
+    moduleCallReplyFreeChildren(r);
+    sdsfree(r->root_proto);
+    zfree(r);
+}
+
+static client *moduleFakeClient(void) {
+    static client *fake;
+    if (fake == NULL) {
+        fake = createClient(NULL);
+        fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+        clientSetAuthenticated(fake, 1);
+    }
+    return fake;
+}
+
+static sds takeReplies(client *c) {
+    sds reply = sdsnewlen(c->buf, c->bufpos);
+    c->bufpos = 0;
+    while (listLength(c->reply)) {
+        listNode *ln = listFirst(c->reply);
+        clientReplyBlock *b = listNodeValue(ln);
+        reply = sdscatlen(reply, b->buf, b->used);
+        listDelNode(c->reply, ln);
+    }
+    c->reply_bytes = 0;
+    return reply;
+}
+
+/* The command's argv from Call's and Replicate's format: c (C string),
+ * s (RedisModuleString), b (buffer, length), l (long long), v (vector,
+ * count); flag letters set *resp ('3' RESP3, '0' the caller's) and
+ * *replicate ('!'); the others (A R E S W M C x) are accepted. */
+robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *resp, int *replicate) {
+    int cap = 8, n = 0;
+    robj **argv = zmalloc(sizeof(robj *) * (size_t)cap);
+    argv[n++] = createStringObject(cmdname, strlen(cmdname));
+    for (const char *f = fmt; *f; f++) {
+        robj *one = NULL;
+        RString **vec = NULL;
+        size_t veclen = 0;
+        if (*f == 'c') {
+            const char *cs = va_arg(*ap, char *);
+            one = createStringObject(cs, strlen(cs));
+        } else if (*f == 's') {
+            one = va_arg(*ap, RString *);
+            moduleStringDecode(one);
+            incrRefCount(one);
+        } else if (*f == 'b') {
+            char *buf = va_arg(*ap, char *);
+            size_t len = va_arg(*ap, size_t);
+            one = createStringObject(buf, len);
+        } else if (*f == 'l') { /* as text: commands take their arguments as strings, never int-encoded */
+            char num[LONG_STR_SIZE];
+            int len = ll2string(num, sizeof num, va_arg(*ap, long long));
+            one = createStringObject(num, (size_t)len);
+        } else if (*f == 'v') {
+            vec = va_arg(*ap, RString **);
+            veclen = va_arg(*ap, size_t);
+        } else if (*f == '!') {
+            *replicate = 1;
+        } else if (*f == '3') {
+            *resp = 3;
+        } else if (*f == '0') {
+            *resp = -1;
+        }
+        size_t need = (size_t)n + (one ? 1 : 0) + veclen;
+        if (need > (size_t)cap) {
+            cap = (int)need * 2;
+            argv = zrealloc(argv, sizeof(robj *) * (size_t)cap);
+        }
+        if (one) argv[n++] = one;
+        for (size_t j = 0; j < veclen; j++) {
+            moduleStringDecode(vec[j]);
+            incrRefCount(vec[j]);
+            argv[n++] = vec[j];
+        }
+    }
+    *argc = n;
+    return argv;
+}
+
+static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, ...) {
+    int argc = 0, resp = 2, replicate = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
+    va_end(ap);
+
+    client *c = moduleFakeClient();
+    c->argv = argv;
+    c->argc = c->argv_len = argc;
+    c->resp = resp == -1 ? (ctx->client ? ctx->client->resp : 2) : resp;
+    c->db = ctx->client ? ctx->client->db : server.db;
+    callReply *reply = NULL;
+    redisCommand *cmd = lookupCommand(argv, argc);
+    if (cmd == NULL) {
+        errno = ENOENT;
+    } else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        errno = EINVAL;
+    } else {
+        c->cmd = c->lastcmd = c->realcmd = cmd;
+        if (!replicate) propagateSetTargets(0, 0); /* without '!' its effects stay here, as in Redis */
+        call(c);
+        if (!replicate) propagateSetTargets(1, 1);
+        sds proto = takeReplies(c);
+        reply = zcalloc(sizeof(*reply));
+        parseReply(reply, proto, proto + sdslen(proto));
+        reply->root_proto = proto;
+        if (ctx->flags & MODCTX_AUTO_MEMORY) reply->ctx = ctx;
+        moduleAutoAdd(ctx, AUTO_REPLY, reply);
+    }
+    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    zfree(c->argv);
+    c->argv = NULL;
+    c->argc = c->argv_len = 0;
+    c->cmd = NULL;
+    return reply;
+}
+
+/* Only a root reply may be freed; an auto-memory context forgets it. */
+static void RM_FreeCallReply(callReply *reply) {
+    if (reply == NULL || reply->root_proto == NULL) return;
+    moduleAutoForget(reply->ctx, reply);
+    moduleCallReplyFree(reply);
+}
+
+static int RM_CallReplyType(callReply *r) { return r ? r->type : MODAPI_REPLY_UNKNOWN; }
+
+static size_t RM_CallReplyLength(callReply *r) {
+    if (r == NULL) return 0;
+    switch (r->type) {
+    case MODAPI_REPLY_STRING:
+    case MODAPI_REPLY_ERROR:
+    case MODAPI_REPLY_ARRAY:
+    case MODAPI_REPLY_SET:
+    case MODAPI_REPLY_MAP:
+    case MODAPI_REPLY_VERBATIM_STRING:
+    case MODAPI_REPLY_BIG_NUMBER: return r->len;
+    default: return 0;
+    }
+}
+
+static long long RM_CallReplyInteger(callReply *r) {
+    return r && r->type == MODAPI_REPLY_INTEGER ? r->integer : LLONG_MIN;
+}
+
+static double RM_CallReplyDouble(callReply *r) { return r && r->type == MODAPI_REPLY_DOUBLE ? r->dbl : 0; }
+static int RM_CallReplyBool(callReply *r) { return r && r->type == MODAPI_REPLY_BOOL ? (int)r->integer : 0; }
+
+static const char *RM_CallReplyBigNumber(callReply *r, size_t *len) {
+    if (r == NULL || r->type != MODAPI_REPLY_BIG_NUMBER) return NULL;
+    *len = r->len;
+    return r->str;
+}
+
+static const char *RM_CallReplyVerbatim(callReply *r, size_t *len, const char **format) {
+    if (r == NULL || r->type != MODAPI_REPLY_VERBATIM_STRING) return NULL;
+    *len = r->len;
+    if (format) *format = r->format;
+    return r->str;
+}
+
+static const char *RM_CallReplyStringPtr(callReply *r, size_t *len) {
+    if (r == NULL || (r->type != MODAPI_REPLY_STRING && r->type != MODAPI_REPLY_ERROR)) return NULL;
+    if (len) *len = r->len;
+    return r->str;
+}
+
+static callReply *RM_CallReplyArrayElement(callReply *r, size_t idx) {
+    if (r == NULL || (r->type != MODAPI_REPLY_ARRAY && r->type != MODAPI_REPLY_SET) || idx >= r->len) return NULL;
+    return &r->elements[idx];
+}
+
+static callReply *RM_CallReplySetElement(callReply *r, size_t idx) {
+    if (r == NULL || r->type != MODAPI_REPLY_SET || idx >= r->len) return NULL;
+    return &r->elements[idx];
+}
+
+static int RM_CallReplyMapElement(callReply *r, size_t idx, callReply **key, callReply **val) {
+    if (r == NULL || r->type != MODAPI_REPLY_MAP || idx >= r->len) return MODAPI_ERR;
+    if (key) *key = &r->elements[idx * 2];
+    if (val) *val = &r->elements[idx * 2 + 1];
+    return MODAPI_OK;
+}
+
+static const char *RM_CallReplyProto(callReply *r, size_t *len) {
+    if (r == NULL) return NULL;
+    *len = r->protolen;
+    return r->proto;
+}
+
+static RString *RM_CreateStringFromCallReply(callReply *r) {
+    if (r == NULL) return NULL;
+    if (r->type == MODAPI_REPLY_STRING || r->type == MODAPI_REPLY_ERROR) return RM_CreateString(NULL, r->str, r->len);
+    if (r->type == MODAPI_REPLY_INTEGER) return RM_CreateStringFromLongLong(NULL, r->integer);
+    return NULL;
+}
+
+static int RM_ReplyWithCallReply(RedisModuleCtx *ctx, callReply *r) {
+    if (replyClient(ctx) && r) addReplyProto(ctx->client, r->proto, r->protolen);
+    return MODAPI_OK;
+}
+
+
+/* ---- keys ------------------------------------------------------------------------------ */
+
+
+/* The key's value now, without touching its LRU or the hit/miss counters
+ * (OpenKey's own lookup did that once). */
+robj *moduleKeyValue(moduleKey *k) {
+    return lookupKeyReadWithFlags(k->db, k->key, LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY);
+}
+
+static moduleKey *RM_OpenKey(RedisModuleCtx *ctx, RString *keyname, int mode) {
+    redisDb *db = ctx->client ? ctx->client->db : server.db;
+    moduleStringDecode(keyname);
+    robj *value;
+    if (mode & MODAPI_KEY_WRITE) value = lookupKeyWrite(db, keyname);
+    else value = lookupKeyReadWithFlags(db, keyname, (mode & MODAPI_KEY_NOTOUCH) ? LOOKUP_NOTOUCH : LOOKUP_NONE);
+    if (value == NULL && !(mode & MODAPI_KEY_WRITE)) return NULL;
+    moduleKey *k = zmalloc(sizeof(*k));
+    k->ctx = ctx;
+    k->db = db;
+    k->key = keyname;
+    incrRefCount(keyname);
+    k->mode = mode;
+    moduleAutoAdd(ctx, AUTO_KEY, k);
+    return k;
+}
+
+void moduleKeyClose(void *key) {
+    moduleKey *k = key;
+    decrRefCount(k->key);
+    zfree(k);
+}
+
+static void RM_CloseKey(moduleKey *k) {
+    if (k == NULL) return;
+    if (k->ctx->flags & MODCTX_AUTO_MEMORY) moduleAutoForget(k->ctx, k);
+    moduleKeyClose(k);
+}
+
+static int RM_KeyType(moduleKey *k) {
+    robj *v = k ? moduleKeyValue(k) : NULL;
+    if (v == NULL) return MODAPI_KEYTYPE_EMPTY;
+    switch (v->type) {
+    case OBJ_STRING: return MODAPI_KEYTYPE_STRING;
+    case OBJ_LIST: return MODAPI_KEYTYPE_LIST;
+    case OBJ_HASH: return MODAPI_KEYTYPE_HASH;
+    case OBJ_SET: return MODAPI_KEYTYPE_SET;
+    case OBJ_ZSET: return MODAPI_KEYTYPE_ZSET;
+    case OBJ_STREAM: return MODAPI_KEYTYPE_STREAM;
+    case OBJ_MODULE: return MODAPI_KEYTYPE_MODULE;
+    default: return MODAPI_KEYTYPE_EMPTY;
+    }
+}
+
+static size_t RM_ValueLength(moduleKey *k) {
+    robj *v = k ? moduleKeyValue(k) : NULL;
+    if (v == NULL) return 0;
+    switch (v->type) {
+    case OBJ_STRING: return stringObjectLen(v);
+    case OBJ_LIST: return listTypeLength(v);
+    case OBJ_HASH: return hashTypeLength(v);
+    case OBJ_SET: return setTypeSize(v);
+    case OBJ_ZSET: return zsetLength(v);
+    case OBJ_STREAM: return (size_t)((stream *)v->ptr)->length;
+    default: return 0;
+    }
+}
+
+static int RM_KeyExists(RedisModuleCtx *ctx, RString *keyname) {
+    redisDb *db = ctx->client ? ctx->client->db : server.db;
+    moduleStringDecode(keyname);
+    return lookupKeyReadWithFlags(db, keyname, LOOKUP_NOTOUCH) != NULL;
+}
+
+static int keyDelete(moduleKey *k, int async) {
+    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE)) return MODAPI_ERR;
+    if (moduleKeyValue(k)) {
+        if (async) dbAsyncDelete(k->db, k->key);
+        else dbSyncDelete(k->db, k->key);
+    }
+    return MODAPI_OK;
+}
+
+static int RM_DeleteKey(moduleKey *k) { return keyDelete(k, 0); }
+static int RM_UnlinkKey(moduleKey *k) { return keyDelete(k, 1); }
+
+static int RM_StringSet(moduleKey *k, RString *str) {
+    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE)) return MODAPI_ERR;
+    moduleStringDecode(str);
+    keyDelete(k, 0);
+    setKey(k->ctx->client, k->db, k->key, str, SETKEY_NO_SIGNAL);
+    return MODAPI_OK;
+}
+
+/* The string's bytes, for reading, or with WRITE for changing in place (the
+ * value is made a private raw string first). */
+static char *RM_StringDMA(moduleKey *k, size_t *len, int mode) {
+    static char empty[1];
+    robj *v = k ? moduleKeyValue(k) : NULL;
+    if (v == NULL) {
+        *len = 0;
+        return empty;
+    }
+    if (v->type != OBJ_STRING) return NULL;
+    if (mode & MODAPI_KEY_WRITE) v = dbUnshareStringValue(k->db, k->key, v);
+    else if (v->encoding == OBJ_ENCODING_INT) v = dbUnshareStringValue(k->db, k->key, v);
+    *len = sdslen(v->ptr);
+    return v->ptr;
+}
+
+static int RM_StringTruncate(moduleKey *k, size_t newlen) {
+    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE)) return MODAPI_ERR;
+    robj *v = moduleKeyValue(k);
+    if (v && v->type != OBJ_STRING) return MODAPI_ERR;
+    if (newlen > 512 * 1024 * 1024) return MODAPI_ERR;
+    if (v == NULL) {
+        if (newlen == 0) return MODAPI_OK;
+        robj *o = createObject(OBJ_STRING, sdsgrowzero(sdsempty(), newlen));
+        setKey(k->ctx->client, k->db, k->key, o, SETKEY_NO_SIGNAL);
+        decrRefCount(o);
+        return MODAPI_OK;
+    }
+    v = dbUnshareStringValue(k->db, k->key, v);
+    size_t cur = sdslen(v->ptr);
+    if (newlen > cur) v->ptr = sdsgrowzero(v->ptr, newlen);
+    else if (newlen < cur) sdssubstr(v->ptr, 0, newlen);
+    return MODAPI_OK;
+}
+
+static long long RM_GetExpire(moduleKey *k) {
+    robj *v = k ? moduleKeyValue(k) : NULL;
+    if (v == NULL) return MODAPI_NO_EXPIRE;
+    long long when = kvobjGetExpire(v);
+    if (when == -1) return MODAPI_NO_EXPIRE;
+    long long ttl = when - mstime();
+    return ttl >= 0 ? ttl : 0;
+}
+
+static int RM_SetExpire(moduleKey *k, long long expire) {
+    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE) || moduleKeyValue(k) == NULL) return MODAPI_ERR;
+    if (expire != MODAPI_NO_EXPIRE && expire < 0) return MODAPI_ERR;
+    if (expire == MODAPI_NO_EXPIRE) removeExpire(k->db, k->key);
+    else setExpire(k->ctx->client, k->db, k->key, expire + mstime());
+    return MODAPI_OK;
+}
+
+
+/* ---- commands ------------------------------------------------------------------------ */
+
+static int RM_CreateCommand(RedisModuleCtx *ctx, const char *name, ModuleCmdFunc func, const char *strflags,
+                            int firstkey, int lastkey, int keystep) {
+    return moduleCreateCommand(ctx, NULL, name, func, strflags, firstkey, lastkey, keystep);
+}
+
+static void *RM_GetCommand(RedisModuleCtx *ctx, const char *name) { return moduleFindCommand(ctx, name); }
+
+static int RM_CreateSubcommand(moduleCmd *parent, const char *name, ModuleCmdFunc func, const char *strflags,
+                               int firstkey, int lastkey, int keystep) {
+    if (parent == NULL || parent->cmd->parent || parent->func) return MODAPI_ERR; /* containers only, one level */
+    RedisModuleCtx ctx;
+    moduleCtxInit(&ctx, parent->owner, NULL);
+    int res = moduleCreateCommand(&ctx, parent->cmd, name, func, strflags, firstkey, lastkey, keystep);
+    moduleCtxFinish(&ctx);
+    return res;
+}
+
+static int RM_IsKeysPositionRequest(RedisModuleCtx *ctx) { return (ctx->flags & MODCTX_KEYS_POS_REQUEST) != 0; }
+static void RM_KeyAtPos(RedisModuleCtx *ctx, int pos) { (void)ctx, (void)pos; }
+
+/* ---- replication ------------------------------------------------------------------- */
+
+/* The command goes to the AOF and the replicas after the module's command,
+ * with whatever else it propagates, in one MULTI/EXEC. */
+static int RM_Replicate(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, ...) {
+    int argc = 0, resp = 2, replicate = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
+    va_end(ap);
+    if (lookupCommand(argv, argc) == NULL) {
+        for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+        zfree(argv);
+        return MODAPI_ERR;
+    }
+    int dbid = ctx->client ? ctx->client->db->id : 0;
+    if (propagationEnabled()) alsoPropagate(dbid, argv, argc);
+    for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+    zfree(argv);
+    return MODAPI_OK;
+}
+
+static int RM_ReplicateVerbatim(RedisModuleCtx *ctx) {
+    client *c = ctx->client;
+    if (c == NULL) return MODAPI_OK;
+    alsoPropagate(c->db->id, c->argv, c->argc);
+    server.dirty++;
+    return MODAPI_OK;
+}
+
+
+/* ---- more of the server ----------------------------------------------------------------- */
+
+static RString *RM_CreateStringFromULongLong(RedisModuleCtx *ctx, unsigned long long ull) {
+    char buf[32];
+    int len = ull2string(buf, sizeof buf, ull);
+    return RM_CreateString(ctx, buf, (size_t)len);
+}
+
+static int RM_StringToULongLong(RString *str, unsigned long long *ull) {
+    size_t len;
+    const char *p = RM_StringPtrLen(str, &len);
+    return string2ull(p, len, ull) ? MODAPI_OK : MODAPI_ERR;
+}
+
+/* 0x00MMmmpp: 7.0.15, the version this server answers as. */
+static int RM_GetServerVersion(void) { return 0x0007000F; }
+
+static void RM_SetModuleOptions(RedisModuleCtx *ctx, int options) {
+    if (ctx->module) ctx->module->options = options;
+}
+
+static const char *RM_GetCurrentCommandName(RedisModuleCtx *ctx) {
+    return ctx->client && ctx->client->cmd ? ctx->client->cmd->fullname : NULL;
+}
+
+static unsigned long long RM_DbSize(RedisModuleCtx *ctx) {
+    redisDb *db = ctx->client ? ctx->client->db : server.db;
+    return (unsigned long long)kvtableSize(db->keys);
+}
+
+static RString *RM_RandomKey(RedisModuleCtx *ctx) {
+    redisDb *db = ctx->client ? ctx->client->db : server.db;
+    robj *key = dbRandomKey(db);
+    return key ? moduleTrack(ctx, key) : NULL;
+}
+
+static void RM_Yield(RedisModuleCtx *ctx, int flags, const char *busy_reply) { (void)ctx, (void)flags, (void)busy_reply; }
+
+/* RedisModule_Assert's target: the server's own assertion report. */
+static void RM__Assert(const char *estr, const char *file, int line) {
+    serverLog(LL_WARNING, "=== ASSERTION FAILED in a module ===");
+    serverLog(LL_WARNING, "==> %s:%d '%s' is not true", file, line, estr);
+    abort();
+}
+
+/* ---- lists and hashes: the basics ---------------------------------------------------------- */
+
+/* The key's value of the given type, created empty for a writer; NULL (and
+ * errno) otherwise, as Redis's list and hash functions answer. */
+static robj *keyCollection(moduleKey *k, int type, robj *(*create)(void)) {
+    if (k == NULL) {
+        errno = EINVAL;
+        return NULL;
+    }
+    robj *v = moduleKeyValue(k);
+    if (v && v->type != type) {
+        errno = ENOTSUP;
+        return NULL;
+    }
+    if (v == NULL && (k->mode & MODAPI_KEY_WRITE)) v = dbAdd(k->db, k->key, create());
+    if (v == NULL) errno = ENOTSUP;
+    return v;
+}
+
+static int RM_ListPush(moduleKey *k, int where, RString *ele) {
+    if (k == NULL || ele == NULL || (where != MODAPI_LIST_HEAD && where != MODAPI_LIST_TAIL)) {
+        errno = EINVAL;
+        return MODAPI_ERR;
+    }
+    if (!(k->mode & MODAPI_KEY_WRITE)) {
+        errno = EBADF;
+        return MODAPI_ERR;
+    }
+    robj *lst = keyCollection(k, OBJ_LIST, createListObject);
+    if (lst == NULL) return MODAPI_ERR;
+    moduleStringDecode(ele);
+    listTypePush(lst, ele, where == MODAPI_LIST_HEAD ? LIST_HEAD : LIST_TAIL);
+    return MODAPI_OK;
+}
+
+#define MODAPI_HASH_NX (1 << 0)
+#define MODAPI_HASH_XX (1 << 1)
+#define MODAPI_HASH_CFIELDS (1 << 2)
+#define MODAPI_HASH_EXISTS (1 << 3)
+#define MODAPI_HASH_COUNT_ALL (1 << 4)
+
+static sds hashField(va_list *ap, int cfields) {
+    if (cfields) {
+        const char *f = va_arg(*ap, const char *);
+        return f ? sdsnew(f) : NULL;
+    }
+    RString *f = va_arg(*ap, RString *);
+    if (f == NULL) return NULL;
+    moduleStringDecode(f);
+    return sdsnewlen(f->ptr, sdslen(f->ptr));
+}
+
+/* Field/value pairs up to a NULL field; deleting (REDISMODULE_HASH_DELETE)
+ * is not supported here: such a pair is skipped. Returns, as Redis 7.0, the
+ * fields that existed and were updated (with COUNT_ALL, inserted too). */
+static int RM_HashSet(moduleKey *k, int flags, ...) {
+    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE)) {
+        errno = EBADF;
+        return 0;
+    }
+    robj *hash = keyCollection(k, OBJ_HASH, createHashObject);
+    if (hash == NULL) return 0;
+    va_list ap;
+    va_start(ap, flags);
+    int count = 0;
+    sds field;
+    while ((field = hashField(&ap, flags & MODAPI_HASH_CFIELDS)) != NULL) {
+        RString *value = va_arg(ap, RString *);
+        robj *old = hashTypeGetValueObject(hash, field);
+        int exists = old != NULL;
+        if (old) decrRefCount(old);
+        int skip = ((flags & MODAPI_HASH_NX) && exists) || ((flags & MODAPI_HASH_XX) && !exists) ||
+                   value == NULL || (uintptr_t)value == 1;
+        if (!skip) {
+            moduleStringDecode(value);
+            sds copy = sdsnewlen(value->ptr, sdslen(value->ptr));
+            hashTypeSetFromSds(hash, field, copy);
+            sdsfree(copy);
+            count += exists || (flags & MODAPI_HASH_COUNT_ALL);
+        }
+        sdsfree(field);
+    }
+    va_end(ap);
+    if (hashTypeLength(hash) == 0) dbSyncDelete(k->db, k->key);
+    return count;
+}
+
+/* Field and pointer pairs up to a NULL field: each pointer gets the value
+ * (a new string, or NULL), or with EXISTS an int 0/1. */
+static int RM_HashGet(moduleKey *k, int flags, ...) {
+    robj *hash = k ? moduleKeyValue(k) : NULL;
+    if (hash && hash->type != OBJ_HASH) return MODAPI_ERR;
+    va_list ap;
+    va_start(ap, flags);
+    sds field;
+    while ((field = hashField(&ap, flags & MODAPI_HASH_CFIELDS)) != NULL) {
+        robj *value = hash ? hashTypeGetValueObject(hash, field) : NULL;
+        if (flags & MODAPI_HASH_EXISTS) {
+            int *out = va_arg(ap, int *);
+            *out = value != NULL;
+            if (value) decrRefCount(value);
+        } else {
+            RString **out = va_arg(ap, RString **);
+            if (value) {
+                moduleStringDecode(value);
+                moduleAutoAdd(k->ctx, AUTO_STRING, value);
+            }
+            *out = value;
+        }
+        sdsfree(field);
+    }
+    va_end(ap);
+    return MODAPI_OK;
+}
+
+/* ---- the lookup table -------------------------------------------------------------- */
+
+typedef void (*anyFunc)(void);
+#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
+
+static const struct apiEntry {
+    const char *name;
+    anyFunc fn;
+} api_table[] = {
+    API(Alloc), API(TryAlloc), API(Calloc), API(Realloc), API(Free), API(Strdup), API(PoolAlloc),
+    API(SetModuleAttribs), API(IsModuleNameBusy), API(Milliseconds), API(MonotonicMicroseconds),
+    API(AutoMemory), API(GetClientId), API(GetSelectedDb), API(SelectDb), API(GetContextFlags), API(Log),
+    API(CreateString), API(CreateStringPrintf), API(CreateStringFromLongLong), API(CreateStringFromDouble),
+    API(CreateStringFromLongDouble), API(CreateStringFromString), API(FreeString), API(RetainString),
+    API(HoldString), API(StringPtrLen), API(StringToLongLong), API(StringToDouble), API(StringToLongDouble),
+    API(StringCompare), API(StringAppendBuffer), API(TrimStringAllocation),
+    API(WrongArity), API(ReplyWithLongLong), API(ReplyWithError), API(ReplyWithSimpleString),
+    API(ReplyWithArray), API(ReplyWithMap), API(ReplyWithSet), API(ReplyWithAttribute), API(ReplySetArrayLength), API(ReplySetMapLength),
+    API(ReplySetSetLength), API(ReplyWithNullArray), API(ReplyWithEmptyArray), API(ReplyWithStringBuffer),
+    API(ReplyWithCString), API(ReplyWithString), API(ReplyWithEmptyString), API(ReplyWithVerbatimString),
+    API(ReplyWithVerbatimStringType), API(ReplyWithNull), API(ReplyWithBool), API(ReplyWithDouble),
+    API(ReplyWithBigNumber), API(ReplyWithLongDouble), API(ReplyWithCallReply),
+    API(Call), API(FreeCallReply), API(CallReplyType), API(CallReplyLength), API(CallReplyInteger),
+    API(CallReplyDouble), API(CallReplyBool), API(CallReplyBigNumber), API(CallReplyVerbatim),
+    API(CallReplyStringPtr), API(CallReplyArrayElement), API(CallReplySetElement), API(CallReplyMapElement),
+    API(CallReplyProto), API(CreateStringFromCallReply),
+    API(CreateCommand), API(GetCommand), API(CreateSubcommand), API(IsKeysPositionRequest), API(KeyAtPos),
+    API(Replicate), API(ReplicateVerbatim),
+    API(OpenKey), API(CloseKey), API(KeyType), API(ValueLength), API(KeyExists), API(DeleteKey), API(UnlinkKey),
+    API(StringSet), API(StringDMA), API(StringTruncate), API(GetExpire), API(SetExpire),
+    API(CreateStringFromULongLong), API(StringToULongLong), API(GetServerVersion), API(SetModuleOptions),
+    API(GetCurrentCommandName), API(DbSize), API(RandomKey), API(Yield), API(_Assert),
+    API(ListPush), API(HashSet), API(HashGet),
+};
+
+int moduleGetApi(const char *name, void *target) {
+    for (size_t j = 0; j < sizeof api_table / sizeof api_table[0]; j++) {
+        if (strcmp(api_table[j].name, name)) continue;
+        memcpy(target, &api_table[j].fn, sizeof(anyFunc));
+        return MODAPI_OK;
+    }
+    return moduleTypeGetApi(name, target); /* module_type.c's */
+}
+

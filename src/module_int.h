@@ -1,0 +1,98 @@
+/* module_int.h -- what module.c (loading, the MODULE command, contexts) and
+ * module_api.c (the functions modules call) share. Nothing outside those
+ * two files includes it: the rest of the server sees module.c's prototypes
+ * in server.h only. */
+#ifndef MODULE_INT_H
+#define MODULE_INT_H
+
+#include "server.h"
+#include "module_api.h"
+
+#include <stdarg.h>
+
+/* A loaded module. */
+typedef struct module {
+    sds name;
+    int ver;
+    int apiver;
+    void *handle;       /* dlopen()'s */
+    sds path;
+    robj **argv;        /* the arguments it was loaded with (MODULE LIST) */
+    int argc;
+    list *commands;     /* moduleCmd *, in creation order */
+    int types;          /* data types registered (module_type.c): such a module cannot unload */
+    int options;        /* SetModuleOptions' (kept; none changes what this server does) */
+} module;
+
+/* The binding between a command table entry and a module's handler. */
+typedef struct moduleCmd {
+    module *owner;
+    ModuleCmdFunc func;
+    redisCommand *cmd;  /* ours, allocated: declared_name points into it */
+} moduleCmd;
+
+#define MODCTX_AUTO_MEMORY (1 << 0)
+#define MODCTX_KEYS_POS_REQUEST (1 << 1)
+
+/* What a module's context releases when it ends (auto memory). */
+typedef struct autoItem {
+    int kind; /* AUTO_STRING, AUTO_REPLY, AUTO_KEY */
+    void *ptr;
+} autoItem;
+
+#define AUTO_STRING 1
+#define AUTO_REPLY 2
+#define AUTO_KEY 3
+
+typedef struct poolBlock poolBlock;
+
+/* A module call's context. The ABI fixes only its first word: the lookup
+ * function the module's RedisModule_Init reads to find every other one. */
+struct RedisModuleCtx {
+    ModuleGetApiFunc getapi; /* must stay first */
+    module *module;          /* NULL during OnLoad until SetModuleAttribs */
+    client *client;          /* whose command runs; NULL in OnLoad/OnUnload */
+    int flags;               /* MODCTX_* */
+    autoItem *autos;
+    int autos_len, autos_cap;
+    void **postponed;        /* deferred reply lengths, innermost last */
+    int postponed_len, postponed_cap;
+    poolBlock *pool;         /* PoolAlloc's blocks, freed with the context */
+    getKeysResult *keys_result; /* a keys-position request's answer */
+};
+
+/* A key handle (OpenKey): the database and the key name; the value is
+ * looked up again on each use (moduleKeyValue), since the keyspace may move it. */
+typedef struct moduleKey {
+    RedisModuleCtx *ctx;
+    redisDb *db;
+    robj *key;  /* retained */
+    int mode;   /* MODAPI_KEY_* */
+} moduleKey;
+
+/* module.c */
+void moduleCtxInit(RedisModuleCtx *ctx, module *owner, client *c);
+void moduleCtxFinish(RedisModuleCtx *ctx);
+void moduleAutoAdd(RedisModuleCtx *ctx, int kind, void *ptr);
+void moduleAutoForget(RedisModuleCtx *ctx, void *ptr);
+int moduleNameBusy(const char *name);
+void moduleSetAttribs(RedisModuleCtx *ctx, const char *name, int ver, int apiver);
+int moduleCreateCommand(RedisModuleCtx *ctx, redisCommand *parent, const char *name, ModuleCmdFunc func,
+                        const char *strflags, int firstkey, int lastkey, int keystep);
+moduleCmd *moduleFindCommand(RedisModuleCtx *ctx, const char *name);
+void *moduleCtxPoolAlloc(RedisModuleCtx *ctx, size_t bytes);
+
+/* module_api.c: the function a module asked for by name, or NULL. */
+int moduleGetApi(const char *name, void *target);
+robj *moduleKeyValue(moduleKey *k);
+void moduleStringDecode(robj *o);
+/* Call's and Replicate's format (c s b l v and flag letters) as an argv. */
+robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *resp, int *replicate);
+
+/* module_type.c: data types */
+int moduleTypeGetApi(const char *name, void *target);
+void moduleTypesRelease(module *m); /* a failed load's */
+void moduleCallReplyFree(void *reply); /* a root reply (auto memory's cleanup) */
+void moduleKeyClose(void *key);        /* a key handle (auto memory's cleanup) */
+
+#endif
