@@ -60,7 +60,7 @@ static struct {
     long long fsync_calls, fsync_total_us, fsync_max_us; /* main-thread fsyncs */
     int unsynced;                /* written since the last fsync */
     long long last_ts;           /* second of the last "#TS:" annotation in this file, 0 = none */
-    int awaiting_first_base;     /* turned on at run time, its first rewrite not yet installed */
+    int awaiting_first_base;     /* turned on at run time; its first rewrite still to be installed */
 } aof = {.fd = -1, .selected_db = -1, .last_write_status = C_OK};
 
 sds aofDirPath(void) { return sdsnew(server.aof_dirname); }

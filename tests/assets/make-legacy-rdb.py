@@ -12,7 +12,7 @@ directory of this script). Writes:
                               and in s, a second database, LZF strings.
   legacy-corrupt-*.rdb        one bad blob each (see CORRUPT below), in an
                               otherwise valid file with a valid checksum.
-  legacy-empty-keys.rdb       empty collections (an old Redis bug could save
+  empty-collections.rdb       empty collections (an old Redis bug could save
                               them): an empty set, ziplist list,
                               hash and zset and quicklist, between
                               two good strings; loaders skip them.
@@ -417,7 +417,7 @@ def empty_keys_file():
 
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    files = {"legacy-v9-all-types.rdb": main_fixture(), "legacy-empty-keys.rdb": empty_keys_file()}
+    files = {"legacy-v9-all-types.rdb": main_fixture(), "empty-collections.rdb": empty_keys_file()}
     for name in CORRUPT:
         files["legacy-corrupt-%s.rdb" % name] = corrupt_file(name)
     for fname, data in files.items():

@@ -217,7 +217,7 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
     }
 
     test "Empty collections in a dump are skipped and logged, as Redis 7.0 does" {
-        set path [file normalize tests/assets/legacy-empty-keys.rdb]
+        set path [file normalize tests/assets/empty-collections.rdb]
         set from [log_line_count]
         restart_with $path
         assert_equal 2 [r dbsize]
