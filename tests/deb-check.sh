@@ -16,9 +16,9 @@
 #    (the unit's ExecStart line, its user, its WorkingDirectory) and PINGs it;
 #    runs the installed armhf server under qemu-arm-static with the cross
 #    toolchain's glibc, PINGs it, and makes it a replica of a name that only
-#    the emulated program's /etc/hosts knows: the link comes up only if
-#    getaddrinfo went through glibc's NSS (nsswitch.conf, the files module)
-#    in the dynamically linked binary.
+#    an NSS module knows (tests/deb-nss-module.c, cross-built, named in the
+#    emulated sysroot's nsswitch.conf): the link comes up only if getaddrinfo
+#    in the packaged binary loaded the module, as it would load libnss-mdns.
 #
 # Needs root (chroot, chown in the roots). Ends with "N passed, N failed".
 set -u
@@ -233,19 +233,24 @@ check_rdb_link() { # the /usr/bin name of the checker checks the dump
 check "redis-portable-check-rdb checks the server's dump" check_rdb_link
 
 # ---- armhf: the emulated server, NSS --------------------------------------------
-# The armhf root doubles as the emulated program's sysroot: the cross
-# toolchain's glibc under lib/, and an /etc/hosts naming a host that no
-# other file on this machine names.
+# The emulated program's sysroot (qemu-arm-static -L): the cross toolchain's
+# glibc under lib/, its own /etc/nsswitch.conf and /etc/hosts, and the NSS
+# module in usr/lib, where the armhf ld.so looks for it.
 rh=$work/root-armhf
 check "throwaway root for armhf" make_root "$rh" armhf "$deb_arm"
 check "dpkg -i armhf: user, group, folders and conffile modes from postinst" \
     eval 'dpkg_in "$rh" -i "$deb_arm" && installed_as_expected "$rh"'
 sysroot=$work/sysroot-armhf
-mkdir -p "$sysroot/etc"
+mkdir -p "$sysroot/etc" "$sysroot/usr/lib"
 ln -s /usr/arm-linux-gnueabihf/lib "$sysroot/lib"
-printf 'hosts: files\n' >"$sysroot/etc/nsswitch.conf"
-nss_name=primary-$$.redis-portable.test
-printf '127.0.0.1 %s\n' "$nss_name" >"$sysroot/etc/hosts"
+printf 'hosts: files rptest\n' >"$sysroot/etc/nsswitch.conf"
+printf '127.0.0.1 localhost\n' >"$sysroot/etc/hosts"
+nss_name=primary-$$.rptest
+nss_module() { # tests/deb-nss-module.c: names ending in .rptest are 127.0.0.1
+    arm-linux-gnueabihf-gcc -std=gnu11 -O2 -Wall -Wextra -fPIC -shared \
+        -o "$sysroot/usr/lib/libnss_rptest.so.2" tests/deb-nss-module.c
+}
+check "an armhf NSS hosts module (libnss_rptest.so.2, as libnss-mdns would be) in the emulated sysroot" nss_module
 port_h=$(free_port $((port_a + 1)))
 armhf_server_pings_and_resolves() {
     local exec conf
@@ -269,7 +274,7 @@ armhf_server_pings_and_resolves() {
     fi
     [ "$("$cli" -p "$port_h" get k)" = v ]
 }
-check "armhf server under qemu-arm-static: PING; replicaof a name only its /etc/hosts has (NSS): link up, data synced" \
+check "armhf server under qemu-arm-static: PING; replicaof a name only the NSS module knows: link up, data synced" \
     armhf_server_pings_and_resolves
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 pids=()
