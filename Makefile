@@ -551,7 +551,7 @@ deb:
 
 test-deb:
 	@utils/need-tools.sh dpkg-buildpackage:dpkg-dev dh:debhelper fakeroot:fakeroot lintian:lintian \
-	  qemu-arm-static:qemu-user-static arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf tclsh:tcl
+	  qemu-arm-static:qemu-user-static arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
 	@tests/deb-check.sh
 
 # ---- fuzzing: make fuzz, make fuzz-run; the corpus replay joins test-unit --------
