@@ -9,6 +9,7 @@
 #   make test-cross              unit tests of every cross port, one table
 #   make powercut                power-cut crash states of the data files (utils/powercut)
 #   make bench-gate              instructions per request against utils/bench-baseline.txt (+3% fails)
+#   make deb PORT=armv7          Debian package build/deb/armv7/redis-portable_<version>_armhf.deb
 #   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment
 #   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
 #   make BUILD_TLS=yes|no        TLS (OpenSSL); default: yes where the port's compiler finds it
@@ -30,7 +31,20 @@ CROSS_PORTS ?= armv6 armv7 sparc64 aarch64 s390x i386
 ifeq ($(wildcard ports/$(PORT)/port.mk),)
 $(error unknown PORT '$(PORT)'; ports: $(PORTS_ALL))
 endif
+# LINK=dynamic links a cross port against the target's shared glibc instead
+# of statically (the Debian packages, `make deb`: NSS modules such as
+# libnss-mdns then work). A port.mk may choose another toolchain for it
+# (armv6: Raspberry Pi OS's armhf ABI); PORT_DEPS_TAG then keeps its
+# jemalloc and Lua apart from the static build's.
+LINK ?= static
+ifneq ($(filter-out static dynamic,$(LINK)),)
+$(error LINK must be static or dynamic)
+endif
+PORT_DEPS_TAG :=
 include ports/$(PORT)/port.mk
+ifeq ($(LINK),dynamic)
+override PORT_LDFLAGS := $(filter-out -static,$(PORT_LDFLAGS)) $(PORT_DYNAMIC_LDFLAGS)
+endif
 
 MALLOC ?= jemalloc
 SANITIZER ?=
@@ -48,13 +62,13 @@ endif
 endif
 
 # ---- where things go ---------------------------------------------------------
-VARIANT := $(if $(filter libc,$(MALLOC)),-libc)$(if $(SANITIZER),-$(SANITIZER))$(if $(filter yes,$(ALIGNED_ACCESS)),-aligned)$(if $(filter 0,$(HAVE_FORK)),-nofork)
+VARIANT := $(if $(and $(filter dynamic,$(LINK)),$(filter-out native,$(PORT))),-dynamic)$(if $(filter libc,$(MALLOC)),-libc)$(if $(SANITIZER),-$(SANITIZER))$(if $(filter yes,$(ALIGNED_ACCESS)),-aligned)$(if $(filter 0,$(HAVE_FORK)),-nofork)
 # BUILD_TAG=-name gives a private build directory (build/native-name): several
 # people or tools building one tree at once don't race on the same objects.
 # A tagged native build is not copied to src/redis-server.
 BUILD_TAG ?=
 BUILD := build/$(PORT)$(VARIANT)$(BUILD_TAG)
-DEPS_DIR := build/deps-$(PORT)
+DEPS_DIR := build/deps-$(PORT)$(PORT_DEPS_TAG)
 JEMALLOC_DIR := $(DEPS_DIR)/jemalloc
 
 # ---- flags -----------------------------------------------------------------
@@ -212,7 +226,7 @@ TOOL_BINS := $(strip $(TOOL_BINS))
 # installation.
 CHECK_RDB := redis-check-rdb
 
-.PHONY: all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless test-shm test-powercut-toys powercut bench bench-gate build-bench clean distclean tools help
+.PHONY: deb test-deb build-dir all install install-debug uninstall run test test-unit test-integration test-cross test-pagesize test-forkless test-shm test-powercut-toys powercut bench bench-gate build-bench clean distclean tools help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -530,7 +544,27 @@ distclean:
 	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof src/redis-check-rdb
 
 help:
-	@sed -n '4,17p' Makefile
+	@sed -n '4,18p' Makefile
+
+# The build folder of these settings (debian/rules asks it).
+build-dir:
+	@echo $(BUILD)
+
+# make deb PORT=native|armv6|armv7|aarch64 [DEB_VERSION=x.y.z]: the Debian
+# package redis-portable_<version>_<arch>.deb in build/deb/<port>/, built by
+# dpkg-buildpackage with debian/ (utils/build-deb.sh says how; the
+# programs are linked dynamically, LINK=dynamic). The architecture is the
+# port's PORT_DEB_ARCH: armv6 and armv7 are both armhf (Raspberry Pi OS),
+# aarch64 arm64, native this machine's. make test-deb: tests/deb-check.sh.
+DEB_VERSION ?= $(shell sed -n 's/^\#define PROJECT_VERSION "\(.*\)"/\1/p' src/version.h)
+deb:
+	@utils/need-tools.sh dpkg-buildpackage:dpkg-dev dh:debhelper fakeroot:fakeroot
+	@utils/build-deb.sh "$(PORT)" "$(PORT_DEB_ARCH)" "$(DEB_VERSION)"
+
+test-deb:
+	@utils/need-tools.sh dpkg-buildpackage:dpkg-dev dh:debhelper fakeroot:fakeroot lintian:lintian \
+	  qemu-arm-static:qemu-user-static arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
+	@tests/deb-check.sh
 
 # ---- fuzzing: make fuzz, make fuzz-run; the corpus replay joins test-unit --------
 include tests/fuzz/fuzz.mk

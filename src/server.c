@@ -21,8 +21,9 @@
  * runs the handler and records latency, calls and failures. No command
  * writes to a socket itself.
  *
- * Started under the name redis-check-rdb (the link `make install` creates),
- * the binary is that program instead (rdb_check.c): it checks a file with
+ * Started under the name redis-check-rdb (the link `make install` creates)
+ * or redis-portable-check-rdb (the Debian package's link in /usr/bin), the
+ * binary is that program instead (rdb_check.c): it checks a file with
  * the loader itself, as Redis's does.
  */
 #include "server.h"
@@ -1297,7 +1298,10 @@ static void printUsage(FILE *out) {
 }
 
 /* Whether the program was started as `name` (a link to the server named
- * so, or a copy): Redis's test, a substring of argv[0]'s last component. */
+ * so, or a copy): Redis's test, a substring of argv[0]'s last component.
+ * The check mode is asked by "check-rdb", so the Debian package's
+ * redis-portable-check-rdb (it cannot own /usr/bin/redis-check-rdb, which
+ * Debian's redis-tools ships) is the checker too. */
 static int invokedAs(const char *argv0, const char *name) {
     const char *base = strrchr(argv0, '/');
     return strstr(base ? base + 1 : argv0, name) != NULL;
@@ -1456,7 +1460,7 @@ static int runCheckRdb(int argc, char **argv) {
 int main(int argc, char **argv) {
     libSetAssertHandler(serverAssertFailed); /* library asserts: logged like serverAssert, then SIGABRT's crash report */
     checkAllocatorOrExit();
-    if (invokedAs(argv[0], "redis-check-rdb")) return runCheckRdb(argc, argv);
+    if (invokedAs(argv[0], "check-rdb")) return runCheckRdb(argc, argv);
     if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
         printVersion();
         return 0;

@@ -4,6 +4,9 @@ PORT_DESC        := Raspberry Pi 3/4/5 64-bit OS, Cortex-A72
 PORT_CROSS       := aarch64-linux-gnu-
 PORT_CFLAGS      :=
 PORT_LDFLAGS     := -static
+# LINK=dynamic (the Debian package): libgcc stays static (-static-libgcc),
+# the rest comes from the target's shared glibc.
+PORT_DYNAMIC_LDFLAGS := -static-libgcc
 PORT_QEMU        := qemu-aarch64-static -cpu cortex-a72
 PORT_JEMALLOC_HOST := aarch64-linux-gnu
 PORT_LG_PAGE     := 16
@@ -17,3 +20,5 @@ PORT_TOOLS       := aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-aarch64-sta
 # unit tests all run. (CI's one-hour budget; `make PORT=aarch64 test
 # PORT_INTEGRATION=all` runs every file.)
 PORT_INTEGRATION := data
+# The Debian architecture of its package (make deb).
+PORT_DEB_ARCH    := arm64

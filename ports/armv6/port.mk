@@ -14,3 +14,23 @@ PORT_LG_PAGE     := 16
 PORT_TRAPS       := yes
 PORT_TIME_FACTOR := 4
 PORT_TOOLS       := arm-linux-gnueabi-gcc:gcc-arm-linux-gnueabi qemu-arm-static:qemu-user-static
+# LINK=dynamic (the Debian package, `make deb PORT=armv6`): Raspberry Pi OS
+# 32-bit is armhf -- the hard-float ABI -- built for ARMv6, so a package for
+# it must be armhf too (an armel one would need libc6:armel, which Raspberry
+# Pi OS's archive does not carry). The ARM1176's own architecture (ARMv6KZ:
+# thread pointer in CP15, no __aeabi_read_tp call), hard-float ABI, Debian's
+# armhf cross compiler; jemalloc and Lua are built apart (deps-armv6-hf).
+# libgcc is the target's shared one (Raspberry Pi OS builds it for ARMv6;
+# Debian's static libgcc.a here is ARMv7 Thumb-2 code). utils/build-deb.sh
+# checks that the result holds no ARMv7 code (README: why it does today).
+ifeq ($(LINK),dynamic)
+PORT_DESC        := Raspberry Pi 1/Zero, ARM1176, Raspberry Pi OS armhf
+PORT_CROSS       := arm-linux-gnueabihf-
+PORT_CFLAGS      := -march=armv6kz+fp -marm -mfpu=vfp -mfloat-abi=hard -mtp=cp15 -funwind-tables
+PORT_LDFLAGS     := -shared-libgcc
+PORT_JEMALLOC_HOST := arm-linux-gnueabihf
+PORT_TOOLS       := arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf qemu-arm-static:qemu-user-static
+PORT_DEPS_TAG    := -hf
+endif
+# The Debian architecture of its package (make deb): see LINK=dynamic above.
+PORT_DEB_ARCH    := armhf

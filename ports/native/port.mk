@@ -13,3 +13,5 @@ PORT_LG_PAGE     := 16
 PORT_TRAPS       := no
 PORT_TIME_FACTOR := 1
 PORT_TOOLS       :=
+# The Debian architecture of its package (make deb): this machine's.
+PORT_DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null)

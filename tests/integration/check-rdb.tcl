@@ -254,6 +254,15 @@ test "redis-check-rdb: an empty file, a file that is not an RDB, an unknown vers
     assert_match "*\\\[offset 9\\\] Can't handle RDB format version 99\n*" $out
 }
 
+test "the server under a name ending in check-rdb is the checker (the Debian package's redis-portable-check-rdb)" {
+    if {![ours]} { skip "our build's naming only" }
+    set link [file join [::harness::fresh_run_dir check-rdb-name] redis-portable-check-rdb]
+    file link -symbolic $link [file normalize $::harness::opt(server)]
+    lassign [run_checker $::harness::opt(wrapper) $link $fixture] status out
+    assert_equal 0 $status $out
+    assert_match "*RDB looks OK!*" $out
+}
+
 test "redis-check-rdb: a missing file exits 1" {
     set path [file join [::harness::fresh_run_dir check-rdb-missing] nosuch.rdb]
     lassign [run_check_rdb $path] status out
