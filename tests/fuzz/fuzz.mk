@@ -19,7 +19,7 @@
 #   harness's fuzz_server.c includes src/server.c with main() renamed, which
 #   gives it the static initialisers main() calls (no product change).
 
-FUZZ_LIB_HARNESSES := blobs shmring
+FUZZ_LIB_HARNESSES := blobs shmring clusterbus
 FUZZ_LUA_HARNESSES := lua
 FUZZ_SERVER_HARNESSES := resp restore rdb aof config
 # A harness that includes a server source file (to reach its static
