@@ -241,9 +241,22 @@ proc ::harness::wait_ready {sid} {
     }
 }
 
+# 1 when the server answers on its port -- and it is this one: another
+# test run on the machine may hold the port (it was free when picked), and
+# our server then exits with "Address already in use" while theirs answers
+# (a cluster-enabled server of another run once answered a replication
+# test's REPLICAOF). INFO's process_id tells them apart; a server that
+# refuses INFO (AUTH required, renamed) is taken as ours.
 proc ::harness::ping_once {sid} {
+    variable S
     if {[catch {connect_to $sid [list -timeout [scaled 2]]} client]} { return 0 }
     set code [catch {$client ping} reply opts]
+    if {$code == 0 || ![string match LOADING* $reply]} {
+        if {![catch {$client info server} info] && [regexp {process_id:(\d+)} $info -> pid] && $pid != $S($sid,pid)} {
+            catch {$client close}
+            return 0
+        }
+    }
     catch {$client close}
     if {$code == 0} { return 1 }
     # Any error reply but -LOADING means the server is up and answering.
