@@ -1753,8 +1753,8 @@ int rdbCheckFd(int fd, rdbCheck *check) {
 /* Loads `filename` into the (empty) dataset; a missing file is no error.
  * Redis 7.0's last lines when start-up stops: the file could not be
  * opened ("Fatal error loading the DB: <errno text>. Exiting."), or its
- * content was bad, after the reason ("Terminating server after rdb file
- * reading failure."). */
+ * content was bad: the reason, the checker's report, then "Terminating
+ * server after rdb file reading failure.". */
 static int rdbLoad(const char *filename) {
     int fd = open(filename, O_RDONLY);
     if (fd == -1) {
@@ -1767,7 +1767,14 @@ static int rdbLoad(const char *filename) {
     int ret = rdbLoadFd(fd, filename, 0);
     loadingEnd();
     close(fd);
-    if (ret != C_OK) serverLog(LL_WARNING, "Terminating server after rdb file reading failure.");
+    if (ret != C_OK) {
+        /* Redis runs its checker on the file here: its report (offsets,
+         * the key being read, the counts) goes to stdout, which is the log
+         * unless a logfile is set */
+        char *check_argv[2] = {"redis-check-rdb", (char *)filename};
+        rdbCheckMain(2, check_argv);
+        serverLog(LL_WARNING, "Terminating server after rdb file reading failure.");
+    }
     return ret;
 }
 

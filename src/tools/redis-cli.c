@@ -706,7 +706,10 @@ static char **buildArgv(int argc, char **args, int *out_argc) {
         if (config.quoted_input) {
             int n = 0;
             sds *parts = sdssplitargs(args[i], &n);
-            if (!parts || n != 1) die("Invalid quoted string\n");
+            if (!parts || n != 1) { /* on stdout, as 7.0.15's tool prints it */
+                printf("Invalid quoted string\n");
+                exit(1);
+            }
             argv[i] = sdsdup(parts[0]);
             sdsfreesplitres(parts, n);
         } else {

@@ -229,6 +229,17 @@ start_server {tags {cli} unixsocket 1} {
         assert_equal "NULL\n" [cli --csv get nosuchkey]
     }
 
+    test "--quoted-input: an unterminated or two-word argument is refused as Redis 7.0's tool does" {
+        need_cli
+        lassign [run_cli -h [srv host] -p [srv port] --quoted-input set {"Unterminated}] status out err
+        assert_equal {1 {Invalid quoted string
+} {}} [list $status $out $err]
+        if {[file executable $::cli_ref]} {
+            compare_cli -h [srv host] -p [srv port] --quoted-input set {"Unterminated}
+            compare_cli -h [srv host] -p [srv port] --quoted-input set {"arg1" "arg2"}
+        }
+    }
+
     test "FAKETTY in the environment formats output as on a terminal, as Redis 7.0's tool does" {
         need_cli
         set ::env(FAKETTY) 1
