@@ -942,16 +942,30 @@ static int openBlob(int rdbtype, sds blob, rdbBlobEntries *b) {
     }
 }
 
-/* The messages of this section name the format and what was wrong:
- * "Listpack integrity check failed (zset)", "Ziplist integrity check
- * failed (duplicate hash field)" -- Redis's phrase, which operators and
- * Redis's tests look for in the log. One buffer: the reader's error
- * points to it until the next one. */
-static char blob_error[96];
+/* The messages of this section are Redis 7.0's: the value's type and its
+ * format ("Zset ziplist integrity check failed", "Hash listpack integrity
+ * check failed"), which operators and Redis's tests look for in the log;
+ * a problem found inside a sane blob is added ("Hash ziplist integrity
+ * check failed (duplicate hash field)"). `what` is the type, or the
+ * problem (then the type is its first word after "duplicate"/"invalid"/
+ * "odd number of"). One buffer: the reader's error points to it until
+ * the next one. */
+static char blob_error[112];
 
 static int blobCorrupt(rdbReader *r, const rdbBlobEntries *b, const char *what) {
-    snprintf(blob_error, sizeof blob_error, "%c%s integrity check failed (%s)", toupper((unsigned char)b->format[0]),
-             b->format + 1, what);
+    static const char *problem_prefixes[] = {"duplicate ", "invalid ", "odd number of "};
+    const char *type = what, *problem = NULL;
+    size_t type_len = strlen(what);
+    for (size_t j = 0; j < sizeof problem_prefixes / sizeof problem_prefixes[0]; j++) {
+        size_t plen = strlen(problem_prefixes[j]);
+        if (strncmp(what, problem_prefixes[j], plen)) continue;
+        problem = what;
+        type = what + plen;
+        type_len = strcspn(type, " ");
+        break;
+    }
+    snprintf(blob_error, sizeof blob_error, "%c%.*s %s integrity check failed%s%s%s", toupper((unsigned char)type[0]),
+             (int)type_len - 1, type + 1, b->format, problem ? " (" : "", problem ? problem : "", problem ? ")" : "");
     r->error = blob_error;
     return 0;
 }

@@ -11,8 +11,8 @@
  *   rdbBlobEntries source as a listpack's, and rdb.c builds the value with
  *   the types' API (so our encodings and thresholds apply) and refuses
  *   duplicates, odd pair counts and bad scores in one place for every
- *   format, naming the format in its message ("Ziplist integrity check failed
- *   (duplicate hash field)"), like Redis 7.
+ *   format, naming the type and format in its message ("Hash ziplist integrity
+ *   check failed (duplicate hash field)"), like Redis 7.
  * - Also here: the names of the types this server does not load, so the
  *   loader's error says which one it met.
  */

@@ -186,16 +186,16 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
     }
 
     foreach {name message} {
-        truncated  "Ziplist integrity check failed (list)"
-        prevlen    "Ziplist integrity check failed (list)"
-        zllen      "Ziplist integrity check failed (hash)"
-        encoding   "Ziplist integrity check failed (list)"
-        zltail     "Ziplist integrity check failed (quicklist node)"
-        dup-field  "Ziplist integrity check failed (duplicate hash field)"
-        dup-member "Ziplist integrity check failed (duplicate zset member)"
-        dup-zipmap "Zipmap integrity check failed (duplicate hash field)"
-        zipmap     "Zipmap integrity check failed"
-        odd-hash   "Ziplist integrity check failed (odd number of hash entries)"
+        truncated  "List ziplist integrity check failed"
+        prevlen    "List ziplist integrity check failed"
+        zllen      "Hash ziplist integrity check failed"
+        encoding   "List ziplist integrity check failed"
+        zltail     "Quicklist node ziplist integrity check failed"
+        dup-field  "Hash ziplist integrity check failed (duplicate hash field)"
+        dup-member "Zset ziplist integrity check failed (duplicate zset member)"
+        dup-zipmap "Hash zipmap integrity check failed (duplicate hash field)"
+        zipmap     "Hash zipmap integrity check failed"
+        odd-hash   "Hash ziplist integrity check failed (odd number of hash entries)"
     } {
         test "A legacy dump with a bad blob ($name) is refused, by Redis too" {
             set path [file normalize tests/assets/legacy-corrupt-$name.rdb]
