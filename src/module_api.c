@@ -523,18 +523,6 @@ static client *moduleFakeClient(void) {
     return fake;
 }
 
-static sds takeReplies(client *c) {
-    sds reply = sdsnewlen(c->buf, c->bufpos);
-    c->bufpos = 0;
-    while (listLength(c->reply)) {
-        listNode *ln = listFirst(c->reply);
-        clientReplyBlock *b = listNodeValue(ln);
-        reply = sdscatlen(reply, b->buf, b->used);
-        listDelNode(c->reply, ln);
-    }
-    c->reply_bytes = 0;
-    return reply;
-}
 
 /* The command's argv from Call's and Replicate's format: c (C string),
  * s (RedisModuleString), b (buffer, length), l (long long), v (vector,
@@ -612,7 +600,7 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
         if (!replicate) propagateSetTargets(0, 0); /* without '!' its effects stay here, as in Redis */
         call(c);
         if (!replicate) propagateSetTargets(1, 1);
-        sds proto = takeReplies(c);
+        sds proto = replyTakeAll(c);
         reply = zcalloc(sizeof(*reply));
         parseReply(reply, proto, proto + sdslen(proto));
         reply->root_proto = proto;

@@ -75,6 +75,22 @@ static void appendToReplyList(client *c, const char *s, size_t len) {
     closeClientOnOutputBufferLimitReached(c);
 }
 
+/* Everything a (fake) client's buffers hold, as one string, and the
+ * buffers emptied: how scripts and modules read what a command they ran
+ * replied. */
+sds replyTakeAll(client *c) {
+    sds reply = sdsnewlen(c->buf, c->bufpos);
+    c->bufpos = 0;
+    while (listLength(c->reply)) {
+        listNode *ln = listFirst(c->reply);
+        clientReplyBlock *b = listNodeValue(ln);
+        reply = sdscatlen(reply, b->buf, b->used);
+        listDelNode(c->reply, ln);
+    }
+    c->reply_bytes = 0;
+    return reply;
+}
+
 void addReplyProto(client *c, const char *s, size_t len) {
     if (clientIgnoresReplies(c)) return;
     markPendingWrite(c);

@@ -516,19 +516,6 @@ static robj **argvFromLua(lua_State *lua, int argc) {
     return argv;
 }
 
-/* Everything the fake client got, as one string. */
-static sds takeFakeReply(client *c) {
-    sds reply = sdsnewlen(c->buf, c->bufpos);
-    c->bufpos = 0;
-    while (listLength(c->reply)) {
-        listNode *ln = listFirst(c->reply);
-        clientReplyBlock *b = listNodeValue(ln);
-        reply = sdscatlen(reply, b->buf, b->used);
-        listDelNode(c->reply, ln);
-    }
-    c->reply_bytes = 0;
-    return reply;
-}
 
 static void freeFakeArgv(client *c) {
     for (int j = 0; j < c->argc; j++)
@@ -570,7 +557,7 @@ static int luaRedisCommand(lua_State *lua, int raise) {
     client *c = ctx->fake;
     /* Most replies fit the inline buffer: parsed there, NUL-terminated. */
     int in_place = listLength(c->reply) == 0 && c->bufpos < c->buf_usable_size;
-    char *reply = in_place ? c->buf : takeFakeReply(c);
+    char *reply = in_place ? c->buf : replyTakeAll(c);
     if (in_place) {
         c->buf[c->bufpos] = '\0';
         c->bufpos = 0;

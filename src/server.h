@@ -676,6 +676,7 @@ void prefetchPipelinedKeys(client *c); /* cache hints before a pipelined command
 
 /* ---- reply.c: building replies, RESP2 and RESP3 ------------------------------------------ */
 void addReply(client *c, robj *obj);
+sds replyTakeAll(client *c); /* a fake client's whole reply as one string, its buffers emptied */
 void addReplyProto(client *c, const char *s, size_t len);
 void addReplyBulk(client *c, robj *obj);
 void addReplyOrNull(client *c, robj *reply); /* reply, or the RESP-appropriate null if NULL */
