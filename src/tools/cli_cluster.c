@@ -258,6 +258,18 @@ rcReply *ccCommandArgv(ccNode *n, int argc, const char **argv) {
     return rcCommandArgv(n->conn, argc, argv, NULL);
 }
 
+int ccMigrateAuthArgs(const char **argv, int argc) {
+    if (config.auth && config.user) {
+        argv[argc++] = "AUTH2";
+        argv[argc++] = config.user;
+        argv[argc++] = config.auth;
+    } else if (config.auth) {
+        argv[argc++] = "AUTH";
+        argv[argc++] = config.auth;
+    }
+    return argc;
+}
+
 rcReply *ccCommand(ccNode *n, const char *arg0, ...) {
     const char *argv[16];
     int argc = 0;

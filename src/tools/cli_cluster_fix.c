@@ -81,14 +81,7 @@ static int importKey(rcConn *src, const rcReply *key, const char *ip, int port) 
     int argc = 0;
     const char *head[] = {"MIGRATE", t->ip, p, key->str, "0", timeout};
     for (int k = 0; k < 6; k++) argv[argc++] = head[k];
-    if (config.auth && config.user) {
-        argv[argc++] = "AUTH2";
-        argv[argc++] = config.user;
-        argv[argc++] = config.auth;
-    } else if (config.auth) {
-        argv[argc++] = "AUTH";
-        argv[argc++] = config.auth;
-    }
+    argc = ccMigrateAuthArgs(argv, argc);
     if (ccOpts.flags & CC_FLAG_COPY) argv[argc++] = "COPY";
     if (ccOpts.flags & CC_FLAG_REPLACE) argv[argc++] = "REPLACE";
     for (int k = 0; k < argc; k++) lens[k] = strlen(argv[k]);

@@ -88,6 +88,9 @@ void ccFreeAll(void);
 int ccCheckReply(const ccNode *n, const rcReply *r, sds *err);
 int ccConnect(ccNode *n);
 rcReply *ccCommandArgv(ccNode *n, int argc, const char **argv);
+/* MIGRATE's AUTH/AUTH2 arguments for the tool's -a/--user, appended at
+ * argv[argc] (up to 3); the new argc. */
+int ccMigrateAuthArgs(const char **argv, int argc);
 rcReply *ccCommand(ccNode *n, const char *arg0, ...) __attribute__((sentinel));
 int ccParseAddress(char *addr, char **ip, int *port, int *bus_port);
 int ccHostFromArgs(int argc, char **argv, char **ip, int *port);

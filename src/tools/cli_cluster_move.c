@@ -48,14 +48,7 @@ static rcReply *migrateKeys(ccNode *src, const ccNode *dst, const rcReply *keys,
     const char *head[] = {"MIGRATE", dst->ip, port, "", "0", timeout};
     for (int k = 0; k < 6; k++) argv[argc++] = head[k];
     if (replace) argv[argc++] = "REPLACE";
-    if (config.auth && config.user) {
-        argv[argc++] = "AUTH2";
-        argv[argc++] = config.user;
-        argv[argc++] = config.auth;
-    } else if (config.auth) {
-        argv[argc++] = "AUTH";
-        argv[argc++] = config.auth;
-    }
+    argc = ccMigrateAuthArgs(argv, argc);
     argv[argc++] = "KEYS";
     for (int k = 0; k < argc; k++) lens[k] = strlen(argv[k]);
     for (size_t k = 0; k < keys->elements; k++) {
