@@ -28,4 +28,8 @@ struct redisCommand;
 sds clusterScriptRefusal(struct client *fake, struct client *caller, int allow_cross_slot);
 void clusterCommandDone(struct client *c, struct redisCommand *cmd); /* resetClient: ASKING lasts one command */
 
+struct redisObject;
+/* PUBLISH / SPUBLISH: the message to the other nodes over the bus. */
+void clusterPropagatePublish(struct redisObject *channel, struct redisObject *message, int sharded);
+
 #endif /* CLUSTER_H */
