@@ -13,15 +13,17 @@
 #define NET_IP_STR_LEN 46
 #define NET_HOST_STR_LEN 256
 
-/* Node flags, with nodes.conf's names in this order. */
-#define NODE_MYSELF (1 << 0)
-#define NODE_MASTER (1 << 1)
-#define NODE_SLAVE (1 << 2)
-#define NODE_PFAIL (1 << 3)
-#define NODE_FAIL (1 << 4)
+/* Node flags: the bit values are the wire's (header and gossip flags, as
+ * Redis 7.0 sends them); nodes.conf names them in node_flag_names' order. */
+#define NODE_MASTER (1 << 0)
+#define NODE_SLAVE (1 << 1)
+#define NODE_PFAIL (1 << 2)
+#define NODE_FAIL (1 << 3)
+#define NODE_MYSELF (1 << 4)
 #define NODE_HANDSHAKE (1 << 5)
 #define NODE_NOADDR (1 << 6)
 #define NODE_MEET (1 << 7)       /* send MEET, not PING, on the next connection (not in nodes.conf) */
+#define NODE_MIGRATE_TO (1 << 8)
 #define NODE_NOFAILOVER (1 << 9)
 
 enum { ENDPOINT_IP = 0, ENDPOINT_HOSTNAME = 1, ENDPOINT_UNKNOWN = 2 };
