@@ -1365,15 +1365,6 @@ static void resetCommandCluster(client *c) {
     addReply(c, shared.ok);
 }
 
-static void clusterFailoverCommand(client *c) {
-    if (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "force") && strcasecmp(c->argv[2]->ptr, "takeover")) {
-        addReplyErrorObject(c, shared.syntaxerr);
-        return;
-    }
-    if (isMaster(cl->myself)) addReplyError(c, "You should send CLUSTER FAILOVER to a replica");
-    else if (cl->myself->replicaof == NULL) addReplyError(c, "I'm a replica but my master is unknown to me");
-    else addReplyError(c, "Master is down or failed, please use CLUSTER FAILOVER FORCE");
-}
 
 static const char *cluster_help[] = {
     "ADDSLOTS <slot> [<slot> ...]",

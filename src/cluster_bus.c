@@ -254,9 +254,10 @@ static void fillHeader(clusterBusMsg *m, int type) {
 }
 
 /* Writes a message with no payload of its own (or a fixed one) to a buffer. */
-static unsigned char *buildFixed(int type, size_t *len) {
+static unsigned char *buildFixed(int type, int mflags0, size_t *len) {
     clusterBusMsg m;
     fillHeader(&m, type);
+    m.mflags[0] = (unsigned char)mflags0;
     *len = clusterBusPayloadSize(type);
     unsigned char *buf = zcalloc(*len);
     clusterBusWriteHeader(buf, &m, (uint32_t)*len);
@@ -365,9 +366,19 @@ void busBroadcastPong(void) {
     }
 }
 
+/* A message with no payload (FAILOVER_AUTH_REQUEST / _ACK, MFSTART) to
+ * one node, or to every node when to is NULL. */
+void busSendEmpty(clusterNode *to, int type, int mflags0) {
+    size_t len;
+    unsigned char *buf = buildFixed(type, mflags0, &len);
+    if (to) linkSend(to->link, buf, len);
+    else broadcast(buf, len);
+    zfree(buf);
+}
+
 static void broadcastFail(clusterNode *failing) {
     size_t len;
-    unsigned char *buf = buildFixed(CLUSTERBUS_FAIL, &len);
+    unsigned char *buf = buildFixed(CLUSTERBUS_FAIL, 0, &len);
     clusterBusWriteFail(buf, failing->name);
     broadcast(buf, len);
     zfree(buf);
@@ -376,7 +387,7 @@ static void broadcastFail(clusterNode *failing) {
 static void sendUpdate(clusterLink *link, clusterNode *n) {
     if (link == NULL) return;
     size_t len;
-    unsigned char *buf = buildFixed(CLUSTERBUS_UPDATE, &len);
+    unsigned char *buf = buildFixed(CLUSTERBUS_UPDATE, 0, &len);
     clusterBusWriteUpdate(buf, n->config_epoch, n->name, n->slots);
     linkSend(link, buf, len);
     zfree(buf);
@@ -798,8 +809,6 @@ static void processPublish(const clusterBusMsg *m, clusterNode *sender) {
     decrRefCount(message);
 }
 
-void busFailoverMessage(clusterLink *link, const clusterBusMsg *m, clusterNode *sender);
-
 static void processMessage(clusterLink *link, const unsigned char *buf, size_t len) {
     clusterBusMsg m;
     int r = clusterBusDecode(buf, len, &m);
@@ -840,7 +849,7 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
     case CLUSTERBUS_UPDATE: processUpdate(&m, sender); break;
     case CLUSTERBUS_FAILOVER_AUTH_REQUEST:
     case CLUSTERBUS_FAILOVER_AUTH_ACK:
-    case CLUSTERBUS_MFSTART: busFailoverMessage(link, &m, sender); break;
+    case CLUSTERBUS_MFSTART: failoverMessage(&m, sender); break;
     default: break; /* MODULE: no module cluster API here */
     }
 }
@@ -876,8 +885,6 @@ static void checkNode(clusterNode *n, long long now) {
     }
 }
 
-void busFailoverCron(void);
-
 void busCron(void) {
     static long long iteration;
     long long now = mstime();
@@ -907,7 +914,7 @@ void busCron(void) {
         clusterNode *n = listNodeValue(ln);
         if (n->flags & NODE_PFAIL) markFailingIfNeeded(n);
     }
-    busFailoverCron();
+    failoverCron();
 }
 
 /* ---- what cluster.c asks -------------------------------------------------------------------------- */
@@ -994,10 +1001,3 @@ sds busInfoStats(sds info) {
     return sdscat(info, "total_cluster_links_buffer_limit_exceeded:0\r\n");
 }
 
-/* ---- failover: not implemented yet; requests are ignored (no vote) ---- */
-
-void busFailoverMessage(clusterLink *link, const clusterBusMsg *m, clusterNode *sender) {
-    (void)link, (void)m, (void)sender;
-}
-
-void busFailoverCron(void) {}

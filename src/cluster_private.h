@@ -119,6 +119,11 @@ void busLinksReply(struct client *c);
 int busFailureReports(clusterNode *n);
 sds busInfoStats(sds info);
 void busBroadcastPong(void);
-void busFailoverCommand(struct client *c);
+void busSendEmpty(clusterNode *to, int type, int mflags0); /* to NULL: every node */
+
+/* cluster_failover.c */
+void failoverMessage(const clusterBusMsg *m, clusterNode *sender); /* AUTH_REQUEST, AUTH_ACK, MFSTART */
+void failoverCron(void);
+void clusterFailoverCommand(struct client *c); /* CLUSTER FAILOVER [FORCE|TAKEOVER] */
 
 #endif /* CLUSTER_PRIVATE_H */
