@@ -229,6 +229,97 @@ proc mixed_tests {} {
             }
         }
     }
+
+    test {Mixed: a stopped primary is FAIL everywhere and its replica of the other kind is elected (ours by Redis votes, Redis by ours); the old primary follows} {
+        foreach kind {ours redis} {
+            set pair [cb_mixed_pair $levels $kind]
+            if {$pair eq {}} { set pair [cb_make_mixed_pair $levels $kind] }
+            cb_failover $levels {*}$pair
+        }
+        # keys are still served through every node
+        foreach l $levels {
+            lassign [cb_cli ours -c -p [srv $l port] get "{a}:[srv 0 port]"] status out
+            assert_equal v0 [string trim $out]
+        }
+    }
+}
+
+# level of the node listening on port, among levels
+proc cb_level_of_port {levels port} {
+    foreach l $levels { if {[srv $l port] == $port} { return $l } }
+    return {}
+}
+
+# {primary-level replica-level} pairs from node 0's view.
+proc cb_pairs {levels} {
+    set ports {}
+    set pairs {}
+    set lines [split [string trim [r 0 cluster nodes]] "\n"]
+    foreach line $lines {
+        regexp {:(\d+)@} [lindex $line 1] - port
+        dict set ports [lindex $line 0] $port
+    }
+    foreach line $lines {
+        if {![string match *slave* [lindex $line 2]]} continue
+        regexp {:(\d+)@} [lindex $line 1] - rport
+        set pport [dict get $ports [lindex $line 3]]
+        lappend pairs [list [cb_level_of_port $levels $pport] [cb_level_of_port $levels $rport]]
+    }
+    return $pairs
+}
+
+proc cb_is_ours {level} { expr {$level in {0 -2 -4}} }
+
+# A {primary replica} pair whose primary is of kind (ours / redis) and the replica of the other.
+proc cb_mixed_pair {levels kind} {
+    foreach pair [cb_pairs $levels] {
+        lassign $pair p r
+        if {[cb_is_ours $p] == ($kind eq "ours") && [cb_is_ours $p] != [cb_is_ours $r]} { return $pair }
+    }
+    return {}
+}
+
+# None made by create: a replica of the other kind moves to a primary of kind.
+proc cb_make_mixed_pair {levels kind} {
+    foreach l $levels {
+        set role [lindex [r $l role] 0]
+        if {[cb_is_ours $l] == ($kind eq "ours")} {
+            if {$role eq "master"} { set p $l }
+        } elseif {$role eq "slave"} {
+            set r $l
+        }
+    }
+    set pid [r $p cluster myid]
+    set rid [r $r cluster myid]
+    assert_equal OK [r $r cluster replicate $pid]
+    wait_for_condition 300 100 {
+        [string match *master_link_status:up* [r $r info replication]] &&
+        [string match "*$rid * slave $pid *" [r $p cluster nodes]] && [cb_same_view $levels]
+    } else {
+        fail "[srv $r port] never became a replica of [srv $p port]: [r $p cluster nodes]"
+    }
+    return [list $p $r]
+}
+
+# Stops the primary at level p (SIGSTOP) and waits for its replica r to be
+# promoted, as every running node sees it; then resumes p, which must come
+# back as a replica of r.
+proc cb_failover {levels p r} {
+    set pid [srv $p pid]
+    set rid [r $r cluster myid]
+    exec kill -STOP $pid
+    set others [lsearch -all -inline -not -exact $levels $p]
+    wait_for_condition 300 100 {
+        [string match *myself,master* [r $r cluster nodes]] && [cb_state_ok $others] &&
+        [string match "*$rid * master - *" [r [lindex [lsearch -all -inline -not -exact $others $r] 0] cluster nodes]]
+    } else {
+        exec kill -CONT $pid
+        fail "no failover to [srv $r port]: [r $r cluster nodes]"
+    }
+    exec kill -CONT $pid
+    wait_for_condition 300 100 {[string match "*myself,slave $rid *" [r $p cluster nodes]] && [cb_state_ok $levels]} else {
+        fail "the old primary did not follow: [r $p cluster nodes]"
+    }
 }
 
 if {![file executable $::reference_bin]} {
