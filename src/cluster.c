@@ -1262,6 +1262,7 @@ static void forgetCommand(client *c) {
         addReplyError(c, "Can't forget my master!");
         return;
     }
+    busForget(n->name);
     freeNode(n);
     doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
     addReply(c, shared.ok);

@@ -531,6 +531,37 @@ void busStartHandshake(const char *ip, int port, int cport) {
     addNode(n);
 }
 
+/* ---- forgotten nodes: CLUSTER FORGET keeps a node out of gossip for a minute ---- */
+
+#define FORGET_TTL_MS 60000
+
+static dict *forgotten; /* name (sds) -> expiry (ms) */
+
+static dictType forgottenDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+};
+
+void busForget(const char *name) {
+    if (forgotten == NULL) forgotten = dictCreate(&forgottenDictType);
+    sds key = sdsnewlen(name, CLUSTER_NAMELEN);
+    dictEntry *de = dictFind(forgotten, key);
+    if (de == NULL) de = dictAddRaw(forgotten, key, NULL);
+    else sdsfree(key);
+    dictSetSignedIntegerVal(de, mstime() + FORGET_TTL_MS);
+}
+
+static int isForgotten(const char *name) {
+    if (forgotten == NULL || dictSize(forgotten) == 0) return 0;
+    sds key = sdsnewlen(name, CLUSTER_NAMELEN);
+    dictEntry *de = dictFind(forgotten, key);
+    int found = de && dictGetSignedIntegerVal(de) > mstime();
+    if (de && !found) dictDelete(forgotten, key);
+    sdsfree(key);
+    return found;
+}
+
 /* ---- processing ------------------------------------------------------------------------------------ */
 
 /* ip strings from the wire may be one byte longer than a node's field */
@@ -646,7 +677,8 @@ static void processGossip(const clusterBusMsg *m, clusterNode *sender) {
                 n->cport = g.cport;
                 n->flags &= ~NODE_NOADDR;
             }
-        } else if (sender && !(g.flags & NODE_NOADDR) && validNodeName(g.name, CLUSTER_NAMELEN)) {
+        } else if (sender && !(g.flags & NODE_NOADDR) && validNodeName(g.name, CLUSTER_NAMELEN) &&
+                   !isForgotten(g.name)) {
             /* a node we did not know: known by its name at once, pinged by the cron */
             n = createNode(g.name, g.flags & (NODE_MASTER | NODE_SLAVE | NODE_NOFAILOVER));
             copyIp(n->ip, g.ip);

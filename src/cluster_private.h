@@ -115,6 +115,7 @@ void busCron(void);
 void busNodeFreed(clusterNode *n);     /* links, failure reports about or from n */
 int busNodeConnected(const clusterNode *n);
 void busStartHandshake(const char *ip, int port, int cport);
+void busForget(const char *name);     /* CLUSTER FORGET: not re-learnt from gossip for 60 s */
 void busLinksReply(struct client *c);
 int busFailureReports(clusterNode *n);
 sds busInfoStats(sds info);

@@ -48,6 +48,11 @@ proc cb_same_view {levels} {
     return 1
 }
 
+proc cb_stat {level name} {
+    if {[regexp "cluster_stats_messages_${name}:(\\d+)" [r $level cluster info] - n]} { return $n }
+    return 0
+}
+
 proc cb_flags_of {level id} {
     foreach line [split [r $level cluster nodes] "\n"] {
         if {[lindex $line 0] eq $id} { return [lindex $line 2] }
@@ -158,6 +163,19 @@ start_server [list overrides [cb_overrides]] {
         wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
             fail "never back: [r 0 cluster nodes]"
         }
+    }
+
+    test {CLUSTER FORGET: the node is not learnt again from the gossip of a node that still knows it} {
+        set gone [lindex $ids 2]
+        r 0 config set cluster-require-full-coverage no
+        assert_equal OK [r 0 cluster forget $gone]
+        # -1 gossips about -2 in each of its PINGs and PONGs
+        set heard [expr {[cb_stat 0 ping_received] + [cb_stat 0 pong_received]}]
+        wait_for_condition 100 100 {[cb_stat 0 ping_received] + [cb_stat 0 pong_received] >= $heard + 8} else {
+            fail "no more messages"
+        }
+        assert_match "*cluster_known_nodes:2*" [r 0 cluster info]
+        assert_no_match "*$gone*" [r 0 cluster nodes]
     }
 }
 }
