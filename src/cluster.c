@@ -12,9 +12,9 @@
  * from slot coverage as Redis does, and per-slot key counts of db 0.
  * A replica (CLUSTER REPLICATE, or a nodes.conf that says so) replicates
  * its primary through replica.c once the primary's address is known.
- * What is not here yet: the cluster bus (no messages are exchanged: MEET
- * records a node in handshake that never completes), failure detection and
- * failover. See README.md's status table.
+ * Elsewhere: the cluster bus (links, gossip, failure detection) in
+ * cluster_bus.c, elections and CLUSTER FAILOVER in cluster_failover.c; the
+ * state they share is declared in cluster_private.h.
  *
  * Decisions:
  * - The state is allocated by clusterInit() only, so a standalone server
@@ -619,7 +619,7 @@ static void listenOnBus(void) {
 }
 
 /* myself's announced address, from the config (an empty ip until a peer
- * tells us ours: no bus yet, so only cluster-announce-ip sets it). */
+ * tells us ours over the bus, unless cluster-announce-ip sets it). */
 static void updateMyselfAnnounced(void) {
     clusterNode *me = cl->myself;
     me->port = server.cluster_announce_port ? server.cluster_announce_port : server.port;
