@@ -32,4 +32,7 @@ struct redisObject;
 /* PUBLISH / SPUBLISH: the message to the other nodes over the bus. */
 void clusterPropagatePublish(struct redisObject *channel, struct redisObject *message, int sharded);
 
+/* A primary paused for its replica's manual failover: no replication PINGs. */
+int clusterManualFailoverPaused(void);
+
 #endif /* CLUSTER_H */

@@ -251,6 +251,7 @@ static void fillHeader(clusterBusMsg *m, int type) {
     m->current_epoch = cl->current_epoch;
     m->config_epoch = primary->config_epoch;
     m->offset = (uint64_t)replicationOffset();
+    if (failoverPaused()) m->mflags[0] |= CLUSTERBUS_MFLAG0_PAUSED;
 }
 
 /* Writes a message with no payload of its own (or a fixed one) to a buffer. */
@@ -340,6 +341,10 @@ static void sendPing(clusterLink *link, int type) {
     linkSend(link, buf, len);
     zfree(buf);
     zfree(nodes);
+}
+
+void busPing(clusterNode *n) {
+    if (n->link) sendPing(n->link, CLUSTERBUS_PING);
 }
 
 /* To every node we have a link to (and know: not in handshake). */
@@ -806,6 +811,7 @@ static void processHeartbeat(clusterLink *link, const clusterBusMsg *m, clusterN
         }
     }
     if (sender == NULL) return;
+    failoverHeartbeat(m, sender);
     updateHostname(sender, m);
     updateRole(sender, m);
     processSlots(sender, link, m);

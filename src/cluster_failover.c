@@ -9,9 +9,12 @@
  * replica the primary of those slots, at the election's epoch, which its
  * next PONG tells everyone.
  *
- * Also here: CLUSTER FAILOVER (manual) in its FORCE and TAKEOVER forms.
- * The default form (MFSTART, waiting for the primary to stop writes and the
- * replica to catch up) is not implemented yet and says so.
+ * Also here: CLUSTER FAILOVER (manual). The default form asks the primary
+ * (MFSTART) to pause writes and to send its replication offset in PINGs
+ * flagged PAUSED; once the replica has processed that much, it runs an
+ * election the primaries vote in even though the primary is not failed
+ * (FORCEACK). FORCE skips the primary's agreement, TAKEOVER the election.
+ * A manual failover not done in 5 s is abandoned, as Redis's.
  */
 #include "server.h"
 #include "cluster.h"
@@ -67,9 +70,62 @@ static int canFailover(int manual) {
     return 1;
 }
 
-static int manual_failover; /* CLUSTER FAILOVER FORCE running */
+static int manual_failover; /* a manual failover's election may run */
+
+#define MF_TIMEOUT 5000
+#define MF_PAUSE_MULT 2
+
+/* the default manual failover's state: on the replica, the primary's offset
+ * to reach (-1: not known yet); on the primary, the replica that asked */
+static long long mf_end, mf_primary_offset = -1;
+static char mf_replica[CLUSTER_NAMELEN];
+
+static void resetManualFailover(void) {
+    if (mf_end && isMaster(cl->myself) && mf_replica[0]) clientsUnpause();
+    mf_end = 0;
+    mf_primary_offset = -1;
+    mf_replica[0] = '\0';
+    manual_failover = 0;
+}
+
+int failoverPaused(void) { return mf_end && isMaster(cl->myself) && mf_replica[0]; }
+
+int clusterManualFailoverPaused(void) { return cl && failoverPaused(); }
+
+/* A PING/PONG from sender: my primary's offset, once it has paused writes. */
+void failoverHeartbeat(const clusterBusMsg *m, clusterNode *sender) {
+    if (!mf_end || !isReplica(cl->myself) || cl->myself->replicaof != sender) return;
+    if (!(m->mflags[0] & CLUSTERBUS_MFLAG0_PAUSED) || mf_primary_offset != -1) return;
+    mf_primary_offset = (long long)m->offset;
+    serverLog(LL_WARNING, "Received replication offset for paused master manual failover: %lld", mf_primary_offset);
+}
+
+/* The manual failover's own clock, before the election logic. */
+static void manualFailoverCron(void) {
+    if (!mf_end) return;
+    if (mstime() > mf_end) {
+        serverLog(LL_WARNING, "Manual failover timed out.");
+        resetManualFailover();
+        return;
+    }
+    if (isMaster(cl->myself)) {
+        clusterNode *r = mf_replica[0] ? lookupNode(mf_replica, CLUSTER_NAMELEN) : NULL;
+        if (r == NULL || r->replicaof != cl->myself) {
+            if (mf_replica[0] && r && isMaster(r)) resetManualFailover(); /* done: it took over */
+            return;
+        }
+        busPing(r);
+        return;
+    }
+    if (!manual_failover && mf_primary_offset != -1 && replicationOffset() == mf_primary_offset) {
+        serverLog(LL_WARNING, "All master replication stream processed, manual failover can start.");
+        manual_failover = 1;
+        cl->failover_auth_time = 0;
+    }
+}
 
 void failoverCron(void) {
+    manualFailoverCron();
     if (!canFailover(manual_failover)) {
         cl->failover_auth_time = 0;
         return;
@@ -104,7 +160,7 @@ void failoverCron(void) {
         return;
     }
     if (cl->failover_auth_count >= cl->size / 2 + 1) {
-        manual_failover = 0;
+        resetManualFailover();
         becomePrimary();
     }
 }
@@ -146,7 +202,15 @@ void failoverMessage(const clusterBusMsg *m, clusterNode *sender) {
         if (isMaster(sender) && sender->numslots > 0 && m->current_epoch >= cl->failover_auth_epoch)
             cl->failover_auth_count++;
     }
-    /* MFSTART: the default manual failover is not implemented (see the header) */
+    if (m->type == CLUSTERBUS_MFSTART) {
+        if (!isMaster(cl->myself) || sender->replicaof != cl->myself) return;
+        resetManualFailover();
+        mf_end = mstime() + MF_TIMEOUT;
+        memcpy(mf_replica, sender->name, CLUSTER_NAMELEN);
+        clientsPauseWrites(mstime() + MF_TIMEOUT * MF_PAUSE_MULT);
+        serverLog(LL_WARNING, "Manual failover requested by replica %.40s.", sender->name);
+        busPing(sender);
+    }
 }
 
 /* CLUSTER FAILOVER [FORCE|TAKEOVER]. */
@@ -181,11 +245,15 @@ void clusterFailoverCommand(client *c) {
         becomePrimary();
     } else if (force) {
         serverLog(LL_WARNING, "Forced failover user request accepted.");
+        resetManualFailover();
+        mf_end = mstime() + MF_TIMEOUT;
         manual_failover = 1;
         cl->failover_auth_time = 0;
     } else {
-        addReplyError(c, "CLUSTER FAILOVER without FORCE or TAKEOVER is not supported yet");
-        return;
+        serverLog(LL_WARNING, "Manual failover user request accepted.");
+        resetManualFailover();
+        mf_end = mstime() + MF_TIMEOUT;
+        busSendEmpty(me->replicaof, CLUSTERBUS_MFSTART, 0);
     }
     addReply(c, shared.ok);
 }

@@ -120,11 +120,14 @@ void busLinksReply(struct client *c);
 int busFailureReports(clusterNode *n);
 sds busInfoStats(sds info);
 void busBroadcastPong(void);
+void busPing(clusterNode *n);          /* a PING with gossip on n's link */
 void busSendEmpty(clusterNode *to, int type, int mflags0); /* to NULL: every node */
 
 /* cluster_failover.c */
 void failoverMessage(const clusterBusMsg *m, clusterNode *sender); /* AUTH_REQUEST, AUTH_ACK, MFSTART */
 void failoverCron(void);
+int failoverPaused(void);   /* a primary paused for its replica's manual failover: PINGs say PAUSED */
+void failoverHeartbeat(const clusterBusMsg *m, clusterNode *sender);
 void clusterFailoverCommand(struct client *c); /* CLUSTER FAILOVER [FORCE|TAKEOVER] */
 
 #endif /* CLUSTER_PRIVATE_H */
