@@ -248,11 +248,28 @@ proc mixed_tests {} {
         }
     }
 
-    test {Mixed: a stopped primary is FAIL everywhere and its replica of the other kind is elected (ours by Redis votes, Redis by ours); the old primary follows} {
+    test {Mixed: a stopped primary is FAIL everywhere and its replica of the other kind is elected (ours by Redis votes, Redis by ours); the old primary follows; CLUSTER FAILOVER both ways} {
         foreach kind {ours redis} {
             set pair [cb_mixed_pair $levels $kind]
             if {$pair eq {}} { set pair [cb_make_mixed_pair $levels $kind] }
             cb_failover $levels {*}$pair
+        }
+        # CLUSTER FAILOVER (default form) both ways: MFSTART, paused primary, FORCEACK election
+        foreach kind {ours redis} {
+            set pair [cb_mixed_pair $levels $kind]
+            if {$pair eq {}} { set pair [cb_make_mixed_pair $levels $kind] }
+            lassign $pair p r
+            wait_for_condition 100 100 {[string match *master_link_status:up* [r $r info replication]]} else {
+                fail "replica not synced"
+            }
+            set rid [r $r cluster myid]
+            assert_equal OK [r $r cluster failover]
+            wait_for_condition 300 100 {
+                [string match *myself,master* [r $r cluster nodes]] &&
+                [string match "*myself,slave $rid *" [r $p cluster nodes]] && [cb_state_ok $levels] && [cb_same_view $levels]
+            } else {
+                fail "manual failover to [srv $r port] not done: [r $r cluster nodes]"
+            }
         }
         # keys are still served through every node
         foreach l $levels {
