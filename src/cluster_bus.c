@@ -768,11 +768,12 @@ static void processHeartbeat(clusterLink *link, const clusterBusMsg *m, clusterN
     }
     if (!link->inbound) {
         clusterNode *n = link->node;
+        clusterNode *known = lookupNode(m->sender, CLUSTER_NAMELEN);
         if (n->flags & NODE_HANDSHAKE) {
-            if (sender) {
-                /* already known under its real name: the handshake node goes */
-                if (server.verbosity == LL_DEBUG) serverLog(LL_DEBUG, "Handshake: we already know node %.40s", sender->name);
-                updateAddressIfNeeded(sender, link, m);
+            if (known) {
+                /* already known under its real name (maybe myself, met by mistake): the handshake node goes */
+                serverLog(LL_DEBUG, "Handshake: we already know node %.40s", known->name);
+                if (known != cl->myself && !(known->flags & NODE_HANDSHAKE)) updateAddressIfNeeded(known, link, m);
                 freeNode(n); /* frees link */
                 doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
                 return;
@@ -854,11 +855,16 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
         dropLog("Cluster bus: dropped a malformed message from %s (error %d)", link->peer_ip, r);
         return;
     }
+    if (!validNodeName(m.sender, CLUSTER_NAMELEN)) {
+        dropLog("Cluster bus: dropped a message from %s with an invalid sender id", link->peer_ip);
+        return;
+    }
     cl->stats_received[m.type]++;
     clusterNode *sender = NULL;
     if (link->node && !(link->node->flags & NODE_HANDSHAKE) && !link->inbound) sender = link->node;
     else sender = lookupNode(m.sender, CLUSTER_NAMELEN);
     if (sender && (sender->flags & NODE_HANDSHAKE)) sender = NULL;
+    if (sender == cl->myself) sender = NULL; /* a peer claiming our own id is nobody we know */
     if (sender && memcmp(sender->name, m.sender, CLUSTER_NAMELEN)) sender = lookupNode(m.sender, CLUSTER_NAMELEN);
     if (sender && link->inbound && link->node == NULL && m.type != CLUSTERBUS_MEET) {
         /* an inbound link is its sender's once it speaks */

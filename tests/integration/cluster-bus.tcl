@@ -134,7 +134,11 @@ start_server [list overrides [cb_overrides]] {
         # a PING that says 5 gossip entries but carries none
         set ping [binary format a4IuSuSuSuSu RCmb 2256 1 0 0 5][string repeat \0 2240]
         cb_send_raw $cport $ping
+        # a MEET from a sender id that is not 40 hex digits: no node is made of it
+        set meet [binary format a4IuSuSuSuSuWuWuWua40 RCmb 2256 1 7000 2 0 0 0 0 [string repeat Z 40]][string repeat \0 2176]
+        cb_send_raw $cport $meet
         assert_equal PONG [r 0 ping]
+        assert_match "*cluster_known_nodes:3*" [r 0 cluster info]
         wait_for_condition 50 100 {[cb_state_ok $levels]} else { fail "the cluster broke" }
         assert_match "*Cluster bus: *" [log_tail 0 200]
     }
