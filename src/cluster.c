@@ -205,6 +205,7 @@ void setMyPrimary(clusterNode *n) {
     memset(cl->importing_from, 0, sizeof cl->importing_from);
     followPrimary();
     doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
+    busBroadcastPong(); /* the new role is known at once (a manual failover's MFSTART needs it) */
 }
 
 void setReplicaOf(clusterNode *n, clusterNode *master) {

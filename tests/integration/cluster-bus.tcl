@@ -267,6 +267,10 @@ proc mixed_tests {} {
                 fail "replica not synced"
             }
             set rid [r $r cluster myid]
+            set pid [r $p cluster myid]
+            wait_for_condition 100 100 {[string match "*$rid * slave $pid *" [r $p cluster nodes]]} else {
+                fail "the primary does not know its replica"
+            }
             assert_equal OK [r $r cluster failover]
             wait_for_condition 300 100 {
                 [string match *myself,master* [r $r cluster nodes]] &&
