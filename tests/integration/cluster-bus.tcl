@@ -271,7 +271,10 @@ proc mixed_tests {} {
             wait_for_condition 100 100 {[string match "*$rid * slave $pid *" [r $p cluster nodes]]} else {
                 fail "the primary does not know its replica"
             }
-            assert_equal OK [r $r cluster failover]
+            # primaries vote for one replica of a primary per two node timeouts
+            # (an election of the stop above may be that recent): ask again
+            # until it is done, as an operator would
+            cb_manual_failover $r $p $rid
             wait_for_condition 300 100 {
                 [string match *myself,master* [r $r cluster nodes]] &&
                 [string match "*myself,slave $rid *" [r $p cluster nodes]] && [cb_state_ok $levels] && [cb_same_view $levels]
@@ -309,6 +312,26 @@ proc cb_pairs {levels} {
         lappend pairs [list [cb_level_of_port $levels $pport] [cb_level_of_port $levels $rport]]
     }
     return $pairs
+}
+
+# Polls cond (an expression, in the caller) up to tries x time-factor times, 100 ms apart: 1 once true.
+proc cb_poll {cond tries} {
+    set n [expr {int($tries * [::harness::factor])}]
+    for {set i 0} {$i < $n} {incr i} {
+        if {[uplevel 1 [list expr $cond]]} { return 1 }
+        after 100
+    }
+    return 0
+}
+
+# CLUSTER FAILOVER on r (replica of p), asked again after each manual
+# failover that timed out (5 s, as Redis's), a bounded number of times.
+proc cb_manual_failover {r p rid} {
+    for {set attempt 0} {$attempt < 8} {incr attempt} {
+        assert_equal OK [r $r cluster failover]
+        if {[cb_poll {[string match *myself,master* [r $r cluster nodes]]} 70]} return
+    }
+    fail "manual failover to [srv $r port] never done: [r $r cluster nodes]"
 }
 
 proc cb_is_ours {level} { expr {$level in {0 -2 -4}} }
