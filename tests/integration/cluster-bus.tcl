@@ -279,7 +279,7 @@ proc mixed_tests {} {
                 [string match *myself,master* [r $r cluster nodes]] &&
                 [string match "*myself,slave $rid *" [r $p cluster nodes]] && [cb_state_ok $levels] && [cb_same_view $levels]
             } else {
-                fail "manual failover to [srv $r port] not done: [r $r cluster nodes]"
+                fail "after the manual failover to [srv $r port], no agreement: [join [lmap l $levels {r $l cluster nodes}] "\n---\n"]"
             }
         }
         # keys are still served through every node
