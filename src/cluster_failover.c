@@ -58,6 +58,8 @@ static void becomePrimary(void) {
     }
     replicaClusterFollow(NULL, 0);
     cl->failover_auth_time = 0;
+    cl->failover_auth_sent = 0; /* nothing of this election may count in the next one */
+    cl->failover_auth_count = 0;
     updateState();
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG | CLUSTER_TODO_UPDATE_STATE);
     busBroadcastPong();
@@ -121,6 +123,8 @@ static void manualFailoverCron(void) {
         serverLog(LL_WARNING, "All master replication stream processed, manual failover can start.");
         manual_failover = 1;
         cl->failover_auth_time = 0;
+        cl->failover_auth_sent = 0;
+        cl->failover_auth_count = 0;
     }
 }
 
@@ -159,7 +163,7 @@ void failoverCron(void) {
         doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
         return;
     }
-    if (cl->failover_auth_count >= cl->size / 2 + 1) {
+    if (cl->failover_auth_sent && cl->failover_auth_count >= cl->size / 2 + 1) {
         resetManualFailover();
         becomePrimary();
     }
