@@ -12,9 +12,9 @@
  * from slot coverage as Redis does, and per-slot key counts of db 0.
  * A replica (CLUSTER REPLICATE, or a nodes.conf that says so) replicates
  * its primary through replica.c once the primary's address is known.
- * What is not here yet: the cluster bus (no messages are exchanged: MEET
- * records a node in handshake that never completes), failure detection and
- * failover. See README.md's status table.
+ * Elsewhere: the cluster bus (links, gossip, failure detection) in
+ * cluster_bus.c, elections and CLUSTER FAILOVER in cluster_failover.c; the
+ * state they share is declared in cluster_private.h.
  *
  * Decisions:
  * - The state is allocated by clusterInit() only, so a standalone server
@@ -36,6 +36,7 @@
  */
 #include "server.h"
 #include "cluster.h"
+#include "cluster_private.h"
 #include "persistio.h"
 #include "osrandom.h"
 #include "anet.h"
@@ -46,22 +47,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#define CLUSTER_NAMELEN 40
-#define CLUSTER_PORT_INCR 10000
-#define CLUSTER_WRITABLE_DELAY 2000 /* ms a restarted primary waits before saying ok, as Redis */
-#define NET_IP_STR_LEN 46
-#define NET_HOST_STR_LEN 256
-
-/* Node flags, with nodes.conf's names in this order. */
-#define NODE_MYSELF (1 << 0)
-#define NODE_MASTER (1 << 1)
-#define NODE_SLAVE (1 << 2)
-#define NODE_PFAIL (1 << 3)
-#define NODE_FAIL (1 << 4)
-#define NODE_HANDSHAKE (1 << 5)
-#define NODE_NOADDR (1 << 6)
-#define NODE_NOFAILOVER (1 << 9)
-
 static const struct {
     int flag;
     const char *name;
@@ -71,49 +56,7 @@ static const struct {
     {NODE_NOADDR, "noaddr"}, {NODE_NOFAILOVER, "nofailover"},
 };
 
-enum { ENDPOINT_IP = 0, ENDPOINT_HOSTNAME = 1, ENDPOINT_UNKNOWN = 2 };
-
-typedef struct clusterNode {
-    char name[CLUSTER_NAMELEN];
-    int flags;
-    uint64_t config_epoch;
-    unsigned char slots[CLUSTER_SLOTS / 8];
-    int numslots;
-    struct clusterNode *replicaof;
-    struct clusterNode **replicas;
-    int numreplicas;
-    long long ping_sent, pong_received;
-    char ip[NET_IP_STR_LEN];
-    sds hostname;
-    int port, pport, cport;
-    long long repl_offset;
-    long long ctime;
-    listNode *order; /* its place in cl->order */
-} clusterNode;
-
-typedef struct clusterState {
-    clusterNode *myself;
-    uint64_t current_epoch, last_vote_epoch;
-    dict *nodes;  /* name (sds) -> clusterNode */
-    list *order;  /* the nodes in creation order */
-    clusterNode *slots[CLUSTER_SLOTS];
-    clusterNode *migrating_to[CLUSTER_SLOTS];
-    clusterNode *importing_from[CLUSTER_SLOTS];
-    uint32_t keys_in_slot[CLUSTER_SLOTS];
-    int ok;       /* cluster_state:ok */
-    int size;     /* primaries serving at least one slot */
-    int todo;     /* CLUSTER_TODO_* for clusterBeforeSleep */
-    long long first_update_ms;
-    int lock_fd;
-    int cfd[CONFIG_BINDADDR_MAX];
-    int cfd_count;
-} clusterState;
-
-#define CLUSTER_TODO_UPDATE_STATE (1 << 0)
-#define CLUSTER_TODO_SAVE_CONFIG (1 << 1)
-#define CLUSTER_TODO_FSYNC_CONFIG (1 << 2)
-
-static clusterState *cl; /* NULL unless cluster-enabled */
+clusterState *cl; /* NULL unless cluster-enabled */
 
 enum { REDIR_NONE, REDIR_CROSS_SLOT, REDIR_UNSTABLE, REDIR_ASK, REDIR_MOVED, REDIR_DOWN_STATE,
        REDIR_DOWN_RO_STATE, REDIR_DOWN_UNBOUND };
@@ -128,13 +71,9 @@ static dictType clusterNodesDictType = {
     .keyDestructor = dictSdsDestructor,
 };
 
-static int isMaster(const clusterNode *n) { return (n->flags & NODE_MASTER) != 0; }
-static int isReplica(const clusterNode *n) { return (n->flags & NODE_SLAVE) != 0; }
-static int isFailed(const clusterNode *n) { return (n->flags & NODE_FAIL) != 0; }
-static int slotBit(const clusterNode *n, int slot) { return (n->slots[slot >> 3] >> (slot & 7)) & 1; }
 
 /* 40 random lower-case hex digits. */
-static void randomNodeName(char *name) {
+void randomNodeName(char *name) {
     unsigned char raw[CLUSTER_NAMELEN / 2];
     if (osRandomBytes(raw, sizeof raw) != 0) osRandomBytesFallback(raw, sizeof raw);
     static const char hex[] = "0123456789abcdef";
@@ -144,14 +83,14 @@ static void randomNodeName(char *name) {
     }
 }
 
-static int validNodeName(const char *s, size_t len) {
+int validNodeName(const char *s, size_t len) {
     if (len != CLUSTER_NAMELEN) return 0;
     for (size_t j = 0; j < len; j++)
         if (!((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'z'))) return 0;
     return 1;
 }
 
-static clusterNode *createNode(const char *name, int flags) {
+clusterNode *createNode(const char *name, int flags) {
     clusterNode *n = zcalloc(sizeof(*n));
     if (name) memcpy(n->name, name, CLUSTER_NAMELEN);
     else randomNodeName(n->name);
@@ -161,13 +100,13 @@ static clusterNode *createNode(const char *name, int flags) {
     return n;
 }
 
-static void addNode(clusterNode *n) {
+void addNode(clusterNode *n) {
     dictAdd(cl->nodes, sdsnewlen(n->name, CLUSTER_NAMELEN), n);
     listAddNodeTail(cl->order, n);
     n->order = listLast(cl->order);
 }
 
-static clusterNode *lookupNode(const char *name, size_t len) {
+clusterNode *lookupNode(const char *name, size_t len) {
     if (!validNodeName(name, len)) return NULL;
     sds s = sdsnewlen(name, len);
     dictEntry *de = dictFind(cl->nodes, s);
@@ -192,7 +131,7 @@ static void addReplica(clusterNode *master, clusterNode *r) {
     master->replicas[master->numreplicas++] = r;
 }
 
-static int addSlot(clusterNode *n, int slot) {
+int addSlot(clusterNode *n, int slot) {
     if (cl->slots[slot]) return C_ERR;
     n->slots[slot >> 3] |= (unsigned char)(1 << (slot & 7));
     n->numslots++;
@@ -200,7 +139,7 @@ static int addSlot(clusterNode *n, int slot) {
     return C_OK;
 }
 
-static int delSlot(int slot) {
+int delSlot(int slot) {
     clusterNode *n = cl->slots[slot];
     if (n == NULL) return C_ERR;
     n->slots[slot >> 3] &= (unsigned char)~(1 << (slot & 7));
@@ -215,7 +154,8 @@ static void delNodeSlots(clusterNode *n) {
 }
 
 /* Forgets n everywhere: slots, migrations, its primary's list. */
-static void freeNode(clusterNode *n) {
+void freeNode(clusterNode *n) {
+    busNodeFreed(n);
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
         if (cl->slots[j] == n) delSlot(j);
         if (cl->migrating_to[j] == n) cl->migrating_to[j] = NULL;
@@ -232,13 +172,49 @@ static void freeNode(clusterNode *n) {
     zfree(n);
 }
 
-static void setReplicaOf(clusterNode *n, clusterNode *master) {
+/* A handshake node takes the name its first PONG says it has. */
+static void followPrimary(void);
+
+void renameNode(clusterNode *n, const char *name) {
+    sds old = sdsnewlen(n->name, CLUSTER_NAMELEN);
+    dictDelete(cl->nodes, old);
+    sdsfree(old);
+    memcpy(n->name, name, CLUSTER_NAMELEN);
+    dictAdd(cl->nodes, sdsnewlen(n->name, CLUSTER_NAMELEN), n);
+}
+
+uint64_t nodeEpoch(const clusterNode *n) {
+    return isReplica(n) && n->replicaof ? n->replicaof->config_epoch : n->config_epoch;
+}
+
+/* n (not myself) says it is a primary now. */
+void setNodeAsPrimary(clusterNode *n) {
+    if (isMaster(n)) return;
+    setReplicaOf(n, NULL);
+    n->flags = (n->flags & ~NODE_SLAVE) | NODE_MASTER;
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
+}
+
+/* myself becomes a replica of n: no slots, no migrations, replication of n. */
+void setMyPrimary(clusterNode *n) {
+    clusterNode *me = cl->myself;
+    delNodeSlots(me);
+    me->flags = (me->flags & ~NODE_MASTER) | NODE_SLAVE;
+    setReplicaOf(me, n);
+    memset(cl->migrating_to, 0, sizeof cl->migrating_to);
+    memset(cl->importing_from, 0, sizeof cl->importing_from);
+    followPrimary();
+    doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
+    busBroadcastPong(); /* the new role is known at once (a manual failover's MFSTART needs it) */
+}
+
+void setReplicaOf(clusterNode *n, clusterNode *master) {
     if (n->replicaof) removeReplica(n->replicaof, n);
     n->replicaof = master;
     if (master) addReplica(master, n);
 }
 
-static uint64_t maxConfigEpoch(void) {
+uint64_t maxConfigEpoch(void) {
     uint64_t max = 0;
     listIter li;
     listNode *ln;
@@ -277,7 +253,7 @@ static sds catSlotRanges(sds s, const clusterNode *n) {
     return s;
 }
 
-static sds nodeDescription(const clusterNode *n) {
+sds nodeDescription(const clusterNode *n) {
     sds s = sdsnewlen(n->name, CLUSTER_NAMELEN);
     s = sdscatprintf(s, " %s:%d@%d", n->ip, n->port, n->cport);
     if (sdslen(n->hostname)) s = sdscatprintf(s, ",%s", n->hostname);
@@ -286,9 +262,8 @@ static sds nodeDescription(const clusterNode *n) {
     s = sdscatlen(s, " ", 1);
     s = n->replicaof ? sdscatlen(s, n->replicaof->name, CLUSTER_NAMELEN) : sdscatlen(s, "-", 1);
     uint64_t epoch = isReplica(n) && n->replicaof ? n->replicaof->config_epoch : n->config_epoch;
-    /* no bus links yet: only myself is connected */
     s = sdscatprintf(s, " %lld %lld %llu %s", n->ping_sent, n->pong_received, (unsigned long long)epoch,
-                     (n->flags & NODE_MYSELF) ? "connected" : "disconnected");
+                     busNodeConnected(n) ? "connected" : "disconnected");
     if (n->numslots) s = catSlotRanges(s, n);
     if (n->flags & NODE_MYSELF) {
         for (int j = 0; j < CLUSTER_SLOTS; j++) {
@@ -540,7 +515,7 @@ static int lockConfig(const char *filename) {
 /* ok when every slot is served by a node not failed (or full coverage is
  * not required) and a majority of the slot-serving primaries is reachable;
  * a primary just started waits CLUSTER_WRITABLE_DELAY before saying ok. */
-static void updateState(void) {
+void updateState(void) {
     cl->todo &= ~CLUSTER_TODO_UPDATE_STATE;
     if (cl->first_update_ms == 0) cl->first_update_ms = mstime();
     if (isMaster(cl->myself) && !cl->ok && mstime() - cl->first_update_ms < CLUSTER_WRITABLE_DELAY) return;
@@ -565,7 +540,7 @@ static void updateState(void) {
     cl->ok = ok;
 }
 
-static void doBeforeSleep(int flags) { cl->todo |= flags; }
+void doBeforeSleep(int flags) { cl->todo |= flags; }
 
 void clusterBeforeSleep(void) {
     if (cl == NULL) return;
@@ -606,7 +581,7 @@ static void redirectBlockedClients(void) {
 
 void clusterCron(void) {
     if (cl == NULL) return;
-    /* no bus yet: a handshake nobody answers is dropped after the node timeout, as Redis drops it */
+    /* a handshake nobody answers is dropped after the node timeout, as Redis drops it */
     listIter li;
     listNode *ln;
     listRewind(cl->order, &li);
@@ -615,20 +590,13 @@ void clusterCron(void) {
         clusterNode *n = listNodeValue(ln);
         if ((n->flags & NODE_HANDSHAKE) && mstime() - n->ctime > timeout) freeNode(n);
     }
+    busCron();
     followPrimary();
     updateState();
     redirectBlockedClients();
 }
 
 /* ---- start-up ---------------------------------------------------------------------------------- */
-
-static void clusterBusAccept(aeEventLoop *el, int fd, void *privdata, int mask) {
-    (void)el, (void)privdata, (void)mask;
-    char ip[NET_IP_STR_LEN];
-    int port;
-    int cfd = anetTcpAccept(NULL, fd, ip, sizeof ip, &port);
-    if (cfd != ANET_ERR) close(cfd); /* the bus protocol is not implemented yet */
-}
 
 static void listenOnBus(void) {
     int port = server.port;
@@ -647,12 +615,12 @@ static void listenOnBus(void) {
         exit(1);
     }
     for (int j = 0; j < cl->cfd_count; j++)
-        if (aeCreateFileEvent(server.el, cl->cfd[j], AE_READABLE, clusterBusAccept, NULL) == AE_ERR)
+        if (aeCreateFileEvent(server.el, cl->cfd[j], AE_READABLE, busAccept, NULL) == AE_ERR)
             serverPanic("Unrecoverable error creating Redis Cluster socket accept handler.");
 }
 
 /* myself's announced address, from the config (an empty ip until a peer
- * tells us ours: no bus yet, so only cluster-announce-ip sets it). */
+ * tells us ours over the bus, unless cluster-announce-ip sets it). */
 static void updateMyselfAnnounced(void) {
     clusterNode *me = cl->myself;
     me->port = server.cluster_announce_port ? server.cluster_announce_port : server.port;
@@ -964,10 +932,10 @@ static void clusterInfoReply(client *c) {
                             "cluster_state:%s\r\ncluster_slots_assigned:%d\r\ncluster_slots_ok:%d\r\n"
                             "cluster_slots_pfail:%d\r\ncluster_slots_fail:%d\r\ncluster_known_nodes:%lu\r\n"
                             "cluster_size:%d\r\ncluster_current_epoch:%llu\r\ncluster_my_epoch:%llu\r\n"
-                            "cluster_stats_messages_sent:0\r\ncluster_stats_messages_received:0\r\n"
-                            "total_cluster_links_buffer_limit_exceeded:0\r\n",
+                            "",
                             cl->ok ? "ok" : "fail", assigned, ok, pfail, fail, (unsigned long)dictSize(cl->nodes),
                             cl->size, (unsigned long long)cl->current_epoch, (unsigned long long)myepoch);
+    info = busInfoStats(info);
     addReplyVerbatim(c, info, sdslen(info), "txt");
     sdsfree(info);
 }
@@ -1280,12 +1248,7 @@ static void meetCommand(client *c) {
                             (char *)c->argv[3]->ptr);
         return;
     }
-    /* recorded in handshake; without the bus it never completes and is dropped by clusterCron */
-    clusterNode *n = createNode(NULL, NODE_HANDSHAKE);
-    snprintf(n->ip, sizeof n->ip, "%s", norm);
-    n->port = (int)port;
-    n->cport = (int)cport;
-    addNode(n);
+    busStartHandshake(norm, (int)port, (int)cport);
     addReply(c, shared.ok);
 }
 
@@ -1300,6 +1263,7 @@ static void forgetCommand(client *c) {
         addReplyError(c, "Can't forget my master!");
         return;
     }
+    busForget(n->name);
     freeNode(n);
     doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
     addReply(c, shared.ok);
@@ -1320,14 +1284,7 @@ static void replicateCommand(client *c) {
         addReplyError(c, "To set a master the node must be empty and without assigned slots.");
         return;
     }
-    clusterNode *me = cl->myself;
-    delNodeSlots(me);
-    me->flags = (me->flags & ~NODE_MASTER) | NODE_SLAVE;
-    setReplicaOf(me, n);
-    memset(cl->migrating_to, 0, sizeof cl->migrating_to);
-    memset(cl->importing_from, 0, sizeof cl->importing_from);
-    followPrimary();
-    doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
+    setMyPrimary(n);
     addReply(c, shared.ok);
 }
 
@@ -1410,15 +1367,6 @@ static void resetCommandCluster(client *c) {
     addReply(c, shared.ok);
 }
 
-static void clusterFailoverCommand(client *c) {
-    if (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "force") && strcasecmp(c->argv[2]->ptr, "takeover")) {
-        addReplyErrorObject(c, shared.syntaxerr);
-        return;
-    }
-    if (isMaster(cl->myself)) addReplyError(c, "You should send CLUSTER FAILOVER to a replica");
-    else if (cl->myself->replicaof == NULL) addReplyError(c, "I'm a replica but my master is unknown to me");
-    else addReplyError(c, "Master is down or failed, please use CLUSTER FAILOVER FORCE");
-}
 
 static const char *cluster_help[] = {
     "ADDSLOTS <slot> [<slot> ...]",
@@ -1484,7 +1432,7 @@ static int simpleSubcommand(client *c, const char *sub) {
     else if (!strcasecmp(sub, "myid")) addReplyBulkCBuffer(c, cl->myself->name, CLUSTER_NAMELEN);
     else if (!strcasecmp(sub, "slots")) clusterSlotsReply(c);
     else if (!strcasecmp(sub, "shards")) clusterShardsReply(c);
-    else if (!strcasecmp(sub, "links")) addReplyArrayLen(c, 0); /* no bus links yet */
+    else if (!strcasecmp(sub, "links")) busLinksReply(c);
     else if (!strcasecmp(sub, "nodes")) {
         sds nodes = nodesDescription(1);
         addReplyVerbatim(c, nodes, sdslen(nodes), "txt");
@@ -1551,7 +1499,8 @@ void clusterCommand(client *c) {
     else if (!strcasecmp(sub, "replicate") && argc == 3) replicateCommand(c);
     else if ((!strcasecmp(sub, "replicas") || !strcasecmp(sub, "slaves")) && argc == 3) replicasCommand(c);
     else if (!strcasecmp(sub, "count-failure-reports") && argc == 3) {
-        if (nodeOrReply(c, c->argv[2], "Unknown node %s")) addReplyLongLong(c, 0); /* no bus: no reports */
+        clusterNode *n = nodeOrReply(c, c->argv[2], "Unknown node %s");
+        if (n) addReplyLongLong(c, busFailureReports(n));
     } else if (!strcasecmp(sub, "failover") && (argc == 2 || argc == 3)) clusterFailoverCommand(c);
     else if (!strcasecmp(sub, "set-config-epoch") && argc == 3) setConfigEpochCommand(c);
     else if (!strcasecmp(sub, "reset") && (argc == 2 || argc == 3)) resetCommandCluster(c);

@@ -28,4 +28,11 @@ struct redisCommand;
 sds clusterScriptRefusal(struct client *fake, struct client *caller, int allow_cross_slot);
 void clusterCommandDone(struct client *c, struct redisCommand *cmd); /* resetClient: ASKING lasts one command */
 
+struct redisObject;
+/* PUBLISH / SPUBLISH: the message to the other nodes over the bus. */
+void clusterPropagatePublish(struct redisObject *channel, struct redisObject *message, int sharded);
+
+/* A primary paused for its replica's manual failover: no replication PINGs. */
+int clusterManualFailoverPaused(void);
+
 #endif /* CLUSTER_H */

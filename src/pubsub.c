@@ -306,12 +306,14 @@ long pubsubPublishMessage(robj *channel, robj *msg, int sharded) {
  * subscribers get it too, as in Redis 7.0 without cluster. */
 void publishCommand(client *c) {
     addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 0));
-    propagateToReplicasOnly(c);
+    if (server.cluster_enabled) clusterPropagatePublish(c->argv[1], c->argv[2], 0);
+    else propagateToReplicasOnly(c);
 }
 
 void spublishCommand(client *c) {
     addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 1));
-    propagateToReplicasOnly(c);
+    if (server.cluster_enabled) clusterPropagatePublish(c->argv[1], c->argv[2], 1);
+    else propagateToReplicasOnly(c);
 }
 
 /* ---- PUBSUB ------------------------------------------------------------------------------- */

@@ -1561,7 +1561,8 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
      * gets its first PING a period later, not at once (tools that read the
      * stream set a long period to see only the commands). */
     if (listLength(repl.replicas) == 0) repl.last_ping_ms = server.mstime;
-    else if (server.mstime - repl.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000) {
+    else if (server.mstime - repl.last_ping_ms >= (long long)server.repl_ping_replica_period * 1000 &&
+             !clusterManualFailoverPaused()) { /* the replica waits for a still offset */
         repl.last_ping_ms = server.mstime;
         feedPlain("*1\r\n$4\r\nPING\r\n");
     }

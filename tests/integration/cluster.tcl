@@ -13,8 +13,11 @@ proc have_reference {} { file executable $::reference_bin }
 # A node id that is not ours: the owner of the slots we redirect to.
 set ::other_id 0123456789abcdef0123456789abcdef01234567
 
-proc cluster_overrides {} {
-    return [list cluster-enabled yes cluster-port [::harness::find_free_port] cluster-node-timeout 3000 \
+# A peer that is only written in nodes.conf never answers on the bus: the
+# blocks with one use a long node timeout, so it is not PFAIL (which would
+# put the cluster down, as it does on Redis) while they run.
+proc cluster_overrides {{timeout 3000}} {
+    return [list cluster-enabled yes cluster-port [::harness::find_free_port] cluster-node-timeout $timeout \
                 repl-diskless-sync-delay 0]
 }
 
@@ -193,7 +196,7 @@ start_server [list overrides [cluster_overrides]] {
 
 # A node whose nodes.conf (written before start-up, in Redis's format) names
 # another primary owning slots 0-8191 and our node owning the rest.
-start_server [list overrides [cluster_overrides]] {
+start_server [list overrides [cluster_overrides 60000]] {
     set myid [r cluster myid]
     shutdown_server
     write_text [nodes_conf] "$::other_id 127.0.0.1:7777@17777,other-host master - 0 1700000000000 4 connected 0-8191\n$myid 127.0.0.1:[srv port]@[expr {[srv port] + 10000}] myself,master - 0 0 3 connected 8192-16383\nvars currentEpoch 5 lastVoteEpoch 4\n"
@@ -203,7 +206,7 @@ start_server [list overrides [cluster_overrides]] {
         assert_equal $myid [r cluster myid]
         assert_match "*Node configuration loaded, I'm $myid*" [log_tail 0 200]
         set nodes [r cluster nodes]
-        assert_match "*$::other_id 127.0.0.1:7777@17777,other-host master - 0 * 4 disconnected 0-8191\n*" $nodes
+        assert_match "*$::other_id 127.0.0.1:7777@17777,other-host master - * * 4 disconnected 0-8191\n*" $nodes
         assert_match "*$myid 127.0.0.1:[srv port]@* myself,master - 0 0 3 connected 8192-16383\n*" $nodes
         assert_match "*cluster_current_epoch:5*cluster_my_epoch:3*" [r cluster info]
         wait_cluster_ok
@@ -416,7 +419,7 @@ proc replica_pair_tests {primary_kind} {
         wait_for_condition 100 100 {[string match *master_link_status:up* [r -1 info replication]]} else {
             fail "the replica never synced: [r -1 info replication]"
         }
-        assert_match "*$b 127.0.0.1:$pb@* myself,slave $a 0 0 1 connected*" [r -1 cluster nodes]
+        assert_match "*$b 127.0.0.1:$pb@* myself,slave $a 0 * 1 connected*" [r -1 cluster nodes]
         assert_match "$b *slave $a *" [lindex [r -1 cluster replicas $a] 0]
         assert_error "MOVED 12182 127.0.0.1:$pa" {r -1 get foo}
         assert_equal OK [r -1 readonly]
@@ -430,7 +433,7 @@ proc replica_pair_tests {primary_kind} {
         assert_equal OK [r -1 cluster reset]
         assert_match "*role:master*" [r -1 info replication]
         assert_equal 0 [r -1 dbsize]
-        assert_match "$b * myself,master - 0 0 0 connected\n" [r -1 cluster nodes]
+        assert_match "$b * myself,master - 0 * 0 connected\n" [r -1 cluster nodes]
     }
 }
 

@@ -1,0 +1,263 @@
+/* cluster_failover.c -- replica failover by election, with Redis 7.0's
+ * rules, so our replicas and Redis's elect each other: a replica whose
+ * primary is FAIL waits a random delay plus one second per rank (replicas
+ * with a larger replication offset go first), takes a new currentEpoch and
+ * asks every primary for its vote (FAILOVER_AUTH_REQUEST); a primary votes
+ * once per epoch, once per failed primary in two node timeouts, and only
+ * when no slot asked for is owned at a newer configEpoch
+ * (FAILOVER_AUTH_ACK); a majority of the slot-serving primaries makes the
+ * replica the primary of those slots, at the election's epoch, which its
+ * next PONG tells everyone.
+ *
+ * Also here: CLUSTER FAILOVER (manual). The default form asks the primary
+ * (MFSTART) to pause writes and to send its replication offset in PINGs
+ * flagged PAUSED; once the replica has processed that much, it runs an
+ * election the primaries vote in even though the primary is not failed
+ * (FORCEACK). FORCE skips the primary's agreement, TAKEOVER the election.
+ * A manual failover not done in 5 s is abandoned, as Redis's.
+ */
+#include "server.h"
+#include "cluster.h"
+#include "cluster_private.h"
+#include "replication.h"
+
+static long long authTimeout(void) {
+    long long t = server.cluster_node_timeout * 2;
+    return t < 2000 ? 2000 : t;
+}
+
+/* Replicas of my primary that have more of its data than I do. */
+static int myRank(void) {
+    clusterNode *me = cl->myself, *primary = me->replicaof;
+    if (primary == NULL) return 0;
+    long long mine = replicationOffset();
+    int rank = 0;
+    for (int j = 0; j < primary->numreplicas; j++) {
+        clusterNode *r = primary->replicas[j];
+        if (r != me && !(r->flags & NODE_NOFAILOVER) && r->repl_offset > mine) rank++;
+    }
+    return rank;
+}
+
+/* I won: the primary's slots are mine, at the election's epoch. */
+static void becomePrimary(void) {
+    clusterNode *me = cl->myself, *old = me->replicaof;
+    if (old == NULL) return;
+    serverLog(LL_WARNING, "Failover election won: I'm the new master.");
+    if (me->config_epoch < cl->failover_auth_epoch) {
+        me->config_epoch = cl->failover_auth_epoch;
+        serverLog(LL_WARNING, "configEpoch set to %llu after successful failover",
+                  (unsigned long long)me->config_epoch);
+    }
+    setReplicaOf(me, NULL);
+    me->flags = (me->flags & ~NODE_SLAVE) | NODE_MASTER;
+    for (int j = 0; j < CLUSTER_SLOTS; j++) {
+        if (cl->slots[j] != old) continue;
+        delSlot(j);
+        addSlot(me, j);
+    }
+    replicaClusterFollow(NULL, 0);
+    cl->failover_auth_time = 0;
+    cl->failover_auth_sent = 0; /* nothing of this election may count in the next one */
+    cl->failover_auth_count = 0;
+    updateState();
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG | CLUSTER_TODO_UPDATE_STATE);
+    busBroadcastPong();
+}
+
+static int canFailover(int manual) {
+    clusterNode *me = cl->myself, *primary = me->replicaof;
+    if (!isReplica(me) || primary == NULL || primary->numslots == 0) return 0;
+    if (!manual && (!isFailed(primary) || server.cluster_replica_no_failover)) return 0;
+    return 1;
+}
+
+static int manual_failover; /* a manual failover's election may run */
+
+#define MF_TIMEOUT 5000
+#define MF_PAUSE_MULT 2
+
+/* the default manual failover's state: on the replica, the primary's offset
+ * to reach (-1: not known yet); on the primary, the replica that asked */
+static long long mf_end, mf_primary_offset = -1;
+static char mf_replica[CLUSTER_NAMELEN];
+
+static void resetManualFailover(void) {
+    if (mf_end && isMaster(cl->myself) && mf_replica[0]) clientsUnpause();
+    mf_end = 0;
+    mf_primary_offset = -1;
+    mf_replica[0] = '\0';
+    manual_failover = 0;
+}
+
+int failoverPaused(void) { return mf_end && isMaster(cl->myself) && mf_replica[0]; }
+
+int clusterManualFailoverPaused(void) { return cl && failoverPaused(); }
+
+/* A PING/PONG from sender: my primary's offset, once it has paused writes. */
+void failoverHeartbeat(const clusterBusMsg *m, clusterNode *sender) {
+    if (!mf_end || !isReplica(cl->myself) || cl->myself->replicaof != sender) return;
+    if (!(m->mflags[0] & CLUSTERBUS_MFLAG0_PAUSED) || mf_primary_offset != -1) return;
+    mf_primary_offset = (long long)m->offset;
+    serverLog(LL_WARNING, "Received replication offset for paused master manual failover: %lld", mf_primary_offset);
+}
+
+/* The manual failover's own clock, before the election logic. */
+static void manualFailoverCron(void) {
+    if (!mf_end) return;
+    if (mstime() > mf_end) {
+        serverLog(LL_WARNING, "Manual failover timed out.");
+        resetManualFailover();
+        return;
+    }
+    if (isMaster(cl->myself)) {
+        clusterNode *r = mf_replica[0] ? lookupNode(mf_replica, CLUSTER_NAMELEN) : NULL;
+        if (r == NULL || r->replicaof != cl->myself) {
+            if (mf_replica[0] && r && isMaster(r)) resetManualFailover(); /* done: it took over */
+            return;
+        }
+        busPing(r);
+        return;
+    }
+    if (!manual_failover && mf_primary_offset != -1 && replicationOffset() == mf_primary_offset) {
+        serverLog(LL_WARNING, "All master replication stream processed, manual failover can start.");
+        manual_failover = 1;
+        cl->failover_auth_time = 0;
+        cl->failover_auth_sent = 0;
+        cl->failover_auth_count = 0;
+    }
+}
+
+void failoverCron(void) {
+    manualFailoverCron();
+    if (!canFailover(manual_failover)) {
+        cl->failover_auth_time = 0;
+        return;
+    }
+    long long now = mstime(), timeout = authTimeout();
+    if (cl->failover_auth_time == 0 || now - cl->failover_auth_time > timeout * 2) {
+        /* a new election, after a delay so the FAIL spreads and the best replica goes first */
+        cl->failover_auth_rank = myRank();
+        cl->failover_auth_time = now + (manual_failover ? 0 : 500 + rand() % 500 + cl->failover_auth_rank * 1000);
+        cl->failover_auth_count = 0;
+        cl->failover_auth_sent = 0;
+        serverLog(LL_WARNING, "Start of election delayed for %lld milliseconds (rank #%d, offset %lld).",
+                  cl->failover_auth_time - now, cl->failover_auth_rank, replicationOffset());
+        busBroadcastPong();
+        return;
+    }
+    if (!cl->failover_auth_sent && !manual_failover) {
+        int rank = myRank();
+        if (rank > cl->failover_auth_rank) {
+            cl->failover_auth_time += (rank - cl->failover_auth_rank) * 1000;
+            cl->failover_auth_rank = rank;
+        }
+    }
+    if (now < cl->failover_auth_time || now - cl->failover_auth_time > timeout) return;
+    if (!cl->failover_auth_sent) {
+        cl->current_epoch++;
+        cl->failover_auth_epoch = cl->current_epoch;
+        serverLog(LL_WARNING, "Starting a failover election for epoch %llu.", (unsigned long long)cl->current_epoch);
+        busSendEmpty(NULL, CLUSTERBUS_FAILOVER_AUTH_REQUEST, manual_failover ? CLUSTERBUS_MFLAG0_FORCEACK : 0);
+        cl->failover_auth_sent = 1;
+        doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
+        return;
+    }
+    if (cl->failover_auth_sent && cl->failover_auth_count >= cl->size / 2 + 1) {
+        resetManualFailover();
+        becomePrimary();
+    }
+}
+
+/* A primary's vote for sender, a replica asking in an election. */
+static void maybeVote(const clusterBusMsg *m, clusterNode *sender) {
+    clusterNode *me = cl->myself;
+    if (isReplica(me) || me->numslots == 0) return;
+    if (m->current_epoch < cl->current_epoch) return;
+    if (cl->last_vote_epoch == cl->current_epoch) return;
+    clusterNode *primary = sender->replicaof;
+    int force = (m->mflags[0] & CLUSTERBUS_MFLAG0_FORCEACK) != 0;
+    if (!isReplica(sender) || primary == NULL || (!isFailed(primary) && !force)) return;
+    long long now = mstime();
+    if (now - primary->voted_time < server.cluster_node_timeout * 2) return;
+    for (int j = 0; j < CLUSTER_SLOTS; j++) {
+        if (!((m->myslots[j >> 3] >> (j & 7)) & 1)) continue;
+        clusterNode *owner = cl->slots[j];
+        if (owner && owner->config_epoch > m->config_epoch) {
+            serverLog(LL_WARNING,
+                      "Failover auth denied to %.40s: slot %d epoch (%llu) > reqEpoch (%llu)", sender->name, j,
+                      (unsigned long long)owner->config_epoch, (unsigned long long)m->config_epoch);
+            return;
+        }
+    }
+    cl->last_vote_epoch = cl->current_epoch;
+    primary->voted_time = now;
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
+    busSendEmpty(sender, CLUSTERBUS_FAILOVER_AUTH_ACK, 0);
+    serverLog(LL_WARNING, "Failover auth granted to %.40s for epoch %llu", sender->name,
+              (unsigned long long)cl->current_epoch);
+}
+
+void failoverMessage(const clusterBusMsg *m, clusterNode *sender) {
+    if (sender == NULL) return;
+    if (m->type == CLUSTERBUS_FAILOVER_AUTH_REQUEST) {
+        maybeVote(m, sender);
+    } else if (m->type == CLUSTERBUS_FAILOVER_AUTH_ACK) {
+        if (isMaster(sender) && sender->numslots > 0 && m->current_epoch >= cl->failover_auth_epoch)
+            cl->failover_auth_count++;
+    }
+    if (m->type == CLUSTERBUS_MFSTART) {
+        if (!isMaster(cl->myself) || sender->replicaof != cl->myself) return;
+        resetManualFailover();
+        mf_end = mstime() + MF_TIMEOUT;
+        memcpy(mf_replica, sender->name, CLUSTER_NAMELEN);
+        clientsPauseWrites(mstime() + MF_TIMEOUT * MF_PAUSE_MULT);
+        serverLog(LL_WARNING, "Manual failover requested by replica %.40s.", sender->name);
+        busPing(sender);
+    }
+}
+
+/* CLUSTER FAILOVER [FORCE|TAKEOVER]. */
+void clusterFailoverCommand(client *c) {
+    int force = 0, takeover = 0;
+    if (c->argc == 3) {
+        if (!strcasecmp(c->argv[2]->ptr, "force")) force = 1;
+        else if (!strcasecmp(c->argv[2]->ptr, "takeover")) takeover = 1;
+        else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    clusterNode *me = cl->myself;
+    if (isMaster(me)) {
+        addReplyError(c, "You should send CLUSTER FAILOVER to a replica");
+        return;
+    }
+    if (me->replicaof == NULL) {
+        addReplyError(c, "I'm a replica but my master is unknown to me");
+        return;
+    }
+    if (!force && !takeover && (isFailed(me->replicaof) || me->replicaof->link == NULL)) {
+        addReplyError(c, "Master is down or failed, please use CLUSTER FAILOVER FORCE");
+        return;
+    }
+    if (takeover) {
+        /* no agreement asked: a new epoch of my own, as Redis's TAKEOVER */
+        serverLog(LL_WARNING, "Taking over the master (user request).");
+        cl->current_epoch++;
+        cl->failover_auth_epoch = cl->current_epoch;
+        becomePrimary();
+    } else if (force) {
+        serverLog(LL_WARNING, "Forced failover user request accepted.");
+        resetManualFailover();
+        mf_end = mstime() + MF_TIMEOUT;
+        manual_failover = 1;
+        cl->failover_auth_time = 0;
+    } else {
+        serverLog(LL_WARNING, "Manual failover user request accepted.");
+        resetManualFailover();
+        mf_end = mstime() + MF_TIMEOUT;
+        busSendEmpty(me->replicaof, CLUSTERBUS_MFSTART, 0);
+    }
+    addReply(c, shared.ok);
+}
