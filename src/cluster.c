@@ -56,7 +56,7 @@ static const struct {
     {NODE_NOADDR, "noaddr"}, {NODE_NOFAILOVER, "nofailover"},
 };
 
-clusterState *cl; /* NULL unless cluster-enabled */
+clusterState *cstate; /* NULL unless cluster-enabled */
 
 enum { REDIR_NONE, REDIR_CROSS_SLOT, REDIR_UNSTABLE, REDIR_ASK, REDIR_MOVED, REDIR_DOWN_STATE,
        REDIR_DOWN_RO_STATE, REDIR_DOWN_UNBOUND };
@@ -101,15 +101,15 @@ clusterNode *createNode(const char *name, int flags) {
 }
 
 void addNode(clusterNode *n) {
-    dictAdd(cl->nodes, sdsnewlen(n->name, CLUSTER_NAMELEN), n);
-    listAddNodeTail(cl->order, n);
-    n->order = listLast(cl->order);
+    dictAdd(cstate->nodes, sdsnewlen(n->name, CLUSTER_NAMELEN), n);
+    listAddNodeTail(cstate->order, n);
+    n->order = listLast(cstate->order);
 }
 
 clusterNode *lookupNode(const char *name, size_t len) {
     if (!validNodeName(name, len)) return NULL;
     sds s = sdsnewlen(name, len);
-    dictEntry *de = dictFind(cl->nodes, s);
+    dictEntry *de = dictFind(cstate->nodes, s);
     sdsfree(s);
     return de ? dictGetVal(de) : NULL;
 }
@@ -132,40 +132,40 @@ static void addReplica(clusterNode *master, clusterNode *r) {
 }
 
 int addSlot(clusterNode *n, int slot) {
-    if (cl->slots[slot]) return C_ERR;
+    if (cstate->slots[slot]) return C_ERR;
     n->slots[slot >> 3] |= (unsigned char)(1 << (slot & 7));
     n->numslots++;
-    cl->slots[slot] = n;
+    cstate->slots[slot] = n;
     return C_OK;
 }
 
 int delSlot(int slot) {
-    clusterNode *n = cl->slots[slot];
+    clusterNode *n = cstate->slots[slot];
     if (n == NULL) return C_ERR;
     n->slots[slot >> 3] &= (unsigned char)~(1 << (slot & 7));
     n->numslots--;
-    cl->slots[slot] = NULL;
+    cstate->slots[slot] = NULL;
     return C_OK;
 }
 
 static void delNodeSlots(clusterNode *n) {
     for (int j = 0; j < CLUSTER_SLOTS; j++)
-        if (cl->slots[j] == n) delSlot(j);
+        if (cstate->slots[j] == n) delSlot(j);
 }
 
 /* Forgets n everywhere: slots, migrations, its primary's list. */
 void freeNode(clusterNode *n) {
     busNodeFreed(n);
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
-        if (cl->slots[j] == n) delSlot(j);
-        if (cl->migrating_to[j] == n) cl->migrating_to[j] = NULL;
-        if (cl->importing_from[j] == n) cl->importing_from[j] = NULL;
+        if (cstate->slots[j] == n) delSlot(j);
+        if (cstate->migrating_to[j] == n) cstate->migrating_to[j] = NULL;
+        if (cstate->importing_from[j] == n) cstate->importing_from[j] = NULL;
     }
     if (n->replicaof) removeReplica(n->replicaof, n);
     for (int j = 0; j < n->numreplicas; j++) n->replicas[j]->replicaof = NULL;
-    listDelNode(cl->order, n->order);
+    listDelNode(cstate->order, n->order);
     sds name = sdsnewlen(n->name, CLUSTER_NAMELEN);
-    dictDelete(cl->nodes, name);
+    dictDelete(cstate->nodes, name);
     sdsfree(name);
     sdsfree(n->hostname);
     zfree(n->replicas);
@@ -177,10 +177,10 @@ static void followPrimary(void);
 
 void renameNode(clusterNode *n, const char *name) {
     sds old = sdsnewlen(n->name, CLUSTER_NAMELEN);
-    dictDelete(cl->nodes, old);
+    dictDelete(cstate->nodes, old);
     sdsfree(old);
     memcpy(n->name, name, CLUSTER_NAMELEN);
-    dictAdd(cl->nodes, sdsnewlen(n->name, CLUSTER_NAMELEN), n);
+    dictAdd(cstate->nodes, sdsnewlen(n->name, CLUSTER_NAMELEN), n);
 }
 
 uint64_t nodeEpoch(const clusterNode *n) {
@@ -197,12 +197,12 @@ void setNodeAsPrimary(clusterNode *n) {
 
 /* myself becomes a replica of n: no slots, no migrations, replication of n. */
 void setMyPrimary(clusterNode *n) {
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     delNodeSlots(me);
     me->flags = (me->flags & ~NODE_MASTER) | NODE_SLAVE;
     setReplicaOf(me, n);
-    memset(cl->migrating_to, 0, sizeof cl->migrating_to);
-    memset(cl->importing_from, 0, sizeof cl->importing_from);
+    memset(cstate->migrating_to, 0, sizeof cstate->migrating_to);
+    memset(cstate->importing_from, 0, sizeof cstate->importing_from);
     followPrimary();
     doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
     busBroadcastPong(); /* the new role is known at once (a manual failover's MFSTART needs it) */
@@ -218,7 +218,7 @@ uint64_t maxConfigEpoch(void) {
     uint64_t max = 0;
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (n->config_epoch > max) max = n->config_epoch;
@@ -267,8 +267,8 @@ sds nodeDescription(const clusterNode *n) {
     if (n->numslots) s = catSlotRanges(s, n);
     if (n->flags & NODE_MYSELF) {
         for (int j = 0; j < CLUSTER_SLOTS; j++) {
-            if (cl->migrating_to[j]) s = sdscatprintf(s, " [%d->-%.40s]", j, cl->migrating_to[j]->name);
-            else if (cl->importing_from[j]) s = sdscatprintf(s, " [%d-<-%.40s]", j, cl->importing_from[j]->name);
+            if (cstate->migrating_to[j]) s = sdscatprintf(s, " [%d->-%.40s]", j, cstate->migrating_to[j]->name);
+            else if (cstate->importing_from[j]) s = sdscatprintf(s, " [%d-<-%.40s]", j, cstate->importing_from[j]->name);
         }
     }
     return s;
@@ -280,7 +280,7 @@ static sds nodesDescription(int withHandshake) {
     sds all = sdsempty();
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (!withHandshake && (n->flags & NODE_HANDSHAKE)) continue;
@@ -299,7 +299,7 @@ static sds nodesDescription(int withHandshake) {
 static int saveConfig(void) {
     sds content = nodesDescription(0);
     content = sdscatprintf(content, "vars currentEpoch %llu lastVoteEpoch %llu\n",
-                           (unsigned long long)cl->current_epoch, (unsigned long long)cl->last_vote_epoch);
+                           (unsigned long long)cstate->current_epoch, (unsigned long long)cstate->last_vote_epoch);
     sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%ld", server.cluster_configfile, (long)getpid());
     int ok = 0, saved_errno = 0;
     int fd = persistio.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -319,7 +319,7 @@ static int saveConfig(void) {
     }
     sdsfree(tmp);
     sdsfree(content);
-    cl->todo &= ~(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
+    cstate->todo &= ~(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
     errno = saved_errno;
     return ok ? C_OK : C_ERR;
 }
@@ -339,8 +339,8 @@ static void loadFailed(const char *filename, const char *why) {
 static int loadVars(sds *argv, int argc) {
     if (argc % 2 == 0) return C_ERR;
     for (int j = 1; j < argc; j += 2) {
-        if (!strcasecmp(argv[j], "currentEpoch")) cl->current_epoch = strtoull(argv[j + 1], NULL, 10);
-        else if (!strcasecmp(argv[j], "lastVoteEpoch")) cl->last_vote_epoch = strtoull(argv[j + 1], NULL, 10);
+        if (!strcasecmp(argv[j], "currentEpoch")) cstate->current_epoch = strtoull(argv[j + 1], NULL, 10);
+        else if (!strcasecmp(argv[j], "lastVoteEpoch")) cstate->last_vote_epoch = strtoull(argv[j + 1], NULL, 10);
         else serverLog(LL_WARNING, "Skipping unknown cluster config variable '%s'", argv[j]);
     }
     return C_OK;
@@ -385,8 +385,8 @@ static int loadFlags(clusterNode *n, sds flags) {
             if (strcasecmp(f[j], node_flag_names[k].name)) continue;
             known = 1;
             if (node_flag_names[k].flag == NODE_MYSELF) {
-                if (cl->myself) ok = 0;
-                cl->myself = n;
+                if (cstate->myself) ok = 0;
+                cstate->myself = n;
             }
             n->flags |= node_flag_names[k].flag;
         }
@@ -407,8 +407,8 @@ static int loadSlotField(clusterNode *n, const char *f) {
         const char *close = strchr(name, ']');
         if (close == NULL || !validNodeName(name, (size_t)(close - name))) return C_ERR;
         clusterNode *other = lookupOrCreate(name);
-        if (end[1] == '>') cl->migrating_to[slot] = other;
-        else cl->importing_from[slot] = other;
+        if (end[1] == '>') cstate->migrating_to[slot] = other;
+        else cstate->importing_from[slot] = other;
         return C_OK;
     }
     char *end;
@@ -421,8 +421,8 @@ static int loadSlotField(clusterNode *n, const char *f) {
     }
     if (*end != '\0' || start < 0 || stop >= CLUSTER_SLOTS || start > stop) return C_ERR;
     for (long s = start; s <= stop; s++) {
-        if (cl->slots[s] && cl->slots[s] != n) return C_ERR;
-        if (!cl->slots[s]) addSlot(n, (int)s);
+        if (cstate->slots[s] && cstate->slots[s] != n) return C_ERR;
+        if (!cstate->slots[s]) addSlot(n, (int)s);
     }
     return C_OK;
 }
@@ -483,10 +483,10 @@ static int loadConfig(const char *filename) {
         if (argv) sdsfreesplitres(argv, argc);
     }
     sdsfreesplitres(lines, nlines);
-    if (why == NULL && cl->myself == NULL) why = "no node is flagged myself";
+    if (why == NULL && cstate->myself == NULL) why = "no node is flagged myself";
     if (why) loadFailed(filename, why);
-    serverLog(LL_NOTICE, "Node configuration loaded, I'm %.40s", cl->myself->name);
-    if (maxConfigEpoch() > cl->current_epoch) cl->current_epoch = maxConfigEpoch();
+    serverLog(LL_NOTICE, "Node configuration loaded, I'm %.40s", cstate->myself->name);
+    if (maxConfigEpoch() > cstate->current_epoch) cstate->current_epoch = maxConfigEpoch();
     return C_OK;
 }
 
@@ -506,7 +506,7 @@ static int lockConfig(const char *filename) {
         close(fd);
         return C_ERR;
     }
-    cl->lock_fd = fd;
+    cstate->lock_fd = fd;
     return C_OK;
 }
 
@@ -516,43 +516,43 @@ static int lockConfig(const char *filename) {
  * not required) and a majority of the slot-serving primaries is reachable;
  * a primary just started waits CLUSTER_WRITABLE_DELAY before saying ok. */
 void updateState(void) {
-    cl->todo &= ~CLUSTER_TODO_UPDATE_STATE;
-    if (cl->first_update_ms == 0) cl->first_update_ms = mstime();
-    if (isMaster(cl->myself) && !cl->ok && mstime() - cl->first_update_ms < CLUSTER_WRITABLE_DELAY) return;
+    cstate->todo &= ~CLUSTER_TODO_UPDATE_STATE;
+    if (cstate->first_update_ms == 0) cstate->first_update_ms = mstime();
+    if (isMaster(cstate->myself) && !cstate->ok && mstime() - cstate->first_update_ms < CLUSTER_WRITABLE_DELAY) return;
     int ok = 1;
     if (server.cluster_require_full_coverage) {
         for (int j = 0; j < CLUSTER_SLOTS && ok; j++)
-            if (cl->slots[j] == NULL || isFailed(cl->slots[j])) ok = 0;
+            if (cstate->slots[j] == NULL || isFailed(cstate->slots[j])) ok = 0;
     }
     int size = 0, reachable = 0;
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (!isMaster(n) || n->numslots == 0) continue;
         size++;
         if (!(n->flags & (NODE_FAIL | NODE_PFAIL))) reachable++;
     }
-    cl->size = size;
+    cstate->size = size;
     if (reachable < size / 2 + 1) ok = 0;
-    if (ok != cl->ok) serverLog(LL_WARNING, "Cluster state changed: %s", ok ? "ok" : "fail");
-    cl->ok = ok;
+    if (ok != cstate->ok) serverLog(LL_WARNING, "Cluster state changed: %s", ok ? "ok" : "fail");
+    cstate->ok = ok;
 }
 
-void doBeforeSleep(int flags) { cl->todo |= flags; }
+void doBeforeSleep(int flags) { cstate->todo |= flags; }
 
 void clusterBeforeSleep(void) {
-    if (cl == NULL) return;
-    if (cl->todo & CLUSTER_TODO_UPDATE_STATE) updateState();
-    if (cl->todo & CLUSTER_TODO_SAVE_CONFIG) saveConfigOrDie();
+    if (cstate == NULL) return;
+    if (cstate->todo & CLUSTER_TODO_UPDATE_STATE) updateState();
+    if (cstate->todo & CLUSTER_TODO_SAVE_CONFIG) saveConfigOrDie();
 }
 
 /* A replica replicates its primary once the primary's address is known
  * (from CLUSTER REPLICATE or nodes.conf), as Redis's cluster cron does. */
 static void followPrimary(void) {
-    clusterNode *p = cl->myself->replicaof;
-    if (isReplica(cl->myself) && p && p->ip[0] && p->port) replicaClusterFollow(p->ip, p->port);
+    clusterNode *p = cstate->myself->replicaof;
+    if (isReplica(cstate->myself) && p && p->ip[0] && p->port) replicaClusterFollow(p->ip, p->port);
 }
 
 /* Clients blocked on keys of a slot no longer served here are answered
@@ -566,25 +566,25 @@ static void redirectBlockedClients(void) {
         client *c = listNodeValue(ln);
         robj *key = blockedFirstKey(c);
         if (key == NULL) continue;
-        if (!cl->ok) {
+        if (!cstate->ok) {
             blockedUnblockWithError(c, redirectionError(NULL, 0, REDIR_DOWN_STATE));
             continue;
         }
         int slot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
-        clusterNode *n = cl->slots[slot];
+        clusterNode *n = cstate->slots[slot];
         int readonly_ok = (c->flags & CLIENT_READONLY) && c->lastcmd && !(c->lastcmd->flags & CMD_WRITE) &&
-                          isReplica(cl->myself) && cl->myself->replicaof == n;
-        if (n == cl->myself || readonly_ok || cl->importing_from[slot]) continue;
+                          isReplica(cstate->myself) && cstate->myself->replicaof == n;
+        if (n == cstate->myself || readonly_ok || cstate->importing_from[slot]) continue;
         blockedUnblockWithError(c, redirectionError(n, slot, n ? REDIR_MOVED : REDIR_DOWN_UNBOUND));
     }
 }
 
 void clusterCron(void) {
-    if (cl == NULL) return;
+    if (cstate == NULL) return;
     /* a handshake nobody answers is dropped after the node timeout, as Redis drops it */
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     long long timeout = server.cluster_node_timeout < 1000 ? 1000 : server.cluster_node_timeout;
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
@@ -610,19 +610,19 @@ static void listenOnBus(void) {
         exit(1);
     }
     int cport = server.cluster_port ? server.cluster_port : port + CLUSTER_PORT_INCR;
-    if (listenOnTcpPort(cport, cl->cfd, &cl->cfd_count) != C_OK) {
+    if (listenOnTcpPort(cport, cstate->cfd, &cstate->cfd_count) != C_OK) {
         serverLog(LL_WARNING, "Failed listening on port %u (cluster), aborting.", (unsigned)cport);
         exit(1);
     }
-    for (int j = 0; j < cl->cfd_count; j++)
-        if (aeCreateFileEvent(server.el, cl->cfd[j], AE_READABLE, busAccept, NULL) == AE_ERR)
+    for (int j = 0; j < cstate->cfd_count; j++)
+        if (aeCreateFileEvent(server.el, cstate->cfd[j], AE_READABLE, busAccept, NULL) == AE_ERR)
             serverPanic("Unrecoverable error creating Redis Cluster socket accept handler.");
 }
 
 /* myself's announced address, from the config (an empty ip until a peer
  * tells us ours over the bus, unless cluster-announce-ip sets it). */
 static void updateMyselfAnnounced(void) {
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     me->port = server.cluster_announce_port ? server.cluster_announce_port : server.port;
     me->pport = 0;
     int cport = server.cluster_port ? server.cluster_port : server.port + CLUSTER_PORT_INCR;
@@ -638,7 +638,7 @@ static void updateMyselfAnnounced(void) {
 
 int clusterApplyAnnounced(sds *err) {
     (void)err;
-    if (cl == NULL) return C_OK;
+    if (cstate == NULL) return C_OK;
     updateMyselfAnnounced();
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
     return C_OK;
@@ -646,17 +646,17 @@ int clusterApplyAnnounced(sds *err) {
 
 void clusterInit(void) {
     if (!server.cluster_enabled) return;
-    cl = zcalloc(sizeof(*cl));
-    cl->nodes = dictCreate(&clusterNodesDictType);
-    cl->order = listCreate();
-    cl->lock_fd = -1;
-    cl->size = 1; /* as Redis reports until the first state update */
+    cstate = zcalloc(sizeof(*cstate));
+    cstate->nodes = dictCreate(&clusterNodesDictType);
+    cstate->order = listCreate();
+    cstate->lock_fd = -1;
+    cstate->size = 1; /* as Redis reports until the first state update */
     if (lockConfig(server.cluster_configfile) == C_ERR) exit(1);
     int save = 0;
     if (loadConfig(server.cluster_configfile) == C_ERR) {
-        cl->myself = createNode(NULL, NODE_MYSELF | NODE_MASTER);
-        addNode(cl->myself);
-        serverLog(LL_NOTICE, "No cluster configuration found, I'm %.40s", cl->myself->name);
+        cstate->myself = createNode(NULL, NODE_MYSELF | NODE_MASTER);
+        addNode(cstate->myself);
+        serverLog(LL_NOTICE, "No cluster configuration found, I'm %.40s", cstate->myself->name);
         save = 1;
     }
     updateMyselfAnnounced();
@@ -687,25 +687,25 @@ int clusterHostnameValidate(const char *value, sds *err) {
 /* ---- keys per slot ------------------------------------------------------------------------------ */
 
 void clusterKeyAdded(int dbid, const char *key, size_t len) {
-    if (cl && dbid == 0) cl->keys_in_slot[keyHashSlot(key, len)]++;
+    if (cstate && dbid == 0) cstate->keys_in_slot[keyHashSlot(key, len)]++;
 }
 
 void clusterKeyRemoved(int dbid, const char *key, size_t len) {
-    if (cl && dbid == 0) cl->keys_in_slot[keyHashSlot(key, len)]--;
+    if (cstate && dbid == 0) cstate->keys_in_slot[keyHashSlot(key, len)]--;
 }
 
 void clusterKeysFlushed(int dbid) {
-    if (cl && dbid == 0) memset(cl->keys_in_slot, 0, sizeof cl->keys_in_slot);
+    if (cstate && dbid == 0) memset(cstate->keys_in_slot, 0, sizeof cstate->keys_in_slot);
 }
 
 void clusterKeysRecount(void) {
-    if (cl == NULL) return;
-    memset(cl->keys_in_slot, 0, sizeof cl->keys_in_slot);
+    if (cstate == NULL) return;
+    memset(cstate->keys_in_slot, 0, sizeof cstate->keys_in_slot);
     kvtableIterator *it = kvtableGetIterator(server.db[0].keys);
     kvobj *o;
     while ((o = kvtableNext(it)) != NULL) {
         sds k = kvobjGetKey(o);
-        cl->keys_in_slot[keyHashSlot(k, sdslen(k))]++;
+        cstate->keys_in_slot[keyHashSlot(k, sdslen(k))]++;
     }
     kvtableReleaseIterator(it);
 }
@@ -752,13 +752,13 @@ static int queryCommandKeys(slotQuery *q, redisCommand *cmd, robj **argv, int ar
         if (q->firstkey == NULL) {
             q->firstkey = key;
             q->slot = slot;
-            q->owner = cl->slots[slot];
+            q->owner = cstate->slots[slot];
             if (q->owner == NULL) {
                 err = REDIR_DOWN_UNBOUND;
                 break;
             }
-            if (q->owner == cl->myself && cl->migrating_to[slot]) q->migrating = 1;
-            else if (cl->importing_from[slot]) q->importing = 1;
+            if (q->owner == cstate->myself && cstate->migrating_to[slot]) q->migrating = 1;
+            else if (cstate->importing_from[slot]) q->importing = 1;
         } else if (sdslen(key->ptr) != sdslen(q->firstkey->ptr) ||
                    memcmp(key->ptr, q->firstkey->ptr, sdslen(key->ptr))) {
             if (slot != q->slot) err = REDIR_CROSS_SLOT;
@@ -780,7 +780,7 @@ static clusterNode *nodeForCommand(client *c, int *slot, int *err) {
     *err = REDIR_NONE;
     int is_exec = c->cmd->proc == execCommand;
     if (is_exec) {
-        if (!(c->flags & CLIENT_MULTI)) return cl->myself;
+        if (!(c->flags & CLIENT_MULTI)) return cstate->myself;
         int count = multiQueuedCount(c);
         for (int i = 0; i < count && *err == REDIR_NONE; i++) {
             redisCommand *cmd;
@@ -793,11 +793,11 @@ static clusterNode *nodeForCommand(client *c, int *slot, int *err) {
         *err = queryCommandKeys(&q, c->cmd, c->argv, c->argc);
     }
     if (*err != REDIR_NONE) return NULL;
-    if (q.owner == NULL) return cl->myself; /* no keys */
+    if (q.owner == NULL) return cstate->myself; /* no keys */
     uint64_t flags = c->cmd->flags | (is_exec ? multiQueuedFlags(c) : 0);
     int is_write = (flags & CMD_WRITE) != 0;
     int shard_pubsub = isShardPubsub(c->cmd);
-    if (!cl->ok) {
+    if (!cstate->ok) {
         if (shard_pubsub) {
             if (!server.cluster_allow_pubsubshard_when_down) *err = REDIR_DOWN_STATE;
         } else if (!server.cluster_allow_reads_when_down) *err = REDIR_DOWN_STATE;
@@ -805,26 +805,26 @@ static clusterNode *nodeForCommand(client *c, int *slot, int *err) {
         if (*err != REDIR_NONE) return NULL;
     }
     *slot = q.slot;
-    if ((q.migrating || q.importing) && c->cmd->proc == migrateCommand) return cl->myself;
+    if ((q.migrating || q.importing) && c->cmd->proc == migrateCommand) return cstate->myself;
     if (q.migrating && q.missing) {
         if (q.existing) {
             *err = REDIR_UNSTABLE;
             return NULL;
         }
         *err = REDIR_ASK;
-        return cl->migrating_to[q.slot];
+        return cstate->migrating_to[q.slot];
     }
     if (q.importing && ((c->flags & CLIENT_ASKING) || (flags & CMD_ASKING))) {
         if (q.multiple_keys && q.missing) {
             *err = REDIR_UNSTABLE;
             return NULL;
         }
-        return cl->myself;
+        return cstate->myself;
     }
-    if (((c->flags & CLIENT_READONLY) || shard_pubsub) && !is_write && isReplica(cl->myself) &&
-        cl->myself->replicaof == q.owner)
-        return cl->myself;
-    if (q.owner != cl->myself) *err = REDIR_MOVED;
+    if (((c->flags & CLIENT_READONLY) || shard_pubsub) && !is_write && isReplica(cstate->myself) &&
+        cstate->myself->replicaof == q.owner)
+        return cstate->myself;
+    if (q.owner != cstate->myself) *err = REDIR_MOVED;
     return q.owner;
 }
 
@@ -857,14 +857,14 @@ static int commandTakesKeys(redisCommand *cmd) {
 }
 
 int clusterRedirectIfNeeded(client *c) {
-    if (cl == NULL) return 0;
+    if (cstate == NULL) return 0;
     c->slot = -1;
     if (c->flags & (CLIENT_MASTER | CLIENT_FAKE)) return 0;
     if (c->cmd->proc != execCommand && !commandTakesKeys(c->cmd)) return 0;
     int slot = -1, err;
     clusterNode *n = nodeForCommand(c, &slot, &err);
     c->slot = slot; /* a script's keys must stay in this slot (clusterScriptRefusal) */
-    if (n == cl->myself) return 0;
+    if (n == cstate->myself) return 0;
     sds text = redirectionError(n, slot, err);
     if (c->cmd->proc == execCommand) multiResetClient(c);
     else flagTransaction(c);
@@ -877,12 +877,12 @@ int clusterRedirectIfNeeded(client *c) {
  * slot of its declared keys, or of the first key it touched) unless it
  * declared allow-cross-slot-keys; Redis 7.0's texts. */
 sds clusterScriptRefusal(client *fake, client *caller, int allow_cross_slot) {
-    if (cl == NULL || (caller->flags & (CLIENT_MASTER | CLIENT_FAKE))) return NULL;
+    if (cstate == NULL || (caller->flags & (CLIENT_MASTER | CLIENT_FAKE))) return NULL;
     if (!commandTakesKeys(fake->cmd)) return NULL;
     fake->flags &= ~(CLIENT_READONLY | CLIENT_ASKING);
     fake->flags |= caller->flags & (CLIENT_READONLY | CLIENT_ASKING);
     int slot = -1, err;
-    if (nodeForCommand(fake, &slot, &err) != cl->myself) {
+    if (nodeForCommand(fake, &slot, &err) != cstate->myself) {
         if (err == REDIR_DOWN_RO_STATE)
             return sdsnew("Script attempted to execute a write command while the cluster is down and readonly");
         if (err == REDIR_DOWN_STATE) return sdsnew("Script attempted to execute a command while the cluster is down");
@@ -897,7 +897,7 @@ sds clusterScriptRefusal(client *fake, client *caller, int allow_cross_slot) {
 
 /* ---- INFO ------------------------------------------------------------------------------------------ */
 
-sds clusterInfoSection(sds info) { return sdscatprintf(info, "cluster_enabled:%d\r\n", cl ? 1 : 0); }
+sds clusterInfoSection(sds info) { return sdscatprintf(info, "cluster_enabled:%d\r\n", cstate ? 1 : 0); }
 
 /* ---- CLUSTER subcommands ---------------------------------------------------------------------------- */
 
@@ -919,22 +919,22 @@ static clusterNode *nodeOrReply(client *c, robj *name, const char *fmt) {
 static void clusterInfoReply(client *c) {
     int assigned = 0, ok = 0, pfail = 0, fail = 0;
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
-        clusterNode *n = cl->slots[j];
+        clusterNode *n = cstate->slots[j];
         if (n == NULL) continue;
         assigned++;
         if (isFailed(n)) fail++;
         else if (n->flags & NODE_PFAIL) pfail++;
         else ok++;
     }
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     uint64_t myepoch = isReplica(me) && me->replicaof ? me->replicaof->config_epoch : me->config_epoch;
     sds info = sdscatprintf(sdsempty(),
                             "cluster_state:%s\r\ncluster_slots_assigned:%d\r\ncluster_slots_ok:%d\r\n"
                             "cluster_slots_pfail:%d\r\ncluster_slots_fail:%d\r\ncluster_known_nodes:%lu\r\n"
                             "cluster_size:%d\r\ncluster_current_epoch:%llu\r\ncluster_my_epoch:%llu\r\n"
                             "",
-                            cl->ok ? "ok" : "fail", assigned, ok, pfail, fail, (unsigned long)dictSize(cl->nodes),
-                            cl->size, (unsigned long long)cl->current_epoch, (unsigned long long)myepoch);
+                            cstate->ok ? "ok" : "fail", assigned, ok, pfail, fail, (unsigned long)dictSize(cstate->nodes),
+                            cstate->size, (unsigned long long)cstate->current_epoch, (unsigned long long)myepoch);
     info = busInfoStats(info);
     addReplyVerbatim(c, info, sdslen(info), "txt");
     sdsfree(info);
@@ -982,8 +982,8 @@ static void clusterSlotsReply(client *c) {
     void *len = addReplyDeferredLen(c);
     int ranges = 0, start = 0;
     for (int j = 1; j <= CLUSTER_SLOTS; j++) {
-        clusterNode *n = cl->slots[start];
-        if (j < CLUSTER_SLOTS && cl->slots[j] == n) continue;
+        clusterNode *n = cstate->slots[start];
+        if (j < CLUSTER_SLOTS && cstate->slots[j] == n) continue;
         if (n) {
             slotRangeReply(c, n, start, j - 1);
             ranges++;
@@ -1026,7 +1026,7 @@ static void clusterShardsReply(client *c) {
     int shards = 0;
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (!isMaster(n)) continue;
@@ -1058,11 +1058,11 @@ static void clusterShardsReply(client *c) {
  * any changes. */
 static int checkSlotsOrReply(client *c, unsigned char *seen, int del, int start, int end) {
     for (int s = start; s <= end; s++) {
-        if (del && cl->slots[s] == NULL) {
+        if (del && cstate->slots[s] == NULL) {
             addReplyErrorFormat(c, "Slot %d is already unassigned", s);
             return C_ERR;
         }
-        if (!del && cl->slots[s]) {
+        if (!del && cstate->slots[s]) {
             addReplyErrorFormat(c, "Slot %d is already busy", s);
             return C_ERR;
         }
@@ -1077,9 +1077,9 @@ static int checkSlotsOrReply(client *c, unsigned char *seen, int del, int start,
 static void applySlots(const unsigned char *seen, int del) {
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         if (!seen[s]) continue;
-        cl->importing_from[s] = NULL;
+        cstate->importing_from[s] = NULL;
         if (del) delSlot(s);
-        else addSlot(cl->myself, s);
+        else addSlot(cstate->myself, s);
     }
     doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
 }
@@ -1123,10 +1123,10 @@ done:
 
 static int bumpEpochWithoutConsensus(void) {
     uint64_t max = maxConfigEpoch();
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     if (me->config_epoch == 0 || me->config_epoch != max) {
-        cl->current_epoch++;
-        me->config_epoch = cl->current_epoch;
+        cstate->current_epoch++;
+        me->config_epoch = cstate->current_epoch;
         doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
         serverLog(LL_WARNING, "New configEpoch set to %llu", (unsigned long long)me->config_epoch);
         return C_OK;
@@ -1141,25 +1141,25 @@ static void setSlotNode(client *c, int slot) {
         addReplyError(c, "Target node is not a master");
         return;
     }
-    if (cl->slots[slot] == cl->myself && n != cl->myself && cl->keys_in_slot[slot]) {
+    if (cstate->slots[slot] == cstate->myself && n != cstate->myself && cstate->keys_in_slot[slot]) {
         addReplyErrorFormat(c, "Can't assign hashslot %d to a different node while I still hold keys for this hash "
                                "slot.", slot);
         return;
     }
-    if (cl->keys_in_slot[slot] == 0 && cl->migrating_to[slot]) cl->migrating_to[slot] = NULL;
+    if (cstate->keys_in_slot[slot] == 0 && cstate->migrating_to[slot]) cstate->migrating_to[slot] = NULL;
     delSlot(slot);
     addSlot(n, slot);
-    if (n == cl->myself && cl->importing_from[slot]) {
+    if (n == cstate->myself && cstate->importing_from[slot]) {
         if (bumpEpochWithoutConsensus() == C_OK)
             serverLog(LL_WARNING, "configEpoch updated after importing slot %d", slot);
-        cl->importing_from[slot] = NULL;
+        cstate->importing_from[slot] = NULL;
     }
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
     addReply(c, shared.ok);
 }
 
 static void setSlotCommand(client *c) {
-    if (isReplica(cl->myself)) {
+    if (isReplica(cstate->myself)) {
         addReplyError(c, "Please use SETSLOT only with masters.");
         return;
     }
@@ -1168,7 +1168,7 @@ static void setSlotCommand(client *c) {
     const char *action = c->argv[3]->ptr;
     clusterNode *n;
     if (!strcasecmp(action, "migrating") && c->argc == 5) {
-        if (cl->slots[slot] != cl->myself) {
+        if (cstate->slots[slot] != cstate->myself) {
             addReplyErrorFormat(c, "I'm not the owner of hash slot %u", slot);
             return;
         }
@@ -1177,9 +1177,9 @@ static void setSlotCommand(client *c) {
             addReplyError(c, "Target node is not a master");
             return;
         }
-        cl->migrating_to[slot] = n;
+        cstate->migrating_to[slot] = n;
     } else if (!strcasecmp(action, "importing") && c->argc == 5) {
-        if (cl->slots[slot] == cl->myself) {
+        if (cstate->slots[slot] == cstate->myself) {
             addReplyErrorFormat(c, "I'm already the owner of hash slot %u", slot);
             return;
         }
@@ -1188,10 +1188,10 @@ static void setSlotCommand(client *c) {
             addReplyError(c, "Target node is not a master");
             return;
         }
-        cl->importing_from[slot] = n;
+        cstate->importing_from[slot] = n;
     } else if (!strcasecmp(action, "stable") && c->argc == 4) {
-        cl->importing_from[slot] = NULL;
-        cl->migrating_to[slot] = NULL;
+        cstate->importing_from[slot] = NULL;
+        cstate->migrating_to[slot] = NULL;
     } else if (!strcasecmp(action, "node") && c->argc == 5) {
         setSlotNode(c, slot);
         return;
@@ -1211,7 +1211,7 @@ static void getKeysInSlotCommand(client *c) {
         addReplyError(c, "Invalid slot or number of keys");
         return;
     }
-    long long want = maxkeys > cl->keys_in_slot[slot] ? cl->keys_in_slot[slot] : maxkeys;
+    long long want = maxkeys > cstate->keys_in_slot[slot] ? cstate->keys_in_slot[slot] : maxkeys;
     addReplyArrayLen(c, (long)want);
     if (want == 0) return;
     kvtableIterator *it = kvtableGetIterator(server.db[0].keys);
@@ -1255,11 +1255,11 @@ static void meetCommand(client *c) {
 static void forgetCommand(client *c) {
     clusterNode *n = nodeOrReply(c, c->argv[2], "Unknown node %s");
     if (n == NULL) return;
-    if (n == cl->myself) {
+    if (n == cstate->myself) {
         addReplyError(c, "I tried hard but I can't forget myself...");
         return;
     }
-    if (isReplica(cl->myself) && cl->myself->replicaof == n) {
+    if (isReplica(cstate->myself) && cstate->myself->replicaof == n) {
         addReplyError(c, "Can't forget my master!");
         return;
     }
@@ -1272,7 +1272,7 @@ static void forgetCommand(client *c) {
 static void replicateCommand(client *c) {
     clusterNode *n = nodeOrReply(c, c->argv[2], "Unknown node %s");
     if (n == NULL) return;
-    if (n == cl->myself) {
+    if (n == cstate->myself) {
         addReplyError(c, "Can't replicate myself");
         return;
     }
@@ -1280,7 +1280,7 @@ static void replicateCommand(client *c) {
         addReplyError(c, "I can only replicate a master, not a replica.");
         return;
     }
-    if (isMaster(cl->myself) && (cl->myself->numslots || kvtableSize(server.db[0].keys))) {
+    if (isMaster(cstate->myself) && (cstate->myself->numslots || kvtableSize(server.db[0].keys))) {
         addReplyError(c, "To set a master the node must be empty and without assigned slots.");
         return;
     }
@@ -1307,14 +1307,14 @@ static void setConfigEpochCommand(client *c) {
     if (getLongLongFromObjectOrReply(c, c->argv[2], &epoch, NULL) != C_OK) return;
     if (epoch < 0) {
         addReplyErrorFormat(c, "Invalid config epoch specified: %lld", epoch);
-    } else if (dictSize(cl->nodes) > 1) {
+    } else if (dictSize(cstate->nodes) > 1) {
         addReplyError(c, "The user can assign a config epoch only when the node does not know any other node.");
-    } else if (cl->myself->config_epoch != 0) {
+    } else if (cstate->myself->config_epoch != 0) {
         addReplyError(c, "Node config epoch is already non-zero");
     } else {
-        cl->myself->config_epoch = (uint64_t)epoch;
+        cstate->myself->config_epoch = (uint64_t)epoch;
         serverLog(LL_WARNING, "configEpoch set to %llu via CLUSTER SET-CONFIG-EPOCH", (unsigned long long)epoch);
-        if (cl->current_epoch < (uint64_t)epoch) cl->current_epoch = (uint64_t)epoch;
+        if (cstate->current_epoch < (uint64_t)epoch) cstate->current_epoch = (uint64_t)epoch;
         doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
         addReply(c, shared.ok);
     }
@@ -1331,7 +1331,7 @@ static void resetCommandCluster(client *c) {
             return;
         }
     }
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     if (isMaster(me) && kvtableSize(c->db->keys) != 0) {
         addReplyError(c, "CLUSTER RESET can't be called with master nodes containing keys");
         return;
@@ -1343,24 +1343,24 @@ static void resetCommandCluster(client *c) {
         emptyData(-1, 0);
         clusterKeysFlushed(0);
     }
-    memset(cl->migrating_to, 0, sizeof cl->migrating_to);
-    memset(cl->importing_from, 0, sizeof cl->importing_from);
+    memset(cstate->migrating_to, 0, sizeof cstate->migrating_to);
+    memset(cstate->importing_from, 0, sizeof cstate->importing_from);
     delNodeSlots(me);
-    while (listLength(cl->order) > 1) {
-        clusterNode *n = listNodeValue(listFirst(cl->order));
-        if (n == me) n = listNodeValue(listLast(cl->order));
+    while (listLength(cstate->order) > 1) {
+        clusterNode *n = listNodeValue(listFirst(cstate->order));
+        if (n == me) n = listNodeValue(listLast(cstate->order));
         freeNode(n);
     }
     if (hard) {
-        cl->current_epoch = 0;
-        cl->last_vote_epoch = 0;
+        cstate->current_epoch = 0;
+        cstate->last_vote_epoch = 0;
         me->config_epoch = 0;
         serverLog(LL_WARNING, "configEpoch set to 0 via CLUSTER RESET HARD");
         sds old = sdsnewlen(me->name, CLUSTER_NAMELEN);
-        dictDelete(cl->nodes, old);
+        dictDelete(cstate->nodes, old);
         sdsfree(old);
         randomNodeName(me->name);
-        dictAdd(cl->nodes, sdsnewlen(me->name, CLUSTER_NAMELEN), me);
+        dictAdd(cstate->nodes, sdsnewlen(me->name, CLUSTER_NAMELEN), me);
         serverLog(LL_NOTICE, "Node hard reset, now I'm %.40s", me->name);
     }
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
@@ -1429,7 +1429,7 @@ static const char *cluster_help[] = {
 static int simpleSubcommand(client *c, const char *sub) {
     if (!strcasecmp(sub, "help")) addReplyHelp(c, cluster_help);
     else if (!strcasecmp(sub, "info")) clusterInfoReply(c);
-    else if (!strcasecmp(sub, "myid")) addReplyBulkCBuffer(c, cl->myself->name, CLUSTER_NAMELEN);
+    else if (!strcasecmp(sub, "myid")) addReplyBulkCBuffer(c, cstate->myself->name, CLUSTER_NAMELEN);
     else if (!strcasecmp(sub, "slots")) clusterSlotsReply(c);
     else if (!strcasecmp(sub, "shards")) clusterShardsReply(c);
     else if (!strcasecmp(sub, "links")) busLinksReply(c);
@@ -1444,7 +1444,7 @@ static int simpleSubcommand(client *c, const char *sub) {
 static void bumpEpochCommand(client *c) {
     int bumped = bumpEpochWithoutConsensus() == C_OK;
     sds reply = sdscatprintf(sdsempty(), "%s %llu", bumped ? "BUMPED" : "STILL",
-                             (unsigned long long)cl->myself->config_epoch);
+                             (unsigned long long)cstate->myself->config_epoch);
     addReplyStatus(c, reply);
     sdsfree(reply);
 }
@@ -1456,7 +1456,7 @@ static void slotCountCommand(client *c) {
         addReplyError(c, "Invalid slot");
         return;
     }
-    addReplyLongLong(c, cl->keys_in_slot[slot]);
+    addReplyLongLong(c, cstate->keys_in_slot[slot]);
 }
 
 static void flushSlotsCommand(client *c) {
@@ -1464,7 +1464,7 @@ static void flushSlotsCommand(client *c) {
         addReplyError(c, "DB must be empty to perform CLUSTER FLUSHSLOTS.");
         return;
     }
-    delNodeSlots(cl->myself);
+    delNodeSlots(cstate->myself);
     doBeforeSleep(CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_SAVE_CONFIG);
     addReply(c, shared.ok);
 }
@@ -1475,7 +1475,7 @@ static void saveConfigCommand(client *c) {
 }
 
 void clusterCommand(client *c) {
-    if (cl == NULL) {
+    if (cstate == NULL) {
         addReplyError(c, "This instance has cluster support disabled");
         return;
     }
@@ -1510,7 +1510,7 @@ void clusterCommand(client *c) {
 /* ---- READONLY, READWRITE, ASKING ------------------------------------------------------------------ */
 
 void readonlyCommand(client *c) {
-    if (cl == NULL) {
+    if (cstate == NULL) {
         addReplyError(c, "This instance has cluster support disabled");
         return;
     }
@@ -1519,7 +1519,7 @@ void readonlyCommand(client *c) {
 }
 
 void readwriteCommand(client *c) {
-    if (cl == NULL) {
+    if (cstate == NULL) {
         addReplyError(c, "This instance has cluster support disabled");
         return;
     }
@@ -1528,7 +1528,7 @@ void readwriteCommand(client *c) {
 }
 
 void askingCommand(client *c) {
-    if (cl == NULL) {
+    if (cstate == NULL) {
         addReplyError(c, "This instance has cluster support disabled");
         return;
     }

@@ -91,8 +91,8 @@ static clusterLink *createLink(int fd, int inbound) {
 
 static void dropLog(const char *fmt, ...) {
     long long now = mstime();
-    if (now - cl->last_log_drop_ms < 1000) return;
-    cl->last_log_drop_ms = now;
+    if (now - cstate->last_log_drop_ms < 1000) return;
+    cstate->last_log_drop_ms = now;
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
@@ -113,7 +113,7 @@ static void linkSend(clusterLink *link, const unsigned char *buf, size_t len) {
     link->sndbuf = sdscatlen(link->sndbuf, buf, len);
     linkWantWrite(link);
     uint16_t type = (uint16_t)((buf[12] << 8) | buf[13]);
-    if (type < CLUSTERBUS_TYPE_COUNT) cl->stats_sent[type]++;
+    if (type < CLUSTERBUS_TYPE_COUNT) cstate->stats_sent[type]++;
 }
 
 static void linkWritable(aeEventLoop *el, int fd, void *privdata, int mask) {
@@ -236,7 +236,7 @@ static void connectNode(clusterNode *n) {
 
 static void fillHeader(clusterBusMsg *m, int type) {
     memset(m, 0, sizeof(*m));
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     clusterNode *primary = isReplica(me) && me->replicaof ? me->replicaof : me;
     m->type = (uint16_t)type;
     memcpy(m->sender, me->name, CLUSTER_NAMELEN);
@@ -247,8 +247,8 @@ static void fillHeader(clusterBusMsg *m, int type) {
     m->pport = (uint16_t)me->pport;
     m->cport = (uint16_t)me->cport;
     m->flags = (uint16_t)(me->flags & ~NODE_MEET);
-    m->state = cl->ok ? 0 : 1;
-    m->current_epoch = cl->current_epoch;
+    m->state = cstate->ok ? 0 : 1;
+    m->current_epoch = cstate->current_epoch;
     m->config_epoch = primary->config_epoch;
     m->offset = (uint64_t)replicationOffset();
     if (failoverPaused()) m->mflags[0] |= CLUSTERBUS_MFLAG0_PAUSED;
@@ -266,7 +266,7 @@ static unsigned char *buildFixed(int type, int mflags0, size_t *len) {
 }
 
 static int gossipWorthy(const clusterNode *n) {
-    if (n == cl->myself || (n->flags & (NODE_HANDSHAKE | NODE_NOADDR))) return 0;
+    if (n == cstate->myself || (n->flags & (NODE_HANDSHAKE | NODE_NOADDR))) return 0;
     return n->link != NULL || n->numslots != 0;
 }
 
@@ -285,15 +285,15 @@ static void setGossip(clusterBusGossip *g, const clusterNode *n) {
 /* The gossip section: about a tenth of the nodes (at least 3) chosen at
  * random, plus every node we see as PFAIL, as Redis sends. */
 static int pickGossip(clusterNode ***out) {
-    int total = (int)listLength(cl->order);
+    int total = (int)listLength(cstate->order);
     clusterNode **all = zmalloc(sizeof(clusterNode *) * (size_t)(total ? total : 1));
     int worthy = 0, pfail = 0;
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
-        if (!gossipWorthy(n) && !((n->flags & NODE_PFAIL) && n != cl->myself)) continue;
+        if (!gossipWorthy(n) && !((n->flags & NODE_PFAIL) && n != cstate->myself)) continue;
         if (n->flags & NODE_PFAIL) pfail++;
         else all[worthy++] = n;
     }
@@ -308,10 +308,10 @@ static int pickGossip(clusterNode ***out) {
     }
     int count = wanted;
     if (pfail) {
-        listRewind(cl->order, &li);
+        listRewind(cstate->order, &li);
         while ((ln = listNext(&li))) {
             clusterNode *n = listNodeValue(ln);
-            if (n != cl->myself && (n->flags & NODE_PFAIL) && !(n->flags & (NODE_HANDSHAKE | NODE_NOADDR)))
+            if (n != cstate->myself && (n->flags & NODE_PFAIL) && !(n->flags & (NODE_HANDSHAKE | NODE_NOADDR)))
                 all[count++] = n;
         }
     }
@@ -322,8 +322,8 @@ static int pickGossip(clusterNode ***out) {
 static void sendPing(clusterLink *link, int type) {
     clusterNode **nodes;
     int count = pickGossip(&nodes);
-    const char *host = cl->myself->hostname;
-    size_t hostlen = sdslen(cl->myself->hostname);
+    const char *host = cstate->myself->hostname;
+    size_t hostlen = sdslen(cstate->myself->hostname);
     size_t len = clusterBusPingSize(count, hostlen);
     unsigned char *buf = zcalloc(len);
     clusterBusMsg m;
@@ -351,22 +351,22 @@ void busPing(clusterNode *n) {
 static void broadcast(const unsigned char *buf, size_t len) {
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
-        if (n == cl->myself || (n->flags & NODE_HANDSHAKE) || n->link == NULL) continue;
+        if (n == cstate->myself || (n->flags & NODE_HANDSHAKE) || n->link == NULL) continue;
         linkSend(n->link, buf, len);
     }
 }
 
 void busBroadcastPong(void) {
-    if (cl == NULL) return;
+    if (cstate == NULL) return;
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
-        if (n == cl->myself || (n->flags & NODE_HANDSHAKE) || n->link == NULL) continue;
+        if (n == cstate->myself || (n->flags & NODE_HANDSHAKE) || n->link == NULL) continue;
         sendPing(n->link, CLUSTERBUS_PONG);
     }
 }
@@ -401,7 +401,7 @@ static void sendUpdate(clusterLink *link, clusterNode *n) {
 /* cluster.c's PUBLISH / SPUBLISH hook: the message to every node (Redis
  * 7.0 sends PUBLISH to all; a shard message goes to the shard only). */
 void clusterPropagatePublish(robj *channel, robj *message, int sharded) {
-    if (cl == NULL) return;
+    if (cstate == NULL) return;
     uint32_t clen = (uint32_t)sdslen(channel->ptr), mlen = (uint32_t)sdslen(message->ptr);
     size_t len = clusterBusPublishSize(clen, mlen);
     unsigned char *buf = zcalloc(len);
@@ -412,7 +412,7 @@ void clusterPropagatePublish(robj *channel, robj *message, int sharded) {
     if (!sharded) {
         broadcast(buf, len);
     } else {
-        clusterNode *me = cl->myself;
+        clusterNode *me = cstate->myself;
         clusterNode *primary = isReplica(me) && me->replicaof ? me->replicaof : me;
         if (primary != me && primary->link) linkSend(primary->link, buf, len);
         for (int j = 0; j < primary->numreplicas; j++) {
@@ -483,9 +483,9 @@ static int delFailReport(clusterNode *n, clusterNode *sender) {
  * (counting myself when I am one) report the node failing. */
 static void markFailingIfNeeded(clusterNode *n) {
     if (!(n->flags & NODE_PFAIL) || (n->flags & NODE_FAIL)) return;
-    int needed = cl->size / 2 + 1;
+    int needed = cstate->size / 2 + 1;
     int failures = busFailureReports(n);
-    if (isMaster(cl->myself)) failures++;
+    if (isMaster(cstate->myself)) failures++;
     if (failures < needed) return;
     serverLog(LL_NOTICE, "Marking node %.40s as failing (quorum reached).", n->name);
     n->flags = (n->flags & ~NODE_PFAIL) | NODE_FAIL;
@@ -519,7 +519,7 @@ static void clearFailureIfNeeded(clusterNode *n) {
 static int handshakeInProgress(const char *ip, int port, int cport) {
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if ((n->flags & NODE_HANDSHAKE) && !strcasecmp(n->ip, ip) && n->port == port && n->cport == cport) return 1;
@@ -600,7 +600,7 @@ static void updateAddressIfNeeded(clusterNode *n, clusterLink *link, const clust
     if (n->link) freeLink(n->link);
     n->flags &= ~NODE_NOADDR;
     serverLog(LL_WARNING, "Address updated for node %.40s, now %s:%d", n->name, n->ip, n->port);
-    if (isReplica(cl->myself) && cl->myself->replicaof == n) replicaClusterFollow(n->ip, n->port);
+    if (isReplica(cstate->myself) && cstate->myself->replicaof == n) replicaClusterFollow(n->ip, n->port);
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
 }
 
@@ -615,29 +615,29 @@ static void updateHostname(clusterNode *n, const clusterBusMsg *m) {
 /* Two primaries with the same configEpoch: the one with the smaller name
  * takes a new epoch, as Redis resolves it. */
 static void handleEpochCollision(clusterNode *sender) {
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     if (sender->config_epoch != me->config_epoch || !isMaster(sender) || !isMaster(me)) return;
     if (memcmp(sender->name, me->name, CLUSTER_NAMELEN) <= 0) return;
-    cl->current_epoch++;
-    me->config_epoch = cl->current_epoch;
+    cstate->current_epoch++;
+    me->config_epoch = cstate->current_epoch;
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
     serverLog(LL_VERBOSE, "WARNING: configEpoch collision with node %.40s. configEpoch set to %llu", sender->name,
-              (unsigned long long)cl->current_epoch);
+              (unsigned long long)cstate->current_epoch);
 }
 
 /* sender (a primary, at config epoch epoch) claims the slots of bitmap:
  * every slot unowned or owned at a lower epoch becomes its. When myself
  * (or my primary) loses its last slot to it, I follow the sender. */
 static void updateSlotsWith(clusterNode *sender, uint64_t epoch, const unsigned char *bitmap) {
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     clusterNode *curprimary = isMaster(me) ? me : me->replicaof;
     clusterNode *newprimary = NULL;
     int changed = 0;
     if (sender == me) return;
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
         if (!((bitmap[j >> 3] >> (j & 7)) & 1)) continue;
-        clusterNode *owner = cl->slots[j];
-        if (owner == sender || cl->importing_from[j]) continue;
+        clusterNode *owner = cstate->slots[j];
+        if (owner == sender || cstate->importing_from[j]) continue;
         if (owner && owner->config_epoch >= epoch) continue;
         if (owner && owner == curprimary) newprimary = sender;
         delSlot(j);
@@ -659,7 +659,7 @@ static void processGossip(const clusterBusMsg *m, clusterNode *sender) {
         clusterBusGossipAt(m, i, &g);
         clusterNode *n = lookupNode(g.name, CLUSTER_NAMELEN);
         if (n) {
-            if (sender && isMaster(sender) && n != cl->myself) {
+            if (sender && isMaster(sender) && n != cstate->myself) {
                 if (g.flags & (NODE_FAIL | NODE_PFAIL)) {
                     if (addFailReport(n, sender))
                         serverLog(LL_VERBOSE, "Node %.40s reported node %.40s as not reachable.", sender->name,
@@ -706,7 +706,7 @@ static void updateRole(clusterNode *sender, const clusterBusMsg *m) {
     if (isMaster(sender)) {
         /* a primary turned replica: its slots are no longer its */
         for (int j = 0; j < CLUSTER_SLOTS; j++)
-            if (cl->slots[j] == sender) delSlot(j);
+            if (cstate->slots[j] == sender) delSlot(j);
         sender->flags = (sender->flags & ~NODE_MASTER) | NODE_SLAVE;
         doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
     }
@@ -725,7 +725,7 @@ static void processSlots(clusterNode *sender, clusterLink *link, const clusterBu
     /* the sender claims slots someone newer owns: tell it (UPDATE) */
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
         if (!((m->myslots[j >> 3] >> (j & 7)) & 1)) continue;
-        clusterNode *owner = cl->slots[j];
+        clusterNode *owner = cstate->slots[j];
         if (owner == primary || owner == NULL) continue;
         if (owner->config_epoch > m->config_epoch) {
             sendUpdate(sender->link ? sender->link : link, owner);
@@ -739,10 +739,10 @@ static void processHeartbeat(clusterLink *link, const clusterBusMsg *m, clusterN
     int type = m->type;
     if (type == CLUSTERBUS_PING || type == CLUSTERBUS_MEET) {
         /* learn our own address from the socket, as Redis */
-        if ((type == CLUSTERBUS_MEET || cl->myself->ip[0] == '\0') && server.cluster_announce_ip == NULL) {
+        if ((type == CLUSTERBUS_MEET || cstate->myself->ip[0] == '\0') && server.cluster_announce_ip == NULL) {
             char ip[NET_IP_STR_LEN];
-            if (anetFdToString(link->fd, ip, sizeof ip, NULL, FD_TO_SOCK_NAME) == 0 && strcmp(ip, cl->myself->ip)) {
-                snprintf(cl->myself->ip, sizeof cl->myself->ip, "%s", ip);
+            if (anetFdToString(link->fd, ip, sizeof ip, NULL, FD_TO_SOCK_NAME) == 0 && strcmp(ip, cstate->myself->ip)) {
+                snprintf(cstate->myself->ip, sizeof cstate->myself->ip, "%s", ip);
                 serverLog(LL_WARNING, "IP address for this node updated to %s", ip);
                 doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
             }
@@ -773,7 +773,7 @@ static void processHeartbeat(clusterLink *link, const clusterBusMsg *m, clusterN
             if (known) {
                 /* already known under its real name (maybe myself, met by mistake): the handshake node goes */
                 serverLog(LL_DEBUG, "Handshake: we already know node %.40s", known->name);
-                if (known != cl->myself && !(known->flags & NODE_HANDSHAKE)) updateAddressIfNeeded(known, link, m);
+                if (known != cstate->myself && !(known->flags & NODE_HANDSHAKE)) updateAddressIfNeeded(known, link, m);
                 freeNode(n); /* frees link */
                 doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
                 return;
@@ -816,7 +816,7 @@ static void processHeartbeat(clusterLink *link, const clusterBusMsg *m, clusterN
     updateHostname(sender, m);
     updateRole(sender, m);
     processSlots(sender, link, m);
-    if (isMaster(sender) && isMaster(cl->myself)) handleEpochCollision(sender);
+    if (isMaster(sender) && isMaster(cstate->myself)) handleEpochCollision(sender);
     processGossip(m, sender);
 }
 
@@ -859,12 +859,12 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
         dropLog("Cluster bus: dropped a message from %s with an invalid sender id", link->peer_ip);
         return;
     }
-    cl->stats_received[m.type]++;
+    cstate->stats_received[m.type]++;
     clusterNode *sender = NULL;
     if (link->node && !(link->node->flags & NODE_HANDSHAKE) && !link->inbound) sender = link->node;
     else sender = lookupNode(m.sender, CLUSTER_NAMELEN);
     if (sender && (sender->flags & NODE_HANDSHAKE)) sender = NULL;
-    if (sender == cl->myself) sender = NULL; /* a peer claiming our own id is nobody we know */
+    if (sender == cstate->myself) sender = NULL; /* a peer claiming our own id is nobody we know */
     if (sender && memcmp(sender->name, m.sender, CLUSTER_NAMELEN)) sender = lookupNode(m.sender, CLUSTER_NAMELEN);
     if (sender && link->inbound && link->node == NULL && m.type != CLUSTERBUS_MEET) {
         /* an inbound link is its sender's once it speaks */
@@ -873,8 +873,8 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
         link->node = sender;
     }
     if (sender) {
-        if (m.current_epoch > cl->current_epoch) {
-            cl->current_epoch = m.current_epoch;
+        if (m.current_epoch > cstate->current_epoch) {
+            cstate->current_epoch = m.current_epoch;
             doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
         }
         if (m.config_epoch > sender->config_epoch && isMaster(sender) && nameIsNull(m.replicaof)) {
@@ -902,9 +902,9 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
 
 static void pingOldest(void) {
     clusterNode *best = NULL;
-    int total = (int)dictSize(cl->nodes);
+    int total = (int)dictSize(cstate->nodes);
     for (int j = 0; j < 5 && total > 1; j++) {
-        dictEntry *de = dictGetRandomKey(cl->nodes);
+        dictEntry *de = dictGetRandomKey(cstate->nodes);
         clusterNode *n = dictGetVal(de);
         if (n->link == NULL || n->ping_sent != 0 || (n->flags & (NODE_MYSELF | NODE_HANDSHAKE))) continue;
         if (best == NULL || n->pong_received < best->pong_received) best = n;
@@ -935,7 +935,7 @@ void busCron(void) {
     long long handshake_timeout = nodeTimeout() < 1000 ? 1000 : nodeTimeout();
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (n->flags & (NODE_MYSELF | NODE_NOADDR)) continue;
@@ -946,14 +946,14 @@ void busCron(void) {
         if (n->link == NULL && n->ip[0] && n->cport) connectNode(n);
     }
     if (++iteration % 10 == 0) pingOldest();
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (n->flags & (NODE_MYSELF | NODE_NOADDR | NODE_HANDSHAKE)) continue;
         checkNode(n, now);
     }
     /* failure reports may reach the quorum by our own PFAIL too */
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (n->flags & NODE_PFAIL) markFailingIfNeeded(n);
@@ -977,7 +977,7 @@ void busNodeFreed(clusterNode *n) {
     /* its reports about others, and inbound links still pointing at it */
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *o = listNodeValue(ln);
         if (o != n) delFailReport(o, n);
@@ -1013,13 +1013,13 @@ void busLinksReply(client *c) {
     long count = 0;
     listIter li;
     listNode *ln;
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         count += (n->link != NULL) + (n->inbound_link != NULL);
     }
     addReplyArrayLen(c, count);
-    listRewind(cl->order, &li);
+    listRewind(cstate->order, &li);
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (n->link) linkReply(c, n->link);
@@ -1030,16 +1030,16 @@ void busLinksReply(client *c) {
 sds busInfoStats(sds info) {
     long long sent = 0, received = 0;
     for (int t = 0; t < CLUSTERBUS_TYPE_COUNT; t++) {
-        if (!cl->stats_sent[t]) continue;
-        sent += cl->stats_sent[t];
-        info = sdscatprintf(info, "cluster_stats_messages_%s_sent:%lld\r\n", clusterBusTypeName(t), cl->stats_sent[t]);
+        if (!cstate->stats_sent[t]) continue;
+        sent += cstate->stats_sent[t];
+        info = sdscatprintf(info, "cluster_stats_messages_%s_sent:%lld\r\n", clusterBusTypeName(t), cstate->stats_sent[t]);
     }
     info = sdscatprintf(info, "cluster_stats_messages_sent:%lld\r\n", sent);
     for (int t = 0; t < CLUSTERBUS_TYPE_COUNT; t++) {
-        if (!cl->stats_received[t]) continue;
-        received += cl->stats_received[t];
+        if (!cstate->stats_received[t]) continue;
+        received += cstate->stats_received[t];
         info = sdscatprintf(info, "cluster_stats_messages_%s_received:%lld\r\n", clusterBusTypeName(t),
-                            cl->stats_received[t]);
+                            cstate->stats_received[t]);
     }
     info = sdscatprintf(info, "cluster_stats_messages_received:%lld\r\n", received);
     return sdscat(info, "total_cluster_links_buffer_limit_exceeded:0\r\n");

@@ -28,7 +28,7 @@ static long long authTimeout(void) {
 
 /* Replicas of my primary that have more of its data than I do. */
 static int myRank(void) {
-    clusterNode *me = cl->myself, *primary = me->replicaof;
+    clusterNode *me = cstate->myself, *primary = me->replicaof;
     if (primary == NULL) return 0;
     long long mine = replicationOffset();
     int rank = 0;
@@ -41,32 +41,32 @@ static int myRank(void) {
 
 /* I won: the primary's slots are mine, at the election's epoch. */
 static void becomePrimary(void) {
-    clusterNode *me = cl->myself, *old = me->replicaof;
+    clusterNode *me = cstate->myself, *old = me->replicaof;
     if (old == NULL) return;
     serverLog(LL_WARNING, "Failover election won: I'm the new master.");
-    if (me->config_epoch < cl->failover_auth_epoch) {
-        me->config_epoch = cl->failover_auth_epoch;
+    if (me->config_epoch < cstate->failover_auth_epoch) {
+        me->config_epoch = cstate->failover_auth_epoch;
         serverLog(LL_WARNING, "configEpoch set to %llu after successful failover",
                   (unsigned long long)me->config_epoch);
     }
     setReplicaOf(me, NULL);
     me->flags = (me->flags & ~NODE_SLAVE) | NODE_MASTER;
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
-        if (cl->slots[j] != old) continue;
+        if (cstate->slots[j] != old) continue;
         delSlot(j);
         addSlot(me, j);
     }
     replicaClusterFollow(NULL, 0);
-    cl->failover_auth_time = 0;
-    cl->failover_auth_sent = 0; /* nothing of this election may count in the next one */
-    cl->failover_auth_count = 0;
+    cstate->failover_auth_time = 0;
+    cstate->failover_auth_sent = 0; /* nothing of this election may count in the next one */
+    cstate->failover_auth_count = 0;
     updateState();
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG | CLUSTER_TODO_UPDATE_STATE);
     busBroadcastPong();
 }
 
 static int canFailover(int manual) {
-    clusterNode *me = cl->myself, *primary = me->replicaof;
+    clusterNode *me = cstate->myself, *primary = me->replicaof;
     if (!isReplica(me) || primary == NULL || primary->numslots == 0) return 0;
     if (!manual && (!isFailed(primary) || server.cluster_replica_no_failover)) return 0;
     return 1;
@@ -83,20 +83,20 @@ static long long mf_end, mf_primary_offset = -1;
 static char mf_replica[CLUSTER_NAMELEN];
 
 static void resetManualFailover(void) {
-    if (mf_end && isMaster(cl->myself) && mf_replica[0]) clientsUnpause();
+    if (mf_end && isMaster(cstate->myself) && mf_replica[0]) clientsUnpause();
     mf_end = 0;
     mf_primary_offset = -1;
     mf_replica[0] = '\0';
     manual_failover = 0;
 }
 
-int failoverPaused(void) { return mf_end && isMaster(cl->myself) && mf_replica[0]; }
+int failoverPaused(void) { return mf_end && isMaster(cstate->myself) && mf_replica[0]; }
 
-int clusterManualFailoverPaused(void) { return cl && failoverPaused(); }
+int clusterManualFailoverPaused(void) { return cstate && failoverPaused(); }
 
 /* A PING/PONG from sender: my primary's offset, once it has paused writes. */
 void failoverHeartbeat(const clusterBusMsg *m, clusterNode *sender) {
-    if (!mf_end || !isReplica(cl->myself) || cl->myself->replicaof != sender) return;
+    if (!mf_end || !isReplica(cstate->myself) || cstate->myself->replicaof != sender) return;
     if (!(m->mflags[0] & CLUSTERBUS_MFLAG0_PAUSED) || mf_primary_offset != -1) return;
     mf_primary_offset = (long long)m->offset;
     serverLog(LL_WARNING, "Received replication offset for paused master manual failover: %lld", mf_primary_offset);
@@ -110,9 +110,9 @@ static void manualFailoverCron(void) {
         resetManualFailover();
         return;
     }
-    if (isMaster(cl->myself)) {
+    if (isMaster(cstate->myself)) {
         clusterNode *r = mf_replica[0] ? lookupNode(mf_replica, CLUSTER_NAMELEN) : NULL;
-        if (r == NULL || r->replicaof != cl->myself) {
+        if (r == NULL || r->replicaof != cstate->myself) {
             if (mf_replica[0] && r && isMaster(r)) resetManualFailover(); /* done: it took over */
             return;
         }
@@ -122,48 +122,48 @@ static void manualFailoverCron(void) {
     if (!manual_failover && mf_primary_offset != -1 && replicationOffset() == mf_primary_offset) {
         serverLog(LL_WARNING, "All master replication stream processed, manual failover can start.");
         manual_failover = 1;
-        cl->failover_auth_time = 0;
-        cl->failover_auth_sent = 0;
-        cl->failover_auth_count = 0;
+        cstate->failover_auth_time = 0;
+        cstate->failover_auth_sent = 0;
+        cstate->failover_auth_count = 0;
     }
 }
 
 void failoverCron(void) {
     manualFailoverCron();
     if (!canFailover(manual_failover)) {
-        cl->failover_auth_time = 0;
+        cstate->failover_auth_time = 0;
         return;
     }
     long long now = mstime(), timeout = authTimeout();
-    if (cl->failover_auth_time == 0 || now - cl->failover_auth_time > timeout * 2) {
+    if (cstate->failover_auth_time == 0 || now - cstate->failover_auth_time > timeout * 2) {
         /* a new election, after a delay so the FAIL spreads and the best replica goes first */
-        cl->failover_auth_rank = myRank();
-        cl->failover_auth_time = now + (manual_failover ? 0 : 500 + rand() % 500 + cl->failover_auth_rank * 1000);
-        cl->failover_auth_count = 0;
-        cl->failover_auth_sent = 0;
+        cstate->failover_auth_rank = myRank();
+        cstate->failover_auth_time = now + (manual_failover ? 0 : 500 + rand() % 500 + cstate->failover_auth_rank * 1000);
+        cstate->failover_auth_count = 0;
+        cstate->failover_auth_sent = 0;
         serverLog(LL_WARNING, "Start of election delayed for %lld milliseconds (rank #%d, offset %lld).",
-                  cl->failover_auth_time - now, cl->failover_auth_rank, replicationOffset());
+                  cstate->failover_auth_time - now, cstate->failover_auth_rank, replicationOffset());
         busBroadcastPong();
         return;
     }
-    if (!cl->failover_auth_sent && !manual_failover) {
+    if (!cstate->failover_auth_sent && !manual_failover) {
         int rank = myRank();
-        if (rank > cl->failover_auth_rank) {
-            cl->failover_auth_time += (rank - cl->failover_auth_rank) * 1000;
-            cl->failover_auth_rank = rank;
+        if (rank > cstate->failover_auth_rank) {
+            cstate->failover_auth_time += (rank - cstate->failover_auth_rank) * 1000;
+            cstate->failover_auth_rank = rank;
         }
     }
-    if (now < cl->failover_auth_time || now - cl->failover_auth_time > timeout) return;
-    if (!cl->failover_auth_sent) {
-        cl->current_epoch++;
-        cl->failover_auth_epoch = cl->current_epoch;
-        serverLog(LL_WARNING, "Starting a failover election for epoch %llu.", (unsigned long long)cl->current_epoch);
+    if (now < cstate->failover_auth_time || now - cstate->failover_auth_time > timeout) return;
+    if (!cstate->failover_auth_sent) {
+        cstate->current_epoch++;
+        cstate->failover_auth_epoch = cstate->current_epoch;
+        serverLog(LL_WARNING, "Starting a failover election for epoch %llu.", (unsigned long long)cstate->current_epoch);
         busSendEmpty(NULL, CLUSTERBUS_FAILOVER_AUTH_REQUEST, manual_failover ? CLUSTERBUS_MFLAG0_FORCEACK : 0);
-        cl->failover_auth_sent = 1;
+        cstate->failover_auth_sent = 1;
         doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
         return;
     }
-    if (cl->failover_auth_sent && cl->failover_auth_count >= cl->size / 2 + 1) {
+    if (cstate->failover_auth_sent && cstate->failover_auth_count >= cstate->size / 2 + 1) {
         resetManualFailover();
         becomePrimary();
     }
@@ -171,10 +171,10 @@ void failoverCron(void) {
 
 /* A primary's vote for sender, a replica asking in an election. */
 static void maybeVote(const clusterBusMsg *m, clusterNode *sender) {
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     if (isReplica(me) || me->numslots == 0) return;
-    if (m->current_epoch < cl->current_epoch) return;
-    if (cl->last_vote_epoch == cl->current_epoch) return;
+    if (m->current_epoch < cstate->current_epoch) return;
+    if (cstate->last_vote_epoch == cstate->current_epoch) return;
     clusterNode *primary = sender->replicaof;
     int force = (m->mflags[0] & CLUSTERBUS_MFLAG0_FORCEACK) != 0;
     if (!isReplica(sender) || primary == NULL || (!isFailed(primary) && !force)) return;
@@ -182,7 +182,7 @@ static void maybeVote(const clusterBusMsg *m, clusterNode *sender) {
     if (now - primary->voted_time < server.cluster_node_timeout * 2) return;
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
         if (!((m->myslots[j >> 3] >> (j & 7)) & 1)) continue;
-        clusterNode *owner = cl->slots[j];
+        clusterNode *owner = cstate->slots[j];
         if (owner && owner->config_epoch > m->config_epoch) {
             serverLog(LL_WARNING,
                       "Failover auth denied to %.40s: slot %d epoch (%llu) > reqEpoch (%llu)", sender->name, j,
@@ -190,12 +190,12 @@ static void maybeVote(const clusterBusMsg *m, clusterNode *sender) {
             return;
         }
     }
-    cl->last_vote_epoch = cl->current_epoch;
+    cstate->last_vote_epoch = cstate->current_epoch;
     primary->voted_time = now;
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
     busSendEmpty(sender, CLUSTERBUS_FAILOVER_AUTH_ACK, 0);
     serverLog(LL_WARNING, "Failover auth granted to %.40s for epoch %llu", sender->name,
-              (unsigned long long)cl->current_epoch);
+              (unsigned long long)cstate->current_epoch);
 }
 
 void failoverMessage(const clusterBusMsg *m, clusterNode *sender) {
@@ -203,11 +203,11 @@ void failoverMessage(const clusterBusMsg *m, clusterNode *sender) {
     if (m->type == CLUSTERBUS_FAILOVER_AUTH_REQUEST) {
         maybeVote(m, sender);
     } else if (m->type == CLUSTERBUS_FAILOVER_AUTH_ACK) {
-        if (isMaster(sender) && sender->numslots > 0 && m->current_epoch >= cl->failover_auth_epoch)
-            cl->failover_auth_count++;
+        if (isMaster(sender) && sender->numslots > 0 && m->current_epoch >= cstate->failover_auth_epoch)
+            cstate->failover_auth_count++;
     }
     if (m->type == CLUSTERBUS_MFSTART) {
-        if (!isMaster(cl->myself) || sender->replicaof != cl->myself) return;
+        if (!isMaster(cstate->myself) || sender->replicaof != cstate->myself) return;
         resetManualFailover();
         mf_end = mstime() + MF_TIMEOUT;
         memcpy(mf_replica, sender->name, CLUSTER_NAMELEN);
@@ -228,7 +228,7 @@ void clusterFailoverCommand(client *c) {
             return;
         }
     }
-    clusterNode *me = cl->myself;
+    clusterNode *me = cstate->myself;
     if (isMaster(me)) {
         addReplyError(c, "You should send CLUSTER FAILOVER to a replica");
         return;
@@ -244,15 +244,15 @@ void clusterFailoverCommand(client *c) {
     if (takeover) {
         /* no agreement asked: a new epoch of my own, as Redis's TAKEOVER */
         serverLog(LL_WARNING, "Taking over the master (user request).");
-        cl->current_epoch++;
-        cl->failover_auth_epoch = cl->current_epoch;
+        cstate->current_epoch++;
+        cstate->failover_auth_epoch = cstate->current_epoch;
         becomePrimary();
     } else if (force) {
         serverLog(LL_WARNING, "Forced failover user request accepted.");
         resetManualFailover();
         mf_end = mstime() + MF_TIMEOUT;
         manual_failover = 1;
-        cl->failover_auth_time = 0;
+        cstate->failover_auth_time = 0;
     } else {
         serverLog(LL_WARNING, "Manual failover user request accepted.");
         resetManualFailover();

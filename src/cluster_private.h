@@ -43,7 +43,7 @@ typedef struct clusterNode {
     int port, pport, cport;
     long long repl_offset;
     long long ctime;
-    listNode *order; /* its place in cl->order */
+    listNode *order; /* its place in cstate->order */
     /* cluster_bus.c's */
     struct clusterLink *link;         /* ours to it (outbound) */
     struct clusterLink *inbound_link; /* its to us, once it said who it is */
@@ -83,7 +83,7 @@ typedef struct clusterState {
 #define CLUSTER_TODO_FSYNC_CONFIG (1 << 2)
 
 
-extern clusterState *cl; /* NULL unless cluster-enabled */
+extern clusterState *cstate; /* NULL unless cluster-enabled */
 
 static inline int isMaster(const clusterNode *n) { return (n->flags & NODE_MASTER) != 0; }
 static inline int isReplica(const clusterNode *n) { return (n->flags & NODE_SLAVE) != 0; }

@@ -99,3 +99,21 @@ proc check_aof {args} {
     }
     return [list $status $out]
 }
+
+# A nested start_server running Redis's binary ($::reference_bin, Debian's
+# /usr/bin/redis-server unless the file sets it) instead of ours: natively,
+# without the emulator (or the no-fork launcher) our server runs under in
+# the cross-port suites and `make test-forkless`, and without our
+# persistence-mode directive (REDIS_TEST_FORKLESS).
+proc start_reference_server {overrides body} {
+    if {![info exists ::reference_bin]} { set ::reference_bin /usr/bin/redis-server }
+    set forkless [expr {[info exists ::env(REDIS_TEST_FORKLESS)] ? $::env(REDIS_TEST_FORKLESS) : 0}]
+    set saved [list $::harness::opt(server) $::harness::opt(wrapper) $forkless]
+    set ::harness::opt(server) $::reference_bin
+    set ::harness::opt(wrapper) {}
+    set ::env(REDIS_TEST_FORKLESS) 0
+    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)\n"
+    set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
+    lassign $saved ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)
+    if {$code} { return -code $code $err }
+}

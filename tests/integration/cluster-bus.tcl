@@ -187,17 +187,6 @@ start_server [list overrides [cb_overrides]] {
 
 # ---- mixed: Debian's Redis 7.0.15 and ours in one cluster -------------------------------
 
-proc start_reference_server {overrides body} {
-    set forkless [expr {[info exists ::env(REDIS_TEST_FORKLESS)] ? $::env(REDIS_TEST_FORKLESS) : 0}]
-    set saved [list $::harness::opt(server) $::harness::opt(wrapper) $forkless]
-    set ::harness::opt(server) $::reference_bin
-    set ::harness::opt(wrapper) {}
-    set ::env(REDIS_TEST_FORKLESS) 0
-    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)\n"
-    set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
-    lassign $saved ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)
-    if {$code} { return -code $code $err }
-}
 
 # Runs a redis-cli (ours under the wrapper, or Debian's), bounded: {status output}.
 proc cb_cli {prog args} {

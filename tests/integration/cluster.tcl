@@ -381,18 +381,6 @@ if {[have_reference]} {
 
 # ---- a replica in the cluster: CLUSTER REPLICATE starts replication -----------------
 
-# A nested start_server running Redis's binary (as in replication.tcl).
-proc start_reference_server {overrides body} {
-    set forkless [expr {[info exists ::env(REDIS_TEST_FORKLESS)] ? $::env(REDIS_TEST_FORKLESS) : 0}]
-    set saved [list $::harness::opt(server) $::harness::opt(wrapper) $forkless]
-    set ::harness::opt(server) $::reference_bin
-    set ::harness::opt(wrapper) {}
-    set ::env(REDIS_TEST_FORKLESS) 0
-    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)\n"
-    set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
-    lassign $saved ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)
-    if {$code} { return -code $code $err }
-}
 
 # Levels: 0 the primary (all slots), -1 our replica-to-be. Both learn the
 # other from nodes.conf (there is no bus to introduce them).

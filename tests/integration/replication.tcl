@@ -8,25 +8,6 @@ set ::reference_bin /usr/bin/redis-server
 
 proc have_reference {} { file executable $::reference_bin }
 
-# Whether the server under test is ours (the file also runs with --server
-# /usr/bin/redis-server, to check its expectations against Redis).
-
-# A nested start_server running Redis's binary instead of ours: natively,
-# without the emulator (or the no-fork launcher) our server runs under in
-# the cross-port suites and `make test-forkless`, and without our
-# persistence-mode directive (REDIS_TEST_FORKLESS).
-proc start_reference_server {overrides body} {
-    set forkless [expr {[info exists ::env(REDIS_TEST_FORKLESS)] ? $::env(REDIS_TEST_FORKLESS) : 0}]
-    set saved [list $::harness::opt(server) $::harness::opt(wrapper) $forkless]
-    set ::harness::opt(server) $::reference_bin
-    set ::harness::opt(wrapper) {}
-    set ::env(REDIS_TEST_FORKLESS) 0
-    set restore "lassign [list $saved] ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)\n"
-    set code [catch {uplevel 1 [list start_server [list overrides $overrides] $restore$body]} err]
-    lassign $saved ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)
-    if {$code} { return -code $code $err }
-}
-
 # A raw SYNC connection to the server of level 0, past its snapshot: what
 # is read from it next is the replication stream.
 proc attach_sync_stream {} {
