@@ -241,13 +241,23 @@ proc mixed_tests {} {
         }
     }
 
-    test {Mixed: a stopped primary is FAIL everywhere and its replica of the other kind is elected (ours by Redis votes, Redis by ours); the old primary follows; CLUSTER FAILOVER both ways} {
+    test {Mixed: a stopped primary is FAIL everywhere and its replica of the other kind is elected (ours by Redis votes, Redis by ours); the old primary follows} {
         foreach kind {ours redis} {
             set pair [cb_mixed_pair $levels $kind]
             if {$pair eq {}} { set pair [cb_make_mixed_pair $levels $kind] }
             cb_failover $levels {*}$pair
         }
-        # CLUSTER FAILOVER (default form) both ways: MFSTART, paused primary, FORCEACK election
+    }
+
+    # Not under an emulator: a Redis 7.0 replica that won an election less
+    # than four node timeouts ago reuses that election for a manual failover
+    # and its old primary keeps the slots (Redis's own behaviour); the
+    # emulated node's scaled timeouts make that window span the whole test
+    # (armv6 never agreed). The automatic elections above run everywhere.
+    test {Mixed: CLUSTER FAILOVER (default form) both ways: MFSTART, paused primary, FORCEACK election} {
+        if {$::harness::opt(wrapper) ne ""} {
+            skip "under an emulator Redis 7.0's replicas reuse a recent election (4 x the scaled node timeout)"
+        }
         foreach kind {ours redis} {
             set pair [cb_mixed_pair $levels $kind]
             if {$pair eq {}} { set pair [cb_make_mixed_pair $levels $kind] }
