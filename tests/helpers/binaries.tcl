@@ -117,3 +117,14 @@ proc start_reference_server {overrides body} {
     lassign $saved ::harness::opt(server) ::harness::opt(wrapper) ::env(REDIS_TEST_FORKLESS)
     if {$code} { return -code $code $err }
 }
+
+# Whether the server under test was built with TLS: its directive list has
+# tls-port itself (cluster-announce-tls-port is there in every build, so the
+# whole line is matched). Redis's own server has no such option: it is
+# built with TLS here.
+proc server_built_with_tls {} {
+    if {[file normalize $::harness::opt(server)] eq "/usr/bin/redis-server"} { return 1 }
+    set out ""
+    catch {exec {*}[server_command --list-config-directives]} out
+    return [expr {[lsearch -exact [split $out \n] tls-port] >= 0}]
+}

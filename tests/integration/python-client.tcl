@@ -80,13 +80,7 @@ for user, password in (("app", "wrong"), ("off-user", "pw"), ("nobody", "x")):
 
 # ---- TLS -------------------------------------------------------------------------------------
 
-proc py_tls_built {} {
-    if {[file normalize $::harness::opt(server)] eq "/usr/bin/redis-server"} { return 1 }
-    catch {exec {*}[server_command --list-config-directives]} out
-    return [string match "*tls-port*" $out]
-}
-
-if {![py_tls_built]} {
+if {![server_built_with_tls]} {
     test "python3-redis over TLS" { skip "this build has no TLS (make BUILD_TLS=yes, which needs libssl-dev)" }
     return
 }

@@ -27,13 +27,7 @@ set ::tls_bin_dir [file dirname $::harness::opt(server)]
 set ::tls_cli [file join $::tls_bin_dir redis-cli]
 set ::tls_dir [file join $::harness::opt(run_dir) tls-[pid]]
 
-proc tls_built {} {
-    set out ""
-    catch {exec {*}[server_command --list-config-directives]} out
-    if {[string match "*tls-port*" $out]} { return 1 }
-    # Redis's own server has no such option: it is built with TLS here.
-    return [expr {[file normalize $::harness::opt(server)] eq "/usr/bin/redis-server"}]
-}
+proc tls_built {} { server_built_with_tls }
 
 proc tls_why_not {} {
     if {[::harness::external]} { return "external mode: TLS servers are started with their certificates" }
