@@ -391,13 +391,20 @@ static char *RM_LoadStringBuffer(RedisModuleIO *io, size_t *lenptr) {
     return buf;
 }
 
-static double RM_LoadDouble(RedisModuleIO *io) {
-    unsigned char b[8];
-    if (!ioExpect(io, MODULE_OPCODE_DOUBLE)) return 0;
-    if (!rdbModuleGetBytes(io->rdb, b, sizeof b)) {
+/* A fixed-size field of `opcode` into b: 0 (the load marked failed) if
+ * the opcode or the bytes are not there. */
+static int ioLoadFixed(RedisModuleIO *io, int opcode, unsigned char *b, size_t n) {
+    if (!ioExpect(io, opcode)) return 0;
+    if (!rdbModuleGetBytes(io->rdb, b, n)) {
         ioLoadError(io);
         return 0;
     }
+    return 1;
+}
+
+static double RM_LoadDouble(RedisModuleIO *io) {
+    unsigned char b[8];
+    if (!ioLoadFixed(io, MODULE_OPCODE_DOUBLE, b, sizeof b)) return 0;
     uint64_t bits = load64le(b);
     double value;
     memcpy(&value, &bits, sizeof value);
@@ -406,11 +413,7 @@ static double RM_LoadDouble(RedisModuleIO *io) {
 
 static float RM_LoadFloat(RedisModuleIO *io) {
     unsigned char b[4];
-    if (!ioExpect(io, MODULE_OPCODE_FLOAT)) return 0;
-    if (!rdbModuleGetBytes(io->rdb, b, sizeof b)) {
-        ioLoadError(io);
-        return 0;
-    }
+    if (!ioLoadFixed(io, MODULE_OPCODE_FLOAT, b, sizeof b)) return 0;
     uint32_t bits = load32le(b);
     float value;
     memcpy(&value, &bits, sizeof value);
