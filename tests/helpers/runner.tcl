@@ -26,7 +26,7 @@ namespace eval ::runner {
     variable root [file dirname [file dirname $::harness_dir]]
     variable o
     array set o {
-        singles {} tags {} host "" port "" clients 1 server src/redis-server
+        singles {} skips {} tags {} host "" port "" clients 1 server src/redis-server
         wrapper "" time_factor 1 timeout 600 verbose 0 dont_clean 0
         list_tests 0 run_dir "" shm 0
     }
@@ -45,6 +45,8 @@ namespace eval ::runner {
 proc ::runner::usage {} {
     return {usage: ./runtest [options]
   --single FILE        run only this test file (repeatable; "unit/foo" is enough)
+  --skip-file FILE     run every file but this one (repeatable; a port that
+                       another port's run already covers, see ports/*/port.mk)
   --tags "a -b"        run only tests tagged a, never tests tagged b
   --host H --port P    use the server already running there; start no server
   --clients N          run N test files in parallel (default 1)
@@ -76,7 +78,7 @@ proc ::runner::parse_args {argv} {
             --shm        { set o(shm) 1; continue }
             --help - -h  { puts [usage]; exit 0 }
         }
-        if {$arg ni {--single --tags --host --port --clients --server --wrapper
+        if {$arg ni {--single --skip-file --tags --host --port --clients --server --wrapper
                      --time-factor --timeout --run-dir}} {
             die "unknown option $arg\n[usage]"
         }
@@ -84,6 +86,7 @@ proc ::runner::parse_args {argv} {
         set argv [lassign $argv value]
         switch -- $arg {
             --single      { lappend o(singles) $value }
+            --skip-file   { lappend o(skips) $value }
             --tags        { set o(tags) [concat $o(tags) $value] }
             --host        { set o(host) $value }
             --port        { set o(port) $value }
@@ -136,9 +139,16 @@ proc ::runner::resolve_single {name} {
 
 proc ::runner::selected_files {} {
     variable o
-    if {![llength $o(singles)]} { return [all_files] }
-    set files {}
-    foreach name $o(singles) { lappend files [resolve_single $name] }
+    if {![llength $o(singles)]} {
+        set files [all_files]
+    } else {
+        set files {}
+        foreach name $o(singles) { lappend files [resolve_single $name] }
+    }
+    foreach name $o(skips) {
+        set skip [resolve_single $name]
+        set files [lsearch -all -inline -exact -not $files $skip]
+    }
     return $files
 }
 
