@@ -10,7 +10,7 @@
 #   make powercut                power-cut crash states of the data files (utils/powercut)
 #   make bench-gate              instructions per request against utils/bench-baseline.txt (+3% fails)
 #   make deb PORT=armv7          Debian package build/deb/armv7/redis-portable_<version>_armhf.deb
-#   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment
+#   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment|address+undefined
 #   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
 #   make BUILD_TLS=yes|no        TLS (OpenSSL); default: yes where the port's compiler finds it
 #   make fuzz-run FUZZ_SECONDS=60  libFuzzer harnesses, native clang (tests/fuzz/fuzz.mk)
@@ -51,7 +51,7 @@ SANITIZER ?=
 ALIGNED_ACCESS ?= no
 OPTIMIZATION ?= -O2
 
-ifeq ($(SANITIZER),address)
+ifneq ($(filter address address+undefined,$(SANITIZER)),)
 # ASan must see every allocation, and it cannot see jemalloc's.
 override MALLOC := libc
 endif
@@ -80,9 +80,11 @@ STD := -std=gnu11
 SAN_FLAGS_address := -fsanitize=address -fno-omit-frame-pointer
 SAN_FLAGS_undefined := -fsanitize=undefined -fno-sanitize-recover=all
 SAN_FLAGS_alignment := -fsanitize=alignment -fno-sanitize-recover=alignment
+# Both in one build (CI: one instrumented build instead of two).
+SAN_FLAGS_address+undefined := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ifneq ($(SANITIZER),)
 ifeq ($(SAN_FLAGS_$(SANITIZER)),)
-$(error SANITIZER must be one of: address undefined alignment)
+$(error SANITIZER must be one of: address undefined alignment address+undefined)
 endif
 endif
 SAN_FLAGS := $(SAN_FLAGS_$(SANITIZER))

@@ -29,7 +29,7 @@ run_canary() {
             echo "$out" | sed 's/^/    /'
             failed=$((failed + 1))
         fi
-    elif [ "$SANITIZER" = alignment ] || [ "$SANITIZER" = undefined ]; then
+    elif [ "$SANITIZER" = alignment ] || [ "$SANITIZER" = undefined ] || [ "$SANITIZER" = address+undefined ]; then
         if [ "$status" -ne 0 ] && echo "$out" | grep -q "misaligned address"; then
             echo "[ok] canary: unaligned 64-bit load reported by the $SANITIZER sanitizer"
             passed=$((passed + 1))
