@@ -103,12 +103,19 @@ start_server {tags {persistence fork}} {
 
     test "a child that does not act on SIGUSR1 gets SIGKILL after 5 s: FLUSHALL does not hang on it" {
         if {![ours]} { skip "Redis 7.0.15 waits for such a child without limit" }
+        r debug populate 100 stopchild ;# keys to be slow on: the child must still run when stopped
         r config set rdb-key-save-delay 100000
         set from [log_line_count]
         r bgsave
         set line [wait_for_log "*Background saving started by pid *" -from $from]
         regexp {started by pid (\d+)} $line -> child
         exec kill -STOP $child ;# a stopped process leaves SIGUSR1 pending; SIGKILL still ends it
+        if {[file readable /proc/$child/stat]} {
+            # the state follows the last ')' (the command name may hold spaces)
+            wait_for_condition 100 20 {[regexp {\) T } [::harness::read_file /proc/$child/stat]]} else {
+                fail "the child did not stop"
+            }
+        }
         r config set rdb-key-save-delay 0
         assert_equal OK [r flushall]
         wait_for_log "*Child $child did not exit 5000 ms after SIGUSR1: killing it with SIGKILL" -from $from
