@@ -304,14 +304,20 @@ static void RM_SaveString(RedisModuleIO *io, robj *s) {
     RM_SaveStringBuffer(io, s->ptr, sdslen(s->ptr));
 }
 
+/* A fixed-size field: its opcode, then its bytes (the writer of
+ * ioLoadFixed's fields). */
+static void ioSaveFixed(RedisModuleIO *io, int opcode, const unsigned char *b, size_t n) {
+    rdbModulePutLen(io->rdb, opcode);
+    rdbModulePutBytes(io->rdb, b, n);
+}
+
 static void RM_SaveDouble(RedisModuleIO *io, double value) {
     if (io->error) return;
     unsigned char b[8];
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
     store64le(b, bits);
-    rdbModulePutLen(io->rdb, MODULE_OPCODE_DOUBLE);
-    rdbModulePutBytes(io->rdb, b, sizeof b);
+    ioSaveFixed(io, MODULE_OPCODE_DOUBLE, b, sizeof b);
 }
 
 static void RM_SaveFloat(RedisModuleIO *io, float value) {
@@ -320,8 +326,7 @@ static void RM_SaveFloat(RedisModuleIO *io, float value) {
     uint32_t bits;
     memcpy(&bits, &value, sizeof bits);
     store32le(b, bits);
-    rdbModulePutLen(io->rdb, MODULE_OPCODE_FLOAT);
-    rdbModulePutBytes(io->rdb, b, sizeof b);
+    ioSaveFixed(io, MODULE_OPCODE_FLOAT, b, sizeof b);
 }
 
 /* As Redis: the hex text of the value, as a string field. */
