@@ -354,7 +354,10 @@ INTEGRATION_DATA_FILES := integration/rdb integration/rdb-legacy integration/aof
     unit/type/geo unit/type/hash unit/type/incrbyfloat unit/type/list unit/type/set unit/type/stream \
     unit/type/stream-cgroups unit/type/string unit/type/zset
 PORT_INTEGRATION ?= all
-RUNTEST := ./runtest --server $(SERVER) --clients 2 --time-factor $(PORT_TIME_FACTOR) \
+# RUNTEST_BASEPORT: the servers' first port; utils/test-cross.sh gives each
+# of the ports it runs at once its own (./runtest --baseport).
+RUNTEST_BASEPORT ?= 21000
+RUNTEST := ./runtest --server $(SERVER) --clients 2 --time-factor $(PORT_TIME_FACTOR) --baseport $(RUNTEST_BASEPORT) \
            $(if $(PORT_QEMU),--wrapper "$(PORT_QEMU)") $(PORT_RUNTEST_FLAGS) \
            $(if $(filter data,$(PORT_INTEGRATION)),$(INTEGRATION_DATA_FILES:%=--single %) $(PORT_DATA_EXTRA:%=--single %))
 

@@ -160,6 +160,20 @@ proc ::check::run_all {} {
         expect {[string match "*?skip? start_server block (tags: three)*" $output]} "block not skipped" $output
     }
 
+    check "--baseport moves the servers' ports, --skip-file leaves a file out" {
+        set ported [write_test ported {
+            start_server {} {
+                test "the server's port is in the first slot's range" {
+                    assert_range [srv port] 25000 25499
+                }
+            }
+        }]
+        lassign [runtest --baseport 25000 --single $ported --single $a --skip-file $a] status output
+        expect {$status == 0 && [closing_line $output] eq {1 0 0}} "status $status" $output
+        lassign [runtest --baseport 80 --single $ported] status output
+        expect {$status == 2 && [string match "*--baseport needs a port number*" $output]} "status $status" $output
+    }
+
     check "a failing test makes the exit status non-zero and is listed" {
         set bad [write_test bad {
             start_server {} {

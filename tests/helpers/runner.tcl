@@ -28,7 +28,7 @@ namespace eval ::runner {
     array set o {
         singles {} skips {} tags {} host "" port "" clients 1 server src/redis-server
         wrapper "" time_factor 1 timeout 600 verbose 0 dont_clean 0
-        list_tests 0 run_dir "" shm 0
+        list_tests 0 run_dir "" shm 0 baseport 21000
     }
     variable queue {}
     variable running {}
@@ -50,6 +50,11 @@ proc ::runner::usage {} {
   --tags "a -b"        run only tests tagged a, never tests tagged b
   --host H --port P    use the server already running there; start no server
   --clients N          run N test files in parallel (default 1)
+  --baseport N         first TCP port of the servers' ranges (default 21000;
+                       worker slot k draws from N+500k .. N+500k+499, and a
+                       cluster node's bus port is its port + 10000): two runs
+                       at once with --clients 4 or fewer take bases 2000
+                       apart so they never race for a port
   --server PATH        server binary to start (default src/redis-server)
   --wrapper "CMD ARGS" prefix for starting the server (e.g. an emulator)
   --time-factor N      multiply every timeout and wait (default 1)
@@ -79,7 +84,7 @@ proc ::runner::parse_args {argv} {
             --help - -h  { puts [usage]; exit 0 }
         }
         if {$arg ni {--single --skip-file --tags --host --port --clients --server --wrapper
-                     --time-factor --timeout --run-dir}} {
+                     --time-factor --timeout --run-dir --baseport}} {
             die "unknown option $arg\n[usage]"
         }
         if {![llength $argv]} { die "option $arg needs a value (see --help)" }
@@ -96,6 +101,7 @@ proc ::runner::parse_args {argv} {
             --time-factor { set o(time_factor) $value }
             --timeout     { set o(timeout) $value }
             --run-dir     { set o(run_dir) $value }
+            --baseport    { set o(baseport) $value }
         }
     }
     check_values
@@ -104,6 +110,9 @@ proc ::runner::parse_args {argv} {
 proc ::runner::check_values {} {
     variable o
     if {![string is integer -strict $o(clients)] || $o(clients) < 1} { die "--clients needs a positive integer" }
+    if {![string is integer -strict $o(baseport)] || $o(baseport) < 1024 || $o(baseport) > 45000} {
+        die "--baseport needs a port number between 1024 and 45000"
+    }
     if {![string is double -strict $o(time_factor)] || $o(time_factor) <= 0} { die "--time-factor needs a positive number" }
     if {![string is double -strict $o(timeout)] || $o(timeout) <= 0} { die "--timeout needs a positive number of seconds" }
     if {[catch {llength $o(wrapper)}]} { die "--wrapper must be a command and its arguments" }
@@ -228,7 +237,7 @@ proc ::runner::worker_command {file slot} {
     foreach key {time_factor verbose dont_clean run_dir server wrapper tags host port shm} {
         lappend cmd --$key $o($key)
     }
-    lappend cmd --port_base [expr {21000 + 500 * ($slot % 22)}] $file
+    lappend cmd --port_base [expr {$o(baseport) + 500 * ($slot % 20)}] $file
     return $cmd
 }
 
