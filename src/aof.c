@@ -322,6 +322,64 @@ int aofOpenNewIncr(void) {
     return C_OK;
 }
 
+/* ---- the first rewrite after CONFIG SET appendonly yes: a temporary incr file ----------------- */
+
+/* Until the AOF enabled at run time has its first base, there is no AOF to
+ * add files to: the writes made while that rewrite runs go to a file the
+ * manifest does not name, temp-<appendfilename>.incr, which becomes the
+ * first incremental file when the base is installed (aofAdoptTempIncr) and
+ * is removed if the rewrite fails (the next one's base holds its writes).
+ * Writes before the rewrite starts (it waits for a BGSAVE, or for EXEC to
+ * end) go nowhere: the base will hold them. This is Redis 7.0's
+ * AOF_WAIT_REWRITE: no manifest, base or incr file is made until the
+ * first base is whole, and the files are then base N + incr 1. */
+static sds tempIncrName(void) { return sdscatfmt(sdsempty(), "temp-%s.incr", server.aof_filename); }
+
+int aofOpenTempIncr(void) {
+    sds name = tempIncrName(), path = aofPathJoin(server.aof_dirname, name);
+    int fd = persistio.open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC, 0644);
+    if (fd == -1) serverLog(LL_WARNING, "Can't open the append-only file %s: %s", path, strerror(errno));
+    else switchToFile(fd);
+    sdsfree(name), sdsfree(path);
+    return fd == -1 ? C_ERR : C_OK;
+}
+
+/* The base is in place: the temporary file gets the next incremental name
+ * in `am` (not yet persisted; the caller's manifest write makes it part of
+ * the AOF). It stays open, the same file under its new name. */
+int aofAdoptTempIncr(aofManifest *am) {
+    sds tmp = tempIncrName(), name = aofManifestNewIncrName(am, server.aof_filename);
+    sds tmppath = aofPathJoin(server.aof_dirname, tmp), path = aofPathJoin(server.aof_dirname, name);
+    int ok = persistio.rename(tmppath, path) == 0;
+    if (!ok) serverLog(LL_WARNING, "Error trying to rename the temporary AOF incr file %s into %s: %s", tmppath, path,
+                       strerror(errno));
+    else aofManifestAddIncr(am, name, am->curr_incr_seq);
+    sdsfree(tmp), sdsfree(name), sdsfree(tmppath), sdsfree(path);
+    return ok ? C_OK : C_ERR;
+}
+
+/* The manifest naming an adopted file could not be written: it goes back
+ * to its temporary name, for dropTempIncr to remove. */
+void aofReturnTempIncr(const char *name) {
+    sds tmp = tempIncrName(), tmppath = aofPathJoin(server.aof_dirname, tmp), path = aofPathJoin(server.aof_dirname, name);
+    if (persistio.rename(path, tmppath) != 0) unlink(path);
+    sdsfree(tmp), sdsfree(tmppath), sdsfree(path);
+}
+
+/* The first rewrite failed or the AOF is turned off again: the writes it
+ * collected are in the dataset, which the next base takes whole. */
+static void dropTempIncr(void) {
+    if (aof.fd != -1) {
+        sdsclear(aof.buf);
+        bioSubmitClose(aof.fd);
+        aof.fd = -1;
+    }
+    sds name = tempIncrName(), path = aofPathJoin(server.aof_dirname, name);
+    serverLog(LL_NOTICE, "Removing the temp incr aof file %s in the background", name);
+    if (unlink(path) == -1 && errno != ENOENT) serverLog(LL_WARNING, "Can't delete %s: %s", path, strerror(errno));
+    sdsfree(name), sdsfree(path);
+}
+
 static off_t fileSize(const char *name) {
     sds path = aofPathJoin(server.aof_dirname, name);
     struct stat st;
@@ -330,9 +388,31 @@ static off_t fileSize(const char *name) {
     return size;
 }
 
+/* An AOF with neither base nor incremental file (a first start, or every
+ * file gone) gets a base of the dataset now, as Redis 7.0 does
+ * (aofRewriteBaseAtStartup says why); the new incremental file's manifest
+ * write then names both. */
+static int createBaseAtStartup(void) {
+    aofManifest *am = aofManifestDup(aof.manifest);
+    sds base = aofManifestNewBaseName(am, server.aof_filename, server.aof_use_rdb_preamble ? "rdb" : "aof");
+    if (aofRewriteBaseAtStartup(base) != C_OK) {
+        aofManifestFree(am);
+        sdsfree(base);
+        return C_ERR;
+    }
+    aofManifestSetBase(am, base, am->curr_base_seq);
+    aofSetCurrentManifest(am);
+    aofSetBaseSize(fileSize(base));
+    serverLog(LL_NOTICE, "Creating AOF base file %s on server start", base);
+    sdsfree(base);
+    return C_OK;
+}
+
 /* Reopens the last incremental file the manifest names, for appending. */
 static int openLastIncr(void) {
     aofManifest *am = aof.manifest;
+    if (am->base == NULL && am->incr_count == 0 && createBaseAtStartup() != C_OK) return C_ERR;
+    am = aof.manifest;
     if (am->incr_count == 0) {
         if (aofOpenNewIncr() != C_OK) return C_ERR;
         am = aof.manifest;
@@ -419,6 +499,32 @@ static aofManifest *adoptOldStyleAof(void) {
     return am;
 }
 
+/* The files earlier rewrites replaced while aof-disable-auto-gc was yes
+ * (history, type h in the manifest) go: first out of the manifest, then
+ * off the disk, so a power cut between leaves only unnamed files. Called
+ * when the setting goes back to no, at start-up and by DEBUG LOADAOF, as
+ * in Redis 7.0. */
+void aofDeleteHistoryFiles(void) {
+    if (server.aof_disable_auto_gc || aof.manifest == NULL || aof.manifest->history_count == 0) return;
+    aofManifest *am = aofManifestDup(aof.manifest);
+    aofManifestClearHistory(am);
+    sds mpath = aofManifestPath();
+    int ok = aofManifestPersist(am, server.aof_dirname, mpath) == C_OK;
+    sdsfree(mpath);
+    if (!ok) {
+        aofManifestFree(am);
+        return;
+    }
+    aofManifest *old = aof.manifest;
+    for (int j = 0; j < old->history_count; j++) {
+        serverLog(LL_NOTICE, "Removing the history file %s in the background", old->history[j]->name);
+        sds path = aofPathJoin(server.aof_dirname, old->history[j]->name);
+        if (unlink(path) == -1 && errno != ENOENT) serverLog(LL_WARNING, "Can't delete %s: %s", path, strerror(errno));
+        sdsfree(path);
+    }
+    aofSetCurrentManifest(am);
+}
+
 /* ---- start-up ------------------------------------------------------------------------------ */
 
 /* The manifest on disk, NULL if there is none; a corrupt one stops start-up. */
@@ -447,6 +553,7 @@ static void openOrCreateAtStartup(void) {
     }
     if (am != NULL && aofLoadFiles(am, &total) == AOF_LOAD_FAILED) exitOnLoadFailure();
     aofSetCurrentManifest(am ? am : aofManifestCreate());
+    aofDeleteHistoryFiles();
     if (openLastIncr() != C_OK) exit(1);
     aof.current_size = total > aof.incr_size ? total : aof.incr_size;
     aof.base_size = aof.current_size; /* auto-rewrite measures growth from here */
@@ -526,15 +633,22 @@ static int startRewriteForNewAof(void) {
 /* CONFIG SET appendonly yes|no. Turning it on writes the whole dataset as a
  * new base with a rewrite; writes meanwhile go to a new incremental file. */
 int aofSetEnabled(int on, sds *err) {
-    if (on && aof.fd == -1) {
+    if (on && aof.fd == -1 && !aof.awaiting_first_base) {
         aofRewriteKill(); /* a BGREWRITEAOF of the AOF-off kind would drop the new incremental file */
-        if (aofPrepareDirAndManifest() != C_OK || aofOpenNewIncr() != C_OK || startRewriteForNewAof() != C_OK) {
+        aof.awaiting_first_base = 1; /* the rewrite writes to a temporary incr file (aofOpenTempIncr) */
+        if (aofPrepareDirAndManifest() != C_OK || startRewriteForNewAof() != C_OK) {
+            aof.awaiting_first_base = 0;
+            if (aof.fd != -1) dropTempIncr();
             *err = sdsnew("Failed to enable the AOF: see the server log");
             return C_ERR;
         }
-        aof.awaiting_first_base = 1;
-    } else if (!on && aof.fd != -1) {
+    } else if (!on && aof.awaiting_first_base) {
         aof.awaiting_first_base = 0;
+        aofRewriteKill();
+        aofRewriteUnschedule();
+        dropTempIncr();
+        aof.last_write_status = C_OK;
+    } else if (!on && aof.fd != -1) {
         aofRewriteKill();
         aofFlush(1);
         if (aof.unsynced) persistio.fsync(aof.fd);
@@ -553,8 +667,12 @@ int aofSetEnabled(int on, sds *err) {
 int aofAwaitingFirstBase(void) { return aof.awaiting_first_base; }
 
 void aofRewriteInstalled(int ok) {
-    if (ok) aof.awaiting_first_base = 0;
-    else if (aof.awaiting_first_base) aofRewriteSchedule();
+    if (ok) {
+        aof.awaiting_first_base = 0;
+    } else if (aof.awaiting_first_base) {
+        dropTempIncr();
+        aofRewriteSchedule();
+    }
 }
 
 /* SHUTDOWN: everything written and on disk. */

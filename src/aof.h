@@ -27,6 +27,8 @@ typedef struct aofManifest {
     aofFile *base;           /* NULL if none */
     aofFile **incrs;         /* in replay order */
     int incr_count;
+    aofFile **history;       /* replaced files kept while aof-disable-auto-gc is yes, newest first */
+    int history_count;
     long long curr_base_seq; /* highest seq used so far */
     long long curr_incr_seq;
 } aofManifest;
@@ -48,6 +50,8 @@ int aofManifestPersist(const aofManifest *am, const char *dirname, const char *p
 void aofManifestSetBase(aofManifest *am, const char *name, long long seq);
 void aofManifestAddIncr(aofManifest *am, const char *name, long long seq);
 void aofManifestDropIncrsUpTo(aofManifest *am, long long last_seq);
+void aofManifestBaseAndIncrsToHistory(aofManifest *am, long long last_seq); /* base, incrs <= last_seq */
+void aofManifestClearHistory(aofManifest *am);
 sds aofManifestNewBaseName(aofManifest *am, const char *prefix, const char *ext); /* bumps curr_base_seq */
 sds aofManifestNewIncrName(aofManifest *am, const char *prefix);
 sds aofPathJoin(const char *dir, const char *name);
@@ -75,11 +79,16 @@ int aofLoadFiles(aofManifest *am, off_t *total_size);
 /* ---- rewriting (aof_rewrite.c) ------------------------------------------------------ */
 int aofRewriteStart(void);            /* C_ERR if it couldn't start */
 void aofRewriteSchedule(void);        /* started by the cron when nothing else runs */
+void aofRewriteUnschedule(void);      /* the AOF turned off before its first rewrite started */
+int aofOpenTempIncr(void);            /* the first rewrite's writes, in temp-<name>.incr (aof.c says why) */
+int aofAdoptTempIncr(aofManifest *am); /* ... which becomes the first incr file in am */
+void aofReturnTempIncr(const char *name); /* ... or goes back to its temporary name */
 int aofRewriteInProgress(void);
 void aofRewriteInstalled(int ok);     /* a rewrite ended: installed (ok) or failed */
 void aofRewriteCron(void);            /* reap the child, auto-rewrite */
 sds aofRewriteInfo(sds info);
 sds aofRewriteCowInfo(sds info); /* aof_last_cow_size, module_fork_*: after aof_last_write_status */
 void aofRewriteKill(void);
+int aofRewriteBaseAtStartup(const char *name); /* a first start's base (Redis 7.0: base 1 + incr 1) */
 
 #endif /* AOF_H */

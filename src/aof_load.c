@@ -412,14 +412,18 @@ int aofLoadFiles(aofManifest *am, off_t *total_size) {
 }
 
 /* With the AOF off, the files the last BGREWRITEAOF wrote (the manifest
- * on disk), as Redis loads them; NULL when there is none. */
+ * on disk), as Redis loads them; NULL when there is none. It is read
+ * afresh, as Redis 7.0's DEBUG LOADAOF does: the sequence numbers then
+ * restart from the files the manifest names (an AOF turned on again after
+ * a BGREWRITEAOF with it off and a DEBUG LOADAOF has incr 1 again, which
+ * Redis's aof-multi-part test expects). */
 static aofManifest *manifestOfAofOff(void) {
-    if (aofCurrentManifest() == NULL) {
-        sds mpath = aofManifestPath();
-        int exists = access(mpath, F_OK) == 0;
-        sdsfree(mpath);
-        if (!exists || aofPrepareDirAndManifest() != C_OK) return NULL;
-    }
+    sds mpath = aofManifestPath();
+    int exists = access(mpath, F_OK) == 0;
+    sdsfree(mpath);
+    if (!exists) return aofCurrentManifest();
+    aofSetCurrentManifest(NULL);
+    if (aofPrepareDirAndManifest() != C_OK) return NULL;
     return aofCurrentManifest();
 }
 
@@ -433,6 +437,7 @@ void debugLoadAofCommand(client *c) {
         addReplyError(c, "DEBUG LOADAOF found no AOF to load: appendonly is no and no BGREWRITEAOF wrote one");
         return;
     }
+    aofDeleteHistoryFiles(); /* as Redis's DEBUG LOADAOF */
     emptyData(-1, 0);
     functionsFlushAll(); /* the files bring them back (base and FUNCTION LOADs), as DEBUG RELOAD's dump does */
     off_t total;

@@ -47,6 +47,7 @@ void aofManifestFree(aofManifest *am) {
     fileFree(am->base);
     for (int j = 0; j < am->incr_count; j++) fileFree(am->incrs[j]);
     zfree(am->incrs);
+    aofManifestClearHistory(am);
     zfree(am);
 }
 
@@ -55,11 +56,31 @@ static void addIncr(aofManifest *am, aofFile *f) {
     am->incrs[am->incr_count++] = f;
 }
 
+static void addHistory(aofManifest *am, aofFile *f, int at_head) {
+    am->history = zrealloc(am->history, sizeof(aofFile *) * (size_t)(am->history_count + 1));
+    if (at_head) {
+        memmove(am->history + 1, am->history, sizeof(aofFile *) * (size_t)am->history_count);
+        am->history[0] = f;
+    } else {
+        am->history[am->history_count] = f;
+    }
+    am->history_count++;
+}
+
+void aofManifestClearHistory(aofManifest *am) {
+    for (int j = 0; j < am->history_count; j++) fileFree(am->history[j]);
+    zfree(am->history);
+    am->history = NULL;
+    am->history_count = 0;
+}
+
 aofManifest *aofManifestDup(const aofManifest *am) {
     aofManifest *d = aofManifestCreate();
     if (am->base) d->base = fileCreate(am->base->name, am->base->seq, am->base->type);
     for (int j = 0; j < am->incr_count; j++)
         addIncr(d, fileCreate(am->incrs[j]->name, am->incrs[j]->seq, am->incrs[j]->type));
+    for (int j = 0; j < am->history_count; j++)
+        addHistory(d, fileCreate(am->history[j]->name, am->history[j]->seq, am->history[j]->type), 0);
     d->curr_base_seq = am->curr_base_seq;
     d->curr_incr_seq = am->curr_incr_seq;
     return d;
@@ -141,7 +162,7 @@ static const char *addParsedFile(aofManifest *am, aofFile *f) {
         addIncr(am, f);
         am->curr_incr_seq = f->seq;
     } else if (f->type == AOF_FILE_HISTORY) {
-        fileFree(f); /* history files are leftovers to delete, not data */
+        addHistory(am, f, 0); /* replaced files, not data: deleted once aof-disable-auto-gc is no */
     } else {
         return "Unknown AOF file type";
     }
@@ -207,7 +228,8 @@ static sds fileLine(sds out, const aofFile *f) {
 
 int aofManifestPersist(const aofManifest *am, const char *dirname, const char *path) {
     sds content = sdsempty();
-    if (am->base) content = fileLine(content, am->base);
+    if (am->base) content = fileLine(content, am->base); /* Redis 7.0's order: base, history, incrs */
+    for (int j = 0; j < am->history_count; j++) content = fileLine(content, am->history[j]);
     for (int j = 0; j < am->incr_count; j++) content = fileLine(content, am->incrs[j]);
     sds tmp = sdscatfmt(sdsempty(), "%s.tmp", path);
     int ret = C_ERR, fd = persistio.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -248,6 +270,27 @@ void aofManifestDropIncrsUpTo(aofManifest *am, long long last_seq) {
     for (int j = 0; j < am->incr_count; j++) {
         if (am->incrs[j]->seq <= last_seq) fileFree(am->incrs[j]);
         else am->incrs[kept++] = am->incrs[j];
+    }
+    am->incr_count = kept;
+}
+
+/* aof-disable-auto-gc yes: a rewrite's replaced files stay on disk, named
+ * in the manifest as history (type h), newest first -- the base, then each
+ * incremental file it replaces, each put first as Redis 7.0 does. */
+void aofManifestBaseAndIncrsToHistory(aofManifest *am, long long last_seq) {
+    if (am->base) {
+        am->base->type = AOF_FILE_HISTORY;
+        addHistory(am, am->base, 1);
+        am->base = NULL;
+    }
+    int kept = 0;
+    for (int j = 0; j < am->incr_count; j++) {
+        if (am->incrs[j]->seq <= last_seq) {
+            am->incrs[j]->type = AOF_FILE_HISTORY;
+            addHistory(am, am->incrs[j], 1);
+        } else {
+            am->incrs[kept++] = am->incrs[j];
+        }
     }
     am->incr_count = kept;
 }

@@ -58,6 +58,8 @@ static struct {
     long long consecutive_failures; /* reset by a successful rewrite */
     long long last_cow_bytes;       /* the last successful child's copy-on-write (childinfo.c) */
     int preamble;             /* this rewrite writes the base as an RDB snapshot */
+    int limit_delay_min;      /* rewriteLimited(): the current back-off, 0 = not limited */
+    time_t limit_until;       /* ... and when the next try may start, 0 = may try now */
     int forkless;             /* a forkless rewrite is running (snapshot.c) */
     int forkless_fault;       /* DEBUG AOF-FAULT child-write hit this forkless rewrite: it fails */
 } aof_rewrite = {.child = -1, .last_status = C_OK, .last_time_sec = -1};
@@ -358,6 +360,29 @@ static int rewriteToFile(const char *path) {
     return ok ? C_OK : C_ERR;
 }
 
+/* Redis 7.0 starts an AOF that has no files at all by writing a base of
+ * the (empty) dataset at once, in the main process: the first files are
+ * base 1 + incr 1 and the first rewrite makes base 2 + incr 2, the names
+ * operators and Redis's tests see. The base is written under a temporary
+ * name, fsynced and renamed, so a power cut leaves either no base (and no
+ * manifest naming it: the next start begins again) or a whole one; the
+ * caller's manifest write makes it part of the AOF. */
+int aofRewriteBaseAtStartup(const char *name) {
+    aof_rewrite.preamble = server.aof_use_rdb_preamble;
+    sds tmp = tempName(getpid());
+    sds tmppath = aofPathJoin(server.aof_dirname, tmp), path = aofPathJoin(server.aof_dirname, name);
+    int ok = rewriteToFile(tmppath) == C_OK;
+    if (ok && persistio.rename(tmppath, path) != 0) {
+        serverLog(LL_WARNING, "Can't rename the AOF base %s to %s: %s", tmppath, path, strerror(errno));
+        ok = 0;
+    } else if (!ok) {
+        serverLog(LL_WARNING, "Can't write the AOF base file %s: %s", tmppath, strerror(errno));
+    }
+    if (!ok) unlink(tmppath);
+    sdsfree(tmp), sdsfree(tmppath), sdsfree(path);
+    return ok ? C_OK : C_ERR;
+}
+
 static void childMain(void) {
     childInfoChildStart();
     setupForkChild(server.aof_rewrite_cpulist, "the AOF rewrite child (aof_rewrite_cpulist)", "redis-aof-rewrite");
@@ -475,12 +500,19 @@ static int prepareFiles(void) {
         aof_rewrite.boundary_seq = LLONG_MAX;
         return C_OK;
     }
+    if (aofAwaitingFirstBase()) {
+        /* the AOF's first base: it replaces every file an older manifest names */
+        if (aofOpenTempIncr() != C_OK) return C_ERR;
+        aof_rewrite.boundary_seq = LLONG_MAX;
+        return C_OK;
+    }
     if (aofOpenNewIncr() != C_OK) return C_ERR;
     aof_rewrite.boundary_seq = aofCurrentManifest()->curr_incr_seq;
     return C_OK;
 }
 
 void aofRewriteSchedule(void) { aof_rewrite.scheduled = 1; }
+void aofRewriteUnschedule(void) { aof_rewrite.scheduled = 0; }
 
 int aofRewriteStart(void) {
     if (aofRewriteInProgress() || rdbBgsaveInProgress()) {
@@ -538,16 +570,24 @@ static int installNewBase(pid_t pid) {
     LATENCY_END("aof-rename", rename_latency);
     if (!ok) serverLog(LL_WARNING, "Can't rename the rewritten AOF %s to %s: %s", tmppath, basepath, strerror(errno));
     else serverLog(LL_NOTICE, "Successfully renamed the temporary AOF base file %s into %s", tmp, base);
+    int keep_history = server.aof_disable_auto_gc;
     if (ok) {
+        if (keep_history) aofManifestBaseAndIncrsToHistory(am, aof_rewrite.boundary_seq - 1);
         aofManifestSetBase(am, base, am->curr_base_seq);
         aofManifestDropIncrsUpTo(am, aof_rewrite.boundary_seq - 1);
-        ok = aofManifestPersist(am, server.aof_dirname, mpath) == C_OK;
+        /* the AOF's first base: the writes since are the temporary incr file */
+        int first = aofAwaitingFirstBase();
+        ok = !first || aofAdoptTempIncr(am) == C_OK;
+        ok = ok && aofManifestPersist(am, server.aof_dirname, mpath) == C_OK;
         if (!ok) unlink(basepath);
+        if (!ok && first && am->incr_count) aofReturnTempIncr(am->incrs[am->incr_count - 1]->name);
     }
-    if (ok) {
+    if (ok && !keep_history) {
         if (old->base) deleteFile(old->base->name);
         for (int j = 0; j < old->incr_count; j++)
             if (old->incrs[j]->seq < aof_rewrite.boundary_seq) deleteFile(old->incrs[j]->name);
+    }
+    if (ok) {
         struct stat st;
         aofSetCurrentManifest(am);
         LATENCY_START(fstat_latency);
@@ -594,13 +634,39 @@ static void rewriteFinished(pid_t pid, int exited_ok, int termsig) {
 }
 
 /* auto-aof-rewrite-percentage / -min-size: the AOF grew enough since the
- * last rewrite (or since start-up). */
-static int autoRewriteDue(void) {
+ * last rewrite (or since start-up); *growth gets the percentage, as Redis
+ * computes it for its log line. */
+static int autoRewriteDue(long long *growth) {
     if (!server.aof_enabled || !server.auto_aof_rewrite_perc) return 0;
     off_t size = aofCurrentSize(), from = aofBaseSizeForGrowth();
-    if ((unsigned long long)size < server.auto_aof_rewrite_min_size) return 0;
-    if (from == 0) return 1;
-    return (long long)((size - from) * 100 / from) >= server.auto_aof_rewrite_perc;
+    if ((unsigned long long)size <= server.auto_aof_rewrite_min_size) return 0;
+    *growth = (long long)size * 100 / (from ? (long long)from : 1) - 100;
+    return *growth >= server.auto_aof_rewrite_perc;
+}
+
+/* After 3 failed rewrites in a row, the automatic and scheduled ones wait
+ * 1 minute, then 2, 4 ... up to an hour between tries (BGREWRITEAOF is
+ * never held back), as in Redis 7.0: a disk that keeps failing is not
+ * hammered with forks, and every new try used to add an incremental file. */
+#define REWRITE_LIMIT_FAILURES 3
+#define REWRITE_LIMIT_MAX_MIN 60
+static int rewriteLimited(void) {
+    if (aof_rewrite.consecutive_failures < REWRITE_LIMIT_FAILURES) {
+        aof_rewrite.limit_delay_min = 0;
+        aof_rewrite.limit_until = 0;
+        return 0;
+    }
+    if (aof_rewrite.limit_until != 0) {
+        if (server.unixtime < aof_rewrite.limit_until) return 1;
+        aof_rewrite.limit_until = 0;
+        return 0;
+    }
+    int delay = aof_rewrite.limit_delay_min ? aof_rewrite.limit_delay_min * 2 : 1;
+    aof_rewrite.limit_delay_min = delay > REWRITE_LIMIT_MAX_MIN ? REWRITE_LIMIT_MAX_MIN : delay;
+    aof_rewrite.limit_until = server.unixtime + aof_rewrite.limit_delay_min * 60;
+    serverLog(LL_WARNING, "Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes",
+              aof_rewrite.limit_delay_min);
+    return 1;
 }
 
 void aofRewriteCron(void) {
@@ -614,10 +680,11 @@ void aofRewriteCron(void) {
     if (aof_rewrite.forkless) return; /* snapshot.c calls back when it is done */
     int retry_allowed = aof_rewrite.last_status == C_OK || mstime() - aof_rewrite.last_failure_ms > REWRITE_RETRY_MS;
     if (rdbBgsaveInProgress()) return;
-    if (aof_rewrite.scheduled && retry_allowed) { /* BGREWRITEAOF may be scheduled with the AOF off */
+    long long growth = 0;
+    if (aof_rewrite.scheduled && retry_allowed && !rewriteLimited()) { /* BGREWRITEAOF may be scheduled with the AOF off */
         aofRewriteStart();
-    } else if (retry_allowed && autoRewriteDue()) {
-        serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on growth");
+    } else if (retry_allowed && autoRewriteDue(&growth) && !rewriteLimited()) {
+        serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on %lld%% growth", growth);
         aofRewriteStart();
     }
 }

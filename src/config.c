@@ -245,6 +245,13 @@ static const configSpecial latency_percentiles_special = {latencySetPercentilesC
                                                          latencyRewritePercentilesConfig};
 
 static int validateAofFilename(const char *value, sds *err);
+/* aof-disable-auto-gc no again: the files rewrites kept go now. */
+static int applyAofAutoGc(sds *err) {
+    (void)err;
+    if (server.el != NULL && !server.aof_disable_auto_gc) aofDeleteHistoryFiles();
+    return C_OK;
+}
+
 static int validateDbfilename(const char *value, sds *err);
 static int validateAofDirname(const char *value, sds *err);
 static int applyHz(sds *err);
@@ -381,6 +388,7 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("aof-rewrite-incremental-fsync", NULL, 0, aof_rewrite_incremental_fsync, "yes", NULL),
     BOOL_CONFIG("aof-use-rdb-preamble", NULL, 0, aof_use_rdb_preamble, "yes", NULL),
     BOOL_CONFIG("aof-timestamp-enabled", NULL, 0, aof_timestamp_enabled, "no", NULL),
+    BOOL_CONFIG("aof-disable-auto-gc", NULL, 0, aof_disable_auto_gc, "no", applyAofAutoGc),
     INT_CONFIG("key-load-delay", NULL, CF_HIDDEN, key_load_delay, INT_MIN, INT_MAX, "0", NULL),
     INT_CONFIG("loading-process-events-interval-bytes", NULL, CF_HIDDEN, loading_process_events_interval_bytes, 1024,
                INT_MAX, "2097152", NULL),

@@ -1910,7 +1910,7 @@ static int bgsaveStart(void) {
     return C_OK;
 }
 
-static void bgsaveDone(int status) {
+static void bgsaveDone(pid_t pid, int status) {
     size_t cow = childInfoFinish();
     bgsave.child = -1;
     updateDictResizePolicy(); /* tables may grow again from the next write on, not from the next cron tick */
@@ -1919,9 +1919,21 @@ static void bgsaveDone(int status) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
         bgsave.last_cow = cow;
         savedOk(bgsave.dirty_before);
-    } else {
+    } else if (WIFEXITED(status)) {
         serverLog(LL_WARNING, "Background saving error");
         bgsave.last_status = C_ERR;
+    } else {
+        /* killed: its temporary file is left behind; SIGUSR1 is the way to
+         * stop a child without making it an error (Redis 7.0's words and
+         * rule) */
+        int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+        serverLog(LL_WARNING, "Background saving terminated by signal %d", sig);
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)pid);
+        LATENCY_START(unlink_latency);
+        unlink(tmp);
+        LATENCY_END("rdb-unlink-temp-file", unlink_latency);
+        if (sig != SIGUSR1) bgsave.last_status = C_ERR;
     }
 }
 
@@ -1975,7 +1987,7 @@ static int rdbCron(struct aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
     if (bgsave.child != -1) {
         int status;
-        if (waitpid(bgsave.child, &status, WNOHANG) == bgsave.child) bgsaveDone(status);
+        if (waitpid(bgsave.child, &status, WNOHANG) == bgsave.child) bgsaveDone(bgsave.child, status);
         else childInfoPoll();
     } else if (!bgsaveRunning() && !aofRewriteInProgress() && (bgsave.scheduled || saveRuleDue())) {
         bgsave.scheduled = 0;

@@ -537,6 +537,7 @@ struct redisServer {
     int set_proc_title;
     char *proc_title_template;    /* proctitle.c */
     int jemalloc_bg_thread;       /* zmalloc_set_background_thread(); no effect with libc */
+    int aof_disable_auto_gc;      /* aof.c: a rewrite keeps the files it replaces (history, type h) */
     int aof_timestamp_enabled;    /* aof.c: "#TS:<unixtime>" annotations in the AOF */
     char *locale_collate;
     int lazyfree_lazy_eviction;
@@ -1041,6 +1042,7 @@ void aofBeforeSleep(void);            /* write the buffer, fsync per policy */
 void aofFeed(int dbid, robj **argv, int argc); /* propagate.c: one op, as RESP, to the buffer */
 int aofSetEnabled(int on, sds *err);
 int aofAwaitingFirstBase(void);       /* enabled at run time, its first rewrite not installed yet */
+void aofDeleteHistoryFiles(void);     /* the manifest's history files, unless aof-disable-auto-gc */
 sds aofWriteDeniedError(void);        /* the -MISCONF reply while the AOF can't be written, or NULL */
 sds aofInfoString(sds info);
 sds aofRewriteCowInfo(sds info);      /* INFO persistence: aof_last_cow_size, module_fork_* */          /* INFO persistence fields */

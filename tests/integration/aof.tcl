@@ -100,9 +100,11 @@ proc populate_every_type {} {
 }
 
 start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}} {
-    test "A fresh AOF directory has a manifest and an incremental file" {
-        assert_equal {appendonly.aof.1.incr.aof} [aof_files]
+    test "A fresh AOF directory has a manifest, a base and an incremental file (Redis 7.0: base 1 + incr 1)" {
+        assert_equal {appendonly.aof.1.base.aof appendonly.aof.1.incr.aof} [aof_files]
         assert_equal 1 [s aof_enabled]
+        wait_for_log "*Creating AOF base file appendonly.aof.1.base.aof on server start*"
+        wait_for_log "*Creating AOF incr file appendonly.aof.1.incr.aof on server start*"
     }
 
     test "Every data type replays to the same dataset (DEBUG LOADAOF)" {
@@ -159,8 +161,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always aof-use-rd
         assert_equal $before [r debug digest]
         assert_equal ok [s aof_last_bgrewrite_status]
         set files [aof_files]
-        assert_match "*.base.aof" [lindex $files 0]
-        assert_equal 2 [llength $files]
+        assert_equal {appendonly.aof.2.base.aof appendonly.aof.2.incr.aof} $files
         set keys [lsort [r keys *]]
         set digests [lmap k $keys {r debug digest-value $k}]
         set ttls1 [lmap k $keys {r pexpiretime $k}]
@@ -535,6 +536,158 @@ start_server {tags {aof}} {
     }
 }
 
+# ---- the first rewrite after CONFIG SET appendonly yes (Redis 7.0's AOF_WAIT_REWRITE) ------------
+
+proc forkless_run {} { return [expr {[info exists ::env(REDIS_TEST_FORKLESS)] && $::env(REDIS_TEST_FORKLESS)}] }
+
+# A rewrite started with rdb-key-save-delay 10000000 is made to end: the
+# forkless one reads the setting as it goes; a child is killed (and counts
+# as a failed rewrite).
+proc end_slow_rewrite {from} {
+    r config set rdb-key-save-delay 0
+    if {[forkless_run]} { return }
+    set line [wait_for_log "*Background append only file rewriting started by pid*" -from $from]
+    regexp {started by pid (\d+)} $line -> child
+    exec kill -9 $child
+    wait_for_log "*Background AOF rewrite terminated by signal 9*" -from $from
+}
+
+proc wait_for_good_rewrite {} {
+    wait_for_condition 100 100 {
+        [s aof_rewrite_scheduled] == 0 && [s aof_rewrite_in_progress] == 0 && [s aof_last_bgrewrite_status] eq "ok"
+    } else {
+        fail "no successful rewrite"
+    }
+}
+
+start_server {tags {aof} overrides {aof-use-rdb-preamble yes}} {
+    test "CONFIG SET appendonly yes: no manifest or file of the AOF until its first base; the writes meanwhile become incr 1" {
+        r set k0 v
+        r config set rdb-key-save-delay 10000000
+        set from [log_line_count]
+        r config set appendonly yes
+        assert_equal 1 [s aof_rewrite_in_progress]
+        assert_equal 0 [file exists [file join [aof_dir] appendonly.aof.manifest]]
+        assert_equal {} [glob -nocomplain -tails -directory [aof_dir] appendonly.aof*]
+        assert_equal 1 [file exists [file join [aof_dir] temp-appendonly.aof.incr]]
+        r set during 1
+        end_slow_rewrite $from
+        if {![forkless_run]} {
+            wait_for_log "*Removing the temp incr aof file temp-appendonly.aof.incr in the background*" -from $from
+            assert_equal 0 [file exists [file join [aof_dir] appendonly.aof.manifest]]
+        }
+        wait_for_good_rewrite
+        assert_equal {appendonly.aof.1.base.rdb appendonly.aof.1.incr.aof} [aof_files]
+        assert_equal 0 [file exists [file join [aof_dir] temp-appendonly.aof.incr]]
+        r set after 2
+        assert_equal OK [r debug loadaof]
+        assert_equal {v 1 2} [r mget k0 during after]
+    }
+
+    test "CONFIG SET appendonly yes during a BGSAVE: the rewrite waits, nothing is written meanwhile, the base holds it all" {
+        r config set appendonly no
+        set files [aof_files]
+        r config set rdb-key-save-delay 10000000
+        r set k1 v1
+        set from [log_line_count]
+        r bgsave
+        wait_for_condition 50 100 {[s rdb_bgsave_in_progress] == 1} else { fail "no BGSAVE" }
+        r config set appendonly yes
+        assert_equal 1 [s aof_rewrite_scheduled]
+        assert_equal 0 [s aof_rewrite_in_progress]
+        r set k2 v2
+        assert_equal $files [aof_files] ;# no incremental file opened while waiting
+        assert_equal {} [glob -nocomplain -directory [aof_dir] temp-*]
+        r config set rdb-key-save-delay 0
+        if {![forkless_run]} {
+            set line [wait_for_log "*Background saving started by pid*" -from $from]
+            regexp {started by pid (\d+)} $line -> child
+            exec kill -9 $child
+        }
+        wait_for_condition 100 100 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
+        wait_for_good_rewrite
+        assert_equal {appendonly.aof.2.base.rdb appendonly.aof.2.incr.aof} [aof_files]
+        r set k3 v3
+        assert_equal OK [r debug loadaof]
+        assert_equal {v1 v2 v3} [r mget k1 k2 k3]
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes aof-use-rdb-preamble no}} {
+    test "aof-disable-auto-gc yes keeps the replaced files as history in the manifest; no deletes them" {
+        assert_equal {aof-disable-auto-gc no} [r config get aof-disable-auto-gc]
+        r config set aof-disable-auto-gc yes
+        r set a 1
+        r bgrewriteaof
+        wait_for_rewrite
+        r set b 2
+        r bgrewriteaof
+        wait_for_rewrite
+        assert_equal [list {file appendonly.aof.3.base.aof seq 3 type b} {file appendonly.aof.2.incr.aof seq 2 type h} \
+            {file appendonly.aof.2.base.aof seq 2 type h} {file appendonly.aof.1.incr.aof seq 1 type h} \
+            {file appendonly.aof.1.base.aof seq 1 type h} {file appendonly.aof.3.incr.aof seq 3 type i}] [aof_manifest_lines]
+        foreach f {1.base.aof 2.base.aof 1.incr.aof 2.incr.aof} {
+            assert_equal 1 [file exists [file join [aof_dir] appendonly.aof.$f]]
+        }
+        # history is not data: a reload loads the base and the incr only
+        assert_equal OK [r debug loadaof]
+        assert_equal {1 2} [r mget a b]
+        set from [log_line_count]
+        r config set aof-disable-auto-gc no
+        assert_equal {appendonly.aof.3.base.aof appendonly.aof.3.incr.aof} [aof_files]
+        wait_for_log "*Removing the history file appendonly.aof.1.base.aof in the background*" -from $from
+        assert_equal [lsort {appendonly.aof.3.base.aof appendonly.aof.3.incr.aof appendonly.aof.manifest}] \
+            [lsort [glob -tails -directory [aof_dir] *]]
+    }
+
+    test "History files named by the manifest at start-up are deleted (auto gc on), and the server loads" {
+        r config rewrite ;# with aof-disable-auto-gc no, which the restart reads
+        r config set aof-disable-auto-gc yes
+        r bgrewriteaof
+        wait_for_rewrite
+        set history [lsearch -all -inline [aof_manifest_lines] "* type h"]
+        assert_equal {{file appendonly.aof.3.incr.aof seq 3 type h} {file appendonly.aof.3.base.aof seq 3 type h}} $history
+        restart_server
+        assert_equal {} [lsearch -all -inline [aof_manifest_lines] "* type h"]
+        foreach line $history { assert_equal 0 [file exists [file join [aof_dir] [lindex $line 1]]] }
+        assert_equal {1 2} [r mget a b]
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes}} {
+    test "After 3 failed rewrites in a row the automatic ones wait (Redis 7.0's limit); BGREWRITEAOF still runs" {
+        if {[forkless_run]} { skip "a forkless rewrite can't be killed from outside to make it fail" }
+        r set k v
+        r config set rdb-key-save-delay 10000000
+        for {set j 0} {$j < 3} {incr j} {
+            set from [log_line_count]
+            r bgrewriteaof
+            end_slow_rewrite $from
+            r config set rdb-key-save-delay 10000000
+        }
+        assert_equal 3 [s aof_rewrites_consecutive_failures]
+        set files [aof_files]
+        set from [log_line_count]
+        r config set auto-aof-rewrite-percentage 1
+        r config set auto-aof-rewrite-min-size 1kb
+        r set x [string repeat x 2048]
+        wait_for_log "*Background AOF rewrite has repeatedly failed and triggered the limit, will retry in 1 minutes*" -from $from
+        assert_equal 0 [s aof_rewrite_in_progress]
+        assert_equal $files [aof_files]
+        r config set auto-aof-rewrite-percentage 0
+        r config set rdb-key-save-delay 0
+        r bgrewriteaof
+        wait_for_good_rewrite
+        assert_equal 0 [s aof_rewrites_consecutive_failures]
+        r config set auto-aof-rewrite-percentage 1
+        set from [log_line_count]
+        r set y [string repeat y 4096]
+        wait_for_log "*Starting automatic rewriting of AOF on *% growth*" -from $from
+        r config set auto-aof-rewrite-percentage 0
+        wait_for_good_rewrite
+    }
+}
+
 start_server {tags {aof}} {
     test "BGREWRITEAOF with the AOF off creates the directory and a manifest naming only a base" {
         r set k v
@@ -653,7 +806,7 @@ start_server {tags {aof} overrides {appendonly yes}} {
         set fd [open $manifest]
         set good [read $fd]
         close $fd
-        set first [lindex [split $good \n] 0]
+        set first [lsearch -inline [split $good \n] "* type i"] ;# the incremental file's line
         foreach {bad reason} [list "$first\n\n" "Invalid AOF manifest file format" \
                                   "$first\nfile x seq 9 type z\n" "Unknown AOF file type" \
                                   "$first\nfile x seq 9\n" "Invalid AOF manifest file format" \
@@ -689,6 +842,23 @@ start_server {tags {aof} overrides {appendonly yes}} {
 }
 
 start_server {tags {aof} overrides {appendonly yes aof-use-rdb-preamble yes}} {
+    test "A fresh start with aof-use-rdb-preamble yes writes an RDB base 1; a base left without a manifest is redone" {
+        assert_equal {appendonly.aof.1.base.rdb appendonly.aof.1.incr.aof} [aof_files]
+        set fd [open [file join [aof_dir] appendonly.aof.1.base.rdb]]
+        fconfigure $fd -translation binary
+        assert_equal REDIS [read $fd 5]
+        close $fd
+        # a power cut after the base's rename but before the first manifest:
+        # the next start begins again over the orphan file
+        r set k v
+        set dir [aof_dir]
+        file delete [file join $dir appendonly.aof.manifest] [file join $dir appendonly.aof.1.incr.aof]
+        restart_server
+        assert_equal {appendonly.aof.1.base.rdb appendonly.aof.1.incr.aof} [aof_files]
+        assert_equal 0 [r dbsize]
+        assert_equal {} [glob -nocomplain -directory $dir temp-*]
+    }
+
     test "With aof-use-rdb-preamble the rewritten base is an RDB snapshot, and it loads" {
         populate_every_type
         set before [r debug digest]

@@ -232,3 +232,30 @@ start_server {tags {rdb aof} overrides {appendonly yes aof-use-rdb-preamble yes}
         assert_equal $expected [r debug digest]
     }
 }
+
+start_server {tags {rdb}} {
+    test "A BGSAVE child killed by a signal: Redis 7.0's log line, its temp file removed, an error unless SIGUSR1" {
+        if {[info exists ::env(REDIS_TEST_FORKLESS)] && $::env(REDIS_TEST_FORKLESS)} {
+            skip "a forkless BGSAVE has no child to kill"
+        }
+        r set k v
+        foreach {sig status} {9 err USR1 ok} {
+            r config set rdb-key-save-delay 10000000
+            set from [log_line_count]
+            r bgsave
+            set line [wait_for_log "*Background saving started by pid*" -from $from]
+            regexp {started by pid (\d+)} $line -> child
+            wait_for_condition 50 100 {[file exists [file join [server_dir] temp-$child.rdb]]} else {
+                fail "the child made no temp file"
+            }
+            r config set rdb-key-save-delay 0
+            exec kill -$sig $child
+            set num [expr {$sig eq "USR1" ? "*" : 9}] ;# SIGUSR1 is 10 on x86 and ARM, 30 on SPARC
+            wait_for_log "*Background saving terminated by signal $num*" -from $from
+            wait_for_condition 50 100 {[s rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still running" }
+            assert_equal 0 [file exists [file join [server_dir] temp-$child.rdb]]
+            assert_equal $status [s rdb_last_bgsave_status]
+            r save ;# back to ok for the next round
+        }
+    }
+}
