@@ -272,7 +272,7 @@ int clientsArePaused(void) { return pause_state.type != PAUSE_NONE; }
 /* EXEC may write when one of the commands it will run may; a script
  * that declared no-writes does not (eval.c, function.c). */
 static int commandMayWrite(client *c) {
-    uint64_t flags = fcallCommandFlags(c, evalCommandFlags(c, c->cmd->flags));
+    uint64_t flags = scriptDeclaredFlags(c, c->cmd->flags);
     if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
     return flags & (CMD_WRITE | CMD_MAY_REPLICATE);
 }

@@ -84,7 +84,7 @@ void queueMultiCommand(client *c) {
     qc->argv = zmalloc(sizeof(robj *) * (size_t)c->argc);
     memcpy(qc->argv, c->argv, sizeof(robj *) * (size_t)c->argc);
     qc->cmd = c->cmd;
-    uint64_t flags = fcallCommandFlags(c, evalCommandFlags(c, c->cmd->flags)); /* a script's declared flags */
+    uint64_t flags = scriptDeclaredFlags(c, c->cmd->flags); /* a script's declared flags */
     ms->cmd_flags |= flags;
     ms->cmd_missing_flags |= ~flags;
     ms->argv_mem += c->argv_len_sum + sizeof(robj *) * (size_t)c->argc;

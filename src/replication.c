@@ -1213,7 +1213,7 @@ sds replicationRefusal(client *c) {
     uint64_t flags = c->cmd->flags;
     int is_exec = c->cmd->proc == execCommand;
     if (is_exec) flags |= multiQueuedFlags(c);
-    else flags = fcallCommandFlags(c, evalCommandFlags(c, flags)); /* a script's declared flags */
+    else flags = scriptDeclaredFlags(c, flags); /* a script's declared flags */
     /* EXEC itself may run on a stale replica, not a queued command that may not */
     int denied_when_stale = !(flags & CMD_STALE) || (is_exec && (multiQueuedMissingFlags(c) & CMD_STALE));
     if (replicationIsReplica()) {

@@ -309,7 +309,7 @@ static sds unknownCommandError(client *c) {
 static uint64_t commandFlags(client *c) {
     uint64_t flags = c->cmd->flags;
     if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
-    else flags = fcallCommandFlags(c, evalCommandFlags(c, flags));
+    else flags = scriptDeclaredFlags(c, flags);
     return flags;
 }
 

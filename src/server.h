@@ -1156,6 +1156,14 @@ size_t evalMemoryLua(void);         /* INFO used_memory_lua / used_memory_vm_eva
 size_t evalMemoryScripts(void);     /* INFO used_memory_scripts_eval */
 unsigned long evalCachedScripts(void); /* INFO number_of_cached_scripts */
 uint64_t fcallCommandFlags(client *c, uint64_t cmd_flags); /* processCommand(): a function's flags */
+/* c's command's flags as the script it runs declared them (EVAL*, FCALL*);
+ * any other command's own. Those six are flagged skip_monitor, so the two
+ * calls out (~45 instructions each, and processCommand asks twice a
+ * request) are skipped for every command without that flag. */
+static inline uint64_t scriptDeclaredFlags(client *c, uint64_t flags) {
+    if (!(c->cmd->flags & CMD_SKIP_MONITOR)) return flags;
+    return fcallCommandFlags(c, evalCommandFlags(c, flags));
+}
 sds functionsSerialize(void);       /* RDB_OPCODE_FUNCTION2 + code per library (RDB, FUNCTION DUMP) */
 int functionsLoadLibraryCode(sds code, int replace, sds *err); /* rdb.c: a library from a dump */
 void functionsFlushAll(void);       /* DEBUG RELOAD / LOADAOF / a full sync: the files bring them back */

@@ -45,14 +45,20 @@
 #   of the gate (run it after a change that makes a workload dearer on purpose,
 #   or cheaper: the gate only sees rises).
 # Workloads: set get incr lpush hset sadd zadd mset10 evalsha publish1 publish10
-# (as issue #39's table) and zaddupd: ZADD to members that exist (1000 of them).
+# (as issue #39's table) and zaddupd: ZADD to members that exist (1000 of them);
+# the table also has set1k (SET of 1 KB values), mget10, hincrby,
+# zrange (ZRANGE myzset 0 9 WITHSCORES, after zadd filled it), spop, lpop,
+# xreadgroup (COUNT 10, new entries: ">") and fcall (a function doing one
+# INCR, as evalsha's script). spop, lpop and xreadgroup consume what they
+# read, so before each pipeline depth their set, list or stream is made
+# afresh with more than the run takes (fill_for). The gate keeps its 22 rows.
 set -u
 { # read whole before it runs: editing the file during a run does not change it
 cd "$(dirname "$0")/.." || exit 1
 
 ours=src/redis-server; ref=/usr/bin/redis-server; tool=/usr/bin/redis-benchmark
 mode=table; baseline=utils/bench-baseline.txt; tolerance=3
-all_workloads="set get incr lpush hset sadd zadd zaddupd mset10 evalsha publish1 publish10"
+all_workloads="set set1k get mget10 incr lpush lpop hset hincrby sadd spop zadd zaddupd zrange mset10 evalsha fcall xreadgroup publish1 publish10"
 gate_workloads="set get incr lpush hset sadd zadd mset10 evalsha publish1 publish10" # zadd updates there
 only=""; pipelines="1 16"; n2=""; clients=50
 while [ $# -gt 0 ]; do
@@ -146,6 +152,14 @@ load() { # port workload pipeline n
         zadd) args=(-r $names zadd myzset __rand_int__ element:__rand_int__) ;;
         zaddupd) args=(-r 1000 zadd zupd __rand_int__ element:__rand_int__) ;; # members exist: score updates
         mset10) args=(-r $names mset); for i in $(seq 1 10); do args+=("key:__rand_int__" xxx); done ;;
+        set1k) args=(-r $names set key:__rand_int__ "$value_1k") ;;
+        mget10) args=(-r $names mget); for i in $(seq 1 10); do args+=("key:__rand_int__"); done ;;
+        hincrby) args=(-r $names hincrby counters element:__rand_int__ 1) ;;
+        zrange) args=(zrange myzset 0 9 withscores) ;;
+        spop) args=(spop spopset) ;;
+        lpop) args=(lpop poplist) ;;
+        xreadgroup) args=(xreadgroup group grp consumer count 10 streams mystream ">") ;;
+        fcall) args=(-r $names fcall bincr 1 counter:__rand_int__) ;;
         evalsha) args=(-r $names evalsha "$script_sha" 1 counter:__rand_int__) ;;
         publish1|publish10) args=(publish channel "hello subscriber") ;;
     esac
@@ -168,7 +182,29 @@ prefill() { # port
     [ "$(redis-cli -p "$1" dbsize)" -ge $((filler_keys + 2 * names)) ] || { echo "prefill failed" >&2; return 1; }
 }
 
-command_of() { case $1 in mset10) echo mset ;; publish*) echo publish ;; zaddupd) echo zadd ;; *) echo "$1" ;; esac; }
+command_of() {
+    case $1 in mset10) echo mset ;; mget10) echo mget ;; set1k) echo set ;; publish*) echo publish ;; zaddupd) echo zadd ;;
+        *) echo "$1" ;; esac
+}
+
+value_1k=$(printf 'v%.0s' $(seq 1 1024))
+fill_size=$((2 * n1 + 2 * n2)) # more than one pipeline depth takes (2 x N1 + N2 requests; xreadgroup: 10 entries each), so a set never shrinks
+
+# What a consuming workload reads, made afresh: FILL_SIZE members or items,
+# 10 x FILL_SIZE stream entries and a group at its start.
+fill_for() { # port workload
+    local n=$fill_size
+    case $2 in
+        spop) redis-cli -p "$1" del spopset >/dev/null
+              awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) { m = "member:" i; printf "*3\r\n$4\r\nSADD\r\n$7\r\nspopset\r\n$%d\r\n%s\r\n", length(m), m } }' ;;
+        lpop) redis-cli -p "$1" del poplist >/dev/null
+              awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "*3\r\n$5\r\nRPUSH\r\n$7\r\npoplist\r\n$3\r\nxxx\r\n" }' ;;
+        xreadgroup) redis-cli -p "$1" del mystream >/dev/null
+              awk -v n=$((10 * n)) 'BEGIN { for (i = 0; i < n; i++) printf "*5\r\n$4\r\nXADD\r\n$8\r\nmystream\r\n$1\r\n*\r\n$5\r\nfield\r\n$3\r\nxxx\r\n" }'
+              echo "XGROUP CREATE mystream grp 0" ;;
+        *) return 0 ;;
+    esac | redis-cli -p "$1" --pipe >/dev/null
+}
 
 # Subscribers for the publish workloads: K redis-cli processes on "channel".
 set_subscribers() { # port k
@@ -244,11 +280,14 @@ measure_server() { # label binary
     local label=$1 bin=$2 w p subs=0
     start_callgrind "$label" "$bin" || return 1
     script_sha=$(redis-cli -p "$port" script load "return redis.call('incr', KEYS[1])")
+    redis-cli -p "$port" function load "#!lua name=benchlib
+redis.register_function('bincr', function(keys, args) return redis.call('incr', keys[1]) end)" >/dev/null
     [ "$mode" = table ] || prefill "$port" || return 1
     for w in $workloads; do
         case $w in publish1) subs=1 ;; publish10) subs=10 ;; *) subs=0 ;; esac
         set_subscribers "$port" "$subs" || return 1
         for p in $pipelines; do
+            fill_for "$port" "$w"
             echo "$w $p $(figure "$pid" "$port" "$label" "$w" "$p")"
         done
     done

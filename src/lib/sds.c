@@ -227,6 +227,20 @@ void sdsIncrLen(sds s, ssize_t incr) {
     s[len] = '\0';
 }
 
+/* Whether shrinking s (same header type) to a capacity of `size` would get
+ * a block of the size it has: the allocator's size classes round the new
+ * size up to the old one. A fresh string's allocator slack looks like free
+ * space (a 1 KB SET value has 250 bytes of it, over the tenth the server
+ * trims, object.c), and the realloc that frees nothing cost such a SET a
+ * sixth of its instructions. A capacity at its type's limit may sit in a
+ * bigger block: not judged, reshaped as before. */
+static int sdsShrinkKeepsBlock(sds s, size_t size) {
+    unsigned type = sdsType(s);
+    size_t cap = sdsalloc(s);
+    if (size >= cap || cap >= sdsTypeMaxSize(type)) return 0;
+    return zmalloc_good_size(sdsBlockSize(type, size)) == sdsBlockSize(type, cap);
+}
+
 /* Reallocates s to a capacity of exactly `size` bytes (plus allocator slack),
  * truncating the content if it is longer. would_regrow avoids the type 5
  * header, which must be converted again on the next append. A smaller header
@@ -240,6 +254,11 @@ sds sdsResize(sds s, size_t size, int would_regrow) {
     unsigned type = sdsReqType(size);
     if (would_regrow && type == SDS_TYPE_5) type = SDS_TYPE_8;
     if (type < oldtype && type > SDS_TYPE_8) type = oldtype;
+    if (type == oldtype && sdsShrinkKeepsBlock(s, size)) {
+        sdssetlen(s, len);
+        s[len] = '\0';
+        return s;
+    }
     return sdsReshape(s, type, size, len);
 }
 

@@ -182,6 +182,17 @@ char *zstrdup(const char *s) {
 
 size_t zmalloc_size(const void *ptr) { return block_size(ptr); }
 
+/* jemalloc says (nallocx) without allocating; elsewhere the size class is
+ * not known beforehand, so the answer is size itself: a caller comparing it
+ * with a block's size then reallocates as it would without asking. */
+size_t zmalloc_good_size(size_t size) {
+#if defined(USE_JEMALLOC)
+    return je_nallocx(size ? size : 1, 0);
+#else
+    return size;
+#endif
+}
+
 /* The allocator itself, not counted in used_memory: for a library that
  * takes allocation hooks (OpenSSL), whose buffers are not the dataset's
  * but should not pay libc malloc's cost either. No size prefix: these

@@ -33,6 +33,7 @@ void *zmalloc_usable(size_t size, size_t *usable);
 void *zrealloc_usable(void *ptr, size_t size, size_t *usable);
 
 size_t zmalloc_size(const void *ptr);   /* usable size of a live allocation */
+size_t zmalloc_good_size(size_t size); /* usable size a fresh zmalloc(size) gets; size where unknown */
 
 /* The allocator without accounting, for third-party libraries' own memory
  * (OpenSSL's hooks): not in used_memory, as in Redis. Never mix with zfree. */

@@ -369,6 +369,28 @@ static void test_remove_free_space(void) {
     sdsfree(s);
 }
 
+/* A fresh string's allocator slack is not free space worth a realloc: its
+ * block stays (a shrink within the size class frees nothing), content,
+ * length and capacity stay right, and it can still grow. */
+static void test_remove_free_space_keeps_size_class(void) {
+    for (size_t len = 40; len <= 70000; len += len < 2048 ? 7 : 1531) {
+        sds s = new_pattern(len, 3);
+        size_t block = sdsAllocSize(s), used = zmalloc_used_memory();
+        s = sdsRemoveFreeSpace(s);
+        CHECK_EQ_INT(sdslen(s), len);
+        CHECK(has_pattern(s, 0, len, 3));
+        CHECK(sdsAllocSize(s) <= block);
+        CHECK(zmalloc_used_memory() <= used);
+        CHECK(sdsalloc(s) >= len);
+        check_invariants(s);
+        s = sdscat(s, "tail");
+        CHECK_EQ_INT(sdslen(s), len + 4);
+        CHECK(has_pattern(s, 0, len, 3));
+        check_invariants(s);
+        sdsfree(s);
+    }
+}
+
 static void test_resize(void) {
     sds s = new_pattern(1000, 9);
     s = sdsResize(s, 5000, 1); /* grow */
@@ -1129,6 +1151,7 @@ TEST_MAIN(
     RUN(test_free_null);
     RUN(test_fromlonglong);
     RUN(test_make_room_greedy);
+    RUN(test_remove_free_space_keeps_size_class);
     RUN(test_make_room_above_prealloc_limit);
     RUN(test_make_room_non_greedy);
     RUN(test_slack_becomes_capacity);

@@ -54,6 +54,24 @@ static void check_counted_size_of(size_t n, int zeroed) {
     CHECK_EQ_INT(zmalloc_used_memory(), before);
 }
 
+/* zmalloc_good_size never promises more than a fresh block holds, and
+ * with jemalloc it is exactly that block's size (sds.c relies on it to
+ * skip a shrink that frees nothing). */
+static void test_good_size(void) {
+    for (size_t n = 0; n <= 70000; n += n < 4096 ? 1 : 997) {
+        size_t usable;
+        void *p = zmalloc_usable(n, &usable);
+        size_t good = zmalloc_good_size(n);
+#if defined(USE_JEMALLOC)
+        if (good != usable) printf("    size %zu: good %zu, usable %zu\n", n, good, usable);
+        CHECK_EQ_INT(good, usable);
+#else
+        CHECK(good <= usable || n == 0);
+#endif
+        zfree(p);
+    }
+}
+
 static void check_counted_size(size_t n) {
     check_counted_size_of(n, 0);
     check_counted_size_of(n, 1);
@@ -197,6 +215,7 @@ TEST_MAIN(
     RUN(test_alignment_all_sizes);
     RUN(test_accounting_returns_to_start);
     RUN(test_usable_size);
+    RUN(test_good_size);
     RUN(test_counted_size_is_usable_size);
     RUN(test_calloc_zeroes_and_realloc_keeps);
     RUN(test_null_and_zero_cases);
