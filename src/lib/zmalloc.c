@@ -285,7 +285,10 @@ static int utilQuery(void *ptr, utilStats *out) {
  * land next to the original), and the slab is less used than its bin on
  * average: the copy then goes to a fuller slab, and emptier slabs drain
  * until jemalloc can give their pages back. The comparison is
- * used/nregs < bin_used/bin_nregs, cross-multiplied to stay in integers. */
+ * used/nregs < 1.125 * bin_used/bin_nregs, cross-multiplied to stay in
+ * integers: the bin's average counts its full slabs too, and the eighth
+ * more keeps a bin whose slabs are all about equally used from stagnating
+ * (Redis's patched hint weighs its average the same way). */
 static int worthMoving(void *ptr) {
     utilStats u;
     if (utilQuery(ptr, &u) != 0) return 0;
@@ -293,7 +296,7 @@ static int worthMoving(void *ptr) {
     const char *p = ptr, *cur = u.slabcur_addr;
     if (cur != NULL && p >= cur && p < cur + u.size) return 0;
     size_t used = u.nregs - u.nfree, bin_used = u.bin_nregs - u.bin_nfree;
-    return (unsigned long long)used * u.bin_nregs < (unsigned long long)bin_used * u.nregs;
+    return (unsigned long long)used * u.bin_nregs * 8 < (unsigned long long)bin_used * u.nregs * 9;
 }
 
 int zmalloc_defrag_supported(void) { return 1; }

@@ -147,8 +147,8 @@ tags {defrag} {
 }
 
 start_server {tags {defrag}} {
-    if {[jemalloc_build]} {
         test "a fragmented heap: hits counted, allocator_frag_ratio drops, INFO and the latency monitor follow" {
+            if {![jemalloc_build]} { skip "allocator is [s mem_allocator]: no active defrag" }
             r config set latency-monitor-threshold 1
             fragment_heap frag 200000 150
             set before [s allocator_frag_ratio]
@@ -169,6 +169,7 @@ start_server {tags {defrag}} {
         }
 
         test "every type keeps its value: DEBUG DIGEST before and after a pass, TTLs still fire" {
+            if {![jemalloc_build]} { skip "allocator is [s mem_allocator]: no active defrag" }
             r flushall
             r config set active-defrag-max-scan-fields 250 ;# values beyond go in steps
             r config set hash-max-listpack-entries 64
@@ -227,7 +228,6 @@ start_server {tags {defrag}} {
             assert_equal 600 [r hlen bighash]
             r debug reload
         }
-    }
 }
 
 # A moved block must never be under the feet of a forkless snapshot (it
