@@ -12,6 +12,10 @@
 # for that, and the scenario tests skip, saying so, if the heap did not
 # fragment enough to measure (which has not been seen).
 
+# Fills are a quarter as big under an emulator: the fragmentation is a
+# ratio (every other key deleted), so it shows as well with fewer keys.
+proc fill_size {n} { expr {$::harness::opt(wrapper) eq "" ? $n : $n / 4} }
+
 proc jemalloc_build {} { string match jemalloc* [s mem_allocator] }
 
 # The same question without a running server: --check-system names the allocator.
@@ -83,7 +87,8 @@ start_server {tags {defrag}} {
             {r config set active-defrag-threshold-upper -1}
         assert_error "*'active-defrag-ignore-bytes') - argument must be between 1 and 9223372036854775807 inclusive" \
             {r config set active-defrag-ignore-bytes 0}
-        assert_error "*'active-defrag-max-scan-fields') - argument must be between 1 and 9223372036854775807 inclusive" \
+        ;# LONG_MAX: 2147483647 on 32-bit targets, as in Redis
+        assert_error "*'active-defrag-max-scan-fields') - argument must be between 1 and [expr {[s arch_bits] == 32 ? 2147483647 : 9223372036854775807}] inclusive" \
             {r config set active-defrag-max-scan-fields 0}
         assert_error "*'activedefrag') - argument must be 'yes' or 'no'" {r config set activedefrag maybe}
         assert_error "*'active-defrag-cycle-min') - argument couldn't be parsed into an integer" \
@@ -109,8 +114,13 @@ start_server {tags {defrag}} {
             assert_error "*unknown subcommand*" {r debug mallctl-str version}
             skip "allocator is [s mem_allocator]: DEBUG MALLCTL is jemalloc's (unknown here, as in Redis)"
         }
-        set page [r debug mallctl arenas.page]
-        assert {$page >= 4096 && ($page & ($page - 1)) == 0}
+        if {[s arch_bits] == 32} {
+            ;# a 4-byte size_t: Redis 7.0 tries 8 bytes, then halves what jemalloc answered (4 -> 2 -> 1)
+            assert_error "ERR Invalid argument" {r debug mallctl arenas.page}
+        } else {
+            set page [r debug mallctl arenas.page]
+            assert {$page >= 4096 && ($page & ($page - 1)) == 0}
+        }
         assert_match {5.3.0-*} [r debug mallctl-str version]
         assert_equal OK [r debug mallctl-str thread.tcache.flush VOID]
         assert_error "ERR No such file or directory" {r debug mallctl no.such.control}
@@ -150,7 +160,7 @@ start_server {tags {defrag}} {
         test "a fragmented heap: hits counted, allocator_frag_ratio drops, INFO and the latency monitor follow" {
             if {![jemalloc_build]} { skip "allocator is [s mem_allocator]: no active defrag" }
             r config set latency-monitor-threshold 1
-            fragment_heap frag 200000 150
+            fragment_heap frag [fill_size 200000] 150
             set before [s allocator_frag_ratio]
             if {$before < 1.3} { skip "the heap did not fragment (allocator_frag_ratio $before)" }
             defrag_eagerly
@@ -161,7 +171,7 @@ start_server {tags {defrag}} {
             }
             assert_morethan [s active_defrag_key_hits] 0
             assert_morethan [s active_defrag_misses] 0
-            assert_equal 100000 [r dbsize]
+            assert_equal [expr {[fill_size 200000] / 2}] [r dbsize]
             r config set activedefrag no
             r config resetstat
             assert_equal 0 [s active_defrag_hits]
@@ -174,7 +184,7 @@ start_server {tags {defrag}} {
             r config set active-defrag-max-scan-fields 250 ;# values beyond go in steps
             r config set hash-max-listpack-entries 64
             ;# values interleaved with filler strings of the same sizes, fillers deleted after
-            for {set i 0} {$i < 3000} {incr i} {
+            for {set i 0} {$i < [fill_size 3000]} {incr i} {
                 r set f1:$i [string repeat x 60]
                 r set raw:$i [string repeat r 60]
                 r set emb:$i e$i
@@ -203,7 +213,7 @@ start_server {tags {defrag}} {
                 r sadd sht:$i {*}[lmap k [lrepeat 300 x] {string cat member [incr n]}]
             }
             r eval {for _, k in ipairs(redis.call('keys', 'f*')) do redis.call('del', k) end} 0
-            fragment_heap frag 100000 60
+            fragment_heap frag [fill_size 100000] 60
             assert_encoding quicklist biglist
             assert_encoding hashtable bighash
             assert_encoding hashtable ht:0
@@ -224,7 +234,7 @@ start_server {tags {defrag}} {
             wait_for_condition 200 50 {[r exists ttl:150] == 0 && [r exists ttl:199] == 0} else {
                 fail "active expiry lost track of moved keys"
             }
-            assert_equal [string repeat r 60] [r get raw:2999]
+            assert_equal [string repeat r 60] [r get raw:[expr {[fill_size 3000] - 1}]]
             assert_equal 600 [r hlen bighash]
             r debug reload
         }
@@ -239,7 +249,7 @@ start_server {tags {defrag}} {
 # does): no block may move meanwhile. Returns the digest at JOB's start.
 proc defrag_under_snapshot {job field} {
     r flushall
-    fragment_heap frag 100000 60
+    fragment_heap frag [fill_size 100000] 60
     r rpush biglist {*}[lrepeat 3000 elem]
     defrag_eagerly
     r config set rdb-key-save-delay 200
