@@ -41,8 +41,10 @@
  *     buffers, the backlog and client buffers are not walked at all;
  *   * commands, scripts and modules hold kvobj pointers only while they run
  *     (module key handles look the key up again on each use), and slices
- *     run from serverCron, between commands; an object with a refcount
- *     other than 1 is left alone;
+ *     run from a timer, between commands: a load or a busy script serves
+ *     clients with file events only (loading.c, script.c), so no slice
+ *     runs inside them (nor while server.loading); an object with a
+ *     refcount other than 1 is left alone;
  *   * db->expires borrows each TTL key's kvobj and the key sds inside it:
  *     its entry is repointed before the old block is freed.
  *   Sorted sets' skiplists, streams, module values, pub/sub channels and
@@ -389,8 +391,8 @@ static int defragStep(void) {
 /* Whether a slice may run now: enabled, jemalloc, and nobody who could be
  * holding a block (see the file's header) busy. */
 static int defragAllowed(void) {
-    return server.active_defrag_enabled && zmalloc_defrag_supported() && !hasActiveChildProcess() &&
-           !snapshotInProgress();
+    return server.active_defrag_enabled && zmalloc_defrag_supported() && !server.loading &&
+           !hasActiveChildProcess() && !snapshotInProgress();
 }
 
 /* The period of the slice timer and the slice's budget: a slice never

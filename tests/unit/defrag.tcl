@@ -127,7 +127,11 @@ start_server {tags {defrag}} {
         assert_error "ERR No such file or directory" {r debug mallctl-str no.such.control}
         ;# a 4-byte control: Redis 7.0 halves jemalloc's answer (8 -> 4 -> 2 ...) and never reads it
         assert_error "ERR Invalid argument" {r debug mallctl opt.narenas}
-        assert_error "ERR Invalid argument" {r debug mallctl-str opt.narenas}
+        if {[s arch_bits] == 64} {
+            ;# a 4-byte number is not a pointer: refused. (On 32-bit targets it has a pointer's
+            ;# size and would be read as a string pointer, by Redis 7.0 as here: not asked.)
+            assert_error "ERR Invalid argument" {r debug mallctl-str opt.narenas}
+        }
         assert_error "*not an integer*" {r debug mallctl arenas.page x}
         ;# a 1-byte bool, written: the old value comes back
         assert_equal 1 [r debug mallctl background_thread 1]
