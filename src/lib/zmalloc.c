@@ -260,9 +260,9 @@ int zmalloc_set_background_thread(int enable) {
  * for the slab's bin (size class), free and total regions over all its
  * slabs; and the address of the slab new regions come from. The name is
  * resolved to a MIB once: the per-pointer call then skips the name walk. */
-typedef struct utilStats {
-    size_t nfree, nregs, size, bin_nfree, bin_nregs;
+typedef struct utilStats { /* jemalloc 5.3's inspect_extent_util_stats_verbose_t, field for field */
     void *slabcur_addr;
+    size_t nfree, nregs, size, bin_nfree, bin_nregs;
 } utilStats;
 
 static size_t util_mib[8];
