@@ -333,6 +333,17 @@ static const configEntry configTable[] = {
     BOOL_CONFIG("dynamic-hz", NULL, 0, dynamic_hz, "yes", NULL),
     BOOL_CONFIG("activerehashing", NULL, 0, active_rehashing, "yes", NULL),
 
+    /* active defragmentation (defrag.c), with Redis 7.0's bounds and defaults */
+    BOOL_CONFIG("activedefrag", NULL, 0, active_defrag_enabled, "no", defragApplyConfig),
+    ULL_CONFIG("active-defrag-ignore-bytes", NULL, CF_MEMORY, active_defrag_ignore_bytes, 1, LLONG_MAX, "100mb",
+               NULL),
+    INT_CONFIG("active-defrag-threshold-lower", NULL, 0, active_defrag_threshold_lower, 0, 1000, "10", NULL),
+    INT_CONFIG("active-defrag-threshold-upper", NULL, 0, active_defrag_threshold_upper, 0, 1000, "100", NULL),
+    INT_CONFIG("active-defrag-cycle-min", NULL, 0, active_defrag_cycle_min, 1, 99, "1", NULL),
+    INT_CONFIG("active-defrag-cycle-max", NULL, 0, active_defrag_cycle_max, 1, 99, "25", NULL),
+    ULONG_CONFIG("active-defrag-max-scan-fields", NULL, 0, active_defrag_max_scan_fields, 1, LONG_MAX, "1000",
+                 NULL),
+
     /* OS tuning (thp.c, oom.c) */
     BOOL_CONFIG("disable-thp", NULL, CF_IMMUTABLE, disable_thp, "yes", NULL),
     ENUM_CONFIG("oom-score-adj", NULL, 0, oom_score_adj, oom_score_adj_enum, "no", applyOomScoreAdj),
@@ -1564,7 +1575,7 @@ static void exitWithLoadError(configLoadError *err) {
 static void blameLine(configLoader *l, configApplyFn *failed) {
     /* Only checks Redis makes while reading the line; others (the log file
      * can't be opened ...) are reported without one, as Redis does. */
-    if (failed != applyMaxmemory) return;
+    if (failed != applyMaxmemory && failed != defragApplyConfig) return;
     int best = -1;
     for (int j = 0; j < CONFIG_COUNT; j++) {
         if (configTable[j].apply != failed || l->lastline[j] == 0) continue;
@@ -1837,6 +1848,7 @@ static void resetServerStats(void) {
     server.stat_client_outbuf_limit_disconnections = 0;
     lazyfreeResetStats();
     replicationResetStats();
+    defragResetStats();
 }
 
 void configResetStatCommand(client *c) {

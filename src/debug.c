@@ -1066,6 +1066,12 @@ static void debugHelp(client *c) {
         "    unit tests to simulate Redis errors.",
         "LOG <message>",
         "    Write <message> to the server log.",
+#ifdef USE_JEMALLOC /* as Redis: only where jemalloc is the allocator (defrag.c) */
+        "MALLCTL <key> [<val>]",
+        "    Get or set a malloc tuning integer.",
+        "MALLCTL-STR <key> [<val>]",
+        "    Get or set a malloc tuning string.",
+#endif
         "HTSTATS <dbid>",
         "    Return hash table statistics of the specified Redis database.",
         "HTSTATS-KEY <key>",
@@ -1239,6 +1245,8 @@ static const struct {
     {"quicklist-packed-threshold", 3, 3, debugQuicklistPackedThresholdCommand},
     {"replybuffer", 4, 4, debugReplyBufferCommand},
     {"aof-fault", 4, 5, debugAofFaultCommand},
+    {"mallctl", 3, -1, debugMallctlCommand},
+    {"mallctl-str", 3, -1, debugMallctlStrCommand},
 };
 
 /* What would start a second load or add keys the load in progress would

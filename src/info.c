@@ -294,13 +294,13 @@ static sds infoMemory(sds info) {
                         "mem_cluster_links:0\r\n"
                         "mem_aof_buffer:%zu\r\n"
                         "mem_allocator:%s\r\n"
-                        "active_defrag_running:0\r\n"
+                        "active_defrag_running:%d\r\n"
                         "lazyfree_pending_objects:%zu\r\n"
                         "lazyfreed_objects:%zu\r\n",
                         used ? (double)rss / (double)used : 0.0,
                         (long long)rss - (long long)used, memoryNotCountedForEviction(), replicationBacklogMemory(),
                         replicationBacklogMemory() + m.replica_output, m.clients_replicas, clientsMemoryTotal(),
-                        aofBufferMemory(), zmalloc_allocator_name(), lazyfreePendingObjects(),
+                        aofBufferMemory(), zmalloc_allocator_name(), defragRunning(), lazyfreePendingObjects(),
                         lazyfreeFreedObjects());
 }
 
@@ -318,7 +318,7 @@ static sds infoPersistence(sds info) {
     return loadingInfoString(info);
 }
 
-/* Fields for what this server lacks (client eviction, defrag,
+/* Fields for what this server lacks (client eviction,
  * tracking, I/O threads, reply buffer resizing) report their idle value. */
 static sds infoStats(sds info) {
     long long syncs[5];
@@ -357,7 +357,8 @@ static sds infoStats(sds info) {
                         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys,
                         server.stat_evictedclients,
                         server.stat_keyspace_hits, server.stat_keyspace_misses);
-    return sdscatprintf(info,
+    sds defrag_fields = defragInfoStats(sdsempty()); /* defrag.c's six fields */
+    info = sdscatprintf(info,
                         "pubsub_channels:%lu\r\n"
                         "pubsub_patterns:%lu\r\n"
                         "pubsubshard_channels:%lu\r\n"
@@ -365,12 +366,7 @@ static sds infoStats(sds info) {
                         "total_forks:%lld\r\n"
                         "migrate_cached_sockets:%lu\r\n"
                         "slave_expires_tracked_keys:0\r\n"
-                        "active_defrag_hits:0\r\n"
-                        "active_defrag_misses:0\r\n"
-                        "active_defrag_key_hits:0\r\n"
-                        "active_defrag_key_misses:0\r\n"
-                        "total_active_defrag_time:0\r\n"
-                        "current_active_defrag_time:0\r\n"
+                        "%s"
                         "tracking_total_keys:%llu\r\n"
                         "tracking_total_items:%llu\r\n"
                         "tracking_total_prefixes:%llu\r\n"
@@ -386,12 +382,14 @@ static sds infoStats(sds info) {
                         "client_query_buffer_limit_disconnections:%lld\r\n"
                         "client_output_buffer_limit_disconnections:%lld\r\n",
                         pubsubTotalChannels(), pubsubTotalPatterns(), pubsubTotalShardChannels(),
-                        aofLatestForkUsec(), aofTotalForks(), migrateCachedLinks(), trackingTotalKeys(), trackingTotalItems(),
+                        aofLatestForkUsec(), aofTotalForks(), migrateCachedLinks(), defrag_fields, trackingTotalKeys(), trackingTotalItems(),
                         trackingTotalPrefixes(), server.stat_unexpected_error_replies,
                         server.stat_total_error_replies, server.stat_total_reads_processed,
                         server.stat_total_writes_processed, server.stat_reply_buffer_shrinks,
                         server.stat_reply_buffer_expands, server.stat_client_qbuf_limit_disconnections,
                         server.stat_client_outbuf_limit_disconnections);
+    sdsfree(defrag_fields);
+    return info;
 }
 
 static sds infoReplication(sds info) { return replicationInfoString(info); }

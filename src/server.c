@@ -600,6 +600,7 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     clientEvictionCron();                           /* maxmemory-clients, also when no command runs */
     updateDictResizePolicy();                       /* a child may have ended since the last tick */
     databasesCron();                                /* active expiry (slow cycle), rehashing */
+    activeDefragCycle();                            /* activedefrag: a time-bounded slice (defrag.c) */
     migrateCron();                                  /* MIGRATE: close cached links idle for 10 s */
     server.cronloops++;
     return 1000 / server.hz;

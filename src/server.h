@@ -526,6 +526,15 @@ struct redisServer {
     int oom_score_adj_values[OOM_CLASS_COUNT]; /* main, replica, bgchild */
 
     int active_rehashing;         /* activerehashing: the cron moves keyspace rehashes along */
+
+    /* active defragmentation (defrag.c): Redis 7.0's directives */
+    int active_defrag_enabled;             /* activedefrag (refused without jemalloc) */
+    unsigned long long active_defrag_ignore_bytes; /* fragmentation below this many bytes: left alone */
+    int active_defrag_threshold_lower;     /* percent of fragmentation to start at */
+    int active_defrag_threshold_upper;     /* percent at which the most effort is spent */
+    int active_defrag_cycle_min;           /* percent of CPU at the lower threshold */
+    int active_defrag_cycle_max;           /* percent of CPU at the upper threshold */
+    unsigned long active_defrag_max_scan_fields; /* bigger values are defragmented in steps */
     int rdb_save_incremental_fsync; /* fsync the snapshot every 4 MB written */
 
     /* tuning, keyspace events, process title, AOF annotations, lazy freeing */
@@ -900,7 +909,15 @@ long long ustime(void);
 long long mstime(void);
 void updateCachedTime(void);
 void incrementErrorCount(const char *fullerr, size_t namelen);
-int hasActiveChildProcess(void);   /* an AOF rewrite or BGSAVE child is running */
+int hasActiveChildProcess(void);
+/* defrag.c: active defragmentation */
+void activeDefragCycle(void);
+int defragApplyConfig(sds *err);
+int defragRunning(void);
+sds defragInfoStats(sds info);
+void defragResetStats(void);
+void debugMallctlCommand(client *c);
+void debugMallctlStrCommand(client *c);   /* an AOF rewrite or BGSAVE child is running */
 void updateDictResizePolicy(void); /* call when a child starts; the cron notices when it ends */
 int restartTcpListeners(void);
 int listenOnTcpPort(int port, int *fds, int *count); /* the TCP port's and tls.c's listeners */

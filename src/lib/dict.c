@@ -390,6 +390,14 @@ dictEntry **dictFindEntryRefByPtrAndHash(dict *d, const void *oldptr, uint64_t h
     return NULL;
 }
 
+void dictDefragTables(dict *d, void *(*move)(void *block)) {
+    for (int i = 0; i < 2; i++) {
+        if (d->ht_table[i] == NULL) continue;
+        dictEntry **moved = move(d->ht_table[i]);
+        if (moved) d->ht_table[i] = moved;
+    }
+}
+
 /* ---- iterators --------------------------------------------------------- */
 
 /* A digest of everything a rehash step or an insert/delete changes. */

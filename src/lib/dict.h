@@ -193,6 +193,12 @@ dictEntry *dictGetRandomKey(dict *d);
 dictEntry *dictGetFairRandomKey(dict *d);
 unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count);
 
+/* Active defragmentation: each bucket array is handed to move(), which
+ * returns the block's new place (the old one already released) or NULL to
+ * leave it. Entries are not touched (dictFindEntryRefByPtrAndHash gives the
+ * link to repoint for one). No iterator may be open. */
+void dictDefragTables(dict *d, void *(*move)(void *block));
+
 unsigned long dictScan(dict *d, unsigned long cursor, dictScanFunction *fn, void *privdata);
 /* For a collection kept in another encoding that must page as a dict
  * would: the table size a dict that grew to `entries` entries one insert at

@@ -587,6 +587,14 @@ unsigned long kvtableScan(kvtable *t, unsigned long cursor, kvtableScanFunction 
     return next;
 }
 
+void kvtableDefragTables(kvtable *t, void *(*move)(void *block)) {
+    for (int i = 0; i < 2; i++) {
+        if (t->buckets[i] == NULL) continue;
+        kvobj **moved = move(t->buckets[i]);
+        if (moved) t->buckets[i] = moved;
+    }
+}
+
 /* ---- statistics -------------------------------------------------------------------------- */
 
 static void tableStats(htStatsWriter *w, const kvtable *t, int i) {

@@ -145,6 +145,12 @@ int kvtableCursorPassedNewKey(const kvtable *t, const kvtableCursor *c, const ch
 /* Ends the walk: rehashing resumes (unless kvtableEmpty() reset the pause). */
 void kvtableCursorRelease(kvtable *t, kvtableCursor *c);
 
+/* Active defragmentation: each bucket array is handed to move(), which
+ * returns the block's new place (the old one already released) or NULL to
+ * leave it. Entries are not touched. Call it between walks only: no
+ * cursor or iterator may be open (the arrays' addresses change). */
+void kvtableDefragTables(kvtable *t, void *(*move)(void *block));
+
 unsigned long kvtableScan(kvtable *t, unsigned long cursor, kvtableScanFunction *fn, void *privdata);
 
 void kvtableGetStats(char *buf, size_t bufsize, kvtable *t);

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <errno.h>
 
 #if defined(USE_JEMALLOC)
 #include <jemalloc/jemalloc.h>
@@ -261,6 +262,72 @@ int zmalloc_set_background_thread(int enable) {
     bool value = enable != 0;
     return je_mallctl("background_thread", NULL, NULL, &value, sizeof value) == 0 ? 0 : -1;
 }
+
+/* ---- active defragmentation ---------------------------------------------------------- */
+
+/* The upstream jemalloc 5.3 has no "defrag hint" (Redis patches its copy to
+ * add one); its experimental.utilization.query answers the same question
+ * from the outside: for the slab holding ptr, its free and total regions;
+ * for the slab's bin (size class), free and total regions over all its
+ * slabs; and the address of the slab new regions come from. The name is
+ * resolved to a MIB once: the per-pointer call then skips the name walk. */
+typedef struct utilStats { /* jemalloc 5.3's inspect_extent_util_stats_verbose_t, field for field */
+    void *slabcur_addr;
+    size_t nfree, nregs, size, bin_nfree, bin_nregs;
+} utilStats;
+
+static size_t util_mib[8];
+static size_t util_miblen; /* 0: not resolved yet; SIZE_MAX: unavailable */
+
+static int utilQuery(void *ptr, utilStats *out) {
+    if (util_miblen == 0) {
+        util_miblen = sizeof util_mib / sizeof util_mib[0];
+        if (je_mallctlnametomib("experimental.utilization.query", util_mib, &util_miblen) != 0)
+            util_miblen = SIZE_MAX;
+    }
+    if (util_miblen == SIZE_MAX) return -1;
+    size_t len = sizeof *out;
+    return je_mallctlbymib(util_mib, util_miblen, out, &len, &ptr, sizeof ptr) == 0 ? 0 : -1;
+}
+
+/* Moving helps when the block sits in a slab (a large allocation has a
+ * whole extent to itself), the slab has holes (a full one is best left
+ * alone), it is not the slab fresh blocks are carved from (the copy would
+ * land next to the original), and the slab is less used than its bin on
+ * average: the copy then goes to a fuller slab, and emptier slabs drain
+ * until jemalloc can give their pages back. The comparison is
+ * used/nregs < 1.125 * bin_used/bin_nregs, cross-multiplied to stay in
+ * integers: the bin's average counts its full slabs too, and the eighth
+ * more keeps a bin whose slabs are all about equally used from stagnating
+ * (Redis's patched hint weighs its average the same way). */
+static int worthMoving(void *ptr) {
+    utilStats u;
+    if (utilQuery(ptr, &u) != 0) return 0;
+    if (u.nfree == 0 || u.nregs <= 1 || u.bin_nregs == 0) return 0;
+    const char *p = ptr, *cur = u.slabcur_addr;
+    if (cur != NULL && p >= cur && p < cur + u.size) return 0;
+    size_t used = u.nregs - u.nfree, bin_used = u.bin_nregs - u.bin_nfree;
+    return (unsigned long long)used * u.bin_nregs * 8 < (unsigned long long)bin_used * u.nregs * 9;
+}
+
+int zmalloc_defrag_supported(void) { return 1; }
+
+void *zmalloc_defrag_move(void *ptr) {
+    if (ptr == NULL || !worthMoving(ptr)) return NULL;
+    size_t size = je_malloc_usable_size(ptr);
+    void *copy = je_mallocx(size, MALLOCX_TCACHE_NONE);
+    if (copy == NULL) return NULL;
+    memcpy(copy, ptr, size);
+    return copy;
+}
+
+void zmalloc_defrag_free(void *ptr) {
+    if (ptr != NULL) je_dallocx(ptr, MALLOCX_TCACHE_NONE);
+}
+
+int zmalloc_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) {
+    return je_mallctl(name, oldp, oldlenp, newp, newlen);
+}
 #else
 int zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident) {
     *allocated = *active = *resident = 0;
@@ -278,6 +345,15 @@ int zmalloc_purge(void) { return -1; }
 int zmalloc_set_background_thread(int enable) {
     (void)enable;
     return -1;
+}
+
+int zmalloc_defrag_supported(void) { return 0; }
+void *zmalloc_defrag_move(void *ptr) { (void)ptr; return NULL; }
+void zmalloc_defrag_free(void *ptr) { zfree(ptr); }
+
+int zmalloc_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) {
+    (void)name; (void)oldp; (void)oldlenp; (void)newp; (void)newlen;
+    return ENOTSUP;
 }
 #endif
 

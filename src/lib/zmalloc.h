@@ -57,6 +57,23 @@ int zmalloc_purge(void);
  * (jemalloc-bg-thread); -1 when the allocator has none (libc). */
 int zmalloc_set_background_thread(int enable);
 
+/* Active defragmentation (the server's src/defrag.c), on jemalloc only:
+ * - zmalloc_defrag_supported: 1 with jemalloc, 0 otherwise;
+ * - zmalloc_defrag_move: when moving ptr's block would help (its slab is
+ *   less used than its size class's average, and is not the slab new
+ *   blocks are carved from), a copy of the whole block in a fresh one taken
+ *   without the thread cache, else NULL. The old block is left as it is:
+ *   the caller repoints everything at the copy, reading the old block as it
+ *   needs, then frees it with zmalloc_defrag_free (no thread cache either,
+ *   so the hole goes back to its slab at once). used_memory is unchanged
+ *   across the pair (same size class);
+ * - zmalloc_mallctl: jemalloc's mallctl as is (DEBUG MALLCTL): 0 or an errno
+ *   value; ENOTSUP where the allocator has none. */
+int zmalloc_defrag_supported(void);
+void *zmalloc_defrag_move(void *ptr);
+void zmalloc_defrag_free(void *ptr);
+int zmalloc_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+
 /* Called with the requested size when an allocation fails; the default logs
  * "Out Of Memory allocating N bytes!" to stderr and aborts. */
 void zmalloc_set_oom_handler(void (*handler)(size_t size));

@@ -1063,7 +1063,48 @@ static void test_stats(void) {
     dictRelease(d);
 }
 
+/* dictDefragTables hands each bucket array to the callback and keeps the
+ * one it returns: the entries stay reachable, also in mid-rehash. */
+static int tablesMoved;
+
+static void *moveAlways(void *block) {
+    size_t size = zmalloc_size(block);
+    void *copy = zmalloc(size);
+    memcpy(copy, block, size);
+    zfree(block);
+    tablesMoved++;
+    return copy;
+}
+
+static void *moveNever(void *block) {
+    (void)block;
+    return NULL;
+}
+
+static void test_defrag_tables(void) {
+    dict *d = intDictWith(1000);
+    tablesMoved = 0;
+    dictDefragTables(d, moveAlways);
+    CHECK_EQ_INT(tablesMoved, 1);
+    dictDefragTables(d, moveNever);
+    for (unsigned long i = 0; i < 1000; i++) CHECK(dictFind(d, intKey(i)) != NULL);
+    for (unsigned long i = 1000; i < 1100; i++) dictAdd(d, intKey(i), NULL); /* starts a grow */
+    if (dictIsRehashing(d)) {
+        tablesMoved = 0;
+        dictDefragTables(d, moveAlways);
+        CHECK_EQ_INT(tablesMoved, 2);
+    }
+    for (unsigned long i = 0; i < 1100; i++) CHECK(dictFind(d, intKey(i)) != NULL);
+    dictRelease(d);
+    dict *empty = dictCreate(&intType);
+    tablesMoved = 0;
+    dictDefragTables(empty, moveAlways);
+    CHECK_EQ_INT(tablesMoved, 0);
+    dictRelease(empty);
+}
+
 TEST_MAIN(
+    RUN(test_defrag_tables);
     RUN(test_empty_dict);
     RUN(test_virtual_table_size_and_cursor);
     RUN(test_add_find_replace_delete_at_scale);

@@ -1031,7 +1031,38 @@ static void test_stats(void) {
     kvtableRelease(t);
 }
 
+/* kvtableDefragTables hands each bucket array to the callback and keeps
+ * the one it returns: every entry is still found, also in mid-rehash. */
+static int tablesMoved;
+
+static void *moveAlways(void *block) {
+    size_t size = zmalloc_size(block);
+    void *copy = zmalloc(size);
+    memcpy(copy, block, size);
+    zfree(block);
+    tablesMoved++;
+    return copy;
+}
+
+static void test_defrag_tables(void) {
+    kvtable *t = kvtableCreate(&countingType);
+    for (unsigned long i = 0; i < 1000; i++) CHECK_EQ_INT(kvtableAdd(t, entryFor(i), NULL), KVTABLE_OK);
+    tablesMoved = 0;
+    kvtableDefragTables(t, moveAlways);
+    CHECK(tablesMoved >= 1);
+    for (unsigned long i = 1000; i < 1100; i++) CHECK_EQ_INT(kvtableAdd(t, entryFor(i), NULL), KVTABLE_OK);
+    tablesMoved = 0;
+    kvtableDefragTables(t, moveAlways);
+    CHECK_EQ_INT(tablesMoved, kvtableIsRehashing(t) ? 2 : 1);
+    for (unsigned long i = 0; i < 1100; i++) {
+        kvobj *o = findIndex(t, i);
+        CHECK(o != NULL && entryIndex(o) == i);
+    }
+    kvtableRelease(t);
+}
+
 TEST_MAIN(
+    RUN(test_defrag_tables);
     RUN(test_empty_table);
     RUN(test_add_find_replace_delete_at_scale);
     RUN(test_key_comparison);

@@ -6,6 +6,7 @@
  * returning NULL on absurd sizes and the plain ones calling the OOM handler.
  * test_zmalloc_prefix.c repeats the checks for the size-prefix scheme.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include "test.h"
@@ -211,7 +212,52 @@ static void test_allocator_figures_stats_and_purge(void) {
     zfree(held);
 }
 
+/* Active defragmentation's primitives: with jemalloc, a heap with every
+ * other block freed has blocks worth moving; a move is a same-size copy,
+ * and the pair move + defrag_free leaves used_memory as it was. */
+static void test_defrag_move(void) {
+    enum { N = 20000 };
+    static unsigned char *blocks[N];
+    if (!zmalloc_defrag_supported()) {
+        void *p = zmalloc(48);
+        CHECK(zmalloc_defrag_move(p) == NULL);
+        size_t page = 0, len = sizeof page;
+        CHECK_EQ_INT(zmalloc_mallctl("arenas.page", &page, &len, NULL, 0), ENOTSUP);
+        zfree(p);
+        return;
+    }
+    size_t page = 0, len = sizeof page;
+    CHECK_EQ_INT(zmalloc_mallctl("arenas.page", &page, &len, NULL, 0), 0);
+    CHECK(page >= 4096 && (page & (page - 1)) == 0);
+    for (int i = 0; i < N; i++) {
+        blocks[i] = zmalloc(48);
+        memset(blocks[i], i & 0xff, 48);
+    }
+    for (int i = 0; i < N; i += 2) zfree(blocks[i]);
+    size_t used = zmalloc_used_memory();
+    int moved = 0;
+    for (int i = 1; i < N; i += 2) {
+        unsigned char *copy = zmalloc_defrag_move(blocks[i]);
+        if (copy == NULL) continue;
+        CHECK(copy != blocks[i]);
+        CHECK_EQ_INT(zmalloc_size(copy), zmalloc_size(blocks[i]));
+        CHECK(memcmp(copy, blocks[i], 48) == 0);
+        CHECK((uintptr_t)copy % ZMALLOC_MIN_ALIGNMENT == 0);
+        zmalloc_defrag_free(blocks[i]);
+        blocks[i] = copy;
+        moved++;
+    }
+    CHECK(moved > 0);
+    CHECK_EQ_INT(zmalloc_used_memory(), used);
+    for (int i = 1; i < N; i += 2) {
+        CHECK(blocks[i][0] == (i & 0xff) && blocks[i][47] == (i & 0xff));
+        zfree(blocks[i]);
+    }
+    CHECK(zmalloc_defrag_move(NULL) == NULL);
+}
+
 TEST_MAIN(
+    RUN(test_defrag_move);
     RUN(test_alignment_all_sizes);
     RUN(test_accounting_returns_to_start);
     RUN(test_usable_size);
