@@ -23,7 +23,13 @@
  * A base file that is an RDB snapshot (aof-use-rdb-preamble) is recognised
  * and reported, not parsed: the server validates it fully when loading.
  *
- * Exit status: 0 valid (or fixed), 1 invalid (or not fixed), 2 usage/IO error.
+ * The report and the exit status are Redis 7.0's tool's, which operators'
+ * scripts and Redis's own tests read ("Start checking Multi Part AOF",
+ * "Start to check BASE AOF (RESP format).", "AOF analyzed: ...", "INCR AOF
+ * <name> is valid", "All AOF files and manifest are valid"): 0 valid (or
+ * fixed), 1 anything else, usage and I/O errors included, everything on
+ * stdout. One difference: an RDB base is not parsed here (Redis's tool
+ * runs its RDB checker on it); the report says so.
  *
  * Design decision: a standalone validator that reads the file in one pass
  * with its own minimal parser (no server code): it must work on a file the
@@ -31,6 +37,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,176 +46,185 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* ---- one file: Redis 7.0's checker's reading, report and positions ---------------------- */
+
+/* The reading follows Redis 7.0's tool so that its report is the same
+ * byte for byte -- the error texts, the offset each names (the start of
+ * the count line or of the bulk bytes being read), ok_up_to (the start of
+ * the first command not whole, or of an unfinished MULTI), and its line
+ * counter, which counts the lines of commands read, the failing one's
+ * included, and runs on from one file of a manifest to the next -- while
+ * never allocating a length it reads: a bulk string is streamed through
+ * and only its first bytes (the command name) and last two are kept. */
 typedef struct checkResult {
-    long long valid_up_to; /* offset after the last complete command (outside a MULTI) */
-    long long lines;       /* line number at valid_up_to, for the report */
-    const char *error;     /* NULL if the whole file is valid */
-    long long error_at;
+    long long ok_up_to;
+    char error[1100];      /* empty if no error to print */
+    int format_error;      /* a line starting with neither '*' nor '#' */
     long long cut_at;      /* --truncate-to-timestamp: where to cut, -1 = nothing later than T */
 } checkResult;
 
 typedef struct scanner {
     FILE *fp;
-    long long pos, line;
+    long long pos;         /* of the next byte */
+    long long epos;        /* where the last read started, as the error reports it */
+    checkResult *r;
 } scanner;
 
-/* Reads "<prefix><digits>\r\n"; returns 1, or 0 with *why set. */
-static int readCount(scanner *s, char prefix, long long *out, const char **why) {
-    int c = fgetc(s->fp);
-    if (c == EOF) {
-        *why = "Reached EOF";
-        return 0;
-    }
-    s->pos++;
-    if (c != prefix) {
-        *why = prefix == '*' ? "Expected prefix '*'" : "Expected prefix '$'";
-        return 0;
-    }
-    long long value = 0;
-    int digits = 0;
-    while ((c = fgetc(s->fp)) != EOF && isdigit(c) && digits < 18) {
-        value = value * 10 + (c - '0');
-        digits++;
-        s->pos++;
-    }
-    if (c == EOF) {
-        *why = "Reached EOF";
-        return 0;
-    }
-    s->pos++;
-    int lf = fgetc(s->fp);
-    if (lf != EOF) s->pos++;
-    if (digits == 0 || c != '\r' || lf != '\n') {
-        *why = lf == EOF ? "Reached EOF" : "Malformed count line";
-        return 0;
-    }
-    s->line++;
-    *out = value;
-    return 1;
+static long long check_line = 1; /* Redis's counter: not reset between the files of a manifest */
+
+static void setError(scanner *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void setError(scanner *s, const char *fmt, ...) {
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(s->r->error, sizeof s->r->error, "0x%16llx: %s", (unsigned long long)s->epos, text);
 }
 
-/* One command; sets *is_multi / *is_exec from its name. */
-static int readCommand(scanner *s, int *is_multi, int *is_exec, const char **why) {
-    long long argc, len;
-    if (!readCount(s, '*', &argc, why)) return 0;
-    if (argc < 1) {
-        *why = "Command with no arguments";
-        return 0;
-    }
-    for (long long j = 0; j < argc; j++) {
-        if (!readCount(s, '$', &len, why)) return 0;
-        char name[6] = {0};
-        for (long long i = 0; i < len + 2; i++) {
-            int c = fgetc(s->fp);
-            if (c == EOF) {
-                *why = "Reached EOF";
-                return 0;
-            }
-            s->pos++;
-            if (j == 0 && i < 5) name[i] = (char)tolower(c);
-            if (i == len && c != '\r') {
-                *why = "Bulk string not followed by CRLF";
-                return 0;
-            }
-            if (i == len + 1 && c != '\n') {
-                *why = "Bulk string not followed by CRLF";
-                return 0;
-            }
-        }
-        s->line++;
-        if (j == 0) {
-            *is_multi = len == 5 && !strcmp(name, "multi");
-            *is_exec = len == 4 && !strncmp(name, "exec", 4);
-        }
-    }
-    return 1;
-}
-
-/* Skips one annotation line (the '#' is next); 0 at EOF before its
- * newline. *ts is its "#TS:" value, or -1. */
-static int readAnnotation(scanner *s, long long *ts) {
-    char head[32];
+/* fgets(buf, size): up to size-1 bytes or through a newline; 0 at EOF
+ * before any byte. The buffer is zeroed first: a count line cut short
+ * ("*" at the end of the file) is reported as "Expected \r\n, got: 0000",
+ * where Redis's tool prints as the second byte whatever its stack buffer
+ * held (undefined: it differs between its builds). */
+static int readLine(scanner *s, char *buf, size_t size) {
+    memset(buf, 0, size);
     size_t n = 0;
-    int c;
-    while ((c = fgetc(s->fp)) != EOF) {
-        s->pos++;
+    int c = EOF;
+    while (n < size - 1 && (c = fgetc(s->fp)) != EOF) {
+        buf[n++] = (char)c;
         if (c == '\n') break;
-        if (n < sizeof head - 1) head[n++] = (char)c;
     }
-    if (c == EOF) return 0;
-    head[n] = '\0';
-    s->line++;
-    char *end;
-    *ts = -1;
-    if (!strncmp(head, "#TS:", 4) && isdigit((unsigned char)head[4])) {
-        long long v = strtoll(head + 4, &end, 10);
-        if (*end == '\r' || *end == '\0') *ts = v;
+    s->pos += (long long)n;
+    return n > 0;
+}
+
+static int consumeNewline(scanner *s, const char *p) {
+    if (p[0] != '\r' || p[1] != '\n') {
+        setError(s, "Expected \\r\\n, got: %02x%02x", (unsigned)(unsigned char)p[0], (unsigned)(unsigned char)p[1]);
+        return 0;
+    }
+    check_line++;
+    return 1;
+}
+
+/* "<prefix><number>\r\n"; 0 at EOF (no error) or with the error set. */
+static int readLong(scanner *s, char prefix, long *out) {
+    char buf[130], *end;
+    s->epos = s->pos;
+    if (!readLine(s, buf, 128)) return 0;
+    if (buf[0] != prefix) {
+        setError(s, "Expected prefix '%c', got: '%c'", prefix, buf[0]);
+        return 0;
+    }
+    *out = strtol(buf + 1, &end, 10);
+    return consumeNewline(s, end);
+}
+
+/* One bulk string and its CRLF, streamed; name gets its first bytes. */
+static int readString(scanner *s, char *name, size_t name_size) {
+    long len;
+    if (!readLong(s, '$', &len)) return 0;
+    if (len < 0 || len > LONG_MAX - 2) {
+        setError(s, "Expected to read string of %ld bytes, which is not in the suitable range", len);
+        return 0;
+    }
+    long want = len + 2, got = 0;
+    char tail[2] = {0, 0};
+    memset(name, 0, name_size);
+    s->epos = s->pos;
+    int c;
+    while (got < want && (c = fgetc(s->fp)) != EOF) {
+        if ((size_t)got < name_size - 1 && got < len) name[got] = (char)c;
+        if (got >= len) tail[got - len] = (char)c;
+        got++;
+    }
+    s->pos += got;
+    if (got != want) {
+        setError(s, "Expected to read %ld bytes, got %ld bytes", want, got);
+        return 0;
+    }
+    return consumeNewline(s, tail);
+}
+
+/* One command; *multi counts an open MULTI as Redis's tool does. */
+static int readCommand(scanner *s, const char *path, int *multi) {
+    long argc;
+    char name[8];
+    if (!readLong(s, '*', &argc)) return 0;
+    for (long j = 0; j < argc; j++) {
+        if (!readString(s, name, sizeof name)) return 0;
+        if (j != 0) continue;
+        if (!strcasecmp(name, "multi") && (*multi)++) {
+            setError(s, "Unexpected MULTI in AOF %s", path);
+            return 0;
+        }
+        if (!strcasecmp(name, "exec") && --(*multi)) {
+            setError(s, "Unexpected EXEC in AOF %s", path);
+            return 0;
+        }
     }
     return 1;
 }
 
-static checkResult checkFile(const char *path, long long to_ts) {
-    checkResult r = {0, 0, NULL, 0, -1};
-    scanner s = {fopen(path, "rb"), 0, 1};
-    if (s.fp == NULL) {
-        fprintf(stderr, "Cannot open file %s: %s\n", path, strerror(errno));
-        exit(2);
+/* An annotation line ('#' next). Returns 1 to go on, 0 when the file is to
+ * be cut at r->cut_at (a "#TS:" later than to_ts: at the annotation, or at
+ * the MULTI it is inside, so no transaction is left half). */
+static int readAnnotation(scanner *s, const char *path, long long to_ts, long long multi_at) {
+    char buf[1026];
+    long long at = s->pos;
+    if (!readLine(s, buf, 1024)) {
+        printf("Failed to read annotations from AOF %s, aborting...\n", path);
+        exit(1);
     }
-    long long multi_at = -1, multi_line = 0;
+    if (to_ts < 0 || strncmp(buf, "#TS:", 4) != 0) return 1;
+    char *end;
+    errno = 0;
+    long long ts = strtoll(buf + 4, &end, 10);
+    if (errno != 0 || *end != '\r') {
+        printf("Invalid timestamp annotation\n");
+        exit(1);
+    }
+    if (ts <= to_ts) return 1;
+    s->r->cut_at = multi_at != -1 ? multi_at : at;
+    return 0;
+}
+
+static void checkFile(const char *path, long long to_ts, checkResult *r) {
+    memset(r, 0, sizeof *r);
+    r->cut_at = -1;
+    scanner s = {fopen(path, "rb"), 0, 0, r};
+    if (s.fp == NULL) {
+        printf("Cannot open file %s: %s, aborting...\n", path, strerror(errno));
+        exit(1);
+    }
+    int multi = 0, at_eof = 0;
+    long long multi_at = -1;
     for (;;) {
-        long long start = s.pos, start_line = s.line;
+        if (!multi) r->ok_up_to = s.pos, multi_at = -1;
         int c = fgetc(s.fp);
-        if (c == EOF) break;
-        ungetc(c, s.fp);
-        if (c == '#') {
-            long long ts;
-            if (!readAnnotation(&s, &ts)) {
-                r.error = "Reached EOF";
-                r.error_at = start;
-                break;
-            }
-            if (to_ts >= 0 && ts > to_ts) {
-                r.cut_at = multi_at != -1 ? multi_at : start;
-                break;
-            }
-            if (multi_at == -1) r.valid_up_to = s.pos, r.lines = s.line;
-            continue;
-        }
-        int is_multi = 0, is_exec = 0;
-        const char *why = NULL;
-        if (!readCommand(&s, &is_multi, &is_exec, &why)) {
-            r.error = why;
-            r.error_at = start;
+        if (c == EOF) {
+            at_eof = 1;
             break;
         }
-        if (is_multi) {
-            if (multi_at != -1) {
-                r.error = "Unexpected MULTI";
-                r.error_at = start;
+        ungetc(c, s.fp);
+        if (c == '#') {
+            if (!readAnnotation(&s, path, to_ts, multi_at)) break;
+        } else if (c == '*') {
+            long long start = s.pos;
+            int was = multi;
+            if (!readCommand(&s, path, &multi)) {
+                at_eof = feof(s.fp);
                 break;
             }
-            multi_at = start;
-            multi_line = start_line;
-        } else if (is_exec) {
-            if (multi_at == -1) {
-                r.error = "Unexpected EXEC";
-                r.error_at = start;
-                break;
-            }
-            multi_at = -1;
-        }
-        if (multi_at == -1) {
-            r.valid_up_to = s.pos;
-            r.lines = s.line;
+            if (!was && multi) multi_at = start;
+        } else {
+            r->format_error = 1;
+            break;
         }
     }
-    if (r.error == NULL && r.cut_at == -1 && multi_at != -1) {
-        r.error = "Reached EOF before reading EXEC for MULTI";
-        r.error_at = multi_at;
-    }
-    if (multi_at != -1 && r.valid_up_to > multi_at) r.valid_up_to = multi_at, r.lines = multi_line;
+    if (at_eof && multi && r->error[0] == '\0') setError(&s, "Reached EOF before reading EXEC for MULTI");
     fclose(s.fp);
-    return r;
 }
 
 static long long fileSize(const char *path) {
@@ -215,9 +232,9 @@ static long long fileSize(const char *path) {
     return stat(path, &st) == 0 ? (long long)st.st_size : -1;
 }
 
-static int confirm(long long from, long long to) {
-    printf("This will shrink the AOF from %lld bytes, with %lld bytes, to %lld bytes\nContinue? [y/N]: ", from,
-           from - to, to);
+static int confirm(const char *name, long long from, long long to) {
+    printf("This will shrink the AOF %s from %lld bytes, with %lld bytes, to %lld bytes\nContinue? [y/N]: ", name,
+           from, from - to, to);
     fflush(stdout);
     char answer[16];
     return fgets(answer, sizeof answer, stdin) != NULL && (answer[0] == 'y' || answer[0] == 'Y');
@@ -231,55 +248,87 @@ static int startsWithRdbMagic(const char *path) {
     return is_rdb;
 }
 
-/* --truncate-to-timestamp found an annotation later than T in this file. */
+/* What became of one file, as Redis 7.0's tool reports it afterwards. */
+enum { CHECK_OK, CHECK_EMPTY, CHECK_TS_TRUNCATED, CHECK_TRUNCATED };
+
+/* --truncate-to-timestamp found an annotation later than T in this file
+ * (path: the file as given or found; name: as the report names it). Redis
+ * 7.0's words; failures exit 1 at once, as its tool does. */
 static int truncateToTimestamp(const char *path, int last, long long cut_at, long long to_ts) {
+    if (cut_at == 0) {
+        printf("AOF %s has nothing before timestamp %lld, aborting...\n", path, to_ts);
+        exit(1);
+    }
     if (!last) {
-        printf("AOF %s has a timestamp later than %lld but is not the last file: it can't be truncated to that "
-               "timestamp.\n", path, to_ts);
-        return 1;
+        printf("Failed to truncate AOF %s to timestamp %lld to offset %lld because it is not the last file.\n", path,
+               to_ts, cut_at);
+        printf("If you insist, please delete all files after this file according to the manifest file and delete "
+               "the corresponding records in manifest file manually. Then re-run redis-check-aof.\n");
+        exit(1);
     }
     if (truncate(path, cut_at) == -1) {
-        printf("Failed to truncate AOF %s: %s\n", path, strerror(errno));
-        return 1;
+        printf("Failed to truncate AOF %s to timestamp %lld\n", path, to_ts);
+        exit(1);
     }
-    printf("Successfully truncated AOF %s to timestamp %lld (at offset %lld)\n", path, to_ts, cut_at);
-    return 0;
+    return CHECK_TS_TRUNCATED;
 }
 
-/* Checks one file; returns 0 if valid or fixed, 1 otherwise. */
-static int checkAndMaybeFix(const char *path, int last, int fix, int yes, long long to_ts) {
-    if (startsWithRdbMagic(path)) { /* a base written with aof-use-rdb-preamble */
-        printf("AOF %s has an RDB preamble (an RDB base file): its commands are not checked by this tool\n", path);
-        return 0;
-    }
-    checkResult r = checkFile(path, to_ts);
-    if (r.cut_at != -1) return truncateToTimestamp(path, last, r.cut_at, to_ts);
+/* Checks one file: the CHECK_* outcome, or exit(1) after the report when
+ * it is not valid and not fixed (Redis 7.0's tool stops there too). `name`
+ * is how the report names it: the manifest's file name, or the path given. */
+static int checkAndMaybeFix(const char *path, const char *name, int last, int fix, int yes, long long to_ts) {
     long long size = fileSize(path);
-    printf("AOF analyzed: filename=%s, size=%lld, ok_up_to=%lld, ok_up_to_line=%lld, diff=%lld\n", path, size,
-           r.valid_up_to, r.lines, size - r.valid_up_to);
-    if (r.error == NULL) {
-        printf("AOF %s is valid\n", path);
-        return 0;
+    if (size < 0) {
+        printf("Cannot open file %s: %s, aborting...\n", path, strerror(errno));
+        exit(1);
     }
-    printf("0x%8llx: %s\n", (unsigned long long)r.error_at, r.error);
+    if (size == 0) return CHECK_EMPTY;
+    if (startsWithRdbMagic(path)) { /* a base written with aof-use-rdb-preamble */
+        printf("AOF %s has an RDB preamble (an RDB base file): its commands are not checked by this tool "
+               "(redis-check-rdb checks the snapshot)\n", name);
+        return CHECK_OK;
+    }
+    static checkResult r;
+    checkFile(path, to_ts, &r);
+    if (r.cut_at != -1) return truncateToTimestamp(path, last, r.cut_at, to_ts);
+    if (r.format_error) printf("AOF %s format error\n", name);
+    if (r.error[0]) printf("%s\n", r.error);
+    long long diff = size - r.ok_up_to;
+    if (diff == 0 && to_ts >= 0) {
+        printf("Truncate nothing in AOF %s to timestamp %lld\n", name, to_ts);
+        return CHECK_OK;
+    }
+    printf("AOF analyzed: filename=%s, size=%lld, ok_up_to=%lld, ok_up_to_line=%lld, diff=%lld\n", name, size,
+           r.ok_up_to, check_line, diff);
+    if (diff == 0) return CHECK_OK;
     if (!fix) {
-        printf("AOF %s is not valid. Use the --fix option to try fixing it.\n", path);
-        return 1;
+        printf("AOF %s is not valid. Use the --fix option to try fixing it.\n", name);
+        exit(1);
     }
     if (!last) {
-        printf("AOF %s is not the last file of the manifest: it can't be fixed by truncation.\n", path);
-        return 1;
+        printf("Failed to truncate AOF %s because it is not the last file\n", name);
+        exit(1);
     }
-    if (!yes && !confirm(size, r.valid_up_to)) {
+    if (!yes && !confirm(name, size, r.ok_up_to)) {
         printf("Aborting...\n");
-        return 1;
+        exit(1);
     }
-    if (truncate(path, r.valid_up_to) == -1) {
-        printf("Failed to truncate AOF %s: %s\n", path, strerror(errno));
-        return 1;
+    if (truncate(path, r.ok_up_to) == -1) {
+        printf("Failed to truncate AOF %s\n", name);
+        exit(1);
     }
-    printf("Successfully truncated AOF %s\n", path);
-    return 0;
+    return CHECK_TRUNCATED;
+}
+
+/* The line after a file's check, as Redis 7.0's tool words it; kind is
+ * "BASE AOF", "INCR AOF" or "AOF" (a single file). */
+static void reportOutcome(const char *kind, const char *name, int outcome, long long to_ts) {
+    switch (outcome) {
+    case CHECK_OK: printf("%s %s is valid\n", kind, name); break;
+    case CHECK_EMPTY: printf("%s %s is empty\n", kind, name); break;
+    case CHECK_TS_TRUNCATED: printf("Successfully truncated AOF %s to timestamp %lld\n", name, to_ts); break;
+    default: printf("Successfully truncated AOF %s\n", name); break;
+    }
 }
 
 /* ---- the manifest ------------------------------------------------------------------------ */
@@ -414,8 +463,8 @@ static int readManifest(FILE *fp, manifestFiles *mf) {
 static int checkManifest(const char *mpath, int fix, int yes, long long to_ts) {
     FILE *fp = fopen(mpath, "r");
     if (fp == NULL) {
-        fprintf(stderr, "Cannot open manifest %s: %s\n", mpath, strerror(errno));
-        return 2;
+        printf("Cannot open file %s: %s\n", mpath, strerror(errno));
+        return 1;
     }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", mpath);
@@ -433,14 +482,17 @@ static int checkManifest(const char *mpath, int fix, int yes, long long to_ts) {
     int ret = readManifest(fp, &mf);
     fclose(fp);
     if (ret != 0) return ret;
-    int status = 0;
-    for (int j = 0; j < mf.n && status == 0; j++) {
+    for (int j = 0; j < mf.n; j++) {
         char path[4096 + 256 + 2];
         snprintf(path, sizeof path, "%.4095s/%.255s", dir, mf.names[j]);
-        status = checkAndMaybeFix(path, j == mf.n - 1, fix, yes, to_ts);
+        int base = j == 0 && mf.has_base;
+        if (base) printf("Start to check BASE AOF (%s format).\n", startsWithRdbMagic(path) ? "RDB" : "RESP");
+        else if (j == (mf.has_base ? 1 : 0)) printf("Start to check INCR files.\n");
+        int outcome = checkAndMaybeFix(path, mf.names[j], j == mf.n - 1, fix, yes, to_ts);
+        reportOutcome(base ? "BASE AOF" : "INCR AOF", mf.names[j], outcome, to_ts);
     }
-    if (status == 0) printf("All AOF files and manifest are valid\n");
-    return status;
+    printf("All AOF files and manifest are valid\n");
+    return 0;
 }
 
 static int endsWith(const char *s, const char *suffix) {
@@ -449,9 +501,9 @@ static int endsWith(const char *s, const char *suffix) {
 }
 
 static int usage(const char *prog) {
-    fprintf(stderr, "Usage: %s [--fix [--yes] | --truncate-to-timestamp <unix time>] <file.manifest|file.aof>\n",
+    printf("Usage: %s [--fix [--yes]|--truncate-to-timestamp $timestamp] <file.manifest|file.aof>\n",
             prog);
-    return 2;
+    return 1;
 }
 
 /* A non-negative number of seconds, the whole string; -1 otherwise. */
@@ -472,17 +524,19 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[j], "--truncate-to-timestamp") && j + 1 < argc) {
             to_ts = parseTimestamp(argv[++j]);
             if (to_ts < 0) {
-                fprintf(stderr, "Invalid timestamp: %s\n", argv[j]);
-                return 2;
+                printf("Invalid timestamp, aborting...\n");
+                return 1;
             }
         } else if (argv[j][0] == '-' || path) return usage(argv[0]);
         else path = argv[j];
     }
     if (path == NULL || (fix && to_ts >= 0)) return usage(argv[0]);
     if (fileSize(path) < 0) {
-        fprintf(stderr, "Cannot stat file: %s: %s\n", path, strerror(errno));
-        return 2;
+        printf("Cannot open file %s: %s\n", path, strerror(errno));
+        return 1;
     }
     if (endsWith(path, ".manifest")) return checkManifest(path, fix, yes, to_ts);
-    return checkAndMaybeFix(path, 1, fix, yes, to_ts);
+    printf("Start checking Old-Style AOF\n");
+    reportOutcome("AOF", path, checkAndMaybeFix(path, path, 1, fix, yes, to_ts), to_ts);
+    return 0;
 }

@@ -219,6 +219,14 @@ proc ::harness::read_file {path} {
     return $data
 }
 
+# Writes bytes as they are (no newline translation): fixtures built by hand.
+proc ::harness::write_file {path bytes} {
+    set fd [open $path w]
+    fconfigure $fd -translation binary
+    puts -nonewline $fd $bytes
+    close $fd
+}
+
 proc ::harness::tail_lines {path n} {
     set lines [split [string trimright [read_file $path] \n] \n]
     if {[lindex $lines 0] eq "" && [llength $lines] == 1} { return {} }

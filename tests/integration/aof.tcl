@@ -833,11 +833,13 @@ start_server {tags {aof} overrides {appendonly yes}} {
         assert_equal 0 $status $out
     }
 
-    test "redis-check-aof: bad usage" {
+    test "redis-check-aof: bad usage and a missing file exit 1, as Redis 7.0's tool" {
         lassign [check_aof] status out
-        assert_equal 2 $status
+        assert_equal 1 $status
+        assert_match "Usage: *" $out
         lassign [check_aof /nonexistent/file.aof] status out
-        assert_equal 2 $status
+        assert_equal 1 $status
+        assert_match "Cannot open file /nonexistent/file.aof: No such file or directory*" $out
     }
 }
 

@@ -63,24 +63,10 @@ proc assert_same_as_reference {path} {
     assert_equal $theirs $ours
 }
 
-proc write_file {path data} {
-    set fd [open $path w]
-    fconfigure $fd -translation binary
-    puts -nonewline $fd $data
-    close $fd
-}
-
-proc read_binary {path} {
-    set fd [open $path r]
-    fconfigure $fd -translation binary
-    set data [read $fd]
-    close $fd
-    return $data
-}
 
 proc scratch_file {name data} {
     set path [file join [::harness::fresh_run_dir check-rdb-file] $name]
-    write_file $path $data
+    ::harness::write_file $path $data
     return $path
 }
 
@@ -159,7 +145,7 @@ start_server {tags {rdb check-rdb}} {
     }
 
     test "redis-check-rdb: a truncated dump is an error naming the key being read" {
-        set path [scratch_file truncated.rdb [string range [read_binary $::fixture] 0 99]]
+        set path [scratch_file truncated.rdb [string range [::harness::read_file $::fixture] 0 99]]
         lassign [run_check_rdb $path] status out
         assert_equal 1 $status $out
         assert_match "*--- RDB ERROR DETECTED ---\n\\\[offset *\\\] Unexpected EOF reading RDB file\n*" $out
@@ -169,7 +155,7 @@ start_server {tags {rdb check-rdb}} {
 }
 
 test "redis-check-rdb: a flipped byte fails the checksum" {
-    set data [read_binary $fixture]
+    set data [::harness::read_file $fixture]
     set at [string first indb5 $data]
     assert {$at > 0}
     set path [scratch_file flipped.rdb [string replace $data $at $at J]]
