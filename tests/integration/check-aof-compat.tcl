@@ -32,12 +32,14 @@ proc cac_cmd {args} {
 }
 
 # Runs a tool in dir on its arguments (stdin: `input`): {status output}.
+# Ours runs under the port's emulator, Debian's natively.
 proc cac_run {dir tool input args} {
     set status 0
     set here [pwd]
+    set wrapper [expr {$tool eq "/usr/bin/redis-check-aof" ? {} : $::harness::opt(wrapper)}]
     cd $dir
     try {
-        if {[catch {exec {*}$::harness::opt(wrapper) $tool {*}$args << $input 2>@1} out opts]} {
+        if {[catch {exec {*}$wrapper $tool {*}$args << $input 2>@1} out opts]} {
             set status [lindex [dict get $opts -errorcode] 2]
             regsub {\nchild process exited abnormally$} $out "" out
         }
