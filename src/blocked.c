@@ -361,6 +361,7 @@ void queueClientForReprocessing(client *c) {
  * PAUSE isn't, so its command still runs when the pause ends. */
 int blockedClientUnblockByRequest(client *c, int with_error) {
     blockingState *bs = c->bstate;
+    if (c->module_blocked) return moduleBlockedUnblockByRequest(c, with_error);
     if (replicationUnblockWait(c, with_error)) return 1;
     if (bs == NULL || !bs->blocked) return 0;
     if (!with_error) {

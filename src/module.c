@@ -323,6 +323,7 @@ static int moduleLoad(const char *path, robj **argv, int argc, int loadex_config
     if (modules == NULL) modules = listCreate();
     listAddNodeTail(modules, m);
     serverLog(LL_NOTICE, "Module '%s' loaded from %s", m->name, path);
+    moduleGILStart(); /* from now on module threads may take the lock while we sleep (module_thread.c) */
     moduleCtxFinish(&ctx);
     if (loadex_configs) {
         serverLog(LL_WARNING, "Loadex configurations were not applied, likely due to invalid arguments. "
@@ -347,6 +348,14 @@ static int moduleUnload(const char *name, int *why) {
     }
     if (m->types) {
         *why = EBUSY;
+        return C_ERR;
+    }
+    if (m->blocked_clients) {
+        *why = EAGAIN;
+        return C_ERR;
+    }
+    if (m->timers) {
+        *why = EINPROGRESS;
         return C_ERR;
     }
 #if MODULE_LOADING
@@ -480,6 +489,8 @@ static const char *moduleUnloadRefusal(int why) {
     switch (why) {
     case ENOENT: return "no such module with that name";
     case EBUSY: return "the module exports one or more module-side data types, can't unload";
+    case EAGAIN: return "the module has blocked clients. Please wait them unblocked and try again";
+    case EINPROGRESS: return "the module holds timer that is not fired. Please stop the timer or wait until it fires.";
     default: return "operation not possible.";
     }
 }

@@ -228,7 +228,12 @@ static void RM_TrimStringAllocation(RString *str) { (void)str; }
 
 /* ---- replies --------------------------------------------------------------------- */
 
-static client *replyClient(RedisModuleCtx *ctx) { return ctx ? ctx->client : NULL; }
+/* A thread-safe context replies into its blocked client's buffer (or
+ * nowhere, detached); any other into its client, if it has one. */
+static client *replyClient(RedisModuleCtx *ctx) {
+    if (ctx == NULL) return NULL;
+    return ctx->flags & MODCTX_THREAD_SAFE ? ctx->reply_client : ctx->client;
+}
 
 static int RM_WrongArity(RedisModuleCtx *ctx) {
     client *c = replyClient(ctx);
@@ -237,17 +242,17 @@ static int RM_WrongArity(RedisModuleCtx *ctx) {
 }
 
 static int RM_ReplyWithLongLong(RedisModuleCtx *ctx, long long ll) {
-    if (replyClient(ctx)) addReplyLongLong(ctx->client, ll);
+    if (replyClient(ctx)) addReplyLongLong(replyClient(ctx), ll);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithError(RedisModuleCtx *ctx, const char *err) {
-    if (replyClient(ctx)) addReplyErrorFormat(ctx->client, "-%s", err);
+    if (replyClient(ctx)) addReplyErrorFormat(replyClient(ctx), "-%s", err);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithSimpleString(RedisModuleCtx *ctx, const char *msg) {
-    if (replyClient(ctx)) addReplyStatus(ctx->client, msg);
+    if (replyClient(ctx)) addReplyStatus(replyClient(ctx), msg);
     return MODAPI_OK;
 }
 
@@ -290,7 +295,7 @@ static void replySetLength(RedisModuleCtx *ctx, long len, void (*set)(client *, 
                   "postponed reply", ctx->module ? ctx->module->name : "?");
         return;
     }
-    set(ctx->client, ctx->postponed[--ctx->postponed_len], len);
+    set(replyClient(ctx), ctx->postponed[--ctx->postponed_len], len);
 }
 
 static void RM_ReplySetArrayLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredArrayLen); }
@@ -298,17 +303,17 @@ static void RM_ReplySetMapLength(RedisModuleCtx *ctx, long len) { replySetLength
 static void RM_ReplySetSetLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredSetLen); }
 
 static int RM_ReplyWithNullArray(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyNullArray(ctx->client);
+    if (replyClient(ctx)) addReplyNullArray(replyClient(ctx));
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithEmptyArray(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyArrayLen(ctx->client, 0);
+    if (replyClient(ctx)) addReplyArrayLen(replyClient(ctx), 0);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithStringBuffer(RedisModuleCtx *ctx, const char *buf, size_t len) {
-    if (replyClient(ctx)) addReplyBulkCBuffer(ctx->client, buf, len);
+    if (replyClient(ctx)) addReplyBulkCBuffer(replyClient(ctx), buf, len);
     return MODAPI_OK;
 }
 
@@ -325,7 +330,7 @@ static int RM_ReplyWithString(RedisModuleCtx *ctx, RString *str) {
 static int RM_ReplyWithEmptyString(RedisModuleCtx *ctx) { return RM_ReplyWithStringBuffer(ctx, "", 0); }
 
 static int RM_ReplyWithVerbatimStringType(RedisModuleCtx *ctx, const char *buf, size_t len, const char *ext) {
-    if (replyClient(ctx)) addReplyVerbatim(ctx->client, buf, len, ext);
+    if (replyClient(ctx)) addReplyVerbatim(replyClient(ctx), buf, len, ext);
     return MODAPI_OK;
 }
 
@@ -334,22 +339,22 @@ static int RM_ReplyWithVerbatimString(RedisModuleCtx *ctx, const char *buf, size
 }
 
 static int RM_ReplyWithNull(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyNull(ctx->client);
+    if (replyClient(ctx)) addReplyNull(replyClient(ctx));
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithBool(RedisModuleCtx *ctx, int b) {
-    if (replyClient(ctx)) addReplyBool(ctx->client, b);
+    if (replyClient(ctx)) addReplyBool(replyClient(ctx), b);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithDouble(RedisModuleCtx *ctx, double d) {
-    if (replyClient(ctx)) addReplyDouble(ctx->client, d);
+    if (replyClient(ctx)) addReplyDouble(replyClient(ctx), d);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithBigNumber(RedisModuleCtx *ctx, const char *bignum, size_t len) {
-    if (replyClient(ctx)) addReplyBigNum(ctx->client, bignum, len);
+    if (replyClient(ctx)) addReplyBigNum(replyClient(ctx), bignum, len);
     return MODAPI_OK;
 }
 
@@ -695,7 +700,7 @@ static RString *RM_CreateStringFromCallReply(callReply *r) {
 }
 
 static int RM_ReplyWithCallReply(RedisModuleCtx *ctx, callReply *r) {
-    if (replyClient(ctx) && r) addReplyProto(ctx->client, r->proto, r->protolen);
+    if (replyClient(ctx) && r) addReplyProto(replyClient(ctx), r->proto, r->protolen);
     return MODAPI_OK;
 }
 
@@ -1100,6 +1105,9 @@ int moduleGetApi(const char *name, void *target) {
         memcpy(target, &api_table[j].fn, sizeof(anyFunc));
         return MODAPI_OK;
     }
+    if (moduleBlockGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_block.c's */
+    if (moduleThreadGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_thread.c's */
+    if (moduleTimerGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_timer.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

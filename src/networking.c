@@ -120,6 +120,7 @@ void freeClient(client *c) {
     clientEvictionClientFreed(c);  /* its memory leaves the clients' total */
     pubsubClientFreed(c);          /* every subscription goes */
     trackingClientFreed(c);        /* tracking off; clients redirecting to it see it gone */
+    moduleBlockedClientFreed(c);   /* blocked by a module: its disconnect callback */
     blockedClientFreed(c);         /* out of every key's queue and the deadline heap */
     if (c->repl) replicationClientFreed(c); /* a replica, the primary's link, or a WAIT */
     unlinkClient(c);

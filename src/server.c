@@ -607,6 +607,7 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
 
 static void afterSleep(struct aeEventLoop *el) {
     (void)el;
+    moduleAfterSleep(); /* modules loaded: take back the lock module threads may hold while we slept */
     updateCachedTime();
 }
 
@@ -624,6 +625,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     (void)el;
     updateCachedTime();
     tlsProcessPendingData();          /* TLS: input OpenSSL has decrypted but no read handler has seen yet */
+    moduleHandleBlockedClients();     /* clients modules unblocked (from threads too): their replies */
     handleClientsBlockedOnKeys();     /* serve clients blocked on keys made ready: their commands run now */
     handleBlockedClientsTimeout();    /* blocked clients whose deadline passed get their timeout reply */
     processUnblockedClients();        /* run what unblocked clients pipelined while they waited */
@@ -637,6 +639,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     int shm_served = shmSpinBeforeSleep(); /* shm clients just served: poll their rings a few us and run
                                             * what arrives (its replies go out next pass, after the AOF) */
     aeSetDontWait(server.el, tlsHasPendingData() || shm_served); /* such input left or replies queued: don't sleep */
+    moduleBeforeSleep(); /* last: module threads may take the lock while we sleep */
 }
 
 /* ---- listening ------------------------------------------------------------------------- */

@@ -293,6 +293,7 @@ typedef struct client {
     struct multiState *mstate;
     list *watched_keys;
     struct blockingState *bstate;
+    struct moduleBlocked *module_blocked; /* module_block.c: blocked by a module (BlockClient), or NULL */
     struct clientTracking *tracking; /* CLIENT TRACKING state (tracking.c), NULL when off */
     size_t mem_counted;           /* share in server.clients_mem_total (client_eviction.c) */
     struct replClient *repl;      /* replication.c / replica.c: a replica, the primary, or WAIT; NULL */
@@ -872,6 +873,12 @@ void commandTableRemove(redisCommand *cmd);
 int moduleQueueLoad(sds *argv, int argc, sds *err); /* a loadmodule line: path [args] */
 void moduleLoadQueued(void);                        /* start-up: load them, or exit */
 void moduleCommand(client *c);
+/* module_block.c / module_thread.c: the event loop's and blocked.c's hooks */
+void moduleHandleBlockedClients(void);              /* beforeSleep: clients modules unblocked */
+int moduleBlockedUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK; 0: not a module's */
+void moduleBlockedClientFreed(client *c);           /* freeClient(): its disconnect callback */
+void moduleBeforeSleep(void);                       /* releases the modules' lock while we sleep */
+void moduleAfterSleep(void);                        /* takes it back */
 /* a module data type's value (OBJ_MODULE): ptr is the module's moduleValue */
 void moduleFreeValue(robj *o);
 size_t moduleValueMemUsage(robj *o);

@@ -12,26 +12,7 @@
 # binary the tests skip, saying so; one test then checks that a load fails
 # naming the reason.
 
-proc module_skip_reason {} {
-    if {[llength $::harness::opt(wrapper)]} {
-        return "the server runs under an emulator (--wrapper): a cross port links -static and cannot dlopen, and the test modules are built for this host"
-    }
-    if {[catch {exec ldd $::harness::opt(server)} out] && [string match "*not a dynamic executable*" $out]} {
-        return "the server is statically linked: it cannot dlopen modules"
-    }
-    if {[catch {exec [file join [pwd] utils build-test-modules.sh]} out]} {
-        return "test modules not built: $out"
-    }
-    set ::module_dir [lindex [split [string trim $out] \n] end]
-    return ""
-}
-
-set ::module_skip [module_skip_reason]
-set ::module_load_failed "ERR Error loading the extension. Please check the server logs."
-
-proc need_modules {} {
-    if {$::module_skip ne ""} { skip $::module_skip }
-}
+source [file join $::harness_dir modules.tcl] ;# module_skip_reason, need_modules
 
 proc mtest_path {} { return [file join $::module_dir mtest.so] }
 
