@@ -64,10 +64,15 @@ static int RM_SelectDb(RedisModuleCtx *ctx, int newid) {
     return selectDb(ctx->client, newid) == C_OK ? MODAPI_OK : MODAPI_ERR;
 }
 
+/* Every flag Redis 7.0 defines, as its GetContextFlagsAll says. */
+static int RM_GetContextFlagsAll(void) { return MODAPI_CTX_FLAGS_NEXT - 1; }
+
 static int RM_GetContextFlags(RedisModuleCtx *ctx) {
     int flags = 0;
     if (ctx && ctx->client) {
         if (ctx->client->flags & CLIENT_MULTI) flags |= MODAPI_CTX_FLAGS_MULTI;
+        if (server.in_exec || (ctx->client->flags & (CLIENT_MULTI | CLIENT_FAKE | CLIENT_SCRIPT)))
+            flags |= MODAPI_CTX_FLAGS_DENY_BLOCKING; /* BlockClient would refuse (module_block.c) */
         if (ctx->client->resp == 3) flags |= MODAPI_CTX_FLAGS_RESP3;
     }
     flags |= replicationIsReplica() ? MODAPI_CTX_FLAGS_SLAVE : MODAPI_CTX_FLAGS_MASTER;
@@ -522,7 +527,7 @@ static client *moduleFakeClient(void) {
     static client *fake;
     if (fake == NULL) {
         fake = createClient(NULL);
-        fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+        fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT | CLIENT_MODULE;
         clientSetAuthenticated(fake, 1);
     }
     return fake;
@@ -1075,7 +1080,7 @@ static const struct apiEntry {
 } api_table[] = {
     API(Alloc), API(TryAlloc), API(Calloc), API(Realloc), API(Free), API(Strdup), API(PoolAlloc),
     API(SetModuleAttribs), API(IsModuleNameBusy), API(Milliseconds), API(MonotonicMicroseconds),
-    API(AutoMemory), API(GetClientId), API(GetSelectedDb), API(SelectDb), API(GetContextFlags), API(Log),
+    API(AutoMemory), API(GetClientId), API(GetSelectedDb), API(SelectDb), API(GetContextFlags), API(GetContextFlagsAll), API(Log),
     API(CreateString), API(CreateStringPrintf), API(CreateStringFromLongLong), API(CreateStringFromDouble),
     API(CreateStringFromLongDouble), API(CreateStringFromString), API(FreeString), API(RetainString),
     API(HoldString), API(StringPtrLen), API(StringToLongLong), API(StringToDouble), API(StringToLongDouble),

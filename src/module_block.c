@@ -33,6 +33,7 @@
  *   fit without its own path.
  */
 #include "module_int.h"
+#include "latency.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -104,12 +105,16 @@ static void stopTimeout(moduleBlocked *bc) {
 }
 
 /* The command completes: call() counted the run that blocked; its time
- * grows by what the module measured and the callback took, and an error
- * reply counts it failed (Redis 7.0's accounting). */
+ * grows by what the module measured and the callback took, an error reply
+ * counts it failed, and the latency histogram and SLOWLOG see the whole
+ * (Redis 7.0's accounting). */
 static void countCompletedCall(client *c, moduleBlocked *bc, uint64_t reply_us, int failed) {
     if (c->cmd == NULL) return;
+    long long total = c->duration + (long long)(bc->background_us + reply_us);
     c->cmd->microseconds += (long long)(bc->background_us + reply_us);
     if (failed) c->cmd->failed_calls++;
+    if (server.latency_tracking_enabled) latencyTrackCommand(c->cmd, total);
+    if (!(c->cmd->flags & CMD_SKIP_SLOWLOG)) slowlogPushEntryIfNeeded(c, c->argv, c->argc, total);
 }
 
 /* The client leaves the blocked state: its argv goes, and what it

@@ -56,7 +56,7 @@ void moduleAfterSleep(void) {
 /* A client that collects replies and has a database; no connection. */
 client *moduleTempClient(void) {
     client *c = createClient(NULL);
-    c->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+    c->flags |= CLIENT_FAKE | CLIENT_SCRIPT | CLIENT_MODULE;
     clientSetAuthenticated(c, 1);
     return c;
 }

@@ -28,7 +28,7 @@ typedef struct moduleTimer {
     void *data;
     int dbid;
     long long ae_id;
-    long long when_ms; /* absolute, for GetTimerInfo */
+    long long when_us; /* absolute, for GetTimerInfo: in us, so a fresh 10 s timer has 9999 ms left, as in Redis */
 } moduleTimer;
 
 static rax *timers;
@@ -70,13 +70,14 @@ static int timerFire(aeEventLoop *el, long long id, void *data) {
 static uint64_t RM_CreateTimer(RedisModuleCtx *ctx, long long period, ModuleTimerFunc callback, void *data) {
     if (ctx->module == NULL || callback == NULL) return 0;
     if (period < 0) period = 0;
+    if (period > (1LL << 40)) period = 1LL << 40; /* ~35 years: no overflow in microseconds */
     moduleTimer *t = zcalloc(sizeof(*t));
     t->id = next_timer_id++;
     t->module = ctx->module;
     t->callback = callback;
     t->data = data;
     t->dbid = ctx->client ? ctx->client->db->id : 0;
-    t->when_ms = mstime() + period;
+    t->when_us = ustime() + period * 1000;
     t->ae_id = aeCreateTimeEvent(server.el, period, timerFire, t, NULL);
     if (t->ae_id < 0) {
         zfree(t);
@@ -103,8 +104,8 @@ static int RM_GetTimerInfo(RedisModuleCtx *ctx, uint64_t id, uint64_t *remaining
     moduleTimer *t = timerFind(id);
     if (t == NULL || t->module != ctx->module) return MODAPI_ERR;
     if (remaining) {
-        long long left = t->when_ms - mstime();
-        *remaining = left > 0 ? (uint64_t)left : 0;
+        long long left = t->when_us - ustime();
+        *remaining = left > 0 ? (uint64_t)(left / 1000) : 0;
     }
     if (data) *data = t->data;
     return MODAPI_OK;

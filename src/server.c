@@ -500,7 +500,8 @@ void call(client *c) {
     if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
     errors_charged = server.stat_total_error_replies;
     server.stat_numcommands++;
-    if (!(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+    if (!(real_cmd->flags & CMD_SKIP_SLOWLOG) && !c->module_blocked) /* blocked by a module: logged when done */
+        slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
     latencyAfterCall(c, real_cmd, duration, calls_before);
     propagateAfterCall(c, server.dirty - dirty);
     if (!nested) replicationNoteClientWrite(c, repl_offset);

@@ -229,6 +229,7 @@ typedef struct redisCommand {
 #define CLIENT_FORCE_PROP (1 << 20)   /* propagate even if nothing looked dirty */
 #define CLIENT_SCRIPT (1 << 21)       /* a scripting engine's client: collects replies, no connection */
 #define CLIENT_CLOSE_AFTER_COMMAND (1 << 22) /* closed once the running command (its EXEC) has replied */
+#define CLIENT_MODULE (1 << 23)       /* with CLIENT_SCRIPT: a module's Call client, not a script's (module_api.c) */
 #define CLIENT_MASTER (1ULL << 40)    /* our primary's link: its stream is applied (replica.c) */
 #define CLIENT_SLAVE (1ULL << 41)     /* a replica fed our stream (replication.c) */
 #define CLIENT_READONLY (1ULL << 42)  /* READONLY: reads of its primary's slots served by this replica (cluster.c) */

@@ -107,6 +107,26 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal v1 [r get mtest:k]
     }
 
+    test "RedisModule_Call: blocking commands answer at once; MONITOR and SUBSCRIBE are refused (deny blocking)" {
+        need_modules
+        r del mtest:empty mtest:s
+        assert_equal {} [r mtest.call blpop mtest:empty 0]
+        assert_equal {} [r mtest.call xread block 0 streams mtest:s $]
+        assert_error "*MONITOR isn't allowed for DENY BLOCKING client*" {r mtest.call monitor}
+        assert_error "*SUBSCRIBE isn't allowed for a DENY BLOCKING client*" {r mtest.call subscribe ch}
+        assert_error "*PSUBSCRIBE isn't allowed for a DENY BLOCKING client*" {r mtest.call psubscribe ch*}
+        assert_equal PONG [r ping]
+    }
+
+    test "INFO commandstats and latencystats list module commands" {
+        need_modules
+        r config resetstat
+        r config set latency-tracking yes
+        r mtest.echo a
+        assert_match "*cmdstat_mtest.echo:calls=1,*" [r info commandstats]
+        assert_match "*latency_percentiles_usec_mtest.echo:p50=*" [r info latencystats]
+    }
+
     test "RedisModule_Call's reply handed on unchanged (ReplyWithCallReply)" {
         need_modules
         assert_equal v1 [r mtest.call get mtest:k]
