@@ -28,9 +28,11 @@
  *   Redis 7.0 does, unlike blocked.c's key waiters, which count as 7.2);
  *   the time measured between BlockedClientMeasureTimeStart/End and the
  *   reply callback's are added when it completes.
- * - BlockClientOnKeys is not offered yet: blocked.c serves key waiters by
- *   re-running their command, a model the module's reply callback does not
- *   fit without its own path.
+ * - BlockClientOnKeys: the client also waits in blocked.c's key FIFOs;
+ *   when a key it waits for is ready (any type) the reply callback runs
+ *   with the key (moduleBlockedServeOnKey) and, if it returns OK, the handle
+ *   is released as by UnblockClient. The module is not expected to release
+ *   such handles itself: a timeout, CLIENT UNBLOCK or disconnection does.
  */
 #include "module_int.h"
 #include "latency.h"
@@ -53,6 +55,7 @@ struct moduleBlocked {
     client *reply_client;    /* thread-safe contexts' replies, appended when unblocked */
     int dbid;
     int unblocked;           /* queued by UnblockClient (under the mutex) */
+    int on_keys;             /* BlockClientOnKeys': waits in blocked.c's key FIFOs too */
     long long timer_id;      /* the timeout's ae timer, -1 if none */
     uint64_t measure_start;  /* BlockedClientMeasureTimeStart, 0 when not measuring */
     uint64_t background_us;
@@ -126,6 +129,10 @@ static void releaseClient(moduleBlocked *bc) {
     bc->disconnect_cb = NULL;
     if (c == NULL) return;
     c->module_blocked = NULL;
+    if (bc->on_keys) {
+        blockedReleaseModuleClient(c); /* out of the keys' FIFOs, reset, input scheduled */
+        return;
+    }
     c->flags &= ~CLIENT_BLOCKED;
     resetClient(c);
     queueClientForReprocessing(c);
@@ -142,15 +149,23 @@ static int timedOut(moduleBlocked *bc) {
     callbackCtx(&ctx, bc, MODCTX_BLOCKED_TIMEOUT);
     bc->timeout_cb(&ctx, c->argv, c->argc);
     moduleCtxFinish(&ctx);
-    countCompletedCall(c, bc, 0, server.stat_total_error_replies != errors);
+    if (!bc->on_keys) countCompletedCall(c, bc, 0, server.stat_total_error_replies != errors); /* as 7.0 */
     return 1;
+}
+
+/* The client stops waiting (timeout, CLIENT UNBLOCK); a handle blocked on
+ * keys is then released by us, as the module is not expected to. */
+static void queueRelease(moduleBlocked *bc, void *privdata);
+static void clientGone(moduleBlocked *bc) {
+    releaseClient(bc);
+    if (bc->on_keys && !bc->unblocked) queueRelease(bc, NULL);
 }
 
 static int timeoutProc(aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id;
     moduleBlocked *bc = data;
     bc->timer_id = -1;
-    if (timedOut(bc)) releaseClient(bc);
+    if (timedOut(bc)) clientGone(bc);
     return AE_NOMORE;
 }
 
@@ -165,7 +180,7 @@ int moduleBlockedUnblockByRequest(client *c, int with_error) {
     } else if (!timedOut(bc)) {
         return 0;
     }
-    releaseClient(bc);
+    clientGone(bc);
     return 1;
 }
 
@@ -182,7 +197,8 @@ void moduleBlockedClientFreed(client *c) {
     stopTimeout(bc);
     bc->client = NULL;
     c->module_blocked = NULL;
-    c->flags &= ~CLIENT_BLOCKED;
+    c->flags &= ~CLIENT_BLOCKED; /* blocked.c's state (the keys' FIFOs) goes next, in blockedClientFreed */
+    if (bc->on_keys && !bc->unblocked) queueRelease(bc, NULL);
 }
 
 /* ---- blocking and unblocking --------------------------------------------------- */
@@ -193,8 +209,9 @@ static const char *refusal(client *c) {
     return NULL;
 }
 
-static moduleBlocked *RM_BlockClient(RedisModuleCtx *ctx, ModuleCmdFunc reply_cb, ModuleCmdFunc timeout_cb,
-                                     ModuleFreePrivFunc free_privdata, long long timeout_ms) {
+static moduleBlocked *blockClient(RedisModuleCtx *ctx, ModuleCmdFunc reply_cb, ModuleCmdFunc timeout_cb,
+                                  ModuleFreePrivFunc free_privdata, long long timeout_ms, robj **keys, int numkeys,
+                                  void *privdata) {
     client *c = ctx->client;
     if (c == NULL || ctx->module == NULL || wakePipeSetup() != C_OK) return NULL;
     moduleBlocked *bc = zcalloc(sizeof(*bc));
@@ -204,6 +221,8 @@ static moduleBlocked *RM_BlockClient(RedisModuleCtx *ctx, ModuleCmdFunc reply_cb
     bc->free_privdata = free_privdata;
     bc->timer_id = -1;
     bc->dbid = c->db->id;
+    bc->privdata = privdata;
+    bc->on_keys = keys != NULL && numkeys > 0;
     bc->reply_client = moduleTempClient();
     bc->reply_client->resp = c->resp;
     bc->reply_client->db = c->db; /* a thread-safe context's database and client id are its client's */
@@ -217,6 +236,7 @@ static moduleBlocked *RM_BlockClient(RedisModuleCtx *ctx, ModuleCmdFunc reply_cb
     bc->client = c;
     c->module_blocked = bc;
     c->flags |= CLIENT_BLOCKED;
+    if (bc->on_keys) blockForKeysByModule(c, keys, numkeys);
     if (timeout_ms > 0 && timeout_cb) {
         bc->timer_id = aeCreateTimeEvent(server.el, timeout_ms, timeoutProc, bc, NULL);
         if (bc->timer_id < 0) bc->timer_id = -1;
@@ -224,17 +244,66 @@ static moduleBlocked *RM_BlockClient(RedisModuleCtx *ctx, ModuleCmdFunc reply_cb
     return bc;
 }
 
-/* Any thread: queue the handle for the main thread and wake it. */
-static int RM_UnblockClient(moduleBlocked *bc, void *privdata) {
-    if (bc == NULL) return MODAPI_ERR;
+static moduleBlocked *RM_BlockClient(RedisModuleCtx *ctx, ModuleCmdFunc reply_cb, ModuleCmdFunc timeout_cb,
+                                     ModuleFreePrivFunc free_privdata, long long timeout_ms) {
+    return blockClient(ctx, reply_cb, timeout_cb, free_privdata, timeout_ms, NULL, 0, NULL);
+}
+
+static moduleBlocked *RM_BlockClientOnKeys(RedisModuleCtx *ctx, ModuleCmdFunc reply_cb, ModuleCmdFunc timeout_cb,
+                                           ModuleFreePrivFunc free_privdata, long long timeout_ms, robj **keys,
+                                           int numkeys, void *privdata) {
+    return blockClient(ctx, reply_cb, timeout_cb, free_privdata, timeout_ms, keys, numkeys, privdata);
+}
+
+/* blocked.c: a key the client waits for is ready. The reply callback
+ * serves it (OK) or leaves it waiting; served, it is released as if the
+ * module had unblocked it. */
+void moduleBlockedServeOnKey(client *c, robj *key) {
+    moduleBlocked *bc = c->module_blocked;
+    if (bc->unblocked || bc->reply_cb == NULL) return;
+    long long errors = server.stat_total_error_replies;
+    RedisModuleCtx ctx;
+    callbackCtx(&ctx, bc, MODCTX_BLOCKED_REPLY);
+    ctx.blocked_ready_key = key;
+    client *old = server.current_client;
+    server.current_client = c;
+    uint64_t start = monotonicUs();
+    int served = bc->reply_cb(&ctx, c->argv, c->argc) == MODAPI_OK;
+    uint64_t reply_us = monotonicUs() - start;
+    server.current_client = old;
+    moduleCtxFinish(&ctx);
+    if (!served) return;
+    countCompletedCall(c, bc, reply_us, server.stat_total_error_replies != errors);
+    queueRelease(bc, NULL);
+}
+
+static void RM_SignalKeyAsReady(RedisModuleCtx *ctx, robj *key) {
+    signalKeyAsReady(ctx->client ? ctx->client->db : server.db, key, OBJ_MODULE);
+}
+
+/* Any thread: queue the handle for the main thread and wake it. A client
+ * blocked on keys keeps the private data it blocked with. */
+static void queueRelease(moduleBlocked *bc, void *privdata) {
     pthread_mutex_lock(&unblocked_mutex);
-    bc->privdata = privdata;
+    if (!bc->on_keys) bc->privdata = privdata;
     bc->unblocked = 1;
     if (listLength(unblocked) == 0 && write(wake_pipe[1], "A", 1) != 1) {
         /* the pipe is full: a wake-up is pending anyway */
     }
     listAddNodeTail(unblocked, bc);
     pthread_mutex_unlock(&unblocked_mutex);
+}
+
+/* On a client blocked on keys, as in Redis 7.0: it needs a timeout
+ * callback, which answers the client (main thread only then). */
+static int RM_UnblockClient(moduleBlocked *bc, void *privdata) {
+    if (bc == NULL) return MODAPI_ERR;
+    if (bc->on_keys) {
+        if (bc->timeout_cb == NULL) return MODAPI_ERR;
+        if (bc->unblocked) return MODAPI_OK;
+        if (bc->client) timedOut(bc);
+    }
+    queueRelease(bc, privdata);
     return MODAPI_OK;
 }
 
@@ -254,7 +323,7 @@ static void finishBlocked(moduleBlocked *bc) {
     client *c = bc->client;
     uint64_t reply_us = 0;
     long long errors = server.stat_total_error_replies;
-    if (c && bc->reply_cb) {
+    if (c && bc->reply_cb && !bc->on_keys) { /* on keys: it ran when a key was ready */
         RedisModuleCtx ctx;
         callbackCtx(&ctx, bc, MODCTX_BLOCKED_REPLY);
         uint64_t start = monotonicUs();
@@ -273,7 +342,7 @@ static void finishBlocked(moduleBlocked *bc) {
     sdsfree(proto);
     moduleTempClientRelease(bc->reply_client);
     if (c) {
-        countCompletedCall(c, bc, reply_us, server.stat_total_error_replies != errors);
+        if (!bc->on_keys) countCompletedCall(c, bc, reply_us, server.stat_total_error_replies != errors);
         releaseClient(bc);
     }
     stopTimeout(bc);
@@ -336,7 +405,7 @@ static const struct {
     const char *name;
     anyFunc fn;
 } block_api[] = {
-    API(BlockClient), API(UnblockClient), API(AbortBlock), API(SetDisconnectCallback),
+    API(BlockClient), API(BlockClientOnKeys), API(SignalKeyAsReady), API(UnblockClient), API(AbortBlock), API(SetDisconnectCallback),
     API(IsBlockedReplyRequest), API(IsBlockedTimeoutRequest), API(GetBlockedClientPrivateData),
     API(GetBlockedClientReadyKey), API(GetBlockedClientHandle), API(BlockedClientDisconnected),
     API(BlockedClientMeasureTimeStart), API(BlockedClientMeasureTimeEnd),

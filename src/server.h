@@ -878,6 +878,7 @@ void moduleCommand(client *c);
 void moduleHandleBlockedClients(void);              /* beforeSleep: clients modules unblocked */
 int moduleBlockedUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK; 0: not a module's */
 void moduleBlockedClientFreed(client *c);           /* freeClient(): its disconnect callback */
+void moduleBlockedServeOnKey(client *c, robj *key); /* blocked.c: a key it waits for is ready */
 void moduleBeforeSleep(void);                       /* releases the modules' lock while we sleep */
 void moduleAfterSleep(void);                        /* takes it back */
 /* a module data type's value (OBJ_MODULE): ptr is the module's moduleValue */
@@ -1313,6 +1314,8 @@ void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist o
 void blockedDbFlushed(int dbid);          /* FLUSHDB/FLUSHALL (-1): XREADGROUP hears its stream is gone */
 int clientMayBlock(client *c);
 int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
+void blockForKeysByModule(client *c, robj **keys, int numkeys); /* module_block.c: BlockClientOnKeys */
+void blockedReleaseModuleClient(client *c);          /* module_block.c: such a client is done */
 void blockedDisconnectAll(const char *err); /* REPLICAOF: each waiting client gets err and is closed */
 void processUnblockedClients(void);
 void queueClientForReprocessing(client *c);

@@ -18,6 +18,8 @@
  *   mb.timerinfo ID          [remaining-ms-positive(0/1), key] or nil
  *   mb.stoptimer ID          1 if stopped, else 0
  *   mb.measure               blocks; a thread measures some work, then unblocks
+ *   mb.onkeys KEY TIMEOUT-MS BlockClientOnKeys: served once the list KEY has
+ *                            two elements (pops the first), else "timedout"
  */
 #include "redismodule.h"
 
@@ -108,6 +110,32 @@ static int cmdStats(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithLongLong(ctx, freed_disconnected);
     RedisModule_ReplyWithLongLong(ctx, disconnects);
     return RedisModule_ReplyWithLongLong(ctx, timeouts);
+}
+
+/* mb.onkeys KEY TIMEOUT-MS: waits until the list KEY has two elements,
+ * then pops and replies the first; "timedout" on timeout. */
+static int onKeysReply(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv, (void)argc;
+    RedisModuleString *key = RedisModule_GetBlockedClientReadyKey(ctx);
+    RedisModuleCallReply *len = RedisModule_Call(ctx, "LLEN", "s", key);
+    long long n = RedisModule_CallReplyType(len) == REDISMODULE_REPLY_INTEGER ? RedisModule_CallReplyInteger(len) : 0;
+    RedisModule_FreeCallReply(len);
+    if (n < 2) return REDISMODULE_ERR;
+    RedisModuleCallReply *r = RedisModule_Call(ctx, "LPOP", "s!", key);
+    RedisModule_ReplyWithCallReply(ctx, r);
+    RedisModule_FreeCallReply(r);
+    return REDISMODULE_OK;
+}
+
+static int cmdOnKeys(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    long long ms;
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    if (RedisModule_StringToLongLong(argv[2], &ms) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "ERR bad timeout");
+    char *priv = RedisModule_Alloc(4);
+    strcpy(priv, "key");
+    RedisModule_BlockClientOnKeys(ctx, onKeysReply, replyTimeout, freePriv, ms, argv + 1, 1, priv);
+    return REDISMODULE_OK;
 }
 
 /* ---- threads ------------------------------------------------------------------------ */
@@ -269,7 +297,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         {"mb.block", cmdBlock, ""}, {"mb.blocknotimeout", cmdBlockNoTimeout, ""},
         {"mb.unblock", cmdUnblock, ""}, {"mb.abort", cmdAbort, ""}, {"mb.stats", cmdStats, ""},
         {"mb.thread", cmdThread, "write"}, {"mb.detached", cmdDetached, "write"},
-        {"mb.trylock", cmdTryLock, ""}, {"mb.measure", cmdMeasure, ""},
+        {"mb.trylock", cmdTryLock, ""}, {"mb.onkeys", cmdOnKeys, "write"}, {"mb.measure", cmdMeasure, ""},
         {"mb.timer", cmdTimer, "write"}, {"mb.timerinfo", cmdTimerInfo, ""}, {"mb.stoptimer", cmdStopTimer, ""},
     };
     for (size_t j = 0; j < sizeof cmds / sizeof cmds[0]; j++)

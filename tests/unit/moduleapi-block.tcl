@@ -188,6 +188,55 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal 0 [r exists tk2]
     }
 
+    test "BlockClientOnKeys: the reply callback decides when a ready key serves the client" {
+        need_modules
+        r del ol
+        set before [mb_stats]
+        set rd [redis_deferring_client]
+        $rd mb.onkeys ol 0
+        wait_for_blocked_clients 1
+        r rpush ol a
+        # one element: the callback declines, the client keeps waiting
+        r ping
+        assert_equal 1 [s blocked_clients]
+        # (a list wakes its waiters when it is created, in Redis 7.0: made again)
+        r del ol
+        r rpush ol a b
+        assert_equal a [$rd read]
+        wait_for_blocked_clients 0
+        assert_equal b [r lrange ol 0 -1]
+        # its private data is freed when it is released, with its client there
+        wait_for_condition 100 20 {[lindex [mb_stats] 0] == [lindex $before 0] + 1} else { fail "not freed: [mb_stats]" }
+        assert_equal [lindex $before 1] [lindex [mb_stats] 1]
+        $rd close
+    }
+
+    test "BlockClientOnKeys: timeout and CLIENT UNBLOCK answer through the timeout callback and release it" {
+        need_modules
+        r del ol2
+        set before [mb_stats]
+        set rd [redis_deferring_client]
+        $rd mb.onkeys ol2 20
+        assert_equal timedout [$rd read]
+        $rd client id
+        set id [$rd read]
+        $rd mb.onkeys ol2 0
+        wait_for_blocked_clients 1
+        assert_equal 1 [r client unblock $id]
+        assert_equal timedout [$rd read]
+        wait_for_blocked_clients 0
+        # released by the server, not the module: both handles' data freed
+        wait_for_condition 100 20 {[lindex [mb_stats] 0] == [lindex $before 0] + 2} else { fail "not freed: [mb_stats]" }
+        # a disconnected waiter is released too
+        $rd mb.onkeys ol2 0
+        wait_for_blocked_clients 1
+        $rd close
+        wait_for_condition 100 20 {[lindex [mb_stats] 0] == [lindex $before 0] + 3} else { fail "not freed: [mb_stats]" }
+        wait_for_blocked_clients 0
+        r rpush ol2 x y
+        assert_equal {x y} [r lrange ol2 0 -1]
+    }
+
     test "unloaded once its handles and timers are released" {
         need_modules
         assert_equal OK [r module unload mblock]
