@@ -219,8 +219,10 @@ static void moduleCommandDispatch(client *c) {
     moduleCmd *mc = c->cmd->module_cmd;
     RedisModuleCtx ctx;
     moduleCtxInit(&ctx, mc->owner, c);
+    ctx.yield_start = monotonicUs() + server.busy_reply_threshold * 1000; /* Yield serves events after that */
     mc->func(&ctx, c->argv, c->argc);
     moduleCtxFinish(&ctx);
+    moduleYieldEnd(); /* if it yielded: the busy state ends, its client unprotected (module_yield.c) */
     preventCommandPropagation(c); /* a module propagates what it says (Replicate*, Call with '!') */
 }
 

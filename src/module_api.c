@@ -945,7 +945,6 @@ static RString *RM_RandomKey(RedisModuleCtx *ctx) {
     return key ? moduleTrack(ctx, key) : NULL;
 }
 
-static void RM_Yield(RedisModuleCtx *ctx, int flags, const char *busy_reply) { (void)ctx, (void)flags, (void)busy_reply; }
 
 /* RedisModule_Assert's target: the server's own assertion report. */
 static void RM__Assert(const char *estr, const char *file, int line) {
@@ -1100,7 +1099,7 @@ static const struct apiEntry {
     API(OpenKey), API(CloseKey), API(KeyType), API(ValueLength), API(KeyExists), API(DeleteKey), API(UnlinkKey),
     API(StringSet), API(StringDMA), API(StringTruncate), API(GetExpire), API(SetExpire),
     API(CreateStringFromULongLong), API(StringToULongLong), API(GetServerVersion), API(SetModuleOptions),
-    API(GetCurrentCommandName), API(DbSize), API(RandomKey), API(Yield), API(_Assert),
+    API(GetCurrentCommandName), API(DbSize), API(RandomKey), API(_Assert),
     API(ListPush), API(HashSet), API(HashGet),
 };
 
@@ -1113,6 +1112,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleBlockGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_block.c's */
     if (moduleThreadGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_thread.c's */
     if (moduleTimerGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_timer.c's */
+    if (moduleYieldGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_yield.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

@@ -69,6 +69,7 @@ struct RedisModuleCtx {
     void *blocked_privdata;        /* GetBlockedClientPrivateData's */
     robj *blocked_ready_key;       /* GetBlockedClientReadyKey's (BlockClientOnKeys) */
     client *reply_client;          /* a thread-safe context's replies (its blocked client's), or NULL */
+    long long yield_start;         /* module_yield.c: when Yield next serves events (monotonic us), 0 unset */
 };
 
 /* A key handle (OpenKey): the database and the key name; the value is
@@ -111,6 +112,8 @@ int moduleThreadGetApi(const char *name, void *target);
 void moduleGILStart(void);
 client *moduleTempClient(void);
 void moduleTempClientRelease(client *c);
+/* module_yield.c: Yield */
+int moduleYieldGetApi(const char *name, void *target);
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);
 

@@ -410,6 +410,11 @@ int processCommand(client *c) {
         rejectCommand(c, scriptBusyError());
         return C_OK;
     }
+    sds busy_module = c->cmd->flags & CMD_ALLOW_BUSY ? NULL : moduleBusyError(); /* a module command yields */
+    if (busy_module) {
+        rejectCommandSds(c, busy_module);
+        return C_OK;
+    }
     if ((commandFlags(c) & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & (CLIENT_FAKE | CLIENT_MASTER))) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();

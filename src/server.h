@@ -880,6 +880,9 @@ int moduleBlockedUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK;
 void moduleBlockedClientFreed(client *c);           /* freeClient(): its disconnect callback */
 void moduleBlockedServeOnKey(client *c, robj *key); /* blocked.c: a key it waits for is ready */
 void moduleBeforeSleep(void);                       /* releases the modules' lock while we sleep */
+void moduleYieldEnd(void);                          /* module.c: a module command that yielded returned */
+sds moduleBusyError(void);                          /* processCommand: -BUSY while a module yields, or NULL */
+int moduleBusyHoldsInput(void);                     /* processInputBuffer: such a yield runs no command */
 void moduleAfterSleep(void);                        /* takes it back */
 /* a module data type's value (OBJ_MODULE): ptr is the module's moduleValue */
 void moduleFreeValue(robj *o);

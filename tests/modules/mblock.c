@@ -18,6 +18,7 @@
  *   mb.timerinfo ID          [remaining-ms-positive(0/1), key] or nil
  *   mb.stoptimer ID          1 if stopped, else 0
  *   mb.measure               blocks; a thread measures some work, then unblocks
+ *   mb.spin / mb.stopspin    a command that runs, yielding, until stopped
  *   mb.onkeys KEY TIMEOUT-MS BlockClientOnKeys: served once the list KEY has
  *                            two elements (pops the first), else "timedout"
  */
@@ -236,6 +237,23 @@ static int cmdMeasure(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return REDISMODULE_OK;
 }
 
+/* mb.spin: runs, yielding (clients too), until mb.stopspin (allow-busy). */
+static volatile int spinning;
+
+static int cmdSpin(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv, (void)argc;
+    spinning = 1;
+    while (spinning) RedisModule_Yield(ctx, REDISMODULE_YIELD_FLAG_CLIENTS, "Slow module spin");
+    return RedisModule_ReplyWithSimpleString(ctx, "spun");
+}
+
+static int cmdStopSpin(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv, (void)argc;
+    int was = spinning;
+    spinning = 0;
+    return RedisModule_ReplyWithLongLong(ctx, was);
+}
+
 /* ---- timers -------------------------------------------------------------------------- */
 
 static void timerIncr(RedisModuleCtx *ctx, void *data) {
@@ -297,7 +315,8 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         {"mb.block", cmdBlock, ""}, {"mb.blocknotimeout", cmdBlockNoTimeout, ""},
         {"mb.unblock", cmdUnblock, ""}, {"mb.abort", cmdAbort, ""}, {"mb.stats", cmdStats, ""},
         {"mb.thread", cmdThread, "write"}, {"mb.detached", cmdDetached, "write"},
-        {"mb.trylock", cmdTryLock, ""}, {"mb.onkeys", cmdOnKeys, "write"}, {"mb.measure", cmdMeasure, ""},
+        {"mb.trylock", cmdTryLock, ""}, {"mb.onkeys", cmdOnKeys, "write"},
+        {"mb.spin", cmdSpin, ""}, {"mb.stopspin", cmdStopSpin, "allow-busy"}, {"mb.measure", cmdMeasure, ""},
         {"mb.timer", cmdTimer, "write"}, {"mb.timerinfo", cmdTimerInfo, ""}, {"mb.stoptimer", cmdStopTimer, ""},
     };
     for (size_t j = 0; j < sizeof cmds / sizeof cmds[0]; j++)

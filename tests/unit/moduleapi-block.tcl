@@ -237,6 +237,22 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal {x y} [r lrange ol2 0 -1]
     }
 
+    test "Yield: past busy-reply-threshold other clients get -BUSY with the module's text; allow-busy runs" {
+        need_modules
+        r config set busy-reply-threshold 50
+        set rd [redis_deferring_client]
+        $rd mb.spin
+        $rd flush
+        wait_for_condition 100 20 {[catch {r ping} e] && [string match "BUSY Slow module spin*" $e]} else {
+            fail "no -BUSY while the module spins"
+        }
+        assert_equal 1 [r mb.stopspin]
+        assert_equal spun [$rd read]
+        assert_equal PONG [r ping]
+        r config set busy-reply-threshold 5000
+        $rd close
+    }
+
     test "unloaded once its handles and timers are released" {
         need_modules
         assert_equal OK [r module unload mblock]
