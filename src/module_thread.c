@@ -115,6 +115,7 @@ static int RM_ThreadSafeContextTryLock(RedisModuleCtx *ctx) {
 
 static void RM_ThreadSafeContextUnlock(RedisModuleCtx *ctx) {
     (void)ctx;
+    moduleYieldEnd(); /* a thread that yielded under the lock: the busy state ends (module_yield.c) */
     pthread_mutex_unlock(&gil);
 }
 

@@ -12,8 +12,9 @@
  *
  * Decisions:
  * - The busy state belongs to the outermost module command and ends when
- *   it returns (moduleYieldEnd, from module.c's dispatch): its client was
- *   protected from being freed meanwhile, as in Redis.
+ *   it returns (moduleYieldEnd, from module.c's dispatch), or, for a module
+ *   thread yielding under the lock, when it unlocks (module_thread.c): its
+ *   client was protected from being freed meanwhile, as in Redis.
  * - Yield inside Yield (a command run from a served pass that yields
  *   too) does nothing.
  */
@@ -43,7 +44,8 @@ static void RM_Yield(RedisModuleCtx *ctx, int flags, const char *busy_reply) {
     if (nesting) return;
     nesting++;
     long long now = monotonicUs();
-    if (ctx->yield_start == 0) ctx->yield_start = now + server.busy_reply_threshold * 1000;
+    if (ctx->yield_start == 0) /* a thread-safe context's first yield: after 1/hz s, as Redis */
+        ctx->yield_start = now + (ctx->flags & MODCTX_THREAD_SAFE ? 1000000 / server.hz : server.busy_reply_threshold * 1000);
     if (now >= ctx->yield_start) {
         if (server.loading) {
             servePass();

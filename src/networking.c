@@ -518,7 +518,10 @@ int processInputBuffer(client *c) {
          * primary's stream is only read, not run: a -BUSY would drop the
          * write (or panic); it runs when the script ends (scriptResetRun). */
         if ((c->flags & CLIENT_MASTER) && scriptIsTimedOut()) break;
-        if (moduleBusyHoldsInput()) break; /* a module yields without serving clients: runs when it ends */
+        if (moduleBusyHoldsInput()) { /* a module yields without serving clients: runs after it ends */
+            queueClientForReprocessing(c);
+            break;
+        }
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
         int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
         if (ok != C_OK) break;

@@ -19,6 +19,7 @@
  *   mb.stoptimer ID          1 if stopped, else 0
  *   mb.measure               blocks; a thread measures some work, then unblocks
  *   mb.spin / mb.stopspin    a command that runs, yielding, until stopped
+ *   mb.spinfor MS            runs MS ms, yielding without serving clients
  *   mb.onkeys KEY TIMEOUT-MS BlockClientOnKeys: served once the list KEY has
  *                            two elements (pops the first), else "timedout"
  */
@@ -247,6 +248,15 @@ static int cmdSpin(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithSimpleString(ctx, "spun");
 }
 
+/* mb.spinfor MS: runs MS ms, yielding without serving clients. */
+static int cmdSpinFor(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    long long ms;
+    if (argc != 2 || RedisModule_StringToLongLong(argv[1], &ms) != REDISMODULE_OK) return RedisModule_WrongArity(ctx);
+    uint64_t end = RedisModule_MonotonicMicroseconds() + (uint64_t)ms * 1000;
+    while (RedisModule_MonotonicMicroseconds() < end) RedisModule_Yield(ctx, REDISMODULE_YIELD_FLAG_NONE, "Slow");
+    return RedisModule_ReplyWithSimpleString(ctx, "spun");
+}
+
 static int cmdStopSpin(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv, (void)argc;
     int was = spinning;
@@ -316,7 +326,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         {"mb.unblock", cmdUnblock, ""}, {"mb.abort", cmdAbort, ""}, {"mb.stats", cmdStats, ""},
         {"mb.thread", cmdThread, "write"}, {"mb.detached", cmdDetached, "write"},
         {"mb.trylock", cmdTryLock, ""}, {"mb.onkeys", cmdOnKeys, "write"},
-        {"mb.spin", cmdSpin, ""}, {"mb.stopspin", cmdStopSpin, "allow-busy"}, {"mb.measure", cmdMeasure, ""},
+        {"mb.spin", cmdSpin, ""}, {"mb.spinfor", cmdSpinFor, ""}, {"mb.stopspin", cmdStopSpin, "allow-busy"}, {"mb.measure", cmdMeasure, ""},
         {"mb.timer", cmdTimer, "write"}, {"mb.timerinfo", cmdTimerInfo, ""}, {"mb.stoptimer", cmdStopTimer, ""},
     };
     for (size_t j = 0; j < sizeof cmds / sizeof cmds[0]; j++)

@@ -253,6 +253,19 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         $rd close
     }
 
+    test "Yield without serving clients: their commands wait and run when it ends, no -BUSY" {
+        need_modules
+        r config set busy-reply-threshold 20
+        set rd [redis_deferring_client]
+        $rd mb.spinfor 300
+        $rd flush
+        assert_equal PONG [r ping]
+        assert_equal spun [$rd read]
+        assert_equal PONG [r ping]
+        r config set busy-reply-threshold 5000
+        $rd close
+    }
+
     test "unloaded once its handles and timers are released" {
         need_modules
         assert_equal OK [r module unload mblock]
