@@ -44,8 +44,9 @@ static void RM_Yield(RedisModuleCtx *ctx, int flags, const char *busy_reply) {
     if (nesting) return;
     nesting++;
     long long now = monotonicUs();
-    if (ctx->yield_start == 0) /* a thread-safe context's first yield: after 1/hz s, as Redis */
-        ctx->yield_start = now + (ctx->flags & MODCTX_THREAD_SAFE ? 1000000 / server.hz : server.busy_reply_threshold * 1000);
+    if (ctx->yield_start == 0) /* first yield: after 1/hz s in a load or a thread, as Redis */
+        ctx->yield_start = now + (server.loading || (ctx->flags & MODCTX_THREAD_SAFE) ? 1000000 / server.hz
+                                                                                       : server.busy_reply_threshold * 1000);
     if (now >= ctx->yield_start) {
         if (server.loading) {
             servePass();
