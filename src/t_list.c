@@ -475,7 +475,8 @@ static void pushGenericCommand(client *c, int where, int only_existing) {
     addReplyLongLong(c, (long long)listTypeLength(o));
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_LIST, pushEvent(where), c->argv[1], c->db->id);
-    signalKeyAsReady(c->db, c->argv[1], OBJ_LIST);
+    /* waiters were signalled when the list was created (dbAdd), as in Redis 7.0: a push to an
+     * existing list wakes nobody (a module's BlockClientOnKeys sees the difference) */
 }
 
 void lpushCommand(client *c) { pushGenericCommand(c, LIST_HEAD, 0); }
@@ -839,8 +840,7 @@ static void moveElement(client *c, robj *src, robj *o, robj *dst, robj *dobj, in
     dobj = listForPush(c, dst, dobj);
     signalModifiedKey(c, c->db, dst);
     listTypePush(dobj, value, whereto);
-    notifyKeyspaceEvent(NOTIFY_LIST, pushEvent(whereto), dst, c->db->id);
-    signalKeyAsReady(c->db, dst, OBJ_LIST);
+    notifyKeyspaceEvent(NOTIFY_LIST, pushEvent(whereto), dst, c->db->id); /* dst's waiters: signalled by dbAdd */
     addReplyBulk(c, value);
     decrRefCount(value);
 
