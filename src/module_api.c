@@ -972,7 +972,7 @@ static robj *keyCollection(moduleKey *k, int type, robj *(*create)(void)) {
     return v;
 }
 
-static int RM_ListPush(moduleKey *k, int where, RString *ele) {
+int moduleListPush(moduleKey *k, int where, RString *ele) {
     if (k == NULL || ele == NULL || (where != MODAPI_LIST_HEAD && where != MODAPI_LIST_TAIL)) {
         errno = EINVAL;
         return MODAPI_ERR;
@@ -1100,7 +1100,7 @@ static const struct apiEntry {
     API(StringSet), API(StringDMA), API(StringTruncate), API(GetExpire), API(SetExpire),
     API(CreateStringFromULongLong), API(StringToULongLong), API(GetServerVersion), API(SetModuleOptions),
     API(GetCurrentCommandName), API(DbSize), API(RandomKey), API(_Assert),
-    API(ListPush), API(HashSet), API(HashGet),
+    {"RedisModule_ListPush", (anyFunc)moduleListPush}, API(HashSet), API(HashGet),
 };
 
 int moduleGetApi(const char *name, void *target) {
@@ -1113,6 +1113,8 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleThreadGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_thread.c's */
     if (moduleTimerGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_timer.c's */
     if (moduleYieldGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_yield.c's */
+    if (moduleKeysGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_keys.c's */
+    if (moduleNotifyGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_notify.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

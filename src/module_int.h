@@ -114,6 +114,12 @@ client *moduleTempClient(void);
 void moduleTempClientRelease(client *c);
 /* module_yield.c: Yield */
 int moduleYieldGetApi(const char *name, void *target);
+/* module_keys.c: the list (and zset) key API; ListPush is module_api.c's */
+int moduleKeysGetApi(const char *name, void *target);
+int moduleListPush(moduleKey *k, int where, robj *ele);
+/* module_notify.c: keyspace notifications */
+int moduleNotifyGetApi(const char *name, void *target);
+void moduleNotifyRelease(module *m); /* its subscriptions end */
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);
 

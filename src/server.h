@@ -962,9 +962,11 @@ void forceCommandPropagation(client *c); /* propagate even if nothing looked dir
 #define NOTIFY_LOADED (1 << 12)
 #define NOTIFY_MODULE (1 << 13)
 #define NOTIFY_NEW (1 << 14)
+extern int moduleNotifyMask; /* module_notify.c: the event types loaded modules subscribed to */
 void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid);
+void moduleNotifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {
-    if (server.notify_keyspace_events & type) notifyKeyspaceEventPublish(type, event, key, dbid);
+    if ((server.notify_keyspace_events | moduleNotifyMask) & type) notifyKeyspaceEventPublish(type, event, key, dbid);
 }
 
 /* ---- evict.c ------------------------------------------------------------------------ */
@@ -1271,6 +1273,11 @@ robj *createListObject(void);                      /* empty, smallest encoding *
 unsigned long listTypeLength(const robj *o);
 void listTypePush(robj *o, robj *value, int where); /* converts encoding as needed */
 void listTypeForEach(robj *o, elemVisitor *fn, void *ud); /* head to tail */
+/* by an index in range (negative: from the tail), for module_keys.c */
+robj *listTypeGetAt(robj *o, long index);          /* a new string object */
+void listTypeSetAt(robj *o, long index, robj *value);
+void listTypeInsertAt(robj *o, long index, robj *value, int side); /* side LIST_HEAD: before */
+void listTypeDeleteAt(robj *o, long index);
 
 /* hashes (t_hash.c) */
 robj *createHashObject(void);
@@ -1294,6 +1301,20 @@ dict *zsetDictOf(robj *o); /* the member -> score dict of a skiplist zset, else 
 typedef int scoreFilter(void *ud, double score); /* 1: visit this member */
 void zsetTypeForEachInRange(robj *o, double min, double max, scoreFilter *want, scoredVisitor *fn, void *ud); /* [min, max) */
 int zsetTypeScore(robj *o, sds member, double *score); /* 1 and *score if member is in the set */
+/* ZADD input flags and outcome flags (t_zset.c, module_keys.c). */
+#define ZADD_IN_NONE 0
+#define ZADD_IN_INCR (1 << 0)
+#define ZADD_IN_NX (1 << 1)
+#define ZADD_IN_XX (1 << 2)
+#define ZADD_IN_GT (1 << 3)
+#define ZADD_IN_LT (1 << 4)
+#define ZADD_OUT_NOP (1 << 0)
+#define ZADD_OUT_NAN (1 << 1)
+#define ZADD_OUT_ADDED (1 << 2)
+#define ZADD_OUT_UPDATED (1 << 3)
+/* Adds, updates or (ZADD_IN_INCR) increments ele: 0 (ZADD_OUT_NAN) if the score would be NaN. */
+int zsetAdd(robj *o, double score, sds ele, int in, int *out, double *newscore);
+int zsetDel(robj *o, sds ele); /* 1 if ele was there */
 /* Replaces dstkey with dst (a zset built by a *STORE command, whose longest
  * member has maxelelen bytes and all totelelen), or deletes dstkey if dst is
  * empty; notifies `event` (or "del") and replies the length. */

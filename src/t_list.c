@@ -338,6 +338,37 @@ void listTypeForEach(robj *o, elemVisitor *fn, void *ud) {
     listCursorRelease(&lc);
 }
 
+/* ---- single elements by index, for the module API (module_keys.c) ------------------------------ */
+
+/* Each takes an index already known to be in range (negative: from the
+ * tail). Inserting converts the encoding as a push does; deleting converts
+ * back as LREM does. */
+robj *listTypeGetAt(robj *o, long index) {
+    elemRef e;
+    return listGetAt(o, index, &e) ? elemRefToObject(&e) : NULL;
+}
+
+void listTypeSetAt(robj *o, long index, robj *value) {
+    listTryConvertForAdding(o, argBytes(value), 0);
+    listReplaceAt(o, index, value);
+}
+
+/* Inserts value before (side LIST_HEAD) or after (LIST_TAIL) the element at index. */
+void listTypeInsertAt(robj *o, long index, robj *value, int side) {
+    listTryConvertForAdding(o, argBytes(value), 1);
+    listCursor lc;
+    elemRef e;
+    listCursorInit(&lc, o, index, LIST_TAIL);
+    if (listCursorNext(&lc, &e)) listCursorInsert(&lc, value, side);
+    listCursorRelease(&lc);
+}
+
+void listTypeDeleteAt(robj *o, long index) {
+    long len = (long)listTypeLength(o);
+    listDeleteRange(o, index < 0 ? index + len : index, 1);
+    listTryConvertAfterShrinking(o);
+}
+
 /* ---- module registration ------------------------------------------------------------------------- */
 
 static int digestElem(void *ud, const elemRef *e) {
