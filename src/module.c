@@ -96,6 +96,7 @@ static void moduleUnregisterCommands(module *m) {
 static void moduleFree(module *m) {
     moduleUnregisterCommands(m);
     moduleTypesRelease(m);
+    moduleNotifyRelease(m);
     listRelease(m->commands);
     for (int j = 0; j < m->argc; j++) decrRefCount(m->argv[j]);
     zfree(m->argv);
