@@ -97,6 +97,7 @@ static void moduleFree(module *m) {
     moduleUnregisterCommands(m);
     moduleTypesRelease(m);
     moduleNotifyRelease(m);
+    moduleEventsRelease(m);
     listRelease(m->commands);
     for (int j = 0; j < m->argc; j++) decrRefCount(m->argv[j]);
     zfree(m->argv);
@@ -151,6 +152,7 @@ void moduleCtxFinish(RedisModuleCtx *ctx) {
             if (pass == 0 && a->kind == AUTO_KEY) moduleKeyClose(a->ptr);
             else if (pass == 1 && a->kind == AUTO_STRING) decrRefCount(a->ptr);
             else if (pass == 1 && a->kind == AUTO_REPLY) moduleCallReplyFree(a->ptr);
+            else if (pass == 1 && a->kind == AUTO_DICT) moduleDictFree(a->ptr);
             else continue;
             a->kind = 0;
         }
@@ -326,6 +328,7 @@ static int moduleLoad(const char *path, robj **argv, int argc, int loadex_config
     if (modules == NULL) modules = listCreate();
     listAddNodeTail(modules, m);
     serverLog(LL_NOTICE, "Module '%s' loaded from %s", m->name, path);
+    moduleFireModuleChange(m, 0);
     moduleGILStart(); /* from now on module threads may take the lock while we sleep (module_thread.c) */
     moduleCtxFinish(&ctx);
     if (loadex_configs) {
@@ -384,6 +387,8 @@ static int moduleUnload(const char *name, int *why) {
 #endif
     serverLog(LL_NOTICE, "Module %s unloaded", m->name);
     listDelNode(modules, listSearchKey(modules, m));
+    moduleEventsRelease(m); /* before the others hear of it */
+    moduleFireModuleChange(m, 1);
     moduleFree(m);
     return C_OK;
 }

@@ -1115,6 +1115,8 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleYieldGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_yield.c's */
     if (moduleKeysGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_keys.c's */
     if (moduleNotifyGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_notify.c's */
+    if (moduleEventsGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_events.c's */
+    if (moduleDictGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_dict.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

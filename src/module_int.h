@@ -42,13 +42,14 @@ typedef struct moduleCmd {
 
 /* What a module's context releases when it ends (auto memory). */
 typedef struct autoItem {
-    int kind; /* AUTO_STRING, AUTO_REPLY, AUTO_KEY */
+    int kind; /* AUTO_STRING, AUTO_REPLY, AUTO_KEY, AUTO_DICT */
     void *ptr;
 } autoItem;
 
 #define AUTO_STRING 1
 #define AUTO_REPLY 2
 #define AUTO_KEY 3
+#define AUTO_DICT 4
 
 typedef struct poolBlock poolBlock;
 
@@ -120,6 +121,13 @@ int moduleListPush(moduleKey *k, int where, robj *ele);
 /* module_notify.c: keyspace notifications */
 int moduleNotifyGetApi(const char *name, void *target);
 void moduleNotifyRelease(module *m); /* its subscriptions end */
+/* module_events.c: server events */
+int moduleEventsGetApi(const char *name, void *target);
+void moduleFireModuleChange(module *m, int unloaded); /* the other modules hear m (un)loaded */
+void moduleEventsRelease(module *m);                  /* its subscriptions end */
+/* module_dict.c: the dictionary API */
+int moduleDictGetApi(const char *name, void *target);
+void moduleDictFree(void *ptr); /* auto memory's cleanup */
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);
 

@@ -607,6 +607,7 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     updateDictResizePolicy();                       /* a child may have ended since the last tick */
     databasesCron();                                /* active expiry (slow cycle), rehashing */
     migrateCron();                                  /* MIGRATE: close cached links idle for 10 s */
+    moduleFireCronLoop(server.hz);                  /* modules' CronLoop event (module_events.c) */
     server.cronloops++;
     return 1000 / server.hz;
 }
@@ -1000,6 +1001,7 @@ static int finishShutdown(int flags) {
         }
         serverLog(LL_WARNING, "Error trying to save the DB. Exit anyway.");
     }
+    moduleFireShutdown(); /* modules' Shutdown event, as Redis: once the save is done */
     if (supervisedBySystemd()) systemdNotify("STOPPING=1");
     closeListeners();
     if (server.pidfile) {

@@ -963,6 +963,10 @@ void forceCommandPropagation(client *c); /* propagate even if nothing looked dir
 #define NOTIFY_MODULE (1 << 13)
 #define NOTIFY_NEW (1 << 14)
 extern int moduleNotifyMask; /* module_notify.c: the event types loaded modules subscribed to */
+/* module_events.c: modules' server events; each returns at once when no module listens */
+void moduleFireFlushDB(int end, int async, int dbnum); /* emptyData's start (end 0) and end */
+void moduleFireCronLoop(int hz);
+void moduleFireShutdown(void);
 void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid);
 void moduleNotifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {

@@ -1,7 +1,8 @@
 # moduleapi-keys.tcl -- the key API of Redis 7.0 modules for lists
 # (src/module_keys.c: ListPop, ListGet, ListSet, ListInsert, ListDelete, and
 # module_api.c's ListPush) and sorted sets (ZsetAdd, ZsetIncrby, ZsetRem,
-# ZsetScore), through the test modules tests/modules/mlist.c and mzset.c.
+# ZsetScore), and the dictionary API (src/module_dict.c), through the test
+# modules tests/modules/mlist.c, mzset.c and mdict.c.
 # Run with --server /usr/bin/redis-server to check every expectation
 # against Debian's Redis 7.0.15 loading the same .so.
 
@@ -186,5 +187,40 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal 13 [r mzset.score big m13]
         assert_equal {m0 m1 m2} [r zrange big 0 2]
         r config set zset-max-listpack-entries 128
+    }
+}
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "the dictionary API: set refuses an existing key, replace does not; get, del, size" {
+        need_modules
+        r module load [file join $::module_dir mdict.so]
+        assert_equal {1 0 1 1 1} [list [r mdict.set b 1] [r mdict.set b 2] [r mdict.set a 1] [r mdict.set abc 3] [r mdict.set c 4]]
+        assert_equal {0 1} [list [r mdict.replace c 5] [r mdict.replace d 6]]
+        assert_equal {5 {} 1} [list [r mdict.get c] [r mdict.get zz] [r mdict.get b]]
+        assert_equal 5 [r mdict.size]
+    }
+
+    test "the dictionary iterators: seek operators, next and prev in byte order" {
+        need_modules
+        assert_equal {a abc b c d} [r mdict.walk next ^ x 10]
+        assert_equal {d c b abc a} [r mdict.walk prev \$ x 10]
+        assert_equal {abc b} [r mdict.walk next > ab 2]
+        assert_equal {b c d} [r mdict.walk next >= b 10]
+        assert_equal {abc a} [r mdict.walk prev < b 10]
+        assert_equal {abc b c d} [r mdict.walk next = abc 10]
+        assert_equal {} [r mdict.walk next = ab 10]
+    }
+
+    test "DictCompare and DictIteratorReseek answer as Redis's" {
+        need_modules
+        assert_equal {0 1 0 1 1} [list [r mdict.cmp ^ x > a] [r mdict.cmp ^ x == a] [r mdict.cmp ^ x = a] \
+            [r mdict.cmp ^ x <= ab] [r mdict.cmp ^ x < ab]]
+        assert_equal {1 0} [list [r mdict.reseek > a] [r mdict.reseek ! a]]
+    }
+
+    test "DictDel; a dict on an auto-memory context goes with it" {
+        need_modules
+        assert_equal {1 0 4} [list [r mdict.del a] [r mdict.del a] [r mdict.size]]
+        assert_equal 1 [r mdict.auto]
     }
 }

@@ -65,3 +65,61 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal OK [r module unload mnotify]
     }
 }
+
+# ---- server events (src/module_events.c, tests/modules/mevents.c) ----------------------
+
+proc mevents_path {} { return [file join $::module_dir mevents.so] }
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "FlushDB: start and end, sync or not, the database number and it selected" {
+        need_modules
+        r module load [mevents_path]
+        r select 5
+        r set k v
+        r flushdb
+        r flushall async
+        r select 9
+        r flushdb async
+        assert_equal {{flush start 1 5 5} {flush end 1 5 5} {flush start 0 -1 0} {flush end 0 -1 0} {flush start 0 9 9} {flush end 0 9 9}} [r mevents.get]
+    }
+
+    test "CronLoop: every cron tick with server.hz; a NULL callback unsubscribes" {
+        need_modules
+        set n [r mevents.cron]
+        wait_for_condition 50 100 {[r mevents.cron] > $n + 2} else { fail "no CronLoop events" }
+        assert_equal [lindex [r config get hz] 1] [r mevents.hz]
+        assert_equal 1 [r mevents.unsub]
+        set n [r mevents.cron]
+        r debug sleep 0.3
+        assert_equal $n [r mevents.cron]
+    }
+
+    test "ModuleChange: the others hear a module loaded and unloaded, the module itself not" {
+        need_modules
+        r module load [file join $::module_dir mnotify.so]
+        r module unload mnotify
+        assert_equal {{loaded mnotify 1} {unloaded mnotify 1}} [r mevents.get]
+    }
+
+    test "SubscribeToServerEvent: an unknown id or a newer data version is refused; IsSubEventSupported" {
+        need_modules
+        assert_equal 0 [r mevents.subscribe 17 1]
+        assert_equal 0 [r mevents.subscribe 2 2]
+        assert_equal 1 [r mevents.subscribe 3 99]
+        assert_equal 1 [r mevents.subscribe 16 1]
+        assert_equal {1 0 1 0 0 0 1 0} [list [r mevents.supported 2 1] [r mevents.supported 2 2] \
+            [r mevents.supported 3 4] [r mevents.supported 3 5] [r mevents.supported 5 0] \
+            [r mevents.supported 8 0] [r mevents.supported 16 0] [r mevents.supported 17 0]]
+    }
+
+    test "Shutdown: the module hears it before the server exits" {
+        need_modules
+        set from [log_line_count]
+        restart_server ;# stops it with SIGTERM
+        set lines [lrange [split [::harness::read_file [srv stdout]] \n] $from end]
+        set shut [lsearch -glob $lines "*# User requested shutdown..."]
+        set heard [lsearch -glob $lines "*mevents: shutdown event*"]
+        set bye [lsearch -glob $lines "*# Redis is now ready to exit, bye bye..."]
+        assert {$shut >= 0 && $heard > $shut && $bye > $heard}
+    } {needs:restart}
+}

@@ -1,0 +1,203 @@
+/* module_events.c -- server events for Redis 7.0 modules:
+ * SubscribeToServerEvent, IsSubEventSupported, and the fire points the
+ * server calls (moduleFireFlushDB, moduleFireCronLoop, moduleFireShutdown;
+ * module.c's load and unload fire ModuleChange).
+ *
+ * Decisions:
+ * - Subscribing accepts every event id Redis 7.0 knows with a data version
+ *   it supports, as Redis does, so a module's OnLoad succeeds. Fired today:
+ *   FlushDB, CronLoop, Shutdown, ModuleChange. The others (Loading,
+ *   ClientChange, ReplicationRoleChanged, Persistence, ...) are accepted but
+ *   not yet fired.
+ * - The data handed to a callback is laid out as 7.0's redismodule.h
+ *   declares it (version first, then fixed-width fields), built on the
+ *   stack for the call.
+ * - The fire functions cost one test of moduleEventListeners when no module
+ *   listens; the callback runs on a context of a temporary client (FlushDB:
+ *   with the flushed database selected, as Redis).
+ */
+#include "module_int.h"
+
+#include <stdint.h>
+
+/* The ABI's event handle: passed by value to the callback. */
+typedef struct moduleEvent {
+    uint64_t id;
+    uint64_t dataver;
+} moduleEvent;
+
+typedef void (*EventFunc)(RedisModuleCtx *ctx, moduleEvent eid, uint64_t subevent, void *data);
+
+/* Event ids and data layouts of 7.0's redismodule.h. */
+#define EV_REPLICATION_ROLE_CHANGED 0
+#define EV_PERSISTENCE 1
+#define EV_FLUSHDB 2
+#define EV_LOADING 3
+#define EV_CLIENT_CHANGE 4
+#define EV_SHUTDOWN 5
+#define EV_REPLICA_CHANGE 6
+#define EV_MASTER_LINK_CHANGE 7
+#define EV_CRON_LOOP 8
+#define EV_MODULE_CHANGE 9
+#define EV_LOADING_PROGRESS 10
+#define EV_SWAPDB 11
+#define EV_REPL_BACKUP 12
+#define EV_FORK_CHILD 13
+#define EV_REPL_ASYNC_LOAD 14
+#define EV_EVENTLOOP 15
+#define EV_CONFIG 16
+#define EV_NEXT 17
+
+typedef struct flushInfoV1 {
+    uint64_t version;
+    int32_t sync;
+    int32_t dbnum;
+} flushInfoV1;
+
+typedef struct cronLoopV1 {
+    uint64_t version;
+    int32_t hz;
+} cronLoopV1;
+
+typedef struct moduleChangeV1 {
+    uint64_t version;
+    const char *module_name;
+    int32_t module_version;
+} moduleChangeV1;
+
+/* The newest data version of each event (UINT64_MAX: any; no data). */
+static const uint64_t event_versions[EV_NEXT] = {
+    1, UINT64_MAX, 1, UINT64_MAX, 1, UINT64_MAX, UINT64_MAX, UINT64_MAX, 1, 1, 1, 1,
+    UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+};
+
+/* How many sub-events each has (IsSubEventSupported). */
+static const int64_t subevent_counts[EV_NEXT] = {
+    2, 6, 2, 5, 2, 0, 2, 2, 0, 2, 2, 0, 0, 2, 3, 2, 1,
+};
+
+typedef struct listener {
+    module *owner;
+    moduleEvent event;
+    EventFunc callback;
+} listener;
+
+int moduleEventListeners = 0;
+static list *listeners; /* listener *, in subscription order */
+
+static listNode *findListener(module *m, uint64_t id) {
+    if (listeners == NULL) return NULL;
+    listIter li;
+    listNode *ln;
+    listRewind(listeners, &li);
+    while ((ln = listNext(&li))) {
+        listener *l = listNodeValue(ln);
+        if (l->owner == m && l->event.id == id) return ln;
+    }
+    return NULL;
+}
+
+/* A NULL callback unsubscribes; a second subscription replaces the callback. */
+static int RM_SubscribeToServerEvent(RedisModuleCtx *ctx, moduleEvent event, EventFunc callback) {
+    if (ctx->module == NULL || event.id >= EV_NEXT || event.dataver > event_versions[event.id]) return MODAPI_ERR;
+    if (listeners == NULL) listeners = listCreate();
+    listNode *ln = findListener(ctx->module, event.id);
+    if (ln && callback == NULL) {
+        zfree(listNodeValue(ln));
+        listDelNode(listeners, ln);
+    } else if (ln) {
+        ((listener *)listNodeValue(ln))->callback = callback;
+    } else if (callback) {
+        listener *l = zmalloc(sizeof(*l));
+        l->owner = ctx->module;
+        l->event = event;
+        l->callback = callback;
+        listAddNodeTail(listeners, l);
+    }
+    moduleEventListeners = (int)listLength(listeners);
+    return MODAPI_OK;
+}
+
+static int RM_IsSubEventSupported(moduleEvent event, int64_t subevent) {
+    if (event.id >= EV_NEXT) return 0;
+    return subevent < subevent_counts[event.id];
+}
+
+/* Calls every listener of eid but `skip`'s, on a temporary client with
+ * database dbnum selected (-1: the default). */
+static void fireEvent(uint64_t eid, int subid, void *data, int dbnum, module *skip) {
+    if (listeners == NULL) return;
+    listIter li;
+    listNode *ln;
+    listRewind(listeners, &li);
+    while ((ln = listNext(&li))) {
+        listener *l = listNodeValue(ln);
+        if (l->event.id != eid || l->owner == skip) continue;
+        client *c = moduleTempClient();
+        if (dbnum >= 0) selectDb(c, dbnum);
+        RedisModuleCtx ctx;
+        moduleCtxInit(&ctx, l->owner, c);
+        l->callback(&ctx, l->event, (uint64_t)subid, data);
+        moduleCtxFinish(&ctx);
+        moduleTempClientRelease(c);
+    }
+}
+
+void moduleFireFlushDB(int end, int async, int dbnum) {
+    if (!moduleEventListeners) return;
+    flushInfoV1 fi = {1, !async, dbnum};
+    fireEvent(EV_FLUSHDB, end ? 1 : 0, &fi, dbnum, NULL);
+}
+
+void moduleFireCronLoop(int hz) {
+    if (!moduleEventListeners) return;
+    cronLoopV1 ci = {1, hz};
+    fireEvent(EV_CRON_LOOP, 0, &ci, -1, NULL);
+}
+
+void moduleFireShutdown(void) {
+    if (!moduleEventListeners) return;
+    fireEvent(EV_SHUTDOWN, 0, NULL, -1, NULL);
+}
+
+/* m was loaded (unloaded = 0) or unloaded: the other modules hear it. */
+void moduleFireModuleChange(module *m, int unloaded) {
+    if (!moduleEventListeners) return;
+    moduleChangeV1 mc = {1, m->name, m->ver};
+    fireEvent(EV_MODULE_CHANGE, unloaded, &mc, -1, m);
+}
+
+void moduleEventsRelease(module *m) {
+    if (listeners == NULL) return;
+    listIter li;
+    listNode *ln;
+    listRewind(listeners, &li);
+    while ((ln = listNext(&li))) {
+        listener *l = listNodeValue(ln);
+        if (l->owner != m) continue;
+        zfree(l);
+        listDelNode(listeners, ln);
+    }
+    moduleEventListeners = (int)listLength(listeners);
+}
+
+/* ---- the lookup ----------------------------------------------------------------------- */
+
+typedef void (*anyFunc)(void);
+#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
+
+static const struct {
+    const char *name;
+    anyFunc fn;
+} events_table[] = {
+    API(SubscribeToServerEvent), API(IsSubEventSupported),
+};
+
+int moduleEventsGetApi(const char *name, void *target) {
+    for (size_t j = 0; j < sizeof events_table / sizeof events_table[0]; j++) {
+        if (strcmp(events_table[j].name, name)) continue;
+        memcpy(target, &events_table[j].fn, sizeof(anyFunc));
+        return MODAPI_OK;
+    }
+    return MODAPI_ERR;
+}
