@@ -587,6 +587,11 @@ robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *
     return argv;
 }
 
+/* Call is re-entered when the command it runs fires a keyspace
+ * notification whose module callback calls again: the nested call gets a
+ * client of its own, the shared one still being the outer call's. */
+static int call_depth;
+
 static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, ...) {
     int argc = 0, resp = 2, replicate = 0;
     va_list ap;
@@ -594,7 +599,8 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
     robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
     va_end(ap);
 
-    client *c = moduleFakeClient();
+    client *c = call_depth ? moduleTempClient() : moduleFakeClient();
+    call_depth++;
     c->argv = argv;
     c->argc = c->argv_len = argc;
     c->resp = resp == -1 ? (ctx->client ? ctx->client->resp : 2) : resp;
@@ -622,6 +628,7 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
     c->argv = NULL;
     c->argc = c->argv_len = 0;
     c->cmd = NULL;
+    if (--call_depth) moduleTempClientRelease(c);
     return reply;
 }
 

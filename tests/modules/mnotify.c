@@ -10,6 +10,8 @@
  *   "type event key db", and forgets them.
  * MNOTIFY.FIRE key event: NotifyKeyspaceEvent of a MODULE-type event.
  * MNOTIFY.FLAGS: GetNotifyKeyspaceEvents.
+ * MNOTIFY.SETVIA key value: SET through RedisModule_Call (so a callback's
+ *   own Call runs nested inside it).
  * An event on a key starting "touch:" makes the callback INCR "touched" in
  * the event's database (the callback must not hear its own INCR). */
 #include "redismodule.h"
@@ -56,6 +58,15 @@ static int cmdFire(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithLongLong(ctx, rc == REDISMODULE_OK);
 }
 
+static int cmdSetVia(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleCallReply *r = RedisModule_Call(ctx, "SET", "ss!", argv[1], argv[2]);
+    if (r == NULL) return RedisModule_ReplyWithError(ctx, "ERR call failed");
+    RedisModule_ReplyWithCallReply(ctx, r);
+    RedisModule_FreeCallReply(r);
+    return REDISMODULE_OK;
+}
+
 static int cmdFlags(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     if (argc != 1) return RedisModule_WrongArity(ctx);
@@ -69,7 +80,8 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (RedisModule_SubscribeToKeyspaceEvents(ctx, (int)mask, onEvent) != REDISMODULE_OK) return REDISMODULE_ERR;
     if (RedisModule_CreateCommand(ctx, "mnotify.events", cmdEvents, "", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mnotify.fire", cmdFire, "write", 1, 1, 1) == REDISMODULE_ERR ||
-        RedisModule_CreateCommand(ctx, "mnotify.flags", cmdFlags, "", 0, 0, 0) == REDISMODULE_ERR)
+        RedisModule_CreateCommand(ctx, "mnotify.flags", cmdFlags, "", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mnotify.setvia", cmdSetVia, "write", 1, 1, 1) == REDISMODULE_ERR)
         return REDISMODULE_ERR;
     return REDISMODULE_OK;
 }

@@ -33,6 +33,14 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal {{8 set touch:1 9}} [r mnotify.events]
     }
 
+    test "a callback's RedisModule_Call nested in the command's own Call: both run" {
+        need_modules
+        assert_equal OK [r mnotify.setvia touch:2 v]
+        assert_equal v [r get touch:2]
+        assert_equal 2 [r get touched]
+        assert_equal {{8 set touch:2 9}} [r mnotify.events]
+    }
+
     test "GetNotifyKeyspaceEvents is the configured mask; NotifyKeyspaceEvent reaches modules and PUBLISH" {
         need_modules
         assert_equal 0 [r mnotify.flags]
