@@ -70,11 +70,11 @@ static int RM_GetContextFlagsAll(void) { return MODAPI_CTX_FLAGS_NEXT - 1; }
 static int RM_GetContextFlags(RedisModuleCtx *ctx) {
     int flags = 0;
     if (ctx && ctx->client) {
-        if (ctx->client->flags & CLIENT_MULTI) flags |= MODAPI_CTX_FLAGS_MULTI;
         if (server.in_exec || (ctx->client->flags & (CLIENT_MULTI | CLIENT_FAKE | CLIENT_SCRIPT)))
             flags |= MODAPI_CTX_FLAGS_DENY_BLOCKING; /* BlockClient would refuse (module_block.c) */
         if (ctx->client->resp == 3) flags |= MODAPI_CTX_FLAGS_RESP3;
     }
+    if (server.in_exec) flags |= MODAPI_CTX_FLAGS_MULTI; /* as Redis: EXEC runs, whichever client asks */
     flags |= replicationIsReplica() ? MODAPI_CTX_FLAGS_SLAVE : MODAPI_CTX_FLAGS_MASTER;
     if (server.aof_enabled) flags |= MODAPI_CTX_FLAGS_AOF;
     if (server.saveparamslen > 0) flags |= MODAPI_CTX_FLAGS_RDB;

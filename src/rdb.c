@@ -1565,6 +1565,7 @@ static int storeLoaded(rdbReader *r, redisDb *db, sds key, robj *val, long long 
     }
     if (expire != -1) dbAddWithExpire(db, &keyobj, val, expire);
     else dbAdd(db, &keyobj, val);
+    if (moduleNotifyMask & NOTIFY_LOADED) moduleNotifyKeyspaceEvent(NOTIFY_LOADED, "loaded", &keyobj, db->id); /* modules only */
     sdsfree(key);
     r->keys_loaded++;
     loadingCountKey(0);

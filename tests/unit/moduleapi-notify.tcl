@@ -62,6 +62,15 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         r config set notify-keyspace-events ""
     }
 
+    test "GetContextFlags in a callback: MULTI while EXEC runs, whichever client" {
+        need_modules
+        r set flags:1 a
+        r multi
+        r set flags:2 b
+        r exec
+        assert_equal {{8 set flags:1 9} {multi 0} {8 set flags:2 9} {multi 1}} [r mnotify.events]
+    }
+
     test "unloading ends the subscription; a new load hears only the types it asked for" {
         need_modules
         assert_equal OK [r module unload mnotify]
@@ -70,6 +79,20 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         r set z 2
         r rpush l2 a
         assert_equal {{16 rpush l2 9}} [r mnotify.events]
+        assert_equal OK [r module unload mnotify]
+    }
+
+    test "the LOADED event (modules only): each key read from the RDB" {
+        need_modules
+        r flushall
+        r select 9
+        r set a 1
+        r select 2
+        r rpush b x
+        r select 9
+        assert_equal OK [r module load [mnotify_path] 4096]
+        r debug reload
+        assert_equal {{4096 loaded b 2} {4096 loaded a 9}} [lsort -index 3 [r mnotify.events]]
         assert_equal OK [r module unload mnotify]
     }
 }
