@@ -10,6 +10,7 @@
  *   "type event key db", and forgets them.
  * MNOTIFY.FIRE key event: NotifyKeyspaceEvent of a MODULE-type event.
  * MNOTIFY.FLAGS: GetNotifyKeyspaceEvents.
+ * MNOTIFY.HELD: the keys of "loaded" events, kept with HoldString, then released.
  * MNOTIFY.SETVIA key value: SET through RedisModule_Call (so a callback's
  *   own Call runs nested inside it).
  * An event on a key starting "touch:" makes the callback INCR "touched" in
@@ -26,7 +27,11 @@
 static char *events[MAX_EVENTS];
 static int nevents;
 
+static RedisModuleString *held[MAX_EVENTS];
+static int nheld;
+
 static int onEvent(RedisModuleCtx *ctx, int type, const char *event, RedisModuleString *key) {
+    if (!strcmp(event, "loaded") && nheld < MAX_EVENTS) held[nheld++] = RedisModule_HoldString(NULL, key);
     size_t len;
     const char *k = RedisModule_StringPtrLen(key, &len);
     if (nevents < MAX_EVENTS) {
@@ -52,6 +57,17 @@ static int cmdEvents(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         free(events[j]);
     }
     nevents = 0;
+    return REDISMODULE_OK;
+}
+
+static int cmdHeld(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv, (void)argc;
+    RedisModule_ReplyWithArray(ctx, nheld);
+    for (int j = 0; j < nheld; j++) {
+        RedisModule_ReplyWithString(ctx, held[j]);
+        RedisModule_FreeString(NULL, held[j]);
+    }
+    nheld = 0;
     return REDISMODULE_OK;
 }
 
@@ -85,7 +101,8 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (RedisModule_CreateCommand(ctx, "mnotify.events", cmdEvents, "", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mnotify.fire", cmdFire, "write", 1, 1, 1) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mnotify.flags", cmdFlags, "", 0, 0, 0) == REDISMODULE_ERR ||
-        RedisModule_CreateCommand(ctx, "mnotify.setvia", cmdSetVia, "write", 1, 1, 1) == REDISMODULE_ERR)
+        RedisModule_CreateCommand(ctx, "mnotify.setvia", cmdSetVia, "write", 1, 1, 1) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mnotify.held", cmdHeld, "", 0, 0, 0) == REDISMODULE_ERR)
         return REDISMODULE_ERR;
     return REDISMODULE_OK;
 }

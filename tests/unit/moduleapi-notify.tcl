@@ -93,6 +93,9 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal OK [r module load [mnotify_path] 4096]
         r debug reload
         assert_equal {{4096 loaded b 2} {4096 loaded a 9}} [lsort -index 3 [r mnotify.events]]
+        # the key a callback held is still the key afterwards
+        r set filler 1
+        assert_equal {a b} [lsort [r mnotify.held]]
         assert_equal OK [r module unload mnotify]
     }
 }
