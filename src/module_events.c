@@ -6,15 +6,16 @@
  * Decisions:
  * - Subscribing accepts every event id Redis 7.0 knows with a data version
  *   it supports, as Redis does, so a module's OnLoad succeeds. Fired today:
- *   FlushDB, CronLoop, Shutdown, ModuleChange. The others (Loading,
- *   ClientChange, ReplicationRoleChanged, Persistence, ...) are accepted but
- *   not yet fired.
+ *   FlushDB, CronLoop, Shutdown, ModuleChange, ClientChange. The others
+ *   (Loading, ReplicationRoleChanged, Persistence, ...) are accepted but not
+ *   yet fired.
  * - The data handed to a callback is laid out as 7.0's redismodule.h
  *   declares it (version first, then fixed-width fields), built on the
  *   stack for the call.
  * - The fire functions cost one test of moduleEventListeners when no module
  *   listens; the callback runs on a context of a temporary client (FlushDB:
- *   with the flushed database selected, as Redis).
+ *   with the flushed database selected, as Redis), ClientChange's on the
+ *   client itself, as Redis (a module may change its state there).
  */
 #include "module_int.h"
 
@@ -58,6 +59,22 @@ typedef struct cronLoopV1 {
     uint64_t version;
     int32_t hz;
 } cronLoopV1;
+
+typedef struct clientInfoV1 {
+    uint64_t version;
+    uint64_t flags; /* CI_FLAG_* */
+    uint64_t id;
+    char addr[46];
+    uint16_t port;
+    uint16_t db;
+} clientInfoV1;
+
+#define CI_FLAG_SSL (1 << 0)
+#define CI_FLAG_PUBSUB (1 << 1)
+#define CI_FLAG_BLOCKED (1 << 2)
+#define CI_FLAG_TRACKING (1 << 3)
+#define CI_FLAG_UNIXSOCKET (1 << 4)
+#define CI_FLAG_MULTI (1 << 5)
 
 typedef struct moduleChangeV1 {
     uint64_t version;
@@ -123,9 +140,9 @@ static int RM_IsSubEventSupported(moduleEvent event, int64_t subevent) {
     return subevent < subevent_counts[event.id];
 }
 
-/* Calls every listener of eid but `skip`'s, on a temporary client with
- * database dbnum selected (-1: the default). */
-static void fireEvent(uint64_t eid, int subid, void *data, int dbnum, module *skip) {
+/* Calls every listener of eid but `skip`'s, on `own` or else a temporary
+ * client with database dbnum selected (-1: the default). */
+static void fireEventOn(uint64_t eid, int subid, void *data, int dbnum, module *skip, client *own) {
     if (listeners == NULL) return;
     listIter li;
     listNode *ln;
@@ -133,14 +150,37 @@ static void fireEvent(uint64_t eid, int subid, void *data, int dbnum, module *sk
     while ((ln = listNext(&li))) {
         listener *l = listNodeValue(ln);
         if (l->event.id != eid || l->owner == skip) continue;
-        client *c = moduleTempClient();
-        if (dbnum >= 0) selectDb(c, dbnum);
+        client *c = own ? own : moduleTempClient();
+        if (!own && dbnum >= 0) selectDb(c, dbnum);
         RedisModuleCtx ctx;
         moduleCtxInit(&ctx, l->owner, c);
         l->callback(&ctx, l->event, (uint64_t)subid, data);
         moduleCtxFinish(&ctx);
-        moduleTempClientRelease(c);
+        if (!own) moduleTempClientRelease(c);
     }
+}
+
+static void fireEvent(uint64_t eid, int subid, void *data, int dbnum, module *skip) {
+    fireEventOn(eid, subid, data, dbnum, skip, NULL);
+}
+
+/* A connection's client accepted (disconnected 0) or about to be freed. */
+void moduleFireClientChange(client *c, int disconnected) {
+    if (!moduleEventListeners) return;
+    clientInfoV1 ci;
+    memset(&ci, 0, sizeof(ci));
+    ci.version = 1;
+    if (c->flags & CLIENT_MULTI) ci.flags |= CI_FLAG_MULTI;
+    if (c->flags & CLIENT_PUBSUB) ci.flags |= CI_FLAG_PUBSUB;
+    if (c->flags & CLIENT_UNIX_SOCKET) ci.flags |= CI_FLAG_UNIXSOCKET;
+    if (c->tracking) ci.flags |= CI_FLAG_TRACKING;
+    if (c->flags & CLIENT_BLOCKED) ci.flags |= CI_FLAG_BLOCKED;
+    if (c->conn && !strcmp(connGetType(c->conn), "tls")) ci.flags |= CI_FLAG_SSL;
+    int port = 0;
+    if (c->conn && connPeerToString(c->conn, ci.addr, sizeof(ci.addr), &port) != -1) ci.port = (uint16_t)port;
+    ci.db = (uint16_t)c->db->id;
+    ci.id = c->id;
+    fireEventOn(EV_CLIENT_CHANGE, disconnected ? 1 : 0, &ci, -1, NULL, c);
 }
 
 void moduleFireFlushDB(int end, int async, int dbnum) {

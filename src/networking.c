@@ -116,6 +116,7 @@ void freeClient(client *c) {
         listNode *ln = listSearchKey(server.clients_to_close, c);
         if (ln) listDelNode(server.clients_to_close, ln);
     }
+    if (c->conn) moduleFireClientChange(c, 1); /* modules' ClientChange event, as Redis: connections only */
     multiClientFreed(c);           /* UNWATCH; a transaction being queued goes */
     clientEvictionClientFreed(c);  /* its memory leaves the clients' total */
     pubsubClientFreed(c);          /* every subscription goes */
@@ -219,6 +220,7 @@ static void clientAcceptHandler(connection *conn) {
         return;
     }
     server.stat_numconnections++;
+    moduleFireClientChange(c, 0); /* modules' ClientChange event (module_events.c) */
 }
 
 void acceptCommonHandler(connection *conn, int flags) {

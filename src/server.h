@@ -967,6 +967,7 @@ extern int moduleNotifyMask; /* module_notify.c: the event types loaded modules 
 void moduleFireFlushDB(int end, int async, int dbnum); /* emptyData's start (end 0) and end */
 void moduleFireCronLoop(int hz);
 void moduleFireShutdown(void);
+void moduleFireClientChange(client *c, int disconnected); /* networking.c: accepted, or freed */
 void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid);
 void moduleNotifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {

@@ -3,7 +3,8 @@
  * against Redis 7.0's redismodule.h by utils/build-test-modules.sh, so the
  * same .so runs in Redis 7.0.15.
  *
- * On load it subscribes to FlushDB, CronLoop, ModuleChange and Shutdown.
+ * On load it subscribes to FlushDB, CronLoop, ModuleChange, Shutdown and
+ * ClientChange (heard as "client connected|disconnected id addr-is-set").
  * MEVENTS.GET: what it heard since the last call (FlushDB as
  *   "flush start|end sync dbnum selected-db", ModuleChange as
  *   "loaded|unloaded name ver"), and forgets it.
@@ -50,6 +51,16 @@ static void onModule(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void
     char buf[128];
     snprintf(buf, sizeof buf, "%s %s %d", sub == REDISMODULE_SUBEVENT_MODULE_LOADED ? "loaded" : "unloaded",
              mc->module_name, (int)mc->module_version);
+    remember(buf);
+}
+
+static void onClient(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void *data) {
+    (void)ctx, (void)e;
+    RedisModuleClientInfo *ci = data;
+    char buf[128];
+    snprintf(buf, sizeof buf, "client %s %llu %d",
+             sub == REDISMODULE_SUBEVENT_CLIENT_CHANGE_CONNECTED ? "connected" : "disconnected",
+             (unsigned long long)ci->id, ci->addr[0] != 0 && ci->port != 0);
     remember(buf);
 }
 
@@ -116,7 +127,8 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_FlushDB, onFlush) != REDISMODULE_OK ||
         RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_CronLoop, onCron) != REDISMODULE_OK ||
         RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_ModuleChange, onModule) != REDISMODULE_OK ||
-        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_Shutdown, onShutdown) != REDISMODULE_OK)
+        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_Shutdown, onShutdown) != REDISMODULE_OK ||
+        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_ClientChange, onClient) != REDISMODULE_OK)
         return REDISMODULE_ERR;
     if (RedisModule_CreateCommand(ctx, "mevents.get", cmdGet, "", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mevents.cron", cmdCron, "", 0, 0, 0) == REDISMODULE_ERR ||

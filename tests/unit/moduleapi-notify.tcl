@@ -103,6 +103,7 @@ start_server {tags {module} overrides {enable-module-command yes}} {
 # ---- server events (src/module_events.c, tests/modules/mevents.c) ----------------------
 
 proc mevents_path {} { return [file join $::module_dir mevents.so] }
+set ::mev {}
 
 start_server {tags {module} overrides {enable-module-command yes}} {
     test "FlushDB: start and end, sync or not, the database number and it selected" {
@@ -133,6 +134,19 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         r module load [file join $::module_dir mnotify.so]
         r module unload mnotify
         assert_equal {{loaded mnotify 1} {unloaded mnotify 1}} [r mevents.get]
+    }
+
+    test "ClientChange: a connection accepted and closed, with its id and peer address" {
+        need_modules
+        r mevents.get
+        set rd [redis_deferring_client]
+        $rd client id
+        set id [$rd read]
+        $rd close
+        wait_for_condition 50 100 {[llength [set ::mev [concat $::mev [r mevents.get]]]] >= 2} else {
+            fail "no ClientChange events: $::mev"
+        }
+        assert_equal [list "client connected $id 1" "client disconnected $id 1"] $::mev
     }
 
     test "SubscribeToServerEvent: an unknown id or a newer data version is refused; IsSubEventSupported" {
