@@ -75,6 +75,7 @@ static int RM_GetContextFlags(RedisModuleCtx *ctx) {
         if (ctx->client->resp == 3) flags |= MODAPI_CTX_FLAGS_RESP3;
     }
     if (server.in_exec) flags |= MODAPI_CTX_FLAGS_MULTI; /* as Redis: EXEC runs, whichever client asks */
+    if (scriptIsRunning()) flags |= MODAPI_CTX_FLAGS_LUA; /* as Redis: a script runs, whichever client asks */
     flags |= replicationIsReplica() ? MODAPI_CTX_FLAGS_SLAVE : MODAPI_CTX_FLAGS_MASTER;
     if (server.aof_enabled) flags |= MODAPI_CTX_FLAGS_AOF;
     if (server.saveparamslen > 0) flags |= MODAPI_CTX_FLAGS_RDB;

@@ -1185,6 +1185,7 @@ size_t functionsMemoryOverhead(void); /* INFO used_memory_functions */
 unsigned long functionsCount(void);
 unsigned long functionsLibraryCount(void);
 int scriptIsTimedOut(void);         /* a script runs past busy-reply-threshold */
+int scriptIsRunning(void);          /* a script or function runs (module_api.c) */
 robj *scriptBusyError(void);        /* the -BUSY reply then */
 
 /* ---- multi.c ------------------------------------------------------------------------- */

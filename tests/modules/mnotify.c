@@ -15,8 +15,8 @@
  *   own Call runs nested inside it).
  * An event on a key starting "touch:" makes the callback INCR "touched" in
  * the event's database (the callback must not hear its own INCR). An event
- * on a key starting "flags:" also records "multi 0|1", the MULTI bit of
- * GetContextFlags in the callback. */
+ * on a key starting "flags:" also records "multi 0|1 lua 0|1", the MULTI and
+ * LUA bits of GetContextFlags in the callback. */
 #include "redismodule.h"
 
 #include <stdio.h>
@@ -39,8 +39,12 @@ static int onEvent(RedisModuleCtx *ctx, int type, const char *event, RedisModule
         snprintf(buf, sizeof buf, "%d %s %.*s %d", type, event, (int)len, k, RedisModule_GetSelectedDb(ctx));
         events[nevents++] = strdup(buf);
     }
-    if (len > 6 && !memcmp(k, "flags:", 6) && nevents < MAX_EVENTS)
-        events[nevents++] = strdup(RedisModule_GetContextFlags(ctx) & REDISMODULE_CTX_FLAGS_MULTI ? "multi 1" : "multi 0");
+    if (len > 6 && !memcmp(k, "flags:", 6) && nevents < MAX_EVENTS) {
+        int f = RedisModule_GetContextFlags(ctx);
+        char buf[32];
+        snprintf(buf, sizeof buf, "multi %d lua %d", !!(f & REDISMODULE_CTX_FLAGS_MULTI), !!(f & REDISMODULE_CTX_FLAGS_LUA));
+        events[nevents++] = strdup(buf);
+    }
     if (len > 6 && !memcmp(k, "touch:", 6)) {
         RedisModuleCallReply *r = RedisModule_Call(ctx, "INCR", "c", "touched");
         if (r) RedisModule_FreeCallReply(r);

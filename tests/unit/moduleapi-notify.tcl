@@ -62,13 +62,14 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         r config set notify-keyspace-events ""
     }
 
-    test "GetContextFlags in a callback: MULTI while EXEC runs, whichever client" {
+    test "GetContextFlags in a callback: MULTI while EXEC runs, LUA while a script runs, whichever client" {
         need_modules
         r set flags:1 a
         r multi
         r set flags:2 b
         r exec
-        assert_equal {{8 set flags:1 9} {multi 0} {8 set flags:2 9} {multi 1}} [r mnotify.events]
+        r eval {redis.call('set', KEYS[1], 'c')} 1 flags:3
+        assert_equal {{8 set flags:1 9} {multi 0 lua 0} {8 set flags:2 9} {multi 1 lua 0} {8 set flags:3 9} {multi 0 lua 1}} [r mnotify.events]
     }
 
     test "unloading ends the subscription; a new load hears only the types it asked for" {
