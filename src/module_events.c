@@ -6,9 +6,11 @@
  * Decisions:
  * - Subscribing accepts every event id Redis 7.0 knows with a data version
  *   it supports, as Redis does, so a module's OnLoad succeeds. Fired today:
- *   FlushDB, CronLoop, Shutdown, ModuleChange, ClientChange. The others
- *   (Loading, ReplicationRoleChanged, Persistence, ...) are accepted but not
- *   yet fired.
+ *   FlushDB, CronLoop, Shutdown, ModuleChange, ClientChange, Loading. The
+ *   others (ReplicationRoleChanged, Persistence, ...) are accepted but not
+ *   yet fired. Loading says AOF_START or RDB_START (a replica's load of its
+ *   primary's snapshot too, where Redis says REPL_START) and always ENDED
+ *   (Redis says FAILED for a load that failed): our loading.c knows no more.
  * - The data handed to a callback is laid out as 7.0's redismodule.h
  *   declares it (version first, then fixed-width fields), built on the
  *   stack for the call.
@@ -193,6 +195,12 @@ void moduleFireCronLoop(int hz) {
     if (!moduleEventListeners) return;
     cronLoopV1 ci = {1, hz};
     fireEvent(EV_CRON_LOOP, 0, &ci, -1, NULL);
+}
+
+void moduleFireLoading(int end, int aof) {
+    if (!moduleEventListeners) return;
+    /* 7.0's subevents: RDB_START 0, AOF_START 1, REPL_START 2, ENDED 3, FAILED 4 */
+    fireEvent(EV_LOADING, end ? 3 : aof ? 1 : 0, NULL, -1, NULL);
 }
 
 void moduleFireShutdown(void) {

@@ -968,6 +968,7 @@ void moduleFireFlushDB(int end, int async, int dbnum); /* emptyData's start (end
 void moduleFireCronLoop(int hz);
 void moduleFireShutdown(void);
 void moduleFireClientChange(client *c, int disconnected); /* networking.c: accepted, or freed */
+void moduleFireLoading(int end, int aof); /* loading.c: a load starts (an AOF's or an RDB's) or ends */
 void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid);
 void moduleNotifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {

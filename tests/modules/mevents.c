@@ -4,7 +4,8 @@
  * same .so runs in Redis 7.0.15.
  *
  * On load it subscribes to FlushDB, CronLoop, ModuleChange, Shutdown and
- * ClientChange (heard as "client connected|disconnected id addr-is-set").
+ * ClientChange (heard as "client connected|disconnected id addr-is-set") and
+ * Loading (heard as "loading SUBEVENT").
  * MEVENTS.GET: what it heard since the last call (FlushDB as
  *   "flush start|end sync dbnum selected-db", ModuleChange as
  *   "loaded|unloaded name ver"), and forgets it.
@@ -61,6 +62,13 @@ static void onClient(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void
     snprintf(buf, sizeof buf, "client %s %llu %d",
              sub == REDISMODULE_SUBEVENT_CLIENT_CHANGE_CONNECTED ? "connected" : "disconnected",
              (unsigned long long)ci->id, ci->addr[0] != 0 && ci->port != 0);
+    remember(buf);
+}
+
+static void onLoading(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void *data) {
+    (void)ctx, (void)e, (void)data;
+    char buf[32];
+    snprintf(buf, sizeof buf, "loading %d", (int)sub);
     remember(buf);
 }
 
@@ -128,7 +136,8 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_CronLoop, onCron) != REDISMODULE_OK ||
         RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_ModuleChange, onModule) != REDISMODULE_OK ||
         RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_Shutdown, onShutdown) != REDISMODULE_OK ||
-        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_ClientChange, onClient) != REDISMODULE_OK)
+        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_ClientChange, onClient) != REDISMODULE_OK ||
+        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_Loading, onLoading) != REDISMODULE_OK)
         return REDISMODULE_ERR;
     if (RedisModule_CreateCommand(ctx, "mevents.get", cmdGet, "", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mevents.cron", cmdCron, "", 0, 0, 0) == REDISMODULE_ERR ||

@@ -150,6 +150,13 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal [list "client connected $id 1" "client disconnected $id 1"] $::mev
     }
 
+    test "Loading: DEBUG RELOAD starts (RDB_START) and ends (ENDED) a load; its flush is heard too" {
+        need_modules
+        r mevents.get
+        r debug reload
+        assert_equal {{flush start 1 -1 0} {flush end 1 -1 0} {loading 0} {loading 3}} [r mevents.get]
+    }
+
     test "SubscribeToServerEvent: an unknown id or a newer data version is refused; IsSubEventSupported" {
         need_modules
         assert_equal 0 [r mevents.subscribe 17 1]
