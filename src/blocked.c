@@ -282,6 +282,8 @@ static int keyAlreadyListed(blockingState *bs, robj *key) {
     return 0;
 }
 
+static void waitForKeys(client *c, robj **keys, int numkeys, long long timeout_ms, int btype);
+
 void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms) {
     blockingState *bs = clientBlockingState(c);
     uncountBlockingCall(c);
@@ -289,9 +291,27 @@ void blockForKeys(client *c, robj **keys, int numkeys, long long timeout_ms) {
         bs->reblocked = 1;
         return;
     }
+    waitForKeys(c, keys, numkeys, timeout_ms, blockedTypeOfCommand(c->cmd));
+}
+
+/* module_block.c: BlockClientOnKeys. The client waits in the keys' FIFOs
+ * like any other; a value of any type makes it a candidate (the module's
+ * reply callback decides), its command is not re-run, and its deadline is
+ * the module's (module_block.c arms it). */
+void blockForKeysByModule(client *c, robj **keys, int numkeys) {
+    clientBlockingState(c);
+    waitForKeys(c, keys, numkeys, 0, OBJ_MODULE);
+}
+
+/* module_block.c: a client blocked on keys by a module leaves their FIFOs,
+ * is reset and has its pipelined input scheduled. */
+void blockedReleaseModuleClient(client *c) { unblockClient(c); }
+
+static void waitForKeys(client *c, robj **keys, int numkeys, long long timeout_ms, int btype) {
+    blockingState *bs = c->bstate;
     serverAssert(!bs->blocked && numkeys > 0);
     bs->blocked = 1;
-    bs->btype = blockedTypeOfCommand(c->cmd);
+    bs->btype = btype;
     bs->timeout = timeout_ms;
     bs->db = c->db;
     bs->keys = zmalloc(sizeof(robj *) * (size_t)numkeys);
@@ -361,6 +381,7 @@ void queueClientForReprocessing(client *c) {
  * PAUSE isn't, so its command still runs when the pause ends. */
 int blockedClientUnblockByRequest(client *c, int with_error) {
     blockingState *bs = c->bstate;
+    if (c->module_blocked) return moduleBlockedUnblockByRequest(c, with_error);
     if (replicationUnblockWait(c, with_error)) return 1;
     if (bs == NULL || !bs->blocked) return 0;
     if (!with_error) {
@@ -399,7 +420,7 @@ void blockedDisconnectAll(const char *err) {
     listRewind(server.clients, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
-        if (c->bstate == NULL || !c->bstate->blocked) continue;
+        if (c->bstate == NULL || !c->bstate->blocked || c->module_blocked) continue; /* a module's: its own */
         addReplyError(c, err);
         unblockClient(c);
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
@@ -498,6 +519,11 @@ static void serveClientsBlockedOnKey(redisDb *db, robj *key) {
         client *c = listNodeValue(ln);
         robj *o = servableValue(db, key);
         int closing = c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY); /* would lose the element */
+        if (c->module_blocked) { /* BlockClientOnKeys: the module's reply callback says (module_block.c) */
+            if (!closing && o && c->db == db) moduleBlockedServeOnKey(c, key);
+            ln = next;
+            continue;
+        }
         int servable = o && o->type == (unsigned)c->bstate->btype;
         if (!closing && (servable || wakesWhenKeyGone(c)) && c->db == db) {
             rerunBlockedClient(c);

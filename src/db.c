@@ -279,6 +279,7 @@ robj *dbRandomKey(redisDb *db) {
  * removed. With `async` the old tables are freed in the background. */
 long long emptyData(int dbnum, int async) {
     long long removed = 0;
+    moduleFireFlushDB(0, async, dbnum); /* modules' FlushDB start and end events (module_events.c) */
     int start = dbnum == -1 ? 0 : dbnum;
     int end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
@@ -295,6 +296,7 @@ long long emptyData(int dbnum, int async) {
         server.db[j].expires_cursor = 0;
     }
     if (dbnum == -1) forgetReplicaKeysWithExpire();
+    moduleFireFlushDB(1, async, dbnum);
     return removed;
 }
 

@@ -437,6 +437,13 @@ static sds catCommandStats(sds info, redisCommand *cmd) {
 static sds infoCommandStats(sds info) {
     for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
         if (cmd->fullname && lookupCommandBySds(cmd->fullname) == cmd) info = catCommandStats(info, cmd);
+    dictIterator *di = dictGetIterator(server.commands); /* then modules' commands, as Redis lists them too */
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        redisCommand *cmd = dictGetVal(de);
+        if (cmd->module_cmd) info = catCommandStats(info, cmd);
+    }
+    dictReleaseIterator(di);
     return info;
 }
 

@@ -46,7 +46,8 @@ void latencyRecordAofWrite(long long ms);
  * allocated on the command's first call, then only counter increments)
  * and the "command" / "fast-command" monitor events. A run that blocked
  * is left out (blocked.c takes its call back: calls did not move); the run
- * that serves it later counts. */
+ * that serves it later counts. One a module blocked is tracked when the
+ * module completes it (module_block.c), with its background time. */
 static inline void latencyTrackCommand(redisCommand *cmd, long long us) {
     if (cmd->latency_histogram == NULL) cmd->latency_histogram = lathistCreate();
     uint64_t ns = (uint64_t)us < LATHIST_MAX / 1000 ? (uint64_t)us * 1000 : LATHIST_MAX;
@@ -54,7 +55,7 @@ static inline void latencyTrackCommand(redisCommand *cmd, long long us) {
 }
 
 static inline void latencyAfterCall(client *c, redisCommand *cmd, long long us, long long calls_before) {
-    if ((c->flags & CLIENT_BLOCKED) && cmd->calls == calls_before) return;
+    if ((c->flags & CLIENT_BLOCKED) && (cmd->calls == calls_before || c->module_blocked)) return; /* counted when done */
     if (server.latency_tracking_enabled) latencyTrackCommand(cmd, us);
     LATENCY_SAMPLE((cmd->flags & CMD_FAST) ? "fast-command" : "command", us / 1000);
 }

@@ -36,13 +36,20 @@ typedef void trackedCommandFn(redisCommand *cmd, void *ctx);
 static void visitTracked(redisCommand *cmd, trackedCommandFn *fn, void *ctx) {
     if (cmd->latency_histogram) fn(cmd, ctx);
     if (cmd->subcommands_dict == NULL) return;
-    for (redisCommand *sub = cmd->subcommands; sub->declared_name; sub++)
+    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++) /* a module's have none */
         if (sub->fullname) visitTracked(sub, fn, ctx);
 }
 
 static void forEachTracked(trackedCommandFn *fn, void *ctx) {
     for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
         if (cmd->fullname && lookupCommandBySds(cmd->fullname) == cmd) visitTracked(cmd, fn, ctx);
+    dictIterator *di = dictGetIterator(server.commands); /* then modules' commands (module.c) */
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        redisCommand *cmd = dictGetVal(de);
+        if (cmd->module_cmd) visitTracked(cmd, fn, ctx);
+    }
+    dictReleaseIterator(di);
 }
 
 static void dropHistogram(redisCommand *cmd, void *ctx) {

@@ -71,10 +71,12 @@ void loadingStart(off_t total_bytes, const char *what) {
     loading.last_log_ms = loading.start_ms;
     loading.running = server.current_client;
     if (loading.running) protectClient(loading.running);
+    moduleFireLoading(0, !strcmp(what, "AOF")); /* modules' Loading event (module_events.c) */
 }
 
 void loadingEnd(void) {
     server.loading = 0;
+    moduleFireLoading(1, 0);
     if (loading.running) unprotectClient(loading.running);
     loading.running = NULL;
 }

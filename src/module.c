@@ -96,6 +96,8 @@ static void moduleUnregisterCommands(module *m) {
 static void moduleFree(module *m) {
     moduleUnregisterCommands(m);
     moduleTypesRelease(m);
+    moduleNotifyRelease(m);
+    moduleEventsRelease(m);
     listRelease(m->commands);
     for (int j = 0; j < m->argc; j++) decrRefCount(m->argv[j]);
     zfree(m->argv);
@@ -150,6 +152,7 @@ void moduleCtxFinish(RedisModuleCtx *ctx) {
             if (pass == 0 && a->kind == AUTO_KEY) moduleKeyClose(a->ptr);
             else if (pass == 1 && a->kind == AUTO_STRING) decrRefCount(a->ptr);
             else if (pass == 1 && a->kind == AUTO_REPLY) moduleCallReplyFree(a->ptr);
+            else if (pass == 1 && a->kind == AUTO_DICT) moduleDictFree(a->ptr);
             else continue;
             a->kind = 0;
         }
@@ -219,8 +222,10 @@ static void moduleCommandDispatch(client *c) {
     moduleCmd *mc = c->cmd->module_cmd;
     RedisModuleCtx ctx;
     moduleCtxInit(&ctx, mc->owner, c);
+    ctx.yield_start = monotonicUs() + server.busy_reply_threshold * 1000; /* Yield serves events after that */
     mc->func(&ctx, c->argv, c->argc);
     moduleCtxFinish(&ctx);
+    moduleYieldEnd(); /* if it yielded: the busy state ends, its client unprotected (module_yield.c) */
     preventCommandPropagation(c); /* a module propagates what it says (Replicate*, Call with '!') */
 }
 
@@ -323,6 +328,8 @@ static int moduleLoad(const char *path, robj **argv, int argc, int loadex_config
     if (modules == NULL) modules = listCreate();
     listAddNodeTail(modules, m);
     serverLog(LL_NOTICE, "Module '%s' loaded from %s", m->name, path);
+    moduleFireModuleChange(m, 0);
+    moduleGILStart(); /* from now on module threads may take the lock while we sleep (module_thread.c) */
     moduleCtxFinish(&ctx);
     if (loadex_configs) {
         serverLog(LL_WARNING, "Loadex configurations were not applied, likely due to invalid arguments. "
@@ -349,6 +356,14 @@ static int moduleUnload(const char *name, int *why) {
         *why = EBUSY;
         return C_ERR;
     }
+    if (m->blocked_clients) {
+        *why = EAGAIN;
+        return C_ERR;
+    }
+    if (m->timers) {
+        *why = EINPROGRESS;
+        return C_ERR;
+    }
 #if MODULE_LOADING
     void *sym = moduleSymbol(m->handle, "RedisModule_OnUnload");
     if (sym) {
@@ -372,6 +387,8 @@ static int moduleUnload(const char *name, int *why) {
 #endif
     serverLog(LL_NOTICE, "Module %s unloaded", m->name);
     listDelNode(modules, listSearchKey(modules, m));
+    moduleEventsRelease(m); /* before the others hear of it */
+    moduleFireModuleChange(m, 1);
     moduleFree(m);
     return C_OK;
 }
@@ -480,6 +497,8 @@ static const char *moduleUnloadRefusal(int why) {
     switch (why) {
     case ENOENT: return "no such module with that name";
     case EBUSY: return "the module exports one or more module-side data types, can't unload";
+    case EAGAIN: return "the module has blocked clients. Please wait them unblocked and try again";
+    case EINPROGRESS: return "the module holds timer that is not fired. Please stop the timer or wait until it fires.";
     default: return "operation not possible.";
     }
 }

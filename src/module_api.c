@@ -64,12 +64,18 @@ static int RM_SelectDb(RedisModuleCtx *ctx, int newid) {
     return selectDb(ctx->client, newid) == C_OK ? MODAPI_OK : MODAPI_ERR;
 }
 
+/* Every flag Redis 7.0 defines, as its GetContextFlagsAll says. */
+static int RM_GetContextFlagsAll(void) { return MODAPI_CTX_FLAGS_NEXT - 1; }
+
 static int RM_GetContextFlags(RedisModuleCtx *ctx) {
     int flags = 0;
     if (ctx && ctx->client) {
-        if (ctx->client->flags & CLIENT_MULTI) flags |= MODAPI_CTX_FLAGS_MULTI;
+        if (server.in_exec || (ctx->client->flags & (CLIENT_MULTI | CLIENT_FAKE | CLIENT_SCRIPT)))
+            flags |= MODAPI_CTX_FLAGS_DENY_BLOCKING; /* BlockClient would refuse (module_block.c) */
         if (ctx->client->resp == 3) flags |= MODAPI_CTX_FLAGS_RESP3;
     }
+    if (server.in_exec) flags |= MODAPI_CTX_FLAGS_MULTI; /* as Redis: EXEC runs, whichever client asks */
+    if (scriptIsRunning()) flags |= MODAPI_CTX_FLAGS_LUA; /* as Redis: a script runs, whichever client asks */
     flags |= replicationIsReplica() ? MODAPI_CTX_FLAGS_SLAVE : MODAPI_CTX_FLAGS_MASTER;
     if (server.aof_enabled) flags |= MODAPI_CTX_FLAGS_AOF;
     if (server.saveparamslen > 0) flags |= MODAPI_CTX_FLAGS_RDB;
@@ -228,7 +234,12 @@ static void RM_TrimStringAllocation(RString *str) { (void)str; }
 
 /* ---- replies --------------------------------------------------------------------- */
 
-static client *replyClient(RedisModuleCtx *ctx) { return ctx ? ctx->client : NULL; }
+/* A thread-safe context replies into its blocked client's buffer (or
+ * nowhere, detached); any other into its client, if it has one. */
+static client *replyClient(RedisModuleCtx *ctx) {
+    if (ctx == NULL) return NULL;
+    return ctx->flags & MODCTX_THREAD_SAFE ? ctx->reply_client : ctx->client;
+}
 
 static int RM_WrongArity(RedisModuleCtx *ctx) {
     client *c = replyClient(ctx);
@@ -237,17 +248,17 @@ static int RM_WrongArity(RedisModuleCtx *ctx) {
 }
 
 static int RM_ReplyWithLongLong(RedisModuleCtx *ctx, long long ll) {
-    if (replyClient(ctx)) addReplyLongLong(ctx->client, ll);
+    if (replyClient(ctx)) addReplyLongLong(replyClient(ctx), ll);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithError(RedisModuleCtx *ctx, const char *err) {
-    if (replyClient(ctx)) addReplyErrorFormat(ctx->client, "-%s", err);
+    if (replyClient(ctx)) addReplyErrorFormat(replyClient(ctx), "-%s", err);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithSimpleString(RedisModuleCtx *ctx, const char *msg) {
-    if (replyClient(ctx)) addReplyStatus(ctx->client, msg);
+    if (replyClient(ctx)) addReplyStatus(replyClient(ctx), msg);
     return MODAPI_OK;
 }
 
@@ -290,7 +301,7 @@ static void replySetLength(RedisModuleCtx *ctx, long len, void (*set)(client *, 
                   "postponed reply", ctx->module ? ctx->module->name : "?");
         return;
     }
-    set(ctx->client, ctx->postponed[--ctx->postponed_len], len);
+    set(replyClient(ctx), ctx->postponed[--ctx->postponed_len], len);
 }
 
 static void RM_ReplySetArrayLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredArrayLen); }
@@ -298,17 +309,17 @@ static void RM_ReplySetMapLength(RedisModuleCtx *ctx, long len) { replySetLength
 static void RM_ReplySetSetLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredSetLen); }
 
 static int RM_ReplyWithNullArray(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyNullArray(ctx->client);
+    if (replyClient(ctx)) addReplyNullArray(replyClient(ctx));
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithEmptyArray(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyArrayLen(ctx->client, 0);
+    if (replyClient(ctx)) addReplyArrayLen(replyClient(ctx), 0);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithStringBuffer(RedisModuleCtx *ctx, const char *buf, size_t len) {
-    if (replyClient(ctx)) addReplyBulkCBuffer(ctx->client, buf, len);
+    if (replyClient(ctx)) addReplyBulkCBuffer(replyClient(ctx), buf, len);
     return MODAPI_OK;
 }
 
@@ -325,7 +336,7 @@ static int RM_ReplyWithString(RedisModuleCtx *ctx, RString *str) {
 static int RM_ReplyWithEmptyString(RedisModuleCtx *ctx) { return RM_ReplyWithStringBuffer(ctx, "", 0); }
 
 static int RM_ReplyWithVerbatimStringType(RedisModuleCtx *ctx, const char *buf, size_t len, const char *ext) {
-    if (replyClient(ctx)) addReplyVerbatim(ctx->client, buf, len, ext);
+    if (replyClient(ctx)) addReplyVerbatim(replyClient(ctx), buf, len, ext);
     return MODAPI_OK;
 }
 
@@ -334,22 +345,22 @@ static int RM_ReplyWithVerbatimString(RedisModuleCtx *ctx, const char *buf, size
 }
 
 static int RM_ReplyWithNull(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyNull(ctx->client);
+    if (replyClient(ctx)) addReplyNull(replyClient(ctx));
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithBool(RedisModuleCtx *ctx, int b) {
-    if (replyClient(ctx)) addReplyBool(ctx->client, b);
+    if (replyClient(ctx)) addReplyBool(replyClient(ctx), b);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithDouble(RedisModuleCtx *ctx, double d) {
-    if (replyClient(ctx)) addReplyDouble(ctx->client, d);
+    if (replyClient(ctx)) addReplyDouble(replyClient(ctx), d);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithBigNumber(RedisModuleCtx *ctx, const char *bignum, size_t len) {
-    if (replyClient(ctx)) addReplyBigNum(ctx->client, bignum, len);
+    if (replyClient(ctx)) addReplyBigNum(replyClient(ctx), bignum, len);
     return MODAPI_OK;
 }
 
@@ -517,7 +528,7 @@ static client *moduleFakeClient(void) {
     static client *fake;
     if (fake == NULL) {
         fake = createClient(NULL);
-        fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT;
+        fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT | CLIENT_MODULE;
         clientSetAuthenticated(fake, 1);
     }
     return fake;
@@ -577,6 +588,11 @@ robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *
     return argv;
 }
 
+/* Call is re-entered when the command it runs fires a keyspace
+ * notification whose module callback calls again: the nested call gets a
+ * client of its own, the shared one still being the outer call's. */
+static int call_depth;
+
 static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, ...) {
     int argc = 0, resp = 2, replicate = 0;
     va_list ap;
@@ -584,7 +600,8 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
     robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
     va_end(ap);
 
-    client *c = moduleFakeClient();
+    client *c = call_depth ? moduleTempClient() : moduleFakeClient();
+    call_depth++;
     c->argv = argv;
     c->argc = c->argv_len = argc;
     c->resp = resp == -1 ? (ctx->client ? ctx->client->resp : 2) : resp;
@@ -612,6 +629,7 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
     c->argv = NULL;
     c->argc = c->argv_len = 0;
     c->cmd = NULL;
+    if (--call_depth) moduleTempClientRelease(c);
     return reply;
 }
 
@@ -695,7 +713,7 @@ static RString *RM_CreateStringFromCallReply(callReply *r) {
 }
 
 static int RM_ReplyWithCallReply(RedisModuleCtx *ctx, callReply *r) {
-    if (replyClient(ctx) && r) addReplyProto(ctx->client, r->proto, r->protolen);
+    if (replyClient(ctx) && r) addReplyProto(replyClient(ctx), r->proto, r->protolen);
     return MODAPI_OK;
 }
 
@@ -935,7 +953,6 @@ static RString *RM_RandomKey(RedisModuleCtx *ctx) {
     return key ? moduleTrack(ctx, key) : NULL;
 }
 
-static void RM_Yield(RedisModuleCtx *ctx, int flags, const char *busy_reply) { (void)ctx, (void)flags, (void)busy_reply; }
 
 /* RedisModule_Assert's target: the server's own assertion report. */
 static void RM__Assert(const char *estr, const char *file, int line) {
@@ -963,7 +980,7 @@ static robj *keyCollection(moduleKey *k, int type, robj *(*create)(void)) {
     return v;
 }
 
-static int RM_ListPush(moduleKey *k, int where, RString *ele) {
+int moduleListPush(moduleKey *k, int where, RString *ele) {
     if (k == NULL || ele == NULL || (where != MODAPI_LIST_HEAD && where != MODAPI_LIST_TAIL)) {
         errno = EINVAL;
         return MODAPI_ERR;
@@ -1070,7 +1087,7 @@ static const struct apiEntry {
 } api_table[] = {
     API(Alloc), API(TryAlloc), API(Calloc), API(Realloc), API(Free), API(Strdup), API(PoolAlloc),
     API(SetModuleAttribs), API(IsModuleNameBusy), API(Milliseconds), API(MonotonicMicroseconds),
-    API(AutoMemory), API(GetClientId), API(GetSelectedDb), API(SelectDb), API(GetContextFlags), API(Log),
+    API(AutoMemory), API(GetClientId), API(GetSelectedDb), API(SelectDb), API(GetContextFlags), API(GetContextFlagsAll), API(Log),
     API(CreateString), API(CreateStringPrintf), API(CreateStringFromLongLong), API(CreateStringFromDouble),
     API(CreateStringFromLongDouble), API(CreateStringFromString), API(FreeString), API(RetainString),
     API(HoldString), API(StringPtrLen), API(StringToLongLong), API(StringToDouble), API(StringToLongDouble),
@@ -1090,8 +1107,8 @@ static const struct apiEntry {
     API(OpenKey), API(CloseKey), API(KeyType), API(ValueLength), API(KeyExists), API(DeleteKey), API(UnlinkKey),
     API(StringSet), API(StringDMA), API(StringTruncate), API(GetExpire), API(SetExpire),
     API(CreateStringFromULongLong), API(StringToULongLong), API(GetServerVersion), API(SetModuleOptions),
-    API(GetCurrentCommandName), API(DbSize), API(RandomKey), API(Yield), API(_Assert),
-    API(ListPush), API(HashSet), API(HashGet),
+    API(GetCurrentCommandName), API(DbSize), API(RandomKey), API(_Assert),
+    {"RedisModule_ListPush", (anyFunc)moduleListPush}, API(HashSet), API(HashGet),
 };
 
 int moduleGetApi(const char *name, void *target) {
@@ -1100,6 +1117,14 @@ int moduleGetApi(const char *name, void *target) {
         memcpy(target, &api_table[j].fn, sizeof(anyFunc));
         return MODAPI_OK;
     }
+    if (moduleBlockGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_block.c's */
+    if (moduleThreadGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_thread.c's */
+    if (moduleTimerGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_timer.c's */
+    if (moduleYieldGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_yield.c's */
+    if (moduleKeysGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_keys.c's */
+    if (moduleNotifyGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_notify.c's */
+    if (moduleEventsGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_events.c's */
+    if (moduleDictGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_dict.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

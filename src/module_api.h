@@ -73,7 +73,9 @@
 #define MODAPI_CTX_FLAGS_RDB (1 << 7)
 #define MODAPI_CTX_FLAGS_MAXMEMORY (1 << 8)
 #define MODAPI_CTX_FLAGS_LOADING (1 << 13)
+#define MODAPI_CTX_FLAGS_DENY_BLOCKING (1 << 21)
 #define MODAPI_CTX_FLAGS_RESP3 (1 << 22)
+#define MODAPI_CTX_FLAGS_NEXT (1 << 24) /* one past the last flag 7.0 defines */
 
 /* The command handler's signature. */
 typedef struct RedisModuleCtx RedisModuleCtx;

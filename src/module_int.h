@@ -22,6 +22,8 @@ typedef struct module {
     list *commands;     /* moduleCmd *, in creation order */
     int types;          /* data types registered (module_type.c): such a module cannot unload */
     int options;        /* SetModuleOptions' (kept; none changes what this server does) */
+    int blocked_clients; /* handles not yet released (module_block.c): such a module cannot unload */
+    int timers;         /* timers not yet fired or stopped (module_timer.c): nor can this one */
 } module;
 
 /* The binding between a command table entry and a module's handler. */
@@ -33,16 +35,21 @@ typedef struct moduleCmd {
 
 #define MODCTX_AUTO_MEMORY (1 << 0)
 #define MODCTX_KEYS_POS_REQUEST (1 << 1)
+#define MODCTX_BLOCKED_REPLY (1 << 2)        /* a blocked client's reply callback */
+#define MODCTX_BLOCKED_TIMEOUT (1 << 3)      /* its timeout callback */
+#define MODCTX_BLOCKED_DISCONNECTED (1 << 4) /* its privdata freed after its client went */
+#define MODCTX_THREAD_SAFE (1 << 5)          /* GetThreadSafeContext's: replies to reply_client */
 
 /* What a module's context releases when it ends (auto memory). */
 typedef struct autoItem {
-    int kind; /* AUTO_STRING, AUTO_REPLY, AUTO_KEY */
+    int kind; /* AUTO_STRING, AUTO_REPLY, AUTO_KEY, AUTO_DICT */
     void *ptr;
 } autoItem;
 
 #define AUTO_STRING 1
 #define AUTO_REPLY 2
 #define AUTO_KEY 3
+#define AUTO_DICT 4
 
 typedef struct poolBlock poolBlock;
 
@@ -59,6 +66,11 @@ struct RedisModuleCtx {
     int postponed_len, postponed_cap;
     poolBlock *pool;         /* PoolAlloc's blocks, freed with the context */
     getKeysResult *keys_result; /* a keys-position request's answer */
+    struct moduleBlocked *blocked; /* the blocked client a callback or thread-safe context is for */
+    void *blocked_privdata;        /* GetBlockedClientPrivateData's */
+    robj *blocked_ready_key;       /* GetBlockedClientReadyKey's (BlockClientOnKeys) */
+    client *reply_client;          /* a thread-safe context's replies (its blocked client's), or NULL */
+    long long yield_start;         /* module_yield.c: when Yield next serves events (monotonic us), 0 unset */
 };
 
 /* A key handle (OpenKey): the database and the key name; the value is
@@ -88,6 +100,36 @@ robj *moduleKeyValue(moduleKey *k);
 void moduleStringDecode(robj *o);
 /* Call's and Replicate's format (c s b l v and flag letters) as an argv. */
 robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *resp, int *replicate);
+
+/* module_block.c: blocked clients */
+int moduleBlockGetApi(const char *name, void *target);
+struct moduleBlocked;
+client *moduleBlockedReplyClient(struct moduleBlocked *bc);
+int moduleBlockedDb(struct moduleBlocked *bc);
+module *moduleBlockedOwner(struct moduleBlocked *bc);
+unsigned long long moduleBlockedClientId(struct moduleBlocked *bc);
+/* module_thread.c: thread-safe contexts and the lock */
+int moduleThreadGetApi(const char *name, void *target);
+void moduleGILStart(void);
+client *moduleTempClient(void);
+void moduleTempClientRelease(client *c);
+/* module_yield.c: Yield */
+int moduleYieldGetApi(const char *name, void *target);
+/* module_keys.c: the list (and zset) key API; ListPush is module_api.c's */
+int moduleKeysGetApi(const char *name, void *target);
+int moduleListPush(moduleKey *k, int where, robj *ele);
+/* module_notify.c: keyspace notifications */
+int moduleNotifyGetApi(const char *name, void *target);
+void moduleNotifyRelease(module *m); /* its subscriptions end */
+/* module_events.c: server events */
+int moduleEventsGetApi(const char *name, void *target);
+void moduleFireModuleChange(module *m, int unloaded); /* the other modules hear m (un)loaded */
+void moduleEventsRelease(module *m);                  /* its subscriptions end */
+/* module_dict.c: the dictionary API */
+int moduleDictGetApi(const char *name, void *target);
+void moduleDictFree(void *ptr); /* auto memory's cleanup */
+/* module_timer.c: timers */
+int moduleTimerGetApi(const char *name, void *target);
 
 /* module_type.c: data types */
 int moduleTypeGetApi(const char *name, void *target);

@@ -69,7 +69,7 @@ void feedMonitors(client *c, robj **argv, int argc) {
 }
 
 void monitorCommand(client *c) {
-    if (c->flags & CLIENT_MULTI) { /* MONITOR inside MULTI makes no sense */
+    if (c->flags & (CLIENT_MULTI | CLIENT_MODULE)) { /* inside MULTI, or a module's Call: one reply per command */
         addReplyError(c, "MONITOR isn't allowed for DENY BLOCKING client");
         return;
     }

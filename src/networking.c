@@ -116,10 +116,12 @@ void freeClient(client *c) {
         listNode *ln = listSearchKey(server.clients_to_close, c);
         if (ln) listDelNode(server.clients_to_close, ln);
     }
+    if (c->conn) moduleFireClientChange(c, 1); /* modules' ClientChange event, as Redis: connections only */
     multiClientFreed(c);           /* UNWATCH; a transaction being queued goes */
     clientEvictionClientFreed(c);  /* its memory leaves the clients' total */
     pubsubClientFreed(c);          /* every subscription goes */
     trackingClientFreed(c);        /* tracking off; clients redirecting to it see it gone */
+    moduleBlockedClientFreed(c);   /* blocked by a module: its disconnect callback */
     blockedClientFreed(c);         /* out of every key's queue and the deadline heap */
     if (c->repl) replicationClientFreed(c); /* a replica, the primary's link, or a WAIT */
     unlinkClient(c);
@@ -218,6 +220,7 @@ static void clientAcceptHandler(connection *conn) {
         return;
     }
     server.stat_numconnections++;
+    moduleFireClientChange(c, 0); /* modules' ClientChange event (module_events.c) */
 }
 
 void acceptCommonHandler(connection *conn, int flags) {
@@ -517,6 +520,10 @@ int processInputBuffer(client *c) {
          * primary's stream is only read, not run: a -BUSY would drop the
          * write (or panic); it runs when the script ends (scriptResetRun). */
         if ((c->flags & CLIENT_MASTER) && scriptIsTimedOut()) break;
+        if (moduleBusyHoldsInput()) { /* a module yields without serving clients: runs after it ends */
+            queueClientForReprocessing(c);
+            break;
+        }
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
         int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
         if (ok != C_OK) break;

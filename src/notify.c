@@ -22,6 +22,7 @@ static robj *channelName(const char *prefix, int dbid, const char *suffix, size_
 }
 
 void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid) {
+    if (moduleNotifyMask & type) moduleNotifyKeyspaceEvent(type, event, key, dbid); /* module_notify.c */
     int flags = server.notify_keyspace_events;
     if (!(flags & type) || !(flags & (NOTIFY_KEYSPACE | NOTIFY_KEYEVENT))) return;
     robj *keyname = getDecodedObject(key);

@@ -165,6 +165,11 @@ static int unsubscribeAll(client *c, const pubsubKind *kind, int notify) {
 }
 
 static void subscribeGeneric(client *c, const pubsubKind *kind) {
+    if (c->flags & CLIENT_MODULE) { /* a module's Call expects one reply per command, as Redis 7.0 says */
+        const char *name = kind == &kindChannel ? "SUBSCRIBE" : kind == &kindPattern ? "PSUBSCRIBE" : "SSUBSCRIBE";
+        addReplyErrorFormat(c, "%s isn't allowed for a DENY BLOCKING client", name);
+        return;
+    }
     for (int j = 1; j < c->argc; j++) subscribe(c, c->argv[j], kind);
 }
 

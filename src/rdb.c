@@ -1565,6 +1565,11 @@ static int storeLoaded(rdbReader *r, redisDb *db, sds key, robj *val, long long 
     }
     if (expire != -1) dbAddWithExpire(db, &keyobj, val, expire);
     else dbAdd(db, &keyobj, val);
+    if (moduleNotifyMask & NOTIFY_LOADED) { /* modules only; a heap key: the module may hold it */
+        robj *k = createStringObject(key, sdslen(key));
+        moduleNotifyKeyspaceEvent(NOTIFY_LOADED, "loaded", k, db->id);
+        decrRefCount(k);
+    }
     sdsfree(key);
     r->keys_loaded++;
     loadingCountKey(0);

@@ -412,6 +412,7 @@ int scriptInterrupt(scriptRunCtx *ctx) {
 }
 
 SCRIPT_RESIDENT int scriptIsTimedOut(void) { return current_run && (current_run->flags & SCRIPT_RUN_TIMEDOUT); }
+int scriptIsRunning(void) { return current_run != NULL; } /* module_api.c: GetContextFlags' LUA */
 
 int scriptIsEval(void) { return current_run && (current_run->flags & SCRIPT_RUN_EVAL_MODE); }
 

@@ -410,6 +410,11 @@ int processCommand(client *c) {
         rejectCommand(c, scriptBusyError());
         return C_OK;
     }
+    sds busy_module = c->cmd->flags & CMD_ALLOW_BUSY ? NULL : moduleBusyError(); /* a module command yields */
+    if (busy_module) {
+        rejectCommandSds(c, busy_module);
+        return C_OK;
+    }
     if ((commandFlags(c) & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & (CLIENT_FAKE | CLIENT_MASTER))) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();
@@ -500,7 +505,8 @@ void call(client *c) {
     if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
     errors_charged = server.stat_total_error_replies;
     server.stat_numcommands++;
-    if (!(real_cmd->flags & CMD_SKIP_SLOWLOG)) slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+    if (!(real_cmd->flags & CMD_SKIP_SLOWLOG) && !c->module_blocked) /* blocked by a module: logged when done */
+        slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
     latencyAfterCall(c, real_cmd, duration, calls_before);
     propagateAfterCall(c, server.dirty - dirty);
     if (!nested) replicationNoteClientWrite(c, repl_offset);
@@ -602,12 +608,14 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     databasesCron();                                /* active expiry (slow cycle), rehashing */
     activeDefragCycle();                            /* activedefrag: a time-bounded slice (defrag.c) */
     migrateCron();                                  /* MIGRATE: close cached links idle for 10 s */
+    moduleFireCronLoop(server.hz);                  /* modules' CronLoop event (module_events.c) */
     server.cronloops++;
     return 1000 / server.hz;
 }
 
 static void afterSleep(struct aeEventLoop *el) {
     (void)el;
+    moduleAfterSleep(); /* modules loaded: take back the lock module threads may hold while we slept */
     updateCachedTime();
 }
 
@@ -625,6 +633,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     (void)el;
     updateCachedTime();
     tlsProcessPendingData();          /* TLS: input OpenSSL has decrypted but no read handler has seen yet */
+    moduleHandleBlockedClients();     /* clients modules unblocked (from threads too): their replies */
     handleClientsBlockedOnKeys();     /* serve clients blocked on keys made ready: their commands run now */
     handleBlockedClientsTimeout();    /* blocked clients whose deadline passed get their timeout reply */
     processUnblockedClients();        /* run what unblocked clients pipelined while they waited */
@@ -638,6 +647,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     int shm_served = shmSpinBeforeSleep(); /* shm clients just served: poll their rings a few us and run
                                             * what arrives (its replies go out next pass, after the AOF) */
     aeSetDontWait(server.el, tlsHasPendingData() || shm_served); /* such input left or replies queued: don't sleep */
+    moduleBeforeSleep(); /* last: module threads may take the lock while we sleep */
 }
 
 /* ---- listening ------------------------------------------------------------------------- */
@@ -992,6 +1002,7 @@ static int finishShutdown(int flags) {
         }
         serverLog(LL_WARNING, "Error trying to save the DB. Exit anyway.");
     }
+    moduleFireShutdown(); /* modules' Shutdown event, as Redis: once the save is done */
     if (supervisedBySystemd()) systemdNotify("STOPPING=1");
     closeListeners();
     if (server.pidfile) {

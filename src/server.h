@@ -229,6 +229,7 @@ typedef struct redisCommand {
 #define CLIENT_FORCE_PROP (1 << 20)   /* propagate even if nothing looked dirty */
 #define CLIENT_SCRIPT (1 << 21)       /* a scripting engine's client: collects replies, no connection */
 #define CLIENT_CLOSE_AFTER_COMMAND (1 << 22) /* closed once the running command (its EXEC) has replied */
+#define CLIENT_MODULE (1 << 23)       /* with CLIENT_SCRIPT: a module's Call client, not a script's (module_api.c) */
 #define CLIENT_MASTER (1ULL << 40)    /* our primary's link: its stream is applied (replica.c) */
 #define CLIENT_SLAVE (1ULL << 41)     /* a replica fed our stream (replication.c) */
 #define CLIENT_READONLY (1ULL << 42)  /* READONLY: reads of its primary's slots served by this replica (cluster.c) */
@@ -293,6 +294,7 @@ typedef struct client {
     struct multiState *mstate;
     list *watched_keys;
     struct blockingState *bstate;
+    struct moduleBlocked *module_blocked; /* module_block.c: blocked by a module (BlockClient), or NULL */
     struct clientTracking *tracking; /* CLIENT TRACKING state (tracking.c), NULL when off */
     size_t mem_counted;           /* share in server.clients_mem_total (client_eviction.c) */
     struct replClient *repl;      /* replication.c / replica.c: a replica, the primary, or WAIT; NULL */
@@ -882,6 +884,16 @@ void commandTableRemove(redisCommand *cmd);
 int moduleQueueLoad(sds *argv, int argc, sds *err); /* a loadmodule line: path [args] */
 void moduleLoadQueued(void);                        /* start-up: load them, or exit */
 void moduleCommand(client *c);
+/* module_block.c / module_thread.c: the event loop's and blocked.c's hooks */
+void moduleHandleBlockedClients(void);              /* beforeSleep: clients modules unblocked */
+int moduleBlockedUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK; 0: not a module's */
+void moduleBlockedClientFreed(client *c);           /* freeClient(): its disconnect callback */
+void moduleBlockedServeOnKey(client *c, robj *key); /* blocked.c: a key it waits for is ready */
+void moduleBeforeSleep(void);                       /* releases the modules' lock while we sleep */
+void moduleYieldEnd(void);                          /* module.c: a module command that yielded returned */
+sds moduleBusyError(void);                          /* processCommand: -BUSY while a module yields, or NULL */
+int moduleBusyHoldsInput(void);                     /* processInputBuffer: such a yield runs no command */
+void moduleAfterSleep(void);                        /* takes it back */
 /* a module data type's value (OBJ_MODULE): ptr is the module's moduleValue */
 void moduleFreeValue(robj *o);
 size_t moduleValueMemUsage(robj *o);
@@ -968,9 +980,17 @@ void forceCommandPropagation(client *c); /* propagate even if nothing looked dir
 #define NOTIFY_LOADED (1 << 12)
 #define NOTIFY_MODULE (1 << 13)
 #define NOTIFY_NEW (1 << 14)
+extern int moduleNotifyMask; /* module_notify.c: the event types loaded modules subscribed to */
+/* module_events.c: modules' server events; each returns at once when no module listens */
+void moduleFireFlushDB(int end, int async, int dbnum); /* emptyData's start (end 0) and end */
+void moduleFireCronLoop(int hz);
+void moduleFireShutdown(void);
+void moduleFireClientChange(client *c, int disconnected); /* networking.c: accepted, or freed */
+void moduleFireLoading(int end, int aof); /* loading.c: a load starts (an AOF's or an RDB's) or ends */
 void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid);
+void moduleNotifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {
-    if (server.notify_keyspace_events & type) notifyKeyspaceEventPublish(type, event, key, dbid);
+    if ((server.notify_keyspace_events | moduleNotifyMask) & type) notifyKeyspaceEventPublish(type, event, key, dbid);
 }
 
 /* ---- evict.c ------------------------------------------------------------------------ */
@@ -1193,6 +1213,7 @@ size_t functionsMemoryOverhead(void); /* INFO used_memory_functions */
 unsigned long functionsCount(void);
 unsigned long functionsLibraryCount(void);
 int scriptIsTimedOut(void);         /* a script runs past busy-reply-threshold */
+int scriptIsRunning(void);          /* a script or function runs (module_api.c) */
 robj *scriptBusyError(void);        /* the -BUSY reply then */
 
 /* ---- multi.c ------------------------------------------------------------------------- */
@@ -1286,6 +1307,11 @@ robj *createListObject(void);                      /* empty, smallest encoding *
 unsigned long listTypeLength(const robj *o);
 void listTypePush(robj *o, robj *value, int where); /* converts encoding as needed */
 void listTypeForEach(robj *o, elemVisitor *fn, void *ud); /* head to tail */
+/* by an index in range (negative: from the tail), for module_keys.c */
+robj *listTypeGetAt(robj *o, long index);          /* a new string object */
+void listTypeSetAt(robj *o, long index, robj *value);
+void listTypeInsertAt(robj *o, long index, robj *value, int side); /* side LIST_HEAD: before */
+void listTypeDeleteAt(robj *o, long index);
 
 /* hashes (t_hash.c) */
 robj *createHashObject(void);
@@ -1309,6 +1335,20 @@ dict *zsetDictOf(robj *o); /* the member -> score dict of a skiplist zset, else 
 typedef int scoreFilter(void *ud, double score); /* 1: visit this member */
 void zsetTypeForEachInRange(robj *o, double min, double max, scoreFilter *want, scoredVisitor *fn, void *ud); /* [min, max) */
 int zsetTypeScore(robj *o, sds member, double *score); /* 1 and *score if member is in the set */
+/* ZADD input flags and outcome flags (t_zset.c, module_keys.c). */
+#define ZADD_IN_NONE 0
+#define ZADD_IN_INCR (1 << 0)
+#define ZADD_IN_NX (1 << 1)
+#define ZADD_IN_XX (1 << 2)
+#define ZADD_IN_GT (1 << 3)
+#define ZADD_IN_LT (1 << 4)
+#define ZADD_OUT_NOP (1 << 0)
+#define ZADD_OUT_NAN (1 << 1)
+#define ZADD_OUT_ADDED (1 << 2)
+#define ZADD_OUT_UPDATED (1 << 3)
+/* Adds, updates or (ZADD_IN_INCR) increments ele: 0 (ZADD_OUT_NAN) if the score would be NaN. */
+int zsetAdd(robj *o, double score, sds ele, int in, int *out, double *newscore);
+int zsetDel(robj *o, sds ele); /* 1 if ele was there */
 /* Replaces dstkey with dst (a zset built by a *STORE command, whose longest
  * member has maxelelen bytes and all totelelen), or deletes dstkey if dst is
  * empty; notifies `event` (or "del") and replies the length. */
@@ -1332,6 +1372,8 @@ void blockedDbSwapped(int id1, int id2); /* wakes clients whose keys now exist o
 void blockedDbFlushed(int dbid);          /* FLUSHDB/FLUSHALL (-1): XREADGROUP hears its stream is gone */
 int clientMayBlock(client *c);
 int blockedClientUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK */
+void blockForKeysByModule(client *c, robj **keys, int numkeys); /* module_block.c: BlockClientOnKeys */
+void blockedReleaseModuleClient(client *c);          /* module_block.c: such a client is done */
 void blockedDisconnectAll(const char *err); /* REPLICAOF: each waiting client gets err and is closed */
 void processUnblockedClients(void);
 void queueClientForReprocessing(client *c);

@@ -338,6 +338,37 @@ void listTypeForEach(robj *o, elemVisitor *fn, void *ud) {
     listCursorRelease(&lc);
 }
 
+/* ---- single elements by index, for the module API (module_keys.c) ------------------------------ */
+
+/* Each takes an index already known to be in range (negative: from the
+ * tail). Inserting converts the encoding as a push does; deleting converts
+ * back as LREM does. */
+robj *listTypeGetAt(robj *o, long index) {
+    elemRef e;
+    return listGetAt(o, index, &e) ? elemRefToObject(&e) : NULL;
+}
+
+void listTypeSetAt(robj *o, long index, robj *value) {
+    listTryConvertForAdding(o, argBytes(value), 0);
+    listReplaceAt(o, index, value);
+}
+
+/* Inserts value before (side LIST_HEAD) or after (LIST_TAIL) the element at index. */
+void listTypeInsertAt(robj *o, long index, robj *value, int side) {
+    listTryConvertForAdding(o, argBytes(value), 1);
+    listCursor lc;
+    elemRef e;
+    listCursorInit(&lc, o, index, LIST_TAIL);
+    if (listCursorNext(&lc, &e)) listCursorInsert(&lc, value, side);
+    listCursorRelease(&lc);
+}
+
+void listTypeDeleteAt(robj *o, long index) {
+    long len = (long)listTypeLength(o);
+    listDeleteRange(o, index < 0 ? index + len : index, 1);
+    listTryConvertAfterShrinking(o);
+}
+
 /* ---- module registration ------------------------------------------------------------------------- */
 
 static int digestElem(void *ud, const elemRef *e) {
@@ -475,7 +506,8 @@ static void pushGenericCommand(client *c, int where, int only_existing) {
     addReplyLongLong(c, (long long)listTypeLength(o));
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_LIST, pushEvent(where), c->argv[1], c->db->id);
-    signalKeyAsReady(c->db, c->argv[1], OBJ_LIST);
+    /* waiters were signalled when the list was created (dbAdd), as in Redis 7.0: a push to an
+     * existing list wakes nobody (a module's BlockClientOnKeys sees the difference) */
 }
 
 void lpushCommand(client *c) { pushGenericCommand(c, LIST_HEAD, 0); }
@@ -839,8 +871,7 @@ static void moveElement(client *c, robj *src, robj *o, robj *dst, robj *dobj, in
     dobj = listForPush(c, dst, dobj);
     signalModifiedKey(c, c->db, dst);
     listTypePush(dobj, value, whereto);
-    notifyKeyspaceEvent(NOTIFY_LIST, pushEvent(whereto), dst, c->db->id);
-    signalKeyAsReady(c->db, dst, OBJ_LIST);
+    notifyKeyspaceEvent(NOTIFY_LIST, pushEvent(whereto), dst, c->db->id); /* dst's waiters: signalled by dbAdd */
     addReplyBulk(c, value);
     decrRefCount(value);
 

@@ -967,7 +967,8 @@ static int parseReadArgs(client *c, int group_cmd, streamReadArgs *a) {
         int moreargs = c->argc - i - 1;
         robj *o = c->argv[i];
         if (argIsWord(o, "block") && moreargs) {
-            if (c->flags & CLIENT_SCRIPT) { /* refused outright in scripts, as in Redis 7.0 */
+            if ((c->flags & (CLIENT_SCRIPT | CLIENT_MODULE)) == CLIENT_SCRIPT) { /* refused outright in scripts, as in
+                                                                             * Redis 7.0; a module's Call doesn't block */
                 addReplyErrorFormat(c, "%s command is not allowed with BLOCK option from scripts",
                                     (char *)c->argv[0]->ptr);
                 return -1;

@@ -39,17 +39,7 @@ typedef struct zset {
     zskiplist *zsl;
 } zset;
 
-/* ZADD input flags and outcome flags. */
-#define ZADD_IN_NONE 0
-#define ZADD_IN_INCR (1 << 0)
-#define ZADD_IN_NX (1 << 1)
-#define ZADD_IN_XX (1 << 2)
-#define ZADD_IN_GT (1 << 3)
-#define ZADD_IN_LT (1 << 4)
-#define ZADD_OUT_NOP (1 << 0)
-#define ZADD_OUT_NAN (1 << 1)
-#define ZADD_OUT_ADDED (1 << 2)
-#define ZADD_OUT_UPDATED (1 << 3)
+/* ZADD_IN_* and ZADD_OUT_* (ZADD input and outcome flags) are in server.h: the module API uses them. */
 
 #define ZSET_MIN 0
 #define ZSET_MAX 1
@@ -315,7 +305,7 @@ static void zsetMaybeGrow(robj *o, size_t elelen) {
 
 /* Adds or updates ele following the ZADD flags (see Redis's ZADD). Returns
  * 0 only when an increment produced NaN (ZADD_OUT_NAN). */
-static int zsetAdd(robj *o, double score, sds ele, int in, int *out, double *newscore) {
+int zsetAdd(robj *o, double score, sds ele, int in, int *out, double *newscore) {
     int incr = in & ZADD_IN_INCR, nx = in & ZADD_IN_NX, xx = in & ZADD_IN_XX;
     int gt = in & ZADD_IN_GT, lt = in & ZADD_IN_LT;
     zsetMember found;
@@ -373,7 +363,7 @@ int zsetAddCBuffer(robj *o, double score, const char *s, size_t len) {
 }
 
 /* Removes ele; 1 if it was there. */
-static int zsetDel(robj *o, sds ele) {
+int zsetDel(robj *o, sds ele) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *eptr = zzlFind(o->ptr, ele, sdslen(ele), NULL);
         if (eptr == NULL) return 0;

@@ -12,26 +12,7 @@
 # binary the tests skip, saying so; one test then checks that a load fails
 # naming the reason.
 
-proc module_skip_reason {} {
-    if {[llength $::harness::opt(wrapper)]} {
-        return "the server runs under an emulator (--wrapper): a cross port links -static and cannot dlopen, and the test modules are built for this host"
-    }
-    if {[catch {exec ldd $::harness::opt(server)} out] && [string match "*not a dynamic executable*" $out]} {
-        return "the server is statically linked: it cannot dlopen modules"
-    }
-    if {[catch {exec [file join [pwd] utils build-test-modules.sh]} out]} {
-        return "test modules not built: $out"
-    }
-    set ::module_dir [lindex [split [string trim $out] \n] end]
-    return ""
-}
-
-set ::module_skip [module_skip_reason]
-set ::module_load_failed "ERR Error loading the extension. Please check the server logs."
-
-proc need_modules {} {
-    if {$::module_skip ne ""} { skip $::module_skip }
-}
+source [file join $::harness_dir modules.tcl] ;# module_skip_reason, need_modules
 
 proc mtest_path {} { return [file join $::module_dir mtest.so] }
 
@@ -124,6 +105,26 @@ start_server {tags {module} overrides {enable-module-command yes}} {
                           "WRONGTYPE Operation against a key holding the wrong kind of value" 1 1 ":2\r\n"] \
             [r mtest.callinfo]
         assert_equal v1 [r get mtest:k]
+    }
+
+    test "RedisModule_Call: blocking commands answer at once; MONITOR and SUBSCRIBE are refused (deny blocking)" {
+        need_modules
+        r del mtest:empty mtest:s
+        assert_equal {} [r mtest.call blpop mtest:empty 0]
+        assert_equal {} [r mtest.call xread block 0 streams mtest:s $]
+        assert_error "*MONITOR isn't allowed for DENY BLOCKING client*" {r mtest.call monitor}
+        assert_error "*SUBSCRIBE isn't allowed for a DENY BLOCKING client*" {r mtest.call subscribe ch}
+        assert_error "*PSUBSCRIBE isn't allowed for a DENY BLOCKING client*" {r mtest.call psubscribe ch*}
+        assert_equal PONG [r ping]
+    }
+
+    test "INFO commandstats and latencystats list module commands" {
+        need_modules
+        r config resetstat
+        r config set latency-tracking yes
+        r mtest.echo a
+        assert_match "*cmdstat_mtest.echo:calls=1,*" [r info commandstats]
+        assert_match "*latency_percentiles_usec_mtest.echo:p50=*" [r info latencystats]
     }
 
     test "RedisModule_Call's reply handed on unchanged (ReplyWithCallReply)" {
