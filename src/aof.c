@@ -345,8 +345,8 @@ int aofOpenTempIncr(void) {
 }
 
 /* The base is in place: the temporary file gets the next incremental name
- * in `am` (not yet persisted; the caller's manifest write makes it part of
- * the AOF). It stays open, the same file under its new name. */
+ * in `am`, which the caller's manifest write persists, making the file
+ * part of the AOF. It stays open, the same file under its new name. */
 int aofAdoptTempIncr(aofManifest *am) {
     sds tmp = tempIncrName(), name = aofManifestNewIncrName(am, server.aof_filename);
     sds tmppath = aofPathJoin(server.aof_dirname, tmp), path = aofPathJoin(server.aof_dirname, name);

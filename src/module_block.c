@@ -197,7 +197,7 @@ void moduleBlockedClientFreed(client *c) {
     stopTimeout(bc);
     bc->client = NULL;
     c->module_blocked = NULL;
-    c->flags &= ~CLIENT_BLOCKED; /* blocked.c's state (the keys' FIFOs) goes next, in blockedClientFreed */
+    c->flags &= ~CLIENT_BLOCKED; /* blocked.c's state (the keys' FIFOs) goes after this, in blockedClientFreed */
     if (bc->on_keys && !bc->unblocked) queueRelease(bc, NULL);
 }
 

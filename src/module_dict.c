@@ -1,5 +1,5 @@
 /* module_dict.c -- the dictionary API of Redis 7.0 modules (CreateDict,
- * DictSet/Get/Del/Replace, the iterators with seek, next, prev, compare):
+ * DictSet/Get/Del/Replace, the iterators with seek, prev and next and compare):
  * an ordered map from byte-string keys to pointers, over our rax.
  *
  * Decisions:

@@ -22,8 +22,8 @@ typedef struct module {
     list *commands;     /* moduleCmd *, in creation order */
     int types;          /* data types registered (module_type.c): such a module cannot unload */
     int options;        /* SetModuleOptions' (kept; none changes what this server does) */
-    int blocked_clients; /* handles not yet released (module_block.c): such a module cannot unload */
-    int timers;         /* timers not yet fired or stopped (module_timer.c): nor can this one */
+    int blocked_clients; /* handles still unreleased (module_block.c): such a module cannot unload */
+    int timers;         /* timers pending, neither fired nor stopped (module_timer.c): nor can this one */
 } module;
 
 /* The binding between a command table entry and a module's handler. */
