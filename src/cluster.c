@@ -120,6 +120,7 @@ static void removeReplica(clusterNode *master, clusterNode *r) {
         memmove(master->replicas + j, master->replicas + j + 1,
                 sizeof(clusterNode *) * (size_t)(master->numreplicas - j - 1));
         master->numreplicas--;
+        if (master->numreplicas == 0) master->flags &= ~NODE_MIGRATE_TO;
         return;
     }
 }
@@ -129,6 +130,20 @@ static void addReplica(clusterNode *master, clusterNode *r) {
         if (master->replicas[j] == r) return;
     master->replicas = zrealloc(master->replicas, sizeof(clusterNode *) * (size_t)(master->numreplicas + 1));
     master->replicas[master->numreplicas++] = r;
+    master->flags |= NODE_MIGRATE_TO; /* a valid target of replica migration from now on */
+}
+
+/* Does any primary have a replica? (A primary getting its first slot is a
+ * migration target only then, as Redis 7.0 rules.) */
+static int primariesHaveReplicas(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(cstate->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (!isReplica(n) && n->numreplicas) return 1;
+    }
+    return 0;
 }
 
 int addSlot(clusterNode *n, int slot) {
@@ -136,6 +151,7 @@ int addSlot(clusterNode *n, int slot) {
     n->slots[slot >> 3] |= (unsigned char)(1 << (slot & 7));
     n->numslots++;
     cstate->slots[slot] = n;
+    if (n->numslots == 1 && primariesHaveReplicas()) n->flags |= NODE_MIGRATE_TO;
     return C_OK;
 }
 
@@ -190,6 +206,7 @@ uint64_t nodeEpoch(const clusterNode *n) {
 /* n (not myself) says it is a primary now. */
 void setNodeAsPrimary(clusterNode *n) {
     if (isMaster(n)) return;
+    if (n->replicaof && n != cstate->myself) n->flags |= NODE_MIGRATE_TO; /* it failed over a primary */
     setReplicaOf(n, NULL);
     n->flags = (n->flags & ~NODE_SLAVE) | NODE_MASTER;
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
@@ -199,7 +216,7 @@ void setNodeAsPrimary(clusterNode *n) {
 void setMyPrimary(clusterNode *n) {
     clusterNode *me = cstate->myself;
     delNodeSlots(me);
-    me->flags = (me->flags & ~NODE_MASTER) | NODE_SLAVE;
+    me->flags = (me->flags & ~(NODE_MASTER | NODE_MIGRATE_TO)) | NODE_SLAVE;
     setReplicaOf(me, n);
     memset(cstate->migrating_to, 0, sizeof cstate->migrating_to);
     memset(cstate->importing_from, 0, sizeof cstate->importing_from);
@@ -687,27 +704,51 @@ int clusterHostnameValidate(const char *value, sds *err) {
 /* ---- keys per slot ------------------------------------------------------------------------------ */
 
 void clusterKeyAdded(int dbid, const char *key, size_t len) {
-    if (cstate && dbid == 0) cstate->keys_in_slot[keyHashSlot(key, len)]++;
+    if (cstate && dbid == 0) slotIndexAdd((int)keyHashSlot(key, len), key, len);
 }
 
 void clusterKeyRemoved(int dbid, const char *key, size_t len) {
-    if (cstate && dbid == 0) cstate->keys_in_slot[keyHashSlot(key, len)]--;
+    if (cstate && dbid == 0) slotIndexRemove((int)keyHashSlot(key, len), key, len);
 }
 
 void clusterKeysFlushed(int dbid) {
-    if (cstate && dbid == 0) memset(cstate->keys_in_slot, 0, sizeof cstate->keys_in_slot);
+    if (cstate && dbid == 0) slotIndexClear();
 }
 
 void clusterKeysRecount(void) {
     if (cstate == NULL) return;
-    memset(cstate->keys_in_slot, 0, sizeof cstate->keys_in_slot);
+    slotIndexClear();
     kvtableIterator *it = kvtableGetIterator(server.db[0].keys);
     kvobj *o;
     while ((o = kvtableNext(it)) != NULL) {
         sds k = kvobjGetKey(o);
-        cstate->keys_in_slot[keyHashSlot(k, sdslen(k))]++;
+        slotIndexAdd((int)keyHashSlot(k, sdslen(k)), k, sdslen(k));
     }
     kvtableReleaseIterator(it);
+}
+
+static void collectKey(void *privdata, kvobj *o) {
+    sds k = kvobjGetKey(o);
+    listAddNodeTail(privdata, createStringObject(k, sdslen(k)));
+}
+
+/* Deletes every key of the slot (a slot lost to a newer primary while we
+ * keep serving others), as Redis 7.0 does: not propagated, no keyspace
+ * event. Returns how many. */
+unsigned long delKeysInSlot(int slot) {
+    list *keys = listCreate();
+    slotIndexForEach(slot, ULONG_MAX, collectKey, keys);
+    unsigned long n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(keys, &li);
+    while ((ln = listNext(&li))) {
+        robj *key = listNodeValue(ln);
+        n += (unsigned long)dbDelete(&server.db[0], key);
+        decrRefCount(key);
+    }
+    listRelease(keys);
+    return n;
 }
 
 /* ---- redirection -------------------------------------------------------------------------------- */
@@ -1141,12 +1182,12 @@ static void setSlotNode(client *c, int slot) {
         addReplyError(c, "Target node is not a master");
         return;
     }
-    if (cstate->slots[slot] == cstate->myself && n != cstate->myself && cstate->keys_in_slot[slot]) {
+    if (cstate->slots[slot] == cstate->myself && n != cstate->myself && slotIndexCount(slot)) {
         addReplyErrorFormat(c, "Can't assign hashslot %d to a different node while I still hold keys for this hash "
                                "slot.", slot);
         return;
     }
-    if (cstate->keys_in_slot[slot] == 0 && cstate->migrating_to[slot]) cstate->migrating_to[slot] = NULL;
+    if (slotIndexCount(slot) == 0 && cstate->migrating_to[slot]) cstate->migrating_to[slot] = NULL;
     delSlot(slot);
     addSlot(n, slot);
     if (n == cstate->myself && cstate->importing_from[slot]) {
@@ -1203,6 +1244,11 @@ static void setSlotCommand(client *c) {
     addReply(c, shared.ok);
 }
 
+static void replyKey(void *privdata, kvobj *o) {
+    sds k = kvobjGetKey(o);
+    addReplyBulkCBuffer(privdata, k, sdslen(k));
+}
+
 static void getKeysInSlotCommand(client *c) {
     long long slot, maxkeys;
     if (getLongLongFromObjectOrReply(c, c->argv[2], &slot, NULL) != C_OK) return;
@@ -1211,20 +1257,11 @@ static void getKeysInSlotCommand(client *c) {
         addReplyError(c, "Invalid slot or number of keys");
         return;
     }
-    long long want = maxkeys > cstate->keys_in_slot[slot] ? cstate->keys_in_slot[slot] : maxkeys;
+    long long count = (long long)slotIndexCount(slot);
+    long long want = maxkeys > count ? count : maxkeys;
     addReplyArrayLen(c, (long)want);
-    if (want == 0) return;
-    kvtableIterator *it = kvtableGetIterator(server.db[0].keys);
-    kvobj *o;
-    long long found = 0;
-    while (found < want && (o = kvtableNext(it)) != NULL) {
-        sds k = kvobjGetKey(o);
-        if ((long long)keyHashSlot(k, sdslen(k)) != slot) continue;
-        addReplyBulkCBuffer(c, k, sdslen(k));
-        found++;
-    }
-    kvtableReleaseIterator(it);
-    serverAssert(found == want);
+    unsigned long found = slotIndexForEach((int)slot, (unsigned long)want, replyKey, c);
+    serverAssert((long long)found == want);
 }
 
 static void meetCommand(client *c) {
@@ -1456,7 +1493,7 @@ static void slotCountCommand(client *c) {
         addReplyError(c, "Invalid slot");
         return;
     }
-    addReplyLongLong(c, cstate->keys_in_slot[slot]);
+    addReplyLongLong(c, slotIndexCount(slot));
 }
 
 static void flushSlotsCommand(client *c) {
