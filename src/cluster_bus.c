@@ -55,6 +55,10 @@ static list *inbound_links; /* every inbound link, named or not */
 static struct clusterLink *processing; /* the link whose message is being processed */
 static int processing_freed;           /* ... and it was freed meanwhile */
 
+static long drop_packet_filter = -1; /* DEBUG DROP-CLUSTER-PACKET-FILTER: a type dropped on arrival */
+
+void clusterSetDropPacketFilter(long type) { drop_packet_filter = type; }
+
 static long long nodeTimeout(void) { return server.cluster_node_timeout; }
 
 /* ---- links ------------------------------------------------------------------------------------ */
@@ -885,6 +889,10 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
         return;
     }
     cstate->stats_received[m.type]++;
+    if ((long)m.type == drop_packet_filter) {
+        serverLog(LL_WARNING, "Dropping packet that matches debug drop filter");
+        return;
+    }
     clusterNode *sender = NULL;
     if (link->node && !(link->node->flags & NODE_HANDSHAKE) && !link->inbound) sender = link->node;
     else sender = lookupNode(m.sender, CLUSTER_NAMELEN);

@@ -74,6 +74,7 @@
 #include "server.h"
 #include "listpack.h"
 #include "quicklist.h"
+#include "cluster.h"
 
 #include <errno.h>
 #include <math.h>
@@ -829,6 +830,15 @@ static void debugSleep(client *c) {
     addReply(c, shared.ok);
 }
 
+/* DEBUG DROP-CLUSTER-PACKET-FILTER <type>: incoming cluster bus messages of
+ * that type are dropped (-1: none), for Redis's cluster tests. */
+static void debugDropClusterPacketFilter(client *c) {
+    long type;
+    if (getLongFromObjectOrReply(c, c->argv[2], &type, NULL) != C_OK) return;
+    clusterSetDropPacketFilter(type);
+    addReply(c, shared.ok);
+}
+
 /* DEBUG POPULATE count [prefix] [size]: keys prefix:0 .. prefix:count-1
  * holding "value:<n>" (cut or zero-padded to size), skipping existing ones. */
 static void debugPopulate(client *c) {
@@ -1061,6 +1071,8 @@ static void debugHelp(client *c) {
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "DROP-CLUSTER-PACKET-FILTER <packet-type>",
+        "    Drop all packets that match the filtered type. Set to -1 allow all packets.",
         "ERROR <string>",
         "    Return a Redis protocol error with <string> as message. Useful for clients",
         "    unit tests to simulate Redis errors.",
@@ -1210,6 +1222,7 @@ static const struct {
     {"assert", 2, 2, debugAssert},
     {"panic", 2, 2, debugPanic},
     {"sleep", 3, 3, debugSleep},
+    {"drop-cluster-packet-filter", 3, 3, debugDropClusterPacketFilter},
     {"set-active-expire", 3, 3, debugSetActiveExpire},
     {"set-skip-checksum-validation", 3, 3, debugSetSkipChecksumValidation},
     {"pause-cron", 3, 3, debugPauseCron},

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# redis-cluster-suite.sh -- Redis 7.0's own cluster suite (runtest-cluster,
+# tests/cluster/tests/*.tcl of the pinned source tarball) run against our
+# redis-server and redis-cli, and against Debian's Redis 7.0.15 in the same
+# run, file by file, with a table of passes and failures per file and kind.
+#
+# Usage: utils/redis-cluster-suite.sh [FILE ...]
+#   FILE: a file of tests/cluster/tests without .tcl (00-base, 04-resharding
+#   ...); none: all of them. Environment: KINDS="ours debian" (either or
+#   both), FILE_TIMEOUT seconds per file and kind (default 900),
+#   REDIS_CLUSTER_SUITE_LOGS directory for the full outputs (default
+#   build/redis-cluster-suite-logs).
+#
+# Design decisions:
+# - The unpacking and the links to the binaries are utils/redis-suite.sh's
+#   (REDIS_SUITE_SETUP_ONLY=1): one suite directory per kind, so both runs
+#   use the very same test files; build/redis-suite (ours) and
+#   build/redis-suite-debian (links to /usr/bin).
+# - One runtest-cluster per file: a file that fails cannot leave its 20
+#   instances in a state the next file inherits, and each file's result is
+#   its own. The files of a kind run one after the other (the suite spawns
+#   20 servers on fixed port ranges; two kinds at once would only compete
+#   for the CPUs), ours then Debian's for each file.
+# - Counting: the suite prints "<time>> <test>: OK" per passed test and
+#   "FAILED: ..." (after which it jumps to the next file) or "caught an
+#   error" for a failure; a file that times out counts as one failure.
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+kinds=${KINDS:-ours debian}
+per_file=${FILE_TIMEOUT:-900}
+logs=${REDIS_CLUSTER_SUITE_LOGS:-build/redis-cluster-suite-logs}
+mkdir -p "$logs"
+
+suite_dir() { [ "$1" = ours ] && echo build/redis-suite || echo build/redis-suite-debian; }
+bin_dir() { [ "$1" = ours ] && echo "$(pwd)/src" || echo /usr/bin; }
+
+for kind in $kinds; do
+    REDIS_SUITE_SETUP_ONLY=1 REDIS_SUITE_DIR=$(suite_dir "$kind") REDIS_SUITE_BINDIR=$(bin_dir "$kind") \
+        utils/redis-suite.sh || exit 1
+done
+
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then
+    for f in "$(suite_dir ours)"/tests/cluster/tests/*.tcl; do files+=("$(basename "$f" .tcl)"); done
+fi
+
+# Runs one file of the suite for one kind; prints "passed failed".
+run_one() {
+    local kind=$1 file=$2 dir out
+    dir=$(suite_dir "$kind")
+    out="$logs/$kind-$file.log"
+    rm -rf "$dir/tests/cluster/tmp" && mkdir -p "$dir/tests/cluster/tmp"
+    (cd "$dir" && TERM=dumb timeout "$per_file" ./runtest-cluster --single "tests/$file.tcl") >"$out" 2>&1
+    local status=$? ok failed
+    ok=$(grep -c ': .*OK$' "$out")
+    failed=$(grep -c 'FAILED' "$out")
+    [ $status -eq 124 ] && failed=$((failed + 1))
+    [ $status -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+    echo "$ok $failed"
+}
+
+printf '%-34s' "file"
+for kind in $kinds; do printf '%18s' "$kind pass/fail"; done
+printf '\n'
+total_status=0
+for file in "${files[@]}"; do
+    printf '%-34s' "$file"
+    for kind in $kinds; do
+        read -r ok failed < <(run_one "$kind" "$file")
+        printf '%18s' "$ok/$failed"
+        [ "$kind" = ours ] && [ "$failed" -ne 0 ] && total_status=1
+    done
+    printf '\n'
+done
+echo "full outputs: $logs/<kind>-<file>.log"
+exit $total_status
