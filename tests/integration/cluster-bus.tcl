@@ -215,6 +215,21 @@ start_server [list overrides [cb_overrides]] {
         }
     }
 
+    # Redis's cluster suite uses it: messages of one type are dropped on arrival.
+    test {DEBUG DROP-CLUSTER-PACKET-FILTER: PONGs dropped, peers go PFAIL; -1 lets them in again} {
+        assert_error {ERR value is not an integer or out of range} {r 0 debug drop-cluster-packet-filter abc}
+        assert_equal OK [r 0 debug drop-cluster-packet-filter 1]
+        wait_for_condition 100 100 {[string match *fail?* [cb_flags_of 0 [lindex $ids 1]]]} else {
+            r 0 debug drop-cluster-packet-filter -1
+            fail "PONGs still heard: [r 0 cluster nodes]"
+        }
+        wait_for_log "*Dropping packet that matches debug drop filter*"
+        assert_equal OK [r 0 debug drop-cluster-packet-filter -1]
+        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
+            fail "never back: [r 0 cluster nodes]"
+        }
+    }
+
     test {CLUSTER FORGET: the node is not learnt again from the gossip of a node that still knows it} {
         set gone [lindex $ids 2]
         r 0 config set cluster-require-full-coverage no
