@@ -81,6 +81,28 @@ start_server [list overrides [sl_overrides]] {
         assert_equal 0 [r $b dbsize]
     }
 
+    # A resharding step as redis-cli does it: MIGRATE sends RESTORE-ASKING in
+    # cluster mode, which the importing node takes without -MOVED.
+    test {MIGRATE of the keys of a migrating slot to the importing node, then SETSLOT NODE on both} {
+        set t7 [sl_tag_for_slot $a 7]
+        for {set i 0} {$i < 5} {incr i} { r $a set "m{$t7}$i" v$i }
+        assert_equal OK [r $b cluster setslot 7 importing $aid]
+        assert_equal OK [r $a cluster setslot 7 migrating $bid]
+        set keys [r $a cluster getkeysinslot 7 100]
+        assert_equal 5 [llength $keys]
+        assert_equal OK [r $a migrate 127.0.0.1 [srv $b port] "" 0 5000 keys {*}$keys]
+        assert_equal 0 [r $a cluster countkeysinslot 7]
+        assert_equal 5 [r $b cluster countkeysinslot 7]
+        assert_equal [lsort $keys] [lsort [r $b cluster getkeysinslot 7 100]]
+        assert_equal OK [r $b cluster setslot 7 node $bid]
+        assert_equal OK [r $a cluster setslot 7 node $bid]
+        wait_for_condition 100 100 {[sl_owner $a 7] eq $bid && [sl_owner $b 7] eq $bid} else {
+            fail "slot 7 not B's everywhere"
+        }
+        assert_equal v3 [r $b get "m{$t7}3"]
+        r $b flushall
+    }
+
     test {A primary that loses its last slot becomes a replica of the winner} {
         # leave A one slot range, then B claims it all
         r $a flushall
