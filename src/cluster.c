@@ -1188,8 +1188,15 @@ static void setSlotNode(client *c, int slot) {
         return;
     }
     if (slotIndexCount(slot) == 0 && cstate->migrating_to[slot]) cstate->migrating_to[slot] = NULL;
+    int was_mine = cstate->slots[slot] == cstate->myself;
     delSlot(slot);
     addSlot(n, slot);
+    /* a primary that gave its last slot away follows the node it went to, as Redis 7.0 */
+    if (was_mine && n != cstate->myself && cstate->myself->numslots == 0 && server.cluster_allow_replica_migration) {
+        serverLog(LL_WARNING, "Configuration change detected. Reconfiguring myself as a replica of %.40s", n->name);
+        setMyPrimary(n);
+        doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
+    }
     if (n == cstate->myself && cstate->importing_from[slot]) {
         if (bumpEpochWithoutConsensus() == C_OK)
             serverLog(LL_WARNING, "configEpoch updated after importing slot %d", slot);

@@ -117,6 +117,9 @@ start_server [list overrides [sl_overrides]] {
             fail "A is not a replica of B: [r $a cluster nodes]"
         }
         wait_for_log "*Configuration change detected. Reconfiguring myself as a replica of $bid*" -level $a
+        wait_for_condition 100 100 {[string match "*$aid * slave $bid *" [r $b cluster nodes]]} else {
+            fail "B does not see A as its replica: [r $b cluster nodes]"
+        }
         r $b set after-demotion 1
         wait_for_condition 100 100 {[r $a dbsize] == 1} else { fail "A does not replicate B" }
         assert_equal slave [lindex [r $a role] 0]
