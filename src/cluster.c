@@ -753,7 +753,12 @@ unsigned long delKeysInSlot(int slot) {
 
 /* ---- redirection -------------------------------------------------------------------------------- */
 
-static int keyExistsQuietly(robj *key) { return kvtableFind(server.db[0].keys, key->ptr, sdslen(key->ptr)) != NULL; }
+/* A key past its expire time counts as missing (a migrating slot then
+ * answers -ASK, as Redis 7.0's lookup does); it is not deleted here, the
+ * command that runs (or active expiry) does that. */
+static int keyExistsQuietly(robj *key) {
+    return kvtableFind(server.db[0].keys, key->ptr, sdslen(key->ptr)) != NULL && !keyIsExpired(&server.db[0], key);
+}
 
 typedef struct slotQuery {
     robj *firstkey;

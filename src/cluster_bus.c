@@ -1060,6 +1060,29 @@ void busNodeFreed(clusterNode *n) {
     }
 }
 
+/* DEBUG CLUSTERLINK KILL to|from|all <node-id>: frees the links to and/or
+ * from a node (they are made again by the cron and by the peer), for
+ * Redis's cluster tests. */
+void clusterDebugKillLink(client *c, robj *dir, robj *name) {
+    if (cstate == NULL) {
+        addReplyError(c, "Debug option only available for cluster mode enabled setup!");
+        return;
+    }
+    clusterNode *n = lookupNode(name->ptr, sdslen(name->ptr));
+    if (n == NULL) {
+        addReplyErrorFormat(c, "Unknown node %s", (char *)name->ptr);
+        return;
+    }
+    int to = !strcasecmp(dir->ptr, "to"), from = !strcasecmp(dir->ptr, "from"), all = !strcasecmp(dir->ptr, "all");
+    if (!to && !from && !all) {
+        addReplyErrorFormat(c, "Unknown direction %s", (char *)dir->ptr);
+        return;
+    }
+    if ((to || all) && n->link) freeLink(n->link);
+    if ((from || all) && n->inbound_link) freeLink(n->inbound_link);
+    addReply(c, shared.ok);
+}
+
 int busNodeConnected(const clusterNode *n) { return (n->flags & NODE_MYSELF) || n->link != NULL; }
 
 static void linkReply(client *c, clusterLink *link) {

@@ -839,6 +839,15 @@ static void debugDropClusterPacketFilter(client *c) {
     addReply(c, shared.ok);
 }
 
+/* DEBUG CLUSTERLINK KILL to|from|all <node-id>. */
+static void debugClusterLink(client *c) {
+    if (strcasecmp(c->argv[2]->ptr, "kill")) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    clusterDebugKillLink(c, c->argv[3], c->argv[4]);
+}
+
 /* DEBUG POPULATE count [prefix] [size]: keys prefix:0 .. prefix:count-1
  * holding "value:<n>" (cut or zero-padded to size), skipping existing ones. */
 static void debugPopulate(client *c) {
@@ -1071,6 +1080,8 @@ static void debugHelp(client *c) {
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "CLUSTERLINK KILL <to|from|all> <node-id>",
+        "    Kills the link based on the direction to/from (both) with the provided node.",
         "DROP-CLUSTER-PACKET-FILTER <packet-type>",
         "    Drop all packets that match the filtered type. Set to -1 allow all packets.",
         "ERROR <string>",
@@ -1223,6 +1234,7 @@ static const struct {
     {"panic", 2, 2, debugPanic},
     {"sleep", 3, 3, debugSleep},
     {"drop-cluster-packet-filter", 3, 3, debugDropClusterPacketFilter},
+    {"clusterlink", 5, 5, debugClusterLink},
     {"set-active-expire", 3, 3, debugSetActiveExpire},
     {"set-skip-checksum-validation", 3, 3, debugSetSkipChecksumValidation},
     {"pause-cron", 3, 3, debugPauseCron},

@@ -230,6 +230,28 @@ start_server [list overrides [cb_overrides]] {
         }
     }
 
+    # Redis's unit/cluster/links.tcl uses it.
+    test {DEBUG CLUSTERLINK KILL: the link is freed and made again; bad direction and node refused} {
+        set peer [lindex $ids 1]
+        assert_error {ERR Unknown node nosuchnode} {r 0 debug clusterlink kill to nosuchnode}
+        assert_error {ERR Unknown direction sideways} {r 0 debug clusterlink kill sideways $peer}
+        assert_error {ERR *} {r 0 debug clusterlink stop to $peer}
+        set before 0
+        foreach link [r 0 cluster links] {
+            set d [dict create {*}$link]
+            if {[dict get $d node] eq $peer && [dict get $d direction] eq "to"} { set before [dict get $d create-time] }
+        }
+        assert_equal OK [r 0 debug clusterlink kill to $peer]
+        wait_for_condition 100 100 {
+            [llength [lsearch -all -inline -glob [r 0 cluster links] "direction to node $peer *"]] == 1 &&
+            [dict get [dict create {*}[lindex [lsearch -all -inline -glob [r 0 cluster links] "direction to node $peer *"] 0]] create-time] > $before
+        } else { fail "no new link: [r 0 cluster links]" }
+        assert_equal OK [r 0 debug clusterlink kill all $peer]
+        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels] && [llength [r 0 cluster links]] == 4} else {
+            fail "links not back: [r 0 cluster links]"
+        }
+    }
+
     test {CLUSTER FORGET: the node is not learnt again from the gossip of a node that still knows it} {
         set gone [lindex $ids 2]
         r 0 config set cluster-require-full-coverage no

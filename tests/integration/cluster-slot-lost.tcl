@@ -103,6 +103,23 @@ start_server [list overrides [sl_overrides]] {
         r $b flushall
     }
 
+    # Redis's unit/cluster/misc.tcl: a key past its expire time in a migrating
+    # slot counts as missing, so the client is sent to the importing node.
+    test {A key expired but not yet deleted, in a migrating slot: -ASK} {
+        r $a debug set-active-expire 0
+        set t8 [sl_tag_for_slot $a 8]
+        r $a set "e{$t8}" v px 10
+        assert_equal OK [r $b cluster setslot 8 importing $aid]
+        assert_equal OK [r $a cluster setslot 8 migrating $bid]
+        wait_for_condition 100 20 {[catch {r $a get "e{$t8}"} e] && [string match "ASK 8 *" $e]} else {
+            fail "no -ASK for the expired key"
+        }
+        assert_equal PONG [r $a ping]
+        assert_equal OK [r $a cluster setslot 8 stable]
+        assert_equal OK [r $b cluster setslot 8 stable]
+        r $a debug set-active-expire 1
+    }
+
     test {A primary that loses its last slot becomes a replica of the winner} {
         # leave A one slot range, then B claims it all
         r $a flushall
