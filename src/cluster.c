@@ -596,6 +596,16 @@ static void redirectBlockedClients(void) {
     }
 }
 
+/* cluster-replica-no-failover is told to the others as myself's
+ * NOFAILOVER flag (in every header, and CLUSTER NODES), as Redis 7.0. */
+static void updateMyselfFlags(void) {
+    clusterNode *me = cstate->myself;
+    int want = server.cluster_replica_no_failover ? NODE_NOFAILOVER : 0;
+    if ((me->flags & NODE_NOFAILOVER) == want) return;
+    me->flags = (me->flags & ~NODE_NOFAILOVER) | want;
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
+}
+
 void clusterCron(void) {
     if (cstate == NULL) return;
     /* a handshake nobody answers is dropped after the node timeout, as Redis drops it */
@@ -607,6 +617,7 @@ void clusterCron(void) {
         clusterNode *n = listNodeValue(ln);
         if ((n->flags & NODE_HANDSHAKE) && mstime() - n->ctime > timeout) freeNode(n);
     }
+    updateMyselfFlags();
     busCron();
     followPrimary();
     updateState();

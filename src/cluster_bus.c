@@ -905,6 +905,7 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
         sender->inbound_link = link;
         link->node = sender;
     }
+    if (sender) sender->data_received = mstime();
     if (sender) {
         if (m.current_epoch > cstate->current_epoch) {
             cstate->current_epoch = m.current_epoch;
@@ -945,9 +946,14 @@ static void pingOldest(void) {
     if (best) sendPing(best->link, CLUSTERBUS_PING);
 }
 
+/* As Redis 7.0: any message from a node (a PING, a PUBLISH) shows it is
+ * alive, so a node is PFAIL only when neither its PONG nor anything else
+ * came for the node timeout. */
 static void checkNode(clusterNode *n, long long now) {
     long long timeout = nodeTimeout();
-    if (n->link && now - n->link->ctime > timeout && n->ping_sent && now - n->ping_sent > timeout / 2) {
+    long long ping_delay = now - n->ping_sent, data_delay = now - n->data_received;
+    if (n->link && now - n->link->ctime > timeout && n->ping_sent && ping_delay > timeout / 2 &&
+        data_delay > timeout / 2) {
         freeLink(n->link); /* reconnect: maybe only the link is stuck */
     }
     if (n->link && n->ping_sent == 0 && now - n->pong_received > timeout / 2) {
@@ -955,7 +961,7 @@ static void checkNode(clusterNode *n, long long now) {
         return;
     }
     if (n->ping_sent == 0) return;
-    if (now - n->ping_sent > timeout && !(n->flags & (NODE_PFAIL | NODE_FAIL))) {
+    if ((ping_delay < data_delay ? ping_delay : data_delay) > timeout && !(n->flags & (NODE_PFAIL | NODE_FAIL))) {
         serverLog(LL_DEBUG, "*** NODE %.40s possibly failing", n->name);
         n->flags |= NODE_PFAIL;
         doBeforeSleep(CLUSTER_TODO_UPDATE_STATE);

@@ -38,6 +38,7 @@ typedef struct clusterNode {
     struct clusterNode **replicas;
     int numreplicas;
     long long ping_sent, pong_received;
+    long long data_received; /* the last message of any type from it (cluster_bus.c) */
     char ip[NET_IP_STR_LEN];
     sds hostname;
     int port, pport, cport;

@@ -215,16 +215,25 @@ start_server [list overrides [cb_overrides]] {
         }
     }
 
-    # Redis's cluster suite uses it: messages of one type are dropped on arrival.
-    test {DEBUG DROP-CLUSTER-PACKET-FILTER: PONGs dropped, peers go PFAIL; -1 lets them in again} {
+    # Redis's cluster suite uses it: messages of one type are dropped on
+    # arrival. With PONGs dropped the peers are not PFAIL: their PINGs are
+    # data, which shows them alive (Redis 7.0's data_received rule).
+    test {DEBUG DROP-CLUSTER-PACKET-FILTER: PONGs dropped and logged, peers alive by their PINGs; -1 restores} {
+        set peer [lindex $ids 1]
         assert_error {ERR value is not an integer or out of range} {r 0 debug drop-cluster-packet-filter abc}
         assert_equal OK [r 0 debug drop-cluster-packet-filter 1]
-        wait_for_condition 100 100 {[string match *fail?* [cb_flags_of 0 [lindex $ids 1]]]} else {
-            r 0 debug drop-cluster-packet-filter -1
-            fail "PONGs still heard: [r 0 cluster nodes]"
-        }
         wait_for_log "*Dropping packet that matches debug drop filter*"
+        # a PING to the peer unanswered (for us) for twice the node timeout
+        wait_for_condition 200 100 {
+            [set sent [lindex [r 0 cluster nodes] [expr {[lsearch [r 0 cluster nodes] $peer] + 4}]]] > 0 &&
+            [clock milliseconds] - $sent > 2 * [cb_timeout]
+        } else {
+            r 0 debug drop-cluster-packet-filter -1
+            fail "no PING outstanding: [r 0 cluster nodes]"
+        }
+        set flags [cb_flags_of 0 $peer]
         assert_equal OK [r 0 debug drop-cluster-packet-filter -1]
+        assert_no_match *fail* $flags
         wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
             fail "never back: [r 0 cluster nodes]"
         }
@@ -249,6 +258,21 @@ start_server [list overrides [cb_overrides]] {
         assert_equal OK [r 0 debug clusterlink kill all $peer]
         wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels] && [llength [r 0 cluster links]] == 4} else {
             fail "links not back: [r 0 cluster links]"
+        }
+    }
+
+    # Redis's cluster suite, 13-no-failover-option: the setting is a flag of
+    # the node, in its headers, so the others show it.
+    test {cluster-replica-no-failover: the others see the nofailover flag, and see it go} {
+        set node [lindex $ids 1]
+        r -1 config set cluster-replica-no-failover yes
+        wait_for_condition 100 100 {[string match *nofailover* [cb_flags_of 0 $node]]} else {
+            fail "no nofailover flag: [r 0 cluster nodes]"
+        }
+        assert_match "*myself,master,nofailover*" [r -1 cluster nodes]
+        r -1 config set cluster-replica-no-failover no
+        wait_for_condition 100 100 {![string match *nofailover* [cb_flags_of 0 $node]]} else {
+            fail "the nofailover flag stays: [r 0 cluster nodes]"
         }
     }
 
