@@ -40,7 +40,7 @@
 #   the expired keys of its RDB), 15 13/0, 16-transactions-on-replica 1
 #   (EVAL of a write on a READONLY replica answers READONLY, Redis MOVED),
 #   17-diskless-load-swapdb 1 (a failed diskless load), 18 8/0, 19 9/0,
-#   20/21 run no test without --tags/valgrind options either way,
+#   20/21 disabled upstream (if {false}): no test either way,
 #   22-replica-in-sync 1 (a replica still loading is listed in CLUSTER
 #   SLOTS), 23 10/0, 24 9/0; 25..29 not run in the time.
 set -u -o pipefail
