@@ -120,6 +120,7 @@ static void removeReplica(clusterNode *master, clusterNode *r) {
         memmove(master->replicas + j, master->replicas + j + 1,
                 sizeof(clusterNode *) * (size_t)(master->numreplicas - j - 1));
         master->numreplicas--;
+        if (master->numreplicas == 0) master->flags &= ~NODE_MIGRATE_TO;
         return;
     }
 }
@@ -129,6 +130,20 @@ static void addReplica(clusterNode *master, clusterNode *r) {
         if (master->replicas[j] == r) return;
     master->replicas = zrealloc(master->replicas, sizeof(clusterNode *) * (size_t)(master->numreplicas + 1));
     master->replicas[master->numreplicas++] = r;
+    master->flags |= NODE_MIGRATE_TO; /* a valid target of replica migration from now on */
+}
+
+/* Does any primary have a replica? (A primary getting its first slot is a
+ * migration target only then, as Redis 7.0 rules.) */
+static int primariesHaveReplicas(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(cstate->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (!isReplica(n) && n->numreplicas) return 1;
+    }
+    return 0;
 }
 
 int addSlot(clusterNode *n, int slot) {
@@ -136,6 +151,7 @@ int addSlot(clusterNode *n, int slot) {
     n->slots[slot >> 3] |= (unsigned char)(1 << (slot & 7));
     n->numslots++;
     cstate->slots[slot] = n;
+    if (n->numslots == 1 && primariesHaveReplicas()) n->flags |= NODE_MIGRATE_TO;
     return C_OK;
 }
 
@@ -190,6 +206,7 @@ uint64_t nodeEpoch(const clusterNode *n) {
 /* n (not myself) says it is a primary now. */
 void setNodeAsPrimary(clusterNode *n) {
     if (isMaster(n)) return;
+    if (n->replicaof && n != cstate->myself) n->flags |= NODE_MIGRATE_TO; /* it failed over a primary */
     setReplicaOf(n, NULL);
     n->flags = (n->flags & ~NODE_SLAVE) | NODE_MASTER;
     doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
@@ -199,7 +216,7 @@ void setNodeAsPrimary(clusterNode *n) {
 void setMyPrimary(clusterNode *n) {
     clusterNode *me = cstate->myself;
     delNodeSlots(me);
-    me->flags = (me->flags & ~NODE_MASTER) | NODE_SLAVE;
+    me->flags = (me->flags & ~(NODE_MASTER | NODE_MIGRATE_TO)) | NODE_SLAVE;
     setReplicaOf(me, n);
     memset(cstate->migrating_to, 0, sizeof cstate->migrating_to);
     memset(cstate->importing_from, 0, sizeof cstate->importing_from);
@@ -579,6 +596,16 @@ static void redirectBlockedClients(void) {
     }
 }
 
+/* cluster-replica-no-failover is told to the others as myself's
+ * NOFAILOVER flag (in every header, and CLUSTER NODES), as Redis 7.0. */
+static void updateMyselfFlags(void) {
+    clusterNode *me = cstate->myself;
+    int want = server.cluster_replica_no_failover ? NODE_NOFAILOVER : 0;
+    if ((me->flags & NODE_NOFAILOVER) == want) return;
+    me->flags = (me->flags & ~NODE_NOFAILOVER) | want;
+    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
+}
+
 void clusterCron(void) {
     if (cstate == NULL) return;
     /* a handshake nobody answers is dropped after the node timeout, as Redis drops it */
@@ -590,6 +617,7 @@ void clusterCron(void) {
         clusterNode *n = listNodeValue(ln);
         if ((n->flags & NODE_HANDSHAKE) && mstime() - n->ctime > timeout) freeNode(n);
     }
+    updateMyselfFlags();
     busCron();
     followPrimary();
     updateState();
@@ -687,32 +715,61 @@ int clusterHostnameValidate(const char *value, sds *err) {
 /* ---- keys per slot ------------------------------------------------------------------------------ */
 
 void clusterKeyAdded(int dbid, const char *key, size_t len) {
-    if (cstate && dbid == 0) cstate->keys_in_slot[keyHashSlot(key, len)]++;
+    if (cstate && dbid == 0) slotIndexAdd((int)keyHashSlot(key, len), key, len);
 }
 
 void clusterKeyRemoved(int dbid, const char *key, size_t len) {
-    if (cstate && dbid == 0) cstate->keys_in_slot[keyHashSlot(key, len)]--;
+    if (cstate && dbid == 0) slotIndexRemove((int)keyHashSlot(key, len), key, len);
 }
 
 void clusterKeysFlushed(int dbid) {
-    if (cstate && dbid == 0) memset(cstate->keys_in_slot, 0, sizeof cstate->keys_in_slot);
+    if (cstate && dbid == 0) slotIndexClear();
 }
 
 void clusterKeysRecount(void) {
     if (cstate == NULL) return;
-    memset(cstate->keys_in_slot, 0, sizeof cstate->keys_in_slot);
+    slotIndexClear();
     kvtableIterator *it = kvtableGetIterator(server.db[0].keys);
     kvobj *o;
     while ((o = kvtableNext(it)) != NULL) {
         sds k = kvobjGetKey(o);
-        cstate->keys_in_slot[keyHashSlot(k, sdslen(k))]++;
+        slotIndexAdd((int)keyHashSlot(k, sdslen(k)), k, sdslen(k));
     }
     kvtableReleaseIterator(it);
 }
 
+static void collectKey(void *privdata, kvobj *o) {
+    sds k = kvobjGetKey(o);
+    listAddNodeTail(privdata, createStringObject(k, sdslen(k)));
+}
+
+/* Deletes every key of the slot (a slot lost to a newer primary while we
+ * keep serving others), as Redis 7.0 does: not propagated, no keyspace
+ * event. Returns how many. */
+unsigned long delKeysInSlot(int slot) {
+    list *keys = listCreate();
+    slotIndexForEach(slot, ULONG_MAX, collectKey, keys);
+    unsigned long n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(keys, &li);
+    while ((ln = listNext(&li))) {
+        robj *key = listNodeValue(ln);
+        n += (unsigned long)dbDelete(&server.db[0], key);
+        decrRefCount(key);
+    }
+    listRelease(keys);
+    return n;
+}
+
 /* ---- redirection -------------------------------------------------------------------------------- */
 
-static int keyExistsQuietly(robj *key) { return kvtableFind(server.db[0].keys, key->ptr, sdslen(key->ptr)) != NULL; }
+/* A key past its expire time counts as missing (a migrating slot then
+ * answers -ASK, as Redis 7.0's lookup does); it is not deleted here, the
+ * command that runs (or active expiry) does that. */
+static int keyExistsQuietly(robj *key) {
+    return kvtableFind(server.db[0].keys, key->ptr, sdslen(key->ptr)) != NULL && !keyIsExpired(&server.db[0], key);
+}
 
 typedef struct slotQuery {
     robj *firstkey;
@@ -1141,14 +1198,21 @@ static void setSlotNode(client *c, int slot) {
         addReplyError(c, "Target node is not a master");
         return;
     }
-    if (cstate->slots[slot] == cstate->myself && n != cstate->myself && cstate->keys_in_slot[slot]) {
+    if (cstate->slots[slot] == cstate->myself && n != cstate->myself && slotIndexCount(slot)) {
         addReplyErrorFormat(c, "Can't assign hashslot %d to a different node while I still hold keys for this hash "
                                "slot.", slot);
         return;
     }
-    if (cstate->keys_in_slot[slot] == 0 && cstate->migrating_to[slot]) cstate->migrating_to[slot] = NULL;
+    if (slotIndexCount(slot) == 0 && cstate->migrating_to[slot]) cstate->migrating_to[slot] = NULL;
+    int was_mine = cstate->slots[slot] == cstate->myself;
     delSlot(slot);
     addSlot(n, slot);
+    /* a primary that gave its last slot away follows the node it went to, as Redis 7.0 */
+    if (was_mine && n != cstate->myself && cstate->myself->numslots == 0 && server.cluster_allow_replica_migration) {
+        serverLog(LL_WARNING, "Configuration change detected. Reconfiguring myself as a replica of %.40s", n->name);
+        setMyPrimary(n);
+        doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
+    }
     if (n == cstate->myself && cstate->importing_from[slot]) {
         if (bumpEpochWithoutConsensus() == C_OK)
             serverLog(LL_WARNING, "configEpoch updated after importing slot %d", slot);
@@ -1203,6 +1267,11 @@ static void setSlotCommand(client *c) {
     addReply(c, shared.ok);
 }
 
+static void replyKey(void *privdata, kvobj *o) {
+    sds k = kvobjGetKey(o);
+    addReplyBulkCBuffer(privdata, k, sdslen(k));
+}
+
 static void getKeysInSlotCommand(client *c) {
     long long slot, maxkeys;
     if (getLongLongFromObjectOrReply(c, c->argv[2], &slot, NULL) != C_OK) return;
@@ -1211,20 +1280,11 @@ static void getKeysInSlotCommand(client *c) {
         addReplyError(c, "Invalid slot or number of keys");
         return;
     }
-    long long want = maxkeys > cstate->keys_in_slot[slot] ? cstate->keys_in_slot[slot] : maxkeys;
+    long long count = (long long)slotIndexCount(slot);
+    long long want = maxkeys > count ? count : maxkeys;
     addReplyArrayLen(c, (long)want);
-    if (want == 0) return;
-    kvtableIterator *it = kvtableGetIterator(server.db[0].keys);
-    kvobj *o;
-    long long found = 0;
-    while (found < want && (o = kvtableNext(it)) != NULL) {
-        sds k = kvobjGetKey(o);
-        if ((long long)keyHashSlot(k, sdslen(k)) != slot) continue;
-        addReplyBulkCBuffer(c, k, sdslen(k));
-        found++;
-    }
-    kvtableReleaseIterator(it);
-    serverAssert(found == want);
+    unsigned long found = slotIndexForEach((int)slot, (unsigned long)want, replyKey, c);
+    serverAssert((long long)found == want);
 }
 
 static void meetCommand(client *c) {
@@ -1456,7 +1516,7 @@ static void slotCountCommand(client *c) {
         addReplyError(c, "Invalid slot");
         return;
     }
-    addReplyLongLong(c, cstate->keys_in_slot[slot]);
+    addReplyLongLong(c, slotIndexCount(slot));
 }
 
 static void flushSlotsCommand(client *c) {

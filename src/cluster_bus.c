@@ -55,6 +55,10 @@ static list *inbound_links; /* every inbound link, named or not */
 static struct clusterLink *processing; /* the link whose message is being processed */
 static int processing_freed;           /* ... and it was freed meanwhile */
 
+static long drop_packet_filter = -1; /* DEBUG DROP-CLUSTER-PACKET-FILTER: a type dropped on arrival */
+
+void clusterSetDropPacketFilter(long type) { drop_packet_filter = type; }
+
 static long long nodeTimeout(void) { return server.cluster_node_timeout; }
 
 /* ---- links ------------------------------------------------------------------------------------ */
@@ -626,31 +630,56 @@ static void handleEpochCollision(clusterNode *sender) {
 }
 
 /* sender (a primary, at config epoch epoch) claims the slots of bitmap:
- * every slot unowned or owned at a lower epoch becomes its. When myself
- * (or my primary) loses its last slot to it, I follow the sender. */
+ * every slot unowned or owned at a lower epoch becomes its, as Redis 7.0's
+ * rules say (an importing slot is left to the operator). Then, in Redis's
+ * order of preference: when myself (or my primary) lost its last slot to
+ * it, I follow the sender (unless cluster-allow-replica-migration is off
+ * and the sender took more than our slots); a replica whose primary became
+ * a replica follows the grandprimary; otherwise the keys of the slots we
+ * lost are deleted, so that keys and slots agree. */
 static void updateSlotsWith(clusterNode *sender, uint64_t epoch, const unsigned char *bitmap) {
     clusterNode *me = cstate->myself;
     clusterNode *curprimary = isMaster(me) ? me : me->replicaof;
     clusterNode *newprimary = NULL;
-    int changed = 0;
-    if (sender == me) return;
+    int *dirty = NULL, ndirty = 0, sender_slots = 0, migrated_ours = 0;
+    if (sender == me) {
+        serverLog(LL_WARNING, "Discarding UPDATE message about myself.");
+        return;
+    }
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
         if (!((bitmap[j >> 3] >> (j & 7)) & 1)) continue;
+        sender_slots++;
         clusterNode *owner = cstate->slots[j];
         if (owner == sender || cstate->importing_from[j]) continue;
         if (owner && owner->config_epoch >= epoch) continue;
-        if (owner && owner == curprimary) newprimary = sender;
+        if (owner == me && slotIndexCount(j)) {
+            if (dirty == NULL) dirty = zmalloc(sizeof(int) * CLUSTER_SLOTS);
+            dirty[ndirty++] = j;
+        }
+        if (owner && owner == curprimary) {
+            newprimary = sender;
+            migrated_ours++;
+        }
         delSlot(j);
         addSlot(sender, j);
-        changed = 1;
+        doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
     }
-    if (!changed) return;
-    doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
-    if (newprimary && curprimary && curprimary->numslots == 0) {
+    if (newprimary && curprimary && curprimary->numslots == 0 &&
+        (server.cluster_allow_replica_migration || sender_slots == migrated_ours)) {
         serverLog(LL_WARNING, "Configuration change detected. Reconfiguring myself as a replica of %.40s",
                   sender->name);
         setMyPrimary(sender);
+        doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
+    } else if (me->replicaof && me->replicaof->replicaof && me->replicaof->replicaof != me) {
+        clusterNode *grand = me->replicaof->replicaof;
+        serverLog(LL_WARNING, "I'm a sub-replica! Reconfiguring myself as a replica of grandmaster %.40s",
+                  grand->name);
+        setMyPrimary(grand);
+        doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
+    } else {
+        for (int i = 0; i < ndirty; i++) delKeysInSlot(dirty[i]);
     }
+    zfree(dirty);
 }
 
 static void processGossip(const clusterBusMsg *m, clusterNode *sender) {
@@ -707,7 +736,7 @@ static void updateRole(clusterNode *sender, const clusterBusMsg *m) {
         /* a primary turned replica: its slots are no longer its */
         for (int j = 0; j < CLUSTER_SLOTS; j++)
             if (cstate->slots[j] == sender) delSlot(j);
-        sender->flags = (sender->flags & ~NODE_MASTER) | NODE_SLAVE;
+        sender->flags = (sender->flags & ~(NODE_MASTER | NODE_MIGRATE_TO)) | NODE_SLAVE;
         doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE);
     }
     if (primary && sender->replicaof != primary) {
@@ -860,6 +889,10 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
         return;
     }
     cstate->stats_received[m.type]++;
+    if ((long)m.type == drop_packet_filter) {
+        serverLog(LL_WARNING, "Dropping packet that matches debug drop filter");
+        return;
+    }
     clusterNode *sender = NULL;
     if (link->node && !(link->node->flags & NODE_HANDSHAKE) && !link->inbound) sender = link->node;
     else sender = lookupNode(m.sender, CLUSTER_NAMELEN);
@@ -872,6 +905,7 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
         sender->inbound_link = link;
         link->node = sender;
     }
+    if (sender) sender->data_received = mstime();
     if (sender) {
         if (m.current_epoch > cstate->current_epoch) {
             cstate->current_epoch = m.current_epoch;
@@ -912,9 +946,14 @@ static void pingOldest(void) {
     if (best) sendPing(best->link, CLUSTERBUS_PING);
 }
 
+/* As Redis 7.0: any message from a node (a PING, a PUBLISH) shows it is
+ * alive, so a node is PFAIL only when neither its PONG nor anything else
+ * came for the node timeout. */
 static void checkNode(clusterNode *n, long long now) {
     long long timeout = nodeTimeout();
-    if (n->link && now - n->link->ctime > timeout && n->ping_sent && now - n->ping_sent > timeout / 2) {
+    long long ping_delay = now - n->ping_sent, data_delay = now - n->data_received;
+    if (n->link && now - n->link->ctime > timeout && n->ping_sent && ping_delay > timeout / 2 &&
+        data_delay > timeout / 2) {
         freeLink(n->link); /* reconnect: maybe only the link is stuck */
     }
     if (n->link && n->ping_sent == 0 && now - n->pong_received > timeout / 2) {
@@ -922,11 +961,44 @@ static void checkNode(clusterNode *n, long long now) {
         return;
     }
     if (n->ping_sent == 0) return;
-    if (now - n->ping_sent > timeout && !(n->flags & (NODE_PFAIL | NODE_FAIL))) {
+    if ((ping_delay < data_delay ? ping_delay : data_delay) > timeout && !(n->flags & (NODE_PFAIL | NODE_FAIL))) {
         serverLog(LL_DEBUG, "*** NODE %.40s possibly failing", n->name);
         n->flags |= NODE_PFAIL;
         doBeforeSleep(CLUSTER_TODO_UPDATE_STATE);
     }
+}
+
+/* cluster-link-sendbuf-limit, checked by the cron as Redis does (a link
+ * whose peer stopped reading grows its buffer until then): the link is
+ * freed, counted, logged with Redis's line, and the cron reconnects. */
+static void freeLinkOverLimit(clusterLink *link) {
+    unsigned long long limit = server.cluster_link_sendbuf_limit;
+    if (link == NULL || limit == 0) return;
+    unsigned long long mem = sdsalloc(link->sndbuf);
+    if (mem <= limit) return;
+    serverLog(LL_WARNING,
+              "Freeing cluster link(%s node %.40s, used memory: %llu) due to exceeding send buffer memory limit.",
+              link->inbound ? "from" : "to", link->node ? link->node->name : "", mem);
+    freeLink(link);
+    cstate->links_buffer_limit_exceeded++;
+}
+
+static size_t linkMemory(const clusterLink *link) {
+    return link ? sizeof(*link) + sdsalloc(link->sndbuf) + sdsalloc(link->rcvbuf) : 0;
+}
+
+/* INFO memory's mem_cluster_links: every link of a known node. */
+size_t clusterLinksMemory(void) {
+    if (cstate == NULL) return 0;
+    size_t mem = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(cstate->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        mem += linkMemory(n->link) + linkMemory(n->inbound_link);
+    }
+    return mem;
 }
 
 void busCron(void) {
@@ -939,6 +1011,8 @@ void busCron(void) {
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (n->flags & (NODE_MYSELF | NODE_NOADDR)) continue;
+        freeLinkOverLimit(n->link);
+        freeLinkOverLimit(n->inbound_link);
         if ((n->flags & NODE_HANDSHAKE) && now - n->ctime > handshake_timeout) {
             freeNode(n);
             continue;
@@ -959,6 +1033,7 @@ void busCron(void) {
         if (n->flags & NODE_PFAIL) markFailingIfNeeded(n);
     }
     failoverCron();
+    migrationCron();
 }
 
 /* ---- what cluster.c asks -------------------------------------------------------------------------- */
@@ -989,6 +1064,29 @@ void busNodeFreed(clusterNode *n) {
             if (link->node == n) link->node = NULL;
         }
     }
+}
+
+/* DEBUG CLUSTERLINK KILL to|from|all <node-id>: frees the links to and/or
+ * from a node (they are made again by the cron and by the peer), for
+ * Redis's cluster tests. */
+void clusterDebugKillLink(client *c, robj *dir, robj *name) {
+    if (cstate == NULL) {
+        addReplyError(c, "Debug option only available for cluster mode enabled setup!");
+        return;
+    }
+    clusterNode *n = lookupNode(name->ptr, sdslen(name->ptr));
+    if (n == NULL) {
+        addReplyErrorFormat(c, "Unknown node %s", (char *)name->ptr);
+        return;
+    }
+    int to = !strcasecmp(dir->ptr, "to"), from = !strcasecmp(dir->ptr, "from"), all = !strcasecmp(dir->ptr, "all");
+    if (!to && !from && !all) {
+        addReplyErrorFormat(c, "Unknown direction %s", (char *)dir->ptr);
+        return;
+    }
+    if ((to || all) && n->link) freeLink(n->link);
+    if ((from || all) && n->inbound_link) freeLink(n->inbound_link);
+    addReply(c, shared.ok);
 }
 
 int busNodeConnected(const clusterNode *n) { return (n->flags & NODE_MYSELF) || n->link != NULL; }
@@ -1042,6 +1140,7 @@ sds busInfoStats(sds info) {
                             cstate->stats_received[t]);
     }
     info = sdscatprintf(info, "cluster_stats_messages_received:%lld\r\n", received);
-    return sdscat(info, "total_cluster_links_buffer_limit_exceeded:0\r\n");
+    return sdscatprintf(info, "total_cluster_links_buffer_limit_exceeded:%llu\r\n",
+                        cstate->links_buffer_limit_exceeded);
 }
 

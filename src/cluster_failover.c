@@ -128,10 +128,44 @@ static void manualFailoverCron(void) {
     }
 }
 
+/* cluster-replica-validity-factor: a replica disconnected from its primary
+ * for longer than node timeout x factor + repl-ping-replica-period (past the
+ * node timeout it takes to flag the primary FAIL) does not run, as Redis's
+ * rule; 0 turns the check off, a manual failover skips it. */
+static int dataTooOld(void) {
+    if (server.cluster_replica_validity_factor == 0) return 0;
+    long long age = replicaDataAgeMs(), timeout = server.cluster_node_timeout;
+    if (age > timeout) age -= timeout;
+    return age > (long long)server.repl_ping_replica_period * 1000 + timeout * server.cluster_replica_validity_factor;
+}
+
+/* Redis's "can't failover" log for a stale replica: not while the primary
+ * failed less than node timeout + 5 s ago, then once per 5 minutes. */
+#define CANT_FAILOVER_RELOG_SEC 300
+#define CANT_FAILOVER_QUIET_MS 5000
+
+static void logDataTooOld(void) {
+    static time_t last;
+    static int logged;
+    clusterNode *primary = cstate->myself->replicaof;
+    if (logged && time(NULL) - last < CANT_FAILOVER_RELOG_SEC) return;
+    if (primary && isFailed(primary) &&
+        mstime() - primary->fail_time < server.cluster_node_timeout + CANT_FAILOVER_QUIET_MS)
+        return;
+    logged = 1;
+    last = time(NULL);
+    serverLog(LL_WARNING, "Currently unable to failover: Disconnected from master for longer than allowed. Please "
+                          "check the 'cluster-replica-validity-factor' configuration option.");
+}
+
 void failoverCron(void) {
     manualFailoverCron();
     if (!canFailover(manual_failover)) {
         cstate->failover_auth_time = 0;
+        return;
+    }
+    if (!manual_failover && dataTooOld()) {
+        logDataTooOld();
         return;
     }
     long long now = mstime(), timeout = authTimeout();
@@ -166,6 +200,67 @@ void failoverCron(void) {
     if (cstate->failover_auth_sent && cstate->failover_auth_count >= cstate->size / 2 + 1) {
         resetManualFailover();
         becomePrimary();
+    }
+}
+
+/* ---- replica migration ------------------------------------------------------------------------ */
+
+#define REPLICA_MIGRATION_DELAY 5000 /* ms a primary stays orphaned before a replica moves to it */
+
+static int okReplicas(const clusterNode *n) {
+    int ok = 0;
+    for (int j = 0; j < n->numreplicas; j++)
+        if (!isFailed(n->replicas[j])) ok++;
+    return ok;
+}
+
+/* Is n a primary left without a working replica that is meant to have one
+ * (NODE_MIGRATE_TO: it had replicas, or failed over a primary that had)? */
+static int orphaned(const clusterNode *n) {
+    return isMaster(n) && !isFailed(n) && (n->flags & NODE_MIGRATE_TO) && okReplicas(n) == 0;
+}
+
+/* Redis 7.0's replica migration, run by a replica each cron: when some
+ * primary is orphaned and my primary has the most working replicas (at
+ * least 2, more than cluster-migration-barrier), the replica with the
+ * smallest name among those of the best-served primaries moves to the
+ * first orphaned primary with slots, once it has been orphaned for 5 s. */
+void migrationCron(void) {
+    clusterNode *me = cstate->myself, *mine = me->replicaof;
+    if (!isReplica(me) || mine == NULL || !server.cluster_allow_replica_migration || !cstate->ok) return;
+    int orphans = 0, max = 0;
+    clusterNode *target = NULL, *candidate = me;
+    long long now = mstime();
+    listIter li;
+    listNode *ln;
+    listRewind(cstate->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (n->flags & (NODE_MYSELF | NODE_NOADDR | NODE_HANDSHAKE) || !isMaster(n) || isFailed(n)) continue;
+        int ok = okReplicas(n);
+        if (ok > max) max = ok;
+        if (orphaned(n) && n->numslots > 0) orphans++;
+    }
+    int mine_ok = 0;
+    for (int j = 0; j < mine->numreplicas; j++)
+        if (!(mine->replicas[j]->flags & (NODE_FAIL | NODE_PFAIL))) mine_ok++;
+    if (!orphans || max < 2 || okReplicas(mine) != max || mine_ok <= server.cluster_migration_barrier) return;
+    listRewind(cstate->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (orphaned(n)) {
+            if (target == NULL && n->numslots > 0) target = n;
+            if (n->orphaned_time == 0) n->orphaned_time = now;
+        } else {
+            n->orphaned_time = 0;
+        }
+        if (isMaster(n) && okReplicas(n) == max)
+            for (int j = 0; j < n->numreplicas; j++)
+                if (memcmp(n->replicas[j]->name, candidate->name, CLUSTER_NAMELEN) < 0) candidate = n->replicas[j];
+    }
+    if (target && candidate == me && now - target->orphaned_time > REPLICA_MIGRATION_DELAY) {
+        serverLog(LL_WARNING, "Migrating to orphaned master %.40s", target->name);
+        setMyPrimary(target);
     }
 }
 

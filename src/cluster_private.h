@@ -38,6 +38,7 @@ typedef struct clusterNode {
     struct clusterNode **replicas;
     int numreplicas;
     long long ping_sent, pong_received;
+    long long data_received; /* the last message of any type from it (cluster_bus.c) */
     char ip[NET_IP_STR_LEN];
     sds hostname;
     int port, pport, cport;
@@ -50,6 +51,7 @@ typedef struct clusterNode {
     list *fail_reports;               /* clusterFailReport: primaries that see it failing */
     long long fail_time;              /* when it was marked FAIL */
     long long voted_time;             /* when we last voted for one of its replicas */
+    long long orphaned_time;          /* since when it has been a primary with no working replica (0: not) */
 } clusterNode;
 
 typedef struct clusterState {
@@ -60,7 +62,6 @@ typedef struct clusterState {
     clusterNode *slots[CLUSTER_SLOTS];
     clusterNode *migrating_to[CLUSTER_SLOTS];
     clusterNode *importing_from[CLUSTER_SLOTS];
-    uint32_t keys_in_slot[CLUSTER_SLOTS];
     int ok;       /* cluster_state:ok */
     int size;     /* primaries serving at least one slot */
     int todo;     /* CLUSTER_TODO_* for clusterBeforeSleep */
@@ -76,6 +77,7 @@ typedef struct clusterState {
     uint64_t failover_auth_epoch;  /* the epoch of the election */
     int failover_auth_rank;
     long long last_log_drop_ms;    /* the last "dropped a message" log line */
+    unsigned long long links_buffer_limit_exceeded; /* links freed by cluster-link-sendbuf-limit */
 } clusterState;
 
 #define CLUSTER_TODO_UPDATE_STATE (1 << 0)
@@ -123,9 +125,20 @@ void busBroadcastPong(void);
 void busPing(clusterNode *n);          /* a PING with gossip on n's link */
 void busSendEmpty(clusterNode *to, int type, int mflags0); /* to NULL: every node */
 
+/* cluster_slotindex.c: db 0's keys by slot (fingerprints, no pointers into the keyspace) */
+typedef void slotIndexKeyFn(void *privdata, kvobj *o);
+void slotIndexAdd(int slot, const char *key, size_t len);
+void slotIndexRemove(int slot, const char *key, size_t len);
+void slotIndexClear(void);
+unsigned long slotIndexCount(int slot);
+size_t slotIndexBytes(void);
+unsigned long slotIndexForEach(int slot, unsigned long max, slotIndexKeyFn *fn, void *privdata);
+unsigned long delKeysInSlot(int slot); /* cluster.c */
+
 /* cluster_failover.c */
 void failoverMessage(const clusterBusMsg *m, clusterNode *sender); /* AUTH_REQUEST, AUTH_ACK, MFSTART */
 void failoverCron(void);
+void migrationCron(void);    /* replica migration to an orphaned primary */
 int failoverPaused(void);   /* a primary paused for its replica's manual failover: PINGs say PAUSED */
 void failoverHeartbeat(const clusterBusMsg *m, clusterNode *sender);
 void clusterFailoverCommand(struct client *c); /* CLUSTER FAILOVER [FORCE|TAKEOVER] */

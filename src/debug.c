@@ -74,6 +74,7 @@
 #include "server.h"
 #include "listpack.h"
 #include "quicklist.h"
+#include "cluster.h"
 
 #include <errno.h>
 #include <math.h>
@@ -829,6 +830,24 @@ static void debugSleep(client *c) {
     addReply(c, shared.ok);
 }
 
+/* DEBUG DROP-CLUSTER-PACKET-FILTER <type>: incoming cluster bus messages of
+ * that type are dropped (-1: none), for Redis's cluster tests. */
+static void debugDropClusterPacketFilter(client *c) {
+    long type;
+    if (getLongFromObjectOrReply(c, c->argv[2], &type, NULL) != C_OK) return;
+    clusterSetDropPacketFilter(type);
+    addReply(c, shared.ok);
+}
+
+/* DEBUG CLUSTERLINK KILL to|from|all <node-id>. */
+static void debugClusterLink(client *c) {
+    if (strcasecmp(c->argv[2]->ptr, "kill")) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    clusterDebugKillLink(c, c->argv[3], c->argv[4]);
+}
+
 /* DEBUG POPULATE count [prefix] [size]: keys prefix:0 .. prefix:count-1
  * holding "value:<n>" (cut or zero-padded to size), skipping existing ones. */
 static void debugPopulate(client *c) {
@@ -1061,6 +1080,10 @@ static void debugHelp(client *c) {
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "CLUSTERLINK KILL <to|from|all> <node-id>",
+        "    Kills the link based on the direction to/from (both) with the provided node.",
+        "DROP-CLUSTER-PACKET-FILTER <packet-type>",
+        "    Drop all packets that match the filtered type. Set to -1 allow all packets.",
         "ERROR <string>",
         "    Return a Redis protocol error with <string> as message. Useful for clients",
         "    unit tests to simulate Redis errors.",
@@ -1216,6 +1239,8 @@ static const struct {
     {"assert", 2, 2, debugAssert},
     {"panic", 2, 2, debugPanic},
     {"sleep", 3, 3, debugSleep},
+    {"drop-cluster-packet-filter", 3, 3, debugDropClusterPacketFilter},
+    {"clusterlink", 5, 5, debugClusterLink},
     {"set-active-expire", 3, 3, debugSetActiveExpire},
     {"set-skip-checksum-validation", 3, 3, debugSetSkipChecksumValidation},
     {"pause-cron", 3, 3, debugPauseCron},

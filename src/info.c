@@ -30,6 +30,7 @@
 #include "tracking.h"
 #include "snapshot.h"
 #include "client_eviction.h"
+#include "cluster.h"
 
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -291,7 +292,7 @@ static sds infoMemory(sds info) {
                         "mem_total_replication_buffers:%zu\r\n"
                         "mem_clients_slaves:%zu\r\n"
                         "mem_clients_normal:%zu\r\n"
-                        "mem_cluster_links:0\r\n"
+                        "mem_cluster_links:%zu\r\n"
                         "mem_aof_buffer:%zu\r\n"
                         "mem_allocator:%s\r\n"
                         "active_defrag_running:%d\r\n"
@@ -300,7 +301,8 @@ static sds infoMemory(sds info) {
                         used ? (double)rss / (double)used : 0.0,
                         (long long)rss - (long long)used, memoryNotCountedForEviction(), replicationBacklogMemory(),
                         replicationBacklogMemory() + m.replica_output, m.clients_replicas, clientsMemoryTotal(),
-                        aofBufferMemory(), zmalloc_allocator_name(), defragRunning(), lazyfreePendingObjects(),
+                        clusterLinksMemory(), aofBufferMemory(), zmalloc_allocator_name(), defragRunning(),
+                        lazyfreePendingObjects(),
                         lazyfreeFreedObjects());
 }
 

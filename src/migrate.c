@@ -7,8 +7,9 @@
  * Design decisions (the replies and error strings are Redis 7.0's):
  * - The payload of each key is DUMP's (dumpPayloadCreate, dump.c), sent as
  *   `RESTORE key ttl payload [REPLACE]` with the remaining TTL in ms (0 =
- *   none; a key whose TTL is already past is skipped). No cluster here, so
- *   never RESTORE-ASKING. AUTH/AUTH2 go first when given, then SELECT when
+ *   none; a key whose TTL is already past is skipped), RESTORE-ASKING in
+ *   cluster mode (as Redis: the target may only be importing the slot, and
+ *   must take the key without -MOVED). AUTH/AUTH2 go first when given, then SELECT when
  *   the link's last known database differs, then the RESTOREs: all written
  *   in one pipeline, then every reply read, in order.
  * - The I/O is synchronous, on a non-blocking socket waited on with
@@ -318,7 +319,9 @@ static sds buildRequest(const migrateArgs *a, const migrateBatch *b, int selecti
     }
     for (int j = 0; j < b->count; j++) {
         buf = sdscat(buf, a->replace ? "*5\r\n" : "*4\r\n");
-        buf = appendBulk(buf, "RESTORE", 7);
+        /* in cluster mode the target may only be importing the slot */
+        if (server.cluster_enabled) buf = appendBulk(buf, "RESTORE-ASKING", 14);
+        else buf = appendBulk(buf, "RESTORE", 7);
         buf = appendBulkSds(buf, b->keys[j]->ptr);
         buf = appendBulkNumber(buf, b->ttls[j]);
         buf = appendBulkSds(buf, b->payloads[j]);

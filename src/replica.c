@@ -88,6 +88,16 @@ static struct {
 
 int replicationIsReplica(void) { return replica_state.host != NULL; }
 int replicaLinkUp(void) { return replica_state.state == LINK_CONNECTED && replica_state.master != NULL; }
+
+/* How old this replica's data may be, in ms, as Redis counts it for
+ * cluster-replica-validity-factor: whole seconds since the primary last sent
+ * anything while the link is up, else since the link went down (never
+ * connected: since the epoch, so such a replica never runs for election). */
+long long replicaDataAgeMs(void) {
+    long long now_s = server.mstime / 1000;
+    if (replicaLinkUp()) return (now_s - replica_state.last_io_ms / 1000) * 1000;
+    return (now_s - replica_state.down_since_ms / 1000) * 1000;
+}
 int replicaIsApplyingStream(void) { return replica_state.applying; }
 
 void replicaResumeStream(void) {

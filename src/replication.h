@@ -58,6 +58,7 @@ void replicaCron(void);
 sds replicaInfoString(sds info);
 void replicaRoleReply(client *c);
 int replicaLinkUp(void);
+long long replicaDataAgeMs(void); /* cluster-replica-validity-factor's data age */
 void replicaResumeStream(void); /* a busy script ended: run the primary's stream read meanwhile */
 void replicaInit(void);
 void replicaClusterFollow(const char *host, int port); /* cluster.c: NULL host = primary again */

@@ -63,9 +63,11 @@ if [ -z "$tarball" ]; then
     tarball=$(ls "$cache"/redis_*.orig.tar.gz | head -n 1)
 fi
 
-if [ "$(cat "$suite/tarball" 2>/dev/null)" != "$tarball" ]; then
+# runtest-cluster (utils/redis-cluster-suite.sh) came later: a suite
+# unpacked without it is unpacked again.
+if [ "$(cat "$suite/tarball" 2>/dev/null)" != "$tarball" ] || [ ! -e "$suite/runtest-cluster" ]; then
     rm -rf "$suite" && mkdir -p "$suite"
-    tar xzf "$tarball" -C "$suite" --strip-components=1 --wildcards '*/tests' '*/runtest' ||
+    tar xzf "$tarball" -C "$suite" --strip-components=1 --wildcards '*/tests' '*/runtest' '*/runtest-cluster' ||
         { echo "cannot unpack the tests of $tarball" >&2; exit 1; }
     echo "$tarball" >"$suite/tarball"
 fi

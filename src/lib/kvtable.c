@@ -306,6 +306,27 @@ kvobj *kvtableFind(kvtable *t, const char *key, size_t len) {
     return link ? *link : NULL;
 }
 
+/* Every entry whose key hash has these low 32 bits, in both tables. The
+ * bucket of such an entry is fixed by those bits as long as a table has at
+ * most 2^32 buckets; a bigger table has 2^(exp-32) candidate buckets, all
+ * visited. No rehash step: fn must not change the table. */
+void kvtableForEachWithHashLow32(kvtable *t, uint32_t low, kvtableScanFunction *fn, void *privdata) {
+    for (int i = 0; i < 2; i++) {
+        if (t->sizeExp[i] == -1 || t->used[i] == 0) continue;
+        unsigned long mask = tableMask(t, i);
+        unsigned long step = (unsigned long)((uint64_t)mask >> 31 >> 1) + 1; /* 1 unless > 2^32 buckets */
+        for (unsigned long k = 0; k < step; k++) {
+            unsigned long b = (((unsigned long)k << 31 << 1) | low) & mask;
+            for (kvobj *o = t->buckets[i][b]; o != NULL;) {
+                kvobj *next = kvobjGetNext(o);
+                sds key = kvobjGetKey(o);
+                if ((uint32_t)kvtableHashKey(key, sdslen(key)) == low) fn(privdata, o);
+                o = next;
+            }
+        }
+    }
+}
+
 /* Links o at the head of its chain in the table inserts go to. */
 static void linkNew(kvtable *t, kvobj *o, uint64_t hash) {
     int i = kvtableIsRehashing(t) ? 1 : 0;

@@ -106,6 +106,10 @@ int kvtableRehashMilliseconds(kvtable *t, int ms);  /* returns buckets moved (x1
 
 uint64_t kvtableHashKey(const char *key, size_t len);
 kvobj *kvtableFind(kvtable *t, const char *key, size_t len);
+/* Calls fn for every entry whose kvtableHashKey() has these low 32 bits
+ * (a per-slot key index keeps only those bits: src/cluster_slotindex.c).
+ * fn must not change the table. */
+void kvtableForEachWithHashLow32(kvtable *t, uint32_t low, kvtableScanFunction *fn, void *privdata);
 /* Cache hints for a lookup of a key with this hash that is coming soon: the
  * bucket(s) it falls in; then, once those are cached, their first entries.
  * They read at most the buckets and change nothing. */

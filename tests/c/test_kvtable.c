@@ -880,6 +880,58 @@ static void test_cursor_across_grow_under_way(void) {
 }
 
 /* A shrink under way at the start. */
+/* ---- lookups by the low 32 bits of the hash (the per-slot index) ---------------------- */
+
+typedef struct low32Visit {
+    uint32_t low;
+    unsigned long calls, wrong;
+    char *seen;
+} low32Visit;
+
+static void visitLow32(void *privdata, kvobj *o) {
+    low32Visit *v = privdata;
+    sds k = kvobjGetKey(o);
+    if ((uint32_t)kvtableHashKey(k, sdslen(k)) != v->low) v->wrong++;
+    v->seen[entryIndex(o)]++;
+    v->calls++;
+}
+
+/* Every entry is found by its own low 32 bits -- on a stable table, in the
+ * middle of a grow (both tables) -- exactly once, and nothing else is. */
+static void test_for_each_with_hash_low32(void) {
+    unsigned long n = 3000;
+    kvtable *t = kvtableCreate(&countingType);
+    char *seen = calloc(n, 1);
+    for (int phase = 0; phase < 2; phase++) {
+        if (phase == 0) {
+            for (unsigned long i = 0; i < n; i++) kvtableAdd(t, entryFor(i), NULL);
+            finishRehash(t);
+        } else {
+            kvtableExpand(t, kvtableSlots(t) * 4);
+            CHECK(kvtableIsRehashing(t));
+            kvtableRehash(t, 10);
+            CHECK(kvtableIsRehashing(t));
+        }
+        memset(seen, 0, n);
+        for (unsigned long i = 0; i < n; i++) {
+            char key[32];
+            low32Visit v = {(uint32_t)kvtableHashKey(key, keyName(key, sizeof key, i)), 0, 0, seen};
+            kvtableForEachWithHashLow32(t, v.low, visitLow32, &v);
+            CHECK(v.calls >= 1);
+            CHECK_EQ_INT(v.wrong, 0);
+        }
+        for (unsigned long i = 0; i < n; i++) CHECK(seen[i] >= 1);
+    }
+    /* a value no key has: nothing visited, nothing read past the chains */
+    low32Visit none = {0, 0, 0, seen};
+    kvtable *empty = kvtableCreate(&countingType);
+    kvtableForEachWithHashLow32(empty, 12345, visitLow32, &none);
+    CHECK_EQ_INT(none.calls, 0);
+    kvtableRelease(empty);
+    kvtableRelease(t);
+    free(seen);
+}
+
 static void test_cursor_across_shrink_under_way(void) {
     size_t start = zmalloc_used_memory();
     unsigned long n = test_scaled(8000);
@@ -1093,6 +1145,7 @@ TEST_MAIN(
     RUN(test_cursor_stable_table);
     RUN(test_cursor_across_grow_under_way);
     RUN(test_cursor_across_shrink_under_way);
+    RUN(test_for_each_with_hash_low32);
     RUN(test_cursor_grow_starts_during_walk);
     RUN(test_cursor_shrink_starts_during_walk);
     RUN(test_cursor_table_allocated_during_walk);

@@ -169,6 +169,113 @@ start_server [list overrides [cb_overrides]] {
         }
     }
 
+    # As Redis 7.0's cron: a link whose send buffer's allocation passes
+    # cluster-link-sendbuf-limit is freed, counted in CLUSTER INFO and logged;
+    # a new link is made. A stopped node stops reading, so PUBLISHes (sent to
+    # every node) pile up in the link to it.
+    test {cluster-link-sendbuf-limit: the link to a stopped node is freed past the limit, counted, logged, remade} {
+        set pid [srv -2 pid]
+        set victim [lindex $ids 2]
+        assert_equal 0 [info_field [r 0 cluster info] total_cluster_links_buffer_limit_exceeded]
+        assert {[s 0 mem_cluster_links] > 0}
+        assert_error {ERR *} {r 0 config set cluster-link-sendbuf-limit -1}
+        set from 0
+        foreach link [r 0 cluster links] {
+            set d [dict create {*}$link]
+            if {[dict get $d node] eq $victim && [dict get $d direction] eq "to"} { set from [dict get $d create-time] }
+        }
+        set timeout [lindex [r 0 config get cluster-node-timeout] 1]
+        # no timeout-driven reconnect meanwhile, as Redis's own test does
+        r 0 config set cluster-node-timeout 3600000
+        r 0 config set cluster-link-sendbuf-limit 256kb
+        exec kill -STOP $pid
+        set payload [string repeat x 131072]
+        wait_for_condition 300 50 {
+            [r 0 publish ch $payload] >= 0 &&
+            [info_field [r 0 cluster info] total_cluster_links_buffer_limit_exceeded] >= 1
+        } else {
+            exec kill -CONT $pid
+            fail "the link was not freed: [r 0 cluster links]"
+        }
+        exec kill -CONT $pid
+        wait_for_log "*Freeing cluster link(to node $victim, used memory: *) due to exceeding send buffer memory limit.*"
+        r 0 config set cluster-link-sendbuf-limit 0
+        r 0 config set cluster-node-timeout $timeout
+        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
+            fail "never back: [r 0 cluster nodes]"
+        }
+        wait_for_condition 100 100 {
+            [llength [lsearch -all -inline -glob [r 0 cluster links] "direction to node $victim *"]] == 1
+        } else { fail "no link to the node again" }
+        foreach link [r 0 cluster links] {
+            set d [dict create {*}$link]
+            if {[dict get $d node] eq $victim && [dict get $d direction] eq "to"} {
+                assert {[dict get $d create-time] > $from}
+            }
+        }
+    }
+
+    # Redis's cluster suite uses it: messages of one type are dropped on
+    # arrival. With PONGs dropped the peers are not PFAIL: their PINGs are
+    # data, which shows them alive (Redis 7.0's data_received rule).
+    test {DEBUG DROP-CLUSTER-PACKET-FILTER: PONGs dropped and logged, peers alive by their PINGs; -1 restores} {
+        set peer [lindex $ids 1]
+        assert_error {ERR value is not an integer or out of range} {r 0 debug drop-cluster-packet-filter abc}
+        assert_equal OK [r 0 debug drop-cluster-packet-filter 1]
+        wait_for_log "*Dropping packet that matches debug drop filter*"
+        # a PING to the peer unanswered (for us) for twice the node timeout
+        wait_for_condition 200 100 {
+            [set sent [lindex [r 0 cluster nodes] [expr {[lsearch [r 0 cluster nodes] $peer] + 4}]]] > 0 &&
+            [clock milliseconds] - $sent > 2 * [cb_timeout]
+        } else {
+            r 0 debug drop-cluster-packet-filter -1
+            fail "no PING outstanding: [r 0 cluster nodes]"
+        }
+        set flags [cb_flags_of 0 $peer]
+        assert_equal OK [r 0 debug drop-cluster-packet-filter -1]
+        assert_no_match *fail* $flags
+        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
+            fail "never back: [r 0 cluster nodes]"
+        }
+    }
+
+    # Redis's unit/cluster/links.tcl uses it.
+    test {DEBUG CLUSTERLINK KILL: the link is freed and made again; bad direction and node refused} {
+        set peer [lindex $ids 1]
+        assert_error {ERR Unknown node nosuchnode} {r 0 debug clusterlink kill to nosuchnode}
+        assert_error {ERR Unknown direction sideways} {r 0 debug clusterlink kill sideways $peer}
+        assert_error {ERR *} {r 0 debug clusterlink stop to $peer}
+        set before 0
+        foreach link [r 0 cluster links] {
+            set d [dict create {*}$link]
+            if {[dict get $d node] eq $peer && [dict get $d direction] eq "to"} { set before [dict get $d create-time] }
+        }
+        assert_equal OK [r 0 debug clusterlink kill to $peer]
+        wait_for_condition 100 100 {
+            [llength [lsearch -all -inline -glob [r 0 cluster links] "direction to node $peer *"]] == 1 &&
+            [dict get [dict create {*}[lindex [lsearch -all -inline -glob [r 0 cluster links] "direction to node $peer *"] 0]] create-time] > $before
+        } else { fail "no new link: [r 0 cluster links]" }
+        assert_equal OK [r 0 debug clusterlink kill all $peer]
+        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels] && [llength [r 0 cluster links]] == 4} else {
+            fail "links not back: [r 0 cluster links]"
+        }
+    }
+
+    # Redis's cluster suite, 13-no-failover-option: the setting is a flag of
+    # the node, in its headers, so the others show it.
+    test {cluster-replica-no-failover: the others see the nofailover flag, and see it go} {
+        set node [lindex $ids 1]
+        r -1 config set cluster-replica-no-failover yes
+        wait_for_condition 100 100 {[string match *nofailover* [cb_flags_of 0 $node]]} else {
+            fail "no nofailover flag: [r 0 cluster nodes]"
+        }
+        assert_match "*myself,master,nofailover*" [r -1 cluster nodes]
+        r -1 config set cluster-replica-no-failover no
+        wait_for_condition 100 100 {![string match *nofailover* [cb_flags_of 0 $node]]} else {
+            fail "the nofailover flag stays: [r 0 cluster nodes]"
+        }
+    }
+
     test {CLUSTER FORGET: the node is not learnt again from the gossip of a node that still knows it} {
         set gone [lindex $ids 2]
         r 0 config set cluster-require-full-coverage no
@@ -399,13 +506,17 @@ if {![file executable $::reference_bin]} {
 } elseif {![file executable $::cb_cli]} {
     test {Mixed cluster with Redis 7.0.15} { skip "no redis-cli next to the server ($::cb_cli)" }
 } else {
-    set ref_over [list cluster-enabled yes cluster-node-timeout [cb_timeout] repl-diskless-sync-delay 0 appendonly no]
+    # The tests move replicas between primaries by hand (cb_make_mixed_pair),
+    # which leaves a primary orphaned: replica migration (both kinds of node
+    # do it) would move one back 5 s later, so it is off here.
+    set ref_over [list cluster-enabled yes cluster-node-timeout [cb_timeout] repl-diskless-sync-delay 0 appendonly no \
+                      cluster-allow-replica-migration no]
     start_reference_server $ref_over {
-    start_server [list overrides [cb_overrides]] {
+    start_server [list overrides [concat [cb_overrides] cluster-allow-replica-migration no]] {
     start_reference_server $ref_over {
-    start_server [list overrides [cb_overrides]] {
+    start_server [list overrides [concat [cb_overrides] cluster-allow-replica-migration no]] {
     start_reference_server $ref_over {
-    start_server [list overrides [cb_overrides]] {
+    start_server [list overrides [concat [cb_overrides] cluster-allow-replica-migration no]] {
         mixed_tests
     }
     }

@@ -168,6 +168,42 @@ start_server [list overrides [cluster_overrides]] {
         assert_equal {} [r cluster getkeysinslot $slot 10]
     }
 
+    # The per-slot index (src/cluster_slotindex.c) through growth, shrinking,
+    # entries rebuilt by EXPIRE/PERSIST, RENAME, a reload: GETKEYSINSLOT hands
+    # out each key of the slot exactly once, and only those.
+    test {Keys per slot at scale: one slot of 3000 keys and 3000 spread, deletes, EXPIRE, DEBUG RELOAD} {
+        r flushall
+        set slot [r cluster keyslot {{big}}]
+        for {set i 0} {$i < 3000} {incr i} {
+            r set "k{big}$i" v
+            r set "spread$i" v
+        }
+        for {set i 0} {$i < 3000} {incr i 3} { r del "k{big}$i" }
+        for {set i 1} {$i < 3000} {incr i 3} { r expire "k{big}$i" 1000 }
+        for {set i 1} {$i < 3000} {incr i 6} { r persist "k{big}$i" }
+        r rename "k{big}1" "k{big}renamed"
+        set want [lsort [r keys "k{big}*"]]
+        assert_equal 2000 [llength $want]
+        assert_equal 2000 [r cluster countkeysinslot $slot]
+        assert_equal $want [lsort [r cluster getkeysinslot $slot 5000]]
+        assert_equal 10 [llength [lsort -unique [r cluster getkeysinslot $slot 10]]]
+        set s2 [r cluster keyslot spread7]
+        set in_s2 {}
+        foreach k [r keys spread*] { if {[r cluster keyslot $k] == $s2} { lappend in_s2 $k } }
+        assert_equal [llength $in_s2] [r cluster countkeysinslot $s2]
+        assert_equal [lsort $in_s2] [lsort [r cluster getkeysinslot $s2 100]]
+        r debug reload
+        assert_equal 2000 [r cluster countkeysinslot $slot]
+        assert_equal $want [lsort [r cluster getkeysinslot $slot 5000]]
+        # down to a few keys: the set shrinks and still finds them
+        foreach k [lrange $want 3 end] { r del $k }
+        assert_equal [lrange $want 0 2] [lsort [r cluster getkeysinslot $slot 5000]]
+        assert_equal {} [r cluster getkeysinslot $slot 0]
+        assert_error {ERR value is not an integer or out of range} {r cluster getkeysinslot $slot abc}
+        assert_error {ERR Invalid slot or number of keys} {r cluster getkeysinslot 16384 1}
+        r flushall
+    }
+
     test {CROSSSLOT for multi-key commands, MULTI/EXEC and EVAL with keys in two slots} {
         assert_error {CROSSSLOT Keys in request don't hash to the same slot} {r mset a 1 b 2}
         assert_equal OK [r mset a{t} 1 b{t} 2]

@@ -1,0 +1,127 @@
+# Replicas in a cluster beyond the plain election (src/cluster_failover.c),
+# with Redis 7.0's rules:
+# - replica migration: a primary left with no working replica, that had
+#   one, gets one from the primary with the most (at least 2, more than
+#   cluster-migration-barrier): the replica with the smallest node id of
+#   those moves, 5 s after the primary became orphaned;
+# - cluster-replica-validity-factor: a replica disconnected from its primary
+#   for longer than node timeout x factor + repl-ping-replica-period (beyond
+#   the node timeout) does not run for election, and says so in its log.
+# Six nodes on 127.0.0.1: primaries A B C, replicas R1 R2 of B and R3 of C.
+# Runs against Redis 7.0.15 too (--server /usr/bin/redis-server).
+
+proc cr_timeout {} { expr {int(1500 * [::harness::factor])} }
+
+proc cr_overrides {} {
+    list cluster-enabled yes cluster-port [::harness::find_free_port] cluster-node-timeout [cr_timeout] \
+        repl-diskless-sync-delay 0
+}
+
+proc cr_cport {level} { lindex [r $level config get cluster-port] 1 }
+
+proc cr_ok {levels} {
+    foreach l $levels {
+        if {![string match *cluster_state:ok* [r $l cluster info]]} { return 0 }
+    }
+    return 1
+}
+
+# The primary id a node says it replicates ("" for a primary).
+proc cr_primary_of {level} {
+    foreach line [split [r $level cluster nodes] "\n"] {
+        if {[string match "*myself*" [lindex $line 2]]} {
+            return [expr {[lindex $line 3] eq "-" ? "" : [lindex $line 3]}]
+        }
+    }
+}
+
+proc cr_link_up {level} { string match *master_link_status:up* [r $level info replication] }
+
+start_server [list overrides [cr_overrides]] {
+start_server [list overrides [cr_overrides]] {
+start_server [list overrides [cr_overrides]] {
+start_server [list overrides [cr_overrides]] {
+start_server [list overrides [cr_overrides]] {
+start_server [list overrides [cr_overrides]] {
+    set all {0 -1 -2 -3 -4 -5}
+    lassign {0 -1 -2 -3 -4 -5} A B C R1 R2 R3
+    set id {}
+    foreach l $all { dict set id $l [r $l cluster myid] }
+
+    test {Setup: three primaries, R1 and R2 replicas of B, R3 of C} {
+        foreach l [lrange $all 1 end] {
+            assert_equal OK [r $A cluster meet 127.0.0.1 [srv $l port] [cr_cport $l]]
+        }
+        r $A cluster addslotsrange 0 5460
+        r $B cluster addslotsrange 5461 10922
+        r $C cluster addslotsrange 10923 16383
+        wait_for_condition 100 100 {
+            [string match "*cluster_known_nodes:6*" [r $R3 cluster info]] &&
+            [string match "*[dict get $id $C]*connected 10923-16383*" [r $R3 cluster nodes]] &&
+            [string match "*[dict get $id $B]*connected 5461-10922*" [r $R2 cluster nodes]]
+        } else { fail "no agreement: [r $R3 cluster nodes]" }
+        assert_equal OK [r $R1 cluster replicate [dict get $id $B]]
+        assert_equal OK [r $R2 cluster replicate [dict get $id $B]]
+        assert_equal OK [r $R3 cluster replicate [dict get $id $C]]
+        wait_for_condition 200 100 {
+            [cr_ok $all] && [cr_link_up $R1] && [cr_link_up $R2] && [cr_link_up $R3] &&
+            [llength [lsearch -all [split [r $A cluster nodes] "\n"] "* slave *"]] == 3
+        } else { fail "replicas not up: [r $A cluster nodes]" }
+    }
+
+    test {Replica migration: C's only replica fails, the smaller-id replica of B moves to C} {
+        set movers [lsort [list [dict get $id $R1] [dict get $id $R2]]]
+        set mover [expr {[dict get $id $R1] eq [lindex $movers 0] ? $R1 : $R2}]
+        set stayer [expr {$mover == $R1 ? $R2 : $R1}]
+        set pid [srv $R3 pid]
+        exec kill -STOP $pid
+        wait_for_condition 300 100 {[cr_primary_of $mover] eq [dict get $id $C]} else {
+            exec kill -CONT $pid
+            fail "no replica moved to C: [r $mover cluster nodes]"
+        }
+        wait_for_log "*Migrating to orphaned master [dict get $id $C]*" -level $mover
+        assert_equal [dict get $id $B] [cr_primary_of $stayer]
+        exec kill -CONT $pid
+        wait_for_condition 200 100 {[cr_ok $all] && [cr_link_up $mover] && [cr_link_up $R3]} else {
+            fail "not back: [r $A cluster nodes]"
+        }
+        set ::cr_stayer $stayer
+    }
+
+    test {cluster-replica-validity-factor: a replica whose data is too old does not run for election} {
+        set n $::cr_stayer
+        set pid [srv $B pid]
+        r $n config set cluster-replica-validity-factor 1
+        r $n config set repl-ping-replica-period 1
+        # cut n from B and keep it busy past the limit, while B stops for good
+        set secs [expr {(2 * [cr_timeout] + 2000) / 1000 + 1}]
+        set rd [redis_deferring_client $n]
+        $rd multi
+        $rd client kill type master
+        $rd debug sleep $secs
+        $rd exec
+        # the replies come once the sleep is over
+        exec kill -STOP $pid
+        assert_equal {OK QUEUED QUEUED} [list [$rd read] [$rd read] [$rd read]]
+        assert_equal {1 OK} [$rd read]
+        $rd close
+        wait_for_log "*Currently unable to failover: Disconnected from master for longer than allowed. Please check the 'cluster-replica-validity-factor' configuration option.*" \
+            -level $n -tries 600 -delay 100
+        assert_equal slave [lindex [r $n role] 0]
+        assert_match "*cluster_state:fail*" [r $A cluster info]
+        exec kill -CONT $pid
+        wait_for_condition 200 100 {[cr_ok $all] && [cr_link_up $n]} else { fail "not back: [r $A cluster nodes]" }
+        assert_equal [dict get $id $B] [cr_primary_of $n]
+    }
+
+    test {Bad input: the replica settings' ranges} {
+        assert_error {ERR *} {r $A config set cluster-replica-validity-factor -1}
+        assert_error {ERR *} {r $A config set cluster-migration-barrier -1}
+        assert_error {ERR *} {r $A config set cluster-allow-replica-migration maybe}
+    }
+}
+}
+}
+}
+}
+}
