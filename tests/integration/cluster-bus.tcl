@@ -380,11 +380,18 @@ proc mixed_tests {} {
             # primaries vote for one replica of a primary per two node timeouts
             # (an election of the stop above may be that recent): ask again
             # until it is done, as an operator would
-            cb_manual_failover $r $p $rid
-            wait_for_condition 300 100 {
-                [string match *myself,master* [r $r cluster nodes]] &&
-                [string match "*myself,slave $rid *" [r $p cluster nodes]] && [cb_state_ok $levels] && [cb_same_view $levels]
-            } else {
+            # On a loaded machine the old primary, now a replica, may miss the
+            # new one's pings for a node timeout and take its slots back by an
+            # election of its own (seen natively about once in 4 runs under
+            # other agents' load): that is the cluster working, so the manual
+            # failover is asked for again, up to 3 times.
+            for {set try 0} {$try < 3} {incr try} {
+                cb_manual_failover $r $p $rid
+                if {[cb_poll {[string match *myself,master* [r $r cluster nodes]] &&
+                              [string match "*myself,slave $rid *" [r $p cluster nodes]] &&
+                              [cb_state_ok $levels] && [cb_same_view $levels]} 300]} break
+            }
+            if {$try == 3} {
                 fail "after the manual failover to [srv $r port], no agreement: [join [lmap l $levels {r $l cluster nodes}] "\n---\n"]"
             }
         }
