@@ -680,13 +680,14 @@ void aofRewriteCron(void) {
     if (aof_rewrite.forkless) return; /* snapshot.c calls back when it is done */
     int retry_allowed = aof_rewrite.last_status == C_OK || mstime() - aof_rewrite.last_failure_ms > REWRITE_RETRY_MS;
     if (rdbBgsaveInProgress()) return;
+    /* BGREWRITEAOF may be scheduled with the AOF off. The limit is looked
+     * at first, as Redis does, so its line is logged as soon as a rewrite
+     * is due, not after the retry delay. */
     long long growth = 0;
-    if (aof_rewrite.scheduled && retry_allowed && !rewriteLimited()) { /* BGREWRITEAOF may be scheduled with the AOF off */
-        aofRewriteStart();
-    } else if (retry_allowed && autoRewriteDue(&growth) && !rewriteLimited()) {
-        serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on %lld%% growth", growth);
-        aofRewriteStart();
-    }
+    int scheduled = aof_rewrite.scheduled, automatic = !scheduled && autoRewriteDue(&growth);
+    if ((!scheduled && !automatic) || rewriteLimited() || !retry_allowed) return;
+    if (automatic) serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on %lld%% growth", growth);
+    aofRewriteStart();
 }
 
 void aofRewriteKill(void) {

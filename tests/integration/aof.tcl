@@ -671,7 +671,8 @@ start_server {tags {aof} overrides {appendonly yes}} {
         r config set auto-aof-rewrite-percentage 1
         r config set auto-aof-rewrite-min-size 1kb
         r set x [string repeat x 2048]
-        wait_for_log "*Background AOF rewrite has repeatedly failed and triggered the limit, will retry in 1 minutes*" -from $from
+        wait_for_log "*Background AOF rewrite has repeatedly failed and triggered the limit, will retry in 1 minutes*" \
+            -from $from -tries 300
         assert_equal 0 [s aof_rewrite_in_progress]
         assert_equal $files [aof_files]
         r config set auto-aof-rewrite-percentage 0
