@@ -851,7 +851,9 @@ static clusterNode *nodeForCommand(client *c, int *slot, int *err) {
     }
     if (*err != REDIR_NONE) return NULL;
     if (q.owner == NULL) return cstate->myself; /* no keys */
-    uint64_t flags = c->cmd->flags | (is_exec ? multiQueuedFlags(c) : 0);
+    /* a script's declared flags count (a shebang script may write unless
+     * it says no-writes), as Redis 7.0's getCommandFlags */
+    uint64_t flags = is_exec ? c->cmd->flags | multiQueuedFlags(c) : scriptDeclaredFlags(c, c->cmd->flags);
     int is_write = (flags & CMD_WRITE) != 0;
     int shard_pubsub = isShardPubsub(c->cmd);
     if (!cstate->ok) {

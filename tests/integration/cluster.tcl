@@ -450,6 +450,11 @@ proc replica_pair_tests {primary_kind} {
         wait_for_condition 100 50 {[r -1 get foo] eq "bar"} else { fail "foo never reached the replica" }
         assert_equal 1 [r -1 cluster countkeysinslot 12182]
         assert_error "MOVED 12182 127.0.0.1:$pa" {r -1 set foo x}
+        # a script's declared flags count, as Redis 7.0's: one that may
+        # write goes to the primary, a no-writes one reads here (Redis's
+        # cluster suite, 16-transactions-on-replica)
+        assert_error "MOVED 12182 127.0.0.1:$pa" {r -1 eval "#!lua\nreturn redis.call('del', KEYS\[1\])" 1 foo}
+        assert_equal bar [r -1 eval "#!lua flags=no-writes\nreturn redis.call('get', KEYS\[1\])" 1 foo]
         assert_equal OK [r -1 readwrite]
         assert_error "MOVED 12182 127.0.0.1:$pa" {r -1 get foo}
         assert_error {ERR Can't forget my master!} {r -1 cluster forget $a}
