@@ -1078,45 +1078,44 @@ static int RM_HashGet(moduleKey *k, int flags, ...) {
 
 /* ---- the lookup table -------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct apiEntry {
-    const char *name;
-    anyFunc fn;
-} api_table[] = {
-    API(Alloc), API(TryAlloc), API(Calloc), API(Realloc), API(Free), API(Strdup), API(PoolAlloc),
-    API(SetModuleAttribs), API(IsModuleNameBusy), API(Milliseconds), API(MonotonicMicroseconds),
-    API(AutoMemory), API(GetClientId), API(GetSelectedDb), API(SelectDb), API(GetContextFlags), API(GetContextFlagsAll), API(Log),
-    API(CreateString), API(CreateStringPrintf), API(CreateStringFromLongLong), API(CreateStringFromDouble),
-    API(CreateStringFromLongDouble), API(CreateStringFromString), API(FreeString), API(RetainString),
-    API(HoldString), API(StringPtrLen), API(StringToLongLong), API(StringToDouble), API(StringToLongDouble),
-    API(StringCompare), API(StringAppendBuffer), API(TrimStringAllocation),
-    API(WrongArity), API(ReplyWithLongLong), API(ReplyWithError), API(ReplyWithSimpleString),
-    API(ReplyWithArray), API(ReplyWithMap), API(ReplyWithSet), API(ReplyWithAttribute), API(ReplySetArrayLength), API(ReplySetMapLength),
-    API(ReplySetSetLength), API(ReplyWithNullArray), API(ReplyWithEmptyArray), API(ReplyWithStringBuffer),
-    API(ReplyWithCString), API(ReplyWithString), API(ReplyWithEmptyString), API(ReplyWithVerbatimString),
-    API(ReplyWithVerbatimStringType), API(ReplyWithNull), API(ReplyWithBool), API(ReplyWithDouble),
-    API(ReplyWithBigNumber), API(ReplyWithLongDouble), API(ReplyWithCallReply),
-    API(Call), API(FreeCallReply), API(CallReplyType), API(CallReplyLength), API(CallReplyInteger),
-    API(CallReplyDouble), API(CallReplyBool), API(CallReplyBigNumber), API(CallReplyVerbatim),
-    API(CallReplyStringPtr), API(CallReplyArrayElement), API(CallReplySetElement), API(CallReplyMapElement),
-    API(CallReplyProto), API(CreateStringFromCallReply),
-    API(CreateCommand), API(GetCommand), API(CreateSubcommand), API(IsKeysPositionRequest), API(KeyAtPos),
-    API(Replicate), API(ReplicateVerbatim),
-    API(OpenKey), API(CloseKey), API(KeyType), API(ValueLength), API(KeyExists), API(DeleteKey), API(UnlinkKey),
-    API(StringSet), API(StringDMA), API(StringTruncate), API(GetExpire), API(SetExpire),
-    API(CreateStringFromULongLong), API(StringToULongLong), API(GetServerVersion), API(SetModuleOptions),
-    API(GetCurrentCommandName), API(DbSize), API(RandomKey), API(_Assert),
-    {"RedisModule_ListPush", (anyFunc)moduleListPush}, API(HashSet), API(HashGet),
+static const moduleApiEntry api_table[] = {
+    MODULE_API(Alloc), MODULE_API(TryAlloc), MODULE_API(Calloc), MODULE_API(Realloc), MODULE_API(Free), MODULE_API(Strdup), MODULE_API(PoolAlloc),
+    MODULE_API(SetModuleAttribs), MODULE_API(IsModuleNameBusy), MODULE_API(Milliseconds), MODULE_API(MonotonicMicroseconds),
+    MODULE_API(AutoMemory), MODULE_API(GetClientId), MODULE_API(GetSelectedDb), MODULE_API(SelectDb), MODULE_API(GetContextFlags), MODULE_API(GetContextFlagsAll), MODULE_API(Log),
+    MODULE_API(CreateString), MODULE_API(CreateStringPrintf), MODULE_API(CreateStringFromLongLong), MODULE_API(CreateStringFromDouble),
+    MODULE_API(CreateStringFromLongDouble), MODULE_API(CreateStringFromString), MODULE_API(FreeString), MODULE_API(RetainString),
+    MODULE_API(HoldString), MODULE_API(StringPtrLen), MODULE_API(StringToLongLong), MODULE_API(StringToDouble), MODULE_API(StringToLongDouble),
+    MODULE_API(StringCompare), MODULE_API(StringAppendBuffer), MODULE_API(TrimStringAllocation),
+    MODULE_API(WrongArity), MODULE_API(ReplyWithLongLong), MODULE_API(ReplyWithError), MODULE_API(ReplyWithSimpleString),
+    MODULE_API(ReplyWithArray), MODULE_API(ReplyWithMap), MODULE_API(ReplyWithSet), MODULE_API(ReplyWithAttribute), MODULE_API(ReplySetArrayLength), MODULE_API(ReplySetMapLength),
+    MODULE_API(ReplySetSetLength), MODULE_API(ReplyWithNullArray), MODULE_API(ReplyWithEmptyArray), MODULE_API(ReplyWithStringBuffer),
+    MODULE_API(ReplyWithCString), MODULE_API(ReplyWithString), MODULE_API(ReplyWithEmptyString), MODULE_API(ReplyWithVerbatimString),
+    MODULE_API(ReplyWithVerbatimStringType), MODULE_API(ReplyWithNull), MODULE_API(ReplyWithBool), MODULE_API(ReplyWithDouble),
+    MODULE_API(ReplyWithBigNumber), MODULE_API(ReplyWithLongDouble), MODULE_API(ReplyWithCallReply),
+    MODULE_API(Call), MODULE_API(FreeCallReply), MODULE_API(CallReplyType), MODULE_API(CallReplyLength), MODULE_API(CallReplyInteger),
+    MODULE_API(CallReplyDouble), MODULE_API(CallReplyBool), MODULE_API(CallReplyBigNumber), MODULE_API(CallReplyVerbatim),
+    MODULE_API(CallReplyStringPtr), MODULE_API(CallReplyArrayElement), MODULE_API(CallReplySetElement), MODULE_API(CallReplyMapElement),
+    MODULE_API(CallReplyProto), MODULE_API(CreateStringFromCallReply),
+    MODULE_API(CreateCommand), MODULE_API(GetCommand), MODULE_API(CreateSubcommand), MODULE_API(IsKeysPositionRequest), MODULE_API(KeyAtPos),
+    MODULE_API(Replicate), MODULE_API(ReplicateVerbatim),
+    MODULE_API(OpenKey), MODULE_API(CloseKey), MODULE_API(KeyType), MODULE_API(ValueLength), MODULE_API(KeyExists), MODULE_API(DeleteKey), MODULE_API(UnlinkKey),
+    MODULE_API(StringSet), MODULE_API(StringDMA), MODULE_API(StringTruncate), MODULE_API(GetExpire), MODULE_API(SetExpire),
+    MODULE_API(CreateStringFromULongLong), MODULE_API(StringToULongLong), MODULE_API(GetServerVersion), MODULE_API(SetModuleOptions),
+    MODULE_API(GetCurrentCommandName), MODULE_API(DbSize), MODULE_API(RandomKey), MODULE_API(_Assert),
+    {"RedisModule_ListPush", (moduleAnyFunc)moduleListPush}, MODULE_API(HashSet), MODULE_API(HashGet),
 };
 
-int moduleGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof api_table / sizeof api_table[0]; j++) {
-        if (strcmp(api_table[j].name, name)) continue;
-        memcpy(target, &api_table[j].fn, sizeof(anyFunc));
+int moduleApiLookup(const moduleApiEntry *table, size_t count, const char *name, void *target) {
+    for (size_t j = 0; j < count; j++) {
+        if (strcmp(table[j].name, name)) continue;
+        memcpy(target, &table[j].fn, sizeof(moduleAnyFunc));
         return MODAPI_OK;
     }
+    return MODAPI_ERR;
+}
+
+int moduleGetApi(const char *name, void *target) {
+    if (MODULE_API_LOOKUP(api_table, name, target) == MODAPI_OK) return MODAPI_OK;
     if (moduleBlockGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_block.c's */
     if (moduleThreadGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_thread.c's */
     if (moduleTimerGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_timer.c's */

@@ -398,24 +398,13 @@ unsigned long long moduleBlockedClientId(moduleBlocked *bc) { return bc->client 
 
 /* ---- the lookup -------------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct {
-    const char *name;
-    anyFunc fn;
-} block_api[] = {
-    API(BlockClient), API(BlockClientOnKeys), API(SignalKeyAsReady), API(UnblockClient), API(AbortBlock), API(SetDisconnectCallback),
-    API(IsBlockedReplyRequest), API(IsBlockedTimeoutRequest), API(GetBlockedClientPrivateData),
-    API(GetBlockedClientReadyKey), API(GetBlockedClientHandle), API(BlockedClientDisconnected),
-    API(BlockedClientMeasureTimeStart), API(BlockedClientMeasureTimeEnd),
+static const moduleApiEntry block_api[] = {
+    MODULE_API(BlockClient), MODULE_API(BlockClientOnKeys), MODULE_API(SignalKeyAsReady), MODULE_API(UnblockClient), MODULE_API(AbortBlock), MODULE_API(SetDisconnectCallback),
+    MODULE_API(IsBlockedReplyRequest), MODULE_API(IsBlockedTimeoutRequest), MODULE_API(GetBlockedClientPrivateData),
+    MODULE_API(GetBlockedClientReadyKey), MODULE_API(GetBlockedClientHandle), MODULE_API(BlockedClientDisconnected),
+    MODULE_API(BlockedClientMeasureTimeStart), MODULE_API(BlockedClientMeasureTimeEnd),
 };
 
 int moduleBlockGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof block_api / sizeof block_api[0]; j++) {
-        if (strcmp(block_api[j].name, name)) continue;
-        memcpy(target, &block_api[j].fn, sizeof(anyFunc));
-        return MODAPI_OK;
-    }
-    return MODAPI_ERR;
+    return MODULE_API_LOOKUP(block_api, name, target);
 }

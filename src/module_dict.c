@@ -178,24 +178,13 @@ static int RM_DictCompare(moduleDictIter *di, const char *op, RString *key) {
 
 /* ---- the lookup ----------------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct {
-    const char *name;
-    anyFunc fn;
-} dict_table[] = {
-    API(CreateDict), API(FreeDict), API(DictSize), API(DictSetC), API(DictReplaceC), API(DictSet),
-    API(DictReplace), API(DictGetC), API(DictGet), API(DictDelC), API(DictDel), API(DictIteratorStartC),
-    API(DictIteratorStart), API(DictIteratorStop), API(DictIteratorReseekC), API(DictIteratorReseek),
-    API(DictNextC), API(DictPrevC), API(DictNext), API(DictPrev), API(DictCompareC), API(DictCompare),
+static const moduleApiEntry dict_table[] = {
+    MODULE_API(CreateDict), MODULE_API(FreeDict), MODULE_API(DictSize), MODULE_API(DictSetC), MODULE_API(DictReplaceC), MODULE_API(DictSet),
+    MODULE_API(DictReplace), MODULE_API(DictGetC), MODULE_API(DictGet), MODULE_API(DictDelC), MODULE_API(DictDel), MODULE_API(DictIteratorStartC),
+    MODULE_API(DictIteratorStart), MODULE_API(DictIteratorStop), MODULE_API(DictIteratorReseekC), MODULE_API(DictIteratorReseek),
+    MODULE_API(DictNextC), MODULE_API(DictPrevC), MODULE_API(DictNext), MODULE_API(DictPrev), MODULE_API(DictCompareC), MODULE_API(DictCompare),
 };
 
 int moduleDictGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof dict_table / sizeof dict_table[0]; j++) {
-        if (strcmp(dict_table[j].name, name)) continue;
-        memcpy(target, &dict_table[j].fn, sizeof(anyFunc));
-        return MODAPI_OK;
-    }
-    return MODAPI_ERR;
+    return MODULE_API_LOOKUP(dict_table, name, target);
 }

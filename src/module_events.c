@@ -231,21 +231,10 @@ void moduleEventsRelease(module *m) {
 
 /* ---- the lookup ----------------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct {
-    const char *name;
-    anyFunc fn;
-} events_table[] = {
-    API(SubscribeToServerEvent), API(IsSubEventSupported),
+static const moduleApiEntry events_table[] = {
+    MODULE_API(SubscribeToServerEvent), MODULE_API(IsSubEventSupported),
 };
 
 int moduleEventsGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof events_table / sizeof events_table[0]; j++) {
-        if (strcmp(events_table[j].name, name)) continue;
-        memcpy(target, &events_table[j].fn, sizeof(anyFunc));
-        return MODAPI_OK;
-    }
-    return MODAPI_ERR;
+    return MODULE_API_LOOKUP(events_table, name, target);
 }

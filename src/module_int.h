@@ -96,6 +96,17 @@ void *moduleCtxPoolAlloc(RedisModuleCtx *ctx, size_t bytes);
 
 /* module_api.c: the function a module asked for by name, or NULL. */
 int moduleGetApi(const char *name, void *target);
+/* Each module_*.c lists its RM_ functions under 7.0's names in a table of
+ * these; moduleApiLookup() (module_api.c) copies the one named `name` to
+ * *target: MODAPI_OK, or MODAPI_ERR when the table has no such name. */
+typedef void (*moduleAnyFunc)(void);
+typedef struct moduleApiEntry {
+    const char *name;
+    moduleAnyFunc fn;
+} moduleApiEntry;
+#define MODULE_API(name) {"RedisModule_" #name, (moduleAnyFunc)RM_##name}
+int moduleApiLookup(const moduleApiEntry *table, size_t count, const char *name, void *target);
+#define MODULE_API_LOOKUP(table, name, target) moduleApiLookup(table, sizeof table / sizeof table[0], name, target)
 robj *moduleKeyValue(moduleKey *k);
 void moduleStringDecode(robj *o);
 /* Call's and Replicate's format (c s b l v and flag letters) as an argv. */

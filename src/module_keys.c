@@ -175,22 +175,11 @@ static int RM_ZsetScore(moduleKey *k, RString *ele, double *score) {
 
 /* ---- the lookup ----------------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct {
-    const char *name;
-    anyFunc fn;
-} keys_table[] = {
-    API(ListPop), API(ListGet), API(ListSet), API(ListInsert), API(ListDelete),
-    API(ZsetAdd), API(ZsetIncrby), API(ZsetRem), API(ZsetScore),
+static const moduleApiEntry keys_table[] = {
+    MODULE_API(ListPop), MODULE_API(ListGet), MODULE_API(ListSet), MODULE_API(ListInsert), MODULE_API(ListDelete),
+    MODULE_API(ZsetAdd), MODULE_API(ZsetIncrby), MODULE_API(ZsetRem), MODULE_API(ZsetScore),
 };
 
 int moduleKeysGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof keys_table / sizeof keys_table[0]; j++) {
-        if (strcmp(keys_table[j].name, name)) continue;
-        memcpy(target, &keys_table[j].fn, sizeof(anyFunc));
-        return MODAPI_OK;
-    }
-    return MODAPI_ERR;
+    return MODULE_API_LOOKUP(keys_table, name, target);
 }

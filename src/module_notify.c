@@ -100,22 +100,11 @@ void moduleNotifyRelease(module *m) {
 
 /* ---- the lookup ----------------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct {
-    const char *name;
-    anyFunc fn;
-} notify_table[] = {
-    API(SubscribeToKeyspaceEvents), API(GetNotifyKeyspaceEvents), API(NotifyKeyspaceEvent),
-    API(GetKeyspaceNotificationFlagsAll),
+static const moduleApiEntry notify_table[] = {
+    MODULE_API(SubscribeToKeyspaceEvents), MODULE_API(GetNotifyKeyspaceEvents), MODULE_API(NotifyKeyspaceEvent),
+    MODULE_API(GetKeyspaceNotificationFlagsAll),
 };
 
 int moduleNotifyGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof notify_table / sizeof notify_table[0]; j++) {
-        if (strcmp(notify_table[j].name, name)) continue;
-        memcpy(target, &notify_table[j].fn, sizeof(anyFunc));
-        return MODAPI_OK;
-    }
-    return MODAPI_ERR;
+    return MODULE_API_LOOKUP(notify_table, name, target);
 }

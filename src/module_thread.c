@@ -121,22 +121,11 @@ static void RM_ThreadSafeContextUnlock(RedisModuleCtx *ctx) {
 
 /* ---- the lookup -------------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct {
-    const char *name;
-    anyFunc fn;
-} thread_api[] = {
-    API(GetThreadSafeContext), API(GetDetachedThreadSafeContext), API(FreeThreadSafeContext),
-    API(ThreadSafeContextLock), API(ThreadSafeContextTryLock), API(ThreadSafeContextUnlock),
+static const moduleApiEntry thread_api[] = {
+    MODULE_API(GetThreadSafeContext), MODULE_API(GetDetachedThreadSafeContext), MODULE_API(FreeThreadSafeContext),
+    MODULE_API(ThreadSafeContextLock), MODULE_API(ThreadSafeContextTryLock), MODULE_API(ThreadSafeContextUnlock),
 };
 
 int moduleThreadGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof thread_api / sizeof thread_api[0]; j++) {
-        if (strcmp(thread_api[j].name, name)) continue;
-        memcpy(target, &thread_api[j].fn, sizeof(anyFunc));
-        return MODAPI_OK;
-    }
-    return MODAPI_ERR;
+    return MODULE_API_LOOKUP(thread_api, name, target);
 }

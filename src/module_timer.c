@@ -113,21 +113,10 @@ static int RM_GetTimerInfo(RedisModuleCtx *ctx, uint64_t id, uint64_t *remaining
 
 /* ---- the lookup -------------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct {
-    const char *name;
-    anyFunc fn;
-} timer_api[] = {
-    API(CreateTimer), API(StopTimer), API(GetTimerInfo),
+static const moduleApiEntry timer_api[] = {
+    MODULE_API(CreateTimer), MODULE_API(StopTimer), MODULE_API(GetTimerInfo),
 };
 
 int moduleTimerGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof timer_api / sizeof timer_api[0]; j++) {
-        if (strcmp(timer_api[j].name, name)) continue;
-        memcpy(target, &timer_api[j].fn, sizeof(anyFunc));
-        return MODAPI_OK;
-    }
-    return MODAPI_ERR;
+    return MODULE_API_LOOKUP(timer_api, name, target);
 }

@@ -661,27 +661,16 @@ void moduleDigestValue(robj *key, int dbid, robj *o, unsigned char digest[20]) {
 
 /* ---- the names modules ask for ------------------------------------------------------------- */
 
-typedef void (*anyFunc)(void);
-#define API(name) {"RedisModule_" #name, (anyFunc)RM_##name}
-
-static const struct {
-    const char *name;
-    anyFunc fn;
-} type_api[] = {
-    API(CreateDataType), API(ModuleTypeSetValue), API(ModuleTypeGetType), API(ModuleTypeGetValue),
-    API(ModuleTypeReplaceValue), API(SaveUnsigned), API(SaveSigned), API(SaveString), API(SaveStringBuffer),
-    API(SaveDouble), API(SaveFloat), API(SaveLongDouble), API(LoadUnsigned), API(LoadSigned), API(LoadString),
-    API(LoadStringBuffer), API(LoadDouble), API(LoadFloat), API(LoadLongDouble), API(IsIOError),
-    API(GetKeyNameFromIO), API(GetContextFromIO), API(GetDbIdFromIO), API(EmitAOF),
-    API(DigestAddStringBuffer), API(DigestAddLongLong), API(DigestEndSequence), API(GetKeyNameFromDigest),
-    API(GetDbIdFromDigest), API(SaveDataTypeToString), API(LoadDataTypeFromString), API(LoadDataTypeFromStringEncver),
+static const moduleApiEntry type_api[] = {
+    MODULE_API(CreateDataType), MODULE_API(ModuleTypeSetValue), MODULE_API(ModuleTypeGetType), MODULE_API(ModuleTypeGetValue),
+    MODULE_API(ModuleTypeReplaceValue), MODULE_API(SaveUnsigned), MODULE_API(SaveSigned), MODULE_API(SaveString), MODULE_API(SaveStringBuffer),
+    MODULE_API(SaveDouble), MODULE_API(SaveFloat), MODULE_API(SaveLongDouble), MODULE_API(LoadUnsigned), MODULE_API(LoadSigned), MODULE_API(LoadString),
+    MODULE_API(LoadStringBuffer), MODULE_API(LoadDouble), MODULE_API(LoadFloat), MODULE_API(LoadLongDouble), MODULE_API(IsIOError),
+    MODULE_API(GetKeyNameFromIO), MODULE_API(GetContextFromIO), MODULE_API(GetDbIdFromIO), MODULE_API(EmitAOF),
+    MODULE_API(DigestAddStringBuffer), MODULE_API(DigestAddLongLong), MODULE_API(DigestEndSequence), MODULE_API(GetKeyNameFromDigest),
+    MODULE_API(GetDbIdFromDigest), MODULE_API(SaveDataTypeToString), MODULE_API(LoadDataTypeFromString), MODULE_API(LoadDataTypeFromStringEncver),
 };
 
 int moduleTypeGetApi(const char *name, void *target) {
-    for (size_t j = 0; j < sizeof type_api / sizeof type_api[0]; j++) {
-        if (strcmp(type_api[j].name, name)) continue;
-        memcpy(target, &type_api[j].fn, sizeof(anyFunc));
-        return MODAPI_OK;
-    }
-    return MODAPI_ERR;
+    return MODULE_API_LOOKUP(type_api, name, target);
 }
