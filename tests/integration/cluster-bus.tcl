@@ -10,22 +10,7 @@
 set ::reference_bin /usr/bin/redis-server
 set ::cb_cli [file join [file dirname $::harness::opt(server)] redis-cli]
 
-# A small node timeout keeps the file short; scaled for emulated ports.
-proc cb_timeout {} { expr {int(1500 * [::harness::factor])} }
-
-proc cb_overrides {} {
-    list cluster-enabled yes cluster-port [::harness::find_free_port] cluster-node-timeout [cb_timeout] \
-        repl-diskless-sync-delay 0
-}
-
-proc cb_cport {level} { lindex [r $level config get cluster-port] 1 }
-
-proc cb_state_ok {levels} {
-    foreach l $levels {
-        if {![string match *cluster_state:ok* [r $l cluster info]]} { return 0 }
-    }
-    return 1
-}
+source [file join $::harness_dir cluster.tcl] ;# cluster_node_overrides, cluster_bus_port, cluster_states_ok
 
 # CLUSTER NODES without the fields that differ between viewers (myself,
 # ping/pong times, link state), sorted: the same on every node once they agree.
@@ -70,20 +55,20 @@ proc cb_send_raw {cport bytes} {
     close $s
 }
 
-start_server [list overrides [cb_overrides]] {
-start_server [list overrides [cb_overrides]] {
-start_server [list overrides [cb_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
     set levels {0 -1 -2}
     set ids {}
     foreach l $levels { lappend ids [r $l cluster myid] }
 
     test {Three nodes: CLUSTER MEET and ADDSLOTSRANGE, every node ok with the same view} {
-        assert_equal OK [r 0 cluster meet 127.0.0.1 [srv -1 port] [cb_cport -1]]
-        assert_equal OK [r 0 cluster meet 127.0.0.1 [srv -2 port] [cb_cport -2]]
+        assert_equal OK [r 0 cluster meet 127.0.0.1 [srv -1 port] [cluster_bus_port -1]]
+        assert_equal OK [r 0 cluster meet 127.0.0.1 [srv -2 port] [cluster_bus_port -2]]
         assert_equal OK [r 0 cluster addslotsrange 0 5460]
         assert_equal OK [r -1 cluster addslotsrange 5461 10922]
         assert_equal OK [r -2 cluster addslotsrange 10923 16383]
-        wait_for_condition 100 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
+        wait_for_condition 100 100 {[cluster_states_ok $levels] && [cb_same_view $levels]} else {
             fail "no agreement: [r 0 cluster nodes]\n---\n[r -1 cluster nodes]\n---\n[r -2 cluster nodes]"
         }
         foreach l $levels {
@@ -93,7 +78,7 @@ start_server [list overrides [cb_overrides]] {
         }
         assert_equal [r 0 cluster slots] [r -2 cluster slots]
         # -1 learnt -2 from gossip only (the MEETs were sent by 0)
-        assert_match "*[lindex $ids 2] 127.0.0.1:[srv -2 port]@[cb_cport -2] master - * connected 10923-16383*" \
+        assert_match "*[lindex $ids 2] 127.0.0.1:[srv -2 port]@[cluster_bus_port -2] master - * connected 10923-16383*" \
             [r -1 cluster nodes]
     }
 
@@ -124,7 +109,7 @@ start_server [list overrides [cb_overrides]] {
     }
 
     test {Malformed bus input is dropped: bad signature, bad length, unknown type, truncated gossip} {
-        set cport [cb_cport 0]
+        set cport [cluster_bus_port 0]
         cb_send_raw $cport "GET / HTTP/1.0\r\n\r\n"
         # "RCmb", a length smaller than a header
         cb_send_raw $cport [binary format a4IuSu RCmb 12 1][string repeat \0 8]
@@ -139,7 +124,7 @@ start_server [list overrides [cb_overrides]] {
         cb_send_raw $cport $meet
         assert_equal PONG [r 0 ping]
         assert_match "*cluster_known_nodes:3*" [r 0 cluster info]
-        wait_for_condition 50 100 {[cb_state_ok $levels]} else { fail "the cluster broke" }
+        wait_for_condition 50 100 {[cluster_states_ok $levels]} else { fail "the cluster broke" }
         assert_match "*Cluster bus: *" [log_tail 0 200]
     }
 
@@ -164,7 +149,7 @@ start_server [list overrides [cb_overrides]] {
         }
         r 0 config set cluster-require-full-coverage yes
         exec kill -CONT $pid
-        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
+        wait_for_condition 150 100 {[cluster_states_ok $levels] && [cb_same_view $levels]} else {
             fail "never back: [r 0 cluster nodes]"
         }
     }
@@ -201,7 +186,7 @@ start_server [list overrides [cb_overrides]] {
         wait_for_log "*Freeing cluster link(to node $victim, used memory: *) due to exceeding send buffer memory limit.*"
         r 0 config set cluster-link-sendbuf-limit 0
         r 0 config set cluster-node-timeout $timeout
-        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
+        wait_for_condition 150 100 {[cluster_states_ok $levels] && [cb_same_view $levels]} else {
             fail "never back: [r 0 cluster nodes]"
         }
         wait_for_condition 100 100 {
@@ -226,7 +211,7 @@ start_server [list overrides [cb_overrides]] {
         # a PING to the peer unanswered (for us) for twice the node timeout
         wait_for_condition 200 100 {
             [set sent [lindex [r 0 cluster nodes] [expr {[lsearch [r 0 cluster nodes] $peer] + 4}]]] > 0 &&
-            [clock milliseconds] - $sent > 2 * [cb_timeout]
+            [clock milliseconds] - $sent > 2 * [cluster_node_timeout]
         } else {
             r 0 debug drop-cluster-packet-filter -1
             fail "no PING outstanding: [r 0 cluster nodes]"
@@ -234,7 +219,7 @@ start_server [list overrides [cb_overrides]] {
         set flags [cb_flags_of 0 $peer]
         assert_equal OK [r 0 debug drop-cluster-packet-filter -1]
         assert_no_match *fail* $flags
-        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
+        wait_for_condition 150 100 {[cluster_states_ok $levels] && [cb_same_view $levels]} else {
             fail "never back: [r 0 cluster nodes]"
         }
     }
@@ -256,7 +241,7 @@ start_server [list overrides [cb_overrides]] {
             [dict get [dict create {*}[lindex [lsearch -all -inline -glob [r 0 cluster links] "direction to node $peer *"] 0]] create-time] > $before
         } else { fail "no new link: [r 0 cluster links]" }
         assert_equal OK [r 0 debug clusterlink kill all $peer]
-        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels] && [llength [r 0 cluster links]] == 4} else {
+        wait_for_condition 150 100 {[cluster_states_ok $levels] && [cb_same_view $levels] && [llength [r 0 cluster links]] == 4} else {
             fail "links not back: [r 0 cluster links]"
         }
     }
@@ -314,7 +299,7 @@ proc mixed_tests {} {
         lassign [cb_cli ours --cluster create {*}$addrs --cluster-replicas 1 --cluster-yes] status out
         assert_equal 0 $status
         assert_match {*\[OK\] All 16384 slots covered.*} $out [string range $out end-1200 end]
-        wait_for_condition 150 100 {[cb_state_ok $levels] && [cb_same_view $levels]} else {
+        wait_for_condition 150 100 {[cluster_states_ok $levels] && [cb_same_view $levels]} else {
             fail "no agreement: [r 0 cluster nodes]\n---\n[r -5 cluster nodes]"
         }
         # both kinds of node serve slots, both kinds replicate
@@ -389,7 +374,7 @@ proc mixed_tests {} {
                 cb_manual_failover $r $p $rid
                 if {[cb_poll {[string match *myself,master* [r $r cluster nodes]] &&
                               [string match "*myself,slave $rid *" [r $p cluster nodes]] &&
-                              [cb_state_ok $levels] && [cb_same_view $levels]} 300]} break
+                              [cluster_states_ok $levels] && [cb_same_view $levels]} 300]} break
             }
             if {$try == 3} {
                 fail "after the manual failover to [srv $r port], no agreement: [join [lmap l $levels {r $l cluster nodes}] "\n---\n"]"
@@ -494,14 +479,14 @@ proc cb_failover {levels p r} {
     exec kill -STOP $pid
     set others [lsearch -all -inline -not -exact $levels $p]
     wait_for_condition 300 100 {
-        [string match *myself,master* [r $r cluster nodes]] && [cb_state_ok $others] &&
+        [string match *myself,master* [r $r cluster nodes]] && [cluster_states_ok $others] &&
         [string match "*$rid * master - *" [r [lindex [lsearch -all -inline -not -exact $others $r] 0] cluster nodes]]
     } else {
         exec kill -CONT $pid
         fail "no failover to [srv $r port]: [r $r cluster nodes]"
     }
     exec kill -CONT $pid
-    wait_for_condition 300 100 {[string match "*myself,slave $rid *" [r $p cluster nodes]] && [cb_state_ok $levels]} else {
+    wait_for_condition 300 100 {[string match "*myself,slave $rid *" [r $p cluster nodes]] && [cluster_states_ok $levels]} else {
         fail "the old primary did not follow: [r $p cluster nodes]"
     }
 }
@@ -516,14 +501,14 @@ if {![file executable $::reference_bin]} {
     # The tests move replicas between primaries by hand (cb_make_mixed_pair),
     # which leaves a primary orphaned: replica migration (both kinds of node
     # do it) would move one back 5 s later, so it is off here.
-    set ref_over [list cluster-enabled yes cluster-node-timeout [cb_timeout] repl-diskless-sync-delay 0 appendonly no \
+    set ref_over [list cluster-enabled yes cluster-node-timeout [cluster_node_timeout] repl-diskless-sync-delay 0 appendonly no \
                       cluster-allow-replica-migration no]
     start_reference_server $ref_over {
-    start_server [list overrides [concat [cb_overrides] cluster-allow-replica-migration no]] {
+    start_server [list overrides [concat [cluster_node_overrides] cluster-allow-replica-migration no]] {
     start_reference_server $ref_over {
-    start_server [list overrides [concat [cb_overrides] cluster-allow-replica-migration no]] {
+    start_server [list overrides [concat [cluster_node_overrides] cluster-allow-replica-migration no]] {
     start_reference_server $ref_over {
-    start_server [list overrides [concat [cb_overrides] cluster-allow-replica-migration no]] {
+    start_server [list overrides [concat [cluster_node_overrides] cluster-allow-replica-migration no]] {
         mixed_tests
     }
     }

@@ -10,21 +10,7 @@
 # Six nodes on 127.0.0.1: primaries A B C, replicas R1 R2 of B and R3 of C.
 # Runs against Redis 7.0.15 too (--server /usr/bin/redis-server).
 
-proc cr_timeout {} { expr {int(1500 * [::harness::factor])} }
-
-proc cr_overrides {} {
-    list cluster-enabled yes cluster-port [::harness::find_free_port] cluster-node-timeout [cr_timeout] \
-        repl-diskless-sync-delay 0
-}
-
-proc cr_cport {level} { lindex [r $level config get cluster-port] 1 }
-
-proc cr_ok {levels} {
-    foreach l $levels {
-        if {![string match *cluster_state:ok* [r $l cluster info]]} { return 0 }
-    }
-    return 1
-}
+source [file join $::harness_dir cluster.tcl] ;# cluster_node_overrides, cluster_bus_port, cluster_states_ok
 
 # The primary id a node says it replicates ("" for a primary).
 proc cr_primary_of {level} {
@@ -37,12 +23,12 @@ proc cr_primary_of {level} {
 
 proc cr_link_up {level} { string match *master_link_status:up* [r $level info replication] }
 
-start_server [list overrides [cr_overrides]] {
-start_server [list overrides [cr_overrides]] {
-start_server [list overrides [cr_overrides]] {
-start_server [list overrides [cr_overrides]] {
-start_server [list overrides [cr_overrides]] {
-start_server [list overrides [cr_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
     set all {0 -1 -2 -3 -4 -5}
     lassign {0 -1 -2 -3 -4 -5} A B C R1 R2 R3
     set id {}
@@ -50,7 +36,7 @@ start_server [list overrides [cr_overrides]] {
 
     test {Setup: three primaries, R1 and R2 replicas of B, R3 of C} {
         foreach l [lrange $all 1 end] {
-            assert_equal OK [r $A cluster meet 127.0.0.1 [srv $l port] [cr_cport $l]]
+            assert_equal OK [r $A cluster meet 127.0.0.1 [srv $l port] [cluster_bus_port $l]]
         }
         r $A cluster addslotsrange 0 5460
         r $B cluster addslotsrange 5461 10922
@@ -64,7 +50,7 @@ start_server [list overrides [cr_overrides]] {
         assert_equal OK [r $R2 cluster replicate [dict get $id $B]]
         assert_equal OK [r $R3 cluster replicate [dict get $id $C]]
         wait_for_condition 200 100 {
-            [cr_ok $all] && [cr_link_up $R1] && [cr_link_up $R2] && [cr_link_up $R3] &&
+            [cluster_states_ok $all] && [cr_link_up $R1] && [cr_link_up $R2] && [cr_link_up $R3] &&
             [llength [lsearch -all [split [r $A cluster nodes] "\n"] "* slave *"]] == 3
         } else { fail "replicas not up: [r $A cluster nodes]" }
     }
@@ -82,7 +68,7 @@ start_server [list overrides [cr_overrides]] {
         wait_for_log "*Migrating to orphaned master [dict get $id $C]*" -level $mover
         assert_equal [dict get $id $B] [cr_primary_of $stayer]
         exec kill -CONT $pid
-        wait_for_condition 200 100 {[cr_ok $all] && [cr_link_up $mover] && [cr_link_up $R3]} else {
+        wait_for_condition 200 100 {[cluster_states_ok $all] && [cr_link_up $mover] && [cr_link_up $R3]} else {
             fail "not back: [r $A cluster nodes]"
         }
         set ::cr_stayer $stayer
@@ -94,7 +80,7 @@ start_server [list overrides [cr_overrides]] {
         r $n config set cluster-replica-validity-factor 1
         r $n config set repl-ping-replica-period 1
         # cut n from B and keep it busy past the limit, while B stops for good
-        set secs [expr {(2 * [cr_timeout] + 2000) / 1000 + 1}]
+        set secs [expr {(2 * [cluster_node_timeout] + 2000) / 1000 + 1}]
         set rd [redis_deferring_client $n]
         $rd multi
         $rd client kill type master
@@ -110,7 +96,7 @@ start_server [list overrides [cr_overrides]] {
         assert_equal slave [lindex [r $n role] 0]
         assert_match "*cluster_state:fail*" [r $A cluster info]
         exec kill -CONT $pid
-        wait_for_condition 200 100 {[cr_ok $all] && [cr_link_up $n]} else { fail "not back: [r $A cluster nodes]" }
+        wait_for_condition 200 100 {[cluster_states_ok $all] && [cr_link_up $n]} else { fail "not back: [r $A cluster nodes]" }
         assert_equal [dict get $id $B] [cr_primary_of $n]
     }
 

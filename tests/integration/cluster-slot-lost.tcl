@@ -7,27 +7,13 @@
 # replica of <id>" for the demotion). Runs against Redis 7.0.15 too
 # (--server /usr/bin/redis-server).
 
-proc sl_timeout {} { expr {int(1500 * [::harness::factor])} }
-
-proc sl_overrides {} {
-    list cluster-enabled yes cluster-port [::harness::find_free_port] cluster-node-timeout [sl_timeout] \
-        repl-diskless-sync-delay 0
-}
-
-proc sl_cport {level} { lindex [r $level config get cluster-port] 1 }
+source [file join $::harness_dir cluster.tcl] ;# cluster_node_overrides, cluster_bus_port, cluster_states_ok
 
 proc sl_owner {level slot} {
     foreach range [r $level cluster slots] {
         if {$slot >= [lindex $range 0] && $slot <= [lindex $range 1]} { return [lindex $range 2 2] }
     }
     return {}
-}
-
-proc sl_ok {levels} {
-    foreach l $levels {
-        if {![string match *cluster_state:ok* [r $l cluster info]]} { return 0 }
-    }
-    return 1
 }
 
 # Keys whose slots are the given ones: name{tag} with tags found by KEYSLOT.
@@ -38,8 +24,8 @@ proc sl_tag_for_slot {level slot} {
     error "no tag for slot $slot"
 }
 
-start_server [list overrides [sl_overrides]] {
-start_server [list overrides [sl_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
+start_server [list overrides [cluster_node_overrides]] {
     # level 0 = A (epoch 1), level -1 = B (epoch 2): B's claims win
     set a 0
     set b -1
@@ -51,8 +37,8 @@ start_server [list overrides [sl_overrides]] {
         assert_equal OK [r $b cluster set-config-epoch 2]
         assert_equal OK [r $a cluster addslotsrange 0 199]
         assert_equal OK [r $b cluster addslotsrange 200 16383]
-        assert_equal OK [r $a cluster meet 127.0.0.1 [srv $b port] [sl_cport $b]]
-        wait_for_condition 100 100 {[sl_ok {0 -1}] && [sl_owner $b 0] eq $aid && [sl_owner $a 9000] eq $bid && [sl_owner $b 199] eq $aid} else {
+        assert_equal OK [r $a cluster meet 127.0.0.1 [srv $b port] [cluster_bus_port $b]]
+        wait_for_condition 100 100 {[cluster_states_ok {0 -1}] && [sl_owner $b 0] eq $aid && [sl_owner $a 9000] eq $bid && [sl_owner $b 199] eq $aid} else {
             fail "no agreement: [r $a cluster nodes]\n---\n[r $b cluster nodes]"
         }
     }
