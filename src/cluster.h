@@ -34,6 +34,9 @@ void clusterPropagatePublish(struct redisObject *channel, struct redisObject *me
 
 /* A primary paused for its replica's manual failover: no replication PINGs. */
 int clusterManualFailoverPaused(void);
+/* This node is a replica by the cluster's view (nodes.conf, CLUSTER
+ * REPLICATE, a failover), before its replication link is even set up. */
+int clusterMyselfIsReplica(void);
 void clusterSetDropPacketFilter(long type); /* DEBUG DROP-CLUSTER-PACKET-FILTER (-1: none) */
 void clusterDebugKillLink(struct client *c, struct redisObject *dir, struct redisObject *name); /* DEBUG CLUSTERLINK KILL */
 size_t clusterLinksMemory(void);       /* INFO memory's mem_cluster_links (0 unless cluster-enabled) */

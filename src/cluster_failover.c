@@ -94,6 +94,8 @@ int failoverPaused(void) { return mf_end && isMaster(cstate->myself) && mf_repli
 
 int clusterManualFailoverPaused(void) { return cstate && failoverPaused(); }
 
+int clusterMyselfIsReplica(void) { return cstate && cstate->myself && isReplica(cstate->myself); }
+
 /* A PING/PONG from sender: my primary's offset, once it has paused writes. */
 void failoverHeartbeat(const clusterBusMsg *m, clusterNode *sender) {
     if (!mf_end || !isReplica(cstate->myself) || cstate->myself->replicaof != sender) return;

@@ -37,8 +37,12 @@
  *   without the module. Hashes with field TTLs are refused with a message
  *   naming the type.
  * - Keys already expired at load time are skipped, as a Redis master does,
- *   except in an AOF's base: the incremental files after it were written
- *   against the keys as they were, and may make one persistent.
+ *   except in an AOF's base (the incremental files after it were written
+ *   against the keys as they were, and may make one persistent) and on a
+ *   replica (replicaof set, or a cluster replica by nodes.conf): its
+ *   primary sends the DEL when the key expires there, and until then the
+ *   replica must hold what the primary holds (Redis 7.0's iAmMaster test;
+ *   its cluster suite's 14-consistency-check counts the keys).
  * - Loading logs what Redis 7.0 logs (the producing version, the age and
  *   memory of the snapshot from its AUX fields, "Done loading RDB, keys
  *   loaded: N, keys expired: N.") and reports its position to loading.c
@@ -1537,11 +1541,17 @@ static void checkedKey(rdbReader *r, sds key, robj *val, long long expire, long 
     r->check->key = NULL;
 }
 
-/* Adds key -> val to db, or drops it if empty or expired (an AOF base
- * keeps expired keys, as Redis does); 0 on a duplicate key. */
+/* A load drops keys already expired only on a primary (see the header). */
+static int loadDropsExpired(void) {
+    return server.cluster_enabled ? !clusterMyselfIsReplica() : !replicationIsReplica();
+}
+
+/* Adds key -> val to db, or drops it if empty or expired (an AOF base and
+ * a replica keep expired keys, as Redis does); 0 on a duplicate key. */
 static int storeLoaded(rdbReader *r, redisDb *db, sds key, robj *val, long long expire, long long now) {
     if (r->check) return checkedKey(r, key, val, expire, now), 1;
-    int empty = emptyCollection(val), expired = !r->aof_base && expire != -1 && expire < now;
+    int empty = emptyCollection(val);
+    int expired = !r->aof_base && expire != -1 && expire < now && loadDropsExpired();
     if (empty || expired) {
         if (empty) {
             /* Redis's line, for the first 10 (a bug of old Redis versions

@@ -63,14 +63,36 @@ is_listed() {
     awk -F'\t' -v u="$1" -v t="$2" '$1 == u && $2 == t {found = 1} END {exit !found}' "$differences"
 }
 
+# broken LOG: the harness run of LOG ended without a verdict on its tests
+# (an exception, a timeout, or a non-zero exit with no [err] line).
+broken() {
+    local log=$1 status
+    status=$(cat "$log.status" 2>/dev/null || echo 1)
+    grep -q '^\[exception\]' "$log" && return 0
+    [ "$status" = 124 ] || [ "$status" = 137 ] && return 0
+    [ "$status" != 0 ] && ! grep -q '^\[err\]' "$log"
+}
+
 # run_unit KIND UNIT SLOT: one harness run, its output in $out/KIND/UNIT.log.
+# A run that broke (see broken) is run once more: the harness, not a test,
+# is then what failed (a port taken between its check and the server's
+# bind, a lost connection), and one such event must not hide the unit. The
+# first run is kept as UNIT.log.first and the table says it was retried,
+# with the first run's exception, so a real fault stays visible.
 run_unit() {
-    local kind=$1 unit=$2 slot=$3 dir=build/redis-suite-units/suite-$1-$3 log
+    local kind=$1 unit=$2 slot=$3 dir=build/redis-suite-units/suite-$1-$3 log attempt
     log="$out/$kind/$unit.log"; mkdir -p "$(dirname "$log")"
     local port=$((baseport + slot * 200))
-    ( cd "$dir" && TERM=dumb timeout -k 10 "$unit_timeout" ./runtest --clients 1 --single "$unit" \
-        --baseport "$port" --portcount 200 --timeout 600 ) >"$log" 2>&1
-    echo $? >"$log.status"
+    for attempt in 1 2; do
+        ( cd "$dir" && TERM=dumb timeout -k 10 "$unit_timeout" ./runtest --clients 1 --single "$unit" \
+            --baseport "$port" --portcount 200 --timeout 600 ) >"$log" 2>&1
+        echo $? >"$log.status"
+        if [ $attempt = 1 ] && broken "$log"; then
+            mv "$log" "$log.first"; mv "$log.status" "$log.first.status"
+            continue
+        fi
+        break
+    done
 }
 
 # Schedule every (kind, unit) pair, JOBS at a time, each job its own slot.
@@ -128,8 +150,15 @@ for u in "${units[@]}"; do
         [ "$rnote" != - ] && printf ' (%s)' "$rnote"
     fi
     [ "$note" != - ] && printf '  %s' "$note"
+    [ -f "$out/ours/$u.log.first" ] && printf '  (run twice: the first run broke, exit %s)' "$(cat "$out/ours/$u.log.first.status")"
     echo
-    grep -E '^\[(err|exception)\]' "$out/ours/$u.log" 2>/dev/null | sed 's/^/    /' | head -n 8
+    # what went wrong, with the lines an exception's message spans
+    for l in "$out/ours/$u.log.first" "$out/ours/$u.log"; do
+        [ -f "$l" ] || continue
+        [ "$l" = "$out/ours/$u.log.first" ] && echo "    first run:"
+        grep -E -A 6 '^\[(err|exception)\]' "$l" 2>/dev/null | sed 's/^/    /' | head -n 20
+        if ! grep -q -E '^\[(ok|err|exception)\]' "$l"; then tail -n 5 "$l" | sed 's/^/    | /'; fi
+    done
 done
 echo "logs: $out/"
 echo "$differs_total tests differ on purpose (utils/redis-suite-differences.txt)"

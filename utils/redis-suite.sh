@@ -62,6 +62,12 @@ if [ -z "$tarball" ]; then
         { echo "could not fetch Debian's redis source package (a deb-src line is needed in /etc/apt/sources.list)" >&2; exit 1; }
     tarball=$(ls "$cache"/redis_*.orig.tar.gz | head -n 1)
 fi
+# The suite is a measuring instrument: pinned like deps/, by the SHA-256 of
+# Debian's orig tarball of Redis 7.0.15 (utils/redis-suite.sha256).
+want=$(awk -v f="$(basename "$tarball")" '$2 == f {print $1}' utils/redis-suite.sha256)
+got=$(sha256sum "$tarball" | cut -d' ' -f1)
+[ -n "$want" ] && [ "$got" = "$want" ] ||
+    { echo "$tarball: sha256 $got, expected ${want:-(no line for it in utils/redis-suite.sha256)}" >&2; exit 1; }
 
 # runtest-cluster (utils/redis-cluster-suite.sh) came later: a suite
 # unpacked without it is unpacked again.

@@ -5,8 +5,10 @@
 # A suite that ends without such a line (it crashed, or failed to build)
 # counts as one failure, so nothing can pass by printing nothing. Each
 # suite's wall-clock time is shown after its line (CI's stage budgets).
+# A failed suite's [err]/[exception] lines (and a few after each) are
+# repeated at the end, so the tail of a long CI log says what failed.
 set -u
-total_pass=0; total_fail=0; summary=(); all_start=$(date +%s)
+total_pass=0; total_fail=0; summary=(); failures=(); all_start=$(date +%s)
 while [ $# -ge 2 ]; do
     name=$1; cmd=$2; shift 2
     log=$(mktemp)
@@ -15,16 +17,23 @@ while [ $# -ge 2 ]; do
     status=${PIPESTATUS[0]}
     secs=$(( $(date +%s) - start ))
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-    rm -f "$log"
     if [ -z "$line" ]; then
         p=0; f=1; line="no result line (exit status $status)"
     else
         p=$(echo "$line" | awk '{print $1}'); f=$(echo "$line" | awk '{print $3}')
         [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
     fi
+    if [ "$f" -gt 0 ]; then
+        failures+=("--- $name:")
+        what=$(grep -E -A 4 '\[(err|exception)\]' "$log" | head -n 40)
+        [ -z "$what" ] && what=$(tail -n 10 "$log")
+        failures+=("$what")
+    fi
+    rm -f "$log"
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
     summary+=("$(printf '  %-32s %-40s %5s s' "$name" "$line" "$secs")")
 done
+if [ ${#failures[@]} -gt 0 ]; then echo; echo "failures:"; printf '%s\n' "${failures[@]}"; fi
 echo; echo "suites:"; printf '%s\n' "${summary[@]}"
 printf '  %-73s %5s s\n' "all of the above" "$(( $(date +%s) - all_start ))"
 echo "$total_pass passed, $total_fail failed"

@@ -46,6 +46,13 @@ proc ::harness::scaled {amount} {
     return [expr {int(ceil($amount * [factor]))}]
 }
 
+# 1 when the server under test runs under an emulator (--wrapper), where
+# a test's data size is cut so the file stays within the cross matrix's time.
+proc ::harness::emulated {} {
+    variable opt
+    return [expr {$opt(wrapper) ne ""}]
+}
+
 # Sleeps while still serving the event loop.
 proc ::harness::sleep_ms {ms} {
     variable sleep_seq

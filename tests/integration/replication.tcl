@@ -211,6 +211,33 @@ foreach diskless {yes no} {
     }
 }
 
+# Redis 7.0 drops keys already expired when it loads a snapshot only as a
+# primary: a replica keeps them until its primary's DEL, so both hold the
+# same keys (Redis's cluster suite 14-consistency-check counts them).
+foreach diskless {no yes} {
+    start_server [list overrides [list repl-diskless-sync $diskless repl-diskless-sync-delay 0]] {
+        start_server [list overrides [list repl-diskless-load [expr {$diskless eq "yes" ? "swapdb" : "disabled"}]]] {
+            test "full sync (diskless $diskless): keys already expired on the primary stay on the replica until its DEL, across DEBUG RELOAD" {
+                r -1 debug set-active-expire 0
+                r -1 set keep v
+                r -1 set stale v px 1
+                after 20
+                assert_equal 2 [r -1 dbsize]
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_link_up 0
+                assert_equal 2 [r dbsize]
+                assert_equal 0 [r exists stale] ;# reads as missing meanwhile
+                r debug reload ;# a replica's own load keeps it too
+                assert_equal 2 [r dbsize]
+                assert_equal {} [r -1 get stale] ;# the primary's lazy expiry sends the DEL
+                wait_for_condition 50 100 {[r dbsize] == 1} else { fail "the DEL did not reach the replica" }
+                assert_equal v [r get keep]
+                r -1 debug set-active-expire 1
+            }
+        }
+    }
+}
+
 start_server {overrides {repl-diskless-sync-delay 0}} {
     start_server {} {
         start_server {} {
