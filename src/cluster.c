@@ -1019,9 +1019,15 @@ static void nodeEntryReply(client *c, const clusterNode *n) {
     }
 }
 
+/* A replica announces replicaProcessedOffset (0 while it loads a full
+ * sync), as Redis's replicationGetSlaveOffset; a primary its own offset. */
+long long myselfOffset(void) {
+    return isReplica(cstate->myself) ? replicaProcessedOffset() : replicationOffset();
+}
+
 static long long nodeOffset(const clusterNode *n) {
     if (!(n->flags & NODE_MYSELF)) return n->repl_offset;
-    return replicationOffset();
+    return myselfOffset();
 }
 
 static int replicaAvailable(const clusterNode *n) { return !isFailed(n) && nodeOffset(n) != 0; }

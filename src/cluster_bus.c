@@ -254,7 +254,7 @@ static void fillHeader(clusterBusMsg *m, int type) {
     m->state = cstate->ok ? 0 : 1;
     m->current_epoch = cstate->current_epoch;
     m->config_epoch = primary->config_epoch;
-    m->offset = (uint64_t)replicationOffset();
+    m->offset = (uint64_t)myselfOffset();
     if (failoverPaused()) m->mflags[0] |= CLUSTERBUS_MFLAG0_PAUSED;
 }
 

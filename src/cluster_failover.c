@@ -30,7 +30,7 @@ static long long authTimeout(void) {
 static int myRank(void) {
     clusterNode *me = cstate->myself, *primary = me->replicaof;
     if (primary == NULL) return 0;
-    long long mine = replicationOffset();
+    long long mine = myselfOffset();
     int rank = 0;
     for (int j = 0; j < primary->numreplicas; j++) {
         clusterNode *r = primary->replicas[j];

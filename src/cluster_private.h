@@ -94,6 +94,7 @@ static inline int slotBit(const clusterNode *n, int slot) { return (n->slots[slo
 
 /* cluster.c */
 void randomNodeName(char *name);
+long long myselfOffset(void); /* the offset announced: a replica's is 0 while it loads a full sync */
 int validNodeName(const char *s, size_t len);
 clusterNode *createNode(const char *name, int flags);
 void addNode(clusterNode *n);

@@ -89,6 +89,17 @@ static struct {
 int replicationIsReplica(void) { return replica_state.host != NULL; }
 int replicaLinkUp(void) { return replica_state.state == LINK_CONNECTED && replica_state.master != NULL; }
 
+/* The offset a cluster replica announces on the bus (and ranks itself by):
+ * 0 from +FULLRESYNC until the snapshot is loaded, when what it holds is
+ * no history of its primary, as Redis's replicationGetSlaveOffset gives
+ * with neither a master client nor a cached one. Its primary then leaves
+ * it out of CLUSTER SLOTS (a loading replica is hidden from clients;
+ * Redis's cluster suite 22-replica-in-sync) and it ranks last. */
+long long replicaProcessedOffset(void) {
+    if (replica_state.host != NULL && replica_state.state == LINK_TRANSFER) return 0;
+    return replicationOffset();
+}
+
 /* How old this replica's data may be, in ms, as Redis counts it for
  * cluster-replica-validity-factor: whole seconds since the primary last sent
  * anything while the link is up, else since the link went down (never

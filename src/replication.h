@@ -59,6 +59,7 @@ sds replicaInfoString(sds info);
 void replicaRoleReply(client *c);
 int replicaLinkUp(void);
 long long replicaDataAgeMs(void); /* cluster-replica-validity-factor's data age */
+long long replicaProcessedOffset(void); /* the cluster's view of a replica's offset: 0 while it has no history */
 void replicaResumeStream(void); /* a busy script ended: run the primary's stream read meanwhile */
 void replicaInit(void);
 void replicaClusterFollow(const char *host, int port); /* cluster.c: NULL host = primary again */

@@ -111,3 +111,47 @@ start_server [list overrides [cluster_node_overrides]] {
 }
 }
 }
+
+# A replica loading a full sync has no history of its primary: it announces
+# offset 0 on the bus (Redis's replicationGetSlaveOffset), so its primary
+# leaves it out of CLUSTER SLOTS until the load is done and the replica has
+# an offset again (Redis's cluster suite 22-replica-in-sync).
+proc cr_in_slots {level id} { expr {[string first $id [r $level cluster slots]] != -1} }
+
+start_server [list overrides [concat [cluster_node_overrides] repl-backlog-size 16kb]] {
+start_server [list overrides [cluster_node_overrides]] {
+    lassign {-1 0} P R ;# the primary is the outer server (its small backlog)
+    set pid [r $P cluster myid]
+    set rid [r $R cluster myid]
+
+    test {A replica loading a full sync announces offset 0: hidden from its primary's CLUSTER SLOTS until loaded} {
+        assert_equal OK [r $P cluster meet 127.0.0.1 [srv $R port] [cluster_bus_port $R]]
+        r $P cluster addslotsrange 0 16383
+        wait_for_condition 100 100 {[cluster_states_ok {0 -1}]} else { fail "no agreement: [r $R cluster nodes]" }
+        assert_equal OK [r $R cluster replicate $pid]
+        r $P debug populate 1000 key 1000
+        r $P set "{0}first" v ;# an offset above 0 for the replica once synced
+        wait_for_condition 200 100 {[cr_link_up $R] && [cr_in_slots $P $rid]} else {
+            fail "the replica never listed: [r $P cluster slots]"
+        }
+        # a slow load (4 ms a key, scaled) that serves the bus meanwhile
+        r $R config set key-load-delay [::harness::scaled 4000]
+        r $R config set loading-process-events-interval-bytes 1024
+        # more than the 16 KB backlog after the link is cut: a full sync
+        r $P multi
+        r $P client kill type replica
+        for {set j 0} {$j < 100} {incr j} { r $P set "{0}$j" [string repeat A 1024] }
+        r $P exec
+        wait_for_condition [::harness::scaled 100] 50 {![cr_in_slots $P $rid]} else {
+            fail "the loading replica stayed in CLUSTER SLOTS: [r $P cluster slots]"
+        }
+        assert_equal 1 [s $R loading]
+        wait_for_condition 600 100 {[cr_link_up $R]} else { fail "the replica never finished its load" }
+        r $R config set key-load-delay 0
+        r $R config set loading-process-events-interval-bytes 2097152
+        wait_for_condition 200 100 {[cr_in_slots $P $rid] && [cr_in_slots $R $rid]} else {
+            fail "the replica did not come back to CLUSTER SLOTS: [r $P cluster slots]"
+        }
+    }
+}
+}
