@@ -45,6 +45,7 @@
 #include "acl.h"
 #include "client_eviction.h"
 #include "persistio.h"
+#include "replication.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -267,6 +268,7 @@ static int applyOomScoreAdj(sds *err);
 static int applyJemallocBgThread(sds *err);
 static int applyEventLoopSpin(sds *err);
 static int applyWatchdogPeriod(sds *err);
+static int applyReplBacklogSize(sds *err);
 
 #define MB (1024LL * 1024)
 
@@ -486,7 +488,7 @@ static const configEntry configTable[] = {
                INT_MAX, "10", NULL),
     INT_CONFIG("repl-timeout", NULL, 0, repl_timeout, 1, INT_MAX, "60", NULL),
     INT_CONFIG("shutdown-timeout", NULL, 0, shutdown_timeout, 0, INT_MAX, "10", NULL),
-    LL_CONFIG("repl-backlog-size", NULL, CF_MEMORY, repl_backlog_size, 1, LLONG_MAX, "1mb", NULL),
+    LL_CONFIG("repl-backlog-size", NULL, CF_MEMORY, repl_backlog_size, 1, LLONG_MAX, "1mb", applyReplBacklogSize),
     LL_CONFIG("repl-backlog-ttl", NULL, 0, repl_backlog_ttl, 0, LONG_MAX, "3600", NULL),
     INT_CONFIG("min-replicas-to-write", "min-slaves-to-write", 0, min_replicas_to_write, 0, INT_MAX,
                "0", NULL),
@@ -1289,6 +1291,18 @@ static int applyMaxclients(sds *err) {
         *err = sdsnew("The event loop API used by Redis is not able to handle the specified number of clients");
         return C_ERR;
     }
+    return C_OK;
+}
+
+/* CONFIG SET repl-backlog-size: at least 16 KB, and the ring takes the new
+ * size at once (keeping its newest bytes), as Redis 7.0's
+ * resizeReplicationBacklog: a replica behind what is kept syncs in full.
+ * The file's value is taken as it is (Redis clamps only on CONFIG SET). */
+static int applyReplBacklogSize(sds *err) {
+    (void)err;
+    if (server.el == NULL) return C_OK;
+    if (server.repl_backlog_size < REPL_BACKLOG_MIN_SIZE) server.repl_backlog_size = REPL_BACKLOG_MIN_SIZE;
+    replicationResizeBacklog();
     return C_OK;
 }
 

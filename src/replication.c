@@ -178,6 +178,28 @@ size_t replicationReplicasOutputMemory(void) {
     return total;
 }
 
+/* The ring at server.repl_backlog_size, with the newest bytes it held
+ * (as many as fit); see config.c's applyReplBacklogSize. */
+void replicationResizeBacklog(void) {
+    if (!repl.repl_backlog || repl.repl_backlog_size == server.repl_backlog_size) return;
+    long long size = server.repl_backlog_size;
+    long long keep = repl.repl_backlog_histlen < size ? repl.repl_backlog_histlen : size;
+    char *ring = zmalloc((size_t)size);
+    long long j = (repl.repl_backlog_idx - keep + repl.repl_backlog_size) % repl.repl_backlog_size;
+    for (long long done = 0; done < keep;) {
+        long long n = repl.repl_backlog_size - j < keep - done ? repl.repl_backlog_size - j : keep - done;
+        memcpy(ring + done, repl.repl_backlog + j, (size_t)n);
+        done += n;
+        j = (j + n) % repl.repl_backlog_size;
+    }
+    zfree(repl.repl_backlog);
+    repl.repl_backlog = ring;
+    repl.repl_backlog_size = size;
+    repl.repl_backlog_idx = keep % size;
+    repl.repl_backlog_histlen = keep;
+    repl.repl_backlog_first_byte_offset = repl.master_repl_offset - keep + 1;
+}
+
 static void freeBacklog(void) {
     zfree(repl.repl_backlog);
     repl.repl_backlog = NULL;

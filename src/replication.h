@@ -50,6 +50,8 @@ void replicationRequestAcks(void);       /* REPLCONF GETACK * to every replica *
 void replicationDropReplicas(void);  /* we follow a new primary: our replicas must sync again */
 void replicationDisconnectBlocked(void); /* we follow a primary: blocked clients get -UNBLOCKED and go */
 void replicationCreateBacklogIfNone(void);
+void replicationResizeBacklog(void); /* CONFIG SET repl-backlog-size: the ring at the new size */
+#define REPL_BACKLOG_MIN_SIZE (16 * 1024) /* CONFIG SET repl-backlog-size below it takes it */
 void replicationNoteStreamDb(int dbid); /* the db the stream's last SELECT chose (-1: force one) */
 int replicationPrimaryOnline(void);  /* replicas online count */
 

@@ -1106,3 +1106,44 @@ if {![have_reference]} {
 }
 
 }
+
+# CONFIG SET repl-backlog-size takes effect at once, as in Redis 7.0 (its
+# cluster suite 22-replica-in-sync shrinks the backlog to force a full sync).
+start_server {overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "CONFIG SET repl-backlog-size: 16 KB at least, the ring resized at once: a replica within it resyncs partially, one further behind in full" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 config set repl-backlog-size 100
+            assert_equal {repl-backlog-size 16384} [r -1 config get repl-backlog-size]
+            r -1 set small v
+            wait_offsets_equal -1 0
+            set partial [s -1 sync_partial_ok]
+            set full [s -1 sync_full]
+            r -1 multi
+            r -1 client kill type replica
+            r -1 set within-backlog [string repeat B 1000]
+            r -1 exec
+            wait_link_up 0
+            wait_for_condition 50 100 {[s -1 sync_partial_ok] == $partial + 1} else { fail "no partial resync" }
+            wait_offsets_equal -1 0
+            r -1 multi
+            r -1 client kill type replica
+            for {set j 0} {$j < 40} {incr j} { r -1 set big$j [string repeat A 1024] }
+            r -1 exec
+            wait_for_condition 50 100 {[s -1 sync_full] == $full + 1} else { fail "no full sync: [r -1 info replication]" }
+            assert_equal $partial [expr {[s -1 sync_partial_ok] - 1}]
+            wait_link_up 0
+            wait_same_digest -1 0
+            # growing it keeps what it holds: a short outage still resyncs partially
+            r -1 config set repl-backlog-size 1mb
+            r -1 multi
+            r -1 client kill type replica
+            r -1 set after-grow v
+            r -1 exec
+            wait_for_condition 50 100 {[s -1 sync_partial_ok] == $partial + 2} else { fail "no partial resync after growing" }
+            wait_link_up 0
+            wait_same_digest -1 0
+        }
+    }
+}
