@@ -155,9 +155,14 @@ int addSlot(clusterNode *n, int slot) {
     return C_OK;
 }
 
+/* The primary of n's shard (n itself for a primary). */
+static clusterNode *shardPrimary(clusterNode *n) { return isReplica(n) && n->replicaof ? n->replicaof : n; }
+
 int delSlot(int slot) {
     clusterNode *n = cstate->slots[slot];
     if (n == NULL) return C_ERR;
+    /* a slot leaving our shard takes its shard channels' subscribers with it */
+    if (shardPrimary(n) == shardPrimary(cstate->myself)) pubsubShardSlotRemoved(slot);
     n->slots[slot >> 3] &= (unsigned char)~(1 << (slot & 7));
     n->numslots--;
     cstate->slots[slot] = NULL;

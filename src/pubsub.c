@@ -187,6 +187,33 @@ void unsubscribeCommand(client *c) { unsubscribeGeneric(c, &kindChannel); }
 void punsubscribeCommand(client *c) { unsubscribeGeneric(c, &kindPattern); }
 void sunsubscribeCommand(client *c) { unsubscribeGeneric(c, &kindShard); }
 
+/* Cluster mode, a slot leaves this node's shard: every shard channel of
+ * that slot is dropped, each subscriber told with a "sunsubscribe" reply
+ * (its remaining count), as Redis 7.0's removeChannelsInSlot; the client
+ * then subscribes again where the slot went. */
+void pubsubShardSlotRemoved(int slot) {
+    if (server_shard_channels == NULL || dictSize(server_shard_channels) == 0) return;
+    dictIterator *di = dictGetSafeIterator(server_shard_channels);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        robj *name = dictGetKey(de);
+        if ((int)keyHashSlot(name->ptr, sdslen(name->ptr)) != slot) continue;
+        /* the subscribers first: the last unsubscribe frees their set and the entry */
+        dict *subscribers = dictGetVal(de);
+        unsigned long n = dictSize(subscribers), i = 0;
+        client **clients = zmalloc(sizeof(client *) * n);
+        dictIterator *ci = dictGetIterator(subscribers);
+        dictEntry *ce;
+        while ((ce = dictNext(ci)) != NULL) clients[i++] = dictGetKey(ce);
+        dictReleaseIterator(ci);
+        incrRefCount(name);
+        for (i = 0; i < n; i++) unsubscribe(clients[i], name, &kindShard, 1);
+        decrRefCount(name);
+        zfree(clients);
+    }
+    dictReleaseIterator(di);
+}
+
 /* freeClient(): every subscription goes, silently. */
 void pubsubClientFreed(client *c) {
     unsubscribeAll(c, &kindChannel, 0);

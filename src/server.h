@@ -1243,6 +1243,7 @@ unsigned long pubsubTotalPatterns(void);
 unsigned long pubsubTotalShardChannels(void);
 void pubsubResetClient(client *c); /* RESET: unsubscribe from everything, silently */
 void pubsubClientFreed(client *c); /* freeClient() */
+void pubsubShardSlotRemoved(int slot); /* cluster.c: the slot left our shard: its shard channels go */
 
 /* ---- start-up of modules that keep state (called once by initServer()) ------------ */
 void hashTypeInit(void);

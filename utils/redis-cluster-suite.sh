@@ -37,12 +37,19 @@
 #   11 16/0 16/0, 12 13/0 13/0, 12.1 12/0 12/0,
 #   13-no-failover-option 1 failure (nofailover flag not sent; fixed),
 #   14-consistency-check 1 (a replica restarted without AOF does not load
-#   the expired keys of its RDB), 15 13/0, 16-transactions-on-replica 1
+#   the expired keys of its RDB; fixed 2026-11-30: 10/0), 15 13/0, 16-transactions-on-replica 1
 #   (EVAL of a write on a READONLY replica answers READONLY, Redis MOVED),
 #   17-diskless-load-swapdb 1 (a failed diskless load), 18 8/0, 19 9/0,
 #   20/21 disabled upstream (if {false}): no test either way,
 #   22-replica-in-sync 1 (a replica still loading is listed in CLUSTER
-#   SLOTS), 23 10/0, 24 9/0; 25..29 not run in the time.
+#   SLOTS, and CONFIG SET repl-backlog-size did not shrink the backlog;
+#   both fixed 2026-11-30: 13/0), 23 10/0, 24 9/0.
+# Run 2026-11-30 (ours only): 25-pubsubshard-slot-migration hung at its
+#   replica test before shard channels were dropped with their slot (fixed:
+#   12/0 twice), 26-pubsubshard 10/0, 27-endpoints 14/0, 28-cluster-shards
+#   17/0, 29-slot-migration-response 9/0; 17-diskless-load-swapdb still 1
+#   (Redis 7.0's async loading: a replica serving its old dataset while a
+#   swapdb diskless load runs, INFO async_loading; ours loads blocking).
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 1
 

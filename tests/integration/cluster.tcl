@@ -334,6 +334,37 @@ start_server [list overrides [cluster_overrides 60000]] {
         assert_equal 0 [s blocked_clients]
     }
 
+    test {Shard channel subscribers get sunsubscribe when their slot leaves the node (SETSLOT NODE, DELSLOTS)} {
+        # two channels in two of our slots that hold no keys
+        set chans {}
+        for {set i 0} {[llength $chans] < 2} {incr i} {
+            set slot [r cluster keyslot ch$i]
+            if {$slot >= 8192 && $slot != 15495 && [r cluster countkeysinslot $slot] == 0 &&
+                ([llength $chans] == 0 || $slot != [lindex $chans 0 1])} { lappend chans [list ch$i $slot] }
+        }
+        lassign $chans one two
+        lassign $one ch1 slot1
+        lassign $two ch2 slot2
+        set rd [redis_deferring_client]
+        $rd ssubscribe $ch1
+        assert_equal "ssubscribe $ch1 1" [$rd read]
+        $rd ssubscribe $ch2
+        assert_equal "ssubscribe $ch2 2" [$rd read]
+        assert_equal OK [r cluster setslot $slot1 node $::other_id]
+        assert_equal "sunsubscribe $ch1 1" [$rd read]
+        assert_equal "$ch1 0" [r pubsub shardnumsub $ch1]
+        assert_equal 1 [r spublish $ch2 still-here]
+        assert_equal "smessage $ch2 still-here" [$rd read]
+        assert_equal OK [r cluster delslots $slot2]
+        assert_equal "sunsubscribe $ch2 0" [$rd read]
+        assert_equal {} [r pubsub shardchannels]
+        $rd ping
+        assert_equal PONG [$rd read] ;# no longer in subscribed mode
+        $rd close
+        assert_equal OK [r cluster addslots $slot2]
+        assert_equal OK [r cluster setslot $slot1 node [r cluster myid]]
+    }
+
     test {READONLY/READWRITE/ASKING answer OK; FORGET and REPLICAS of a known node} {
         assert_equal OK [r readonly]
         assert_equal OK [r readwrite]
