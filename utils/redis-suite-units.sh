@@ -82,10 +82,15 @@ broken() {
 run_unit() {
     local kind=$1 unit=$2 slot=$3 dir=build/redis-suite-units/suite-$1-$3 log attempt
     log="$out/$kind/$unit.log"; mkdir -p "$(dirname "$log")"
-    local port=$((baseport + slot * 200))
+    # Each slot owns 300 ports from baseport + 300 x slot: Redis's runner
+    # puts its own test server in the 32 ports below --baseport, so the
+    # servers' 200 start 40 in (with 200 apart, slot 1's test server port
+    # was in slot 0's server range, and a port checked free by one runner
+    # could be bound by the other's server before it was used).
+    local port=$((baseport + slot * 300 + 40))
     for attempt in 1 2; do
         ( cd "$dir" && TERM=dumb timeout -k 10 "$unit_timeout" ./runtest --clients 1 --single "$unit" \
-            --baseport "$port" --portcount 200 --timeout 600 ) >"$log" 2>&1
+            --baseport "$port" --portcount 200 --timeout 600 ) >"$log" 2>&1 </dev/null
         echo $? >"$log.status"
         if [ $attempt = 1 ] && broken "$log"; then
             mv "$log" "$log.first"; mv "$log.status" "$log.first.status"
