@@ -145,10 +145,24 @@ void replicationNoteStreamDb(int dbid) { repl.seldb = dbid; }
 
 /* ---- the backlog -------------------------------------------------------------------------------- */
 
+/* The ring's memory, or NULL when size cannot be had: more than a 32-bit
+ * size_t holds (repl-backlog-size is 64-bit everywhere), or more than the
+ * system gives. A bad value must not truncate or abort. */
+static char *backlogAlloc(long long size) {
+    if (size <= 0 || (unsigned long long)size > SIZE_MAX / 2) return NULL;
+    return ztrymalloc((size_t)size);
+}
+
 void replicationCreateBacklogIfNone(void) {
     if (repl.repl_backlog) return;
     repl.repl_backlog_size = server.repl_backlog_size;
-    repl.repl_backlog = zmalloc((size_t)repl.repl_backlog_size);
+    repl.repl_backlog = backlogAlloc(repl.repl_backlog_size);
+    if (repl.repl_backlog == NULL) {
+        serverLog(LL_WARNING, "Can't allocate a replication backlog of %lld bytes: it takes %d bytes instead",
+                  repl.repl_backlog_size, REPL_BACKLOG_MIN_SIZE);
+        repl.repl_backlog_size = REPL_BACKLOG_MIN_SIZE;
+        repl.repl_backlog = zmalloc(REPL_BACKLOG_MIN_SIZE);
+    }
     repl.repl_backlog_idx = repl.repl_backlog_histlen = 0;
     repl.repl_backlog_first_byte_offset = repl.master_repl_offset + 1;
     repl.seldb = -1;
@@ -179,12 +193,19 @@ size_t replicationReplicasOutputMemory(void) {
 }
 
 /* The ring at server.repl_backlog_size, with the newest bytes it held
- * (as many as fit); see config.c's applyReplBacklogSize. */
+ * (as many as fit); see config.c's applyReplBacklogSize. A size that
+ * cannot be allocated leaves the ring as it is (and says so): Redis 7.0
+ * grows its backlog block by block, so CONFIG SET never fails there. */
 void replicationResizeBacklog(void) {
     if (!repl.repl_backlog || repl.repl_backlog_size == server.repl_backlog_size) return;
     long long size = server.repl_backlog_size;
     long long keep = repl.repl_backlog_histlen < size ? repl.repl_backlog_histlen : size;
-    char *ring = zmalloc((size_t)size);
+    char *ring = backlogAlloc(size);
+    if (ring == NULL) {
+        serverLog(LL_WARNING, "Can't resize the replication backlog to %lld bytes: it stays at %lld bytes", size,
+                  repl.repl_backlog_size);
+        return;
+    }
     long long j = (repl.repl_backlog_idx - keep + repl.repl_backlog_size) % repl.repl_backlog_size;
     for (long long done = 0; done < keep;) {
         long long n = repl.repl_backlog_size - j < keep - done ? repl.repl_backlog_size - j : keep - done;

@@ -1144,6 +1144,15 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
             wait_for_condition 50 100 {[s -1 sync_partial_ok] == $partial + 2} else { fail "no partial resync after growing" }
             wait_link_up 0
             wait_same_digest -1 0
+            # a size no machine (and no 32-bit size_t) holds: accepted, as Redis
+            # (which grows its backlog as data comes), the ring kept as it is
+            assert_equal OK [r -1 config set repl-backlog-size 1000000gb]
+            if {[ours]} { ;# our line; Redis's backlog has nothing to resize
+                wait_for_log "*Can't resize the replication backlog to 1073741824000000 bytes: it stays at 1048576 bytes*" -level -1
+            }
+            r -1 set after-huge v
+            wait_same_digest -1 0
+            r -1 config set repl-backlog-size 1mb
         }
     }
 }
