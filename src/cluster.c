@@ -162,7 +162,7 @@ int delSlot(int slot) {
     clusterNode *n = cstate->slots[slot];
     if (n == NULL) return C_ERR;
     /* a slot leaving our shard takes its shard channels' subscribers with it */
-    if (shardPrimary(n) == shardPrimary(cstate->myself)) pubsubShardSlotRemoved(slot);
+    if (cstate->myself && shardPrimary(n) == shardPrimary(cstate->myself)) pubsubShardSlotRemoved(slot);
     n->slots[slot >> 3] &= (unsigned char)~(1 << (slot & 7));
     n->numslots--;
     cstate->slots[slot] = NULL;
