@@ -731,6 +731,13 @@ void clusterKeysFlushed(int dbid) {
     if (cstate && dbid == 0) slotIndexClear();
 }
 
+/* The slot index goes with a dataset set aside (a replica's swapdb load):
+ * *index and the index in use change places; an index set aside is freed
+ * with clusterKeysIndexFree. Both are no-ops outside cluster mode, where
+ * no index exists. */
+void clusterKeysExchange(void **index) { slotIndexExchange(index); }
+void clusterKeysIndexFree(void *index) { slotIndexFree(index); }
+
 void clusterKeysRecount(void) {
     if (cstate == NULL) return;
     slotIndexClear();

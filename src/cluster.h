@@ -22,6 +22,8 @@ void clusterKeyAdded(int dbid, const char *key, size_t len);
 void clusterKeyRemoved(int dbid, const char *key, size_t len);
 void clusterKeysFlushed(int dbid);      /* db's keyspace emptied */
 void clusterKeysRecount(void);          /* db 0's table was swapped for another one */
+void clusterKeysExchange(void **index); /* the slot index in use and *index change places */
+void clusterKeysIndexFree(void *index); /* an index set aside by clusterKeysExchange */
 struct redisCommand;
 /* script.c, before a script's redis.call runs on fake: the refusal (cluster
  * down, a key not served here, a second slot) or NULL. */

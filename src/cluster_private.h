@@ -131,6 +131,8 @@ typedef void slotIndexKeyFn(void *privdata, kvobj *o);
 void slotIndexAdd(int slot, const char *key, size_t len);
 void slotIndexRemove(int slot, const char *key, size_t len);
 void slotIndexClear(void);
+void slotIndexFree(void *index);
+void slotIndexExchange(void **other);
 unsigned long slotIndexCount(int slot);
 size_t slotIndexBytes(void);
 unsigned long slotIndexForEach(int slot, unsigned long max, slotIndexKeyFn *fn, void *privdata);

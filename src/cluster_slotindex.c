@@ -113,11 +113,25 @@ void slotIndexRemove(int slot, const char *key, size_t len) {
     serverAssert(removed);
 }
 
+void slotIndexFree(void *index) {
+    slotSet *s = index;
+    if (s == NULL) return;
+    for (int j = 0; j < CLUSTER_SLOTS; j++) zfree(s[j].cells);
+    zfree(s);
+}
+
 void slotIndexClear(void) {
-    if (sets == NULL) return;
-    for (int j = 0; j < CLUSTER_SLOTS; j++) zfree(sets[j].cells);
-    zfree(sets);
+    slotIndexFree(sets);
     sets = NULL;
+}
+
+/* A replica's swapdb full sync keeps the old dataset's index with the old
+ * dataset while the new one loads (replica.c): the index in use and
+ * *other change places. */
+void slotIndexExchange(void **other) {
+    slotSet *s = *other;
+    *other = sets;
+    sets = s;
 }
 
 unsigned long slotIndexCount(int slot) { return sets ? sets[slot].used : 0; }

@@ -718,11 +718,11 @@ static void engineSwap(struct functionsStash *st) {
     *st = cur;
 }
 
-struct functionsStash *functionsStashAll(void) {
-    struct functionsStash *st = zcalloc(sizeof *st);
-    engineSwap(st);
-    return st;
-}
+/* An empty stash: swapped with the current engine, the load starts from
+ * no library (the engine is created on first use). */
+struct functionsStash *functionsStashEmpty(void) { return zcalloc(sizeof(struct functionsStash)); }
+
+void functionsSwapStash(struct functionsStash *st) { engineSwap(st); }
 
 /* back: the stashed libraries replace the current ones; else they are freed. */
 void functionsDropStash(struct functionsStash *st, int back) {

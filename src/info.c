@@ -309,8 +309,8 @@ static sds infoMemory(sds info) {
 static sds infoPersistence(sds info) {
     info = sdscatprintf(info,
                         "loading:%d\r\n"
-                        "async_loading:0\r\n",
-                        server.loading != 0);
+                        "async_loading:%d\r\n",
+                        server.loading && !server.async_loading, server.async_loading != 0);
     info = childInfoString(info);
     info = rdbInfoString(info);
     info = snapshotInfoString(info);

@@ -486,6 +486,7 @@ void flushallCommand(client *c) {
     signalFlushedDb(-1);
     server.dirty += emptyData(-1, async);
     rdbKillChild(); /* a snapshot of the old data must not land after this */
+    replicationKillChild(); /* nor reach a replica: those it fed sync again (as Redis kills any RDB child) */
     if (server.saveparamslen > 0 && !server.loading) rdbSaveNow();
     forceCommandPropagation(c);
     addReply(c, shared.ok);

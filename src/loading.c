@@ -29,6 +29,13 @@
  *   queued one), evictions (evict.c), DEBUG RELOAD/LOADAOF/POPULATE
  *   (debug.c), a save on SHUTDOWN or SIGTERM (a shutdown then never
  *   writes a half-loaded dataset, as in Redis).
+ * - Async loading (a replica's swapdb full sync, replica.c): the loader
+ *   builds the new dataset while clients are served the old one. The
+ *   loader installs a swap function (loadingServeSwapped) that puts the
+ *   old dataset in place for the duration of each pass and the new one
+ *   back after it, so neither the loader nor the commands need to know
+ *   which dataset is the "other" one; processCommand() then refuses only
+ *   the commands flagged no_async_loading (server.async_loading).
  */
 #include "server.h"
 
@@ -52,6 +59,7 @@ static struct {
     off_t bytes_at_serve;
     long long last_serve_us, last_log_ms;
     client *running;             /* the client whose command loads, protected */
+    loadingSwapFn *serve_swapped; /* async loading: called before and after each pass */
 } loading;
 
 /* ---- start and end ---------------------------------------------------------------------- */
@@ -76,6 +84,7 @@ void loadingStart(off_t total_bytes, const char *what) {
 
 void loadingEnd(void) {
     server.loading = 0;
+    loading.serve_swapped = NULL;
     moduleFireLoading(1, 0);
     if (loading.running) unprotectClient(loading.running);
     loading.running = NULL;
@@ -84,6 +93,13 @@ void loadingEnd(void) {
 /* The next file (of the AOF's base and incrementals) starts at this
  * offset of the total. */
 void loadingFileStart(off_t bytes_before) { loading.file_start = loading.loaded_bytes = bytes_before; }
+
+/* A replica's diskless load (replica.c): the size of the payload it
+ * parses, once the header told it (0 for "$EOF:" framing). */
+void loadingParseStart(off_t total_bytes) {
+    loading.total_bytes = total_bytes;
+    loading.file_start = loading.loaded_bytes = loading.bytes_at_serve = 0;
+}
 
 void loadingSetRdbUsedMem(long long bytes) { loading.rdb_used_mem = bytes; }
 
@@ -102,22 +118,35 @@ void loadingKeyDelay(void) {
 
 /* ---- serving clients meanwhile ---------------------------------------------------------- */
 
+/* Of the total when known, else (a replica's "$EOF:" payload) of the
+ * RDB's used-mem field, else 0, as Redis counts it. */
+static off_t expectedBytes(void) { return loading.total_bytes ? loading.total_bytes : (off_t)loading.rdb_used_mem; }
+
 static double loadedPercent(void) {
-    return (double)loading.loaded_bytes / (double)(loading.total_bytes + 1) * 100;
+    off_t expected = expectedBytes();
+    return expected ? (double)loading.loaded_bytes / (double)(expected + 1) * 100 : 0.0;
 }
 
 static void logProgressIfDue(void) {
     long long now = mstime();
     if (now - loading.last_log_ms < LOADING_LOG_EVERY_MS) return;
     loading.last_log_ms = now;
-    serverLog(LL_NOTICE, "Loading the %s: %.1f%% (%lld of %lld bytes)", loading.what, loadedPercent(),
-              (long long)loading.loaded_bytes, (long long)loading.total_bytes);
+    if (loading.total_bytes == 0) /* a replica's "$EOF:" payload: its size is known at its end */
+        serverLog(LL_NOTICE, "Loading the %s: %lld bytes so far", loading.what, (long long)loading.loaded_bytes);
+    else
+        serverLog(LL_NOTICE, "Loading the %s: %.1f%% (%lld of %lld bytes)", loading.what, loadedPercent(),
+                  (long long)loading.loaded_bytes, (long long)loading.total_bytes);
 }
+
+/* fn (or NULL: none) exchanges the dataset being loaded with the one
+ * clients are served, around each pass (async loading, see the header). */
+void loadingServeSwapped(loadingSwapFn *fn) { loading.serve_swapped = fn; }
 
 /* One pass of the event loop without its timers, then what has to follow
  * it (Redis's processEventsWhileBlocked). The command running the load
  * stays the current client whatever the pass ran. */
 static void serveClients(void) {
+    if (loading.serve_swapped) loading.serve_swapped();
     client *running = server.current_client;
     updateCachedTime();
     aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
@@ -127,6 +156,16 @@ static void serveClients(void) {
     freeClientsInAsyncFreeQueue();    /* the protected client stays queued */
     server.current_client = running;
     shutdownIfAsked();                /* SIGTERM: exits here, without saving */
+    if (loading.serve_swapped) loading.serve_swapped();
+}
+
+/* The loader waits for its input (a replica's diskless load, between two
+ * reads of its primary's link): a pass now. */
+void loadingServeNow(void) {
+    loading.last_serve_us = monotonicUs();
+    loading.bytes_at_serve = loading.loaded_bytes;
+    logProgressIfDue();
+    serveClients();
 }
 
 /* The loader consumed file_offset bytes of the current file. */
@@ -157,7 +196,8 @@ sds loadingLastLoadInfo(sds info) {
 sds loadingInfoString(sds info) {
     if (!server.loading) return info;
     long long elapsed = (long long)(time(NULL) - loading.start_time);
-    long long remaining = (long long)(loading.total_bytes - loading.loaded_bytes);
+    long long remaining = (long long)(expectedBytes() - loading.loaded_bytes);
+    if (remaining < 0) remaining = 0;
     long long eta = elapsed == 0 ? 1 : elapsed * remaining / ((long long)loading.loaded_bytes + 1);
     return sdscatprintf(info,
                         "loading_start_time:%lld\r\n"

@@ -80,7 +80,8 @@ static int RM_GetContextFlags(RedisModuleCtx *ctx) {
     if (server.aof_enabled) flags |= MODAPI_CTX_FLAGS_AOF;
     if (server.saveparamslen > 0) flags |= MODAPI_CTX_FLAGS_RDB;
     if (server.maxmemory) flags |= MODAPI_CTX_FLAGS_MAXMEMORY;
-    if (server.loading) flags |= MODAPI_CTX_FLAGS_LOADING;
+    if (server.async_loading) flags |= MODAPI_CTX_FLAGS_ASYNC_LOADING; /* as 7.0: one or the other */
+    else if (server.loading) flags |= MODAPI_CTX_FLAGS_LOADING;
     return flags;
 }
 

@@ -75,6 +75,7 @@
 #define MODAPI_CTX_FLAGS_LOADING (1 << 13)
 #define MODAPI_CTX_FLAGS_DENY_BLOCKING (1 << 21)
 #define MODAPI_CTX_FLAGS_RESP3 (1 << 22)
+#define MODAPI_CTX_FLAGS_ASYNC_LOADING (1 << 23)
 #define MODAPI_CTX_FLAGS_NEXT (1 << 24) /* one past the last flag 7.0 defines */
 
 /* The command handler's signature. */

@@ -203,6 +203,13 @@ void moduleFireLoading(int end, int aof) {
     fireEvent(EV_LOADING, end ? 3 : aof ? 1 : 0, NULL, -1, NULL);
 }
 
+/* A replica's swapdb full sync (replica.c): 7.0's subevents STARTED 0,
+ * ABORTED 1, COMPLETED 2. */
+void moduleFireReplAsyncLoad(int subevent) {
+    if (!moduleEventListeners) return;
+    fireEvent(EV_REPL_ASYNC_LOAD, subevent, NULL, -1, NULL);
+}
+
 void moduleFireShutdown(void) {
     if (!moduleEventListeners) return;
     fireEvent(EV_SHUTDOWN, 0, NULL, -1, NULL);

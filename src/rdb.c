@@ -630,8 +630,12 @@ static int rdbSave(const char *filename) {
 
 /* ==== loading ================================================================================ */
 
+#define RDB_READER_STREAM (-2) /* fd of a reader fed by a callback (rdbLoadStream) */
+
 typedef struct rdbReader {
-    int fd;                   /* -1: memory mode, buf[0..len) is all the input */
+    int fd;                   /* -1: memory mode, buf[0..len) is all the input; RDB_READER_STREAM */
+    rdbStreamReadFn *stream;  /* RDB_READER_STREAM: where the bytes come from */
+    void *stream_ctx;
     const unsigned char *buf;
     unsigned char *chunk;     /* file mode: what reads fill (buf points here) */
     size_t len, pos;
@@ -662,8 +666,9 @@ static int readerRefill(rdbReader *r) {
     r->len -= r->pos;
     r->pos = 0;
     ssize_t n;
-    do n = read(r->fd, r->chunk + r->len, RDB_READ_CHUNK - r->len);
-    while (n == -1 && errno == EINTR);
+    if (r->stream) n = r->stream(r->stream_ctx, r->chunk + r->len, RDB_READ_CHUNK - r->len);
+    else do n = read(r->fd, r->chunk + r->len, RDB_READ_CHUNK - r->len);
+        while (n == -1 && errno == EINTR);
     if (n <= 0) return 0;
     r->len += (size_t)n;
     return 1;
@@ -1722,14 +1727,16 @@ static void logLoaded(rdbReader *r) {
                   r->keys_expired);
 }
 
-/* The walk shared by a load and a check: header, body, checksum. */
-static int readFile(rdbReader *r) {
-    if (r->fd != -1) { /* file mode: reads fill a chunk (in memory mode buf is the whole input) */
+/* The walk shared by a load and a check: header, body, checksum. rest
+ * (stream mode, may be NULL) gets the bytes read past the RDB's end. */
+static int readFile(rdbReader *r, sds *rest) {
+    if (r->fd != -1) { /* file and stream modes: reads fill a chunk (in memory mode buf is the whole input) */
         r->chunk = zmalloc(RDB_READ_CHUNK);
         r->buf = r->chunk;
     }
     doing(r, "start");
     int ok = checkHeader(r) && loadBody(r) && verifyChecksum(r);
+    if (rest) *rest = ok ? sdsnewlen(r->buf + r->pos, r->len - r->pos) : NULL;
     zfree(r->chunk);
     if (!ok && !r->error) r->error = "read error";
     return ok;
@@ -1745,7 +1752,7 @@ int rdbLoadFd(int fd, const char *name, int aof_base) { return rdbLoadFdPrefix(f
  * the reads went further, in chunks, so the caller seeks back to it. */
 int rdbLoadFdPrefix(int fd, const char *name, int aof_base, off_t *end) {
     rdbReader r = {.fd = fd, .aof_base = aof_base};
-    if (!readFile(&r)) {
+    if (!readFile(&r, NULL)) {
         serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", name,
                   (long long)readerOffset(&r), r.error);
         return C_ERR;
@@ -1755,16 +1762,31 @@ int rdbLoadFdPrefix(int fd, const char *name, int aof_base, off_t *end) {
     return C_OK;
 }
 
-/* The same, from a whole RDB held in memory (a replica's diskless load). */
-int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base) {
-    rdbReader r = {.fd = -1, .buf = buf, .len = len, .aof_base = aof_base};
-    if (!readFile(&r)) {
-        serverLog(LL_WARNING, "Error loading the RDB %s at about byte %lld: %s", name, (long long)readerOffset(&r),
-                  r.error);
+/* A load from a reader set up by the caller; name in messages ("Error
+ * loading the RDB <name> ..."); rest as readFile's. */
+static int loadWith(rdbReader *r, const char *name, sds *rest) {
+    if (!readFile(r, rest)) {
+        serverLog(LL_WARNING, "Error loading the RDB %s at about byte %lld: %s", name, (long long)readerOffset(r),
+                  r->error);
         return C_ERR;
     }
-    logLoaded(&r);
+    logLoaded(r);
     return C_OK;
+}
+
+/* The same, from bytes a callback delivers as they come (a replica's
+ * diskless load reads its primary's link). *rest gets what was read past
+ * the RDB's end (the reads go in chunks): the framing's end mark, and
+ * maybe more, for the caller. */
+int rdbLoadStream(rdbStreamReadFn *fn, void *ctx, const char *name, int aof_base, sds *rest) {
+    rdbReader r = {.fd = RDB_READER_STREAM, .stream = fn, .stream_ctx = ctx, .aof_base = aof_base};
+    return loadWith(&r, name, rest);
+}
+
+/* The same, from a whole RDB held in memory (the RDB fuzzer's entry). */
+int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base) {
+    rdbReader r = {.fd = -1, .buf = buf, .len = len, .aof_base = aof_base};
+    return loadWith(&r, name, NULL);
 }
 
 /* redis-check-rdb: walks the RDB stream on fd exactly as rdbLoadFd() does,
@@ -1773,7 +1795,7 @@ int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base) {
  * why it is not. */
 int rdbCheckFd(int fd, rdbCheck *check) {
     rdbReader r = {.fd = fd, .check = check};
-    int ok = readFile(&r);
+    int ok = readFile(&r, NULL);
     check->offset = (long long)readerOffset(&r);
     check->error = ok ? NULL : r.error;
     return ok ? C_OK : C_ERR;
@@ -2018,6 +2040,18 @@ sds rdbWriteDeniedError(void) {
                   "disk. Commands that may modify the data set are disabled, because this instance is configured to "
                   "report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
                   "Please check the Redis logs for details about the RDB error.");
+}
+
+/* A replica about to load its primary's snapshot: a BGSAVE of the old
+ * dataset must not land after it, as Redis kills its RDB child then (with
+ * this line when the snapshot is loaded from disk). */
+void rdbKillChildBeforeSync(int from_disk) {
+    if (bgsave.child == -1 && !bgsave.forkless) return;
+    if (from_disk && bgsave.child != -1)
+        serverLog(LL_NOTICE, "Replica is about to load the RDB file received from the master, but there is a pending "
+                             "RDB child running. Killing process %ld and removing its temp file to avoid any race",
+                  (long)bgsave.child);
+    rdbKillChild();
 }
 
 /* Stops a running BGSAVE child and removes its unfinished file: its data is

@@ -13,17 +13,18 @@
  * every byte goes through connRead/connWrite.
  *
  * Design decisions:
- * - The snapshot is received whole before anything is loaded: into a
- *   temporary file (repl-diskless-load disabled, and on-empty-db when we
- *   hold keys), loaded with rdbLoadFd and kept as dump.rdb, or into memory
- *   (swapdb, on-empty-db when empty: no disk writes), loaded with
- *   rdbLoadBuffer. The old dataset is served meanwhile and emptied (or,
- *   swapdb, set aside) only once the whole snapshot is here; a load that
- *   fails empties the dataset again (swapdb: brings the old one back), so
- *   a half-loaded dataset is never served, and the link starts over.
- *   Parsing while the bytes arrive would save the buffer's memory, but the
- *   loader is synchronous and the link's bytes after the snapshot (the
- *   stream) must stay the link's, so it waits for the whole snapshot.
+ * - The snapshot goes into a temporary file (repl-diskless-load disabled,
+ *   and on-empty-db when we hold keys), received whole, then loaded with
+ *   rdbLoadFd and kept as dump.rdb; or (swapdb, on-empty-db when empty)
+ *   it is parsed as it arrives (loadStreamed): no disk writes, no copy in
+ *   memory, and the primary is held back by TCP when we parse slower than
+ *   it sends. A load that fails empties the dataset (swapdb: brings the
+ *   old one back), so a half-loaded dataset is never served, and the link
+ *   starts over. To a client a diskless load is a load from the first
+ *   byte (loading:1), or with swapdb and the same history async loading:
+ *   the old dataset served until the new one replaces it (streamLoadStart).
+ *   The parser reads the link itself, between passes that serve clients;
+ *   what follows the payload stays in inbuf for the stream.
  * - Once synced, the link becomes a client flagged CLIENT_MASTER whose
  *   commands run through processCommand()/call() like any other (with the
  *   primary's SELECTs); it is exempt from -READONLY, OOM and auth checks
@@ -40,11 +41,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 
 #include "replication.h"
 #include "aof.h"
 #include "persistio.h"
+#include "snapshot.h"
+#include "lazyfree.h"
 
 #define LINK_NONE 0
 #define LINK_CONNECT 1     /* a connection is due */
@@ -74,9 +78,12 @@ static struct {
     char tail[EOF_MARK_LEN];   /* the last bytes received (EOF framing) */
     int tmpfd;
     char tmpfile[128];
-    sds membuf;                /* diskless load: the snapshot, received into memory (NULL: to tmpfile) */
     char sync_replid[CONFIG_RUN_ID_SIZE + 1];
     long long sync_offset;
+    int same_history;          /* +FULLRESYNC named the replid we hold: async loading may apply */
+    int streaming;             /* a diskless load parses the link's bytes (loadStreamed) */
+    int stream_cancelled;      /* cancelLink was asked meanwhile: the load fails, then the link closes */
+    int swapdb;                /* that load sets the old dataset aside (repl-diskless-load swapdb) */
     /* the stream */
     int applying;
     sds unfed;                 /* bytes read from the primary, still to apply and feed on */
@@ -118,16 +125,21 @@ void replicaResumeStream(void) {
 /* ---- ending a link ------------------------------------------------------------------------ */
 
 static void dropTransferFile(void) {
-    sdsfree(replica_state.membuf);
-    replica_state.membuf = NULL;
     if (replica_state.tmpfd == -1) return;
     close(replica_state.tmpfd);
     unlink(replica_state.tmpfile);
     replica_state.tmpfd = -1;
 }
 
-/* Closes a link that is not (yet) a client; the next try comes from the cron. */
+/* Closes a link that is not (yet) a client; the next try comes from the
+ * cron. Asked while a diskless load reads the link (a client or the cluster
+ * bus, served by the load, changed our primary), it only marks the load to
+ * fail: the link closes once the parser has let go of it. */
 static void cancelLink(void) {
+    if (replica_state.streaming) {
+        replica_state.stream_cancelled = 1;
+        return;
+    }
     if (replica_state.conn) connClose(replica_state.conn);
     replica_state.conn = NULL;
     dropTransferFile();
@@ -323,8 +335,8 @@ static int openTransferFile(void) {
 }
 
 /* repl-diskless-load swapdb (always) and on-empty-db (when we hold no
- * key): the snapshot is received into memory and loaded from there, with
- * no temp file (no writes to an SD card). */
+ * key): the snapshot is parsed as it arrives (loadStreamed), with no temp
+ * file (no writes to an SD card) and no copy of it in memory. */
 #define DISKLESS_LOAD_ON_EMPTY_DB 1
 #define DISKLESS_LOAD_SWAPDB 2
 
@@ -333,13 +345,39 @@ static int loadFromMemory(void) {
     return server.repl_diskless_load == DISKLESS_LOAD_ON_EMPTY_DB && dbTotalServerKeyCount() == 0;
 }
 
-static int startReceiving(void) {
-    if (!loadFromMemory()) return openTransferFile();
-    replica_state.membuf = sdsempty();
-    return 1;
+/* A diskless load is a load from the transfer's first byte, as in Redis:
+ * loading:1, and -LOADING for commands not flagged "loading", until the
+ * new dataset is whole. With swapdb, when the primary's
+ * +FULLRESYNC names the history we already hold (a restart, or a link lost
+ * for longer than the backlog covers), what we hold is an older point of
+ * the very dataset that arrives: it stays served throughout -- async
+ * loading, async_loading:1, only "no_async_loading" commands refused --
+ * and is exchanged for the new one once that is whole (Redis 7.0's rule,
+ * and its module event REPL_ASYNC_LOAD for every swapdb load). */
+static void streamLoadStart(void) {
+    replica_state.swapdb = server.repl_diskless_load == DISKLESS_LOAD_SWAPDB;
+    server.async_loading = replica_state.swapdb && replica_state.same_history;
+    loadingStart(replica_state.size > 0 ? replica_state.size : 0, "RDB");
+    if (replica_state.swapdb) moduleFireReplAsyncLoad(0); /* started */
 }
 
-/* "$<len>" or "$EOF:<mark>"; empty lines are the primary's keep-alives. */
+/* completed: the new dataset is the one served now. */
+static void streamLoadEnd(int completed) {
+    if (replica_state.swapdb) moduleFireReplAsyncLoad(completed ? 2 : 1); /* completed, aborted */
+    server.async_loading = 0;
+    loadingEnd();
+}
+
+/* 1: a diskless load follows the header (loadStreamed); 0: the temp file
+ * is open; -1: it could not be. */
+static int startReceiving(void) {
+    if (loadFromMemory()) return 1;
+    return openTransferFile() ? 0 : -1;
+}
+
+/* "$<len>" or "$EOF:<mark>"; empty lines are the primary's keep-alives.
+ * 0: more to read; -1: a failure; 1: the temp file receives what follows;
+ * 2: a diskless load parses it. */
 static int readTransferHeader(void) {
     sds line;
     while ((line = nextLine()) != NULL && sdslen(line) == 0) sdsfree(line);
@@ -358,16 +396,19 @@ static int readTransferHeader(void) {
         memcpy(replica_state.mark, line + 5, EOF_MARK_LEN);
         replica_state.size = -1;
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to %s",
-                  loadFromMemory() ? "memory" : "disk");
+                  loadFromMemory() ? "parser" : "disk");
     } else if (string2ll(line + 1, sdslen(line) - 1, &replica_state.size) && replica_state.size >= 0) {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to %s", replica_state.size,
-                  loadFromMemory() ? "memory" : "disk");
+                  loadFromMemory() ? "parser" : "disk");
     } else {
         serverLog(LL_WARNING, "Bad transfer header from MASTER: '%s'", line);
         ok = -1;
     }
     sdsfree(line);
-    if (ok == 1 && !startReceiving()) ok = -1;
+    if (ok == 1) {
+        int how = startReceiving();
+        ok = how == -1 ? -1 : how == 1 ? 2 : 1;
+    }
     replica_state.read = 0;
     return ok;
 }
@@ -387,9 +428,7 @@ static int consumeTransfer(void) {
     size_t take = sdslen(replica_state.inbuf);
     if (replica_state.size >= 0 && (long long)take > replica_state.size - replica_state.read)
         take = (size_t)(replica_state.size - replica_state.read);
-    if (take && replica_state.membuf) {
-        replica_state.membuf = sdscatlen(replica_state.membuf, replica_state.inbuf, take);
-    } else if (take && write(replica_state.tmpfd, replica_state.inbuf, take) != (ssize_t)take) {
+    if (take && write(replica_state.tmpfd, replica_state.inbuf, take) != (ssize_t)take) {
         serverLog(LL_WARNING, "Write error or short write writing to the DB dump file needed for MASTER <-> "
                               "REPLICA synchronization: %s", strerror(errno));
         return -1;
@@ -399,57 +438,86 @@ static int consumeTransfer(void) {
     sdsrange(replica_state.inbuf, (ssize_t)take, -1);
     if (replica_state.size >= 0) return replica_state.read == replica_state.size;
     if (replica_state.read < EOF_MARK_LEN || memcmp(replica_state.tail, replica_state.mark, EOF_MARK_LEN)) return 0;
-    if (replica_state.membuf) sdsrange(replica_state.membuf, 0, (ssize_t)(replica_state.read - EOF_MARK_LEN) - 1);
-    else if (ftruncate(replica_state.tmpfd, (off_t)(replica_state.read - EOF_MARK_LEN)) == -1) return -1;
+    if (ftruncate(replica_state.tmpfd, (off_t)(replica_state.read - EOF_MARK_LEN)) == -1) return -1;
     return 1;
 }
 
-/* repl-diskless-load swapdb: the old dataset is set aside while the new one
- * loads (twice the memory for a while), and comes back if the load fails. */
+/* repl-diskless-load swapdb: the old dataset -- keys, expires, the
+ * libraries, the cluster slot index -- is set aside while the new one
+ * loads (twice the memory for a while), and comes back if the load fails.
+ * exchangeWithStash() is the one primitive: the dataset in use and the one
+ * set aside change places. Async loading calls it around each pass that
+ * serves clients (loadingServeSwapped), so the loader fills the new
+ * dataset and clients read the old one with neither knowing. */
 
 typedef struct stashedDb {
     kvtable *keys;
     dict *expires;
 } stashedDb;
 
-static struct functionsStash *stashed_functions; /* with the stashed keys */
+static struct {
+    stashedDb *dbs; /* NULL: nothing is set aside */
+    struct functionsStash *functions;
+    void *slot_index;
+} stash;
 
-static stashedDb *stashDataset(void) {
-    stashed_functions = functionsStashAll();
-    stashedDb *st = zmalloc(sizeof(stashedDb) * (size_t)server.dbnum);
+static void exchangeWithStash(void) {
     for (int j = 0; j < server.dbnum; j++) {
-        redisDb fresh;
-        initDb(&fresh, j);
-        st[j].keys = server.db[j].keys;
-        st[j].expires = server.db[j].expires;
-        server.db[j].keys = fresh.keys;
-        server.db[j].expires = fresh.expires;
+        stashedDb cur = {server.db[j].keys, server.db[j].expires};
+        server.db[j].keys = stash.dbs[j].keys;
+        server.db[j].expires = stash.dbs[j].expires;
+        stash.dbs[j] = cur;
     }
-    clusterKeysFlushed(0);
-    return st;
+    functionsSwapStash(stash.functions);
+    clusterKeysExchange(&stash.slot_index);
 }
 
-/* back: the stashed dataset replaces the current one; else it is freed */
-static void dropStash(stashedDb *st, int back) {
-    if (st == NULL) return;
-    functionsDropStash(stashed_functions, back);
-    stashed_functions = NULL;
+static void stashDataset(void) {
+    stash.dbs = zmalloc(sizeof(stashedDb) * (size_t)server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
-        redisDb *db = &server.db[j];
-        if (back) {
-            emptyData(j, 0);
-            dictRelease(db->expires); /* borrows from keys: first */
-            kvtableRelease(db->keys);
-            db->keys = st[j].keys;
-            db->expires = st[j].expires;
-        } else {
-            dictRelease(st[j].expires);
-            kvtableRelease(st[j].keys);
-        }
+        stash.dbs[j].keys = kvtableCreate(kvtableGetType(server.db[j].keys));
+        stash.dbs[j].expires = dictCreate(server.db[j].expires->type);
     }
-    zfree(st);
-    clusterKeysRecount(); /* db 0's keys came back, or the loaded ones stay */
+    stash.functions = functionsStashEmpty();
+    stash.slot_index = NULL;
+    exchangeWithStash();
 }
+
+/* Frees a dataset set aside, in the background as Redis does ("Discarding
+ * ... in background"); a table a running snapshot still writes is handed
+ * to it (snapshot.c frees it when done). */
+static void releaseStashedDb(stashedDb *d) {
+    int adopted = snapshotAdoptTable(d->keys);
+    if (adopted || kvtableSize(d->keys) == 0) {
+        dictRelease(d->expires); /* borrows from keys: first */
+        if (!adopted) kvtableRelease(d->keys);
+        return;
+    }
+    redisDb tmp = {.keys = d->keys, .expires = d->expires};
+    lazyfreeDbTables(&tmp); /* a job owns them now; tmp got empty tables */
+    dictRelease(tmp.expires);
+    kvtableRelease(tmp.keys);
+}
+
+/* back: the dataset set aside replaces the current one (which is dropped);
+ * else the one set aside is dropped. */
+static void dropStash(int back) {
+    if (stash.dbs == NULL) return;
+    if (back) {
+        for (int j = 0; j < server.dbnum; j++) emptyData(j, 0);
+        exchangeWithStash();
+    }
+    functionsDropStash(stash.functions, 0);
+    clusterKeysIndexFree(stash.slot_index);
+    for (int j = 0; j < server.dbnum; j++) releaseStashedDb(&stash.dbs[j]);
+    zfree(stash.dbs);
+    stash.dbs = NULL;
+    stash.functions = NULL;
+    stash.slot_index = NULL;
+}
+
+/* Async loading: clients are served the old dataset (see above). */
+static void serveOldDataset(void) { exchangeWithStash(); }
 
 /* loaded as an AOF base is (1): logically expired keys are kept, as a
  * Redis replica keeps them; the primary's DELs remove them */
@@ -464,63 +532,141 @@ static int loadFromFile(void) {
     return ret;
 }
 
-static int loadFromBuffer(sds rdb) {
-    loadingStart((off_t)sdslen(rdb), "RDB");
-    int ret = rdbLoadBuffer(rdb, sdslen(rdb), "received from the MASTER", 1);
-    loadingEnd();
-    return ret;
+/* ---- the diskless load: the link's bytes parsed as they come -------------------------------- */
+
+/* Bytes of the payload for the parser: those read with the header first,
+ * then the link's, never past a "$<len>" payload's end. The link is
+ * non-blocking: while nothing has come, clients are served (a pass every
+ * LINK_WAIT_MS at most) and repl-timeout counts; the primary's silence
+ * longer than that, its close, or cancelLink fails the load. */
+#define LINK_WAIT_MS 2
+
+static void payloadRead(long long n) {
+    replica_state.read += n;
+    replica_state.last_io_ms = mstime();
+    server.stat_net_input_bytes += n;
 }
 
-/* rdb: the snapshot received into memory, or NULL: it is in replica_state.tmpfile. */
-static int loadTransferred(sds rdb) {
-    stashedDb *stash = NULL;
-    signalFlushedDb(-1);
-    if (server.repl_diskless_load == DISKLESS_LOAD_SWAPDB) {
-        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Keeping the old data until the new one is loaded");
-        stash = stashDataset();
+static ssize_t readPayload(void *ctx, void *buf, size_t len) {
+    (void)ctx;
+    if (replica_state.size >= 0) {
+        long long left = replica_state.size - replica_state.read;
+        if (left <= 0) return 0;
+        if ((long long)len > left) len = (size_t)left;
+    }
+    size_t have = sdslen(replica_state.inbuf);
+    if (have) {
+        size_t take = have < len ? have : len;
+        memcpy(buf, replica_state.inbuf, take);
+        sdsrange(replica_state.inbuf, (ssize_t)take, -1);
+        replica_state.read += (long long)take; /* counted as input when it was read */
+        return (ssize_t)take;
+    }
+    for (;;) {
+        if (replica_state.stream_cancelled) return -1;
+        ssize_t n = connRead(replica_state.conn, buf, len);
+        if (n > 0) {
+            payloadRead(n);
+            return n;
+        }
+        if (n == 0 || connGetState(replica_state.conn) != CONN_STATE_CONNECTED) {
+            serverLog(LL_WARNING, "I/O error trying to sync with MASTER: connection lost");
+            return -1;
+        }
+        if (mstime() - replica_state.last_io_ms > (long long)server.repl_timeout * 1000) {
+            serverLog(LL_WARNING, "Timeout receiving bulk data from MASTER... If the problem persists try to set the "
+                                  "'repl-timeout' parameter in redis.conf to a larger value.");
+            return -1;
+        }
+        struct pollfd pfd = {.fd = connGetFd(replica_state.conn), .events = POLLIN};
+        poll(&pfd, 1, LINK_WAIT_MS);
+        loadingServeNow();
+    }
+}
+
+/* After the RDB: a "$EOF:" payload ends with its mark (rest holds what the
+ * parser's reads took past the RDB: part of it, all of it, or more); a
+ * "$<len>" one at its length. What follows is the stream: it stays in
+ * inbuf for the link. */
+static int payloadEnd(sds rest) {
+    if (replica_state.size >= 0) {
+        char skip[1024];
+        while (replica_state.read < replica_state.size) /* bytes past the RDB's end: not ours to parse */
+            if (readPayload(NULL, skip, sizeof skip) <= 0) return C_ERR;
+        replica_state.inbuf = sdscatsds(replica_state.inbuf, rest);
+        return C_OK;
+    }
+    while (sdslen(rest) < EOF_MARK_LEN) {
+        char more[EOF_MARK_LEN];
+        ssize_t n = readPayload(NULL, more, EOF_MARK_LEN - sdslen(rest));
+        if (n <= 0) return C_ERR;
+        rest = sdscatlen(rest, more, (size_t)n);
+    }
+    int ok = memcmp(rest, replica_state.mark, EOF_MARK_LEN) == 0;
+    if (!ok) serverLog(LL_WARNING, "Replication stream EOF marker is broken");
+    else replica_state.inbuf = sdscatlen(replica_state.inbuf, rest + EOF_MARK_LEN, sdslen(rest) - EOF_MARK_LEN);
+    sdsfree(rest);
+    return ok ? C_OK : C_ERR;
+}
+
+static int loadFromLink(void) {
+    sds rest = NULL;
+    loadingParseStart(replica_state.size > 0 ? replica_state.size : 0);
+    if (rdbLoadStream(readPayload, NULL, "received from the MASTER", 1, &rest) != C_OK) return C_ERR;
+    if (payloadEnd(rest) != C_OK) return C_ERR;
+    return replica_state.stream_cancelled ? C_ERR : C_OK;
+}
+
+/* streamed: a diskless load reads the link; else the snapshot is in
+ * replica_state.tmpfile. */
+static int loadTransferred(int streamed) {
+    int swapdb = streamed && replica_state.swapdb, async = swapdb && server.async_loading;
+    if (!async) signalFlushedDb(-1); /* async: once the new dataset is in place */
+    if (swapdb) {
+        stashDataset();
+        if (async) loadingServeSwapped(serveOldDataset);
     } else {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
         emptyData(-1, server.repl_slave_lazy_flush);
         functionsFlushAll(); /* the snapshot brings the primary's libraries */
     }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
-    int ret = rdb ? loadFromBuffer(rdb) : loadFromFile(); /* C_ERR for a file that won't open too */
-    if (stash && ret != C_OK)
-        serverLog(LL_WARNING, "MASTER <-> REPLICA sync: Discarding the half-loaded data, restoring the old data");
-    dropStash(stash, ret != C_OK);
+    int ret = streamed ? loadFromLink() : loadFromFile(); /* C_ERR for a file that won't open too */
+    loadingServeSwapped(NULL);
+    if (swapdb && ret == C_OK) {
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
+        dropStash(0);
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Discarding old DB in background");
+        if (async) signalFlushedDb(-1); /* WATCH, blocked readers, tracking: the keys changed */
+    } else if (swapdb) {
+        dropStash(1);
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Discarding temporary DB in background");
+    }
+    if (streamed) streamLoadEnd(ret == C_OK);
     return ret;
 }
 
-/* The snapshot received to disk is fsynced before it is loaded and then
- * renamed over the dump, and the directory after the rename: a power cut
- * never leaves half of it as dump.rdb (utils/powercut found that it could). */
-static void transferDone(void) {
-    if (replica_state.tmpfd != -1 && persistio.fsync(replica_state.tmpfd) == -1) {
-        serverLog(LL_WARNING, "Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: %s",
-                  strerror(errno));
-        cancelLink(); /* drops the temp file; the next try comes from the cron */
-        return;
-    }
-    if (replica_state.tmpfd != -1) close(replica_state.tmpfd);
-    replica_state.tmpfd = -1;
-    sds rdb = replica_state.membuf; /* ours now: the link may be cancelled while the load serves clients */
-    replica_state.membuf = NULL;
-    connSetReadHandler(replica_state.conn, NULL); /* the load serves clients: not this link */
-    int loaded = loadTransferred(rdb);
-    sdsfree(rdb);
+/* The end of a load, either kind: a failure empties what is half-loaded
+ * (swapdb brought the old dataset back already) and the link starts over;
+ * a success makes the primary's history ours. */
+static void loadFinished(int loaded, int streamed) {
     if (loaded != C_OK) {
-        serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk, check server logs.");
-        if (server.repl_diskless_load != DISKLESS_LOAD_SWAPDB) {
+        serverLog(LL_WARNING, streamed ? "Failed trying to load the MASTER synchronization DB from socket, check "
+                                         "server logs."
+                                       : "Failed trying to load the MASTER synchronization DB from disk, check "
+                                         "server logs.");
+        if (!(streamed && replica_state.swapdb)) {
             emptyData(-1, 0);      /* never a half-loaded dataset */
             functionsFlushAll();
             changeReplicationId(); /* what we hold is no history of the primary's */
         }
-        if (!rdb) unlink(replica_state.tmpfile);
+        if (!streamed) unlink(replica_state.tmpfile);
         cancelLink();
         return;
     }
-    if (!rdb && rename(replica_state.tmpfile, server.rdb_filename) == -1) unlink(replica_state.tmpfile);
-    else if (!rdb && persistFsyncDirOf(server.rdb_filename) == -1)
+    if (streamed) server.dirty++; /* nothing on disk holds it: a save rule will (as Redis counts it) */
+    if (!streamed && rename(replica_state.tmpfile, server.rdb_filename) == -1) unlink(replica_state.tmpfile);
+    else if (!streamed && persistFsyncDirOf(server.rdb_filename) == -1)
         serverLog(LL_WARNING, "Failed trying to sync DB directory %s in MASTER <-> REPLICA synchronization: %s",
                   server.rdb_filename, strerror(errno));
     replicationSetHistory(replica_state.sync_replid, replica_state.sync_offset);
@@ -531,6 +677,37 @@ static void transferDone(void) {
         aofRewriteStart();
     }
     becomeConnected(0);
+}
+
+/* A diskless load, from the header on: the parser reads the link itself
+ * (its read handler is off meanwhile; the passes that serve clients skip
+ * it). cancelLink only marks it while it runs (see there). */
+static void loadStreamed(void) {
+    connSetReadHandler(replica_state.conn, NULL);
+    rdbKillChildBeforeSync(0);
+    streamLoadStart();
+    replica_state.streaming = 1;
+    replica_state.stream_cancelled = 0;
+    int loaded = loadTransferred(1);
+    replica_state.streaming = 0;
+    loadFinished(loaded, 1);
+}
+
+/* The snapshot received to disk is fsynced before it is loaded and then
+ * renamed over the dump, and the directory after the rename: a power cut
+ * never leaves half of it as dump.rdb (utils/powercut found that it could). */
+static void transferDone(void) {
+    if (persistio.fsync(replica_state.tmpfd) == -1) {
+        serverLog(LL_WARNING, "Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: %s",
+                  strerror(errno));
+        cancelLink(); /* drops the temp file; the next try comes from the cron */
+        return;
+    }
+    close(replica_state.tmpfd);
+    replica_state.tmpfd = -1;
+    connSetReadHandler(replica_state.conn, NULL); /* the load serves clients: not this link */
+    rdbKillChildBeforeSync(1);
+    loadFinished(loadTransferred(0), 0);
 }
 
 /* ---- the handshake ------------------------------------------------------------------------- */
@@ -548,6 +725,7 @@ static int psyncReply(sds line) {
         }
         memcpy(replica_state.sync_replid, id, CONFIG_RUN_ID_SIZE);
         replica_state.sync_replid[CONFIG_RUN_ID_SIZE] = '\0';
+        replica_state.same_history = !strcmp(replicationReplId(), replica_state.sync_replid);
         replica_state.sync_offset = strtoll(id + CONFIG_RUN_ID_SIZE + 1, NULL, 10);
         serverLog(LL_NOTICE, "Full resync from master: %s:%lld", replica_state.sync_replid, replica_state.sync_offset);
         replica_state.state = LINK_TRANSFER;
@@ -622,11 +800,15 @@ static int readLink(void) {
 }
 
 static void handleTransfer(void) {
-    if (replica_state.tmpfd == -1 && replica_state.membuf == NULL) {
+    if (replica_state.tmpfd == -1) {
         int h = readTransferHeader();
         if (h == 0) return;
         if (h == -1) {
             cancelLink();
+            return;
+        }
+        if (h == 2) {
+            loadStreamed();
             return;
         }
     }
@@ -637,6 +819,9 @@ static void handleTransfer(void) {
 
 static void readLinkHandler(connection *conn) {
     (void)conn;
+    /* Another load (DEBUG RELOAD) serves clients: the link waits for its
+     * end, its bytes in the socket (a load cannot start inside a load). */
+    if (server.loading) return;
     if (!readLink()) return;
     while (replica_state.state == LINK_HANDSHAKE) {
         sds line = nextLine();

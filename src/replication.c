@@ -405,9 +405,11 @@ static int countGoodReplicas(void) {
 
 static void unwait(client *c, int acked);
 static void relayStop(client *c);
+static void killChildIfUnused(int freed_was_waiting);
 
 void replicationClientFreed(client *c) {
     replClient *r = c->repl;
+    int r_was_waiting = r->state == REPLICA_WAIT_BGSAVE_END;
     if (c->flags & CLIENT_SLAVE) {
         listNode *ln = listSearchKey(repl.replicas, c);
         if (ln) listDelNode(repl.replicas, ln);
@@ -426,6 +428,7 @@ void replicationClientFreed(client *c) {
     sdsfree(r->pending);
     zfree(r);
     c->repl = NULL;
+    if (c->flags & CLIENT_SLAVE) killChildIfUnused(r_was_waiting);
 }
 
 /* ---- SYNC and PSYNC ---------------------------------------------------------------------------- */
@@ -883,7 +886,8 @@ static void announceFullResync(client *c) {
     }
     r->state = REPLICA_WAIT_BGSAVE_END;
     r->pending = sdsempty();
-    r->ack_off = repl.sync_offset;
+    r->ack_off = 0; /* nothing acknowledged until it has loaded the snapshot (WAIT, failover, INFO offset=0) */
+    r->ack_ms = server.mstime; /* INFO's lag counts from the sync's start, as Redis's */
     if (r->old_sync) return;
     char line[128];
     int n = snprintf(line, sizeof line, "+FULLRESYNC %s %lld\r\n", repl.sync_replid, repl.sync_offset);
@@ -1002,8 +1006,9 @@ static void replicaSynced(client *c, int diskless) {
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
 }
 
-static void childDone(int status) {
-    int failed = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+/* failed: the child's exit code (a bit per replica of its batch that it
+ * could not feed), 255 for the whole snapshot (or killed). */
+static void childDone(int failed) {
     repl.child = -1;
     updateDictResizePolicy();
     serverLog(failed ? LL_WARNING : LL_NOTICE, "Background RDB transfer %s", failed ? "failed" : "terminated with success");
@@ -1591,7 +1596,40 @@ static int resumeTimerProc(struct aeEventLoop *el, long long id, void *data) {
 void replicationReapChild(void) {
     if (repl.child == -1) return;
     int status;
-    if (waitpid(repl.child, &status, WNOHANG) == repl.child) childDone(status);
+    if (waitpid(repl.child, &status, WNOHANG) == repl.child) childDone(WIFEXITED(status) ? WEXITSTATUS(status) : 255);
+}
+
+/* Stops the full sync's fork child and drops the replicas it was to feed
+ * (they sync again); a disk-based sync's unfinished file goes too. */
+void replicationKillChild(void) {
+    if (repl.child == -1) return;
+    pid_t pid = repl.child;
+    childKill(pid);
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)pid);
+    unlink(tmp);
+    childDone(255);
+}
+
+/* A replica that waited for the running sync's snapshot was dropped: a
+ * child with nobody left to feed is stopped, as Redis does. A diskless one
+ * always (with Redis's line): it would write its whole snapshot to nobody
+ * -- its writes are buffered, so a closed socket is noticed only at the
+ * end, or never with rdb-key-save-delay -- and hold the next full sync
+ * back. A disk-based one only without save points: else its dump.rdb is
+ * worth finishing. */
+static void killChildIfUnused(int freed_was_waiting) {
+    if (repl.child == -1 || !freed_was_waiting) return;
+    if (!repl.child_diskless && server.saveparamslen > 0) return;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->repl && c->repl->state == REPLICA_WAIT_BGSAVE_END) return;
+    }
+    if (repl.child_diskless) serverLog(LL_WARNING, "Diskless rdb transfer, last replica dropped, killing fork child.");
+    replicationKillChild();
 }
 
 static int replicationCron(struct aeEventLoop *el, long long id, void *data) {

@@ -43,6 +43,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <syslog.h>
@@ -349,6 +352,15 @@ static int runsWhileLoading(client *c) {
     return c->cmd->proc != execCommand || !(multiQueuedMissingFlags(c) & CMD_LOADING);
 }
 
+/* While a replica's swapdb full sync loads in the background (async
+ * loading, replica.c), the old dataset is served: only commands flagged
+ * "no_async_loading" (SAVE, REPLICAOF, CLUSTER FAILOVER, ...) are refused,
+ * EXEC when it queued one (Redis 7.0's rule). */
+static int refusedWhileAsyncLoading(client *c) {
+    if (c->cmd->flags & CMD_NO_ASYNC_LOADING) return 1;
+    return c->cmd->proc == execCommand && (multiQueuedFlags(c) & CMD_NO_ASYNC_LOADING);
+}
+
 /* DEBUG and MODULE LOAD/LOADEX/UNLOAD, as enable-debug-command and
  * enable-module-command allow them; refused before authentication, as in
  * Redis. */
@@ -386,6 +398,13 @@ int processCommand(client *c) {
         rejectCommand(c, shared.noautherr);
         return C_OK;
     }
+    /* Redis 7.0's order of refusals from here: no_multi inside MULTI, ACL,
+     * cluster redirection, OOM, MISCONF, -NOREPLICAS/-READONLY/-MASTERDOWN,
+     * RESP2 subscribed mode, -LOADING, -BUSY. */
+    if ((c->flags & CLIENT_MULTI) && (c->cmd->flags & CMD_NO_MULTI)) {
+        rejectCommandSds(c, sdsnew("Command not allowed inside a transaction"));
+        return C_OK;
+    }
     int acl_errpos = 0, acl_result = aclCheckAllPerm(c, &acl_errpos);
     if (acl_result != ACL_OK) {
         sds err;
@@ -398,21 +417,6 @@ int processCommand(client *c) {
      * buffers grow used memory without any write); only DENYOOM ones fail. */
     if (server.maxmemory && !(c->flags & CLIENT_MASTER) && overMemoryLimit() && (commandFlags(c) & CMD_DENYOOM)) {
         rejectCommand(c, shared.oomerr);
-        return C_OK;
-    }
-    if (server.loading && !runsWhileLoading(c)) {
-        rejectCommand(c, shared.loadingerr);
-        return C_OK;
-    }
-    /* A script running past busy-reply-threshold serves clients from its
-     * hook (script.c): only SCRIPT KILL, SHUTDOWN NOSAVE and the like run. */
-    if (scriptIsTimedOut() && !(c->cmd->flags & CMD_ALLOW_BUSY)) {
-        rejectCommand(c, scriptBusyError());
-        return C_OK;
-    }
-    sds busy_module = c->cmd->flags & CMD_ALLOW_BUSY ? NULL : moduleBusyError(); /* a module command yields */
-    if (busy_module) {
-        rejectCommandSds(c, busy_module);
         return C_OK;
     }
     if ((commandFlags(c) & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & (CLIENT_FAKE | CLIENT_MASTER))) {
@@ -435,11 +439,22 @@ int processCommand(client *c) {
                                          c->cmd->fullname));
         return C_OK;
     }
+    if (server.async_loading ? refusedWhileAsyncLoading(c) : server.loading && !runsWhileLoading(c)) {
+        rejectCommand(c, shared.loadingerr);
+        return C_OK;
+    }
+    /* A script running past busy-reply-threshold serves clients from its
+     * hook (script.c): only SCRIPT KILL, SHUTDOWN NOSAVE and the like run. */
+    if (scriptIsTimedOut() && !(c->cmd->flags & CMD_ALLOW_BUSY)) {
+        rejectCommand(c, scriptBusyError());
+        return C_OK;
+    }
+    sds busy_module = c->cmd->flags & CMD_ALLOW_BUSY ? NULL : moduleBusyError(); /* a module command yields */
+    if (busy_module) {
+        rejectCommandSds(c, busy_module);
+        return C_OK;
+    }
     if (c->flags & CLIENT_MULTI && !commandRunsInsideMulti(c->cmd)) {
-        if (c->cmd->flags & CMD_NO_MULTI) {
-            rejectCommandSds(c, sdsnew("Command not allowed inside a transaction"));
-            return C_OK;
-        }
         queueMultiCommand(c);
         addReply(c, shared.queued);
         return C_OK;
@@ -756,6 +771,15 @@ int restartTcpListeners(void) {
  * really free while the child runs. Only close(): the epoll set is shared
  * with the parent, and the unix socket's file is the parent's. */
 void setupForkChild(const char *cpulist, const char *who, const char *title) {
+#ifdef __linux__
+    /* A child outliving its parent (killed -9, the OOM killer) would go on
+     * writing a snapshot nobody collects, holding the replicas' sockets
+     * open: it gets SIGUSR1 (exit, its file unfinished) when the parent
+     * dies, and exits at once if that happened before this line. Redis's
+     * child notices the same at its next progress report. */
+    prctl(PR_SET_PDEATHSIG, SIGUSR1);
+    if (getppid() != server.pid) _exit(1);
+#endif
     for (int j = 0; j < server.ipfd_count; j++) close(server.ipfd[j]);
     if (server.sofd > 0) close(server.sofd);
     tlsCloseListenersInChild();
@@ -986,10 +1010,9 @@ static int shutdownRefusedByAof(int flags) {
  * save. Any refusal leaves the server running, its reason logged first. */
 static int finishShutdown(int flags) {
     replicationLaggingReplicas(1);
-    if (rdbBgsaveInProgress() && !replicationChildActive()) {
-        serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
-    }
+    if (rdbBgsaveInProgress()) serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
     rdbKillChild();
+    replicationKillChild(); /* else it outlived us, holding its replicas' sockets open (cluster suite 17) */
     if (shutdownRefusedByAof(flags)) goto refused;
     if (aofRewriteInProgress()) serverLog(LL_WARNING, "There is a child rewriting the AOF. Killing it!");
     if (server.aof_enabled) serverLog(LL_NOTICE, "Calling fsync() on the AOF file.");

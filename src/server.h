@@ -462,6 +462,7 @@ struct redisServer {
     int enable_debug_cmd;         /* PROTECTED_ACTION_ALLOWED_* */
     int in_exec;
     int loading;
+    int async_loading;            /* a replica's swapdb full sync: the old dataset served meanwhile (replica.c) */
 
     /* limits and memory */
     unsigned long long maxmemory;
@@ -986,6 +987,7 @@ void moduleFireFlushDB(int end, int async, int dbnum); /* emptyData's start (end
 void moduleFireCronLoop(int hz);
 void moduleFireShutdown(void);
 void moduleFireClientChange(client *c, int disconnected); /* networking.c: accepted, or freed */
+void moduleFireReplAsyncLoad(int subevent); /* replica.c: a swapdb full sync started 0, aborted 1, completed 2 */
 void moduleFireLoading(int end, int aof); /* loading.c: a load starts (an AOF's or an RDB's) or ends */
 void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid);
 void moduleNotifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
@@ -1052,6 +1054,7 @@ int replicaIsApplyingStream(void);     /* the primary's commands are running */
 int replicationIsReplica(void);        /* replicaof is set */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
 int replicationChildActive(void);       /* the full sync's snapshot (fork child or forkless) is running */
+void replicationKillChild(void);        /* SHUTDOWN, FLUSHALL: the full sync's fork child stops, its replicas sync again */
 long long replicationChildStartMs(void);
 unsigned long replicationReplicaCount(void); /* clients that sent SYNC/PSYNC (INFO connected_slaves) */
 size_t replicationBacklogMemory(void);   /* the backlog's allocation, 0 when there is none */
@@ -1112,6 +1115,10 @@ void loadingStart(off_t total_bytes, const char *what); /* server.loading = 1; w
 void loadingFileStart(off_t bytes_before);    /* the next file starts at this offset of the total */
 void loadingProgress(off_t file_offset);      /* bytes of the current file consumed; serves clients when due */
 void loadingEnd(void);
+void loadingParseStart(off_t total_bytes);  /* a replica's diskless load: the payload's size */
+void loadingServeNow(void);                 /* a load waiting for its bytes serves clients meanwhile */
+typedef void loadingSwapFn(void);
+void loadingServeSwapped(loadingSwapFn *fn); /* async loading: fn swaps in the served dataset around each pass */
 void loadingSetRdbUsedMem(long long bytes);   /* the RDB's used-mem AUX field */
 void loadingCountKey(int expired);            /* rdb_last_load_keys_loaded / _expired */
 void loadingKeyDelay(void);                   /* key-load-delay */
@@ -1153,9 +1160,12 @@ int memtestMain(int argc, char **argv);
 int rdbLoadFd(int fd, const char *name, int aof_base); /* the caller runs loadingStart/End */
 int rdbLoadFdPrefix(int fd, const char *name, int aof_base, off_t *end); /* an RDB with data after it */
 int rdbLoadBuffer(const void *buf, size_t len, const char *name, int aof_base); /* the same, from memory */
+typedef ssize_t rdbStreamReadFn(void *ctx, void *buf, size_t len); /* > 0 bytes, 0 the end, -1 an error */
+int rdbLoadStream(rdbStreamReadFn *fn, void *ctx, const char *name, int aof_base, sds *rest);
 int rdbSaveOnShutdown(int flags);
 int rdbBgsaveInProgress(void);
 void rdbKillChild(void); /* stop a BGSAVE and drop its unfinished file */
+void rdbKillChildBeforeSync(int from_disk); /* replica.c: before the primary's snapshot loads */
 sds rdbWriteDeniedError(void);
 sds rdbInfoString(sds info);
 #define RDB_VERSION 10          /* what we write: snapshots, AOF preambles, DUMP payloads */
@@ -1205,7 +1215,8 @@ sds functionsSerialize(void);       /* RDB_OPCODE_FUNCTION2 + code per library (
 int functionsLoadLibraryCode(sds code, int replace, sds *err); /* rdb.c: a library from a dump */
 void functionsFlushAll(void);       /* DEBUG RELOAD / LOADAOF / a full sync: the files bring them back */
 struct functionsStash;              /* repl-diskless-load swapdb: the libraries set aside during a load */
-struct functionsStash *functionsStashAll(void);
+struct functionsStash *functionsStashEmpty(void);
+void functionsSwapStash(struct functionsStash *st); /* the current libraries and st's change places */
 void functionsDropStash(struct functionsStash *st, int back);
 sds functionsAofCommands(void);     /* aof_rewrite.c: FUNCTION LOAD per library, as RESP */
 size_t functionsMemoryLua(void);    /* INFO used_memory_vm_functions */

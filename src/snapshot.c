@@ -683,14 +683,19 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key) {
  * needs nothing. A flush of a database (FLUSHDB, emptyData) hands the table
  * to the snapshot, which writes the rest and frees it at the end, and gives
  * the database a new empty table. FLUSHALL and SHUTDOWN stop the snapshot
- * (rdb.c), as they stop a fork child. */
-void snapshotBeforeEmpty(redisDb *db) {
-    if (!snap.active) return;
-    tableCursor *c = cursorOf(db->keys);
-    if (c == NULL) return;
-    if (c->finished) return;
+ * (rdb.c), as they stop a fork child. A table that leaves the dataset
+ * otherwise (a replica's swapdb load frees the old dataset, replica.c) is
+ * handed over the same way (snapshotAdoptTable). */
+int snapshotAdoptTable(kvtable *t) {
+    if (!snap.active) return 0;
+    tableCursor *c = cursorOf(t);
+    if (c == NULL || c->finished) return 0;
     c->adopted = 1;
-    db->keys = kvtableCreate(kvtableGetType(c->t));
+    return 1;
+}
+
+void snapshotBeforeEmpty(redisDb *db) {
+    if (snapshotAdoptTable(db->keys)) db->keys = kvtableCreate(kvtableGetType(db->keys));
 }
 
 /* ---- start, slices, end ---------------------------------------------------------------------- */

@@ -64,6 +64,7 @@ void snapshotBeforeKeyWrite(redisDb *db, sds key);
 /* Before db's keys are all dropped (emptyData): the snapshot keeps the
  * table it still has to write, db gets a new empty one. */
 void snapshotBeforeEmpty(redisDb *db);
+int snapshotAdoptTable(kvtable *t); /* t leaves the dataset: 1 if a running snapshot took it (and frees it) */
 
 /* Is a fork child running, whose pages the parent's writes copy? (A
  * forkless snapshot copies nothing: tables may resize, lookups may touch

@@ -956,7 +956,7 @@ start_server {} {
         set rdb "REDIS0010\xfa\x09redis-ver\x067.0.15\xfe\x00\xfb\x02\x00\x00\x01k\x01v\x00\x02k2"
         with_fake_primary "\$[string length $rdb]\r\n$rdb" {
             r replicaof 127.0.0.1 $fake_port
-            wait_for_log_pumping "*restoring the old data*"
+            wait_for_log_pumping "*Discarding temporary DB in background*"
             assert_equal 50 [r dbsize]
             assert_equal {still here} [r fcall_ro kept 0]
             r replicaof no one

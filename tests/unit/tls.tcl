@@ -440,15 +440,16 @@ proc start_reference_tls {args} {
     return [list $pid $port $tport $dir]
 }
 
-foreach diskless {no yes} {
+# the replica's diskless load (swapdb) parses the TLS link as it comes
+foreach {diskless load} {no disabled yes disabled yes swapdb} {
     set ptls [::harness::find_free_port]
     start_server [list tags {tls repl external:skip} overrides [tls_overrides $ptls repl-diskless-sync $diskless \
                                                                   repl-diskless-sync-delay 0]] {
         r debug populate 20000 tlsrepl 100
         r set big [string repeat x 200000]
         set rtls [::harness::find_free_port]
-        start_server [list tags {tls repl} overrides [tls_overrides $rtls tls-replication yes]] {
-            test "TLS replication: ours -> ours over tls-port (diskless $diskless)" {
+        start_server [list tags {tls repl} overrides [tls_overrides $rtls tls-replication yes repl-diskless-load $load]] {
+            test "TLS replication: ours -> ours over tls-port (diskless $diskless, replica's load $load)" {
                 set from [log_line_count -1]
                 r replicaof 127.0.0.1 $ptls
                 tls_wait_link_up [srv 0 port]
