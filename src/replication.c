@@ -533,6 +533,11 @@ void syncCommand(client *c) {
     }
     replClient *r = replClientOf(c);
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
+    long long offset;
+    if (psync && getLongLongFromObjectOrReply(c, c->argv[2], &offset, NULL) != C_OK) { /* as Redis 7.0 */
+        serverLog(LL_WARNING, "Replica %s asks for synchronization but with a wrong offset", replicaName(c));
+        return;
+    }
     c->flags |= CLIENT_SLAVE;
     listAddNodeTail(repl.replicas, c);
     replicationCreateBacklogIfNone();
