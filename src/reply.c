@@ -91,8 +91,27 @@ sds replyTakeAll(client *c) {
     return reply;
 }
 
+/* A replica's link carries the replication stream only. A command the
+ * replica itself sent (other than REPLCONF, SYNC and PSYNC, which speak
+ * the protocol) that would put a reply on it -- its bytes would land in
+ * the middle of the stream -- closes the link instead, with Redis
+ * 7.0.15's line. Our stream to a replica also goes through addReplyProto,
+ * but never while that replica's own command runs (current_client). */
+static int replicaReplyRefused(client *c) {
+    if (!(c->flags & CLIENT_SLAVE) || (c->flags & CLIENT_MONITOR) || c != server.current_client || c->cmd == NULL)
+        return 0;
+    if (c->cmd->proc == replconfCommand || c->cmd->proc == syncCommand) return 0;
+    if (c->flags & CLIENT_CLOSE_ASAP) return 1; /* refused already */
+    sds info = catClientInfoString(sdsempty(), c);
+    serverLog(LL_WARNING, "Replica generated a reply to command '%s', disconnecting it: %s",
+              c->lastcmd ? c->lastcmd->fullname : "<unknown>", info);
+    sdsfree(info);
+    freeClientAsync(c);
+    return 1;
+}
+
 void addReplyProto(client *c, const char *s, size_t len) {
-    if (clientIgnoresReplies(c)) return;
+    if (clientIgnoresReplies(c) || replicaReplyRefused(c)) return;
     markPendingWrite(c);
     size_t done = appendToInlineBuffer(c, s, len);
     if (done < len) appendToReplyList(c, s + done, len - done);
@@ -271,7 +290,7 @@ void addReplyBool(client *c, int b) {
 /* ---- deferred lengths ----------------------------------------------------------- */
 
 void *addReplyDeferredLen(client *c) {
-    if (clientIgnoresReplies(c)) return NULL;
+    if (clientIgnoresReplies(c) || replicaReplyRefused(c)) return NULL;
     markPendingWrite(c);
     /* An empty block marks the place; its size 0 keeps appends away from it. */
     clientReplyBlock *placeholder = zmalloc(sizeof(clientReplyBlock));

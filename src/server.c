@@ -454,6 +454,14 @@ int processCommand(client *c) {
         rejectCommandSds(c, busy_module);
         return C_OK;
     }
+    /* A replica's link is for the protocol: no keyspace access (Redis
+     * 7.0.15's rule; replicas are exempt from CLIENT PAUSE, which this
+     * would let them get around). */
+    if ((c->flags & CLIENT_SLAVE) && !(c->flags & CLIENT_MONITOR) &&
+        (commandFlags(c) & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
+        rejectCommandSds(c, sdsnew("Replica can't interact with the keyspace"));
+        return C_OK;
+    }
     if (c->flags & CLIENT_MULTI && !commandRunsInsideMulti(c->cmd)) {
         queueMultiCommand(c);
         addReply(c, shared.queued);

@@ -576,13 +576,6 @@ start_server {overrides {repl-diskless-sync-delay 0 repl-backlog-size 16kb}} {
             wait_same_digest -1 0
         }
 
-        test "PSYNC with an offset that is no number: Redis 7.0's error and line, no sync" {
-            set from [log_line_count -1]
-            assert_error "ERR value is not an integer or out of range" {r -1 psync 0123456789012345678901234567890123456789 offset}
-            wait_for_log "*asks for synchronization but with a wrong offset*" -level -1 -from $from
-            assert_equal PONG [r -1 ping] ;# the same connection (r -1) is an ordinary client still
-        }
-
         test "PSYNC with an unknown replication id: a logged full sync" {
             set rd [redis_deferring_client -1]
             $rd psync 0123456789012345678901234567890123456789 100
