@@ -25,12 +25,12 @@ mkdir -p build
 lanes=${CROSS_LANES:-2}
 case $lanes in ''|*[!0-9]*|0) echo "CROSS_LANES must be a positive number" >&2; exit 2 ;; esac
 
-# Seconds in CI's lanes (2026-11-30, build included, tens): sparc64 880,
-# armv6 690, armv7 559, s390x 356, aarch64 316, i386 316.
+# Seconds in CI's lanes (2026-11-30, build included, tens): sparc64 976,
+# armv6 767, armv7 587, aarch64 363, s390x 333, i386 325.
 port_weight() {
     case $1 in
-        sparc64) echo 88 ;; armv6) echo 69 ;; armv7) echo 56 ;; s390x) echo 36 ;; aarch64) echo 32 ;;
-        i386) echo 32 ;; *) echo 50 ;;
+        sparc64) echo 98 ;; armv6) echo 77 ;; armv7) echo 59 ;; s390x) echo 33 ;; aarch64) echo 36 ;;
+        i386) echo 33 ;; *) echo 50 ;;
     esac
 }
 
