@@ -724,11 +724,11 @@ struct functionsStash *functionsStashEmpty(void) { return zcalloc(sizeof(struct 
 
 void functionsSwapStash(struct functionsStash *st) { engineSwap(st); }
 
-/* back: the stashed libraries replace the current ones; else they are freed. */
-void functionsDropStash(struct functionsStash *st, int back) {
+/* Frees the libraries a stash holds (the set-aside ones after a load that
+ * completed, or the half-loaded ones swapped back into it). */
+void functionsDropStash(struct functionsStash *st) {
     if (st == NULL) return;
-    if (back) engineSwap(st); /* st: the engine to free */
-    engineSwap(st);           /* reset it while it is the current one */
+    engineSwap(st); /* reset it while it is the current one */
     functionsReset();
     engineSwap(st);
     zfree(st);

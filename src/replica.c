@@ -507,7 +507,7 @@ static void dropStash(int back) {
         for (int j = 0; j < server.dbnum; j++) emptyData(j, 0);
         exchangeWithStash();
     }
-    functionsDropStash(stash.functions, 0);
+    functionsDropStash(stash.functions);
     clusterKeysIndexFree(stash.slot_index);
     for (int j = 0; j < server.dbnum; j++) releaseStashedDb(&stash.dbs[j]);
     zfree(stash.dbs);

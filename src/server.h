@@ -1217,7 +1217,7 @@ void functionsFlushAll(void);       /* DEBUG RELOAD / LOADAOF / a full sync: the
 struct functionsStash;              /* repl-diskless-load swapdb: the libraries set aside during a load */
 struct functionsStash *functionsStashEmpty(void);
 void functionsSwapStash(struct functionsStash *st); /* the current libraries and st's change places */
-void functionsDropStash(struct functionsStash *st, int back);
+void functionsDropStash(struct functionsStash *st); /* frees the libraries st holds */
 sds functionsAofCommands(void);     /* aof_rewrite.c: FUNCTION LOAD per library, as RESP */
 size_t functionsMemoryLua(void);    /* INFO used_memory_vm_functions */
 size_t functionsMemoryOverhead(void); /* INFO used_memory_functions */
