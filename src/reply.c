@@ -110,8 +110,19 @@ static int replicaReplyRefused(client *c) {
     return 1;
 }
 
+/* Whether a reply to c is dropped. Every reply asks, so the common case
+ * -- none of the flags either test looks at, a connection -- answers from
+ * one mask test without calling them (a publish to 10 subscribers asks
+ * 10 times: the calls were 3% of its instructions, make bench-gate). */
+#define REPLY_DROP_FLAGS \
+    (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_SLAVE)
+static inline int replyDropped(client *c) {
+    if (!(c->flags & REPLY_DROP_FLAGS) && c->conn != NULL) return 0;
+    return clientIgnoresReplies(c) || replicaReplyRefused(c);
+}
+
 void addReplyProto(client *c, const char *s, size_t len) {
-    if (clientIgnoresReplies(c) || replicaReplyRefused(c)) return;
+    if (replyDropped(c)) return;
     markPendingWrite(c);
     size_t done = appendToInlineBuffer(c, s, len);
     if (done < len) appendToReplyList(c, s + done, len - done);
@@ -290,7 +301,7 @@ void addReplyBool(client *c, int b) {
 /* ---- deferred lengths ----------------------------------------------------------- */
 
 void *addReplyDeferredLen(client *c) {
-    if (clientIgnoresReplies(c) || replicaReplyRefused(c)) return NULL;
+    if (replyDropped(c)) return NULL;
     markPendingWrite(c);
     /* An empty block marks the place; its size 0 keeps appends away from it. */
     clientReplyBlock *placeholder = zmalloc(sizeof(clientReplyBlock));
