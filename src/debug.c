@@ -452,6 +452,16 @@ static void crashLogCurrentClient(int fd) {
     for (int j = 0; j < c->argc; j++) crashLogArg(fd, j, c->argv[j]);
 }
 
+/* The modules' info callbacks with for_crash_report set: last, since a
+ * module's code may fault again. */
+static void crashLogModulesInfo(int fd) {
+    crashPuts(fd, "\n------ MODULES INFO OUTPUT ------\n");
+    int sections = 0;
+    sds info = moduleInfoCollect(sdsempty(), NULL, 0, 1, &sections);
+    crashLogSds(fd, info);
+    sdsfree(info);
+}
+
 /* ---- the handler ------------------------------------------------------------------------------------ */
 
 static void crashLogHeader(int fd, int sig, siginfo_t *info, uintptr_t pc) {
@@ -525,6 +535,7 @@ static void crashHandler(int sig, siginfo_t *info, void *ctx) {
     armCrashReportTimeout(sig, fd);
     crashLogInfo(fd);
     crashLogCurrentClient(fd);
+    crashLogModulesInfo(fd);
     crashPuts(fd, "\n=== REDIS BUG REPORT END. Make sure to include from START to END. ===\n\n");
     crashLogClose(fd);
     if (server.daemonize && server.pidfile) unlink(server.pidfile);

@@ -8,6 +8,9 @@
  * argument names a section (case-insensitive, several may be given, unknown
  * ones are ignored). Sections are separated by one blank line. RESP3
  * clients get a verbatim string ("txt"), RESP2 clients a bulk string.
+ * Sections that modules add (module_info.c) come after all of these, for
+ * "everything", "modules", or a name no built-in section has (a module's
+ * name, or "<module>_<section>"); see infoRequest.
  *
  * Decisions:
  * - Field names and formats are Redis's, so redis-cli, client libraries and
@@ -420,7 +423,7 @@ static sds infoCpu(sds info) {
     return info;
 }
 
-static sds infoModules(sds info) { return info; }
+static sds infoModules(sds info) { return moduleInfoList(info); }
 
 static sds catCommandStats(sds info, redisCommand *cmd) {
     if (cmd->calls || cmd->failed_calls || cmd->rejected_calls) {
@@ -501,39 +504,72 @@ static const infoSection info_sections[] = {
 };
 #define INFO_SECTION_COUNT (sizeof info_sections / sizeof info_sections[0])
 
-/* Marks in `wanted` the sections one INFO argument asks for. */
-static void selectSections(const char *arg, char wanted[INFO_SECTION_COUNT]) {
+/* What one INFO asks for: built-in sections, and which module sections
+ * (module_info.c) follow them. As in Redis 7.0.15: "everything" and
+ * "modules" bring every module section; a name that is no built-in
+ * section's may name a module or one of its sections ("<module>_<section>",
+ * even next to "all"); INFO, "default" and "all" alone bring none, and do
+ * not call the modules' callbacks. "all" next to any other name calls them
+ * (to no effect unless a name is a module's), as 7.0.15 does. */
+typedef struct infoRequest {
+    char wanted[INFO_SECTION_COUNT];
+    int every_module;  /* "everything" or "modules" */
+    int unmatched;     /* some name is no built-in section's */
+    int all, other;    /* "all" given; a name other than "all" given */
+    const char *const *names; /* the names asked for (unmatched ones go to the modules) */
+    int names_count;
+} infoRequest;
+
+/* Marks in the request the sections one INFO argument asks for. */
+static void selectSections(const char *arg, infoRequest *req) {
     int all = !strcasecmp(arg, "all") || !strcasecmp(arg, "everything");
     int dflt = !strcasecmp(arg, "default");
+    int matched = all || dflt;
+    if (!strcasecmp(arg, "all")) req->all = 1;
+    else req->other = 1;
+    if (!strcasecmp(arg, "everything") || !strcasecmp(arg, "modules")) req->every_module = 1;
     for (size_t j = 0; j < INFO_SECTION_COUNT; j++) {
-        if (all || (dflt && info_sections[j].in_default) || !strcasecmp(arg, info_sections[j].name))
-            wanted[j] = 1;
+        int named = !strcasecmp(arg, info_sections[j].name) ||
+                    (info_sections[j].generate == infoModules && !strcasecmp(arg, "module_list"));
+        if (all || (dflt && info_sections[j].in_default) || named) req->wanted[j] = 1;
+        matched |= named;
     }
+    if (!matched) req->unmatched = 1;
 }
 
-static sds generateSections(const char wanted[INFO_SECTION_COUNT]) {
+static sds generateSections(const infoRequest *req) {
     sds info = sdsempty();
     int emitted = 0;
     for (size_t j = 0; j < INFO_SECTION_COUNT; j++) {
-        if (!wanted[j]) continue;
+        if (!req->wanted[j]) continue;
         if (emitted++) info = sdscat(info, "\r\n");
         info = sdscatprintf(info, "# %s\r\n", info_sections[j].title);
         info = info_sections[j].generate(info);
     }
+    if (req->every_module) return moduleInfoCollect(info, NULL, 0, 0, &emitted);
+    if (req->unmatched || (req->all && req->other)) return moduleInfoCollect(info, req->names, req->names_count, 0, &emitted);
     return info;
 }
 
 sds genRedisInfoString(const char *section) {
-    char wanted[INFO_SECTION_COUNT] = {0};
-    selectSections(section ? section : "default", wanted);
-    return generateSections(wanted);
+    infoRequest req = {0};
+    const char *name = section ? section : "default";
+    req.names = &name;
+    req.names_count = 1;
+    selectSections(name, &req);
+    return generateSections(&req);
 }
 
 void infoCommand(client *c) {
-    char wanted[INFO_SECTION_COUNT] = {0};
-    if (c->argc == 1) selectSections("default", wanted);
-    for (int j = 1; j < c->argc; j++) selectSections(c->argv[j]->ptr, wanted);
-    sds info = generateSections(wanted);
+    infoRequest req = {0};
+    const char **names = zmalloc(sizeof(char *) * (size_t)(c->argc > 1 ? c->argc - 1 : 1));
+    for (int j = 1; j < c->argc; j++) names[j - 1] = c->argv[j]->ptr;
+    req.names = names;
+    req.names_count = c->argc - 1;
+    if (c->argc == 1) selectSections("default", &req);
+    for (int j = 1; j < c->argc; j++) selectSections(c->argv[j]->ptr, &req);
+    sds info = generateSections(&req);
+    zfree(names);
     addReplyVerbatim(c, info, sdslen(info), "txt");
     sdsfree(info);
 }

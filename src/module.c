@@ -58,6 +58,8 @@ static module *moduleByName(const char *name) {
 
 int moduleNameBusy(const char *name) { return moduleByName(name) != NULL; }
 
+list *moduleLoadedList(void) { return modules; }
+
 void moduleSetAttribs(RedisModuleCtx *ctx, const char *name, int ver, int apiver) {
     if (ctx->module) return;
     module *m = zcalloc(sizeof(*m));
@@ -153,6 +155,7 @@ void moduleCtxFinish(RedisModuleCtx *ctx) {
             else if (pass == 1 && a->kind == AUTO_STRING) decrRefCount(a->ptr);
             else if (pass == 1 && a->kind == AUTO_REPLY) moduleCallReplyFree(a->ptr);
             else if (pass == 1 && a->kind == AUTO_DICT) moduleDictFree(a->ptr);
+            else if (pass == 1 && a->kind == AUTO_INFO) moduleServerInfoFree(a->ptr);
             else continue;
             a->kind = 0;
         }

@@ -1125,6 +1125,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleNotifyGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_notify.c's */
     if (moduleEventsGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_events.c's */
     if (moduleDictGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_dict.c's */
+    if (moduleInfoGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_info.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

@@ -78,6 +78,11 @@
 #define MODAPI_CTX_FLAGS_ASYNC_LOADING (1 << 23)
 #define MODAPI_CTX_FLAGS_NEXT (1 << 24) /* one past the last flag 7.0 defines */
 
+/* SetModuleOptions' bits (INFO's "Modules" section names them). */
+#define MODAPI_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
+#define MODAPI_OPTIONS_NO_IMPLICIT_SIGNAL_MODIFIED (1 << 1)
+#define MODAPI_OPTIONS_HANDLE_REPL_ASYNC_LOAD (1 << 2)
+
 /* The command handler's signature. */
 typedef struct RedisModuleCtx RedisModuleCtx;
 typedef struct redisObject RedisModuleString; /* a module's string is our robj */

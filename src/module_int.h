@@ -10,6 +10,9 @@
 
 #include <stdarg.h>
 
+typedef struct RedisModuleInfoCtx RedisModuleInfoCtx; /* module_info.c's */
+typedef void (*ModuleInfoFunc)(RedisModuleInfoCtx *ctx, int for_crash_report);
+
 /* A loaded module. */
 typedef struct module {
     sds name;
@@ -24,6 +27,7 @@ typedef struct module {
     int options;        /* SetModuleOptions' (kept; none changes what this server does) */
     int blocked_clients; /* handles still unreleased (module_block.c): such a module cannot unload */
     int timers;         /* timers pending, neither fired nor stopped (module_timer.c): nor can this one */
+    ModuleInfoFunc info_cb; /* RegisterInfoFunc's: its INFO sections (module_info.c), or NULL */
 } module;
 
 /* The binding between a command table entry and a module's handler. */
@@ -50,6 +54,7 @@ typedef struct autoItem {
 #define AUTO_REPLY 2
 #define AUTO_KEY 3
 #define AUTO_DICT 4
+#define AUTO_INFO 5 /* GetServerInfo's */
 
 typedef struct poolBlock poolBlock;
 
@@ -139,6 +144,11 @@ void moduleEventsRelease(module *m);                  /* its subscriptions end *
 /* module_dict.c: the dictionary API */
 int moduleDictGetApi(const char *name, void *target);
 void moduleDictFree(void *ptr); /* auto memory's cleanup */
+/* module_info.c: the Info API (INFO's module sections; GetServerInfo) */
+int moduleInfoGetApi(const char *name, void *target);
+void moduleServerInfoFree(void *data); /* auto memory's cleanup */
+list *moduleLoadedList(void);          /* module.c: the loaded modules, in load order (or NULL) */
+
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);
 

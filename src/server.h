@@ -885,6 +885,9 @@ void commandTableRemove(redisCommand *cmd);
 int moduleQueueLoad(sds *argv, int argc, sds *err); /* a loadmodule line: path [args] */
 void moduleLoadQueued(void);                        /* start-up: load them, or exit */
 void moduleCommand(client *c);
+/* module_info.c: INFO's "Modules" lines, and the sections modules add (names NULL: all) */
+sds moduleInfoList(sds info);
+sds moduleInfoCollect(sds info, const char *const *names, int names_count, int for_crash_report, int *sections);
 /* module_block.c / module_thread.c: the event loop's and blocked.c's hooks */
 void moduleHandleBlockedClients(void);              /* beforeSleep: clients modules unblocked */
 int moduleBlockedUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK; 0: not a module's */
