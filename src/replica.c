@@ -81,6 +81,7 @@ static struct {
     char sync_replid[CONFIG_RUN_ID_SIZE + 1];
     long long sync_offset;
     int same_history;          /* +FULLRESYNC named the replid we hold: async loading may apply */
+    int no_history;            /* the old dataset flushed for a load, until one succeeds (replicaProcessedOffset) */
     int streaming;             /* a diskless load parses the link's bytes (loadStreamed) */
     int stream_cancelled;      /* cancelLink was asked meanwhile: the load fails, then the link closes */
     int swapdb;                /* that load sets the old dataset aside (repl-diskless-load swapdb) */
@@ -97,13 +98,19 @@ int replicationIsReplica(void) { return replica_state.host != NULL; }
 int replicaLinkUp(void) { return replica_state.state == LINK_CONNECTED && replica_state.master != NULL; }
 
 /* The offset a cluster replica announces on the bus (and ranks itself by):
- * 0 from +FULLRESYNC until the snapshot is loaded, when what it holds is
- * no history of its primary, as Redis's replicationGetSlaveOffset gives
- * with neither a master client nor a cached one. Its primary then leaves
- * it out of CLUSTER SLOTS (a loading replica is hidden from clients;
- * Redis's cluster suite 22-replica-in-sync) and it ranks last. */
+ * 0 from the moment a full sync's load flushes the old dataset until a
+ * load succeeds, when what it holds is no history of its primary -- as
+ * Redis 7.0's replicationGetSlaveOffset gives once the load has dropped
+ * its cached primary (replicationAttachToNewMaster, at the flush; a
+ * swapdb load drops it only when it swaps). Its primary then leaves it
+ * out of CLUSTER SLOTS (a loading replica is hidden from clients; Redis's
+ * cluster suite 22-replica-in-sync) and it ranks last. That holds after a
+ * load that failed too: such a replica holds an emptied dataset, and its
+ * old offset would let it win an election over a replica with data.
+ * Before the load (the transfer to disk, or a transfer cut short) the old
+ * dataset is whole and its offset is still true. */
 long long replicaProcessedOffset(void) {
-    if (replica_state.host != NULL && replica_state.state == LINK_TRANSFER) return 0;
+    if (replica_state.host != NULL && replica_state.no_history) return 0;
     return replicationOffset();
 }
 
@@ -626,6 +633,7 @@ static int loadTransferred(int streamed) {
         stashDataset();
         if (async) loadingServeSwapped(serveOldDataset);
     } else {
+        replica_state.no_history = 1;
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
         emptyData(-1, server.repl_slave_lazy_flush);
         functionsFlushAll(); /* the snapshot brings the primary's libraries */
@@ -670,6 +678,7 @@ static void loadFinished(int loaded, int streamed) {
         serverLog(LL_WARNING, "Failed trying to sync DB directory %s in MASTER <-> REPLICA synchronization: %s",
                   server.rdb_filename, strerror(errno));
     replicationSetHistory(replica_state.sync_replid, replica_state.sync_offset);
+    replica_state.no_history = 0;
     replicationDropReplicas(); /* our own replicas hold the old history: they sync again */
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
     if (server.aof_enabled) { /* the AOF holds the old dataset: a new base from the loaded one */
@@ -737,6 +746,7 @@ static int psyncReply(sds line) {
             line[10 + CONFIG_RUN_ID_SIZE] = '\0';
             replicationContinueWithId(line + 10);
         }
+        replica_state.no_history = 0; /* the primary continues what we hold */
         serverLog(LL_NOTICE, "Successful partial resynchronization with master.");
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
         becomeConnected(replica_state.master_db);
@@ -896,6 +906,7 @@ void replicaCron(void) {
  * +CONTINUE under another id (replicationContinueWithId). */
 static void setPrimary(const char *host, int port) {
     dropMasterLink();
+    if (replica_state.host == NULL) replica_state.no_history = 0; /* a primary's data is its own history */
     zfree(replica_state.host);
     replica_state.host = zstrdup(host);
     replica_state.port = port;
@@ -1042,6 +1053,10 @@ void replicaRoleReply(client *c) {
 
 sds replicaInfoString(sds info) {
     long long offset = replicationOffset();
+    /* No history of the primary (a full sync's load under way or failed):
+     * Redis 7.0 prints 1 for both offsets then (no master client, no
+     * cached one); Sentinel ranks replicas by this field. */
+    if (replica_state.no_history && replica_state.master == NULL) offset = 1;
     info = sdscatprintf(info,
                         "role:slave\r\n"
                         "master_host:%s\r\n"

@@ -118,6 +118,16 @@ start_server [list overrides [cluster_node_overrides]] {
 # an offset again (Redis's cluster suite 22-replica-in-sync).
 proc cr_in_slots {level id} { expr {[string first $id [r $level cluster slots]] != -1} }
 
+# A field of node id's entry in CLUSTER SHARDS as node level sees it.
+proc cr_shard_field {level id field} {
+    foreach shard [r $level cluster shards] {
+        foreach node [dict get $shard nodes] {
+            if {[dict get $node id] eq $id} { return [dict get $node $field] }
+        }
+    }
+    return ""
+}
+
 start_server [list overrides [concat [cluster_node_overrides] repl-backlog-size 16kb]] {
 start_server [list overrides [cluster_node_overrides]] {
     lassign {-1 0} P R ;# the primary is the outer server (its small backlog)
@@ -154,6 +164,52 @@ start_server [list overrides [cluster_node_overrides]] {
         wait_for_condition 200 100 {[cr_in_slots $P $rid] && [cr_in_slots $R $rid]} else {
             fail "the replica did not come back to CLUSTER SLOTS: [r $P cluster slots]"
         }
+    }
+
+    test {A replica whose load failed after flushing announces offset 0 until a sync succeeds} {
+        assert {[cr_shard_field $R $rid replication-offset] > 0}
+        # the replica empty, and loading from the link into it (on-empty-db):
+        # its old dataset is gone from the load's start
+        r $R config set repl-diskless-load on-empty-db
+        r $R config set loading-process-events-interval-bytes 1024 ;# INFO answered during the load
+        r $P flushall
+        wait_for_condition [::harness::scaled 100] 50 {[r $R dbsize] == 0} else { fail "the replica kept its keys" }
+        # a slow full sync (the primary's child writes 300 keys of 16 KB, 10 ms each)...
+        r $P config set rdb-key-save-delay 10000
+        r $P multi
+        r $P client kill type replica
+        for {set j 0} {$j < 300} {incr j} { r $P set "{0}$j" [string repeat B 16384] }
+        r $P exec
+        wait_for_condition [::harness::scaled 200] 50 {[s $R loading] == 1} else {
+            fail "no load from the link started: [r $R info replication]"
+        }
+        # ...cut, and no new one: the primary now refuses the replica's handshake
+        r $P config set requirepass cr-secret
+        r $P client kill type replica
+        wait_for_condition [::harness::scaled 200] 50 {[s $R loading] == 0} else {
+            fail "the load did not fail: [r $R info replication]"
+        }
+        # the replica emptied what it half-loaded: no history of its primary,
+        # so it announces 0 and the primary hides it, as Redis 7.0 (whose
+        # replica dropped its cached primary at the flush)
+        assert_equal 0 [r $R dbsize]
+        assert_equal 0 [cr_shard_field $R $rid replication-offset]
+        assert_equal loading [cr_shard_field $R $rid health]
+        assert_equal 1 [s $R slave_repl_offset]
+        wait_for_condition [::harness::scaled 100] 100 {![cr_in_slots $P $rid]} else {
+            fail "the primary lists a replica with no data: [r $P cluster slots]"
+        }
+        # it stays so while its handshakes fail
+        after [::harness::scaled 1500]
+        assert_equal 0 [cr_shard_field $R $rid replication-offset]
+        r $P config set requirepass ""
+        r $P config set rdb-key-save-delay 0
+        r $R config set loading-process-events-interval-bytes 2097152
+        wait_for_condition [::harness::scaled 300] 100 {[cr_link_up $R] && [cr_in_slots $P $rid]} else {
+            fail "the replica did not sync again: [r $R info replication]"
+        }
+        assert {[cr_shard_field $R $rid replication-offset] > 0}
+        assert_equal [r $P debug digest] [r $R debug digest]
     }
 }
 }

@@ -88,6 +88,7 @@ start_server {overrides {repl-diskless-load swapdb save {} loading-process-event
         r $R set mykey myvalue
         r $R function load {#!lua name=rdl
             redis.register_function('rdl', function() return 'old' end)}
+        set offset [s $R slave_repl_offset]
         rdl_force_slow_full_sync $P
         wait_for_condition 200 50 {[s $R async_loading] eq 1} else { fail "the replica never showed async_loading:1" }
         assert_equal 0 [s $R loading]
@@ -112,6 +113,9 @@ start_server {overrides {repl-diskless-load swapdb save {} loading-process-event
         assert_equal myvalue [r $R get mykey]
         assert_equal old [r $R fcall rdl 0]
         assert_equal async [r $R get during]
+        # the old dataset is back, and so is its offset (Redis 7.0 drops its
+        # cached primary only when a swapdb load swaps)
+        assert_equal $offset [s $R slave_repl_offset]
     }
 
     test {swapdb, the same history: when the load completes, the new keys and libraries replace the old ones} {
@@ -163,9 +167,15 @@ start_server {overrides {repl-diskless-load on-empty-db save {} loading-process-
         rdl_drop_replica $P
         wait_for_condition 200 50 {[s $R loading] eq 0} else { fail "the replica stayed in its load" }
         assert_equal 0 [r $R dbsize]
+        assert_equal 1 [s $R slave_repl_offset] ;# nothing of the primary's history held (as Redis 7.0)
+        assert_equal 1 [s $R slave_read_repl_offset]
         rdl_fast $P
         rdl_link_up $R
         assert_equal 1000 [r $R dbsize]
+        r $P set after sync
+        wait_for_condition 200 50 {[s $R slave_repl_offset] == [s $P master_repl_offset]} else {
+            fail "the replica's offset [s $R slave_repl_offset] never reached the primary's"
+        }
     }
 }
 }
