@@ -49,6 +49,9 @@ proc assert_crash_report {log signal command} {
                                   [join [lrange $trace 0 2] \n]]
     if {$::harness::opt(wrapper) eq "" && !$no_unwinder} {
         assert {$frames >= 3} "a native build has a backtrace (got $frames frames)"
+        # our frames are named from the binary's own symbol table, static
+        # functions too, in backtrace_symbols_fd()'s format
+        assert_match "*redis-server(debug*+0x*)\\\[0x*\\\]*" [join [lrange $trace 0 30] \n]
     } elseif {$frames < 2} {
         assert_match "*(backtrace unavailable: *" [join [lrange $trace 0 2] \n] "no frames must be said, not hidden"
     }
@@ -561,6 +564,10 @@ start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
         r debug sleep 1
         wait_for_log "--- WATCHDOG TIMER EXPIRED ---" -from $from
         wait_for_log "------ STACK TRACE ------" -from $from
+        if {$::harness::opt(wrapper) eq ""} {
+            # the stuck command's frames have names (Redis's integration/logging looks for this one)
+            wait_for_log "*(debugCommand+0x*" -from $from
+        }
         assert_equal PONG [r ping]
     }
 
