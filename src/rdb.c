@@ -973,8 +973,12 @@ static int blobCorrupt(rdbReader *r, const rdbBlobEntries *b, const char *what) 
         type_len = strcspn(type, " ");
         break;
     }
-    snprintf(blob_error, sizeof blob_error, "%c%.*s %s integrity check failed%s%s%s", toupper((unsigned char)type[0]),
-             (int)type_len - 1, type + 1, b->format, problem ? " (" : "", problem ? problem : "", problem ? ")" : "");
+    if (problem == NULL && !strcmp(b->format, "zipmap")) /* Redis 7.0 names no type for this one */
+        snprintf(blob_error, sizeof blob_error, "Zipmap integrity check failed");
+    else
+        snprintf(blob_error, sizeof blob_error, "%c%.*s %s integrity check failed%s%s%s",
+                 toupper((unsigned char)type[0]), (int)type_len - 1, type + 1, b->format, problem ? " (" : "",
+                 problem ? problem : "", problem ? ")" : "");
     r->error = blob_error;
     return 0;
 }
@@ -1092,6 +1096,11 @@ static robj *loadQuicklist(rdbReader *r, int rdbtype) {
         if (container == QUICKLIST_NODE_PLAIN) {
             sds e = getString(r);
             if (e == NULL) return decrRefCount(o), NULL;
+            if (sdslen(e) == 0) { /* a plain node holds one element too big to pack: never an empty one */
+                sdsfree(e);
+                r->error = "Empty quicklist node";
+                return decrRefCount(o), NULL;
+            }
             robj *eo = createObject(OBJ_STRING, e);
             listTypePush(o, eo, LIST_TAIL);
             decrRefCount(eo);
@@ -1291,7 +1300,7 @@ static int loadConsumers(rdbReader *r, streamCG *cg, int rdbtype) {
         if (name == NULL) return 0;
         streamConsumer *consumer = streamCreateConsumer(cg, name);
         sdsfree(name);
-        if (consumer == NULL) return streamCorrupt(r, "Duplicated consumer name in a stream consumer group");
+        if (consumer == NULL) return streamCorrupt(r, "Duplicate stream consumer detected.");
         if (!getMillis(r, &consumer->seen_time)) return 0;
         if (rdbtype >= RDB_TYPE_STREAM_LISTPACKS_3 && !getMillis(r, &consumer->active_time)) return 0;
         if (!loadConsumerPEL(r, cg, consumer)) return 0;

@@ -48,7 +48,8 @@ int rdbLegacyOpenBlob(int rdbtype, const unsigned char *blob, size_t len, rdbBlo
         b->format = "zipmap";
         b->next = nextZipmapEntry;
         b->u.zm.value = NULL;
-        return zipmapValidateIntegrity(blob, len, NULL) && zipmapIterInit(&b->u.zm.it, blob, len);
+        unsigned long pairs = 0; /* an empty zipmap is corrupt (no Redis wrote one), as Redis 7.0 has it */
+        return zipmapValidateIntegrity(blob, len, &pairs) && pairs > 0 && zipmapIterInit(&b->u.zm.it, blob, len);
     }
     b->format = "ziplist";
     b->next = nextZiplistEntry;

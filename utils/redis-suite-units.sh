@@ -23,6 +23,10 @@
 # (one per line: UNIT, a TAB, the test's name as the runner prints it or
 # `*` for the whole unit, a TAB, the reason). A failing test listed there
 # is counted as "differs" instead of failed; a listed unit is not run.
+# A listed test whose reason starts with "(skipped)" is one that stops
+# Redis's runner for the rest of its file when we differ (an error reply it
+# does not catch): it is passed to the runner as --skiptest, so the tests
+# after it still run, and counted as "differs".
 # Every other failure counts, an exception or a timeout as one failure.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -63,6 +67,12 @@ is_listed() {
     awk -F'\t' -v u="$1" -v t="$2" '$1 == u && $2 == t {found = 1} END {exit !found}' "$differences"
 }
 
+# skipped_tests UNIT: the names of its "(skipped)" differences, one a line.
+skipped_tests() {
+    [ -f "$differences" ] || return 0
+    awk -F'\t' -v u="$1" '$1 == u && $2 != "*" && index($3, "(skipped)") == 1 {print $2}' "$differences"
+}
+
 # broken LOG: the harness run of LOG ended without a verdict on its tests
 # (an exception, a timeout, or a non-zero exit with no [err] line).
 broken() {
@@ -87,10 +97,11 @@ run_unit() {
     # servers' 200 start 40 in (with 200 apart, slot 1's test server port
     # was in slot 0's server range, and a port checked free by one runner
     # could be bound by the other's server before it was used).
-    local port=$((baseport + slot * 300 + 40))
+    local port=$((baseport + slot * 300 + 40)) skip_args=() name
+    while IFS= read -r name; do skip_args+=(--skiptest "$name"); done < <(skipped_tests "$unit")
     for attempt in 1 2; do
         ( cd "$dir" && TERM=dumb timeout -k 10 "$unit_timeout" ./runtest --clients 1 --single "$unit" \
-            --baseport "$port" --portcount 200 --timeout 600 ) >"$log" 2>&1 </dev/null
+            --baseport "$port" --portcount 200 --timeout 600 "${skip_args[@]}" ) >"$log" 2>&1 </dev/null
         echo $? >"$log.status"
         if [ $attempt = 1 ] && broken "$log"; then
             mv "$log" "$log.first"; mv "$log.status" "$log.first.status"
@@ -128,6 +139,9 @@ count() {
     while IFS= read -r name; do
         if is_listed "$2" "$name"; then differs=$((differs + 1)); else err=$((err + 1)); fi
     done < <(grep -E '^\[err\]:' "$log" 2>/dev/null | sed -E 's/^\[err\]: //; s/ in tests\/.*$//')
+    while IFS= read -r name; do # a "(skipped)" difference the runner skipped
+        grep -qxF "[skip]: $name" "$log" 2>/dev/null && differs=$((differs + 1))
+    done < <(skipped_tests "$2")
     local status; status=$(cat "$log.status" 2>/dev/null || echo 1)
     local note=""
     if grep -q '^\[exception\]' "$log"; then err=$((err + 1)); note=exception

@@ -194,7 +194,7 @@ start_server {tags {rdb rdb-legacy} overrides {hash-max-listpack-entries 128}} {
         dup-field  "Hash ziplist integrity check failed (duplicate hash field)"
         dup-member "Zset ziplist integrity check failed (duplicate zset member)"
         dup-zipmap "Hash zipmap integrity check failed (duplicate hash field)"
-        zipmap     "Hash zipmap integrity check failed"
+        zipmap     "Zipmap integrity check failed"
         odd-hash   "Hash ziplist integrity check failed (odd number of hash entries)"
     } {
         test "A legacy dump with a bad blob ($name) is refused, by Redis too" {

@@ -272,6 +272,15 @@ start_server {tags {dump}} {
         assert_error "ERR Bad data format" {r restore k 0 [make_payload "\x00\x20ab"]}
         assert_error "ERR Bad data format" {r restore k 0 [make_payload "\x01\x00"]}
         assert_error "ERR Bad data format" {r restore k 0 [make_payload "\x02\x02\x01a\x01a"]}
+        # a quicklist whose one node is plain (1) and empty: no such node is ever written (Redis 7.0 refuses it too)
+        assert_error "ERR Bad data format" {r restore k 0 [make_payload "\x12\x01\x01\x00"]}
+        # an empty zipmap (type 9): no Redis ever wrote one; Redis 7.0 logs this line for it
+        set level [lindex [r config get loglevel] 1]
+        r config set loglevel verbose
+        set from [log_line_count]
+        assert_error "ERR Bad data format" {r restore k 0 [make_payload "\x09\x02\x00\xff"]}
+        r config set loglevel $level
+        wait_for_log "*Zipmap integrity check failed*" -from $from
         assert_equal 0 [r exists k]
         # older versions are fine; bytes after the value are ignored
         assert_equal OK [r restore k 0 [make_payload $body 6]]

@@ -628,4 +628,23 @@ start_server {tags {stream}} {
         }
         assert_equal PONG [r ping]
     }
+
+    test "RESTORE of a stream whose group names one consumer twice is refused, and the log says why" {
+        r del s2
+        r xadd s2 1-1 f v
+        r xgroup create s2 g 0
+        r xgroup createconsumer s2 g alice
+        r xgroup createconsumer s2 g bobby
+        set body [string range [r dump s2] 0 end-10]
+        assert_equal OK [r restore copy2 0 [stream_payload $body]]
+        set twice [string map {bobby alice} $body]
+        assert {$twice ne $body}
+        set level [lindex [r config get loglevel] 1]
+        r config set loglevel verbose
+        set from [log_line_count]
+        assert_error "ERR Bad data format" {r restore twice 0 [stream_payload $twice]}
+        r config set loglevel $level
+        wait_for_log "*Duplicate stream consumer detected*" -from $from ;# Redis 7.0's words
+        assert_equal 0 [r exists twice]
+    }
 }
