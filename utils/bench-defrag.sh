@@ -25,13 +25,15 @@
 # jemalloc (make MALLOC=jemalloc) can be given with --ref.
 #
 # Usage: utils/bench-defrag.sh [--keys N] [--limit SECONDS] [--ours PATH] [--ref PATH] [--no-load]
+#                              [--ports LO-HI]
 #   --keys N       keys filled (default 200000; 1000000 is the issue's figure)
 #   --limit S      how long to wait for allocator_frag_ratio to reach the target (default 60)
 #   --no-load      no concurrent redis-benchmark
+#   --ports LO-HI  servers listen on a free port in LO..HI (default: anywhere in 20000..39999)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-keys=200000; limit=60; ours=src/redis-server; ref=/usr/bin/redis-server; wrapper=""; load=1
+keys=200000; limit=60; ours=src/redis-server; ref=/usr/bin/redis-server; wrapper=""; load=1; ports=""
 while [ $# -gt 0 ]; do
     case $1 in
         --keys) keys=$2; shift 2 ;;
@@ -39,7 +41,8 @@ while [ $# -gt 0 ]; do
         --ours) ours=$2; shift 2 ;;
         --ref) ref=$2; shift 2 ;;
         --no-load) load=0; shift ;;
-        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+        --ports) ports=$2; shift 2 ;;
+        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -48,6 +51,17 @@ done
 
 . utils/bench-lib.sh
 bench_init
+if [ -n "$ports" ]; then # bench-lib's free_port, confined to LO..HI
+    port_lo=${ports%-*}; port_hi=${ports#*-}
+    free_port() {
+        local p
+        for _ in $(seq 1 50); do
+            p=$((port_lo + RANDOM % (port_hi - port_lo + 1)))
+            (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+        done
+        echo 0
+    }
+fi
 
 field() { # port section name
     redis-cli -p "$1" info "$2" | awk -F: -v f="$3" '$1 == f { gsub(/\r/, "", $2); print $2 }'
