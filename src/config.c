@@ -37,6 +37,9 @@
  *   CONFIG FILE ERROR framing; compatibility-only ones (CF_NO_EFFECT, and
  *   io-threads: the server is single-threaded by design) are accepted and
  *   named in one start-up warning when set.
+ * - Modules' configs ("<module>.<name>", module_config.c) are not in the
+ *   table: a name the table lacks is looked up there by CONFIG GET, SET
+ *   and REWRITE, and a dotted name in the file is queued for its module.
  * - Only loadServerConfig() prints and exits; the functions below it return
  *   an error message, so the same code serves the file and CONFIG SET.
  */
@@ -1518,6 +1521,11 @@ static int loadDirective(configLoader *l, sds *argv, int argc, int linenum, cons
         return C_OK;
     }
     const configEntry *e = lookupConfig(argv[0]);
+    if (e == NULL && strchr(argv[0], '.')) { /* a module's: kept until it registers it (module_config.c) */
+        sds mod_err = NULL;
+        if (moduleConfigQueueLine(argv, argc, &mod_err) != C_OK) return loadError(l, linenum, line, mod_err);
+        return C_OK;
+    }
     if (e == NULL) return loadError(l, linenum, line, unknownDirectiveError(argv[0]));
     if (!(e->flags & CF_MULTI_ARG) && argc != 2)
         return loadError(l, linenum, line, sdsnew("wrong number of arguments"));
@@ -1661,18 +1669,43 @@ static void matchGlob(configMatches *m, const char *pattern) {
     }
 }
 
+/* Modules' configs (module_config.c) the same way, after the table's:
+ * each at most once, keyed as typed for a plain name. */
+static void matchModuleConfigs(list *found, list *keys, const char *pattern) {
+    int glob = strpbrk(pattern, "[*?") != NULL;
+    moduleConfig *mc;
+    for (int j = 0; (mc = moduleConfigAt(j)) != NULL; j++) {
+        if (glob && (moduleConfigFlags(mc) & MODULE_CONFIG_F_HIDDEN)) continue;
+        if (glob ? !stringmatch(pattern, moduleConfigName(mc), 1) : strcasecmp(pattern, moduleConfigName(mc)))
+            continue;
+        if (listSearchKey(found, mc)) continue;
+        listAddNodeTail(found, mc);
+        listAddNodeTail(keys, (void *)(glob ? moduleConfigName(mc) : pattern));
+    }
+}
+
 void configGetCommand(client *c) {
     configMatches *m = zcalloc(sizeof(*m));
+    list *mods = listCreate(), *mod_keys = listCreate();
     for (int i = 2; i < c->argc; i++) {
         const char *pattern = c->argv[i]->ptr;
         if (strpbrk(pattern, "[*?")) matchGlob(m, pattern);
         else matchName(m, pattern);
+        matchModuleConfigs(mods, mod_keys, pattern);
     }
-    addReplyMapLen(c, m->count);
+    addReplyMapLen(c, m->count + (long)listLength(mods));
     for (int j = 0; j < m->count; j++) {
         addReplyBulkCString(c, m->keys[j]);
         addReplyBulkSds(c, configGetValue(m->entries[j]));
     }
+    while (listLength(mods)) {
+        addReplyBulkCString(c, listNodeValue(listFirst(mod_keys)));
+        addReplyBulkSds(c, moduleConfigGetValue(listNodeValue(listFirst(mods))));
+        listDelNode(mods, listFirst(mods));
+        listDelNode(mod_keys, listFirst(mod_keys));
+    }
+    listRelease(mods);
+    listRelease(mod_keys);
     zfree(m);
 }
 
@@ -1694,7 +1727,9 @@ int protectedActionAllowed(int setting, client *c) {
 static void redactSensitiveArguments(client *c) {
     for (int i = 2; i + 1 < c->argc; i += 2) {
         const configEntry *e = lookupConfig(c->argv[i]->ptr);
-        if (e == NULL || !(e->flags & CF_SENSITIVE)) continue;
+        moduleConfig *mc = e ? NULL : moduleConfigLookup(c->argv[i]->ptr);
+        if (mc ? !(moduleConfigFlags(mc) & MODULE_CONFIG_F_SENSITIVE) : (e == NULL || !(e->flags & CF_SENSITIVE)))
+            continue;
         robj *redacted = createStringObject("(redacted)", 10);
         rewriteClientCommandArgument(c, i + 1, redacted);
         decrRefCount(redacted);
@@ -1704,11 +1739,20 @@ static void redactSensitiveArguments(client *c) {
 typedef struct configSetRequest {
     int count;
     const configEntry **entries;
+    moduleConfig **mods;  /* a module's config (module_config.c) where entries[i] is NULL */
     sds *values;
     sds *backups;
     configApplyFn **applies;
     int napplies;
+    list *mod_applies;    /* module configs whose apply callback runs, once per (callback, privdata) */
 } configSetRequest;
+
+/* Why a directive cannot be set: NULL if it can. */
+static const char *setRefusal(client *c, int immutable, int protected) {
+    if (immutable) return "can't set immutable config";
+    if (protected && !protectedActionAllowed(server.enable_protected_configs, c)) return "can't set protected config";
+    return NULL;
+}
 
 /* Finds the directives; the first unknown, immutable, protected or
  * duplicated one makes the whole request fail. */
@@ -1716,23 +1760,25 @@ static int checkSetRequest(client *c, configSetRequest *r) {
     for (int i = 0; i < r->count; i++) {
         const char *name = c->argv[2 + i * 2]->ptr;
         const configEntry *e = lookupConfig(name);
+        moduleConfig *mc = e ? NULL : moduleConfigLookup(name);
         const char *why = NULL;
-        sds no_tls = e ? NULL : tlsNotBuiltError(name);
+        sds no_tls = e || mc ? NULL : tlsNotBuiltError(name);
         if (no_tls) {
             addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", name, no_tls);
             sdsfree(no_tls);
             return C_ERR;
         }
-        if (e == NULL) {
+        if (e == NULL && mc == NULL) {
             addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
             return C_ERR;
         }
-        if (e->flags & CF_IMMUTABLE) why = "can't set immutable config";
-        else if ((e->flags & CF_PROTECTED) && !protectedActionAllowed(server.enable_protected_configs, c))
-            why = "can't set protected config";
+        int mflags = mc ? moduleConfigFlags(mc) : 0;
+        if (e) why = setRefusal(c, e->flags & CF_IMMUTABLE, e->flags & CF_PROTECTED);
+        else why = setRefusal(c, mflags & MODULE_CONFIG_F_IMMUTABLE, mflags & MODULE_CONFIG_F_PROTECTED);
         for (int j = 0; j < i && why == NULL; j++)
-            if (r->entries[j] == e) why = "duplicate parameter";
-        if (why == NULL && server.loading && (e->flags & CF_DENY_LOADING)) {
+            if (r->entries[j] == e && r->mods[j] == mc) why = "duplicate parameter";
+        int deny_loading = e ? (e->flags & CF_DENY_LOADING) != 0 : (mflags & MODULE_CONFIG_F_DENY_LOADING) != 0;
+        if (why == NULL && server.loading && deny_loading) {
             addReplyErrorObject(c, shared.loadingerr);
             return C_ERR;
         }
@@ -1741,6 +1787,7 @@ static int checkSetRequest(client *c, configSetRequest *r) {
             return C_ERR;
         }
         r->entries[i] = e;
+        r->mods[i] = mc;
         r->values[i] = c->argv[3 + i * 2]->ptr;
     }
     return C_OK;
@@ -1753,13 +1800,34 @@ static void addApplyOnce(configSetRequest *r, configApplyFn *fn) {
     r->applies[r->napplies++] = fn;
 }
 
+static const char *requestName(configSetRequest *r, int i) {
+    return r->mods[i] ? moduleConfigName(r->mods[i]) : r->entries[i]->name;
+}
+
+static sds requestGetValue(configSetRequest *r, int i) {
+    return r->mods[i] ? moduleConfigGetValue(r->mods[i]) : configGetValue(r->entries[i]);
+}
+
+/* Sets pair i to value; *changed when it took a new value. */
+static int requestSetValue(configSetRequest *r, int i, sds value, sds *err, int *changed) {
+    if (r->mods[i]) return moduleConfigSet(r->mods[i], value, err, changed);
+    sds before = configGetValue(r->entries[i]);
+    int res = configSetString(r->entries[i], value, sdslen(value), err);
+    sds now = res == C_OK ? configGetValue(r->entries[i]) : NULL;
+    *changed = now && sdscmp(now, before) != 0;
+    sdsfree(before);
+    sdsfree(now);
+    return res;
+}
+
 /* Puts the first n backed-up values back, then re-runs the applies. */
-static void restoreBackups(configSetRequest *r, int n) {
+static void restoreBackups(configSetRequest *r, int n, int with_module_applies) {
     for (int i = 0; i < n; i++) {
         sds err = NULL;
-        if (configSetString(r->entries[i], r->backups[i], sdslen(r->backups[i]), &err) != C_OK) {
+        int changed;
+        if (requestSetValue(r, i, r->backups[i], &err, &changed) != C_OK) {
             serverLog(LL_WARNING, "Failed restoring failed CONFIG SET command. Error setting %s to '%s': %s",
-                      r->entries[i]->name, r->backups[i], err);
+                      requestName(r, i), r->backups[i], err ? err : "unknown error");
             sdsfree(err);
         }
     }
@@ -1770,40 +1838,55 @@ static void restoreBackups(configSetRequest *r, int n) {
             sdsfree(err);
         }
     }
-}
-
-/* `name` as the client spelt it: an alias is named as given, as in Redis. */
-static void replySetFailure(client *c, const char *name, sds err) {
-    addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", name, err);
+    sds err = NULL;
+    if (with_module_applies && moduleConfigRunApplies(r->mod_applies, &err, NULL) != C_OK)
+        serverLog(LL_WARNING, "Failed applying restored failed CONFIG SET command: %s", err ? err : "unknown error");
     sdsfree(err);
 }
 
-/* Sets every pair (remembering whose apply must run), then applies. */
+/* `name` as the client spelt it: an alias is named as given, as in Redis.
+ * A module's setter or apply callback may fail without saying why. */
+static void replySetFailure(client *c, const char *name, sds err) {
+    if (err) addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", name, err);
+    else addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s')", name);
+    sdsfree(err);
+}
+
+/* Sets every pair (remembering whose apply must run), then applies: the
+ * server's own applies first, then the modules' (as Redis 7.0). */
 static int performSetRequest(client *c, configSetRequest *r) {
-    for (int i = 0; i < r->count; i++) r->backups[i] = configGetValue(r->entries[i]);
+    for (int i = 0; i < r->count; i++) r->backups[i] = requestGetValue(r, i);
     for (int i = 0; i < r->count; i++) {
         sds err = NULL;
-        if (configSetString(r->entries[i], r->values[i], sdslen(r->values[i]), &err) != C_OK) {
-            restoreBackups(r, i);
-            replySetFailure(c, c->argv[2 + i * 2]->ptr, err);
+        int changed = 0;
+        if (requestSetValue(r, i, r->values[i], &err, &changed) != C_OK) {
+            restoreBackups(r, i, 0);
+            replySetFailure(c, r->mods[i] ? requestName(r, i) : c->argv[2 + i * 2]->ptr, err);
             return C_ERR;
         }
-        sds now = configGetValue(r->entries[i]);
-        if (sdscmp(now, r->backups[i]) != 0) addApplyOnce(r, r->entries[i]->apply);
-        sdsfree(now);
+        if (changed && r->mods[i]) moduleConfigAddApply(r->mod_applies, r->mods[i]);
+        else if (changed) addApplyOnce(r, r->entries[i]->apply);
     }
     for (int j = 0; j < r->napplies; j++) {
         sds err = NULL;
         if (r->applies[j](&err) != C_OK) {
-            const configEntry *culprit = r->entries[0];
+            const configEntry *culprit = NULL;
             for (int i = 0; i < r->count; i++)
-                if (r->entries[i]->apply == r->applies[j]) culprit = r->entries[i];
+                if (r->entries[i] && r->entries[i]->apply == r->applies[j]) culprit = r->entries[i];
             serverLog(LL_WARNING, "Failed applying new configuration. Possibly related to new %s setting. "
                                   "Restoring previous settings.", culprit->name);
-            restoreBackups(r, r->count);
+            restoreBackups(r, r->count, 0);
             replySetFailure(c, culprit->name, err);
             return C_ERR;
         }
+    }
+    sds err = NULL;
+    const char *culprit = NULL;
+    if (moduleConfigRunApplies(r->mod_applies, &err, &culprit) != C_OK) {
+        serverLog(LL_WARNING, "Failed applying new module configuration. Restoring previous settings.");
+        restoreBackups(r, r->count, 1);
+        replySetFailure(c, culprit, err);
+        return C_ERR;
     }
     return C_OK;
 }
@@ -1811,12 +1894,16 @@ static int performSetRequest(client *c, configSetRequest *r) {
 static void setPairs(client *c) {
     configSetRequest r = {.count = (c->argc - 2) / 2};
     r.entries = zcalloc(sizeof(*r.entries) * (size_t)r.count);
+    r.mods = zcalloc(sizeof(*r.mods) * (size_t)r.count);
+    r.mod_applies = listCreate();
     r.values = zcalloc(sizeof(*r.values) * (size_t)r.count);
     r.backups = zcalloc(sizeof(*r.backups) * (size_t)r.count);
     r.applies = zcalloc(sizeof(*r.applies) * (size_t)r.count);
     if (checkSetRequest(c, &r) == C_OK && performSetRequest(c, &r) == C_OK) addReply(c, shared.ok);
     for (int i = 0; i < r.count; i++) sdsfree(r.backups[i]);
     zfree(r.entries);
+    zfree(r.mods);
+    listRelease(r.mod_applies);
     zfree(r.values);
     zfree(r.backups);
     zfree(r.applies);
@@ -1986,6 +2073,38 @@ static void rewriteEntry(rewriteState *st, int idx, int force_all) {
     }
 }
 
+/* Modules' configs: written as the table's are (when not at their default
+ * or already in the file), in place of their old lines. */
+static void rewriteModuleConfigs(rewriteState *st, int force_all) {
+    moduleConfig *mc;
+    for (int j = 0; (mc = moduleConfigAt(j)) != NULL; j++) {
+        int is_default, placed = 0;
+        sds line = moduleConfigRewriteLine(mc, &is_default);
+        size_t namelen = strlen(moduleConfigName(mc));
+        int hidden = (moduleConfigFlags(mc) & MODULE_CONFIG_F_HIDDEN) != 0;
+        for (int k = 0; k < st->count; k++) {
+            const char *old = st->lines[k];
+            if (old == NULL) continue;
+            while (*old == ' ' || *old == '\t') old++;
+            if (strncasecmp(old, moduleConfigName(mc), namelen) || (old[namelen] != ' ' && old[namelen] != '\t'))
+                continue;
+            sdsfree(st->lines[k]);
+            st->lines[k] = placed ? NULL : line;
+            placed = 1;
+        }
+        if (placed) continue;
+        if (is_default && !(force_all && !hidden)) {
+            sdsfree(line);
+            continue;
+        }
+        if (!st->has_signature) {
+            rewriteAppendLine(st, sdsnew(CONFIG_REWRITE_SIGNATURE));
+            st->has_signature = 1;
+        }
+        rewriteAppendLine(st, line);
+    }
+}
+
 static int isUserLine(const char *line) {
     while (*line == ' ' || *line == '\t') line++;
     return !strncasecmp(line, "user", 4) && (line[4] == ' ' || line[4] == '\t');
@@ -2071,6 +2190,7 @@ static int rewriteConfigFile(const char *path, int force_all) {
     int res = rewriteReadOldFile(&st, path);
     if (res == C_OK) {
         for (int j = 0; j < CONFIG_COUNT; j++) rewriteEntry(&st, j, force_all);
+        rewriteModuleConfigs(&st, force_all);
         rewriteUserLines(&st);
         sds content = rewriteContent(&st);
         res = replaceFileAtomically(path, content);

@@ -23,11 +23,14 @@
  *   at start-up: only users with +@all (allcommands) may run it.
  * - An OnLoad that returns OK without having called RedisModule_Init has
  *   registered nothing and has no name: the load fails (Redis would crash).
- * - LOADEX's CONFIG pairs: module configurations are not implemented, so a
- *   LOADEX that passes any fails the way Redis fails one whose configs the
- *   module did not register (loaded, then unloaded, with Redis's log line).
+ * - LOADEX's CONFIG pairs and the config file's "<module>.<name> value"
+ *   lines wait in module_config.c's queue until the module's LoadConfigs
+ *   takes them. A module that registered configs without loading them, a
+ *   LOADEX value no module took, and (at start-up, after the loadmodule
+ *   lines) a file value no module took all fail as in Redis 7.0.
  */
 #include "module_int.h"
+#include "lathist.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -72,6 +75,7 @@ void moduleSetAttribs(RedisModuleCtx *ctx, const char *name, int ver, int apiver
 
 static void moduleFreeCommandBinding(moduleCmd *mc) {
     commandTableRemove(mc->cmd);
+    if (mc->cmd->latency_histogram) lathistFree(mc->cmd->latency_histogram); /* LATENCY's, from its first call */
     zfree((char *)mc->cmd->declared_name);
     zfree(mc->cmd);
     zfree(mc);
@@ -100,6 +104,7 @@ static void moduleFree(module *m) {
     moduleTypesRelease(m);
     moduleNotifyRelease(m);
     moduleEventsRelease(m);
+    moduleConfigsRelease(m);
     listRelease(m->commands);
     for (int j = 0; j < m->argc; j++) decrRefCount(m->argv[j]);
     zfree(m->argv);
@@ -284,9 +289,9 @@ static void *moduleSymbol(void *handle, const char *name) {
 }
 #endif
 
-static int moduleLoad(const char *path, robj **argv, int argc, int loadex_configs) {
+static int moduleLoad(const char *path, robj **argv, int argc, int is_loadex) {
 #if !MODULE_LOADING
-    (void)argv, (void)argc, (void)loadex_configs;
+    (void)argv, (void)argc, (void)is_loadex;
     serverLog(LL_WARNING, "Module %s failed to load: this server is statically linked and cannot load "
               "shared objects (modules need a dynamically linked build)", path);
     return C_ERR;
@@ -334,9 +339,13 @@ static int moduleLoad(const char *path, robj **argv, int argc, int loadex_config
     moduleFireModuleChange(m, 0);
     moduleGILStart(); /* from now on module threads may take the lock while we sleep (module_thread.c) */
     moduleCtxFinish(&ctx);
-    if (loadex_configs) {
-        serverLog(LL_WARNING, "Loadex configurations were not applied, likely due to invalid arguments. "
-                  "Unloading the module.");
+    const char *refusal = NULL;
+    if (moduleConfigsPending(m))
+        refusal = "Module Configurations were not set, likely a missing LoadConfigs call. Unloading the module.";
+    else if (is_loadex && moduleConfigQueueLength())
+        refusal = "Loadex configurations were not applied, likely due to invalid arguments. Unloading the module.";
+    if (refusal) {
+        serverLog(LL_WARNING, "%s", refusal);
         sds name = sdsnew(m->name);
         int why;
         moduleUnload(name, &why);
@@ -408,7 +417,18 @@ int moduleQueueLoad(sds *argv, int argc, sds *err) {
     return C_OK;
 }
 
+static void moduleLoadQueuedLines(void);
+
 void moduleLoadQueued(void) {
+    moduleLoadQueuedLines();
+    if (moduleConfigQueueLength()) {
+        serverLog(LL_WARNING, "Module Configuration detected without loadmodule directive or no ApplyConfig call: "
+                  "aborting");
+        exit(1);
+    }
+}
+
+static void moduleLoadQueuedLines(void) {
     if (load_queue == NULL) return;
     while (listLength(load_queue)) {
         listNode *ln = listFirst(load_queue);
@@ -471,10 +491,9 @@ static void moduleReplyList(client *c) {
 
 /* LOADEX's words after the path: CONFIG name value pairs, then ARGS and the
  * module's arguments. C_ERR (logged as Redis does) on anything else. */
-static int moduleParseLoadex(robj **words, int n, robj ***argv, int *argc, int *configs) {
+static int moduleParseLoadex(robj **words, int n, robj ***argv, int *argc) {
     *argv = NULL;
     *argc = 0;
-    *configs = 0;
     for (int j = 0; j < n; j++) {
         const char *w = words[j]->ptr;
         if (!strcasecmp(w, "CONFIG")) {
@@ -482,7 +501,7 @@ static int moduleParseLoadex(robj **words, int n, robj ***argv, int *argc, int *
                 serverLog(LL_NOTICE, "CONFIG specified without name value pair");
                 return C_ERR;
             }
-            *configs = 1;
+            moduleConfigQueueValue(words[j + 1]->ptr, words[j + 2]->ptr);
             j += 2;
         } else if (!strcasecmp(w, "ARGS")) {
             *argv = j + 1 < n ? words + j + 1 : NULL;
@@ -513,10 +532,14 @@ void moduleCommand(client *c) {
         moduleHelp(c);
     } else if ((load || loadex) && c->argc >= 3) {
         robj **argv = c->argc > 3 ? c->argv + 3 : NULL;
-        int argc = c->argc - 3, configs = 0;
-        int ok = !loadex || moduleParseLoadex(c->argv + 3, c->argc - 3, &argv, &argc, &configs) == C_OK;
-        if (ok && moduleLoad(c->argv[2]->ptr, argv, argc, configs) == C_OK) addReply(c, shared.ok);
-        else addReplyError(c, "Error loading the extension. Please check the server logs.");
+        int argc = c->argc - 3;
+        int ok = !loadex || moduleParseLoadex(c->argv + 3, c->argc - 3, &argv, &argc) == C_OK;
+        if (ok && moduleLoad(c->argv[2]->ptr, argv, argc, loadex) == C_OK) {
+            addReply(c, shared.ok);
+        } else {
+            moduleConfigQueueDiscard(); /* what this LOADEX gave goes with it */
+            addReplyError(c, "Error loading the extension. Please check the server logs.");
+        }
     } else if (!strcasecmp(sub, "unload") && c->argc == 3) {
         int why;
         if (moduleUnload(c->argv[2]->ptr, &why) == C_OK) addReply(c, shared.ok);

@@ -28,6 +28,7 @@ typedef struct module {
     int blocked_clients; /* handles still unreleased (module_block.c): such a module cannot unload */
     int timers;         /* timers pending, neither fired nor stopped (module_timer.c): nor can this one */
     ModuleInfoFunc info_cb; /* RegisterInfoFunc's: its INFO sections (module_info.c), or NULL */
+    int configs_loaded; /* LoadConfigs succeeded (module_config.c) */
 } module;
 
 /* The binding between a command table entry and a module's handler. */
@@ -148,6 +149,13 @@ void moduleDictFree(void *ptr); /* auto memory's cleanup */
 int moduleInfoGetApi(const char *name, void *target);
 void moduleServerInfoFree(void *data); /* auto memory's cleanup */
 list *moduleLoadedList(void);          /* module.c: the loaded modules, in load order (or NULL) */
+
+/* module_config.c: configuration parameters (config.c's side is in server.h) */
+int moduleConfigGetApi(const char *name, void *target);
+void moduleConfigsRelease(module *m); /* its configs are unregistered */
+int moduleConfigsPending(module *m);  /* it registered configs but never loaded them */
+void moduleConfigQueueValue(const char *name, const char *value); /* LOADEX's CONFIG pairs */
+int moduleConfigQueueLength(void);    /* values no module took */
 
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);

@@ -885,6 +885,24 @@ void commandTableRemove(redisCommand *cmd);
 int moduleQueueLoad(sds *argv, int argc, sds *err); /* a loadmodule line: path [args] */
 void moduleLoadQueued(void);                        /* start-up: load them, or exit */
 void moduleCommand(client *c);
+/* module_config.c: modules' configuration parameters, "<module>.<name>", for config.c */
+typedef struct moduleConfig moduleConfig;
+#define MODULE_CONFIG_F_IMMUTABLE (1 << 0)
+#define MODULE_CONFIG_F_SENSITIVE (1 << 1)
+#define MODULE_CONFIG_F_HIDDEN (1 << 2)
+#define MODULE_CONFIG_F_PROTECTED (1 << 3)
+#define MODULE_CONFIG_F_DENY_LOADING (1 << 4)
+moduleConfig *moduleConfigLookup(const char *fullname);
+moduleConfig *moduleConfigAt(int i);                /* the i-th registered, NULL past the end */
+int moduleConfigFlags(moduleConfig *mc);            /* MODULE_CONFIG_F_* */
+const char *moduleConfigName(moduleConfig *mc);     /* "<module>.<name>" */
+sds moduleConfigGetValue(moduleConfig *mc);         /* as CONFIG GET shows it */
+int moduleConfigSet(moduleConfig *mc, const char *value, sds *err, int *changed);
+void moduleConfigAddApply(list *pending, moduleConfig *mc);
+int moduleConfigRunApplies(list *pending, sds *err, const char **culprit);
+sds moduleConfigRewriteLine(moduleConfig *mc, int *is_default);
+int moduleConfigQueueLine(sds *argv, int argc, sds *err); /* a config file line "<module>.<name> value" */
+void moduleConfigQueueDiscard(void);                /* the values queued for modules are dropped */
 /* module_info.c: INFO's "Modules" lines, and the sections modules add (names NULL: all) */
 sds moduleInfoList(sds info);
 sds moduleInfoCollect(sds info, const char *const *names, int names_count, int for_crash_report, int *sections);

@@ -100,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (loadConfigText(l, text) != C_OK) FUZZ_CHECK(l->error.msg != NULL);
     configLoaderFree(l);
     sdsfree(text);
+    moduleConfigQueueDiscard(); /* "<module>.<name> value" lines wait for modules (module_config.c) */
     backToDefaults();
     return 0;
 }
