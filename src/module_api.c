@@ -735,7 +735,7 @@ static moduleKey *RM_OpenKey(RedisModuleCtx *ctx, RString *keyname, int mode) {
     if (mode & MODAPI_KEY_WRITE) value = lookupKeyWrite(db, keyname);
     else value = lookupKeyReadWithFlags(db, keyname, (mode & MODAPI_KEY_NOTOUCH) ? LOOKUP_NOTOUCH : LOOKUP_NONE);
     if (value == NULL && !(mode & MODAPI_KEY_WRITE)) return NULL;
-    moduleKey *k = zmalloc(sizeof(*k));
+    moduleKey *k = zcalloc(sizeof(*k)); /* no range iterator yet */
     k->ctx = ctx;
     k->db = db;
     k->key = keyname;
@@ -747,6 +747,7 @@ static moduleKey *RM_OpenKey(RedisModuleCtx *ctx, RString *keyname, int mode) {
 
 void moduleKeyClose(void *key) {
     moduleKey *k = key;
+    moduleKeyRangeStop(k);
     decrRefCount(k->key);
     zfree(k);
 }
@@ -1014,38 +1015,52 @@ static sds hashField(va_list *ap, int cfields) {
     return sdsnewlen(f->ptr, sdslen(f->ptr));
 }
 
-/* Field/value pairs up to a NULL field; deleting (REDISMODULE_HASH_DELETE)
- * is not supported here: such a pair is skipped. Returns, as Redis 7.0, the
- * fields that existed and were updated (with COUNT_ALL, inserted too). */
+/* Field/value pairs up to a NULL field; the value REDISMODULE_HASH_DELETE
+ * ((RedisModuleString *)1) deletes the field. NX and XX skip a pair (a
+ * deletion too) by the field's presence. Returns, as Redis 7.0, the fields
+ * that existed and were updated or deleted -- with COUNT_ALL every field
+ * set, inserted ones too; 0 sets errno: EINVAL (no key, or a flag HashSet
+ * does not take), ENOTSUP (another type), EBADF (no WRITE), ENOENT (nothing
+ * counted). A hash left empty is deleted. */
+static int hashSetRefusal(moduleKey *k, int flags, robj *hash) {
+    if (k == NULL || (flags & ~(MODAPI_HASH_NX | MODAPI_HASH_XX | MODAPI_HASH_CFIELDS | MODAPI_HASH_COUNT_ALL)))
+        return EINVAL;
+    if (hash && hash->type != OBJ_HASH) return ENOTSUP;
+    return (k->mode & MODAPI_KEY_WRITE) ? 0 : EBADF;
+}
+
 static int RM_HashSet(moduleKey *k, int flags, ...) {
-    if (k == NULL || !(k->mode & MODAPI_KEY_WRITE)) {
-        errno = EBADF;
+    robj *hash = k ? moduleKeyValue(k) : NULL;
+    int refusal = hashSetRefusal(k, flags, hash);
+    if (refusal) {
+        errno = refusal;
         return 0;
     }
-    robj *hash = keyCollection(k, OBJ_HASH, createHashObject);
-    if (hash == NULL) return 0;
+    if (hash == NULL) hash = dbAdd(k->db, k->key, createHashObject());
     va_list ap;
     va_start(ap, flags);
     int count = 0;
     sds field;
     while ((field = hashField(&ap, flags & MODAPI_HASH_CFIELDS)) != NULL) {
         RString *value = va_arg(ap, RString *);
-        robj *old = hashTypeGetValueObject(hash, field);
-        int exists = old != NULL;
-        if (old) decrRefCount(old);
-        int skip = ((flags & MODAPI_HASH_NX) && exists) || ((flags & MODAPI_HASH_XX) && !exists) ||
-                   value == NULL || (uintptr_t)value == 1;
-        if (!skip) {
+        if (flags & (MODAPI_HASH_NX | MODAPI_HASH_XX)) {
+            robj *old = hashTypeGetValueObject(hash, field);
+            int exists = old != NULL;
+            if (old) decrRefCount(old);
+            if (((flags & MODAPI_HASH_NX) && exists) || ((flags & MODAPI_HASH_XX) && !exists)) value = NULL;
+        }
+        if ((uintptr_t)value == 1) {
+            count += hashTypeDelete(hash, field);
+        } else if (value) {
             moduleStringDecode(value);
-            sds copy = sdsnewlen(value->ptr, sdslen(value->ptr));
-            hashTypeSetFromSds(hash, field, copy);
-            sdsfree(copy);
-            count += exists || (flags & MODAPI_HASH_COUNT_ALL);
+            int added = hashTypeSetFromSds(hash, field, value->ptr);
+            count += !added || (flags & MODAPI_HASH_COUNT_ALL);
         }
         sdsfree(field);
     }
     va_end(ap);
     if (hashTypeLength(hash) == 0) dbSyncDelete(k->db, k->key);
+    if (count == 0) errno = ENOENT;
     return count;
 }
 

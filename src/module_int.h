@@ -86,6 +86,10 @@ typedef struct moduleKey {
     redisDb *db;
     robj *key;  /* retained */
     int mode;   /* MODAPI_KEY_* */
+    /* module_keys.c's sorted set range iterator: the walk (or NULL) and
+     * whether its end is not reached yet (0 before any, as Redis's). */
+    zsetRangeWalk *zwalk;
+    int zmore;
 } moduleKey;
 
 /* module.c */
@@ -135,6 +139,7 @@ int moduleYieldGetApi(const char *name, void *target);
 /* module_keys.c: the list (and zset) key API; ListPush is module_api.c's */
 int moduleKeysGetApi(const char *name, void *target);
 int moduleListPush(moduleKey *k, int where, robj *ele);
+void moduleKeyRangeStop(moduleKey *k); /* CloseKey's: ends the key's range iterator */
 /* module_notify.c: keyspace notifications */
 int moduleNotifyGetApi(const char *name, void *target);
 void moduleNotifyRelease(module *m); /* its subscriptions end */

@@ -1,6 +1,7 @@
 /* module_keys.c -- the list and sorted set key API of Redis 7.0 modules:
  * ListPop, ListGet, ListSet, ListInsert, ListDelete (ListPush stays in
- * module_api.c); ZsetAdd, ZsetIncrby, ZsetRem, ZsetScore.
+ * module_api.c); ZsetAdd, ZsetIncrby, ZsetRem, ZsetScore and the sorted set
+ * range iterators.
  *
  * Decisions:
  * - Each call resolves its index afresh on the key's current value; Redis
@@ -11,8 +12,15 @@
  * - Elements come back as new strings the context's auto memory tracks.
  * - ZsetAdd/ZsetIncrby with XX on an empty key leave no key behind; Redis
  *   7.0 leaves an empty sorted set there until something deletes it.
- * - The zset range iterators (ZsetFirstInScoreRange ...) are not here yet:
- *   a module asking for them gets NULL, as from a server without them.
+ * - The zset range iterators (ZsetFirstInScoreRange ... ZsetRangeStop) keep
+ *   a walk (t_zset.c's zsetRangeWalk) in the key handle. Redis keeps raw
+ *   pointers into the set; a walk is likewise only valid while the set is
+ *   unchanged, but one whose set is no longer the key's value (deleted,
+ *   replaced) is treated as ended instead of being followed.
+ * - Their answers follow Redis 7.0's, quirks included: an empty or inverted
+ *   range is OK with the end reached; an invalid lex range is ERR and leaves
+ *   EndReached answering 0 with no element; stepping past the end keeps the
+ *   last element current; a step back from the end does not clear it.
  */
 #include "module_int.h"
 
@@ -173,11 +181,97 @@ static int RM_ZsetScore(moduleKey *k, RString *ele, double *score) {
     return MODAPI_OK;
 }
 
+/* ---- sorted set range iterators ----------------------------------------------------------------- */
+
+void moduleKeyRangeStop(moduleKey *k) {
+    zsetRangeWalkFree(k->zwalk);
+    k->zwalk = NULL;
+    k->zmore = 0;
+}
+
+static robj *keyZset(moduleKey *k) {
+    robj *v = k ? moduleKeyValue(k) : NULL;
+    return v && v->type == OBJ_ZSET ? v : NULL;
+}
+
+/* The key's live walk: NULL without one or once its set is not the key's. */
+static zsetRangeWalk *keyWalk(moduleKey *k) {
+    robj *z = keyZset(k);
+    return z && k->zwalk && zsetRangeWalkSet(k->zwalk) == z ? k->zwalk : NULL;
+}
+
+/* A new walk becomes the key's; no element in the range ends it at once. */
+static int walkStart(moduleKey *k, zsetRangeWalk *w) {
+    k->zwalk = w;
+    k->zmore = zsetRangeWalkAt(w);
+    return MODAPI_OK;
+}
+
+static int scoreRange(moduleKey *k, double min, double max, int minex, int maxex, int last) {
+    robj *z = keyZset(k);
+    if (z == NULL) return MODAPI_ERR;
+    moduleKeyRangeStop(k);
+    return walkStart(k, zsetRangeWalkScore(z, min, max, minex, maxex, last));
+}
+
+static int lexRange(moduleKey *k, RString *min, RString *max, int last) {
+    robj *z = keyZset(k);
+    if (z == NULL || min == NULL || max == NULL) return MODAPI_ERR;
+    moduleKeyRangeStop(k);
+    k->zmore = 1; /* Redis's state after a refused range: not ended */
+    zsetRangeWalk *w = zsetRangeWalkLex(z, min, max, last);
+    return w ? walkStart(k, w) : MODAPI_ERR;
+}
+
+static int RM_ZsetFirstInScoreRange(moduleKey *k, double min, double max, int minex, int maxex) {
+    return scoreRange(k, min, max, minex, maxex, 0);
+}
+
+static int RM_ZsetLastInScoreRange(moduleKey *k, double min, double max, int minex, int maxex) {
+    return scoreRange(k, min, max, minex, maxex, 1);
+}
+
+static int RM_ZsetFirstInLexRange(moduleKey *k, RString *min, RString *max) { return lexRange(k, min, max, 0); }
+
+static int RM_ZsetLastInLexRange(moduleKey *k, RString *min, RString *max) { return lexRange(k, min, max, 1); }
+
+static RString *RM_ZsetRangeCurrentElement(moduleKey *k, double *score) {
+    zsetRangeWalk *w = keyWalk(k);
+    RString *ele = w ? zsetRangeWalkElement(w, score) : NULL;
+    if (ele == NULL) return NULL;
+    moduleStringDecode(ele);
+    return track(k, ele);
+}
+
+static int rangeStep(moduleKey *k, int backward) {
+    zsetRangeWalk *w = keyWalk(k);
+    if (w == NULL || !zsetRangeWalkAt(w)) return 0;
+    if (zsetRangeWalkStep(w, backward)) return 1;
+    k->zmore = 0;
+    return 0;
+}
+
+static int RM_ZsetRangeNext(moduleKey *k) { return rangeStep(k, 0); }
+
+static int RM_ZsetRangePrev(moduleKey *k) { return rangeStep(k, 1); }
+
+static int RM_ZsetRangeEndReached(moduleKey *k) {
+    if (keyZset(k) == NULL || (k->zwalk && keyWalk(k) == NULL)) return 1;
+    return !k->zmore;
+}
+
+static void RM_ZsetRangeStop(moduleKey *k) {
+    if (k) moduleKeyRangeStop(k);
+}
+
 /* ---- the lookup ----------------------------------------------------------------------- */
 
 static const moduleApiEntry keys_table[] = {
     MODULE_API(ListPop), MODULE_API(ListGet), MODULE_API(ListSet), MODULE_API(ListInsert), MODULE_API(ListDelete),
     MODULE_API(ZsetAdd), MODULE_API(ZsetIncrby), MODULE_API(ZsetRem), MODULE_API(ZsetScore),
+    MODULE_API(ZsetFirstInScoreRange), MODULE_API(ZsetLastInScoreRange), MODULE_API(ZsetFirstInLexRange),
+    MODULE_API(ZsetLastInLexRange), MODULE_API(ZsetRangeCurrentElement), MODULE_API(ZsetRangeNext),
+    MODULE_API(ZsetRangePrev), MODULE_API(ZsetRangeEndReached), MODULE_API(ZsetRangeStop),
 };
 
 int moduleKeysGetApi(const char *name, void *target) {

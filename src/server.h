@@ -1351,6 +1351,7 @@ robj *createHashObject(void);
 unsigned long hashTypeLength(const robj *o);
 robj *hashTypeGetValueObject(robj *o, sds field);  /* new object, or NULL if absent */
 int hashTypeSetFromSds(robj *o, sds field, sds value); /* copies; 1 if the field is new */
+int hashTypeDelete(robj *o, sds field);            /* 1 if the field was there */
 void hashTypeForEach(robj *o, pairVisitor *fn, void *ud);
 
 /* sets (t_set.c) */
@@ -1382,6 +1383,20 @@ int zsetTypeScore(robj *o, sds member, double *score); /* 1 and *score if member
 /* Adds, updates or (ZADD_IN_INCR) increments ele: 0 (ZADD_OUT_NAN) if the score would be NaN. */
 int zsetAdd(robj *o, double score, sds ele, int in, int *out, double *newscore);
 int zsetDel(robj *o, sds ele); /* 1 if ele was there */
+/* Range walks (module_keys.c's ZsetFirstInScoreRange ...): the first (or with
+ * `last` the last) element of a score range, or of a lex range given as
+ * "-", "+", "[x" or "(x" (NULL: an invalid lex range); then steps towards
+ * either end while the next element keeps within the bound it moves towards
+ * (1 if it moved). The element is a new string object, NULL past the range.
+ * The set must not change while a walk is kept. */
+typedef struct zsetRangeWalk zsetRangeWalk;
+zsetRangeWalk *zsetRangeWalkScore(robj *o, double min, double max, int minex, int maxex, int last);
+zsetRangeWalk *zsetRangeWalkLex(robj *o, robj *min, robj *max, int last);
+robj *zsetRangeWalkSet(const zsetRangeWalk *w); /* the sorted set walked */
+int zsetRangeWalkAt(const zsetRangeWalk *w);    /* 1 while on an element */
+robj *zsetRangeWalkElement(const zsetRangeWalk *w, double *score);
+int zsetRangeWalkStep(zsetRangeWalk *w, int backward);
+void zsetRangeWalkFree(zsetRangeWalk *w);
 /* Replaces dstkey with dst (a zset built by a *STORE command, whose longest
  * member has maxelelen bytes and all totelelen), or deletes dstkey if dst is
  * empty; notifies `event` (or "del") and replies the length. */

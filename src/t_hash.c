@@ -197,7 +197,7 @@ static int hashTypeSet(robj *o, sds field, const char *value, size_t vlen) {
 }
 
 /* Returns 1 if the field was there and is now gone. */
-static int hashTypeDelete(robj *o, sds field) {
+int hashTypeDelete(robj *o, sds field) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *fp = listpackFindField(o->ptr, field, sdslen(field));
         if (fp == NULL) return 0;

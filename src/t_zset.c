@@ -759,6 +759,67 @@ static int zslParseLexRange(robj *min, robj *max, zlexrangespec *spec) {
     return C_OK;
 }
 
+/* ---- range walks kept between calls (module_keys.c's range iterators) ---------------------------------- */
+
+/* A position inside a score or lex range that a caller steps one element at
+ * a time, forward or backward, across calls: the modules' ZsetFirstInScoreRange
+ * and friends. Each step checks only the bound it moves towards (as Redis's
+ * iterators do); the set must not change while a walk is kept. */
+struct zsetRangeWalk {
+    zcursor cur;
+    int lex;
+    zrangespec score;
+    zlexrangespec lexr;
+};
+
+zsetRangeWalk *zsetRangeWalkScore(robj *o, double min, double max, int minex, int maxex, int last) {
+    zsetRangeWalk *w = zcalloc(sizeof(*w));
+    w->score = (zrangespec){.min = min, .max = max, .minex = minex, .maxex = maxex};
+    zcurSeekScore(&w->cur, o, &w->score, last);
+    return w;
+}
+
+zsetRangeWalk *zsetRangeWalkLex(robj *o, robj *min, robj *max, int last) {
+    zlexrangespec spec;
+    if (zslParseLexRange(min, max, &spec) != C_OK) return NULL;
+    zsetRangeWalk *w = zcalloc(sizeof(*w));
+    w->lex = 1;
+    w->lexr = spec;
+    zcurSeekLex(&w->cur, o, &w->lexr, last);
+    return w;
+}
+
+robj *zsetRangeWalkSet(const zsetRangeWalk *w) { return w->cur.o; }
+
+int zsetRangeWalkAt(const zsetRangeWalk *w) { return zcurValid(&w->cur); }
+
+robj *zsetRangeWalkElement(const zsetRangeWalk *w, double *score) {
+    if (!zcurValid(&w->cur)) return NULL;
+    elemRef e;
+    zcurMember(&w->cur, &e);
+    if (score) *score = zcurScore(&w->cur);
+    return elemRefToObject(&e);
+}
+
+/* A copy of the cursor is stepped so that a refused step leaves the walk
+ * on its element. */
+int zsetRangeWalkStep(zsetRangeWalk *w, int backward) {
+    if (!zcurValid(&w->cur)) return 0;
+    zcursor next = w->cur;
+    next.reverse = backward;
+    zcurNext(&next);
+    if (!zcurValid(&next)) return 0;
+    if (w->lex ? !zcurInLex(&next, &w->lexr) : !zcurInScore(&next, &w->score)) return 0;
+    w->cur = next;
+    return 1;
+}
+
+void zsetRangeWalkFree(zsetRangeWalk *w) {
+    if (w == NULL) return;
+    if (w->lex) zslFreeLexRange(&w->lexr);
+    zfree(w);
+}
+
 /* ---- common command helpers ------------------------------------------------------------------------------ */
 
 /* After removals: deletes the key when it became empty. 1 if deleted. */
