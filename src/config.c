@@ -2073,9 +2073,29 @@ static void rewriteEntry(rewriteState *st, int idx, int force_all) {
     }
 }
 
+/* Whether line sets a module config no loaded module registers (its first
+ * word has a dot, as only module configs' names do). */
+static int isOrphanModuleConfigLine(const char *line) {
+    while (*line == ' ' || *line == '\t') line++;
+    size_t len = strcspn(line, " \t");
+    if (len == 0 || *line == '#' || memchr(line, '.', len) == NULL) return 0;
+    sds name = sdsnewlen(line, len);
+    int orphan = moduleConfigLookup(name) == NULL;
+    sdsfree(name);
+    return orphan;
+}
+
 /* Modules' configs: written as the table's are (when not at their default
- * or already in the file), in place of their old lines. */
+ * or already in the file), in place of their old lines. The line of a
+ * config no loaded module has (its module was unloaded) goes: Redis 7.0
+ * keeps it, and its next start then stops on a value no module took. */
 static void rewriteModuleConfigs(rewriteState *st, int force_all) {
+    for (int k = 0; k < st->count; k++) {
+        if (st->lines[k] == NULL || !isOrphanModuleConfigLine(st->lines[k])) continue;
+        serverLog(LL_NOTICE, "CONFIG REWRITE: no loaded module has the config of line '%s': dropped", st->lines[k]);
+        sdsfree(st->lines[k]);
+        st->lines[k] = NULL;
+    }
     moduleConfig *mc;
     for (int j = 0; (mc = moduleConfigAt(j)) != NULL; j++) {
         int is_default, placed = 0;
@@ -2105,19 +2125,19 @@ static void rewriteModuleConfigs(rewriteState *st, int force_all) {
     }
 }
 
-static int isUserLine(const char *line) {
+static int isDirectiveLine(const char *line, const char *directive) {
+    size_t len = strlen(directive);
     while (*line == ' ' || *line == '\t') line++;
-    return !strncasecmp(line, "user", 4) && (line[4] == ' ' || line[4] == '\t');
+    return !strncasecmp(line, directive, len) && (line[len] == ' ' || line[len] == '\t');
 }
 
-/* `user` lines: every ACL user, as ACL LIST writes it, in place of the old
- * lines (acl_file.c; none when an aclfile holds the users). */
-static void rewriteUserLines(rewriteState *st) {
-    int count = 0, k = 0;
-    sds *lines = aclConfigRewriteLines(&count);
-    if (lines == NULL) return;
+/* A directive that has one line per item (`user`, `loadmodule`): the
+ * current lines in place of the old ones, the rest at the end; old lines
+ * beyond the current ones go. lines (NULL: none now) is taken over. */
+static void rewriteLinesOf(rewriteState *st, const char *directive, sds *lines, int count) {
+    int k = 0;
     for (int j = 0; j < st->count; j++) {
-        if (st->lines[j] == NULL || !isUserLine(st->lines[j])) continue;
+        if (st->lines[j] == NULL || !isDirectiveLine(st->lines[j], directive)) continue;
         sdsfree(st->lines[j]);
         st->lines[j] = k < count ? lines[k++] : NULL;
     }
@@ -2129,6 +2149,14 @@ static void rewriteUserLines(rewriteState *st) {
         rewriteAppendLine(st, lines[k]);
     }
     zfree(lines);
+}
+
+/* `user` lines: every ACL user, as ACL LIST writes it (acl_file.c; none
+ * when an aclfile holds the users: the old lines stay). */
+static void rewriteUserLines(rewriteState *st) {
+    int count = 0;
+    sds *lines = aclConfigRewriteLines(&count);
+    if (lines != NULL) rewriteLinesOf(st, "user", lines, count);
 }
 
 static sds rewriteContent(rewriteState *st) {
@@ -2192,6 +2220,9 @@ static int rewriteConfigFile(const char *path, int force_all) {
         for (int j = 0; j < CONFIG_COUNT; j++) rewriteEntry(&st, j, force_all);
         rewriteModuleConfigs(&st, force_all);
         rewriteUserLines(&st);
+        int modules_count = 0;
+        sds *module_lines = moduleRewriteLoadLines(&modules_count);
+        rewriteLinesOf(&st, "loadmodule", module_lines, modules_count);
         sds content = rewriteContent(&st);
         res = replaceFileAtomically(path, content);
         sdsfree(content);

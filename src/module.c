@@ -468,6 +468,32 @@ static void moduleHelp(client *c) {
     addReplyHelp(c, help);
 }
 
+/* CONFIG REWRITE writes one `loadmodule` line per loaded module, in load
+ * order, the path and arguments as given (unquoted, as Redis 7.0 writes
+ * them): a module loaded by MODULE LOAD comes back at the next start, and
+ * so do its configs' lines, which would otherwise stop that start as
+ * values no module took. An unloaded module's line goes. */
+sds *moduleRewriteLoadLines(int *count) {
+    *count = modules ? (int)listLength(modules) : 0;
+    if (*count == 0) return NULL;
+    sds *lines = zmalloc(sizeof(sds) * (size_t)*count);
+    listIter li;
+    listNode *ln;
+    int k = 0;
+    listRewind(modules, &li);
+    while ((ln = listNext(&li))) {
+        module *m = listNodeValue(ln);
+        sds line = sdscatsds(sdsnew("loadmodule "), m->path);
+        for (int j = 0; j < m->argc; j++) {
+            robj *arg = getDecodedObject(m->argv[j]);
+            line = sdscatlen(sdscatlen(line, " ", 1), arg->ptr, sdslen(arg->ptr));
+            decrRefCount(arg);
+        }
+        lines[k++] = line;
+    }
+    return lines;
+}
+
 static void moduleReplyList(client *c) {
     addReplyArrayLen(c, modules ? (long)listLength(modules) : 0);
     if (modules == NULL) return;

@@ -885,6 +885,7 @@ void commandTableRemove(redisCommand *cmd);
 int moduleQueueLoad(sds *argv, int argc, sds *err); /* a loadmodule line: path [args] */
 void moduleLoadQueued(void);                        /* start-up: load them, or exit */
 void moduleCommand(client *c);
+sds *moduleRewriteLoadLines(int *count); /* CONFIG REWRITE: "loadmodule path args..." per loaded module */
 /* module_config.c: modules' configuration parameters, "<module>.<name>", for config.c */
 typedef struct moduleConfig moduleConfig;
 #define MODULE_CONFIG_F_IMMUTABLE (1 << 0)

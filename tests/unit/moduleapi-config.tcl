@@ -231,6 +231,33 @@ start_server [list tags {module} overrides {enable-module-command yes} config_li
     }
 }
 
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "CONFIG REWRITE after MODULE LOAD writes its loadmodule line (with its arguments): a restart loads it again" {
+        need_modules
+        assert_equal OK [r module loadex [mconfig_path] CONFIG mconfig.num 42 ARGS alpha beta]
+        r config set mconfig.str rewritten
+        r config rewrite
+        set text [::harness::read_file [srv config_file]]
+        assert_match "*\nloadmodule [mconfig_path] alpha beta\n*" $text
+        assert_match "*mconfig.num 42*" $text
+        restart_server
+        assert_equal {mconfig.num 42 mconfig.str rewritten} [sorted_pairs [r config get mconfig.num mconfig.str]]
+        set mod [lindex [r module list] 0]
+        assert_equal {alpha beta} [dict get $mod args]
+        # unloaded: its line goes, and so (here: Redis 7.0.15 keeps them,
+        # and then cannot start) do its configs' lines
+        assert_equal OK [r module unload [dict get $mod name]]
+        r config rewrite
+        set text [::harness::read_file [srv config_file]]
+        assert_no_match "*loadmodule*" $text
+        if {[ours]} {
+            assert_no_match "*mconfig.*" $text
+            restart_server
+            assert_equal {} [r module list]
+        }
+    }
+}
+
 start_server {tags {module}} {
     test "start-up fails on a module config left over, or given without a value" {
         need_modules
