@@ -748,6 +748,7 @@ static moduleKey *RM_OpenKey(RedisModuleCtx *ctx, RString *keyname, int mode) {
 void moduleKeyClose(void *key) {
     moduleKey *k = key;
     moduleKeyRangeStop(k);
+    moduleStreamIterFree(k);
     decrRefCount(k->key);
     zfree(k);
 }
@@ -1137,6 +1138,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleTimerGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_timer.c's */
     if (moduleYieldGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_yield.c's */
     if (moduleKeysGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_keys.c's */
+    if (moduleStreamGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_stream.c's */
     if (moduleNotifyGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_notify.c's */
     if (moduleEventsGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_events.c's */
     if (moduleDictGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_dict.c's */

@@ -90,6 +90,7 @@ typedef struct moduleKey {
      * whether its end is not reached yet (0 before any, as Redis's). */
     zsetRangeWalk *zwalk;
     int zmore;
+    struct moduleStreamIter *siter; /* module_stream.c's stream iterator, or NULL */
 } moduleKey;
 
 /* module.c */
@@ -140,6 +141,9 @@ int moduleYieldGetApi(const char *name, void *target);
 int moduleKeysGetApi(const char *name, void *target);
 int moduleListPush(moduleKey *k, int where, robj *ele);
 void moduleKeyRangeStop(moduleKey *k); /* CloseKey's: ends the key's range iterator */
+/* module_stream.c: the stream key API */
+int moduleStreamGetApi(const char *name, void *target);
+void moduleStreamIterFree(moduleKey *k); /* CloseKey's: ends the key's stream iterator */
 /* module_notify.c: keyspace notifications */
 int moduleNotifyGetApi(const char *name, void *target);
 void moduleNotifyRelease(module *m); /* its subscriptions end */

@@ -62,6 +62,11 @@ int streamAppend(stream *s, const streamID *id, const slpString *fv, int nfields
 void streamAppendNode(stream *s, const streamID *master, unsigned char *lp);
 int streamLastValidID(stream *s, streamID *id); /* 0 if empty (id = 0-0) */
 int streamFirstValidID(stream *s, streamID *id);
+/* Removals without XDEL's/XTRIM's bookkeeping and replies (module_stream.c):
+ * 1 if the entry was there; the number of entries trimmed. */
+int streamDeleteID(stream *s, const streamID *id);
+int64_t streamTrimByLength(stream *s, long long maxlen, int approx);
+int64_t streamTrimByID(stream *s, const streamID *minid, int approx);
 size_t streamAllocSize(stream *s); /* MEMORY USAGE */
 
 /* Walking entries in [start, end], forwards or backwards. */

@@ -227,8 +227,10 @@ static void iterRemoveCurrent(streamIter *it) {
 
 void streamIterStop(streamIter *it) { raxStop(&it->ri); }
 
-/* Deletes the entry id; 1 if it was there. */
-static int streamDeleteID(stream *s, const streamID *id) {
+/* Deletes the entry id; 1 if it was there. The bookkeeping (first_id,
+ * max_deleted_entry_id) is the caller's: XDEL does it, a module's delete
+ * does not (module_stream.c). */
+int streamDeleteID(stream *s, const streamID *id) {
     streamIter it;
     streamID found;
     int nfields, deleted = 0;
@@ -341,6 +343,24 @@ static int64_t streamTrim(stream *s, const trimArgs *t) {
     }
     if (removed) updateFirstID(s);
     return removed;
+}
+
+/* A module's trims (module_stream.c): an approximate one stops after 100
+ * nodes' worth of entries, as Redis 7.0's StreamTrimByLength/ByID do. */
+static int64_t trimForModule(stream *s, trimArgs *t, int approx) {
+    t->approx = approx;
+    t->limit = approx ? 100 * server.stream_node_max_entries : 0;
+    return streamTrim(s, t);
+}
+
+int64_t streamTrimByLength(stream *s, long long maxlen, int approx) {
+    trimArgs t = {.strategy = TRIM_MAXLEN, .maxlen = maxlen};
+    return trimForModule(s, &t, approx);
+}
+
+int64_t streamTrimByID(stream *s, const streamID *minid, int approx) {
+    trimArgs t = {.strategy = TRIM_MINID, .minid = *minid};
+    return trimForModule(s, &t, approx);
 }
 
 /* ---- IDs ------------------------------------------------------------------------------- */
