@@ -669,20 +669,31 @@ sds *aclUserNamesSorted(long *count) {
     return names;
 }
 
-/* Its clients go back to the default user, unauthenticated, and are closed
- * (after their reply when one of them is running this command). */
+/* The client goes back to the default user, unauthenticated, and is closed
+ * (after its reply when it is running this command). A module that
+ * authenticated it hears it at once (module_acl.c). */
+void aclRevokeClient(client *c) {
+    moduleAuthUserChanged(c);
+    c->user = default_user;
+    c->authenticated = 0;
+    if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_COMMAND; /* its reply still goes */
+    else freeClientAsync(c);
+}
+
 static void disconnectClientsOf(aclUser *u) {
     listIter li;
     listNode *ln;
     listRewind(server.clients, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
-        if (c->user != u) continue;
-        c->user = default_user;
-        c->authenticated = 0;
-        if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_COMMAND; /* its reply still goes */
-        else freeClientAsync(c);
+        if (c->user == u) aclRevokeClient(c);
     }
+}
+
+/* A user in no table (a module's): freed, its clients revoked. */
+void aclFreeUserAndClients(aclUser *u) {
+    disconnectClientsOf(u);
+    aclFreeUser(u);
 }
 
 int aclDeleteUser(const char *name, size_t len) {
@@ -1066,6 +1077,29 @@ void aclRejectQueuedCommand(client *c, int result, int errpos) {
                            "EXEC call. This command is no longer allowed for the following reason: %s", reason);
 }
 
+/* A module's question (module_acl.c): may u touch this key with these
+ * key-spec flags (KSPEC_*; none: any permission will do)? */
+int aclUserCheckKey(aclUser *u, robj *key, uint64_t spec_flags) {
+    listIter li;
+    listNode *ln;
+    listRewind(u->selectors, &li);
+    while ((ln = listNext(&li))) {
+        aclSelector *s = listNodeValue(ln);
+        if (s->flags & SEL_ALLKEYS || keyAllowed(s, key, spec_flags)) return ACL_OK;
+    }
+    return ACL_DENIED_KEY;
+}
+
+/* ...and this channel (is_pattern: only a pattern the user has, literally)? */
+int aclUserCheckChannel(aclUser *u, robj *channel, int is_pattern) {
+    listIter li;
+    listNode *ln;
+    listRewind(u->selectors, &li);
+    while ((ln = listNext(&li)))
+        if (channelAllowed(listNodeValue(ln), channel, is_pattern)) return ACL_OK;
+    return ACL_DENIED_CHANNEL;
+}
+
 /* ---- clients of a changed user -------------------------------------------------------- */
 
 static int subscriptionsStillAllowed(aclUser *u, dict *subs, int is_pattern) {
@@ -1128,6 +1162,7 @@ int aclAuthenticate(client *c, robj *username, robj *password) {
     size_t len = username ? sdslen(username->ptr) : 7;
     aclUser *u = aclLookupUser(name, len);
     if (u && (u->flags & USER_ENABLED) && passwordMatches(u, password)) {
+        moduleAuthUserChanged(c); /* a module that authenticated it hears it */
         c->user = u;
         clientSetAuthenticated(c, 1);
         return C_OK;

@@ -32,6 +32,7 @@ typedef struct aclUser aclUser;
 #define ACL_LOG_CTX_TOPLEVEL 0
 #define ACL_LOG_CTX_LUA 1
 #define ACL_LOG_CTX_MULTI 2
+#define ACL_LOG_CTX_MODULE 3 /* a module's ACLAddLogEntry */
 
 /* ---- acl.c: users, rules, checks ---- */
 void aclInit(void);                    /* after the config is read: default user, config users */
@@ -67,6 +68,10 @@ void aclAddReplyUser(client *c, aclUser *u); /* ACL GETUSER */
 int aclValidUserName(const char *name, size_t len);
 int aclDeleteUser(const char *name, size_t len); /* 1 if deleted; its clients are closed */
 void aclUserChanged(aclUser *u);      /* clients subscribed to channels it lost are closed */
+void aclRevokeClient(client *c);      /* back to the default user, unauthenticated, closed */
+void aclFreeUserAndClients(aclUser *u); /* a user in no table (a module's); its clients revoked */
+int aclUserCheckKey(aclUser *u, robj *key, uint64_t spec_flags); /* ACL_OK or ACL_DENIED_KEY */
+int aclUserCheckChannel(aclUser *u, robj *channel, int is_pattern); /* ACL_OK or ACL_DENIED_CHANNEL */
 sds *aclUserNamesSorted(long *count); /* sdsfreesplitres() it */
 dict *aclUsersSwap(dict *users);      /* ACL LOAD: installs users, returns the old table */
 void aclFreeUsersTable(dict *users, int kill_clients);

@@ -103,6 +103,7 @@ static const char *reasonName(int reason) {
 static const char *contextName(int context) {
     if (context == ACL_LOG_CTX_MULTI) return "multi";
     if (context == ACL_LOG_CTX_LUA) return "lua";
+    if (context == ACL_LOG_CTX_MODULE) return "module";
     return "toplevel";
 }
 

@@ -620,6 +620,7 @@ void resetCommand(client *c) {
     trackingDisable(c);
     selectDb(c, 0);
     c->resp = 2;
+    moduleAuthUserChanged(c); /* a module that authenticated it hears it */
     c->user = aclDefaultUser();
     c->authenticated = !aclDefaultUserRequiresAuth(); /* needs AUTH again while the default user needs a password */
     multiResetClient(c);

@@ -232,6 +232,7 @@ static void moduleCommandDispatch(client *c) {
     moduleCtxInit(&ctx, mc->owner, c);
     ctx.yield_start = monotonicUs() + server.busy_reply_threshold * 1000; /* Yield serves events after that */
     mc->func(&ctx, c->argv, c->argc);
+    moduleRedactArguments(c); /* RedactClientCommandArgument's, now the handler is done with argv */
     moduleCtxFinish(&ctx);
     moduleYieldEnd(); /* if it yielded: the busy state ends, its client unprotected (module_yield.c) */
     preventCommandPropagation(c); /* a module propagates what it says (Replicate*, Call with '!') */
@@ -392,6 +393,7 @@ static int moduleUnload(const char *name, int *why) {
         }
     }
     moduleUnregisterCommands(m);
+    moduleAclRelease(m); /* clients it authenticated are revoked while its callbacks still exist */
     if (dlclose(m->handle) == -1) {
         const char *err = dlerror();
         serverLog(LL_WARNING, "Error when trying to close the %s module: %s", m->name, err ? err : "Unknown error");

@@ -166,6 +166,11 @@ int moduleConfigsPending(module *m);  /* it registered configs but never loaded 
 void moduleConfigQueueValue(const char *name, const char *value); /* LOADEX's CONFIG pairs */
 int moduleConfigQueueLength(void);    /* values no module took */
 
+/* module_acl.c: module users and the ACL API */
+int moduleAclGetApi(const char *name, void *target);
+void moduleAclRelease(module *m);      /* unloading: the clients it authenticated are revoked */
+void moduleRedactArguments(client *c); /* after a module command's handler: its redactions applied */
+
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);
 

@@ -122,6 +122,7 @@ void freeClient(client *c) {
     pubsubClientFreed(c);          /* every subscription goes */
     trackingClientFreed(c);        /* tracking off; clients redirecting to it see it gone */
     moduleBlockedClientFreed(c);   /* blocked by a module: its disconnect callback */
+    moduleAuthUserChanged(c);      /* authenticated by a module: its user-changed callback */
     blockedClientFreed(c);         /* out of every key's queue and the deadline heap */
     if (c->repl) replicationClientFreed(c); /* a replica, the primary's link, or a WAIT */
     unlinkClient(c);

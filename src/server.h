@@ -295,6 +295,7 @@ typedef struct client {
     list *watched_keys;
     struct blockingState *bstate;
     struct moduleBlocked *module_blocked; /* module_block.c: blocked by a module (BlockClient), or NULL */
+    struct moduleAuthHook *module_auth;   /* module_acl.c: the module that authenticated it and its callback, or NULL */
     struct clientTracking *tracking; /* CLIENT TRACKING state (tracking.c), NULL when off */
     size_t mem_counted;           /* share in server.clients_mem_total (client_eviction.c) */
     struct replClient *repl;      /* replication.c / replica.c: a replica, the primary, or WAIT; NULL */
@@ -911,6 +912,7 @@ sds moduleInfoCollect(sds info, const char *const *names, int names_count, int f
 void moduleHandleBlockedClients(void);              /* beforeSleep: clients modules unblocked */
 int moduleBlockedUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK; 0: not a module's */
 void moduleBlockedClientFreed(client *c);           /* freeClient(): its disconnect callback */
+void moduleAuthUserChanged(client *c); /* module_acl.c: AUTH, RESET, revoked or freed: the module's callback fires */
 void moduleBlockedServeOnKey(client *c, robj *key); /* blocked.c: a key it waits for is ready */
 void moduleBeforeSleep(void);                       /* releases the modules' lock while we sleep */
 void moduleYieldEnd(void);                          /* module.c: a module command that yielded returned */
