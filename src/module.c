@@ -320,6 +320,7 @@ static int moduleLoad(const char *path, robj **argv, int argc, int is_loadex) {
     int res = onload(&ctx, (void **)argv, argc);
     if (res == MODAPI_ERR || ctx.module == NULL) {
         serverLog(LL_WARNING, "Module %s initialization failed. Module not loaded", path);
+        if (ctx.module) moduleSharedRelease(ctx.module);
         if (ctx.module) moduleFree(ctx.module);
         moduleCtxFinish(&ctx);
         dlclose(handle);
@@ -369,6 +370,10 @@ static int moduleUnload(const char *name, int *why) {
         *why = EBUSY;
         return C_ERR;
     }
+    if (moduleSharedInUse(m)) {
+        *why = EPERM;
+        return C_ERR;
+    }
     if (m->blocked_clients) {
         *why = EAGAIN;
         return C_ERR;
@@ -402,6 +407,7 @@ static int moduleUnload(const char *name, int *why) {
     serverLog(LL_NOTICE, "Module %s unloaded", m->name);
     listDelNode(modules, listSearchKey(modules, m));
     moduleEventsRelease(m); /* before the others hear of it */
+    moduleSharedRelease(m);
     moduleFireModuleChange(m, 1);
     moduleFree(m);
     return C_OK;
@@ -547,6 +553,7 @@ static const char *moduleUnloadRefusal(int why) {
     switch (why) {
     case ENOENT: return "no such module with that name";
     case EBUSY: return "the module exports one or more module-side data types, can't unload";
+    case EPERM: return "the module exports APIs used by other modules. Please unload them first and try again";
     case EAGAIN: return "the module has blocked clients. Please wait them unblocked and try again";
     case EINPROGRESS: return "the module holds timer that is not fired. Please stop the timer or wait until it fires.";
     default: return "operation not possible.";

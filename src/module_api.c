@@ -1145,6 +1145,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleInfoGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_info.c's */
     if (moduleConfigGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_config.c's */
     if (moduleAclGetApi(name, target) == MODAPI_OK) return MODAPI_OK;     /* module_acl.c's */
+    if (moduleSharedGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_shared.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

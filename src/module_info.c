@@ -178,13 +178,16 @@ static sds catModuleOptions(sds info, int options) {
 }
 
 /* INFO's "Modules" section: one line per loaded module. No command filters
- * and no shared APIs exist here, so filters is 0 and usedby/using empty. */
+ * exist here, so filters is 0; usedby/using are module_shared.c's. */
 sds moduleInfoList(sds info) {
     list *loaded = moduleLoadedList();
     for (listNode *ln = loaded ? listFirst(loaded) : NULL; ln; ln = listNextNode(ln)) {
         module *m = listNodeValue(ln);
-        info = sdscatprintf(info, "module:name=%s,ver=%d,api=%d,filters=0,usedby=[],using=[],options=[", m->name, m->ver,
-                            m->apiver);
+        info = sdscatprintf(info, "module:name=%s,ver=%d,api=%d,filters=0,usedby=[", m->name, m->ver, m->apiver);
+        info = moduleSharedCatDeps(info, m, 1);
+        info = sdscat(info, "],using=[");
+        info = moduleSharedCatDeps(info, m, 0);
+        info = sdscat(info, "],options=[");
         info = catModuleOptions(info, m->options);
         info = sdscat(info, "]\r\n");
     }

@@ -170,6 +170,11 @@ int moduleConfigQueueLength(void);    /* values no module took */
 int moduleAclGetApi(const char *name, void *target);
 void moduleAclRelease(module *m);      /* unloading: the clients it authenticated are revoked */
 void moduleRedactArguments(client *c); /* after a module command's handler: its redactions applied */
+/* module_shared.c: ExportSharedAPI/GetSharedAPI */
+int moduleSharedGetApi(const char *name, void *target);
+int moduleSharedInUse(module *m);       /* another module fetched one of its exports: no unload (EPERM) */
+void moduleSharedRelease(module *m);    /* unloaded or failed to load: its exports and uses go */
+sds moduleSharedCatDeps(sds info, module *m, int usedby); /* INFO's usedby/using names */
 
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);
