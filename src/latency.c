@@ -101,6 +101,10 @@ static void addSample(latencySeries *s, long long now, long long ms) {
 /* Hooks sit between a system call and the check of its errno: keep it. */
 void latencyRecordSample(const char *event, long long ms) {
     if (server.latency_monitor_threshold <= 0 || ms < server.latency_monitor_threshold) return;
+    latencyAddSample(event, ms);
+}
+
+void latencyAddSample(const char *event, long long ms) {
     int saved_errno = errno;
     latencySeries *s = findSeries(event);
     if (s == NULL) s = createSeries(event);

@@ -21,6 +21,8 @@
 /* The slow path of the hooks: records ms under event when it reaches the
  * threshold (event names are string literals, as in Redis). */
 void latencyRecordSample(const char *event, long long ms);
+/* Records ms under event whatever the threshold (a module's LatencyAddSample); event is copied. */
+void latencyAddSample(const char *event, long long ms);
 
 #define LATENCY_SAMPLE(event, ms)                                                 \
     do {                                                                          \

@@ -731,9 +731,10 @@ robj *moduleKeyValue(moduleKey *k) {
 static moduleKey *RM_OpenKey(RedisModuleCtx *ctx, RString *keyname, int mode) {
     redisDb *db = ctx->client ? ctx->client->db : server.db;
     moduleStringDecode(keyname);
+    int touch = (mode & MODAPI_KEY_NOTOUCH) ? LOOKUP_NOTOUCH : LOOKUP_NONE; /* honoured in both modes, as in 7.0 */
     robj *value;
-    if (mode & MODAPI_KEY_WRITE) value = lookupKeyWrite(db, keyname);
-    else value = lookupKeyReadWithFlags(db, keyname, (mode & MODAPI_KEY_NOTOUCH) ? LOOKUP_NOTOUCH : LOOKUP_NONE);
+    if (mode & MODAPI_KEY_WRITE) value = lookupKeyReadWithFlags(db, keyname, LOOKUP_WRITE | touch);
+    else value = lookupKeyReadWithFlags(db, keyname, touch);
     if (value == NULL && !(mode & MODAPI_KEY_WRITE)) return NULL;
     moduleKey *k = zcalloc(sizeof(*k)); /* no range iterator yet */
     k->ctx = ctx;
@@ -1136,6 +1137,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleBlockGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_block.c's */
     if (moduleThreadGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_thread.c's */
     if (moduleTimerGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_timer.c's */
+    if (moduleMiscGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_misc.c's */
     if (moduleYieldGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_yield.c's */
     if (moduleKeysGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_keys.c's */
     if (moduleStreamGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_stream.c's */

@@ -178,6 +178,8 @@ sds moduleSharedCatDeps(sds info, module *m, int usedby); /* INFO's usedby/using
 
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);
+/* module_misc.c: expires, LRU/LFU, client names, publishing and other odds and ends */
+int moduleMiscGetApi(const char *name, void *target);
 
 /* module_type.c: data types */
 int moduleTypeGetApi(const char *name, void *target);
