@@ -1148,6 +1148,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleConfigGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_config.c's */
     if (moduleAclGetApi(name, target) == MODAPI_OK) return MODAPI_OK;     /* module_acl.c's */
     if (moduleSharedGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_shared.c's */
+    if (moduleEventLoopGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_eventloop.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

@@ -175,6 +175,8 @@ int moduleSharedGetApi(const char *name, void *target);
 int moduleSharedInUse(module *m);       /* another module fetched one of its exports: no unload (EPERM) */
 void moduleSharedRelease(module *m);    /* unloaded or failed to load: its exports and uses go */
 sds moduleSharedCatDeps(sds info, module *m, int usedby); /* INFO's usedby/using names */
+/* module_eventloop.c: EventLoopAdd/Del/AddOneShot */
+int moduleEventLoopGetApi(const char *name, void *target);
 
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);
