@@ -16,6 +16,7 @@
  *   byte values GetRandomBytes gave.
  * MMISC.MALLOC n: 1 if MallocSize and MallocUsableSize of an n-byte Alloc are
  *   both at least n. MMISC.STRSIZE s: 1 if MallocSizeString(s) exceeds s's length.
+ * MMISC.DICTSIZE n: MallocSizeDict of a dict holding n keys.
  * MMISC.MEMRATIO: GetUsedMemoryRatio as a double.
  * MMISC.PUBLISH ch msg, MMISC.SPUBLISH ch msg: the receivers.
  * MMISC.GETNAME id: GetClientNameById (null for NULL). MMISC.SETNAME id [name]:
@@ -158,6 +159,21 @@ static int strSize(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithLongLong(ctx, RedisModule_MallocSizeString(argv[1]) > len);
 }
 
+static int dictSize(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    long long n;
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    if (!getNumber(ctx, argv[1], &n)) return REDISMODULE_OK;
+    RedisModuleDict *d = RedisModule_CreateDict(NULL);
+    char key[32];
+    for (long long j = 0; j < n; j++) {
+        int len = snprintf(key, sizeof key, "key:%lld", j);
+        RedisModule_DictSetC(d, key, (size_t)len, NULL);
+    }
+    size_t size = RedisModule_MallocSizeDict(d);
+    RedisModule_FreeDict(NULL, d);
+    return RedisModule_ReplyWithLongLong(ctx, (long long)size);
+}
+
 static int memRatio(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     if (argc != 1) return RedisModule_WrongArity(ctx);
@@ -253,7 +269,7 @@ static const cmdDef cmds[] = {
     {"mmisc.spublish", spublish, "pubsub", 0},     {"mmisc.getname", getName, "", 0},
     {"mmisc.setname", setName, "", 0},             {"mmisc.clientinfo", clientInfo, "", 0},
     {"mmisc.latency", latency, "", 0},             {"mmisc.avoid", avoid, "", 0},
-    {"mmisc.typever", typeVer, "", 0},
+    {"mmisc.typever", typeVer, "", 0},             {"mmisc.dictsize", dictSize, "", 0},
 };
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {

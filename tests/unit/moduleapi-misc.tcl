@@ -1,7 +1,7 @@
 # moduleapi-misc.tcl -- the small functions of Redis 7.0's module API
 # (src/module_misc.c): GetAbsExpire/SetAbsExpire, GetLRU/SetLRU/GetLFU/SetLFU,
 # GetKeyNameFromModuleKey, GetDbIdFromModuleKey, SignalModifiedKey, random
-# bytes and hex characters, the Malloc*Size functions, GetUsedMemoryRatio,
+# bytes and hex characters, the Malloc*Size functions (MallocSizeDict is module_dict.c's), GetUsedMemoryRatio,
 # PublishMessage(Shard), Get/SetClientNameById, GetClientInfoById,
 # LatencyAddSample, AvoidReplicaTraffic and GetTypeMethodVersion, through the
 # test module tests/modules/mmisc.c. Every expectation holds for Debian's
@@ -116,12 +116,16 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal 0 [r mmisc.randbytes 0]
     }
 
-    test "MallocSize, MallocUsableSize, MallocSizeString" {
+    test "MallocSize, MallocUsableSize, MallocSizeString, MallocSizeDict" {
         need_modules
         assert_equal 1 [r mmisc.malloc 100]
         assert_equal 1 [r mmisc.malloc 5000]
         assert_equal 1 [r mmisc.strsize hello]
         assert_equal 1 [r mmisc.strsize [string repeat x 200]]
+        set empty [r mmisc.dictsize 0]
+        assert {$empty > 0}
+        assert {[r mmisc.dictsize 100] > $empty}
+        assert {[r mmisc.dictsize 1000] > [r mmisc.dictsize 100]}
     }
 
     test "GetUsedMemoryRatio: 0 without maxmemory, used/maxmemory with it" {
