@@ -49,6 +49,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -820,19 +821,44 @@ static void runDefaultTests(void) {
     sdsfree(myzset);
 }
 
+/* An idle connection that became readable: the server can only have
+ * refused it (maxclients' error, a timeout closing it). As Redis's tool,
+ * that ends the run with "Error..." and status 1 -- waiting on would hide
+ * that the connections asked for are not there. */
+static void idleCheck(rcConn *c) {
+    rcReply *reply = NULL;
+    if (rcTryReadReply(c, &reply) != RC_OK) {
+        fprintf(stderr, "Error: %s\n", c->errstr);
+        exit(1);
+    }
+    if (reply && reply->type == RC_REPLY_ERROR) {
+        fprintf(stderr, "Error from server: %.*s\n", (int)reply->len, reply->str);
+        exit(1);
+    }
+    if (reply) rcFreeReply(reply);
+}
+
 /* -I: the connections are opened and kept, nothing is sent; the count is
- * redrawn every PROGRESS_INTERVAL_MS until the process is stopped. */
+ * redrawn every PROGRESS_INTERVAL_MS until the process is stopped, and
+ * the connections are watched meanwhile (idleCheck). */
 static void idleMode(void) __attribute__((noreturn));
 static void idleMode(void) {
     printf("Creating %lld idle connections and waiting forever (Ctrl+C when done)\n", cfg.clients);
     fflush(stdout);
     rcConn **conns = zcalloc(sizeof(rcConn *) * (size_t)cfg.clients);
+    struct pollfd *fds = zcalloc(sizeof(struct pollfd) * (size_t)cfg.clients);
     long long opened = 0;
-    for (; opened < cfg.clients; opened++) conns[opened] = openClientConnection(clientMaster(opened));
+    for (; opened < cfg.clients; opened++) {
+        conns[opened] = openClientConnection(clientMaster(opened));
+        fds[opened].fd = rcConnEventFd(conns[opened]);
+        fds[opened].events = POLLIN;
+    }
     for (;;) {
         printf("clients: %lld\r", opened);
         fflush(stdout);
-        usleep(PROGRESS_INTERVAL_MS * 1000);
+        if (poll(fds, (nfds_t)opened, PROGRESS_INTERVAL_MS) <= 0) continue;
+        for (long long j = 0; j < opened; j++)
+            if (fds[j].revents) idleCheck(conns[j]);
     }
 }
 

@@ -169,6 +169,18 @@ start_server {tags {tools benchmark} unixsocket 1} {
         assert_match "Creating 4 idle connections and waiting forever (Ctrl+C when done)\n*" $out
     }
 
+    test "redis-benchmark -I refused by maxclients: the server's error, status 1 (no endless wait)" {
+        need_bench
+        set max [lindex [r config get maxclients] 1]
+        r config set maxclients [expr {[llength [split [string trim [r client list]] \n]] + 2}]
+        # a hang here is the fault (it waited forever): bounded by timeout(1)
+        set status [catch {exec timeout [::harness::scaled 30] {*}[bench_cmd -h [srv host] -p [srv port] -I -c 6] 2>@1} out opts]
+        if {$status} { set status [lindex [dict get $opts -errorcode] 2] }
+        r config set maxclients $max
+        assert_equal 1 $status
+        assert_match "*Error from server: ERR max number of clients reached*" $out
+    }
+
     test "redis-benchmark -P: every pipelined request is answered and counted" {
         need_bench
         r config resetstat
