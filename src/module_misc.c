@@ -5,8 +5,8 @@
  * MallocUsableSize, MallocSizeString), GetUsedMemoryRatio, publishing
  * (PublishMessage, PublishMessageShard), SignalModifiedKey, client names
  * and descriptions by id (GetClientNameById, SetClientNameById,
- * GetClientInfoById), LatencyAddSample, AvoidReplicaTraffic and
- * GetTypeMethodVersion.
+ * GetClientInfoById), LatencyAddSample, AvoidReplicaTraffic,
+ * GetTypeMethodVersion and ResetDataset.
  *
  * Each is a thin call into the server function that already does the
  * work (db.c's expires, evict.c's LFU counter, object.c's LRU clock,
@@ -23,6 +23,7 @@
  *   say whether it is TLS. */
 #include "module_int.h"
 
+#include "aof.h"
 #include "cluster.h"
 #include "lib/osrandom.h"
 
@@ -244,6 +245,21 @@ static int RM_GetClientInfoById(void *ci, uint64_t id) {
     return MODAPI_OK;
 }
 
+/* ---- the dataset ------------------------------------------------------------------------------- */
+
+/* FLUSHALL without its propagation, functions kept: WATCHes fail, a running
+ * snapshot child is stopped and, with save points configured, the empty
+ * dataset is saved at once. With restart_aof and the AOF on, 7.0 stops and
+ * starts the AOF, which rewrites it from the now empty dataset: here the
+ * rewrite is started directly. */
+static void RM_ResetDataset(int restart_aof, int async) {
+    signalFlushedDb(-1);
+    server.dirty += emptyData(-1, async);
+    rdbKillChild();
+    if (server.saveparamslen > 0 && !server.loading) rdbSaveNow();
+    if (restart_aof && server.aof_enabled) aofRewriteStart();
+}
+
 /* ---- the rest ----------------------------------------------------------------------------------- */
 
 /* 7.0 records the sample whenever it reaches the threshold, so with the
@@ -268,7 +284,7 @@ static const moduleApiEntry misc_api[] = {
     MODULE_API(MallocSizeString), MODULE_API(GetUsedMemoryRatio), MODULE_API(PublishMessage),
     MODULE_API(PublishMessageShard), MODULE_API(GetClientNameById), MODULE_API(SetClientNameById),
     MODULE_API(GetClientInfoById), MODULE_API(LatencyAddSample), MODULE_API(AvoidReplicaTraffic),
-    MODULE_API(GetTypeMethodVersion),
+    MODULE_API(GetTypeMethodVersion), MODULE_API(ResetDataset),
 };
 
 int moduleMiscGetApi(const char *name, void *target) {

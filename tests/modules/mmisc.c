@@ -17,6 +17,7 @@
  * MMISC.MALLOC n: 1 if MallocSize and MallocUsableSize of an n-byte Alloc are
  *   both at least n. MMISC.STRSIZE s: 1 if MallocSizeString(s) exceeds s's length.
  * MMISC.DICTSIZE n: MallocSizeDict of a dict holding n keys.
+ * MMISC.RESET restart_aof async: ResetDataset.
  * MMISC.MEMRATIO: GetUsedMemoryRatio as a double.
  * MMISC.PUBLISH ch msg, MMISC.SPUBLISH ch msg: the receivers.
  * MMISC.GETNAME id: GetClientNameById (null for NULL). MMISC.SETNAME id [name]:
@@ -174,6 +175,14 @@ static int dictSize(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithLongLong(ctx, (long long)size);
 }
 
+static int resetDataset(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    long long restart_aof, async;
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    if (!getNumber(ctx, argv[1], &restart_aof) || !getNumber(ctx, argv[2], &async)) return REDISMODULE_OK;
+    RedisModule_ResetDataset((int)restart_aof, (int)async);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
 static int memRatio(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     if (argc != 1) return RedisModule_WrongArity(ctx);
@@ -270,6 +279,7 @@ static const cmdDef cmds[] = {
     {"mmisc.setname", setName, "", 0},             {"mmisc.clientinfo", clientInfo, "", 0},
     {"mmisc.latency", latency, "", 0},             {"mmisc.avoid", avoid, "", 0},
     {"mmisc.typever", typeVer, "", 0},             {"mmisc.dictsize", dictSize, "", 0},
+    {"mmisc.reset", resetDataset, "write", 0},
 };
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {

@@ -1,9 +1,10 @@
 # moduleapi-misc.tcl -- the small functions of Redis 7.0's module API
 # (src/module_misc.c): GetAbsExpire/SetAbsExpire, GetLRU/SetLRU/GetLFU/SetLFU,
 # GetKeyNameFromModuleKey, GetDbIdFromModuleKey, SignalModifiedKey, random
-# bytes and hex characters, the Malloc*Size functions (MallocSizeDict is module_dict.c's), GetUsedMemoryRatio,
-# PublishMessage(Shard), Get/SetClientNameById, GetClientInfoById,
-# LatencyAddSample, AvoidReplicaTraffic and GetTypeMethodVersion, through the
+# bytes and hex characters, the Malloc*Size functions (MallocSizeDict is
+# module_dict.c's), GetUsedMemoryRatio, PublishMessage(Shard),
+# Get/SetClientNameById, GetClientInfoById, LatencyAddSample,
+# AvoidReplicaTraffic, GetTypeMethodVersion and ResetDataset, through the
 # test module tests/modules/mmisc.c. Every expectation holds for Debian's
 # Redis 7.0.15 loading the same .so: run the file with
 # --server /usr/bin/redis-server to check.
@@ -219,6 +220,31 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal 1 [r mmisc.avoid]
         r client unpause
         assert_equal 0 [r mmisc.avoid]
+    }
+
+    test "ResetDataset: every database emptied, functions kept, WATCH fails" {
+        need_modules
+        set db [mmisc_client_field db]
+        r function load replace {#!lua name=mmisclib
+            redis.register_function('mmiscf', function() return 1 end)}
+        r set a 1
+        r select 3
+        r set b 2
+        r select $db
+        r watch a
+        assert_equal OK [r mmisc.reset 0 0]
+        r multi
+        r ping
+        assert_equal {} [r exec]
+        assert_equal 0 [r dbsize]
+        r select 3
+        assert_equal 0 [r dbsize]
+        r select $db
+        assert_equal 1 [r fcall mmiscf 0]
+        r set c 3
+        assert_equal OK [r mmisc.reset 1 1]
+        assert_equal 0 [r dbsize]
+        r function delete mmisclib
     }
 
     test "GetTypeMethodVersion: 7.0's 4" {
