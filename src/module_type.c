@@ -449,6 +449,19 @@ static RedisModuleCtx *RM_GetContextFromIO(RedisModuleIO *io) {
 
 static int RM_GetDbIdFromIO(RedisModuleIO *io) { return io->dbid; }
 
+/* LogIOError: a line under the name of the module that owns the type, as
+ * Log writes it (module_api.c's, reached by its ABI name). */
+static void RM_LogIOError(RedisModuleIO *io, const char *levelstr, const char *fmt, ...) {
+    void (*logf)(RedisModuleCtx *, const char *, const char *, ...) = NULL;
+    if (moduleGetApi("RedisModule_Log", &logf) != MODAPI_OK) return;
+    char msg[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    logf(RM_GetContextFromIO(io), levelstr, "%s", msg);
+}
+
 /* ---- a value as a string (SaveDataTypeToString / LoadDataTypeFromString) -------------------- */
 
 /* The fields alone, as rdb_save writes them: no type id, no EOF. */
@@ -666,7 +679,7 @@ static const moduleApiEntry type_api[] = {
     MODULE_API(ModuleTypeReplaceValue), MODULE_API(SaveUnsigned), MODULE_API(SaveSigned), MODULE_API(SaveString), MODULE_API(SaveStringBuffer),
     MODULE_API(SaveDouble), MODULE_API(SaveFloat), MODULE_API(SaveLongDouble), MODULE_API(LoadUnsigned), MODULE_API(LoadSigned), MODULE_API(LoadString),
     MODULE_API(LoadStringBuffer), MODULE_API(LoadDouble), MODULE_API(LoadFloat), MODULE_API(LoadLongDouble), MODULE_API(IsIOError),
-    MODULE_API(GetKeyNameFromIO), MODULE_API(GetContextFromIO), MODULE_API(GetDbIdFromIO), MODULE_API(EmitAOF),
+    MODULE_API(GetKeyNameFromIO), MODULE_API(GetContextFromIO), MODULE_API(GetDbIdFromIO), MODULE_API(LogIOError), MODULE_API(EmitAOF),
     MODULE_API(DigestAddStringBuffer), MODULE_API(DigestAddLongLong), MODULE_API(DigestEndSequence), MODULE_API(GetKeyNameFromDigest),
     MODULE_API(GetDbIdFromDigest), MODULE_API(SaveDataTypeToString), MODULE_API(LoadDataTypeFromString), MODULE_API(LoadDataTypeFromStringEncver),
 };

@@ -18,6 +18,8 @@
  *   both at least n. MMISC.STRSIZE s: 1 if MallocSizeString(s) exceeds s's length.
  * MMISC.DICTSIZE n: MallocSizeDict of a dict holding n keys.
  * MMISC.RESET restart_aof async: ResetDataset.
+ * MMISC.SETTYPE key n: a value of the module's type "mmisctype", whose rdb_save
+ *   logs "mmisc saving <n> (LogIOError)" with LogIOError at warning level.
  * MMISC.MEMRATIO: GetUsedMemoryRatio as a double.
  * MMISC.PUBLISH ch msg, MMISC.SPUBLISH ch msg: the receivers.
  * MMISC.GETNAME id: GetClientNameById (null for NULL). MMISC.SETNAME id [name]:
@@ -183,6 +185,36 @@ static int resetDataset(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
+/* A data type whose rdb_save logs through LogIOError. */
+static RedisModuleType *logType;
+
+static void *logTypeLoad(RedisModuleIO *io, int encver) {
+    (void)encver;
+    long long *v = RedisModule_Alloc(sizeof *v);
+    *v = (long long)RedisModule_LoadSigned(io);
+    return v;
+}
+
+static void logTypeSave(RedisModuleIO *io, void *value) {
+    RedisModule_SaveSigned(io, *(long long *)value);
+    RedisModule_LogIOError(io, "warning", "mmisc saving %lld (%s)", *(long long *)value, "LogIOError");
+}
+
+static void logTypeFree(void *value) { RedisModule_Free(value); }
+
+static int setType(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    long long n;
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    if (!getNumber(ctx, argv[2], &n)) return REDISMODULE_OK;
+    RedisModuleKey *k = openKey(ctx, argv[1], 1);
+    long long *v = RedisModule_Alloc(sizeof *v);
+    *v = n;
+    int r = RedisModule_ModuleTypeSetValue(k, logType, v);
+    RedisModule_CloseKey(k);
+    if (r != REDISMODULE_OK) RedisModule_Free(v);
+    return r == REDISMODULE_OK ? RedisModule_ReplyWithSimpleString(ctx, "OK") : failed(ctx);
+}
+
 static int memRatio(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     if (argc != 1) return RedisModule_WrongArity(ctx);
@@ -279,12 +311,18 @@ static const cmdDef cmds[] = {
     {"mmisc.setname", setName, "", 0},             {"mmisc.clientinfo", clientInfo, "", 0},
     {"mmisc.latency", latency, "", 0},             {"mmisc.avoid", avoid, "", 0},
     {"mmisc.typever", typeVer, "", 0},             {"mmisc.dictsize", dictSize, "", 0},
-    {"mmisc.reset", resetDataset, "write", 0},
+    {"mmisc.reset", resetDataset, "write", 0},     {"mmisc.settype", setType, "write", 1},
 };
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv, (void)argc;
     if (RedisModule_Init(ctx, "mmisc", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION,
+                                 .rdb_load = logTypeLoad,
+                                 .rdb_save = logTypeSave,
+                                 .free = logTypeFree};
+    logType = RedisModule_CreateDataType(ctx, "mmisctype", 0, &tm);
+    if (logType == NULL) return REDISMODULE_ERR;
     for (size_t j = 0; j < sizeof cmds / sizeof cmds[0]; j++) {
         const cmdDef *d = &cmds[j];
         if (RedisModule_CreateCommand(ctx, d->name, d->fn, d->flags, d->key, d->key, d->key) == REDISMODULE_ERR)

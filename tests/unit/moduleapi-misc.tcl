@@ -4,7 +4,8 @@
 # bytes and hex characters, the Malloc*Size functions (MallocSizeDict is
 # module_dict.c's), GetUsedMemoryRatio, PublishMessage(Shard),
 # Get/SetClientNameById, GetClientInfoById, LatencyAddSample,
-# AvoidReplicaTraffic, GetTypeMethodVersion and ResetDataset, through the
+# AvoidReplicaTraffic, GetTypeMethodVersion, ResetDataset and LogIOError
+# (module_type.c's), through the
 # test module tests/modules/mmisc.c. Every expectation holds for Debian's
 # Redis 7.0.15 loading the same .so: run the file with
 # --server /usr/bin/redis-server to check.
@@ -247,9 +248,18 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         r function delete mmisclib
     }
 
+    test "LogIOError: the type's rdb_save logs under the module's name" {
+        need_modules
+        r del tk
+        assert_equal OK [r mmisc.settype tk 4242]
+        r save
+        r del tk
+        set log [::harness::read_file [srv stdout]]
+        assert_match {*<mmisc> mmisc saving 4242 (LogIOError)*} $log
+    }
+
     test "GetTypeMethodVersion: 7.0's 4" {
         need_modules
         assert_equal 4 [r mmisc.typever]
-        assert_equal OK [r module unload mmisc]
     }
 }
