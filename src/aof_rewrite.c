@@ -729,13 +729,13 @@ sds aofRewriteInfo(sds info) {
 }
 
 /* The fields Redis lists after aof_last_write_status: the rewrite child's
- * copy-on-write, then the module fork's (no modules here: idle values). */
+ * copy-on-write, then the module fork's (module_fork.c). */
 sds aofRewriteCowInfo(sds info) {
     return sdscatfmt(info,
                      "aof_last_cow_size:%I\r\n"
-                     "module_fork_in_progress:0\r\n"
-                     "module_fork_last_cow_size:0\r\n",
-                     aof_rewrite.last_cow_bytes);
+                     "module_fork_in_progress:%i\r\n"
+                     "module_fork_last_cow_size:%U\r\n",
+                     aof_rewrite.last_cow_bytes, moduleForkInProgress(), (unsigned long long)moduleForkLastCowSize());
 }
 
 long long aofLatestForkUsec(void) { return aof_rewrite.latest_fork_usec; }

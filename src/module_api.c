@@ -1149,6 +1149,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleAclGetApi(name, target) == MODAPI_OK) return MODAPI_OK;     /* module_acl.c's */
     if (moduleSharedGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_shared.c's */
     if (moduleEventLoopGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_eventloop.c's */
+    if (moduleForkGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_fork.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

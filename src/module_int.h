@@ -177,6 +177,8 @@ void moduleSharedRelease(module *m);    /* unloaded or failed to load: its expor
 sds moduleSharedCatDeps(sds info, module *m, int usedby); /* INFO's usedby/using names */
 /* module_eventloop.c: EventLoopAdd/Del/AddOneShot */
 int moduleEventLoopGetApi(const char *name, void *target);
+/* module_fork.c: Fork, SendChildHeartbeat, ExitFromChild, KillForkChild */
+int moduleForkGetApi(const char *name, void *target);
 
 /* module_timer.c: timers */
 int moduleTimerGetApi(const char *name, void *target);

@@ -907,6 +907,8 @@ int moduleConfigQueueLine(sds *argv, int argc, sds *err); /* a config file line 
 void moduleConfigQueueDiscard(void);                /* the values queued for modules are dropped */
 /* module_info.c: INFO's "Modules" lines, and the sections modules add (names NULL: all) */
 sds moduleInfoList(sds info);
+int moduleForkInProgress(void);      /* module_fork.c: a module's fork child runs */
+size_t moduleForkLastCowSize(void); /* its last child's copy-on-write bytes */
 sds moduleInfoCollect(sds info, const char *const *names, int names_count, int for_crash_report, int *sections);
 /* module_block.c / module_thread.c: the event loop's and blocked.c's hooks */
 void moduleHandleBlockedClients(void);              /* beforeSleep: clients modules unblocked */

@@ -1,0 +1,85 @@
+# moduleapi-fork.tcl -- the fork API of Redis 7.0 modules (src/module_fork.c):
+# Fork with its done handler, SendChildHeartbeat, ExitFromChild,
+# KillForkChild, INFO's module_fork_* fields, and one child at a time,
+# through the test module tests/modules/mfork.c.
+# Every expectation holds for Debian's Redis 7.0.15 loading the same .so:
+# run the file with --server /usr/bin/redis-server to check.
+
+source [file join $::harness_dir modules.tcl] ;# module_skip_reason, need_modules
+
+proc mfork_info {field} {
+    regexp "$field:(\[0-9\]+)" [r info persistence] -> v
+    return $v
+}
+
+proc mfork_wait_done {calls} {
+    wait_for_condition 100 50 {[lindex [r mfork.done] 0] == $calls} else {
+        fail "done handler: [r mfork.done]"
+    }
+}
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "Fork: the done handler gets the child's exit code; INFO module_fork_in_progress" {
+        need_modules
+        r module load [file join $::module_dir mfork.so]
+        assert_equal 0 [mfork_info module_fork_in_progress]
+        if {[catch {r mfork.fork 7 400} pid]} {
+            # no fork() here (HAVE_FORK=0 or a seccomp filter)
+            assert_match {ERR fork ENOSYS} $pid
+            skip "fork() unavailable: $pid"
+        }
+        assert_morethan $pid 0
+        assert_equal 1 [mfork_info module_fork_in_progress]
+        assert_error {ERR fork EEXIST} {r mfork.fork 0 0}
+        mfork_wait_done 1
+        assert_equal {1 7 0 1} [r mfork.done]
+        assert_equal 0 [mfork_info module_fork_in_progress]
+        assert_equal PONG [r ping]
+    }
+
+    test "Fork: exit code 0, and 255 reported as code 1 by SIGUSR1" {
+        need_modules
+        if {[catch {r mfork.fork 0 0}]} { skip "fork() unavailable" }
+        mfork_wait_done 2
+        assert_equal {2 0 0 1} [r mfork.done]
+        r mfork.fork 255 0
+        mfork_wait_done 3
+        assert_equal {3 1 10 1} [r mfork.done]
+    }
+
+    test "Fork: a child killed by a signal" {
+        need_modules
+        if {[catch {r mfork.fork 0 20000} pid]} { skip "fork() unavailable" }
+        exec kill -9 $pid
+        mfork_wait_done 4
+        assert_equal {4 -1 9 1} [r mfork.done]
+    }
+
+    test "KillForkChild: the child goes, the done handler is not called; a wrong pid is refused" {
+        need_modules
+        if {[catch {r mfork.fork 0 20000} pid]} { skip "fork() unavailable" }
+        assert_error {ERR kill} {r mfork.kill [expr {$pid + 1}]}
+        assert_equal OK [r mfork.kill $pid]
+        assert_equal 0 [mfork_info module_fork_in_progress]
+        assert_error {ERR kill} {r mfork.kill $pid}
+        after 300
+        assert_equal 4 [lindex [r mfork.done] 0]
+        # the next fork works
+        r mfork.fork 3 0
+        mfork_wait_done 5
+        assert_equal {5 3 0 1} [r mfork.done]
+    }
+
+    test "Fork is refused (EEXIST) while a BGSAVE runs" {
+        need_modules
+        set calls [lindex [r mfork.done] 0]
+        r debug populate 20
+        r config set rdb-key-save-delay 50000
+        r bgsave
+        wait_for_condition 50 20 {[mfork_info rdb_bgsave_in_progress] == 1} else { fail "no BGSAVE" }
+        assert_error {ERR fork EEXIST} {r mfork.fork 0 0}
+        r config set rdb-key-save-delay 0
+        wait_for_condition 100 50 {[mfork_info rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still runs" }
+        assert_equal $calls [lindex [r mfork.done] 0]
+    }
+}
