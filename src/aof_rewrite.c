@@ -515,7 +515,7 @@ void aofRewriteSchedule(void) { aof_rewrite.scheduled = 1; }
 void aofRewriteUnschedule(void) { aof_rewrite.scheduled = 0; }
 
 int aofRewriteStart(void) {
-    if (aofRewriteInProgress() || rdbBgsaveInProgress()) {
+    if (aofRewriteInProgress() || rdbBgsaveInProgress() || moduleForkInProgress()) {
         aof_rewrite.scheduled = 1;
         return C_OK;
     }
@@ -679,7 +679,7 @@ void aofRewriteCron(void) {
     }
     if (aof_rewrite.forkless) return; /* snapshot.c calls back when it is done */
     int retry_allowed = aof_rewrite.last_status == C_OK || mstime() - aof_rewrite.last_failure_ms > REWRITE_RETRY_MS;
-    if (rdbBgsaveInProgress()) return;
+    if (rdbBgsaveInProgress() || moduleForkInProgress()) return;
     /* BGREWRITEAOF may be scheduled with the AOF off. The limit is looked
      * at first, as Redis does, so its line is logged as soon as a rewrite
      * is due, not after the retry delay. */
@@ -748,7 +748,7 @@ void bgrewriteaofCommand(client *c) {
         addReplyError(c, "Background append only file rewriting already in progress");
         return;
     }
-    if (rdbBgsaveInProgress() || server.in_exec) {
+    if (rdbBgsaveInProgress() || moduleForkInProgress() || server.in_exec) {
         aof_rewrite.scheduled = 1;
         addReplyStatus(c, "Background append only file rewriting scheduled");
         return;

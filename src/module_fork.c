@@ -9,6 +9,9 @@
  *   a BGSAVE, AOF rewrite or replication child (hasActiveChildProcess) or
  *   another module child runs. Without fork() (HAVE_FORK=0, a seccomp
  *   filter) it fails with snapshotFork()'s errno, ENOSYS.
+ *   While it runs the module child counts as a fork child
+ *   (hasActiveChildProcess, snapshotForkChildExists): BGSAVE is refused
+ *   or scheduled, BGREWRITEAOF and the save rules wait for it.
  * - The child is reaped by a timer of its own (every 100 ms, as rdb.c's
  *   cron reaps a BGSAVE child), which also drains childinfo.c's pipe; the
  *   done handler gets the exit status (-1 when killed) and the signal (0

@@ -2000,7 +2000,7 @@ void bgsaveCommand(client *c) {
     }
     if (bgsaveRunning()) {
         addReplyError(c, "Background save already in progress");
-    } else if (aofRewriteInProgress()) {
+    } else if (aofRewriteInProgress() || moduleForkInProgress()) {
         if (schedule) {
             bgsave.scheduled = 1;
             addReplyStatus(c, "Background saving scheduled");
@@ -2035,7 +2035,8 @@ static int rdbCron(struct aeEventLoop *el, long long id, void *data) {
         int status;
         if (waitpid(bgsave.child, &status, WNOHANG) == bgsave.child) bgsaveDone(bgsave.child, status);
         else childInfoPoll();
-    } else if (!bgsaveRunning() && !aofRewriteInProgress() && (bgsave.scheduled || saveRuleDue())) {
+    } else if (!bgsaveRunning() && !aofRewriteInProgress() && !moduleForkInProgress() &&
+               (bgsave.scheduled || saveRuleDue())) {
         bgsave.scheduled = 0;
         bgsaveStart();
     }

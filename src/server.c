@@ -566,7 +566,7 @@ static dictType errorsDictType = {
  * then grow or shrink only when far out of proportion (which also stops the
  * cron's rehash steps) and lookups leave key access times alone. */
 int hasActiveChildProcess(void) {
-    return aofRewriteInProgress() || rdbBgsaveInProgress() || replicationChildActive();
+    return aofRewriteInProgress() || rdbBgsaveInProgress() || replicationChildActive() || moduleForkInProgress();
 }
 
 /* Only a fork child makes resizing costly: a forkless snapshot (snapshot.c)

@@ -991,7 +991,7 @@ void snapshotAbort(void) {
 /* ---- mode, fork, INFO ---------------------------------------------------------------------- */
 
 int snapshotForkChildExists(void) {
-    if (replicationChildActive()) return 1;
+    if (replicationChildActive() || moduleForkInProgress()) return 1;
     return (aofRewriteInProgress() || rdbBgsaveInProgress()) && !snap.active;
 }
 

@@ -82,4 +82,22 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         wait_for_condition 100 50 {[mfork_info rdb_bgsave_in_progress] == 0} else { fail "BGSAVE still runs" }
         assert_equal $calls [lindex [r mfork.done] 0]
     }
+
+    test "While a module child runs, BGSAVE is refused or scheduled, BGREWRITEAOF scheduled" {
+        need_modules
+        set calls [lindex [r mfork.done] 0]
+        if {[catch {r mfork.fork 0 1000} pid]} { skip "fork() unavailable" }
+        set saves [mfork_info rdb_saves]
+        assert_error {ERR Another child process is active (AOF?): can't BGSAVE right now.*} {r bgsave}
+        assert_equal {Background saving scheduled} [r bgsave schedule]
+        assert_equal {Background append only file rewriting scheduled} [r bgrewriteaof]
+        assert_equal 0 [mfork_info rdb_bgsave_in_progress]
+        assert_equal 0 [mfork_info aof_rewrite_in_progress]
+        mfork_wait_done [expr {$calls + 1}]
+        # both run once the child has gone, one after the other
+        wait_for_condition 100 50 {[mfork_info rdb_saves] > $saves} else { fail "the scheduled BGSAVE never ran" }
+        wait_for_condition 100 50 {[mfork_info aof_rewrites] >= 1 && [mfork_info aof_rewrite_in_progress] == 0} else {
+            fail "the scheduled rewrite never ran"
+        }
+    }
 }
