@@ -1141,6 +1141,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleYieldGetApi(name, target) == MODAPI_OK) return MODAPI_OK;   /* module_yield.c's */
     if (moduleKeysGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_keys.c's */
     if (moduleStreamGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_stream.c's */
+    if (moduleScanGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_scan.c's */
     if (moduleNotifyGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_notify.c's */
     if (moduleEventsGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_events.c's */
     if (moduleDictGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_dict.c's */

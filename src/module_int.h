@@ -144,6 +144,8 @@ void moduleKeyRangeStop(moduleKey *k); /* CloseKey's: ends the key's range itera
 /* module_stream.c: the stream key API */
 int moduleStreamGetApi(const char *name, void *target);
 void moduleStreamIterFree(moduleKey *k); /* CloseKey's: ends the key's stream iterator */
+/* module_scan.c: Scan and ScanKey */
+int moduleScanGetApi(const char *name, void *target);
 /* module_notify.c: keyspace notifications */
 int moduleNotifyGetApi(const char *name, void *target);
 void moduleNotifyRelease(module *m); /* its subscriptions end */
