@@ -49,25 +49,29 @@ static int nbadregs;
 /* bools and enums: an int */
 static int getInt(const char *name, void *privdata) {
     (void)name;
-    return *(int *)privdata;
+    const int *v = privdata;
+    return *v;
 }
 
 static int setInt(const char *name, int val, void *privdata, RedisModuleString **err) {
     (void)name, (void)err;
     sets++;
-    *(int *)privdata = val;
+    int *v = privdata;
+    *v = val;
     return REDISMODULE_OK;
 }
 
 static long long getNum(const char *name, void *privdata) {
     (void)name;
-    return *(long long *)privdata;
+    const long long *v = privdata;
+    return *v;
 }
 
 static int setNum(const char *name, long long val, void *privdata, RedisModuleString **err) {
     (void)name, (void)err;
     sets++;
-    *(long long *)privdata = val;
+    long long *v = privdata;
+    *v = val;
     return REDISMODULE_OK;
 }
 

@@ -107,8 +107,8 @@ static int keyInfo(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     RedisModuleKey *k = openKey(ctx, argv[1], 0);
     RedisModule_ReplyWithArray(ctx, 2);
-    const RedisModuleString *name = RedisModule_GetKeyNameFromModuleKey(k);
-    if (name) RedisModule_ReplyWithString(ctx, (RedisModuleString *)name);
+    RedisModuleString *name = (void *)RedisModule_GetKeyNameFromModuleKey(k); /* the API hands it back const */
+    if (name) RedisModule_ReplyWithString(ctx, name);
     else RedisModule_ReplyWithNull(ctx);
     RedisModule_ReplyWithLongLong(ctx, RedisModule_GetDbIdFromModuleKey(k));
     RedisModule_CloseKey(k);
@@ -196,8 +196,9 @@ static void *logTypeLoad(RedisModuleIO *io, int encver) {
 }
 
 static void logTypeSave(RedisModuleIO *io, void *value) {
-    RedisModule_SaveSigned(io, *(long long *)value);
-    RedisModule_LogIOError(io, "warning", "mmisc saving %lld (%s)", *(long long *)value, "LogIOError");
+    const long long *v = value;
+    RedisModule_SaveSigned(io, *v);
+    RedisModule_LogIOError(io, "warning", "mmisc saving %lld (%s)", *v, "LogIOError");
 }
 
 static void logTypeFree(void *value) { RedisModule_Free(value); }

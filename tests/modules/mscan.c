@@ -81,8 +81,8 @@ static int cmdAll(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static void onKeyDelete(RedisModuleCtx *ctx, RedisModuleString *keyname, RedisModuleKey *key, void *privdata) {
     (void)key;
     RedisModuleCallReply *r = RedisModule_Call(ctx, "DEL", "s", keyname);
-    if (r && RedisModule_CallReplyType(r) == REDISMODULE_REPLY_INTEGER)
-        *(long long *)privdata += RedisModule_CallReplyInteger(r);
+    long long *deleted = privdata;
+    if (r && RedisModule_CallReplyType(r) == REDISMODULE_REPLY_INTEGER) *deleted += RedisModule_CallReplyInteger(r);
     if (r) RedisModule_FreeCallReply(r);
 }
 
