@@ -75,19 +75,27 @@ static void wakePipeRead(aeEventLoop *el, int fd, void *data, int mask) {
     moduleHandleBlockedClients();
 }
 
-static int wakePipeSetup(void) {
-    if (wake_pipe[0] != -1) return C_OK;
-    if (pipe(wake_pipe) == -1) return C_ERR;
+/* A non-blocking, close-on-exec pipe whose read end the event loop
+ * watches with proc: how other threads wake the main one (here for
+ * unblocked clients, module_eventloop.c for one-shot callbacks). */
+int moduleWakePipeOpen(int fds[2], aeFileProc *proc) {
+    if (pipe(fds) == -1) return C_ERR;
     for (int j = 0; j < 2; j++) {
-        fcntl(wake_pipe[j], F_SETFL, fcntl(wake_pipe[j], F_GETFL) | O_NONBLOCK);
-        fcntl(wake_pipe[j], F_SETFD, FD_CLOEXEC);
+        fcntl(fds[j], F_SETFL, fcntl(fds[j], F_GETFL) | O_NONBLOCK);
+        fcntl(fds[j], F_SETFD, FD_CLOEXEC);
     }
-    if (aeCreateFileEvent(server.el, wake_pipe[0], AE_READABLE, wakePipeRead, NULL) == AE_ERR) {
-        close(wake_pipe[0]);
-        close(wake_pipe[1]);
-        wake_pipe[0] = wake_pipe[1] = -1;
+    if (aeCreateFileEvent(server.el, fds[0], AE_READABLE, proc, NULL) == AE_ERR) {
+        close(fds[0]);
+        close(fds[1]);
+        fds[0] = fds[1] = -1;
         return C_ERR;
     }
+    return C_OK;
+}
+
+static int wakePipeSetup(void) {
+    if (wake_pipe[0] != -1) return C_OK;
+    if (moduleWakePipeOpen(wake_pipe, wakePipeRead) != C_OK) return C_ERR;
     unblocked = listCreate();
     return C_OK;
 }

@@ -130,17 +130,7 @@ static void oneshotsRun(aeEventLoop *el, int fd, void *data, int mask) {
 /* Main thread only. */
 static int oneshotPipeSetup(void) {
     if (oneshot_pipe[0] != -1) return C_OK;
-    if (server.el == NULL || pipe(oneshot_pipe) == -1) return C_ERR;
-    for (int j = 0; j < 2; j++) {
-        fcntl(oneshot_pipe[j], F_SETFL, fcntl(oneshot_pipe[j], F_GETFL) | O_NONBLOCK);
-        fcntl(oneshot_pipe[j], F_SETFD, FD_CLOEXEC);
-    }
-    if (aeCreateFileEvent(server.el, oneshot_pipe[0], AE_READABLE, oneshotsRun, NULL) == AE_ERR) {
-        close(oneshot_pipe[0]);
-        close(oneshot_pipe[1]);
-        oneshot_pipe[0] = oneshot_pipe[1] = -1;
-        return C_ERR;
-    }
+    if (server.el == NULL || moduleWakePipeOpen(oneshot_pipe, oneshotsRun) != C_OK) return C_ERR;
     oneshots = listCreate();
     return C_OK;
 }

@@ -193,4 +193,6 @@ void moduleTypesRelease(module *m); /* a failed load's */
 void moduleCallReplyFree(void *reply); /* a root reply (auto memory's cleanup) */
 void moduleKeyClose(void *key);        /* a key handle (auto memory's cleanup) */
 
+int moduleWakePipeOpen(int fds[2], aeFileProc *proc); /* module_block.c: a loop-watched wake-up pipe */
+
 #endif
