@@ -105,6 +105,7 @@ static void moduleFree(module *m) {
     moduleNotifyRelease(m);
     moduleEventsRelease(m);
     moduleConfigsRelease(m);
+    moduleFiltersRelease(m);
     listRelease(m->commands);
     for (int j = 0; j < m->argc; j++) decrRefCount(m->argv[j]);
     zfree(m->argv);

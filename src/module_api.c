@@ -607,8 +607,12 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
     c->argc = c->argv_len = argc;
     c->resp = resp == -1 ? (ctx->client ? ctx->client->resp : 2) : resp;
     c->db = ctx->client ? ctx->client->db : server.db;
+    if (ctx->module) ctx->module->in_call++;
+    if (moduleCommandFiltersActive()) moduleCallCommandFilters(c); /* may change argv and argc */
+    argv = c->argv;
+    argc = c->argc;
     callReply *reply = NULL;
-    redisCommand *cmd = lookupCommand(argv, argc);
+    redisCommand *cmd = argc ? lookupCommand(argv, argc) : NULL;
     if (cmd == NULL) {
         errno = ENOENT;
     } else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
@@ -630,6 +634,7 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
     c->argv = NULL;
     c->argc = c->argv_len = 0;
     c->cmd = NULL;
+    if (ctx->module) ctx->module->in_call--;
     if (--call_depth) moduleTempClientRelease(c);
     return reply;
 }
@@ -1151,6 +1156,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleSharedGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_shared.c's */
     if (moduleEventLoopGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_eventloop.c's */
     if (moduleForkGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_fork.c's */
+    if (moduleFilterGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_filter.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

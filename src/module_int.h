@@ -29,6 +29,7 @@ typedef struct module {
     int timers;         /* timers pending, neither fired nor stopped (module_timer.c): nor can this one */
     ModuleInfoFunc info_cb; /* RegisterInfoFunc's: its INFO sections (module_info.c), or NULL */
     int configs_loaded; /* LoadConfigs succeeded (module_config.c) */
+    int in_call;        /* its Calls under way (module_api.c): NOSELF filters skip them (module_filter.c) */
 } module;
 
 /* The binding between a command table entry and a module's handler. */
@@ -179,6 +180,9 @@ void moduleSharedRelease(module *m);    /* unloaded or failed to load: its expor
 sds moduleSharedCatDeps(sds info, module *m, int usedby); /* INFO's usedby/using names */
 /* module_eventloop.c: EventLoopAdd/Del/AddOneShot */
 int moduleEventLoopGetApi(const char *name, void *target);
+/* module_filter.c: command filters (processCommand's side is in server.h) */
+int moduleFilterGetApi(const char *name, void *target);
+void moduleFiltersRelease(module *m); /* unloaded or failed to load: its filters go */
 /* module_fork.c: Fork, SendChildHeartbeat, ExitFromChild, KillForkChild */
 int moduleForkGetApi(const char *name, void *target);
 

@@ -345,17 +345,26 @@ static void countRefusal(redisCommand *cmd, sds err) {
     callChargeErrors();
 }
 
+/* argv becomes the fake client's whatever happens: the caller releases
+ * the fake client's argv afterwards, which module filters may have
+ * rewritten (as in Redis 7.0, scripts' calls pass them). */
 void scriptCall(scriptRunCtx *ctx, robj **argv, int argc, sds *err) {
     client *c = ctx->fake;
-    redisCommand *cmd = lookupCommand(argv, argc);
+    c->argv = argv;
+    c->argc = argc;
+    c->argv_len = argc;
+    c->cmd = NULL;
+    if (moduleCommandFiltersActive()) {
+        moduleCallCommandFilters(c); /* module_filter.c */
+        argv = c->argv;
+        argc = c->argc;
+    }
+    redisCommand *cmd = argc ? lookupCommand(argv, argc) : NULL;
     if (verifyCommand(ctx, cmd, argv, argc, err) != C_OK) {
         countRefusal(cmd, *err);
         return;
     }
     if (cmd->flags & CMD_WRITE) ctx->flags |= SCRIPT_RUN_WRITE_DIRTY;
-    c->argv = argv;
-    c->argc = argc;
-    c->argv_len = argc;
     c->cmd = c->lastcmd = c->realcmd = cmd;
     /* cluster mode: only this node's keys, of one slot unless allow-cross-slot-keys (cluster.c) */
     *err = clusterScriptRefusal(c, ctx->caller, (ctx->flags & SCRIPT_RUN_ALLOW_CROSS_SLOT) != 0);

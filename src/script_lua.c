@@ -544,10 +544,9 @@ static int luaRedisCommand(lua_State *lua, int raise) {
      * reply */
     lua_settop(lua, 0);
     sds err = NULL;
-    scriptCall(ctx, argv, argc, &err);
+    scriptCall(ctx, argv, argc, &err); /* argv is the fake client's from here */
     if (err) {
-        for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
-        zfree(argv);
+        freeFakeArgv(ctx->fake);
         pushErrorTable(lua, err, sdslen(err));
         markErrorCounted(lua);
         sdsfree(err);

@@ -380,6 +380,13 @@ static sds protectedCommandRefusal(client *c) {
 }
 
 int processCommand(client *c) {
+    if (moduleCommandFiltersActive()) {
+        moduleCallCommandFilters(c); /* module_filter.c: may rewrite argv */
+        if (c->argc == 0) {          /* a filter deleted every argument */
+            rejectCommandSds(c, sdsnew("unknown command '', with args beginning with: "));
+            return C_OK;
+        }
+    }
     c->cmd = c->lastcmd = c->realcmd = lookupClientCommand(c);
     if (c->cmd == NULL) {
         rejectCommandSds(c, unknownCommandError(c));

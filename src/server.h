@@ -908,6 +908,9 @@ void moduleConfigQueueDiscard(void);                /* the values queued for mod
 /* module_info.c: INFO's "Modules" lines, and the sections modules add (names NULL: all) */
 sds moduleInfoList(sds info);
 int moduleForkInProgress(void);      /* module_fork.c: a module's fork child runs */
+extern int moduleCommandFilterCount;  /* module_filter.c: filters registered (processCommand runs them) */
+static inline int moduleCommandFiltersActive(void) { return moduleCommandFilterCount; }
+void moduleCallCommandFilters(client *c); /* they see, and may rewrite, c's argv before lookup */
 size_t moduleForkLastCowSize(void); /* its last child's copy-on-write bytes */
 sds moduleInfoCollect(sds info, const char *const *names, int names_count, int for_crash_report, int *sections);
 /* module_block.c / module_thread.c: the event loop's and blocked.c's hooks */

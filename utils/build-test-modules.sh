@@ -33,7 +33,9 @@ if [ "$(cat "$out/tarball" 2>/dev/null)" != "$tarball" ] || [ ! -f "$out/redismo
 fi
 for src in tests/modules/*.c; do
     so="$out/$(basename "$src" .c).so"
-    if [ ! -f "$so" ] || [ "$src" -nt "$so" ] || [ "$out/redismodule.h" -nt "$so" ]; then
+    # tests/modules/*.h (code some test modules share) rebuild them all
+    if [ ! -f "$so" ] || [ "$src" -nt "$so" ] || [ "$out/redismodule.h" -nt "$so" ] ||
+        [ -n "$(find tests/modules -name '*.h' -newer "$so")" ]; then
         "$cc" -std=gnu11 -O1 -g -Wall -Wextra -fPIC -shared -I"$out" -o "$so" "$src" 2>"$out/cc.log" ||
             { echo "cannot compile $src: $(head -n 3 "$out/cc.log" | tr '\n' ' ')"; exit 1; }
     fi

@@ -7,6 +7,7 @@
  * another name (for duplicate-name tests); "keep" makes OnUnload refuse.
  */
 #include "redismodule.h"
+#include "mcall.h" /* mtest.call cmd arg...: mcallCommand */
 #include <string.h>
 #include <strings.h>
 
@@ -94,17 +95,6 @@ static int cmdStrings(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithLongLong(ctx, badll);
     RedisModule_ReplyWithLongLong(ctx, okd && dbl == 0.5);
     RedisModule_ReplyWithLongLong(ctx, RedisModule_StringCompare(p, c) < 0);
-    return REDISMODULE_OK;
-}
-
-/* mtest.call cmd arg...: runs it with RedisModule_Call, replies what it got. */
-static int cmdCall(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    if (argc < 2) return RedisModule_WrongArity(ctx);
-    const char *cmd = RedisModule_StringPtrLen(argv[1], NULL);
-    RedisModuleCallReply *reply = RedisModule_Call(ctx, cmd, "v", argv + 2, (size_t)(argc - 2));
-    if (reply == NULL) return RedisModule_ReplyWithError(ctx, "ERR call failed");
-    RedisModule_ReplyWithCallReply(ctx, reply);
-    RedisModule_FreeCallReply(reply);
     return REDISMODULE_OK;
 }
 
@@ -305,7 +295,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (RedisModule_CreateCommand(ctx, "mtest.echo", cmdEcho, "readonly fast", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.reply", cmdReply, "", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.strings", cmdStrings, "", 0, 0, 0) == REDISMODULE_ERR ||
-        RedisModule_CreateCommand(ctx, "mtest.call", cmdCall, "write", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mtest.call", mcallCommand, "write", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.callinfo", cmdCallInfo, "write", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.db", cmdDb, "", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mtest.log", cmdLog, "admin", 0, 0, 0) == REDISMODULE_ERR ||
