@@ -12,6 +12,12 @@
  *   Redis. A selector keeps one bit per command id, so the check on the
  *   hot path is one bit test; "+cmd|arg" for a command without
  *   subcommands keeps allowed first arguments beside the bitmap.
+ * - Commands modules add at run time have ids past the table's
+ *   (server.c keeps a name's id across a module's reloads); each bitmap
+ *   has ACL_RUNTIME_COMMAND_SLOTS bits for them, so "+mod.cmd" names one
+ *   and +@all covers those loaded later, as in Redis 7.0 (whose bitmaps
+ *   hold 1024 commands). They belong to no category. A command past even
+ *   those slots is allowed to +@all users only.
  * - A selector carries two "everything" flags: SEL_ALLCOMMANDS (every bit
  *   set: the check is skipped) and SEL_FUTURE (the rules began with +@all,
  *   which is what the description starts from). Removing one command
@@ -72,7 +78,9 @@ struct aclUser {
 
 static dict *users;            /* name -> aclUser* */
 static aclUser *default_user;
-static int command_slots;      /* highest command id + 1 */
+static int command_slots;      /* the table's highest command id + 1 */
+#define ACL_RUNTIME_COMMAND_SLOTS 1024
+static int acl_slots;          /* command_slots + ACL_RUNTIME_COMMAND_SLOTS: the bits a selector has */
 static int bitmap_words;
 static int acl_initialized;
 
@@ -90,23 +98,61 @@ int aclCategoryCount(void) { return CATEGORY_COUNT; }
 
 typedef void commandVisitor(redisCommand *cmd, void *ud);
 
-static void forEachCommand(commandVisitor *fn, void *ud) {
+static void forEachTableCommand(commandVisitor *fn, void *ud) {
     for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++) {
         fn(cmd, ud);
         for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++) fn(sub, ud);
     }
 }
 
+/* A module's command with a bit of its own (see acl_slots). */
+static int runtimeCommandHasBit(const redisCommand *cmd) {
+    return cmd->module_cmd != NULL && cmd->id >= command_slots && cmd->id < acl_slots;
+}
+
+/* The module commands under parent (NULL: top level) that have bits, by
+ * creation, each followed by its own (when recurse). */
+static void forEachRuntimeCommand(redisCommand *parent, int recurse, commandVisitor *fn, void *ud) {
+    if (parent ? parent->subcommands_dict == NULL : server.commands == NULL) return;
+    long n;
+    redisCommand **cmds = registeredModuleCommands(parent, &n);
+    for (long j = 0; j < n; j++) {
+        if (!runtimeCommandHasBit(cmds[j])) continue;
+        fn(cmds[j], ud);
+        if (recurse) forEachRuntimeCommand(cmds[j], 0, fn, ud);
+    }
+    zfree(cmds);
+}
+
+/* The table's commands, then the modules' (with their subcommands). */
+static void forEachCommand(commandVisitor *fn, void *ud) {
+    forEachTableCommand(fn, ud);
+    forEachRuntimeCommand(NULL, 1, fn, ud);
+}
+
+/* A rule's command name: the table's (original names), else a module's. */
 static redisCommand *tableCommand(const char *name, size_t len) {
     for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
         if (strlen(cmd->declared_name) == len && !strncasecmp(cmd->declared_name, name, len)) return cmd;
-    return NULL;
+    sds s = sdsnewlen(name, len);
+    redisCommand *cmd = lookupCommandBySds(s);
+    sdsfree(s);
+    return cmd && runtimeCommandHasBit(cmd) ? cmd : NULL;
 }
 
 static redisCommand *tableSubcommand(redisCommand *parent, const char *name, size_t len) {
     for (redisCommand *sub = parent->subcommands; sub && sub->declared_name; sub++)
         if (strlen(sub->declared_name) == len && !strncasecmp(sub->declared_name, name, len)) return sub;
-    return NULL;
+    if (parent->subcommands_dict == NULL) return NULL;
+    sds s = sdsnewlen(name, len);
+    redisCommand *sub = dictFetchValue(parent->subcommands_dict, s);
+    sdsfree(s);
+    return sub && runtimeCommandHasBit(sub) ? sub : NULL;
+}
+
+/* Whether cmd has subcommands a rule may name (the table's or a module's). */
+static int commandHasSubcommands(const redisCommand *cmd) {
+    return cmd->subcommands != NULL || (cmd->module_cmd && cmd->subcommands_dict && dictSize(cmd->subcommands_dict));
 }
 
 static void noteHighestId(redisCommand *cmd, void *ud) {
@@ -125,6 +171,9 @@ static void noteCategories(redisCommand *cmd, void *ud) {
 /* A module's command (module.c) registers after the tables were sized: its
  * id is past them, and it is judged from the command itself. */
 static int commandIsLate(const redisCommand *cmd) { return cmd->id >= command_slots; }
+
+/* Past even the runtime slots: no bit at all. */
+static int commandHasNoBit(const redisCommand *cmd) { return cmd->id >= acl_slots; }
 
 static unsigned categoriesOf(redisCommand *cmd) {
     return commandIsLate(cmd) ? aclCommandCategories(cmd) : command_categories[cmd->id];
@@ -161,7 +210,7 @@ static aclSelector *selectorCreate(unsigned flags) {
 
 static void selectorFreeFirstArgs(aclSelector *s) {
     if (s->firstargs == NULL) return;
-    for (int j = 0; j < command_slots; j++)
+    for (int j = 0; j < acl_slots; j++)
         if (s->firstargs[j]) listRelease(s->firstargs[j]);
     zfree(s->firstargs);
     s->firstargs = NULL;
@@ -181,8 +230,8 @@ static aclSelector *selectorDup(aclSelector *src) {
     aclSelector *s = selectorCreate(src->flags);
     memcpy(s->allowed, src->allowed, sizeof(uint64_t) * (size_t)bitmap_words);
     if (src->firstargs) {
-        s->firstargs = zcalloc(sizeof(list *) * (size_t)command_slots);
-        for (int j = 0; j < command_slots; j++) {
+        s->firstargs = zcalloc(sizeof(list *) * (size_t)acl_slots);
+        for (int j = 0; j < acl_slots; j++) {
             if (src->firstargs[j] == NULL) continue;
             s->firstargs[j] = listCreate();
             listSetFreeMethod(s->firstargs[j], sdsListFree);
@@ -223,14 +272,23 @@ static void dropFirstArgs(aclSelector *s, int id) {
     }
 }
 
+typedef struct commandChange {
+    aclSelector *s;
+    int allow;
+} commandChange;
+
+static void changeOneCommand(redisCommand *cmd, void *ud) {
+    commandChange *cc = ud;
+    setCommandBit(cc->s, cmd->id, cc->allow);
+    dropFirstArgs(cc->s, cmd->id);
+}
+
 /* A command and, for a container, all its subcommands. */
 static void changeCommand(aclSelector *s, redisCommand *cmd, int allow) {
-    setCommandBit(s, cmd->id, allow);
-    dropFirstArgs(s, cmd->id);
-    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++) {
-        setCommandBit(s, sub->id, allow);
-        dropFirstArgs(s, sub->id);
-    }
+    commandChange cc = {s, allow};
+    changeOneCommand(cmd, &cc);
+    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++) changeOneCommand(sub, &cc);
+    if (cmd->module_cmd) forEachRuntimeCommand(cmd, 0, changeOneCommand, &cc);
 }
 
 static void setAllCommands(aclSelector *s, int allow) {
@@ -260,7 +318,7 @@ static void changeCategory(aclSelector *s, int category, int allow) {
 }
 
 static void addFirstArg(aclSelector *s, int id, const char *arg, size_t len) {
-    if (s->firstargs == NULL) s->firstargs = zcalloc(sizeof(list *) * (size_t)command_slots);
+    if (s->firstargs == NULL) s->firstargs = zcalloc(sizeof(list *) * (size_t)acl_slots);
     if (s->firstargs[id] == NULL) {
         s->firstargs[id] = listCreate();
         listSetFreeMethod(s->firstargs[id], sdsListFree);
@@ -370,7 +428,7 @@ static const char *commandRule(aclSelector *s, const char *op, size_t len) {
         return NULL;
     }
     const char *rest = bar + 1, *end = op + len, *bar2 = memchr(rest, '|', (size_t)(end - rest));
-    if (cmd->subcommands) {
+    if (commandHasSubcommands(cmd)) {
         redisCommand *sub = tableSubcommand(cmd, rest, bar2 ? (size_t)(bar2 - rest) : (size_t)(end - rest));
         if (sub == NULL) return err_unknown;
         if (bar2) return err_subcommand_arg;
@@ -904,7 +962,7 @@ void aclAddReplyUser(client *c, aclUser *u) {
 
 static int commandAllowed(const aclSelector *s, redisCommand *cmd, robj **argv, int argc) {
     if (s->flags & SEL_ALLCOMMANDS || cmd->flags & CMD_NO_AUTH) return 1;
-    if (commandIsLate(cmd)) return 0; /* only +@all users may run module commands */
+    if (commandHasNoBit(cmd)) return 0; /* past the runtime slots: only +@all users */
     if (commandBit(s, cmd->id)) return 1;
     if (argc < 2 || s->firstargs == NULL || s->firstargs[cmd->id] == NULL) return 0;
     listIter li;
@@ -1205,12 +1263,13 @@ static aclUser *createDefaultUser(void) {
 /* Before the config file is read: `user` lines are checked against the
  * command table as they are read. */
 void aclInit(void) {
-    forEachCommand(noteHighestId, NULL);
-    bitmap_words = (command_slots + 63) / 64;
+    forEachTableCommand(noteHighestId, NULL);
+    acl_slots = command_slots + ACL_RUNTIME_COMMAND_SLOTS;
+    bitmap_words = (acl_slots + 63) / 64;
     command_categories = zcalloc(sizeof(unsigned) * (size_t)command_slots);
-    forEachCommand(noteCategories, NULL);
+    forEachTableCommand(noteCategories, NULL);
     command_has_keys = zcalloc((size_t)command_slots);
-    forEachCommand(noteHasKeys, NULL);
+    forEachTableCommand(noteHasKeys, NULL);
     users = aclCreateUsersTable();
     default_user = createDefaultUser();
     aclUserAddToTable(users, default_user);

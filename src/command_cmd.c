@@ -42,6 +42,39 @@ static int commandIsRegistered(redisCommand *cmd) {
     return found;
 }
 
+static int commandById(const void *a, const void *b) {
+    const redisCommand *x = *(redisCommand *const *)a, *y = *(redisCommand *const *)b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The registered commands under parent (NULL: the top level), in a stable
+ * order: the table's, then those modules created (CreateCommand,
+ * CreateSubcommand), in creation order. A zmalloc'd array of *count. */
+static redisCommand **collectCommands(redisCommand *parent, int with_table, long *count) {
+    dict *d = parent ? parent->subcommands_dict : server.commands;
+    long cap = d ? (long)dictSize(d) : 0, n = 0;
+    redisCommand **out = zmalloc(sizeof(*out) * (size_t)(cap ? cap : 1));
+    if (with_table)
+        for (redisCommand *cmd = parent ? parent->subcommands : redisCommandTable; cmd && cmd->declared_name; cmd++)
+            if (n < cap && commandIsRegistered(cmd)) out[n++] = cmd;
+    long table_count = n;
+    if (d) {
+        dictIterator *it = dictGetIterator(d);
+        dictEntry *de;
+        while ((de = dictNext(it)) != NULL) {
+            redisCommand *cmd = dictGetVal(de);
+            if (cmd->module_cmd && n < cap) out[n++] = cmd;
+        }
+        dictReleaseIterator(it);
+    }
+    qsort(out + table_count, (size_t)(n - table_count), sizeof(*out), commandById);
+    *count = n;
+    return out;
+}
+
+redisCommand **registeredCommands(redisCommand *parent, long *count) { return collectCommands(parent, 1, count); }
+redisCommand **registeredModuleCommands(redisCommand *parent, long *count) { return collectCommands(parent, 0, count); }
+
 /* "get" or "config|get" (case-insensitive); NULL if no such command. */
 redisCommand *lookupCommandByFullName(const char *name) {
     const char *bar = strchr(name, '|');
@@ -57,23 +90,22 @@ redisCommand *lookupCommandByFullName(const char *name) {
 }
 
 static long countRegisteredSubcommands(redisCommand *cmd) {
-    long n = 0;
-    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)
-        if (commandIsRegistered(sub)) n++;
-    return n;
+    return cmd->subcommands_dict ? (long)dictSize(cmd->subcommands_dict) : 0;
 }
 
 /* ---- flags and ACL categories ----------------------------------------------------------------- */
 
-/* Not declared in the table but computed from the key specs. */
+/* Not declared in the table but computed: from the key specs, and from
+ * being a module's command. */
 #define FLAG_MOVABLE_KEYS (1ULL << 63)
+#define FLAG_MODULE (1ULL << 62)
 
 /* In Redis's order, which is the order COMMAND INFO lists them in. */
 static const struct {
     uint64_t flag;
     const char *name;
 } command_flag_names[] = {
-    {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
+    {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"}, {FLAG_MODULE, "module"},
     {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
     {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
     {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_ASKING, "asking"}, {CMD_FAST, "fast"},
@@ -132,7 +164,9 @@ static unsigned handOrGroupCategories(redisCommand *cmd) {
     return category < 0 ? 0 : ACL_BIT(category);
 }
 
+/* A module's command has none in Redis 7.0 (only +@all reaches it). */
 unsigned aclCommandCategories(redisCommand *cmd) {
+    if (cmd->module_cmd) return 0;
     unsigned cats = handOrGroupCategories(cmd);
     if (cmd->flags & CMD_WRITE) cats |= ACL_BIT(ACL_WRITE);
     if (cmd->flags & CMD_READONLY && !(cats & ACL_BIT(ACL_SCRIPTING))) cats |= ACL_BIT(ACL_READ);
@@ -153,7 +187,7 @@ int aclCategoryIndexByName(const char *name) {
 
 static void addReplyCommandFlags(client *c, redisCommand *cmd) {
     size_t count = 0, n = sizeof command_flag_names / sizeof command_flag_names[0];
-    uint64_t flags = cmd->flags | (commandHasMovableKeys(cmd) ? FLAG_MOVABLE_KEYS : 0);
+    uint64_t flags = cmd->flags | (commandHasMovableKeys(cmd) ? FLAG_MOVABLE_KEYS : 0) | (cmd->module_cmd ? FLAG_MODULE : 0);
     for (size_t j = 0; j < n; j++)
         if (flags & command_flag_names[j].flag) count++;
     addReplySetLen(c, (long)count);
@@ -287,23 +321,23 @@ static void addReplyCommandInfo(client *c, redisCommand *cmd) {
     addReplyCommandTips(c, cmd);
     addReplyCommandKeySpecs(c, cmd);
     /* Redis: an empty set without subcommands, else an array. */
-    if (cmd->subcommands) addReplyArrayLen(c, countRegisteredSubcommands(cmd));
-    else addReplySetLen(c, 0);
-    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)
-        if (commandIsRegistered(sub)) addReplyCommandInfo(c, sub);
-}
-
-static long countRegisteredCommands(void) {
-    long n = 0;
-    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
-        if (commandIsRegistered(cmd)) n++;
-    return n;
+    if (cmd->subcommands || cmd->subcommands_dict) {
+        long n;
+        redisCommand **subs = registeredCommands(cmd, &n);
+        addReplyArrayLen(c, n);
+        for (long j = 0; j < n; j++) addReplyCommandInfo(c, subs[j]);
+        zfree(subs);
+    } else {
+        addReplySetLen(c, 0);
+    }
 }
 
 static void addReplyAllCommandsInfo(client *c) {
-    addReplyArrayLen(c, countRegisteredCommands());
-    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
-        if (commandIsRegistered(cmd)) addReplyCommandInfo(c, cmd);
+    long n;
+    redisCommand **cmds = registeredCommands(NULL, &n);
+    addReplyArrayLen(c, n);
+    for (long j = 0; j < n; j++) addReplyCommandInfo(c, cmds[j]);
+    zfree(cmds);
 }
 
 void commandCommand(client *c) {
@@ -640,16 +674,26 @@ static void addReplyDocArg(client *c, docArg *a) {
 
 /* ---- COMMAND DOCS ----------------------------------------------------------------------------------------------- */
 
+static void addReplyCommandsDocs(client *c, redisCommand *parent);
+
 static void addReplyCommandDocs(client *c, redisCommand *cmd) {
     redisCommand *top = cmd->parent ? cmd->parent : cmd;
     const char *group = commandGroupName(cmd->group ? cmd->group : top->group);
     const char *since = cmd->since ? cmd->since : top->since;
     docArg *args = parseHint(cmd->args_hint);
     long subs = countRegisteredSubcommands(cmd);
-    long fields = 1 + (since != NULL) + (group != NULL) + (cmd->complexity != NULL) + (args->nargs > 0) + (subs > 0);
+    /* A module's command: no summary nor since unless it set them, group
+     * "module" and the module's name, as Redis 7.0 documents them. */
+    const char *module_name = moduleCommandOwnerName(cmd);
+    if (module_name) group = "module";
+    int summary = cmd->summary != NULL || module_name == NULL;
+    long fields = summary + (since != NULL) + (group != NULL) + (cmd->complexity != NULL) + (module_name != NULL) +
+                  (args->nargs > 0) + (subs > 0);
     addReplyMapLen(c, fields);
-    addReplyBulkCString(c, "summary");
-    addReplyBulkCString(c, cmd->summary ? cmd->summary : "");
+    if (summary) {
+        addReplyBulkCString(c, "summary");
+        addReplyBulkCString(c, cmd->summary ? cmd->summary : "");
+    }
     if (since) {
         addReplyBulkCString(c, "since");
         addReplyBulkCString(c, since);
@@ -662,31 +706,35 @@ static void addReplyCommandDocs(client *c, redisCommand *cmd) {
         addReplyBulkCString(c, "complexity");
         addReplyBulkCString(c, cmd->complexity);
     }
+    if (module_name) {
+        addReplyBulkCString(c, "module");
+        addReplyBulkCString(c, module_name);
+    }
     if (args->nargs > 0) {
         addReplyBulkCString(c, "arguments");
         addReplyArrayLen(c, args->nargs);
         for (int j = 0; j < args->nargs; j++) addReplyDocArg(c, args->args[j]);
     }
     docArgFree(args);
-    if (subs > 0) {
-        addReplyBulkCString(c, "subcommands");
-        addReplyMapLen(c, subs);
-        for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++) {
-            if (!commandIsRegistered(sub)) continue;
-            addReplyBulkCBuffer(c, sub->fullname, sdslen(sub->fullname));
-            addReplyCommandDocs(c, sub);
-        }
+    if (subs > 0) addReplyCommandsDocs(c, cmd);
+}
+
+/* The docs of the registered commands under parent (NULL: all), as a map. */
+static void addReplyCommandsDocs(client *c, redisCommand *parent) {
+    long n;
+    redisCommand **cmds = registeredCommands(parent, &n);
+    if (parent) addReplyBulkCString(c, "subcommands");
+    addReplyMapLen(c, n);
+    for (long j = 0; j < n; j++) {
+        addReplyBulkCBuffer(c, cmds[j]->fullname, sdslen(cmds[j]->fullname));
+        addReplyCommandDocs(c, cmds[j]);
     }
+    zfree(cmds);
 }
 
 void commandDocsCommand(client *c) {
     if (c->argc == 2) {
-        addReplyMapLen(c, countRegisteredCommands());
-        for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++) {
-            if (!commandIsRegistered(cmd)) continue;
-            addReplyBulkCBuffer(c, cmd->fullname, sdslen(cmd->fullname));
-            addReplyCommandDocs(c, cmd);
-        }
+        addReplyCommandsDocs(c, NULL);
         return;
     }
     void *len = addReplyDeferredLen(c);
@@ -706,15 +754,22 @@ void commandDocsCommand(client *c) {
 typedef struct listFilter {
     const char *pattern; /* NULL: any */
     int category;        /* -1: any */
-    int nothing;         /* a filter nothing can pass (unknown category, any module) */
+    const char *module;  /* NULL: any; else the commands of the module of that name (any case) */
+    int nothing;         /* a filter nothing can pass (unknown category) */
 } listFilter;
 
 static int listFilterMatches(const listFilter *f, redisCommand *cmd) {
     if (f->nothing) return 0;
+    if (f->module) {
+        const char *owner = moduleCommandOwnerName(cmd);
+        if (owner == NULL || strcasecmp(owner, f->module)) return 0;
+    }
     if (f->pattern && !stringmatchlen(f->pattern, (int)strlen(f->pattern), cmd->fullname, (int)sdslen(cmd->fullname), 1))
         return 0;
     return f->category == -1 || (aclCommandCategories(cmd) & ACL_BIT(f->category));
 }
+
+static long addReplyMatchingNamesUnder(client *c, const listFilter *f, redisCommand *parent);
 
 static long addReplyMatchingNames(client *c, const listFilter *f, redisCommand *cmd) {
     long n = 0;
@@ -722,20 +777,27 @@ static long addReplyMatchingNames(client *c, const listFilter *f, redisCommand *
         addReplyBulkCBuffer(c, cmd->fullname, sdslen(cmd->fullname));
         n++;
     }
-    for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)
-        if (commandIsRegistered(sub)) n += addReplyMatchingNames(c, f, sub);
+    if (cmd->subcommands_dict) n += addReplyMatchingNamesUnder(c, f, cmd);
+    return n;
+}
+
+static long addReplyMatchingNamesUnder(client *c, const listFilter *f, redisCommand *parent) {
+    long count, n = 0;
+    redisCommand **cmds = registeredCommands(parent, &count);
+    for (long j = 0; j < count; j++) n += addReplyMatchingNames(c, f, cmds[j]);
+    zfree(cmds);
     return n;
 }
 
 void commandListCommand(client *c) {
-    listFilter f = {NULL, -1, 0};
+    listFilter f = {NULL, -1, NULL, 0};
     if (c->argc == 5 && !strcasecmp(c->argv[2]->ptr, "filterby")) {
         const char *kind = c->argv[3]->ptr, *value = c->argv[4]->ptr;
         if (!strcasecmp(kind, "pattern")) f.pattern = value;
         else if (!strcasecmp(kind, "aclcat")) {
             f.category = aclCategoryIndexByName(value);
             f.nothing = f.category == -1;
-        } else if (!strcasecmp(kind, "module")) f.nothing = 1; /* no modules */
+        } else if (!strcasecmp(kind, "module")) f.module = value;
         else {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
@@ -745,10 +807,7 @@ void commandListCommand(client *c) {
         return;
     }
     void *len = addReplyDeferredLen(c);
-    long n = 0;
-    for (redisCommand *cmd = redisCommandTable; cmd->declared_name; cmd++)
-        if (commandIsRegistered(cmd)) n += addReplyMatchingNames(c, &f, cmd);
-    setDeferredArrayLen(c, len, n);
+    setDeferredArrayLen(c, len, addReplyMatchingNamesUnder(c, &f, NULL));
 }
 
 /* ---- COMMAND GETKEYS and GETKEYSANDFLAGS ----------------------------------------------------------------------- */

@@ -40,8 +40,10 @@ int commandKeySpecs(redisCommand *cmd, const keySpec **specs, keySpec *derived) 
     *specs = NULL;
     if (cmd->firstkey <= 0) return 0;
     memset(derived, 0, sizeof(*derived));
-    int readonly = (cmd->flags & CMD_READONLY) && !(cmd->flags & CMD_WRITE);
-    derived->flags = readonly ? KSPEC_RO | KSPEC_ACCESS : KSPEC_RW | KSPEC_ACCESS | KSPEC_UPDATE;
+    /* Only module commands lack explicit specs: Redis 7.0 gives their
+     * legacy range full access whatever the command's flags, and variable
+     * flags when the module reports keys itself ("getkeys-api"). */
+    derived->flags = KSPEC_RW | KSPEC_ACCESS | KSPEC_UPDATE | (cmd->flags & CMD_MODULE_GETKEYS ? KSPEC_VARIABLE_FLAGS : 0);
     derived->bs_type = KSPEC_BS_INDEX;
     derived->bs.index = cmd->firstkey;
     derived->fk_type = KSPEC_FK_RANGE;
@@ -64,21 +66,38 @@ static uint64_t allSpecFlags(redisCommand *cmd, int invert) {
 }
 
 int commandHasKeys(redisCommand *cmd) {
-    return cmd->getkeys_proc != NULL || (allSpecFlags(cmd, 1) & KSPEC_NOT_KEY);
+    return cmd->getkeys_proc != NULL || (cmd->flags & CMD_MODULE_GETKEYS) || (allSpecFlags(cmd, 1) & KSPEC_NOT_KEY);
 }
 
+/* Redis 7.0's rule: a module's "getkeys-api" command moves its keys; one
+ * index+range spec does only when incomplete; several do when one is not
+ * an index+range, steps by more than 1, does not follow the previous range
+ * or is incomplete. */
 int commandHasMovableKeys(redisCommand *cmd) {
+    if (cmd->flags & CMD_MODULE_GETKEYS) return 1;
     keySpec derived;
     const keySpec *specs;
     int n = commandKeySpecs(cmd, &specs, &derived);
-    for (int j = 0; j < n; j++)
-        if (specs[j].bs_type != KSPEC_BS_INDEX || specs[j].fk_type != KSPEC_FK_RANGE) return 1;
-    return 0;
+    if (n == 0) return 0;
+    if (n == 1 && specs[0].bs_type == KSPEC_BS_INDEX && specs[0].fk_type == KSPEC_FK_RANGE)
+        return (specs[0].flags & KSPEC_INCOMPLETE) != 0;
+    int ranges = 0;
+    unsigned prev_last = 0;
+    for (int j = 0; j < n; j++) {
+        const keySpec *s = &specs[j];
+        if (s->bs_type != KSPEC_BS_INDEX || s->fk_type != KSPEC_FK_RANGE) return 1;
+        if (s->fk.range.keystep != 1 || (prev_last && prev_last != (unsigned)(s->bs.index - 1))) return 1;
+        if (s->flags & KSPEC_INCOMPLETE) return 1;
+        int last = s->fk.range.lastkey >= 0 ? s->fk.range.lastkey + s->bs.index : s->fk.range.lastkey;
+        if ((unsigned)last > prev_last) prev_last = (unsigned)last; /* unsigned: a negative last is the largest */
+        ranges++;
+    }
+    return ranges == 0;
 }
 
 /* ---- results ------------------------------------------------------------------------------------------------- */
 
-static void addKey(getKeysResult *result, int pos, uint64_t flags) {
+void getKeysAddKey(getKeysResult *result, int pos, uint64_t flags) {
     if (result->numkeys == result->size) {
         result->size = result->size ? result->size * 2 : 8;
         result->keys = zrealloc(result->keys, sizeof(keyReference) * (size_t)result->size);
@@ -138,7 +157,7 @@ static int specFindKeys(const keySpec *spec, robj **argv, int argc, int first, g
         return 0;
     }
     if (last >= argc || last < first || first >= argc || step <= 0) return 0;
-    for (long long i = first; i <= last; i += step) addKey(result, (int)i, spec->flags);
+    for (long long i = first; i <= last; i += step) getKeysAddKey(result, (int)i, spec->flags);
     return !(spec->flags & KSPEC_INCOMPLETE);
 }
 
@@ -167,6 +186,7 @@ int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, getKeysResult *
         int found = getKeysUsingSpecs(specs, n, argv, argc, result);
         if (found >= 0) return found;
     }
+    if (cmd->flags & CMD_MODULE_GETKEYS) return moduleGetKeysViaApi(cmd, argv, argc, result);
     if (cmd->getkeys_proc) return cmd->getkeys_proc(cmd, argv, argc, result);
     return 0;
 }
@@ -183,7 +203,7 @@ int setGetKeys(redisCommand *cmd, robj **argv, int argc, getKeysResult *result) 
             break;
         }
     }
-    addKey(result, 1, flags);
+    getKeysAddKey(result, 1, flags);
     return result->numkeys;
 }
 
@@ -200,7 +220,7 @@ int bitfieldGetKeys(redisCommand *cmd, robj **argv, int argc, getKeysResult *res
         else if (!strcasecmp(op, "overflow") && rest >= 1) i += 1;
         else readonly = 0; /* SET, INCRBY, or a syntax error */
     }
-    addKey(result, 1, readonly ? KSPEC_RO | KSPEC_ACCESS : KSPEC_RW | KSPEC_ACCESS | KSPEC_UPDATE);
+    getKeysAddKey(result, 1, readonly ? KSPEC_RO | KSPEC_ACCESS : KSPEC_RW | KSPEC_ACCESS | KSPEC_UPDATE);
     return result->numkeys;
 }
 
@@ -218,11 +238,11 @@ int migrateGetKeys(redisCommand *cmd, robj **argv, int argc, getKeysResult *resu
             i += 2;
         } else if (!strcasecmp(opt, "keys")) {
             if (sdslen(argv[3]->ptr) != 0) return 0;
-            for (int k = i + 1; k < argc; k++) addKey(result, k, flags);
+            for (int k = i + 1; k < argc; k++) getKeysAddKey(result, k, flags);
             return result->numkeys;
         }
     }
-    addKey(result, 3, flags);
+    getKeysAddKey(result, 3, flags);
     return result->numkeys;
 }
 
@@ -240,8 +260,8 @@ static int sortKeys(redisCommand *cmd, robj **argv, int argc, getKeysResult *res
         else if (!strcasecmp(arg, "get") || !strcasecmp(arg, "by")) i += 1;
         else if (!strcasecmp(arg, "store") && i + 1 < argc) store = i + 1;
     }
-    addKey(result, 1, n > 0 ? specs[0].flags : KSPEC_RO | KSPEC_ACCESS);
-    if (store) addKey(result, store, n > 2 ? specs[2].flags : KSPEC_OW | KSPEC_UPDATE);
+    getKeysAddKey(result, 1, n > 0 ? specs[0].flags : KSPEC_RO | KSPEC_ACCESS);
+    if (store) getKeysAddKey(result, store, n > 2 ? specs[2].flags : KSPEC_OW | KSPEC_UPDATE);
     return result->numkeys;
 }
 
@@ -261,7 +281,7 @@ static int keynumKeys(robj **argv, int argc, int at, getKeysResult *result) {
     if (at >= argc) return 0;
     int count = lenientCount(argv[at]);
     if (count < 1 || count > argc - at - 1) return 0;
-    for (int j = 0; j < count; j++) addKey(result, at + 1 + j, 0);
+    for (int j = 0; j < count; j++) getKeysAddKey(result, at + 1 + j, 0);
     return result->numkeys;
 }
 
@@ -282,6 +302,6 @@ int numkeysSecondGetKeys(redisCommand *cmd, robj **argv, int argc, getKeysResult
 int zstoreGetKeys(redisCommand *cmd, robj **argv, int argc, getKeysResult *result) {
     (void)cmd;
     if (keynumKeys(argv, argc, 2, result) == 0) return 0;
-    addKey(result, 1, 0);
+    getKeysAddKey(result, 1, 0);
     return result->numkeys;
 }

@@ -209,7 +209,7 @@ static int64_t moduleCommandFlags(const char *s) {
         {"pubsub", CMD_PUBSUB}, {"random", 0}, {"blocking", CMD_BLOCKING},
         {"allow-stale", CMD_STALE}, {"no-monitor", CMD_SKIP_MONITOR}, {"no-slowlog", CMD_SKIP_SLOWLOG},
         {"fast", CMD_FAST}, {"no-auth", CMD_NO_AUTH}, {"may-replicate", CMD_MAY_REPLICATE},
-        {"getkeys-api", 0}, {"getchannels-api", 0}, {"no-cluster", 0},
+        {"getkeys-api", CMD_MODULE_GETKEYS}, {"getchannels-api", 0}, {"no-cluster", 0},
         {"no-mandatory-keys", CMD_NO_MANDATORY_KEYS}, {"allow-busy", CMD_ALLOW_BUSY},
     };
     int count;
@@ -272,6 +272,27 @@ int moduleCreateCommand(RedisModuleCtx *ctx, redisCommand *parent, const char *n
     }
     listAddNodeTail(ctx->module->commands, mc);
     return MODAPI_OK;
+}
+
+/* "getkeys-api": the handler is called with a keys-position request
+ * context (IsKeysPositionRequest) and reports each key with KeyAtPos or
+ * KeyAtPosWithFlags (module_api.c) into result; nothing else of the
+ * command runs. As in Redis, the specs still come first (keyspec.c). */
+int moduleGetKeysViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result) {
+    moduleCmd *mc = cmd->module_cmd;
+    result->numkeys = 0;
+    if (mc == NULL || mc->func == NULL) return 0;
+    RedisModuleCtx ctx;
+    moduleCtxInit(&ctx, mc->owner, NULL);
+    ctx.flags |= MODCTX_KEYS_POS_REQUEST;
+    ctx.keys_result = result;
+    mc->func(&ctx, argv, argc);
+    moduleCtxFinish(&ctx);
+    return result->numkeys;
+}
+
+const char *moduleCommandOwnerName(redisCommand *cmd) {
+    return cmd->module_cmd ? cmd->module_cmd->owner->name : NULL;
 }
 
 moduleCmd *moduleFindCommand(RedisModuleCtx *ctx, const char *name) {

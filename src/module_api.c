@@ -893,7 +893,20 @@ static int RM_CreateSubcommand(moduleCmd *parent, const char *name, ModuleCmdFun
 }
 
 static int RM_IsKeysPositionRequest(RedisModuleCtx *ctx) { return (ctx->flags & MODCTX_KEYS_POS_REQUEST) != 0; }
-static void RM_KeyAtPos(RedisModuleCtx *ctx, int pos) { (void)ctx, (void)pos; }
+/* A keys-position request's answer (module.c's moduleGetKeysViaApi):
+ * flags are REDISMODULE_CMD_KEY_*, the same bits as KSPEC_*. Outside such
+ * a request, or for a position that cannot be a key (<= 0), nothing. */
+static void RM_KeyAtPosWithFlags(RedisModuleCtx *ctx, int pos, int flags) {
+    if (!(ctx->flags & MODCTX_KEYS_POS_REQUEST) || ctx->keys_result == NULL || pos <= 0) return;
+    uint64_t known = KSPEC_RO | KSPEC_RW | KSPEC_OW | KSPEC_RM | KSPEC_ACCESS | KSPEC_UPDATE | KSPEC_INSERT |
+                     KSPEC_DELETE | KSPEC_NOT_KEY | KSPEC_INCOMPLETE | KSPEC_VARIABLE_FLAGS;
+    getKeysAddKey(ctx->keys_result, pos, (uint64_t)(unsigned)flags & known);
+}
+
+/* The older call: full access (RW ACCESS UPDATE), as Redis 7.0 reports it. */
+static void RM_KeyAtPos(RedisModuleCtx *ctx, int pos) {
+    RM_KeyAtPosWithFlags(ctx, pos, KSPEC_RW | KSPEC_ACCESS | KSPEC_UPDATE);
+}
 
 /* ---- replication ------------------------------------------------------------------- */
 
@@ -1120,6 +1133,7 @@ static const moduleApiEntry api_table[] = {
     MODULE_API(CallReplyStringPtr), MODULE_API(CallReplyArrayElement), MODULE_API(CallReplySetElement), MODULE_API(CallReplyMapElement),
     MODULE_API(CallReplyProto), MODULE_API(CreateStringFromCallReply),
     MODULE_API(CreateCommand), MODULE_API(GetCommand), MODULE_API(CreateSubcommand), MODULE_API(IsKeysPositionRequest), MODULE_API(KeyAtPos),
+    MODULE_API(KeyAtPosWithFlags),
     MODULE_API(Replicate), MODULE_API(ReplicateVerbatim),
     MODULE_API(OpenKey), MODULE_API(CloseKey), MODULE_API(KeyType), MODULE_API(ValueLength), MODULE_API(KeyExists), MODULE_API(DeleteKey), MODULE_API(UnlinkKey),
     MODULE_API(StringSet), MODULE_API(StringDMA), MODULE_API(StringTruncate), MODULE_API(GetExpire), MODULE_API(SetExpire),

@@ -206,6 +206,19 @@ static void populateCommandTable(void) {
         registerCommand(server.commands, cmd, NULL);
 }
 
+/* A command added at run time keeps the id its full name had before (a
+ * module unloaded and loaded again): ACL rules are bits by id, and a
+ * user's "+mod.cmd" holds across reloads, as in Redis 7.0. */
+static int runtimeCommandId(sds fullname) {
+    static dict *ids; /* full name (any case) -> id + 1 */
+    if (ids == NULL) ids = dictCreate(&commandTableDictType);
+    dictEntry *de = dictFind(ids, fullname);
+    if (de) return (int)((intptr_t)dictGetVal(de) - 1);
+    int id = command_ids++;
+    dictAdd(ids, sdsdup(fullname), (void *)(intptr_t)(id + 1));
+    return id;
+}
+
 /* module.c's commands join and leave the table at run time: a top-level
  * command goes into server.commands, a subcommand into its container's
  * dict (created on its first subcommand). C_ERR when the name is taken. */
@@ -223,7 +236,7 @@ int commandTableAdd(redisCommand *cmd, redisCommand *parent) {
     cmd->parent = parent;
     cmd->fullname = parent ? sdscatfmt(sdsempty(), "%s|%s", parent->declared_name, cmd->declared_name)
                            : sdsnew(cmd->declared_name);
-    cmd->id = command_ids++;
+    cmd->id = runtimeCommandId(cmd->fullname);
     dictAdd(into, name, cmd);
     return C_OK;
 }

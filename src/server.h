@@ -107,6 +107,7 @@ typedef void redisCommandProc(struct client *c);
 #define CMD_NO_AUTH (1ULL << 15)
 #define CMD_MAY_REPLICATE (1ULL << 16)
 #define CMD_NO_MANDATORY_KEYS (1ULL << 19)
+#define CMD_MODULE_GETKEYS (1ULL << 21) /* a module command declared "getkeys-api": its handler reports its keys */
 #define CMD_PROTECTED (1ULL << 20) /* refused unless enable-debug/module-command allows it */
 #define CMD_NO_ASYNC_LOADING (1ULL << 23)
 #define CMD_NO_MULTI (1ULL << 24)
@@ -909,6 +910,8 @@ void moduleConfigQueueDiscard(void);                /* the values queued for mod
 sds moduleInfoList(sds info);
 int moduleForkInProgress(void);      /* module_fork.c: a module's fork child runs */
 extern int moduleCommandFilterCount;  /* module_filter.c: filters registered (processCommand runs them) */
+int moduleGetKeysViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result); /* module.c: "getkeys-api" */
+const char *moduleCommandOwnerName(redisCommand *cmd); /* module.c: the name of the module that made cmd */
 static inline int moduleCommandFiltersActive(void) { return moduleCommandFilterCount; }
 void moduleCallCommandFilters(client *c); /* they see, and may rewrite, c's argv before lookup */
 size_t moduleForkLastCowSize(void); /* its last child's copy-on-write bytes */
@@ -1446,6 +1449,11 @@ int commandKeySpecs(redisCommand *cmd, const keySpec **specs, keySpec *derived);
 int commandHasKeys(redisCommand *cmd);
 int commandHasMovableKeys(redisCommand *cmd);
 int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, getKeysResult *result);
+void getKeysAddKey(getKeysResult *result, int pos, uint64_t flags);
+/* command_cmd.c: the registered commands under parent (NULL: top level), the
+ * table's then the modules' by creation; a zmalloc'd array of *count */
+redisCommand **registeredCommands(redisCommand *parent, long *count);
+redisCommand **registeredModuleCommands(redisCommand *parent, long *count); /* the modules' only */
 void getKeysFreeResult(getKeysResult *result);
 
 /* ---- command handlers ---------------------------------------------------------- */

@@ -1,0 +1,64 @@
+/* mkeys.c -- a test module for the keys a module command declares and for
+ * how COMMAND describes module commands, used by
+ * tests/unit/moduleapi-keys-api.tcl. Built against Redis 7.0's
+ * redismodule.h by utils/build-test-modules.sh, so the same .so runs in
+ * Redis 7.0.15.
+ *
+ * MKEYS.MOVABLE n key... [arg...] ("getkeys-api", no legacy range): its
+ *   keys are the n arguments after n. Asked for its keys
+ *   (IsKeysPositionRequest), it reports the first with KeyAtPosWithFlags
+ *   (RO ACCESS), the others with KeyAtPos (full access), and tries
+ *   positions 0 and -1, which must be ignored. Run, it replies n after
+ *   calling KeyAtPos outside a request (which must do nothing).
+ * MKEYS.READ key ("readonly", legacy range 1 1 1): replies the key's type.
+ * MKEYS.BOX: a container ("readonly") with the subcommand GET key (legacy
+ *   range 1 1 1 of the subcommand's own arguments, as 7.0 counts them). */
+#include "redismodule.h"
+
+#include <string.h>
+
+static int movableCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 2) return RedisModule_WrongArity(ctx);
+    long long n;
+    if (RedisModule_StringToLongLong(argv[1], &n) != REDISMODULE_OK || n < 0 || n > argc - 2) {
+        if (RedisModule_IsKeysPositionRequest(ctx)) return REDISMODULE_OK;
+        return RedisModule_ReplyWithError(ctx, "ERR bad key count");
+    }
+    if (RedisModule_IsKeysPositionRequest(ctx)) {
+        RedisModule_KeyAtPos(ctx, 0);
+        RedisModule_KeyAtPos(ctx, -1);
+        for (long long j = 0; j < n; j++) {
+            if (j == 0)
+                RedisModule_KeyAtPosWithFlags(ctx, 2, REDISMODULE_CMD_KEY_RO | REDISMODULE_CMD_KEY_ACCESS);
+            else
+                RedisModule_KeyAtPos(ctx, (int)(2 + j));
+        }
+        return REDISMODULE_OK;
+    }
+    RedisModule_KeyAtPos(ctx, 2); /* not a keys request: ignored */
+    return RedisModule_ReplyWithLongLong(ctx, n);
+}
+
+static int readCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModuleCallReply *r = RedisModule_Call(ctx, "TYPE", "s", argv[1]);
+    if (r == NULL) return RedisModule_ReplyWithError(ctx, "ERR call failed");
+    RedisModule_ReplyWithCallReply(ctx, r);
+    RedisModule_FreeCallReply(r);
+    return REDISMODULE_OK;
+}
+
+int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv;
+    (void)argc;
+    if (RedisModule_Init(ctx, "mkeys", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    if (RedisModule_CreateCommand(ctx, "mkeys.movable", movableCmd, "readonly getkeys-api", 0, 0, 0) ==
+            REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mkeys.read", readCmd, "readonly", 1, 1, 1) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mkeys.box", NULL, "readonly", 0, 0, 0) == REDISMODULE_ERR)
+        return REDISMODULE_ERR;
+    RedisModuleCommand *box = RedisModule_GetCommand(ctx, "mkeys.box");
+    if (box == NULL || RedisModule_CreateSubcommand(box, "get", readCmd, "readonly", 1, 1, 1) == REDISMODULE_ERR)
+        return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
