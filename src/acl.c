@@ -1040,6 +1040,23 @@ static int commandKeys(redisCommand *cmd, robj **argv, int argc) {
     return getKeysFromCommand(cmd, argv, argc, &checked_keys);
 }
 
+/* A "getchannels-api" module command: the channels it reports as published
+ * to or subscribed (unsubscribing needs no permission), as Redis 7.0. */
+static int moduleChannelsCheck(const aclSelector *s, redisCommand *cmd, robj **argv, int argc, int *errpos) {
+    getKeysResult channels = {NULL, 0, 0};
+    int n = moduleGetChannelsViaApi(cmd, argv, argc, &channels), res = ACL_OK;
+    for (int j = 0; j < n; j++) {
+        keyReference *ref = &channels.keys[j];
+        if (!(ref->flags & (CMD_CHANNEL_PUBLISH | CMD_CHANNEL_SUBSCRIBE))) continue;
+        if (channelAllowed(s, argv[ref->pos], (ref->flags & CMD_CHANNEL_PATTERN) != 0)) continue;
+        *errpos = ref->pos;
+        res = ACL_DENIED_CHANNEL;
+        break;
+    }
+    getKeysFreeResult(&channels);
+    return res;
+}
+
 static int selectorCheck(const aclSelector *s, redisCommand *cmd, robj **argv, int argc, int *errpos) {
     if (!commandAllowed(s, cmd, argv, argc)) return ACL_DENIED_CMD;
     int has_keys = commandIsLate(cmd) ? commandHasKeys(cmd) : command_has_keys[cmd->id];
@@ -1051,6 +1068,8 @@ static int selectorCheck(const aclSelector *s, redisCommand *cmd, robj **argv, i
             return ACL_DENIED_KEY;
         }
     }
+    if (!(s->flags & SEL_ALLCHANNELS) && (cmd->flags & CMD_MODULE_GETCHANNELS))
+        return moduleChannelsCheck(s, cmd, argv, argc, errpos);
     int first, last, is_pattern;
     if (!(s->flags & SEL_ALLCHANNELS) && commandChannels(cmd, argc, &first, &last, &is_pattern)) {
         for (int j = first; j <= last; j++) {

@@ -209,7 +209,7 @@ static int64_t moduleCommandFlags(const char *s) {
         {"pubsub", CMD_PUBSUB}, {"random", 0}, {"blocking", CMD_BLOCKING},
         {"allow-stale", CMD_STALE}, {"no-monitor", CMD_SKIP_MONITOR}, {"no-slowlog", CMD_SKIP_SLOWLOG},
         {"fast", CMD_FAST}, {"no-auth", CMD_NO_AUTH}, {"may-replicate", CMD_MAY_REPLICATE},
-        {"getkeys-api", CMD_MODULE_GETKEYS}, {"getchannels-api", 0}, {"no-cluster", 0},
+        {"getkeys-api", CMD_MODULE_GETKEYS}, {"getchannels-api", CMD_MODULE_GETCHANNELS}, {"no-cluster", 0},
         {"no-mandatory-keys", CMD_NO_MANDATORY_KEYS}, {"allow-busy", CMD_ALLOW_BUSY},
     };
     int count;
@@ -274,21 +274,37 @@ int moduleCreateCommand(RedisModuleCtx *ctx, redisCommand *parent, const char *n
     return MODAPI_OK;
 }
 
-/* "getkeys-api": the handler is called with a keys-position request
- * context (IsKeysPositionRequest) and reports each key with KeyAtPos or
- * KeyAtPosWithFlags (module_api.c) into result; nothing else of the
- * command runs. As in Redis, the specs still come first (keyspec.c). */
-int moduleGetKeysViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result) {
+/* The handler called with a position request context (request is
+ * MODCTX_KEYS_POS_REQUEST or MODCTX_CHANNELS_POS_REQUEST): it reports
+ * positions into result (KeyAtPos*, ChannelAtPosWithFlags in
+ * module_api.c); nothing else of the command runs. */
+static int moduleAskPositions(redisCommand *cmd, robj **argv, int argc, getKeysResult *result, int request) {
     moduleCmd *mc = cmd->module_cmd;
     result->numkeys = 0;
     if (mc == NULL || mc->func == NULL) return 0;
     RedisModuleCtx ctx;
     moduleCtxInit(&ctx, mc->owner, NULL);
-    ctx.flags |= MODCTX_KEYS_POS_REQUEST;
+    ctx.flags |= request;
     ctx.keys_result = result;
     mc->func(&ctx, argv, argc);
     moduleCtxFinish(&ctx);
-    return result->numkeys;
+    /* a position past the arguments would be read by whoever asked: dropped */
+    int kept = 0;
+    for (int j = 0; j < result->numkeys; j++)
+        if (result->keys[j].pos < argc) result->keys[kept++] = result->keys[j];
+    result->numkeys = kept;
+    return kept;
+}
+
+/* "getkeys-api": as in Redis, the specs still come first (keyspec.c). */
+int moduleGetKeysViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result) {
+    return moduleAskPositions(cmd, argv, argc, result, MODCTX_KEYS_POS_REQUEST);
+}
+
+/* "getchannels-api": the only way a module command declares channels;
+ * positions with CMD_CHANNEL_* flags, for ACL (acl.c). */
+int moduleGetChannelsViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result) {
+    return moduleAskPositions(cmd, argv, argc, result, MODCTX_CHANNELS_POS_REQUEST);
 }
 
 const char *moduleCommandOwnerName(redisCommand *cmd) {

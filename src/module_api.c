@@ -903,6 +903,16 @@ static void RM_KeyAtPosWithFlags(RedisModuleCtx *ctx, int pos, int flags) {
     getKeysAddKey(ctx->keys_result, pos, (uint64_t)(unsigned)flags & known);
 }
 
+static int RM_IsChannelsPositionRequest(RedisModuleCtx *ctx) { return (ctx->flags & MODCTX_CHANNELS_POS_REQUEST) != 0; }
+
+/* A channels-position request's answer: flags REDISMODULE_CMD_CHANNEL_*
+ * (the same bits as CMD_CHANNEL_*); ignored elsewhere and for pos <= 0. */
+static void RM_ChannelAtPosWithFlags(RedisModuleCtx *ctx, int pos, int flags) {
+    if (!(ctx->flags & MODCTX_CHANNELS_POS_REQUEST) || ctx->keys_result == NULL || pos <= 0) return;
+    uint64_t known = CMD_CHANNEL_PATTERN | CMD_CHANNEL_PUBLISH | CMD_CHANNEL_SUBSCRIBE | CMD_CHANNEL_UNSUBSCRIBE;
+    getKeysAddKey(ctx->keys_result, pos, (uint64_t)(unsigned)flags & known);
+}
+
 /* The older call: full access (RW ACCESS UPDATE), as Redis 7.0 reports it. */
 static void RM_KeyAtPos(RedisModuleCtx *ctx, int pos) {
     RM_KeyAtPosWithFlags(ctx, pos, KSPEC_RW | KSPEC_ACCESS | KSPEC_UPDATE);
@@ -1133,7 +1143,7 @@ static const moduleApiEntry api_table[] = {
     MODULE_API(CallReplyStringPtr), MODULE_API(CallReplyArrayElement), MODULE_API(CallReplySetElement), MODULE_API(CallReplyMapElement),
     MODULE_API(CallReplyProto), MODULE_API(CreateStringFromCallReply),
     MODULE_API(CreateCommand), MODULE_API(GetCommand), MODULE_API(CreateSubcommand), MODULE_API(IsKeysPositionRequest), MODULE_API(KeyAtPos),
-    MODULE_API(KeyAtPosWithFlags),
+    MODULE_API(KeyAtPosWithFlags), MODULE_API(IsChannelsPositionRequest), MODULE_API(ChannelAtPosWithFlags),
     MODULE_API(Replicate), MODULE_API(ReplicateVerbatim),
     MODULE_API(OpenKey), MODULE_API(CloseKey), MODULE_API(KeyType), MODULE_API(ValueLength), MODULE_API(KeyExists), MODULE_API(DeleteKey), MODULE_API(UnlinkKey),
     MODULE_API(StringSet), MODULE_API(StringDMA), MODULE_API(StringTruncate), MODULE_API(GetExpire), MODULE_API(SetExpire),

@@ -45,6 +45,7 @@ typedef struct moduleCmd {
 #define MODCTX_BLOCKED_TIMEOUT (1 << 3)      /* its timeout callback */
 #define MODCTX_BLOCKED_DISCONNECTED (1 << 4) /* its privdata freed after its client went */
 #define MODCTX_THREAD_SAFE (1 << 5)          /* GetThreadSafeContext's: replies to reply_client */
+#define MODCTX_CHANNELS_POS_REQUEST (1 << 6) /* "getchannels-api": the handler reports channels */
 
 /* What a module's context releases when it ends (auto memory). */
 typedef struct autoItem {

@@ -108,6 +108,12 @@ typedef void redisCommandProc(struct client *c);
 #define CMD_MAY_REPLICATE (1ULL << 16)
 #define CMD_NO_MANDATORY_KEYS (1ULL << 19)
 #define CMD_MODULE_GETKEYS (1ULL << 21) /* a module command declared "getkeys-api": its handler reports its keys */
+#define CMD_MODULE_GETCHANNELS (1ULL << 22) /* ... "getchannels-api": and its channels (ACL checks them) */
+/* A module command's channel flags (ChannelAtPosWithFlags; Redis 7.0's values) */
+#define CMD_CHANNEL_PATTERN (1ULL << 0)
+#define CMD_CHANNEL_PUBLISH (1ULL << 1)
+#define CMD_CHANNEL_SUBSCRIBE (1ULL << 2)
+#define CMD_CHANNEL_UNSUBSCRIBE (1ULL << 3)
 #define CMD_PROTECTED (1ULL << 20) /* refused unless enable-debug/module-command allows it */
 #define CMD_NO_ASYNC_LOADING (1ULL << 23)
 #define CMD_NO_MULTI (1ULL << 24)
@@ -911,6 +917,7 @@ sds moduleInfoList(sds info);
 int moduleForkInProgress(void);      /* module_fork.c: a module's fork child runs */
 extern int moduleCommandFilterCount;  /* module_filter.c: filters registered (processCommand runs them) */
 int moduleGetKeysViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result); /* module.c: "getkeys-api" */
+int moduleGetChannelsViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result); /* "getchannels-api" */
 const char *moduleCommandOwnerName(redisCommand *cmd); /* module.c: the name of the module that made cmd */
 static inline int moduleCommandFiltersActive(void) { return moduleCommandFilterCount; }
 void moduleCallCommandFilters(client *c); /* they see, and may rewrite, c's argv before lookup */

@@ -12,7 +12,14 @@
  *   calling KeyAtPos outside a request (which must do nothing).
  * MKEYS.READ key ("readonly", legacy range 1 1 1): replies the key's type.
  * MKEYS.BOX: a container ("readonly") with the subcommand GET key (legacy
- *   range 1 1 1 of the subcommand's own arguments, as 7.0 counts them). */
+ *   range 1 1 1 of the subcommand's own arguments, as 7.0 counts them).
+ * MKEYS.CHAN kind channel ("getchannels-api"): asked for its channels
+ *   (IsChannelsPositionRequest) it reports argument 2 with
+ *   ChannelAtPosWithFlags, as published to (kind "pub"), pattern-subscribed
+ *   ("psub") or unsubscribed ("unsub"). Run, it replies its kind.
+ * MKEYS.FAR ("getkeys-api"): reports argument 1 and a position past the
+ *   arguments, which the server must drop (Redis 7.0 would read past argv:
+ *   the test uses it on ours only). */
 #include "redismodule.h"
 
 #include <string.h>
@@ -39,6 +46,29 @@ static int movableCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithLongLong(ctx, n);
 }
 
+static int chanCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_IsChannelsPositionRequest(ctx) ? REDISMODULE_OK : RedisModule_WrongArity(ctx);
+    const char *kind = RedisModule_StringPtrLen(argv[1], NULL);
+    if (RedisModule_IsChannelsPositionRequest(ctx)) {
+        int flags = !strcmp(kind, "pub")    ? REDISMODULE_CMD_CHANNEL_PUBLISH
+                    : !strcmp(kind, "psub") ? REDISMODULE_CMD_CHANNEL_SUBSCRIBE | REDISMODULE_CMD_CHANNEL_PATTERN
+                                            : REDISMODULE_CMD_CHANNEL_UNSUBSCRIBE;
+        RedisModule_ChannelAtPosWithFlags(ctx, 2, flags);
+        return REDISMODULE_OK;
+    }
+    return RedisModule_ReplyWithString(ctx, argv[1]);
+}
+
+static int farCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv;
+    if (RedisModule_IsKeysPositionRequest(ctx)) {
+        if (argc > 1) RedisModule_KeyAtPos(ctx, 1);
+        RedisModule_KeyAtPos(ctx, argc + 5);
+        return REDISMODULE_OK;
+    }
+    return RedisModule_ReplyWithLongLong(ctx, argc);
+}
+
 static int readCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     RedisModuleCallReply *r = RedisModule_Call(ctx, "TYPE", "s", argv[1]);
@@ -55,7 +85,9 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (RedisModule_CreateCommand(ctx, "mkeys.movable", movableCmd, "readonly getkeys-api", 0, 0, 0) ==
             REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mkeys.read", readCmd, "readonly", 1, 1, 1) == REDISMODULE_ERR ||
-        RedisModule_CreateCommand(ctx, "mkeys.box", NULL, "readonly", 0, 0, 0) == REDISMODULE_ERR)
+        RedisModule_CreateCommand(ctx, "mkeys.box", NULL, "readonly", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mkeys.chan", chanCmd, "getchannels-api", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mkeys.far", farCmd, "getkeys-api", 0, 0, 0) == REDISMODULE_ERR)
         return REDISMODULE_ERR;
     RedisModuleCommand *box = RedisModule_GetCommand(ctx, "mkeys.box");
     if (box == NULL || RedisModule_CreateSubcommand(box, "get", readCmd, "readonly", 1, 1, 1) == REDISMODULE_ERR)

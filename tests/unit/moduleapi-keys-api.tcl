@@ -55,7 +55,7 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal {mkeys.box|get} [lmap e [mkeys_info mkeys.box subcommands] {lindex $e 0}]
         set list [r command list]
         foreach name {mkeys.movable mkeys.read mkeys.box mkeys.box|get} { assert {[lsearch -exact $list $name] >= 0} $name }
-        assert_equal {mkeys.box mkeys.box|get mkeys.movable mkeys.read} [lsort [r command list filterby module mkeys]]
+        assert_equal {mkeys.box mkeys.box|get mkeys.chan mkeys.far mkeys.movable mkeys.read} [lsort [r command list filterby module mkeys]]
         assert_equal [lsort [r command list filterby module mkeys]] [lsort [r command list filterby module MKEYS]]
         assert_equal {} [r command list filterby module nosuchmodule]
         assert_equal {} [lsearch -all -inline -glob [r command list filterby aclcat read] mkeys.*]
@@ -81,6 +81,21 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal OK [r acl dryrun mk3 mkeys.read k]
     }
 
+    test "getchannels-api: ACL checks the channels a module command publishes to or subscribes" {
+        need_modules
+        r acl setuser ch on nopass {~*} +@all resetchannels {&news*}
+        assert_equal OK [r acl dryrun ch mkeys.chan pub news1]
+        assert_match {*no permissions to access the 'other' channel*} [r acl dryrun ch mkeys.chan pub other]
+        # a pattern must be one of the user's patterns as written
+        assert_equal OK [r acl dryrun ch mkeys.chan psub news*]
+        assert_match {*no permissions to access the 'n\*' channel*} [r acl dryrun ch mkeys.chan psub n*]
+        # unsubscribing needs no permission
+        assert_equal OK [r acl dryrun ch mkeys.chan unsub other]
+        assert_equal pub [r mkeys.chan pub anything]
+        assert_equal {readonly module} [mkeys_info mkeys.read flags]
+        assert_equal {module} [mkeys_info mkeys.chan flags]
+    }
+
     test "ACL rules name module commands and subcommands; +@all covers them" {
         need_modules
         r acl setuser mk4 on nopass {~*} +mkeys.read +mkeys.box|get
@@ -98,6 +113,20 @@ start_server {tags {module} overrides {enable-module-command yes}} {
 }
 
 start_server {tags {module} overrides {enable-module-command yes}} {
+    test "A key position past the arguments is dropped, not read (ours: Redis 7.0 reads past argv)" {
+        need_modules
+        if {![ours]} {
+            puts "    (skipped on the reference)"
+            return
+        }
+        assert_equal OK [r module load [file join $::module_dir mkeys.so]]
+        assert_equal {a} [r command getkeys mkeys.far a b]
+        r acl setuser far on nopass {~a*} +@all
+        assert_equal OK [r acl dryrun far mkeys.far a1 b]
+        assert_equal 3 [r mkeys.far a b]
+        assert_equal OK [r module unload mkeys]
+    }
+
     test "A user's rule on a module command holds when the module is loaded again (ours)" {
         need_modules
         if {![ours]} {
