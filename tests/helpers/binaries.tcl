@@ -59,6 +59,14 @@ proc reference_server {} {
 # --server /usr/bin/redis-server checks its expectations against Redis).
 proc ours {} { expr {[file normalize $::harness::opt(server)] ne "/usr/bin/redis-server"} }
 
+# In a test's body: the rest of the test runs on our server only; on the
+# reference it says why and the test ends (passing).
+proc ours_only {why} {
+    if {[ours]} return
+    puts "    (skipped on the reference: $why)"
+    return -code return
+}
+
 # Runs the reference REF on a copy of the dump RDB; returns a client, and
 # its pid in the variable named by PIDVAR.
 proc start_reference {ref rdb pidvar} {
