@@ -191,6 +191,34 @@ int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, getKeysResult *
     return 0;
 }
 
+/* Redis 7.0's older lookup, which modules' GetCommandKeysWithFlags still
+ * answers from: a module's getkeys-api, else the command's getkeys
+ * function, else its legacy first/last/step range -- whose keys carry no
+ * flags. A range past the arguments gives no keys. Redis has getkeys
+ * functions for every command whose keys move (GEORADIUS's STORE,
+ * XREAD's STREAMS ...), flagless where ours are not written: their keys
+ * come from the specs here, without flags. */
+int getKeysFromCommandLegacy(redisCommand *cmd, robj **argv, int argc, getKeysResult *result) {
+    result->numkeys = 0;
+    if (cmd->flags & CMD_MODULE_GETKEYS) return moduleGetKeysViaApi(cmd, argv, argc, result);
+    if (cmd->getkeys_proc) return cmd->getkeys_proc(cmd, argv, argc, result);
+    if (cmd->module_cmd == NULL && commandHasMovableKeys(cmd)) {
+        int n = getKeysFromCommand(cmd, argv, argc, result);
+        for (int j = 0; j < n; j++) result->keys[j].flags = 0;
+        return n;
+    }
+    if (cmd->firstkey <= 0 || cmd->keystep <= 0) return 0;
+    int first = cmd->firstkey, last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
+    for (int j = first; j <= last; j += cmd->keystep) {
+        if (j >= argc) {
+            result->numkeys = 0;
+            return 0;
+        }
+        getKeysAddKey(result, j, 0);
+    }
+    return result->numkeys;
+}
+
 /* ---- the commands' own getkeys functions ------------------------------------------------------------------------- */
 
 /* SET key value [...GET...]: reads the old value only with GET. */

@@ -903,6 +903,48 @@ static void RM_KeyAtPosWithFlags(RedisModuleCtx *ctx, int pos, int flags) {
     getKeysAddKey(ctx->keys_result, pos, (uint64_t)(unsigned)flags & known);
 }
 
+/* COMMAND GETKEYS for a module: the key positions of argv (argv[0] the
+ * command), and their REDISMODULE_CMD_KEY_* flags when out_flags is
+ * given; arrays the module frees with Free. NULL when the command has no
+ * keys (errno 0), is unknown (ENOENT) or has the wrong arity (EINVAL). */
+static int *RM_GetCommandKeysWithFlags(RedisModuleCtx *ctx, RString **argv, int argc, int *num_keys, int **out_flags) {
+    (void)ctx;
+    *num_keys = 0;
+    redisCommand *cmd = argc > 0 ? lookupCommand(argv, argc) : NULL;
+    if (cmd == NULL) {
+        errno = ENOENT;
+        return NULL;
+    }
+    if (!commandHasKeys(cmd)) {
+        errno = 0;
+        return NULL;
+    }
+    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        errno = EINVAL;
+        return NULL;
+    }
+    getKeysResult result = {NULL, 0, 0};
+    int n = getKeysFromCommandLegacy(cmd, argv, argc, &result); /* as 7.0: flags only from getkeys functions */
+    *num_keys = n;
+    int *pos = NULL;
+    if (n > 0) {
+        pos = zmalloc(sizeof(int) * (size_t)n);
+        if (out_flags) *out_flags = zmalloc(sizeof(int) * (size_t)n);
+        for (int j = 0; j < n; j++) {
+            pos[j] = result.keys[j].pos;
+            if (out_flags) (*out_flags)[j] = (int)result.keys[j].flags;
+        }
+    } else {
+        errno = 0;
+    }
+    getKeysFreeResult(&result);
+    return pos;
+}
+
+static int *RM_GetCommandKeys(RedisModuleCtx *ctx, RString **argv, int argc, int *num_keys) {
+    return RM_GetCommandKeysWithFlags(ctx, argv, argc, num_keys, NULL);
+}
+
 static int RM_IsChannelsPositionRequest(RedisModuleCtx *ctx) { return (ctx->flags & MODCTX_CHANNELS_POS_REQUEST) != 0; }
 
 /* A channels-position request's answer: flags REDISMODULE_CMD_CHANNEL_*
@@ -1144,6 +1186,7 @@ static const moduleApiEntry api_table[] = {
     MODULE_API(CallReplyProto), MODULE_API(CreateStringFromCallReply),
     MODULE_API(CreateCommand), MODULE_API(GetCommand), MODULE_API(CreateSubcommand), MODULE_API(IsKeysPositionRequest), MODULE_API(KeyAtPos),
     MODULE_API(KeyAtPosWithFlags), MODULE_API(IsChannelsPositionRequest), MODULE_API(ChannelAtPosWithFlags),
+    MODULE_API(GetCommandKeys), MODULE_API(GetCommandKeysWithFlags),
     MODULE_API(Replicate), MODULE_API(ReplicateVerbatim),
     MODULE_API(OpenKey), MODULE_API(CloseKey), MODULE_API(KeyType), MODULE_API(ValueLength), MODULE_API(KeyExists), MODULE_API(DeleteKey), MODULE_API(UnlinkKey),
     MODULE_API(StringSet), MODULE_API(StringDMA), MODULE_API(StringTruncate), MODULE_API(GetExpire), MODULE_API(SetExpire),

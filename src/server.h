@@ -1457,6 +1457,7 @@ int commandHasKeys(redisCommand *cmd);
 int commandHasMovableKeys(redisCommand *cmd);
 int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, getKeysResult *result);
 void getKeysAddKey(getKeysResult *result, int pos, uint64_t flags);
+int getKeysFromCommandLegacy(redisCommand *cmd, robj **argv, int argc, getKeysResult *result);
 /* command_cmd.c: the registered commands under parent (NULL: top level), the
  * table's then the modules' by creation; a zmalloc'd array of *count */
 redisCommand **registeredCommands(redisCommand *parent, long *count);

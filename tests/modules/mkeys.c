@@ -17,11 +17,16 @@
  *   (IsChannelsPositionRequest) it reports argument 2 with
  *   ChannelAtPosWithFlags, as published to (kind "pub"), pattern-subscribed
  *   ("psub") or unsubscribed ("unsub"). Run, it replies its kind.
+ * MKEYS.KEYSOF cmd arg...: GetCommandKeysWithFlags of the command line:
+ *   an array of {position, flags} pairs, nil when it has no keys, or an
+ *   error naming errno (ENOENT, EINVAL). MKEYS.KEYSOF0 the same through
+ *   GetCommandKeys: positions only.
  * MKEYS.FAR ("getkeys-api"): reports argument 1 and a position past the
  *   arguments, which the server must drop (Redis 7.0 would read past argv:
  *   the test uses it on ours only). */
 #include "redismodule.h"
 
+#include <errno.h>
 #include <string.h>
 
 static int movableCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
@@ -69,6 +74,34 @@ static int farCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithLongLong(ctx, argc);
 }
 
+static int keysOfCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 2) return RedisModule_WrongArity(ctx);
+    int with_flags = strcmp(RedisModule_StringPtrLen(argv[0], NULL), "mkeys.keysof0") != 0;
+    int n = -1, *flags = NULL;
+    errno = 12345;
+    int *pos = with_flags ? RedisModule_GetCommandKeysWithFlags(ctx, argv + 1, argc - 1, &n, &flags)
+                          : RedisModule_GetCommandKeys(ctx, argv + 1, argc - 1, &n);
+    if (pos == NULL) {
+        if (errno == ENOENT) return RedisModule_ReplyWithError(ctx, "ERR ENOENT");
+        if (errno == EINVAL) return RedisModule_ReplyWithError(ctx, "ERR EINVAL");
+        if (errno != 0) return RedisModule_ReplyWithError(ctx, "ERR errno not set");
+        return RedisModule_ReplyWithNull(ctx);
+    }
+    RedisModule_ReplyWithArray(ctx, n);
+    for (int j = 0; j < n; j++) {
+        if (with_flags) {
+            RedisModule_ReplyWithArray(ctx, 2);
+            RedisModule_ReplyWithLongLong(ctx, pos[j]);
+            RedisModule_ReplyWithLongLong(ctx, flags[j]);
+        } else {
+            RedisModule_ReplyWithLongLong(ctx, pos[j]);
+        }
+    }
+    RedisModule_Free(pos);
+    if (flags) RedisModule_Free(flags);
+    return REDISMODULE_OK;
+}
+
 static int readCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     RedisModuleCallReply *r = RedisModule_Call(ctx, "TYPE", "s", argv[1]);
@@ -87,7 +120,9 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         RedisModule_CreateCommand(ctx, "mkeys.read", readCmd, "readonly", 1, 1, 1) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mkeys.box", NULL, "readonly", 0, 0, 0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "mkeys.chan", chanCmd, "getchannels-api", 0, 0, 0) == REDISMODULE_ERR ||
-        RedisModule_CreateCommand(ctx, "mkeys.far", farCmd, "getkeys-api", 0, 0, 0) == REDISMODULE_ERR)
+        RedisModule_CreateCommand(ctx, "mkeys.far", farCmd, "getkeys-api", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mkeys.keysof", keysOfCmd, "", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mkeys.keysof0", keysOfCmd, "", 0, 0, 0) == REDISMODULE_ERR)
         return REDISMODULE_ERR;
     RedisModuleCommand *box = RedisModule_GetCommand(ctx, "mkeys.box");
     if (box == NULL || RedisModule_CreateSubcommand(box, "get", readCmd, "readonly", 1, 1, 1) == REDISMODULE_ERR)

@@ -25,6 +25,25 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_error {*Invalid arguments specified for command*} {r command getkeys mkeys.movable 0 x}
     }
 
+    test "GetCommandKeys(WithFlags): positions and REDISMODULE_CMD_KEY_* flags, errno on failure" {
+        need_modules
+        # as Redis 7.0: flags come from a getkeys function (SET's: OW UPDATE,
+        # 4|32) or a module's getkeys-api; a legacy range (LMOVE's, MSET's,
+        # a module's) gives none
+        assert_equal {{1 36}} [r mkeys.keysof set k v]
+        assert_equal {{1 0} {2 0}} [r mkeys.keysof lmove a b left right]
+        assert_equal {1 3 5} [r mkeys.keysof0 mset a 1 b 2 c 3]
+        assert_equal {{1 17} {3 36}} [r mkeys.keysof sort k store d]
+        assert_equal {{1 0} {7 0}} [r mkeys.keysof georadius k 0 0 1 m store s]
+        assert_equal {{4 0} {5 0}} [r mkeys.keysof xread count 1 streams a b 0 0]
+        assert_equal {{2 17} {3 50}} [r mkeys.keysof mkeys.movable 2 a b]
+        assert_equal {{1 0}} [r mkeys.keysof mkeys.read k]
+        assert_equal {} [r mkeys.keysof ping]
+        assert_error {*ENOENT*} {r mkeys.keysof nosuchcommand a}
+        assert_error {*EINVAL*} {r mkeys.keysof get}
+        assert_error {*EINVAL*} {r mkeys.keysof0 get a b}
+    }
+
     test "getkeys-api: the command still runs; KeyAtPos outside a keys request is ignored" {
         need_modules
         assert_equal 2 [r mkeys.movable 2 a b]
@@ -55,7 +74,7 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal {mkeys.box|get} [lmap e [mkeys_info mkeys.box subcommands] {lindex $e 0}]
         set list [r command list]
         foreach name {mkeys.movable mkeys.read mkeys.box mkeys.box|get} { assert {[lsearch -exact $list $name] >= 0} $name }
-        assert_equal {mkeys.box mkeys.box|get mkeys.chan mkeys.far mkeys.movable mkeys.read} [lsort [r command list filterby module mkeys]]
+        assert_equal {mkeys.box mkeys.box|get mkeys.chan mkeys.far mkeys.keysof mkeys.keysof0 mkeys.movable mkeys.read} [lsort [r command list filterby module mkeys]]
         assert_equal [lsort [r command list filterby module mkeys]] [lsort [r command list filterby module MKEYS]]
         assert_equal {} [r command list filterby module nosuchmodule]
         assert_equal {} [lsearch -all -inline -glob [r command list filterby aclcat read] mkeys.*]
