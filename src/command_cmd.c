@@ -688,7 +688,7 @@ static void addReplyCommandDocs(client *c, redisCommand *cmd) {
     if (module_name) group = "module";
     int summary = cmd->summary != NULL || module_name == NULL;
     long fields = summary + (since != NULL) + (group != NULL) + (cmd->complexity != NULL) + (module_name != NULL) +
-                  (args->nargs > 0) + (subs > 0);
+                  moduleCommandDocsExtraFields(cmd) + (args->nargs > 0) + (subs > 0);
     addReplyMapLen(c, fields);
     if (summary) {
         addReplyBulkCString(c, "summary");
@@ -709,6 +709,7 @@ static void addReplyCommandDocs(client *c, redisCommand *cmd) {
     if (module_name) {
         addReplyBulkCString(c, "module");
         addReplyBulkCString(c, module_name);
+        moduleAddReplyCommandDocsExtra(c, cmd); /* SetCommandInfo's history and arguments */
     }
     if (args->nargs > 0) {
         addReplyBulkCString(c, "arguments");

@@ -191,6 +191,39 @@ int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, getKeysResult *
     return 0;
 }
 
+/* The legacy first/last/step COMMAND INFO shows for specs a module set
+ * (SetCommandInfo), glued as Redis 7.0 glues them: one index+range spec
+ * is the range; several give the span of consecutive step-1 ranges,
+ * skipping the others; none: 0 0 0. */
+void commandLegacyRangeFromSpecs(redisCommand *cmd) {
+    cmd->firstkey = cmd->lastkey = cmd->keystep = 0;
+    const keySpec *specs = cmd->key_specs;
+    int n = cmd->key_specs_num;
+    if (n == 0) return;
+    if (n == 1 && specs[0].bs_type == KSPEC_BS_INDEX && specs[0].fk_type == KSPEC_FK_RANGE) {
+        int first = specs[0].bs.index, last = specs[0].fk.range.lastkey;
+        cmd->firstkey = first;
+        cmd->lastkey = last < 0 ? last : first + last;
+        cmd->keystep = specs[0].fk.range.keystep;
+        return;
+    }
+    int first = INT_MAX, prev_last = 0;
+    unsigned last = 0;
+    for (int j = 0; j < n; j++) {
+        const keySpec *s = &specs[j];
+        if (s->bs_type != KSPEC_BS_INDEX || s->fk_type != KSPEC_FK_RANGE) continue;
+        if (s->fk.range.keystep != 1 || (prev_last && prev_last != s->bs.index - 1)) continue;
+        if (s->bs.index < first) first = s->bs.index;
+        int abs_last = s->fk.range.lastkey >= 0 ? s->fk.range.lastkey + s->bs.index : s->fk.range.lastkey;
+        if ((unsigned)abs_last > last) last = (unsigned)abs_last; /* unsigned: a negative last is the largest */
+        prev_last = (int)last;
+    }
+    if (first == INT_MAX) return;
+    cmd->firstkey = first;
+    cmd->lastkey = (int)last;
+    cmd->keystep = 1;
+}
+
 /* Redis 7.0's older lookup, which modules' GetCommandKeysWithFlags still
  * answers from: a module's getkeys-api, else the command's getkeys
  * function, else its legacy first/last/step range -- whose keys carry no

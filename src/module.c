@@ -75,6 +75,7 @@ void moduleSetAttribs(RedisModuleCtx *ctx, const char *name, int ver, int apiver
 
 static void moduleFreeCommandBinding(moduleCmd *mc) {
     commandTableRemove(mc->cmd);
+    moduleCmdInfoFree(mc);
     if (mc->cmd->latency_histogram) lathistFree(mc->cmd->latency_histogram); /* LATENCY's, from its first call */
     zfree((char *)mc->cmd->declared_name);
     zfree(mc->cmd);

@@ -1224,6 +1224,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleEventLoopGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_eventloop.c's */
     if (moduleForkGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_fork.c's */
     if (moduleFilterGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_filter.c's */
+    if (moduleCmdInfoGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_cmdinfo.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

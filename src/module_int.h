@@ -32,11 +32,14 @@ typedef struct module {
     int in_call;        /* its Calls under way (module_api.c): NOSELF filters skip them (module_filter.c) */
 } module;
 
+typedef struct moduleCmdInfo moduleCmdInfo; /* module_cmdinfo.c's */
+
 /* The binding between a command table entry and a module's handler. */
 typedef struct moduleCmd {
     module *owner;
     ModuleCmdFunc func;
     redisCommand *cmd;  /* ours, allocated: declared_name points into it */
+    moduleCmdInfo *info; /* SetCommandInfo's history and arguments (COMMAND DOCS), or NULL */
 } moduleCmd;
 
 #define MODCTX_AUTO_MEMORY (1 << 0)
@@ -181,6 +184,9 @@ void moduleSharedRelease(module *m);    /* unloaded or failed to load: its expor
 sds moduleSharedCatDeps(sds info, module *m, int usedby); /* INFO's usedby/using names */
 /* module_eventloop.c: EventLoopAdd/Del/AddOneShot */
 int moduleEventLoopGetApi(const char *name, void *target);
+/* module_cmdinfo.c: SetCommandInfo */
+int moduleCmdInfoGetApi(const char *name, void *target);
+void moduleCmdInfoFree(moduleCmd *mc); /* the command goes: what SetCommandInfo copied */
 /* module_filter.c: command filters (processCommand's side is in server.h) */
 int moduleFilterGetApi(const char *name, void *target);
 void moduleFiltersRelease(module *m); /* unloaded or failed to load: its filters go */

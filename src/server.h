@@ -919,6 +919,8 @@ extern int moduleCommandFilterCount;  /* module_filter.c: filters registered (pr
 int moduleGetKeysViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result); /* module.c: "getkeys-api" */
 int moduleGetChannelsViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result); /* "getchannels-api" */
 const char *moduleCommandOwnerName(redisCommand *cmd); /* module.c: the name of the module that made cmd */
+long moduleCommandDocsExtraFields(redisCommand *cmd);  /* module_cmdinfo.c: COMMAND DOCS's history, arguments */
+void moduleAddReplyCommandDocsExtra(client *c, redisCommand *cmd);
 static inline int moduleCommandFiltersActive(void) { return moduleCommandFilterCount; }
 void moduleCallCommandFilters(client *c); /* they see, and may rewrite, c's argv before lookup */
 size_t moduleForkLastCowSize(void); /* its last child's copy-on-write bytes */
@@ -1458,6 +1460,7 @@ int commandHasMovableKeys(redisCommand *cmd);
 int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, getKeysResult *result);
 void getKeysAddKey(getKeysResult *result, int pos, uint64_t flags);
 int getKeysFromCommandLegacy(redisCommand *cmd, robj **argv, int argc, getKeysResult *result);
+void commandLegacyRangeFromSpecs(redisCommand *cmd); /* firstkey/lastkey/keystep glued from its range specs */
 /* command_cmd.c: the registered commands under parent (NULL: top level), the
  * table's then the modules' by creation; a zmalloc'd array of *count */
 redisCommand **registeredCommands(redisCommand *parent, long *count);
