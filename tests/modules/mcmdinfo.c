@@ -15,6 +15,7 @@
  * MCI.RESULTS: what each invalid description got, as "name:errno" words
  *   (EINVAL, EEXIST or ok). */
 #include "redismodule.h"
+#include "mcall.h" /* mcallReply */
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,11 +25,7 @@ static char results[512];
 
 static int typeCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 2) return RedisModule_WrongArity(ctx);
-    RedisModuleCallReply *r = RedisModule_Call(ctx, "TYPE", "s", argv[1]);
-    if (r == NULL) return RedisModule_ReplyWithError(ctx, "ERR call failed");
-    RedisModule_ReplyWithCallReply(ctx, r);
-    RedisModule_FreeCallReply(r);
-    return REDISMODULE_OK;
+    return mcallReply(ctx, RedisModule_Call(ctx, "TYPE", "s", argv[1]));
 }
 
 static int okCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {

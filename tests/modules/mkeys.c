@@ -25,6 +25,7 @@
  *   arguments, which the server must drop (Redis 7.0 would read past argv:
  *   the test uses it on ours only). */
 #include "redismodule.h"
+#include "mcall.h" /* mcallReply */
 
 #include <errno.h>
 #include <string.h>
@@ -104,11 +105,7 @@ static int keysOfCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 
 static int readCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
-    RedisModuleCallReply *r = RedisModule_Call(ctx, "TYPE", "s", argv[1]);
-    if (r == NULL) return RedisModule_ReplyWithError(ctx, "ERR call failed");
-    RedisModule_ReplyWithCallReply(ctx, r);
-    RedisModule_FreeCallReply(r);
-    return REDISMODULE_OK;
+    return mcallReply(ctx, RedisModule_Call(ctx, "TYPE", "s", argv[1]));
 }
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
