@@ -284,22 +284,26 @@ static int RM_ReplyWithArray(RedisModuleCtx *ctx, long len) { return replyAggreg
 static int RM_ReplyWithMap(RedisModuleCtx *ctx, long len) { return replyAggregate(ctx, len, addReplyMapLen); }
 static int RM_ReplyWithSet(RedisModuleCtx *ctx, long len) { return replyAggregate(ctx, len, addReplySetLen); }
 
-/* RESP3 only, as in Redis; its length may not be postponed here. */
-static int RM_ReplyWithAttribute(RedisModuleCtx *ctx, long len) {
-    client *c = replyClient(ctx);
-    if (c == NULL) return MODAPI_OK;
-    if (c->resp == 2 || len < 0) return MODAPI_ERR;
+/* RESP3 only, as in Redis (an error to a RESP2 client). */
+static void addReplyAttributeLen(client *c, long len) {
     char hdr[32];
     int n = snprintf(hdr, sizeof hdr, "|%ld\r\n", len);
     addReplyProto(c, hdr, (size_t)n);
-    return MODAPI_OK;
+}
+
+static int RM_ReplyWithAttribute(RedisModuleCtx *ctx, long len) {
+    client *c = replyClient(ctx);
+    if (c == NULL) return MODAPI_OK;
+    if (c->resp == 2) return MODAPI_ERR;
+    return replyAggregate(ctx, len, addReplyAttributeLen);
 }
 
 static void replySetLength(RedisModuleCtx *ctx, long len, void (*set)(client *, void *, long)) {
     if (replyClient(ctx) == NULL) return;
     if (ctx->postponed_len == 0) {
-        serverLog(LL_WARNING, "API misuse detected in module %s: ReplySet*Length() called without any "
-                  "postponed reply", ctx->module ? ctx->module->name : "?");
+        serverLog(LL_WARNING, "API misuse detected in module %s: RedisModule_ReplySet*Length() called without "
+                  "previous RedisModule_ReplyWith*(ctx,REDISMODULE_POSTPONED_LEN) call.",
+                  ctx->module ? ctx->module->name : "?");
         return;
     }
     set(replyClient(ctx), ctx->postponed[--ctx->postponed_len], len);
@@ -308,6 +312,12 @@ static void replySetLength(RedisModuleCtx *ctx, long len, void (*set)(client *, 
 static void RM_ReplySetArrayLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredArrayLen); }
 static void RM_ReplySetMapLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredMapLen); }
 static void RM_ReplySetSetLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredSetLen); }
+
+/* Must follow a ReplyWithAttribute that succeeded: nothing for RESP2. */
+static void RM_ReplySetAttributeLength(RedisModuleCtx *ctx, long len) {
+    if (replyClient(ctx) && replyClient(ctx)->resp == 2) return;
+    replySetLength(ctx, len, setDeferredAttributeLen);
+}
 
 static int RM_ReplyWithNullArray(RedisModuleCtx *ctx) {
     if (replyClient(ctx)) addReplyNullArray(replyClient(ctx));
@@ -390,7 +400,8 @@ typedef struct callReply {
     long long integer;        /* integer; bool */
     double dbl;
     char format[4];           /* verbatim's */
-    struct callReply *elements; /* array/set: len; map: 2*len (key, value) */
+    struct callReply *elements; /* array/set: len; map, attribute: 2*len (key, value) */
+    struct callReply *attribute; /* the RESP3 attribute sent before this reply (allocated), or NULL */
     sds root_proto;           /* the root's: all protos point into it */
     RedisModuleCtx *ctx;      /* the root's auto-memory context, or NULL */
 } callReply;
@@ -493,12 +504,22 @@ static const char *parseReply(callReply *r, const char *p, const char *end) {
         next = parseAggregate(r, next, end, type, n, kind == '%');
         break;
     }
-    case '|': { /* an attribute before the reply: kept out of the tree, as a client would */
+    case '|': { /* an attribute before the reply: kept beside it (CallReplyAttribute); the
+                 * reply's proto starts with it, as in Redis */
         long long n = protoLine(p, end, &next);
-        callReply attr;
-        next = parseAggregate(&attr, next, end, MODAPI_REPLY_ATTRIBUTE, n, 1);
-        moduleCallReplyFreeChildren(&attr);
-        return parseReply(r, next, end);
+        callReply *attr = zcalloc(sizeof(*attr));
+        next = parseAggregate(attr, next, end, MODAPI_REPLY_ATTRIBUTE, n, 1);
+        attr->proto = start;
+        attr->protolen = (size_t)(next - start);
+        next = parseReply(r, next, end);
+        if (r->attribute) { /* a second attribute before the same reply: the first one counts */
+            moduleCallReplyFreeChildren(r->attribute);
+            zfree(r->attribute);
+        }
+        r->attribute = attr;
+        r->proto = start;
+        r->protolen = (size_t)(next - start);
+        return next;
     }
     default:
         r->type = MODAPI_REPLY_UNKNOWN;
@@ -516,6 +537,11 @@ static void moduleCallReplyFreeChildren(callReply *r) {
         for (size_t j = 0; j < count; j++) moduleCallReplyFreeChildren(&r->elements[j]);
     zfree(r->elements);
     r->elements = NULL;
+    if (r->attribute) {
+        moduleCallReplyFreeChildren(r->attribute);
+        zfree(r->attribute);
+        r->attribute = NULL;
+    }
 }
 
 void moduleCallReplyFree(void *reply) {
@@ -656,6 +682,7 @@ static size_t RM_CallReplyLength(callReply *r) {
     case MODAPI_REPLY_ARRAY:
     case MODAPI_REPLY_SET:
     case MODAPI_REPLY_MAP:
+    case MODAPI_REPLY_ATTRIBUTE:
     case MODAPI_REPLY_VERBATIM_STRING:
     case MODAPI_REPLY_BIG_NUMBER: return r->len;
     default: return 0;
@@ -698,11 +725,24 @@ static callReply *RM_CallReplySetElement(callReply *r, size_t idx) {
     return &r->elements[idx];
 }
 
-static int RM_CallReplyMapElement(callReply *r, size_t idx, callReply **key, callReply **val) {
-    if (r == NULL || r->type != MODAPI_REPLY_MAP || idx >= r->len) return MODAPI_ERR;
+static int pairElement(callReply *r, int type, size_t idx, callReply **key, callReply **val) {
+    if (r == NULL || r->type != type || idx >= r->len) return MODAPI_ERR;
     if (key) *key = &r->elements[idx * 2];
     if (val) *val = &r->elements[idx * 2 + 1];
     return MODAPI_OK;
+}
+
+static int RM_CallReplyMapElement(callReply *r, size_t idx, callReply **key, callReply **val) {
+    return pairElement(r, MODAPI_REPLY_MAP, idx, key, val);
+}
+
+/* The RESP3 attribute that came before a reply (Call with '3'), or NULL. */
+static callReply *RM_CallReplyAttribute(callReply *r) { return r ? r->attribute : NULL; }
+
+/* Redis 7.0.15 refuses every index here (it checks for a map); its later
+ * releases answer as this does. */
+static int RM_CallReplyAttributeElement(callReply *r, size_t idx, callReply **key, callReply **val) {
+    return pairElement(r, MODAPI_REPLY_ATTRIBUTE, idx, key, val);
 }
 
 static const char *RM_CallReplyProto(callReply *r, size_t *len) {
@@ -1176,6 +1216,7 @@ static const moduleApiEntry api_table[] = {
     MODULE_API(StringCompare), MODULE_API(StringAppendBuffer), MODULE_API(TrimStringAllocation),
     MODULE_API(WrongArity), MODULE_API(ReplyWithLongLong), MODULE_API(ReplyWithError), MODULE_API(ReplyWithSimpleString),
     MODULE_API(ReplyWithArray), MODULE_API(ReplyWithMap), MODULE_API(ReplyWithSet), MODULE_API(ReplyWithAttribute), MODULE_API(ReplySetArrayLength), MODULE_API(ReplySetMapLength),
+    MODULE_API(ReplySetAttributeLength), MODULE_API(CallReplyAttribute), MODULE_API(CallReplyAttributeElement),
     MODULE_API(ReplySetSetLength), MODULE_API(ReplyWithNullArray), MODULE_API(ReplyWithEmptyArray), MODULE_API(ReplyWithStringBuffer),
     MODULE_API(ReplyWithCString), MODULE_API(ReplyWithString), MODULE_API(ReplyWithEmptyString), MODULE_API(ReplyWithVerbatimString),
     MODULE_API(ReplyWithVerbatimStringType), MODULE_API(ReplyWithNull), MODULE_API(ReplyWithBool), MODULE_API(ReplyWithDouble),

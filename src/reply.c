@@ -394,6 +394,9 @@ void setDeferredSetLen(client *c, void *node, long length) {
     setDeferredAggregateLen(c, node, length, c->resp == 2 ? '*' : '~');
 }
 
+/* RESP3 only: an attribute's pairs. */
+void setDeferredAttributeLen(client *c, void *node, long length) { setDeferredAggregateLen(c, node, length, '|'); }
+
 /* ---- errors ----------------------------------------------------------------------- */
 
 /* An error sent to our master (we are its replica), to a replica, or to

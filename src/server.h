@@ -723,6 +723,7 @@ void addReplyArrayLen(client *c, long length);
 void addReplyMapLen(client *c, long length);
 void addReplySetLen(client *c, long length);
 void addReplyPushLen(client *c, long length);
+void setDeferredAttributeLen(client *c, void *node, long length);
 void addReplyBigNum(client *c, const char *num, size_t len);
 void addReplyHelp(client *c, const char **help);
 void addReplySubcommandSyntaxError(client *c);
