@@ -541,7 +541,7 @@ sds *moduleRewriteLoadLines(int *count) {
     return lines;
 }
 
-static void moduleReplyList(client *c) {
+void moduleReplyList(client *c) {
     addReplyArrayLen(c, modules ? (long)listLength(modules) : 0);
     if (modules == NULL) return;
     listIter li;

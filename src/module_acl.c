@@ -81,6 +81,8 @@ static RString *trackedString(RedisModuleCtx *ctx, sds s) {
 /* ---- users ------------------------------------------------------------------------------ */
 
 /* Off, no password, no permissions, as ACL SETUSER's new user. */
+aclUser *moduleAclUserOf(const void *module_user) { return ((const RedisModuleUser *)module_user)->user; }
+
 static RedisModuleUser *RM_CreateModuleUser(const char *name) {
     RedisModuleUser *mu = zmalloc(sizeof(*mu));
     mu->user = aclNewUser(name, strlen(name));

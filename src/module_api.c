@@ -14,10 +14,7 @@
  *   place before its bytes are handed out (StringPtrLen).
  * - Replies go to the context's client; a context without one (OnLoad,
  *   OnUnload) drops them, as Redis's temporary client does in effect.
- * - Call runs the command on a fake client of the module's, through the
- *   server's own call(), and parses the RESP it produced into a tree of
- *   callReply nodes, each keeping its own bytes (ReplyWithCallReply and
- *   CallReplyProto hand them on unchanged).
+ * - Call and its replies are module_call.c's.
  * - A key handle (OpenKey) remembers the database and the key name, and
  *   looks the value up again on each use: the keyspace may move a value
  *   (kvobj) when it is written or given a TTL.
@@ -237,29 +234,29 @@ static void RM_TrimStringAllocation(RString *str) { (void)str; }
 
 /* A thread-safe context replies into its blocked client's buffer (or
  * nowhere, detached); any other into its client, if it has one. */
-static client *replyClient(RedisModuleCtx *ctx) {
+client *moduleReplyClient(RedisModuleCtx *ctx) {
     if (ctx == NULL) return NULL;
     return ctx->flags & MODCTX_THREAD_SAFE ? ctx->reply_client : ctx->client;
 }
 
 static int RM_WrongArity(RedisModuleCtx *ctx) {
-    client *c = replyClient(ctx);
+    client *c = moduleReplyClient(ctx);
     if (c) addReplyErrorFormat(c, "wrong number of arguments for '%s' command", c->cmd ? c->cmd->fullname : "");
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithLongLong(RedisModuleCtx *ctx, long long ll) {
-    if (replyClient(ctx)) addReplyLongLong(replyClient(ctx), ll);
+    if (moduleReplyClient(ctx)) addReplyLongLong(moduleReplyClient(ctx), ll);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithError(RedisModuleCtx *ctx, const char *err) {
-    if (replyClient(ctx)) addReplyErrorFormat(replyClient(ctx), "-%s", err);
+    if (moduleReplyClient(ctx)) addReplyErrorFormat(moduleReplyClient(ctx), "-%s", err);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithSimpleString(RedisModuleCtx *ctx, const char *msg) {
-    if (replyClient(ctx)) addReplyStatus(replyClient(ctx), msg);
+    if (moduleReplyClient(ctx)) addReplyStatus(moduleReplyClient(ctx), msg);
     return MODAPI_OK;
 }
 
@@ -273,7 +270,7 @@ static void postponedPush(RedisModuleCtx *ctx, void *node) {
 
 /* An aggregate header of the given kind; len -1 postpones the length. */
 static int replyAggregate(RedisModuleCtx *ctx, long len, void (*header)(client *, long)) {
-    client *c = replyClient(ctx);
+    client *c = moduleReplyClient(ctx);
     if (c == NULL) return MODAPI_OK;
     if (len == MODAPI_POSTPONED_LEN) postponedPush(ctx, addReplyDeferredLen(c));
     else header(c, len);
@@ -292,21 +289,21 @@ static void addReplyAttributeLen(client *c, long len) {
 }
 
 static int RM_ReplyWithAttribute(RedisModuleCtx *ctx, long len) {
-    client *c = replyClient(ctx);
+    client *c = moduleReplyClient(ctx);
     if (c == NULL) return MODAPI_OK;
     if (c->resp == 2) return MODAPI_ERR;
     return replyAggregate(ctx, len, addReplyAttributeLen);
 }
 
 static void replySetLength(RedisModuleCtx *ctx, long len, void (*set)(client *, void *, long)) {
-    if (replyClient(ctx) == NULL) return;
+    if (moduleReplyClient(ctx) == NULL) return;
     if (ctx->postponed_len == 0) {
         serverLog(LL_WARNING, "API misuse detected in module %s: RedisModule_ReplySet*Length() called without "
                   "previous RedisModule_ReplyWith*(ctx,REDISMODULE_POSTPONED_LEN) call.",
                   ctx->module ? ctx->module->name : "?");
         return;
     }
-    set(replyClient(ctx), ctx->postponed[--ctx->postponed_len], len);
+    set(moduleReplyClient(ctx), ctx->postponed[--ctx->postponed_len], len);
 }
 
 static void RM_ReplySetArrayLength(RedisModuleCtx *ctx, long len) { replySetLength(ctx, len, setDeferredArrayLen); }
@@ -315,22 +312,22 @@ static void RM_ReplySetSetLength(RedisModuleCtx *ctx, long len) { replySetLength
 
 /* Must follow a ReplyWithAttribute that succeeded: nothing for RESP2. */
 static void RM_ReplySetAttributeLength(RedisModuleCtx *ctx, long len) {
-    if (replyClient(ctx) && replyClient(ctx)->resp == 2) return;
+    if (moduleReplyClient(ctx) && moduleReplyClient(ctx)->resp == 2) return;
     replySetLength(ctx, len, setDeferredAttributeLen);
 }
 
 static int RM_ReplyWithNullArray(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyNullArray(replyClient(ctx));
+    if (moduleReplyClient(ctx)) addReplyNullArray(moduleReplyClient(ctx));
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithEmptyArray(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyArrayLen(replyClient(ctx), 0);
+    if (moduleReplyClient(ctx)) addReplyArrayLen(moduleReplyClient(ctx), 0);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithStringBuffer(RedisModuleCtx *ctx, const char *buf, size_t len) {
-    if (replyClient(ctx)) addReplyBulkCBuffer(replyClient(ctx), buf, len);
+    if (moduleReplyClient(ctx)) addReplyBulkCBuffer(moduleReplyClient(ctx), buf, len);
     return MODAPI_OK;
 }
 
@@ -347,7 +344,7 @@ static int RM_ReplyWithString(RedisModuleCtx *ctx, RString *str) {
 static int RM_ReplyWithEmptyString(RedisModuleCtx *ctx) { return RM_ReplyWithStringBuffer(ctx, "", 0); }
 
 static int RM_ReplyWithVerbatimStringType(RedisModuleCtx *ctx, const char *buf, size_t len, const char *ext) {
-    if (replyClient(ctx)) addReplyVerbatim(replyClient(ctx), buf, len, ext);
+    if (moduleReplyClient(ctx)) addReplyVerbatim(moduleReplyClient(ctx), buf, len, ext);
     return MODAPI_OK;
 }
 
@@ -356,22 +353,22 @@ static int RM_ReplyWithVerbatimString(RedisModuleCtx *ctx, const char *buf, size
 }
 
 static int RM_ReplyWithNull(RedisModuleCtx *ctx) {
-    if (replyClient(ctx)) addReplyNull(replyClient(ctx));
+    if (moduleReplyClient(ctx)) addReplyNull(moduleReplyClient(ctx));
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithBool(RedisModuleCtx *ctx, int b) {
-    if (replyClient(ctx)) addReplyBool(replyClient(ctx), b);
+    if (moduleReplyClient(ctx)) addReplyBool(moduleReplyClient(ctx), b);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithDouble(RedisModuleCtx *ctx, double d) {
-    if (replyClient(ctx)) addReplyDouble(replyClient(ctx), d);
+    if (moduleReplyClient(ctx)) addReplyDouble(moduleReplyClient(ctx), d);
     return MODAPI_OK;
 }
 
 static int RM_ReplyWithBigNumber(RedisModuleCtx *ctx, const char *bignum, size_t len) {
-    if (replyClient(ctx)) addReplyBigNum(replyClient(ctx), bignum, len);
+    if (moduleReplyClient(ctx)) addReplyBigNum(moduleReplyClient(ctx), bignum, len);
     return MODAPI_OK;
 }
 
@@ -380,7 +377,7 @@ static int RM_ReplyWithBigNumber(RedisModuleCtx *ctx, const char *bignum, size_t
 static int RM_ReplyWithLongDouble(RedisModuleCtx *ctx, long double ld) {
     char buf[MAX_LONG_DOUBLE_CHARS + 3];
     int len = ld2string(buf + 1, sizeof buf - 3, ld, LD_STR_HUMAN);
-    client *c = replyClient(ctx);
+    client *c = moduleReplyClient(ctx);
     if (c == NULL) return MODAPI_OK;
     if (c->resp == 2) return RM_ReplyWithStringBuffer(ctx, buf + 1, (size_t)len);
     buf[0] = ',';
@@ -388,381 +385,6 @@ static int RM_ReplyWithLongDouble(RedisModuleCtx *ctx, long double ld) {
     addReplyProto(c, buf, (size_t)len + 3);
     return MODAPI_OK;
 }
-
-/* ---- Call and its replies ----------------------------------------------------------- */
-
-typedef struct callReply {
-    int type;                 /* MODAPI_REPLY_* */
-    const char *proto;        /* this reply's own RESP bytes, inside root's sds */
-    size_t protolen;
-    const char *str;          /* string, error, verbatim text, big number */
-    size_t len;
-    long long integer;        /* integer; bool */
-    double dbl;
-    char format[4];           /* verbatim's */
-    struct callReply *elements; /* array/set: len; map, attribute: 2*len (key, value) */
-    struct callReply *attribute; /* the RESP3 attribute sent before this reply (allocated), or NULL */
-    sds root_proto;           /* the root's: all protos point into it */
-    RedisModuleCtx *ctx;      /* the root's auto-memory context, or NULL */
-} callReply;
-
-static long long protoLine(const char *p, const char *end, const char **next) {
-    const char *cr = memchr(p, '\r', (size_t)(end - p));
-    if (cr == NULL) cr = end;
-    long long v = 0;
-    string2ll(p + 1, (size_t)(cr - p - 1), &v);
-    *next = cr + 2 <= end ? cr + 2 : end;
-    return v;
-}
-
-static const char *parseReply(callReply *r, const char *p, const char *end);
-static void moduleCallReplyFreeChildren(callReply *r);
-
-static const char *parseAggregate(callReply *r, const char *p, const char *end, int type, long long n, int pairs) {
-    r->type = type;
-    if (n < 0) { /* RESP2 null array */
-        r->type = MODAPI_REPLY_NULL;
-        return p;
-    }
-    r->len = (size_t)n;
-    size_t count = (size_t)n * (pairs ? 2 : 1);
-    r->elements = count ? zcalloc(sizeof(callReply) * count) : NULL;
-    for (size_t j = 0; j < count; j++) p = parseReply(&r->elements[j], p, end);
-    return p;
-}
-
-static const char *parseReply(callReply *r, const char *p, const char *end) {
-    const char *start = p, *next;
-    memset(r, 0, sizeof(*r));
-    if (p >= end) {
-        r->type = MODAPI_REPLY_UNKNOWN;
-        return end;
-    }
-    char kind = *p;
-    const char *cr = memchr(p, '\r', (size_t)(end - p));
-    if (cr == NULL) cr = end;
-    switch (kind) {
-    case '+':
-    case '-':
-        r->type = kind == '+' ? MODAPI_REPLY_STRING : MODAPI_REPLY_ERROR;
-        r->str = p + 1;
-        r->len = (size_t)(cr - p - 1);
-        next = cr + 2;
-        break;
-    case ':':
-        r->type = MODAPI_REPLY_INTEGER;
-        r->integer = protoLine(p, end, &next);
-        break;
-    case ',': {
-        r->type = MODAPI_REPLY_DOUBLE;
-        char buf[64];
-        size_t n = (size_t)(cr - p - 1) < sizeof buf - 1 ? (size_t)(cr - p - 1) : sizeof buf - 1;
-        memcpy(buf, p + 1, n);
-        buf[n] = '\0';
-        r->dbl = strtod(buf, NULL);
-        next = cr + 2;
-        break;
-    }
-    case '#':
-        r->type = MODAPI_REPLY_BOOL;
-        r->integer = p[1] == 't';
-        next = cr + 2;
-        break;
-    case '_':
-        r->type = MODAPI_REPLY_NULL;
-        next = cr + 2;
-        break;
-    case '(':
-        r->type = MODAPI_REPLY_BIG_NUMBER;
-        r->str = p + 1;
-        r->len = (size_t)(cr - p - 1);
-        next = cr + 2;
-        break;
-    case '$':
-    case '=': {
-        long long n = protoLine(p, end, &next);
-        if (n < 0) {
-            r->type = MODAPI_REPLY_NULL;
-            break;
-        }
-        r->type = kind == '$' ? MODAPI_REPLY_STRING : MODAPI_REPLY_VERBATIM_STRING;
-        r->str = next;
-        r->len = (size_t)n;
-        if (kind == '=' && n >= 4) {
-            memcpy(r->format, next, 3);
-            r->str += 4;
-            r->len -= 4;
-        }
-        next = next + n + 2;
-        break;
-    }
-    case '*':
-    case '~':
-    case '%': {
-        long long n = protoLine(p, end, &next);
-        int type = kind == '*' ? MODAPI_REPLY_ARRAY : kind == '~' ? MODAPI_REPLY_SET : MODAPI_REPLY_MAP;
-        next = parseAggregate(r, next, end, type, n, kind == '%');
-        break;
-    }
-    case '|': { /* an attribute before the reply: kept beside it (CallReplyAttribute); the
-                 * reply's proto starts with it, as in Redis */
-        long long n = protoLine(p, end, &next);
-        callReply *attr = zcalloc(sizeof(*attr));
-        next = parseAggregate(attr, next, end, MODAPI_REPLY_ATTRIBUTE, n, 1);
-        attr->proto = start;
-        attr->protolen = (size_t)(next - start);
-        next = parseReply(r, next, end);
-        if (r->attribute) { /* a second attribute before the same reply: the first one counts */
-            moduleCallReplyFreeChildren(r->attribute);
-            zfree(r->attribute);
-        }
-        r->attribute = attr;
-        r->proto = start;
-        r->protolen = (size_t)(next - start);
-        return next;
-    }
-    default:
-        r->type = MODAPI_REPLY_UNKNOWN;
-        next = end;
-    }
-    if (next > end) next = end;
-    r->proto = start;
-    r->protolen = (size_t)(next - start);
-    return next;
-}
-
-static void moduleCallReplyFreeChildren(callReply *r) {
-    size_t count = r->type == MODAPI_REPLY_MAP || r->type == MODAPI_REPLY_ATTRIBUTE ? r->len * 2 : r->len;
-    if (r->elements)
-        for (size_t j = 0; j < count; j++) moduleCallReplyFreeChildren(&r->elements[j]);
-    zfree(r->elements);
-    r->elements = NULL;
-    if (r->attribute) {
-        moduleCallReplyFreeChildren(r->attribute);
-        zfree(r->attribute);
-        r->attribute = NULL;
-    }
-}
-
-void moduleCallReplyFree(void *reply) {
-    callReply *r = reply;
-    moduleCallReplyFreeChildren(r);
-    sdsfree(r->root_proto);
-    zfree(r);
-}
-
-static client *moduleFakeClient(void) {
-    static client *fake;
-    if (fake == NULL) {
-        fake = createClient(NULL);
-        fake->flags |= CLIENT_FAKE | CLIENT_SCRIPT | CLIENT_MODULE;
-        clientSetAuthenticated(fake, 1);
-    }
-    return fake;
-}
-
-
-/* The command's argv from Call's and Replicate's format: c (C string),
- * s (RedisModuleString), b (buffer, length), l (long long), v (vector,
- * count); flag letters set *resp ('3' RESP3, '0' the caller's) and
- * *replicate ('!'); the others (A R E S W M C x) are accepted. */
-robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *resp, int *replicate) {
-    int cap = 8, n = 0;
-    robj **argv = zmalloc(sizeof(robj *) * (size_t)cap);
-    argv[n++] = createStringObject(cmdname, strlen(cmdname));
-    for (const char *f = fmt; *f; f++) {
-        robj *one = NULL;
-        RString **vec = NULL;
-        size_t veclen = 0;
-        if (*f == 'c') {
-            const char *cs = va_arg(*ap, char *);
-            one = createStringObject(cs, strlen(cs));
-        } else if (*f == 's') {
-            one = va_arg(*ap, RString *);
-            moduleStringDecode(one);
-            incrRefCount(one);
-        } else if (*f == 'b') {
-            char *buf = va_arg(*ap, char *);
-            size_t len = va_arg(*ap, size_t);
-            one = createStringObject(buf, len);
-        } else if (*f == 'l') { /* as text: commands take their arguments as strings, never int-encoded */
-            char num[LONG_STR_SIZE];
-            int len = ll2string(num, sizeof num, va_arg(*ap, long long));
-            one = createStringObject(num, (size_t)len);
-        } else if (*f == 'v') {
-            vec = va_arg(*ap, RString **);
-            veclen = va_arg(*ap, size_t);
-        } else if (*f == '!') {
-            *replicate = 1;
-        } else if (*f == '3') {
-            *resp = 3;
-        } else if (*f == '0') {
-            *resp = -1;
-        }
-        size_t need = (size_t)n + (one ? 1 : 0) + veclen;
-        if (need > (size_t)cap) {
-            cap = (int)need * 2;
-            argv = zrealloc(argv, sizeof(robj *) * (size_t)cap);
-        }
-        if (one) argv[n++] = one;
-        for (size_t j = 0; j < veclen; j++) {
-            moduleStringDecode(vec[j]);
-            incrRefCount(vec[j]);
-            argv[n++] = vec[j];
-        }
-    }
-    *argc = n;
-    return argv;
-}
-
-/* Call is re-entered when the command it runs fires a keyspace
- * notification whose module callback calls again: the nested call gets a
- * client of its own, the shared one still being the outer call's. */
-static int call_depth;
-
-static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, ...) {
-    int argc = 0, resp = 2, replicate = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
-    va_end(ap);
-
-    client *c = call_depth ? moduleTempClient() : moduleFakeClient();
-    call_depth++;
-    c->argv = argv;
-    c->argc = c->argv_len = argc;
-    c->resp = resp == -1 ? (ctx->client ? ctx->client->resp : 2) : resp;
-    c->db = ctx->client ? ctx->client->db : server.db;
-    if (ctx->module) ctx->module->in_call++;
-    if (moduleCommandFiltersActive()) moduleCallCommandFilters(c); /* may change argv and argc */
-    argv = c->argv;
-    argc = c->argc;
-    callReply *reply = NULL;
-    redisCommand *cmd = argc ? lookupCommand(argv, argc) : NULL;
-    if (cmd == NULL) {
-        errno = ENOENT;
-    } else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
-        errno = EINVAL;
-    } else {
-        c->cmd = c->lastcmd = c->realcmd = cmd;
-        if (!replicate) propagateSetTargets(0, 0); /* without '!' its effects stay here, as in Redis */
-        call(c);
-        if (!replicate) propagateSetTargets(1, 1);
-        sds proto = replyTakeAll(c);
-        reply = zcalloc(sizeof(*reply));
-        parseReply(reply, proto, proto + sdslen(proto));
-        reply->root_proto = proto;
-        if (ctx->flags & MODCTX_AUTO_MEMORY) reply->ctx = ctx;
-        moduleAutoAdd(ctx, AUTO_REPLY, reply);
-    }
-    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
-    zfree(c->argv);
-    c->argv = NULL;
-    c->argc = c->argv_len = 0;
-    c->cmd = NULL;
-    if (ctx->module) ctx->module->in_call--;
-    if (--call_depth) moduleTempClientRelease(c);
-    return reply;
-}
-
-/* Only a root reply may be freed; an auto-memory context forgets it. */
-static void RM_FreeCallReply(callReply *reply) {
-    if (reply == NULL || reply->root_proto == NULL) return;
-    moduleAutoForget(reply->ctx, reply);
-    moduleCallReplyFree(reply);
-}
-
-static int RM_CallReplyType(callReply *r) { return r ? r->type : MODAPI_REPLY_UNKNOWN; }
-
-static size_t RM_CallReplyLength(callReply *r) {
-    if (r == NULL) return 0;
-    switch (r->type) {
-    case MODAPI_REPLY_STRING:
-    case MODAPI_REPLY_ERROR:
-    case MODAPI_REPLY_ARRAY:
-    case MODAPI_REPLY_SET:
-    case MODAPI_REPLY_MAP:
-    case MODAPI_REPLY_ATTRIBUTE:
-    case MODAPI_REPLY_VERBATIM_STRING:
-    case MODAPI_REPLY_BIG_NUMBER: return r->len;
-    default: return 0;
-    }
-}
-
-static long long RM_CallReplyInteger(callReply *r) {
-    return r && r->type == MODAPI_REPLY_INTEGER ? r->integer : LLONG_MIN;
-}
-
-static double RM_CallReplyDouble(callReply *r) { return r && r->type == MODAPI_REPLY_DOUBLE ? r->dbl : 0; }
-static int RM_CallReplyBool(callReply *r) { return r && r->type == MODAPI_REPLY_BOOL ? (int)r->integer : 0; }
-
-static const char *RM_CallReplyBigNumber(callReply *r, size_t *len) {
-    if (r == NULL || r->type != MODAPI_REPLY_BIG_NUMBER) return NULL;
-    *len = r->len;
-    return r->str;
-}
-
-static const char *RM_CallReplyVerbatim(callReply *r, size_t *len, const char **format) {
-    if (r == NULL || r->type != MODAPI_REPLY_VERBATIM_STRING) return NULL;
-    *len = r->len;
-    if (format) *format = r->format;
-    return r->str;
-}
-
-static const char *RM_CallReplyStringPtr(callReply *r, size_t *len) {
-    if (r == NULL || (r->type != MODAPI_REPLY_STRING && r->type != MODAPI_REPLY_ERROR)) return NULL;
-    if (len) *len = r->len;
-    return r->str;
-}
-
-static callReply *RM_CallReplyArrayElement(callReply *r, size_t idx) {
-    if (r == NULL || (r->type != MODAPI_REPLY_ARRAY && r->type != MODAPI_REPLY_SET) || idx >= r->len) return NULL;
-    return &r->elements[idx];
-}
-
-static callReply *RM_CallReplySetElement(callReply *r, size_t idx) {
-    if (r == NULL || r->type != MODAPI_REPLY_SET || idx >= r->len) return NULL;
-    return &r->elements[idx];
-}
-
-static int pairElement(callReply *r, int type, size_t idx, callReply **key, callReply **val) {
-    if (r == NULL || r->type != type || idx >= r->len) return MODAPI_ERR;
-    if (key) *key = &r->elements[idx * 2];
-    if (val) *val = &r->elements[idx * 2 + 1];
-    return MODAPI_OK;
-}
-
-static int RM_CallReplyMapElement(callReply *r, size_t idx, callReply **key, callReply **val) {
-    return pairElement(r, MODAPI_REPLY_MAP, idx, key, val);
-}
-
-/* The RESP3 attribute that came before a reply (Call with '3'), or NULL. */
-static callReply *RM_CallReplyAttribute(callReply *r) { return r ? r->attribute : NULL; }
-
-/* Redis 7.0.15 refuses every index here (it checks for a map); its later
- * releases answer as this does. */
-static int RM_CallReplyAttributeElement(callReply *r, size_t idx, callReply **key, callReply **val) {
-    return pairElement(r, MODAPI_REPLY_ATTRIBUTE, idx, key, val);
-}
-
-static const char *RM_CallReplyProto(callReply *r, size_t *len) {
-    if (r == NULL) return NULL;
-    *len = r->protolen;
-    return r->proto;
-}
-
-static RString *RM_CreateStringFromCallReply(callReply *r) {
-    if (r == NULL) return NULL;
-    if (r->type == MODAPI_REPLY_STRING || r->type == MODAPI_REPLY_ERROR) return RM_CreateString(NULL, r->str, r->len);
-    if (r->type == MODAPI_REPLY_INTEGER) return RM_CreateStringFromLongLong(NULL, r->integer);
-    return NULL;
-}
-
-static int RM_ReplyWithCallReply(RedisModuleCtx *ctx, callReply *r) {
-    if (replyClient(ctx) && r) addReplyProto(replyClient(ctx), r->proto, r->protolen);
-    return MODAPI_OK;
-}
-
 
 /* ---- keys ------------------------------------------------------------------------------ */
 
@@ -1005,11 +627,12 @@ static void RM_KeyAtPos(RedisModuleCtx *ctx, int pos) {
 /* The command goes to the AOF and the replicas after the module's command,
  * with whatever else it propagates, in one MULTI/EXEC. */
 static int RM_Replicate(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, ...) {
-    int argc = 0, resp = 2, replicate = 0;
+    int argc = 0, flags = 0;
     va_list ap;
     va_start(ap, fmt);
-    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
+    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &flags);
     va_end(ap);
+    if (argv == NULL) return MODAPI_ERR;
     if (lookupCommand(argv, argc) == NULL) {
         for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
         zfree(argv);
@@ -1216,16 +839,10 @@ static const moduleApiEntry api_table[] = {
     MODULE_API(StringCompare), MODULE_API(StringAppendBuffer), MODULE_API(TrimStringAllocation),
     MODULE_API(WrongArity), MODULE_API(ReplyWithLongLong), MODULE_API(ReplyWithError), MODULE_API(ReplyWithSimpleString),
     MODULE_API(ReplyWithArray), MODULE_API(ReplyWithMap), MODULE_API(ReplyWithSet), MODULE_API(ReplyWithAttribute), MODULE_API(ReplySetArrayLength), MODULE_API(ReplySetMapLength),
-    MODULE_API(ReplySetAttributeLength), MODULE_API(CallReplyAttribute), MODULE_API(CallReplyAttributeElement),
-    MODULE_API(ReplySetSetLength), MODULE_API(ReplyWithNullArray), MODULE_API(ReplyWithEmptyArray), MODULE_API(ReplyWithStringBuffer),
+    MODULE_API(ReplySetAttributeLength), MODULE_API(ReplySetSetLength), MODULE_API(ReplyWithNullArray), MODULE_API(ReplyWithEmptyArray), MODULE_API(ReplyWithStringBuffer),
     MODULE_API(ReplyWithCString), MODULE_API(ReplyWithString), MODULE_API(ReplyWithEmptyString), MODULE_API(ReplyWithVerbatimString),
     MODULE_API(ReplyWithVerbatimStringType), MODULE_API(ReplyWithNull), MODULE_API(ReplyWithBool), MODULE_API(ReplyWithDouble),
-    MODULE_API(ReplyWithBigNumber), MODULE_API(ReplyWithLongDouble), MODULE_API(ReplyWithCallReply),
-    MODULE_API(Call), MODULE_API(FreeCallReply), MODULE_API(CallReplyType), MODULE_API(CallReplyLength), MODULE_API(CallReplyInteger),
-    MODULE_API(CallReplyDouble), MODULE_API(CallReplyBool), MODULE_API(CallReplyBigNumber), MODULE_API(CallReplyVerbatim),
-    MODULE_API(CallReplyStringPtr), MODULE_API(CallReplyArrayElement), MODULE_API(CallReplySetElement), MODULE_API(CallReplyMapElement),
-    MODULE_API(CallReplyProto), MODULE_API(CreateStringFromCallReply),
-    MODULE_API(CreateCommand), MODULE_API(GetCommand), MODULE_API(CreateSubcommand), MODULE_API(IsKeysPositionRequest), MODULE_API(KeyAtPos),
+    MODULE_API(ReplyWithBigNumber), MODULE_API(ReplyWithLongDouble), MODULE_API(CreateCommand), MODULE_API(GetCommand), MODULE_API(CreateSubcommand), MODULE_API(IsKeysPositionRequest), MODULE_API(KeyAtPos),
     MODULE_API(KeyAtPosWithFlags), MODULE_API(IsChannelsPositionRequest), MODULE_API(ChannelAtPosWithFlags),
     MODULE_API(GetCommandKeys), MODULE_API(GetCommandKeysWithFlags),
     MODULE_API(Replicate), MODULE_API(ReplicateVerbatim),
@@ -1266,6 +883,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleForkGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_fork.c's */
     if (moduleFilterGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_filter.c's */
     if (moduleCmdInfoGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_cmdinfo.c's */
+    if (moduleCallGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_call.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

@@ -82,6 +82,7 @@ struct RedisModuleCtx {
     robj *blocked_ready_key;       /* GetBlockedClientReadyKey's (BlockClientOnKeys) */
     client *reply_client;          /* a thread-safe context's replies (its blocked client's), or NULL */
     long long yield_start;         /* module_yield.c: when Yield next serves events (monotonic us), 0 unset */
+    const void *context_user;      /* SetContextUser's RedisModuleUser (module_acl.c's), or NULL */
 };
 
 /* A key handle (OpenKey): the database and the key name; the value is
@@ -97,6 +98,12 @@ typedef struct moduleKey {
     int zmore;
     struct moduleStreamIter *siter; /* module_stream.c's stream iterator, or NULL */
 } moduleKey;
+
+/* module_api.c: where a context's replies go (its client, or a thread-safe
+ * context's blocked client), or NULL to drop them */
+client *moduleReplyClient(RedisModuleCtx *ctx);
+/* module_call.c: Call and its replies */
+int moduleCallGetApi(const char *name, void *target);
 
 /* module.c */
 void moduleCtxInit(RedisModuleCtx *ctx, module *owner, client *c);
@@ -125,8 +132,20 @@ int moduleApiLookup(const moduleApiEntry *table, size_t count, const char *name,
 #define MODULE_API_LOOKUP(table, name, target) moduleApiLookup(table, sizeof table / sizeof table[0], name, target)
 robj *moduleKeyValue(moduleKey *k);
 void moduleStringDecode(robj *o);
-/* Call's and Replicate's format (c s b l v and flag letters) as an argv. */
-robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *resp, int *replicate);
+/* module_call.c: Call's, Replicate's and EmitAOF's format (c s b l v and
+ * Redis 7.0's flag letters, into MODCALL_*) as an argv; NULL for an
+ * unknown letter. */
+#define MODCALL_REPLICATE (1 << 0)  /* '!' */
+#define MODCALL_NO_AOF (1 << 1)     /* 'A' */
+#define MODCALL_NO_REPLICAS (1 << 2) /* 'R' */
+#define MODCALL_RESP3 (1 << 3)      /* '3' */
+#define MODCALL_RESP_AUTO (1 << 4)  /* '0' */
+#define MODCALL_RUN_AS_USER (1 << 5) /* 'C' */
+#define MODCALL_SCRIPT_MODE (1 << 6) /* 'S' */
+#define MODCALL_NO_WRITES (1 << 7)  /* 'W' */
+#define MODCALL_DENY_OOM (1 << 8)   /* 'M' */
+#define MODCALL_ERRORS_AS_REPLIES (1 << 9) /* 'E' */
+robj **moduleFormatArgv(const char *cmdname, const char *fmt, va_list *ap, int *argc, int *flags);
 
 /* module_block.c: blocked clients */
 int moduleBlockGetApi(const char *name, void *target);
@@ -174,6 +193,7 @@ void moduleConfigQueueValue(const char *name, const char *value); /* LOADEX's CO
 int moduleConfigQueueLength(void);    /* values no module took */
 
 /* module_acl.c: module users and the ACL API */
+struct aclUser *moduleAclUserOf(const void *module_user); /* a RedisModuleUser's acl.c user */
 int moduleAclGetApi(const char *name, void *target);
 void moduleAclRelease(module *m);      /* unloading: the clients it authenticated are revoked */
 void moduleRedactArguments(client *c); /* after a module command's handler: its redactions applied */

@@ -605,11 +605,20 @@ robj *moduleRdbLoadValue(void *reader, robj *key) {
 /* Appends the command, as RESP, to what the rewrite writes. */
 static void RM_EmitAOF(RedisModuleIO *io, const char *cmdname, const char *fmt, ...) {
     if (io->error) return;
-    int argc = 0, resp = 2, replicate = 0;
+    int argc = 0, flags = 0;
     va_list ap;
     va_start(ap, fmt);
-    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &resp, &replicate);
+    robj **argv = moduleFormatArgv(cmdname, fmt, &ap, &argc, &flags);
     va_end(ap);
+    if (argv == NULL) {
+        serverLog(LL_WARNING,
+                  "Fatal: AOF method for module data type '%s' tried to call RedisModule_EmitAOF() with wrong "
+                  "format specifiers '%s'",
+                  io->type->name, fmt);
+        io->error = 1;
+        errno = EINVAL;
+        return;
+    }
     if (lookupCommand(argv, argc) == NULL) {
         serverLog(LL_WARNING, "Fatal: AOF method for module data type '%s' tried to emit unknown command '%s'",
                   io->type->name, cmdname);

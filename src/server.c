@@ -301,7 +301,7 @@ static void rejectCommandSds(client *c, sds err) {
     }
 }
 
-static sds unknownCommandError(client *c) {
+sds unknownCommandError(client *c) {
     redisCommand *base = lookupCommandBySds(c->argv[0]->ptr);
     if (base && base->subcommands_dict && c->argc >= 2) {
         sds upper = sdsnew(base->declared_name);
@@ -1281,11 +1281,11 @@ static void addHelloReply(client *c) {
     addReplyBulkCString(c, "id");
     addReplyLongLong(c, (long long)c->id);
     addReplyBulkCString(c, "mode");
-    addReplyBulkCString(c, "standalone");
+    addReplyBulkCString(c, server.cluster_enabled ? "cluster" : "standalone");
     addReplyBulkCString(c, "role");
     addReplyBulkCString(c, replicationIsReplica() ? "replica" : "master");
     addReplyBulkCString(c, "modules");
-    addReplyArrayLen(c, 0);
+    moduleReplyList(c); /* as MODULE LIST answers */
 }
 
 void helloCommand(client *c) {

@@ -894,6 +894,7 @@ void commandTableRemove(redisCommand *cmd);
 int moduleQueueLoad(sds *argv, int argc, sds *err); /* a loadmodule line: path [args] */
 void moduleLoadQueued(void);                        /* start-up: load them, or exit */
 void moduleCommand(client *c);
+void moduleReplyList(client *c); /* MODULE LIST's reply, also HELLO's "modules" */
 sds *moduleRewriteLoadLines(int *count); /* CONFIG REWRITE: "loadmodule path args..." per loaded module */
 /* module_config.c: modules' configuration parameters, "<module>.<name>", for config.c */
 typedef struct moduleConfig moduleConfig;
@@ -917,6 +918,7 @@ void moduleConfigQueueDiscard(void);                /* the values queued for mod
 sds moduleInfoList(sds info);
 int moduleForkInProgress(void);      /* module_fork.c: a module's fork child runs */
 extern int moduleCommandFilterCount;  /* module_filter.c: filters registered (processCommand runs them) */
+sds unknownCommandError(client *c); /* server.c: "unknown command '...', with args beginning with: ..." */
 int moduleGetKeysViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result); /* module.c: "getkeys-api" */
 int moduleGetChannelsViaApi(redisCommand *cmd, robj **argv, int argc, getKeysResult *result); /* "getchannels-api" */
 const char *moduleCommandOwnerName(redisCommand *cmd); /* module.c: the name of the module that made cmd */

@@ -1,0 +1,87 @@
+# moduleapi-callflags.tcl -- Call's flag letters and errno, and
+# SetContextUser (src/module_call.c), through tests/modules/mflags.c: what
+# each letter refuses, in Redis 7.0's words with 'E' and as errno without,
+# 'C' checked against the context's or the caller's user (and logged as
+# Redis logs it), '!' narrowed by 'A', and HELLO's modules list.
+# Every expectation holds for Debian's Redis 7.0.15 loading the same .so:
+# run the file with --server /usr/bin/redis-server to check.
+
+source [file join $::harness_dir modules.tcl] ;# module_skip_reason, need_modules
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "Call: errno for an unknown command, a wrong arity, an unknown letter; 'E' gives Redis's errors" {
+        need_modules
+        assert_equal OK [r module load [file join $::module_dir mflags.so]]
+        assert_error {ERR errno ENOENT} {r mflags.call - nosuchcmd a}
+        assert_error {ERR unknown command 'nosuchcmd', with args beginning with: 'a' } {r mflags.call E nosuchcmd a}
+        assert_error {ERR unknown subcommand 'nosuchsub'. Try CONFIG HELP.} {r mflags.call E config nosuchsub}
+        assert_error {ERR errno EINVAL} {r mflags.call - get}
+        assert_error {ERR wrong number of arguments for 'get' command} {r mflags.call E get a b}
+        assert_error {ERR errno EBADF} {r mflags.call Z get a}
+    }
+
+    test "Call: 'S' refuses what scripts may not run, 'W' writes" {
+        need_modules
+        assert_error {ERR errno ESPIPE} {r mflags.call S multi}
+        assert_error {ERR command 'multi' is not allowed on script mode} {r mflags.call SE multi}
+        assert_error {ERR errno ENOSPC} {r mflags.call W set k v}
+        assert_error {ERR Write command 'set' was called while write is not allowed.} {r mflags.call WE set k v}
+        assert_equal {} [r mflags.call W get k]
+        assert_equal 0 [r exists k]
+    }
+
+    test "Call: 'M' refuses deny-oom commands over maxmemory" {
+        need_modules
+        r config set maxmemory 1
+        catch {
+            assert_error {ERR errno ENOSPC} {r mflags.call M set k v}
+            assert_error {OOM command not allowed when used memory > 'maxmemory'.} {r mflags.call ME set k v}
+            assert_equal {} [r mflags.call M get k]
+        } err opts
+        r config set maxmemory 0
+        if {$err ne ""} { return -options $opts $err }
+    }
+
+    test "Call: 'C' runs as the caller's user, or SetContextUser's; denials are EACCES and logged" {
+        need_modules
+        r acl setuser limited on nopass {~k*} +get +set +acl|whoami
+        r acl log reset
+        assert_equal OK [r mflags.call CE set k v]
+        assert_equal v [r mflags.asuser limited C get k]
+        assert_equal limited [r mflags.asuser limited CE acl whoami]
+        assert_error {ERR errno EACCES} {r mflags.asuser limited C get other}
+        assert_error {ERR acl verification failed, can't access at least one of the keys mentioned in the command arguments.} \
+            {r mflags.asuser limited CE get other}
+        assert_error {ERR acl verification failed, can't run this command or subcommand.} {r mflags.asuser limited CE del k}
+        set entry [lindex [r acl log] 0]
+        # logged under the calling client's user, as Redis 7.0 does
+        assert_equal {command module del default} \
+            [list [dict get $entry reason] [dict get $entry context] [dict get $entry object] [dict get $entry username]]
+        # the two denials of the same key are one entry (count 2)
+        assert_equal 2 [llength [r acl log]]
+        # the caller's own user is restored after the call
+        assert_equal default [r acl whoami]
+    }
+
+    test "HELLO lists the loaded modules, as MODULE LIST does" {
+        need_modules
+        set hello [r hello 2]
+        assert_equal [r module list] [dict get $hello modules]
+        assert_equal mflags [dict get [lindex [dict get $hello modules] 0] name]
+        assert_equal standalone [dict get $hello mode]
+    }
+}
+
+start_server {tags {module external:skip} overrides {enable-module-command yes appendonly yes appendfsync always aof-use-rdb-preamble no}} {
+    test "Call: '!' propagates, 'A' keeps it out of the AOF" {
+        need_modules
+        r module load [file join $::module_dir mflags.so]
+        set written [aof_commands_written { assert_equal OK [r mflags.call ! set rk v] }]
+        assert_equal {{set rk v}} $written
+        set written [aof_commands_written { assert_equal OK [r mflags.call !A set rk2 v] }]
+        assert_equal {} $written
+        set written [aof_commands_written { assert_equal OK [r mflags.call - set rk3 v] }]
+        assert_equal {} $written
+        assert_equal {v v v} [r mget rk rk2 rk3]
+    }
+}
