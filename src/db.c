@@ -159,6 +159,8 @@ static kvobj *dbReplaceEntry(redisDb *db, kvobj *old, robj *key, robj *val, int 
     snapshotBeforeKeyWrite(db, key->ptr);
     unsigned int clock = replacementClock(old, val);
     if (old->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
+    /* an overwrite is an unlink then an add to a module, as in Redis 7.0 */
+    if (old->type == OBJ_MODULE) moduleNotifyKeyUnlink(key, old, db->id);
     if (!keepTtl && kvobjHasExpire(old)) {
         dictDelete(db->expires, key->ptr);
         kvobjSetExpire(old, -1); /* in place: the slot exists */
@@ -220,6 +222,7 @@ robj *dbDetach(redisDb *db, robj *key) {
     if (o && kvobjHasExpire(o)) dictDelete(db->expires, key->ptr);
     if (o) clusterKeyRemoved(db->id, key->ptr, sdslen(key->ptr));
     if (o && o->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
+    if (o && o->type == OBJ_MODULE) moduleNotifyKeyUnlink(key, o, db->id); /* the type's unlink(2) */
     return o;
 }
 
@@ -234,7 +237,7 @@ int dbSyncDelete(redisDb *db, robj *key) {
 int dbAsyncDelete(redisDb *db, robj *key) {
     robj *o = dbDetach(db, key);
     if (o == NULL) return 0;
-    lazyfreeValue(o);
+    lazyfreeValue(o, db->id);
     return 1;
 }
 

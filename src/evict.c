@@ -198,7 +198,7 @@ static long long evictKey(int dbid, sds key) {
     size_t freed_later = 0; /* lazyfree-lazy-eviction: what the thread will give back */
     if (server.lazyfree_lazy_eviction) {
         robj *o = dbDetach(db, keyobj);
-        if (o) freed_later = lazyfreeValue(o);
+        if (o) freed_later = lazyfreeValue(o, db->id);
     } else {
         dbSyncDelete(db, keyobj);
     }

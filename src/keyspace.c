@@ -176,7 +176,7 @@ void copyCommand(client *c) {
         return;
     }
     /* a module's value is copied by its module, which may refuse (as in Redis, before the delete) */
-    robj *copy = o->type == OBJ_MODULE ? moduleDupValueOrReply(c, key, newkey, dst->id, o) : dupObject(o);
+    robj *copy = o->type == OBJ_MODULE ? moduleDupValueOrReply(c, key, newkey, c->db->id, dst->id, o) : dupObject(o);
     if (copy == NULL) return;
     if (exists) dbDelete(dst, newkey);
     dbAddWithExpire(dst, newkey, copy, expire);

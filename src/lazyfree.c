@@ -75,13 +75,14 @@ static size_t streamFreeEffort(stream *s) {
     return effort;
 }
 
-size_t lazyfreeEffort(robj *o) {
+size_t lazyfreeEffort(robj *o, int dbid) {
     switch (o->type) {
     case OBJ_LIST: return o->encoding == OBJ_ENCODING_QUICKLIST ? quicklistNodeCount(o->ptr) : 1;
     case OBJ_SET: return o->encoding == OBJ_ENCODING_HT ? setTypeSize(o) : 1;
     case OBJ_ZSET: return o->encoding == OBJ_ENCODING_SKIPLIST ? zsetLength(o) : 1;
     case OBJ_HASH: return o->encoding == OBJ_ENCODING_HT ? hashTypeLength(o) : 1;
     case OBJ_STREAM: return streamFreeEffort(o->ptr);
+    case OBJ_MODULE: return moduleValueFreeEffort(o, dbid); /* the type's free_effort(2); its free then runs here */
     default: return 1; /* a string is one allocation */
     }
 }
@@ -138,12 +139,14 @@ static void submit(lazyfreeJob *job) {
  * background when that is worth it and nothing else holds the value.
  * Returns an estimate of the memory the thread will give back (MEMORY
  * USAGE's, from a few sampled elements), 0 when it was freed at once. */
-size_t lazyfreeValue(robj *o) {
-    if (o->refcount != 1 || lazyfreeEffort(o) <= LAZYFREE_THRESHOLD) {
+size_t lazyfreeValue(robj *o, int dbid) {
+    if (o->refcount != 1 || lazyfreeEffort(o, dbid) <= LAZYFREE_THRESHOLD) {
         decrRefCount(o);
         return 0;
     }
-    size_t estimate = zmalloc_size(o) + objectPayloadMemoryUsage(o, LAZYFREE_SIZE_SAMPLES);
+    /* a module's value is not measured: its type's callbacks are asked only
+     * what Redis 7.0 asks them here (free_effort) */
+    size_t estimate = zmalloc_size(o) + (o->type == OBJ_MODULE ? 0 : objectPayloadMemoryUsage(o, LAZYFREE_SIZE_SAMPLES, dbid));
     lazyfreeJob *job = zcalloc(sizeof(*job));
     job->value = o;
     job->objects = 1;

@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-size_t lazyfreeEffort(robj *o);
-size_t lazyfreeValue(robj *o); /* what the thread will free (an estimate), 0: freed at once */
+size_t lazyfreeEffort(robj *o, int dbid);
+size_t lazyfreeValue(robj *o, int dbid); /* what the thread will free (an estimate), 0: freed at once */
 void lazyfreeDbTables(redisDb *db);
 size_t lazyfreePendingObjects(void);
 size_t lazyfreePendingBytes(void); /* estimated memory of the values still queued */

@@ -66,7 +66,7 @@ static size_t expireEntryBytes(redisDb *db, kvobj *o) {
 }
 
 static size_t keyMemoryUsage(redisDb *db, kvobj *o, size_t samples) {
-    return kvobjAllocSize(o) + expireEntryBytes(db, o) + objectPayloadMemoryUsage(o, samples);
+    return kvobjAllocSize(o) + expireEntryBytes(db, o) + objectPayloadMemoryUsage(o, samples, db->id);
 }
 
 /* MEMORY USAGE key [SAMPLES count]: the options are checked before the key

@@ -29,6 +29,7 @@
  *   not read: a dump with it fails to load naming it (rdb.c).
  */
 #include "module_int.h"
+#include "kvobj.h"
 
 #include <errno.h>
 
@@ -50,6 +51,20 @@ typedef size_t (*typeMemUsageFunc)(const void *value);
 typedef void (*typeDigestFunc)(RedisModuleDigest *md, void *value);
 typedef void (*typeFreeFunc)(void *value);
 typedef void *(*typeCopyFunc)(robj *fromkey, robj *tokey, const void *value);
+typedef size_t (*typeFreeEffortFunc)(robj *key, const void *value);
+typedef void (*typeUnlinkFunc)(robj *key, const void *value);
+
+/* RedisModuleKeyOptCtx: the keys and databases a version-4 callback is
+ * about (GetKeyNameFromOptCtx and friends); -1 / NULL where none. */
+typedef struct RedisModuleKeyOptCtx {
+    robj *from_key, *to_key;
+    int from_dbid, to_dbid;
+} keyOptCtx;
+
+typedef size_t (*typeMemUsage2Func)(keyOptCtx *ctx, const void *value, size_t sample_size);
+typedef size_t (*typeFreeEffort2Func)(keyOptCtx *ctx, const void *value);
+typedef void (*typeUnlink2Func)(keyOptCtx *ctx, const void *value);
+typedef void *(*typeCopy2Func)(keyOptCtx *ctx, const void *value);
 
 /* The layout of RedisModuleTypeMethods (versions 1 to 4): what a module
  * passes to CreateDataType. Only the fields of the version it declares
@@ -65,14 +80,14 @@ typedef struct typeMethodsAbi {
     void *aux_load;      /* version 2 */
     void *aux_save;
     int aux_save_triggers;
-    void *free_effort;   /* version 3 */
-    void *unlink;
+    typeFreeEffortFunc free_effort; /* version 3 */
+    typeUnlinkFunc unlink;
     typeCopyFunc copy;
     void *defrag;
-    void *mem_usage2;    /* version 4 */
-    void *free_effort2;
-    void *unlink2;
-    void *copy2;
+    typeMemUsage2Func mem_usage2; /* version 4 */
+    typeFreeEffort2Func free_effort2;
+    typeUnlink2Func unlink2;
+    typeCopy2Func copy2;
 } typeMethodsAbi;
 
 typedef struct moduleType {
@@ -87,6 +102,12 @@ typedef struct moduleType {
     typeFreeFunc free;
     typeCopyFunc copy;
     void *aux_save;
+    typeFreeEffortFunc free_effort; /* version 3 */
+    typeUnlinkFunc unlink;
+    typeMemUsage2Func mem_usage2; /* version 4: preferred over their version-1/3 forms */
+    typeFreeEffort2Func free_effort2;
+    typeUnlink2Func unlink2;
+    typeCopy2Func copy2;
 } moduleType;
 
 typedef struct moduleValue {
@@ -180,7 +201,17 @@ static moduleType *RM_CreateDataType(RedisModuleCtx *ctx, const char *name, int 
     mt->digest = tm->digest;
     mt->free = tm->free;
     if (tm->version >= 2) mt->aux_save = tm->aux_save;
-    if (tm->version >= 3) mt->copy = tm->copy;
+    if (tm->version >= 3) {
+        mt->copy = tm->copy;
+        mt->free_effort = tm->free_effort;
+        mt->unlink = tm->unlink;
+    }
+    if (tm->version >= 4) {
+        mt->mem_usage2 = tm->mem_usage2;
+        mt->free_effort2 = tm->free_effort2;
+        mt->unlink2 = tm->unlink2;
+        mt->copy2 = tm->copy2;
+    }
     if (types == NULL) types = listCreate();
     listAddNodeTail(types, mt);
     ctx->module->types++;
@@ -242,11 +273,54 @@ void moduleFreeValue(robj *o) {
     zfree(mv);
 }
 
-size_t moduleValueMemUsage(robj *o) {
+/* The keyspace entry's name as a string object (a module value in the
+ * keyspace is a kvobj: the key lives in it); the caller releases it. */
+static robj *entryKeyName(robj *o) {
+    sds name = kvobjGetKey(o);
+    return createStringObject(name, sdslen(name));
+}
+
+size_t moduleValueMemUsage(robj *o, size_t samples, int dbid) {
     moduleValue *mv = o->ptr;
     size_t size = sizeof(*mv);
-    if (mv->type->mem_usage) size += mv->type->mem_usage(mv->value);
+    if (mv->type->mem_usage2) {
+        keyOptCtx ctx = {entryKeyName(o), NULL, dbid, -1};
+        size += mv->type->mem_usage2(&ctx, mv->value, samples);
+        decrRefCount(ctx.from_key);
+    } else if (mv->type->mem_usage) {
+        size += mv->type->mem_usage(mv->value);
+    }
     return size;
+}
+
+/* Redis 7.0's: 1 unless the type says (free_effort2, else free_effort); a
+ * type's 0 means "always in the background". */
+size_t moduleValueFreeEffort(robj *o, int dbid) {
+    moduleValue *mv = o->ptr;
+    size_t effort = 1;
+    if (mv->type->free_effort2 || mv->type->free_effort) {
+        robj *key = entryKeyName(o);
+        if (mv->type->free_effort2) {
+            keyOptCtx ctx = {key, NULL, dbid, -1};
+            effort = mv->type->free_effort2(&ctx, mv->value);
+        } else {
+            effort = mv->type->free_effort(key, mv->value);
+        }
+        decrRefCount(key);
+    }
+    return effort == 0 ? SIZE_MAX : effort;
+}
+
+/* The key leaves the keyspace (deleted, or overwritten: unlink then add,
+ * as Redis 7.0 sees it); the value is freed later, maybe in a thread. */
+void moduleNotifyKeyUnlink(robj *key, robj *o, int dbid) {
+    moduleValue *mv = o->ptr;
+    if (mv->type->unlink2) {
+        keyOptCtx ctx = {key, NULL, dbid, -1};
+        mv->type->unlink2(&ctx, mv->value);
+    } else if (mv->type->unlink) {
+        mv->type->unlink(key, mv->value);
+    }
 }
 
 const char *moduleValueTypeName(robj *o) {
@@ -254,14 +328,19 @@ const char *moduleValueTypeName(robj *o) {
     return mv->type->name;
 }
 
-robj *moduleDupValueOrReply(client *c, robj *fromkey, robj *tokey, int todb, robj *o) {
-    (void)todb;
+robj *moduleDupValueOrReply(client *c, robj *fromkey, robj *tokey, int fromdb, int todb, robj *o) {
     moduleValue *mv = o->ptr;
-    if (mv->type->copy == NULL) {
+    if (mv->type->copy == NULL && mv->type->copy2 == NULL) {
         addReplyError(c, "not supported for this module key");
         return NULL;
     }
-    void *copy = mv->type->copy(fromkey, tokey, mv->value);
+    void *copy;
+    if (mv->type->copy2) {
+        keyOptCtx ctx = {fromkey, tokey, fromdb, todb};
+        copy = mv->type->copy2(&ctx, mv->value);
+    } else {
+        copy = mv->type->copy(fromkey, tokey, mv->value);
+    }
     if (copy == NULL) {
         addReplyError(c, "module key failed to copy");
         return NULL;
@@ -683,7 +762,15 @@ void moduleDigestValue(robj *key, int dbid, robj *o, unsigned char digest[20]) {
 
 /* ---- the names modules ask for ------------------------------------------------------------- */
 
+/* The version-4 callbacks' context (RedisModuleKeyOptCtx). */
+static robj *RM_GetKeyNameFromOptCtx(keyOptCtx *ctx) { return ctx->from_key; }
+static robj *RM_GetToKeyNameFromOptCtx(keyOptCtx *ctx) { return ctx->to_key; }
+static int RM_GetDbIdFromOptCtx(keyOptCtx *ctx) { return ctx->from_dbid; }
+static int RM_GetToDbIdFromOptCtx(keyOptCtx *ctx) { return ctx->to_dbid; }
+
 static const moduleApiEntry type_api[] = {
+    MODULE_API(GetKeyNameFromOptCtx), MODULE_API(GetToKeyNameFromOptCtx), MODULE_API(GetDbIdFromOptCtx),
+    MODULE_API(GetToDbIdFromOptCtx),
     MODULE_API(CreateDataType), MODULE_API(ModuleTypeSetValue), MODULE_API(ModuleTypeGetType), MODULE_API(ModuleTypeGetValue),
     MODULE_API(ModuleTypeReplaceValue), MODULE_API(SaveUnsigned), MODULE_API(SaveSigned), MODULE_API(SaveString), MODULE_API(SaveStringBuffer),
     MODULE_API(SaveDouble), MODULE_API(SaveFloat), MODULE_API(SaveLongDouble), MODULE_API(LoadUnsigned), MODULE_API(LoadSigned), MODULE_API(LoadString),

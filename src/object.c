@@ -379,7 +379,7 @@ int checkType(client *c, robj *o, int type) {
 
 /* An embedded or integer string lives in the object's own block: nothing
  * beyond it. An unknown type counts nothing rather than guessing. */
-size_t objectPayloadMemoryUsage(robj *o, size_t samples) {
+size_t objectPayloadMemoryUsage(robj *o, size_t samples, int dbid) {
     switch (o->type) {
     case OBJ_STRING: return o->encoding == OBJ_ENCODING_RAW ? sdsMemoryUsage(o->ptr) : 0;
     case OBJ_LIST: return listMemoryUsage(o, samples);
@@ -387,7 +387,7 @@ size_t objectPayloadMemoryUsage(robj *o, size_t samples) {
     case OBJ_ZSET: return zsetMemoryUsage(o, samples);
     case OBJ_HASH: return hashMemoryUsage(o, samples);
     case OBJ_STREAM: return streamMemoryUsage(o, samples);
-    case OBJ_MODULE: return moduleValueMemUsage(o);
+    case OBJ_MODULE: return moduleValueMemUsage(o, samples, dbid);
     }
     return 0;
 }

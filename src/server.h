@@ -797,7 +797,7 @@ void streamDigest(unsigned char digest[20], robj *o);
 uint64_t setScan(robj *o, uint64_t cursor, long count, list *out);
 uint64_t hashScan(robj *o, uint64_t cursor, long count, list *out);
 uint64_t zsetScan(robj *o, uint64_t cursor, long count, list *out);
-size_t objectPayloadMemoryUsage(robj *o, size_t samples);
+size_t objectPayloadMemoryUsage(robj *o, size_t samples, int dbid); /* dbid: a module value's, for its type */
 size_t sdsMemoryUsage(sds s); /* a standalone sds's block */
 size_t sampledTotal(size_t bytes, size_t sampled, size_t total);
 typedef size_t dictEntryBytesProc(const dictEntry *de); /* what an entry points to */
@@ -941,9 +941,11 @@ int moduleBusyHoldsInput(void);                     /* processInputBuffer: such 
 void moduleAfterSleep(void);                        /* takes it back */
 /* a module data type's value (OBJ_MODULE): ptr is the module's moduleValue */
 void moduleFreeValue(robj *o);
-size_t moduleValueMemUsage(robj *o);
+size_t moduleValueMemUsage(robj *o, size_t samples, int dbid); /* o: a keyspace entry (kvobj) */
+size_t moduleValueFreeEffort(robj *o, int dbid);                 /* lazyfree: SIZE_MAX for "always in the background" */
+void moduleNotifyKeyUnlink(robj *key, robj *o, int dbid);        /* the key leaves the keyspace (deleted, overwritten) */
 const char *moduleValueTypeName(robj *o);       /* TYPE's answer: the type's 9-char name */
-robj *moduleDupValueOrReply(client *c, robj *fromkey, robj *tokey, int todb, robj *o); /* COPY */
+robj *moduleDupValueOrReply(client *c, robj *fromkey, robj *tokey, int fromdb, int todb, robj *o); /* COPY */
 void moduleDigestValue(robj *key, int dbid, robj *o, unsigned char digest[20]);
 sds moduleRewriteValue(sds buf, sds key, robj *o); /* AOF rewrite: the type's commands */
 void moduleRdbSaveValue(void *writer, sds key, robj *o);
