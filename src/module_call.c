@@ -40,7 +40,7 @@ typedef struct callReply {
     struct callReply *elements; /* array/set: len; map, attribute: 2*len (key, value) */
     struct callReply *attribute; /* the RESP3 attribute sent before this reply (allocated), or NULL */
     sds root_proto;           /* the root's: all protos point into it */
-    RedisModuleCtx *ctx;      /* the root's auto-memory context, or NULL */
+    RedisModuleCtx *ctx;      /* the auto-memory context the tree belongs to (every node), or NULL */
 } callReply;
 
 static long long protoLine(const char *p, const char *end, const char **next) {
@@ -333,6 +333,16 @@ static sds callRefusal(RedisModuleCtx *ctx, client *c, int flags, aclUser *user,
     return NULL;
 }
 
+/* Every node of the tree learns its auto-memory context: strings made from
+ * any of them (CreateStringFromCallReply) are released with it, as Redis. */
+static void callReplySetCtx(callReply *r, RedisModuleCtx *ctx) {
+    r->ctx = ctx;
+    size_t count = r->type == MODAPI_REPLY_MAP || r->type == MODAPI_REPLY_ATTRIBUTE ? r->len * 2 : r->len;
+    if (r->elements)
+        for (size_t j = 0; j < count; j++) callReplySetCtx(&r->elements[j], ctx);
+    if (r->attribute) callReplySetCtx(r->attribute, ctx);
+}
+
 /* A reply made of one error, for 'E' (Redis: "-ERR <text>" unless the text
  * has its own code). */
 static callReply *callReplyOfError(RedisModuleCtx *ctx, sds msg) {
@@ -342,7 +352,7 @@ static callReply *callReplyOfError(RedisModuleCtx *ctx, sds msg) {
     callReply *reply = zcalloc(sizeof(*reply));
     parseReply(reply, proto, proto + sdslen(proto));
     reply->root_proto = proto;
-    if (ctx->flags & MODCTX_AUTO_MEMORY) reply->ctx = ctx;
+    if (ctx->flags & MODCTX_AUTO_MEMORY) callReplySetCtx(reply, ctx);
     moduleAutoAdd(ctx, AUTO_REPLY, reply);
     return reply;
 }
@@ -418,7 +428,7 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
             reply = zcalloc(sizeof(*reply));
             parseReply(reply, proto, proto + sdslen(proto));
             reply->root_proto = proto;
-            if (ctx->flags & MODCTX_AUTO_MEMORY) reply->ctx = ctx;
+            if (ctx->flags & MODCTX_AUTO_MEMORY) callReplySetCtx(reply, ctx);
             moduleAutoAdd(ctx, AUTO_REPLY, reply);
         }
     }
@@ -522,13 +532,16 @@ static const char *RM_CallReplyProto(callReply *r, size_t *len) {
 
 static RString *RM_CreateStringFromCallReply(callReply *r) {
     if (r == NULL) return NULL;
-    if (r->type == MODAPI_REPLY_STRING || r->type == MODAPI_REPLY_ERROR) return createStringObject(r->str, r->len);
-    if (r->type == MODAPI_REPLY_INTEGER) {
+    robj *s = NULL;
+    if (r->type == MODAPI_REPLY_STRING || r->type == MODAPI_REPLY_ERROR) {
+        s = createStringObject(r->str, r->len);
+    } else if (r->type == MODAPI_REPLY_INTEGER) {
         char buf[LONG_STR_SIZE];
         int len = ll2string(buf, sizeof buf, r->integer);
-        return createStringObject(buf, (size_t)len);
+        s = createStringObject(buf, (size_t)len);
     }
-    return NULL;
+    if (s && r->ctx) moduleAutoAdd(r->ctx, AUTO_STRING, s); /* the reply's auto memory releases it */
+    return s;
 }
 
 static int RM_ReplyWithCallReply(RedisModuleCtx *ctx, callReply *r) {
