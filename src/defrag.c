@@ -47,8 +47,13 @@
  *     refcount other than 1 is left alone;
  *   * db->expires borrows each TTL key's kvobj and the key sds inside it:
  *     its entry is repointed before the old block is freed.
- *   Sorted sets' skiplists, streams, module values, pub/sub channels and
- *   scripts are not moved (their top-level blocks aside, see defragValue).
+ *   Sorted sets' skiplists, streams, pub/sub channels and scripts are not
+ *   moved (their top-level blocks aside, see defragValue). A module value's
+ *   block is, and its type's defrag callback moves what it owns (through
+ *   DefragAlloc); one whose free effort is over active-defrag-max-scan-fields
+ *   is queued and given the rest of each slice, with its cursor
+ *   (module_defrag.c). Modules' RegisterDefragFunc callbacks run first in
+ *   each pass.
  * - With MALLOC=libc the directive exists but `activedefrag yes` is refused,
  *   in the file and by CONFIG SET, as a Redis built without its jemalloc.
  */
@@ -79,6 +84,8 @@ static struct {
     int db;                     /* the walk: database and kvtableScan cursor */
     unsigned long cursor;
     list *later;                /* laterKey *, FIFO */
+    int globals_done;           /* the modules' global callbacks ran this pass */
+    long long slice_end_us;     /* the running slice's budget end (monotonic), for module callbacks */
 } defrag;
 
 /* ---- the configuration ----------------------------------------------------------------------- */
@@ -108,6 +115,9 @@ static void *defragBlock(void *ptr) {
     if (copy) zmalloc_defrag_free(ptr);
     return copy;
 }
+
+/* For modules (DefragAlloc, their values' blocks): the same. */
+void *defragMoveBlock(void *ptr) { return defragBlock(ptr); }
 
 static sds defragSds(sds s) {
     char *block = sdsAllocPtr(s);
@@ -208,6 +218,10 @@ static void defragLater(int db, kvobj *o) {
 /* Everything the value owns, except big tables and lists, which are queued
  * and done in batches. Embedded strings and integers live in the kvobj. */
 static void defragValue(int db, kvobj *o) {
+    if (o->type == OBJ_MODULE) { /* its moduleValue block, then the type's defrag callback */
+        if (!moduleDefragValue(o, db)) defragLater(db, o);
+        return;
+    }
     if (o->type == OBJ_STRING) {
         if (o->encoding != OBJ_ENCODING_RAW) return;
         sds moved = defragSds(o->ptr);
@@ -238,7 +252,7 @@ static void defragValue(int db, kvobj *o) {
         while (cursor != 0);
         return;
     default:
-        return; /* sorted-set skiplists, streams, module values: not moved */
+        return; /* sorted-set skiplists, streams: not moved */
     }
 }
 
@@ -286,6 +300,10 @@ static void defragKey(void *privdata, kvobj *o) {
 static int defragLaterStep(laterKey *lk) {
     redisDb *db = &server.db[lk->db];
     kvobj *o = kvtableFind(db->keys, lk->key, sdslen(lk->key));
+    if (o && o->type == OBJ_MODULE && o->refcount == 1) { /* the type's callback, with its cursor, until the slice ends */
+        lk->started = 1;
+        return !moduleDefragLater(o, lk->db, &lk->cursor, defrag.slice_end_us);
+    }
     if (o == NULL || o->refcount != 1 || !defragIsBig(o)) return 1; /* deleted, shrunk or converted */
     if (o->encoding == OBJ_ENCODING_QUICKLIST) {
         lk->cursor = defragQuicklistNodes(o->ptr, lk->cursor, 16);
@@ -335,6 +353,7 @@ static void defragStop(void) {
     defrag.running = 0;
     defrag.db = 0;
     defrag.cursor = 0;
+    defrag.globals_done = 0;
     while (defrag.later && listLength(defrag.later)) defragLaterDrop();
 }
 
@@ -376,6 +395,11 @@ static void defragWalkDone(void) {
 /* One unit of work: a batch of a queued big value, or one step of the
  * keyspace scan. Returns 0 once the walk is over. */
 static int defragStep(void) {
+    if (!defrag.globals_done) { /* once a pass, first: the modules' RegisterDefragFunc callbacks */
+        defrag.globals_done = 1;
+        moduleDefragGlobals();
+        return 1;
+    }
     if (defrag.later && listLength(defrag.later)) {
         if (defragLaterStep(listNodeValue(listFirst(defrag.later)))) defragLaterDrop();
         return 1;
@@ -411,6 +435,7 @@ static long long defragSliceUs(void) {
 
 static void defragSlice(void) {
     long long budget_us = defragSliceUs(), start = monotonicUs();
+    defrag.slice_end_us = start + budget_us;
     int more = 1;
     while (more) {
         more = defragStep();

@@ -884,6 +884,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleFilterGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_filter.c's */
     if (moduleCmdInfoGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_cmdinfo.c's */
     if (moduleCallGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_call.c's */
+    if (moduleDefragGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_defrag.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

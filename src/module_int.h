@@ -29,6 +29,7 @@ typedef struct module {
     int timers;         /* timers pending, neither fired nor stopped (module_timer.c): nor can this one */
     ModuleInfoFunc info_cb; /* RegisterInfoFunc's: its INFO sections (module_info.c), or NULL */
     int configs_loaded; /* LoadConfigs succeeded (module_config.c) */
+    void *defrag_cb;    /* RegisterDefragFunc's (module_defrag.c), or NULL */
     int in_call;        /* its Calls under way (module_api.c): NOSELF filters skip them (module_filter.c) */
 } module;
 
@@ -207,6 +208,15 @@ int moduleEventLoopGetApi(const char *name, void *target);
 /* module_cmdinfo.c: SetCommandInfo */
 int moduleCmdInfoGetApi(const char *name, void *target);
 void moduleCmdInfoFree(moduleCmd *mc); /* the command goes: what SetCommandInfo copied */
+/* module_defrag.c: the defrag API. A defrag callback's context: */
+typedef struct RedisModuleDefragCtx {
+    long long defragged;   /* blocks it moved */
+    long long endtime;     /* monotonic us after which DefragShouldStop says stop; 0: never */
+    unsigned long *cursor; /* a value done over several slices: where it is; NULL otherwise */
+    robj *key;             /* the value's key, or NULL (a global callback) */
+    int dbid;              /* -1 for a global callback */
+} moduleDefragCtx;
+int moduleDefragGetApi(const char *name, void *target);
 /* module_filter.c: command filters (processCommand's side is in server.h) */
 int moduleFilterGetApi(const char *name, void *target);
 void moduleFiltersRelease(module *m); /* unloaded or failed to load: its filters go */

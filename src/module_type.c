@@ -61,6 +61,7 @@ typedef struct RedisModuleKeyOptCtx {
     int from_dbid, to_dbid;
 } keyOptCtx;
 
+typedef int (*typeDefragFunc)(moduleDefragCtx *ctx, robj *key, void **value);
 typedef size_t (*typeMemUsage2Func)(keyOptCtx *ctx, const void *value, size_t sample_size);
 typedef size_t (*typeFreeEffort2Func)(keyOptCtx *ctx, const void *value);
 typedef void (*typeUnlink2Func)(keyOptCtx *ctx, const void *value);
@@ -83,7 +84,7 @@ typedef struct typeMethodsAbi {
     typeFreeEffortFunc free_effort; /* version 3 */
     typeUnlinkFunc unlink;
     typeCopyFunc copy;
-    void *defrag;
+    typeDefragFunc defrag;
     typeMemUsage2Func mem_usage2; /* version 4 */
     typeFreeEffort2Func free_effort2;
     typeUnlink2Func unlink2;
@@ -104,6 +105,7 @@ typedef struct moduleType {
     void *aux_save;
     typeFreeEffortFunc free_effort; /* version 3 */
     typeUnlinkFunc unlink;
+    typeDefragFunc defrag;
     typeMemUsage2Func mem_usage2; /* version 4: preferred over their version-1/3 forms */
     typeFreeEffort2Func free_effort2;
     typeUnlink2Func unlink2;
@@ -205,6 +207,7 @@ static moduleType *RM_CreateDataType(RedisModuleCtx *ctx, const char *name, int 
         mt->copy = tm->copy;
         mt->free_effort = tm->free_effort;
         mt->unlink = tm->unlink;
+        mt->defrag = tm->defrag;
     }
     if (tm->version >= 4) {
         mt->mem_usage2 = tm->mem_usage2;
@@ -309,6 +312,36 @@ size_t moduleValueFreeEffort(robj *o, int dbid) {
         decrRefCount(key);
     }
     return effort == 0 ? SIZE_MAX : effort;
+}
+
+/* Active defrag (defrag.c), as Redis 7.0 does it: the moduleValue block
+ * moves whatever the type provides; then, with a defrag callback, a value
+ * whose free effort (0: unbounded) is within active-defrag-max-scan-fields
+ * is done at once, a bigger one is left for moduleDefragLater (return 0). */
+int moduleDefragValue(robj *o, int dbid) {
+    moduleValue *mv = defragMoveBlock(o->ptr);
+    if (mv) o->ptr = mv;
+    else mv = o->ptr;
+    if (mv->type->defrag == NULL) return 1;
+    if (moduleValueFreeEffort(o, dbid) > (size_t)server.active_defrag_max_scan_fields) return 0;
+    robj *key = entryKeyName(o);
+    moduleDefragCtx ctx = {0, 0, NULL, key, dbid};
+    mv->type->defrag(&ctx, key, &mv->value);
+    decrRefCount(key);
+    return 1;
+}
+
+/* A queued big value: its callback with the cursor and the slice's end;
+ * 1 while it says there is more (the cursor then tells where). */
+int moduleDefragLater(robj *o, int dbid, unsigned long *cursor, long long endtime_us) {
+    moduleValue *mv = o->ptr;
+    if (mv->type->defrag == NULL) return 0; /* replaced by another type meanwhile */
+    robj *key = entryKeyName(o);
+    moduleDefragCtx ctx = {0, endtime_us, cursor, key, dbid};
+    int more = mv->type->defrag(&ctx, key, &mv->value);
+    decrRefCount(key);
+    if (!more) *cursor = 0;
+    return more != 0;
 }
 
 /* The key leaves the keyspace (deleted, or overwritten: unlink then add,

@@ -944,6 +944,11 @@ void moduleFreeValue(robj *o);
 size_t moduleValueMemUsage(robj *o, size_t samples, int dbid); /* o: a keyspace entry (kvobj) */
 size_t moduleValueFreeEffort(robj *o, int dbid);                 /* lazyfree: SIZE_MAX for "always in the background" */
 void moduleNotifyKeyUnlink(robj *key, robj *o, int dbid);        /* the key leaves the keyspace (deleted, overwritten) */
+/* module_defrag.c / module_type.c: active defrag of module values and globals (defrag.c) */
+int moduleDefragValue(robj *o, int dbid);  /* 1 done, 0 too big: queue it (moduleDefragLater) */
+int moduleDefragLater(robj *o, int dbid, unsigned long *cursor, long long endtime_us); /* 1: more to do */
+void moduleDefragGlobals(void);            /* each module's RegisterDefragFunc callback, once a pass */
+void *defragMoveBlock(void *ptr);          /* defrag.c: ptr's block moved (old freed), or NULL; counted */
 const char *moduleValueTypeName(robj *o);       /* TYPE's answer: the type's 9-char name */
 robj *moduleDupValueOrReply(client *c, robj *fromkey, robj *tokey, int fromdb, int todb, robj *o); /* COPY */
 void moduleDigestValue(robj *key, int dbid, robj *o, unsigned char digest[20]);
