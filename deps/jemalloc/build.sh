@@ -144,8 +144,13 @@ add_cross_build_option() {
 
 configure_and_build() {
     add_cross_build_option
+    # -g1 after configure's -g3 (which wins, being later): line tables and
+    # symbols, not macro definitions -- a crash report's frames and a
+    # debugger's backtrace are the same, and each of the cross ports'
+    # builds compiles about a quarter faster (5.3 s -> 3.6 s for
+    # jemalloc.c with the armv6 compiler).
     (cd "$SRC_DIR" &&
-        run env CC="$BUILD_CC" EXTRA_CFLAGS="$EXTRA_CFLAGS_ARG" \
+        run env CC="$BUILD_CC" EXTRA_CFLAGS="-g1 $EXTRA_CFLAGS_ARG" \
             ./configure "${CONFIGURE_OPTIONS[@]}") ||
         fail "configure failed (CC='$BUILD_CC' HOST='$HOST_TRIPLET')"
     # Only the non-PIC archive: build_lib_static would compile every file a
