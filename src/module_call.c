@@ -362,6 +362,10 @@ static callReply *callReplyOfError(RedisModuleCtx *ctx, sds msg) {
  * client of its own, the shared one still being the outer call's. */
 static int call_depth;
 
+/* 0 inside a Call without '!': nothing it runs is propagated, not even a
+ * nested '!' Call (Redis 7.0's server.replication_allowed). */
+static int call_replication_allowed = 1;
+
 static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, ...) {
     int argc = 0, flags = 0;
     va_list ap;
@@ -419,11 +423,17 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
                 refusal = NULL;
             }
         } else {
-            int replicate = (flags & MODCALL_REPLICATE) != 0;
-            /* without '!' its effects stay here, as in Redis; 'A' and 'R' narrow '!' */
-            propagateSetTargets(replicate && !(flags & MODCALL_NO_AOF), replicate && !(flags & MODCALL_NO_REPLICAS));
+            /* without '!' its effects stay here, as in Redis, and so do those of Calls
+             * nested in it ('!' or not); 'A' and 'R' narrow '!'. A script's
+             * redis.set_repl() does not reach a Call (7.0.15 propagates a '!' Call
+             * inside REPL_NONE), and holds again after it. */
+            int allowed_before = call_replication_allowed;
+            call_replication_allowed = allowed_before && (flags & MODCALL_REPLICATE);
+            int outer = propagateSwapTargets(call_replication_allowed && !(flags & MODCALL_NO_AOF),
+                                             call_replication_allowed && !(flags & MODCALL_NO_REPLICAS));
             call(c);
-            propagateSetTargets(1, 1);
+            propagateRestoreTargets(outer);
+            call_replication_allowed = allowed_before;
             sds proto = replyTakeAll(c);
             reply = zcalloc(sizeof(*reply));
             parseReply(reply, proto, proto + sdslen(proto));

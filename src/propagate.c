@@ -156,6 +156,18 @@ void propagateSetTargets(int to_aof, int to_replicas) {
     pending.targets = (to_aof ? TO_AOF : 0) | (to_replicas ? TO_REPLICAS : 0);
 }
 
+/* propagateSetTargets() for a command run inside another (a module's
+ * Call): returns the targets in force, for propagateRestoreTargets once
+ * that command ran, so the caller's own targets (a script's
+ * redis.set_repl()) hold again after it. */
+int propagateSwapTargets(int to_aof, int to_replicas) {
+    int previous = pending.targets;
+    propagateSetTargets(to_aof, to_replicas);
+    return previous;
+}
+
+void propagateRestoreTargets(int targets) { pending.targets = targets; }
+
 void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
 void forceCommandPropagation(client *c) { c->flags |= CLIENT_FORCE_PROP; }
 

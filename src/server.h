@@ -1014,6 +1014,8 @@ void preventCommandPropagation(client *c);
 void callChargeErrors(void);       /* script.c: errors counted outside call() are charged */
 int propagateQueuedOps(void); /* ops queued by the command running now (WAIT inside EXEC) */
 void propagateSetTargets(int to_aof, int to_replicas); /* script.c: redis.set_repl() */
+int propagateSwapTargets(int to_aof, int to_replicas); /* module_call.c: returns the previous ones */
+void propagateRestoreTargets(int targets);
 void forceCommandPropagation(client *c); /* propagate even if nothing looked dirty (FLUSH* of an empty db) */
 
 /* ---- notify.c: keyspace notifications ---------------------------------------------------- */

@@ -85,3 +85,29 @@ start_server {tags {module external:skip} overrides {enable-module-command yes a
         assert_equal {v v v} [r mget rk rk2 rk3]
     }
 }
+
+start_server {tags {module external:skip} overrides {enable-module-command yes appendonly yes appendfsync always aof-use-rdb-preamble no}} {
+    test "A Call inside a script: '!' propagates whatever redis.set_repl() says; the script's choice holds after" {
+        need_modules
+        r module load [file join $::module_dir mflags.so]
+        # as 7.0.15: set_repl(REPL_NONE) does not reach the module's '!' Call, but still the script's SET
+        set written [aof_commands_written {
+            r eval {redis.set_repl(redis.REPL_NONE); redis.call('mflags.call', '!', 'set', 'n1', 'v'); return redis.call('set', 'n2', 'v')} 0
+        }]
+        assert_equal {{set n1 v}} [lsearch -all -inline -not -regexp $written {^(multi|exec|MULTI|EXEC)$}]
+        # after a Call without '!', the script's own writes still propagate
+        set written [aof_commands_written {
+            r eval {redis.call('mflags.call', '-', 'set', 'n3', 'v'); return redis.call('set', 'n4', 'v')} 0
+        }]
+        assert_equal {{set n4 v}} [lsearch -all -inline -not -regexp $written {^(multi|exec|MULTI|EXEC)$}]
+        assert_equal {v v v v} [r mget n1 n2 n3 n4]
+    }
+
+    test "A '!' Call nested in a Call without '!' is not propagated" {
+        need_modules
+        set written [aof_commands_written { assert_equal OK [r mflags.call - mflags.call ! set n5 v] }]
+        assert_equal {} $written
+        set written [aof_commands_written { assert_equal OK [r mflags.call ! mflags.call ! set n6 v] }]
+        assert_equal {{set n6 v}} [lsearch -all -inline -not -regexp $written {^(multi|exec|MULTI|EXEC)$}]
+    }
+}
