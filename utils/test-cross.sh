@@ -27,12 +27,12 @@ case $lanes in ''|*[!0-9]*|0) echo "CROSS_LANES must be a positive number" >&2; 
 
 # Seconds in CI's lanes (2026-11-30, build included, tens): sparc64 976,
 # armv6 767, armv7 587, aarch64 363, s390x 333, i386 325.
-# Seconds per port in CI, build included (a 2026-11-30 run, less the
-# armv6 cluster files and armv7's non-data files that left the stage
-# then): sparc64 and s390x make one lane, the four others the second.
+# Seconds per port, build included, measured in a quiet clean-clone
+# .ci/run on 2026-11-30 (sparc64 less the two cluster files it left then):
+# sparc64, aarch64 and i386 make one lane, armv6, armv7 and s390x the other.
 port_weight() {
     case $1 in
-        sparc64) echo 1030 ;; armv6) echo 440 ;; armv7) echo 420 ;; aarch64) echo 410 ;; s390x) echo 380 ;;
+        sparc64) echo 830 ;; armv6) echo 733 ;; armv7) echo 407 ;; aarch64) echo 400 ;; s390x) echo 380 ;;
         i386) echo 330 ;; *) echo 500 ;;
     esac
 }
