@@ -5,12 +5,15 @@ PORT_DESC        := 32-bit x86
 PORT_CROSS       := i686-linux-gnu-
 PORT_CFLAGS      :=
 PORT_LDFLAGS     := -static
-PORT_QEMU        :=
+# Native where the kernel runs 32-bit x86 programs; under qemu-i386-static
+# where it was built without IA32 emulation (utils/i386-exec-probe.sh),
+# with the emulated ports' time factor then.
+PORT_QEMU        := $(shell utils/i386-exec-probe.sh)
 PORT_JEMALLOC_HOST := i686-linux-gnu
 PORT_LG_PAGE     := 16
 PORT_TRAPS       := no
-PORT_TIME_FACTOR := 1
-PORT_TOOLS       := i686-linux-gnu-gcc:gcc-i686-linux-gnu
+PORT_TIME_FACTOR := $(if $(PORT_QEMU),4,1)
+PORT_TOOLS       := i686-linux-gnu-gcc:gcc-i686-linux-gnu $(if $(PORT_QEMU),qemu-i386-static:qemu-user-static)
 # The integration suite runs its data files only (INTEGRATION_DATA_FILES
 # in the Makefile: storing, loading, hashing and formatting numbers, where
 # x87 floating point and a 32-bit long show): armv6 and armv7, also 32-bit,
