@@ -5,8 +5,12 @@
 # A suite that ends without such a line (it crashed, or failed to build)
 # counts as one failure, so nothing can pass by printing nothing. Each
 # suite's wall-clock time is shown after its line (CI's stage budgets).
-# A failed suite's [err]/[exception] lines (and a few after each) are
-# repeated at the end, so the tail of a long CI log says what failed.
+# A failed suite's [err]/[exception]/[FAIL] lines and its table rows
+# ending in FAIL (the instruction gate's), with a few lines after each, are
+# repeated at the end, so the tail of a long CI log says what failed. A
+# suite's lines starting "summary: " (test-cross.sh's row per port) are
+# repeated under its line in the final table, so the tail also says where
+# a stage's time went.
 set -u
 total_pass=0; total_fail=0; summary=(); failures=(); all_start=$(date +%s)
 while [ $# -ge 2 ]; do
@@ -25,13 +29,14 @@ while [ $# -ge 2 ]; do
     fi
     if [ "$f" -gt 0 ]; then
         failures+=("--- $name:")
-        what=$(grep -E -A 4 '\[(err|exception)\]' "$log" | head -n 40)
+        what=$(grep -E -A 4 '\[(err|exception|FAIL)\]|[ ]FAIL$' "$log" | head -n 40)
         [ -z "$what" ] && what=$(tail -n 10 "$log")
         failures+=("$what")
     fi
-    rm -f "$log"
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
     summary+=("$(printf '  %-32s %-40s %5s s' "$name" "$line" "$secs")")
+    while IFS= read -r detail; do summary+=("      ${detail#summary: }"); done < <(grep -E '^summary: ' "$log")
+    rm -f "$log"
 done
 if [ ${#failures[@]} -gt 0 ]; then echo; echo "failures:"; printf '%s\n' "${failures[@]}"; fi
 echo; echo "suites:"; printf '%s\n' "${summary[@]}"
