@@ -158,9 +158,13 @@ static unsigned int replacementClock(kvobj *old, robj *val) {
 static kvobj *dbReplaceEntry(redisDb *db, kvobj *old, robj *key, robj *val, int keepTtl) {
     snapshotBeforeKeyWrite(db, key->ptr);
     unsigned int clock = replacementClock(old, val);
-    if (old->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
-    /* an overwrite is an unlink then an add to a module, as in Redis 7.0 */
-    if (old->type == OBJ_MODULE) moduleNotifyKeyUnlink(key, old, db->id);
+    /* One test on the common path: the two types with something to do are
+     * the highest (lib/object.h), everything else is below OBJ_MODULE. */
+    if (old->type >= OBJ_MODULE) {
+        if (old->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM); /* XREADGROUP hears it is gone */
+        /* an overwrite is an unlink then an add to a module, as in Redis 7.0 */
+        if (old->type == OBJ_MODULE) moduleNotifyKeyUnlink(key, old, db->id);
+    }
     if (!keepTtl && kvobjHasExpire(old)) {
         dictDelete(db->expires, key->ptr);
         kvobjSetExpire(old, -1); /* in place: the slot exists */

@@ -35,7 +35,7 @@
 
 typedef void (*moduleForkDoneFunc)(int exitcode, int bysignal, void *user_data);
 
-static pid_t fork_child = -1;
+pid_t moduleForkChild = -1; /* server.h: moduleForkInProgress() reads it inline */
 static moduleForkDoneFunc fork_done;
 static void *fork_done_data;
 static long long fork_timer = -1;
@@ -43,7 +43,7 @@ static size_t fork_last_cow;
 
 static void forkForget(void) {
     fork_last_cow = childInfoFinish();
-    fork_child = -1;
+    moduleForkChild = -1;
     fork_done = NULL;
     fork_done_data = NULL;
     updateDictResizePolicy();
@@ -52,8 +52,8 @@ static void forkForget(void) {
 static int forkReap(aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
     int status;
-    if (fork_child == -1 || waitpid(fork_child, &status, WNOHANG) != fork_child) {
-        if (fork_child != -1) {
+    if (moduleForkChild == -1 || waitpid(moduleForkChild, &status, WNOHANG) != moduleForkChild) {
+        if (moduleForkChild != -1) {
             childInfoPoll();
             return 100;
         }
@@ -68,7 +68,7 @@ static int forkReap(aeEventLoop *el, long long id, void *data) {
     }
     moduleForkDoneFunc done = fork_done;
     void *done_data = fork_done_data;
-    serverLog(LL_NOTICE, "Module fork child %ld exited (code %d, signal %d)", (long)fork_child, exitcode, bysignal);
+    serverLog(LL_NOTICE, "Module fork child %ld exited (code %d, signal %d)", (long)moduleForkChild, exitcode, bysignal);
     forkForget();
     fork_timer = -1;
     if (done) done(exitcode, bysignal, done_data);
@@ -76,7 +76,7 @@ static int forkReap(aeEventLoop *el, long long id, void *data) {
 }
 
 static int RM_Fork(moduleForkDoneFunc cb, void *user_data) {
-    if (fork_child != -1 || hasActiveChildProcess()) {
+    if (moduleForkChild != -1 || hasActiveChildProcess()) {
         errno = EEXIST;
         return -1;
     }
@@ -95,7 +95,7 @@ static int RM_Fork(moduleForkDoneFunc cb, void *user_data) {
         errno = err;
         return -1;
     }
-    fork_child = pid;
+    moduleForkChild = pid;
     fork_done = cb;
     fork_done_data = user_data;
     updateDictResizePolicy();
@@ -115,13 +115,12 @@ static int RM_ExitFromChild(int retcode) {
 }
 
 static int RM_KillForkChild(int child_pid) {
-    if (fork_child == -1 || child_pid != (int)fork_child) return MODAPI_ERR;
-    childKill(fork_child);
+    if (moduleForkChild == -1 || child_pid != (int)moduleForkChild) return MODAPI_ERR;
+    childKill(moduleForkChild);
     forkForget();
     return MODAPI_OK;
 }
 
-int moduleForkInProgress(void) { return fork_child != -1; }
 size_t moduleForkLastCowSize(void) { return fork_last_cow; }
 
 static const moduleApiEntry fork_api[] = {

@@ -22,7 +22,7 @@
 #define OBJ_ZSET 3
 #define OBJ_HASH 4
 #define OBJ_MODULE 5 /* a module's data type (module_api.c): ptr is a moduleValue */
-#define OBJ_STREAM 6
+#define OBJ_STREAM 6 /* MODULE and STREAM stay the highest: db.c (dbReplaceEntry) tests type >= OBJ_MODULE first */
 
 #define OBJ_ENCODING_RAW 0
 #define OBJ_ENCODING_INT 1
