@@ -16,10 +16,8 @@ PORT_TOOLS       := musl-gcc:musl-tools
 # The integration suite runs its data files (INTEGRATION_DATA_FILES: number
 # formatting and parsing, where a libc differs most) and the files that
 # lean on the rest of libc -- config parsing and locale, sockets, the
-# protocol, INFO and the odd commands, and replication (sockets and
-# fork at native speed; the emulated data ports leave it out); `make
-# PORT=musl test PORT_INTEGRATION=all` runs every file (CI's one-hour budget).
+# protocol, INFO and the odd commands; `make PORT=musl test
+# PORT_INTEGRATION=all` runs every file (CI's one-hour budget).
 PORT_INTEGRATION := data
-PORT_DATA_EXTRA := unit/config unit/networking unit/protocol unit/other unit/info unit/os-tuning \
-    integration/replication
+PORT_DATA_EXTRA := unit/config unit/networking unit/protocol unit/other unit/info unit/os-tuning
 PORT_RUNTEST_FLAGS := --tags -glibc-only
