@@ -413,8 +413,17 @@ static moduleKey *RM_OpenKey(RedisModuleCtx *ctx, RString *keyname, int mode) {
     return k;
 }
 
+/* Closing a key opened for writing -- by CloseKey or by auto memory at the
+ * command's end -- signals it modified (WATCH, client-side caching) whether
+ * or not anything was written, as Redis 7.0 does; a module that set
+ * REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED calls SignalModifiedKey
+ * itself. (Before, nothing a module wrote through the key API, DMA
+ * included, aborted a WATCHing client's EXEC.) */
 void moduleKeyClose(void *key) {
     moduleKey *k = key;
+    if ((k->mode & MODAPI_KEY_WRITE) &&
+        !(k->ctx->module && (k->ctx->module->options & MODAPI_OPTIONS_NO_IMPLICIT_SIGNAL_MODIFIED)))
+        signalModifiedKey(k->ctx->client, k->db, k->key);
     moduleKeyRangeStop(k);
     moduleStreamIterFree(k);
     decrRefCount(k->key);

@@ -27,7 +27,10 @@
  * MMISC.CLIENTINFO id [version|NULL]: {flags id addr port db} of GetClientInfoById,
  *   or OK for NULL.
  * MMISC.LATENCY event ms: LatencyAddSample. MMISC.AVOID: AvoidReplicaTraffic.
- * MMISC.TYPEVER: GetTypeMethodVersion. */
+ * MMISC.TYPEVER: GetTypeMethodVersion.
+ * MMISC.STRSET key value: StringSet on a key opened for writing, closed by
+ *   CloseKey. MMISC.OPENW key: the key opened for writing, nothing written,
+ *   left to auto memory. MMISC.OPTIONS n: SetModuleOptions(n). */
 #include "redismodule.h"
 
 #include <errno.h>
@@ -293,6 +296,30 @@ static int typeVer(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithLongLong(ctx, RedisModule_GetTypeMethodVersion());
 }
 
+static int strSet(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_WRITE);
+    int res = RedisModule_StringSet(key, argv[2]);
+    RedisModule_CloseKey(key);
+    if (res != REDISMODULE_OK) return RedisModule_ReplyWithError(ctx, "ERR failed");
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+static int openWrite(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModule_AutoMemory(ctx);
+    RedisModule_OpenKey(ctx, argv[1], REDISMODULE_WRITE);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+static int setOptions(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    long long n;
+    if (argc != 2 || RedisModule_StringToLongLong(argv[1], &n) != REDISMODULE_OK)
+        return RedisModule_WrongArity(ctx);
+    RedisModule_SetModuleOptions(ctx, (int)n);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
 typedef struct {
     const char *name;
     RedisModuleCmdFunc fn;
@@ -313,6 +340,8 @@ static const cmdDef cmds[] = {
     {"mmisc.latency", latency, "", 0},             {"mmisc.avoid", avoid, "", 0},
     {"mmisc.typever", typeVer, "", 0},             {"mmisc.dictsize", dictSize, "", 0},
     {"mmisc.reset", resetDataset, "write", 0},     {"mmisc.settype", setType, "write", 1},
+    {"mmisc.strset", strSet, "write", 1},          {"mmisc.openw", openWrite, "write", 1},
+    {"mmisc.options", setOptions, "", 0},
 };
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {

@@ -106,6 +106,52 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal {PONG} [r exec]
     }
 
+    test "a key opened for writing is signalled modified when closed (WATCH), unless the module opts out" {
+        need_modules
+        r set k v
+        # written through the key API, closed by CloseKey
+        r watch k
+        assert_equal OK [r mmisc.strset k v2]
+        r multi
+        r ping
+        assert_equal {} [r exec]
+        assert_equal v2 [r get k]
+        # opened for writing, nothing written, closed by auto memory
+        r watch k
+        assert_equal OK [r mmisc.openw k]
+        r multi
+        r ping
+        assert_equal {} [r exec]
+        # a missing key opened for writing and left empty: signalled too
+        r watch nokey
+        assert_equal OK [r mmisc.openw nokey]
+        r multi
+        r ping
+        assert_equal {} [r exec]
+        assert_equal 0 [r exists nokey]
+        # opened for reading only: not signalled
+        r watch k
+        assert_equal k [lindex [r mmisc.keyinfo k] 0]
+        r multi
+        r ping
+        assert_equal {PONG} [r exec]
+        # REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED (1 << 1): the module signals itself
+        assert_equal OK [r mmisc.options 2]
+        r watch k
+        assert_equal OK [r mmisc.strset k v3]
+        r multi
+        r ping
+        assert_equal {PONG} [r exec]
+        assert_equal v3 [r get k]
+        # ... with SignalModifiedKey, which still counts
+        r watch k
+        assert_equal OK [r mmisc.signal k]
+        r multi
+        r ping
+        assert_equal {} [r exec]
+        assert_equal OK [r mmisc.options 0]
+    }
+
     test "GetRandomBytes, GetRandomHexChars" {
         need_modules
         set a [r mmisc.randhex 40]
