@@ -83,6 +83,14 @@ static inline unsigned long test_scaled(unsigned long n) {
     return result < 1000 ? 1000 : result;
 }
 
+/* The port's time factor (TIME_FACTOR, set by tests/c/run-unit.sh: 1
+ * natively, 4-6 under QEMU): a wait a test times is scaled by it. */
+static inline int test_time_factor(void) {
+    const char *env = getenv("TIME_FACTOR");
+    int f = env ? atoi(env) : 1;
+    return f > 0 ? f : 1;
+}
+
 /* Runs body in a child process with stderr silenced and returns its wait
  * status (-1 if it could not run): for checks that a misuse aborts. */
 static inline int test_run_in_child(void (*body)(void)) {

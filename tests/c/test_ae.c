@@ -723,17 +723,20 @@ static void test_spin_stops_at_the_next_timer(void) {
     CHECK_EQ_INT(aeCreateFileEvent(el, sp[0], AE_READABLE, spin_read_proc, NULL), AE_OK);
     aeSetSpinBudget(el, 10 * 1000 * 1000);
     busy_pass(el, sp, AE_FILE_EVENTS);
-    /* A timer 5 ms away ends the 10 s spin; the hooks run once around the
-     * whole wait (beforesleep before the spin: it writes the replies). The
-     * clock starts before the timer is made: the timer's 5 ms count from
-     * its creation, and a preemption between the two (an emulated run on a
-     * busy machine, s390x under QEMU once) made the wait look short. */
+    /* A timer 200 ms (x the time factor) away ends the 10 s spin; the hooks
+     * run once around the whole wait (beforesleep before the spin: it
+     * writes the replies). The clock starts before the timer is made (its
+     * delay counts from its creation). The timer was 5 ms away: on a busy
+     * machine under QEMU a preemption before the spin made the wait look
+     * short (s390x) or left the timer already due, so nothing spun
+     * (sparc64: spins 0). */
+    long long timer_ms = 200LL * test_time_factor();
     uint64_t start = aeMonotonicUs();
-    aeCreateTimeEvent(el, 5, hook_timer, NULL, NULL);
+    aeCreateTimeEvent(el, timer_ms, hook_timer, NULL, NULL);
     while (!strchr(hook_seq, 't') && aeMonotonicUs() - start < AE_TEST_DEADLINE_US)
         aeProcessEvents(el, AE_ALL_EVENTS | AE_CALL_BEFORE_SLEEP | AE_CALL_AFTER_SLEEP);
     uint64_t elapsed = aeMonotonicUs() - start;
-    CHECK(elapsed >= 5000);
+    CHECK(elapsed >= (uint64_t)timer_ms * 1000);
     CHECK(elapsed < 10 * 1000 * 1000);
     CHECK_EQ_STR(hook_seq, "bat");
     aeSpinStats st;

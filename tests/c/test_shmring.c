@@ -25,12 +25,6 @@
 
 #include "shmring.h"
 
-static int time_factor(void) {
-    const char *env = getenv("TIME_FACTOR");
-    int f = env ? atoi(env) : 1;
-    return f > 0 ? f : 1;
-}
-
 /* ---- basics ------------------------------------------------------------------------ */
 
 static void test_round_size(void) {
@@ -327,7 +321,7 @@ static int waitTurn(stressSide *s, shmring *r, int consumer) {
     s->sleeps++;
     struct pollfd pfd = {.fd = s->my_efd, .events = POLLIN};
     int rc;
-    do rc = poll(&pfd, 1, 10000 * time_factor());
+    do rc = poll(&pfd, 1, 10000 * test_time_factor());
     while (rc == -1 && errno == EINTR);
     return rc == 1 ? 0 : -1;
 }
@@ -489,7 +483,7 @@ static int pingAwait(pingSide *s, shmring *in) {
         s->sleeps++;
         struct pollfd pfd = {.fd = s->my_efd, .events = POLLIN};
         int rc;
-        do rc = poll(&pfd, 1, 2000 * time_factor());
+        do rc = poll(&pfd, 1, 2000 * test_time_factor());
         while (rc == -1 && errno == EINTR);
         if (rc != 1) return -1; /* two seconds without the peer's byte */
         if (shmringReadable(in) != 0) return 0;
