@@ -10,6 +10,7 @@
 #   make powercut                power-cut crash states of the data files (utils/powercut)
 #   make bench-gate              instructions per request against utils/bench-baseline.txt (+3% fails)
 #   make deb PORT=armv7          Debian package build/deb/armv7/redis-portable_<version>_armhf.deb
+#                                (armv6: armel; aarch64: arm64; native: this machine's)
 #   make MALLOC=libc|jemalloc  SANITIZER=address|undefined|alignment|address+undefined
 #   make ALIGNED_ACCESS=yes      force the strict-alignment code paths
 #   make BUILD_TLS=yes|no        TLS (OpenSSL); default: yes where the port's compiler finds it
@@ -34,8 +35,8 @@ endif
 # LINK=dynamic links a cross port against the target's shared glibc instead
 # of statically (the Debian packages, `make deb`: NSS modules such as
 # libnss-mdns then work). A port.mk may choose another toolchain for it
-# (armv6: Raspberry Pi OS's armhf ABI); PORT_DEPS_TAG then keeps its
-# jemalloc and Lua apart from the static build's.
+# (armv6 DEB_ARCH=armhf: Raspberry Pi OS's armhf ABI); PORT_DEPS_TAG then
+# keeps its jemalloc and Lua, and its build folder, apart from the others'.
 LINK ?= static
 ifneq ($(filter-out static dynamic,$(LINK)),)
 $(error LINK must be static or dynamic)
@@ -67,7 +68,7 @@ VARIANT := $(if $(and $(filter dynamic,$(LINK)),$(filter-out native,$(PORT))),-d
 # people or tools building one tree at once don't race on the same objects.
 # A tagged native build is not copied to src/redis-server.
 BUILD_TAG ?=
-BUILD := build/$(PORT)$(VARIANT)$(BUILD_TAG)
+BUILD := build/$(PORT)$(PORT_DEPS_TAG)$(VARIANT)$(BUILD_TAG)
 DEPS_DIR := build/deps-$(PORT)$(PORT_DEPS_TAG)
 JEMALLOC_DIR := $(DEPS_DIR)/jemalloc
 
@@ -555,7 +556,7 @@ distclean:
 	rm -rf build src/redis-server src/redis-cli src/redis-benchmark src/redis-check-aof src/redis-check-rdb
 
 help:
-	@sed -n '4,18p' Makefile
+	@sed -n '4,19p' Makefile
 
 # The build folder of these settings (debian/rules asks it).
 build-dir:
@@ -565,16 +566,22 @@ build-dir:
 # package redis-portable_<version>_<arch>.deb in build/deb/<port>/, built by
 # dpkg-buildpackage with debian/ (utils/build-deb.sh says how; the
 # programs are linked dynamically, LINK=dynamic). The architecture is the
-# port's PORT_DEB_ARCH: armv6 and armv7 are both armhf (Raspberry Pi OS),
-# aarch64 arm64, native this machine's. make test-deb: tests/deb-check.sh.
+# port's PORT_DEB_ARCH: armv7 armhf (Raspberry Pi OS), aarch64 arm64, native
+# this machine's; armv6 armel (Debian on the Pi 1/Zero), or armhf with
+# DEB_ARCH=armhf (Raspberry Pi OS; ports/armv6/port.mk). The armhf armv6
+# package lands in build/deb/armv6-hf/. make test-deb: tests/deb-check.sh.
 DEB_VERSION ?= $(shell sed -n 's/^\#define PROJECT_VERSION "\(.*\)"/\1/p' src/version.h)
 deb:
+ifneq ($(and $(DEB_ARCH),$(filter-out $(PORT_DEB_ARCH),$(DEB_ARCH))),)
+	$(error make deb PORT=$(PORT): its package is $(PORT_DEB_ARCH); DEB_ARCH=$(DEB_ARCH) is for PORT=armv6 only)
+endif
 	@utils/need-tools.sh dpkg-buildpackage:dpkg-dev dh:debhelper fakeroot:fakeroot
-	@utils/build-deb.sh "$(PORT)" "$(PORT_DEB_ARCH)" "$(DEB_VERSION)"
+	@utils/build-deb.sh "$(PORT)" "$(PORT_DEB_ARCH)" "$(DEB_VERSION)" "$(PORT_DEB_TAG)"
 
 test-deb:
 	@utils/need-tools.sh dpkg-buildpackage:dpkg-dev dh:debhelper fakeroot:fakeroot lintian:lintian \
-	  qemu-arm-static:qemu-user-static arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
+	  qemu-arm-static:qemu-user-static arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf \
+	  arm-linux-gnueabi-gcc:gcc-arm-linux-gnueabi
 	@tests/deb-check.sh
 
 # ---- fuzzing: make fuzz, make fuzz-run; the corpus replay joins test-unit --------

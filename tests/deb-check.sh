@@ -3,19 +3,23 @@
 # go away as a Debian administrator expects (`make test-deb`, a .ci/run stage).
 #
 #  - builds the amd64 (native) and armhf (armv7) packages, and each again at a
-#    higher version for the upgrade; lintian must report no error or warning;
-#    no file may collide with Debian's redis-server / redis-tools packages;
+#    higher version for the upgrade, and the armel (armv6: Debian on the Pi
+#    1/Zero) package; lintian must report no error or warning; no file may
+#    collide with Debian's redis-server / redis-tools packages; the armel
+#    programs must be ARMv6 code;
 #  - in a throwaway root per package (dpkg --root with its own admin dir, the
 #    package's dependencies recorded as installed, a shell and the few
 #    programs the maintainer scripts call copied from this machine -- dpkg
 #    runs the scripts chrooted there): install (user, group, folders and
 #    conffile modes from postinst), edit redis.conf, upgrade (the edit is
 #    kept: dpkg's conffile handling), remove (the configuration stays),
-#    purge (folders, user and group go);
+#    purge (folders, user and group go); armel: install, remove, purge (the
+#    upgrade is dpkg's and the same on every architecture);
 #  - starts the installed amd64 server chrooted in its root as the unit does
 #    (the unit's ExecStart line, its user, its WorkingDirectory) and PINGs it;
-#    runs the installed armhf server under qemu-arm-static with the cross
-#    toolchain's glibc, PINGs it, and makes it a replica of a name that only
+#    runs the installed armhf and armel servers under qemu-arm-static with
+#    the cross toolchains' glibc (armel on an emulated ARM1176, the Pi
+#    1/Zero's core), PINGs each, and makes it a replica of a name that only
 #    an NSS module knows (tests/deb-nss-module.c, cross-built, named in the
 #    emulated sysroot's nsswitch.conf): the link comes up only if getaddrinfo
 #    in the packaged binary loaded the module, as it would load libnss-mdns.
@@ -57,11 +61,13 @@ check "make deb PORT=native ($host_arch, $v1)" build native "$v1"
 check "make deb PORT=armv7 (armhf, $v1)" build armv7 "$v1"
 check "make deb PORT=native ($host_arch, $v2: the upgrade)" build native "$v2"
 check "make deb PORT=armv7 (armhf, $v2: the upgrade)" build armv7 "$v2"
+check "make deb PORT=armv6 (armel, $v1)" build armv6 "$v1"
 deb_amd=build/deb/native/redis-portable_${v1}_$host_arch.deb
 deb_amd2=build/deb/native/redis-portable_${v2}_$host_arch.deb
 deb_arm=build/deb/armv7/redis-portable_${v1}_armhf.deb
 deb_arm2=build/deb/armv7/redis-portable_${v2}_armhf.deb
-for d in "$deb_amd" "$deb_amd2" "$deb_arm" "$deb_arm2"; do [ -f "$d" ] || finish; done
+deb_armel=build/deb/armv6/redis-portable_${v1}_armel.deb
+for d in "$deb_amd" "$deb_amd2" "$deb_arm" "$deb_arm2" "$deb_armel"; do [ -f "$d" ] || finish; done
 
 # ---- the packages themselves -------------------------------------------------
 lintian_clean() { # deb
@@ -72,6 +78,7 @@ lintian_clean() { # deb
 }
 check "lintian: no error or warning ($host_arch)" lintian_clean "$deb_amd"
 check "lintian: no error or warning (armhf)" lintian_clean "$deb_arm"
+check "lintian: no error or warning (armel)" lintian_clean "$deb_armel"
 
 # Every file and link of ours against the files of Debian's redis packages:
 # those installed here (dpkg -L), else the list known to be theirs.
@@ -87,14 +94,29 @@ no_collision() { # deb
 }
 check "no file shared with Debian's redis-server/redis-tools ($host_arch)" no_collision "$deb_amd"
 
-dynamic_armhf() { # the server asks for the target's glibc loader
-    local x=$work/x-arm
-    mkdir -p "$x" && dpkg-deb -x "$deb_arm" "$x"
-    readelf -lW "$x/usr/lib/redis-portable/bin/redis-server" | grep -q 'interpreter: /lib/ld-linux-armhf.so.3' &&
-        dpkg-deb -f "$deb_arm" Depends | grep -qE '(^|, )libc6 \(>= [0-9.]+\)' &&
-        ! dpkg-deb -f "$deb_arm" Depends | grep -q cross
+dynamic_for_target() { # deb loader: the server asks for the target's glibc loader
+    local x=$work/x-$(basename "$1")
+    mkdir -p "$x" && dpkg-deb -x "$1" "$x"
+    readelf -lW "$x/usr/lib/redis-portable/bin/redis-server" | grep -q "interpreter: $2]" &&
+        dpkg-deb -f "$1" Depends | grep -qE '(^|, )libc6 \(>= [0-9.]+\)' &&
+        ! dpkg-deb -f "$1" Depends | grep -q cross
 }
-check "armhf programs are dynamically linked; Depends names the target's libc6" dynamic_armhf
+check "armhf programs are dynamically linked; Depends names the target's libc6" \
+    dynamic_for_target "$deb_arm" /lib/ld-linux-armhf.so.3
+check "armel programs are dynamically linked; Depends names the target's libc6" \
+    dynamic_for_target "$deb_armel" /lib/ld-linux.so.3
+armv6_only() { # every armel program is ARMv6 code with no Thumb-2 (the ARM1176)
+    local x=$work/x-$(basename "$deb_armel") f attrs n=0
+    for f in "$x"/usr/lib/redis-portable/bin/*; do
+        [ -L "$f" ] && continue
+        attrs=$(readelf -A "$f")
+        grep -q 'Tag_CPU_arch: v6' <<<"$attrs" && ! grep -q Thumb-2 <<<"$attrs" ||
+            { echo "    $(basename "$f"): $(grep -E 'Tag_CPU_arch|THUMB' <<<"$attrs" | tr -s ' \n' ' ')"; return 1; }
+        n=$((n + 1))
+    done
+    [ "$n" -ge 4 ]
+}
+check "armel programs are ARMv6 code, no Thumb-2 (Pi 1/Zero)" armv6_only
 
 # ---- a throwaway root ----------------------------------------------------------
 # Merged /usr as on Debian 12, the shell and the programs the maintainer
@@ -232,60 +254,78 @@ check_rdb_link() { # the /usr/bin name of the checker checks the dump
 }
 check "redis-portable-check-rdb checks the server's dump" check_rdb_link
 
-# ---- armhf: the emulated server, NSS --------------------------------------------
+# ---- armhf and armel: the emulated servers, NSS ----------------------------
 # The emulated program's sysroot (qemu-arm-static -L): the cross toolchain's
 # glibc under lib/, its own /etc/nsswitch.conf and /etc/hosts, and the NSS
-# module in usr/lib, where the armhf ld.so looks for it.
-rh=$work/root-armhf
-check "throwaway root for armhf" make_root "$rh" armhf "$deb_arm"
-check "dpkg -i armhf: user, group, folders and conffile modes from postinst" \
-    eval 'dpkg_in "$rh" -i "$deb_arm" && installed_as_expected "$rh"'
-sysroot=$work/sysroot-armhf
-mkdir -p "$sysroot/etc" "$sysroot/usr/lib"
-ln -s /usr/arm-linux-gnueabihf/lib "$sysroot/lib"
-printf 'hosts: files rptest\n' >"$sysroot/etc/nsswitch.conf"
-printf '127.0.0.1 localhost\n' >"$sysroot/etc/hosts"
+# module in usr/lib, where the target's ld.so looks for it. The armel
+# package runs on an emulated ARM1176 (-cpu arm1176, the Pi 1/Zero's core):
+# an ARMv7 instruction anywhere on its path -- ours, its start files, its
+# libc -- stops it with SIGILL.
 nss_name=primary-$$.rptest
-nss_module() { # tests/deb-nss-module.c: names ending in .rptest are 127.0.0.1
-    arm-linux-gnueabihf-gcc -std=gnu11 -O2 -Wall -Wextra -fPIC -shared \
+port_e=$((port_a + 1))
+emulated_root() { # arch deb: the throwaway root, installed, and its sysroot
+    local arch=$1 deb=$2 r=$work/root-$1
+    make_root "$r" "$arch" "$deb" && dpkg_in "$r" -i "$deb" && installed_as_expected "$r"
+}
+nss_module() { # arch triplet: tests/deb-nss-module.c -- names ending in .rptest are 127.0.0.1
+    local sysroot=$work/sysroot-$1
+    mkdir -p "$sysroot/etc" "$sysroot/usr/lib"
+    ln -sfn "/usr/$2/lib" "$sysroot/lib"
+    printf 'hosts: files rptest\n' >"$sysroot/etc/nsswitch.conf"
+    printf '127.0.0.1 localhost\n' >"$sysroot/etc/hosts"
+    "$2-gcc" -std=gnu11 -O2 -Wall -Wextra -fPIC -shared \
         -o "$sysroot/usr/lib/libnss_rptest.so.2" tests/deb-nss-module.c
 }
-check "an armhf NSS hosts module (libnss_rptest.so.2, as libnss-mdns would be) in the emulated sysroot" nss_module
-port_h=$(free_port $((port_a + 1)))
-armhf_server_pings_and_resolves() {
-    local exec conf
-    exec=$(sed -n 's/^ExecStart=//p' "$rh/lib/systemd/system/redis-portable.service")
+emulated_server_pings_and_resolves() { # arch qemu-cpu
+    local arch=$1 cpu=$2 r=$work/root-$1 exec log=$work/server-$1.log
+    port_e=$(free_port $((port_e + 1)))
+    exec=$(sed -n 's/^ExecStart=//p' "$r/lib/systemd/system/redis-portable.service")
     set -- $exec
     [ "$1" = /usr/lib/redis-portable/bin/redis-server ] && [ "$2" = /etc/redis-portable/redis.conf ] ||
         { echo "    unexpected ExecStart: $exec"; return 1; }
     shift 2
-    mkdir -p "$work/data-h"
-    (cd "$work/data-h" && exec qemu-arm-static -L "$sysroot" "$rh/usr/lib/redis-portable/bin/redis-server" \
-        "$rh/etc/redis-portable/redis.conf" "$@" --port "$port_h" --bind 127.0.0.1 --supervised no) \
-        >"$work/server-h.log" 2>&1 &
+    mkdir -p "$work/data-$arch"
+    (cd "$work/data-$arch" && exec qemu-arm-static -cpu "$cpu" -L "$work/sysroot-$arch" \
+        "$r/usr/lib/redis-portable/bin/redis-server" \
+        "$r/etc/redis-portable/redis.conf" "$@" --port "$port_e" --bind 127.0.0.1 --supervised no) \
+        >"$log" 2>&1 &
     pids+=($!)
-    wait_for 60 pong "$port_h" || { sed 's/^/    /' "$work/server-h.log" | tail -20; return 1; }
-    "$cli" -p "$port_h" info server | grep -q '^arch_bits:32' || return 1
+    wait_for 60 pong "$port_e" || { sed 's/^/    /' "$log" | tail -20; return 1; }
+    "$cli" -p "$port_e" info server | grep -q '^arch_bits:32' || return 1
     getent hosts "$nss_name" >/dev/null && { echo "    $nss_name resolves on the host too"; return 1; }
-    "$cli" -p "$port_h" replicaof "$nss_name" "$port_a" >/dev/null
-    if ! wait_for 30 eval '"$cli" -p "$port_h" info replication | grep -q "^master_link_status:up"'; then
-        "$cli" -p "$port_h" info replication | sed 's/^/    /'; tail -5 "$work/server-h.log" | sed 's/^/    /'
+    "$cli" -p "$port_e" replicaof "$nss_name" "$port_a" >/dev/null
+    if ! wait_for 30 eval '"$cli" -p "$port_e" info replication | grep -q "^master_link_status:up"'; then
+        "$cli" -p "$port_e" info replication | sed 's/^/    /'; tail -5 "$log" | sed 's/^/    /'
         return 1
     fi
-    [ "$("$cli" -p "$port_h" get k)" = v ]
+    [ "$("$cli" -p "$port_e" get k)" = v ]
 }
-check "armhf server under qemu-arm-static: PING; replicaof a name only the NSS module knows: link up, data synced" \
-    armhf_server_pings_and_resolves
+emulated_checks() { # arch deb triplet qemu-cpu
+    local arch=$1 deb=$2 triplet=$3 cpu=$4
+    check "dpkg -i $arch (throwaway root): user, group, folders and conffile modes from postinst" \
+        emulated_root "$arch" "$deb"
+    check "an $arch NSS hosts module (libnss_rptest.so.2, as libnss-mdns would be) in the emulated sysroot" \
+        nss_module "$arch" "$triplet"
+    check "$arch server under qemu-arm-static -cpu $cpu: PING; replicaof a name only the NSS module knows: link up, data synced" \
+        emulated_server_pings_and_resolves "$arch" "$cpu"
+}
+emulated_checks armhf "$deb_arm" arm-linux-gnueabihf max
+emulated_checks armel "$deb_armel" arm-linux-gnueabi arm1176
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 pids=()
 
 # ---- upgrades, removal, purge ----------------------------------------------------
 check "upgrade $host_arch to $v2: the edited redis.conf is kept" upgraded_keeping_edit "$ra" "$deb_amd2" "$v2"
+rh=$work/root-armhf
 edit_config "$rh"
 check "upgrade armhf to $v2: the edited redis.conf is kept" upgraded_keeping_edit "$rh" "$deb_arm2" "$v2"
+re=$work/root-armel
 check "dpkg -r $host_arch: programs gone, configuration, data and user kept" removed_keeping_config "$ra"
 check "dpkg -P $host_arch: folders, conffiles, user and group gone" purged "$ra"
 check "dpkg -r armhf: programs gone, configuration, data and user kept" removed_keeping_config "$rh"
 check "dpkg -P armhf: folders, conffiles, user and group gone" purged "$rh"
-for d in "$deb_amd" "$deb_arm"; do echo "    $(basename "$d"): $(du -k "$d" | cut -f1) KB, installed $(dpkg-deb -f "$d" Installed-Size) KB"; done
+edit_config "$re"
+check "dpkg -r armel: programs gone, configuration, data and user kept" removed_keeping_config "$re"
+check "dpkg -P armel: folders, conffiles, user and group gone" purged "$re"
+for d in "$deb_amd" "$deb_arm" "$deb_armel"; do echo "    $(basename "$d"): $(du -k "$d" | cut -f1) KB, installed $(dpkg-deb -f "$d" Installed-Size) KB"; done
 finish

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# build-deb.sh PORT ARCH VERSION -- the Debian package of one port
-# (`make deb PORT=...`): build/deb/<port>/redis-portable_<version>_<arch>.deb.
+# build-deb.sh PORT ARCH VERSION [TAG] -- the Debian package of one port
+# (`make deb PORT=...`): build/deb/<port><tag>/redis-portable_<version>_<arch>.deb
+# (TAG is the port's PORT_DEB_TAG: -hf for armv6's armhf package, which
+# must not overwrite its armel one).
 #
 # dpkg-buildpackage runs in a staging folder, build/deb/<port>/redis-portable-
 # <version>/, that holds a copy of debian/ only: it writes its results next to
@@ -13,13 +15,13 @@
 # higher version this way). Cross builds skip the build-dependency check
 # (-d): the cross compiler, not libc6-dev:<arch>, provides the target's libc.
 set -eu
-port=$1 arch=$2 version=$3
+port=$1 arch=$2 version=$3 tag=${4:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "$arch" ]; then
     echo "make deb: no Debian architecture for PORT=$port (packages: native, armv6, armv7, aarch64)" >&2
     exit 1
 fi
-out=$top/build/deb/$port
+out=$top/build/deb/$port$tag
 stage=$out/redis-portable-$version
 rm -rf "$stage"
 mkdir -p "$stage"
@@ -40,8 +42,14 @@ if [ "$arch" != "$host_arch" ]; then
     export DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}"
 fi
 rm -f "$out"/redis-portable_"$version"_"$arch".*
+# The calling make's jobserver does not reach through dpkg-buildpackage (its
+# MAKEFLAGS would name pipes debian/rules' make cannot use, and it would
+# build with one job): dpkg-buildpackage -j gives the build a make of its own
+# with one job per core. Variables the build needs are passed explicitly.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+jobs=$(nproc 2>/dev/null || echo 2)
 cd "$stage"
-DEB_TOP=$top DEB_PORT=$port dpkg-buildpackage -b -us -uc "${cross[@]}" >"$out/build.log" 2>&1 || {
+DEB_TOP=$top DEB_PORT=$port DEB_ARCH=$arch dpkg-buildpackage -b -us -uc -j"$jobs" "${cross[@]}" >"$out/build.log" 2>&1 || {
     tail -40 "$out/build.log" >&2
     echo "make deb: dpkg-buildpackage failed (the whole log: $out/build.log)" >&2
     exit 1
@@ -49,11 +57,11 @@ DEB_TOP=$top DEB_PORT=$port dpkg-buildpackage -b -us -uc "${cross[@]}" >"$out/bu
 deb=$out/redis-portable_${version}_$arch.deb
 [ -f "$deb" ] || { echo "make deb: $deb was not made ($out/build.log)" >&2; exit 1; }
 
-# armv6: an armhf package for the Pi 1/Zero must hold no ARMv7 code (the
-# ARM1176 has no Thumb-2): every program's ARM attributes must say v6.
-# Objects of Debian's armhf toolchain linked in (its start files crt1.o,
-# crti.o, crtn.o; libc_nonshared.a; libgcc.a) are ARMv7 Thumb-2 and make
-# the linker mark the program v7.
+# armv6: a package for the Pi 1/Zero must hold no ARMv7 code (the ARM1176
+# has no Thumb-2): every program's ARM attributes must say v6. Objects of
+# Debian's armhf toolchain linked in (its start files crt1.o, crti.o,
+# crtn.o; libc_nonshared.a; libgcc.a) are ARMv7 Thumb-2 and make the linker
+# mark the program v7; the armel toolchain's are ARMv5TE and pass.
 if [ "$port" = armv6 ]; then
     x=$(mktemp -d)
     dpkg-deb -x "$deb" "$x"
@@ -67,10 +75,11 @@ if [ "$port" = armv6 ]; then
     rm -rf "$x"
     if [ -n "$bad" ]; then
         mv "$deb" "$deb.armv7-code"
-        echo "make deb PORT=armv6: ARMv7 code in:$bad" >&2
+        echo "make deb PORT=armv6 DEB_ARCH=$arch: ARMv7 code in:$bad" >&2
         echo "  Debian's armhf cross toolchain links its own ARMv7 start files and libc_nonshared.a into every" >&2
         echo "  program: a Pi 1/Zero (ARM1176) would stop with SIGILL. Build the package on Raspberry Pi OS itself" >&2
-        echo "  (make deb: its compiler and libc are ARMv6), or use the static armv6 build (make PORT=armv6 install)." >&2
+        echo "  (make deb there: its compiler and libc are ARMv6), take the armel package for Debian on" >&2
+        echo "  the Pi (make deb PORT=armv6), or use the static armv6 build (make PORT=armv6 install)." >&2
         echo "  (The package is kept, renamed: $deb.armv7-code.)" >&2
         exit 1
     fi
