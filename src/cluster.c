@@ -57,6 +57,7 @@ static const struct {
 };
 
 clusterState *cstate; /* NULL unless cluster-enabled */
+int cluster_module_flags;
 
 enum { REDIR_NONE, REDIR_CROSS_SLOT, REDIR_UNSTABLE, REDIR_ASK, REDIR_MOVED, REDIR_DOWN_STATE,
        REDIR_DOWN_RO_STATE, REDIR_DOWN_UNBOUND };
@@ -847,6 +848,9 @@ static int queryCommandKeys(slotQuery *q, redisCommand *cmd, robj **argv, int ar
 static clusterNode *nodeForCommand(client *c, int *slot, int *err) {
     slotQuery q = {0};
     *err = REDIR_NONE;
+    /* a module's NO_REDIRECTION: every key is this node's, cluster down or
+     * not, and no slot is noted (a script's keys may span slots), as 7.0 */
+    if (cluster_module_flags & CLUSTER_MODULE_NO_REDIRECTION) return cstate->myself;
     int is_exec = c->cmd->proc == execCommand;
     if (is_exec) {
         if (!(c->flags & CLIENT_MULTI)) return cstate->myself;
@@ -964,6 +968,81 @@ sds clusterScriptRefusal(client *fake, client *caller, int allow_cross_slot) {
         else if (caller->slot != slot) return sdsnew("Script attempted to access keys that do not hash to the same slot");
     }
     return NULL;
+}
+
+/* ---- the module cluster API (module_cluster.c) ------------------------------------------------- */
+
+const char *clusterMyId(void) { return cstate ? cstate->myself->name : NULL; }
+
+size_t clusterNodeCount(void) { return cstate ? dictSize(cstate->nodes) : 0; }
+
+/* A module's node id: its first 40 bytes (ids given to modules are not
+ * NUL-terminated), never read past a NUL before them. */
+static clusterNode *moduleNodeLookup(const char *id) {
+    if (cstate == NULL || id == NULL || strnlen(id, CLUSTER_NAMELEN) != CLUSTER_NAMELEN) return NULL;
+    return lookupNode(id, CLUSTER_NAMELEN);
+}
+
+/* The nodes a module may address: as 7.0, not those in a handshake or with
+ * no address. Each id is NUL-terminated here (7.0's are not), harmless to
+ * a module that reads 40 bytes. */
+char **clusterNodeIds(size_t *count) {
+    *count = 0;
+    if (cstate == NULL) return NULL;
+    char **ids = zmalloc(sizeof(char *) * (dictSize(cstate->nodes) + 1));
+    listIter li;
+    listNode *ln;
+    listRewind(cstate->order, &li);
+    while ((ln = listNext(&li))) {
+        clusterNode *n = listNodeValue(ln);
+        if (n->flags & (NODE_NOADDR | NODE_HANDSHAKE)) continue;
+        ids[*count] = zmalloc(CLUSTER_NAMELEN + 1);
+        memcpy(ids[*count], n->name, CLUSTER_NAMELEN);
+        ids[*count][CLUSTER_NAMELEN] = '\0';
+        (*count)++;
+    }
+    ids[*count] = NULL;
+    return ids;
+}
+
+/* redismodule.h's REDISMODULE_NODE_* bits, from ours. */
+static int moduleNodeFlags(const clusterNode *n) {
+    static const int map[][2] = {{NODE_MYSELF, 1 << 0}, {NODE_MASTER, 1 << 1}, {NODE_SLAVE, 1 << 2},
+                                 {NODE_PFAIL, 1 << 3},  {NODE_FAIL, 1 << 4},   {NODE_NOFAILOVER, 1 << 5}};
+    int flags = 0;
+    for (size_t j = 0; j < sizeof map / sizeof map[0]; j++)
+        if (n->flags & map[j][0]) flags |= map[j][1];
+    return flags;
+}
+
+/* As 7.0: ip is copied NUL-padded to 46 bytes; master_id is the primary's
+ * id for a replica whose primary is known, else 40 zero bytes. */
+int clusterNodeInfo(const char *id, char *ip, char *master_id, int *port, int *flags) {
+    clusterNode *n = moduleNodeLookup(id);
+    if (n == NULL || (n->flags & (NODE_NOADDR | NODE_HANDSHAKE))) return -1;
+    if (ip) {
+        memset(ip, 0, NET_IP_STR_LEN);
+        memcpy(ip, n->ip, strnlen(n->ip, NET_IP_STR_LEN - 1));
+    }
+    if (master_id) {
+        if (isReplica(n) && n->replicaof) memcpy(master_id, n->replicaof->name, CLUSTER_NAMELEN);
+        else memset(master_id, 0, CLUSTER_NAMELEN);
+    }
+    if (port) *port = n->port;
+    if (flags) *flags = moduleNodeFlags(n);
+    return 0;
+}
+
+void clusterSetModuleFlags(int flags) {
+    cluster_module_flags |= flags & (CLUSTER_MODULE_NO_FAILOVER | CLUSTER_MODULE_NO_REDIRECTION);
+}
+
+int clusterModuleTarget(const char *id, clusterNode **to) {
+    *to = NULL;
+    if (cstate == NULL) return -1;
+    if (id == NULL) return 0;
+    *to = moduleNodeLookup(id);
+    return *to && (*to)->link ? 0 : -1;
 }
 
 /* ---- INFO ------------------------------------------------------------------------------------------ */

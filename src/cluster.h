@@ -43,4 +43,19 @@ void clusterSetDropPacketFilter(long type); /* DEBUG DROP-CLUSTER-PACKET-FILTER 
 void clusterDebugKillLink(struct client *c, struct redisObject *dir, struct redisObject *name); /* DEBUG CLUSTERLINK KILL */
 size_t clusterLinksMemory(void);       /* INFO memory's mem_cluster_links (0 unless cluster-enabled) */
 
+/* The module cluster API (module_cluster.c). Node ids are CLUSTER's 40
+ * characters; flags and values are redismodule.h's (REDISMODULE_NODE_*,
+ * REDISMODULE_CLUSTER_FLAG_*). Not in cluster mode: NULL, 0 or -1. */
+#define CLUSTER_MODULE_NO_FAILOVER (1 << 1)    /* replicas neither fail over nor migrate */
+#define CLUSTER_MODULE_NO_REDIRECTION (1 << 2) /* every key is served here; slot changes delete nothing */
+const char *clusterMyId(void);
+size_t clusterNodeCount(void);          /* every node known, handshakes included */
+char **clusterNodeIds(size_t *count);   /* NUL-terminated ids (no handshake, no address-less node), NULL-ended */
+/* ip: 46 bytes, master_id: 40 bytes; any may be NULL. -1: no such node. */
+int clusterNodeInfo(const char *id, char *ip, char *master_id, int *port, int *flags);
+void clusterSetModuleFlags(int flags);  /* ORed in, as Redis 7.0 does: never cleared */
+/* A module's message to one node (id) or, id NULL, to every node we have
+ * a link to: -1 when not in cluster mode, the node is unknown or unlinked. */
+int clusterSendModuleMessage(const char *id, uint64_t module_id, uint8_t type, const void *payload, uint32_t len);
+
 #endif /* CLUSTER_H */

@@ -427,6 +427,23 @@ void clusterPropagatePublish(robj *channel, robj *message, int sharded) {
     zfree(buf);
 }
 
+/* RM_SendClusterMessage's message (cluster.h): refused, never cut, when
+ * it is larger than a node of ours accepts. */
+int clusterSendModuleMessage(const char *id, uint64_t module_id, uint8_t type, const void *payload, uint32_t len) {
+    clusterNode *to;
+    if (clusterModuleTarget(id, &to) != 0 || clusterBusModuleSize(len) > BUS_MAX_MESSAGE) return -1;
+    size_t size = clusterBusModuleSize(len);
+    unsigned char *buf = zmalloc(size);
+    clusterBusMsg m;
+    fillHeader(&m, CLUSTERBUS_MODULE);
+    clusterBusWriteHeader(buf, &m, (uint32_t)size);
+    clusterBusWriteModule(buf, module_id, type, payload, len);
+    if (to) linkSend(to->link, buf, size);
+    else broadcast(buf, size);
+    zfree(buf);
+    return 0;
+}
+
 /* ---- failure reports ----------------------------------------------------------------------------- */
 
 static void expireFailReports(clusterNode *n) {
@@ -663,6 +680,11 @@ static void updateSlotsWith(clusterNode *sender, uint64_t epoch, const unsigned 
         delSlot(j);
         addSlot(sender, j);
         doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_UPDATE_STATE | CLUSTER_TODO_FSYNC_CONFIG);
+    }
+    if (cluster_module_flags & CLUSTER_MODULE_NO_REDIRECTION) {
+        /* a module keeps every key here: the slots moved, nothing else does (7.0) */
+        zfree(dirty);
+        return;
     }
     if (newprimary && curprimary && curprimary->numslots == 0 &&
         (server.cluster_allow_replica_migration || sender_slots == migrated_ours)) {
@@ -928,7 +950,11 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
     case CLUSTERBUS_FAILOVER_AUTH_REQUEST:
     case CLUSTERBUS_FAILOVER_AUTH_ACK:
     case CLUSTERBUS_MFSTART: failoverMessage(&m, sender); break;
-    default: break; /* MODULE: no module cluster API here */
+    case CLUSTERBUS_MODULE: /* as 7.0: only from a node we know */
+        if (sender)
+            moduleClusterMessage(sender->name, m.module_id, m.module_type, m.module_payload, m.module_len);
+        break;
+    default: break;
     }
 }
 

@@ -162,6 +162,7 @@ static void logDataTooOld(void) {
 
 void failoverCron(void) {
     manualFailoverCron();
+    if (cluster_module_flags & CLUSTER_MODULE_NO_FAILOVER) return; /* a module's NO_FAILOVER: no election, manual either */
     if (!canFailover(manual_failover)) {
         cstate->failover_auth_time = 0;
         return;
@@ -230,6 +231,7 @@ static int orphaned(const clusterNode *n) {
 void migrationCron(void) {
     clusterNode *me = cstate->myself, *mine = me->replicaof;
     if (!isReplica(me) || mine == NULL || !server.cluster_allow_replica_migration || !cstate->ok) return;
+    if (cluster_module_flags & CLUSTER_MODULE_NO_FAILOVER) return; /* 7.0: no migration either */
     int orphans = 0, max = 0;
     clusterNode *target = NULL, *candidate = me;
     long long now = mstime();

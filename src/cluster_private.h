@@ -86,6 +86,7 @@ typedef struct clusterState {
 
 
 extern clusterState *cstate; /* NULL unless cluster-enabled */
+extern int cluster_module_flags; /* CLUSTER_MODULE_* (cluster.h), set by modules */
 
 static inline int isMaster(const clusterNode *n) { return (n->flags & NODE_MASTER) != 0; }
 static inline int isReplica(const clusterNode *n) { return (n->flags & NODE_SLAVE) != 0; }
@@ -111,6 +112,9 @@ sds nodeDescription(const clusterNode *n);
 void doBeforeSleep(int flags);
 void updateState(void);
 uint64_t nodeEpoch(const clusterNode *n); /* a replica's is its primary's */
+/* A module message's destination: *to the node id names (NULL: every
+ * node), 0; -1 when id names no node we have a link to. */
+int clusterModuleTarget(const char *id, clusterNode **to);
 
 /* cluster_bus.c */
 void busAccept(aeEventLoop *el, int fd, void *privdata, int mask);

@@ -105,6 +105,7 @@ static void moduleFree(module *m) {
     moduleTypesRelease(m);
     moduleNotifyRelease(m);
     moduleEventsRelease(m);
+    moduleClusterRelease(m);
     moduleConfigsRelease(m);
     moduleFiltersRelease(m);
     listRelease(m->commands);
@@ -446,6 +447,7 @@ static int moduleUnload(const char *name, int *why) {
     serverLog(LL_NOTICE, "Module %s unloaded", m->name);
     listDelNode(modules, listSearchKey(modules, m));
     moduleEventsRelease(m); /* before the others hear of it */
+    moduleClusterRelease(m);
     moduleSharedRelease(m);
     moduleFireModuleChange(m, 1);
     moduleFree(m);

@@ -894,6 +894,7 @@ int moduleGetApi(const char *name, void *target) {
     if (moduleCmdInfoGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_cmdinfo.c's */
     if (moduleCallGetApi(name, target) == MODAPI_OK) return MODAPI_OK;    /* module_call.c's */
     if (moduleDefragGetApi(name, target) == MODAPI_OK) return MODAPI_OK;  /* module_defrag.c's */
+    if (moduleClusterGetApi(name, target) == MODAPI_OK) return MODAPI_OK; /* module_cluster.c's */
     return moduleTypeGetApi(name, target); /* module_type.c's */
 }
 

@@ -230,6 +230,12 @@ int moduleMiscGetApi(const char *name, void *target);
 
 /* module_type.c: data types */
 int moduleTypeGetApi(const char *name, void *target);
+/* 7.0's 64-bit id of a 9-character type name and version (0: not one);
+ * also a module's id on the cluster bus (module_cluster.c) */
+uint64_t moduleTypeEncodeId(const char *name, int encver);
+/* module_cluster.c: the cluster API */
+int moduleClusterGetApi(const char *name, void *target);
+void moduleClusterRelease(module *m); /* its message receivers go */
 void moduleTypesRelease(module *m); /* a failed load's */
 void moduleCallReplyFree(void *reply); /* a root reply (auto memory's cleanup) */
 void moduleKeyClose(void *key);        /* a key handle (auto memory's cleanup) */

@@ -143,7 +143,7 @@ static const char type_charset[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
 
 /* The id, or 0 for a name that is not 9 characters of the set or a
  * version outside 0..1023. */
-static uint64_t typeEncodeId(const char *name, int encver) {
+uint64_t moduleTypeEncodeId(const char *name, int encver) {
     if (strlen(name) != 9 || encver < 0 || encver > 1023) return 0;
     uint64_t id = 0;
     for (int j = 0; j < 9; j++) {
@@ -187,7 +187,7 @@ static moduleType *typeById(uint64_t id) {
 /* As in Redis 7.0 a name is busy when a loaded module has it: the module
  * being loaded is not in the registry yet, so its own types do not count. */
 static moduleType *RM_CreateDataType(RedisModuleCtx *ctx, const char *name, int encver, void *typemethods) {
-    uint64_t id = typeEncodeId(name, encver);
+    uint64_t id = moduleTypeEncodeId(name, encver);
     moduleType *busy = typeByName(name);
     if (ctx->module == NULL || id == 0 || (busy && busy->owner != ctx->module)) return NULL;
     const typeMethodsAbi *tm = typemethods;

@@ -896,6 +896,9 @@ void moduleLoadQueued(void);                        /* start-up: load them, or e
 void moduleCommand(client *c);
 void moduleReplyList(client *c); /* MODULE LIST's reply, also HELLO's "modules" */
 sds *moduleRewriteLoadLines(int *count); /* CONFIG REWRITE: "loadmodule path args..." per loaded module */
+/* module_cluster.c: a module's message from the cluster bus (cluster_bus.c) */
+void moduleClusterMessage(const char *sender_id, uint64_t module_id, uint8_t type, const unsigned char *payload,
+                          uint32_t len);
 /* module_config.c: modules' configuration parameters, "<module>.<name>", for config.c */
 typedef struct moduleConfig moduleConfig;
 #define MODULE_CONFIG_F_IMMUTABLE (1 << 0)

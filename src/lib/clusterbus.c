@@ -146,7 +146,7 @@ static int decodePublish(const unsigned char *p, uint64_t room, clusterBusMsg *m
 
 static int decodeModule(const unsigned char *p, uint64_t room, clusterBusMsg *m) {
     if (room < MODULE_FIXED) return CLUSTERBUS_ERR_LENGTH;
-    m->module_id = load64be(p);
+    m->module_id = load64le(p); /* host order on Redis's side: see clusterbus.h */
     m->module_len = load32be(p + 8);
     m->module_type = p[12];
     if ((uint64_t)MODULE_FIXED + m->module_len != room) return CLUSTERBUS_ERR_LENGTH;
@@ -224,6 +224,10 @@ size_t clusterBusPublishSize(uint32_t channel_len, uint32_t message_len) {
     return CLUSTERBUS_HEADER_LEN + PUBLISH_FIXED + (size_t)channel_len + message_len;
 }
 
+size_t clusterBusModuleSize(uint32_t payload_len) {
+    return CLUSTERBUS_HEADER_LEN + MODULE_FIXED + (size_t)payload_len;
+}
+
 size_t clusterBusPayloadSize(int type) {
     if (type == CLUSTERBUS_FAIL) return CLUSTERBUS_HEADER_LEN + FAIL_LEN;
     if (type == CLUSTERBUS_UPDATE) return CLUSTERBUS_HEADER_LEN + UPDATE_LEN;
@@ -298,6 +302,14 @@ void clusterBusWritePublish(unsigned char *buf, const void *channel, uint32_t ch
     store32be(p + 4, message_len);
     if (channel_len) memcpy(p + PUBLISH_FIXED, channel, channel_len);
     if (message_len) memcpy(p + PUBLISH_FIXED + channel_len, message, message_len);
+}
+
+void clusterBusWriteModule(unsigned char *buf, uint64_t module_id, uint8_t type, const void *payload, uint32_t len) {
+    unsigned char *p = buf + CLUSTERBUS_HEADER_LEN;
+    store64le(p, module_id);
+    store32be(p + 8, len);
+    p[12] = type;
+    if (len) memcpy(p + MODULE_FIXED, payload, len);
 }
 
 void clusterBusWriteUpdate(unsigned char *buf, uint64_t config_epoch, const char *name, const unsigned char *slots) {

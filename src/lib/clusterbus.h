@@ -3,7 +3,11 @@
  * a buffer, so the code is the same on big-endian and strict-alignment CPUs.
  *
  * Byte order: every multi-byte field of a message is big-endian (network
- * order), read and written only through portable.h's load*be/store*be.
+ * order), read and written only through portable.h's load*be/store*be --
+ * but MODULE's module_id. Redis 7.0 copies that one in its host's order
+ * (its own "already endian adjusted" id, compared as it arrives), so every
+ * Redis node on x86 or ARM sends it little-endian; we read and write it
+ * little-endian on every CPU, the order our nodes and those share.
  *
  * Layout (offsets in bytes, from Redis 7.0's clusterMsg):
  *
@@ -24,7 +28,8 @@
  *    FAIL              name[40]
  *    PUBLISH(SHARD)    channel_len u32, message_len u32, channel, message
  *    UPDATE            configEpoch u64, name[40], slots[2048]
- *    MODULE            module_id u64, len u32, type u8, payload[len]
+ *    MODULE            module_id u64 (little-endian, see below), len u32,
+ *                      type u8, payload[len]
  *    FAILOVER_AUTH_REQUEST / _ACK, MFSTART: nothing
  *
  * The decoder is given untrusted bytes: every length and count is checked
@@ -140,6 +145,7 @@ const char *clusterBusTypeName(int type);
 
 size_t clusterBusPingSize(int gossip_count, size_t hostname_len); /* hostname_len 0: no extension */
 size_t clusterBusPublishSize(uint32_t channel_len, uint32_t message_len);
+size_t clusterBusModuleSize(uint32_t payload_len);
 size_t clusterBusPayloadSize(int type); /* FAIL, UPDATE, AUTH_*, MFSTART: fixed sizes */
 
 /* The header, from m's header fields (type, count, epochs, ...) and totlen. */
@@ -151,6 +157,7 @@ size_t clusterBusWriteHostname(unsigned char *buf, int count, const char *hostna
 void clusterBusWriteFail(unsigned char *buf, const char *name);
 void clusterBusWritePublish(unsigned char *buf, const void *channel, uint32_t channel_len, const void *message,
                             uint32_t message_len);
+void clusterBusWriteModule(unsigned char *buf, uint64_t module_id, uint8_t type, const void *payload, uint32_t len);
 void clusterBusWriteUpdate(unsigned char *buf, uint64_t config_epoch, const char *name, const unsigned char *slots);
 
 #endif /* REDIS_CLUSTERBUS_H */

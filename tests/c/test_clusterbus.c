@@ -280,6 +280,37 @@ static void test_publish_lengths_checked(void) {
     free(buf);
 }
 
+/* MODULE: the layout Redis 7.0 sends from a little-endian host (module_id
+ * in host order, then len big-endian, then the type), written and read
+ * back the same on every CPU. */
+static void test_module_message(void) {
+    unsigned char *buf = malloc(4096);
+    clusterBusMsg h, m;
+    memset(&h, 0, sizeof h);
+    h.type = CLUSTERBUS_MODULE;
+    size_t len = clusterBusModuleSize(5);
+    CHECK_EQ_INT((long long)len, CLUSTERBUS_HEADER_LEN + 13 + 5);
+    clusterBusWriteHeader(buf, &h, (uint32_t)len);
+    clusterBusWriteModule(buf, 0x0102030405060708ULL, 7, "hello", 5);
+    static const unsigned char want[] = {0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, 5, 7, 'h'};
+    CHECK(memcmp(buf + CLUSTERBUS_HEADER_LEN, want, sizeof want) == 0);
+    CHECK_EQ_INT(decode_exact(buf, len, &m), CLUSTERBUS_OK);
+    CHECK(m.module_id == 0x0102030405060708ULL);
+    CHECK_EQ_INT(m.module_type, 7);
+    CHECK_EQ_INT(m.module_len, 5);
+    CHECK(memcmp(m.module_payload, "hello", 5) == 0);
+    /* an empty payload is a message too */
+    len = clusterBusModuleSize(0);
+    clusterBusWriteHeader(buf, &h, (uint32_t)len);
+    clusterBusWriteModule(buf, 42, 255, NULL, 0);
+    CHECK_EQ_INT(decode_exact(buf, len, &m), CLUSTERBUS_OK);
+    CHECK(m.module_id == 42 && m.module_len == 0 && m.module_type == 255);
+    /* len one more than the message holds */
+    buf[CLUSTERBUS_HEADER_LEN + 11] = 1;
+    CHECK_EQ_INT(decode_exact(buf, len, &m), CLUSTERBUS_ERR_LENGTH);
+    free(buf);
+}
+
 /* Every prefix and every single-byte change of a PONG with gossip and a
  * hostname: decoded or refused, never read past (exact allocations). */
 static void test_mutations(void) {
@@ -319,5 +350,6 @@ TEST_MAIN(
     RUN(test_framing);
     RUN(test_bad_messages);
     RUN(test_publish_lengths_checked);
+    RUN(test_module_message);
     RUN(test_mutations);
 )

@@ -19,3 +19,14 @@ proc cluster_states_ok {levels} {
     }
     return 1
 }
+
+# Polls cond (an expression, in the caller's frame) every 100 ms, up to
+# tries times, scaled for emulated ports: 1 as soon as it holds, else 0.
+proc cluster_poll {cond tries} {
+    set n [expr {int($tries * [::harness::factor])}]
+    for {set i 0} {$i < $n} {incr i} {
+        if {[uplevel 1 [list expr $cond]]} { return 1 }
+        after 100
+    }
+    return 0
+}

@@ -372,7 +372,7 @@ proc mixed_tests {} {
             # failover is asked for again, up to 3 times.
             for {set try 0} {$try < 3} {incr try} {
                 cb_manual_failover $r $p $rid
-                if {[cb_poll {[string match *myself,master* [r $r cluster nodes]] &&
+                if {[cluster_poll {[string match *myself,master* [r $r cluster nodes]] &&
                               [string match "*myself,slave $rid *" [r $p cluster nodes]] &&
                               [cluster_states_ok $levels] && [cb_same_view $levels]} 300]} break
             }
@@ -412,16 +412,6 @@ proc cb_pairs {levels} {
     return $pairs
 }
 
-# Polls cond (an expression, in the caller) up to tries x time-factor times, 100 ms apart: 1 once true.
-proc cb_poll {cond tries} {
-    set n [expr {int($tries * [::harness::factor])}]
-    for {set i 0} {$i < $n} {incr i} {
-        if {[uplevel 1 [list expr $cond]]} { return 1 }
-        after 100
-    }
-    return 0
-}
-
 # CLUSTER FAILOVER on r (replica of p), asked again after each manual
 # failover that timed out (5 s, as Redis's) or was undone, a bounded number
 # of times. Undone: a Redis 7.0 replica that won an election less than four
@@ -431,7 +421,7 @@ proc cb_poll {cond tries} {
 proc cb_manual_failover {r p rid} {
     for {set attempt 0} {$attempt < 8} {incr attempt} {
         assert_equal OK [r $r cluster failover]
-        if {[cb_poll {[string match *myself,master* [r $r cluster nodes]] &&
+        if {[cluster_poll {[string match *myself,master* [r $r cluster nodes]] &&
                       [string match "*myself,slave $rid *" [r $p cluster nodes]]} 70]} return
     }
     fail "manual failover to [srv $r port] never done: [r $r cluster nodes]"
