@@ -47,6 +47,7 @@ typedef struct childInfoMessage {
     int kind;                /* childInfoKind */
     size_t keys;             /* keys written so far */
     size_t cow;              /* Private_Dirty bytes */
+    double progress;         /* a module child's SendChildHeartbeat (0..1), -1: none */
 } childInfoMessage;
 
 static struct {
@@ -57,6 +58,7 @@ static struct {
     size_t cow, cow_peak;
     long long cow_updated_ms; /* when the last size arrived; 0 = none yet */
     size_t final_cow;
+    double module_progress;  /* a module child's last heartbeat (0..1) */
     /* child */
     int reporting;
     long long last_report_us;
@@ -97,6 +99,7 @@ static void resetCurrent(void) {
     childinfo.keys_total = childinfo.keys_processed = 0;
     childinfo.cow = childinfo.cow_peak = 0;
     childinfo.cow_updated_ms = 0;
+    childinfo.module_progress = 0;
 }
 
 /* Before fork(). Without a pipe the child simply reports nothing. */
@@ -123,6 +126,7 @@ static void receiveMessage(const childInfoMessage *m) {
         return;
     }
     childinfo.keys_processed = m->keys;
+    if (m->progress >= 0) childinfo.module_progress = m->progress;
     childinfo.cow = m->cow;
     if (m->cow > childinfo.cow_peak) childinfo.cow_peak = m->cow;
     childinfo.cow_updated_ms = mstime();
@@ -169,12 +173,14 @@ void childKill(pid_t pid) {
 
 /* The current_* fields of INFO persistence, in Redis's order. A forkless
  * snapshot (snapshot.c) reports its progress in the same fields, with no
- * copy-on-write. */
+ * copy-on-write; a module's child (module_fork.c) its own heartbeat's
+ * progress as the percentage, as 7.0 does. */
 sds childInfoString(sds info) {
     long long age = childinfo.cow_updated_ms ? (mstime() - childinfo.cow_updated_ms) / 1000 : 0;
     size_t processed = childinfo.keys_processed, total = childinfo.keys_total;
     if (snapshotInProgress()) snapshotProgress(&processed, &total);
     double perc = total ? (double)processed * 100 / (double)total : 0.0;
+    if (moduleForkInProgress()) perc = childinfo.module_progress * 100;
     return sdscatprintf(info,
                         "current_cow_peak:%zu\r\n"
                         "current_cow_size:%zu\r\n"
@@ -187,9 +193,9 @@ sds childInfoString(sds info) {
 
 /* ---- the child ----------------------------------------------------------------------------- */
 
-static void sendMessage(childInfoKind kind, size_t cow) {
+static void sendMessage(childInfoKind kind, size_t cow, double progress) {
     if (childinfo.fds[1] == -1) return;
-    childInfoMessage m = {.kind = kind, .keys = childinfo.keys_saved, .cow = cow};
+    childInfoMessage m = {.kind = kind, .keys = childinfo.keys_saved, .cow = cow, .progress = progress};
     ssize_t ignored = write(childinfo.fds[1], &m, sizeof m); /* a full pipe drops it: see the top comment */
     (void)ignored;
 }
@@ -219,8 +225,22 @@ void childInfoKeySaved(void) {
     childinfo.keys_saved++;
     long long now = monotonicUs();
     if (now - childinfo.last_report_us < CHILDINFO_REPORT_US) return;
-    sendMessage(CHILDINFO_PROGRESS, measure());
+    sendMessage(CHILDINFO_PROGRESS, measure(), -1);
     childinfo.last_report_us = monotonicUs(); /* after measuring: a slow /proc read doesn't eat the next interval */
+}
+
+/* A module's child, SendChildHeartbeat(progress): the progress goes at
+ * once; copy-on-write is measured at most once a second (a module may call
+ * this often), else the last figure is sent again. */
+void childInfoHeartbeat(double progress) {
+    if (!childinfo.reporting) return;
+    static size_t last_cow;
+    long long now = monotonicUs();
+    if (childinfo.child_cow_samples == 0 || now - childinfo.last_report_us >= CHILDINFO_REPORT_US) {
+        last_cow = measure();
+        childinfo.last_report_us = monotonicUs();
+    }
+    sendMessage(CHILDINFO_PROGRESS, last_cow, progress < 0 ? 0 : progress);
 }
 
 /* The child is done writing; `what` names it in the log ("RDB", "AOF
@@ -229,5 +249,5 @@ void childInfoSendFinal(const char *what) {
     size_t cow = measure();
     serverLog(LL_NOTICE, "Fork CoW for %s: current %zu MB, peak %zu MB, average %llu MB", what, cow >> 20,
               childinfo.child_cow_peak >> 20, (childinfo.child_cow_sum / childinfo.child_cow_samples) >> 20);
-    sendMessage(CHILDINFO_FINAL, cow);
+    sendMessage(CHILDINFO_FINAL, cow, -1);
 }

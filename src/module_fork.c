@@ -20,9 +20,10 @@
  * - KillForkChild sends SIGUSR1 and reaps the child (childKill) without
  *   calling the done handler, as 7.0 does.
  * - ExitFromChild sends the final copy-on-write size first, so the parent
- *   reports it in module_fork_last_cow_size. SendChildHeartbeat's progress
- *   has no INFO field here (childinfo.c reports keys, not a percentage):
- *   it is accepted and ignored.
+ *   reports it in module_fork_last_cow_size. SendChildHeartbeat sends its
+ *   progress (and the copy-on-write size, measured at most once a second)
+ *   through childinfo.c: INFO's current_fork_perc is progress x 100 while
+ *   the module's child runs, as in 7.0.
  */
 #include "module_int.h"
 
@@ -105,7 +106,7 @@ static int RM_Fork(moduleForkDoneFunc cb, void *user_data) {
 }
 
 static int RM_SendChildHeartbeat(double progress) {
-    (void)progress;
+    childInfoHeartbeat(progress);
     return MODAPI_OK;
 }
 

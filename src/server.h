@@ -1159,6 +1159,7 @@ void childKill(pid_t pid);            /* parent: SIGUSR1, reaped; SIGKILL if sti
 sds childInfoString(sds info);        /* INFO persistence current_* fields */
 void childInfoChildStart(void);       /* child, first thing after fork() */
 void childInfoKeySaved(void);         /* child, after each key written */
+void childInfoHeartbeat(double progress); /* a module's child: SendChildHeartbeat */
 void childInfoSendFinal(const char *what); /* child, done: logs "Fork CoW for <what>: ..." */
 
 /* rdb-key-save-delay, for tests: after each key a snapshot or an AOF rewrite

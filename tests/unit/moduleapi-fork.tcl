@@ -101,3 +101,18 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         }
     }
 }
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "SendChildHeartbeat: INFO current_fork_perc is the child's progress x 100 while it runs" {
+        need_modules
+        r module load [file join $::module_dir mfork.so]
+        if {[catch {r mfork.fork 0 3000}]} { skip "fork() unavailable" }
+        # the child's first act is SendChildHeartbeat(0.5)
+        wait_for_condition 100 50 {[string match *current_fork_perc:50.00* [r info persistence]]} else {
+            fail "current_fork_perc: [regexp -inline {current_fork_perc:[0-9.]+} [r info persistence]]"
+        }
+        assert_equal 1 [mfork_info module_fork_in_progress]
+        mfork_wait_done 1
+        assert_match *current_fork_perc:0.00* [r info persistence]
+    }
+}
