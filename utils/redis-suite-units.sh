@@ -6,8 +6,11 @@
 # the same run, so the counts are compared side by side.
 #
 # Usage: utils/redis-suite-units.sh [--jobs N] [--with-redis] [--baseport P]
-#                                   [--timeout S] [--ours DIR] [UNIT ...]
+#                                   [--timeout S] [--ours DIR] [--modules] [UNIT ...]
 #   UNIT: units to run (default: the whole all_tests list).
+#   --modules: the module API units instead (unit/moduleapi/*, the list
+#     Redis's runtest-moduleapi runs), with Redis's own test modules built
+#     from the same tarball's tests/modules against its redismodule.h.
 #   --jobs N: units run N at a time (each its own harness, own port range).
 #   --with-redis: also run each unit against /usr/bin/redis-server.
 #   --timeout S: a unit still running after S seconds is stopped, counted
@@ -30,7 +33,7 @@
 # Every other failure counts, an exception or a timeout as one failure.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-jobs=1; with_redis=0; baseport=34100; unit_timeout=900; units=(); ours=$(pwd)/src
+jobs=1; with_redis=0; baseport=34100; unit_timeout=900; units=(); ours=$(pwd)/src; modules=0
 while [ $# -gt 0 ]; do
     case $1 in
         --jobs) jobs=$2; shift 2 ;;
@@ -38,7 +41,8 @@ while [ $# -gt 0 ]; do
         --baseport) baseport=$2; shift 2 ;;
         --timeout) unit_timeout=$2; shift 2 ;;
         --ours) ours=$(cd "$2" && pwd) || exit 1; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        --modules) modules=1; shift ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         *) units+=("$1"); shift ;;
     esac
 done
@@ -50,13 +54,19 @@ rm -rf "$out" && mkdir -p "$out"
 # empties its tests/tmp when it starts, so two runs must not share one.
 setup() { # DIR BINDIR
     REDIS_SUITE_DIR=$1 REDIS_SUITE_BINDIR=$2 REDIS_SUITE_SETUP_ONLY=1 utils/redis-suite.sh || exit 1
+    if [ $modules = 1 ]; then
+        env -u MAKEFLAGS make -C "$1/tests/modules" -j2 >"$1/modules-build.log" 2>&1 ||
+            { tail -n 20 "$1/modules-build.log" >&2; echo "Redis's test modules did not build" >&2; exit 1; }
+    fi
 }
 for ((s = 0; s < jobs; s++)); do
     setup "build/redis-suite-units/suite-ours-$s" "$ours"
     [ $with_redis = 1 ] && setup "build/redis-suite-units/suite-redis-$s" /usr/bin
 done
 
-if [ ${#units[@]} -eq 0 ]; then
+if [ ${#units[@]} -eq 0 ] && [ $modules = 1 ]; then
+    mapfile -t units < <(grep -oE 'unit/moduleapi/[a-z0-9_]+' build/redis-suite-units/suite-ours-0/runtest-moduleapi)
+elif [ ${#units[@]} -eq 0 ]; then
     mapfile -t units < <(sed -n '/^set ::all_tests {/,/^}/p' build/redis-suite-units/suite-ours-0/tests/test_helper.tcl |
                          grep -E '^\s+[a-z]' | tr -d ' \t')
 fi

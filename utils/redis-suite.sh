@@ -69,11 +69,14 @@ got=$(sha256sum "$tarball" | cut -d' ' -f1)
 [ -n "$want" ] && [ "$got" = "$want" ] ||
     { echo "$tarball: sha256 $got, expected ${want:-(no line for it in utils/redis-suite.sha256)}" >&2; exit 1; }
 
-# runtest-cluster (utils/redis-cluster-suite.sh) came later: a suite
-# unpacked without it is unpacked again.
-if [ "$(cat "$suite/tarball" 2>/dev/null)" != "$tarball" ] || [ ! -e "$suite/runtest-cluster" ]; then
+# runtest-cluster (utils/redis-cluster-suite.sh), then runtest-moduleapi and
+# src/redismodule.h (the module units, utils/redis-suite-units.sh
+# --modules: its test modules compile against that header) came later: a
+# suite unpacked without them is unpacked again.
+if [ "$(cat "$suite/tarball" 2>/dev/null)" != "$tarball" ] || [ ! -e "$suite/runtest-moduleapi" ]; then
     rm -rf "$suite" && mkdir -p "$suite"
-    tar xzf "$tarball" -C "$suite" --strip-components=1 --wildcards '*/tests' '*/runtest' '*/runtest-cluster' ||
+    tar xzf "$tarball" -C "$suite" --strip-components=1 --wildcards '*/tests' '*/runtest' '*/runtest-cluster' \
+        '*/runtest-moduleapi' '*/src/redismodule.h' ||
         { echo "cannot unpack the tests of $tarball" >&2; exit 1; }
     echo "$tarball" >"$suite/tarball"
 fi
