@@ -1899,6 +1899,7 @@ static void bgsaveForklessDone(int ok, void *privdata) {
     char tmp[64];
     forklessTempName(tmp, sizeof tmp);
     bgsave.forkless = 0;
+    snapshotForkStateChanged(); /* lookupKey's cached answer (snapshot.h) */
     bgsave.last_time_sec = (mstime() - bgsave.start_ms) / 1000;
     if (ok) { /* snapshot.c's thread has moved it into place */
         serverLog(LL_NOTICE, "DB saved on disk");
@@ -1924,6 +1925,7 @@ static int bgsaveStartForkless(void) {
     snapshotStart(fd, &snapshotRdbFormat, 0, bgsaveForklessDone, NULL);
     snapshotRenameWhenDone(tmp, server.rdb_filename);
     bgsave.forkless = 1;
+    snapshotForkStateChanged(); /* lookupKey's cached answer (snapshot.h) */
     bgsave.start_ms = mstime();
     bgsave.saves++;
     serverLog(LL_NOTICE, "Background saving started (forkless)");
@@ -2073,6 +2075,7 @@ void rdbKillChild(void) {
         snapshotAbort();
         unlink(tmp);
         bgsave.forkless = 0;
+        snapshotForkStateChanged(); /* lookupKey's cached answer (snapshot.h) */
         serverLog(LL_NOTICE, "Forkless background saving stopped");
         return;
     }

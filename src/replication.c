@@ -1264,12 +1264,18 @@ void waitCommand(client *c) {
 sds replicationRefusal(client *c) {
     if (c->flags & CLIENT_MASTER) return NULL;
     uint64_t flags = c->cmd->flags;
-    int is_exec = c->cmd->proc == execCommand;
-    if (is_exec) flags |= multiQueuedFlags(c);
+    if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
     else flags = scriptDeclaredFlags(c, flags); /* a script's declared flags */
+    return replicationRefusalWithFlags(c, flags);
+}
+
+/* The checks of a replica, or of a primary with min-replicas-to-write: out
+ * of line, so the common case's function below saves no registers for them. */
+static NOINLINE sds refusalOf(client *c, uint64_t flags, int replica) {
+    int is_exec = c->cmd->proc == execCommand;
     /* EXEC itself may run on a stale replica, not a queued command that may not */
     int denied_when_stale = !(flags & CMD_STALE) || (is_exec && (multiQueuedMissingFlags(c) & CMD_STALE));
-    if (replicationIsReplica()) {
+    if (replica) {
         if (!replicaLinkUp() && !server.repl_serve_stale_data && denied_when_stale)
             return sdsnew("-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         if (server.repl_slave_ro && (flags & CMD_WRITE))
@@ -1280,6 +1286,18 @@ sds replicationRefusal(client *c) {
         countGoodReplicas() < server.min_replicas_to_write)
         return sdsnew("-NOREPLICAS Not enough good replicas to write.");
     return NULL;
+}
+
+/* flags: c's command's as EXEC's queue or a script's declaration widen them
+ * (processCommand has them already: computing them again was ~16
+ * instructions a request, make bench-gate). */
+sds replicationRefusalWithFlags(client *c, uint64_t flags) {
+    if (c->flags & CLIENT_MASTER) return NULL;
+    /* A primary without min-replicas-to-write refuses nothing, whatever the
+     * command: the common case returns before the EXEC and stale checks. */
+    int replica = replicationIsReplica();
+    if (!replica && !(server.min_replicas_to_write && server.min_replicas_max_lag)) return NULL;
+    return refusalOf(c, flags, replica);
 }
 
 /* ---- FAILOVER ------------------------------------------------------------------------------------

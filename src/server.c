@@ -322,7 +322,7 @@ sds unknownCommandError(client *c) {
 
 /* EXEC needs memory when one of the commands it will run does; a script
  * that declared its flags ("#!lua flags=...") has those (eval.c). */
-static uint64_t commandFlags(client *c) {
+static inline uint64_t commandFlags(client *c) { /* inline: processCommand asks on every request */
     uint64_t flags = c->cmd->flags;
     if (c->cmd->proc == execCommand) flags |= multiQueuedFlags(c);
     else flags = scriptDeclaredFlags(c, flags);
@@ -484,7 +484,11 @@ int processCommand(client *c) {
         rejectCommand(c, shared.oomerr);
         return C_OK;
     }
-    if ((commandFlags(c) & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & (CLIENT_FAKE | CLIENT_MASTER))) {
+    /* c's effective flags, once for the three checks below (each
+     * commandFlags() is ~16 instructions); taken after the eviction above,
+     * as they were, in case a key's eviction reaches a script. */
+    uint64_t flags = commandFlags(c);
+    if ((flags & CMD_WRITE || c->cmd->proc == pingCommand) && !(c->flags & (CLIENT_FAKE | CLIENT_MASTER))) {
         sds misconf = aofWriteDeniedError();
         if (misconf == NULL) misconf = rdbWriteDeniedError();
         if (misconf) {
@@ -492,7 +496,7 @@ int processCommand(client *c) {
             return C_OK;
         }
     }
-    sds refusal = replicationRefusal(c); /* -NOREPLICAS, -READONLY, -MASTERDOWN */
+    sds refusal = replicationRefusalWithFlags(c, flags); /* -NOREPLICAS, -READONLY, -MASTERDOWN */
     if (refusal) {
         rejectCommandSds(c, refusal);
         return C_OK;
@@ -523,7 +527,7 @@ int processCommand(client *c) {
      * 7.0.15's rule; replicas are exempt from CLIENT PAUSE, which this
      * would let them get around). */
     if ((c->flags & CLIENT_SLAVE) && !(c->flags & CLIENT_MONITOR) &&
-        (commandFlags(c) & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
+        (flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
         rejectCommandSds(c, sdsnew("Replica can't interact with the keyspace"));
         return C_OK;
     }
@@ -637,6 +641,7 @@ int hasActiveChildProcess(void) {
 /* Only a fork child makes resizing costly: a forkless snapshot (snapshot.c)
  * shares no pages, and pauses the rehashing of the tables it walks itself. */
 void updateDictResizePolicy(void) {
+    snapshotForkStateChanged(); /* every fork child's start and end calls here: lookupKey's cached answer */
     dictSetResizeEnabled(snapshotForkChildExists() ? DICT_RESIZE_AVOID : DICT_RESIZE_ENABLE);
 }
 
@@ -692,6 +697,9 @@ static int serverCron(struct aeEventLoop *el, long long id, void *clientData) {
     clusterCron();                                  /* cluster state, handshakes (cluster-enabled only) */
     clientsCron();                                  /* timeouts, buffer resizing, per-client stats */
     clientEvictionCron();                           /* maxmemory-clients, also when no command runs */
+    /* lookupKey's cached answer (snapshot.h) is updated where a child starts
+     * or ends: one missed would show here, in the tests, not as stale LRU. */
+    serverAssert(snapshotForkChildExists() == snapshotForkChildCheck());
     updateDictResizePolicy();                       /* a child may have ended since the last tick */
     databasesCron();                                /* active expiry (slow cycle), rehashing */
     activeDefragCycle();                            /* activedefrag: a time-bounded slice (defrag.c) */

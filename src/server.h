@@ -919,9 +919,9 @@ int moduleConfigQueueLine(sds *argv, int argc, sds *err); /* a config file line 
 void moduleConfigQueueDiscard(void);                /* the values queued for modules are dropped */
 /* module_info.c: INFO's "Modules" lines, and the sections modules add (names NULL: all) */
 sds moduleInfoList(sds info);
-/* module_fork.c: a module's fork child runs. Inline (a load of one pid):
- * lookupKey asks snapshotForkChildExists() on every key it finds, and the
- * call was 4 of a SADD's ~3000 instructions (make bench-gate). */
+/* module_fork.c: a module's fork child runs. Inline (a load of one pid);
+ * lookupKey no longer asks it per key but reads snapshot.h's cached answer,
+ * which forkForget() and the fork's start refresh (updateDictResizePolicy). */
 extern pid_t moduleForkChild;
 static inline int moduleForkInProgress(void) { return moduleForkChild != -1; }
 extern int moduleCommandFilterCount;  /* module_filter.c: filters registered (processCommand runs them) */
@@ -1113,6 +1113,7 @@ void replicaCommandApplied(client *c); /* after each command of the primary's st
 int replicaIsApplyingStream(void);     /* the primary's commands are running */
 int replicationIsReplica(void);        /* replicaof is set */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
+sds replicationRefusalWithFlags(client *c, uint64_t flags); /* the same, c's effective CMD_* flags given */
 int replicationChildActive(void);       /* the full sync's snapshot (fork child or forkless) is running */
 void replicationKillChild(void);        /* SHUTDOWN, FLUSHALL: the full sync's fork child stops, its replicas sync again */
 long long replicationChildStartMs(void);

@@ -794,6 +794,7 @@ static void stop(void) {
     snap.fd = -1;
     usageStop();
     snap.active = snap.finishing = 0;
+    snapshotForkStateChanged(); /* an rdb/aof flag still set now counts as a fork child until its done callback */
     snap.last_duration_us = ustime() - snap.start_us;
 }
 
@@ -924,6 +925,7 @@ static int sliceProc(struct aeEventLoop *el, long long id, void *data) {
 void snapshotStart(int fd, const snapshotFormat *format, int aof_base, snapshotDoneFn *done, void *privdata) {
     serverAssert(!snap.active);
     snap.active = 1;
+    snapshotForkStateChanged(); /* snap.active is part of snapshotForkChildCheck()'s answer */
     snap.finishing = 0;
     snap.fd = fd;
     snap.fmt = format;
@@ -990,10 +992,14 @@ void snapshotAbort(void) {
 
 /* ---- mode, fork, INFO ---------------------------------------------------------------------- */
 
-int snapshotForkChildExists(void) {
+int snapshotForkChildNow; /* snapshot.h: snapshotForkChildCheck()'s answer when last asked */
+
+int snapshotForkChildCheck(void) {
     if (replicationChildActive() || moduleForkInProgress()) return 1;
     return (aofRewriteInProgress() || rdbBgsaveInProgress()) && !snap.active;
 }
+
+void snapshotForkStateChanged(void) { snapshotForkChildNow = snapshotForkChildCheck(); }
 
 int snapshotForklessWanted(void) {
 #if HAVE_FORK

@@ -68,8 +68,17 @@ int snapshotAdoptTable(kvtable *t); /* t leaves the dataset: 1 if a running snap
 
 /* Is a fork child running, whose pages the parent's writes copy? (A
  * forkless snapshot copies nothing: tables may resize, lookups may touch
- * access times while it runs.) */
-int snapshotForkChildExists(void);
+ * access times while it runs.) The answer is kept by
+ * snapshotForkStateChanged() rather than asked of rdb.c, aof_rewrite.c,
+ * replication.c and module_fork.c each time: lookupKey asks on every key it
+ * finds, and those calls out were ~48 instructions a hit (make bench-gate). */
+extern int snapshotForkChildNow;
+static inline int snapshotForkChildExists(void) { return snapshotForkChildNow; }
+/* Recomputes it: called wherever a fork child (RDB, AOF rewrite, full sync,
+ * module) or a forkless snapshot starts or ends (updateDictResizePolicy(),
+ * which all of them call, and the forkless paths that don't). */
+void snapshotForkStateChanged(void);
+int snapshotForkChildCheck(void); /* computed afresh: serverCron asserts the two agree */
 
 /* Persistence without a fork child: asked for, or the only way there is. */
 int snapshotForklessWanted(void);

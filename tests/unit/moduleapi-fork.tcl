@@ -100,6 +100,31 @@ start_server {tags {module} overrides {enable-module-command yes}} {
             fail "the scheduled rewrite never ran"
         }
     }
+
+    # lookupKey asks a flag kept where children start and end (snapshot.h's
+    # snapshotForkChildExists): a module child's start, and its kill, must
+    # reach it. With lfu-log-factor 0 and no decay each touch counts one.
+    test "While a module child runs, lookups leave a key's access count alone" {
+        need_modules
+        # the previous test's scheduled BGSAVE and rewrite have gone
+        wait_for_condition 100 50 {
+            [mfork_info rdb_bgsave_in_progress] == 0 && [mfork_info aof_rewrite_in_progress] == 0
+        } else { fail "a child still runs" }
+        r config set maxmemory-policy allkeys-lfu
+        r config set lfu-log-factor 0
+        r config set lfu-decay-time 0
+        r set lfukey v
+        r get lfukey
+        set freq [r object freq lfukey]
+        if {[catch {r mfork.fork 0 20000} pid]} { skip "fork() unavailable: $pid" }
+        r get lfukey
+        r get lfukey
+        assert_equal $freq [r object freq lfukey]
+        assert_equal OK [r mfork.kill $pid]
+        r get lfukey
+        assert_equal [expr {$freq + 1}] [r object freq lfukey]
+        r config set maxmemory-policy noeviction
+    }
 }
 
 start_server {tags {module} overrides {enable-module-command yes}} {
