@@ -78,7 +78,7 @@ static inline int snapshotForkChildExists(void) { return snapshotForkChildNow; }
  * module) or a forkless snapshot starts or ends (updateDictResizePolicy(),
  * which all of them call, and the forkless paths that don't). */
 void snapshotForkStateChanged(void);
-int snapshotForkChildCheck(void); /* computed afresh: serverCron asserts the two agree */
+int snapshotForkChildCheck(void); /* computed afresh (serverCron refreshes the cached answer each tick) */
 
 /* Persistence without a fork child: asked for, or the only way there is. */
 int snapshotForklessWanted(void);
