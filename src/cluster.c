@@ -588,6 +588,11 @@ static void redirectBlockedClients(void) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         robj *key = blockedFirstKey(c);
+        if (key == NULL && c->module_blocked) {
+            /* a module's command blocked on no key: only a cluster down ends it (7.0) */
+            if (!cstate->ok) moduleBlockedUnblockWithError(c, redirectionError(NULL, 0, REDIR_DOWN_STATE));
+            continue;
+        }
         if (key == NULL) continue;
         if (!cstate->ok) {
             blockedUnblockWithError(c, redirectionError(NULL, 0, REDIR_DOWN_STATE));

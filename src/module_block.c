@@ -192,6 +192,26 @@ int moduleBlockedUnblockByRequest(client *c, int with_error) {
     return 1;
 }
 
+/* cluster.c: the cluster went down while c waits on a module's command
+ * (BlockClient, no keys): c gets err and stops waiting, and the module
+ * hears of it through its disconnect callback, as Redis 7.0 tells it
+ * (unblockClientFromModule). A later UnblockClient replies to nobody. */
+void moduleBlockedUnblockWithError(client *c, sds err) {
+    moduleBlocked *bc = c->module_blocked;
+    if (bc == NULL) {
+        sdsfree(err);
+        return;
+    }
+    addReplyErrorSds(c, err); /* not counted as the command's failure: 7.0 counts none here either */
+    if (bc->disconnect_cb) {
+        RedisModuleCtx ctx;
+        callbackCtx(&ctx, bc, 0);
+        bc->disconnect_cb(&ctx, bc);
+        moduleCtxFinish(&ctx);
+    }
+    clientGone(bc);
+}
+
 /* freeClient(): the module hears of it through its disconnect callback. */
 void moduleBlockedClientFreed(client *c) {
     moduleBlocked *bc = c->module_blocked;

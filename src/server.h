@@ -939,6 +939,7 @@ sds moduleInfoCollect(sds info, const char *const *names, int names_count, int f
 void moduleHandleBlockedClients(void);              /* beforeSleep: clients modules unblocked */
 int moduleBlockedUnblockByRequest(client *c, int with_error); /* CLIENT UNBLOCK; 0: not a module's */
 void moduleBlockedClientFreed(client *c);           /* freeClient(): its disconnect callback */
+void moduleBlockedUnblockWithError(client *c, sds err); /* cluster down: err, and its disconnect callback */
 void moduleAuthUserChanged(client *c); /* module_acl.c: AUTH, RESET, revoked or freed: the module's callback fires */
 void moduleBlockedServeOnKey(client *c, robj *key); /* blocked.c: a key it waits for is ready */
 void moduleBeforeSleep(void);                       /* releases the modules' lock while we sleep */

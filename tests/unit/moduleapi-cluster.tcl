@@ -192,7 +192,7 @@ start_server [list tags {module} overrides [concat [cluster_node_overrides] enab
 start_server [list overrides [concat [cluster_node_overrides] enable-module-command yes]] {
 start_server [list overrides [concat [cluster_node_overrides] enable-module-command yes]] {
 start_server [list overrides [concat [cluster_node_overrides] enable-module-command yes]] {
-    test "SetClusterFlags NO_FAILOVER: the replica of a failed primary stays a replica" {
+    test "SetClusterFlags NO_FAILOVER: the replica of a failed primary stays a replica; a module-blocked client gets -CLUSTERDOWN" {
         need_modules
         foreach l {-1 -2 -3} { assert_equal OK [r 0 cluster meet 127.0.0.1 [srv $l port] [cluster_bus_port $l]] }
         assert_equal OK [r 0 cluster addslotsrange 0 5460]
@@ -206,6 +206,12 @@ start_server [list overrides [concat [cluster_node_overrides] enable-module-comm
         assert [cluster_poll {[string match *master_link_status:up* [r -3 info replication]]} 100]
         mc_load -3
         assert_equal OK [r -3 mcluster.flags nofailover]
+        # a client blocked in a module's command on no key, on a live primary:
+        # the cluster going down ends its wait with -CLUSTERDOWN (7.0)
+        r -1 module load [file join $::module_dir mblock.so]
+        set rd [redis_deferring_client -1]
+        $rd mb.block 0
+        wait_for_condition 50 100 {[s -1 blocked_clients] == 1} else { fail "mb.block did not block" }
         set pid [srv 0 pid]
         exec kill -STOP $pid
         set failed [cluster_poll {[string match *fail* [dict get [mc_nodes -3] $primary]] &&
@@ -215,11 +221,18 @@ start_server [list overrides [concat [cluster_node_overrides] enable-module-comm
         if {$failed} { after [expr {int(3000 * [::harness::factor])}] }
         set role [dict get [mc_nodes -3] $replica]
         set state [r -3 cluster info]
+        set down [cluster_poll {[string match *cluster_state:fail* [r -1 cluster info]]} 100]
+        set blocked_reply [catch {$rd read} e]
         exec kill -CONT $pid
         assert $failed
         assert_equal slave $role
         assert_match *cluster_state:fail* $state
         assert {![string match "*Start of election*" [exec cat [srv -3 stdout]]]}
+        assert $down
+        assert_match {*CLUSTERDOWN*} $e
+        assert_equal 0 [s -1 blocked_clients]
+        assert_equal 1 [lindex [r -1 mb.stats] 2] ;# its disconnect callback ran
+        $rd close
     }
 }
 }
