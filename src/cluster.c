@@ -975,6 +975,20 @@ sds clusterScriptRefusal(client *fake, client *caller, int allow_cross_slot) {
     return NULL;
 }
 
+/* RM_Call (module_call.c): whether the command of fake (the module's
+ * client) may run on this node, as Redis 7.0 asks before a module's call
+ * runs: CLUSTER_CALL_OK, or why not. The caller's READONLY/ASKING count. */
+int clusterModuleCallRefusal(client *fake, client *caller) {
+    if (cstate == NULL || !commandTakesKeys(fake->cmd)) return CLUSTER_CALL_OK;
+    fake->flags &= ~(CLIENT_READONLY | CLIENT_ASKING);
+    if (caller) fake->flags |= caller->flags & (CLIENT_READONLY | CLIENT_ASKING);
+    int slot = -1, err;
+    if (nodeForCommand(fake, &slot, &err) == cstate->myself) return CLUSTER_CALL_OK;
+    if (err == REDIR_DOWN_RO_STATE) return CLUSTER_CALL_DOWN_RO;
+    if (err == REDIR_DOWN_STATE) return CLUSTER_CALL_DOWN;
+    return CLUSTER_CALL_NOT_LOCAL;
+}
+
 /* ---- the module cluster API (module_cluster.c) ------------------------------------------------- */
 
 const char *clusterMyId(void) { return cstate ? cstate->myself->name : NULL; }

@@ -29,6 +29,10 @@ struct redisCommand;
  * down, a key not served here, a second slot) or NULL. */
 sds clusterScriptRefusal(struct client *fake, struct client *caller, int allow_cross_slot);
 void clusterCommandDone(struct client *c, struct redisCommand *cmd); /* resetClient: ASKING lasts one command */
+/* RM_Call: may the module client's command run here? (caller: the client
+ * the module runs for, or NULL) */
+enum { CLUSTER_CALL_OK, CLUSTER_CALL_DOWN, CLUSTER_CALL_DOWN_RO, CLUSTER_CALL_NOT_LOCAL };
+int clusterModuleCallRefusal(struct client *fake, struct client *caller);
 
 struct redisObject;
 /* PUBLISH / SPUBLISH: the message to the other nodes over the bus. */

@@ -330,6 +330,18 @@ static sds callRefusal(RedisModuleCtx *ctx, client *c, int flags, aclUser *user,
             return sdscatfmt(sdsempty(), "acl verification failed, %s.", aclDenialText(res));
         }
     }
+    /* cluster mode: keys this node does not serve, or the cluster down (7.0's words) */
+    switch (obeyingCaller() ? CLUSTER_CALL_OK : clusterModuleCallRefusal(c, ctx->client)) {
+    case CLUSTER_CALL_DOWN_RO:
+        *err_no = EROFS;
+        return sdscatfmt(sdsempty(), "Can not execute a write command '%S' while the cluster is down and readonly",
+                         cmd->fullname);
+    case CLUSTER_CALL_DOWN:
+        *err_no = ENETDOWN;
+        return sdscatfmt(sdsempty(), "Can not execute a command '%S' while the cluster is down", cmd->fullname);
+    case CLUSTER_CALL_NOT_LOCAL: *err_no = EPERM; return sdsnew("Attempted to access a non local key in a cluster node");
+    default: break;
+    }
     return NULL;
 }
 

@@ -192,7 +192,7 @@ start_server [list tags {module} overrides [concat [cluster_node_overrides] enab
 start_server [list overrides [concat [cluster_node_overrides] enable-module-command yes]] {
 start_server [list overrides [concat [cluster_node_overrides] enable-module-command yes]] {
 start_server [list overrides [concat [cluster_node_overrides] enable-module-command yes]] {
-    test "SetClusterFlags NO_FAILOVER: the replica of a failed primary stays a replica; a module-blocked client gets -CLUSTERDOWN" {
+    test "SetClusterFlags NO_FAILOVER: the replica of a failed primary stays a replica; a module-blocked client gets -CLUSTERDOWN; RM_Call refused keys not served here or when down" {
         need_modules
         foreach l {-1 -2 -3} { assert_equal OK [r 0 cluster meet 127.0.0.1 [srv $l port] [cluster_bus_port $l]] }
         assert_equal OK [r 0 cluster addslotsrange 0 5460]
@@ -209,6 +209,13 @@ start_server [list overrides [concat [cluster_node_overrides] enable-module-comm
         # a client blocked in a module's command on no key, on a live primary:
         # the cluster going down ends its wait with -CLUSTERDOWN (7.0)
         r -1 module load [file join $::module_dir mblock.so]
+        # RM_Call (mtest.call: "ERR call failed" when Call refuses) serves
+        # only this node's keys
+        r -1 module load [file join $::module_dir mtest.so]
+        for {set i 0} {[set slot [r -1 cluster keyslot k$i]] < 5461 || $slot > 10922} {incr i} {}
+        set local k$i
+        assert_equal OK [r -1 mtest.call set $local v]
+        assert_error {*call failed*} {r -1 mtest.call set foo bar} ;# slot 12182: node -2's
         set rd [redis_deferring_client -1]
         $rd mb.block 0
         wait_for_condition 50 100 {[s -1 blocked_clients] == 1} else { fail "mb.block did not block" }
@@ -223,6 +230,7 @@ start_server [list overrides [concat [cluster_node_overrides] enable-module-comm
         set state [r -3 cluster info]
         set down [cluster_poll {[string match *cluster_state:fail* [r -1 cluster info]]} 100]
         set blocked_reply [catch {$rd read} e]
+        set call_down [catch {r -1 mtest.call get $local} call_err]
         exec kill -CONT $pid
         assert $failed
         assert_equal slave $role
@@ -230,6 +238,9 @@ start_server [list overrides [concat [cluster_node_overrides] enable-module-comm
         assert {![string match "*Start of election*" [exec cat [srv -3 stdout]]]}
         assert $down
         assert_match {*CLUSTERDOWN*} $e
+        # ... and nothing with keys while the cluster is down (7.0: ENETDOWN)
+        assert_equal 1 $call_down
+        assert_match {*call failed*} $call_err
         assert_equal 0 [s -1 blocked_clients]
         assert_equal 1 [lindex [r -1 mb.stats] 2] ;# its disconnect callback ran
         $rd close
