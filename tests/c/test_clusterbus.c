@@ -295,6 +295,9 @@ static void test_module_message(void) {
     static const unsigned char want[] = {0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, 5, 7, 'h'};
     CHECK(memcmp(buf + CLUSTERBUS_HEADER_LEN, want, sizeof want) == 0);
     CHECK_EQ_INT(decode_exact(buf, len, &m), CLUSTERBUS_OK);
+    /* decoded in place: the payload points into the buffer decoded
+     * (decode_exact's copy is freed when it returns) */
+    CHECK_EQ_INT(clusterBusDecode(buf, len, &m), CLUSTERBUS_OK);
     CHECK(m.module_id == 0x0102030405060708ULL);
     CHECK_EQ_INT(m.module_type, 7);
     CHECK_EQ_INT(m.module_len, 5);
