@@ -192,6 +192,16 @@ int moduleBlockedUnblockByRequest(client *c, int with_error) {
     return 1;
 }
 
+/* The module's disconnect callback, if it set one: its client no longer
+ * waits (gone, or refused by the cluster). */
+static void tellDisconnected(moduleBlocked *bc) {
+    if (bc->disconnect_cb == NULL) return;
+    RedisModuleCtx ctx;
+    callbackCtx(&ctx, bc, 0);
+    bc->disconnect_cb(&ctx, bc);
+    moduleCtxFinish(&ctx);
+}
+
 /* cluster.c: the cluster went down while c waits on a module's command
  * (BlockClient, no keys): c gets err and stops waiting, and the module
  * hears of it through its disconnect callback, as Redis 7.0 tells it
@@ -203,12 +213,7 @@ void moduleBlockedUnblockWithError(client *c, sds err) {
         return;
     }
     addReplyErrorSds(c, err); /* not counted as the command's failure: 7.0 counts none here either */
-    if (bc->disconnect_cb) {
-        RedisModuleCtx ctx;
-        callbackCtx(&ctx, bc, 0);
-        bc->disconnect_cb(&ctx, bc);
-        moduleCtxFinish(&ctx);
-    }
+    tellDisconnected(bc);
     clientGone(bc);
 }
 
@@ -216,12 +221,7 @@ void moduleBlockedUnblockWithError(client *c, sds err) {
 void moduleBlockedClientFreed(client *c) {
     moduleBlocked *bc = c->module_blocked;
     if (bc == NULL) return;
-    if (bc->disconnect_cb) {
-        RedisModuleCtx ctx;
-        callbackCtx(&ctx, bc, 0);
-        bc->disconnect_cb(&ctx, bc);
-        moduleCtxFinish(&ctx);
-    }
+    tellDisconnected(bc);
     stopTimeout(bc);
     bc->client = NULL;
     c->module_blocked = NULL;
