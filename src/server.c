@@ -1164,6 +1164,10 @@ static void daemonize(void) {
     if (pid == -1) fprintf(stderr, "Can't daemonize (fork: %s): staying in the foreground\n", strerror(errno));
 #endif
     setsid();
+    /* the daemon is a new process: fork children check their parent against
+     * server.pid (setupForkChild), so it must be the daemon's, or every
+     * BGSAVE, rewrite and replication child would exit at once */
+    server.pid = getpid();
     int fd = open("/dev/null", O_RDWR, 0);
     if (fd != -1) {
         dup2(fd, STDIN_FILENO);
