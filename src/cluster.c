@@ -62,7 +62,7 @@ int cluster_module_flags;
 enum { REDIR_NONE, REDIR_CROSS_SLOT, REDIR_UNSTABLE, REDIR_ASK, REDIR_MOVED, REDIR_DOWN_STATE,
        REDIR_DOWN_RO_STATE, REDIR_DOWN_UNBOUND };
 struct clusterNode;
-static sds redirectionError(struct clusterNode *n, int slot, int err);
+static sds redirectionError(const client *c, struct clusterNode *n, int slot, int err);
 
 /* ---- nodes ------------------------------------------------------------------------------ */
 
@@ -276,9 +276,19 @@ static sds catSlotRanges(sds s, const clusterNode *n) {
     return s;
 }
 
-sds nodeDescription(const clusterNode *n) {
+/* The port a client is told for n: with tls-cluster yes a node's port is
+ * its TLS port, and a client on a plain connection is given the node's
+ * plain port (pport) when it has one, as Redis 7.0 does in CLUSTER NODES,
+ * SLOTS, REPLICAS and the -MOVED/-ASK redirections. c NULL: the TLS port
+ * (nodes.conf). */
+static int clientPort(const client *c, const clusterNode *n) {
+    int use_pport = tls_config.cluster && c && c->conn && strcmp(connGetType(c->conn), "tls") != 0;
+    return use_pport && n->pport ? n->pport : n->port;
+}
+
+sds nodeDescription(const clusterNode *n, const client *c) {
     sds s = sdsnewlen(n->name, CLUSTER_NAMELEN);
-    s = sdscatprintf(s, " %s:%d@%d", n->ip, n->port, n->cport);
+    s = sdscatprintf(s, " %s:%d@%d", n->ip, clientPort(c, n), n->cport);
     if (sdslen(n->hostname)) s = sdscatprintf(s, ",%s", n->hostname);
     s = sdscatlen(s, " ", 1);
     s = catNodeFlags(s, n->flags);
@@ -299,7 +309,7 @@ sds nodeDescription(const clusterNode *n) {
 
 /* Every node, a line each; handshake nodes only with withHandshake (not
  * in nodes.conf: a handshake that never completes is not remembered). */
-static sds nodesDescription(int withHandshake) {
+static sds nodesDescription(int withHandshake, const client *c) {
     sds all = sdsempty();
     listIter li;
     listNode *ln;
@@ -307,7 +317,7 @@ static sds nodesDescription(int withHandshake) {
     while ((ln = listNext(&li))) {
         clusterNode *n = listNodeValue(ln);
         if (!withHandshake && (n->flags & NODE_HANDSHAKE)) continue;
-        sds line = nodeDescription(n);
+        sds line = nodeDescription(n, c);
         all = sdscatsds(all, line);
         all = sdscatlen(all, "\n", 1);
         sdsfree(line);
@@ -320,7 +330,7 @@ static sds nodesDescription(int withHandshake) {
 /* Writes the whole file beside the old one, fsyncs it, renames it over the
  * old one and fsyncs the directory. C_ERR with errno set on failure. */
 static int saveConfig(void) {
-    sds content = nodesDescription(0);
+    sds content = nodesDescription(0, NULL);
     content = sdscatprintf(content, "vars currentEpoch %llu lastVoteEpoch %llu\n",
                            (unsigned long long)cstate->current_epoch, (unsigned long long)cstate->last_vote_epoch);
     sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%ld", server.cluster_configfile, (long)getpid());
@@ -590,12 +600,12 @@ static void redirectBlockedClients(void) {
         robj *key = blockedFirstKey(c);
         if (key == NULL && c->module_blocked) {
             /* a module's command blocked on no key: only a cluster down ends it (7.0) */
-            if (!cstate->ok) moduleBlockedUnblockWithError(c, redirectionError(NULL, 0, REDIR_DOWN_STATE));
+            if (!cstate->ok) moduleBlockedUnblockWithError(c, redirectionError(c, NULL, 0, REDIR_DOWN_STATE));
             continue;
         }
         if (key == NULL) continue;
         if (!cstate->ok) {
-            blockedUnblockWithError(c, redirectionError(NULL, 0, REDIR_DOWN_STATE));
+            blockedUnblockWithError(c, redirectionError(c, NULL, 0, REDIR_DOWN_STATE));
             continue;
         }
         int slot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
@@ -603,7 +613,7 @@ static void redirectBlockedClients(void) {
         int readonly_ok = (c->flags & CLIENT_READONLY) && c->lastcmd && !(c->lastcmd->flags & CMD_WRITE) &&
                           isReplica(cstate->myself) && cstate->myself->replicaof == n;
         if (n == cstate->myself || readonly_ok || cstate->importing_from[slot]) continue;
-        blockedUnblockWithError(c, redirectionError(n, slot, n ? REDIR_MOVED : REDIR_DOWN_UNBOUND));
+        blockedUnblockWithError(c, redirectionError(c, n, slot, n ? REDIR_MOVED : REDIR_DOWN_UNBOUND));
     }
 }
 
@@ -638,7 +648,7 @@ void clusterCron(void) {
 /* ---- start-up ---------------------------------------------------------------------------------- */
 
 static void listenOnBus(void) {
-    int port = server.port;
+    int port = tls_config.cluster ? tls_config.port : server.port; /* the bus follows the port nodes know us by */
     if (!server.cluster_port && port > 65535 - CLUSTER_PORT_INCR) {
         serverLog(LL_WARNING, "Redis port number too high. Cluster communication port is 10,000 port numbers "
                               "higher than your Redis port. Your Redis port number must be 55535 or less.");
@@ -659,12 +669,23 @@ static void listenOnBus(void) {
 }
 
 /* myself's announced address, from the config (an empty ip until a peer
- * tells us ours over the bus, unless cluster-announce-ip sets it). */
+ * tells us ours over the bus, unless cluster-announce-ip sets it).
+ * With tls-cluster yes the node is known by its TLS port (port) and
+ * announces its plain port as pport (0 without one), as Redis 7.0; the bus
+ * port is then tls-port + 10000 unless cluster-port says otherwise. */
 static void updateMyselfAnnounced(void) {
     clusterNode *me = cstate->myself;
-    me->port = server.cluster_announce_port ? server.cluster_announce_port : server.port;
-    me->pport = 0;
-    int cport = server.cluster_port ? server.cluster_port : server.port + CLUSTER_PORT_INCR;
+    int tls = tls_config.cluster;
+    int port = tls ? tls_config.port : server.port;
+    me->port = port;
+    me->pport = tls ? server.port : 0;
+    if (tls && server.cluster_announce_tls_port) {
+        me->port = server.cluster_announce_tls_port;
+        me->pport = server.cluster_announce_port;
+    } else if (server.cluster_announce_port) {
+        me->port = server.cluster_announce_port;
+    }
+    int cport = server.cluster_port ? server.cluster_port : port + CLUSTER_PORT_INCR;
     me->cport = server.cluster_announce_bus_port ? server.cluster_announce_bus_port : cport;
     /* an announced ip replaces the learnt one; unset again, it is learnt anew (as Redis) */
     static int announced_ip;
@@ -916,7 +937,7 @@ static const char *preferredEndpoint(const clusterNode *n) {
     }
 }
 
-static sds redirectionError(clusterNode *n, int slot, int err) {
+static sds redirectionError(const client *c, clusterNode *n, int slot, int err) {
     switch (err) {
     case REDIR_CROSS_SLOT: return sdsnew("-CROSSSLOT Keys in request don't hash to the same slot");
     case REDIR_UNSTABLE: return sdsnew("-TRYAGAIN Multiple keys request during rehashing of slot");
@@ -925,7 +946,7 @@ static sds redirectionError(clusterNode *n, int slot, int err) {
     case REDIR_DOWN_UNBOUND: return sdsnew("-CLUSTERDOWN Hash slot not served");
     default:
         return sdscatprintf(sdsempty(), "-%s %d %s:%d", err == REDIR_ASK ? "ASK" : "MOVED", slot,
-                            preferredEndpoint(n), n->port);
+                            preferredEndpoint(n), clientPort(c, n));
     }
 }
 
@@ -945,7 +966,7 @@ int clusterRedirectIfNeeded(client *c) {
     clusterNode *n = nodeForCommand(c, &slot, &err);
     c->slot = slot; /* a script's keys must stay in this slot (clusterScriptRefusal) */
     if (n == cstate->myself) return 0;
-    sds text = redirectionError(n, slot, err);
+    sds text = redirectionError(c, n, slot, err);
     if (c->cmd->proc == execCommand) multiResetClient(c);
     else flagTransaction(c);
     c->cmd->rejected_calls++;
@@ -1115,7 +1136,7 @@ static void nodeEntryReply(client *c, const clusterNode *n) {
     if (type == ENDPOINT_IP) addReplyBulkCString(c, n->ip);
     else if (type == ENDPOINT_HOSTNAME) addReplyBulkCString(c, sdslen(n->hostname) ? n->hostname : "?");
     else addReplyNull(c);
-    addReplyLongLong(c, n->port);
+    addReplyLongLong(c, clientPort(c, n));
     addReplyBulkCBuffer(c, n->name, CLUSTER_NAMELEN);
     int with_ip = type != ENDPOINT_IP, with_host = type != ENDPOINT_HOSTNAME && sdslen(n->hostname);
     addReplyMapLen(c, with_ip + with_host);
@@ -1168,14 +1189,21 @@ static void clusterSlotsReply(client *c) {
     setDeferredArrayLen(c, len, ranges);
 }
 
+/* With tls-cluster yes a node's port is its TLS port and pport the plain
+ * one (Redis 7.0 takes tls-cluster as the sign, whatever the peer is). */
 static void shardNodeReply(client *c, const clusterNode *n) {
-    int fields = 6 + (sdslen(n->hostname) != 0) + (n->port != 0);
+    int plain_port = tls_config.cluster ? n->pport : n->port, tls_port = tls_config.cluster ? n->port : 0;
+    int fields = 6 + (sdslen(n->hostname) != 0) + (plain_port != 0) + (tls_port != 0);
     addReplyMapLen(c, fields);
     addReplyBulkCString(c, "id");
     addReplyBulkCBuffer(c, n->name, CLUSTER_NAMELEN);
-    if (n->port) {
+    if (plain_port) {
         addReplyBulkCString(c, "port");
-        addReplyLongLong(c, n->port);
+        addReplyLongLong(c, plain_port);
+    }
+    if (tls_port) {
+        addReplyBulkCString(c, "tls-port");
+        addReplyLongLong(c, tls_port);
     }
     addReplyBulkCString(c, "ip");
     addReplyBulkCString(c, n->ip);
@@ -1475,7 +1503,7 @@ static void replicasCommand(client *c) {
     }
     addReplyArrayLen(c, n->numreplicas);
     for (int j = 0; j < n->numreplicas; j++) {
-        sds d = nodeDescription(n->replicas[j]);
+        sds d = nodeDescription(n->replicas[j], c);
         addReplyBulkSds(c, d);
     }
 }
@@ -1612,7 +1640,7 @@ static int simpleSubcommand(client *c, const char *sub) {
     else if (!strcasecmp(sub, "shards")) clusterShardsReply(c);
     else if (!strcasecmp(sub, "links")) busLinksReply(c);
     else if (!strcasecmp(sub, "nodes")) {
-        sds nodes = nodesDescription(1);
+        sds nodes = nodesDescription(1, c);
         addReplyVerbatim(c, nodes, sdslen(nodes), "txt");
         sdsfree(nodes);
     } else return 0;

@@ -10,8 +10,11 @@
  * Redis 7.0 nodes form one cluster.
  *
  * Decisions:
- * - A link is a plain non-blocking socket with an sds send and receive
- *   buffer driven by ae events (no TLS on the bus yet).
+ * - A link is a connection (src/lib/connection.h) with an sds send and
+ *   receive buffer: TCP, or TLS with tls-cluster yes, as Redis 7.0 (both
+ *   directions; an inbound peer must present a certificate our CA signed,
+ *   whatever tls-auth-clients says). A node's port is then its TLS port and
+ *   its pport the plain one (cluster.c's clientPort picks per client).
  * - Each node has at most one outbound link (node->link, ours, used to send
  *   PING/MEET and to judge liveness by its PONGs) and one inbound link (its
  *   PINGs to us, answered with PONGs), as in Redis 7.0.
@@ -36,7 +39,7 @@
 #define FAIL_UNDO_TIME_MULT 2
 
 typedef struct clusterLink {
-    int fd;
+    connection *conn;
     long long ctime;
     int inbound;
     int connecting;     /* outbound, connect() not finished */
@@ -65,9 +68,9 @@ static long long nodeTimeout(void) { return server.cluster_node_timeout; }
 
 static void freeLink(clusterLink *link) {
     if (link == processing) processing_freed = 1;
-    if (link->fd != -1) {
-        aeDeleteFileEvent(server.el, link->fd, AE_READABLE | AE_WRITABLE);
-        close(link->fd);
+    if (link->conn) {
+        connSetPrivateData(link->conn, NULL);
+        connClose(link->conn); /* inside one of its callbacks, freed when that returns */
     }
     sdsfree(link->sndbuf);
     sdsfree(link->rcvbuf);
@@ -82,9 +85,10 @@ static void freeLink(clusterLink *link) {
     zfree(link);
 }
 
-static clusterLink *createLink(int fd, int inbound) {
+static clusterLink *createLink(connection *conn, int inbound) {
     clusterLink *link = zcalloc(sizeof(*link));
-    link->fd = fd;
+    link->conn = conn;
+    connSetPrivateData(conn, link);
     link->inbound = inbound;
     link->ctime = mstime();
     link->sndbuf = sdsempty();
@@ -105,11 +109,13 @@ static void dropLog(const char *fmt, ...) {
     serverLog(LL_WARNING, "%s", msg);
 }
 
-static void linkWritable(aeEventLoop *el, int fd, void *privdata, int mask);
+static void linkWritable(connection *conn);
 
+/* Until the connect (and a TLS handshake) has finished, what is sent waits
+ * in sndbuf; linkConnected installs the handler then. */
 static void linkWantWrite(clusterLink *link) {
-    if (link->writing || link->fd == -1) return;
-    if (aeCreateFileEvent(server.el, link->fd, AE_WRITABLE, linkWritable, link) == AE_OK) link->writing = 1;
+    if (link->writing || link->connecting) return;
+    if (connSetWriteHandler(link->conn, linkWritable) == CONN_OK) link->writing = 1;
 }
 
 static void linkSend(clusterLink *link, const unsigned char *buf, size_t len) {
@@ -120,24 +126,11 @@ static void linkSend(clusterLink *link, const unsigned char *buf, size_t len) {
     if (type < CLUSTERBUS_TYPE_COUNT) cstate->stats_sent[type]++;
 }
 
-static void linkWritable(aeEventLoop *el, int fd, void *privdata, int mask) {
-    (void)el, (void)mask;
-    clusterLink *link = privdata;
-    if (link->connecting) {
-        int err = 0;
-        socklen_t len = sizeof err;
-        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1) err = errno;
-        if (err) {
-            serverLog(LL_VERBOSE, "Connection with Node %.40s at %s:%d failed: %s",
-                      link->node ? link->node->name : "?", link->peer_ip, link->node ? link->node->cport : 0,
-                      strerror(err));
-            freeLink(link);
-            return;
-        }
-        link->connecting = 0;
-    }
+static void linkWritable(connection *conn) {
+    clusterLink *link = connGetPrivateData(conn);
+    if (link == NULL) return;
     while (sdslen(link->sndbuf)) {
-        ssize_t n = write(fd, link->sndbuf, sdslen(link->sndbuf));
+        ssize_t n = connWrite(conn, link->sndbuf, sdslen(link->sndbuf));
         if (n <= 0) {
             if (n == -1 && errno == EAGAIN) return;
             freeLink(link);
@@ -145,17 +138,17 @@ static void linkWritable(aeEventLoop *el, int fd, void *privdata, int mask) {
         }
         sdsrange(link->sndbuf, n, -1);
     }
-    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
+    connSetWriteHandler(conn, NULL);
     link->writing = 0;
 }
 
 static void processMessage(clusterLink *link, const unsigned char *buf, size_t len);
 
-static void linkReadable(aeEventLoop *el, int fd, void *privdata, int mask) {
-    (void)el, (void)mask;
-    clusterLink *link = privdata;
+static void linkReadable(connection *conn) {
+    clusterLink *link = connGetPrivateData(conn);
+    if (link == NULL) return;
     char tmp[BUS_READ_CHUNK];
-    ssize_t n = read(fd, tmp, sizeof tmp);
+    ssize_t n = connRead(conn, tmp, sizeof tmp);
     if (n == 0 || (n == -1 && errno != EAGAIN)) {
         freeLink(link);
         return;
@@ -192,6 +185,29 @@ static void linkReadable(aeEventLoop *el, int fd, void *privdata, int mask) {
     if (off) sdsrange(link->rcvbuf, (ssize_t)off, -1);
 }
 
+/* An inbound connection's accept (for TLS, its handshake) finished. */
+static void linkAccepted(connection *conn) {
+    if (connGetState(conn) != CONN_STATE_CONNECTED) {
+        serverLog(LL_VERBOSE, "Error accepting cluster node connection: %s", connGetLastError(conn));
+        connClose(conn);
+        return;
+    }
+    char ip[NET_IP_STR_LEN];
+    int port;
+    if (connPeerToString(conn, ip, sizeof ip, &port) == CONN_ERR) {
+        connClose(conn);
+        return;
+    }
+    if (inbound_links == NULL) inbound_links = listCreate();
+    clusterLink *link = createLink(conn, 1);
+    snprintf(link->peer_ip, sizeof link->peer_ip, "%s", ip);
+    if (connSetReadHandler(conn, linkReadable) == CONN_ERR) {
+        freeLink(link);
+        return;
+    }
+    serverLog(LL_VERBOSE, "Accepting cluster node connection from %s:%d", ip, port);
+}
+
 void busAccept(aeEventLoop *el, int fd, void *privdata, int mask) {
     (void)el, (void)privdata, (void)mask;
     for (int max = 1000; max; max--) {
@@ -200,35 +216,57 @@ void busAccept(aeEventLoop *el, int fd, void *privdata, int mask) {
         int cfd = anetTcpAccept(NULL, fd, ip, sizeof ip, &port);
         if (cfd == ANET_ERR) return;
         anetNonBlock(NULL, cfd);
-        anetEnableTcpNoDelay(NULL, cfd);
-        if (inbound_links == NULL) inbound_links = listCreate();
-        clusterLink *link = createLink(cfd, 1);
-        snprintf(link->peer_ip, sizeof link->peer_ip, "%s", ip);
-        if (aeCreateFileEvent(server.el, cfd, AE_READABLE, linkReadable, link) == AE_ERR) freeLink(link);
-        serverLog(LL_VERBOSE, "Accepting cluster node connection from %s:%d", ip, port);
+        connection *conn = tls_config.cluster ? tlsCreateAcceptedConnection(cfd, 1) : connCreateAcceptedSocket(cfd);
+        if (connGetState(conn) != CONN_STATE_ACCEPTING) {
+            serverLog(LL_VERBOSE, "Error creating an accepting connection for cluster node: %s", connGetLastError(conn));
+            connClose(conn);
+            continue;
+        }
+        connEnableTcpNoDelay(conn);
+        connAccept(conn, linkAccepted);
     }
 }
 
 static void sendPing(clusterLink *link, int type);
 
+/* An outbound connect (for TLS, with its handshake) finished: what was sent
+ * meanwhile goes out now. */
+static void linkConnected(connection *conn) {
+    clusterLink *link = connGetPrivateData(conn);
+    if (link == NULL) return;
+    if (connGetState(conn) != CONN_STATE_CONNECTED) {
+        serverLog(LL_VERBOSE, "Connection with Node %.40s at %s:%d failed: %s", link->node ? link->node->name : "?",
+                  link->peer_ip, link->node ? link->node->cport : 0, connGetLastError(conn));
+        freeLink(link);
+        return;
+    }
+    link->connecting = 0;
+    connEnableTcpNoDelay(conn);
+    if (connSetReadHandler(conn, linkReadable) == CONN_ERR) {
+        freeLink(link);
+        return;
+    }
+    if (sdslen(link->sndbuf)) linkWantWrite(link);
+}
+
 static void connectNode(clusterNode *n) {
     const char *src = server.bindaddr_count ? server.bindaddr[0] : NULL;
     if (src && (!strcmp(src, "*") || !strcmp(src, "::*") || src[0] == '-')) src = NULL;
-    int fd = anetTcpNonBlockBestEffortBindConnect(NULL, n->ip, n->cport, src);
-    if (fd == ANET_ERR) {
+    connection *conn = tls_config.cluster ? tlsCreateConnection() : connCreateSocket();
+    if (conn == NULL || connConnect(conn, n->ip, n->cport, src, linkConnected) == CONN_ERR) {
+        if (conn) {
+            serverLog(LL_DEBUG, "Unable to connect to Cluster Node [%s]:%d -> %s", n->ip, n->cport,
+                      connGetLastError(conn));
+            connClose(conn);
+        }
         if (n->ping_sent == 0) n->ping_sent = mstime(); /* so it times out as unreachable */
         return;
     }
-    anetEnableTcpNoDelay(NULL, fd);
-    clusterLink *link = createLink(fd, 0);
+    clusterLink *link = createLink(conn, 0);
     link->connecting = 1;
     link->node = n;
     snprintf(link->peer_ip, sizeof link->peer_ip, "%s", n->ip);
     n->link = link;
-    if (aeCreateFileEvent(server.el, fd, AE_READABLE, linkReadable, link) == AE_ERR) {
-        freeLink(link);
-        return;
-    }
     long long old_ping_sent = n->ping_sent;
     sendPing(link, (n->flags & NODE_MEET) ? CLUSTERBUS_MEET : CLUSTERBUS_PING);
     /* a reconnection keeps the time of the unanswered ping, as Redis does, so a dead node times out */
@@ -792,7 +830,7 @@ static void processHeartbeat(clusterLink *link, const clusterBusMsg *m, clusterN
         /* learn our own address from the socket, as Redis */
         if ((type == CLUSTERBUS_MEET || cstate->myself->ip[0] == '\0') && server.cluster_announce_ip == NULL) {
             char ip[NET_IP_STR_LEN];
-            if (anetFdToString(link->fd, ip, sizeof ip, NULL, FD_TO_SOCK_NAME) == 0 && strcmp(ip, cstate->myself->ip)) {
+            if (connSockName(link->conn, ip, sizeof ip, NULL) == CONN_OK && strcmp(ip, cstate->myself->ip)) {
                 snprintf(cstate->myself->ip, sizeof cstate->myself->ip, "%s", ip);
                 serverLog(LL_WARNING, "IP address for this node updated to %s", ip);
                 doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);

@@ -108,7 +108,7 @@ void setReplicaOf(clusterNode *n, clusterNode *master);
 void setMyPrimary(clusterNode *n);   /* myself becomes a replica of n */
 void setNodeAsPrimary(clusterNode *n);
 uint64_t maxConfigEpoch(void);
-sds nodeDescription(const clusterNode *n);
+sds nodeDescription(const clusterNode *n, const client *c); /* c: the asking client (its port view), or NULL */
 void doBeforeSleep(int flags);
 void updateState(void);
 uint64_t nodeEpoch(const clusterNode *n); /* a replica's is its primary's */

@@ -30,8 +30,11 @@
  *   propagates. The first error the target sent (AUTH's and SELECT's count
  *   for every key) is the reply, and the keys it concerns stay. A link that
  *   saw an error forgets its database, so the next call SELECTs again.
- * - Plain TCP only: TLS to the target would need tls-cluster, which a
- *   server without cluster has no use for.
+ * - TLS when tls-cluster is yes (in or out of cluster mode, as Redis 7.0):
+ *   the target's port is then its TLS port, and the exchange goes through
+ *   tls.c's synchronous client session (tlsSyncOpen...), which says which
+ *   socket event to wait for, so both transports keep the same timeouts. A
+ *   failed handshake is a failed connect ("-IOERR ... connecting").
  */
 #include "server.h"
 
@@ -141,6 +144,7 @@ static void freeBatch(migrateBatch *b) {
 
 typedef struct migrateLink {
     int fd;
+    void *tls;         /* the TLS session on fd (tls-cluster yes), or NULL */
     long dbid;         /* the database last SELECTed there, -1 when unknown */
     time_t last_use;
     size_t rpos, rlen; /* unread bytes of rbuf */
@@ -150,6 +154,7 @@ typedef struct migrateLink {
 static void migrateLinkFree(dict *d, void *val) {
     (void)d;
     migrateLink *link = val;
+    tlsSyncClose(link->tls);
     close(link->fd);
     zfree(link);
 }
@@ -198,6 +203,11 @@ static migrateLink *linkGet(client *c, long timeout, int *reused) {
     *reused = link != NULL;
     if (link == NULL) {
         int fd = connectWithTimeout(c->argv[1]->ptr, c->argv[2]->ptr, timeout);
+        void *tls = NULL;
+        if (fd != -1 && tls_config.cluster && (tls = tlsSyncOpen(fd, timeout)) == NULL) {
+            close(fd);
+            fd = -1;
+        }
         if (fd == -1) {
             sdsfree(name);
             addReplyError(c, "-IOERR error or timeout connecting to the client");
@@ -207,6 +217,7 @@ static migrateLink *linkGet(client *c, long timeout, int *reused) {
             dictDelete(migrate_links, dictGetKey(dictGetRandomKey(migrate_links)));
         link = zcalloc(sizeof(*link));
         link->fd = fd;
+        link->tls = tls;
         link->dbid = -1;
         dictAdd(migrate_links, name, link);
         name = NULL; /* the dict's now */
@@ -245,13 +256,14 @@ static int waitReady(int fd, int mask, long timeout) {
 /* All of buf, waiting at most `timeout` ms each time the socket is full. */
 static int linkWrite(migrateLink *link, const char *buf, size_t len, long timeout) {
     while (len > 0) {
-        ssize_t n = write(link->fd, buf, len);
+        int want = AE_WRITABLE;
+        ssize_t n = link->tls ? tlsSyncWrite(link->tls, buf, len, &want) : write(link->fd, buf, len);
         if (n > 0) {
             buf += n;
             len -= (size_t)n;
         } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
             return 0;
-        } else if (!waitReady(link->fd, AE_WRITABLE, timeout)) {
+        } else if (!waitReady(link->fd, want, timeout)) {
             return 0;
         }
     }
@@ -261,7 +273,9 @@ static int linkWrite(migrateLink *link, const char *buf, size_t len, long timeou
 /* Refills the read buffer; 0 on error, end of stream or timeout. */
 static int linkFill(migrateLink *link, long timeout) {
     for (;;) {
-        ssize_t n = read(link->fd, link->rbuf, sizeof(link->rbuf));
+        int want = AE_READABLE;
+        ssize_t n = link->tls ? tlsSyncRead(link->tls, link->rbuf, sizeof(link->rbuf), &want)
+                              : read(link->fd, link->rbuf, sizeof(link->rbuf));
         if (n > 0) {
             link->rpos = 0;
             link->rlen = (size_t)n;
@@ -269,7 +283,7 @@ static int linkFill(migrateLink *link, long timeout) {
         }
         if (n == 0) errno = ECONNRESET;
         if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return 0;
-        if (!waitReady(link->fd, AE_READABLE, timeout)) return 0;
+        if (!waitReady(link->fd, want, timeout)) return 0;
     }
 }
 

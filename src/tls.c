@@ -107,6 +107,7 @@ tlsConfig tls_config;
     X(SSL_set_accept_state) \
     X(SSL_set_connect_state) \
     X(SSL_set_fd) \
+    X(SSL_set_verify) \
     X(SSL_shutdown) \
     X(SSL_write) \
     X(TLS_client_method) \
@@ -159,6 +160,7 @@ static struct {
 #define SSL_set_accept_state (*openssl.p_SSL_set_accept_state)
 #define SSL_set_connect_state (*openssl.p_SSL_set_connect_state)
 #define SSL_set_fd (*openssl.p_SSL_set_fd)
+#define SSL_set_verify (*openssl.p_SSL_set_verify)
 #define SSL_shutdown (*openssl.p_SSL_shutdown)
 #define SSL_write (*openssl.p_SSL_write)
 #define TLS_client_method (*openssl.p_TLS_client_method)
@@ -920,6 +922,95 @@ static connection *tlsWrapAccepted(int cfd) {
     return conn;
 }
 
+/* The cluster bus's inbound links (tls-cluster yes): a peer must present a
+ * certificate our CA signed whatever tls-auth-clients says, as Redis 7.0
+ * requires of every node. */
+connection *tlsCreateAcceptedConnection(int cfd, int require_peer_cert) {
+    connection *conn = tlsWrapAccepted(cfd);
+    tlsConnection *tc = (tlsConnection *)conn;
+    if (require_peer_cert && tc->ssl) SSL_set_verify(tc->ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    return conn;
+}
+
+/* ---- synchronous client sessions (MIGRATE) -------------------------------------------------- *
+ *
+ * MIGRATE talks to its target synchronously on a non-blocking socket,
+ * waiting with aeWait() (migrate.c). With tls-cluster yes that exchange is
+ * TLS: these calls do the client side with the client context, and tell
+ * the caller which socket event to wait for instead of waiting themselves,
+ * so migrate.c keeps one timeout rule for both transports. */
+
+/* -1 with errno EAGAIN and *want set, 0 on a clean close, -1 on error. */
+static int tlsSyncFailure(SSL *ssl, int ret, int *want) {
+    int err = SSL_get_error(ssl, ret);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+        *want = err == SSL_ERROR_WANT_READ ? AE_READABLE : AE_WRITABLE;
+        errno = EAGAIN;
+        return -1;
+    }
+    if (err == SSL_ERROR_ZERO_RETURN) return 0;
+    if (!(err == SSL_ERROR_SYSCALL && errno)) errno = ECONNRESET;
+    ERR_clear_error();
+    return -1;
+}
+
+void *tlsSyncOpen(int fd, long timeout) {
+    if (tls_client_ctx == NULL) {
+        errno = ENOTCONN;
+        return NULL;
+    }
+    SSL *ssl = tlsNewSsl(tls_client_ctx, fd);
+    if (ssl == NULL) {
+        ERR_clear_error();
+        errno = ENOMEM;
+        return NULL;
+    }
+    SSL_set_connect_state(ssl);
+    while (1) {
+        ERR_clear_error();
+        int ret = SSL_do_handshake(ssl), want = 0;
+        if (ret == 1) return ssl;
+        int r = tlsSyncFailure(ssl, ret, &want);
+        if (r == -1 && errno == EAGAIN) {
+            int ready = aeWait(fd, want, timeout);
+            if (ready > 0) continue;
+            if (ready == 0) errno = ETIMEDOUT;
+        } else if (r == 0 || errno == 0) {
+            errno = ECONNRESET; /* the peer closed during the handshake */
+        }
+        int saved = errno;
+        SSL_free(ssl);
+        errno = saved;
+        return NULL;
+    }
+}
+
+ssize_t tlsSyncRead(void *session, void *buf, size_t len, int *want) {
+    ERR_clear_error();
+    int n = SSL_read(session, buf, len > INT_MAX ? INT_MAX : (int)len);
+    return n > 0 ? n : tlsSyncFailure(session, n, want);
+}
+
+ssize_t tlsSyncWrite(void *session, const void *buf, size_t len, int *want) {
+    if (len == 0) return 0;
+    ERR_clear_error();
+    int n = SSL_write(session, buf, len > INT_MAX ? INT_MAX : (int)len);
+    if (n > 0) return n;
+    int res = tlsSyncFailure(session, n, want);
+    if (res == 0) {
+        errno = EPIPE;
+        res = -1;
+    }
+    return res;
+}
+
+/* Frees the session; the socket stays the caller's to close. */
+void tlsSyncClose(void *session) {
+    if (session == NULL) return;
+    ERR_clear_error();
+    SSL_free(session);
+}
+
 static void acceptTlsHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
     (void)el; (void)privdata; (void)mask;
     acceptConnections(fd, "TLS", 0, tlsWrapAccepted);
@@ -991,5 +1082,25 @@ int tlsApplyPort(sds *err) { (void)err; return C_OK; }
 int tlsProcessPendingData(void) { return 0; }
 int tlsHasPendingData(void) { return 0; }
 connection *tlsCreateConnection(void) { return NULL; }
+connection *tlsCreateAcceptedConnection(int cfd, int require_peer_cert) {
+    (void)require_peer_cert;
+    return connCreateAcceptedSocket(cfd);
+}
+void *tlsSyncOpen(int fd, long timeout) {
+    (void)fd, (void)timeout;
+    errno = ENOTSUP;
+    return NULL;
+}
+ssize_t tlsSyncRead(void *session, void *buf, size_t len, int *want) {
+    (void)session, (void)buf, (void)len, (void)want;
+    errno = ENOTSUP;
+    return -1;
+}
+ssize_t tlsSyncWrite(void *session, const void *buf, size_t len, int *want) {
+    (void)session, (void)buf, (void)len, (void)want;
+    errno = ENOTSUP;
+    return -1;
+}
+void tlsSyncClose(void *session) { (void)session; }
 
 #endif /* USE_OPENSSL */

@@ -38,7 +38,7 @@ typedef struct tlsConfig {
     int session_caching;
     int session_cache_size;
     int session_cache_timeout;
-    int cluster;                 /* tls-cluster: stored only (no cluster mode) */
+    int cluster;                 /* tls-cluster: the cluster bus and MIGRATE speak TLS */
     int replication;             /* tls-replication: a replica connects over TLS */
 } tlsConfig;
 
@@ -63,6 +63,23 @@ int tlsApplyPort(sds *err);
  * tls-cert-file) and checks the peer against tls-ca-cert-file/dir. Without
  * TLS built in: NULL (tls-replication can't be set there). */
 connection *tlsCreateConnection(void);
+
+/* An accepted socket as a TLS connection in the ACCEPTING state (for
+ * connAccept), for the cluster bus; require_peer_cert: the peer must send a
+ * certificate our CA signed, whatever tls-auth-clients says. Without TLS
+ * built in: a plain socket connection (tls-cluster can't be set there). */
+connection *tlsCreateAcceptedConnection(int cfd, int require_peer_cert);
+
+/* MIGRATE's synchronous TLS client side (tls-cluster yes) on a connected
+ * non-blocking socket. tlsSyncOpen does the handshake, waiting at most
+ * `timeout` ms per step: the session, or NULL with errno set. Read/write
+ * return what read(2)/write(2) do; -1 with errno EAGAIN sets *want to the
+ * event (AE_READABLE / AE_WRITABLE) to wait for before calling again.
+ * tlsSyncClose frees the session, not the socket. */
+void *tlsSyncOpen(int fd, long timeout);
+ssize_t tlsSyncRead(void *session, void *buf, size_t len, int *want);
+ssize_t tlsSyncWrite(void *session, const void *buf, size_t len, int *want);
+void tlsSyncClose(void *session);
 
 /* beforeSleep(): run the read handler of connections whose input OpenSSL
  * holds already decrypted (the socket will not report it readable). */
