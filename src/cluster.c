@@ -647,8 +647,18 @@ void clusterCron(void) {
 
 /* ---- start-up ---------------------------------------------------------------------------------- */
 
+/* The bus port: cluster-port, else the port nodes know us by (the TLS one
+ * with tls-cluster yes) + 10000. Fixed once the listener is open, so a
+ * later CONFIG SET tls-cluster / tls-port never announces a port nothing
+ * listens on. */
+static int busPort(void) {
+    if (cstate->bus_port) return cstate->bus_port;
+    int port = tls_config.cluster ? tls_config.port : server.port;
+    return server.cluster_port ? server.cluster_port : port + CLUSTER_PORT_INCR;
+}
+
 static void listenOnBus(void) {
-    int port = tls_config.cluster ? tls_config.port : server.port; /* the bus follows the port nodes know us by */
+    int port = tls_config.cluster ? tls_config.port : server.port;
     if (!server.cluster_port && port > 65535 - CLUSTER_PORT_INCR) {
         serverLog(LL_WARNING, "Redis port number too high. Cluster communication port is 10,000 port numbers "
                               "higher than your Redis port. Your Redis port number must be 55535 or less.");
@@ -658,7 +668,7 @@ static void listenOnBus(void) {
         serverLog(LL_WARNING, "No bind address is configured, but it is required for the Cluster bus.");
         exit(1);
     }
-    int cport = server.cluster_port ? server.cluster_port : port + CLUSTER_PORT_INCR;
+    int cport = busPort();
     if (listenOnTcpPort(cport, cstate->cfd, &cstate->cfd_count) != C_OK) {
         serverLog(LL_WARNING, "Failed listening on port %u (cluster), aborting.", (unsigned)cport);
         exit(1);
@@ -666,13 +676,17 @@ static void listenOnBus(void) {
     for (int j = 0; j < cstate->cfd_count; j++)
         if (aeCreateFileEvent(server.el, cstate->cfd[j], AE_READABLE, busAccept, NULL) == AE_ERR)
             serverPanic("Unrecoverable error creating Redis Cluster socket accept handler.");
+    cstate->bus_port = cport;
 }
 
 /* myself's announced address, from the config (an empty ip until a peer
  * tells us ours over the bus, unless cluster-announce-ip sets it).
  * With tls-cluster yes the node is known by its TLS port (port) and
- * announces its plain port as pport (0 without one), as Redis 7.0; the bus
- * port is then tls-port + 10000 unless cluster-port says otherwise. */
+ * announces its plain port as pport (0 without one), as Redis 7.0. As
+ * there, CONFIG SET tls-cluster / tls-port change nothing here until a
+ * cluster-announce-* directive is set; unlike there, the bus port stays
+ * the one the listener is on (busPort: Redis 7.0 then announces
+ * tls-port + 10000, where nothing listens). */
 static void updateMyselfAnnounced(void) {
     clusterNode *me = cstate->myself;
     int tls = tls_config.cluster;
@@ -685,8 +699,7 @@ static void updateMyselfAnnounced(void) {
     } else if (server.cluster_announce_port) {
         me->port = server.cluster_announce_port;
     }
-    int cport = server.cluster_port ? server.cluster_port : port + CLUSTER_PORT_INCR;
-    me->cport = server.cluster_announce_bus_port ? server.cluster_announce_bus_port : cport;
+    me->cport = server.cluster_announce_bus_port ? server.cluster_announce_bus_port : busPort();
     /* an announced ip replaces the learnt one; unset again, it is learnt anew (as Redis) */
     static int announced_ip;
     if (server.cluster_announce_ip) snprintf(me->ip, sizeof me->ip, "%s", server.cluster_announce_ip);

@@ -69,6 +69,7 @@ typedef struct clusterState {
     int lock_fd;
     int cfd[CONFIG_BINDADDR_MAX];
     int cfd_count;
+    int bus_port; /* the port cfd listen on (0 until they do) */
     /* cluster_bus.c's */
     long long stats_sent[CLUSTERBUS_TYPE_COUNT], stats_received[CLUSTERBUS_TYPE_COUNT];
     long long failover_auth_time;  /* when this replica's election starts or started (0: none) */

@@ -260,10 +260,6 @@ static int validateDbfilename(const char *value, sds *err);
 static int validateAofDirname(const char *value, sds *err);
 static int applyHz(sds *err);
 static int applyPort(sds *err);
-#ifdef USE_OPENSSL
-static int applyTlsPortAndCluster(sds *err);
-static int applyTlsCluster(sds *err);
-#endif
 static int applyUnixsocketgroup(sds *err);
 static int applyBind(sds *err);
 static int applyAppendonly(sds *err);
@@ -512,7 +508,7 @@ static const configEntry configTable[] = {
                            .apply = tlsApplyConfig}
 #define TLS_INT(n, f, hi, d, ap) {.name = n, .kind = CONFIG_INT, .field.i = &tls_config.f, .default_value = d, \
                                   .min = 0, .max = hi, .apply = ap}
-    TLS_INT("tls-port", port, 65535, "0", applyTlsPortAndCluster),
+    TLS_INT("tls-port", port, 65535, "0", tlsApplyPort),
     TLS_STRING("tls-cert-file", 0, cert_file),
     TLS_STRING("tls-key-file", 0, key_file),
     TLS_STRING("tls-key-file-pass", CF_SENSITIVE, key_file_pass),
@@ -533,8 +529,7 @@ static const configEntry configTable[] = {
     TLS_BOOL("tls-session-caching", session_caching, "yes"),
     TLS_INT("tls-session-cache-size", session_cache_size, INT_MAX, "20480", tlsApplyConfig),
     TLS_INT("tls-session-cache-timeout", session_cache_timeout, INT_MAX, "300", tlsApplyConfig),
-    {.name = "tls-cluster", .kind = CONFIG_BOOL, .field.i = &tls_config.cluster, .default_value = "no",
-     .apply = applyTlsCluster},
+    TLS_BOOL("tls-cluster", cluster, "no"),
     TLS_BOOL("tls-replication", replication, "no"),
 #undef TLS_STRING
 #undef TLS_BOOL
@@ -1050,20 +1045,6 @@ static int applyUnixsocketgroup(sds *err) {
 }
 
 static int applyPort(sds *err) { return reopenListeners("Unable to listen on this port. Check server logs.", err); }
-
-#ifdef USE_OPENSSL
-/* tls-port and tls-cluster also decide the port a cluster node announces
- * (its TLS port with tls-cluster yes): myself follows, as Redis 7.0. */
-static int applyTlsPortAndCluster(sds *err) {
-    if (tlsApplyPort(err) != C_OK) return C_ERR;
-    return clusterApplyAnnounced(err);
-}
-
-static int applyTlsCluster(sds *err) {
-    if (tlsApplyConfig(err) != C_OK) return C_ERR;
-    return clusterApplyAnnounced(err);
-}
-#endif
 static int applyBind(sds *err) { return reopenListeners("Failed to bind to specified addresses.", err); }
 
 /* ---- special: requirepass (any bytes, kept as an sds; "" is no password) ---------------- */

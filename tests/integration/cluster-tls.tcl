@@ -257,6 +257,52 @@ start_server [list overrides [ct_overrides]] {
 }
 }
 
+# ---- the bus port without cluster-port ------------------------------------------------------
+
+# A free port whose +10000 is free too (the default bus port).
+proc ct_port_pair {} {
+    for {set i 0} {$i < 200} {incr i} {
+        set p [::harness::find_free_port]
+        if {$p + 10000 < 65536 && [::harness::port_is_free [expr {$p + 10000}]]} { return $p }
+    }
+    error "no free port pair"
+}
+
+test {TLS cluster: without cluster-port the bus listens on port+10000; tls-cluster set later, the node's TLS port is announced with that bus port} {
+    # Redis 7.0 announces tls-port+10000 there, where nothing listens
+    if {![ours]} { skip "Redis 7.0 announces a bus port nothing listens on here" }
+    set dir [::harness::fresh_run_dir cluster-tls-busport]
+    set port [ct_port_pair]
+    set tls_port [::harness::find_free_port]
+    set pid [exec {*}[server_command --port $port --bind 127.0.0.1 --dir $dir --logfile [file join $dir log] \
+                          --cluster-enabled yes --tls-port $tls_port --tls-cert-file [ct_cert server.crt] \
+                          --tls-key-file [ct_cert server.key] --tls-ca-cert-file [ct_cert ca.crt]] < /dev/null &]
+    ::harness::registry_add $pid $::harness::opt(server) $dir $port
+    set c {}
+    wait_for_condition 200 50 {![catch {::resp::connect 127.0.0.1 $port} c] && ![catch {$c ping}]} else {
+        ::harness::terminate_pid $pid 5000
+        fail "the node did not start: [::harness::read_file [file join $dir log]]"
+    }
+    set cport [expr {$port + 10000}]
+    try {
+        # (a lone node's ip is empty until a peer tells it)
+        assert_match "* :$port@$cport myself,*" " [$c cluster nodes]"
+        # as Redis 7.0: tls-cluster alone does not change what the node announces...
+        assert_equal OK [$c config set tls-cluster yes]
+        assert_match "* :$port@$cport myself,*" " [ct_cli_ok -p $tls_port cluster nodes]"
+        # ... a cluster-announce-* directive changed does: known by its TLS port, the
+        # bus where it listens (the announced TLS port comes with the announced
+        # plain port, none here, so a plain client is told the TLS one too, as Redis)
+        assert_equal OK [$c config set cluster-announce-tls-port $tls_port]
+        assert_match "* :$tls_port@$cport myself,*" " [ct_cli_ok -p $tls_port cluster nodes]"
+        assert_match "* :$tls_port@$cport myself,*" " [$c cluster nodes]"
+    } finally {
+        catch {$c close}
+        ::harness::terminate_pid $pid 5000
+        ::harness::registry_remove $pid
+    }
+}
+
 # ---- mixed: Debian's Redis 7.0.15 on the same TLS bus ------------------------------------
 
 if {![file executable $::reference_bin]} {
