@@ -9,7 +9,11 @@
 #     key is in one place only (the primaries' key counts add up);
 #   - a primary of each kind killed (SIGKILL), its replica of the other kind
 #     elected, the keys still there, and the old primary restarted on its
-#     own nodes.conf rejoining as a replica of the new one.
+#     own nodes.conf rejoining as a replica of the new one;
+#   - a reshard interrupted by killing our tool (check reports the open
+#     slot, fix completes it), and a primary killed in the middle of a
+#     slot's migration (fix puts every key in one place, none lost, none
+#     twice).
 # Skipped, saying why, without /usr/bin/redis-server, Debian's redis-cli or
 # python3-redis, in external mode, when the server under test is Redis, and
 # under an emulator (cluster-emulated.tcl puts an emulated node among Redis
@@ -57,7 +61,7 @@ proc ci_cli {prog args} {
 }
 
 proc ci_check_clean {} {
-    set ok [cluster_poll {![catch {exec /usr/bin/redis-cli --cluster check 127.0.0.1:[srv -1 port] < /dev/null} out] &&
+    set ok [cluster_poll {![catch {exec -ignorestderr /usr/bin/redis-cli --cluster check 127.0.0.1:[srv -1 port] < /dev/null} out] &&
                           [string match {*\[OK\] All nodes agree about slots configuration.*\[OK\] All 16384 slots covered.*} $out]} 150]
     if {!$ok} { fail "--cluster check: $out" }
 }
@@ -226,6 +230,7 @@ proc ci_tests {} {
         set ::ci_present $present
     }
 
+    # after these, the primaries are -3 (Redis), -4 (ours) and -2 (ours), their replicas 0, -1 and -5
     foreach {kind p r} {ours 0 -3 redis -1 -4} {
         test "Interop: a primary of $kind killed, its replica of the other kind elected, no key lost; the old primary rejoins as its replica from nodes.conf" {
             assert_equal 1 [r $p wait 1 [expr {int(5000 * [::harness::factor])}]]
@@ -246,6 +251,87 @@ proc ci_tests {} {
                 fail "the old primary did not rejoin as a replica: [r $p cluster nodes]"
             }
             assert_equal $::ci_present [ci_keys_on_primaries $levels]
+        }
+    }
+
+    test {Interop: a reshard interrupted by killing our tool: --cluster check reports the open slot, --cluster fix completes it, no key lost} {
+        set from [r -4 cluster myid]
+        set to [r -3 cluster myid]
+        set before [ci_keys_on_primaries $levels]
+        # slow enough to be caught in the middle: one key per MIGRATE
+        set pid [exec $::ci_cli --cluster reshard 127.0.0.1:[srv -4 port] --cluster-from $from --cluster-to $to \
+                     --cluster-slots 3000 --cluster-yes --cluster-pipeline 1 > [file join $::ci_dir reshard.log] 2>@1 &]
+        wait_for_condition 300 20 {[regexp -all {Moving slot} [::harness::read_file [file join $::ci_dir reshard.log]]] >= 20} else {
+            catch {exec kill -9 $pid}
+            fail "the reshard did not start: [::harness::read_file [file join $::ci_dir reshard.log]]"
+        }
+        exec kill -9 $pid
+        # the tool died between SETSLOT IMPORTING/MIGRATING and SETSLOT NODE of a
+        # slot (check then names it open), or between two slots
+        catch {exec -ignorestderr /usr/bin/redis-cli --cluster check 127.0.0.1:[srv -3 port] < /dev/null} out
+        assert_match {*Performing Cluster Check*} $out
+        if {[string match {*has slots in * state*} $out]} {
+            assert_match {*\[WARNING\] Node * has slots in *ing state*} $out
+        }
+        ci_cli ours --cluster fix 127.0.0.1:[srv -4 port] --cluster-yes
+        ci_check_clean
+        assert_equal $before [ci_keys_on_primaries $levels]
+        assert_equal $::ci_present [ci_read_back [srv -3 port] $::ci_attempted $::ci_failed]
+    }
+
+    test {Interop: a primary killed in the middle of a slot's migration: its replica elected, --cluster fix puts every key in one place} {
+        # a slot of primary -2 (ours; its replica -5 is Redis), half its keys moved to -3
+        set slot -1
+        for {set i 0} {$i < 10000 && $slot < 0} {incr i} {
+            if {![catch {r -2 set "{m$i}:probe" 1}]} {
+                set tag "{m$i}"
+                set slot [r -2 cluster keyslot $tag]
+                r -2 del "$tag:probe"
+            }
+        }
+        assert {$slot >= 0}
+        for {set j 0} {$j < 100} {incr j} { r -2 set "$tag:$j" $j }
+        set src [r -2 cluster myid]
+        set dst [r -3 cluster myid]
+        assert_equal OK [r -3 cluster setslot $slot importing $src]
+        assert_equal OK [r -2 cluster setslot $slot migrating $dst]
+        set keys {}
+        for {set j 0} {$j < 50} {incr j} { lappend keys "$tag:$j" }
+        assert_equal OK [r -2 migrate 127.0.0.1 [srv -3 port] "" 0 5000 KEYS {*}$keys]
+        assert_equal 1 [r -2 wait 1 [expr {int(5000 * [::harness::factor])}]]
+        set rid [r -5 cluster myid]
+        ::harness::send_signal KILL [srv -2 pid]
+        ::harness::wait_pid_exit [srv -2 pid] 5000
+        set running [lsearch -all -inline -not -exact $levels -2]
+        # (the importing node keeps the slot on the dead node's name until fix, as
+        # Redis 7.0 takes no owner of a slot it imports from the bus: its state is fail)
+        set others [lsearch -all -inline -not -exact $running -3]
+        wait_for_condition 600 100 {[string match *myself,master* [r -5 cluster nodes]] && [cluster_states_ok $others]} else {
+            fail "the replica was not elected: [join [lmap l $running {list $l [srv $l port] [lindex [split [r $l cluster info] \n] 0] [r $l cluster nodes]}] "\n---\n"]"
+        }
+        # 50 keys on the importing node, 50 on the new owner: fix gathers them.
+        # The dead node is still a master in the tables: without the option both
+        # tools refuse ("unreachable masters"), as an operator would then learn
+        set out [catch {exec $::ci_cli --cluster fix 127.0.0.1:[srv -4 port] --cluster-yes < /dev/null} msg]
+        assert_equal 1 $out
+        assert_match "*Fixing open slots with 1 unreachable masters is dangerous*" $msg
+        ci_cli ours --cluster fix 127.0.0.1:[srv -4 port] --cluster-yes --cluster-fix-with-unreachable-masters
+        wait_for_condition 150 100 {[cluster_states_ok $running] &&![catch {exec -ignorestderr /usr/bin/redis-cli --cluster check 127.0.0.1:[srv -4 port] < /dev/null} out] &&
+                                    [string match {*\[OK\] All 16384 slots covered.*} $out]} else {
+            fail "--cluster check after fix: $out"
+        }
+        set total 0
+        foreach l $running {
+            if {[string match *myself,master* [r $l cluster nodes]]} { incr total [r $l cluster countkeysinslot $slot] }
+        }
+        assert_equal 100 $total
+        for {set j 0} {$j < 100} {incr j 7} {
+            assert_equal $j [string trim [exec /usr/bin/redis-cli -c -p [srv -4 port] get "$tag:$j"]]
+        }
+        ci_restart -2
+        wait_for_condition 600 100 {[ci_primary_of -2] eq $rid && [s -2 loading] == 0 &&
+                                    [string match *master_link_status:up* [r -2 info replication]] && [ci_agree $levels]} else {
+            fail "the old primary did not rejoin as a replica: [r -2 cluster nodes]"
         }
     }
 }
