@@ -629,7 +629,10 @@ static int sessionProcess(client *c) {
         return 1;
     }
     childStarted(pid);
-    freeClientAsync(c); /* the child's now */
+    /* The connection is the child's now: closing our copy must say nothing
+     * on it (a TLS close_notify would end the child's session). */
+    c->conn->state = CONN_STATE_CLOSED;
+    freeClientAsync(c);
     return 0;
 }
 
