@@ -18,8 +18,14 @@
  *   (script.c), so EVAL marks itself not to be propagated.
  * - SCRIPT FLUSH and SCRIPT LOAD are not propagated (Redis 7.0 replicates
  *   scripts by their effects only).
+ * - SCRIPT DEBUG YES|SYNC flags the client; its next EVAL (or EVAL_RO) is a
+ *   debugging session (ldb.c), started before anything else of the EVAL is
+ *   checked, as 7.0 does: a bad numkeys or a compile error then comes after
+ *   "<endsession>". EVALSHA is refused while debugging (7.0's rule: the
+ *   debugger shows the source it was sent).
  */
 #include "script_lua.h"
+#include "ldb.h"
 #include "sha1.h"
 #include "util.h"
 
@@ -170,11 +176,9 @@ static int parseNumkeys(client *c, long long *numkeys) {
     return C_OK;
 }
 
-static void evalGeneric(client *c, int evalsha, int read_only) {
+static void evalRun(client *c, int evalsha, int read_only) {
     long long numkeys;
     char sha[SHA1_HEX_LEN + 1];
-    preventCommandPropagation(c); /* its commands are, not the script */
-    feedMonitors(c, c->argv, c->argc); /* before its commands (EVAL is skip-monitor in call()) */
     if (parseNumkeys(c, &numkeys) != C_OK) return;
     evalScript *es;
     if (evalsha) {
@@ -197,6 +201,28 @@ static void evalGeneric(client *c, int evalsha, int read_only) {
     luaEngineRunEval(&ctx, eval_state.lua, es->ref, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
                      c->argc - 3 - (int)numkeys);
     scriptResetRun(&ctx);
+}
+
+/* The EVAL of a client that asked for SCRIPT DEBUG. */
+static void evalDebugged(client *c, int evalsha, int read_only) {
+    if (evalsha) {
+        if (sdslen(c->argv[1]->ptr) != SHA1_HEX_LEN) addReplyErrorObject(c, shared.noscripterr);
+        else addReplyError(c, "Please use EVAL instead of EVALSHA for debugging");
+        return;
+    }
+    if (!ldbStartSession(c)) { /* the parent of a forked session, or no fork */
+        ldbDisable(c);
+        return;
+    }
+    evalRun(c, 0, read_only);
+    ldbEndSession(c); /* a forked session's child exits there */
+}
+
+static void evalGeneric(client *c, int evalsha, int read_only) {
+    preventCommandPropagation(c); /* its commands are, not the script */
+    feedMonitors(c, c->argv, c->argc); /* before its commands (EVAL is skip-monitor in call()) */
+    if (c->flags & CLIENT_LUA_DEBUG) evalDebugged(c, evalsha, read_only);
+    else evalRun(c, evalsha, read_only);
 }
 
 void evalCommand(client *c) { evalGeneric(c, 0, 0); }
@@ -255,13 +281,28 @@ static void scriptLoad(client *c) {
     addReplyBulkCBuffer(c, sha, SHA1_HEX_LEN);
 }
 
-/* The debugger (LDB) is not part of this server. */
+/* SCRIPT DEBUG YES|SYNC|NO: the session needs the client's socket to
+ * itself, so nothing may be owed to it before (a pipeline, EXEC's array);
+ * a shared-memory client has no socket to block on. */
 static void scriptDebug(client *c) {
     const char *mode = c->argv[2]->ptr;
-    if (!strcasecmp(mode, "no")) addReply(c, shared.ok);
-    else if (!strcasecmp(mode, "yes") || !strcasecmp(mode, "sync"))
-        addReplyError(c, "SCRIPT DEBUG is not supported by this server: the Lua debugger is not implemented");
-    else addReplyError(c, "Use SCRIPT DEBUG YES/SYNC/NO");
+    if (clientHasPendingReplies(c)) {
+        addReplyError(c, "SCRIPT DEBUG must be called outside a pipeline");
+        return;
+    }
+    int sync = !strcasecmp(mode, "sync");
+    if (!strcasecmp(mode, "no")) {
+        ldbDisable(c);
+    } else if (!sync && strcasecmp(mode, "yes")) {
+        addReplyError(c, "Use SCRIPT DEBUG YES/SYNC/NO");
+        return;
+    } else if (c->conn == NULL || !strcmp(connGetType(c->conn), "shm")) {
+        addReplyError(c, "SCRIPT DEBUG needs a socket connection (not shared memory)");
+        return;
+    } else {
+        ldbEnable(c, sync);
+    }
+    addReply(c, shared.ok);
 }
 
 void scriptCommand(client *c) {

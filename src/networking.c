@@ -740,6 +740,16 @@ static int writeToClient(client *c, int handler_installed) {
     return C_OK;
 }
 
+/* The Lua debugger (ldb.c) owns a blocking socket for its session: the
+ * replies pending before it and the EVAL's after it go out at once, until
+ * everything is written or a write makes no progress (its send timeout). */
+void writeClientRepliesNow(client *c) {
+    while (clientHasPendingReplies(c) && !(c->flags & CLIENT_CLOSE_ASAP)) {
+        long long before = server.stat_net_output_bytes;
+        if (writeToClient(c, 0) == C_ERR || server.stat_net_output_bytes == before) break;
+    }
+}
+
 static void sendReplyToClient(connection *conn) {
     client *c = connGetPrivateData(conn);
     writeToClient(c, 1);

@@ -57,6 +57,7 @@
  */
 #include "script_lua.h"
 #include "acl.h"
+#include "ldb.h"
 #include "sha1.h"
 
 #include <lauxlib.h>
@@ -129,6 +130,13 @@ static int luaMathRandomSeed(lua_State *lua) {
     return 0;
 }
 
+/* The function on top runs in the scripts' environment: a compiled script,
+ * a chunk of loadstring, a library, the debugger's eval. */
+void luaEngineSetScriptEnv(lua_State *lua) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
+    lua_setfenv(lua, -2);
+}
+
 /* ---- errors as tables ---------------------------------------------------------------------- */
 
 /* Pushes {err="CODE message"}: "-CODE message" keeps its code, a bare
@@ -148,6 +156,7 @@ static void pushErrorTable(lua_State *lua, const char *text, size_t len) {
         msg = sdsnewlen(text, len);
         code = sdsnew("ERR");
     }
+    if (ldbLogging()) ldbLogError(text, len); /* every error a stepped line meets, as 7.0 logs them */
     sdstrim(msg, "\r\n");
     code = sdscatfmt(code, " %S", msg);
     lua_newtable(lua);
@@ -171,6 +180,8 @@ static int raiseErrorText(lua_State *lua, const char *text) {
     pushErrorText(lua, text);
     return raiseTop(lua);
 }
+
+int luaEngineRaiseError(lua_State *lua, const char *text) { return raiseErrorText(lua, text); }
 
 /* ---- RESP -> Lua ---------------------------------------------------------------------------- */
 
@@ -543,6 +554,7 @@ static int luaRedisCommand(lua_State *lua, int raise) {
      * nearly LUAI_MAXCSTACK of them (unpack of 7999 values) has room for its
      * reply */
     lua_settop(lua, 0);
+    if (ldbLogging()) ldbLogRedisCommand(argv, argc);
     sds err = NULL;
     scriptCall(ctx, argv, argc, &err); /* argv is the fake client's from here */
     if (err) {
@@ -566,6 +578,7 @@ static int luaRedisCommand(lua_State *lua, int raise) {
         return luaL_error(lua, "reached lua stack limit");
     }
     protoToLua(lua, reply);
+    if (ldbLogging()) ldbLogRedisReply(reply);
     int failed = reply[0] == '-';
     if (!in_place) sdsfree(reply);
     return raise && failed ? raiseTop(lua) : 1;
@@ -653,11 +666,6 @@ static int luaRedisReplicateCommands(lua_State *lua) {
     return 1;
 }
 
-static int luaRedisNoop(lua_State *lua) {
-    (void)lua;
-    return 0;
-}
-
 /* redis.acl_check_cmd(cmd, args...): may the script's caller run it?
  * Nothing is logged (Redis's behaviour: it is a question, not a call). */
 static int luaRedisAclCheckCmd(lua_State *lua) {
@@ -704,8 +712,8 @@ static void registerRedisApi(lua_State *lua) {
     setFunctionField(lua, "setresp", luaRedisSetResp);
     setFunctionField(lua, "set_repl", luaRedisSetRepl);
     setFunctionField(lua, "replicate_commands", luaRedisReplicateCommands);
-    setFunctionField(lua, "breakpoint", luaRedisNoop);
-    setFunctionField(lua, "debug", luaRedisNoop);
+    setFunctionField(lua, "breakpoint", ldbLuaBreakpoint);
+    setFunctionField(lua, "debug", ldbLuaDebug);
     setFunctionField(lua, "acl_check_cmd", luaRedisAclCheckCmd);
     setNumberField(lua, "LOG_DEBUG", LL_DEBUG);
     setNumberField(lua, "LOG_VERBOSE", LL_VERBOSE);
@@ -887,8 +895,7 @@ static int luaLoadstring(lua_State *lua) {
         return 2;
     }
     if (luaL_loadbuffer(lua, s, len, chunkname) == 0) {
-        lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
-        lua_setfenv(lua, -2);
+        luaEngineSetScriptEnv(lua);
         return 1;
     }
     lua_pushnil(lua);
@@ -1091,8 +1098,7 @@ int luaEngineCompile(lua_State *lua, const char *body, size_t len, size_t sheban
         lua_pop(lua, 1);
         return C_ERR;
     }
-    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
-    lua_setfenv(lua, -2);
+    luaEngineSetScriptEnv(lua);
     *ref = luaL_ref(lua, LUA_REGISTRYINDEX);
     return C_OK;
 }
@@ -1141,7 +1147,8 @@ void luaEngineRunEval(scriptRunCtx *ctx, lua_State *lua, int ref, robj **keys, i
     static long gc_count;
     lua_getglobal(lua, "__redis__err__handler");
     lua_rawgeti(lua, LUA_REGISTRYINDEX, ref);
-    if (server.busy_reply_threshold > 0) lua_sethook(lua, luaInterruptHook, LUA_MASKCOUNT, LUA_HOOK_INSTRUCTIONS);
+    if (ldbActive()) lua_sethook(lua, ldbLineHook, LUA_MASKLINE | LUA_MASKCOUNT, LDB_HOOK_INSTRUCTIONS);
+    else if (server.busy_reply_threshold > 0) lua_sethook(lua, luaInterruptHook, LUA_MASKCOUNT, LUA_HOOK_INSTRUCTIONS);
     setGlobalArray(lua, "KEYS", keys, nkeys);
     setGlobalArray(lua, "ARGV", args, nargs);
     int err = lua_pcall(lua, 0, 1, -2);
@@ -1338,8 +1345,7 @@ int luaEngineLoadLibrary(lua_State *lua, const char *code, size_t len, size_t sh
         lua_pop(lua, 1);
         return C_ERR;
     }
-    lua_getfield(lua, LUA_REGISTRYINDEX, REGISTRY_ENV);
-    lua_setfenv(lua, -2);
+    luaEngineSetScriptEnv(lua);
     library_load.proc = proc;
     library_load.ud = ud;
     library_load.start_us = monotonicUs();

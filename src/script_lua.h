@@ -28,6 +28,11 @@ int luaEngineCompile(lua_State *lua, const char *body, size_t len, size_t sheban
 void luaEngineRunEval(scriptRunCtx *ctx, lua_State *lua, int ref, robj **keys, int nkeys, robj **args,
                       int nargs);
 
+/* For the debugger (ldb.c): raise an error {err="ERR <text>"} (does not
+ * return), and give the function on top the scripts' environment. */
+int luaEngineRaiseError(lua_State *lua, const char *text);
+void luaEngineSetScriptEnv(lua_State *lua);
+
 /* ---- functions (function.c) ---- */
 
 /* Called by redis.register_function while a library loads: C_OK takes the

@@ -1094,6 +1094,7 @@ static int finishShutdown(int flags) {
     if (rdbBgsaveInProgress()) serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
     rdbKillChild();
     replicationKillChild(); /* else it outlived us, holding its replicas' sockets open (cluster suite 17) */
+    ldbKillForkedSessions();
     if (shutdownRefusedByAof(flags)) goto refused;
     if (aofRewriteInProgress()) serverLog(LL_WARNING, "There is a child rewriting the AOF. Killing it!");
     if (server.aof_enabled) serverLog(LL_NOTICE, "Calling fsync() on the AOF file.");
@@ -1142,15 +1143,21 @@ static void sigShutdownHandler(int sig) {
     server.shutdown_asap = 1;
 }
 
-static void setupShutdownSignals(void) {
-    snprintf(shutdown_temp_rdb, sizeof shutdown_temp_rdb, "temp-%d.rdb", (int)getpid());
-    snprintf(shutdown_temp_forkless_rdb, sizeof shutdown_temp_forkless_rdb, "temp-forkless-%d.rdb", (int)getpid());
+/* SIGTERM and SIGINT go to handler (SIG_IGN: a Lua debugger's fork child,
+ * which must outlive nothing but its session, ldb.c). */
+void setShutdownSignalsHandler(void (*handler)(int)) {
     struct sigaction act;
     memset(&act, 0, sizeof act);
     sigemptyset(&act.sa_mask);
-    act.sa_handler = sigShutdownHandler;
+    act.sa_handler = handler;
     sigaction(SIGTERM, &act, NULL);
     sigaction(SIGINT, &act, NULL);
+}
+
+static void setupShutdownSignals(void) {
+    snprintf(shutdown_temp_rdb, sizeof shutdown_temp_rdb, "temp-%d.rdb", (int)getpid());
+    snprintf(shutdown_temp_forkless_rdb, sizeof shutdown_temp_forkless_rdb, "temp-forkless-%d.rdb", (int)getpid());
+    setShutdownSignalsHandler(sigShutdownHandler);
 }
 
 /* ---- daemonizing and pid file ------------------------------------------------------------ */

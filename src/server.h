@@ -241,6 +241,8 @@ typedef struct redisCommand {
 #define CLIENT_SLAVE (1ULL << 41)     /* a replica fed our stream (replication.c) */
 #define CLIENT_READONLY (1ULL << 42)  /* READONLY: reads of its primary's slots served by this replica (cluster.c) */
 #define CLIENT_ASKING (1ULL << 43)    /* ASKING: the next command may touch an importing slot (cluster.c) */
+#define CLIENT_LUA_DEBUG (1ULL << 44) /* SCRIPT DEBUG YES|SYNC: its next EVAL runs under the debugger (ldb.c) */
+#define CLIENT_LUA_DEBUG_SYNC (1ULL << 45) /* ... SYNC: in the server itself, not a fork child */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -676,6 +678,7 @@ void acceptCommonHandler(connection *conn, int flags); /* tls.c's accept handler
 void acceptConnections(int fd, const char *what, int flags, connection *(*wrap)(int cfd)); /* a listener's pending sockets */
 int handleClientsWithPendingWrites(void);
 int clientHasPendingReplies(client *c);
+void writeClientRepliesNow(client *c); /* on a blocking socket: all of them (the Lua debugger's sessions) */
 int processInputBuffer(client *c);
 sds catClientInfoString(sds s, client *c);
 int getClientType(client *c);
@@ -995,6 +998,7 @@ int restartTcpListeners(void);
 int listenOnTcpPort(int port, int *fds, int *count); /* the TCP port's and tls.c's listeners */
 void closeListenerFds(int *fds, int *count);
 void setupForkChild(const char *cpulist, const char *who, const char *title);
+void setShutdownSignalsHandler(void (*handler)(int)); /* SIGTERM and SIGINT */
 void shutdownIfAsked(void);        /* a signal asked for a shutdown: done here (cron, and while loading) */
 long long shutdownRemainingMs(void); /* INFO shutdown_in_milliseconds: -1 when no shutdown waits for replicas */
 int validateClientName(client *c, robj *name);
@@ -1289,6 +1293,7 @@ unsigned long functionsLibraryCount(void);
 int scriptIsTimedOut(void);         /* a script runs past busy-reply-threshold */
 int scriptIsRunning(void);          /* a script or function runs (module_api.c) */
 robj *scriptBusyError(void);        /* the -BUSY reply then */
+void ldbKillForkedSessions(void);   /* ldb.c: at shutdown, the Lua debugger's fork children go */
 
 /* ---- multi.c ------------------------------------------------------------------------- */
 void queueMultiCommand(client *c);

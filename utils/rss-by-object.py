@@ -48,7 +48,7 @@ import sys
 # src/scripting.ld (which places them) and deps/lua/build.sh (liblua.a
 # holds Lua and lua-cjson).
 CJSON_MEMBERS = ("lua_cjson.o", "strbuf.o", "fpconv.o")
-GLUE_OBJS = ("eval.o", "function.o", "script.o", "script_lua.o")
+GLUE_OBJS = ("eval.o", "function.o", "script.o", "script_lua.o", "ldb.o", "ldb_show.o")
 LUA_LIB_OBJS = ("lua_bit.o", "lua_cmsgpack.o", "lua_struct.o")
 
 SCRIPTING_GROUPS = ("lua", "cjson", "lua libs", "glue")

@@ -58,6 +58,11 @@ typedef struct cliConfig {
     int verbose;              /* --verbose: --cluster rebalance shows each node's balance */
     int in_multi;
     int pubsub_mode, monitor_mode;
+    int eval_ldb;             /* a Lua debugging session runs (--ldb, or SCRIPT DEBUG then EVAL): cli_ldb.c */
+    int eval_ldb_sync;        /* --ldb-sync-mode */
+    int eval_ldb_end;         /* "<endsession>" was seen: the EVAL's reply comes next */
+    int enable_ldb_on_eval;   /* SCRIPT DEBUG YES|SYNC was typed: the next EVAL is a session */
+    int ldb_restart;          /* "restart" at the debugger's prompt */
     int tls;                  /* --tls: the connection is upgraded (rclient_tls.c) */
     rcTlsOptions tls_options; /* --sni --cacert --cacertdir --cert --key --insecure ... */
 } cliConfig;
@@ -73,6 +78,14 @@ rcReply *cliCommand(int argc, const char **argv);
 /* cliCommand from a printf-free list of C strings ending with NULL. */
 rcReply *cliCommandStrings(const char *arg0, ...) __attribute__((sentinel));
 long long cliMstime(void);
+/* Reads the next reply and prints it in the current format. */
+void cliPrintNextReply(void);
+
+/* cli_ldb.c: the Lua debugger's session. */
+sds cliLdbFormat(const rcReply *r, const char *elem_delim); /* raw, colored; sees "<endsession>" */
+void cliLdbNoteCommand(int argc, char **argv);             /* before sending: SCRIPT DEBUG, EVAL */
+sds *cliLdbSplitLine(const char *line, int *argc);          /* a prompt line's arguments */
+void cliLdbAfterCommand(void);                              /* the session's end, if it came */
 void cliSleepSeconds(double s);
 
 /* The special modes; each returns the process exit status. */

@@ -4,7 +4,8 @@
  * Compatibility target: what scripts see from Redis 7's redis-cli. Output
  * formats live in cli_format.c, HELP/completion/hints in cli_help.c, the
  * special modes (--pipe, --scan, --bigkeys, --stat, --latency,
- * --intrinsic-latency) in cli_modes.c, the line editor in lineedit.c.
+ * --intrinsic-latency) in cli_modes.c, the Lua debugger's sessions (--ldb)
+ * in cli_ldb.c, the line editor in lineedit.c.
  *
  * Design decisions:
  *  - One blocking connection (rclient's rcConn) held in `context`. A failed
@@ -99,8 +100,8 @@ static int isCommand(const char *name, const char *want) { return strcasecmp(nam
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Redis 7.0's text for the options this tool has (no cluster, -c, --ldb),
- * plus --shm, and --count and --type, which it adds to --scan. */
+/* Redis 7.0's text for the options this tool has, plus --shm, and --count
+ * and --type, which it adds to --scan. */
 static void usage(int status) {
     FILE *out = status ? stderr : stdout;
     fprintf(out,
@@ -198,6 +199,10 @@ static void usage(int status) {
             "  --intrinsic-latency <sec> Run a test to measure intrinsic system latency.\n"
             "                     The test will run for the specified amount of seconds.\n"
             "  --eval <file>      Send an EVAL command using the Lua script at <file>.\n"
+            "  --ldb              Used with --eval enable the Redis Lua debugger.\n"
+            "  --ldb-sync-mode    Like --ldb but uses the synchronous Lua debugger, in\n"
+            "                     this mode the server is blocked and script changes are\n"
+            "                     not rolled back from the server memory.\n"
             "  --cluster <command> [args...] [opts...]\n"
             "                     Cluster Manager command and arguments (see below).\n"
             "  --verbose          Verbose mode.\n"
@@ -299,6 +304,11 @@ static int applyFlag(const char *opt) {
     else if (!strcmp(opt, "--tls")) config.tls = 1;
     else if (!strcmp(opt, "--insecure")) config.tls_options.insecure = 1;
     else if (!strcmp(opt, "--verbose")) config.verbose = 1;
+    else if (!strcmp(opt, "--ldb") || !strcmp(opt, "--ldb-sync-mode")) {
+        config.eval_ldb = 1;
+        config.eval_ldb_sync = !strcmp(opt, "--ldb-sync-mode");
+        config.output = CLI_OUT_RAW;
+    }
     else if (!strcmp(opt, "--help")) usage(0);
     else if (!strcmp(opt, "-v") || !strcmp(opt, "--version")) {
         printf("redis-cli %s\n", CLI_VERSION);
@@ -380,6 +390,8 @@ static int parseOptions(int argc, char **argv) {
     }
     if (config.stdin_lastarg && config.stdin_tag) die("Options -x and -X are mutually exclusive.\n");
     if (config.socket && config.cluster_mode) die("Options -c and -s are mutually exclusive.\n");
+    if (config.eval_ldb && !eval_file)
+        die("Options --ldb and --ldb-sync-mode require --eval.\nTry %s --help for more information.\n", argv[0]);
     return i;
 }
 
@@ -501,8 +513,10 @@ rcReply *cliCommandStrings(const char *arg0, ...) {
 
 /* verbatim: a report (cliPrintsVerbatim), printed as it is in every mode. */
 static void writeReply(const rcReply *r, int verbatim) {
-    sds out = verbatim ? cliFormatRaw(r, config.elem_delim)
-                       : cliFormatReply(r, config.output, config.elem_delim, config.resp_delim);
+    sds out;
+    if (verbatim) out = cliFormatRaw(r, config.elem_delim);
+    else if (config.eval_ldb) out = sdscat(cliLdbFormat(r, config.elem_delim), config.resp_delim);
+    else out = cliFormatReply(r, config.output, config.elem_delim, config.resp_delim);
     fwrite(out, 1, sdslen(out), stdout);
     sdsfree(out);
     fflush(stdout);
@@ -516,6 +530,16 @@ static int readReply(rcReply **reply) {
         if (config.show_pushes) writeReply(*reply, 0);
         rcFreeReply(*reply);
     }
+}
+
+void cliPrintNextReply(void) {
+    rcReply *r = NULL;
+    if (readReply(&r) != RC_OK) {
+        printContextError();
+        return;
+    }
+    writeReply(r, 0);
+    rcFreeReply(r);
 }
 
 static void onInterrupt(int sig) {
@@ -610,6 +634,7 @@ static int sendCommand(int argc, char **argv, long long repeat, int *had_error) 
     for (int i = 0; i < argc; i++) lens[i] = sdslen(argv[i]);
     int verbatim = cliPrintsVerbatim(argc, argv);
     int status = RC_OK;
+    cliLdbNoteCommand(argc, argv);
     if (isCommand(argv[0], "sync") || isCommand(argv[0], "psync")) {
         cliSyncCommand(argc, (const char **)argv, lens);
         free(lens);
@@ -761,9 +786,7 @@ static int oneShot(int argc, char **args) {
     return config.set_errcode && had_error ? 1 : 0;
 }
 
-/* --eval file key1 key2 , arg1 arg2: EVAL of the file's script, with the
- * arguments before a lone "," as its keys, as Redis's redis-cli does. */
-static int evalMode(int argc, char **args) {
+static sds readScriptFile(void) {
     FILE *fp = fopen(eval_file, "r");
     if (!fp) die("Can't open file '%s': %s\n", eval_file, strerror(errno));
     sds script = sdsempty();
@@ -771,6 +794,16 @@ static int evalMode(int argc, char **args) {
     size_t nread;
     while ((nread = fread(buf, 1, sizeof buf, fp)) != 0) script = sdscatlen(script, buf, nread);
     fclose(fp);
+    return script;
+}
+
+/* One EVAL of the file's script (after SCRIPT DEBUG when debugging). */
+static int evalOnce(int argc, char **args) {
+    sds script = readScriptFile();
+    if (config.eval_ldb) {
+        rcReply *r = cliCommandStrings("SCRIPT", "DEBUG", config.eval_ldb_sync ? "sync" : "yes", NULL);
+        if (r) rcFreeReply(r);
+    }
     char **argv = malloc(sizeof(char *) * (size_t)(argc + 3));
     if (!argv) die("Out of memory\n");
     int n = 3, keys = 0, got_comma = 0;
@@ -792,10 +825,42 @@ static int evalMode(int argc, char **args) {
     return status != RC_OK || (config.set_errcode && had_error) ? 1 : 0;
 }
 
+static void repl(void);
+
+/* --eval file key1 key2 , arg1 arg2: EVAL of the file's script, with the
+ * arguments before a lone "," as its keys, as Redis's redis-cli does.
+ * With --ldb the EVAL is a debugging session: the prompt drives it, and
+ * "restart" runs it again from the file. */
+static int evalMode(int argc, char **args) {
+    for (;;) {
+        int debugging = config.eval_ldb;
+        if (debugging)
+            printf("Lua debugging session started, please use:\n"
+                   "quit    -- End the session.\n"
+                   "restart -- Restart the script in debug mode again.\n"
+                   "help    -- Show Lua script debugging commands.\n\n");
+        int status = evalOnce(argc, args);
+        if (!debugging) return status;
+        if (!config.eval_ldb) { /* ended at once: the script did not compile */
+            printf("Eval debugging session can't start:\n");
+            cliPrintNextReply();
+            return status;
+        }
+        config.interactive = isatty(STDIN_FILENO);
+        config.in_repl = 1;
+        config.ldb_restart = 0;
+        repl();
+        if (!config.ldb_restart) return 0;
+        cliConnect(1);
+        printf("\n");
+    }
+}
+
 /* ---- interactive and batch ----------------------------------------------------------- */
 
 static sds buildPrompt(void) {
     if (!context) return sdsnew("not connected> ");
+    if (config.eval_ldb && eval_file) return sdsnew("lua debugger> ");
     sds p = config.socket ? sdscatprintf(sdsempty(), "redis %s", config.socket)
                           : sdscatprintf(sdsempty(), strchr(config.host, ':') ? "[%s]:%d" : "%s:%d",
                                          config.host, config.port);
@@ -887,7 +952,18 @@ static int runLine(int argc, char **argv) {
         leClearScreen();
         return 1;
     }
-    if (isCommand(argv[0], "help") || isCommand(argv[0], "?")) {
+    if (isCommand(argv[0], "restart")) {
+        if (!eval_file) {
+            printf("Use 'restart' only in Lua debugging mode.\n");
+            fflush(stdout);
+            return 1;
+        }
+        config.eval_ldb = 1;
+        config.output = CLI_OUT_RAW;
+        config.ldb_restart = 1;
+        return 0;
+    }
+    if (!config.eval_ldb && (isCommand(argv[0], "help") || isCommand(argv[0], "?"))) {
         cliHelpCommand(argc, argv, CLI_VERSION);
         fflush(stdout);
         return 1;
@@ -912,6 +988,7 @@ static int runLine(int argc, char **argv) {
         skip = 1;
     }
     if (repeat > 0) runWithReconnect(argc - skip, argv + skip, repeat);
+    cliLdbAfterCommand();
     return 1;
 }
 
@@ -934,7 +1011,7 @@ static void repl(void) {
         sdsfree(prompt);
         if (!line) break;
         int argc = 0;
-        sds *argv = sdssplitargs(line, &argc);
+        sds *argv = cliLdbSplitLine(line, &argc);
         if (!argv) {
             printf("Invalid argument(s)\n");
             fflush(stdout);

@@ -2,7 +2,8 @@
 # --intrinsic-latency, error handling, every reply type in the output
 # formats (TTY, raw, CSV, --json, --quoted-json), HELP for every Redis 7.0
 # command, --help, and the interactive prompt through a pseudo-terminal
-# (completion, hints, ~/.redisclirc, the history file).
+# (completion, hints, ~/.redisclirc, the history file), and the Lua
+# debugger's sessions (--ldb, --ldb-sync-mode, SCRIPT DEBUG then EVAL).
 #
 # The binary is the one built next to the server under test
 # ([file dirname $server]/redis-cli), run through the same --wrapper (QEMU).
@@ -567,13 +568,10 @@ start_server {tags {cli} unixsocket 1} {
                      --latency-dist --no-auth-warning --show-pushes --eval} {
             assert_match "*\n  $opt *" $ours
         }
-        foreach opt {--rdb --replica --hotkeys --askpass --lru-test -X --cluster -c --verbose} {
+        foreach opt {--rdb --replica --hotkeys --askpass --lru-test -X --cluster -c --verbose --ldb --ldb-sync-mode} {
             assert_match "*\n  $opt *" $ours
         }
         assert_match "*\nCluster Manager Commands:\n  Use --cluster help *" $ours
-        foreach opt {--ldb} {
-            assert_no_match "*\n  $opt *" $ours
-        }
     }
 
     test "--intrinsic-latency prints the max latency so far, then Redis's summary" {
@@ -889,4 +887,88 @@ start_server {tags {cli interactive}} {
             $p {send quit\r} wait] \n] {*}$hp]
         assert_match "*1) \"subscribe\"*2) \"news\"*3) (integer) 1*" $out
     }
+}
+
+# ---- the Lua debugger (--ldb) ---------------------------------------------------------
+
+set ::ldb_script [file join $::cli_tmp ldb.lua]
+spit $::ldb_script "local a = 1\nredis.call('set', KEYS\[1\], ARGV\[1\])\nlocal t = {1, 2, {x = 3}}\nredis.debug('hello', a, t)\nredis.breakpoint()\nlocal b = redis.call('get', KEYS\[1\])\nreturn b\n"
+set ::ldb_bad_script [file join $::cli_tmp ldb-bad.lua]
+spit $::ldb_bad_script "return 1 +\n"
+
+# Every debugger command once, then the session's end.
+set ::ldb_input "h\nn\nn\np\np a\np KEYS\nb 6\nb\nb -6\nb 99\nb x\nl\nl 3 1\nw\nt\ne a+1\ne nosuch(\nr get foo\nr nosuchcmd x\nm\nm 10\nr set foo [string repeat 1 80]\nm 0\nzz\nc\nc\n"
+
+start_server {tags {cli ldb}} {
+    set hp [list -h [srv host] -p [srv port]]
+    set saved_term [expr {[info exists ::env(TERM)] ? $::env(TERM) : ""}]
+    set ::env(TERM) dumb
+
+    test "--ldb: a forked session, every command, its writes rolled back" {
+        need_cli
+        r set foo old
+        lassign [run_cli -in $::ldb_input {*}$hp --ldb --eval $::ldb_script foo , bar] status out err
+        assert_equal 0 $status $err
+        assert_match "Lua debugging session started, please use:\nquit    -- End the session.\n*" $out
+        assert_match "*\n* Stopped at 1, stop reason = step over\n-> 1   local a = 1\nRedis Lua debugger help:\n*" $out
+        assert_match "*\n<redis> set foo bar\n<reply> \"+OK\"\n*" $out
+        assert_match "*\n<value> {\"foo\"}\n*\n<error> Unknown Redis Lua debugger command or wrong number of arguments.\n*" $out
+        assert_match "*\n\n\"[string repeat 1 80]\"\n\n(Lua debugging session ended -- dataset changes rolled back)\n\n" $out
+        assert_equal old [r get foo]
+    }
+
+    test "--ldb prints what Redis 7.0's redis-cli prints" {
+        need_ref
+        compare_cli -reset {r set foo old} -in $::ldb_input {*}$hp --ldb --eval $::ldb_script foo , bar
+        assert_equal old [r get foo]
+    }
+
+    test "--ldb-sync-mode: the session's writes stay" {
+        need_ref
+        compare_cli -reset {r set foo old} -in "n\nn\nc\nc\n" {*}$hp --ldb-sync-mode --eval $::ldb_script foo , bar
+        assert_equal bar [r get foo]
+        lassign [run_cli -in "c\nc\n" {*}$hp --ldb-sync-mode --eval $::ldb_script foo , sync] status out
+        assert_match "*\n(Lua debugging session ended)\n\n" $out
+        assert_equal sync [r get foo]
+    }
+
+    test "--ldb: abort, a script that does not compile, restart, help, eval lines" {
+        need_ref
+        compare_cli -in "n\na\n" {*}$hp --ldb-sync-mode --eval $::ldb_script foo , bar
+        compare_cli -in "c\n" {*}$hp --ldb --eval $::ldb_bad_script
+        compare_cli -in "n\nrestart\nn\nc\nc\n" {*}$hp --ldb --eval $::ldb_script foo , bar
+        compare_cli -in "help\nc\nc\n" {*}$hp --ldb --eval $::ldb_script foo , bar
+        compare_cli -in "eval 1 + 1\ne  'a' .. 'b'\ne {1, 'x'}\nc\nc\n" {*}$hp --ldb --eval $::ldb_script foo , bar
+        compare_cli -in "c\nc\nping\nget foo\n" {*}$hp --ldb --eval $::ldb_script foo , bar
+        compare_cli -in "restart\n" {*}$hp
+    }
+
+    test "--ldb colors the lines on an xterm" {
+        need_ref
+        set ::env(TERM) xterm-256color
+        set code [catch {compare_cli -in $::ldb_input {*}$hp --ldb --eval $::ldb_script foo , bar} msg]
+        set ::env(TERM) dumb
+        if {$code} { error $msg }
+        lassign [run_cli -in "n\nc\nc\n" {*}$hp --ldb --eval $::ldb_script foo , bar] status out
+        assert_no_match "*\x1b*" $out
+    }
+
+    test "SCRIPT DEBUG then EVAL typed at the prompt is a session" {
+        need_ref
+        compare_cli -reset {r set foo old} -in "script debug sync\neval \"redis.call('set', 'foo', 'typed') return 1\" 0\nn\nping\nget foo\n" {*}$hp
+        assert_equal typed [r get foo]
+    }
+
+    test "--ldb without --eval" {
+        need_cli
+        lassign [run_cli {*}$hp --ldb] status out err
+        assert_equal 1 $status
+        assert_match "Options --ldb and --ldb-sync-mode require --eval.\nTry * --help for more information.\n" $err
+        need_ref
+        lassign [run_cli {*}$hp --ldb-sync-mode] status out theirs_err
+        lassign [run_cli -prog ref {*}$hp --ldb-sync-mode] status out ref_err
+        assert_equal [lindex [split $ref_err \n] 0] [lindex [split $theirs_err \n] 0]
+    }
+
+    set ::env(TERM) $saved_term
 }

@@ -89,10 +89,6 @@ start_server {tags {scripting}} {
         assert_equal OK [r script debug no]
     }
 
-    test "SCRIPT DEBUG YES is refused: no Lua debugger here" {
-        assert_error "ERR SCRIPT DEBUG is not supported*" {r script debug yes}
-    } {our-only}
-
     test "Compile errors name the chunk and the line" {
         assert_error "ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'" {r eval {return 1 +} 0}
         assert_error "ERR Error compiling script (new function): user_script:2: *" {r script load "return 1\nreturn +"}

@@ -38,15 +38,20 @@ proc tls_why_not {} {
 
 proc tls_cert {name} { file join $::tls_dir $name }
 
-# Runs a program bounded by timeout(1): {status stdout stderr}.
+# Runs a program bounded by timeout(1): {status stdout stderr}. Its stdin
+# is empty, or the bytes after a leading -in.
 proc tls_run {args} {
+    set input ""
+    if {[lindex $args 0] eq "-in"} { set args [lassign $args - input] }
+    set in [file join $::tls_dir in]
+    ::harness::write_file $in $input
     set out [file join $::tls_dir out]
     set err [file join $::tls_dir err]
     set limit [expr {int(60 * [::harness::factor])}]
     set cmd $args
     if {[auto_execok timeout] ne ""} { set cmd [list timeout $limit {*}$cmd] }
     set status 0
-    if {[catch {exec {*}$cmd < /dev/null > $out 2> $err} msg opts]} {
+    if {[catch {exec {*}$cmd < $in > $out 2> $err} msg opts]} {
         set code [dict get $opts -errorcode]
         if {[lindex $code 0] ne "CHILDSTATUS"} { error "running $args: $msg" }
         set status [lindex $code 2]
@@ -58,13 +63,15 @@ proc tls_run {args} {
 # unless the options name others. Returns {status stdout stderr}.
 proc tls_cli_run {port args} {
     set prog [list {*}$::harness::opt(wrapper) $::tls_cli]
+    set input {}
+    if {[lindex $args 0] eq "-in"} { set args [lassign $args - text]; set input [list -in $text] }
     if {[lindex $args 0] eq "-prog"} { set args [lassign $args - prog] }
     set opts [list --tls --cacert [tls_cert ca.crt]]
     if {"--cert" ni $args && "-nocert" ni $args} {
         lappend opts --cert [tls_cert client.crt] --key [tls_cert client.key]
     }
     set args [lsearch -all -inline -not -exact $args -nocert]
-    return [tls_run {*}$prog -h 127.0.0.1 -p $port {*}$opts {*}$args]
+    return [tls_run {*}$input {*}$prog -h 127.0.0.1 -p $port {*}$opts {*}$args]
 }
 
 # stdout of a TLS redis-cli command that must succeed.
@@ -137,6 +144,20 @@ start_server [list tags {tls external:skip} overrides [tls_overrides $::tls_port
         assert_equal hello [r get tlskey]
         set list [tls_cli $::tls_port client list]
         assert_match "*laddr=127.0.0.1:$::tls_port *cmd=client|list*" $list
+    }
+
+    test "TLS: Lua debugging sessions (forked, sync) over TLS" {
+        set script [file join $::tls_dir ldb.lua]
+        ::harness::write_file $script "redis.call('set', KEYS\[1\], ARGV\[1\])\nreturn redis.call('get', KEYS\[1\])\n"
+        r set ldbkey old
+        set ::env(TERM) dumb
+        lassign [tls_cli_run $::tls_port -in "n\nc\n" --ldb --eval $script ldbkey , new] status out err
+        assert_equal 0 $status $err
+        assert_match "*\n<redis> set ldbkey new\n<reply> \"+OK\"\n*\n\"new\"\n\n(Lua debugging session ended -- dataset changes rolled back)\n\n" $out
+        assert_equal old [r get ldbkey]
+        lassign [tls_cli_run $::tls_port -in "c\n" --ldb-sync-mode --eval $script ldbkey , new] status out err
+        assert_match "*\n\"new\"\n\n(Lua debugging session ended)\n\n" $out
+        assert_equal new [r get ldbkey]
     }
 
     test "TLS: Debian's redis-cli --tls against our server" {
