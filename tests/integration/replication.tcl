@@ -8,6 +8,8 @@ set ::reference_bin /usr/bin/redis-server
 
 proc have_reference {} { file executable $::reference_bin }
 
+source [file join $::harness_dir replication.tcl] ;# wait_link_up, wait_same_digest, wait_offsets_equal
+
 # A raw SYNC connection to the server of level 0, past its snapshot: what
 # is read from it next is the replication stream.
 proc attach_sync_stream {} {
@@ -26,26 +28,6 @@ proc attach_sync_stream {} {
         fail "the SYNC replica never came online: [r info replication]"
     }
     return $s
-}
-
-proc wait_link_up {level} {
-    wait_for_condition 100 100 {[string match *master_link_status:up* [r $level info replication]]} else {
-        fail "the replica's link never came up: [r $level info replication]"
-    }
-}
-
-proc wait_same_digest {a b} {
-    wait_for_condition 100 100 {[r $a debug digest] eq [r $b debug digest]} else {
-        fail "digests differ: [r $a debug digest] vs [r $b debug digest]"
-    }
-}
-
-proc wait_offsets_equal {primary replica} {
-    wait_for_condition 100 100 {
-        [s $primary master_repl_offset] == [s $replica master_repl_offset]
-    } else {
-        fail "offsets differ: [s $primary master_repl_offset] vs [s $replica master_repl_offset]"
-    }
 }
 
 # Keys of every type we have, some with a TTL, some in db 9.
