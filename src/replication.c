@@ -287,7 +287,7 @@ static sds catCommand(sds buf, robj **argv, int argc) {
 
 static void gatherPending(client *c, replClient *r, const char *buf, size_t len) {
     r->pending = sdscatlen(r->pending, buf, len);
-    unsigned long long hard = server.client_obuf_limits[CLIENT_TYPE_REPLICA].hard_limit_bytes;
+    unsigned long long hard = clientHardLimitBytes(CLIENT_TYPE_REPLICA);
     if (hard && sdslen(r->pending) > hard && !(c->flags & CLIENT_CLOSE_ASAP)) {
         serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
                   getClientPeerId(c));

@@ -501,6 +501,31 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+start_server {overrides {repl-diskless-sync-delay 0 repl-backlog-size 8mb}} {
+    start_server {} {
+        test "a replica's output limit below repl-backlog-size counts as repl-backlog-size: a partial sync bigger than the limit goes through" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 config set client-output-buffer-limit "replica 256kb 0 0"
+            set full [s -1 sync_full]
+            set partial [s -1 sync_partial_ok]
+            # the link is cut and 2 MB written before the replica can come back
+            set big [string repeat x [expr {1024 * 1024}]]
+            r -1 multi
+            r -1 client kill type replica
+            r -1 set big1 $big
+            r -1 set big2 $big
+            r -1 exec
+            wait_for_condition 100 100 {[s -1 sync_partial_ok] > $partial} else { fail "no partial resync" }
+            wait_offsets_equal -1 0
+            wait_same_digest -1 0
+            assert_equal [list $full [expr {$partial + 1}]] [list [s -1 sync_full] [s -1 sync_partial_ok]]
+            r -1 config set client-output-buffer-limit "replica 256mb 64mb 60"
+            r replicaof no one
+        }
+    }
+}
+
 start_server {overrides {repl-diskless-sync-delay 0}} {
     start_server {overrides {save "3600 1"}} {
         test "a restarted replica continues with a partial sync (repl-id/repl-offset in its RDB, replicaof rewritten)" {
