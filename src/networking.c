@@ -799,11 +799,23 @@ unsigned long getClientOutputBufferMemoryUsage(client *c) {
  * NOAUTH errors without reading them until memory runs out). */
 #define UNAUTHENTICATED_MAX_REPLY_BYTES 1024
 
+/* client-output-buffer-limit's hard limit of a class. A replica's is never
+ * below repl-backlog-size, as in Redis 7.0: with a lower one a partial
+ * sync would be accepted and the replica then dropped for the very
+ * backlog it was sent. */
+unsigned long long clientHardLimitBytes(int type) {
+    unsigned long long hard = server.client_obuf_limits[type].hard_limit_bytes;
+    if (type == CLIENT_TYPE_REPLICA && hard && hard < (unsigned long long)server.repl_backlog_size)
+        hard = (unsigned long long)server.repl_backlog_size;
+    return hard;
+}
+
 static int checkClientOutputBufferLimits(client *c) {
     clientBufferLimitsConfig *limit = &server.client_obuf_limits[getClientType(c)];
     unsigned long long used = getClientOutputBufferMemoryUsage(c);
     if (used > UNAUTHENTICATED_MAX_REPLY_BYTES && authRequired(c) && !c->ever_authenticated) return 1;
-    int hard = limit->hard_limit_bytes && used >= limit->hard_limit_bytes;
+    unsigned long long hard_limit = clientHardLimitBytes(getClientType(c));
+    int hard = hard_limit && used >= hard_limit;
     int soft = limit->soft_limit_bytes && used >= limit->soft_limit_bytes;
     if (soft) {
         if (c->obuf_soft_limit_reached_time == 0) {

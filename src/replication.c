@@ -10,14 +10,16 @@
  * online one gets it as its output, so the output limit applies as for any
  * client.
  *
- * Full syncs: a fork child writes the snapshot straight to the replicas'
- * sockets (made blocking in the child, repl-timeout as send timeout). With
- * repl-diskless-sync it streams the RDB with Redis's "$EOF:<40 chars>"
- * framing (to several replicas through a pipe from a grandchild that writes
- * the RDB); without it, it saves dump.rdb first and sends the file with
- * "$<len>" framing. The parent never writes to a socket the child owns; it
+ * Full syncs: with repl-diskless-sync a fork child writes the RDB, with
+ * Redis's "$EOF:<40 chars>" framing, to a pipe that the parent reads and
+ * writes to every replica of the batch (repl_rdbpipe.c, as Redis 7.0: the
+ * parent sees each replica's progress, drops one that stopped reading
+ * after repl-timeout, and the others go on). Without it, the child saves
+ * dump.rdb first and sends the file itself with "$<len>" framing, straight
+ * to the replicas' sockets (made blocking in the child, repl-timeout as
+ * send timeout); the parent never writes to a socket the child owns, and
  * learns from the child's exit status (a bit per failed replica) which
- * replicas are online. A TLS replica (tls-port) is the exception: its TLS
+ * replicas are online. A TLS replica is the exception there: its TLS
  * session lives in the parent, so the child writes its payload to a pipe
  * and the parent relays it with connWrite (see "TLS replicas" below).
  * +FULLRESYNC carries the offset at fork time, so the snapshot plus the
@@ -62,8 +64,6 @@
 #include "snapshot.h"
 
 int replicationStreamActive = 0;
-
-#define MAX_BATCH 64
 
 static struct {
     char master_replid[CONFIG_RUN_ID_SIZE + 1], master_replid2[CONFIG_RUN_ID_SIZE + 1];
@@ -287,7 +287,7 @@ static sds catCommand(sds buf, robj **argv, int argc) {
 
 static void gatherPending(client *c, replClient *r, const char *buf, size_t len) {
     r->pending = sdscatlen(r->pending, buf, len);
-    unsigned long long hard = server.client_obuf_limits[CLIENT_TYPE_REPLICA].hard_limit_bytes;
+    unsigned long long hard = clientHardLimitBytes(CLIENT_TYPE_REPLICA);
     if (hard && sdslen(r->pending) > hard && !(c->flags & CLIENT_CLOSE_ASAP)) {
         serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
                   getClientPeerId(c));
@@ -354,7 +354,7 @@ static const char *replicaIp(client *c) {
     return ip;
 }
 
-static const char *replicaName(client *c) {
+const char *replicaName(client *c) {
     static char name[NET_ADDR_STR_LEN + 16];
     if (c->repl->listening_port == 0) /* redis-cli --rdb, a raw SYNC: Redis's words */
         snprintf(name, sizeof name, "%s:<unknown-replica-port>", replicaIp(c));
@@ -425,6 +425,7 @@ void replicationClientFreed(client *c) {
     if (ln) listDelNode(repl.resume, ln);
     if (c->flags & CLIENT_MASTER) replicaMasterFreed(c);
     relayStop(c);
+    rdbPipeReplicaGone(c);
     sdsfree(r->pending);
     zfree(r);
     c->repl = NULL;
@@ -582,47 +583,16 @@ static void prepareSocket(int fd) {
 
 static int failBit(int j) { return j < 7 ? 1 << j : 1 << 7; }
 
-static int writeToEach(const int *fds, int n, int *failed, const char *p, size_t len) {
-    int live = 0;
-    for (int j = 0; j < n; j++) {
-        if (*failed & failBit(j)) continue;
-        if (writeAll(fds[j], p, len) == -1) *failed |= failBit(j);
-        else live++;
-    }
-    return live;
-}
-
-/* Diskless: "$EOF:<mark>\r\n", the RDB, the mark. One replica gets the RDB
- * written to its socket; several get it through a pipe from a grandchild. */
-static int sendDiskless(const int *fds, int n) {
+/* Diskless: "$EOF:<mark>\r\n", the RDB, the mark, to the pipe the parent
+ * reads for every replica of the batch (repl_rdbpipe.c). */
+static int sendDiskless(int fd) {
     char mark[CONFIG_RUN_ID_SIZE + 1], head[64];
     randomHex(mark, CONFIG_RUN_ID_SIZE);
-    int failed = 0;
     snprintf(head, sizeof head, "$EOF:%s\r\n", mark);
-    writeToEach(fds, n, &failed, head, strlen(head));
-    server.rdb_save_incremental_fsync = 0; /* sockets and pipes can't be fsynced */
-    if (n == 1) {
-        if (!failed && rdbSaveToFd(fds[0], 0) != C_OK) failed = 1;
-    } else {
-        int p[2];
-        if (pipe(p) == -1) return 255;
-        pid_t pid = fork();
-        if (pid == 0) {
-            close(p[0]);
-            _exit(rdbSaveToFd(p[1], 0) == C_OK ? 0 : 1);
-        }
-        close(p[1]);
-        char buf[65536];
-        ssize_t got;
-        while ((got = read(p[0], buf, sizeof buf)) != 0) {
-            if (got == -1 && errno == EINTR) continue;
-            if (got == -1 || writeToEach(fds, n, &failed, buf, (size_t)got) == 0) break;
-        }
-        close(p[0]);
-        int status = 0;
-        if (pid == -1 || waitpid(pid, &status, 0) == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) return 255;
-    }
-    writeToEach(fds, n, &failed, mark, CONFIG_RUN_ID_SIZE);
+    server.rdb_save_incremental_fsync = 0; /* pipes can't be fsynced */
+    int failed = writeAll(fd, head, strlen(head)) == -1 || rdbSaveToFd(fd, 0) != C_OK ||
+                 writeAll(fd, mark, CONFIG_RUN_ID_SIZE) == -1;
+    rdbPipeChildEnd();
     return failed;
 }
 
@@ -649,28 +619,31 @@ static int sendFromDisk(const int *fds, int n) {
 static void childMain(const int *fds, int n, int diskless, const replClient *filter) {
     setupForkChild(server.bgsave_cpulist, "the replication snapshot child (bgsave_cpulist)",
                    diskless ? "redis-rdb-to-slaves" : "redis-rdb-bgsave");
+    if (diskless) {
+        rdbSetSaveFilter(filter->skip_data, filter->skip_functions);
+        _exit(sendDiskless(rdbPipeChildBegin()));
+    }
     for (int j = 0; j < n; j++) prepareSocket(fds[j]);
-    if (diskless) rdbSetSaveFilter(filter->skip_data, filter->skip_functions);
-    int failed = diskless ? sendDiskless(fds, n) : sendFromDisk(fds, n);
-    _exit(failed);
+    _exit(sendFromDisk(fds, n));
 }
 
-/* ---- TLS replicas: the snapshot relayed by the parent ------------------------------------------ */
+/* ---- TLS replicas of a disk-based sync: the file relayed by the parent ----------------------- */
 
 /* The child can't write to a TLS replica's socket: the TLS session state
  * (sequence numbers, keys) lives in the parent's SSL object, which the
- * child's writes would not advance. So the child writes such a replica's
- * payload, framing included, to a pipe, and the parent reads the pipe in
- * its event loop and passes the bytes on with connWrite, one buffer at a
- * time (the pipe is not read while the socket can't take the buffer). The
- * replica goes online when both the child has exited and the relay has
- * seen the pipe's end. Plain TCP replicas keep the direct path. */
+ * child's writes would not advance. So a disk-based sync's child writes
+ * such a replica's payload, framing included, to a pipe, and the parent
+ * reads the pipe in its event loop and passes the bytes on with connWrite,
+ * one buffer at a time (the pipe is not read while the socket can't take
+ * the buffer). The replica goes online when both the child has exited and
+ * the relay has seen the pipe's end. Plain TCP replicas keep the direct
+ * path. (A diskless sync goes through the parent for every replica:
+ * repl_rdbpipe.c.) */
 typedef struct replRelay {
     int fd;                /* the pipe's read end, -1 once at its end */
     char buf[16384];
     size_t len, pos;       /* buf[pos..len) still to be written */
     int child_done;        /* the child exited with this replica's bit clear */
-    int diskless;          /* that child's kind of transfer */
     long long last_io_ms;  /* progress; a socket blocked longer than repl-timeout drops the replica,
                             * as SO_SNDTIMEO does in the child for plain ones */
 } replRelay;
@@ -693,9 +666,8 @@ static void relayStop(client *c) {
 }
 
 static void relayCompleted(client *c) {
-    int diskless = c->repl->relay->diskless;
     relayStop(c);
-    replicaSynced(c, diskless);
+    replicaSynced(c, 0);
 }
 
 /* Writes what the buffer holds; 0 when the client was dropped. */
@@ -909,12 +881,12 @@ static int fullSyncDue(int waiting, int diskless) {
 /* A batch shares one snapshot: its replicas all have the first one's
  * rdb-filter-only; the others wait for the next batch. */
 static void startFullSyncIfDue(void) {
-    client *batch[MAX_BATCH];
+    client *batch[REPL_MAX_BATCH];
     int n = 0, diskless = 1;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
-    while ((ln = listNext(&li)) && n < MAX_BATCH) {
+    while ((ln = listNext(&li)) && n < REPL_MAX_BATCH) {
         client *c = listNodeValue(ln);
         replClient *r = c->repl;
         if (r->state != REPLICA_WAIT_BGSAVE_START) continue;
@@ -931,12 +903,17 @@ static void startFullSyncIfDue(void) {
         startForklessSync(batch, n, wanted_diskless, 0);
         return;
     }
-    int fds[MAX_BATCH];
+    if (diskless && rdbPipeOpen(batch, n) != C_OK) {
+        serverLog(LL_WARNING, "Can't start the replication snapshot: pipe: %s", strerror(errno));
+        for (int j = 0; j < n; j++) freeClientAsync(batch[j]);
+        return;
+    }
+    int fds[REPL_MAX_BATCH];
     repl.seldb = -1; /* the stream after the snapshot starts with a SELECT */
     for (int j = 0; j < n; j++) {
         announceFullResync(batch[j]);
         batch[j]->repl->batch_index = j;
-        fds[j] = relayStart(batch[j]);
+        fds[j] = diskless ? -1 : relayStart(batch[j]);
     }
     repl.first_waiting_ms = 0;
     pid_t pid = snapshotFork();
@@ -948,6 +925,7 @@ static void startFullSyncIfDue(void) {
     relayCloseEnds(batch, fds, n, 0);
     if (pid == -1) {
         for (int j = 0; j < n; j++) relayStop(batch[j]);
+        rdbPipeClose();
         if (snapshotForkFailedFallback(err, "replication snapshot")) {
             startForklessSync(batch, n, wanted_diskless, 1); /* announced: the same moment */
             return;
@@ -959,6 +937,7 @@ static void startFullSyncIfDue(void) {
     repl.child = pid;
     repl.child_diskless = diskless;
     repl.child_start_ms = server.mstime;
+    if (diskless) rdbPipeParentBegin();
     updateDictResizePolicy();
     serverLog(LL_NOTICE, "Background RDB transfer started by pid %d (%s)", (int)pid,
               diskless ? "diskless" : "disk");
@@ -1004,6 +983,9 @@ static void replicaSynced(client *c, int diskless) {
         freeClientAsync(c);
         return;
     }
+    if (diskless)
+        serverLog(LL_NOTICE, "Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK "
+                  "from slave to enable streaming", replicaName(c));
     r->state = REPLICA_ONLINE;
     r->ack_ms = server.mstime;
     if (diskless) r->wait_first_ack = 1;
@@ -1012,9 +994,15 @@ static void replicaSynced(client *c, int diskless) {
 }
 
 /* failed: the child's exit code (a bit per replica of its batch that it
- * could not feed), 255 for the whole snapshot (or killed). */
+ * could not feed), 255 for the whole snapshot (or killed). A diskless
+ * child's replicas are those the parent fed to the pipe's end: its exit
+ * code only says whether it wrote the whole snapshot. */
 static void childDone(int failed) {
     repl.child = -1;
+    if (repl.child_diskless) {
+        rdbPipeClose();
+        if (failed) failed = 255;
+    }
     updateDictResizePolicy();
     serverLog(failed ? LL_WARNING : LL_NOTICE, "Background RDB transfer %s", failed ? "failed" : "terminated with success");
     listIter li;
@@ -1035,7 +1023,6 @@ static void childDone(int failed) {
             freeClientAsync(c);
         } else if (c->repl->relay && !relayFinished(c->repl->relay)) {
             c->repl->relay->child_done = 1; /* online when the relay has sent the rest */
-            c->repl->relay->diskless = repl.child_diskless;
         } else {
             relayStop(c);
             replicaSynced(c, repl.child_diskless);
@@ -1531,6 +1518,9 @@ void replicationSyncCounts(long long out[5]) {
     out[4] = repl.net_output_bytes;
 }
 
+/* A diskless sync's snapshot bytes count as replication output, as Redis's. */
+void replicationNoteRdbBytes(ssize_t n) { repl.net_output_bytes += (long long)n; }
+
 /* CONFIG RESETSTAT: the INFO stats fields above start again from 0, as in
  * Redis (tests read sync_partial_ok after a reset). */
 void replicationResetStats(void) {
@@ -1642,11 +1632,10 @@ void replicationKillChild(void) {
 
 /* A replica that waited for the running sync's snapshot was dropped: a
  * child with nobody left to feed is stopped, as Redis does. A diskless one
- * always (with Redis's line): it would write its whole snapshot to nobody
- * -- its writes are buffered, so a closed socket is noticed only at the
- * end, or never with rdb-key-save-delay -- and hold the next full sync
- * back. A disk-based one only without save points: else its dump.rdb is
- * worth finishing. */
+ * always (with Redis's line), at once: waiting for its next buffer (the
+ * pipe's reader stops it then too) takes long with rdb-key-save-delay, and
+ * it holds the next full sync back. A disk-based one only without save
+ * points: else its dump.rdb is worth finishing. */
 static void killChildIfUnused(int freed_was_waiting) {
     if (repl.child == -1 || !freed_was_waiting) return;
     if (!repl.child_diskless && server.saveparamslen > 0) return;
@@ -1677,6 +1666,7 @@ static int replicationCron(struct aeEventLoop *el, long long id, void *data) {
         feedPlain("*1\r\n$4\r\nPING\r\n");
     }
     dropTimedOutReplicas();
+    rdbPipeDropTimedOut();
     backlogTtlCheck();
     replicaCron();
     return 100;

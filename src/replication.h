@@ -41,6 +41,20 @@ typedef struct replClient {
 } replClient;
 
 replClient *replClientOf(client *c); /* creates it on first use */
+const char *replicaName(client *c);  /* "ip:listening-port", for log lines */
+#define REPL_MAX_BATCH 64            /* replicas served by one snapshot child */
+void replicationNoteRdbBytes(ssize_t n); /* a diskless snapshot's bytes written to a replica */
+
+/* repl_rdbpipe.c: a diskless sync's snapshot, from the child's pipe to the
+ * replicas of its batch by the parent */
+int rdbPipeOpen(client **batch, int n); /* before fork(): C_ERR when no pipe */
+int rdbPipeChildBegin(void);         /* in the child: the fd to write the framed snapshot to */
+void rdbPipeChildEnd(void);          /* in the child: written; returns when the parent has read it all */
+void rdbPipeParentBegin(void);       /* in the parent, the fork done: the pipe is read from now on */
+void rdbPipeClose(void);             /* the child is gone (or the fork failed) */
+int rdbPipeActive(void);
+void rdbPipeReplicaGone(client *c);  /* a replica of the batch is freed */
+void rdbPipeDropTimedOut(void);      /* replicationCron: repl-timeout on a replica that stopped reading */
 void replicationFeedRaw(const char *buf, size_t len); /* bytes to the backlog and every replica */
 void replicationSetHistory(const char *replid, long long offset); /* a full sync: the primary's id and offset */
 void replicationContinueWithId(const char *replid); /* +CONTINUE with a new id: the old one becomes replid2 */

@@ -684,6 +684,7 @@ sds catClientInfoString(sds s, client *c);
 int getClientType(client *c);
 char *getClientPeerId(client *c);
 unsigned long getClientOutputBufferMemoryUsage(client *c);
+unsigned long long clientHardLimitBytes(int type); /* a replica's: at least repl-backlog-size */
 void clientSetAuthenticated(client *c, int authenticated);
 void closeClientOnOutputBufferLimitReached(client *c);
 void clientsCron(void);

@@ -8,6 +8,8 @@ set ::reference_bin /usr/bin/redis-server
 
 proc have_reference {} { file executable $::reference_bin }
 
+source [file join $::harness_dir replication.tcl] ;# wait_link_up, wait_same_digest, wait_offsets_equal
+
 # A raw SYNC connection to the server of level 0, past its snapshot: what
 # is read from it next is the replication stream.
 proc attach_sync_stream {} {
@@ -26,26 +28,6 @@ proc attach_sync_stream {} {
         fail "the SYNC replica never came online: [r info replication]"
     }
     return $s
-}
-
-proc wait_link_up {level} {
-    wait_for_condition 100 100 {[string match *master_link_status:up* [r $level info replication]]} else {
-        fail "the replica's link never came up: [r $level info replication]"
-    }
-}
-
-proc wait_same_digest {a b} {
-    wait_for_condition 100 100 {[r $a debug digest] eq [r $b debug digest]} else {
-        fail "digests differ: [r $a debug digest] vs [r $b debug digest]"
-    }
-}
-
-proc wait_offsets_equal {primary replica} {
-    wait_for_condition 100 100 {
-        [s $primary master_repl_offset] == [s $replica master_repl_offset]
-    } else {
-        fail "offsets differ: [s $primary master_repl_offset] vs [s $replica master_repl_offset]"
-    }
 }
 
 # Keys of every type we have, some with a TTL, some in db 9.
@@ -515,6 +497,31 @@ start_server {overrides {repl-diskless-sync-delay 0}} {
             r -1 config set rdb-key-save-delay 0
             wait_link_up 0
             wait_same_digest -1 0
+        }
+    }
+}
+
+start_server {overrides {repl-diskless-sync-delay 0 repl-backlog-size 8mb}} {
+    start_server {} {
+        test "a replica's output limit below repl-backlog-size counts as repl-backlog-size: a partial sync bigger than the limit goes through" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_link_up 0
+            r -1 config set client-output-buffer-limit "replica 256kb 0 0"
+            set full [s -1 sync_full]
+            set partial [s -1 sync_partial_ok]
+            # the link is cut and 2 MB written before the replica can come back
+            set big [string repeat x [expr {1024 * 1024}]]
+            r -1 multi
+            r -1 client kill type replica
+            r -1 set big1 $big
+            r -1 set big2 $big
+            r -1 exec
+            wait_for_condition 100 100 {[s -1 sync_partial_ok] > $partial} else { fail "no partial resync" }
+            wait_offsets_equal -1 0
+            wait_same_digest -1 0
+            assert_equal [list $full [expr {$partial + 1}]] [list [s -1 sync_full] [s -1 sync_partial_ok]]
+            r -1 config set client-output-buffer-limit "replica 256mb 64mb 60"
+            r replicaof no one
         }
     }
 }
