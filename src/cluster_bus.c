@@ -971,7 +971,13 @@ static void processMessage(clusterLink *link, const unsigned char *buf, size_t l
             cstate->current_epoch = m.current_epoch;
             doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
         }
-        if (m.config_epoch > sender->config_epoch && isMaster(sender) && nameIsNull(m.replicaof)) {
+        /* whatever the sender's role in our table, as Redis 7.0: a replica just
+         * promoted says master with its new epoch before updateRole (below)
+         * makes it one here, and its slots must carry that epoch at once, or a
+         * restarted old primary's stale claim (a lower epoch) would take them
+         * back until its next message (Redis's 03-failover-loop read
+         * -CLUSTERDOWN in that window) */
+        if (m.config_epoch > sender->config_epoch) {
             sender->config_epoch = m.config_epoch;
             doBeforeSleep(CLUSTER_TODO_SAVE_CONFIG | CLUSTER_TODO_FSYNC_CONFIG);
         }
