@@ -237,6 +237,26 @@ start_server [list overrides [ct_overrides]] {
         assert_equal "v[lindex $tags 7]9" [r 0 get "[lindex $tags 7]:9"]
     }
 
+    test {TLS cluster: MIGRATE to a peer that does not speak TLS fails with -IOERR, the key stays, the node serves on} {
+        set tags [ct_low_tags 0 1 500]
+        set key "[lindex $tags 0]:bad"
+        r 0 set $key v
+        # a plain port (the handshake gets RESP back), a closed port, a port that only swallows bytes
+        set sink [socket -server {apply {{ch addr port} {
+            fconfigure $ch -blocking 0
+            fileevent $ch readable [list apply {{ch} {read $ch; if {[eof $ch]} { close $ch }}} $ch]
+        }}} 0]
+        set sink_port [lindex [fconfigure $sink -sockname] 2]
+        foreach port [list [srv -1 port] [::harness::find_free_port] $sink_port] {
+            catch {r 0 migrate 127.0.0.1 $port $key 0 500} err
+            assert_match "*IOERR*" $err
+            assert_equal v [r 0 get $key]
+        }
+        close $sink
+        r 0 del $key
+        assert_equal PONG [r 0 ping]
+    }
+
     test {TLS cluster: a TLS replica is elected when its primary stops; the old primary follows it} {
         set pid [srv -1 pid]
         set rid [r -3 cluster myid]
