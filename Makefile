@@ -319,8 +319,8 @@ $(REDIS_CHECK_AOF): $(BUILD)/obj/tools/redis-check-aof.o
 # The client library's unit test links it too, and the benchmark's latency
 # histogram, which it also tests (a rule for this one program takes
 # precedence over the generic $(BUILD)/tests/% rule).
-$(BUILD)/tests/test_rclient: $(BUILD)/tests/test_rclient.o $(BUILD)/obj/tools/bench_hist.o $(RCLIENT_LIB) $(LIBREDIS) $(MALLOC_DEP)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/obj/tools/bench_hist.o $(RCLIENT_LIB) $(LIBREDIS) $(LIBS)
+$(BUILD)/tests/test_rclient: $(BUILD)/tests/test_rclient.o $(BUILD)/obj/tools/bench_hist.o $(BUILD)/obj/tools/bench_cluster.o $(RCLIENT_LIB) $(LIBREDIS) $(MALLOC_DEP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/obj/tools/bench_hist.o $(BUILD)/obj/tools/bench_cluster.o $(RCLIENT_LIB) $(LIBREDIS) $(LIBS)
 
 -include $(wildcard $(BUILD)/obj/tools/*.d)
 

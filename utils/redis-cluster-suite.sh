@@ -9,7 +9,10 @@
 #   ...); none: all of them. Environment: KINDS="ours debian" (either or
 #   both), FILE_TIMEOUT seconds per file and kind (default 900),
 #   REDIS_CLUSTER_SUITE_LOGS directory for the full outputs (default
-#   build/redis-cluster-suite-logs).
+#   build/redis-cluster-suite-logs), TLS=1 for the suite's --tls mode
+#   (every instance with tls-port, tls-cluster and tls-replication; the
+#   certificates from tests/helpers/gen-certs.sh into each suite's
+#   tests/tls, Tcl's tls package from Debian's tcl-tls).
 #
 # Design decisions:
 # - The unpacking and the links to the binaries are utils/redis-suite.sh's
@@ -61,9 +64,19 @@ mkdir -p "$logs"
 suite_dir() { [ "$1" = ours ] && echo build/redis-suite || echo build/redis-suite-debian; }
 bin_dir() { [ "$1" = ours ] && echo "$(pwd)/src" || echo /usr/bin; }
 
+tls_args=()
+if [ "${TLS:-0}" = 1 ]; then
+    utils/need-tools.sh openssl:openssl :tcl-tls || exit 1
+    tls_args=(--tls)
+fi
+
 for kind in $kinds; do
     REDIS_SUITE_SETUP_ONLY=1 REDIS_SUITE_DIR=$(suite_dir "$kind") REDIS_SUITE_BINDIR=$(bin_dir "$kind") \
         utils/redis-suite.sh || exit 1
+    tlsdir=$(suite_dir "$kind")/tests/tls
+    if [ ${#tls_args[@]} -gt 0 ] && [ ! -f "$tlsdir/redis.dh" ]; then
+        tests/helpers/gen-certs.sh "$tlsdir" && cp "$tlsdir/dh.pem" "$tlsdir/redis.dh" || exit 1
+    fi
 done
 
 files=("$@")
@@ -75,9 +88,9 @@ fi
 run_one() {
     local kind=$1 file=$2 dir out
     dir=$(suite_dir "$kind")
-    out="$logs/$kind-$file.log"
+    out="$logs/$kind-$file${tls_args[0]:+-tls}.log"
     rm -rf "$dir/tests/cluster/tmp" && mkdir -p "$dir/tests/cluster/tmp"
-    (cd "$dir" && TERM=dumb timeout "$per_file" ./runtest-cluster --single "tests/$file.tcl") >"$out" 2>&1
+    (cd "$dir" && TERM=dumb timeout "$per_file" ./runtest-cluster "${tls_args[@]}" --single "tests/$file.tcl") >"$out" 2>&1
     local status=$? started failed
     started=$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]> ' "$out")
     failed=$(grep -c 'FAILED' "$out")

@@ -15,7 +15,7 @@ PORT_TRAPS       := yes
 PORT_TIME_FACTOR := 4
 PORT_TOOLS       := arm-linux-gnueabi-gcc:gcc-arm-linux-gnueabi qemu-arm-static:qemu-user-static
 # CI budget: the multi-node cluster files (clusters of emulated and native
-# nodes, our redis-cli driving Redis clusters; 306 s here, measured
+# nodes, our redis-cli driving Redis clusters (that one runs on armv7); 306 s here, measured
 # 2026-11-30) are left to sparc64 (cluster-bus.tcl: it traps on unaligned
 # access as this port does, with 8-byte alignment besides, and is
 # big-endian: the bus's binary messages are checked there) and to the

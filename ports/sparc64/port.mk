@@ -18,6 +18,8 @@ PORT_TOOLS       := sparc64-linux-gnu-gcc:gcc-sparc64-linux-gnu qemu-sparc64-sta
 # node of ours does join a cluster of native Redis 7.0.15 nodes here,
 # big-endian beside little-endian, in cluster-emulated.tcl (62 s, MEET,
 # gossip, PUBLISH and FAIL both ways).
+# redis-cli-cluster.tcl (our tool, emulated, on Redis clusters) runs on
+# s390x, big-endian too (80 s here).
 # defrag.tcl runs on armv6 (70 s here): moving blocks is memcpy and
 # pointer updates, the same on every port. Measured 2026-11-30, sparc64's
 # lane was the stage's longest.

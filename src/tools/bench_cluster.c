@@ -6,6 +6,10 @@
  * a table of tags; we search three characters from [a-zA-Z0-9] whose
  * CRC16 slot (rclient_slot.c) is that slot instead: the same placement, the
  * key names differ (they are never printed).
+ *
+ * When a slot moves during a run (-MOVED/-ASK), the tool re-reads CLUSTER
+ * SLOTS and each primary's first slot becomes the first one the reply lists
+ * for it, as in Redis 7.0's tool (benchClusterApplySlots).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +86,66 @@ int benchClusterParse(const char *nodes, size_t len, benchMaster **masters, sds 
     }
     sdsfreesplitres(l, lines);
     return count;
+}
+
+/* The master entry of one CLUSTER SLOTS range: [from, to, [ip, port, id ...] ...]. */
+static int slotRangeValid(const rcReply *e) {
+    if (e->type != RC_REPLY_ARRAY || e->elements < 3) return 0;
+    if (e->element[0]->type != RC_REPLY_INTEGER || e->element[1]->type != RC_REPLY_INTEGER) return 0;
+    long long from = e->element[0]->integer, to = e->element[1]->integer;
+    if (from < 0 || to < from || to >= BENCH_CLUSTER_SLOTS) return 0;
+    const rcReply *m = e->element[2];
+    return m->type == RC_REPLY_ARRAY && m->elements >= 3 && m->element[2]->type == RC_REPLY_BULK;
+}
+
+static int findMaster(const benchMaster *masters, int count, const char *id, size_t len) {
+    for (int k = 0; k < count; k++)
+        if (sdslen(masters[k].name) == len && !memcmp(masters[k].name, id, len)) return k;
+    return -1;
+}
+
+/* Nothing changes unless the whole reply is good: a primary the reply names
+ * that we do not know (added during the run) fails the update with Redis's
+ * message, and a primary the reply does not name keeps its slot. */
+int benchClusterApplySlots(benchMaster *masters, int count, const rcReply *slots, sds *err) {
+    *err = NULL;
+    const char *prefix = "Failed to update cluster slots configuration";
+    if (slots == NULL || slots->type != RC_REPLY_ARRAY) {
+        *err = sdscatprintf(sdsempty(), "%s: CLUSTER SLOTS did not reply with an array.", prefix);
+        return -1;
+    }
+    int *first = zmalloc(sizeof(int) * (size_t)(count ? count : 1));
+    for (int k = 0; k < count; k++) first[k] = -1;
+    for (size_t i = 0; i < slots->elements; i++) {
+        const rcReply *e = slots->element[i];
+        if (!slotRangeValid(e)) {
+            *err = sdscatprintf(sdsempty(), "%s: malformed CLUSTER SLOTS entry %zu.", prefix, i);
+            break;
+        }
+        const rcReply *id = e->element[2]->element[2];
+        int k = findMaster(masters, count, id->str, id->len);
+        if (k < 0) {
+            *err = sdscatprintf(sdsempty(), "%s: could not find node with ID %s in current configuration.", prefix,
+                                id->str);
+            break;
+        }
+        if (first[k] < 0) first[k] = (int)e->element[0]->integer;
+    }
+    if (*err == NULL) {
+        for (int k = 0; k < count; k++) {
+            if (first[k] < 0 || first[k] == masters[k].first_slot) continue;
+            masters[k].first_slot = first[k];
+            findTag(first[k], masters[k].tag);
+        }
+    }
+    zfree(first);
+    return *err ? -1 : 0;
+}
+
+int benchClusterRedirect(const char *err) {
+    if (!strncmp(err, "MOVED", 5) || !strncmp(err, "ASK", 3)) return BENCH_REDIRECT_MOVED;
+    if (!strncmp(err, "CLUSTERDOWN", 11)) return BENCH_REDIRECT_DOWN;
+    return BENCH_REDIRECT_NONE;
 }
 
 void benchClusterFree(benchMaster *masters, int count) {

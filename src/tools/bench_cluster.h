@@ -24,4 +24,16 @@ typedef struct benchMaster {
 int benchClusterParse(const char *nodes, size_t len, benchMaster **masters, sds *err);
 void benchClusterFree(benchMaster *masters, int count);
 
+#define BENCH_CLUSTER_SLOTS 16384
+
+/* A CLUSTER SLOTS reply: each primary it names gets the first slot of its
+ * first range (and that slot's tag). 0, or -1 with Redis's message in *err
+ * (nothing changed). */
+int benchClusterApplySlots(benchMaster *masters, int count, const rcReply *slots, sds *err);
+
+/* What an error reply means for a --cluster run: a moved slot (-MOVED,
+ * -ASK), a cluster that is down (-CLUSTERDOWN), or neither. */
+enum { BENCH_REDIRECT_NONE, BENCH_REDIRECT_MOVED, BENCH_REDIRECT_DOWN };
+int benchClusterRedirect(const char *err);
+
 #endif

@@ -128,6 +128,7 @@ typedef struct benchClient {
     long long pending;      /* replies still expected for this batch */
     uint64_t start_us;      /* when the batch started */
     int master;             /* --cluster: its primary; -1 otherwise */
+    int slots_gen;          /* --cluster: the slots_gen its tags were written at */
 } benchClient;
 
 /* One event loop and its share of the clients (client i belongs to worker
@@ -163,9 +164,13 @@ static struct run {
     size_t ntag;
 } run;
 
-/* --cluster: the primaries, client i talking to masters[i's master]. */
+/* --cluster: the primaries, client i talking to masters[i's master]. Their
+ * tags change when a moved slot makes a worker re-read the slots: under
+ * slots_lock, which also guards copying them, and slots_gen counts it. */
 static benchMaster *masters;
 static int nmasters;
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int slots_gen;
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
@@ -219,9 +224,7 @@ static void serverErrorExit(const char *msg) {
     fatal("Error from server: %s", msg);
 }
 
-/* --cluster: the same, naming the primary. Redis 7.0's tool first tries to
- * follow -MOVED/-ASK/-CLUSTERDOWN (a slot moved during the run) by
- * re-reading the slots; this tool stops there too. */
+/* --cluster: the same, naming the primary (after followRedirect). */
 static void clusterErrorExit(int master, const char *msg) __attribute__((noreturn));
 static void clusterErrorExit(int master, const char *msg) {
     clearProgress();
@@ -276,6 +279,18 @@ static void nodeErrorExit(rcConn *c, const char *msg) {
     fatal("Node %s replied with error:\n%s", rcConnAddr(c), msg);
 }
 
+/* A connection for the tool's own queries (--cluster): AUTH only. */
+static rcConn *connectAuthenticated(int master) {
+    rcConn *c = connectServer(master);
+    if (cfg.password) {
+        const char *auth[3];
+        rcReply *r = rcCommandArgv(c, authArgv(auth), auth, NULL);
+        if (r && r->type == RC_REPLY_ERROR) nodeErrorExit(c, r->str);
+        rcFreeReply(r);
+    }
+    return c;
+}
+
 /* CONFIG GET name -> value (an sds), or NULL when not available. NOAUTH
  * (a password is needed) ends the run; other errors (CONFIG renamed or
  * not permitted) only lose the value. */
@@ -325,9 +340,12 @@ static void prepareInline(const char *line) {
  * primary ("{tag}" -> "{xyz}", the same length). */
 static void writeTags(benchClient *bc) {
     size_t len = sdslen(run.cmd);
+    pthread_mutex_lock(&slots_lock);
     for (long long i = 0; i < cfg.pipeline; i++)
         for (size_t j = 0; j < run.ntag; j++)
             memcpy(bc->req + (size_t)i * len + run.tagpos[j] + 1, masters[bc->master].tag, 3);
+    bc->slots_gen = slots_gen;
+    pthread_mutex_unlock(&slots_lock);
 }
 
 static char *repeatCommand(void) {
@@ -398,6 +416,7 @@ static void startBatch(benchClient *bc) {
         return;
     }
     if (batch > cfg.pipeline) batch = cfg.pipeline;
+    if (run.ntag && bc->slots_gen != slots_gen) writeTags(bc);
     if (run.nrand) randomizeBatch(bc, batch);
     bc->req_len = sdslen(run.cmd) * (size_t)batch;
     bc->written = 0;
@@ -442,6 +461,45 @@ static void countDone(long long n, uint64_t latency_sum) {
     if (before < cfg.requests && before + n >= cfg.requests) run.end_us = aeMonotonicUs();
 }
 
+static rcConn *connectAuthenticated(int master);
+
+/* --cluster: CLUSTER SLOTS from the first primary, as Redis 7.0's tool; a
+ * failure ends the run. Only the first client to see a redirection since the
+ * last update re-reads (a worker waiting here while another thread reads
+ * finds the generation moved on and returns). */
+static void refreshSlots(benchClient *bc) {
+    pthread_mutex_lock(&slots_lock);
+    if (bc->slots_gen != slots_gen) {
+        pthread_mutex_unlock(&slots_lock);
+        return;
+    }
+    fprintf(stderr, "WARNING: Cluster slots configuration changed, fetching new one...\n");
+    rcConn *c = connectAuthenticated(0);
+    rcReply *r = rcCommand(c, "CLUSTER", "SLOTS", NULL);
+    if (r == NULL) fatal("Failed to update cluster slots configuration: %s", c->errstr);
+    if (r->type == RC_REPLY_ERROR) fatal("Failed to update cluster slots configuration\nCLUSTER SLOTS ERROR: %s", r->str);
+    sds err;
+    if (benchClusterApplySlots(masters, nmasters, r, &err) != 0) fatal("%s", err);
+    rcFreeReply(r);
+    rcFree(c);
+    slots_gen++;
+    pthread_mutex_unlock(&slots_lock);
+}
+
+/* --cluster: an error reply. With "{tag}" keys, a moved slot (-MOVED, -ASK)
+ * or a cluster that is down (-CLUSTERDOWN, after a second) makes the tool
+ * re-read the slots and go on, the reply counted as done, as Redis 7.0's
+ * tool does; any other error, or a command without tags, ends the run. */
+static void followRedirect(benchClient *bc, const char *err) {
+    int kind = run.ntag ? benchClusterRedirect(err) : BENCH_REDIRECT_NONE;
+    if (kind == BENCH_REDIRECT_NONE) clusterErrorExit(bc->master, err);
+    if (kind == BENCH_REDIRECT_DOWN) {
+        fprintf(stderr, "Error from server %s:%d: %s.\n", masters[bc->master].ip, masters[bc->master].port, err);
+        sleep(1);
+    }
+    refreshSlots(bc);
+}
+
 /* Consumes complete replies; 1 when the batch is finished. */
 static int consumeReplies(benchClient *bc, uint64_t now) {
     rcReplyType type;
@@ -450,8 +508,8 @@ static int consumeReplies(benchClient *bc, uint64_t now) {
     long long n = 0;
     while (bc->pending > 0 && (rc = rcParserSkipReply(bc->conn->parser, &type, errbuf, sizeof(errbuf))) == 1) {
         if (type == RC_REPLY_PUSH) continue; /* out-of-band (RESP3) */
-        if (type == RC_REPLY_ERROR && bc->master >= 0) clusterErrorExit(bc->master, errbuf);
-        if (type == RC_REPLY_ERROR) serverErrorExit(errbuf);
+        if (type == RC_REPLY_ERROR && bc->master >= 0) followRedirect(bc, errbuf);
+        else if (type == RC_REPLY_ERROR) serverErrorExit(errbuf);
         benchHistRecord(&bc->worker->hist, now - bc->start_us);
         bc->pending--;
         n++;
@@ -1107,13 +1165,7 @@ static void clusterFetchFailed(void) {
 /* --cluster: the primaries from the configured node's CLUSTER NODES, each
  * with its persistence settings for the report; Redis's lines and errors. */
 static void fetchClusterConfig(void) {
-    rcConn *c = connectServer(-1);
-    if (cfg.password) {
-        const char *auth[3];
-        rcReply *r = rcCommandArgv(c, authArgv(auth), auth, NULL);
-        if (r && r->type == RC_REPLY_ERROR) nodeErrorExit(c, r->str);
-        rcFreeReply(r);
-    }
+    rcConn *c = connectAuthenticated(-1);
     rcReply *r = rcCommand(c, "CLUSTER", "NODES", NULL);
     if (!r) clusterFetchFailed();
     if (r->type == RC_REPLY_ERROR) {

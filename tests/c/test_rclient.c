@@ -1,7 +1,8 @@
 /* test_rclient.c -- unit tests of the client library (src/tools/rclient*.c):
  * the RESP2/RESP3 reply parser in both output modes, command formatting,
  * and connections against a tiny in-process server (a forked child); and of
- * redis-benchmark's latency histogram (src/tools/bench_hist.c).
+ * redis-benchmark's latency histogram (src/tools/bench_hist.c) and of its
+ * --cluster primaries and their slot tags (src/tools/bench_cluster.c).
  *
  * The parser tests compare a canonical text dump of each reply tree, so one
  * expected string covers type, length, contents and nesting. Robustness is
@@ -20,6 +21,7 @@
 
 #include "ae.h"
 #include "anet.h"
+#include "tools/bench_cluster.h"
 #include "tools/bench_hist.h"
 #include "tools/rclient.h"
 #include "zmalloc.h"
@@ -683,6 +685,104 @@ static void test_key_hash_slot(void) {
     CHECK_EQ_INT(rcKeyHashSlot("a{b", 3), rcCrc16("a{b", 3) & 16383); /* no closing brace */
 }
 
+/* ---- redis-benchmark --cluster ------------------------------------------------------ */
+
+#define NODE_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define NODE_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define NODE_C "cccccccccccccccccccccccccccccccccccccccc"
+
+static const char cluster_nodes[] =
+    NODE_A " 127.0.0.1:7000@17000 myself,master - 0 0 1 connected 0-5460\n"
+    NODE_B " 127.0.0.1:7001@17001 master - 0 0 2 connected 5461-10922 [77->-" NODE_A "]\n"
+    "dddddddddddddddddddddddddddddddddddddddd 127.0.0.1:7003@17003 slave " NODE_A " 0 0 1 connected\n"
+    NODE_C " 127.0.0.1:7002@17002 master - 0 0 3 connected 10923-16383\n";
+
+static rcReply *parseOne(const char *resp) {
+    rcParser *p = rcParserCreate();
+    rcParserFeed(p, resp, strlen(resp));
+    rcReply *r = NULL;
+    if (rcParserGetReply(p, &r) != RC_OK) r = NULL;
+    rcParserFree(p);
+    return r;
+}
+
+static int tagSlot(const benchMaster *m) {
+    return (int)rcKeyHashSlot(m->tag, 3);
+}
+
+static void test_bench_cluster_parse(void) {
+    benchMaster *m;
+    sds err;
+    int n = benchClusterParse(cluster_nodes, strlen(cluster_nodes), &m, &err);
+    CHECK_EQ_INT(n, 3);
+    CHECK(err == NULL);
+    CHECK_EQ_STR(m[1].name, NODE_B);
+    CHECK_EQ_STR(m[1].ip, "127.0.0.1");
+    CHECK_EQ_INT(m[1].port, 7001);
+    int want[3] = {0, 5461, 10923};
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ_INT(m[k].first_slot, want[k]);
+        CHECK_EQ_INT(tagSlot(&m[k]), want[k]);
+    }
+    benchClusterFree(m, n);
+    const char bad[] = "onlyid\n";
+    CHECK_EQ_INT(benchClusterParse(bad, strlen(bad), &m, &err), -1);
+    CHECK_EQ_STR(err, "Invalid CLUSTER NODES reply: missing flags.");
+    sdsfree(err);
+}
+
+/* Slot 0 moved from A to B: A's first slot becomes 1, B's 0 (its first
+ * range in the reply), C keeps its own; an unknown primary or a malformed
+ * reply changes nothing. */
+static void test_bench_cluster_slots_update(void) {
+    benchMaster *m;
+    sds err;
+    int n = benchClusterParse(cluster_nodes, strlen(cluster_nodes), &m, &err);
+    CHECK_EQ_INT(n, 3);
+    rcReply *r = parseOne("*3\r\n"
+        "*3\r\n:0\r\n:0\r\n*3\r\n$9\r\n127.0.0.1\r\n:7001\r\n$40\r\n" NODE_B "\r\n"
+        "*3\r\n:1\r\n:5460\r\n*3\r\n$9\r\n127.0.0.1\r\n:7000\r\n$40\r\n" NODE_A "\r\n"
+        "*3\r\n:5461\r\n:10922\r\n*3\r\n$9\r\n127.0.0.1\r\n:7001\r\n$40\r\n" NODE_B "\r\n");
+    CHECK(r != NULL);
+    CHECK_EQ_INT(benchClusterApplySlots(m, n, r, &err), 0);
+    CHECK(err == NULL);
+    int want[3] = {1, 0, 10923};
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ_INT(m[k].first_slot, want[k]);
+        CHECK_EQ_INT(tagSlot(&m[k]), want[k]);
+    }
+    rcFreeReply(r);
+
+    r = parseOne("*2\r\n"
+        "*3\r\n:0\r\n:99\r\n*3\r\n$9\r\n127.0.0.1\r\n:7000\r\n$40\r\n" NODE_A "\r\n"
+        "*3\r\n:100\r\n:200\r\n*3\r\n$9\r\n127.0.0.1\r\n:7009\r\n$40\r\neeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee\r\n");
+    CHECK_EQ_INT(benchClusterApplySlots(m, n, r, &err), -1);
+    CHECK_EQ_STR(err, "Failed to update cluster slots configuration: could not find node with ID "
+                      "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee in current configuration.");
+    CHECK_EQ_INT(m[0].first_slot, 1);
+    sdsfree(err);
+    rcFreeReply(r);
+
+    const char *bad[] = {"+OK\r\n", "*1\r\n:1\r\n", "*1\r\n*3\r\n:5\r\n:2\r\n*3\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n",
+                         "*1\r\n*3\r\n:0\r\n:16384\r\n*3\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n",
+                         "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n$1\r\na\r\n:1\r\n", "*1\r\n*3\r\n:0\r\n:1\r\n*3\r\n$1\r\na\r\n:1\r\n:7\r\n"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        r = parseOne(bad[i]);
+        CHECK_EQ_INT(benchClusterApplySlots(m, n, r, &err), -1);
+        CHECK(err != NULL && strncmp(err, "Failed to update cluster slots configuration", 44) == 0);
+        sdsfree(err);
+        rcFreeReply(r);
+    }
+    CHECK_EQ_INT(benchClusterApplySlots(m, n, NULL, &err), -1);
+    sdsfree(err);
+    CHECK_EQ_INT(m[0].first_slot, 1);
+    CHECK_EQ_INT(benchClusterRedirect("MOVED 0 127.0.0.1:7001"), BENCH_REDIRECT_MOVED);
+    CHECK_EQ_INT(benchClusterRedirect("ASK 0 127.0.0.1:7001"), BENCH_REDIRECT_MOVED);
+    CHECK_EQ_INT(benchClusterRedirect("CLUSTERDOWN The cluster is down"), BENCH_REDIRECT_DOWN);
+    CHECK_EQ_INT(benchClusterRedirect("ERR unknown command"), BENCH_REDIRECT_NONE);
+    benchClusterFree(m, n);
+}
+
 TEST_MAIN(
     signal(SIGPIPE, SIG_IGN);
     RUN(test_resp2_types);
@@ -709,4 +809,6 @@ TEST_MAIN(
     RUN(test_uri_parts);
     RUN(test_uri_bad_scheme);
     RUN(test_key_hash_slot);
+    RUN(test_bench_cluster_parse);
+    RUN(test_bench_cluster_slots_update);
 )

@@ -202,6 +202,22 @@ proc cc_wait_settled {ports count} {
     }
 }
 
+# Moves SLOT and its keys from the primary on port FROM to the one on TO by
+# hand, as redis-cli's reshard does it; every primary of MASTERS is told.
+proc cc_move_slot {slot from to masters} {
+    set to_id [cc_id $to]
+    cc_ref_cmd $to cluster setslot $slot importing [cc_id $from]
+    cc_ref_cmd $from cluster setslot $slot migrating $to_id
+    for {set i 0} {$i < 100} {incr i} {
+        set keys [cc_ref_cmd $from cluster getkeysinslot $slot 100]
+        if {[llength $keys] == 0} break
+        cc_ref_cmd $from migrate 127.0.0.1 $to "" 0 5000 keys {*}$keys
+    }
+    cc_ref_cmd $to cluster setslot $slot node $to_id
+    cc_ref_cmd $from cluster setslot $slot node $to_id
+    foreach m $masters { cc_ref_cmd $m cluster setslot $slot node $to_id }
+}
+
 proc cc_fill {port} {
     for {set i 0} {$i < 40} {incr i} { assert_equal OK [exec $::cc_ref -c -p $port set key:$i value-$i] }
 }
@@ -513,6 +529,44 @@ start_server {tags {cli}} {
             assert_equal 1 [lindex $r 0 0]
             assert_match "Error from server 127.0.0.1:*: ERR unknown command*" [lindex $r 0 1]
             foreach m [lrange $::cc_a 0 2] { cc_ref_cmd $m flushall }
+        }
+
+        test "redis-benchmark --cluster: a slot moved during the run is followed, as Redis 7.0's ($::cc_nodes nodes)" {
+            cc_need
+            set bench [file join [file dirname $::harness::opt(server)] redis-benchmark]
+            if {![file executable $bench] || ![file executable /usr/bin/redis-benchmark]} {
+                skip "no redis-benchmark next to the server or no Debian redis-benchmark"
+            }
+            lassign [lrange $::cc_a 0 2] p0 p1 p2
+            set limit [expr {int(300 * [::harness::factor])}]
+            foreach prog [list [list {*}$::harness::opt(wrapper) $bench] /usr/bin/redis-benchmark] {
+                foreach m [list $p0 $p1 $p2] { cc_ref_cmd $m flushall }
+                set out [file join $::cc_tmp bench-move.out]
+                set err [file join $::cc_tmp bench-move.err]
+                set pid [exec timeout $limit {*}$prog --cluster -p $p0 -c 6 -n 1000000000 set "bm:{tag}" x > $out 2> $err &]
+                wait_for_condition 200 50 {[llength [cc_ref_cmd $p0 keys bm:*]] == 1} else {
+                    catch {exec kill $pid}
+                    fail "$prog wrote no key on $p0: [::harness::read_file $err]"
+                }
+                set slot [cc_ref_cmd $p0 cluster keyslot [cc_ref_cmd $p0 keys bm:*]]
+                cc_move_slot $slot $p0 $p1 [list $p0 $p1 $p2]
+                # the primary's clients go on with a key in the first slot it has left
+                wait_for_condition 200 50 {
+                    [llength [cc_ref_cmd $p0 keys bm:*]] == 1 &&
+                    [cc_ref_cmd $p0 cluster keyslot [cc_ref_cmd $p0 keys bm:*]] != $slot
+                } else {
+                    catch {exec kill $pid}
+                    fail "$prog did not follow slot $slot to $p1: [::harness::read_file $err]"
+                }
+                exec kill $pid
+                wait_for_condition 100 50 {![::harness::pid_alive $pid]} else { fail "$prog did not stop" }
+                set errs [::harness::read_file $err]
+                assert_match "*WARNING: Cluster slots configuration changed, fetching new one...\n*" $errs
+                assert_no_match "*Error*" $errs
+                cc_move_slot $slot $p1 $p0 [list $p0 $p1 $p2]
+                cc_wait_settled [lrange $::cc_a 0 5] 6
+            }
+            foreach m [list $p0 $p1 $p2] { cc_ref_cmd $m flushall }
         }
 
         test "--cluster add-node (master, then replica), del-node ($::cc_nodes nodes)" {
