@@ -59,6 +59,7 @@ size_t clientStateMemory(client *c) {
 size_t clientTotalMemory(client *c) {
     size_t bytes = sizeof(client) + c->buf_usable_size + getClientOutputBufferMemoryUsage(c) + c->argv_len_sum;
     if (c->querybuf) bytes += sdsalloc(c->querybuf); /* its capacity: no allocator call on this hot path */
+    bytes += queryBufferClaim(c); /* a big argument's announced rest, as Redis reserves it */
     bytes += (size_t)c->argv_len * sizeof(robj *);
     return bytes + clientStateMemory(c);
 }

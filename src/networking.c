@@ -550,18 +550,42 @@ static int queryBufferOverLimit(client *c) {
     return server.client_max_querybuf_len && sdslen(c->querybuf) > server.client_max_querybuf_len;
 }
 
-/* Room to read the rest of a big argument into: what is left of it, but no
- * more than what already arrived of it (at least PROTO_MBULK_BIG_ARG), so its
- * buffer doubles as the bytes come in -- a few reallocations for a value
- * sent at once -- and ends as one buffer holding the whole argument. The
- * announced length alone reserves nothing: a client that sends
+/* Room to read the rest of a big argument into: what already arrived of it
+ * (at least PROTO_MBULK_BIG_ARG), so its buffer doubles as the bytes come
+ * in -- a few reallocations for a value sent at once -- or, once a third of
+ * it is here (what is left is at most twice the step), all the rest: the
+ * buffer then always ends holding exactly the whole argument, the size
+ * Redis 7.0 reserves at the header, whatever pieces the bytes came in (two
+ * clients sending the same 1 MB argument showed tot-mem 25% apart when one
+ * doubling happened to end past the jemalloc size class of the whole).
+ * The announced length alone reserves nothing: a client that sends
  * "$536870912" and waits costs 32 KB, not 512 MB (six of them exhausted a
- * 32-bit server's address space). */
+ * 32-bit server's address space); what is reserved stays within three
+ * times what was sent. */
 static size_t bigArgReadRoom(client *c) {
     size_t have = sdslen(c->querybuf) - c->qb_pos, whole = (size_t)c->bulklen + 2;
     if (have >= whole) return PROTO_IOBUF_LEN;
     size_t step = have > PROTO_MBULK_BIG_ARG ? have : PROTO_MBULK_BIG_ARG;
-    return whole - have < step ? whole - have : step;
+    return whole - have <= 2 * step ? whole - have : step;
+}
+
+/* What the big argument being read has announced beyond the buffer's room:
+ * Redis 7.0 reserves it at the header, so its CLIENT LIST (qbuf-free,
+ * tot-mem) and maxmemory-clients count it from then on; we reserve as the
+ * bytes come (bigArgReadRoom) but count the claim the same way, so a client
+ * sending a value the limit cannot hold is evicted as soon as its header
+ * is read, as in Redis, not only when enough of it has crossed the network
+ * (a command another client sent meanwhile could still see it). Nothing is
+ * allocated for it: used_memory and MEMORY STATS count real blocks. */
+size_t queryBufferClaim(client *c) {
+    if (c->querybuf == NULL || c->reqtype != PROTO_REQ_MULTIBULK || !c->multibulklen ||
+        c->bulklen < PROTO_MBULK_BIG_ARG)
+        return 0;
+    size_t have = sdslen(c->querybuf) - c->qb_pos, whole = (size_t)c->bulklen + 2;
+    if (have >= whole) return 0;
+    /* the buffer it will end as (bigArgReadRoom's last step), size class included */
+    size_t cap = sdsNonGreedyCapacity(c->querybuf, whole - have);
+    return cap > sdsalloc(c->querybuf) ? cap - sdsalloc(c->querybuf) : 0;
 }
 
 /* One read into the query buffer: the bytes read (> 0), 0 when the socket
@@ -615,9 +639,7 @@ static ssize_t readQueryOnce(client *c, int *full) {
  * bytes a client sent at once count -- for maxmemory-clients, the query
  * buffer limit -- before another client's command runs; ours grows its
  * buffer as they arrive (bigArgReadRoom), a read per doubling. */
-static void readQueryFromClient(connection *conn) {
-    client *c = connGetPrivateData(conn);
-    if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
+static void readQueryInput(client *c) {
     int full;
     ssize_t got = 0, nread;
     do {
@@ -634,6 +656,23 @@ static void readQueryFromClient(connection *conn) {
     if (got == 0) return;
     processInputBuffer(c);
     evictClientsIfNeeded(c); /* parsing may have reserved room for a big argument */
+}
+
+/* A client closed while its input was read (evicted for its growing query
+ * buffer, over client-query-buffer-limit, gone) is freed before the next
+ * event, as Redis 7.0 does (beforeNextClient): not left in CLIENT LIST, with
+ * the 'A' flag, until beforeSleep, where a command another client sent in
+ * the same moment (CLIENT LIST, a maxmemory-clients check) would still
+ * see it. The connection layer defers the socket's own close to the end of
+ * this callback. Not for a primary, a replica or a WAIT (c->repl): their
+ * teardown stays in beforeSleep with the rest of replication's. */
+static void readQueryFromClient(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
+    readQueryInput(c);
+    if ((c->flags & (CLIENT_CLOSE_ASAP | CLIENT_PROTECTED)) == CLIENT_CLOSE_ASAP && server.current_client != c &&
+        c->repl == NULL)
+        freeClient(c);
 }
 
 /* ---- writing ---------------------------------------------------------------------------- */
@@ -952,7 +991,7 @@ sds catClientInfoString(sds s, client *c) {
     if (c->conn) events = connHasWriteHandler(c->conn) ? (connHasReadHandler(c->conn) ? "rw" : "w")
                                                        : (connHasReadHandler(c->conn) ? "r" : "");
     size_t obufmem = getClientOutputBufferMemoryUsage(c);
-    size_t qbuf = sdslen(c->querybuf), qbuf_free = sdsavail(c->querybuf);
+    size_t qbuf = sdslen(c->querybuf), qbuf_free = sdsavail(c->querybuf) + queryBufferClaim(c);
     size_t total = clientTotalMemory(c);
     return sdscatfmt(
         s,

@@ -678,6 +678,7 @@ void acceptCommonHandler(connection *conn, int flags); /* tls.c's accept handler
 void acceptConnections(int fd, const char *what, int flags, connection *(*wrap)(int cfd)); /* a listener's pending sockets */
 int handleClientsWithPendingWrites(void);
 int clientHasPendingReplies(client *c);
+size_t queryBufferClaim(client *c);
 void writeClientRepliesNow(client *c); /* on a blocking socket: all of them (the Lua debugger's sessions) */
 int processInputBuffer(client *c);
 sds catClientInfoString(sds s, client *c);

@@ -214,6 +214,17 @@ sds sdsMakeRoomForNonGreedy(sds s, size_t addlen) {
     return sdsGrow(s, addlen, 0);
 }
 
+size_t sdsNonGreedyCapacity(const sds s, size_t addlen) {
+    if (sdsavail(s) >= addlen) return sdsalloc(s);
+    size_t len = sdslen(s);
+    if (addlen > SIZE_MAX - len) return SIZE_MAX;
+    size_t needed = len + addlen;
+    unsigned type = sdsReqType(needed);
+    if (type == SDS_TYPE_5) type = SDS_TYPE_8;
+    size_t size = sdsBlockSize(type, needed);
+    return size == 0 ? needed : sdsCapacityOf(zmalloc_good_size(size), type);
+}
+
 /* Adjusts the length after the caller wrote into (or gave up) the spare room,
  * and re-terminates. The caller must stay within [0, sdsalloc]. */
 void sdsIncrLen(sds s, ssize_t incr) {

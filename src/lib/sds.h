@@ -158,6 +158,9 @@ sds sdsfromlonglong(long long value);
 
 sds sdsMakeRoomFor(sds s, size_t addlen);
 sds sdsMakeRoomForNonGreedy(sds s, size_t addlen);
+/* The capacity sdsMakeRoomForNonGreedy(s, addlen) would leave s with, the
+ * allocator's size class included, without allocating anything. */
+size_t sdsNonGreedyCapacity(const sds s, size_t addlen);
 void sdsIncrLen(sds s, ssize_t incr);
 sds sdsRemoveFreeSpace(sds s);
 sds sdsResize(sds s, size_t size, int would_regrow);

@@ -262,6 +262,23 @@ static void test_make_room_non_greedy(void) {
     sdsfree(s);
 }
 
+/* The capacity foretold is the one a reservation then gives, size class
+ * included, from small to past one size class boundary of a big buffer. */
+static void test_non_greedy_capacity(void) {
+    size_t adds[] = {0, 1, 100, 4000, 40000, 1048578, 1048576 + 300000};
+    for (size_t i = 0; i < sizeof(adds) / sizeof(adds[0]); i++) {
+        sds s = new_pattern(20, 3);
+        size_t foretold = sdsNonGreedyCapacity(s, adds[i]);
+        s = sdsMakeRoomForNonGreedy(s, adds[i]);
+        CHECK_EQ_INT(foretold, sdsalloc(s));
+        CHECK_EQ_INT(sdsNonGreedyCapacity(s, adds[i]), sdsalloc(s)); /* room already there */
+        sdsfree(s);
+    }
+    sds s = sdsnew("x");
+    CHECK_EQ_INT(sdsNonGreedyCapacity(s, SIZE_MAX), SIZE_MAX); /* overflow: no size */
+    sdsfree(s);
+}
+
 static void test_slack_becomes_capacity(void) {
     /* Lengths whose exact block size is unlikely to be an allocator size class. */
     for (size_t len = 32; len < 3000; len += 97) {
@@ -1154,6 +1171,7 @@ TEST_MAIN(
     RUN(test_remove_free_space_keeps_size_class);
     RUN(test_make_room_above_prealloc_limit);
     RUN(test_make_room_non_greedy);
+    RUN(test_non_greedy_capacity);
     RUN(test_slack_becomes_capacity);
     RUN(test_growth_is_amortised);
     RUN(test_type_transitions_on_append);

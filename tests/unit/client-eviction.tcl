@@ -6,8 +6,10 @@
 # Debian 7.0 server): the effective limit is never under 128 KB.
 #
 # Query buffers are grown by sending most of a big argument and never its
-# end (the server reserves room as the bytes arrive, not the announced
-# length at once, so the bytes must really be sent).
+# end. The server reserves room as the bytes arrive, not the announced
+# length at once, but counts what a big argument has announced from its
+# header on (as Redis, which reserves it there): CLIENT LIST and eviction
+# see the same figures as on Redis.
 
 # The CLIENT LIST line of the client called $name, "" if it is gone.
 proc ce_client_line {name} {
@@ -327,6 +329,67 @@ start_server {tags {client-eviction}} {
         assert_morethan $added 1000
         catch {$c close}
         r config set maxmemory-clients 0
+    }
+
+    # Redis 7.0 reserves a big argument's announced length when it reads
+    # the "$N" line; we reserve as the bytes come, but count the claim.
+    test "a big argument's announced length counts in tot-mem and qbuf-free from its header on" {
+        set c [ce_named_client announcer]
+        $c write "*2\r\n\$4\r\necho\r\n\$1000000\r\nabc"
+        $c flush
+        wait_for_condition 100 20 {[string match "*qbuf=3 *" [ce_client_line announcer]]} else {
+            fail "the header was not read: [ce_client_line announcer]"
+        }
+        set line [ce_client_line announcer]
+        assert_morethan [client_field $line qbuf-free] 999998
+        assert_morethan [client_field $line tot-mem] 1000001
+        $c close
+    }
+
+    test "a client whose announced argument the limit cannot hold is evicted at its header, and gone from CLIENT LIST at once" {
+        r config resetstat
+        r config set maxmemory-clients 1mb
+        set c [ce_named_client claimer]
+        catch {
+            $c write "*2\r\n\$4\r\necho\r\n\$3000000\r\nabc"
+            $c flush
+        }
+        ce_wait_gone claimer
+        assert_equal 1 [s evicted_clients]
+        assert_equal PONG [r ping]
+        r config set maxmemory-clients 0
+        $c close
+    }
+
+    # Ten clients each send the same 1 MB argument, in different pieces;
+    # their query buffers (qbuf + qbuf-free, what tot-mem counts of them)
+    # must be the same at every moment, since the buffer always ends
+    # holding exactly the whole argument. (Their reply buffers may differ:
+    # the cron shrinks idle ones.)
+    test "clients sending the same big argument in different pieces use the same memory" {
+        set n 1048576
+        set mems {}
+        set clients {}
+        for {set j 0} {$j < 10} {incr j} {
+            set c [ce_named_client piece$j]
+            lappend clients $c
+            set data [string repeat v $n]
+            set parts [expr {1 + $j % 4}]
+            set step [expr {$n / $parts}]
+            $c write "*2\r\n\$4\r\necho\r\n\$$n\r\n"
+            for {set p 0} {$p < $parts} {incr p} {
+                set from [expr {$p * $step}]
+                set to [expr {$p == $parts - 1 ? $n - 1 : $from + $step - 1}]
+                $c write [string range $data $from $to]
+                $c flush
+                after 20
+            }
+            set line [ce_client_line piece$j]
+            lappend mems [expr {[client_field $line qbuf] + [client_field $line qbuf-free]}]
+        }
+        foreach c $clients { $c close }
+        assert_equal [lrepeat 10 [lindex $mems 0]] $mems
+        assert_morethan [lindex $mems 0] $n
     }
 
     test "a setting under 128 KB acts as 128 KB: small clients stay connected" {
