@@ -25,8 +25,15 @@
  * - A module that has registered a type cannot be unloaded (module.c), as
  *   in Redis: values of it may be in the keyspace or in a snapshot.
  * - redis-check-rdb walks a module value's fields without the module.
- * - Module aux data (RDB opcode 247, aux_save/aux_load) is not written and
- *   not read: a dump with it fails to load naming it (rdb.c).
+ * - Module aux data (a type's globals, aux_save/aux_load) is Redis 7.0's
+ *   RDB opcode 247: the type's id, a UINT opcode and the trigger (1 before
+ *   the keys, 2 after), the module's fields, EOF. Written for every type
+ *   with aux_save whose aux_save_triggers has that trigger, read back by
+ *   the type's aux_load; a dump with aux data of a type no module here has
+ *   (or one without aux_load) fails to load with Redis's message, where
+ *   Redis exits. The forkless snapshot writes the after-keys part when its
+ *   last key is written, so it holds the globals of that moment, not of the
+ *   snapshot's start.
  */
 #include "module_int.h"
 #include "kvobj.h"
@@ -53,6 +60,8 @@ typedef void (*typeFreeFunc)(void *value);
 typedef void *(*typeCopyFunc)(robj *fromkey, robj *tokey, const void *value);
 typedef size_t (*typeFreeEffortFunc)(robj *key, const void *value);
 typedef void (*typeUnlinkFunc)(robj *key, const void *value);
+typedef int (*typeAuxLoadFunc)(RedisModuleIO *io, int encver, int when);
+typedef void (*typeAuxSaveFunc)(RedisModuleIO *io, int when);
 
 /* RedisModuleKeyOptCtx: the keys and databases a version-4 callback is
  * about (GetKeyNameFromOptCtx and friends); -1 / NULL where none. */
@@ -78,8 +87,8 @@ typedef struct typeMethodsAbi {
     typeMemUsageFunc mem_usage;
     typeDigestFunc digest;
     typeFreeFunc free;
-    void *aux_load;      /* version 2 */
-    void *aux_save;
+    typeAuxLoadFunc aux_load; /* version 2 */
+    typeAuxSaveFunc aux_save;
     int aux_save_triggers;
     typeFreeEffortFunc free_effort; /* version 3 */
     typeUnlinkFunc unlink;
@@ -102,7 +111,9 @@ typedef struct moduleType {
     typeDigestFunc digest;
     typeFreeFunc free;
     typeCopyFunc copy;
-    void *aux_save;
+    typeAuxLoadFunc aux_load; /* version 2 */
+    typeAuxSaveFunc aux_save;
+    int aux_save_triggers;
     typeFreeEffortFunc free_effort; /* version 3 */
     typeUnlinkFunc unlink;
     typeDefragFunc defrag;
@@ -202,7 +213,11 @@ static moduleType *RM_CreateDataType(RedisModuleCtx *ctx, const char *name, int 
     mt->mem_usage = tm->mem_usage;
     mt->digest = tm->digest;
     mt->free = tm->free;
-    if (tm->version >= 2) mt->aux_save = tm->aux_save;
+    if (tm->version >= 2) {
+        mt->aux_load = tm->aux_load;
+        mt->aux_save = tm->aux_save;
+        mt->aux_save_triggers = tm->aux_save_triggers;
+    }
     if (tm->version >= 3) {
         mt->copy = tm->copy;
         mt->free_effort = tm->free_effort;
@@ -710,6 +725,69 @@ robj *moduleRdbLoadValue(void *reader, robj *key) {
         return NULL;
     }
     return createModuleObject(mt, value);
+}
+
+/* ---- RDB: aux data (a type's globals) ------------------------------------------------------ */
+
+void moduleRdbSaveAux(void *writer, int when, unsigned char opcode) {
+    if (types == NULL) return;
+    listIter li;
+    listNode *ln;
+    listRewind(types, &li);
+    while ((ln = listNext(&li))) {
+        moduleType *mt = listNodeValue(ln);
+        if (mt->aux_save == NULL || !(mt->aux_save_triggers & when)) continue;
+        rdbModulePutBytes(writer, &opcode, 1);
+        rdbModulePutLen(writer, mt->id);
+        rdbModulePutLen(writer, MODULE_OPCODE_UINT);
+        rdbModulePutLen(writer, (uint64_t)when);
+        RedisModuleIO io;
+        ioInit(&io, mt, writer, NULL);
+        io.dbid = -1;
+        mt->aux_save(&io, when);
+        ioFinish(&io);
+        rdbModulePutLen(writer, MODULE_OPCODE_EOF);
+    }
+}
+
+static int auxLoadFailed(void *reader, const char *fmt, const char *name) {
+    moduleLoadFailed(reader, fmt, name);
+    return 0;
+}
+
+int moduleRdbLoadAux(void *reader) {
+    uint64_t id, when_opcode, when;
+    if (!rdbModuleGetLen(reader, &id) || !rdbModuleGetLen(reader, &when_opcode) || !rdbModuleGetLen(reader, &when))
+        return 0;
+    if (when_opcode != MODULE_OPCODE_UINT) return auxLoadFailed(reader, "%s", "Module aux data with a bad when opcode");
+    if (rdbModuleChecking(reader)) {
+        robj *walked = walkModuleValue(reader);
+        if (walked == NULL) return 0;
+        decrRefCount(walked);
+        return 1;
+    }
+    char name[10];
+    typeNameFromId(id, name);
+    moduleType *mt = typeById(id);
+    if (mt == NULL)
+        return auxLoadFailed(reader, "The RDB file contains AUX module data I can't load: no matching module '%s'", name);
+    if (mt->aux_load == NULL)
+        return auxLoadFailed(reader, "The RDB file contains module AUX data, but the module '%s' doesn't seem to support it.",
+                             name);
+    RedisModuleIO io;
+    ioInit(&io, mt, reader, NULL);
+    io.dbid = -1;
+    int rc = mt->aux_load(&io, (int)(id & 1023), (int)when);
+    ioFinish(&io);
+    if (rc != MODAPI_OK || io.error)
+        return auxLoadFailed(reader, "The RDB file contains module AUX data for the module type '%s', that the responsible "
+                             "module is not able to load. Check for modules log above for additional clues.", name);
+    uint64_t eof = 1;
+    if (!rdbModuleGetLen(reader, &eof)) return 0;
+    if (eof != MODULE_OPCODE_EOF)
+        return auxLoadFailed(reader, "The RDB file contains module AUX data for the module '%s' that is not terminated by "
+                             "the proper module value EOF marker", name);
+    return 1;
 }
 
 /* ---- AOF rewrite --------------------------------------------------------------------------- */

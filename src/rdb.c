@@ -101,6 +101,9 @@
 #define RDB_OPCODE_FUNCTION2 245
 #define RDB_OPCODE_FUNCTION_PRE_GA 246 /* Redis 7.0's release candidates */
 #define RDB_OPCODE_MODULE_AUX 247
+/* Module aux data's triggers, as REDISMODULE_AUX_BEFORE_RDB / _AFTER_RDB. */
+#define MODULE_AUX_BEFORE_KEYS 1
+#define MODULE_AUX_AFTER_KEYS 2
 #define RDB_OPCODE_IDLE 248
 #define RDB_OPCODE_FREQ 249
 #define RDB_OPCODE_AUX 250
@@ -398,11 +401,13 @@ static void putHeader(rdbWriter *w, int aof_base) {
         putAux(w, "repl-offset", num);
     }
     putAux(w, "aof-base", aof_base ? "1" : "0");
+    if (!saveSkipData) moduleRdbSaveAux(w, MODULE_AUX_BEFORE_KEYS, RDB_OPCODE_MODULE_AUX);
     if (!saveSkipFunctions) saveFunctions(w);
 }
 
 /* EOF, then the checksum of everything before it; frees the writer's buffers. */
 static int putTrailer(rdbWriter *w) {
+    if (!saveSkipData) moduleRdbSaveAux(w, MODULE_AUX_AFTER_KEYS, RDB_OPCODE_MODULE_AUX);
     putByte(w, RDB_OPCODE_EOF);
     writerFlush(w);
     unsigned char sum[8];
@@ -533,6 +538,7 @@ static void rdbStreamDiscard(void *w);
 
 static sds rdbStreamFinish(void *w) {
     rdbStream *s = w;
+    moduleRdbSaveAux(&s->w, MODULE_AUX_AFTER_KEYS, RDB_OPCODE_MODULE_AUX);
     putByte(&s->w, RDB_OPCODE_EOF);
     sds out = rdbStreamTake(s);
     unsigned char sum[8];
@@ -1683,8 +1689,9 @@ static int loadBody(rdbReader *r) {
             if (!loadFunction(r, type)) return 0;
             continue;
         case RDB_OPCODE_MODULE_AUX:
-            r->error = "Module data in the RDB file is not supported";
-            return 0;
+            doing(r, "read-module-aux");
+            if (!moduleRdbLoadAux(r)) return 0;
+            continue;
         }
         sds key = loadKey(r, type);
         if (key) loading_key = createStringObject(key, sdslen(key));

@@ -968,6 +968,8 @@ void moduleDigestValue(robj *key, int dbid, robj *o, unsigned char digest[20]);
 sds moduleRewriteValue(sds buf, sds key, robj *o); /* AOF rewrite: the type's commands */
 void moduleRdbSaveValue(void *writer, sds key, robj *o);
 robj *moduleRdbLoadValue(void *reader, robj *key);
+void moduleRdbSaveAux(void *writer, int when, unsigned char opcode); /* each type's aux_save for `when` (1 before, 2 after the keys) */
+int moduleRdbLoadAux(void *reader); /* after the opcode: 1 loaded (or walked), 0 with the reader's error set */
 /* rdb.c: the RDB encoders and decoders a module value's fields go through */
 void rdbModulePutLen(void *writer, uint64_t len);
 void rdbModulePutString(void *writer, const char *p, size_t len);

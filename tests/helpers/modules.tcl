@@ -24,3 +24,23 @@ proc need_modules {} {
     if {$::module_skip ne ""} { skip $::module_skip }
 }
 
+
+# Debian's 7.0.15 with the module at PATH loaded, on a copy of RDB (or
+# empty): a client, its pid in PIDVAR. Skips without the reference server
+# (and when the reference is the server under test).
+proc start_reference_with_module {path pidvar {rdb ""}} {
+    upvar $pidvar pid
+    set ref [reference_server]
+    if {$ref eq "" || ![ours]} { skip "no reference server to compare with (/usr/bin/redis-server)" }
+    set dir [::harness::fresh_run_dir modref]
+    if {$rdb ne ""} { file copy -force $rdb [file join $dir dump.rdb] }
+    set port [::harness::find_free_port]
+    set pid [exec $ref --port $port --bind 127.0.0.1 --dir $dir --save "" --enable-debug-command yes \
+                 --loadmodule $path --logfile [file join $dir log] &]
+    set c ""
+    wait_for_condition 100 50 {![catch {set c [::resp::connect 127.0.0.1 $port]}] && ![catch {$c ping}]} else {
+        catch {exec kill $pid}
+        fail "reference server did not start: [::harness::read_file [file join $dir log]]"
+    }
+    return $c
+}

@@ -411,23 +411,10 @@ start_server {tags {module} overrides {enable-module-command yes}} {
 
 proc mtype_path {} { return [file join $::module_dir mtype.so] }
 
-# Debian's 7.0.15 with the type module loaded, on a copy of RDB (or empty):
-# a client, its pid in PIDVAR. Skips without the reference server.
+# Debian's 7.0.15 with the type module loaded, on a copy of RDB (or empty).
 proc start_module_reference {pidvar {rdb ""}} {
     upvar $pidvar pid
-    set ref [reference_server]
-    if {$ref eq "" || ![ours]} { skip "no reference server to compare with (/usr/bin/redis-server)" }
-    set dir [::harness::fresh_run_dir modref]
-    if {$rdb ne ""} { file copy -force $rdb [file join $dir dump.rdb] }
-    set port [::harness::find_free_port]
-    set pid [exec $ref --port $port --bind 127.0.0.1 --dir $dir --save "" --enable-debug-command yes \
-                 --loadmodule [mtype_path] --logfile [file join $dir log] &]
-    set c ""
-    wait_for_condition 100 50 {![catch {set c [::resp::connect 127.0.0.1 $port]}] && ![catch {$c ping}]} else {
-        catch {exec kill $pid}
-        fail "reference server did not start: [::harness::read_file [file join $dir log]]"
-    }
-    return $c
+    return [start_reference_with_module [mtype_path] pid $rdb]
 }
 
 proc fill_mtype {c} {
