@@ -223,8 +223,11 @@ static int sendStep(int step) {
             return sendCommandLen(3, (const char *[]){"AUTH", server.masteruser, server.masterauth},
                                   (const size_t[]){4, strlen(server.masteruser), sdslen(server.masterauth)});
         return sendCommandLen(2, (const char *[]){"AUTH", server.masterauth}, (const size_t[]){4, sdslen(server.masterauth)});
-    case STEP_PORT:
-        snprintf(port, sizeof port, "%d", server.replica_announce_port ? server.replica_announce_port : server.port);
+    case STEP_PORT: /* as Redis 7.0: the announced port, else the TLS one when replication is over TLS */
+        snprintf(port, sizeof port, "%d",
+                 server.replica_announce_port                  ? server.replica_announce_port
+                 : tls_config.replication && tls_config.port ? tls_config.port
+                                                               : server.port);
         return sendCommand(3, (const char *[]){"REPLCONF", "listening-port", port});
     case STEP_IP: return sendCommand(3, (const char *[]){"REPLCONF", "ip-address", server.replica_announce_ip});
     case STEP_CAPA: return sendCommand(5, (const char *[]){"REPLCONF", "capa", "eof", "capa", "psync2"});

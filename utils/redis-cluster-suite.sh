@@ -53,6 +53,11 @@
 #   17/0, 29-slot-migration-response 9/0; 17-diskless-load-swapdb still 1
 #   (Redis 7.0's async loading: a replica serving its old dataset while a
 #   swapdb diskless load runs, INFO async_loading; ours loads blocking).
+# Run 2026-12-01, TLS=1 (both kinds, files 00..29): every file as Debian's
+#   but 14-consistency-check 7/2 (its replica lookup by ROLE's port: our
+#   replica announced its plain port over tls-replication where Redis
+#   announces its tls-port; fixed, 10/0); 03-failover-loop 159/0 and 163/0
+#   (a random number of rounds).
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 1
 

@@ -482,6 +482,8 @@ foreach {diskless load} {no disabled yes disabled yes swapdb} {
                 wait_for_log "*Starting BGSAVE for SYNC with target: $target" -level -1 -from $from
                 wait_for_log "*Synchronization with replica*succeeded*" -level -1 -from $from
                 assert_match "*laddr=127.0.0.1:$ptls *flags=S*" [r -1 client list]
+                # the replica announces its TLS port (REPLCONF listening-port), as Redis 7.0
+                assert_match "*slave0:ip=127.0.0.1,port=$rtls,*" [plain_cli [srv -1 port] info replication]
                 r replicaof no one
             }
         }
@@ -492,16 +494,20 @@ tags {tls repl external:skip} {
     test "TLS replication: Debian's redis-server primary -> our replica" {
         if {[reference_server] eq ""} { skip "/usr/bin/redis-server not installed" }
         lassign [start_reference_tls --repl-diskless-sync yes --repl-diskless-sync-delay 0] pid port tport
-        plain_cli $port debug populate 5000 refkey 50
-        set rtls [::harness::find_free_port]
-        start_server [list overrides [tls_overrides $rtls tls-replication yes]] {
-            r replicaof 127.0.0.1 $tport
-            tls_wait_link_up [srv 0 port]
-            plain_cli $port rpush reflist x y z
-            tls_wait_same_digest $port [srv 0 port]
-            assert_equal 5001 [r dbsize]
+        try {
+            plain_cli $port debug populate 5000 refkey 50
+            set rtls [::harness::find_free_port]
+            start_server [list overrides [tls_overrides $rtls tls-replication yes]] {
+                r replicaof 127.0.0.1 $tport
+                tls_wait_link_up [srv 0 port]
+                plain_cli $port rpush reflist x y z
+                tls_wait_same_digest $port [srv 0 port]
+                assert_equal 5001 [r dbsize]
+                assert_match "*slave0:ip=127.0.0.1,port=$rtls,*" [plain_cli $port info replication]
+            }
+        } finally {
+            stop_by_pid $pid ;# also when a check failed: a reference left running holds the run open
         }
-        stop_by_pid $pid
     }
 
     test "TLS replication: our primary -> Debian's redis-server replica (tls-replication yes)" {
@@ -510,11 +516,14 @@ tags {tls repl external:skip} {
         start_server [list overrides [tls_overrides $ptls repl-diskless-sync no]] {
             r debug populate 5000 ourkey 50
             lassign [start_reference_tls --tls-replication yes --replicaof 127.0.0.1 $ptls] pid port tport
-            tls_wait_link_up $port
-            r sadd ourset a b c
-            tls_wait_same_digest [srv 0 port] $port
-            assert_equal 5001 [plain_cli $port dbsize]
-            stop_by_pid $pid
+            try {
+                tls_wait_link_up $port
+                r sadd ourset a b c
+                tls_wait_same_digest [srv 0 port] $port
+                assert_equal 5001 [plain_cli $port dbsize]
+            } finally {
+                stop_by_pid $pid
+            }
         }
     }
 }
