@@ -425,12 +425,24 @@ static sds infoCpu(sds info) {
 
 static sds infoModules(sds info) { return moduleInfoList(info); }
 
+/* Names in INFO (a module's command, field or dict) may not break its line
+ * format: '#', ':' and line ends become '_' (in a copy), as Redis 7.0 does. */
+sds infoSafeName(const char *name) {
+    sds s = sdsnew(name);
+    for (size_t j = 0; j < sdslen(s); j++) {
+        if (strchr("#:\r\n", s[j])) s[j] = '_';
+    }
+    return s;
+}
+
 static sds catCommandStats(sds info, redisCommand *cmd) {
     if (cmd->calls || cmd->failed_calls || cmd->rejected_calls) {
+        sds name = infoSafeName(cmd->fullname); /* a module's "test.weird:cmd" */
         info = sdscatprintf(info, "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%lld\r\n",
-                            cmd->fullname, cmd->calls, cmd->microseconds,
+                            name, cmd->calls, cmd->microseconds,
                             cmd->calls ? (double)cmd->microseconds / (double)cmd->calls : 0.0, cmd->rejected_calls,
                             cmd->failed_calls);
+        sdsfree(name);
     }
     if (cmd->subcommands_dict == NULL) return info;
     for (redisCommand *sub = cmd->subcommands; sub && sub->declared_name; sub++)

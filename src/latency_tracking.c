@@ -73,7 +73,9 @@ static int formatPercentile(char *buf, size_t size, double p) {
 
 static void catPercentiles(redisCommand *cmd, void *ctx) {
     sds *info = ctx;
-    *info = sdscatprintf(*info, "latency_percentiles_usec_%s:", cmd->fullname);
+    sds safe = infoSafeName(cmd->fullname);
+    *info = sdscatprintf(*info, "latency_percentiles_usec_%s:", safe);
+    sdsfree(safe);
     for (int j = 0; j < percentiles.count; j++) {
         char name[128];
         formatPercentile(name, sizeof name, percentiles.values[j]);

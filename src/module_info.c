@@ -85,16 +85,6 @@ static int RM_InfoAddSection(RedisModuleInfoCtx *ctx, const char *name) {
     return ctx->in_section ? MODAPI_OK : MODAPI_ERR;
 }
 
-/* Field and dict names may not break INFO's line format: '#', ':' and line
- * ends become '_' (in a copy). */
-static sds infoSafeName(const char *name) {
-    sds s = sdsnew(name);
-    for (size_t j = 0; j < sdslen(s); j++) {
-        if (strchr("#:\r\n", s[j])) s[j] = '_';
-    }
-    return s;
-}
-
 static int RM_InfoBeginDictField(RedisModuleInfoCtx *ctx, const char *name) {
     if (!ctx->in_section) return MODAPI_ERR;
     if (ctx->in_dict) RM_InfoEndDictField(ctx);

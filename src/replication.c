@@ -1269,10 +1269,14 @@ static NOINLINE sds refusalOf(client *c, uint64_t flags, int replica) {
             return sdsnew("-READONLY You can't write against a read only replica.");
         return NULL;
     }
-    if (server.min_replicas_to_write && server.min_replicas_max_lag && (flags & CMD_WRITE) &&
-        countGoodReplicas() < server.min_replicas_to_write)
+    if ((flags & CMD_WRITE) && replicationNotEnoughGoodReplicas())
         return sdsnew("-NOREPLICAS Not enough good replicas to write.");
     return NULL;
+}
+
+int replicationNotEnoughGoodReplicas(void) {
+    return server.min_replicas_to_write && server.min_replicas_max_lag &&
+           countGoodReplicas() < server.min_replicas_to_write;
 }
 
 /* flags: c's command's as EXEC's queue or a script's declaration widen them

@@ -183,15 +183,31 @@ static int refuseByFlags(client *caller, uint64_t script_flags, int read_only) {
         addReplyError(caller, "Can not run script on cluster, 'no-cluster' flag is set.");
         return 1;
     }
+    /* processCommand() refused most of what follows for a client's own EVAL
+     * or FCALL; a module's RedisModule_Call reaches here without it */
+    if (runningStale() && !(script_flags & SCRIPT_FLAG_ALLOW_STALE)) {
+        addReplyError(caller, "-MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' "
+                              "and 'allow-stale' flag is not set on the script.");
+        return 1;
+    }
     if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) {
-        sds misconf = aofWriteDeniedError();
-        if (misconf == NULL) misconf = rdbWriteDeniedError();
+        int obey = clientMustObey(caller);
+        if (replicationIsReplica() && server.repl_slave_ro && !obey) {
+            addReplyError(caller, "-READONLY Can not run script with write flag on readonly replica");
+            return 1;
+        }
+        sds misconf = obey ? NULL : aofWriteDeniedError();
+        if (misconf == NULL && !obey) misconf = rdbWriteDeniedError();
         if (misconf) {
             addReplyErrorSds(caller, misconf);
             return 1;
         }
         if (read_only) {
             addReplyError(caller, "Can not execute a script with write flag using *_ro command.");
+            return 1;
+        }
+        if (!replicationIsReplica() && replicationNotEnoughGoodReplicas()) {
+            addReplyError(caller, "-NOREPLICAS Not enough good replicas to write.");
             return 1;
         }
     }
@@ -256,9 +272,9 @@ static int verifyWriteAllowed(scriptRunCtx *ctx, redisCommand *cmd, sds *err) {
     }
     if (!(cmd->flags & CMD_WRITE)) return C_OK;
     /* a script without flags (checked before the run otherwise) writing on a
-     * read-only replica; its primary and the AOF loader are obeyed */
-    if (replicationIsReplica() && server.repl_slave_ro && ctx->caller &&
-        !(ctx->caller->flags & (CLIENT_MASTER | CLIENT_FAKE))) {
+     * read-only replica; its primary and the AOF loader are obeyed, a
+     * module's RedisModule_Call is not */
+    if (replicationIsReplica() && server.repl_slave_ro && ctx->caller && !clientMustObey(ctx->caller)) {
         *err = sdsnew("-READONLY You can't write against a read only replica.");
         return C_ERR;
     }

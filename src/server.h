@@ -237,6 +237,10 @@ typedef struct redisCommand {
 #define CLIENT_SCRIPT (1 << 21)       /* a scripting engine's client: collects replies, no connection */
 #define CLIENT_CLOSE_AFTER_COMMAND (1 << 22) /* closed once the running command (its EXEC) has replied */
 #define CLIENT_MODULE (1 << 23)       /* with CLIENT_SCRIPT: a module's Call client, not a script's (module_api.c) */
+/* Redis's mustObeyClient: our primary's link and the AOF loader (CLIENT_FAKE
+ * without CLIENT_SCRIPT) write whatever a replica's or a full disk's rules
+ * say; a script's or a module's Call client does not. */
+#define clientMustObey(c) (((c)->flags & CLIENT_MASTER) || ((c)->flags & (CLIENT_FAKE | CLIENT_SCRIPT)) == CLIENT_FAKE)
 #define CLIENT_MASTER (1ULL << 40)    /* our primary's link: its stream is applied (replica.c) */
 #define CLIENT_SLAVE (1ULL << 41)     /* a replica fed our stream (replication.c) */
 #define CLIENT_READONLY (1ULL << 42)  /* READONLY: reads of its primary's slots served by this replica (cluster.c) */
@@ -1096,6 +1100,7 @@ void xorDigest(unsigned char digest[20], const void *data, size_t len);
 void mixDigest(unsigned char digest[20], const void *data, size_t len);
 
 /* ---- info.c, client_cmd.c, slowlog.c, monitor.c ---------------------------------- */
+sds infoSafeName(const char *name); /* '#', ':', CR and LF as '_': a name INFO can print */
 sds genRedisInfoString(const char *section); /* "all", "default", "server" ... */
 void infoInit(void);                         /* after the event loop exists */
 void changeReplicationId(void);
@@ -1122,6 +1127,7 @@ void replicaCommandApplied(client *c); /* after each command of the primary's st
 int replicaIsApplyingStream(void);     /* the primary's commands are running */
 int replicationIsReplica(void);        /* replicaof is set */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
+int replicationNotEnoughGoodReplicas(void); /* min-replicas-to-write not met (a primary's -NOREPLICAS) */
 sds replicationRefusalWithFlags(client *c, uint64_t flags); /* the same, c's effective CMD_* flags given */
 int replicationChildActive(void);       /* the full sync's snapshot (fork child or forkless) is running */
 void replicationKillChild(void);        /* SHUTDOWN, FLUSHALL: the full sync's fork child stops, its replicas sync again */

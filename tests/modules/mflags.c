@@ -7,7 +7,8 @@
  *   "-" for none. Replies what the call got, or "ERR errno <NAME>" when it
  *   returned NULL (ENOENT, EINVAL, ENOTSUP, EACCES, ESPIPE, ENOSPC, EBADF).
  * MFLAGS.ASUSER user letters cmd arg...: the same after SetContextUser of
- *   the ACL user named user (GetModuleUserFromUserName). */
+ *   the ACL user named user (GetModuleUserFromUserName).
+ * MFLAGS.WEIRD:CMD: replies OK; its name has a ':' that INFO must not print. */
 #include "redismodule.h"
 #include "mcall.h" /* mcallReply */
 
@@ -59,12 +60,19 @@ static int asUserCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return res;
 }
 
+static int okCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv;
+    (void)argc;
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     (void)argc;
     if (RedisModule_Init(ctx, "mflags", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
     if (RedisModule_CreateCommand(ctx, "mflags.call", callCmd, "", 0, 0, 0) == REDISMODULE_ERR ||
-        RedisModule_CreateCommand(ctx, "mflags.asuser", asUserCmd, "", 0, 0, 0) == REDISMODULE_ERR)
+        RedisModule_CreateCommand(ctx, "mflags.asuser", asUserCmd, "", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mflags.weird:cmd", okCmd, "", 0, 0, 0) == REDISMODULE_ERR)
         return REDISMODULE_ERR;
     return REDISMODULE_OK;
 }

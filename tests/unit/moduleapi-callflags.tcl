@@ -111,3 +111,44 @@ start_server {tags {module external:skip} overrides {enable-module-command yes a
         assert_equal {{set n6 v}} [lsearch -all -inline -not -regexp $written {^(multi|exec|MULTI|EXEC)$}]
     }
 }
+
+# A client's own EVAL meets these refusals in processCommand; a module's
+# Call of EVAL does not pass there, so the script's run checks them itself,
+# as Redis 7.0's scriptPrepareForRun does.
+start_server {tags {module repl} overrides {enable-module-command yes}} {
+    test "Call of EVAL: a script that may write is refused before it runs without enough replicas or on a read-only replica" {
+        need_modules
+        assert_equal OK [r module load [file join $::module_dir mflags.so]]
+        r set x v
+        r config set min-replicas-to-write 1
+        try {
+            assert_error {NOREPLICAS *} {r mflags.call - eval "#!lua\nreturn redis.call('get','x')" 1 x}
+            assert_equal v [r mflags.call - eval "#!lua flags=no-writes\nreturn redis.call('get','x')" 1 x]
+            assert_error {NOREPLICAS *} {r mflags.call - eval "return redis.call('set','x','w')" 1 x}
+        } finally {
+            r config set min-replicas-to-write 0
+        }
+        r replicaof 127.0.0.1 1 ;# a primary that never answers
+        try {
+            assert_error {READONLY You can't write against a read only replica. script*} \
+                {r mflags.call - eval "return redis.call('set','x','w')" 1 x}
+            assert_error {READONLY Can not run script with write flag on readonly replica*} \
+                {r mflags.call - eval "#!lua\nreturn 3" 0}
+            assert_equal 2 [r mflags.call - eval "#!lua flags=no-writes\nreturn 2" 0]
+        } finally {
+            r replicaof no one
+        }
+        assert_equal v [r get x]
+    }
+}
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "A module command whose name has a ':' is named with '_' in INFO commandstats and latencystats" {
+        need_modules
+        assert_equal OK [r module load [file join $::module_dir mflags.so]]
+        assert_equal OK [r mflags.weird:cmd]
+        assert_match "*\r\ncmdstat_mflags.weird_cmd:calls=1,*" [r info commandstats]
+        assert_match "*\r\nlatency_percentiles_usec_mflags.weird_cmd:p50=*" [r info latencystats]
+        assert_no_match "*weird:cmd*" [r info everything]
+    }
+}
