@@ -343,6 +343,7 @@ static void rewriteDb(rewriteWriter *w, int dbid) {
 static int rewriteToFile(const char *path) {
     rewriteWriter w = {persistio.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), sdsempty(), 0, 0};
     if (w.fd == -1) return C_ERR;
+    moduleFirePersistence(1, 0, 0);
     if (aof_rewrite.preamble) {
         w.failed = persistChildWriteFault() || rdbSaveToFd(w.fd, 1) != C_OK;
     } else {
@@ -357,6 +358,7 @@ static int rewriteToFile(const char *path) {
     int ok = !w.failed && persistio.fsync(w.fd) == 0;
     close(w.fd);
     sdsfree(w.buf);
+    moduleFirePersistence(1, 1, ok);
     return ok ? C_OK : C_ERR;
 }
 

@@ -1899,7 +1899,15 @@ static void setPairs(client *c) {
     r.values = zcalloc(sizeof(*r.values) * (size_t)r.count);
     r.backups = zcalloc(sizeof(*r.backups) * (size_t)r.count);
     r.applies = zcalloc(sizeof(*r.applies) * (size_t)r.count);
-    if (checkSetRequest(c, &r) == C_OK && performSetRequest(c, &r) == C_OK) addReply(c, shared.ok);
+    if (checkSetRequest(c, &r) == C_OK && performSetRequest(c, &r) == C_OK) {
+        if (moduleEventListeners) { /* modules hear the canonical names, as Redis 7.0 gives them */
+            const char **names = zmalloc(sizeof(char *) * (size_t)r.count);
+            for (int i = 0; i < r.count; i++) names[i] = r.entries[i] ? r.entries[i]->name : moduleConfigName(r.mods[i]);
+            moduleFireConfigChange(r.count, names);
+            zfree(names);
+        }
+        addReply(c, shared.ok);
+    }
     for (int i = 0; i < r.count; i++) sdsfree(r.backups[i]);
     zfree(r.entries);
     zfree(r.mods);

@@ -520,5 +520,6 @@ void swapdbCommand(client *c) {
         signalSwappedDb(id1, id2);
         server.dirty++;
     }
+    moduleFireSwapDb(id1, id2);
     addReply(c, shared.ok);
 }

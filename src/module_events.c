@@ -6,9 +6,12 @@
  * Decisions:
  * - Subscribing accepts every event id Redis 7.0 knows with a data version
  *   it supports, as Redis does, so a module's OnLoad succeeds. Fired today:
- *   FlushDB, CronLoop, Shutdown, ModuleChange, ClientChange, Loading. The
- *   others (ReplicationRoleChanged, Persistence, ...) are accepted but not
- *   yet fired. Loading says AOF_START or RDB_START (a replica's load of its
+ *   FlushDB, CronLoop, Shutdown, ModuleChange, ClientChange, Loading,
+ *   ReplAsyncLoad, Persistence (the snapshots and AOF rewrites that fork or
+ *   run in the main process, the fork child's in the child, as Redis; not
+ *   the forkless ones, which are ours), ReplicationRoleChanged,
+ *   MasterLinkChange, ReplicaChange, SwapDB and Config. LoadingProgress,
+ *   ReplBackup, ForkChild and EventLoop are accepted but not fired. Loading says AOF_START or RDB_START (a replica's load of its
  *   primary's snapshot too, where Redis says REPL_START) and always ENDED
  *   (Redis says FAILED for a load that failed): our loading.c knows no more.
  * - The data handed to a callback is laid out as 7.0's redismodule.h
@@ -56,6 +59,18 @@ typedef struct flushInfoV1 {
     int32_t sync;
     int32_t dbnum;
 } flushInfoV1;
+
+/* RedisModuleReplicationInfoV1 */
+typedef struct replicationInfoV1 {
+    uint64_t version;
+    int master;
+    char *masterhost;
+    int masterport;
+    char *replid1;
+    char *replid2;
+    uint64_t repl1_offset;
+    uint64_t repl2_offset;
+} replicationInfoV1;
 
 typedef struct cronLoopV1 {
     uint64_t version;
@@ -208,6 +223,74 @@ void moduleFireLoading(int end, int aof) {
 void moduleFireReplAsyncLoad(int subevent) {
     if (!moduleEventListeners) return;
     fireEvent(EV_REPL_ASYNC_LOAD, subevent, NULL, -1, NULL);
+}
+
+/* 7.0's subevents: RDB_START 0, AOF_START 1, SYNC_RDB_START 2, ENDED 3,
+ * FAILED 4, SYNC_AOF_START 5. A start in a fork child is the background
+ * kind, in the server's own process the sync kind. */
+void moduleFirePersistence(int aof, int end, int ok) {
+    if (!moduleEventListeners) return;
+    int child = getpid() != server.pid;
+    int sub = end ? (ok ? 3 : 4) : aof ? (child ? 1 : 5) : (child ? 0 : 2);
+    fireEvent(EV_PERSISTENCE, sub, NULL, -1, NULL);
+}
+
+/* NOW_MASTER 0 (host NULL), NOW_REPLICA 1. As Redis, a primary's host is
+ * "" (modules print it), its port the last primary's, and the ids and
+ * offsets are the current ones. */
+void moduleFireRoleChanged(const char *host, int port) {
+    if (!moduleEventListeners) return;
+    replicationInfoV1 ri;
+    memset(&ri, 0, sizeof(ri));
+    ri.version = 1;
+    ri.master = host == NULL;
+    ri.masterhost = (char *)(host ? host : "");
+    ri.masterport = port; /* a new primary's the last one it followed, as Redis */
+    ri.replid1 = (char *)replicationReplId();
+    ri.replid2 = (char *)replicationReplId2();
+    ri.repl1_offset = (uint64_t)replicationOffset();
+    ri.repl2_offset = (uint64_t)replicationSecondOffset();
+    fireEvent(EV_REPLICATION_ROLE_CHANGED, host ? 1 : 0, &ri, -1, NULL);
+}
+
+/* A replica's link to its primary: UP 0, DOWN 1. */
+void moduleFireMasterLink(int up) {
+    if (!moduleEventListeners) return;
+    fireEvent(EV_MASTER_LINK_CHANGE, up ? 0 : 1, NULL, -1, NULL);
+}
+
+/* One of our replicas went online (0) or an online one went away (1). */
+void moduleFireReplicaChange(int online) {
+    if (!moduleEventListeners) return;
+    fireEvent(EV_REPLICA_CHANGE, online ? 0 : 1, NULL, -1, NULL);
+}
+
+/* RedisModuleSwapDbInfoV1 */
+typedef struct swapDbInfoV1 {
+    uint64_t version;
+    int32_t dbnum_first;
+    int32_t dbnum_second;
+} swapDbInfoV1;
+
+/* SWAPDB, even of a database with itself, as Redis. */
+void moduleFireSwapDb(int first, int second) {
+    if (!moduleEventListeners) return;
+    swapDbInfoV1 si = {1, first, second};
+    fireEvent(EV_SWAPDB, 0, &si, -1, NULL);
+}
+
+/* RedisModuleConfigChangeV1 */
+typedef struct configChangeV1 {
+    uint64_t version;
+    uint32_t num_changes;
+    const char **config_names;
+} configChangeV1;
+
+/* A CONFIG SET that succeeded: the directives' names (subevent CHANGE 0). */
+void moduleFireConfigChange(int count, const char **names) {
+    if (!moduleEventListeners) return;
+    configChangeV1 cc = {1, (uint32_t)count, names};
+    fireEvent(EV_CONFIG, 0, &cc, -1, NULL);
 }
 
 void moduleFireShutdown(void) {

@@ -618,6 +618,7 @@ static int rdbSave(const char *filename) {
                   server.dir ? server.dir : ".", strerror(errno));
         return C_ERR;
     }
+    moduleFirePersistence(0, 0, 0);
     int ok = rdbSaveToFd(fd, 0) == C_OK && persistio.fsync(fd) == 0;
     int err = errno;
     close(fd);
@@ -625,6 +626,7 @@ static int rdbSave(const char *filename) {
         err = errno;
         ok = 0;
     }
+    moduleFirePersistence(0, 1, ok);
     if (!ok) {
         serverLog(LL_WARNING, "Write error saving DB on disk: %s", strerror(err));
         unlink(tmp);

@@ -173,7 +173,10 @@ void replicaMasterFreed(client *c) {
     sdsfree(replica_state.unfed);
     replica_state.unfed = NULL;
     replica_state.down_since_ms = server.mstime;
-    if (replica_state.state == LINK_CONNECTED) replica_state.state = LINK_CONNECT;
+    if (replica_state.state == LINK_CONNECTED) {
+        replica_state.state = LINK_CONNECT;
+        moduleFireMasterLink(0);
+    }
 }
 
 static void dropMasterLink(void) {
@@ -272,6 +275,7 @@ static void becomeConnected(int db) {
     }
     sdsfree(replica_state.inbuf);
     replica_state.inbuf = NULL;
+    moduleFireMasterLink(1);
     replicaSendAck();
     if (sdslen(c->querybuf)) {
         replica_state.applying = 1;
@@ -919,6 +923,7 @@ static void setPrimary(const char *host, int port) {
     replica_state.down_since_ms = server.mstime;
     replicationDisconnectBlocked();
     oomScoreApplyServer(); /* a replica's oom-score-adj-values entry now */
+    moduleFireRoleChanged(replica_state.host, replica_state.port);
 }
 
 static void unsetPrimary(void) {
@@ -931,6 +936,7 @@ static void unsetPrimary(void) {
     replicationShiftId();
     replicationNoteStreamDb(-1);
     replicationDropReplicas();
+    moduleFireRoleChanged(NULL, replica_state.port);
 }
 
 void replicaFailoverTo(const char *host, int port) {

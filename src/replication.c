@@ -107,6 +107,8 @@ static void clearReplicationId2(void) {
 }
 
 const char *replicationReplId(void) { return repl.master_replid; }
+const char *replicationReplId2(void) { return repl.master_replid2; }
+long long replicationSecondOffset(void) { return repl.second_repl_offset; }
 long long replicationOffset(void) { return repl.master_repl_offset; }
 
 void replicationShiftId(void) {
@@ -416,6 +418,7 @@ void replicationClientFreed(client *c) {
         if (r->state == REPLICA_WAIT_BGSAVE_END && c->conn) shutdown(connGetFd(c->conn), SHUT_RDWR);
         serverLog(LL_NOTICE, "Connection with replica %s lost.", replicaName(c));
         if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.mstime;
+        if (r->state == REPLICA_ONLINE) moduleFireReplicaChange(0);
     }
     if (r->waiting) {
         listNode *ln = listSearchKey(repl.waiters, c);
@@ -459,6 +462,7 @@ static int tryPartialResync(client *c, const char *replid, const char *offstr) {
     r->state = REPLICA_ONLINE;
     r->ack_ms = server.mstime;
     r->ack_off = off - 1;
+    moduleFireReplicaChange(1);
     char line[128];
     int n = r->capa_psync2 ? snprintf(line, sizeof line, "+CONTINUE %s\r\n", repl.master_replid)
                            : snprintf(line, sizeof line, "+CONTINUE\r\n");
@@ -590,8 +594,10 @@ static int sendDiskless(int fd) {
     randomHex(mark, CONFIG_RUN_ID_SIZE);
     snprintf(head, sizeof head, "$EOF:%s\r\n", mark);
     server.rdb_save_incremental_fsync = 0; /* pipes can't be fsynced */
+    moduleFirePersistence(0, 0, 0);
     int failed = writeAll(fd, head, strlen(head)) == -1 || rdbSaveToFd(fd, 0) != C_OK ||
                  writeAll(fd, mark, CONFIG_RUN_ID_SIZE) == -1;
+    moduleFirePersistence(0, 1, !failed);
     rdbPipeChildEnd();
     return failed;
 }
@@ -988,6 +994,7 @@ static void replicaSynced(client *c, int diskless) {
                   "from slave to enable streaming", replicaName(c));
     r->state = REPLICA_ONLINE;
     r->ack_ms = server.mstime;
+    moduleFireReplicaChange(1);
     if (diskless) r->wait_first_ack = 1;
     else sendPending(c);
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));

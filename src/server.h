@@ -1059,6 +1059,13 @@ extern int moduleNotifyMask; /* module_notify.c: the event types loaded modules 
 void moduleFireFlushDB(int end, int async, int dbnum); /* emptyData's start (end 0) and end */
 void moduleFireCronLoop(int hz);
 void moduleFireShutdown(void);
+void moduleFirePersistence(int aof, int end, int ok); /* rdb.c, aof_rewrite.c, replication.c: a snapshot or rewrite starts/ends */
+void moduleFireRoleChanged(const char *host, int port); /* replica.c: now a replica of host, or (NULL) a primary */
+void moduleFireMasterLink(int up);                      /* replica.c: the link to our primary up or down */
+void moduleFireReplicaChange(int online);               /* replication.c: a replica online, or an online one gone */
+void moduleFireSwapDb(int first, int second);          /* keyspace.c: SWAPDB */
+void moduleFireConfigChange(int count, const char **names); /* config.c: a CONFIG SET that succeeded */
+extern int moduleEventListeners;                        /* module_events.c: subscriptions in force (0: fire nothing) */
 void moduleFireClientChange(client *c, int disconnected); /* networking.c: accepted, or freed */
 void moduleFireReplAsyncLoad(int subevent); /* replica.c: a swapdb full sync started 0, aborted 1, completed 2 */
 void moduleFireLoading(int end, int aof); /* loading.c: a load starts (an AOF's or an RDB's) or ends */
@@ -1141,6 +1148,8 @@ sds replicaConfigGet(sds out);
 sds replicationInfoString(sds info);   /* INFO replication */
 const char *replicationReplId(void);
 long long replicationOffset(void);
+const char *replicationReplId2(void);     /* the previous history's id (a promoted replica's) */
+long long replicationSecondOffset(void); /* up to which replid2 is valid, -1: none */
 /* call(): after a command, the stream offset if it moved is the client's last write (WAIT) */
 void replicationNoteClientWrite(client *c, long long offset_before);
 /* CLIENT UNBLOCK of a client in WAIT: 0 when it isn't in WAIT */
