@@ -59,6 +59,8 @@ static struct {
     off_t bytes_at_serve;
     long long last_serve_us, last_log_ms;
     client *running;             /* the client whose command loads, protected */
+    int in_rdb;                  /* an RDB is being parsed (an AOF's preamble too): modules' progress says RDB */
+    long long next_progress_us;  /* modules' LoadingProgress event: at most hz a second */
     loadingSwapFn *serve_swapped; /* async loading: called before and after each pass */
 } loading;
 
@@ -78,6 +80,8 @@ void loadingStart(off_t total_bytes, const char *what) {
     loading.last_serve_us = monotonicUs();
     loading.last_log_ms = loading.start_ms;
     loading.running = server.current_client;
+    loading.in_rdb = strcmp(what, "AOF") != 0;
+    loading.next_progress_us = 0;
     if (loading.running) protectClient(loading.running);
     moduleFireLoading(0, !strcmp(what, "AOF")); /* modules' Loading event (module_events.c) */
 }
@@ -142,10 +146,29 @@ static void logProgressIfDue(void) {
  * clients are served, around each pass (async loading, see the header). */
 void loadingServeSwapped(loadingSwapFn *fn) { loading.serve_swapped = fn; }
 
+int loadingEnterRdb(int in_rdb) {
+    int was = loading.in_rdb;
+    loading.in_rdb = in_rdb;
+    return was;
+}
+
+/* Modules' LoadingProgress event, as Redis 7.0: at most server.hz times a
+ * second, the progress in 1024ths of the expected bytes. */
+static void fireProgressIfDue(void) {
+    if (!moduleEventListeners) return;
+    long long now = monotonicUs();
+    if (now < loading.next_progress_us) return;
+    loading.next_progress_us = now + 1000000 / (server.hz > 0 ? server.hz : 1);
+    off_t expected = expectedBytes();
+    int progress = expected > 0 ? (int)(((long long)loading.loaded_bytes << 10) / (long long)expected) : 0;
+    moduleFireLoadingProgress(!loading.in_rdb, server.hz, progress);
+}
+
 /* One pass of the event loop without its timers, then what has to follow
  * it (Redis's processEventsWhileBlocked). The command running the load
  * stays the current client whatever the pass ran. */
 static void serveClients(void) {
+    fireProgressIfDue();
     if (loading.serve_swapped) loading.serve_swapped();
     client *running = server.current_client;
     updateCachedTime();

@@ -10,7 +10,7 @@
  *   ReplAsyncLoad, Persistence (the snapshots and AOF rewrites that fork or
  *   run in the main process, the fork child's in the child, as Redis; not
  *   the forkless ones, which are ours), ReplicationRoleChanged,
- *   MasterLinkChange, ReplicaChange, SwapDB and Config. LoadingProgress,
+ *   MasterLinkChange, ReplicaChange, SwapDB, Config and LoadingProgress.
  *   ReplBackup, ForkChild and EventLoop are accepted but not fired. Loading says AOF_START or RDB_START (a replica's load of its
  *   primary's snapshot too, where Redis says REPL_START) and always ENDED
  *   (Redis says FAILED for a load that failed): our loading.c knows no more.
@@ -263,6 +263,20 @@ void moduleFireMasterLink(int up) {
 void moduleFireReplicaChange(int online) {
     if (!moduleEventListeners) return;
     fireEvent(EV_REPLICA_CHANGE, online ? 0 : 1, NULL, -1, NULL);
+}
+
+/* RedisModuleLoadingProgressV1 */
+typedef struct loadingProgressV1 {
+    uint64_t version;
+    int32_t hz;
+    int32_t progress; /* 0..1024, -1 when not known */
+} loadingProgressV1;
+
+/* Subevents RDB 0, AOF 1 (loading.c: an AOF's preamble is RDB). */
+void moduleFireLoadingProgress(int aof, int hz, int progress) {
+    if (!moduleEventListeners) return;
+    loadingProgressV1 lp = {1, hz, progress};
+    fireEvent(EV_LOADING_PROGRESS, aof ? 1 : 0, &lp, -1, NULL);
 }
 
 /* RedisModuleSwapDbInfoV1 */

@@ -1770,7 +1770,10 @@ int rdbLoadFd(int fd, const char *name, int aof_base) { return rdbLoadFdPrefix(f
  * the reads went further, in chunks, so the caller seeks back to it. */
 int rdbLoadFdPrefix(int fd, const char *name, int aof_base, off_t *end) {
     rdbReader r = {.fd = fd, .aof_base = aof_base};
-    if (!readFile(&r, NULL)) {
+    int was_rdb = loadingEnterRdb(1);
+    int ok = readFile(&r, NULL);
+    loadingEnterRdb(was_rdb);
+    if (!ok) {
         serverLog(LL_WARNING, "Error loading the RDB file %s at about byte %lld: %s", name,
                   (long long)readerOffset(&r), r.error);
         return C_ERR;

@@ -1064,11 +1064,13 @@ void moduleFireRoleChanged(const char *host, int port); /* replica.c: now a repl
 void moduleFireMasterLink(int up);                      /* replica.c: the link to our primary up or down */
 void moduleFireReplicaChange(int online);               /* replication.c: a replica online, or an online one gone */
 void moduleFireSwapDb(int first, int second);          /* keyspace.c: SWAPDB */
+void moduleFireLoadingProgress(int aof, int hz, int progress); /* loading.c: at most hz a second while loading */
 void moduleFireConfigChange(int count, const char **names); /* config.c: a CONFIG SET that succeeded */
 extern int moduleEventListeners;                        /* module_events.c: subscriptions in force (0: fire nothing) */
 void moduleFireClientChange(client *c, int disconnected); /* networking.c: accepted, or freed */
 void moduleFireReplAsyncLoad(int subevent); /* replica.c: a swapdb full sync started 0, aborted 1, completed 2 */
 void moduleFireLoading(int end, int aof); /* loading.c: a load starts (an AOF's or an RDB's) or ends */
+int loadingEnterRdb(int in_rdb); /* rdb.c: an RDB is parsed (1) or no more; returns the previous state */
 void notifyKeyspaceEventPublish(int type, const char *event, robj *key, int dbid);
 void moduleNotifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {

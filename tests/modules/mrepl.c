@@ -9,6 +9,8 @@
  * online|offline"), SwapDB ("swapdb FIRST SECOND") and Config ("config N
  * NAME..."). Each event is also logged as "mrepl: <event>" (a fork child's
  * persistence events are only seen there).
+ * LoadingProgress is counted, not logged: MREPL.PROGRESS replies the RDB
+ * and AOF counts and the last progress (0..1024).
  * MREPL.GET: what it heard since the last call, and forgets it. */
 #include "redismodule.h"
 
@@ -75,6 +77,26 @@ static void onConfig(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void
     heard(ctx, buf);
 }
 
+static long long progress_count[2];
+static int last_progress = -1;
+
+static void onProgress(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void *data) {
+    (void)ctx;
+    (void)e;
+    RedisModuleLoadingProgress *lp = data;
+    progress_count[sub == REDISMODULE_SUBEVENT_LOADING_PROGRESS_AOF ? 1 : 0]++;
+    last_progress = lp->progress;
+}
+
+static int cmdProgress(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv;
+    (void)argc;
+    RedisModule_ReplyWithArray(ctx, 3);
+    RedisModule_ReplyWithLongLong(ctx, progress_count[0]);
+    RedisModule_ReplyWithLongLong(ctx, progress_count[1]);
+    return RedisModule_ReplyWithLongLong(ctx, last_progress);
+}
+
 static int cmdGet(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     (void)argc;
@@ -96,8 +118,11 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_MasterLinkChange, onMasterLink) != REDISMODULE_OK ||
         RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_ReplicaChange, onReplica) != REDISMODULE_OK ||
         RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_SwapDB, onSwapDb) != REDISMODULE_OK ||
-        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_Config, onConfig) != REDISMODULE_OK)
+        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_Config, onConfig) != REDISMODULE_OK ||
+        RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_LoadingProgress, onProgress) != REDISMODULE_OK)
         return REDISMODULE_ERR;
-    if (RedisModule_CreateCommand(ctx, "mrepl.get", cmdGet, "", 0, 0, 0) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    if (RedisModule_CreateCommand(ctx, "mrepl.get", cmdGet, "", 0, 0, 0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "mrepl.progress", cmdProgress, "", 0, 0, 0) == REDISMODULE_ERR)
+        return REDISMODULE_ERR;
     return REDISMODULE_OK;
 }

@@ -1,5 +1,5 @@
 # moduleapi-events.tcl -- the Persistence, ReplicationRoleChanged,
-# MasterLinkChange, ReplicaChange, SwapDB and Config server events
+# MasterLinkChange, ReplicaChange, SwapDB, Config and LoadingProgress server events
 # (src/module_events.c and their fire points in rdb.c, aof_rewrite.c,
 # replication.c, replica.c, keyspace.c, config.c), through
 # tests/modules/mrepl.c. Every expectation holds for Debian's Redis 7.0.15
@@ -43,6 +43,31 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         catch {r config set hz notanumber}
         assert_equal {} [r mrepl.get] ;# a refused CONFIG SET changes nothing
         r config set hz 10
+    }
+}
+
+start_server {tags {module} overrides {enable-module-command yes appendonly yes aof-use-rdb-preamble yes}} {
+    test "LoadingProgress: RDB events for an AOF's preamble, AOF events for its tail, at most hz a second" {
+        need_modules
+        assert_equal OK [r module load [mrepl_path]]
+        r debug populate 1000 pre 10000 ;# 10 MB: Redis looks at its progress every 2 MB of an RDB
+        r config set rdbcompression no
+        r bgrewriteaof
+        wait_for_condition 100 100 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else {
+            fail "the rewrite did not end"
+        }
+        for {set j 0} {$j < 4000} {incr j} { r set tail$j x } ;# Redis looks every 1000 commands of an AOF
+        r config set key-load-delay 500
+        r config set dynamic-hz no
+        r config set hz 500
+        assert_equal OK [r debug loadaof]
+        r config set key-load-delay 0
+        r config set hz 10
+        r config set dynamic-hz yes
+        lassign [r mrepl.progress] rdb aof last
+        assert_morethan $rdb 2
+        assert_morethan $aof 2
+        assert_range $last 0 1024
     }
 }
 
