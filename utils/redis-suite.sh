@@ -8,6 +8,9 @@
 #   unit/multi; none: the default list below (the units of what we
 #   implement). Extra options go to Redis's runtest (--clients N, --tags ...).
 #   Example: utils/redis-suite.sh unit/type/zset -- --clients 1
+#   utils/redis-suite.sh --cluster [FILE ...]: the cluster suite instead
+#   (runtest-cluster, ours and Debian's side by side: see
+#   utils/redis-cluster-suite.sh, which this hands over to).
 #
 # Design decisions:
 # - The suite is a measuring instrument, never part of the product: it is
@@ -20,7 +23,7 @@
 #   configs. Our server must therefore accept every directive of the
 #   suite's tests/assets/default.conf.
 # - Not run by `make test` or CI: a full run takes long and some units test
-#   what we leave out on purpose (cluster, modules, a Lua debugger) or
+#   what we leave out on purpose or
 #   behaviour we changed deliberately (see the note of each issue). The
 #   default list is the units whose failures are worth a look.
 # - It ends with Redis's own summary line ("All tests passed" or the list
@@ -36,6 +39,11 @@ cd "$(dirname "$0")/.." || exit 1
 # tests/tmp (parallel runs share it: each server has its own directory).
 suite=${REDIS_SUITE_DIR:-build/redis-suite}
 bindir=${REDIS_SUITE_BINDIR:-$(pwd)/src}
+
+if [ "${1:-}" = "--cluster" ]; then
+    shift
+    exec utils/redis-cluster-suite.sh "$@"
+fi
 
 units=(); extra=()
 while [ $# -gt 0 ]; do
