@@ -531,6 +531,33 @@ start_server {tags {cli}} {
             foreach m [lrange $::cc_a 0 2] { cc_ref_cmd $m flushall }
         }
 
+        test "--cluster add-node (master, then replica), del-node ($::cc_nodes nodes)" {
+            cc_need
+            set na [lindex $::cc_a 6]
+            set nb [lindex $::cc_b 6]
+            cc_parallel --cluster add-node 127.0.0.1:@N6 @A
+            cc_wait_settled [lrange $::cc_a 0 6] 7
+            cc_wait_settled [lrange $::cc_b 0 6] 7
+            cc_parallel --cluster rebalance @A --cluster-use-empty-masters --cluster-simulate
+            cc_parallel --cluster del-node @A @ID6
+            foreach p [list $na $nb] {
+                wait_for_condition 100 50 {[string match "*cluster_known_nodes:1*" [cc_ref_cmd $p cluster info]]} else {
+                    fail "node $p was not reset"
+                }
+                cc_ref_cmd $p cluster reset hard ;# a new id: the cluster bans the old one for a minute
+            }
+            cc_wait_settled [lrange $::cc_a 0 5] 6
+            cc_wait_settled [lrange $::cc_b 0 5] 6
+            cc_parallel --cluster add-node 127.0.0.1:@N6 @A --cluster-slave --cluster-master-id @ID2
+            cc_wait_settled [lrange $::cc_a 0 6] 7
+            cc_wait_settled [lrange $::cc_b 0 6] 7
+            cc_same --cluster check 127.0.0.1:[lindex $::cc_a 0]
+            cc_parallel --cluster add-node 127.0.0.1:@N6 @A --cluster-slave --cluster-master-id 0000
+            cc_parallel --cluster add-node 127.0.0.1:@N6 @A
+        }
+
+        # Last of the pass: it leaves slots moved (a slot moved back by hand
+        # once left the nodes disagreeing in CI: see the stop note of #32).
         test "redis-benchmark --cluster: a slot moved during the run is followed, as Redis 7.0's ($::cc_nodes nodes)" {
             cc_need
             set bench [file join [file dirname $::harness::opt(server)] redis-benchmark]
@@ -563,35 +590,10 @@ start_server {tags {cli}} {
                 set errs [::harness::read_file $err]
                 assert_match "*WARNING: Cluster slots configuration changed, fetching new one...\n*" $errs
                 assert_no_match "*Error*" $errs
-                cc_move_slot $slot $p1 $p0 [list $p0 $p1 $p2]
-                cc_wait_settled [lrange $::cc_a 0 5] 6
+                # the next round moves the primary's next first slot: no slot
+                # goes back (the pass's last test: its clusters go next)
             }
             foreach m [list $p0 $p1 $p2] { cc_ref_cmd $m flushall }
-        }
-
-        test "--cluster add-node (master, then replica), del-node ($::cc_nodes nodes)" {
-            cc_need
-            set na [lindex $::cc_a 6]
-            set nb [lindex $::cc_b 6]
-            cc_parallel --cluster add-node 127.0.0.1:@N6 @A
-            cc_wait_settled [lrange $::cc_a 0 6] 7
-            cc_wait_settled [lrange $::cc_b 0 6] 7
-            cc_parallel --cluster rebalance @A --cluster-use-empty-masters --cluster-simulate
-            cc_parallel --cluster del-node @A @ID6
-            foreach p [list $na $nb] {
-                wait_for_condition 100 50 {[string match "*cluster_known_nodes:1*" [cc_ref_cmd $p cluster info]]} else {
-                    fail "node $p was not reset"
-                }
-                cc_ref_cmd $p cluster reset hard ;# a new id: the cluster bans the old one for a minute
-            }
-            cc_wait_settled [lrange $::cc_a 0 5] 6
-            cc_wait_settled [lrange $::cc_b 0 5] 6
-            cc_parallel --cluster add-node 127.0.0.1:@N6 @A --cluster-slave --cluster-master-id @ID2
-            cc_wait_settled [lrange $::cc_a 0 6] 7
-            cc_wait_settled [lrange $::cc_b 0 6] 7
-            cc_same --cluster check 127.0.0.1:[lindex $::cc_a 0]
-            cc_parallel --cluster add-node 127.0.0.1:@N6 @A --cluster-slave --cluster-master-id 0000
-            cc_parallel --cluster add-node 127.0.0.1:@N6 @A
         }
 
         cc_stop_all
