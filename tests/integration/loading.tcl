@@ -116,10 +116,15 @@ proc files_size {args} {
     return $total
 }
 
+# Keys of the loaded datasets: with key-load-delay 100 (microseconds per
+# key) a load lasts 1-2 s, natively and emulated, long enough for a client
+# to connect and watch it (20000 before: 45 s of the file natively, 60 s
+# under QEMU, for no more checked).
+set ::loading_keys 10000
 set size_script {files_size dump.rdb}
 start_server {tags {loading} overrides {key-load-delay 100 loading-process-events-interval-bytes 1024}} {
     test "RDB at start-up: -LOADING meanwhile, INFO's loading_* fields, Redis 7.0's log lines" {
-        r debug populate 20000 key 10
+        r debug populate $::loading_keys key 10
         r set vol x px 500
         r save
         after 600
@@ -128,18 +133,18 @@ start_server {tags {loading} overrides {key-load-delay 100 loading-process-event
         set c [loading_client]
         set f [check_while_loading $c $::size_script]
         assert {[dict get $f loading_rdb_used_mem] > 0}
-        assert_range [dict get $f rdb_last_load_keys_loaded] 0 19999
+        assert_range [dict get $f rdb_last_load_keys_loaded] 0 [expr {$::loading_keys - 1}]
         wait_loaded $c
         $c close
-        assert_equal 20000 [r dbsize]
+        assert_equal $::loading_keys [r dbsize]
         assert_equal 0 [s loading]
         assert_no_match "*loading_*" [r info persistence]
-        assert_equal 20000 [s rdb_last_load_keys_loaded]
+        assert_equal $::loading_keys [s rdb_last_load_keys_loaded]
         assert_equal 1 [s rdb_last_load_keys_expired]
         wait_for_log "*Loading RDB produced by version [s redis_version]" -from $from
         wait_for_log "*RDB age * seconds" -from $from
         wait_for_log "*RDB memory usage when created *.?? Mb" -from $from
-        wait_for_log "*Done loading RDB, keys loaded: 20000, keys expired: 1." -from $from
+        wait_for_log "*Done loading RDB, keys loaded: $::loading_keys, keys expired: 1." -from $from
         wait_for_log "*DB loaded from disk: *.??? seconds" -from $from
     }
 
@@ -154,10 +159,10 @@ start_server {tags {loading} overrides {key-load-delay 100 loading-process-event
         assert_match "value:7*" [$rd read]
         $rd close
         $c close
-        assert_equal 20000 [r dbsize]
-        assert_equal 20000 [s rdb_last_load_keys_loaded]
+        assert_equal $::loading_keys [r dbsize]
+        assert_equal $::loading_keys [s rdb_last_load_keys_loaded]
         assert_equal 0 [s rdb_last_load_keys_expired]
-        wait_for_log "*Done loading RDB, keys loaded: 20000, keys expired: 0." -from $from
+        wait_for_log "*Done loading RDB, keys loaded: $::loading_keys, keys expired: 0." -from $from
         wait_for_log "*DB reloaded by DEBUG RELOAD" -from $from
     }
 
@@ -188,7 +193,7 @@ start_server {tags {loading} overrides {key-load-delay 100 loading-process-event
         wait_loading $c
         assert_equal 1 [$c client kill id $id]
         wait_loaded $c
-        assert_equal 20000 [$c dbsize]
+        assert_equal $::loading_keys [$c dbsize]
         assert_no_match "*id=$id *" [$c client list]
         $c close
         catch {$rd close}
@@ -206,7 +211,7 @@ start_server {tags {loading} overrides {key-load-delay 100 loading-process-event
         assert_equal 0 [info_field [$c info stats] evicted_keys]
         $c config set maxmemory 0
         assert_equal OK [$rd read]
-        assert_equal 20000 [r dbsize]
+        assert_equal $::loading_keys [r dbsize]
         r config set maxmemory-policy noeviction
         $rd close
         $c close
@@ -222,7 +227,7 @@ start_server {tags {loading} overrides {key-load-delay 100 loading-process-event
         assert_error "LOADING*" {$c debug loadaof}
         assert_error "LOADING*" {$c debug populate 10 other}
         assert_equal OK [$rd read]
-        assert_equal 20000 [r dbsize]
+        assert_equal $::loading_keys [r dbsize]
         $rd close
         $c close
     }
@@ -230,7 +235,7 @@ start_server {tags {loading} overrides {key-load-delay 100 loading-process-event
 
 start_server {tags {loading} overrides {save {3600 1} key-load-delay 100 loading-process-events-interval-bytes 1024}} {
     test "SIGTERM and SHUTDOWN while loading stop the server without saving the half-loaded dataset" {
-        r debug populate 20000 key 10
+        r debug populate $::loading_keys key 10
         set path [file join [lindex [r config get dir] 1] dump.rdb]
         foreach how {SIGTERM SHUTDOWN} {
             restart_without_waiting ;# saves first (save points), then loads that
@@ -252,18 +257,18 @@ start_server {tags {loading} overrides {save {3600 1} key-load-delay 100 loading
             assert_no_match "*DB saved on disk*" [log_since $from]
         }
         restart_server
-        assert_equal 20000 [r dbsize]
+        assert_equal $::loading_keys [r dbsize]
     }
 
 }
 
 set size_script {files_size appendonlydir/*.base.* appendonlydir/*.incr.*}
 
-# An AOF of 20000 keys in its base and one in its incremental file, loaded
+# An AOF of $::loading_keys keys in its base and one in its incremental file, loaded
 # slowly at a restart: returns {client first-fields} of check_while_loading.
 proc restart_loading_aof {} {
     r config set key-load-delay 0
-    r debug populate 20000 key 10
+    r debug populate $::loading_keys key 10
     r bgrewriteaof
     wait_for_condition 500 20 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite did not end" }
     r set after-base 1
@@ -279,12 +284,12 @@ start_server {tags {loading aof} overrides {appendonly yes aof-use-rdb-preamble 
         assert {[dict get $f loading_rdb_used_mem] > 0}
         wait_loaded $c
         $c close
-        assert_equal 20001 [r dbsize]
-        assert_equal 20000 [s rdb_last_load_keys_loaded]
+        assert_equal [expr {$::loading_keys + 1}] [r dbsize]
+        assert_equal $::loading_keys [s rdb_last_load_keys_loaded]
         assert_equal 0 [s rdb_last_load_keys_expired]
         wait_for_log "*Reading RDB base file on AOF loading..." -from $from
         wait_for_log "*RDB is base AOF" -from $from
-        wait_for_log "*Done loading RDB, keys loaded: 20000, keys expired: 0." -from $from
+        wait_for_log "*Done loading RDB, keys loaded: $::loading_keys, keys expired: 0." -from $from
         wait_for_log "*DB loaded from base file appendonly.aof.*.base.rdb: *.??? seconds" -from $from
         wait_for_log "*DB loaded from incr file appendonly.aof.*.incr.aof: *.??? seconds" -from $from
         wait_for_log "*DB loaded from append only file: *.??? seconds" -from $from
@@ -298,7 +303,7 @@ start_server {tags {loading aof} overrides {appendonly yes aof-use-rdb-preamble 
         assert_equal OK [$rd read]
         $rd close
         $c close
-        assert_equal 20001 [r dbsize]
+        assert_equal [expr {$::loading_keys + 1}] [r dbsize]
     }
 
     test "An expired key of the AOF's RDB base is loaded: the incremental file may make it persistent" {
@@ -327,7 +332,7 @@ start_server {tags {loading aof} overrides {appendonly yes aof-use-rdb-preamble 
         assert_equal 0 [dict get $f loading_rdb_used_mem]
         wait_loaded $c
         $c close
-        assert_equal 20001 [r dbsize]
+        assert_equal [expr {$::loading_keys + 1}] [r dbsize]
         assert_equal 0 [s rdb_last_load_keys_loaded]
         assert_equal 0 [s rdb_last_load_keys_expired]
         wait_for_log "*DB loaded from base file appendonly.aof.*.base.aof: *.??? seconds" -from $from
