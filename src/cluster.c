@@ -237,6 +237,12 @@ void setReplicaOf(clusterNode *n, clusterNode *master) {
     if (master) addReplica(master, n);
 }
 
+/* The greatest config epoch known, and never less than the current epoch,
+ * as Redis 7.0 counts it: a node whose config epoch is the greatest of the
+ * nodes' but under the current epoch (an election elsewhere moved it on)
+ * still takes a new one when it claims slots without consensus (SETSLOT
+ * NODE of an imported slot, CLUSTER BUMPEPOCH), so the others accept its
+ * claim over the previous owner's. */
 uint64_t maxConfigEpoch(void) {
     uint64_t max = 0;
     listIter li;
@@ -246,7 +252,7 @@ uint64_t maxConfigEpoch(void) {
         clusterNode *n = listNodeValue(ln);
         if (n->config_epoch > max) max = n->config_epoch;
     }
-    return max;
+    return max > cstate->current_epoch ? max : cstate->current_epoch;
 }
 
 /* ---- the node description: CLUSTER NODES, nodes.conf --------------------------------------- */

@@ -235,7 +235,7 @@ static int waitForLazyFrees(void) {
 /* Evicts until the keys deleted have given back what used memory was over
  * maxmemory when it started. C_ERR when that is impossible (noeviction, or
  * nothing left that the policy may evict). */
-int performEvictions(void) {
+static int evictUntilUnderLimit(void) {
     if (server.loading) return C_OK; /* as in Redis: never the keys of a load in progress */
     size_t used = memoryCountedForEviction();
     if (!server.maxmemory || used <= server.maxmemory) return C_OK;
@@ -258,6 +258,16 @@ int performEvictions(void) {
     LATENCY_END("eviction-cycle", cycle_latency);
     if (freed >= to_free || (server.lazyfree_lazy_eviction && underLimitNow())) return C_OK;
     return server.lazyfree_lazy_eviction ? waitForLazyFrees() : C_ERR;
+}
+
+/* One execution unit (propagate.c): the DELs, and what modules propagate
+ * from their "evicted" handlers, go out bare once the cycle ends, as in
+ * Redis 7.0. */
+int performEvictions(void) {
+    propagateUnitBegin(0);
+    int result = evictUntilUnderLimit();
+    propagateUnitEnd();
+    return result;
 }
 
 /* CONFIG SET maxmemory evicts from a timer once the command (and the

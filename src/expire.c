@@ -161,10 +161,17 @@ static void deleteExpiredKeyAndPropagate(redisDb *db, robj *keyobj) {
     if (server.lazyfree_lazy_expire) dbAsyncDelete(db, keyobj);
     else dbSyncDelete(db, keyobj);
     server.stat_expiredkeys++;
-    robj *argv[2] = {server.lazyfree_lazy_expire ? shared.unlink_cmd : shared.del_cmd, keyobj};
-    alsoPropagate(db->id, argv, 2);
-    signalModifiedKey(NULL, db, keyobj);
+    /* the notification first, then the DEL, as Redis 7.0: what a module
+     * propagates from its "expired" handler comes before the DEL */
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
+    signalModifiedKey(NULL, db, keyobj);
+    /* to the AOF and the replicas whatever the command that found it may
+     * propagate (a module's Call without "!", a script's redis.set_repl()):
+     * they hold the key too, as in Redis 7.0 */
+    robj *argv[2] = {server.lazyfree_lazy_expire ? shared.unlink_cmd : shared.del_cmd, keyobj};
+    int targets = propagateSwapTargets(1, 1);
+    alsoPropagate(db->id, argv, 2);
+    propagateRestoreTargets(targets);
 }
 
 /* Deletes the key if it has expired; returns 1 if the key is (now) gone.
@@ -217,7 +224,11 @@ static int expireSampleOfDb(redisDb *db, long num, long *sampled) {
 
 void activeExpireCycle(int type) {
     if (replicationIsReplica()) { /* keys expire on a replica when its primary says so */
-        if (type == ACTIVE_EXPIRE_CYCLE_SLOW && !clientsArePaused()) expireReplicaKeys();
+        if (type == ACTIVE_EXPIRE_CYCLE_SLOW && !clientsArePaused()) {
+            propagateUnitBegin(0);
+            expireReplicaKeys();
+            propagateUnitEnd();
+        }
         return;
     }
     static unsigned int current_db = 0;
@@ -241,6 +252,7 @@ void activeExpireCycle(int type) {
 
     long total_sampled = 0, total_expired = 0;
     int dbs = server.dbnum < 16 ? server.dbnum : 16;
+    propagateUnitBegin(0); /* the DELs, and what modules propagate from "expired", go out bare at the end */
     for (int j = 0; j < dbs; j++) {
         redisDb *db = server.db + (current_db % (unsigned)server.dbnum);
         current_db++;
@@ -259,6 +271,7 @@ void activeExpireCycle(int type) {
             }
         } while (repeat);
     }
+    propagateUnitEnd();
     server.stat_expire_cycle_time_used += ustime() - start;
     LATENCY_SAMPLE("expire-cycle", (ustime() - start) / 1000);
     int perc = total_sampled ? (int)(total_expired * 100 / total_sampled) : 0;

@@ -125,7 +125,21 @@ struct poolBlock {
     _Alignas(max_align_t) unsigned char mem[];
 };
 
+/* A context the main thread creates for a module's code: a command, a
+ * callback, OnLoad. It is an execution unit of propagate.c until
+ * moduleCtxFinish: what a callback run outside any command (a timer, an
+ * event) propagates goes out when it returns, in MULTI/EXEC when there is
+ * more than one op, as Redis 7.0's moduleFreeContext does. */
 void moduleCtxInit(RedisModuleCtx *ctx, module *owner, client *c) {
+    moduleCtxInitOffThread(ctx, owner, c);
+    ctx->flags = MODCTX_PROPAGATION_UNIT;
+    propagateUnitBegin(1);
+}
+
+/* A context that may be created or freed on another thread (a thread-safe
+ * context: its unit is the time its thread holds the lock, module_thread.c)
+ * or while a snapshot is written (an IO's): no execution unit. */
+void moduleCtxInitOffThread(RedisModuleCtx *ctx, module *owner, client *c) {
     memset(ctx, 0, sizeof(*ctx));
     ctx->getapi = moduleGetApi;
     ctx->module = owner;
@@ -178,6 +192,10 @@ void moduleCtxFinish(RedisModuleCtx *ctx) {
     ctx->autos = NULL;
     ctx->autos_len = ctx->autos_cap = 0;
     ctx->postponed = NULL;
+    if (ctx->flags & MODCTX_PROPAGATION_UNIT) {
+        ctx->flags &= ~MODCTX_PROPAGATION_UNIT;
+        propagateUnitEnd();
+    }
 }
 
 /* PoolAlloc: bump allocation from blocks the context frees at its end. */

@@ -367,6 +367,7 @@ static void finishBlocked(moduleBlocked *bc) {
     }
     sds proto = replyTakeAll(bc->reply_client);
     if (c && sdslen(proto)) addReplyProto(c, proto, sdslen(proto));
+    if (c) replyCountDeferredErrors(c, bc->reply_client->deferred_errors); /* a thread's: counted here */
     sdsfree(proto);
     moduleTempClientRelease(bc->reply_client);
     if (c) {

@@ -40,6 +40,7 @@ typedef struct callReply {
     struct callReply *elements; /* array/set: len; map, attribute: 2*len (key, value) */
     struct callReply *attribute; /* the RESP3 attribute sent before this reply (allocated), or NULL */
     sds root_proto;           /* the root's: all protos point into it */
+    list *errors;             /* the root's: the error replies of the call, uncounted (reply.c), or NULL */
     RedisModuleCtx *ctx;      /* the auto-memory context the tree belongs to (every node), or NULL */
 } callReply;
 
@@ -181,10 +182,13 @@ static void moduleCallReplyFreeChildren(callReply *r) {
     }
 }
 
+static void moduleCallErrorFree(void *text) { sdsfree(text); }
+
 void moduleCallReplyFree(void *reply) {
     callReply *r = reply;
     moduleCallReplyFreeChildren(r);
     sdsfree(r->root_proto);
+    if (r->errors) listRelease(r->errors);
     zfree(r);
 }
 
@@ -356,14 +360,17 @@ static void callReplySetCtx(callReply *r, RedisModuleCtx *ctx) {
 }
 
 /* A reply made of one error, for 'E' (Redis: "-ERR <text>" unless the text
- * has its own code). */
+ * has its own code). Uncounted, as a command's error in a Call is: it
+ * counts if the module replies with it (ReplyWithCallReply), as in Redis. */
 static callReply *callReplyOfError(RedisModuleCtx *ctx, sds msg) {
     sdstrim(msg, "\r\n");
     sds proto = msg[0] == '-' ? sdscatfmt(sdsempty(), "%S\r\n", msg) : sdscatfmt(sdsempty(), "-ERR %S\r\n", msg);
-    sdsfree(msg);
     callReply *reply = zcalloc(sizeof(*reply));
     parseReply(reply, proto, proto + sdslen(proto));
     reply->root_proto = proto;
+    reply->errors = listCreate();
+    listSetFreeMethod(reply->errors, moduleCallErrorFree);
+    listAddNodeTail(reply->errors, msg);
     if (ctx->flags & MODCTX_AUTO_MEMORY) callReplySetCtx(reply, ctx);
     moduleAutoAdd(ctx, AUTO_REPLY, reply);
     return reply;
@@ -450,6 +457,8 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
             reply = zcalloc(sizeof(*reply));
             parseReply(reply, proto, proto + sdslen(proto));
             reply->root_proto = proto;
+            reply->errors = c->deferred_errors; /* uncounted until the module replies with them */
+            c->deferred_errors = NULL;
             if (ctx->flags & MODCTX_AUTO_MEMORY) callReplySetCtx(reply, ctx);
             moduleAutoAdd(ctx, AUTO_REPLY, reply);
         }
@@ -566,8 +575,13 @@ static RString *RM_CreateStringFromCallReply(callReply *r) {
     return s;
 }
 
+/* The reply's errors are counted now, as the client's (Redis 7.0: only
+ * when the whole reply, the root, is passed on). */
 static int RM_ReplyWithCallReply(RedisModuleCtx *ctx, callReply *r) {
-    if (moduleReplyClient(ctx) && r) addReplyProto(moduleReplyClient(ctx), r->proto, r->protolen);
+    client *c = moduleReplyClient(ctx);
+    if (c == NULL || r == NULL) return MODAPI_OK;
+    addReplyProto(c, r->proto, r->protolen);
+    if (r->root_proto) replyCountDeferredErrors(c, r->errors);
     return MODAPI_OK;
 }
 

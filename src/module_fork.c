@@ -76,8 +76,18 @@ static int forkReap(aeEventLoop *el, long long id, void *data) {
     return AE_NOMORE;
 }
 
+/* The module child's SIGUSR1 (KillForkChild, or its parent gone): Redis
+ * 7.0's log line, then the exit status the parent reports as "killed by
+ * SIGUSR1" (forkReap). */
+static void moduleChildKilled(int sig) {
+    (void)sig;
+    serverLogFromHandler(LL_VERBOSE, "Received SIGUSR1 in child, exiting now.");
+    _exit(255);
+}
+
 static int RM_Fork(moduleForkDoneFunc cb, void *user_data) {
     if (moduleForkChild != -1 || hasActiveChildProcess()) {
+        serverLog(LL_WARNING, "Can't fork for module: %s", strerror(EEXIST)); /* Redis 7.0's line */
         errno = EEXIST;
         return -1;
     }
@@ -85,6 +95,11 @@ static int RM_Fork(moduleForkDoneFunc cb, void *user_data) {
     pid_t pid = snapshotFork();
     if (pid == 0) {
         childInfoChildStart();
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = moduleChildKilled;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGUSR1, &sa, NULL);
         setupForkChild(NULL, "the module fork child", "redis-module-fork");
         return 0;
     }

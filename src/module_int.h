@@ -50,6 +50,7 @@ typedef struct moduleCmd {
 #define MODCTX_BLOCKED_DISCONNECTED (1 << 4) /* its privdata freed after its client went */
 #define MODCTX_THREAD_SAFE (1 << 5)          /* GetThreadSafeContext's: replies to reply_client */
 #define MODCTX_CHANNELS_POS_REQUEST (1 << 6) /* "getchannels-api": the handler reports channels */
+#define MODCTX_PROPAGATION_UNIT (1 << 7)     /* moduleCtxInit's: an execution unit of propagate.c until moduleCtxFinish */
 
 /* What a module's context releases when it ends (auto memory). */
 typedef struct autoItem {
@@ -108,6 +109,7 @@ int moduleCallGetApi(const char *name, void *target);
 
 /* module.c */
 void moduleCtxInit(RedisModuleCtx *ctx, module *owner, client *c);
+void moduleCtxInitOffThread(RedisModuleCtx *ctx, module *owner, client *c);
 void moduleCtxFinish(RedisModuleCtx *ctx);
 void moduleAutoAdd(RedisModuleCtx *ctx, int kind, void *ptr);
 void moduleAutoForget(RedisModuleCtx *ctx, void *ptr);

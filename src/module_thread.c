@@ -74,11 +74,11 @@ static RedisModuleCtx *RM_GetThreadSafeContext(struct moduleBlocked *bc) {
     RedisModuleCtx *ctx = zmalloc(sizeof(*ctx));
     if (bc) {
         client *c = moduleBlockedReplyClient(bc);
-        moduleCtxInit(ctx, moduleBlockedOwner(bc), c);
+        moduleCtxInitOffThread(ctx, moduleBlockedOwner(bc), c);
         ctx->blocked = bc;
         ctx->reply_client = c;
     } else {
-        moduleCtxInit(ctx, NULL, moduleTempClient());
+        moduleCtxInitOffThread(ctx, NULL, moduleTempClient());
         ctx->flags |= TSC_OWN_CLIENT;
     }
     ctx->flags |= MODCTX_THREAD_SAFE;
@@ -98,9 +98,14 @@ static void RM_FreeThreadSafeContext(RedisModuleCtx *ctx) {
     zfree(ctx);
 }
 
+/* While a thread holds the lock it is an execution unit of propagate.c
+ * (the main thread sleeps meanwhile): what it propagates, by Replicate or
+ * by the commands it Calls, goes out when it lets go, in MULTI/EXEC when
+ * there is more than one op, as Redis 7.0 does. */
 static void RM_ThreadSafeContextLock(RedisModuleCtx *ctx) {
     (void)ctx;
     pthread_mutex_lock(&gil);
+    propagateUnitBegin(1);
 }
 
 static int RM_ThreadSafeContextTryLock(RedisModuleCtx *ctx) {
@@ -110,11 +115,13 @@ static int RM_ThreadSafeContextTryLock(RedisModuleCtx *ctx) {
         errno = res;
         return MODAPI_ERR;
     }
+    propagateUnitBegin(1);
     return MODAPI_OK;
 }
 
 static void RM_ThreadSafeContextUnlock(RedisModuleCtx *ctx) {
     (void)ctx;
+    propagateUnitEnd();
     moduleYieldEnd(); /* a thread that yielded under the lock: the busy state ends (module_yield.c) */
     pthread_mutex_unlock(&gil);
 }

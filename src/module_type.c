@@ -569,7 +569,7 @@ static robj *RM_GetKeyNameFromIO(RedisModuleIO *io) { return io->key; }
 static RedisModuleCtx *RM_GetContextFromIO(RedisModuleIO *io) {
     if (io->ctx == NULL) {
         io->ctx = zmalloc(sizeof(RedisModuleCtx));
-        moduleCtxInit(io->ctx, io->type->owner, NULL);
+        moduleCtxInitOffThread(io->ctx, io->type->owner, NULL);
     }
     return io->ctx;
 }

@@ -132,6 +132,7 @@ void freeClient(client *c) {
     zfree(c->argv);
     listRelease(c->reply);
     listRelease(c->watched_keys);
+    if (c->deferred_errors) listRelease(c->deferred_errors);
     zfree(c->buf);
     if (c->name) decrRefCount(c->name);
     if (c->flags & CLIENT_MONITOR) monitorClientFreed(c);

@@ -25,8 +25,10 @@
  * - One path. Ops gathered while a command runs are queued and emitted, in
  *   order, when the outermost call() returns; several of them are wrapped
  *   in MULTI/EXEC, so a replay applies all or none (the commands of an EXEC,
- *   a command and the DEL of a key it found expired). Effects produced
- *   outside any command go out at once.
+ *   a command and the DEL of a key it found expired). Ops of an execution
+ *   unit outside any command (a module's timer or thread, the active
+ *   expiry cycle: propagateUnitBegin) go out when it ends; other effects
+ *   produced outside any command go out at once.
  * - The consumers are called directly (emitOp: aofFeed, then
  *   replicationFeed, which drops ops while a replica applies its
  *   primary's stream: that stream is fed on byte for byte, replica.c). A script's effects wrapped in
@@ -61,6 +63,8 @@ static struct {
     propagateOp *ops;
     int count, capacity;
     int depth; /* nesting of call() */
+    int units; /* nesting of execution units (propagateUnitBegin) */
+    int unit_wraps; /* the outermost unit, begun outside any command, may wrap in MULTI/EXEC */
     int targets; /* TO_ALL, or what a script's redis.set_repl() left (0: nothing is queued) */
 } pending = {.targets = TO_ALL};
 
@@ -119,14 +123,14 @@ static void flushPendingOps(int wrappable) {
 /* argv stays the caller's: the op keeps references of its own. */
 void alsoPropagate(int dbid, robj **argv, int argc) {
     if (!propagationEnabled() || pending.targets == 0) return;
-    if (pending.depth == 0) emitOp(dbid, argv, argc, TO_ALL);
+    if (pending.depth == 0 && pending.units == 0) emitOp(dbid, argv, argc, TO_ALL);
     else queueOp(dbid, argv, argc, TO_ALL);
 }
 
 /* The command goes to the replicas as it is, and not to the AOF (PUBLISH). */
 void propagateToReplicasOnly(client *c) {
     if (!propagationEnabled() || !(pending.targets & TO_REPLICAS)) return;
-    if (pending.depth == 0) emitOp(c->db->id, c->argv, c->argc, TO_REPLICAS);
+    if (pending.depth == 0 && pending.units == 0) emitOp(c->db->id, c->argv, c->argc, TO_REPLICAS);
     else queueOp(c->db->id, c->argv, c->argc, TO_REPLICAS);
     preventCommandPropagation(c);
 }
@@ -149,6 +153,25 @@ void propagateAsKeyCommand(client *c, const char *name, robj *key, long long cou
 }
 
 int propagateQueuedOps(void) { return pending.count; }
+
+/* An execution unit outside any command, as Redis 7.0 has them: a module's
+ * callback (a timer, a server event, a keyspace notification, a blocked
+ * client's callback, OnLoad) or a module thread holding the lock; the
+ * active expiry and eviction cycles. What it propagates, its own ops and
+ * those of the commands it runs (a module's Call), is queued and goes out
+ * when the outermost unit ends: wrapped in MULTI/EXEC when there are two
+ * or more and the unit wraps (a module's, so a replay applies all its
+ * effects or none), bare for the cycles (each DEL stands alone, as in
+ * Redis 7.0). Units nest (a module's notification during active expiry
+ * belongs to the cycle's unit). Begun inside a command, a unit changes
+ * nothing: the command's ops go out when the outermost call() returns. */
+void propagateUnitBegin(int wraps) {
+    if (pending.units++ == 0 && pending.depth == 0) pending.unit_wraps = wraps;
+}
+
+void propagateUnitEnd(void) {
+    if (--pending.units == 0 && pending.depth == 0 && pending.count) flushPendingOps(pending.unit_wraps);
+}
 
 /* Where what commands do is propagated to, until set back (script.c:
  * around each command of a script that called redis.set_repl()). */
@@ -185,7 +208,7 @@ void propagateAfterCall(client *c, long long dirty_delta) {
     c->flags &= ~(uint64_t)(CLIENT_PREVENT_PROP | CLIENT_FORCE_PROP);
     if (wanted && !prevented && c->cmd->proc != execCommand && propagationEnabled())
         queueOp(c->db->id, c->argv, c->argc, TO_ALL);
-    if (--pending.depth == 0 && pending.count) {
+    if (--pending.depth == 0 && pending.count && pending.units == 0) {
         int arbitrary_keys = c->cmd->proc == scanCommand || c->cmd->proc == randomkeyCommand;
         flushPendingOps(!arbitrary_keys);
     }

@@ -421,8 +421,24 @@ static void reportUnexpectedError(client *c, const char *s, size_t len) {
 
 /* Every error reply passes here, as the text the caller gave: either a
  * message ("value is ...", code ERR) or "-CODE message". Counted per error
- * code for INFO errorstats. */
+ * code for INFO errorstats.
+ * A module's client (a Call's, a thread-safe context's) keeps its errors
+ * uncounted instead, as Redis 7.0 does: a Call's error is the module's to
+ * handle, and counts only if the module passes it on to a real client
+ * (ReplyWithCallReply: replyCountDeferredErrors); a thread replying to a
+ * blocked client has its errors counted by the main thread when the reply
+ * reaches the client (the counters are not the thread's to touch). */
+static void freeErrorText(void *text) { sdsfree(text); }
+
 static void afterErrorReply(client *c, const char *text, size_t len) {
+    if (c->flags & CLIENT_MODULE) {
+        if (c->deferred_errors == NULL) {
+            c->deferred_errors = listCreate();
+            listSetFreeMethod(c->deferred_errors, freeErrorText);
+        }
+        listAddNodeTail(c->deferred_errors, sdsnewlen(text, len));
+        return;
+    }
     server.stat_total_error_replies++;
     if (text[0] == '-') {
         size_t code_len = 0;
@@ -433,6 +449,19 @@ static void afterErrorReply(client *c, const char *text, size_t len) {
     }
     int loading_aof = (c->flags & (CLIENT_FAKE | CLIENT_SCRIPT)) == CLIENT_FAKE;
     if (c->flags & (CLIENT_MASTER | CLIENT_SLAVE) || loading_aof) reportUnexpectedError(c, text, len > 4096 ? 4096 : len);
+}
+
+/* The errors a module's client kept (afterErrorReply) reach c with their
+ * reply: counted now, as c's (or kept again, when c is a module's too). */
+void replyCountDeferredErrors(client *c, list *errors) {
+    if (errors == NULL) return;
+    listIter li;
+    listNode *ln;
+    listRewind(errors, &li);
+    while ((ln = listNext(&li))) {
+        sds text = listNodeValue(ln);
+        afterErrorReply(c, text, sdslen(text));
+    }
 }
 
 /* Sends "-<err>\r\n", prefixing "ERR " unless the message has its own code.

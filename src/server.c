@@ -570,6 +570,8 @@ void call(client *c) {
     redisCommand *real_cmd = c->cmd;
     long long dirty = server.dirty;
     long long errors_before = server.stat_total_error_replies;
+    /* a module's client keeps its errors uncounted (reply.c): they still fail the command */
+    unsigned long deferred_before = c->deferred_errors ? listLength(c->deferred_errors) : 0;
     long long calls_before = real_cmd->calls; /* unchanged after a run that blocked (blocked.c) */
     int nested = call_depth++ > 0;
     long long repl_offset = nested ? 0 : replicationOffset();
@@ -594,7 +596,9 @@ void call(client *c) {
     real_cmd->calls++;
     real_cmd->microseconds += duration;
     if (errors_charged > errors_before) errors_before = errors_charged;
-    if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
+    if (server.stat_total_error_replies > errors_before ||
+        (c->deferred_errors && listLength(c->deferred_errors) > deferred_before))
+        real_cmd->failed_calls++;
     errors_charged = server.stat_total_error_replies;
     server.stat_numcommands++;
     if (!(real_cmd->flags & CMD_SKIP_SLOWLOG) && !c->module_blocked) /* blocked by a module: logged when done */

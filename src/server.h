@@ -308,6 +308,7 @@ typedef struct client {
     list *watched_keys;
     struct blockingState *bstate;
     struct moduleBlocked *module_blocked; /* module_block.c: blocked by a module (BlockClient), or NULL */
+    list *deferred_errors; /* CLIENT_MODULE: its error replies (sds), counted when a real client gets them (reply.c) */
     struct moduleAuthHook *module_auth;   /* module_acl.c: the module that authenticated it and its callback, or NULL */
     struct clientTracking *tracking; /* CLIENT TRACKING state (tracking.c), NULL when off */
     size_t mem_counted;           /* share in server.clients_mem_total (client_eviction.c) */
@@ -724,6 +725,7 @@ void addReplyErrorSds(client *c, sds err);
 void addReplyErrorFormat(client *c, const char *fmt, ...) PRINTF_FMT(2, 3);
 void addReplyErrorObject(client *c, robj *err);
 void addReplyErrorArity(client *c);
+void replyCountDeferredErrors(client *c, list *errors); /* a module client's errors reach c */
 void addReplyErrorExpireTime(client *c);
 void addReplyNull(client *c);
 void addReplyNullArray(client *c);
@@ -1027,6 +1029,8 @@ static inline int propagationEnabled(void) {
 void propagateBeforeCall(client *c);
 void propagateAfterCall(client *c, long long dirty_delta);
 void alsoPropagate(int dbid, robj **argv, int argc);           /* an effect besides the command's own */
+void propagateUnitBegin(int wraps); /* an execution unit outside any command: its ops go out at its end */
+void propagateUnitEnd(void);
 void propagateCommandAs(client *c, robj **argv, int argc);     /* the command's effect, instead of its argv */
 void propagateToReplicasOnly(client *c);                       /* the command to the replicas, not the AOF (PUBLISH) */
 void propagateAsKeyCommand(client *c, const char *name, robj *key, long long count, int with_count); /* name key [count] */

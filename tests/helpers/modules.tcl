@@ -44,3 +44,9 @@ proc start_reference_with_module {path pidvar {rdb ""}} {
     }
     return $c
 }
+
+# INFO commandstats' line for cmd (without the cmdstat_ prefix), or "".
+proc module_cmdstat {cmd} {
+    if {[regexp "cmdstat_$cmd:(\[^\r\n\]*)" [r info commandstats] -> line]} { return $line }
+    return ""
+}

@@ -414,6 +414,19 @@ start_server [list overrides [cluster_overrides]] {
         restart_server
         assert_equal 40 [string length [r cluster myid]]
     }
+
+    test {BUMPEPOCH: a config epoch that is the nodes' greatest but under the current epoch is bumped} {
+        # (an election elsewhere moved the current epoch on: a slot claimed
+        # without consensus must take an epoch above it, or the previous
+        # owner's claim, at the current epoch, wins)
+        set myid [r cluster myid]
+        shutdown_server
+        write_text [nodes_conf] "$myid 127.0.0.1:[srv port]@[expr {[srv port] + 10000}] myself,master - 0 0 3 connected 7\nvars currentEpoch 5 lastVoteEpoch 0\n"
+        restart_server
+        assert_match "*cluster_current_epoch:5\r\ncluster_my_epoch:3\r\n*" [r cluster info]
+        assert_equal {BUMPED 6} [r cluster bumpepoch]
+        assert_equal {STILL 6} [r cluster bumpepoch]
+    }
 }
 
 if {[have_reference]} {

@@ -10,12 +10,6 @@ proc mblock_path {} { return [file join $::module_dir mblock.so] }
 
 proc mb_stats {} { return [r mb.stats] }
 
-# INFO commandstats' line for cmd (without the cmdstat_ prefix), or "".
-proc cmdstat {cmd} {
-    if {[regexp "cmdstat_$cmd:(\[^\r\n\]*)" [r info commandstats] -> line]} { return $line }
-    return ""
-}
-
 start_server {tags {module} overrides {enable-module-command yes}} {
     test "BlockClient: another client's UnblockClient answers it through the reply callback" {
         need_modules
@@ -128,11 +122,11 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         set rd [redis_deferring_client]
         $rd mb.block 0
         wait_for_blocked_clients 1
-        assert_match "*calls=1,*" [cmdstat mb.block]
+        assert_match "*calls=1,*" [module_cmdstat mb.block]
         r mb.unblock z
         assert_equal z [$rd read]
-        assert_match "*calls=1,*" [cmdstat mb.block]
-        assert_match "*calls=1,*" [cmdstat mb.measure]
+        assert_match "*calls=1,*" [module_cmdstat mb.block]
+        assert_match "*calls=1,*" [module_cmdstat mb.measure]
         $rd close
     }
 

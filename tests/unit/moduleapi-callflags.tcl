@@ -152,3 +152,30 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_no_match "*weird:cmd*" [r info everything]
     }
 }
+
+# INFO errorstats' count for an error code, or "" when none was counted.
+proc mflags_errorstat {code} {
+    if {[regexp "errorstat_$code:count=(\[0-9\]+)" [r info errorstats] -> n]} { return $n }
+    return ""
+}
+
+start_server {tags {module} overrides {enable-module-command yes}} {
+    test "A Call's error counts in errorstats when the module replies with it, once; the inner command still fails" {
+        need_modules
+        assert_equal OK [r module load [file join $::module_dir mflags.so]]
+        r config resetstat
+        # 'E': Call's own refusal, counted when the module passes it on
+        assert_error {ERR unknown command 'nosuchcmd'*} {r mflags.call E nosuchcmd a}
+        assert_equal 1 [mflags_errorstat ERR]
+        # the inner command's error: counted once, not at the inner reply and again at the outer
+        r set str v
+        assert_error {WRONGTYPE*} {r mflags.call - hgetall str}
+        assert_equal 1 [mflags_errorstat WRONGTYPE]
+        assert_match {*calls=1,*,rejected_calls=0,failed_calls=1} [module_cmdstat hgetall]
+        # the module's own error (Call refused, errno)
+        assert_error {ERR errno ENOSPC} {r mflags.call W set k v}
+        assert_equal 2 [mflags_errorstat ERR]
+        assert_equal 3 [s total_error_replies]
+        assert_match {*calls=3,*,rejected_calls=0,failed_calls=3} [module_cmdstat mflags.call]
+    }
+}

@@ -30,7 +30,9 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         }
         assert_morethan $pid 0
         assert_equal 1 [mfork_info module_fork_in_progress]
+        set from [log_line_count]
         assert_error {ERR fork EEXIST} {r mfork.fork 0 0}
+        wait_for_log "*Can't fork for module: File exists*" -from $from ;# Redis 7.0's line
         mfork_wait_done 1
         assert_equal {1 7 0 1} [r mfork.done]
         assert_equal 0 [mfork_info module_fork_in_progress]
@@ -57,9 +59,13 @@ start_server {tags {module} overrides {enable-module-command yes}} {
 
     test "KillForkChild: the child goes, the done handler is not called; a wrong pid is refused" {
         need_modules
-        if {[catch {r mfork.fork 0 20000} pid]} { skip "fork() unavailable" }
+        r config set loglevel verbose ;# before the fork: the child's own
+        if {[catch {r mfork.fork 0 20000} pid]} { r config set loglevel notice; skip "fork() unavailable" }
         assert_error {ERR kill} {r mfork.kill [expr {$pid + 1}]}
+        set from [log_line_count]
         assert_equal OK [r mfork.kill $pid]
+        wait_for_log "*Received SIGUSR1 in child, exiting now.*" -from $from ;# Redis 7.0's line (verbose)
+        r config set loglevel notice
         assert_equal 0 [mfork_info module_fork_in_progress]
         assert_error {ERR kill} {r mfork.kill $pid}
         after 300
