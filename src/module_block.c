@@ -59,6 +59,7 @@ struct moduleBlocked {
     long long timer_id;      /* the timeout's ae timer, -1 if none */
     uint64_t measure_start;  /* BlockedClientMeasureTimeStart, 0 when not measuring */
     uint64_t background_us;
+    long long repl_offset;   /* the replication offset when it blocked */
 };
 
 static pthread_mutex_t unblocked_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -251,6 +252,7 @@ static moduleBlocked *blockClient(RedisModuleCtx *ctx, ModuleCmdFunc reply_cb, M
     bc->dbid = c->db->id;
     bc->privdata = privdata;
     bc->on_keys = keys != NULL && numkeys > 0;
+    bc->repl_offset = replicationOffset();
     bc->reply_client = moduleTempClient();
     bc->reply_client->resp = c->resp;
     bc->reply_client->db = c->db; /* a thread-safe context's database and client id are its client's */
@@ -368,6 +370,9 @@ static void finishBlocked(moduleBlocked *bc) {
     sds proto = replyTakeAll(bc->reply_client);
     if (c && sdslen(proto)) addReplyProto(c, proto, sdslen(proto));
     if (c) replyCountDeferredErrors(c, bc->reply_client->deferred_errors); /* a thread's: counted here */
+    /* what its thread propagated meanwhile is the client's write: a WAIT
+     * after the reply waits for it (Redis 7.0 assumes the thread wrote) */
+    if (c) replicationNoteClientWrite(c, bc->repl_offset);
     sdsfree(proto);
     moduleTempClientRelease(bc->reply_client);
     if (c) {

@@ -9,7 +9,7 @@
  *                            private data; replies how many
  *   mb.abort                 AbortBlock on every held handle
  *   mb.stats                 [freed, freed-after-disconnect, disconnects, timeouts]
- *   mb.thread KEY            blocks; a thread INCRs KEY under the lock and
+ *   mb.thread KEY            blocks; a thread INCRs KEY under the lock ("!") and
  *                            replies the result through a thread-safe context
  *   mb.detached KEY VALUE    a thread with a detached context SETs KEY
  *   mb.trylock               ThreadSafeContextTryLock from a command: the
@@ -151,7 +151,7 @@ static void *incrThread(void *arg) {
     job *j = arg;
     RedisModuleCtx *tsc = RedisModule_GetThreadSafeContext(j->bc);
     RedisModule_ThreadSafeContextLock(tsc);
-    RedisModuleCallReply *r = RedisModule_Call(tsc, "INCR", "s", j->key);
+    RedisModuleCallReply *r = RedisModule_Call(tsc, "INCR", "s!", j->key); /* propagated */
     RedisModule_ReplyWithCallReply(tsc, r);
     RedisModule_FreeCallReply(r);
     RedisModule_FreeString(tsc, j->key);

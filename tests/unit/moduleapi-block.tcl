@@ -265,3 +265,28 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal OK [r module unload mblock]
     }
 }
+
+# Levels: 0 the primary, -1 its replica.
+start_server {tags {module repl} overrides {enable-module-command yes}} {
+    start_server {overrides {enable-module-command yes}} {
+        test "WAIT after a blocked client's reply waits for what its thread propagated" {
+            need_modules
+            r module load [mblock_path]
+            r -1 replicaof [srv 0 host] [srv 0 port]
+            wait_for_condition 100 100 {[string match "*master_link_status:up*" [r -1 info replication]]} else {
+                fail "the replica did not connect"
+            }
+            assert_equal 1 [r wait 1 [::harness::scaled 5000]]
+            set replica_pid [srv -1 pid]
+            exec kill -STOP $replica_pid
+            try {
+                assert_equal 1 [r mb.thread wk] ;# the thread's INCR ("!") reaches the stream, not the stopped replica
+                assert_equal 0 [r wait 1 200]
+            } finally {
+                exec kill -CONT $replica_pid
+            }
+            assert_equal 1 [r wait 1 [::harness::scaled 5000]]
+            wait_for_condition 100 50 {[r -1 get wk] eq 1} else { fail "the replica did not get the INCR" }
+        }
+    }
+}
