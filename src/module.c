@@ -269,8 +269,12 @@ int moduleCreateCommand(RedisModuleCtx *ctx, redisCommand *parent, const char *n
     int64_t flags = strflags ? moduleCommandFlags(strflags) : 0;
     if (flags == -1) return MODAPI_ERR;
     if (parent == NULL && lookupCommandByCString(name)) return MODAPI_ERR;
-    if (parent && parent->subcommands_dict && dictFetchValue(parent->subcommands_dict, (void *)name))
-        return MODAPI_ERR;
+    if (parent && parent->subcommands_dict) { /* its keys are sds: a C string would be misread (a crash) */
+        sds subname = sdsnew(name);
+        int taken = dictFetchValue(parent->subcommands_dict, subname) != NULL;
+        sdsfree(subname);
+        if (taken) return MODAPI_ERR;
+    }
     moduleCmd *mc = zcalloc(sizeof(*mc));
     redisCommand *cmd = zcalloc(sizeof(*cmd));
     mc->owner = ctx->module;
@@ -278,7 +282,7 @@ int moduleCreateCommand(RedisModuleCtx *ctx, redisCommand *parent, const char *n
     mc->cmd = cmd;
     cmd->declared_name = zstrdup(name);
     cmd->proc = func ? moduleCommandDispatch : moduleContainerCommand;
-    cmd->arity = func ? -1 : -2;
+    cmd->arity = func && parent == NULL ? -1 : -2; /* a subcommand: its container's name and its own, as Redis */
     cmd->flags = (uint64_t)flags;
     cmd->firstkey = firstkey;
     cmd->lastkey = lastkey;
@@ -331,8 +335,19 @@ const char *moduleCommandOwnerName(redisCommand *cmd) {
     return cmd->module_cmd ? cmd->module_cmd->owner->name : NULL;
 }
 
+/* NAME, or CONTAINER|SUB for a subcommand, as Redis 7.0's GetCommand. */
 moduleCmd *moduleFindCommand(RedisModuleCtx *ctx, const char *name) {
-    redisCommand *cmd = lookupCommandByCString(name);
+    const char *bar = strchr(name, '|');
+    redisCommand *cmd;
+    if (bar == NULL) {
+        cmd = lookupCommandByCString(name);
+    } else {
+        sds container = sdsnewlen(name, (size_t)(bar - name)), subname = sdsnew(bar + 1);
+        cmd = strchr(subname, '|') ? NULL : lookupCommandBySds(container);
+        if (cmd) cmd = cmd->subcommands_dict ? dictFetchValue(cmd->subcommands_dict, subname) : NULL;
+        sdsfree(container);
+        sdsfree(subname);
+    }
     if (cmd == NULL || cmd->module_cmd == NULL || cmd->module_cmd->owner != ctx->module) return NULL;
     return cmd->module_cmd;
 }

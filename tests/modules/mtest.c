@@ -308,6 +308,15 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     RedisModuleCommand *parent = RedisModule_GetCommand(ctx, "mtest.cont");
     if (parent == NULL || RedisModule_GetCommand(ctx, "get") != NULL) return REDISMODULE_ERR;
     if (RedisModule_CreateSubcommand(parent, "sub", cmdSub, "", 0, 0, 0) == REDISMODULE_ERR) return REDISMODULE_ERR;
+    /* CONTAINER|SUB names the subcommand; a second "sub" and a subcommand of
+     * a subcommand are refused */
+    RedisModuleCommand *sub = RedisModule_GetCommand(ctx, "mtest.cont|sub");
+    if (sub == NULL || RedisModule_GetCommand(ctx, "mtest.cont|nope") != NULL ||
+        RedisModule_GetCommand(ctx, "mtest.cont|sub|x") != NULL)
+        return REDISMODULE_ERR;
+    if (RedisModule_CreateSubcommand(parent, "sub", cmdSub, "", 0, 0, 0) != REDISMODULE_ERR ||
+        RedisModule_CreateSubcommand(sub, "deeper", cmdSub, "", 0, 0, 0) != REDISMODULE_ERR)
+        return REDISMODULE_ERR;
     return REDISMODULE_OK;
 }
 

@@ -146,6 +146,8 @@ start_server {tags {module} overrides {enable-module-command yes}} {
     test "a subcommand of a module's container command" {
         need_modules
         assert_equal 3 [r mtest.cont sub x]
+        # a subcommand's arity counts its container's name and its own (-2), as Redis 7.0's
+        assert_equal -2 [lindex [r command info mtest.cont|sub] 0 1]
         assert_error "ERR wrong number of arguments for 'mtest.cont' command" {r mtest.cont}
         assert_error "ERR unknown subcommand 'nope'. Try MTEST.CONT HELP." {r mtest.cont nope}
     }
