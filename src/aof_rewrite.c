@@ -282,7 +282,7 @@ static void rewriteStream(rewriteWriter *w, sds key, stream *s) {
     raxStop(&gi);
 }
 
-static void rewriteObject(rewriteWriter *w, sds key, robj *o) {
+static void rewriteObject(rewriteWriter *w, sds key, robj *o, int dbid) {
     batchState b = {w, NULL, key, 0, 1, 0};
     switch (o->type) {
     case OBJ_STRING: rewriteString(w, key, o); break;
@@ -303,7 +303,7 @@ static void rewriteObject(rewriteWriter *w, sds key, robj *o) {
         zsetTypeForEach(o, 0, rewriteScored, &b);
         break;
     case OBJ_STREAM: rewriteStream(w, key, o->ptr); break;
-    case OBJ_MODULE: w->buf = moduleRewriteValue(w->buf, key, o); break;
+    case OBJ_MODULE: w->buf = moduleRewriteValue(w->buf, key, o, dbid); break;
     default: serverPanic("Unknown object type %d in the AOF rewrite", o->type);
     }
 }
@@ -331,7 +331,7 @@ static void rewriteDb(rewriteWriter *w, int dbid) {
     kvobj *o;
     while ((o = kvtableNext(it)) != NULL && !w->failed) {
         sds key = kvobjGetKey(o);
-        rewriteObject(w, key, o);
+        rewriteObject(w, key, o, dbid);
         if (kvobjHasExpire(o)) rewriteExpire(w, key, kvobjGetExpire(o));
         writerMaybeFlush(w);
         keySaveDelay();
@@ -418,7 +418,7 @@ static void commandKey(void *p, int dbid, kvobj *o) {
     if (dbid != s->dbid) rewriteSelect(&s->w, dbid);
     s->dbid = dbid;
     sds key = kvobjGetKey(o);
-    rewriteObject(&s->w, key, o);
+    rewriteObject(&s->w, key, o, dbid);
     if (kvobjHasExpire(o)) rewriteExpire(&s->w, key, kvobjGetExpire(o));
 }
 

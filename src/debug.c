@@ -746,8 +746,10 @@ static void mixStringObjectDigest(unsigned char digest[20], robj *o) {
 }
 
 /* Mixes the value's type, the value and "has an expire" into digest; val
- * is a keyspace object (kvobj), which carries its own expire. */
-static void mixValueDigest(robj *val, unsigned char digest[20]) {
+ * is a keyspace object (kvobj), which carries its own expire. A module
+ * type's digest callback gets the key and its database (GetKeyNameFromDigest,
+ * GetDbIdFromDigest), as in Redis 7.0. */
+static void mixValueDigest(robj *val, robj *key, int dbid, unsigned char digest[20]) {
     unsigned char type_be[4];
     store32be(type_be, (uint32_t)val->type);
     mixDigest(digest, type_be, sizeof type_be);
@@ -758,7 +760,7 @@ static void mixValueDigest(robj *val, unsigned char digest[20]) {
     case OBJ_ZSET: zsetDigest(digest, val); break;
     case OBJ_HASH: hashDigest(digest, val); break;
     case OBJ_STREAM: streamDigest(digest, val); break;
-    case OBJ_MODULE: moduleDigestValue(NULL, 0, val, digest); break;
+    case OBJ_MODULE: moduleDigestValue(key, dbid, val, digest); break;
     }
     if (kvobjGetExpire(val) != -1) xorDigest(digest, "!!expire!!", 10);
 }
@@ -773,7 +775,13 @@ static void digestDatabase(redisDb *db, unsigned char final[20]) {
         sds name = kvobjGetKey(o);
         unsigned char digest[20] = {0};
         mixDigest(digest, name, sdslen(name));
-        mixValueDigest(o, digest);
+        if (o->type == OBJ_MODULE) {
+            robj *key = createStringObject(name, sdslen(name));
+            mixValueDigest(o, key, db->id, digest);
+            decrRefCount(key);
+        } else {
+            mixValueDigest(o, NULL, db->id, digest);
+        }
         xorDigest(final, digest, 20);
     }
     kvtableReleaseIterator(it);
@@ -809,7 +817,7 @@ static void debugDigestValue(client *c) {
     for (int j = 2; j < c->argc; j++) {
         unsigned char digest[20] = {0};
         robj *val = debugLookup(c, c->argv[j]);
-        if (val) mixValueDigest(val, digest);
+        if (val) mixValueDigest(val, c->argv[j], c->db->id, digest);
         addReplyDigest(c, digest);
     }
 }

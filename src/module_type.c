@@ -646,11 +646,12 @@ static void *RM_LoadDataTypeFromString(robj *str, moduleType *mt) { return RM_Lo
 
 /* ---- RDB: a whole value ------------------------------------------------------------------- */
 
-void moduleRdbSaveValue(void *writer, sds key, robj *o) {
+void moduleRdbSaveValue(void *writer, sds key, robj *o, int dbid) {
     moduleValue *mv = o->ptr;
     robj *keyobj = key ? createStringObject(key, sdslen(key)) : NULL;
     RedisModuleIO io;
     ioInit(&io, mv->type, writer, keyobj);
+    io.dbid = dbid;
     rdbModulePutLen(writer, mv->type->id);
     if (mv->type->rdb_save) mv->type->rdb_save(&io, mv->value);
     rdbModulePutLen(writer, MODULE_OPCODE_EOF);
@@ -693,7 +694,7 @@ static robj *moduleLoadFailed(void *reader, const char *fmt, const char *name) {
     return NULL;
 }
 
-robj *moduleRdbLoadValue(void *reader, robj *key) {
+robj *moduleRdbLoadValue(void *reader, robj *key, int dbid) {
     uint64_t id;
     if (!rdbModuleGetLen(reader, &id)) return NULL;
     if (rdbModuleChecking(reader)) return walkModuleValue(reader);
@@ -705,6 +706,7 @@ robj *moduleRdbLoadValue(void *reader, robj *key) {
                                 name);
     RedisModuleIO io;
     ioInit(&io, mt, reader, key);
+    io.dbid = dbid;
     void *value = mt->rdb_load ? mt->rdb_load(&io, (int)(id & 1023)) : NULL;
     ioFinish(&io);
     uint64_t eof = 1;
@@ -827,12 +829,13 @@ static void RM_EmitAOF(RedisModuleIO *io, const char *cmdname, const char *fmt, 
     zfree(argv);
 }
 
-sds moduleRewriteValue(sds buf, sds key, robj *o) {
+sds moduleRewriteValue(sds buf, sds key, robj *o, int dbid) {
     moduleValue *mv = o->ptr;
     if (mv->type->aof_rewrite == NULL) return buf;
     robj *keyobj = createStringObject(key, sdslen(key));
     RedisModuleIO io;
     ioInit(&io, mv->type, NULL, keyobj);
+    io.dbid = dbid;
     io.aof = buf;
     mv->type->aof_rewrite(&io, keyobj, mv->value);
     ioFinish(&io);

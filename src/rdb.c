@@ -302,9 +302,11 @@ static void saveType(rdbWriter *w, robj *o) {
 
 static void saveStream(rdbWriter *w, stream *s);
 
-/* The key saveKey is writing, for a module's GetKeyNameFromIO; NULL for
- * DUMP and DEBUG OBJECT, which serialize a value alone. */
+/* The key saveKey is writing and its database, for a module's
+ * GetKeyNameFromIO and GetDbIdFromIO; NULL and -1 for DUMP and DEBUG
+ * OBJECT, which serialize a value alone. */
 static sds saving_key;
+static int saving_dbid = -1;
 
 /* The value after its type byte (and, in a file, after the key). */
 static void saveValue(rdbWriter *w, robj *o) {
@@ -327,7 +329,7 @@ static void saveValue(rdbWriter *w, robj *o) {
         hashTypeForEach(o, savePair, w);
         break;
     case OBJ_STREAM: saveStream(w, o->ptr); break;
-    case OBJ_MODULE: moduleRdbSaveValue(w, saving_key, o); break;
+    case OBJ_MODULE: moduleRdbSaveValue(w, saving_key, o, saving_dbid); break;
     }
 }
 
@@ -349,7 +351,7 @@ static void saveFunctions(rdbWriter *w) {
     sdsfree(lib);
 }
 
-static void saveKey(rdbWriter *w, kvobj *o) {
+static void saveKey(rdbWriter *w, kvobj *o, int dbid) {
     long long when = kvobjGetExpire(o);
     if (when != -1) {
         unsigned char ms[8];
@@ -361,8 +363,10 @@ static void saveKey(rdbWriter *w, kvobj *o) {
     sds key = kvobjGetKey(o);
     putString(w, key, sdslen(key));
     saving_key = key;
+    saving_dbid = dbid;
     saveValue(w, o);
     saving_key = NULL;
+    saving_dbid = -1;
 }
 
 static void saveDb(rdbWriter *w, redisDb *db) {
@@ -375,7 +379,7 @@ static void saveDb(rdbWriter *w, redisDb *db) {
     kvtableIterator *it = kvtableGetIterator(db->keys);
     kvobj *o;
     while ((o = kvtableNext(it)) != NULL && !w->failed) {
-        saveKey(w, o);
+        saveKey(w, o, db->id);
         keySaveDelay();
         childInfoKeySaved();
     }
@@ -462,7 +466,7 @@ static void rdbStreamKey(void *w, int dbid, kvobj *o) {
     rdbStream *s = w;
     if (!s->in_part) {
         streamSelect(s, dbid);
-        saveKey(&s->w, o);
+        saveKey(&s->w, o, dbid);
         return;
     }
     sds part = s->w.buf; /* the open key's bytes stay where they are */
@@ -470,7 +474,7 @@ static void rdbStreamKey(void *w, int dbid, kvobj *o) {
     s->w.buf = s->later;
     s->dbid = s->later_dbid;
     streamSelect(s, dbid);
-    saveKey(&s->w, o);
+    saveKey(&s->w, o, dbid);
     s->later = s->w.buf, s->later_dbid = s->dbid;
     s->w.buf = part, s->dbid = part_dbid;
 }
@@ -1370,10 +1374,11 @@ static robj *unsupportedType(rdbReader *r, int type) {
 
 /* The key being loaded, for a module's GetKeyNameFromIO (NULL in RESTORE). */
 static robj *loading_key;
+static int loading_dbid = -1;
 
 static robj *loadValue(rdbReader *r, int type) {
     switch (type) {
-    case RDB_TYPE_MODULE_2: return moduleRdbLoadValue(r, loading_key);
+    case RDB_TYPE_MODULE_2: return moduleRdbLoadValue(r, loading_key, loading_dbid);
     case RDB_TYPE_STRING: {
         sds s = getString(r);
         return s ? tryObjectEncoding(createObject(OBJ_STRING, s)) : NULL;
@@ -1697,9 +1702,11 @@ static int loadBody(rdbReader *r) {
         }
         sds key = loadKey(r, type);
         if (key) loading_key = createStringObject(key, sdslen(key));
+        loading_dbid = db ? db->id : -1;
         robj *val = key ? loadValue(r, type) : NULL;
         if (loading_key) decrRefCount(loading_key);
         loading_key = NULL;
+        loading_dbid = -1;
         if (val == NULL) {
             sdsfree(key);
             return 0;

@@ -971,9 +971,9 @@ void *defragMoveBlock(void *ptr);          /* defrag.c: ptr's block moved (old f
 const char *moduleValueTypeName(robj *o);       /* TYPE's answer: the type's 9-char name */
 robj *moduleDupValueOrReply(client *c, robj *fromkey, robj *tokey, int fromdb, int todb, robj *o); /* COPY */
 void moduleDigestValue(robj *key, int dbid, robj *o, unsigned char digest[20]);
-sds moduleRewriteValue(sds buf, sds key, robj *o); /* AOF rewrite: the type's commands */
-void moduleRdbSaveValue(void *writer, sds key, robj *o);
-robj *moduleRdbLoadValue(void *reader, robj *key);
+sds moduleRewriteValue(sds buf, sds key, robj *o, int dbid); /* AOF rewrite: the type's commands */
+void moduleRdbSaveValue(void *writer, sds key, robj *o, int dbid); /* dbid: GetDbIdFromIO's, -1 when none */
+robj *moduleRdbLoadValue(void *reader, robj *key, int dbid);
 void moduleRdbSaveAux(void *writer, int when, unsigned char opcode); /* each type's aux_save for `when` (1 before, 2 after the keys) */
 int moduleRdbLoadAux(void *reader); /* after the opcode: 1 loaded (or walked), 0 with the reader's error set */
 /* rdb.c: the RDB encoders and decoders a module value's fields go through */

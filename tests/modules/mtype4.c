@@ -32,14 +32,30 @@ static void note(const char *fmt, RedisModuleKeyOptCtx *ctx, long long extra) {
              RedisModule_GetToDbIdFromOptCtx(ctx), extra);
 }
 
+/* "WHAT KEY DB": the key and database an RDB or digest callback is told of. */
+static void noteKey(const char *what, const RedisModuleString *key, int db) {
+    if (ncalls == 64) return;
+    snprintf(calls[ncalls++], sizeof calls[0], "%s %s %d", what, key ? RedisModule_StringPtrLen(key, NULL) : "-", db);
+}
+
 static void *rdbLoad(RedisModuleIO *io, int encver) {
     (void)encver;
+    noteKey("load", RedisModule_GetKeyNameFromIO(io), RedisModule_GetDbIdFromIO(io));
     value4 *v = RedisModule_Alloc(sizeof(*v));
     v->effort = (long long)RedisModule_LoadSigned(io);
     return v;
 }
 
-static void rdbSave(RedisModuleIO *io, void *value) { RedisModule_SaveSigned(io, ((value4 *)value)->effort); }
+static void rdbSave(RedisModuleIO *io, void *value) {
+    noteKey("save", RedisModule_GetKeyNameFromIO(io), RedisModule_GetDbIdFromIO(io));
+    RedisModule_SaveSigned(io, ((value4 *)value)->effort);
+}
+
+static void digest(RedisModuleDigest *md, void *value) {
+    noteKey("digest", RedisModule_GetKeyNameFromDigest(md), RedisModule_GetDbIdFromDigest(md));
+    RedisModule_DigestAddLongLong(md, ((value4 *)value)->effort);
+    RedisModule_DigestEndSequence(md);
+}
 
 static void freeValue(void *value) {
     /* may run in a lazy-free thread: recorded without a context */
@@ -99,6 +115,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         .version = REDISMODULE_TYPE_METHOD_VERSION,
         .rdb_load = rdbLoad,
         .rdb_save = rdbSave,
+        .digest = digest,
         .free = freeValue,
         .mem_usage2 = memUsage2,
         .free_effort2 = freeEffort2,

@@ -64,4 +64,20 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         # f (renamed from e), g, h and i
         assert_equal {free free free free} [r mt4.log]
     }
+
+    test "RDB save and load and DEBUG DIGEST tell the callbacks the key and its database" {
+        need_modules
+        r select 3
+        r mt4.set d3 7
+        r mt4.log
+        r debug reload
+        assert_equal {{save d3 3} free {load d3 3}} [r mt4.log] ;# the only key (after FLUSHALL)
+        r debug digest-value d3
+        assert_equal {{digest d3 3}} [r mt4.log]
+        r debug digest
+        assert_equal {{digest d3 3}} [r mt4.log]
+        r del d3
+        r mt4.log
+        r select 0
+    }
 }
