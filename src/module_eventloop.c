@@ -89,6 +89,7 @@ static int RM_EventLoopAdd(int fd, int mask, moduleEvFunc func, void *user_data)
     if (mask & EVLOOP_READABLE) w->on_read = func;
     if ((mask & EVLOOP_WRITABLE) && aeCreateFileEvent(server.el, fd, AE_WRITABLE, fdWritable, w) == AE_ERR) goto fail;
     if (mask & EVLOOP_WRITABLE) w->on_write = func;
+    errno = 0; /* as Redis 7.0: success says so in errno too */
     return MODAPI_OK;
 fail:
     if (fresh && aeGetFileEvents(server.el, fd) == 0) zfree(w);
@@ -100,6 +101,7 @@ static int RM_EventLoopDel(int fd, int mask) {
     moduleFdWatch *w = fdWatch(fd);
     int aemask = ((mask & EVLOOP_READABLE) ? AE_READABLE : 0) | ((mask & EVLOOP_WRITABLE) ? AE_WRITABLE : 0);
     if (aemask) aeDeleteFileEvent(server.el, fd, aemask);
+    errno = 0; /* as Redis 7.0, also for an fd it did not watch */
     if (w == NULL) return MODAPI_OK;
     if (mask & EVLOOP_READABLE) w->on_read = NULL;
     if (mask & EVLOOP_WRITABLE) w->on_write = NULL;

@@ -10,8 +10,8 @@
  *   ReplAsyncLoad, Persistence (the snapshots and AOF rewrites that fork or
  *   run in the main process, the fork child's in the child, as Redis; not
  *   the forkless ones, which are ours), ReplicationRoleChanged,
- *   MasterLinkChange, ReplicaChange, SwapDB, Config and LoadingProgress.
- *   ReplBackup, ForkChild and EventLoop are accepted but not fired. Loading says AOF_START or RDB_START (a replica's load of its
+ *   MasterLinkChange, ReplicaChange, SwapDB, Config, LoadingProgress and
+ *   EventLoop. ReplBackup and ForkChild are accepted but not fired. Loading says AOF_START or RDB_START (a replica's load of its
  *   primary's snapshot too, where Redis says REPL_START) and always ENDED
  *   (Redis says FAILED for a load that failed): our loading.c knows no more.
  * - The data handed to a callback is laid out as 7.0's redismodule.h
@@ -204,6 +204,14 @@ void moduleFireFlushDB(int end, int async, int dbnum) {
     if (!moduleEventListeners) return;
     flushInfoV1 fi = {1, !async, dbnum};
     fireEvent(EV_FLUSHDB, end ? 1 : 0, &fi, dbnum, NULL);
+}
+
+/* The EventLoop event: BEFORE_SLEEP (0) at the start of the loop's
+ * beforeSleep, AFTER_SLEEP (1) once it has woken up and taken the modules'
+ * lock, as Redis 7.0; no data. */
+void moduleFireEventLoop(int after_sleep) {
+    if (!moduleEventListeners) return;
+    fireEvent(EV_EVENTLOOP, after_sleep ? 1 : 0, NULL, -1, NULL);
 }
 
 void moduleFireCronLoop(int hz) {

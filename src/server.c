@@ -717,6 +717,7 @@ static void afterSleep(struct aeEventLoop *el) {
     (void)el;
     moduleAfterSleep(); /* modules loaded: take back the lock module threads may hold while we slept */
     updateCachedTime();
+    moduleFireEventLoop(1); /* modules' EventLoop AFTER_SLEEP */
 }
 
 /* The end of every event-loop pass, before waiting for events, in a fixed
@@ -733,6 +734,7 @@ static void beforeSleep(struct aeEventLoop *el) {
     (void)el;
     updateCachedTime();
     tlsProcessPendingData();          /* TLS: input OpenSSL has decrypted but no read handler has seen yet */
+    moduleFireEventLoop(0);           /* modules' EventLoop BEFORE_SLEEP */
     moduleHandleBlockedClients();     /* clients modules unblocked (from threads too): their replies */
     handleClientsBlockedOnKeys();     /* serve clients blocked on keys made ready: their commands run now */
     handleBlockedClientsTimeout();    /* blocked clients whose deadline passed get their timeout reply */

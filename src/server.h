@@ -1062,6 +1062,7 @@ extern int moduleNotifyMask; /* module_notify.c: the event types loaded modules 
 /* module_events.c: modules' server events; each returns at once when no module listens */
 void moduleFireFlushDB(int end, int async, int dbnum); /* emptyData's start (end 0) and end */
 void moduleFireCronLoop(int hz);
+void moduleFireEventLoop(int after_sleep); /* the EventLoop event's BEFORE_SLEEP (0) and AFTER_SLEEP (1) */
 void moduleFireShutdown(void);
 void moduleFirePersistence(int aof, int end, int ok); /* rdb.c, aof_rewrite.c, replication.c: a snapshot or rewrite starts/ends */
 void moduleFireRoleChanged(const char *host, int port); /* replica.c: now a replica of host, or (NULL) a primary */

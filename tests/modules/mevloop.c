@@ -14,7 +14,8 @@
  *   read callbacks' user data right (1/0)}.
  * MEVLOOP.UNWATCH: EventLoopDel of both ends (READABLE|WRITABLE), pipe closed.
  * MEVLOOP.ONESHOT n: a thread queues n one-shots; MEVLOOP.ONESHOTS:
- *   {one-shots run, how many ran on the main thread}. */
+ *   {one-shots run, how many ran on the main thread}.
+ * MEVLOOP.SLEEPS: {EventLoop BEFORE_SLEEP events, AFTER_SLEEP events} so far. */
 #include "redismodule.h"
 
 #include <errno.h>
@@ -67,7 +68,10 @@ static int badArgsCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     replyRefusal(ctx, RedisModule_EventLoopDel(p[0], 4));
     errno = 0;
     replyRefusal(ctx, RedisModule_EventLoopAddOneShot(NULL, NULL));
-    replyRefusal(ctx, RedisModule_EventLoopDel(p[0], REDISMODULE_EVENTLOOP_READABLE | REDISMODULE_EVENTLOOP_WRITABLE));
+    errno = EINTR; /* a success clears errno, as in Redis 7.0 */
+    int res = RedisModule_EventLoopDel(p[0], REDISMODULE_EVENTLOOP_READABLE | REDISMODULE_EVENTLOOP_WRITABLE);
+    if (res == REDISMODULE_OK && errno != 0) RedisModule_ReplyWithSimpleString(ctx, "OK-but-errno-set");
+    else replyRefusal(ctx, res);
     close(p[0]);
     close(p[1]);
     return REDISMODULE_OK;
@@ -150,6 +154,21 @@ static int oneShotsCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     return RedisModule_ReplyWithLongLong(ctx, oneshots_on_main);
 }
 
+static long long before_sleeps, after_sleeps;
+
+static void onEventLoop(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void *data) {
+    (void)ctx, (void)e, (void)data;
+    if (sub == REDISMODULE_SUBEVENT_EVENTLOOP_BEFORE_SLEEP) before_sleeps++;
+    else if (sub == REDISMODULE_SUBEVENT_EVENTLOOP_AFTER_SLEEP) after_sleeps++;
+}
+
+static int sleepsCmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv, (void)argc;
+    RedisModule_ReplyWithArray(ctx, 2);
+    RedisModule_ReplyWithLongLong(ctx, before_sleeps);
+    return RedisModule_ReplyWithLongLong(ctx, after_sleeps);
+}
+
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv, (void)argc;
     if (RedisModule_Init(ctx, "mevloop", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR) return REDISMODULE_ERR;
@@ -158,9 +177,12 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         const char *name;
         RedisModuleCmdFunc fn;
     } cmds[] = {{"mevloop.badargs", badArgsCmd}, {"mevloop.pipe", pipeCmd},       {"mevloop.stats", statsCmd},
-                {"mevloop.unwatch", unwatchCmd}, {"mevloop.oneshot", oneShotCmd}, {"mevloop.oneshots", oneShotsCmd}};
+                {"mevloop.unwatch", unwatchCmd}, {"mevloop.oneshot", oneShotCmd}, {"mevloop.oneshots", oneShotsCmd},
+                {"mevloop.sleeps", sleepsCmd}};
     for (size_t j = 0; j < sizeof cmds / sizeof cmds[0]; j++)
         if (RedisModule_CreateCommand(ctx, cmds[j].name, cmds[j].fn, "", 0, 0, 0) == REDISMODULE_ERR)
             return REDISMODULE_ERR;
+    if (RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_EventLoop, onEventLoop) == REDISMODULE_ERR)
+        return REDISMODULE_ERR;
     return REDISMODULE_OK;
 }

@@ -13,6 +13,16 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal {ERANGE ERANGE ERANGE EINVAL EINVAL ERANGE EINVAL EINVAL OK} [r mevloop.badargs]
     }
 
+    test "The EventLoop event: BEFORE_SLEEP and AFTER_SLEEP once per pass, equal while a command runs" {
+        need_modules
+        lassign [r mevloop.sleeps] before after
+        assert_equal $before $after
+        assert_morethan $before 0
+        lassign [r mevloop.sleeps] before2 after2
+        assert_equal $before2 $after2
+        assert_morethan $before2 $before
+    }
+
     test "A module's fds in the event loop: READABLE and WRITABLE callbacks, Del from a callback" {
         need_modules
         assert_equal OK [r mevloop.pipe 5]
