@@ -325,10 +325,12 @@ static int parseEnum(moduleConfig *mc, const char *s, long long *out, sds *err) 
     return C_OK;
 }
 
+/* A MEMORY config takes a memory value only ("-5" is refused as one), as
+ * Redis 7.0's numeric configs with flags do; others an integer. */
 static int parseNumber(moduleConfig *mc, const char *s, long long *out, sds *err) {
     int memerr = 1;
     if (mc->flags & MCFG_MEMORY) *out = (long long)memtoull(s, &memerr);
-    if (memerr && !string2ll(s, strlen(s), out)) {
+    if (memerr && ((mc->flags & MCFG_MEMORY) || !string2ll(s, strlen(s), out))) {
         *err = sdsnew(mc->flags & MCFG_MEMORY ? "argument must be a memory value"
                                               : "argument couldn't be parsed into an integer");
         return C_ERR;
@@ -341,17 +343,18 @@ static int parseNumber(moduleConfig *mc, const char *s, long long *out, sds *err
 }
 
 /* CONFIG SET's and the queue's way: parse as Redis parses that type, call
- * the setter if the value changes (*changed then set). */
-int moduleConfigSet(moduleConfig *mc, const char *value, sds *err, int *changed) {
+ * the setter if the value changes (*changed then set). A string's value is
+ * binary, as in Redis. */
+int moduleConfigSet(moduleConfig *mc, sds value, sds *err, int *changed) {
     *changed = 0;
     *err = NULL;
     if (mc->type == MCFG_STRING) {
         sds prev = moduleConfigGetString(mc);
-        int same = prev && !strcmp(prev, value);
+        int same = prev && !sdscmp(prev, value);
         sdsfree(prev);
         if (same) return C_OK;
         *changed = 1;
-        return moduleConfigCallSetter(mc, 0, value, strlen(value), err);
+        return moduleConfigCallSetter(mc, 0, value, sdslen(value), err);
     }
     long long v;
     if (mc->type == MCFG_BOOL) {
@@ -437,19 +440,20 @@ static listNode *queueFind(const char *name) {
     return NULL;
 }
 
-/* A value for a config not registered yet; a later one replaces it. */
-void moduleConfigQueueValue(const char *name, const char *value) {
+/* A value for a config not registered yet; a later one replaces it. The
+ * value is binary (a string config may hold a NUL, as in Redis). */
+void moduleConfigQueueValue(const char *name, sds value) {
     if (queue == NULL) queue = listCreate();
     listNode *ln = queueFind(name);
     if (ln) {
         queuedValue *q = listNodeValue(ln);
         sdsfree(q->value);
-        q->value = sdsnew(value);
+        q->value = sdsdup(value);
         return;
     }
     queuedValue *q = zmalloc(sizeof(*q));
     q->name = sdsnew(name);
-    q->value = sdsnew(value);
+    q->value = sdsdup(value);
     listAddNodeTail(queue, q);
 }
 

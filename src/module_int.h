@@ -192,7 +192,7 @@ list *moduleLoadedList(void);          /* module.c: the loaded modules, in load 
 int moduleConfigGetApi(const char *name, void *target);
 void moduleConfigsRelease(module *m); /* its configs are unregistered */
 int moduleConfigsPending(module *m);  /* it registered configs but never loaded them */
-void moduleConfigQueueValue(const char *name, const char *value); /* LOADEX's CONFIG pairs */
+void moduleConfigQueueValue(const char *name, sds value); /* LOADEX's CONFIG pairs */
 int moduleConfigQueueLength(void);    /* values no module took */
 
 /* module_acl.c: module users and the ACL API */

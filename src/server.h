@@ -922,7 +922,7 @@ moduleConfig *moduleConfigAt(int i);                /* the i-th registered, NULL
 int moduleConfigFlags(moduleConfig *mc);            /* MODULE_CONFIG_F_* */
 const char *moduleConfigName(moduleConfig *mc);     /* "<module>.<name>" */
 sds moduleConfigGetValue(moduleConfig *mc);         /* as CONFIG GET shows it */
-int moduleConfigSet(moduleConfig *mc, const char *value, sds *err, int *changed);
+int moduleConfigSet(moduleConfig *mc, sds value, sds *err, int *changed);
 void moduleConfigAddApply(list *pending, moduleConfig *mc);
 int moduleConfigRunApplies(list *pending, sds *err, const char **culprit);
 sds moduleConfigRewriteLine(moduleConfig *mc, int *is_default);

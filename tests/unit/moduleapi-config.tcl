@@ -91,6 +91,7 @@ start_server {tags {module} overrides {enable-module-command yes}} {
             mconfig.num -6 {argument must be between -5 and 100 inclusive}
             mconfig.num abc {argument couldn't be parsed into an integer}
             mconfig.mem 1xb {argument must be a memory value}
+            mconfig.mem -5 {argument must be a memory value}
             mconfig.mem 2048gb {argument must be between 0 and 1099511627776 inclusive}
             mconfig.enabled maybe {argument must be 'yes' or 'no'}
             mconfig.enum four {argument(s) must be one of the following: one, two, three}
@@ -162,6 +163,12 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         assert_equal {x y} [r mconfig.args]
         assert_equal {0 0 0} [r mconfig.applies] "no apply callback at load"
         r module unload mconfig
+        # a string config is binary, NUL included (LOADEX and CONFIG SET), as in Redis 7.0
+        r module loadex [mconfig_path] CONFIG mconfig.str "a\0b"
+        assert_equal [list mconfig.str "a\0b"] [r config get mconfig.str]
+        r config set mconfig.str "c\0d"
+        assert_equal [list mconfig.str "c\0d"] [r config get mconfig.str]
+        r module unload mconfig
         r module loadex [mconfig_path]
         assert_equal {mconfig.num 10} [r config get mconfig.num]
         assert_equal {} [r mconfig.args]
@@ -220,7 +227,7 @@ start_server [list tags {module} overrides {enable-module-command yes} config_li
 
     test "CONFIG REWRITE writes the module's configs; a restart reads them back" {
         need_modules
-        r config set mconfig.num -3 mconfig.mem 3mb mconfig.enabled no mconfig.str "q \"uoted\" s" mconfig.flags none
+        r config set mconfig.num -3 mconfig.mem 3mb mconfig.enabled no mconfig.str "q \"uoted\"\0 s" mconfig.flags none
         set before [r config get mconfig.*]
         r config rewrite
         set text [::harness::read_file [srv config_file]]
