@@ -185,6 +185,13 @@ static size_t memoryCountedForEviction(void) {
     return used > excluded ? used - excluded : 0;
 }
 
+/* How full memory is against maxmemory (0 without one): a module's
+ * GetContextFlags says OOM above 1 and OOM_WARNING above 0.75, as Redis. */
+double evictMemoryLevel(void) {
+    if (!server.maxmemory) return 0;
+    return (double)memoryCountedForEviction() / (double)server.maxmemory;
+}
+
 /* Deletes one key; returns the memory its deletion gave back. What the
  * notifications then allocate (invalidation messages for tracking clients,
  * keyspace events, the propagated DEL) is not subtracted: counting it would

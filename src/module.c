@@ -156,15 +156,17 @@ void moduleAutoAdd(RedisModuleCtx *ctx, int kind, void *ptr) {
     ctx->autos[ctx->autos_len++].ptr = ptr;
 }
 
-/* The module freed it itself: the context must not free it again. */
-void moduleAutoForget(RedisModuleCtx *ctx, void *ptr) {
-    if (ctx == NULL) return;
+/* The module freed it itself (or kept it, RetainString): the context must
+ * not free it again. 1 when the context held it. */
+int moduleAutoForget(RedisModuleCtx *ctx, void *ptr) {
+    if (ctx == NULL) return 0;
     for (int j = ctx->autos_len - 1; j >= 0; j--) {
-        if (ctx->autos[j].ptr == ptr) {
+        if (ctx->autos[j].ptr == ptr && ctx->autos[j].kind) {
             ctx->autos[j].kind = 0;
-            return;
+            return 1;
         }
     }
+    return 0;
 }
 
 

@@ -64,19 +64,43 @@ static int RM_SelectDb(RedisModuleCtx *ctx, int newid) {
 /* Every flag Redis 7.0 defines, as its GetContextFlagsAll says. */
 static int RM_GetContextFlagsAll(void) { return MODAPI_CTX_FLAGS_NEXT - 1; }
 
+/* Every flag of Redis 7.0's, on the same conditions. A replica ignores
+ * maxmemory (Redis's replica-ignore-maxmemory default), so it has no
+ * MAXMEMORY or EVICT flag. */
 static int RM_GetContextFlags(RedisModuleCtx *ctx) {
     int flags = 0;
     if (ctx && ctx->client) {
         if (server.in_exec || (ctx->client->flags & (CLIENT_MULTI | CLIENT_FAKE | CLIENT_SCRIPT)))
             flags |= MODAPI_CTX_FLAGS_DENY_BLOCKING; /* BlockClient would refuse (module_block.c) */
         if (ctx->client->resp == 3) flags |= MODAPI_CTX_FLAGS_RESP3;
+        if (ctx->client->flags & CLIENT_MASTER) flags |= MODAPI_CTX_FLAGS_REPLICATED;
+        if (ctx->client->flags & (CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC)) flags |= MODAPI_CTX_FLAGS_MULTI_DIRTY;
     }
     if (server.in_exec) flags |= MODAPI_CTX_FLAGS_MULTI; /* as Redis: EXEC runs, whichever client asks */
     if (scriptIsRunning()) flags |= MODAPI_CTX_FLAGS_LUA; /* as Redis: a script runs, whichever client asks */
-    flags |= replicationIsReplica() ? MODAPI_CTX_FLAGS_SLAVE : MODAPI_CTX_FLAGS_MASTER;
+    if (server.cluster_enabled) flags |= MODAPI_CTX_FLAGS_CLUSTER;
+    int phase = replicaLinkPhase();
+    if (phase == 0) {
+        flags |= MODAPI_CTX_FLAGS_MASTER;
+    } else {
+        flags |= MODAPI_CTX_FLAGS_SLAVE;
+        if (server.repl_slave_ro) flags |= MODAPI_CTX_FLAGS_READONLY;
+        if (phase == 1) flags |= MODAPI_CTX_FLAGS_REPLICA_IS_CONNECTING;
+        else if (phase == 3) flags |= MODAPI_CTX_FLAGS_REPLICA_IS_TRANSFERRING;
+        else if (phase == 4) flags |= MODAPI_CTX_FLAGS_REPLICA_IS_ONLINE;
+        if (phase != 4) flags |= MODAPI_CTX_FLAGS_REPLICA_IS_STALE;
+    }
     if (server.aof_enabled) flags |= MODAPI_CTX_FLAGS_AOF;
     if (server.saveparamslen > 0) flags |= MODAPI_CTX_FLAGS_RDB;
-    if (server.maxmemory) flags |= MODAPI_CTX_FLAGS_MAXMEMORY;
+    if (server.maxmemory && phase == 0) {
+        flags |= MODAPI_CTX_FLAGS_MAXMEMORY;
+        if (server.maxmemory_policy != MAXMEMORY_NO_EVICTION) flags |= MODAPI_CTX_FLAGS_EVICT;
+    }
+    double level = evictMemoryLevel();
+    if (level > 1) flags |= MODAPI_CTX_FLAGS_OOM;
+    if (level > 0.75) flags |= MODAPI_CTX_FLAGS_OOM_WARNING;
+    if (hasActiveChildProcess()) flags |= MODAPI_CTX_FLAGS_ACTIVE_CHILD;
+    if (getpid() != server.pid) flags |= MODAPI_CTX_FLAGS_IS_CHILD; /* a fork child's copy of the server */
     if (server.async_loading) flags |= MODAPI_CTX_FLAGS_ASYNC_LOADING; /* as 7.0: one or the other */
     else if (server.loading) flags |= MODAPI_CTX_FLAGS_LOADING;
     return flags;
@@ -167,9 +191,11 @@ static void RM_FreeString(RedisModuleCtx *ctx, RString *str) {
     decrRefCount(str);
 }
 
+/* A string the context's auto memory would free is taken off its list
+ * instead, so its count stays 1 (StringAppendBuffer may still change it
+ * in place), as Redis 7.0 does; any other gets one more reference. */
 static void RM_RetainString(RedisModuleCtx *ctx, RString *str) {
-    (void)ctx;
-    incrRefCount(str);
+    if (ctx == NULL || !(ctx->flags & MODCTX_AUTO_MEMORY) || !moduleAutoForget(ctx, str)) incrRefCount(str);
 }
 
 static RString *RM_HoldString(RedisModuleCtx *ctx, RString *str) {
@@ -217,7 +243,11 @@ static int RM_StringCompare(RString *a, RString *b) {
 
 static int RM_StringAppendBuffer(RedisModuleCtx *ctx, RString *str, const char *buf, size_t len) {
     (void)ctx;
-    if (str->refcount != 1) return MODAPI_ERR;
+    if (str->refcount != 1) {
+        serverLog(LL_WARNING, "Module attempted to use an in-place string modify operation with a string referenced "
+                              "multiple times. Please check the code for API usage correctness."); /* Redis 7.0's */
+        return MODAPI_ERR;
+    }
     moduleStringDecode(str);
     if (str->encoding == OBJ_ENCODING_EMBSTR) {
         sds copy = sdsnewlen(str->ptr, sdslen(str->ptr));

@@ -41,6 +41,7 @@ typedef struct callReply {
     struct callReply *attribute; /* the RESP3 attribute sent before this reply (allocated), or NULL */
     sds root_proto;           /* the root's: all protos point into it */
     list *errors;             /* the root's: the error replies of the call, uncounted (reply.c), or NULL */
+    int resp3;                /* this node is, or holds, a type RESP2 lacks (map, set, double, '_' null ...) */
     RedisModuleCtx *ctx;      /* the auto-memory context the tree belongs to (every node), or NULL */
 } callReply;
 
@@ -349,6 +350,31 @@ static sds callRefusal(RedisModuleCtx *ctx, client *c, int flags, aclUser *user,
     return NULL;
 }
 
+/* Marks every node that is, or holds, a type RESP2 lacks, as Redis 7.0's
+ * parser does: ReplyWithCallReply refuses such a reply to a RESP2 client
+ * (it could not read it). A RESP3 call whose reply has only RESP2 types
+ * (strings, integers, arrays) passes. Returns the node's mark. */
+static int callReplyMarkResp3(callReply *r) {
+    int resp3 = r->attribute != NULL;
+    switch (r->type) {
+    case MODAPI_REPLY_MAP:
+    case MODAPI_REPLY_SET:
+    case MODAPI_REPLY_BOOL:
+    case MODAPI_REPLY_DOUBLE:
+    case MODAPI_REPLY_BIG_NUMBER:
+    case MODAPI_REPLY_VERBATIM_STRING:
+    case MODAPI_REPLY_ATTRIBUTE: resp3 = 1; break;
+    case MODAPI_REPLY_NULL: resp3 = r->protolen > 0 && r->proto[0] == '_'; break;
+    default: break;
+    }
+    size_t count = r->type == MODAPI_REPLY_MAP || r->type == MODAPI_REPLY_ATTRIBUTE ? r->len * 2 : r->len;
+    if (r->elements)
+        for (size_t j = 0; j < count; j++) resp3 |= callReplyMarkResp3(&r->elements[j]);
+    if (r->attribute) callReplyMarkResp3(r->attribute);
+    r->resp3 = resp3;
+    return resp3;
+}
+
 /* Every node of the tree learns its auto-memory context: strings made from
  * any of them (CreateStringFromCallReply) are released with it, as Redis. */
 static void callReplySetCtx(callReply *r, RedisModuleCtx *ctx) {
@@ -459,6 +485,7 @@ static void *RM_Call(RedisModuleCtx *ctx, const char *cmdname, const char *fmt, 
             reply->root_proto = proto;
             reply->errors = c->deferred_errors; /* uncounted until the module replies with them */
             c->deferred_errors = NULL;
+            if (c->resp == 3) callReplyMarkResp3(reply);
             if (ctx->flags & MODCTX_AUTO_MEMORY) callReplySetCtx(reply, ctx);
             moduleAutoAdd(ctx, AUTO_REPLY, reply);
         }
@@ -576,10 +603,13 @@ static RString *RM_CreateStringFromCallReply(callReply *r) {
 }
 
 /* The reply's errors are counted now, as the client's (Redis 7.0: only
- * when the whole reply, the root, is passed on). */
+ * when the whole reply, the root, is passed on). A reply with RESP3 types
+ * is refused to a RESP2 client (MODAPI_ERR, nothing sent), as in Redis
+ * (whose check sees them once the module has looked at the reply). */
 static int RM_ReplyWithCallReply(RedisModuleCtx *ctx, callReply *r) {
     client *c = moduleReplyClient(ctx);
     if (c == NULL || r == NULL) return MODAPI_OK;
+    if (c->resp == 2 && r->resp3) return MODAPI_ERR;
     addReplyProto(c, r->proto, r->protolen);
     if (r->root_proto) replyCountDeferredErrors(c, r->errors);
     return MODAPI_OK;

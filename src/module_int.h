@@ -112,7 +112,7 @@ void moduleCtxInit(RedisModuleCtx *ctx, module *owner, client *c);
 void moduleCtxInitOffThread(RedisModuleCtx *ctx, module *owner, client *c);
 void moduleCtxFinish(RedisModuleCtx *ctx);
 void moduleAutoAdd(RedisModuleCtx *ctx, int kind, void *ptr);
-void moduleAutoForget(RedisModuleCtx *ctx, void *ptr);
+int moduleAutoForget(RedisModuleCtx *ctx, void *ptr);
 int moduleNameBusy(const char *name);
 void moduleSetAttribs(RedisModuleCtx *ctx, const char *name, int ver, int apiver);
 int moduleCreateCommand(RedisModuleCtx *ctx, redisCommand *parent, const char *name, ModuleCmdFunc func,

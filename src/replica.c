@@ -97,6 +97,19 @@ static struct {
 int replicationIsReplica(void) { return replica_state.host != NULL; }
 int replicaLinkUp(void) { return replica_state.state == LINK_CONNECTED && replica_state.master != NULL; }
 
+/* The link's phase as a module's GetContextFlags tells it: 1 connecting, 2
+ * in the handshake, 3 reading the snapshot, 4 online; 0 not a replica. */
+int replicaLinkPhase(void) {
+    if (!replicationIsReplica()) return 0;
+    switch (replica_state.state) {
+    case LINK_CONNECT:
+    case LINK_CONNECTING: return 1;
+    case LINK_TRANSFER: return 3;
+    case LINK_CONNECTED: return replica_state.master ? 4 : 2;
+    default: return 2;
+    }
+}
+
 /* The offset a cluster replica announces on the bus (and ranks itself by):
  * 0 from the moment a full sync's load flushes the old dataset until a
  * load succeeds, when what it holds is no history of its primary -- as

@@ -1085,6 +1085,7 @@ static inline void notifyKeyspaceEvent(int type, const char *event, robj *key, i
 /* ---- evict.c ------------------------------------------------------------------------ */
 void evictApplyDefaultCap(void);
 int performEvictions(void);
+double evictMemoryLevel(void); /* used / maxmemory as eviction counts it; 0 without maxmemory */
 void evictSoon(void); /* CONFIG SET maxmemory: evict from a timer, after the command */
 size_t memoryNotCountedForEviction(void); /* the AOF buffer, replicas' output (evict.c) */
 unsigned long long evictAddressSpaceLimit(void);
@@ -1140,6 +1141,7 @@ void replicationClientFreed(client *c); /* freeClient(): a replica, the primary 
 void replicaCommandApplied(client *c); /* after each command of the primary's stream */
 int replicaIsApplyingStream(void);     /* the primary's commands are running */
 int replicationIsReplica(void);        /* replicaof is set */
+int replicaLinkPhase(void);           /* 0 none, 1 connecting, 2 handshake, 3 transfer, 4 online */
 sds replicationRefusal(client *c);     /* processCommand: -READONLY, -MASTERDOWN, -NOREPLICAS, or NULL */
 int replicationNotEnoughGoodReplicas(void); /* min-replicas-to-write not met (a primary's -NOREPLICAS) */
 sds replicationRefusalWithFlags(client *c, uint64_t flags); /* the same, c's effective CMD_* flags given */

@@ -21,6 +21,10 @@
  * MMISC.SETTYPE key n: a value of the module's type "mmisctype", whose rdb_save
  *   logs "mmisc saving <n> (LogIOError)" with LogIOError at warning level.
  * MMISC.MEMRATIO: GetUsedMemoryRatio as a double.
+ * MMISC.CTXFLAGS: GetContextFlags. MMISC.RETAINAPPEND: an auto-memory string
+ *   "foo", RetainString, StringAppendBuffer "bar": the string.
+ * MMISC.RESP3CALL key: HGETALL through Call with "3", then ReplyWithCallReply;
+ *   "refused" when that returns an error (a RESP2 client).
  * MMISC.PUBLISH ch msg, MMISC.SPUBLISH ch msg: the receivers.
  * MMISC.GETNAME id: GetClientNameById (null for NULL). MMISC.SETNAME id [name]:
  *   SetClientNameById (no name: NULL).
@@ -320,6 +324,38 @@ static int setOptions(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
+static int ctxFlags(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv, (void)argc;
+    return RedisModule_ReplyWithLongLong(ctx, RedisModule_GetContextFlags(ctx));
+}
+
+static int retainAppend(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv, (void)argc;
+    RedisModule_AutoMemory(ctx);
+    RedisModuleString *s = RedisModule_CreateString(ctx, "foo", 3);
+    RedisModule_RetainString(ctx, s);
+    if (RedisModule_StringAppendBuffer(ctx, s, "bar", 3) != REDISMODULE_OK) {
+        RedisModule_FreeString(ctx, s);
+        return RedisModule_ReplyWithError(ctx, "ERR failed");
+    }
+    RedisModule_ReplyWithString(ctx, s);
+    RedisModule_FreeString(ctx, s);
+    return REDISMODULE_OK;
+}
+
+static int resp3Call(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModuleCallReply *r = RedisModule_Call(ctx, "HGETALL", "3s", argv[1]);
+    /* looked at first: Redis 7.0 sees the RESP3 types of a reply once parsed */
+    if (r == NULL || RedisModule_CallReplyType(r) != REDISMODULE_REPLY_MAP) {
+        if (r) RedisModule_FreeCallReply(r);
+        return RedisModule_ReplyWithError(ctx, "ERR failed");
+    }
+    if (RedisModule_ReplyWithCallReply(ctx, r) != REDISMODULE_OK) RedisModule_ReplyWithSimpleString(ctx, "refused");
+    RedisModule_FreeCallReply(r);
+    return REDISMODULE_OK;
+}
+
 typedef struct {
     const char *name;
     RedisModuleCmdFunc fn;
@@ -341,7 +377,8 @@ static const cmdDef cmds[] = {
     {"mmisc.typever", typeVer, "", 0},             {"mmisc.dictsize", dictSize, "", 0},
     {"mmisc.reset", resetDataset, "write", 0},     {"mmisc.settype", setType, "write", 1},
     {"mmisc.strset", strSet, "write", 1},          {"mmisc.openw", openWrite, "write", 1},
-    {"mmisc.options", setOptions, "", 0},
+    {"mmisc.options", setOptions, "", 0},          {"mmisc.ctxflags", ctxFlags, "", 0},
+    {"mmisc.retainappend", retainAppend, "", 0},   {"mmisc.resp3call", resp3Call, "readonly", 1},
 };
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {

@@ -308,4 +308,42 @@ start_server {tags {module} overrides {enable-module-command yes}} {
         need_modules
         assert_equal 4 [r mmisc.typever]
     }
+
+    test "GetContextFlags: MAXMEMORY, EVICT, OOM and OOM_WARNING, MASTER, not CLUSTER, MULTI_DIRTY" {
+        need_modules
+        set MASTER 4; set CLUSTER 32; set MAXMEMORY 256; set EVICT 512; set OOM 1024; set OOM_WARNING 2048
+        set f [r mmisc.ctxflags]
+        assert_equal $MASTER [expr {$f & ($MASTER | $CLUSTER | $MAXMEMORY | $EVICT | $OOM | $OOM_WARNING)}]
+        r config set maxmemory 100mb
+        assert_equal $MAXMEMORY [expr {[r mmisc.ctxflags] & ($MAXMEMORY | $EVICT | $OOM)}]
+        r config set maxmemory-policy allkeys-lru
+        assert_equal [expr {$MAXMEMORY | $EVICT}] [expr {[r mmisc.ctxflags] & ($MAXMEMORY | $EVICT | $OOM)}]
+        r config set maxmemory-policy noeviction maxmemory 1
+        assert_equal [expr {$OOM | $OOM_WARNING}] [expr {[r mmisc.ctxflags] & ($OOM | $OOM_WARNING)}]
+        r config set maxmemory 0
+        # a transaction whose WATCHed key changed: MULTI_DIRTY (1 << 19)
+        set rd [redis_client]
+        $rd watch wk
+        r set wk changed
+        $rd multi
+        $rd mmisc.ctxflags
+        set f [lindex [$rd exec] 0]
+        assert_equal {} $f ;# the EXEC is aborted: the flag is seen while queueing only
+        $rd close
+    }
+
+    test "RetainString of an auto-memory string keeps it unshared: StringAppendBuffer works in place" {
+        need_modules
+        assert_equal foobar [r mmisc.retainappend]
+    }
+
+    test "ReplyWithCallReply refuses a RESP3 call's reply to a RESP2 client" {
+        need_modules
+        r hset h3 f v
+        assert_equal refused [r mmisc.resp3call h3]
+        r hello 3
+        assert_equal {f v} [r mmisc.resp3call h3]
+        r hello 2
+        r del h3
+    }
 }
