@@ -20,6 +20,7 @@
  *   (kvobj) when it is written or given a TTL.
  */
 #include "module_int.h"
+#include "snapshot.h"
 #include "stream.h"
 #include "kvobj.h"
 #include "kvtable.h"
@@ -100,7 +101,7 @@ static int RM_GetContextFlags(RedisModuleCtx *ctx) {
     if (level > 1) flags |= MODAPI_CTX_FLAGS_OOM;
     if (level > 0.75) flags |= MODAPI_CTX_FLAGS_OOM_WARNING;
     if (hasActiveChildProcess()) flags |= MODAPI_CTX_FLAGS_ACTIVE_CHILD;
-    if (getpid() != server.pid) flags |= MODAPI_CTX_FLAGS_IS_CHILD; /* a fork child's copy of the server */
+    if (snapshotInForkChild) flags |= MODAPI_CTX_FLAGS_IS_CHILD; /* a fork child's copy of the server */
     if (server.async_loading) flags |= MODAPI_CTX_FLAGS_ASYNC_LOADING; /* as 7.0: one or the other */
     else if (server.loading) flags |= MODAPI_CTX_FLAGS_LOADING;
     return flags;

@@ -183,8 +183,6 @@ static void moduleCallReplyFreeChildren(callReply *r) {
     }
 }
 
-static void moduleCallErrorFree(void *text) { sdsfree(text); }
-
 void moduleCallReplyFree(void *reply) {
     callReply *r = reply;
     moduleCallReplyFreeChildren(r);
@@ -394,9 +392,8 @@ static callReply *callReplyOfError(RedisModuleCtx *ctx, sds msg) {
     callReply *reply = zcalloc(sizeof(*reply));
     parseReply(reply, proto, proto + sdslen(proto));
     reply->root_proto = proto;
-    reply->errors = listCreate();
-    listSetFreeMethod(reply->errors, moduleCallErrorFree);
-    listAddNodeTail(reply->errors, msg);
+    replyDeferError(&reply->errors, msg, sdslen(msg));
+    sdsfree(msg);
     if (ctx->flags & MODCTX_AUTO_MEMORY) callReplySetCtx(reply, ctx);
     moduleAutoAdd(ctx, AUTO_REPLY, reply);
     return reply;

@@ -430,13 +430,19 @@ static void reportUnexpectedError(client *c, const char *s, size_t len) {
  * reaches the client (the counters are not the thread's to touch). */
 static void freeErrorText(void *text) { sdsfree(text); }
 
+/* Appends an uncounted error (text as afterErrorReply takes it) to *errors,
+ * made on first use: a module client's list, or a Call reply's. */
+void replyDeferError(list **errors, const char *text, size_t len) {
+    if (*errors == NULL) {
+        *errors = listCreate();
+        listSetFreeMethod(*errors, freeErrorText);
+    }
+    listAddNodeTail(*errors, sdsnewlen(text, len));
+}
+
 static void afterErrorReply(client *c, const char *text, size_t len) {
     if (c->flags & CLIENT_MODULE) {
-        if (c->deferred_errors == NULL) {
-            c->deferred_errors = listCreate();
-            listSetFreeMethod(c->deferred_errors, freeErrorText);
-        }
-        listAddNodeTail(c->deferred_errors, sdsnewlen(text, len));
+        replyDeferError(&c->deferred_errors, text, len);
         return;
     }
     server.stat_total_error_replies++;

@@ -726,6 +726,7 @@ void addReplyErrorFormat(client *c, const char *fmt, ...) PRINTF_FMT(2, 3);
 void addReplyErrorObject(client *c, robj *err);
 void addReplyErrorArity(client *c);
 void replyCountDeferredErrors(client *c, list *errors); /* a module client's errors reach c */
+void replyDeferError(list **errors, const char *text, size_t len); /* kept uncounted, for the above */
 void addReplyErrorExpireTime(client *c);
 void addReplyNull(client *c);
 void addReplyNullArray(client *c);

@@ -1009,9 +1009,16 @@ int snapshotForklessWanted(void) {
 #endif
 }
 
+/* 1 in a child snapshotFork made (a module's GetContextFlags IS_CHILD):
+ * a variable instead of comparing getpid() with the server's pid, a system
+ * call a module may make on every command. */
+int snapshotInForkChild;
+
 pid_t snapshotFork(void) {
 #if HAVE_FORK
-    return fork();
+    pid_t pid = fork();
+    if (pid == 0) snapshotInForkChild = 1;
+    return pid;
 #else
     errno = ENOSYS;
     return -1;

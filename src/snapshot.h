@@ -73,6 +73,7 @@ int snapshotAdoptTable(kvtable *t); /* t leaves the dataset: 1 if a running snap
  * replication.c and module_fork.c each time: lookupKey asks on every key it
  * finds, and those calls out were ~48 instructions a hit (make bench-gate). */
 extern int snapshotForkChildNow;
+extern int snapshotInForkChild; /* this process is a child snapshotFork() made */
 static inline int snapshotForkChildExists(void) { return snapshotForkChildNow; }
 /* Recomputes it: called wherever a fork child (RDB, AOF rewrite, full sync,
  * module) or a forkless snapshot starts or ends (updateDictResizePolicy(),
